@@ -1,0 +1,76 @@
+//! `sigpu bench ...`: measurements whose figures go to BENCHMARKS.md.
+
+use crate::cli::CopyArgs;
+use crate::table;
+use anyhow::{Context, Result};
+use serde::Serialize;
+use sigpu_runtime::cuda::{copy_bandwidth, CopyBench};
+use sigpu_runtime::host::{self, HostCopyBench};
+use sigpu_runtime::Device;
+use std::process::ExitCode;
+
+#[derive(Serialize)]
+#[serde(tag = "device_kind", rename_all = "snake_case")]
+enum CopyResult {
+    Cuda(CopyBench),
+    Cpu(HostCopyBench),
+}
+
+pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitCode> {
+    let gpu = super::cpu_or_gpu(device)?;
+    let mib = args
+        .size_mib
+        .unwrap_or(if gpu.is_some() { 1024 } else { 256 });
+    let bytes = usize::try_from(mib << 20).context("--size-mib does not fit in memory")?;
+    let (runs, warmup) = (args.runs as usize, args.warmup as usize);
+    let result = match &gpu {
+        Some(gpu) => CopyResult::Cuda(copy_bandwidth(gpu, bytes, warmup, runs)?),
+        None => CopyResult::Cpu(host::copy_bandwidth(bytes, host::threads(), runs)),
+    };
+    if let Some(path) = &args.out {
+        let text = serde_json::to_string_pretty(&result)?;
+        sigpu_runtime::fs::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("--out {}: cannot write", path.display()))?;
+    }
+    if json {
+        super::print_json(&result)?;
+    } else {
+        print!("{}", render(&result));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(result: &CopyResult) -> String {
+    match result {
+        CopyResult::Cuda(b) => {
+            let rows: Vec<Vec<String>> = b
+                .methods
+                .iter()
+                .map(|m| {
+                    vec![
+                        m.method.clone(),
+                        format!("{:.1}", m.gb_per_s),
+                        format!("{:.4}", m.timing.median_ms),
+                        format!("{:.4}..{:.4}", m.timing.min_ms, m.timing.max_ms),
+                    ]
+                })
+                .collect();
+            format!(
+                "{}: copy of {} MiB, read + write counted, median of {} runs\n{}best: {:.1} GB/s\n",
+                b.device,
+                b.bytes >> 20,
+                b.methods.first().map_or(0, |m| m.timing.samples_ms.len()),
+                table::render(&["method", "GB/s", "median ms", "min..max ms"], &rows),
+                b.best_gb_per_s
+            )
+        }
+        CopyResult::Cpu(b) => format!(
+            "CPU copy of {} MiB with {} threads, read + write counted, median of {} runs: {:.1} GB/s ({:.4} s)\n",
+            b.bytes >> 20,
+            b.threads,
+            b.runs,
+            b.gb_per_s,
+            b.median_s
+        ),
+    }
+}

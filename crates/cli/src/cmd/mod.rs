@@ -1,0 +1,40 @@
+//! One module per subcommand; each returns the process exit code.
+
+mod bench;
+mod check;
+mod demo;
+mod info;
+
+use crate::cli::{BenchCommand, Cli, Command};
+use anyhow::{Context, Result};
+use sigpu_runtime::cuda::Gpu;
+use sigpu_runtime::Device;
+use std::process::ExitCode;
+
+pub fn run(cli: &Cli) -> Result<ExitCode> {
+    match &cli.command {
+        Command::Info => info::run(cli.json),
+        Command::Check(args) => check::run(cli.device, cli.json, args),
+        Command::Bench(BenchCommand::Copy(args)) => bench::copy(cli.device, cli.json, args),
+        Command::Demo => demo::run(cli.device, cli.json),
+    }
+}
+
+/// The device for commands that run on either: an explicit `--device` is honoured (and a
+/// missing GPU is an error), otherwise the first GPU when usable, else the CPU.
+fn cpu_or_gpu(device: Option<Device>) -> Result<Option<Gpu>> {
+    match device {
+        Some(Device::Cpu) => Ok(None),
+        Some(Device::Cuda(n)) => open_gpu(n).map(Some),
+        None => Ok(Gpu::open(0).ok()),
+    }
+}
+
+fn open_gpu(ordinal: usize) -> Result<Gpu> {
+    Gpu::open(ordinal).with_context(|| format!("--device cuda:{ordinal} cannot be used"))
+}
+
+fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}

@@ -1,0 +1,20 @@
+//! `sigpu`: the command-line face of the sigpu libraries. Each subcommand parses its arguments,
+//! calls public library functions and prints what they return (text, or JSON with `--json`).
+
+mod cli;
+mod cmd;
+mod table;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cmd::run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The GPU self-check registry: each capability crate lists [`Check`]s that run one kernel on
+//! fresh random inputs and compare it against its CPU twin. `sigpu check` runs them all.
+
+use super::error::Result;
+use super::gpu::Gpu;
+use serde::Serialize;
+
+/// One kernel-versus-CPU-twin comparison.
+#[derive(Clone, Copy)]
+pub struct Check {
+    /// `crate/kernel`, e.g. `runtime/tex2d_linear_f32`.
+    pub name: &'static str,
+    /// One line on what is compared.
+    pub about: &'static str,
+    /// Runs the check with inputs drawn from a generator seeded by the `u64`.
+    pub run: fn(&Gpu, u64) -> Result<CheckReport>,
+}
+
+/// How far a GPU result may stray from its CPU twin: |got − want| ≤ abs + rel·|want|.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Tolerance {
+    pub abs: f64,
+    pub rel: f64,
+}
+
+impl Tolerance {
+    pub const EXACT: Tolerance = Tolerance { abs: 0.0, rel: 0.0 };
+
+    fn admits(&self, got: f64, want: f64) -> bool {
+        if want.is_nan() {
+            return got.is_nan();
+        }
+        (got - want).abs() <= self.abs + self.rel * want.abs()
+    }
+}
+
+/// The outcome of one check.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    pub elements: usize,
+    pub mismatches: usize,
+    /// Largest |got − want| seen (infinite when a result was NaN or missing).
+    pub max_error: f64,
+    pub tolerance: Tolerance,
+    /// The first mismatch, or extra facts the check measured.
+    pub note: String,
+}
+
+impl CheckReport {
+    /// Passed when something was compared and nothing mismatched.
+    pub fn passed(&self) -> bool {
+        self.elements > 0 && self.mismatches == 0
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        let note = note.into();
+        self.note = if self.note.is_empty() {
+            note
+        } else {
+            format!("{}; {note}", self.note)
+        };
+        self
+    }
+}
+
+/// Compares element-wise; a NaN where a number was expected (a poisoned, unwritten output) and
+/// any length difference count as mismatches.
+pub fn compare_f32(got: &[f32], want: &[f32], tolerance: Tolerance) -> CheckReport {
+    let mut report = CheckReport {
+        elements: want.len(),
+        mismatches: got.len().abs_diff(want.len()),
+        max_error: 0.0,
+        tolerance,
+        note: String::new(),
+    };
+    if got.len() != want.len() {
+        report.max_error = f64::INFINITY;
+        report.note = format!("length {} != expected {}", got.len(), want.len());
+    }
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let (g, w) = (g as f64, w as f64);
+        let err = if g.is_nan() || w.is_nan() {
+            if g.is_nan() && w.is_nan() {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        } else {
+            (g - w).abs()
+        };
+        report.max_error = report.max_error.max(err);
+        if !tolerance.admits(g, w) {
+            if report.mismatches == 0 {
+                report.note = format!("first mismatch at [{i}]: got {g:e}, want {w:e}");
+            }
+            report.mismatches += 1;
+        }
+    }
+    report
+}
+
+/// Compares for exact equality (integers, or floats that must match bit for bit).
+pub fn compare_exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> CheckReport {
+    let mut mismatches = got.len().abs_diff(want.len());
+    let mut note = String::new();
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if g != w {
+            if mismatches == 0 {
+                note = format!("first mismatch at [{i}]: got {g:?}, want {w:?}");
+            }
+            mismatches += 1;
+        }
+    }
+    CheckReport {
+        elements: want.len(),
+        mismatches,
+        max_error: if mismatches == 0 { 0.0 } else { f64::INFINITY },
+        tolerance: Tolerance::EXACT,
+        note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poisoned_output_fails() {
+        let r = compare_f32(
+            &[1.0, f32::NAN],
+            &[1.0, 2.0],
+            Tolerance {
+                abs: 1e-3,
+                rel: 0.0,
+            },
+        );
+        assert!(!r.passed());
+        assert_eq!(r.mismatches, 1);
+        assert!(r.note.contains("[1]"), "{}", r.note);
+    }
+
+    #[test]
+    fn tolerance_is_abs_plus_rel() {
+        let tol = Tolerance {
+            abs: 0.0,
+            rel: 1e-3,
+        };
+        assert!(compare_f32(&[1000.9], &[1000.0], tol).passed());
+        assert!(!compare_f32(&[1001.1], &[1000.0], tol).passed());
+        assert!(compare_f32(&[f32::NAN], &[f32::NAN], Tolerance::EXACT).passed());
+    }
+
+    #[test]
+    fn length_and_empty() {
+        assert!(!compare_f32(&[1.0], &[1.0, 2.0], Tolerance::EXACT).passed());
+        assert!(
+            !compare_exact::<u8>(&[], &[]).passed(),
+            "comparing nothing proves nothing"
+        );
+        assert!(compare_exact(&[1u8, 2], &[1, 2]).passed());
+        assert_eq!(compare_exact(&[1u8, 3, 4], &[1, 2, 5]).mismatches, 2);
+    }
+}

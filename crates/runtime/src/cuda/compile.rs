@@ -1,0 +1,262 @@
+//! CUDA C → CUBIN through NVRTC, for one architecture, with the disk cache in front.
+
+use super::cache::KernelCache;
+use super::error::{Error, Result};
+use super::probe::nvrtc_version;
+use cudarc::nvrtc::{result as nvrtc, sys};
+use std::borrow::Cow;
+use std::ffi::CString;
+use std::fmt;
+
+/// CUDA C source plus the NVRTC options it is compiled with.
+///
+/// Kernels meant to be loaded by name are declared `extern "C" __global__` so their symbols are
+/// not mangled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSource {
+    /// File name shown in NVRTC's messages (`runtime.cu(12): error: ...`).
+    pub name: Cow<'static, str>,
+    pub code: Cow<'static, str>,
+    /// Extra NVRTC flags, e.g. `--use_fast_math`. The architecture is added by [`compile`].
+    pub options: Vec<String>,
+}
+
+impl KernelSource {
+    /// A `.cu` file embedded in a crate with `include_str!`.
+    pub fn embedded(name: &'static str, code: &'static str) -> Self {
+        KernelSource {
+            name: Cow::Borrowed(name),
+            code: Cow::Borrowed(code),
+            options: Vec::new(),
+        }
+    }
+
+    /// Source text produced by a code generator.
+    pub fn generated(name: impl Into<String>, code: impl Into<String>) -> Self {
+        KernelSource {
+            name: Cow::Owned(name.into()),
+            code: Cow::Owned(code.into()),
+            options: Vec::new(),
+        }
+    }
+
+    pub fn with_option(mut self, option: impl Into<String>) -> Self {
+        self.options.push(option.into());
+        self
+    }
+
+    /// Names of the `extern "C" __global__` kernels the source defines, in order.
+    pub fn entry_points(&self) -> Vec<&str> {
+        let mut names = Vec::new();
+        let mut rest = &*self.code;
+        while let Some(pos) = rest.find("__global__") {
+            rest = &rest[pos + "__global__".len()..];
+            let header = &rest[..rest.find(['{', ';']).unwrap_or(rest.len())];
+            // The name is the identifier before the parameter list, which is the first '('
+            // once a `__launch_bounds__(...)` qualifier is skipped.
+            let after_bounds = match header.find("__launch_bounds__") {
+                Some(b) => header[b..]
+                    .find(')')
+                    .map_or("", |close| &header[b + close + 1..]),
+                None => header,
+            };
+            let Some(paren) = after_bounds.find('(') else {
+                continue;
+            };
+            let ident = after_bounds[..paren]
+                .split_whitespace()
+                .last()
+                .unwrap_or("");
+            let ident = ident.trim_start_matches('*');
+            if !ident.is_empty() {
+                names.push(ident);
+            }
+        }
+        names
+    }
+
+    /// The full NVRTC command line for `arch`, in a fixed order (it is part of the cache key).
+    pub(crate) fn nvrtc_options(&self, arch: &str) -> Vec<String> {
+        let mut opts = vec![
+            format!("--gpu-architecture={arch}"),
+            "--std=c++17".to_owned(),
+        ];
+        opts.extend(self.options.iter().cloned());
+        opts
+    }
+}
+
+/// A compiled kernel image for one architecture.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub arch: String,
+    pub cubin: Vec<u8>,
+    /// NVRTC's log (warnings); empty for a clean compile or a cache hit.
+    pub log: String,
+    pub from_cache: bool,
+    pub(crate) key: String,
+}
+
+/// NVRTC rejected a source: its log and the source lines it points at.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct CompileError {
+    pub name: String,
+    pub arch: String,
+    pub log: String,
+    /// Each line the log reports an error on, with two lines of context either side.
+    pub excerpt: String,
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "NVRTC could not compile {} for {}:\n{}",
+            self.name,
+            self.arch,
+            self.log.trim_end()
+        )?;
+        if !self.excerpt.is_empty() {
+            write!(f, "\n{}", self.excerpt.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+/// Compiles `source` to a CUBIN for `arch` (e.g. `sm_90`), reusing `cache` when it holds the
+/// same source, options, architecture and NVRTC version. NVRTC needs no GPU.
+pub fn compile(source: &KernelSource, arch: &str, cache: &KernelCache) -> Result<Compiled> {
+    let version = nvrtc_version()?;
+    let options = source.nvrtc_options(arch);
+    let key = KernelCache::key(&source.name, &source.code, &options, &version);
+    if let Some(cubin) = cache.load(&source.name, &key) {
+        return Ok(Compiled {
+            arch: arch.to_owned(),
+            cubin,
+            log: String::new(),
+            from_cache: true,
+            key,
+        });
+    }
+    let (cubin, log) = run_nvrtc(source, arch, &options)?;
+    cache.store(&source.name, &key, &cubin);
+    Ok(Compiled {
+        arch: arch.to_owned(),
+        cubin,
+        log,
+        from_cache: false,
+        key,
+    })
+}
+
+/// Destroys the NVRTC program on every path out of [`run_nvrtc`].
+struct Program(sys::nvrtcProgram);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: created by create_program and destroyed only here.
+        let _ = unsafe { nvrtc::destroy_program(self.0) };
+    }
+}
+
+fn c_string(what: &str, s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::Invalid(format!("{what} contains a NUL byte: {s:?}")))
+}
+
+fn run_nvrtc(source: &KernelSource, arch: &str, options: &[String]) -> Result<(Vec<u8>, String)> {
+    let nvrtc_err = |step: &str, e: nvrtc::NvrtcError| {
+        Error::Invalid(format!("NVRTC {step} failed for {}: {e:?}", source.name))
+    };
+    let code = c_string("kernel source", &source.code)?;
+    let name = c_string("kernel name", &source.name)?;
+    for o in options {
+        c_string("NVRTC option", o)?;
+    }
+    let prog =
+        Program(nvrtc::create_program(&code, Some(&name)).map_err(|e| nvrtc_err("create", e))?);
+    // SAFETY: `prog` is a live program; options were checked to contain no NUL.
+    let compiled = unsafe { nvrtc::compile_program(prog.0, options) };
+    // SAFETY: as above.
+    let log = unsafe { nvrtc::get_program_log(prog.0) }
+        .map(|raw| {
+            let bytes: Vec<u8> = raw
+                .iter()
+                .map(|&c| c as u8)
+                .take_while(|&b| b != 0)
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+        .unwrap_or_default();
+    if compiled.is_err() {
+        return Err(CompileError {
+            name: source.name.to_string(),
+            arch: arch.to_owned(),
+            excerpt: excerpt(&source.name, &source.code, &log),
+            log,
+        }
+        .into());
+    }
+    let mut size = 0usize;
+    // SAFETY: `prog` compiled successfully; `size` is a valid out-pointer.
+    unsafe { sys::nvrtcGetCUBINSize(prog.0, &mut size) }
+        .result()
+        .map_err(|e| nvrtc_err("cubin size", e))?;
+    let mut cubin = vec![0u8; size];
+    // SAFETY: `cubin` holds exactly the size NVRTC reported.
+    unsafe { sys::nvrtcGetCUBIN(prog.0, cubin.as_mut_ptr().cast()) }
+        .result()
+        .map_err(|e| nvrtc_err("cubin", e))?;
+    Ok((cubin, log.trim().to_owned()))
+}
+
+/// The source lines NVRTC's log reports errors on (`name(LINE): error: ...`), with context.
+fn excerpt(name: &str, code: &str, log: &str) -> String {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut reported: Vec<usize> = log
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(name)?.strip_prefix('(')?;
+            let (num, tail) = rest.split_once(')')?;
+            tail.contains("error").then(|| num.parse().ok()).flatten()
+        })
+        .collect();
+    reported.dedup();
+    let mut out = String::new();
+    for &line in reported.iter().take(5) {
+        out += &format!("  --> {name}:{line}\n");
+        let first = line.saturating_sub(2).max(1);
+        let last = (line + 2).min(lines.len());
+        for n in first..=last {
+            let mark = if n == line { '>' } else { ' ' };
+            out += &format!("{mark} {n:5} | {}\n", lines[n - 1]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_entry_points() {
+        let src = KernelSource::embedded(
+            "k.cu",
+            "extern \"C\" __global__ void a(float* x) {}\n\
+             __device__ float helper(float y);\n\
+             extern \"C\" __global__ void __launch_bounds__(256) b(int n) {}\n",
+        );
+        assert_eq!(src.entry_points(), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn excerpt_points_at_the_reported_line() {
+        let code = "line1\nline2\nline3 bad\nline4\nline5\nline6";
+        let log = "k.cu(3): error: identifier \"bad\" is undefined\n1 error detected";
+        let ex = excerpt("k.cu", code, log);
+        assert!(ex.contains("--> k.cu:3"), "{ex}");
+        assert!(ex.contains(">     3 | line3 bad"), "{ex}");
+        assert!(ex.contains("      5 | line5"), "{ex}");
+        assert!(!ex.contains("line6"), "{ex}");
+    }
+}

@@ -1,0 +1,165 @@
+//! An opened CUDA device: context, stream, kernel loading and buffer helpers.
+
+use super::cache::KernelCache;
+use super::compile::{compile, KernelSource};
+use super::error::{DriverContext, Error, Missing, Result, Unavailable};
+use super::probe::{device_count, driver_version, DeviceInfo};
+use cudarc::driver::{
+    result, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr,
+    LaunchConfig,
+};
+use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// One CUDA device, ready to compile, load and launch kernels on its default stream.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    cache: KernelCache,
+    /// Loaded modules by source name + options, so each source is compiled and loaded once.
+    modules: Mutex<HashMap<ModuleId, Arc<CudaModule>>>,
+}
+
+/// Source name, NVRTC options and a hash of the code: what makes two loaded modules different.
+type ModuleId = (String, Vec<String>, u64);
+
+impl Gpu {
+    /// Opens device `ordinal`. Fails with [`Error::Unavailable`] naming the missing driver or
+    /// device; NVRTC is checked only when a kernel is first compiled.
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        driver_version()?;
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(Unavailable::new(
+                Missing::Device,
+                format!("CUDA device {ordinal} was requested but the driver reports {count}"),
+            )
+            .into());
+        }
+        let ctx = CudaContext::new(ordinal)
+            .context(format_args!("creating a context on device {ordinal}"))?;
+        let info = DeviceInfo::query(ordinal).context("querying device attributes")?;
+        Ok(Gpu {
+            stream: ctx.default_stream(),
+            ctx,
+            info,
+            cache: KernelCache::from_env(),
+            modules: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The NVRTC target for this device, e.g. `sm_90`.
+    pub fn arch(&self) -> &str {
+        &self.info.arch
+    }
+
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Compiles (or takes from the disk cache) and loads `source` for this device, once.
+    pub fn module(&self, source: &KernelSource) -> Result<Arc<CudaModule>> {
+        let id = (
+            source.name.to_string(),
+            source.options.clone(),
+            hash_code(&source.code),
+        );
+        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = modules.get(&id) {
+            return Ok(m.clone());
+        }
+        let compiled = compile(source, self.arch(), &self.cache)?;
+        let load = |cubin: Vec<u8>| self.ctx.load_module(Ptx::from_binary(cubin));
+        let module = match load(compiled.cubin) {
+            Ok(m) => m,
+            // A cached image that no longer loads (e.g. after a driver downgrade) is replaced.
+            Err(_) if compiled.from_cache => {
+                self.cache.evict(&source.name, &compiled.key);
+                let fresh = compile(source, self.arch(), &self.cache)?;
+                load(fresh.cubin).context(format_args!("loading {}", source.name))?
+            }
+            Err(e) => return Err(e).context(format_args!("loading {}", source.name)),
+        };
+        modules.insert(id, module.clone());
+        Ok(module)
+    }
+
+    /// The kernel `name` from `source`; an unknown name lists the kernels the source has.
+    pub fn function(&self, source: &KernelSource, name: &str) -> Result<CudaFunction> {
+        let known = source.entry_points();
+        if !known.contains(&name) {
+            return Err(Error::Invalid(format!(
+                "{} has no kernel named {name:?} (it has: {})",
+                source.name,
+                known.join(", ")
+            )));
+        }
+        self.module(source)?
+            .load_function(name)
+            .context(format_args!("looking up kernel {name} in {}", source.name))
+    }
+
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        self.stream
+            .clone_htod(host)
+            .context("copying host to device")
+    }
+
+    pub fn download<T: DeviceRepr>(&self, device: &CudaSlice<T>) -> Result<Vec<T>> {
+        self.stream
+            .clone_dtoh(device)
+            .context("copying device to host")
+    }
+
+    /// A buffer of `len` elements filled with [`poison`](Self::poison)'s pattern.
+    pub fn alloc_poisoned<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
+        // SAFETY: the memory is written by `poison` before anything can read it.
+        let mut buf = unsafe { self.stream.alloc::<T>(len) }
+            .context(format_args!("allocating {len} elements"))?;
+        self.poison(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// Fills `buf` with 0xFF bytes: NaN for floats, -1 / MAX for integers. Outputs are poisoned
+    /// before a checked kernel runs, so an element the kernel forgot to write cannot pass.
+    pub fn poison<T: DeviceRepr>(&self, buf: &mut CudaSlice<T>) -> Result<()> {
+        let bytes = buf.len() * std::mem::size_of::<T>();
+        let (ptr, _sync) = buf.device_ptr_mut(&self.stream);
+        // SAFETY: `ptr` covers `bytes` bytes of a live allocation on this stream; every bit
+        // pattern is a valid value of the plain-data types that implement DeviceRepr here.
+        unsafe { result::memset_d8_async(ptr, 0xFF, bytes, self.stream.cu_stream()) }
+            .context("poisoning a buffer")
+    }
+
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .context("synchronising the stream")
+    }
+}
+
+fn hash_code(code: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    code.hash(&mut h);
+    h.finish()
+}
+
+/// A 1-D launch covering `n` threads with `block` threads per block.
+pub fn grid_1d(n: usize, block: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((n as u64).div_ceil(block as u64).max(1) as u32, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
