@@ -167,20 +167,34 @@ pub(crate) fn launch_copy(
 pub enum WeightRounding {
     /// Weights in full precision: ideal interpolation, what the hardware does *not* do.
     Exact,
-    /// Weights in 9-bit fixed point with 8 fractional bits, rounded to the nearest 1/256, as
-    /// the CUDA Programming Guide describes the filtering hardware.
+    /// The filtering hardware as measured on an H100 (sm_90): each axis weight is rounded to
+    /// the nearest 1/256, ties up (the Programming Guide's "9-bit fixed point with 8 bits of
+    /// fractional value"), and in 2-D the corner product α·β is rounded to 1/256 again; the
+    /// four bilinear weights are then α·β, α − α·β, β − α·β and 1 − α − β + α·β.
     Hardware,
-    /// Weights truncated to 1/256 (a candidate model the self-check rules out or in).
-    Truncated,
+}
+
+/// Rounds to the nearest multiple of 1/256, ties up, as the filter does.
+fn to_256ths(w: f64) -> f64 {
+    (w * 256.0 + 0.5).floor() / 256.0
 }
 
 impl WeightRounding {
-    fn quantize(self, alpha: f64) -> f64 {
+    fn axis(self, alpha: f64) -> f64 {
         match self {
             WeightRounding::Exact => alpha,
-            WeightRounding::Hardware => (alpha * 256.0).round() / 256.0,
-            WeightRounding::Truncated => (alpha * 256.0).floor() / 256.0,
+            WeightRounding::Hardware => to_256ths(alpha),
         }
+    }
+
+    /// Weights of the taps (i, j), (i+1, j), (i, j+1), (i+1, j+1) for axis weights a, b
+    /// (already passed through [`axis`](Self::axis)).
+    fn bilinear(self, a: f64, b: f64) -> [f64; 4] {
+        let ab = match self {
+            WeightRounding::Exact => a * b,
+            WeightRounding::Hardware => to_256ths(a * b),
+        };
+        [1.0 - a - b + ab, a - ab, b - ab, ab]
     }
 }
 
@@ -196,7 +210,7 @@ fn texel_position(x: f32, n: usize, coords: Coordinates) -> f64 {
 fn linear_tap(p: f64, n: usize, rounding: WeightRounding) -> (usize, usize, f64) {
     let pb = p - 0.5;
     let i = pb.floor();
-    let alpha = rounding.quantize(pb - i);
+    let alpha = rounding.axis(pb - i);
     let clamp = |k: f64| k.clamp(0.0, (n - 1) as f64) as usize;
     (clamp(i), clamp(i + 1.0), alpha)
 }
@@ -232,14 +246,15 @@ pub fn emulate_linear_filter_2d<T: Texel>(
 ) -> T {
     let (i0, i1, a) = linear_tap(texel_position(x, width, coords), width, rounding);
     let (j0, j1, b) = linear_tap(texel_position(y, height, coords), height, rounding);
-    let t = |i: usize, j: usize| table[j * width + i].channels();
+    let w = rounding.bilinear(a, b);
+    let taps =
+        [(i0, j0), (i1, j0), (i0, j1), (i1, j1)].map(|(i, j)| table[j * width + i].channels());
     let c: Vec<f32> = (0..T::CHANNELS as usize)
         .map(|c| {
-            let v = (1.0 - a) * (1.0 - b) * t(i0, j0)[c] as f64
-                + a * (1.0 - b) * t(i1, j0)[c] as f64
-                + (1.0 - a) * b * t(i0, j1)[c] as f64
-                + a * b * t(i1, j1)[c] as f64;
-            v as f32
+            w.iter()
+                .zip(&taps)
+                .map(|(w, t)| w * t[c] as f64)
+                .sum::<f64>() as f32
         })
         .collect();
     T::from_channels(&c)
@@ -263,14 +278,12 @@ fn emulate_point<T: Texel>(
     table[j * width + i]
 }
 
-/// A texture coordinate whose filter weight is unambiguous: the position sits k/256 + u/256
-/// past a texel centre with u in eighths but never one half, so rounding the weight to 1/256
-/// cannot tie and no f32 rounding moves it across a 1/256 step. Spans two texels beyond each
-/// edge to exercise clamping.
-fn safe_coordinate(rng: &mut ChaCha8Rng, n: usize, coords: Coordinates) -> f32 {
-    const EIGHTHS: [f64; 7] = [0.0, 0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
+/// A texture coordinate k/256 + u/256 past a texel centre, u in eighths (one half included, to
+/// test the filter's ties). Such positions are exact in f32, so the weight the hardware sees is
+/// known exactly; spans two texels beyond each edge to exercise clamping.
+fn grid_coordinate(rng: &mut ChaCha8Rng, n: usize, coords: Coordinates) -> f32 {
     let k = rng.random_range(-512..((n as i64 + 2) * 256)) as f64;
-    let p = (k + EIGHTHS[rng.random_range(0..EIGHTHS.len())]) / 256.0 + 0.5;
+    let p = (k + rng.random_range(0..8) as f64 / 8.0) / 256.0 + 0.5;
     match coords {
         Coordinates::Unnormalized => p as f32,
         // n is a power of two for normalised checks, so this division is exact.
@@ -280,8 +293,7 @@ fn safe_coordinate(rng: &mut ChaCha8Rng, n: usize, coords: Coordinates) -> f32 {
 
 /// Fills a texture with random texels in [-1, 1), fetches it at random coordinates on the GPU
 /// (1-D when `height == 0`) and compares with the CPU emulation. For linear filtering it also
-/// reports how the exact-weight and truncated-weight models fare, so the check shows that it
-/// tells them apart.
+/// reports how the exact-weight model fares, to show the check tells the two apart.
 fn texture_check<T: Texel>(
     gpu: &Gpu,
     seed: u64,
@@ -303,8 +315,8 @@ fn texture_check<T: Texel>(
     let points: Vec<(f32, f32)> = (0..n)
         .map(|_| {
             (
-                safe_coordinate(&mut rng, width, coords),
-                safe_coordinate(&mut rng, height.max(1), coords),
+                grid_coordinate(&mut rng, width, coords),
+                grid_coordinate(&mut rng, height.max(1), coords),
             )
         })
         .collect();
@@ -338,11 +350,10 @@ fn texture_check<T: Texel>(
         rel: 0.0,
     };
     let report = compare_f32(&got, &expect(Some(WeightRounding::Hardware)), tol);
-    let alt = |r| compare_f32(&got, &expect(Some(r)), tol);
-    let (exact, trunc) = (alt(WeightRounding::Exact), alt(WeightRounding::Truncated));
+    let exact = compare_f32(&got, &expect(Some(WeightRounding::Exact)), tol);
     Ok(report.with_note(format!(
-        "exact-weight model: {} mismatches (max err {:.2e}); truncated-weight model: {} mismatches",
-        exact.mismatches, exact.max_error, trunc.mismatches
+        "exact-weight model: {} mismatches (max err {:.2e})",
+        exact.mismatches, exact.max_error
     )))
 }
 
@@ -407,29 +418,54 @@ mod tests {
     }
 
     #[test]
-    fn hardware_weights_are_multiples_of_1_256() {
+    fn hardware_weights_are_multiples_of_1_256_ties_up() {
         let t = [0.0f32, 256.0];
+        let at = |x: f32, r| emulate_linear_filter_1d(&t, Coordinates::Unnormalized, x, r);
         // Position 0.5 + 1/3 between the two centres: exact weight 1/3, hardware 85/256.
-        let x = 0.5 + 1.0 / 3.0;
-        let exact =
-            emulate_linear_filter_1d(&t, Coordinates::Unnormalized, x, WeightRounding::Exact);
-        let hw =
-            emulate_linear_filter_1d(&t, Coordinates::Unnormalized, x, WeightRounding::Hardware);
-        assert!((exact - 256.0 / 3.0).abs() < 1e-4);
-        assert_eq!(hw, 85.0);
-        assert_eq!(
-            emulate_linear_filter_1d(&t, Coordinates::Unnormalized, x, WeightRounding::Truncated),
-            85.0
+        assert!((at(0.5 + 1.0 / 3.0, WeightRounding::Exact) - 256.0 / 3.0).abs() < 1e-4);
+        assert_eq!(at(0.5 + 1.0 / 3.0, WeightRounding::Hardware), 85.0);
+        // Weight 0.71: 181.76/256 rounds to 182/256.
+        assert_eq!(at(0.5 + 0.71, WeightRounding::Hardware), 182.0);
+        // A tie, 0.5/256, goes up (seen on the H100).
+        assert_eq!(at(0.5 + 0.5 / 256.0, WeightRounding::Hardware), 1.0);
+    }
+
+    #[test]
+    fn bilinear_corner_weight_is_rounded_again() {
+        // Only texel (1, 1) is set: the result is the corner weight α·β. With α = 100/256 and
+        // β = 150/256, α·β = 58.59/256, which the H100 returns as 59/256.
+        let t = [0.0f32, 0.0, 0.0, 256.0];
+        let p = (0.5 + 100.0 / 256.0, 0.5 + 150.0 / 256.0);
+        let hw = emulate_linear_filter_2d(
+            &t,
+            2,
+            2,
+            Coordinates::Unnormalized,
+            p,
+            WeightRounding::Hardware,
         );
-        // Weight 0.71: 181.76/256 rounds to 182/256 but truncates to 181/256.
-        let x = 0.5 + 0.71;
-        assert_eq!(
-            emulate_linear_filter_1d(&t, Coordinates::Unnormalized, x, WeightRounding::Hardware),
-            182.0
+        assert_eq!(hw, 59.0);
+        let exact = emulate_linear_filter_2d(
+            &t,
+            2,
+            2,
+            Coordinates::Unnormalized,
+            p,
+            WeightRounding::Exact,
         );
+        assert!((exact - 58.59375).abs() < 1e-5);
+        // The four weights still sum to one: a constant table reads back unchanged.
+        let c = [0.75f32; 4];
         assert_eq!(
-            emulate_linear_filter_1d(&t, Coordinates::Unnormalized, x, WeightRounding::Truncated),
-            181.0
+            emulate_linear_filter_2d(
+                &c,
+                2,
+                2,
+                Coordinates::Unnormalized,
+                p,
+                WeightRounding::Hardware
+            ),
+            0.75
         );
     }
 
@@ -449,16 +485,14 @@ mod tests {
     }
 
     #[test]
-    fn safe_coordinates_never_tie() {
+    fn grid_coordinates_are_exact_eighths_of_a_step() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         for coords in [Coordinates::Unnormalized, Coordinates::Normalized] {
             for _ in 0..10_000 {
-                let p = texel_position(safe_coordinate(&mut rng, 64, coords), 64, coords);
-                let frac = ((p - 0.5) * 256.0).rem_euclid(1.0);
-                assert!(
-                    (frac - 0.5).abs() > 0.1 && frac * 8.0 == (frac * 8.0).round(),
-                    "{p}"
-                );
+                let p = texel_position(grid_coordinate(&mut rng, 64, coords), 64, coords);
+                let steps = (p - 0.5) * 2048.0;
+                assert_eq!(steps, steps.round(), "{p}");
+                assert!((-4096.0..=(67.0 * 2048.0)).contains(&steps), "{p}");
             }
         }
     }

@@ -153,14 +153,25 @@ impl<T: Texel> Texture<T> {
             if self.height == 0 {
                 sys::cuMemcpyHtoA_v2(self.array, 0, data.as_ptr().cast(), row_bytes)
             } else {
-                let mut copy: sys::CUDA_MEMCPY2D = std::mem::zeroed();
-                copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-                copy.srcHost = data.as_ptr().cast();
-                copy.srcPitch = row_bytes;
-                copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_ARRAY;
-                copy.dstArray = self.array;
-                copy.WidthInBytes = row_bytes;
-                copy.Height = self.height;
+                // Spelled out in full: CUmemorytype has no zero value, so zeroed() is invalid.
+                let copy = sys::CUDA_MEMCPY2D {
+                    srcXInBytes: 0,
+                    srcY: 0,
+                    srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+                    srcHost: data.as_ptr().cast(),
+                    srcDevice: 0,
+                    srcArray: std::ptr::null_mut(),
+                    srcPitch: row_bytes,
+                    dstXInBytes: 0,
+                    dstY: 0,
+                    dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_ARRAY,
+                    dstHost: std::ptr::null_mut(),
+                    dstDevice: 0,
+                    dstArray: self.array,
+                    dstPitch: 0,
+                    WidthInBytes: row_bytes,
+                    Height: self.height,
+                };
                 sys::cuMemcpy2D_v2(&copy)
             }
         };
