@@ -32,11 +32,17 @@ fn info_json_reports_host_and_cuda_status() {
     assert!(v["host"]["threads"].as_u64().unwrap() >= 1);
     assert!(v["host"]["simd"]["avx2"].is_boolean());
     let cuda = &v["cuda"];
-    match cuda["available"].as_bool().expect("cuda.available is a boolean") {
+    match cuda["available"]
+        .as_bool()
+        .expect("cuda.available is a boolean")
+    {
         true => assert!(!cuda["devices"].as_array().unwrap().is_empty()),
         false => {
             let reason = cuda["reason"].as_str().expect("cuda.reason says why");
-            assert!(reason.contains("driver") || reason.contains("device") || reason.contains("NVRTC"), "{reason}");
+            assert!(
+                reason.contains("driver") || reason.contains("device") || reason.contains("NVRTC"),
+                "{reason}"
+            );
         }
     }
 }
@@ -74,7 +80,11 @@ fn check_filter_matching_nothing_is_an_error() {
 fn check_skips_without_gpu_unless_required() {
     if gpu_usable() {
         let out = sigpu(&["check", "--json"]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         assert_eq!(stdout_json(&out)["failed"], 0);
         return;
     }
@@ -87,10 +97,18 @@ fn check_skips_without_gpu_unless_required() {
         .output()
         .unwrap();
     assert_eq!(required.status.code(), Some(1));
-    assert!(stderr(&required).contains("SIGPU_REQUIRE_GPU"), "{}", stderr(&required));
+    assert!(
+        stderr(&required).contains("SIGPU_REQUIRE_GPU"),
+        "{}",
+        stderr(&required)
+    );
     let explicit = sigpu(&["check", "--device", "cuda:0"]);
     assert_eq!(explicit.status.code(), Some(1));
-    assert!(stderr(&explicit).contains("cuda:0"), "{}", stderr(&explicit));
+    assert!(
+        stderr(&explicit).contains("cuda:0"),
+        "{}",
+        stderr(&explicit)
+    );
 }
 
 #[test]
@@ -105,7 +123,16 @@ fn bench_copy_on_cpu_writes_json_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("results/copy.json");
     let out = sigpu(&[
-        "bench", "copy", "--device", "cpu", "--size-mib", "8", "--runs", "3", "--json", "--out",
+        "bench",
+        "copy",
+        "--device",
+        "cpu",
+        "--size-mib",
+        "8",
+        "--runs",
+        "3",
+        "--json",
+        "--out",
         path.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -114,7 +141,11 @@ fn bench_copy_on_cpu_writes_json_atomically() {
     assert!(v["gb_per_s"].as_f64().unwrap() > 0.0);
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(saved["bytes"], v["bytes"]);
-    assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1, "no temp file left");
+    assert_eq!(
+        std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+        1,
+        "no temp file left"
+    );
 }
 
 #[test]
