@@ -63,7 +63,7 @@ pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitC
             bail!("the self-checks compare GPU kernels with their CPU twins: use --device cuda[:N]")
         }
         Some(Device::Cuda(n)) => super::open_gpu(n)?,
-        None => match Gpu::open(0) {
+        None => match Gpu::open_with_compiler(0) {
             Ok(gpu) => gpu,
             Err(e) if gpu_required() => bail!("{REQUIRE_GPU_ENV} is set and no GPU is usable: {e}"),
             Err(e) => {

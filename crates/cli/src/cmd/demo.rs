@@ -31,7 +31,7 @@ pub fn run(device: Option<Device>, json: bool) -> Result<ExitCode> {
     let (gpu, gpu_skipped) = match device {
         Some(Device::Cpu) => (None, Some("--device cpu".to_owned())),
         Some(Device::Cuda(n)) => (Some(super::open_gpu(n)?), None),
-        None => match Gpu::open(0) {
+        None => match Gpu::open_with_compiler(0) {
             Ok(g) => (Some(g), None),
             Err(e) => (None, probe().reason.or(Some(e.to_string()))),
         },

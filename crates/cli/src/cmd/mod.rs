@@ -26,12 +26,14 @@ fn cpu_or_gpu(device: Option<Device>) -> Result<Option<Gpu>> {
     match device {
         Some(Device::Cpu) => Ok(None),
         Some(Device::Cuda(n)) => open_gpu(n).map(Some),
-        None => Ok(Gpu::open(0).ok()),
+        None => Ok(Gpu::open_with_compiler(0).ok()),
     }
 }
 
+/// Device `ordinal` with NVRTC, as every command that runs kernels needs it.
 fn open_gpu(ordinal: usize) -> Result<Gpu> {
-    Gpu::open(ordinal).with_context(|| format!("--device cuda:{ordinal} cannot be used"))
+    Gpu::open_with_compiler(ordinal)
+        .with_context(|| format!("--device cuda:{ordinal} cannot run kernels"))
 }
 
 fn print_json(value: &impl serde::Serialize) -> Result<()> {

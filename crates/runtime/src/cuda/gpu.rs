@@ -3,9 +3,10 @@
 use super::cache::KernelCache;
 use super::compile::{compile, KernelSource};
 use super::error::{DriverContext, Error, Missing, Result, Unavailable};
-use super::probe::{device_count, driver_version, DeviceInfo};
+use super::probe::{device_count, driver_version, nvrtc_version, DeviceInfo};
+use super::DeviceBuffer;
 use cudarc::driver::{
-    result, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr,
+    result, CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtrMut, DeviceRepr,
     LaunchConfig,
 };
 use cudarc::nvrtc::Ptx;
@@ -48,6 +49,15 @@ impl Gpu {
             cache: KernelCache::from_env(),
             modules: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Opens device `ordinal` and makes sure NVRTC is there too, so kernels can be compiled:
+    /// what every command that runs kernels wants, failing once, up front, when either is
+    /// missing.
+    pub fn open_with_compiler(ordinal: usize) -> Result<Gpu> {
+        let gpu = Gpu::open(ordinal)?;
+        nvrtc_version()?;
+        Ok(gpu)
     }
 
     pub fn info(&self) -> &DeviceInfo {
@@ -109,20 +119,20 @@ impl Gpu {
             .context(format_args!("looking up kernel {name} in {}", source.name))
     }
 
-    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
         self.stream
             .clone_htod(host)
             .context("copying host to device")
     }
 
-    pub fn download<T: DeviceRepr>(&self, device: &CudaSlice<T>) -> Result<Vec<T>> {
+    pub fn download<T: DeviceRepr>(&self, device: &DeviceBuffer<T>) -> Result<Vec<T>> {
         self.stream
             .clone_dtoh(device)
             .context("copying device to host")
     }
 
     /// A buffer of `len` elements filled with [`poison`](Self::poison)'s pattern.
-    pub fn alloc_poisoned<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
+    pub fn alloc_poisoned<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         // SAFETY: the memory is written by `poison` before anything can read it.
         let mut buf = unsafe { self.stream.alloc::<T>(len) }
             .context(format_args!("allocating {len} elements"))?;
@@ -132,7 +142,7 @@ impl Gpu {
 
     /// Fills `buf` with 0xFF bytes: NaN for floats, -1 / MAX for integers. Outputs are poisoned
     /// before a checked kernel runs, so an element the kernel forgot to write cannot pass.
-    pub fn poison<T: DeviceRepr>(&self, buf: &mut CudaSlice<T>) -> Result<()> {
+    pub fn poison<T: DeviceRepr>(&self, buf: &mut DeviceBuffer<T>) -> Result<()> {
         let bytes = buf.len() * std::mem::size_of::<T>();
         let (ptr, _sync) = buf.device_ptr_mut(&self.stream);
         // SAFETY: `ptr` covers `bytes` bytes of a live allocation on this stream; every bit

@@ -28,6 +28,10 @@ pub use timing::{gb_per_s, gelem_per_s, median, time_gpu, Timing};
 /// Re-exported so capability crates name one CUDA crate version.
 pub use cudarc;
 
+/// A typed buffer in device memory (freed on drop), as [`Gpu::upload`] and
+/// [`Gpu::alloc_poisoned`] return it.
+pub type DeviceBuffer<T> = cudarc::driver::CudaSlice<T>;
+
 /// The environment variable that turns "no GPU" from a skip into a failure.
 pub const REQUIRE_GPU_ENV: &str = "SIGPU_REQUIRE_GPU";
 
@@ -36,12 +40,12 @@ pub fn gpu_required() -> bool {
     std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
-/// The GPU for a test, or `None` with a visible `SKIP` line when there is none.
+/// The GPU (with NVRTC) for a test, or `None` with a visible `SKIP` line when there is none.
 ///
 /// libtest has no skipped status, so a skipped GPU test passes; with `SIGPU_REQUIRE_GPU=1` it
 /// panics instead, so a GPU machine can never pass by skipping.
 pub fn gpu_for_test(test: &str) -> Option<Gpu> {
-    match Gpu::open(0) {
+    match Gpu::open_with_compiler(0) {
         Ok(gpu) => Some(gpu),
         Err(e) if gpu_required() => panic!("{test}: {REQUIRE_GPU_ENV} is set but no GPU: {e}"),
         Err(e) => {
