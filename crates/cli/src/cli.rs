@@ -61,7 +61,7 @@ pub struct CopyArgs {
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub size_mib: Option<u64>,
     /// Timed repetitions; the median is reported.
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=100000))]
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10000))]
     pub runs: u64,
     /// Untimed repetitions first.
     #[arg(long, default_value_t = 5)]

@@ -105,11 +105,23 @@ pub struct HostCopyBench {
 
 /// Copies `bytes` between two buffers with `threads` threads, `runs` times after one warm-up,
 /// and reports the median. Read and write traffic are both counted, as for the GPU copy.
-pub fn copy_bandwidth(bytes: usize, threads: usize, runs: usize) -> HostCopyBench {
+/// Fails, rather than aborting, when the two buffers cannot be allocated.
+pub fn copy_bandwidth(bytes: usize, threads: usize, runs: usize) -> std::io::Result<HostCopyBench> {
     let words = (bytes / 8).max(threads.max(1));
     let threads = threads.clamp(1, words);
-    let src: Vec<u64> = (0..words as u64).collect();
-    let mut dst = vec![0u64; words];
+    let buffer = |fill: fn(usize) -> u64| -> std::io::Result<Vec<u64>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(words).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("cannot allocate 2 × {} MiB", (words * 8) >> 20),
+            )
+        })?;
+        v.extend((0..words).map(fill));
+        Ok(v)
+    };
+    let src = buffer(|i| i as u64)?;
+    let mut dst = buffer(|_| 0)?;
     let chunk = words.div_ceil(threads);
     let mut samples = Vec::with_capacity(runs.max(1));
     for run in 0..=runs.max(1) {
@@ -126,13 +138,13 @@ pub fn copy_bandwidth(bytes: usize, threads: usize, runs: usize) -> HostCopyBenc
     }
     std::hint::black_box(&dst);
     let median_s = crate::cuda::median(&mut samples);
-    HostCopyBench {
+    Ok(HostCopyBench {
         bytes: words * 8,
         threads,
         runs: samples.len(),
         median_s,
         gb_per_s: 2.0 * (words * 8) as f64 / median_s / 1e9,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -150,7 +162,7 @@ mod tests {
 
     #[test]
     fn copy_bench_reports_positive_bandwidth() {
-        let b = copy_bandwidth(1 << 20, 2, 3);
+        let b = copy_bandwidth(1 << 20, 2, 3).unwrap();
         assert_eq!(b.runs, 3);
         assert!(b.gb_per_s > 0.0 && b.median_s > 0.0);
     }

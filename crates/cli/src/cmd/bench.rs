@@ -25,7 +25,7 @@ pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitC
     let (runs, warmup) = (args.runs as usize, args.warmup as usize);
     let result = match &gpu {
         Some(gpu) => CopyResult::Cuda(copy_bandwidth(gpu, bytes, warmup, runs)?),
-        None => CopyResult::Cpu(host::copy_bandwidth(bytes, host::threads(), runs)),
+        None => CopyResult::Cpu(host::copy_bandwidth(bytes, host::threads(), runs)?),
     };
     if let Some(path) = &args.out {
         let text = serde_json::to_string_pretty(&result)?;

@@ -18,6 +18,7 @@ fn registry() -> Vec<Check> {
 struct Outcome {
     name: &'static str,
     about: &'static str,
+    seed: u64,
     passed: bool,
     seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -68,6 +69,11 @@ pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitC
             Err(e) if gpu_required() => bail!("{REQUIRE_GPU_ENV} is set and no GPU is usable: {e}"),
             Err(e) => {
                 eprintln!("SKIP: no GPU, {} checks not run ({e})", checks.len());
+                if json {
+                    super::print_json(
+                        &serde_json::json!({ "skipped": true, "reason": e.to_string() }),
+                    )?;
+                }
                 return Ok(ExitCode::SUCCESS);
             }
         },
@@ -100,32 +106,24 @@ fn run_all(gpu: &Gpu, checks: &[Check], seed: u64) -> Summary {
     );
     let outcomes: Vec<Outcome> = checks
         .iter()
-        .enumerate()
-        .map(|(i, c)| {
+        .map(|c| {
             bar.set_message(c.name);
             let start = std::time::Instant::now();
-            // Each check gets its own seed so one can be replayed alone with --filter.
-            let result = (c.run)(gpu, seed.wrapping_add(i as u64));
+            let check_seed = c.seed(seed);
+            let result = (c.run)(gpu, check_seed);
             bar.inc(1);
-            let seconds = start.elapsed().as_secs_f64();
-            let (name, about) = (c.name, c.about);
-            match result {
-                Ok(report) => Outcome {
-                    name,
-                    about,
-                    passed: report.passed(),
-                    seconds,
-                    report: Some(report),
-                    error: None,
-                },
-                Err(e) => Outcome {
-                    name,
-                    about,
-                    passed: false,
-                    seconds,
-                    report: None,
-                    error: Some(e.to_string()),
-                },
+            let (report, error) = match result {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            Outcome {
+                name: c.name,
+                about: c.about,
+                seed: check_seed,
+                passed: report.as_ref().is_some_and(CheckReport::passed),
+                seconds: start.elapsed().as_secs_f64(),
+                report,
+                error,
             }
         })
         .collect();

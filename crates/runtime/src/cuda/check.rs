@@ -16,6 +16,18 @@ pub struct Check {
     pub run: fn(&Gpu, u64) -> Result<CheckReport>,
 }
 
+impl Check {
+    /// The seed this check draws its inputs from in a run seeded with `run_seed`: mixed with
+    /// the check's name, so a check replays alike whether run alone (`--filter`) or with all.
+    pub fn seed(&self, run_seed: u64) -> u64 {
+        // FNV-1a over the name, a stable hash (std's hasher may change between releases).
+        let name = self.name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
+        run_seed ^ name
+    }
+}
+
 /// How far a GPU result may stray from its CPU twin: |got − want| ≤ abs + rel·|want|.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Tolerance {
@@ -26,11 +38,12 @@ pub struct Tolerance {
 impl Tolerance {
     pub const EXACT: Tolerance = Tolerance { abs: 0.0, rel: 0.0 };
 
+    /// NaN matches only NaN and an infinity only itself; finite values within the bound.
     fn admits(&self, got: f64, want: f64) -> bool {
-        if want.is_nan() {
-            return got.is_nan();
+        if got == want || (got.is_nan() && want.is_nan()) {
+            return true;
         }
-        (got - want).abs() <= self.abs + self.rel * want.abs()
+        want.is_finite() && (got - want).abs() <= self.abs + self.rel * want.abs()
     }
 }
 
@@ -99,7 +112,8 @@ pub fn compare_f32(got: &[f32], want: &[f32], tolerance: Tolerance) -> CheckRepo
     report
 }
 
-/// Compares for exact equality (integers, or floats that must match bit for bit).
+/// Compares with `==`: for integers, or floats that must match exactly (a NaN never matches,
+/// so a poisoned output fails; compare `to_bits()` where NaN results are expected).
 pub fn compare_exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> CheckReport {
     let mut mismatches = got.len().abs_diff(want.len());
     let mut note = String::new();
@@ -125,6 +139,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn seeds_differ_per_check_and_repeat_per_run() {
+        let run = |_: &crate::cuda::Gpu, _| unreachable!();
+        let a = Check {
+            name: "x/a",
+            about: "",
+            run,
+        };
+        let b = Check {
+            name: "x/b",
+            about: "",
+            run,
+        };
+        assert_eq!(a.seed(7), a.seed(7));
+        assert_ne!(a.seed(7), b.seed(7));
+        assert_ne!(a.seed(7), a.seed(8));
+    }
+
+    #[test]
     fn poisoned_output_fails() {
         let r = compare_f32(
             &[1.0, f32::NAN],
@@ -148,6 +180,11 @@ mod tests {
         assert!(compare_f32(&[1000.9], &[1000.0], tol).passed());
         assert!(!compare_f32(&[1001.1], &[1000.0], tol).passed());
         assert!(compare_f32(&[f32::NAN], &[f32::NAN], Tolerance::EXACT).passed());
+        assert!(compare_f32(&[f32::INFINITY], &[f32::INFINITY], Tolerance::EXACT).passed());
+        let loose = Tolerance { abs: 1.0, rel: 1.0 };
+        assert!(!compare_f32(&[0.0], &[f32::INFINITY], loose).passed());
+        assert!(!compare_f32(&[f32::NEG_INFINITY], &[f32::INFINITY], loose).passed());
+        assert!(!compare_f32(&[f32::INFINITY], &[1.0], loose).passed());
     }
 
     #[test]

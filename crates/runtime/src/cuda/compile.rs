@@ -45,13 +45,18 @@ impl KernelSource {
         self
     }
 
-    /// Names of the `extern "C" __global__` kernels the source defines, in order.
-    pub fn entry_points(&self) -> Vec<&str> {
+    /// Names of the `extern "C" __global__` kernels the source defines, in order: the ones
+    /// that can be looked up by name (other kernels have mangled symbols). Comments are skipped.
+    pub fn entry_points(&self) -> Vec<String> {
+        let code = strip_comments(&self.code);
         let mut names = Vec::new();
-        let mut rest = &*self.code;
-        while let Some(pos) = rest.find("__global__") {
-            rest = &rest[pos + "__global__".len()..];
-            let header = &rest[..rest.find(['{', ';']).unwrap_or(rest.len())];
+        let mut rest = code.as_str();
+        while let Some(pos) = rest.find("extern \"C\"") {
+            rest = rest[pos + "extern \"C\"".len()..].trim_start();
+            let Some(after) = rest.strip_prefix("__global__") else {
+                continue;
+            };
+            let header = &after[..after.find(['{', ';']).unwrap_or(after.len())];
             // The name is the identifier before the parameter list, which is the first '('
             // once a `__launch_bounds__(...)` qualifier is skipped.
             let after_bounds = match header.find("__launch_bounds__") {
@@ -69,7 +74,7 @@ impl KernelSource {
                 .unwrap_or("");
             let ident = ident.trim_start_matches('*');
             if !ident.is_empty() {
-                names.push(ident);
+                names.push(ident.to_owned());
             }
         }
         names
@@ -209,6 +214,29 @@ fn run_nvrtc(source: &KernelSource, arch: &str, options: &[String]) -> Result<(V
     Ok((cubin, log.trim().to_owned()))
 }
 
+/// `code` with `//` and `/* */` comments replaced by spaces (string literals are not
+/// special-cased: kernels do not put comment markers in strings).
+fn strip_comments(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(pos) = rest.find(['/']) {
+        out.push_str(&rest[..pos]);
+        let tail = &rest[pos..];
+        if let Some(line) = tail.strip_prefix("//") {
+            rest = line.find('\n').map_or("", |e| &line[e..]);
+            out.push(' ');
+        } else if let Some(block) = tail.strip_prefix("/*") {
+            rest = block.find("*/").map_or("", |e| &block[e + 2..]);
+            out.push(' ');
+        } else {
+            out.push('/');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The source lines NVRTC's log reports errors on (`name(LINE): error: ...`), with context.
 fn excerpt(name: &str, code: &str, log: &str) -> String {
     let lines: Vec<&str> = code.lines().collect();
@@ -217,9 +245,12 @@ fn excerpt(name: &str, code: &str, log: &str) -> String {
         .filter_map(|l| {
             let rest = l.strip_prefix(name)?.strip_prefix('(')?;
             let (num, tail) = rest.split_once(')')?;
-            tail.contains("error").then(|| num.parse().ok()).flatten()
+            tail.starts_with(": error")
+                .then(|| num.parse().ok())
+                .flatten()
         })
         .collect();
+    reported.sort_unstable();
     reported.dedup();
     let mut out = String::new();
     for &line in reported.iter().take(5) {
@@ -244,7 +275,10 @@ mod tests {
             "k.cu",
             "extern \"C\" __global__ void a(float* x) {}\n\
              __device__ float helper(float y);\n\
-             extern \"C\" __global__ void __launch_bounds__(256) b(int n) {}\n",
+             // extern \"C\" __global__ void commented_out(int n) {}\n\
+             template <int N> __global__ void mangled(int n) {}\n\
+             /* extern \"C\" __global__ void also_commented(int n) {} */\n\
+             extern \"C\"  __global__ void __launch_bounds__(256) b(int n) {}\n",
         );
         assert_eq!(src.entry_points(), vec!["a", "b"]);
     }
@@ -252,11 +286,18 @@ mod tests {
     #[test]
     fn excerpt_points_at_the_reported_line() {
         let code = "line1\nline2\nline3 bad\nline4\nline5\nline6";
-        let log = "k.cu(3): error: identifier \"bad\" is undefined\n1 error detected";
+        let log = "k.cu(3): error: identifier \"bad\" is undefined\n\
+                   k.cu(1): warning: variable \"error_count\" was declared but never referenced\n\
+                   k.cu(3): error: expected a \";\"\n2 errors detected";
         let ex = excerpt("k.cu", code, log);
         assert!(ex.contains("--> k.cu:3"), "{ex}");
         assert!(ex.contains(">     3 | line3 bad"), "{ex}");
         assert!(ex.contains("      5 | line5"), "{ex}");
         assert!(!ex.contains("line6"), "{ex}");
+        assert_eq!(
+            ex.matches("-->").count(),
+            1,
+            "warnings and repeats are not shown: {ex}"
+        );
     }
 }

@@ -29,8 +29,10 @@ pub struct CopyBench {
 /// Times `cuMemcpyDtoDAsync` and the `copy_f32` kernel (one float4 per thread, and a
 /// grid-stride launch of a few waves) on buffers of `bytes` each.
 pub fn copy_bandwidth(gpu: &Gpu, bytes: usize, warmup: usize, runs: usize) -> Result<CopyBench> {
-    let n = bytes / 4;
-    let src = gpu.upload(&vec![1.0f32; n])?;
+    let n = (bytes / 4).max(4);
+    // Contents do not matter for a copy; allocating on the device alone keeps a too-large
+    // request an error from the driver rather than a failed host allocation.
+    let src = gpu.alloc_poisoned::<f32>(n)?;
     let mut dst = gpu.alloc_poisoned::<f32>(n)?;
     let moved = 2.0 * (n * 4) as f64;
     let mut methods = Vec::new();

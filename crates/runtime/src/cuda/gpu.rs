@@ -107,7 +107,7 @@ impl Gpu {
     /// The kernel `name` from `source`; an unknown name lists the kernels the source has.
     pub fn function(&self, source: &KernelSource, name: &str) -> Result<CudaFunction> {
         let known = source.entry_points();
-        if !known.contains(&name) {
+        if !known.iter().any(|k| k == name) {
             return Err(Error::Invalid(format!(
                 "{} has no kernel named {name:?} (it has: {})",
                 source.name,
@@ -132,7 +132,7 @@ impl Gpu {
     }
 
     /// A buffer of `len` elements filled with [`poison`](Self::poison)'s pattern.
-    pub fn alloc_poisoned<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+    pub fn alloc_poisoned<T: Plain>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         // SAFETY: the memory is written by `poison` before anything can read it.
         let mut buf = unsafe { self.stream.alloc::<T>(len) }
             .context(format_args!("allocating {len} elements"))?;
@@ -142,11 +142,11 @@ impl Gpu {
 
     /// Fills `buf` with 0xFF bytes: NaN for floats, -1 / MAX for integers. Outputs are poisoned
     /// before a checked kernel runs, so an element the kernel forgot to write cannot pass.
-    pub fn poison<T: DeviceRepr>(&self, buf: &mut DeviceBuffer<T>) -> Result<()> {
+    pub fn poison<T: Plain>(&self, buf: &mut DeviceBuffer<T>) -> Result<()> {
         let bytes = buf.len() * std::mem::size_of::<T>();
         let (ptr, _sync) = buf.device_ptr_mut(&self.stream);
-        // SAFETY: `ptr` covers `bytes` bytes of a live allocation on this stream; every bit
-        // pattern is a valid value of the plain-data types that implement DeviceRepr here.
+        // SAFETY: `ptr` covers `bytes` bytes of a live allocation on this stream, and every bit
+        // pattern is a valid value of a `Plain` type.
         unsafe { result::memset_d8_async(ptr, 0xFF, bytes, self.stream.cu_stream()) }
             .context("poisoning a buffer")
     }
@@ -158,6 +158,24 @@ impl Gpu {
     }
 }
 
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types for which every bit pattern is a valid value (numbers and arrays of them), so
+/// a buffer of them may be filled with any bytes.
+pub trait Plain: DeviceRepr + sealed::Sealed {}
+
+macro_rules! plain {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Plain for $t {}
+        impl<const N: usize> sealed::Sealed for [$t; N] {}
+        impl<const N: usize> Plain for [$t; N] where [$t; N]: DeviceRepr {}
+    )*};
+}
+plain!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize);
+
 fn hash_code(code: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -165,10 +183,13 @@ fn hash_code(code: &str) -> u64 {
     h.finish()
 }
 
-/// A 1-D launch covering `n` threads with `block` threads per block.
+/// A 1-D launch covering `n` threads with `block` threads per block (at least 1). The grid
+/// is capped at the hardware's 2^31 − 1 blocks; kernels meant for more must loop (grid-stride).
 pub fn grid_1d(n: usize, block: u32) -> LaunchConfig {
+    let block = block.max(1);
+    let blocks = (n as u64).div_ceil(block as u64).clamp(1, i32::MAX as u64);
     LaunchConfig {
-        grid_dim: ((n as u64).div_ceil(block as u64).max(1) as u32, 1, 1),
+        grid_dim: (blocks as u32, 1, 1),
         block_dim: (block, 1, 1),
         shared_mem_bytes: 0,
     }

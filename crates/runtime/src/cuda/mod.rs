@@ -19,7 +19,7 @@ pub use check::{compare_exact, compare_f32, Check, CheckReport, Tolerance};
 pub use compile::{compile, CompileError, Compiled, KernelSource};
 pub use copy::{copy_bandwidth, CopyBench};
 pub use error::{Error, Missing, Result, Unavailable};
-pub use gpu::{grid_1d, Gpu};
+pub use gpu::{grid_1d, Gpu, Plain};
 pub use probe::{nvrtc_version, probe, CudaStatus, DeviceInfo};
 pub use selfcheck::{checks, emulate_linear_filter_1d, emulate_linear_filter_2d, WeightRounding};
 pub use texture::{Coordinates, Filter, Texel, Texture, TextureDesc};

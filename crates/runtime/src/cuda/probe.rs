@@ -133,7 +133,16 @@ pub(crate) fn driver_version() -> Result<String, Unavailable> {
         .map_err(|e| {
             Unavailable::new(Missing::Driver, format!("cuDriverGetVersion failed: {e}"))
         })?;
-    Ok(format!("{}.{}", v / 1000, (v % 1000) / 10))
+    let version = format!("{}.{}", v / 1000, (v % 1000) / 10);
+    // cudarc is built for the CUDA 13.0 driver API (e.g. cuEventElapsedTime_v2), and kernels are
+    // compiled by NVRTC 13: an older driver would fail at the first such call or module load.
+    if v < 13000 {
+        return Err(Unavailable::new(
+            Missing::Driver,
+            format!("the CUDA driver supports CUDA {version}, but sigpu needs CUDA 13.0 or newer (driver R580+)"),
+        ));
+    }
+    Ok(version)
 }
 
 /// Number of devices; an error when there are none. Call after [`driver_version`].
@@ -168,5 +177,14 @@ pub fn nvrtc_version() -> Result<String, Unavailable> {
     unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) }
         .result()
         .map_err(|e| Unavailable::new(Missing::Nvrtc, format!("nvrtcVersion failed: {e:?}")))?;
+    if major != 13 {
+        return Err(Unavailable::new(
+            Missing::Nvrtc,
+            format!(
+                "found NVRTC {major}.{minor}, but sigpu needs NVRTC 13 ({})",
+                libs::NVRTC_FILE
+            ),
+        ));
+    }
     Ok(format!("{major}.{minor}"))
 }

@@ -236,6 +236,10 @@ pub fn emulate_linear_filter_1d<T: Texel>(
 
 /// CPU twin of a 2-D bilinear-filtered, clamp-addressed `tex2D` fetch of the row-major
 /// `width × height` `table` at (`x`, `y`).
+///
+/// # Panics
+/// If `table` does not hold exactly `width × height ≥ 1` texels, as [`Texture::new_2d`]
+/// requires too.
 pub fn emulate_linear_filter_2d<T: Texel>(
     table: &[T],
     width: usize,
@@ -244,6 +248,11 @@ pub fn emulate_linear_filter_2d<T: Texel>(
     (x, y): (f32, f32),
     rounding: WeightRounding,
 ) -> T {
+    assert!(
+        width > 0 && height > 0 && width.checked_mul(height) == Some(table.len()),
+        "a {width}×{height} texture needs {width}×{height} texels, not {}",
+        table.len()
+    );
     let (i0, i1, a) = linear_tap(texel_position(x, width, coords), width, rounding);
     let (j0, j1, b) = linear_tap(texel_position(y, height, coords), height, rounding);
     let w = rounding.bilinear(a, b);

@@ -199,7 +199,8 @@ impl<T: Texel> Texture<T> {
             .context("creating the texture object")
     }
 
-    /// The `cudaTextureObject_t` to pass to a kernel.
+    /// The `cudaTextureObject_t` to pass to a kernel. Dropping the texture waits for the
+    /// device to finish its work first, so kernels still using the handle complete.
     pub fn handle(&self) -> u64 {
         self.handle
     }
@@ -222,6 +223,8 @@ impl<T: Texel> Drop for Texture<T> {
     fn drop(&mut self) {
         // Errors cannot be reported from drop; a failure here means the context is already gone.
         let _ = self.ctx.bind_to_thread();
+        // A kernel still reading this texture must finish before its storage goes away.
+        let _ = self.ctx.synchronize();
         // SAFETY: both handles were created by this value and are destroyed exactly once; a
         // zero handle means the object was never created.
         unsafe {

@@ -17,8 +17,11 @@ pub struct Timing {
     pub samples_ms: Vec<f64>,
 }
 
-/// Runs `op` `warmup` times untimed, then `runs` times each between two events on the GPU's
-/// stream, and returns the median and spread. `op` only enqueues work on that stream.
+/// Runs `op` `warmup` times untimed, then `runs` times back to back with an event recorded
+/// between consecutive runs on the GPU's stream, and returns the median and spread of the
+/// intervals. `op` only enqueues work on that stream. Recording every event before reading any
+/// keeps the queue ahead of the GPU, so host launch latency stays out of all but the first
+/// sample, which the warm-up also covers.
 pub fn time_gpu(
     gpu: &Gpu,
     warmup: usize,
@@ -26,24 +29,32 @@ pub fn time_gpu(
     mut op: impl FnMut() -> Result<()>,
 ) -> Result<Timing> {
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
-    let ctx = gpu.context();
-    let (start, end) = (
-        ctx.new_event(flags).context("creating a timing event")?,
-        ctx.new_event(flags).context("creating a timing event")?,
-    );
+    let runs = runs.max(1);
     for _ in 0..warmup {
         op()?;
     }
-    let mut samples = Vec::with_capacity(runs.max(1));
-    for _ in 0..runs.max(1) {
-        start
-            .record(gpu.stream())
-            .context("recording the start event")?;
+    let events = (0..=runs)
+        .map(|_| {
+            gpu.context()
+                .new_event(flags)
+                .context("creating a timing event")
+        })
+        .collect::<Result<Vec<_>>>()?;
+    events[0]
+        .record(gpu.stream())
+        .context("recording an event")?;
+    for event in &events[1..] {
         op()?;
-        end.record(gpu.stream())
-            .context("recording the end event")?;
-        samples.push(start.elapsed_ms(&end).context("reading elapsed time")? as f64);
+        event.record(gpu.stream()).context("recording an event")?;
     }
+    let samples = events
+        .windows(2)
+        .map(|w| {
+            w[0].elapsed_ms(&w[1])
+                .map(f64::from)
+                .context("reading elapsed time")
+        })
+        .collect::<Result<Vec<f64>>>()?;
     let median_ms = median(&mut samples.clone());
     Ok(Timing {
         warmup,
