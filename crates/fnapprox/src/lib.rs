@@ -1,0 +1,31 @@
+//! The function-approximation engine shared by sigpu's arithmetic crates.
+//!
+//! [`PiecewisePoly::fit`] approximates any `f64` closure on `[lo, hi)` by `k` polynomials of
+//! degree `d`, each a minimax (Remez) fit whose coefficients are then rounded to f32 one at a
+//! time, highest degree first, re-fitting the lower ones after each rounding; the error reported
+//! is measured after rounding. From a fit, [`tables`] emits what each GPU method reads:
+//!
+//! - FMA Horner: the coefficient table itself ([`PiecewisePoly::coeffs`]);
+//! - order 1: a 1-D texture read with linear filtering ([`tables::order1_texels`]);
+//! - order 2: the 2k × 2 texture whose bilinear filtering evaluates a degree-2 polynomial
+//!   (Arnold, Collange, Defour, ICASSP 2010, eq. 3–4; [`tables::order2_texels`]), also packed
+//!   for up to four functions per float2/float4 texel, one fetch for all.
+//!
+//! Each table has a CPU evaluator that reproduces the GPU bit for bit where the hardware is
+//! modelled exactly (FMA Horner in f32; the texture filter as measured on the H100), so the
+//! error of a method is certified on the CPU and confirmed on the GPU.
+
+mod linalg;
+mod piecewise;
+mod remez;
+pub mod tables;
+
+pub use piecewise::PiecewisePoly;
+pub use remez::{minimax, Minimax};
+
+/// Why a fit or table cannot be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FitError {
+    #[error("invalid fit parameter: {0}")]
+    Invalid(String),
+}
