@@ -10,12 +10,14 @@ pub(crate) fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         }
         a.swap(col, pivot);
         b.swap(col, pivot);
-        for row in col + 1..n {
-            let m = a[row][col] / a[col][col];
-            for k in col..n {
-                a[row][k] -= m * a[col][k];
+        let (top, below) = a.split_at_mut(col + 1);
+        let pivot_row = &top[col];
+        for (row, rhs) in below.iter_mut().zip(col + 1..n) {
+            let m = row[col] / pivot_row[col];
+            for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= m * p;
             }
-            b[row] -= m * b[col];
+            b[rhs] -= m * b[col];
         }
     }
     let mut x = vec![0.0; n];

@@ -19,7 +19,7 @@ pub fn order1_texels(
     hi: f64,
     n: usize,
 ) -> Result<Vec<f32>, FitError> {
-    if n < 2 || !(lo < hi) {
+    if n < 2 || lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
         return Err(FitError::Invalid(format!(
             "order-1 table needs n ≥ 2 texels on a non-empty domain (n = {n})"
         )));
@@ -55,7 +55,7 @@ pub fn order1_eval(texels: &[f32], lo: f64, hi: f64, x: f64) -> f32 {
 /// polynomials of `p` (seed 000, eq. 3–4): for segment w with coefficients (a0, a1, a2),
 /// T[2w, 0] = a0, T[2w+1, 0] + T[2w, 1] = 2·a0 + a1, T[2w+1, 1] = a0 + a1 + a2.
 pub fn order2_texels(p: &PiecewisePoly) -> Result<Vec<f32>, FitError> {
-    Ok(order2_texels_packed::<f32>(&[p])?)
+    order2_texels_packed::<f32>(&[p])
 }
 
 /// As [`order2_texels`] for up to four fits on the same segments, one per channel of a
