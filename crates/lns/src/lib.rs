@@ -2,5 +2,19 @@
 //! and subtraction through s_b(z) = log2(1 + 2^z) and d_b(z) = log2|1 − 2^z| evaluated by
 //! several GPU units (SFU, FMA polynomials, texture filtering) and certified exhaustively.
 //!
-//! Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010). Work starts in issue 3; this crate
-//! is the place for it, built on `sigpu-runtime`.
+//! - [`Format`]: any (I, F) that fits 32 bits, with presets [`Format::LNS16`] and
+//!   [`Format::LNS32`]; words are `u32` (the low 1 + I + F bits).
+//! - Conversions: [`Format::from_f64`] (correctly rounded in the log domain), [`Format::to_f64`].
+//! - Exact operations: mul, div, recip, sqrt, powi, neg, abs, compare.
+//! - Sums: [`Format::add`] / [`Format::sub`] through an [`AddSub`] method; [`Accurate`] (f64)
+//!   is the reference.
+//!
+//! Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010).
+
+mod arith;
+mod format;
+mod value;
+
+pub use arith::{db_f64, sb_f64, Accurate, AddSub};
+pub use format::{Format, FormatError};
+pub use value::Class;
