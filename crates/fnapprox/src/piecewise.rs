@@ -1,6 +1,6 @@
 //! Piecewise polynomials with f32 coefficients on uniform segments.
 
-use crate::remez::minimax;
+use crate::remez::{minimax_sampled, sample_points};
 use crate::FitError;
 use rayon::prelude::*;
 
@@ -20,7 +20,7 @@ pub struct PiecewisePoly {
 }
 
 /// Dense samples per segment for measuring the error after rounding.
-const CHECK_SAMPLES: usize = 512;
+const CHECK_SAMPLES: usize = 128;
 
 impl PiecewisePoly {
     /// Fits `f` on `[lo, hi)` with `segments` minimax polynomials of `degree` (0..=8), rounding
@@ -105,26 +105,20 @@ fn horner_f32_exact(c: &[f32], s: f64) -> f64 {
 }
 
 /// Minimax fit of `f` on [0, 1] with f32 coefficients: round c_d, re-fit degree d − 1 to what
-/// remains, and so on down to c_0.
+/// remains, and so on down to c_0. `f` is sampled once; the re-fits work on the residuals.
 fn fit_f32(f: &dyn Fn(f64) -> f64, degree: usize) -> Vec<f32> {
-    let mut fixed: Vec<f32> = Vec::with_capacity(degree + 1); // c_d, c_{d-1}, ...
+    let xs = sample_points(degree);
+    let mut residual: Vec<f64> = xs.iter().map(|&s| f(s)).collect();
+    let mut fixed = vec![0.0f32; degree + 1];
     for j in (0..=degree).rev() {
-        let high = fixed.clone();
-        let residual = |s: f64| {
-            let top: f64 = high
-                .iter()
-                .enumerate()
-                .map(|(i, &c)| c as f64 * s.powi((degree - i) as i32))
-                .sum();
-            f(s) - top
-        };
-        let m = minimax(&residual, j);
-        fixed.push(m.coeffs[j] as f32);
+        let m = minimax_sampled(&xs, &residual, j);
+        fixed[j] = m.coeffs[j] as f32;
+        for (r, &s) in residual.iter_mut().zip(&xs) {
+            *r -= fixed[j] as f64 * s.powi(j as i32);
+        }
     }
-    fixed.reverse();
     fixed
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,45 +11,63 @@ pub struct Minimax {
     pub max_error: f64,
 }
 
-/// Dense samples per reference point used to locate error extrema.
-const SAMPLES_PER_POINT: usize = 256;
+/// Samples per reference point used to locate error extrema.
+pub(crate) const SAMPLES_PER_POINT: usize = 64;
 
 /// Evaluates Σ c_j s^j by Horner's rule in f64.
 pub(crate) fn horner(coeffs: &[f64], s: f64) -> f64 {
     coeffs.iter().rev().fold(0.0, |acc, &c| acc * s + c)
 }
 
+/// The sample points [`minimax`] uses for `degree`: uniform on [0, 1], endpoints included.
+pub(crate) fn sample_points(degree: usize) -> Vec<f64> {
+    let m = SAMPLES_PER_POINT * (degree + 2);
+    (0..=m).map(|i| i as f64 / m as f64).collect()
+}
+
 /// The minimax polynomial of `degree` for `f` on [0, 1] (absolute error).
-///
-/// Starts from Chebyshev extrema and exchanges the reference set until the largest error is
-/// within 1e-6 (relative) of the levelled error, or 60 iterations pass; returns the best
-/// polynomial seen.
 pub fn minimax(f: &dyn Fn(f64) -> f64, degree: usize) -> Minimax {
+    let xs = sample_points(degree);
+    let ys: Vec<f64> = xs.iter().map(|&s| f(s)).collect();
+    minimax_sampled(&xs, &ys, degree)
+}
+
+/// The minimax polynomial of `degree` for the samples (xs, ys), xs ascending in [0, 1].
+///
+/// Starts from the samples nearest the Chebyshev extrema and exchanges the reference set until
+/// the largest error is within 1e-6 (relative) of the levelled error, or 60 iterations pass;
+/// returns the best polynomial seen. Working on samples keeps `f` out of the loop: each fit
+/// costs one evaluation of `f` per sample.
+pub(crate) fn minimax_sampled(xs: &[f64], ys: &[f64], degree: usize) -> Minimax {
     let n = degree + 2;
-    let samples: Vec<f64> = (0..=SAMPLES_PER_POINT * n)
-        .map(|i| i as f64 / (SAMPLES_PER_POINT * n) as f64)
+    let last = xs.len() - 1;
+    let mut reference: Vec<usize> = (0..n)
+        .map(|i| {
+            ((0.5 - 0.5 * (std::f64::consts::PI * i as f64 / (n - 1) as f64).cos()) * last as f64)
+                .round() as usize
+        })
         .collect();
-    let fs: Vec<f64> = samples.iter().map(|&s| f(s)).collect();
-    let mut reference: Vec<f64> = (0..n)
-        .map(|i| 0.5 - 0.5 * (std::f64::consts::PI * i as f64 / (n - 1) as f64).cos())
-        .collect();
+    reference.dedup();
     let mut best = Minimax {
         coeffs: vec![0.0; degree + 1],
         max_error: f64::INFINITY,
     };
     for _ in 0..60 {
-        let Some(coeffs) = levelled_fit(f, &reference, degree) else {
+        if reference.len() != n {
+            break;
+        }
+        let Some(coeffs) = levelled_fit(xs, ys, &reference, degree) else {
             break;
         };
-        let errors: Vec<f64> = samples
+        let errors: Vec<f64> = xs
             .iter()
-            .zip(&fs)
+            .zip(ys)
             .map(|(&s, &y)| y - horner(&coeffs, s))
             .collect();
         let max_error = errors.iter().fold(0.0f64, |m, e| m.max(e.abs()));
         let levelled = reference
             .iter()
-            .map(|&s| (f(s) - horner(&coeffs, s)).abs())
+            .map(|&i| errors[i].abs())
             .fold(0.0f64, f64::max);
         if max_error < best.max_error {
             best = Minimax { coeffs, max_error };
@@ -57,7 +75,7 @@ pub fn minimax(f: &dyn Fn(f64) -> f64, degree: usize) -> Minimax {
         if max_error - levelled <= 1e-6 * max_error || max_error == 0.0 {
             break;
         }
-        match exchange(&samples, &errors, n) {
+        match exchange(&errors, n) {
             Some(next) => reference = next,
             None => break,
         }
@@ -65,35 +83,35 @@ pub fn minimax(f: &dyn Fn(f64) -> f64, degree: usize) -> Minimax {
     best
 }
 
-/// Solves p(s_i) + (−1)^i E = f(s_i) for the coefficients of p (E is dropped).
-fn levelled_fit(f: &dyn Fn(f64) -> f64, reference: &[f64], degree: usize) -> Option<Vec<f64>> {
+/// Solves p(s_i) + (−1)^i E = y_i at the reference samples for the coefficients of p.
+fn levelled_fit(xs: &[f64], ys: &[f64], reference: &[usize], degree: usize) -> Option<Vec<f64>> {
     let rows = reference
         .iter()
         .enumerate()
-        .map(|(i, &s)| {
-            let mut row: Vec<f64> = (0..=degree).map(|j| s.powi(j as i32)).collect();
+        .map(|(i, &r)| {
+            let mut row: Vec<f64> = (0..=degree).map(|j| xs[r].powi(j as i32)).collect();
             row.push(if i % 2 == 0 { 1.0 } else { -1.0 });
             row
         })
         .collect();
-    let rhs = reference.iter().map(|&s| f(s)).collect();
+    let rhs = reference.iter().map(|&r| ys[r]).collect();
     let mut x = solve(rows, rhs)?;
     x.pop();
     Some(x)
 }
 
-/// A new reference: one extremum per run of equal error sign, trimmed to `n` alternating points
-/// that keep the global maximum.
-fn exchange(samples: &[f64], errors: &[f64], n: usize) -> Option<Vec<f64>> {
-    let mut extrema: Vec<(f64, f64)> = Vec::new(); // (s, error)
-    for (&s, &e) in samples.iter().zip(errors) {
+/// A new reference: one extremum per run of equal error sign, trimmed to `n` alternating
+/// samples that keep the global maximum.
+fn exchange(errors: &[f64], n: usize) -> Option<Vec<usize>> {
+    let mut extrema: Vec<usize> = Vec::new();
+    for (i, &e) in errors.iter().enumerate() {
         match extrema.last_mut() {
-            Some(last) if last.1.signum() == e.signum() || e == 0.0 => {
-                if e.abs() > last.1.abs() {
-                    *last = (s, e);
+            Some(last) if errors[*last].signum() == e.signum() || e == 0.0 => {
+                if e.abs() > errors[*last].abs() {
+                    *last = i;
                 }
             }
-            _ => extrema.push((s, e)),
+            _ => extrema.push(i),
         }
     }
     if extrema.len() < n {
@@ -101,13 +119,13 @@ fn exchange(samples: &[f64], errors: &[f64], n: usize) -> Option<Vec<f64>> {
     }
     while extrema.len() > n {
         // Drop the smaller end: the alternation is preserved and the largest errors stay.
-        if extrema[0].1.abs() < extrema[extrema.len() - 1].1.abs() {
+        if errors[extrema[0]].abs() < errors[extrema[extrema.len() - 1]].abs() {
             extrema.remove(0);
         } else {
             extrema.pop();
         }
     }
-    Some(extrema.into_iter().map(|(s, _)| s).collect())
+    Some(extrema)
 }
 
 #[cfg(test)]

@@ -25,11 +25,18 @@ pub fn order1_texels(
         )));
     }
     let h = (hi - lo) / (n - 1) as f64;
+    let x = |i: usize| lo + i as f64 * h;
     Ok((0..n)
         .map(|i| {
-            let x = lo + i as f64 * h;
-            let curvature = (f(x + h) - 2.0 * f(x) + f(x - h)) / (h * h);
-            (f(x) - h * h * curvature / 16.0) as f32
+            // Second difference centred inside [lo, hi] (one-sided at the ends): f may not
+            // exist outside its domain.
+            let c = i.clamp(1, n.saturating_sub(2).max(1));
+            let curvature = if n >= 3 {
+                (f(x(c + 1)) - 2.0 * f(x(c)) + f(x(c - 1))) / (h * h)
+            } else {
+                0.0
+            };
+            (f(x(i)) - h * h * curvature / 16.0) as f32
         })
         .collect())
 }

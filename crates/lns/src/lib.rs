@@ -13,8 +13,10 @@
 
 mod arith;
 mod format;
+mod tables;
 mod value;
 
 pub use arith::{db_f64, sb_f64, Accurate, AddSub};
 pub use format::{Format, FormatError};
+pub use tables::{Func, Reader, Tables};
 pub use value::Class;
