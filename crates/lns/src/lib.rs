@@ -12,11 +12,15 @@
 //! Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010).
 
 mod arith;
+mod certify;
 mod format;
+mod method;
 mod tables;
 mod value;
 
 pub use arith::{db_f64, sb_f64, Accurate, AddSub};
+pub use certify::{certify, certify_results, Certificate, Which};
 pub use format::{Format, FormatError};
+pub use method::{Method, MethodError};
 pub use tables::{Func, Reader, Tables};
 pub use value::Class;

@@ -1,0 +1,208 @@
+//! Exhaustive certificates: a method's s_b or d_b at every input code of a format, compared
+//! with the exact value.
+//!
+//! An LNS sum is max(x, y) + s_b(z) (or d_b) with z = −|x − y|, and the final addition of codes
+//! is exact, so the error of every add (sub) in the format is the error of s_b (d_b) at one z:
+//! certifying the function over all z certifies the operation over all pairs of operands.
+
+use crate::arith::{db_f64, sb_f64, AddSub};
+use crate::format::Format;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The function certified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Which {
+    Sb,
+    Db,
+}
+
+impl Which {
+    /// Every input code worth checking: from one below the essential zero up to 0 (s_b) or −1
+    /// (d_b; d_b(0) is the exact x − x = 0 case, handled before any method runs).
+    pub fn inputs(self, format: Format) -> std::ops::RangeInclusive<i64> {
+        let lo = format.essential_zero_code() - 1;
+        match self {
+            Which::Sb => lo..=0,
+            Which::Db => lo..=-1,
+        }
+    }
+
+    /// The exact value at code `z`, in codes (not rounded).
+    pub fn exact(self, format: Format, z: i64) -> f64 {
+        let x = z as f64 * format.ulp();
+        let v = match self {
+            Which::Sb => sb_f64(x),
+            Which::Db => db_f64(x),
+        };
+        v / format.ulp()
+    }
+
+    /// A method's rounded code at `z`.
+    pub fn eval(self, m: &impl AddSub, z: i64) -> i64 {
+        match self {
+            Which::Sb => m.sb(z),
+            Which::Db => m.db(z),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Certificate {
+    pub format: String,
+    pub func: Which,
+    pub method: String,
+    pub device: String,
+    /// Input codes checked: every one the format has.
+    pub inputs: u64,
+    /// max |result − exact| in ulps of F.
+    pub max_error_ulps: f64,
+    /// An input where it occurs.
+    pub worst_input: i64,
+    /// Every result is one of the two codes around the exact value (error < 1 ulp).
+    pub faithful: bool,
+    /// Results equal to the exact value rounded to nearest.
+    pub correctly_rounded: u64,
+    pub share_correctly_rounded: f64,
+    /// Inputs whose exact value lies within 1e-7 ulp of a rounding tie, where the f64
+    /// reference itself cannot decide the correct rounding (counted as correctly rounded).
+    pub near_ties: u64,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    max_err: f64,
+    worst: i64,
+    correct: u64,
+    near_ties: u64,
+    n: u64,
+}
+
+impl Tally {
+    fn add(mut self, z: i64, got: i64, exact: f64) -> Tally {
+        let err = (got as f64 - exact).abs();
+        if err > self.max_err {
+            self.max_err = err;
+            self.worst = z;
+        }
+        let tie = (exact - exact.floor() - 0.5).abs() < 1e-7;
+        self.near_ties += tie as u64;
+        self.correct += (tie && err < 1.0 || got == exact.round() as i64) as u64;
+        self.n += 1;
+        self
+    }
+
+    fn merge(self, o: Tally) -> Tally {
+        let (max_err, worst) = if o.max_err > self.max_err {
+            (o.max_err, o.worst)
+        } else {
+            (self.max_err, self.worst)
+        };
+        Tally {
+            max_err,
+            worst,
+            correct: self.correct + o.correct,
+            near_ties: self.near_ties + o.near_ties,
+            n: self.n + o.n,
+        }
+    }
+}
+
+fn certificate(format: Format, func: Which, method: &str, device: &str, t: Tally) -> Certificate {
+    Certificate {
+        format: format.to_string(),
+        func,
+        method: method.to_owned(),
+        device: device.to_owned(),
+        inputs: t.n,
+        max_error_ulps: t.max_err,
+        worst_input: t.worst,
+        faithful: t.max_err < 1.0,
+        correctly_rounded: t.correct,
+        share_correctly_rounded: t.correct as f64 / t.n.max(1) as f64,
+        near_ties: t.near_ties,
+    }
+}
+
+/// Certifies `m` on the CPU over every input, in parallel; `progress` is told how many inputs
+/// each finished chunk covered.
+pub fn certify(
+    m: &impl AddSub,
+    func: Which,
+    method: &str,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Certificate {
+    let format = m.format();
+    let inputs = func.inputs(format);
+    let chunk = 1 << 16;
+    let starts: Vec<i64> = inputs.clone().step_by(chunk).collect();
+    let end = *inputs.end();
+    let tally = starts
+        .into_par_iter()
+        .map(|start| {
+            let stop = (start + chunk as i64 - 1).min(end);
+            let t = (start..=stop).fold(Tally::default(), |t, z| {
+                t.add(z, func.eval(m, z), func.exact(format, z))
+            });
+            progress(t.n);
+            t
+        })
+        .reduce(Tally::default, Tally::merge);
+    certificate(format, func, method, "cpu", tally)
+}
+
+/// Certifies results computed elsewhere (e.g. on a GPU): `results[i]` is the method's code at
+/// input `func.inputs(format).start() + i`.
+pub fn certify_results(
+    format: Format,
+    func: Which,
+    method: &str,
+    device: &str,
+    results: &[i64],
+) -> Certificate {
+    let start = *func.inputs(format).start();
+    let tally = results
+        .par_iter()
+        .enumerate()
+        .fold(Tally::default, |t, (i, &got)| {
+            let z = start + i as i64;
+            t.add(z, got, func.exact(format, z))
+        })
+        .reduce(Tally::default, Tally::merge);
+    certificate(format, func, method, device, tally)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arith::Accurate;
+    use crate::tables::{Reader, Tables};
+
+    #[test]
+    fn the_f64_reference_is_correctly_rounded_on_lns16() {
+        for func in [Which::Sb, Which::Db] {
+            let c = certify(&Accurate(Format::LNS16), func, "accurate", &|_| {});
+            assert!(c.faithful && c.max_error_ulps <= 0.5 + 1e-9, "{c:?}");
+            assert_eq!(c.correctly_rounded, c.inputs, "{c:?}");
+            assert_eq!(c.inputs, func.inputs(Format::LNS16).count() as u64);
+        }
+    }
+
+    #[test]
+    fn a_coarse_table_is_caught() {
+        let t = Tables::build(Format::LNS16, Reader::Horner(1), 9, 9, 2).unwrap();
+        let c = certify(&t, Which::Db, "horner1", &|_| {});
+        assert!(!c.faithful && c.max_error_ulps > 2.0, "{c:?}");
+        assert!(c.share_correctly_rounded < 1.0);
+    }
+
+    #[test]
+    fn results_from_elsewhere_certify_alike() {
+        let t = Tables::build(Format::LNS16, Reader::Horner(2), 6, 6, 6).unwrap();
+        let results: Vec<i64> = Which::Sb.inputs(Format::LNS16).map(|z| t.sb(z)).collect();
+        let a = certify(&t, Which::Sb, "h2", &|_| {});
+        let b = certify_results(Format::LNS16, Which::Sb, "h2", "cpu", &results);
+        assert_eq!(a, b);
+    }
+}

@@ -1,0 +1,167 @@
+//! The s_b/d_b methods by name, with automatic table geometry per format.
+
+use crate::arith::{Accurate, AddSub};
+use crate::format::Format;
+use crate::tables::{Reader, Tables};
+use serde::Serialize;
+use sigpu_fnapprox::FitError;
+use std::fmt;
+use std::str::FromStr;
+
+/// How s_b and d_b are evaluated (the seed's Table 1, plus an f64 reference).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Method {
+    /// f64 `log2(1 + exp2(z))` (d_b near 0 through expm1): the reference on the CPU, FP64 units
+    /// on the GPU.
+    F64,
+    /// f32 libdevice `log2f(1 + exp2f(z))`; d_b near 0 in the analytic form. GPU only.
+    Accurate,
+    /// The special-function units: `ex2.approx` / `lg2.approx`. GPU only.
+    Sfu,
+    /// A piecewise polynomial of this degree (2..=5) evaluated by f32 FMA Horner.
+    Horner(u8),
+    /// A 1-D linear-filtered texture per function.
+    Tex1,
+    /// The bilinear-filter order-2 trick (seed eq. 3–4).
+    Tex2,
+}
+
+impl Method {
+    /// Every method, in the order reports list them.
+    pub const ALL: [Method; 9] = [
+        Method::F64,
+        Method::Accurate,
+        Method::Sfu,
+        Method::Horner(2),
+        Method::Horner(3),
+        Method::Horner(4),
+        Method::Horner(5),
+        Method::Tex1,
+        Method::Tex2,
+    ];
+
+    /// The default add/sub method of a format: the one certified faithful over every input
+    /// (on the CPU: f64; see BENCHMARKS.md for the GPU certificates).
+    pub fn default_for(_format: Format) -> Method {
+        Method::F64
+    }
+
+    /// Methods whose CPU twin reproduces the GPU bit for bit, so they certify on the CPU too.
+    pub fn runs_on_cpu(self) -> bool {
+        !matches!(self, Method::Accurate | Method::Sfu)
+    }
+
+    /// The table reader of a table-driven method.
+    pub fn reader(self) -> Option<Reader> {
+        match self {
+            Method::Horner(d) => Some(Reader::Horner(d as usize)),
+            Method::Tex1 => Some(Reader::Texture1),
+            Method::Tex2 => Some(Reader::Texture2),
+            _ => None,
+        }
+    }
+
+    /// Tables with the default geometry for `format`: far segments per unit of z chosen so the
+    /// approximation error is a small fraction of an ulp at F = 23 (degree 2: 64 per unit,
+    /// 3: 16, 4: 8, 5: 4; order 1: 256, the texel budget a texture cache holds; order 2: 64).
+    /// Shorter formats get the same segments per unit, or one code per segment at least.
+    pub fn tables(self, format: Format) -> Option<Result<Tables, FitError>> {
+        let reader = self.reader()?;
+        let per_unit_bits: u32 = match self {
+            Method::Horner(2) => 6,
+            Method::Horner(3) => 4,
+            Method::Horner(4) => 3,
+            Method::Horner(5) => 2,
+            Method::Tex1 => 8,
+            _ => 6,
+        };
+        let shift = format.frac_bits.saturating_sub(per_unit_bits);
+        let log2m_bits = if self == Method::Tex1 {
+            8
+        } else {
+            per_unit_bits + 2
+        };
+        Some(Tables::build(
+            format,
+            reader,
+            shift,
+            shift.min(format.frac_bits),
+            log2m_bits,
+        ))
+    }
+
+    /// A CPU evaluator of this method, when it has one.
+    pub fn cpu(self, format: Format) -> Result<Option<Box<dyn AddSub>>, FitError> {
+        Ok(match self {
+            Method::F64 => Some(Box::new(Accurate(format))),
+            Method::Accurate | Method::Sfu => None,
+            table => Some(Box::new(table.tables(format).expect("table method")?)),
+        })
+    }
+}
+
+impl AddSub for Box<dyn AddSub> {
+    fn format(&self) -> Format {
+        (**self).format()
+    }
+    fn sb(&self, z: i64) -> i64 {
+        (**self).sb(z)
+    }
+    fn db(&self, z: i64) -> i64 {
+        (**self).db(z)
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Method::F64 => f.write_str("f64"),
+            Method::Accurate => f.write_str("accurate"),
+            Method::Sfu => f.write_str("sfu"),
+            Method::Horner(d) => write!(f, "horner{d}"),
+            Method::Tex1 => f.write_str("tex1"),
+            Method::Tex2 => f.write_str("tex2"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown s_b/d_b method {0:?}: expected one of f64, accurate, sfu, horner2..horner5, tex1, tex2")]
+pub struct MethodError(String);
+
+impl FromStr for Method {
+    type Err = MethodError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.to_string() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| MethodError(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certify::{certify, Which};
+
+    #[test]
+    fn names_round_trip() {
+        for m in Method::ALL {
+            assert_eq!(m.to_string().parse(), Ok(m));
+        }
+        assert!("horner6".parse::<Method>().is_err());
+        assert!("".parse::<Method>().is_err());
+    }
+
+    #[test]
+    fn every_cpu_method_is_faithful_on_lns16_by_default() {
+        for m in Method::ALL.into_iter().filter(|m| m.runs_on_cpu()) {
+            let eval = m.cpu(Format::LNS16).unwrap().unwrap();
+            for func in [Which::Sb, Which::Db] {
+                let c = certify(&eval, func, &m.to_string(), &|_| {});
+                assert!(c.faithful, "{m} {func:?}: {c:?}");
+            }
+        }
+    }
+}
