@@ -34,6 +34,38 @@ pub enum Command {
     Bench(BenchCommand),
     /// A tour on built-in inputs: GPU self-checks and bandwidth, or the CPU path without a GPU.
     Demo,
+    /// Real logarithmic number system: certificates, calculator.
+    #[command(subcommand)]
+    Lns(LnsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LnsCommand {
+    /// Evaluate s_b / d_b by a method at every input of a format and report the error.
+    Certify(CertifyArgs),
+    /// Read lines `a op b` (op one of + - * /) on stdin; print each result as a decimal and as
+    /// the raw LNS word.
+    Calc(CalcArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CertifyArgs {
+    /// lns16, lns32 or i<I>f<F>.
+    #[arg(long, default_value = "lns16")]
+    pub format: sigpu_lns::Format,
+    /// sb, db or both.
+    #[arg(long, default_value = "both", value_parser = ["sb", "db", "both"])]
+    pub func: String,
+    /// f64, accurate, sfu, horner2..horner5, tex1, tex2, or `all`.
+    #[arg(long, default_value = "all")]
+    pub method: String,
+}
+
+#[derive(Args, Debug)]
+pub struct CalcArgs {
+    /// lns16, lns32 or i<I>f<F>.
+    #[arg(long, default_value = "lns16")]
+    pub format: sigpu_lns::Format,
 }
 
 #[derive(Args, Debug)]

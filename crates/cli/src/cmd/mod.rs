@@ -4,8 +4,9 @@ mod bench;
 mod check;
 mod demo;
 mod info;
+mod lns;
 
-use crate::cli::{BenchCommand, Cli, Command};
+use crate::cli::{BenchCommand, Cli, Command, LnsCommand};
 use anyhow::{Context, Result};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
@@ -17,6 +18,8 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Check(args) => check::run(cli.device, cli.json, args),
         Command::Bench(BenchCommand::Copy(args)) => bench::copy(cli.device, cli.json, args),
         Command::Demo => demo::run(cli.device, cli.json),
+        Command::Lns(LnsCommand::Certify(args)) => lns::certify(cli.device, cli.json, args),
+        Command::Lns(LnsCommand::Calc(args)) => lns::calc(cli.json, args),
     }
 }
 

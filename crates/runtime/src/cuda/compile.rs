@@ -45,10 +45,12 @@ impl KernelSource {
         self
     }
 
-    /// Names of the `extern "C" __global__` kernels the source defines, in order: the ones
-    /// that can be looked up by name (other kernels have mangled symbols). Comments are skipped.
+    /// Names of the `extern "C" __global__` kernels the source declares, in order: the ones
+    /// that can be looked up by name (other kernels have mangled symbols). Comments and
+    /// preprocessor lines are skipped, so kernels stamped out by a macro are not listed
+    /// ([`Compiled::kernel_names`] reads every kernel from the compiled image).
     pub fn entry_points(&self) -> Vec<String> {
-        let code = strip_comments(&self.code);
+        let code = strip_preprocessor(&strip_comments(&self.code));
         let mut names = Vec::new();
         let mut rest = code.as_str();
         while let Some(pos) = rest.find("extern \"C\"") {
@@ -100,6 +102,53 @@ pub struct Compiled {
     pub log: String,
     pub from_cache: bool,
     pub(crate) key: String,
+}
+
+impl Compiled {
+    /// Names of the kernels (entry points) in the CUBIN, read from its ELF symbol table: the
+    /// global functions marked as CUDA entries. Empty if the image cannot be parsed.
+    pub fn kernel_names(&self) -> Vec<String> {
+        elf_entry_points(&self.cubin).unwrap_or_default()
+    }
+}
+
+/// ELF64 little-endian symbol-table walk: STT_FUNC symbols with global binding and the
+/// STO_CUDA_ENTRY (0x10) flag in st_other.
+fn elf_entry_points(elf: &[u8]) -> Option<Vec<String>> {
+    let u16_at = |o: usize| Some(u16::from_le_bytes(elf.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(elf.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| Some(u64::from_le_bytes(elf.get(o..o + 8)?.try_into().ok()?) as usize);
+    if elf.get(..5)? != b"\x7fELF\x02" {
+        return None;
+    }
+    let (shoff, shentsize, shnum) = (
+        u64_at(0x28)?,
+        u16_at(0x3A)? as usize,
+        u16_at(0x3C)? as usize,
+    );
+    let section = |i: usize| shoff + i * shentsize;
+    let mut names = Vec::new();
+    for i in 0..shnum {
+        let sh = section(i);
+        if u32_at(sh + 4)? != 2 {
+            continue; // not SHT_SYMTAB
+        }
+        let (off, size, entsize) = (
+            u64_at(sh + 0x18)?,
+            u64_at(sh + 0x20)?,
+            u64_at(sh + 0x38)?.max(24),
+        );
+        let strtab = u64_at(section(u32_at(sh + 0x28)? as usize) + 0x18)?;
+        for sym in (off..off + size).step_by(entsize) {
+            let (info, other) = (*elf.get(sym + 4)?, *elf.get(sym + 5)?);
+            if info & 0xf == 2 && info >> 4 == 1 && other & 0x10 != 0 {
+                let start = strtab + u32_at(sym)? as usize;
+                let end = start + elf.get(start..)?.iter().position(|&b| b == 0)?;
+                names.push(String::from_utf8_lossy(&elf[start..end]).into_owned());
+            }
+        }
+    }
+    Some(names)
 }
 
 /// NVRTC rejected a source: its log and the source lines it points at.
@@ -237,6 +286,21 @@ fn strip_comments(code: &str) -> String {
     out
 }
 
+/// `code` without `#` directives (continuation lines included).
+fn strip_preprocessor(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut continued = false;
+    for line in code.lines() {
+        let directive = continued || line.trim_start().starts_with('#');
+        continued = directive && line.trim_end().ends_with('\\');
+        if !directive {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The source lines NVRTC's log reports errors on (`name(LINE): error: ...`), with context.
 fn excerpt(name: &str, code: &str, log: &str) -> String {
     let lines: Vec<&str> = code.lines().collect();
@@ -278,6 +342,7 @@ mod tests {
              // extern \"C\" __global__ void commented_out(int n) {}\n\
              template <int N> __global__ void mangled(int n) {}\n\
              /* extern \"C\" __global__ void also_commented(int n) {} */\n\
+             #define K(NAME) extern \"C\" __global__ void NAME(int n) {} \\\n    /* more */\n\
              extern \"C\"  __global__ void __launch_bounds__(256) b(int n) {}\n",
         );
         assert_eq!(src.entry_points(), vec!["a", "b"]);

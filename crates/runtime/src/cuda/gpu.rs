@@ -104,19 +104,24 @@ impl Gpu {
         Ok(module)
     }
 
-    /// The kernel `name` from `source`; an unknown name lists the kernels the source has.
+    /// The kernel `name` from `source`; an unknown name lists the kernels the image has.
     pub fn function(&self, source: &KernelSource, name: &str) -> Result<CudaFunction> {
-        let known = source.entry_points();
-        if !known.iter().any(|k| k == name) {
+        if name.contains('\0') {
             return Err(Error::Invalid(format!(
+                "kernel name {name:?} contains a NUL byte"
+            )));
+        }
+        let module = self.module(source)?;
+        module.load_function(name).map_err(|_| {
+            let known = compile(source, self.arch(), &self.cache)
+                .map(|c| c.kernel_names())
+                .unwrap_or_default();
+            Error::Invalid(format!(
                 "{} has no kernel named {name:?} (it has: {})",
                 source.name,
                 known.join(", ")
-            )));
-        }
-        self.module(source)?
-            .load_function(name)
-            .context(format_args!("looking up kernel {name} in {}", source.name))
+            ))
+        })
     }
 
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {

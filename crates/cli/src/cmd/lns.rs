@@ -1,0 +1,186 @@
+//! `sigpu lns ...`: certificates and the calculator.
+
+use crate::cli::{CalcArgs, CertifyArgs};
+use crate::table;
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use sigpu_lns::{certify as certify_cpu, Accurate, Certificate, Format, Method, Which};
+use sigpu_runtime::Device;
+use std::io::BufRead;
+use std::process::ExitCode;
+
+pub fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<ExitCode> {
+    let methods: Vec<Method> = if args.method == "all" {
+        Method::ALL.to_vec()
+    } else {
+        vec![args.method.parse().context("--method")?]
+    };
+    let funcs: Vec<Which> = match args.func.as_str() {
+        "sb" => vec![Which::Sb],
+        "db" => vec![Which::Db],
+        _ => vec![Which::Sb, Which::Db],
+    };
+    let device = device.unwrap_or(Device::Cpu);
+    if device.is_cuda() {
+        bail!("--device cuda: GPU certification is not built yet (issue 3 in progress); use --device cpu");
+    }
+    let runnable: Vec<Method> = methods
+        .iter()
+        .copied()
+        .filter(|m| m.runs_on_cpu())
+        .collect();
+    if runnable.is_empty() {
+        bail!(
+            "--method {}: runs on the GPU only (use --device cuda)",
+            args.method
+        );
+    }
+    let format = args.format;
+    let total: u64 = runnable.len() as u64
+        * funcs
+            .iter()
+            .map(|f| f.inputs(format).count() as u64)
+            .sum::<u64>();
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] {percent}% {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut certs: Vec<Certificate> = Vec::new();
+    for m in &runnable {
+        bar.set_message(format!("{m} tables"));
+        let eval = m
+            .cpu(format)
+            .with_context(|| format!("building {m} tables for {format}"))?
+            .context("CPU evaluator")?;
+        for &func in &funcs {
+            bar.set_message(format!("{m} {func:?}"));
+            certs.push(certify_cpu(&eval, func, &m.to_string(), &|n| bar.inc(n)));
+        }
+    }
+    bar.finish_and_clear();
+    if json {
+        super::print_json(&certs)?;
+    } else {
+        let rows: Vec<Vec<String>> = certs
+            .iter()
+            .map(|c| {
+                vec![
+                    c.method.clone(),
+                    format!("{:?}", c.func).to_lowercase(),
+                    c.inputs.to_string(),
+                    format!("{:.4}", c.max_error_ulps),
+                    if c.faithful { "yes" } else { "NO" }.into(),
+                    format!("{:.4}%", 100.0 * c.share_correctly_rounded),
+                    c.worst_input.to_string(),
+                ]
+            })
+            .collect();
+        println!(
+            "{format} on the CPU, every input (errors in ulps of 2^-{}):",
+            format.frac_bits
+        );
+        print!(
+            "{}",
+            table::render(
+                &[
+                    "method",
+                    "func",
+                    "inputs",
+                    "max err",
+                    "faithful",
+                    "correctly rounded",
+                    "worst z (code)"
+                ],
+                &rows
+            )
+        );
+        let skipped: Vec<String> = methods
+            .iter()
+            .filter(|m| !m.runs_on_cpu())
+            .map(|m| m.to_string())
+            .collect();
+        if !skipped.is_empty() {
+            println!(
+                "GPU-only methods not certified here: {}",
+                skipped.join(", ")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One calculator line: `a op b`.
+fn calc_line(format: Format, line: &str) -> Result<u32, String> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let [a, op, b] = tokens[..] else {
+        return Err(format!("expected `a op b`, got {:?}", line.trim()));
+    };
+    let num = |t: &str| -> Result<u32, String> {
+        t.parse::<f64>()
+            .map(|x| format.from_f64(x))
+            .map_err(|_| format!("{t:?} is not a number"))
+    };
+    let (a, b) = (num(a)?, num(b)?);
+    let m = Accurate(format);
+    Ok(match op {
+        "+" => format.add(&m, a, b),
+        "-" => format.sub(&m, a, b),
+        "*" => format.mul(a, b),
+        "/" => format.div(a, b),
+        other => return Err(format!("unknown operator {other:?}: use + - * /")),
+    })
+}
+
+#[derive(serde::Serialize)]
+struct CalcResult {
+    line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    word: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+pub fn calc(json: bool, args: &CalcArgs) -> Result<ExitCode> {
+    let format = args.format;
+    let digits = (format.word_bits() as usize).div_ceil(4);
+    let mut failed = false;
+    for (i, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.context("reading stdin")?;
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let result = match calc_line(format, &line) {
+            Ok(w) => CalcResult {
+                line: i + 1,
+                value: Some(format.to_f64(w)),
+                word: Some(format!("0x{w:0digits$x}")),
+                error: None,
+            },
+            Err(e) => {
+                failed = true;
+                CalcResult {
+                    line: i + 1,
+                    value: None,
+                    word: None,
+                    error: Some(e),
+                }
+            }
+        };
+        match (json, &result.error) {
+            (true, _) => println!("{}", serde_json::to_string(&result)?),
+            (false, None) => println!(
+                "{}  {}",
+                result.value.unwrap_or(f64::NAN),
+                result.word.as_deref().unwrap_or("")
+            ),
+            (false, Some(e)) => eprintln!("line {}: {e}", result.line),
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
