@@ -14,6 +14,7 @@
 mod arith;
 mod certify;
 mod format;
+pub mod gpu;
 mod method;
 mod tables;
 mod value;

@@ -97,8 +97,10 @@ impl Tables {
         let far_hi = 0.0;
         let near_segments = 1usize << (f - near_shift);
         let log2m_segments = 1usize << log2m_bits;
-        // d_b far table stops at z = −1; beyond it (unused) continue smoothly to avoid the pole.
-        let db_far = move |z: f64| db_f64(z.min(-1.0));
+        // d_b's far table is read only for z ≤ −1, but its segments run on to 0: there d_b is
+        // continued smoothly (clamped well before the pole) so fits and the order-1 texel
+        // curvature at z = −1 see the true function around −1.
+        let db_far = move |z: f64| db_f64(z.min(-1.0 / 64.0));
         let fit = |g: &(dyn Fn(f64) -> f64 + Sync), lo: f64, hi: f64, n: usize| {
             PiecewisePoly::fit(g, lo, hi, n, degree)
         };

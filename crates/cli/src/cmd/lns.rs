@@ -4,6 +4,7 @@ use crate::cli::{CalcArgs, CertifyArgs};
 use crate::table;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use sigpu_lns::gpu::GpuMethod;
 use sigpu_lns::{certify as certify_cpu, Accurate, Certificate, Format, Method, Which};
 use sigpu_runtime::Device;
 use std::io::BufRead;
@@ -20,14 +21,15 @@ pub fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result
         "db" => vec![Which::Db],
         _ => vec![Which::Sb, Which::Db],
     };
-    let device = device.unwrap_or(Device::Cpu);
-    if device.is_cuda() {
-        bail!("--device cuda: GPU certification is not built yet (issue 3 in progress); use --device cpu");
-    }
+    let format = args.format;
+    let gpu = match device.unwrap_or(Device::Cpu) {
+        Device::Cpu => None,
+        Device::Cuda(n) => Some(super::open_gpu(n)?),
+    };
     let runnable: Vec<Method> = methods
         .iter()
         .copied()
-        .filter(|m| m.runs_on_cpu())
+        .filter(|m| gpu.is_some() || m.runs_on_cpu())
         .collect();
     if runnable.is_empty() {
         bail!(
@@ -35,7 +37,6 @@ pub fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result
             args.method
         );
     }
-    let format = args.format;
     let total: u64 = runnable.len() as u64
         * funcs
             .iter()
@@ -48,13 +49,25 @@ pub fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result
     let mut certs: Vec<Certificate> = Vec::new();
     for m in &runnable {
         bar.set_message(format!("{m} tables"));
-        let eval = m
-            .cpu(format)
-            .with_context(|| format!("building {m} tables for {format}"))?
-            .context("CPU evaluator")?;
-        for &func in &funcs {
-            bar.set_message(format!("{m} {func:?}"));
-            certs.push(certify_cpu(&eval, func, &m.to_string(), &|n| bar.inc(n)));
+        match &gpu {
+            Some(gpu) => {
+                let on_gpu = GpuMethod::new(gpu, *m, format)
+                    .with_context(|| format!("preparing {m} for {format} on the GPU"))?;
+                for &func in &funcs {
+                    bar.set_message(format!("{m} {func:?}"));
+                    certs.push(on_gpu.certify(gpu, func, &|n| bar.inc(n))?);
+                }
+            }
+            None => {
+                let eval = m
+                    .cpu(format)
+                    .with_context(|| format!("building {m} tables for {format}"))?
+                    .context("CPU evaluator")?;
+                for &func in &funcs {
+                    bar.set_message(format!("{m} {func:?}"));
+                    certs.push(certify_cpu(&eval, func, &m.to_string(), &|n| bar.inc(n)));
+                }
+            }
         }
     }
     bar.finish_and_clear();
@@ -75,8 +88,9 @@ pub fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result
                 ]
             })
             .collect();
+        let on = certs.first().map_or("cpu", |c| c.device.as_str());
         println!(
-            "{format} on the CPU, every input (errors in ulps of 2^-{}):",
+            "{format} on {on}, every input (errors in ulps of 2^-{}):",
             format.frac_bits
         );
         print!(
@@ -96,7 +110,7 @@ pub fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result
         );
         let skipped: Vec<String> = methods
             .iter()
-            .filter(|m| !m.runs_on_cpu())
+            .filter(|m| !runnable.contains(m))
             .map(|m| m.to_string())
             .collect();
         if !skipped.is_empty() {

@@ -1,0 +1,284 @@
+//! s_b and d_b on the GPU: tables uploaded as buffers (Horner) or textures (order 1 and 2),
+//! kernels from `kernels/lns.cu`, certification over every input, and self-checks.
+
+use crate::certify::{certify_results, Certificate, Which};
+use crate::format::Format;
+use crate::method::Method;
+use crate::tables::{Func, Reader, Tables};
+use crate::AddSub;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, PushKernelArg};
+use sigpu_runtime::cuda::{
+    grid_1d, Check, CheckReport, Coordinates, DeviceBuffer, Error, Filter, Gpu, KernelSource,
+    Result, Texture, TextureDesc, Tolerance,
+};
+
+/// The LNS kernels (`kernels/lns.cu`).
+pub fn kernels() -> KernelSource {
+    KernelSource::embedded("lns.cu", include_str!("../kernels/lns.cu"))
+}
+
+/// Table geometry as the kernels take it (`struct Geo` in lns.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Geo {
+    f: i32,
+    shift: i32,
+    far_segments: i32,
+    near_shift: i32,
+    log2m_bits: i32,
+    z0: i32,
+}
+
+// SAFETY: a plain #[repr(C)] struct of i32s, laid out as `struct Geo` in lns.cu.
+unsafe impl DeviceRepr for Geo {}
+
+/// Where a method's tables live on the device: owned here so they outlive every launch that
+/// uses their handles.
+#[derive(Default)]
+struct Storage {
+    _buffers: Vec<DeviceBuffer<f32>>,
+    _textures: Vec<Texture<f32>>,
+}
+
+/// One method for one format, ready to run on a GPU.
+pub struct GpuMethod {
+    pub method: Method,
+    pub format: Format,
+    /// The tables the CPU twin reads (table methods only).
+    pub tables: Option<Tables>,
+    geo: Geo,
+    handles: [u64; 4],
+    _storage: Storage,
+}
+
+const FUNCS: [Func; 4] = [Func::Sb, Func::DbFar, Func::H, Func::Log2M];
+
+impl GpuMethod {
+    pub fn new(gpu: &Gpu, method: Method, format: Format) -> Result<GpuMethod> {
+        let tables = method
+            .tables(format)
+            .transpose()
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        let mut geo = Geo {
+            f: format.frac_bits as i32,
+            z0: format.essential_zero_code() as i32,
+            ..Geo::default()
+        };
+        let (handles, storage) = match &tables {
+            None => ([0; 4], Storage::default()),
+            Some(t) => {
+                geo.shift = t.shift as i32;
+                geo.far_segments = t.far_segments as i32;
+                geo.near_shift = t.near_shift as i32;
+                geo.log2m_bits = t.log2m_bits as i32;
+                upload(gpu, t)?
+            }
+        };
+        Ok(GpuMethod {
+            method,
+            format,
+            tables,
+            geo,
+            handles,
+            _storage: storage,
+        })
+    }
+
+    /// The method's codes for inputs start .. start + n.
+    pub fn eval(&self, gpu: &Gpu, func: Which, start: i64, n: usize) -> Result<Vec<i64>> {
+        let name = format!(
+            "lns_{}_{}",
+            if func == Which::Sb { "sb" } else { "db" },
+            self.method
+        );
+        let f = gpu.function(&kernels(), &name)?;
+        let n32 =
+            i32::try_from(n).map_err(|_| Error::Invalid(format!("{n} inputs in one launch")))?;
+        let mut out = gpu.alloc_poisoned::<i32>(n)?;
+        let [t0, t1, t2, t3] = self.handles;
+        let mut launch = gpu.stream().launch_builder(&f);
+        launch
+            .arg(&self.geo)
+            .arg(&t0)
+            .arg(&t1)
+            .arg(&t2)
+            .arg(&t3)
+            .arg(&start)
+            .arg(&n32)
+            .arg(&mut out);
+        // SAFETY: arguments match LNS_KERNEL's signature; `out` holds n elements; the tables
+        // behind the handles live as long as `self`.
+        unsafe { launch.launch(grid_1d(n, 256)) }
+            .map_err(|e| Error::Invalid(format!("launching {name}: {e}")))?;
+        Ok(gpu.download(&out)?.into_iter().map(i64::from).collect())
+    }
+
+    /// Evaluates every input of the format on the GPU and certifies the results.
+    pub fn certify(&self, gpu: &Gpu, func: Which, progress: &dyn Fn(u64)) -> Result<Certificate> {
+        let inputs = func.inputs(self.format);
+        let (start, end) = (*inputs.start(), *inputs.end());
+        let mut results = Vec::with_capacity((end - start + 1) as usize);
+        let chunk = 1i64 << 25;
+        let mut at = start;
+        while at <= end {
+            let n = chunk.min(end - at + 1);
+            results.extend(self.eval(gpu, func, at, n as usize)?);
+            progress(n as u64);
+            at += n;
+        }
+        let device = format!("{} ({})", gpu.info().name, gpu.arch());
+        Ok(certify_results(
+            self.format,
+            func,
+            &self.method.to_string(),
+            &device,
+            &results,
+        ))
+    }
+}
+
+/// Uploads a table set: coefficient buffers for Horner, textures for the texture readers.
+fn upload(gpu: &Gpu, t: &Tables) -> Result<([u64; 4], Storage)> {
+    use sigpu_runtime::cuda::cudarc::driver::DevicePtr;
+    let mut handles = [0u64; 4];
+    match t.reader {
+        Reader::Horner(_) => {
+            let bufs = FUNCS
+                .iter()
+                .map(|&f| gpu.upload(&t.fit(f).coeffs))
+                .collect::<Result<Vec<_>>>()?;
+            for (h, b) in handles.iter_mut().zip(&bufs) {
+                let (ptr, _sync) = b.device_ptr(gpu.stream());
+                *h = ptr;
+            }
+            Ok((
+                handles,
+                Storage {
+                    _buffers: bufs,
+                    ..Storage::default()
+                },
+            ))
+        }
+        Reader::Texture1 | Reader::Texture2 => {
+            let desc = TextureDesc {
+                filter: Filter::Linear,
+                coords: Coordinates::Unnormalized,
+            };
+            let texs = FUNCS
+                .iter()
+                .map(|&f| {
+                    let texels = t.texels(f);
+                    if t.reader == Reader::Texture1 {
+                        Texture::new_1d(gpu, texels, desc)
+                    } else {
+                        Texture::new_2d(gpu, texels, texels.len() / 2, 2, desc)
+                    }
+                })
+                .collect::<Result<Vec<_>>>()?;
+            for (h, tex) in handles.iter_mut().zip(&texs) {
+                *h = tex.handle();
+            }
+            Ok((
+                handles,
+                Storage {
+                    _textures: texs,
+                    ..Storage::default()
+                },
+            ))
+        }
+    }
+}
+
+/// GPU method vs its CPU twin on random windows of inputs: Horner tables and f64 must match
+/// bit for bit; texture methods within 1 code (the filter's weights are modelled exactly, its
+/// final rounding is not: on the H100 0.7% of fetches come out one f32 ulp above the exactly
+/// rounded weighted sum, see docs/texture-filtering.md); libdevice f32 within 1 code and the
+/// SFUs within 2 codes of the f64 reference.
+fn check_method(gpu: &Gpu, seed: u64, format: Format, method: Method) -> Result<CheckReport> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let m = GpuMethod::new(gpu, method, format)?;
+    let twin: Box<dyn AddSub> = match method
+        .cpu(format)
+        .map_err(|e| Error::Invalid(e.to_string()))?
+    {
+        Some(t) => t,
+        None => Method::F64
+            .cpu(format)
+            .map_err(|e| Error::Invalid(e.to_string()))?
+            .expect("f64 runs on the CPU"),
+    };
+    let tol = match method {
+        Method::Accurate | Method::Tex1 | Method::Tex2 => 1,
+        Method::Sfu => 2,
+        _ => 0,
+    };
+    let (mut elements, mut mismatches, mut max_error, mut note) =
+        (0usize, 0usize, 0i64, String::new());
+    for func in [Which::Sb, Which::Db] {
+        let inputs = func.inputs(format);
+        for window in 0..16 {
+            let n = 4096i64.min(inputs.end() - inputs.start() + 1);
+            // Always include both ends of the domain, then random windows.
+            let start = match window {
+                0 => *inputs.start(),
+                1 => inputs.end() - n + 1,
+                _ => rng.random_range(*inputs.start()..=inputs.end() - n + 1),
+            };
+            let got = m.eval(gpu, func, start, n as usize)?;
+            for (i, g) in got.iter().enumerate() {
+                let z = start + i as i64;
+                let want = func.eval(&twin, z);
+                let err = (g - want).abs();
+                max_error = max_error.max(err);
+                if err > tol {
+                    if mismatches == 0 {
+                        note = format!("first mismatch: {func:?} at z = {z}: got {g}, want {want}");
+                    }
+                    mismatches += 1;
+                }
+                elements += 1;
+            }
+        }
+    }
+    Ok(CheckReport {
+        elements,
+        mismatches,
+        max_error: max_error as f64,
+        tolerance: Tolerance {
+            abs: tol as f64,
+            rel: 0.0,
+        },
+        note,
+    })
+}
+
+macro_rules! lns_checks {
+    ($(($name:literal, $format:expr, $method:expr)),* $(,)?) => {
+        vec![$(Check {
+            name: $name,
+            about: "s_b and d_b codes vs the CPU twin on random input windows",
+            run: |gpu, seed| check_method(gpu, seed, $format, $method),
+        }),*]
+    };
+}
+
+/// The LNS self-checks for `sigpu check`.
+pub fn checks() -> Vec<Check> {
+    lns_checks![
+        ("lns/lns16_f64", Format::LNS16, Method::F64),
+        ("lns/lns16_accurate", Format::LNS16, Method::Accurate),
+        ("lns/lns16_sfu", Format::LNS16, Method::Sfu),
+        ("lns/lns16_horner2", Format::LNS16, Method::Horner(2)),
+        ("lns/lns16_horner3", Format::LNS16, Method::Horner(3)),
+        ("lns/lns16_horner4", Format::LNS16, Method::Horner(4)),
+        ("lns/lns16_horner5", Format::LNS16, Method::Horner(5)),
+        ("lns/lns16_tex1", Format::LNS16, Method::Tex1),
+        ("lns/lns16_tex2", Format::LNS16, Method::Tex2),
+        ("lns/lns32_f64", Format::LNS32, Method::F64),
+        ("lns/lns32_horner3", Format::LNS32, Method::Horner(3)),
+        ("lns/lns32_tex1", Format::LNS32, Method::Tex1),
+        ("lns/lns32_tex2", Format::LNS32, Method::Tex2),
+    ]
+}
