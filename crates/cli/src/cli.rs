@@ -85,6 +85,18 @@ pub struct CheckArgs {
 pub enum BenchCommand {
     /// Copy bandwidth, read + write counted: the ceiling for memory-bound kernels.
     Copy(CopyArgs),
+    /// LNS s_b / d_b throughput per method and blend, compute-bound (the seed's Table 1).
+    Lns(BenchLnsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchLnsArgs {
+    /// lns16, lns32 or i<I>f<F>.
+    #[arg(long, default_value = "lns16")]
+    pub format: sigpu_lns::Format,
+    /// Also write the JSON result to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

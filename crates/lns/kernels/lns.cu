@@ -158,3 +158,73 @@ LNS_KERNEL(lns_sb_tex1, sb_table<Tex1>)
 LNS_KERNEL(lns_db_tex1, db_table<Tex1>)
 LNS_KERNEL(lns_sb_tex2, sb_table<Tex2>)
 LNS_KERNEL(lns_db_tex2, db_table<Tex2>)
+
+// ---- compute-bound throughput (the seed's Table 1) -----------------------------------------
+// Each thread evaluates `iters` inputs z = zlo + ((tid + it * stride) & mask) held in registers
+// and folds the results into one word, so only the arithmetic is timed. BOTH also evaluates
+// d_b at the same point. A blend runs warps with (global warp index % 8) < lambda on method A
+// and the others on method B, so two kinds of units work at once.
+
+#define LNS_BENCH_BODY(EXPR_SB, EXPR_DB, BOTH)                                                  \
+    const unsigned long long t[4] = {t0, t1, t2, t3};                                           \
+    const unsigned int tid = blockIdx.x * blockDim.x + threadIdx.x;                             \
+    const unsigned int stride = gridDim.x * blockDim.x;                                         \
+    int acc = 0;                                                                                \
+    for (int it = 0; it < iters; ++it) {                                                        \
+        const long long z = zlo + (long long)((tid + (unsigned int)it * stride) & mask);        \
+        acc ^= EXPR_SB(g, t, z);                                                                \
+        if (BOTH) acc ^= EXPR_DB(g, t, z - 1);                                                  \
+    }                                                                                           \
+    out[tid] = acc;
+
+#define LNS_BENCH(NAME, EXPR_SB, EXPR_DB)                                                       \
+    extern "C" __global__ void NAME(Geo g, unsigned long long t0, unsigned long long t1,       \
+                                    unsigned long long t2, unsigned long long t3, long long zlo,\
+                                    unsigned int mask, int iters, int both, int* __restrict__ out) { \
+        if (both) { LNS_BENCH_BODY(EXPR_SB, EXPR_DB, 1) } else { LNS_BENCH_BODY(EXPR_SB, EXPR_DB, 0) } \
+    }
+
+LNS_BENCH(lns_bench_f64, sb_f64, db_f64)
+LNS_BENCH(lns_bench_accurate, sb_formula<Libdevice>, db_formula<Libdevice>)
+LNS_BENCH(lns_bench_sfu, sb_formula<Sfu>, db_formula<Sfu>)
+LNS_BENCH(lns_bench_horner2, sb_table<Horner<2>>, db_table<Horner<2>>)
+LNS_BENCH(lns_bench_horner3, sb_table<Horner<3>>, db_table<Horner<3>>)
+LNS_BENCH(lns_bench_horner4, sb_table<Horner<4>>, db_table<Horner<4>>)
+LNS_BENCH(lns_bench_horner5, sb_table<Horner<5>>, db_table<Horner<5>>)
+LNS_BENCH(lns_bench_tex1, sb_table<Tex1>, db_table<Tex1>)
+LNS_BENCH(lns_bench_tex2, sb_table<Tex2>, db_table<Tex2>)
+
+// Blends: method A (tables in a0..a3) on warps below lambda of every 8, method B (b0..b3) on the rest.
+#define LNS_BLEND(NAME, A_SB, A_DB, B_SB, B_DB)                                                  \
+    extern "C" __global__ void NAME(Geo ga, unsigned long long a0, unsigned long long a1,       \
+                                    unsigned long long a2, unsigned long long a3, Geo gb,       \
+                                    unsigned long long b0, unsigned long long b1,               \
+                                    unsigned long long b2, unsigned long long b3, int lambda,   \
+                                    long long zlo, unsigned int mask, int iters, int both,      \
+                                    int* __restrict__ out) {                                    \
+        const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;                          \
+        if ((warp & 7) < lambda) {                                                              \
+            const Geo g = ga; const unsigned long long t0 = a0, t1 = a1, t2 = a2, t3 = a3;      \
+            if (both) { LNS_BENCH_BODY(A_SB, A_DB, 1) } else { LNS_BENCH_BODY(A_SB, A_DB, 0) }  \
+        } else {                                                                                \
+            const Geo g = gb; const unsigned long long t0 = b0, t1 = b1, t2 = b2, t3 = b3;      \
+            if (both) { LNS_BENCH_BODY(B_SB, B_DB, 1) } else { LNS_BENCH_BODY(B_SB, B_DB, 0) }  \
+        }                                                                                       \
+    }
+
+LNS_BLEND(lns_blend_tex2_sfu, sb_table<Tex2>, db_table<Tex2>, sb_formula<Sfu>, db_formula<Sfu>)
+LNS_BLEND(lns_blend_tex2_horner3, sb_table<Tex2>, db_table<Tex2>, sb_table<Horner<3>>, db_table<Horner<3>>)
+LNS_BLEND(lns_blend_horner3_sfu, sb_table<Horner<3>>, db_table<Horner<3>>, sb_formula<Sfu>, db_formula<Sfu>)
+LNS_BLEND(lns_blend_tex1_sfu, sb_table<Tex1>, db_table<Tex1>, sb_formula<Sfu>, db_formula<Sfu>)
+
+// SM clock: one thread counts cycles against the global nanosecond timer.
+extern "C" __global__ void lns_sm_clock(long long spin, long long* out) {
+    long long t0, t1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    const long long c0 = clock64();
+    while (clock64() - c0 < spin) {}
+    const long long c1 = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    out[0] = c1 - c0;
+    out[1] = t1 - t0;
+}

@@ -22,7 +22,7 @@ pub fn kernels() -> KernelSource {
 /// Table geometry as the kernels take it (`struct Geo` in lns.cu).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
-struct Geo {
+pub(crate) struct Geo {
     f: i32,
     shift: i32,
     far_segments: i32,
@@ -84,6 +84,15 @@ impl GpuMethod {
             handles,
             _storage: storage,
         })
+    }
+
+    /// Table handles as the kernels take them (device pointers or texture objects).
+    pub(crate) fn handles(&self) -> [u64; 4] {
+        self.handles
+    }
+
+    pub(crate) fn geo(&self) -> &Geo {
+        &self.geo
     }
 
     /// The method's codes for inputs start .. start + n.

@@ -12,6 +12,7 @@
 //! Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010).
 
 mod arith;
+pub mod bench;
 mod certify;
 mod format;
 pub mod gpu;

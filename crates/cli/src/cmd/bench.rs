@@ -1,6 +1,6 @@
 //! `sigpu bench ...`: measurements whose figures go to BENCHMARKS.md.
 
-use crate::cli::CopyArgs;
+use crate::cli::{BenchLnsArgs, CopyArgs};
 use crate::table;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -73,4 +73,50 @@ fn render(result: &CopyResult) -> String {
             b.median_s
         ),
     }
+}
+
+pub fn lns(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
+    let n = match device {
+        Some(Device::Cuda(n)) => n,
+        None => 0,
+        Some(Device::Cpu) => anyhow::bail!("bench lns measures GPU units: use --device cuda[:N]"),
+    };
+    let gpu = super::open_gpu(n)?;
+    let bar = indicatif::ProgressBar::new_spinner();
+    let report =
+        sigpu_lns::bench::throughput(&gpu, args.format, &|m| bar.set_message(m.to_owned()))?;
+    bar.finish_and_clear();
+    if let Some(path) = &args.out {
+        let text = serde_json::to_string_pretty(&report)?;
+        sigpu_runtime::fs::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("--out {}: cannot write", path.display()))?;
+    }
+    if json {
+        return super::print_json(&report).map(|_| ExitCode::SUCCESS);
+    }
+    let rows: Vec<Vec<String>> = report
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.method.clone(),
+                r.lambda.map_or("-".into(), |l| format!("{l}/8")),
+                if r.both { "s_b + d_b" } else { "s_b" }.into(),
+                format!("{:.1}", r.g_evals_per_s),
+                format!("{:.2}", r.cycles_per_warp),
+            ]
+        })
+        .collect();
+    println!(
+        "{} {}: {} SMs at a measured {:.0} MHz, {} evaluations per launch",
+        report.device, report.format, report.sms, report.sm_clock_mhz, report.evals_per_launch
+    );
+    print!(
+        "{}",
+        table::render(
+            &["method", "lambda", "evaluates", "G evals/s", "cycles/warp"],
+            &rows
+        )
+    );
+    Ok(ExitCode::SUCCESS)
 }

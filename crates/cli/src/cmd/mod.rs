@@ -17,6 +17,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Info => info::run(cli.json),
         Command::Check(args) => check::run(cli.device, cli.json, args),
         Command::Bench(BenchCommand::Copy(args)) => bench::copy(cli.device, cli.json, args),
+        Command::Bench(BenchCommand::Lns(args)) => bench::lns(cli.device, cli.json, args),
         Command::Demo => demo::run(cli.device, cli.json),
         Command::Lns(LnsCommand::Certify(args)) => lns::certify(cli.device, cli.json, args),
         Command::Lns(LnsCommand::Calc(args)) => lns::calc(cli.json, args),

@@ -1,0 +1,181 @@
+//! The seed's Table 1 on today's GPU: compute-bound s_b (and s_b + d_b) throughput per method
+//! and per blend, in G evaluations/s and SM clock cycles per warp at the measured clock.
+
+use crate::format::Format;
+use crate::gpu::{kernels, GpuMethod};
+use crate::method::Method;
+use serde::Serialize;
+use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
+use sigpu_runtime::cuda::{time_gpu, Error, Gpu, Result};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// A method, or `A+B` for a blend.
+    pub method: String,
+    /// Blends: warps with (warp index mod 8) < lambda run A.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<u32>,
+    /// s_b and d_b at the same point (one evaluation = both).
+    pub both: bool,
+    pub median_ms: f64,
+    pub g_evals_per_s: f64,
+    pub cycles_per_warp: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub device: String,
+    pub format: String,
+    pub sms: u32,
+    /// SM clock measured with clock64() against %globaltimer while a kernel runs.
+    pub sm_clock_mhz: f64,
+    pub evals_per_launch: u64,
+    pub rows: Vec<Row>,
+}
+
+/// Blends measured: (A, B) pairs of units that can run side by side.
+pub const BLENDS: [(Method, Method, &str); 4] = [
+    (Method::Tex2, Method::Sfu, "lns_blend_tex2_sfu"),
+    (Method::Tex2, Method::Horner(3), "lns_blend_tex2_horner3"),
+    (Method::Horner(3), Method::Sfu, "lns_blend_horner3_sfu"),
+    (Method::Tex1, Method::Sfu, "lns_blend_tex1_sfu"),
+];
+
+struct Launch {
+    config: LaunchConfig,
+    zlo: i64,
+    mask: u32,
+    iters: i32,
+    evals: u64,
+}
+
+impl Launch {
+    fn new(gpu: &Gpu, format: Format, iters: i32) -> Launch {
+        let blocks = gpu.info().sms * 8;
+        let threads = blocks as u64 * 256;
+        let z0 = format.essential_zero_code();
+        // Inputs stay in [z0, 0]: the largest power-of-two span that fits.
+        let span = 1u64 << (63 - ((-z0) as u64).leading_zeros());
+        Launch {
+            config: LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            zlo: z0,
+            mask: (span - 1) as u32,
+            iters,
+            evals: threads * iters as u64,
+        }
+    }
+}
+
+/// Measures the SM clock in MHz.
+pub fn sm_clock_mhz(gpu: &Gpu) -> Result<f64> {
+    let f = gpu.function(&kernels(), "lns_sm_clock")?;
+    let mut out = gpu.alloc_poisoned::<i64>(2)?;
+    let spin = 200_000_000i64; // ~0.1 s at 2 GHz
+    let mut launch = gpu.stream().launch_builder(&f);
+    launch.arg(&spin).arg(&mut out);
+    // SAFETY: matches lns_sm_clock(long long, long long*); `out` holds 2 elements.
+    unsafe {
+        launch.launch(LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1, 1, 1),
+            shared_mem_bytes: 0,
+        })
+    }
+    .map_err(|e| Error::Invalid(format!("launching lns_sm_clock: {e}")))?;
+    let v = gpu.download(&out)?;
+    Ok(v[0] as f64 / v[1] as f64 * 1e3)
+}
+
+/// Every method alone and every blend at every λ, s_b alone and s_b + d_b, for `format`.
+pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<Report> {
+    let launch = Launch::new(gpu, format, 2048);
+    let mut out = gpu.alloc_poisoned::<i32>(launch.config.grid_dim.0 as usize * 256)?;
+    let clock = sm_clock_mhz(gpu)?;
+    let sms = gpu.info().sms;
+    let row = |method: String, lambda, both, ms: f64| Row {
+        method,
+        lambda,
+        both,
+        median_ms: ms,
+        g_evals_per_s: launch.evals as f64 / (ms * 1e-3) / 1e9,
+        cycles_per_warp: ms * 1e-3 * clock * 1e6 * sms as f64 / (launch.evals as f64 / 32.0),
+    };
+    let mut rows = Vec::new();
+    let mut methods = Vec::new();
+    for m in Method::ALL {
+        progress(&m.to_string());
+        let gm = GpuMethod::new(gpu, m, format)?;
+        let f = gpu.function(&kernels(), &format!("lns_bench_{m}"))?;
+        for both in [0i32, 1] {
+            let t = time_gpu(gpu, 2, 10, || {
+                let [t0, t1, t2, t3] = gm.handles();
+                let mut l = gpu.stream().launch_builder(&f);
+                l.arg(gm.geo()).arg(&t0).arg(&t1).arg(&t2).arg(&t3);
+                l.arg(&launch.zlo)
+                    .arg(&launch.mask)
+                    .arg(&launch.iters)
+                    .arg(&both)
+                    .arg(&mut out);
+                // SAFETY: matches LNS_BENCH's signature; `out` holds one int per thread.
+                unsafe { l.launch(launch.config) }
+                    .map(drop)
+                    .map_err(|e| Error::Invalid(format!("lns_bench_{m}: {e}")))
+            })?;
+            rows.push(row(m.to_string(), None, both == 1, t.median_ms));
+        }
+        methods.push(gm);
+    }
+    let find = |m: Method| {
+        methods
+            .iter()
+            .find(|g| g.method == m)
+            .expect("every method was prepared")
+    };
+    for (a, b, kernel) in BLENDS {
+        progress(kernel);
+        let (ga, gb) = (find(a), find(b));
+        let f = gpu.function(&kernels(), kernel)?;
+        for both in [0i32, 1] {
+            for lambda in 1..8i32 {
+                let t = time_gpu(gpu, 2, 10, || {
+                    let ([a0, a1, a2, a3], [b0, b1, b2, b3]) = (ga.handles(), gb.handles());
+                    let mut l = gpu.stream().launch_builder(&f);
+                    l.arg(ga.geo()).arg(&a0).arg(&a1).arg(&a2).arg(&a3);
+                    l.arg(gb.geo())
+                        .arg(&b0)
+                        .arg(&b1)
+                        .arg(&b2)
+                        .arg(&b3)
+                        .arg(&lambda);
+                    l.arg(&launch.zlo)
+                        .arg(&launch.mask)
+                        .arg(&launch.iters)
+                        .arg(&both)
+                        .arg(&mut out);
+                    // SAFETY: matches LNS_BLEND's signature; `out` holds one int per thread.
+                    unsafe { l.launch(launch.config) }
+                        .map(drop)
+                        .map_err(|e| Error::Invalid(format!("{kernel}: {e}")))
+                })?;
+                rows.push(row(
+                    format!("{a}+{b}"),
+                    Some(lambda as u32),
+                    both == 1,
+                    t.median_ms,
+                ));
+            }
+        }
+    }
+    Ok(Report {
+        device: format!("{} ({})", gpu.info().name, gpu.arch()),
+        format: format.to_string(),
+        sms,
+        sm_clock_mhz: clock,
+        evals_per_launch: launch.evals,
+        rows,
+    })
+}
