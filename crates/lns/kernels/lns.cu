@@ -3,6 +3,8 @@
 // the rounded result codes. The CPU twins are in src/tables.rs (table methods, bit-exact) and
 // src/arith.rs (f64). Geometry and the near-zero form of d_b are explained in src/tables.rs.
 
+// Codes are 32-bit: |z| < 2^31 for every format of at most 32 bits, and 32-bit integer
+// arithmetic is native where 64-bit is emulated.
 struct Geo {
     int F;             // fractional bits
     int shift;         // codes per far segment: 2^shift
@@ -12,14 +14,15 @@ struct Geo {
     int z0;            // essential zero: below it s_b and d_b round to 0
 };
 
+// 2^k for integer k in the normal range, built from the exponent bits (no transcendental).
+__device__ __forceinline__ float pow2(int k) { return __int_as_float((127 + k) << 23); }
+
 // v * 2^F rounded to nearest, ties to even (the scaling is exact).
-__device__ __forceinline__ int to_code(float v, int F) { return __float2int_rn(v * exp2f((float)F)); }
-__device__ __forceinline__ int to_code_d(double v, int F) { return __double2int_rn(v * exp2((double)F)); }
+__device__ __forceinline__ int to_code(float v, int F) { return __float2int_rn(v * pow2(F)); }
+__device__ __forceinline__ int to_code_d(double v, int F) { return __double2int_rn(v * (double)pow2(F)); }
 
 // (u mod 2^b) * 2^-b: the local variable of a segment, exact in f32 for b <= 24.
-__device__ __forceinline__ float local(long long u, int b) {
-    return (float)(u & ((1LL << b) - 1)) * exp2f((float)-b);
-}
+__device__ __forceinline__ float local(int u, int b) { return (float)(u & ((1 << b) - 1)) * pow2(-b); }
 
 // ---- table readers: f(segment w, local s) -------------------------------------------------
 
@@ -49,38 +52,38 @@ struct Tex2 {
 };
 
 // Far segment and local variable of z (z0 <= z <= 0).
-__device__ __forceinline__ void far_index(const Geo& g, long long z, int& w, float& s) {
-    const long long u = z + ((long long)g.far_segments << g.shift);
-    w = (int)(u >> g.shift);
+__device__ __forceinline__ void far_index(const Geo& g, int z, int& w, float& s) {
+    const int u = z + (g.far_segments << g.shift);
+    w = u >> g.shift;
     if (w == g.far_segments) { w -= 1; s = 1.0f; } else { s = local(u, g.shift); }
 }
 
-template <class R> __device__ int sb_table(const Geo& g, const unsigned long long* t, long long z) {
+template <class R> __device__ int sb_table(const Geo& g, const unsigned long long* t, int z) {
     if (z < g.z0) return 0;
     int w; float s;
     far_index(g, z, w, s);
     return to_code(R::read(t[0], w, s), g.F);
 }
 
-template <class R> __device__ int db_table(const Geo& g, const unsigned long long* t, long long z) {
+template <class R> __device__ int db_table(const Geo& g, const unsigned long long* t, int z) {
     if (z < g.z0) return 0;
-    if (z <= -(1LL << g.F)) {
+    if (z <= -(1 << g.F)) {
         int w; float s;
         far_index(g, z, w, s);
         return to_code(R::read(t[1], w, s), g.F);
     }
     // d_b = log2|z| + h(z) with |z| = k 2^-F = 2^(e-F) m: the integer e - F stays exact.
-    const long long k = -z;
-    const int e = 63 - __clzll(k);
-    const long long frac = k - (1LL << e);
+    const int k = -z;
+    const int e = 31 - __clz(k);
+    const int frac = k - (1 << e);
     int mw; float ms;
-    if (e >= g.log2m_bits) { const int low = e - g.log2m_bits; mw = (int)(frac >> low); ms = local(frac, low); }
-    else { mw = (int)(frac << (g.log2m_bits - e)); ms = 0.0f; }
-    const long long u = z + (1LL << g.F);
-    const int hw = (int)(u >> g.near_shift);
+    if (e >= g.log2m_bits) { const int low = e - g.log2m_bits; mw = frac >> low; ms = local(frac, low); }
+    else { mw = frac << (g.log2m_bits - e); ms = 0.0f; }
+    const int u = z + (1 << g.F);
+    const int hw = u >> g.near_shift;
     const float hs = local(u, g.near_shift);
     const float fractional = R::read(t[3], mw, ms) + R::read(t[2], hw, hs);
-    return (int)((long long)(e - g.F) << g.F) + to_code(fractional, g.F);
+    return ((e - g.F) << g.F) + to_code(fractional, g.F);
 }
 
 // ---- formula methods ------------------------------------------------------------------------
@@ -100,32 +103,32 @@ struct Sfu {
     static __device__ __forceinline__ float one_minus_ex2(float z) { return 1.0f - ex2_sfu(z); }
 };
 
-template <class M> __device__ int sb_formula(const Geo& g, const unsigned long long*, long long z) {
+template <class M> __device__ int sb_formula(const Geo& g, const unsigned long long*, int z) {
     if (z < g.z0) return 0;
-    const float zf = (float)z * exp2f((float)-g.F);
+    const float zf = (float)z * pow2(-g.F);
     return to_code(M::lg2(1.0f + M::ex2(zf)), g.F);
 }
 
-template <class M> __device__ int db_formula(const Geo& g, const unsigned long long*, long long z) {
+template <class M> __device__ int db_formula(const Geo& g, const unsigned long long*, int z) {
     if (z < g.z0) return 0;
-    const float zf = (float)z * exp2f((float)-g.F);
-    if (z <= -(1LL << g.F)) return to_code(M::lg2(1.0f - M::ex2(zf)), g.F);
-    const long long k = -z;
-    const int e = 63 - __clzll(k);
-    const float m = (float)k * exp2f((float)-e);  // exact: k < 2^F <= 2^24
+    const float zf = (float)z * pow2(-g.F);
+    if (z <= -(1 << g.F)) return to_code(M::lg2(1.0f - M::ex2(zf)), g.F);
+    const int k = -z;
+    const int e = 31 - __clz(k);
+    const float m = (float)k * pow2(-e);  // exact: k < 2^F <= 2^24
     const float h = M::lg2(M::one_minus_ex2(zf) / -zf);
-    return (int)((long long)(e - g.F) << g.F) + to_code(M::lg2(m) + h, g.F);
+    return ((e - g.F) << g.F) + to_code(M::lg2(m) + h, g.F);
 }
 
-__device__ int sb_f64(const Geo& g, const unsigned long long*, long long z) {
+__device__ int sb_f64(const Geo& g, const unsigned long long*, int z) {
     if (z < g.z0) return 0;
-    const double zd = (double)z * exp2((double)-g.F);
+    const double zd = (double)z * (double)pow2(-g.F);
     return to_code_d(log1p(exp2(zd)) / 0.69314718055994531, g.F);
 }
 
-__device__ int db_f64(const Geo& g, const unsigned long long*, long long z) {
+__device__ int db_f64(const Geo& g, const unsigned long long*, int z) {
     if (z < g.z0) return 0;
-    const double zd = (double)z * exp2((double)-g.F);
+    const double zd = (double)z * (double)pow2(-g.F);
     return to_code_d(log(-expm1(zd * 0.69314718055994531)) / 0.69314718055994531, g.F);
 }
 
@@ -137,7 +140,7 @@ __device__ int db_f64(const Geo& g, const unsigned long long*, long long z) {
                                     long long start, int n, int* __restrict__ out) {           \
         const unsigned long long t[4] = {t0, t1, t2, t3};                                       \
         const int i = blockIdx.x * blockDim.x + threadIdx.x;                                    \
-        if (i < n) out[i] = EXPR(g, t, start + i);                                              \
+        if (i < n) out[i] = EXPR(g, t, (int)(start + i));                                       \
     }
 
 LNS_KERNEL(lns_sb_f64, sb_f64)
@@ -171,7 +174,7 @@ LNS_KERNEL(lns_db_tex2, db_table<Tex2>)
     const unsigned int stride = gridDim.x * blockDim.x;                                         \
     int acc = 0;                                                                                \
     for (int it = 0; it < iters; ++it) {                                                        \
-        const long long z = zlo + (long long)((tid + (unsigned int)it * stride) & mask);        \
+        const int z = (int)zlo + (int)((tid + (unsigned int)it * stride) & mask);              \
         acc ^= EXPR_SB(g, t, z);                                                                \
         if (BOTH) acc ^= EXPR_DB(g, t, z - 1);                                                  \
     }                                                                                           \
