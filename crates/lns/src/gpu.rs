@@ -59,7 +59,9 @@ impl GpuMethod {
     pub fn new(gpu: &Gpu, method: Method, format: Format) -> Result<GpuMethod> {
         // The kernels keep codes in 32-bit integers, segment offsets included.
         if format.essential_zero_code() < -(1i64 << 30) {
-            return Err(Error::Invalid(format!("{format}: the GPU kernels take formats with F ≤ 28")));
+            return Err(Error::Invalid(format!(
+                "{format}: the GPU kernels take formats with F ≤ 28"
+            )));
         }
         let tables = method
             .tables(format)

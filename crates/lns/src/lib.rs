@@ -12,6 +12,7 @@
 //! Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010).
 
 mod arith;
+mod array;
 pub mod bench;
 mod certify;
 mod format;
@@ -21,6 +22,7 @@ mod tables;
 mod value;
 
 pub use arith::{db_f64, sb_f64, Accurate, AddSub};
+pub use array::LengthError;
 pub use certify::{certify, certify_results, Certificate, Which};
 pub use format::{Format, FormatError};
 pub use method::{Method, MethodError};
