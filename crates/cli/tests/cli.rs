@@ -163,3 +163,85 @@ fn demo_runs_on_the_cpu() {
     assert!(v["cpu_copy"]["gb_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(v["gpu_skipped"], "--device cpu");
 }
+
+fn sigpu_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sigpu"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn lns_calc_prints_value_and_word_and_names_bad_lines() {
+    let out = sigpu_stdin(
+        &["lns", "calc", "--format", "lns16"],
+        "2 * 4\nnot a line\n1 + 1\n3 % 2\n",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a bad line makes the exit status non-zero"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines, ["8  0x0c00", "2  0x0400"], "{text}");
+    let err = stderr(&out);
+    assert!(
+        err.contains("line 2") && err.contains("line 4") && err.contains("unknown operator"),
+        "{err}"
+    );
+}
+
+#[test]
+fn lns_calc_json_and_exact_identities() {
+    let out = sigpu_stdin(
+        &["lns", "calc", "--format", "lns32", "--json"],
+        "1000000 - 1000000\n3 / 3\n",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["value"], 0.0, "x − x is exactly zero");
+    assert_eq!(rows[1]["value"], 1.0);
+}
+
+#[test]
+fn lns_certify_on_the_cpu_reports_faithful_lns16() {
+    let out = sigpu(&[
+        "lns", "certify", "--format", "lns16", "--method", "horner2", "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let certs = stdout_json(&out);
+    let certs = certs.as_array().unwrap();
+    assert_eq!(certs.len(), 2);
+    for c in certs {
+        assert_eq!(c["faithful"], true, "{c}");
+        assert_eq!(c["inputs"].as_u64().unwrap() > 11_000, true);
+    }
+}
+
+#[test]
+fn lns_rejects_bad_format_and_gpu_only_methods_on_cpu() {
+    let out = sigpu(&["lns", "certify", "--format", "i9f23"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("i9f23"), "{}", stderr(&out));
+    let out = sigpu(&["lns", "certify", "--method", "sfu", "--device", "cpu"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("GPU only"), "{}", stderr(&out));
+    let out = sigpu(&["lns", "certify", "--method", "horner9"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("horner9"), "{}", stderr(&out));
+}
