@@ -1,0 +1,1 @@
+//! The GPU path (work in progress).
