@@ -63,7 +63,15 @@ impl std::str::FromStr for DType {
 /// One element type. The arithmetic is the recurrence's own: wrapping for integers, IEEE for
 /// floats, so the factors, the CPU path and the GPU code all compute in the same type.
 pub trait Element:
-    Copy + Send + Sync + PartialEq + PartialOrd + fmt::Debug + Default + 'static
+    sigpu_runtime::cuda::Plain
+    + Copy
+    + Send
+    + Sync
+    + PartialEq
+    + PartialOrd
+    + fmt::Debug
+    + Default
+    + 'static
 {
     const DTYPE: DType;
     const ZERO: Self;

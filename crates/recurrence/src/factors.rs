@@ -49,7 +49,9 @@ impl<T: Element> Factors<T> {
         let mut last_nonzero = None;
         for (j, table) in tables.iter_mut().enumerate() {
             // hist[l] = f_j[i-1-l]; before the chunk, f_j is 1 at place j + 1, else 0.
-            let mut hist: Vec<T> = (0..k).map(|l| if l == j { T::ONE } else { T::ZERO }).collect();
+            let mut hist: Vec<T> = (0..k)
+                .map(|l| if l == j { T::ONE } else { T::ZERO })
+                .collect();
             for i in 0..chunk {
                 let mut v = T::ZERO;
                 for (b, h) in feedback.iter().zip(&hist) {
@@ -125,9 +127,18 @@ impl<T: Element> Factors<T> {
     /// stand: f_j[-1-j] = 1) and past the table (0).
     pub fn at(&self, j: usize, i: isize) -> T {
         if i < 0 {
-            return if i == -1 - j as isize { T::ONE } else { T::ZERO };
+            return if i == -1 - j as isize {
+                T::ONE
+            } else {
+                T::ZERO
+            };
         }
         self.tables[j].get(i as usize).copied().unwrap_or(T::ZERO)
+    }
+
+    /// True when some factor is non-zero: a carry-in changes the chunk at all.
+    pub fn table_nonzero(&self) -> bool {
+        self.tables.iter().any(|t| t.iter().any(|&v| v != T::ZERO))
     }
 
     /// The k×k matrix, row-major, mapping the k carries before a segment of `m` elements to
@@ -186,8 +197,19 @@ mod tests {
         // (1 : d, e): factors for v[m-1] are d, d²+e, d³+2de, …; for v[m-2]: e, de, d²e+e², …
         let (d, e) = (3i64, 5i64);
         let f = Factors::<i64>::compute(&[d, e], 4, true);
-        assert_eq!(f.table(0), [d, d * d + e, d * d * d + 2 * d * e, d.pow(4) + 3 * d * d * e + e * e]);
-        assert_eq!(f.table(1), [e, d * e, d * d * e + e * e, d.pow(3) * e + 2 * d * e * e]);
+        assert_eq!(
+            f.table(0),
+            [
+                d,
+                d * d + e,
+                d * d * d + 2 * d * e,
+                d.pow(4) + 3 * d * d * e + e * e
+            ]
+        );
+        assert_eq!(
+            f.table(1),
+            [e, d * e, d * d * e + e * e, d.pow(3) * e + 2 * d * e * e]
+        );
     }
 
     #[test]

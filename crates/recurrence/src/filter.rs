@@ -222,7 +222,7 @@ impl<T: Element> Filter<T> {
         let threads = self
             .options
             .threads
-            .unwrap_or_else(sigpu_runtime::host::threads)
+            .unwrap_or_else(host_threads)
             .max(1);
         let plan = Plan {
             ff: &self.ff,
@@ -231,6 +231,7 @@ impl<T: Element> Filter<T> {
             transfer_sub: &self.transfer_sub,
             independent: self.cpu_factors.carry_independent(SUB),
             simd: self.simd(),
+            stream: n * std::mem::size_of::<T>() >= cpu::STREAM_BYTES,
         };
         let serial = match self.options.strategy {
             Strategy::Serial => true,
@@ -318,6 +319,12 @@ impl<T: Element> Filter<T> {
         }
         Ok(x_len / channels)
     }
+}
+
+/// Threads the process may use, asked once (the answer reads cgroup files).
+fn host_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(sigpu_runtime::host::threads)
 }
 
 /// SciPy's `scipy.signal.lfilter(b, a, x, zi=zi)` on one channel: returns y and zf. Rejects

@@ -12,6 +12,7 @@
 //! - [`Factors`]: the correction factors, with the seed's optimisations and a switch for them.
 //! - [`gpu`]: the CUDA code generator and the single-pass kernel it produces.
 
+pub mod bench;
 pub mod cpu;
 mod elem;
 mod factors;
@@ -19,11 +20,12 @@ mod filter;
 pub mod gpu;
 mod poles;
 pub mod serial;
-pub mod testing;
 mod signature;
+pub mod testing;
 
 pub use elem::{DType, Element};
 pub use factors::{mat_mul, Factors, TableKind};
+pub use gpu::{GpuConfig, GpuFilter};
 pub use filter::{check_finite, lfilter, Filter, FilterError, FilterOptions, Strategy};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
 pub use signature::{Coef, ParseError, Signature};

@@ -43,7 +43,10 @@ pub fn max_root_magnitude(b: &[f64]) -> f64 {
     }
     // Monic p(z) = z^k + c1 z^(k-1) + … + ck with ci = −b[i-1].
     let c: Vec<f64> = b[..k].iter().map(|&v| -v).collect();
-    let eval = |z: C| c.iter().fold(C(1.0, 0.0), |acc, &ci| acc.mul(z).add(C(ci, 0.0)));
+    let eval = |z: C| {
+        c.iter()
+            .fold(C(1.0, 0.0), |acc, &ci| acc.mul(z).add(C(ci, 0.0)))
+    };
     let radius = 1.0 + c.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let seed = C(0.4, 0.9);
     let mut roots: Vec<C> = Vec::with_capacity(k);

@@ -36,10 +36,7 @@ pub fn final_state<T: Element>(
     let len = x.len();
     (0..state_len)
         .map(|i| {
-            let mut v = zi
-                .and_then(|z| z.get(len + i))
-                .copied()
-                .unwrap_or(T::ZERO);
+            let mut v = zi.and_then(|z| z.get(len + i)).copied().unwrap_or(T::ZERO);
             for m in (i + 1)..=state_len {
                 let Some(at) = (len + i).checked_sub(m) else {
                     continue;

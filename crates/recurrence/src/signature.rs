@@ -209,8 +209,18 @@ fn parse_number(token: &str) -> Result<Coef, String> {
 
 impl fmt::Display for Signature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let join = |c: &[Coef]| c.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", ");
-        write!(f, "({} : {})", join(&self.feedforward), join(&self.feedback))
+        let join = |c: &[Coef]| {
+            c.iter()
+                .map(|c| c.text.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        write!(
+            f,
+            "({} : {})",
+            join(&self.feedforward),
+            join(&self.feedback)
+        )
     }
 }
 
@@ -237,7 +247,10 @@ mod tests {
         assert_eq!(s.feedback[0].int, Some(1));
         assert_eq!(s.state_len, 1);
         let s = Signature::parse("(0.2 : 0.8)").unwrap();
-        assert_eq!((values(&s.feedforward), values(&s.feedback)), (vec![0.2], vec![0.8]));
+        assert_eq!(
+            (values(&s.feedforward), values(&s.feedback)),
+            (vec![0.2], vec![0.8])
+        );
         let s = Signature::parse("(0.81, -1.62, 0.81 : 1.6, -0.64)").unwrap();
         assert_eq!(values(&s.feedforward), [0.81, -1.62, 0.81]);
         assert_eq!(values(&s.feedback), [1.6, -0.64]);
@@ -286,7 +299,10 @@ mod tests {
     fn lfilter_convention() {
         // y[n] = 0.2 x[n] + 0.8 y[n-1]  is  lfilter([0.2], [1, -0.8]).
         let s = Signature::from_lfilter(&[0.2], &[1.0, -0.8]).unwrap();
-        assert_eq!((values(&s.feedforward), values(&s.feedback)), (vec![0.2], vec![0.8]));
+        assert_eq!(
+            (values(&s.feedforward), values(&s.feedback)),
+            (vec![0.2], vec![0.8])
+        );
         // a[0] normalises everything.
         let s = Signature::from_lfilter(&[1.0, 2.0], &[2.0, -1.0, 0.5]).unwrap();
         assert_eq!(values(&s.feedforward), [0.5, 1.0]);
@@ -301,7 +317,9 @@ mod tests {
         assert!(Signature::from_lfilter(&[1.0], &[0.0, 1.0])
             .unwrap_err()
             .contains("a[0]"));
-        assert!(Signature::from_lfilter(&[], &[1.0]).unwrap_err().contains("b"));
+        assert!(Signature::from_lfilter(&[], &[1.0])
+            .unwrap_err()
+            .contains("b"));
         assert!(Signature::from_lfilter(&[1.0, f64::NAN], &[1.0])
             .unwrap_err()
             .contains("b[1]"));

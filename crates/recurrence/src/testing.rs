@@ -57,10 +57,13 @@ pub fn random_signature(
 pub fn relative_error(got: &[f64], want: &[f64]) -> f64 {
     assert_eq!(got.len(), want.len(), "lengths differ");
     let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let err = got
-        .iter()
-        .zip(want)
-        .fold(0.0f64, |m, (g, w)| m.max(if g.is_nan() { f64::INFINITY } else { (g - w).abs() }));
+    let err = got.iter().zip(want).fold(0.0f64, |m, (g, w)| {
+        m.max(if g.is_nan() {
+            f64::INFINITY
+        } else {
+            (g - w).abs()
+        })
+    });
     if scale == 0.0 {
         err
     } else {

@@ -6,9 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use sigpu_recurrence::cpu::{BLOCK, SUB};
 use sigpu_recurrence::serial::{filter_serial, reference_f64};
 use sigpu_recurrence::testing::{random_signature, relative_error};
-use sigpu_recurrence::{
-    lfilter, Element, Filter, FilterError, FilterOptions, Signature, Strategy,
-};
+use sigpu_recurrence::{lfilter, Element, Filter, FilterError, FilterOptions, Signature, Strategy};
 
 const LENGTHS: [usize; 14] = [
     1,
@@ -50,7 +48,9 @@ fn reference<T: Element>(filter: &Filter<T>, x: &[T], zi: Option<&[T]>) -> Vec<f
 }
 
 fn random_input<T: Element>(rng: &mut ChaCha8Rng, n: usize) -> Vec<T> {
-    (0..n).map(|_| T::from_f64(rng.random_range(-1.0..1.0))).collect()
+    (0..n)
+        .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
+        .collect()
 }
 
 fn check_random<T: Element>(tolerance: f64, seed: u64) {
@@ -58,7 +58,11 @@ fn check_random<T: Element>(tolerance: f64, seed: u64) {
     let mut worst = 0.0f64;
     for (case, &n) in LENGTHS.iter().enumerate() {
         let sig = random_signature(&mut rng, 8, 9, 0.95);
-        let strategy = if case % 4 == 3 { Strategy::Auto } else { Strategy::Chunked };
+        let strategy = if case % 4 == 3 {
+            Strategy::Auto
+        } else {
+            Strategy::Chunked
+        };
         let opts = options(strategy, 1 + case % 3, case % 2 == 0, case % 5 != 4);
         let filter = Filter::<T>::new(&sig, opts).unwrap();
         let x = random_input::<T>(&mut rng, n);
@@ -102,7 +106,13 @@ fn seed_signatures_and_slow_poles() {
             let opts = options(Strategy::Chunked, 2, true, optimize);
             let f32f = Filter::<f32>::parse(sig, opts).unwrap();
             let x = random_input::<f32>(&mut rng, n);
-            let got: Vec<f64> = f32f.apply(&x, None).unwrap().0.iter().map(|&v| v as f64).collect();
+            let got: Vec<f64> = f32f
+                .apply(&x, None)
+                .unwrap()
+                .0
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
             let err = relative_error(&got, &reference(&f32f, &x, None));
             assert!(err <= 1e-5, "{sig} f32 optimize={optimize}: {err:e}");
             let f64f = Filter::<f64>::parse(sig, opts).unwrap();
@@ -119,18 +129,29 @@ fn check_integers_exact<T: Element>(seed: u64) {
     for &n in &LENGTHS {
         let k = rng.random_range(1..=8);
         let taps = rng.random_range(1..=8);
-        let ff: Vec<String> = (0..taps).map(|_| rng.random_range(-3..=3).to_string()).collect();
-        let fb: Vec<String> = (0..k).map(|_| rng.random_range(-2..=2).to_string()).collect();
+        let ff: Vec<String> = (0..taps)
+            .map(|_| rng.random_range(-3..=3).to_string())
+            .collect();
+        let fb: Vec<String> = (0..k)
+            .map(|_| rng.random_range(-2..=2).to_string())
+            .collect();
         let text = format!("({} : {})", ff.join(", "), fb.join(", "));
         for sig in [text.as_str(), "(1 : 1)", "(1 : 0, 1)", "(1 : 2, -1)"] {
             let opts = options(Strategy::Chunked, 1 + n % 3, n % 2 == 0, n % 3 != 0);
             let filter = Filter::<T>::parse(sig, opts).unwrap();
-            let x: Vec<T> = (0..n).map(|_| T::from_f64(rng.random_range(-1e9..1e9))).collect();
+            let x: Vec<T> = (0..n)
+                .map(|_| T::from_f64(rng.random_range(-1e9..1e9)))
+                .collect();
             let (got, _) = filter.apply(&x, None).unwrap();
             let mut want = vec![T::ZERO; n];
             filter_serial(filter.feedforward(), filter.feedback(), &x, None, &mut want);
             if let Some(i) = (0..n).find(|&i| got[i] != want[i]) {
-                panic!("{sig} {} n={n}: [{i}] {:?} != {:?}", T::DTYPE, got[i], want[i]);
+                panic!(
+                    "{sig} {} n={n}: [{i}] {:?} != {:?}",
+                    T::DTYPE,
+                    got[i],
+                    want[i]
+                );
             }
         }
     }
@@ -151,7 +172,9 @@ fn streaming_equals_one_shot<T: Element>(sig: &str, tolerance: f64, seed: u64) {
     let opts = options(Strategy::Auto, 2, true, true);
     let filter = Filter::<T>::parse(sig, opts).unwrap();
     let n = 2 * BLOCK + 999;
-    let x: Vec<T> = (0..n).map(|_| T::from_f64(rng.random_range(-100.0..100.0))).collect();
+    let x: Vec<T> = (0..n)
+        .map(|_| T::from_f64(rng.random_range(-100.0..100.0)))
+        .collect();
     let zi0: Vec<T> = (0..filter.state_len())
         .map(|_| T::from_f64(rng.random_range(-5.0..5.0)))
         .collect();
@@ -174,7 +197,11 @@ fn streaming_equals_one_shot<T: Element>(sig: &str, tolerance: f64, seed: u64) {
     }
     let to64 = |v: &[T]| v.iter().map(|v| v.to_f64()).collect::<Vec<_>>();
     let err = relative_error(&to64(&pieces), &to64(&whole));
-    assert!(err <= tolerance, "{sig} {}: streamed vs one shot {err:e}", T::DTYPE);
+    assert!(
+        err <= tolerance,
+        "{sig} {}: streamed vs one shot {err:e}",
+        T::DTYPE
+    );
     let err = relative_error(&to64(&zi), &to64(&zf_whole));
     assert!(err <= tolerance * 10.0, "{sig} {}: zf {err:e}", T::DTYPE);
     // And the output agrees with the f64 reference's (floats; integers may grow and wrap).
@@ -187,9 +214,13 @@ fn streaming_equals_one_shot<T: Element>(sig: &str, tolerance: f64, seed: u64) {
 
 #[test]
 fn zi_zf_streaming_equals_one_shot() {
-    for (i, sig) in ["(0.2 : 0.8)", "(0.81, -1.62, 0.81 : 1.6, -0.64)", "(0.5, 0.1, 0.3, -0.2 : 0.5)"]
-        .into_iter()
-        .enumerate()
+    for (i, sig) in [
+        "(0.2 : 0.8)",
+        "(0.81, -1.62, 0.81 : 1.6, -0.64)",
+        "(0.5, 0.1, 0.3, -0.2 : 0.5)",
+    ]
+    .into_iter()
+    .enumerate()
     {
         streaming_equals_one_shot::<f32>(sig, 1e-5, 10 + i as u64);
         streaming_equals_one_shot::<f64>(sig, 1e-12, 20 + i as u64);
@@ -201,7 +232,8 @@ fn zi_zf_streaming_equals_one_shot() {
 #[test]
 fn zi_matches_scipy_semantics() {
     // scipy.signal.lfilter([1, 2], [1, -0.5], [1, 0, 0], zi=[3]) = [4, 4, 2], zf = [1].
-    let (y, zf) = lfilter::<f64>(&[1.0, 2.0], &[1.0, -0.5], &[1.0, 0.0, 0.0], Some(&[3.0])).unwrap();
+    let (y, zf) =
+        lfilter::<f64>(&[1.0, 2.0], &[1.0, -0.5], &[1.0, 0.0, 0.0], Some(&[3.0])).unwrap();
     assert_eq!(y, [4.0, 4.0, 2.0]);
     assert_eq!(zf, [1.0]);
     // lfilter([0.5, 0.5], [2, -1], [2, 4]): y0 = 0.5, y1 = 0.5·0.5 + 1.5 = 1.75; zf = 0.25·4 + 0.5·1.75.
@@ -215,13 +247,21 @@ fn batches_filter_each_channel_with_its_own_state() {
     let mut rng = ChaCha8Rng::seed_from_u64(40);
     let filter = Filter::<f64>::parse("(0.3, 0.2 : 1.2, -0.5)", FilterOptions::default()).unwrap();
     for (channels, n) in [(3usize, BLOCK + 5), (7, 1000), (1, 0), (5, 1)] {
-        let x: Vec<f64> = (0..channels * n).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let zi: Vec<f64> = (0..channels * 2).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let x: Vec<f64> = (0..channels * n)
+            .map(|_| rng.random_range(-1.0..1.0))
+            .collect();
+        let zi: Vec<f64> = (0..channels * 2)
+            .map(|_| rng.random_range(-1.0..1.0))
+            .collect();
         let mut y = vec![0.0; x.len()];
         let mut zf = vec![0.0; zi.len()];
-        filter.apply_batch(&x, channels, &mut y, Some(&zi), Some(&mut zf)).unwrap();
+        filter
+            .apply_batch(&x, channels, &mut y, Some(&zi), Some(&mut zf))
+            .unwrap();
         for c in 0..channels {
-            let (yc, zfc) = filter.apply(&x[c * n..(c + 1) * n], Some(&zi[c * 2..c * 2 + 2])).unwrap();
+            let (yc, zfc) = filter
+                .apply(&x[c * n..(c + 1) * n], Some(&zi[c * 2..c * 2 + 2]))
+                .unwrap();
             assert!(relative_error(&y[c * n..(c + 1) * n], &yc) <= 1e-12);
             assert!(relative_error(&zf[c * 2..c * 2 + 2], &zfc) <= 1e-12);
         }
@@ -231,15 +271,24 @@ fn batches_filter_each_channel_with_its_own_state() {
 #[test]
 fn errors_name_the_problem() {
     let unstable = Filter::<f32>::parse("(1 : 1.01)", FilterOptions::default()).unwrap_err();
-    assert!(matches!(unstable, FilterError::Unstable { .. }), "{unstable}");
+    assert!(
+        matches!(unstable, FilterError::Unstable { .. }),
+        "{unstable}"
+    );
     assert!(unstable.to_string().contains("1.01"), "{unstable}");
-    let allowed = FilterOptions { allow_unstable: true, ..FilterOptions::default() };
+    let allowed = FilterOptions {
+        allow_unstable: true,
+        ..FilterOptions::default()
+    };
     let f = Filter::<f64>::parse("(1 : 2)", allowed).unwrap();
     assert_eq!(f.apply(&[1.0, 0.0, 0.0], None).unwrap().0, [1.0, 2.0, 4.0]);
     // Integers wrap, so growth is not an error for them.
     Filter::<i32>::parse("(1 : 2)", FilterOptions::default()).unwrap();
     let e = Filter::<i32>::parse("(0.2 : 0.8)", FilterOptions::default()).unwrap_err();
-    assert!(e.to_string().contains("0.2") && e.to_string().contains("integer"), "{e}");
+    assert!(
+        e.to_string().contains("0.2") && e.to_string().contains("integer"),
+        "{e}"
+    );
     let e = Filter::<i32>::parse("(1 : 5000000000)", FilterOptions::default()).unwrap_err();
     assert!(e.to_string().contains("does not fit in i32"), "{e}");
     let e = Filter::<f32>::parse("(1 : 1e39)", FilterOptions::default()).unwrap_err();

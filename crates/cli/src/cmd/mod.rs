@@ -1,8 +1,10 @@
 //! One module per subcommand; each returns the process exit code.
 
 mod bench;
+mod bench_filter;
 mod check;
 mod demo;
+mod filter;
 mod info;
 
 use crate::cli::{BenchCommand, Cli, Command};
@@ -17,6 +19,8 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Check(args) => check::run(cli.device, cli.json, args),
         Command::Bench(BenchCommand::Copy(args)) => bench::copy(cli.device, cli.json, args),
         Command::Demo => demo::run(cli.device, cli.json),
+        Command::Filter(args) => filter::run(cli.device, cli.json, args),
+        Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(cli.device, cli.json, args),
     }
 }
 
