@@ -82,10 +82,20 @@ pub struct FilterArgs {
     #[arg(long, value_name = "\"(a0, … : b1, …)\"", conflicts_with_all = ["b", "a"])]
     pub signature: Option<String>,
     /// SciPy lfilter numerator, comma-separated (with --a instead of --signature).
-    #[arg(long, value_name = "B0,B1,…", requires = "a", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "B0,B1,…",
+        requires = "a",
+        allow_hyphen_values = true
+    )]
     pub b: Option<String>,
     /// SciPy lfilter denominator, comma-separated; a[0] normalises.
-    #[arg(long, value_name = "A0,A1,…", requires = "b", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "A0,A1,…",
+        requires = "b",
+        allow_hyphen_values = true
+    )]
     pub a: Option<String>,
     /// Element type: f32, f64, i32 or i64 (default: the .npy file's; required for raw input).
     #[arg(long)]
@@ -139,8 +149,10 @@ pub struct BenchFilterArgs {
     /// Also time with the factor optimisations off.
     #[arg(long)]
     pub compare_optimize: bool,
-    /// GPU launch shapes to try, THREADSxVPT comma-separated (the best is reported per case).
-    #[arg(long, default_value = "256x16", value_name = "TxV,…")]
+    /// GPU launch shapes to time, THREADSxVPT comma-separated; a `d` after it loads and
+    /// stores directly instead of through the shared-memory transpose, `/B` asks the
+    /// register allocator for B blocks per SM.
+    #[arg(long, default_value = "256x16", value_name = "TxV[d][/B],…")]
     pub shapes: String,
     /// Skip checking results against the reference at the benchmarked size.
     #[arg(long)]

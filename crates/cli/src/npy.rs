@@ -96,7 +96,10 @@ fn parse(bytes: &[u8]) -> Result<Array> {
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<usize>().with_context(|| format!("bad dimension {s:?}")))
+        .map(|s| {
+            s.parse::<usize>()
+                .with_context(|| format!("bad dimension {s:?}"))
+        })
         .collect::<Result<_>>()?;
     let count: usize = shape.iter().product();
     let data = &bytes[end..];
@@ -120,7 +123,11 @@ pub fn encode(dtype: DType, shape: &[usize], bytes: &[u8]) -> Vec<u8> {
         [n] => format!("({n},)"),
         _ => format!(
             "({})",
-            shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     let mut header = format!(
@@ -155,11 +162,17 @@ mod tests {
         let file = encode(DType::F32, &[2, 3], &data);
         assert_eq!((file.len() - data.len()) % 64, 0);
         let a = parse(&file).unwrap();
-        assert_eq!((a.dtype, a.shape.as_slice(), a.bytes.as_slice()), (DType::F32, &[2usize, 3][..], &data[..]));
+        assert_eq!(
+            (a.dtype, a.shape.as_slice(), a.bytes.as_slice()),
+            (DType::F32, &[2usize, 3][..], &data[..])
+        );
         let one = parse(&encode(DType::I64, &[5], &[0u8; 40])).unwrap();
         assert_eq!(one.shape, [5]);
         let short = parse(&file[..file.len() - 4]).err().unwrap();
-        assert!(format!("{short:#}").contains("promises 6 values"), "{short:#}");
+        assert!(
+            format!("{short:#}").contains("promises 6 values"),
+            "{short:#}"
+        );
         assert!(format!("{:#}", parse(b"hello").err().unwrap()).contains("magic"));
         let mut f16 = encode(DType::F32, &[1], &[0; 4]);
         let at = f16.windows(3).position(|w| w == b"<f4").unwrap();

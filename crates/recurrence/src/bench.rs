@@ -56,11 +56,23 @@ pub fn bench_input<T: Element>(n: usize, seed: u64) -> Vec<T> {
 
 /// How far `y` is from the truth for `x`: relative error vs serial f64 (floats) or the count
 /// of elements differing from the CPU path (integers).
-pub fn verify<T: Element>(filter: &Filter<T>, x: &[T], y: &[T]) -> Result<(f64, &'static str), FilterError> {
+pub fn verify<T: Element>(
+    filter: &Filter<T>,
+    x: &[T],
+    y: &[T],
+) -> Result<(f64, &'static str), FilterError> {
     if T::DTYPE.is_float() {
         let to64 = |v: &[T]| v.iter().map(|v| v.to_f64()).collect::<Vec<_>>();
-        let want = reference_f64(&to64(filter.feedforward()), &to64(filter.feedback()), &to64(x), None);
-        Ok((relative_error(&to64(y), &want), "relative to max|y_ref|, vs serial f64"))
+        let want = reference_f64(
+            &to64(filter.feedforward()),
+            &to64(filter.feedback()),
+            &to64(x),
+            None,
+        );
+        Ok((
+            relative_error(&to64(y), &want),
+            "relative to max|y_ref|, vs serial f64",
+        ))
     } else {
         let (want, _) = filter.apply(x, None)?;
         let wrong = want.iter().zip(y).filter(|(a, b)| a != b).count();
@@ -99,10 +111,11 @@ pub fn bench_gpu<T: Element>(
     let dx = gpu.upload(x)?;
     let mut dy = gpu.alloc_poisoned::<T>(n)?;
     let timing = time_gpu(gpu, warmup, runs, || {
-        g.run(gpu, &dx, &mut dy, 1, None, None).map_err(|e| match e {
-            FilterError::Gpu(e) => e,
-            other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
-        })
+        g.run(gpu, &dx, &mut dy, 1, None, None)
+            .map_err(|e| match e {
+                FilterError::Gpu(e) => e,
+                other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
+            })
     })?;
     let (error, error_kind) = if check {
         let y = gpu.download(&dy)?;
@@ -120,7 +133,16 @@ pub fn bench_gpu<T: Element>(
         device: format!("{} ({})", gpu.info().name, gpu.arch()),
         n,
         channels: 1,
-        shape: format!("{}x{}", cfg.threads, cfg.vpt),
+        shape: format!(
+            "{}x{}{}{}",
+            cfg.threads,
+            cfg.vpt,
+            if cfg.transpose { "" } else { "d" },
+            match cfg.min_blocks {
+                0 => String::new(),
+                b => format!("/{b}"),
+            }
+        ),
         factor_len: g.generated().factor_len,
         independent: g.generated().independent,
         median_ms: timing.median_ms,
@@ -134,7 +156,12 @@ pub fn bench_gpu<T: Element>(
 }
 
 /// Times the CPU path on `x` (one channel): median wall time of `runs` calls.
-pub fn bench_cpu<T: Element>(filter: &Filter<T>, x: &[T], runs: usize, check: bool) -> Result<BenchRow, FilterError> {
+pub fn bench_cpu<T: Element>(
+    filter: &Filter<T>,
+    x: &[T],
+    runs: usize,
+    check: bool,
+) -> Result<BenchRow, FilterError> {
     let n = x.len();
     let mut y = vec![T::ZERO; n];
     filter.apply_batch(x, 1, &mut y, None, None)?;
@@ -145,14 +172,24 @@ pub fn bench_cpu<T: Element>(filter: &Filter<T>, x: &[T], runs: usize, check: bo
         samples.push(t.elapsed().as_secs_f64() * 1e3);
     }
     let median_ms = sigpu_runtime::cuda::median(&mut samples);
-    let (error, error_kind) = if check { verify(filter, x, &y)? } else { (f64::NAN, "not checked") };
-    let threads = filter.options().threads.unwrap_or_else(sigpu_runtime::host::threads);
+    let (error, error_kind) = if check {
+        verify(filter, x, &y)?
+    } else {
+        (f64::NAN, "not checked")
+    };
+    let threads = filter
+        .options()
+        .threads
+        .unwrap_or_else(sigpu_runtime::host::threads);
     let bytes = 2.0 * (n * T::DTYPE.size()) as f64;
     Ok(BenchRow {
         signature: filter.signature().to_string(),
         dtype: T::DTYPE.to_string(),
         optimize: filter.options().optimize,
-        device: format!("cpu ({})", sigpu_runtime::host::HostInfo::detect().cpu_model),
+        device: format!(
+            "cpu ({})",
+            sigpu_runtime::host::HostInfo::detect().cpu_model
+        ),
         n,
         channels: 1,
         shape: format!("{threads} threads, {}", filter.simd().name()),

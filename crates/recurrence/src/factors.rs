@@ -221,7 +221,7 @@ mod tests {
         let off = Factors::<f32>::compute(&[0.71901], 9216, false);
         assert_eq!(off.len(), 9216);
         // A 2nd-order file with |p| ≈ 0.746 had 300-302.
-        let f = Factors::<f32>::compute(&[1.413320, -0.556927], 9216, true);
+        let f = Factors::<f32>::compute(&[1.41332, -0.556927], 9216, true);
         assert!((295..=305).contains(&f.len()), "{}", f.len());
         // f64 truncates at DBL_MIN instead.
         let f = Factors::<f64>::compute(&[0.8], 9216, true);

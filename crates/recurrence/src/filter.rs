@@ -219,11 +219,7 @@ impl<T: Element> Filter<T> {
                 )));
             }
         }
-        let threads = self
-            .options
-            .threads
-            .unwrap_or_else(host_threads)
-            .max(1);
+        let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
         let plan = Plan {
             ff: &self.ff,
             fb: &self.fb,

@@ -25,7 +25,7 @@ pub mod testing;
 
 pub use elem::{DType, Element};
 pub use factors::{mat_mul, Factors, TableKind};
-pub use gpu::{GpuConfig, GpuFilter};
 pub use filter::{check_finite, lfilter, Filter, FilterError, FilterOptions, Strategy};
+pub use gpu::{GpuConfig, GpuFilter};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
 pub use signature::{Coef, ParseError, Signature};

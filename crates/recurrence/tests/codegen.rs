@@ -11,7 +11,12 @@ use std::path::PathBuf;
 
 const GOLDEN: [(&str, &str, DType, bool); 4] = [
     ("lowpass1_f32", "(0.2 : 0.8)", DType::F32, true),
-    ("highpass2_f32", "(0.81, -1.62, 0.81 : 1.6, -0.64)", DType::F32, true),
+    (
+        "highpass2_f32",
+        "(0.81, -1.62, 0.81 : 1.6, -0.64)",
+        DType::F32,
+        true,
+    ),
     ("prefix_sum_i32", "(1 : 1)", DType::I32, true),
     ("prefix2_f64_noopt", "(1 : 2, -1)", DType::F64, false),
 ];
@@ -55,22 +60,43 @@ fn generated_sources_match_the_golden_files() {
 #[test]
 fn generated_source_bakes_in_the_constants() {
     let (name, code) = source("(0.2 : 0.8)", DType::F32, true, GpuConfig::default());
-    assert!(name.starts_with("plr_f32_k1_p0_") && name.ends_with("_256x16.cu"), "{name}");
+    assert!(
+        name.starts_with("plr_f32_k1_p0_") && name.ends_with("_256x16t.cu"),
+        "{name}"
+    );
     assert!(code.contains("typedef float T;"));
-    assert!(code.contains("v[0] = 0.2f * v[0];"), "map constant baked in");
-    assert!(code.contains("v[1] += 0.8f * v[0];"), "recurrence constant baked in");
-    assert!(code.contains("post it as full at once"), "0.8 decays within a chunk");
+    assert!(
+        code.contains("v[0] = 0.2f * v[0];"),
+        "map constant baked in"
+    );
+    assert!(
+        code.contains("v[1] += 0.8f * v[0];"),
+        "recurrence constant baked in"
+    );
+    assert!(
+        code.contains("post it as full at once"),
+        "0.8 decays within a chunk"
+    );
     // Prefix sums: no multiplications by 1 in the merges, integer arithmetic unsigned.
     let (_, code) = source("(1 : 1)", DType::I32, true, GpuConfig::default());
     assert!(code.contains("typedef unsigned int T;"));
-    assert!(code.contains("v[1] += v[0];") && !code.contains("1u * "), "1 specialised");
+    assert!(
+        code.contains("v[1] += v[0];") && !code.contains("1u * "),
+        "1 specialised"
+    );
     assert!(code.contains("a[0] += o[0];"));
     // Optimisations off: the same multiplications by 1 stay.
     let (_, off) = source("(1 : 1)", DType::I32, false, GpuConfig::default());
-    assert!(off.contains("v[1] += 1u * v[0];"), "no specialisation when off");
+    assert!(
+        off.contains("v[1] += 1u * v[0];"),
+        "no specialisation when off"
+    );
     // Zero factors suppressed: the tuple prefix sum's odd factors vanish.
     let (_, tuple) = source("(1 : 0, 1)", DType::I64, true, GpuConfig::default());
-    assert!(tuple.contains("v[2] += v[0];") && !tuple.contains("0u * "), "zeros dropped");
+    assert!(
+        tuple.contains("v[2] += v[0];") && !tuple.contains("0u * "),
+        "zeros dropped"
+    );
 }
 
 fn nvrtc_or_skip(test: &str) -> bool {
@@ -107,7 +133,15 @@ fn nvrtc_compiles_generated_kernels_for_sm_90() {
     let mut compiled = 0;
     for (sig, dtype) in cases {
         for optimize in [true, false] {
-            for config in [GpuConfig::default(), GpuConfig { threads: 512, vpt: 8 }] {
+            for config in [
+                GpuConfig::default(),
+                GpuConfig {
+                    threads: 512,
+                    vpt: 8,
+                    transpose: false,
+                    min_blocks: 4,
+                },
+            ] {
                 let (name, code) = source(sig, dtype, optimize, config);
                 let src = KernelSource::generated(name.clone(), code);
                 assert_eq!(src.entry_points(), [FILTER_KERNEL, STATE_KERNEL], "{name}");

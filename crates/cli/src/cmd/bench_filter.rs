@@ -42,7 +42,11 @@ struct Report {
 pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result<ExitCode> {
     let gpu = super::cpu_or_gpu(device)?;
     let cases: Vec<(String, DType)> = if args.signature.is_empty() {
-        let suite: &[(&str, DType)] = if gpu.is_some() { &GPU_SUITE } else { &CPU_SUITE };
+        let suite: &[(&str, DType)] = if gpu.is_some() {
+            &GPU_SUITE
+        } else {
+            &CPU_SUITE
+        };
         suite.iter().map(|(s, d)| (s.to_string(), *d)).collect()
     } else {
         let dtype: DType = args
@@ -63,10 +67,25 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result
         .shapes
         .split(',')
         .map(|t| {
-            let (a, b) = t.trim().split_once('x').context("--shapes: expected THREADSxVPT")?;
+            let (t, min_blocks) = match t.trim().split_once('/') {
+                Some((shape, b)) => (
+                    shape,
+                    b.parse().with_context(|| format!("--shapes: {b:?}"))?,
+                ),
+                None => (t.trim(), 0),
+            };
+            let (direct, t) = match t.strip_suffix('d') {
+                Some(rest) => (true, rest),
+                None => (false, t),
+            };
+            let (a, b) = t
+                .split_once('x')
+                .context("--shapes: expected THREADSxVPT[d]")?;
             Ok(GpuConfig {
                 threads: a.parse().with_context(|| format!("--shapes: {a:?}"))?,
                 vpt: b.parse().with_context(|| format!("--shapes: {b:?}"))?,
+                transpose: !direct,
+                min_blocks,
             })
         })
         .collect::<Result<_>>()?;
@@ -74,7 +93,11 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result
         Some(g) => Some(copy_bandwidth(g, 1 << 30, 3, 20)?.best_gb_per_s),
         None => None,
     };
-    let optimize_modes: &[bool] = if args.compare_optimize { &[true, false] } else { &[true] };
+    let optimize_modes: &[bool] = if args.compare_optimize {
+        &[true, false]
+    } else {
+        &[true]
+    };
     let total = cases.len() * sizes.len() * optimize_modes.len();
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
@@ -148,18 +171,33 @@ fn render(report: &Report) -> String {
                 format!("{:.4}", r.median_ms),
                 format!("{:.1}", r.gelem_per_s),
                 format!("{:.1}", r.gb_per_s),
-                if r.percent_of_copy.is_nan() { "-".into() } else { format!("{:.1}%", r.percent_of_copy) },
+                if r.percent_of_copy.is_nan() {
+                    "-".into()
+                } else {
+                    format!("{:.1}%", r.percent_of_copy)
+                },
                 format!("{:.2e}", r.error),
             ]
         })
         .collect();
-    let mut out = format!("{}", report.device);
+    let mut out = report.device.clone();
     if let Some(c) = report.copy_gb_per_s {
         out += &format!(", copy {c:.1} GB/s");
     }
     out += "\n";
     out += &table::render(
-        &["signature", "dtype", "opt", "n", "shape", "median ms", "G elem/s", "GB/s", "of copy", "error"],
+        &[
+            "signature",
+            "dtype",
+            "opt",
+            "n",
+            "shape",
+            "median ms",
+            "G elem/s",
+            "GB/s",
+            "of copy",
+            "error",
+        ],
         &rows,
     );
     out

@@ -31,7 +31,10 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
     let dtype_arg = args
         .dtype
         .as_deref()
-        .map(|d| d.parse::<DType>().map_err(|e| anyhow::anyhow!("--dtype: {e}")))
+        .map(|d| {
+            d.parse::<DType>()
+                .map_err(|e| anyhow::anyhow!("--dtype: {e}"))
+        })
         .transpose()?;
     let options = FilterOptions {
         optimize: !args.no_optimize,
@@ -64,7 +67,8 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
     } else {
         None
     };
-    let array = npy::read(input, raw_dtype).with_context(|| format!("--input {}", input.display()))?;
+    let array =
+        npy::read(input, raw_dtype).with_context(|| format!("--input {}", input.display()))?;
     if let Some(d) = dtype_arg {
         if d != array.dtype {
             bail!(
@@ -116,7 +120,11 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
             summary.seconds,
             summary.msamples_per_s,
             summary.output,
-            summary.zf.as_deref().map(|z| format!(", zf → {z}")).unwrap_or_default()
+            summary
+                .zf
+                .as_deref()
+                .map(|z| format!(", zf → {z}"))
+                .unwrap_or_default()
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -193,7 +201,15 @@ fn filter_typed<T: Element>(
             let mut y = vec![T::ZERO; x.len()];
             let mut zf = vec![T::ZERO; channels * filter.state_len()];
             filter.apply_batch(&x, channels, &mut y, zi.as_deref(), Some(&mut zf))?;
-            (y, zf, format!("cpu ({} threads, {})", sigpu_runtime::host::threads(), filter.simd().name()))
+            (
+                y,
+                zf,
+                format!(
+                    "cpu ({} threads, {})",
+                    sigpu_runtime::host::threads(),
+                    filter.simd().name()
+                ),
+            )
         }
     };
     let seconds = start.elapsed().as_secs_f64();
@@ -246,7 +262,11 @@ fn read_zi<T: Element>(text: &str, raw: bool) -> Result<Vec<T>> {
     let path = Path::new(text);
     let array = npy::read(path, raw.then_some(T::DTYPE)).with_context(|| format!("--zi {text}"))?;
     if array.dtype != T::DTYPE {
-        bail!("--zi {text} holds {} values but the signal is {}", array.dtype, T::DTYPE);
+        bail!(
+            "--zi {text} holds {} values but the signal is {}",
+            array.dtype,
+            T::DTYPE
+        );
     }
     let zi: Vec<T> = from_le(&array.bytes);
     check_finite(&zi, text).context("--zi")?;

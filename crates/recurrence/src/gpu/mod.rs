@@ -2,8 +2,8 @@
 //! compiles it (through `sigpu-runtime`, cached on disk), and [`GpuFilter`] launches it on
 //! device buffers: any length, many channels, zi/zf.
 
-pub mod codegen;
 mod checks;
+pub mod codegen;
 
 pub use checks::checks;
 pub use codegen::{generate, Generated, GpuConfig, FILTER_KERNEL, STATE_KERNEL};
@@ -11,8 +11,8 @@ pub use codegen::{generate, Generated, GpuConfig, FILTER_KERNEL, STATE_KERNEL};
 use crate::elem::Element;
 use crate::filter::{Filter, FilterError};
 use sigpu_runtime::cuda::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use sigpu_runtime::cuda::{Error, Gpu, KernelSource};
 use sigpu_runtime::cuda::DeviceBuffer;
+use sigpu_runtime::cuda::{Error, Gpu, KernelSource};
 use std::sync::Mutex;
 
 /// Epochs wrap before they overflow the 30 bits a flag keeps for them.
@@ -165,7 +165,11 @@ impl<T: Element> GpuFilter<T> {
         let zf_view = if s > 0 { Some(&mut dzf) } else { None };
         self.run(gpu, &dx, &mut dy, channels, dzi.as_ref(), zf_view)?;
         let y = gpu.download(&dy)?;
-        let zf = if s > 0 { gpu.download(&dzf)? } else { Vec::new() };
+        let zf = if s > 0 {
+            gpu.download(&dzf)?
+        } else {
+            Vec::new()
+        };
         Ok((y, zf))
     }
 

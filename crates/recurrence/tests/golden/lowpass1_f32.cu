@@ -13,6 +13,7 @@ typedef float T;
 #define FAC_LEN 391     // factor table length
 #define FAC_STRIDE (FAC_LEN + K)
 #define TPOW_OFFSET (K * FAC_STRIDE)
+#define Q (V * (int)sizeof(T) / 16)  // 16-byte vectors per thread
 #define FULL_MASK 0xffffffffu
 #define STATUS_PARTIAL 1u
 #define STATUS_FULL 2u
@@ -56,6 +57,44 @@ __device__ __forceinline__ void post(unsigned int* flags, T* values, long long g
     atomicExch(&flags[g], (epoch << 2) | status);
 }
 
+// Slot of 16-byte vector idx in a warp's staging tile, swizzled so that both the striped
+// (32q + lane) and the blocked (Q*lane + q) patterns are free of bank conflicts.
+__device__ __forceinline__ int slot(int idx) { return idx ^ ((idx >> 3) & 7); }
+
+// A warp's 32*V values from wseg on, read with coalesced 16-byte loads (lane l takes vectors
+// 32q + l), handed to their threads (V consecutive values each) through shared memory.
+__device__ __forceinline__ void load_warp(const T* __restrict__ src, long long n, long long seg, long long wseg,
+                                          bool vec_ok, uint4* tile, int lane, T* v) {
+    if (vec_ok && wseg + 32 * V <= n) {
+        const uint4* p = reinterpret_cast<const uint4*>(src + wseg);
+        uint4 r[Q];
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) r[q] = p[32 * q + lane];
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) tile[slot(32 * q + lane)] = r[q];
+        __syncwarp();
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) reinterpret_cast<uint4*>(v)[q] = tile[slot(Q * lane + q)];
+        __syncwarp();
+    } else {
+        load_segment(src, n, seg, false, v);
+    }
+}
+
+__device__ __forceinline__ void store_warp(T* __restrict__ dst, long long n, long long seg, long long wseg,
+                                           bool vec_ok, uint4* tile, int lane, const T* v) {
+    if (vec_ok && wseg + 32 * V <= n) {
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) tile[slot(Q * lane + q)] = reinterpret_cast<const uint4*>(v)[q];
+        __syncwarp();
+        uint4* p = reinterpret_cast<uint4*>(dst + wseg);
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) p[32 * q + lane] = tile[slot(32 * q + lane)];
+    } else {
+        store_segment(dst, n, seg, false, v);
+    }
+}
+
 // out[r] += sum_j f_j[m-1-r] * c[j]: what the K carries before a segment of m elements
 // add to its last K values.
 __device__ __forceinline__ void add_transfer(const T* __restrict__ consts, long long m, const T* c, T* out) {
@@ -71,7 +110,7 @@ __device__ __forceinline__ void add_transfer(const T* __restrict__ consts, long 
 // posted, the nearest full carry and the partial aggregates after it are folded:
 // carry = sum_l T_C^l * value(g-1-l), T_C being the chunk transfer matrix. Chunks before the
 // channel's first count as full with zero carry. No full carry in the window: step 32 back.
-__device__ void look_back(const unsigned int* flags, const T* aggs, const T* incls,
+__device__ __forceinline__ void look_back(const unsigned int* flags, const T* aggs, const T* incls,
                           const T* __restrict__ consts, long long g, long long first,
                           unsigned int epoch, int lane, T* carry) {
     #pragma unroll
@@ -158,7 +197,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
     const long long seg = ci * CHUNK + (long long)threadIdx.x * V;
     const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
     __align__(16) T v[V];
-    load_segment(xc, n, seg, vec_ok, v);
+    __shared__ uint4 s_tile[WARPS][32 * Q];  // a warp's values in transit
+    const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
+    load_warp(xc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
     // map (0.2 : 0): t[i] = sum_j a_j x[i-j], from the last value down
     v[15] = 0.2f * v[15];
     v[14] = 0.2f * v[14];
@@ -309,7 +350,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
     v[13] += 0.04398048f * c[0];
     v[14] += 0.035184383f * c[0];
     v[15] += 0.028147507f * c[0];
-    store_segment(yc, n, seg, vec_ok, v);
+    store_warp(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
 }
 
 // zf[ch][i] = zi[ch][n+i] (while n+i < NSTATE) + sum_{m>i} a_m x[n+i-m] + b_m y[n+i-m]
