@@ -3,6 +3,7 @@
 
 mod cli;
 mod cmd;
+mod npy;
 mod table;
 
 use clap::Parser;

@@ -1,8 +1,10 @@
 //! One module per subcommand; each returns the process exit code.
 
 mod bench;
+mod bench_filter;
 mod check;
 mod demo;
+mod filter;
 mod info;
 mod lns;
 
@@ -21,6 +23,8 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Demo => demo::run(cli.device, cli.json),
         Command::Lns(LnsCommand::Certify(args)) => lns::certify(cli.device, cli.json, args),
         Command::Lns(LnsCommand::Calc(args)) => lns::calc(cli.json, args),
+        Command::Filter(args) => filter::run(cli.device, cli.json, args),
+        Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(cli.device, cli.json, args),
     }
 }
 

@@ -1,0 +1,306 @@
+//! `sigpu filter` as a user runs it: .npy and raw files in and out, the two filter notations,
+//! zi/zf, and errors that name the bad argument or file.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sigpu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sigpu"))
+        .args(args)
+        .env_remove("SIGPU_REQUIRE_GPU")
+        .output()
+        .expect("the sigpu binary runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A 1-D little-endian f64 .npy file.
+fn write_npy_f64(path: &Path, values: &[f64]) {
+    let mut header = format!(
+        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({},), }}",
+        values.len()
+    );
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    for v in values {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn read_npy_f64(path: &Path) -> Vec<f64> {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(bytes.starts_with(b"\x93NUMPY"));
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+    assert!(header.contains("'descr': '<f8'"), "{header}");
+    bytes[10 + header_len..]
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn filters_npy_with_either_notation_and_streams_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let x: Vec<f64> = (0..10_000)
+        .map(|i| ((i * 37) % 101) as f64 / 50.0 - 1.0)
+        .collect();
+    let xp = dir.path().join("x.npy");
+    write_npy_f64(&xp, &x);
+    let y1 = dir.path().join("y1.npy");
+    let out = sigpu(&[
+        "--device",
+        "cpu",
+        "filter",
+        "--signature",
+        "(0.2 : 0.8)",
+        "--input",
+        xp.to_str().unwrap(),
+        "--output",
+        y1.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let y = read_npy_f64(&y1);
+    let mut prev = 0.0;
+    for (i, (&xi, &yi)) in x.iter().zip(&y).enumerate() {
+        let want = 0.2 * xi + 0.8 * prev;
+        assert!((yi - want).abs() < 1e-12, "[{i}] {yi} vs {want}");
+        prev = want;
+    }
+    // SciPy's lfilter(b, a) notation gives the same filter.
+    let y2 = dir.path().join("y2.npy");
+    let out = sigpu(&[
+        "--device",
+        "cpu",
+        "filter",
+        "--b",
+        "0.2",
+        "--a",
+        "1,-0.8",
+        "--input",
+        xp.to_str().unwrap(),
+        "--output",
+        y2.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(read_npy_f64(&y2), y);
+    // Two pieces chained through --zf / --zi equal the one-shot output.
+    let (a, b) = x.split_at(4321);
+    let (ap, bp) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+    write_npy_f64(&ap, a);
+    write_npy_f64(&bp, b);
+    let (ya, yb, zf) = (
+        dir.path().join("ya.npy"),
+        dir.path().join("yb.npy"),
+        dir.path().join("zf.npy"),
+    );
+    let args = |input: &Path, output: &Path| {
+        vec![
+            "--device".to_owned(),
+            "cpu".into(),
+            "filter".into(),
+            "--signature".into(),
+            "(0.2 : 0.8)".into(),
+            "--input".into(),
+            input.display().to_string(),
+            "--output".into(),
+            output.display().to_string(),
+        ]
+    };
+    let mut first = args(&ap, &ya);
+    first.extend(["--zf".to_owned(), zf.display().to_string()]);
+    let out = sigpu(&first.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut second = args(&bp, &yb);
+    second.extend(["--zi".to_owned(), zf.display().to_string()]);
+    let out = sigpu(&second.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let joined: Vec<f64> = read_npy_f64(&ya)
+        .into_iter()
+        .chain(read_npy_f64(&yb))
+        .collect();
+    for (g, w) in joined.iter().zip(&y) {
+        assert!((g - w).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn raw_integer_channels_with_zi() {
+    let dir = tempfile::tempdir().unwrap();
+    let x: Vec<i32> = vec![1, 2, 3, i32::MAX, 10, 20, 30, 40];
+    let xp = dir.path().join("x.bin");
+    std::fs::write(
+        &xp,
+        x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let yp = dir.path().join("y.bin");
+    let out = sigpu(&[
+        "--device",
+        "cpu",
+        "--json",
+        "filter",
+        "--signature",
+        "(1 : 1)",
+        "--dtype",
+        "i32",
+        "--channels",
+        "2",
+        "--zi",
+        "100,-5",
+        "--input",
+        xp.to_str().unwrap(),
+        "--output",
+        yp.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["channels"], 2);
+    let y: Vec<i32> = std::fs::read(&yp)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        y,
+        [101, 103, 106, 106i32.wrapping_add(i32::MAX), 5, 25, 55, 95]
+    );
+}
+
+#[test]
+fn emit_cuda_needs_no_gpu() {
+    let out = sigpu(&[
+        "filter",
+        "--signature",
+        "(1 : 1)",
+        "--dtype",
+        "i32",
+        "--emit-cuda",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("extern \"C\" __global__") && text.contains("typedef unsigned int T;"));
+}
+
+#[test]
+fn errors_name_the_argument_or_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let xp = dir.path().join("x.npy");
+    write_npy_f64(&xp, &[1.0, f64::NAN, 3.0]);
+    let good = dir.path().join("good.npy");
+    write_npy_f64(&good, &[1.0, 2.0, 3.0]);
+    let out_path = dir.path().join("y.npy");
+    let (x, g, o) = (
+        xp.to_str().unwrap(),
+        good.to_str().unwrap(),
+        out_path.to_str().unwrap(),
+    );
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--signature", "(0.2 : 0.8x)", "--input", g, "--output", o],
+            "--signature",
+        ),
+        (
+            vec!["--signature", "(0.2 : 0.8x)", "--input", g, "--output", o],
+            "column",
+        ),
+        (
+            vec!["--signature", "(1 : 1.5)", "--input", g, "--output", o],
+            "unstable",
+        ),
+        (
+            vec![
+                "--signature",
+                "(1 : 0.5)",
+                "--input",
+                "missing.npy",
+                "--output",
+                o,
+            ],
+            "missing.npy",
+        ),
+        (
+            vec!["--signature", "(1 : 0.5)", "--input", x, "--output", o],
+            "x.npy[1]",
+        ),
+        (
+            vec![
+                "--signature",
+                "(1 : 0.5)",
+                "--dtype",
+                "f32",
+                "--input",
+                g,
+                "--output",
+                o,
+            ],
+            "--dtype",
+        ),
+        (
+            vec![
+                "--signature",
+                "(1 : 0.5)",
+                "--input",
+                g,
+                "--output",
+                o,
+                "--zi",
+                "1,2",
+            ],
+            "--zi",
+        ),
+        (
+            vec!["--b", "1", "--a", "0,1", "--input", g, "--output", o],
+            "a[0]",
+        ),
+        (
+            vec![
+                "--signature",
+                "(1 : 0.5)",
+                "--format",
+                "raw",
+                "--input",
+                g,
+                "--output",
+                o,
+            ],
+            "--dtype",
+        ),
+        (
+            vec![
+                "--signature",
+                "(0.5 : 1)",
+                "--dtype",
+                "i32",
+                "--format",
+                "raw",
+                "--input",
+                g,
+                "--output",
+                o,
+            ],
+            "integer",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut full = vec!["--device", "cpu", "filter"];
+        full.extend(args.iter().copied());
+        let out = sigpu(&full);
+        assert!(!out.status.success(), "{args:?} should fail");
+        let err = stderr(&out);
+        assert!(err.contains(want), "{args:?}: wanted {want:?} in: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(
+        !out_path.exists(),
+        "no output is written when filtering fails"
+    );
+}

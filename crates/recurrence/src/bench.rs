@@ -1,0 +1,206 @@
+//! Throughput measurements for `sigpu bench filter`: the GPU kernel timed with CUDA events
+//! (checked against the reference at the benchmarked size), and the CPU path timed on the
+//! host.
+
+use crate::elem::Element;
+use crate::filter::{Filter, FilterError};
+use crate::gpu::{GpuConfig, GpuFilter};
+use crate::serial::reference_f64;
+use crate::testing::relative_error;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use sigpu_runtime::cuda::{gelem_per_s, time_gpu, Gpu, Timing};
+use std::time::Instant;
+
+/// One timed configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    pub signature: String,
+    pub dtype: String,
+    pub optimize: bool,
+    pub device: String,
+    pub n: usize,
+    pub channels: usize,
+    /// GPU launch shape (threads × values per thread), or CPU threads and SIMD.
+    pub shape: String,
+    pub factor_len: usize,
+    pub independent: bool,
+    pub median_ms: f64,
+    pub gelem_per_s: f64,
+    /// Read + write bytes per second.
+    pub gb_per_s: f64,
+    /// Against the copy ceiling given (GPU) — NaN when none was given.
+    pub percent_of_copy: f64,
+    /// max |y − y_ref| / max |y_ref| at this size (floats, vs serial f64), or the number of
+    /// mismatching elements vs the CPU path (integers).
+    pub error: f64,
+    pub error_kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+}
+
+/// Inputs for a benchmark: U[-1, 1) for floats, small integers for integer types.
+pub fn bench_input<T: Element>(n: usize, seed: u64) -> Vec<T> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            if T::DTYPE.is_float() {
+                T::from_f64(rng.random_range(-1.0..1.0))
+            } else {
+                T::from_f64(rng.random_range(-100..=100) as f64)
+            }
+        })
+        .collect()
+}
+
+/// How far `y` is from the truth for `x`: relative error vs serial f64 (floats) or the count
+/// of elements differing from the CPU path (integers).
+pub fn verify<T: Element>(
+    filter: &Filter<T>,
+    x: &[T],
+    y: &[T],
+) -> Result<(f64, &'static str), FilterError> {
+    if T::DTYPE.is_float() {
+        let to64 = |v: &[T]| v.iter().map(|v| v.to_f64()).collect::<Vec<_>>();
+        let want = reference_f64(
+            &to64(filter.feedforward()),
+            &to64(filter.feedback()),
+            &to64(x),
+            None,
+        );
+        Ok((
+            relative_error(&to64(y), &want),
+            "relative to max|y_ref|, vs serial f64",
+        ))
+    } else {
+        let (want, _) = filter.apply(x, None)?;
+        let wrong = want.iter().zip(y).filter(|(a, b)| a != b).count();
+        Ok((wrong as f64, "elements differing from the CPU path"))
+    }
+}
+
+/// How a GPU measurement is taken.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuBench {
+    pub config: GpuConfig,
+    pub warmup: usize,
+    pub runs: usize,
+    /// The device's copy throughput (read + write GB/s), to report a percentage of.
+    pub copy_gb_per_s: Option<f64>,
+    /// Compare the result with the reference (slow at large sizes: a serial f64 pass).
+    pub check: bool,
+}
+
+/// Times the generated kernel on `x` (one channel) with CUDA events.
+pub fn bench_gpu<T: Element>(
+    gpu: &Gpu,
+    filter: &Filter<T>,
+    x: &[T],
+    how: GpuBench,
+) -> Result<BenchRow, FilterError> {
+    let GpuBench {
+        config,
+        warmup,
+        runs,
+        copy_gb_per_s,
+        check,
+    } = how;
+    let n = x.len();
+    let g = GpuFilter::new(gpu, filter, config)?;
+    let dx = gpu.upload(x)?;
+    let mut dy = gpu.alloc_poisoned::<T>(n)?;
+    let timing = time_gpu(gpu, warmup, runs, || {
+        g.run(gpu, &dx, &mut dy, 1, None, None)
+            .map_err(|e| match e {
+                FilterError::Gpu(e) => e,
+                other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
+            })
+    })?;
+    let (error, error_kind) = if check {
+        let y = gpu.download(&dy)?;
+        verify(filter, x, &y)?
+    } else {
+        (f64::NAN, "not checked")
+    };
+    let bytes = 2.0 * (n * T::DTYPE.size()) as f64;
+    let gb = bytes / (timing.median_ms * 1e-3) / 1e9;
+    let cfg = g.generated().config;
+    Ok(BenchRow {
+        signature: filter.signature().to_string(),
+        dtype: T::DTYPE.to_string(),
+        optimize: filter.options().optimize,
+        device: format!("{} ({})", gpu.info().name, gpu.arch()),
+        n,
+        channels: 1,
+        shape: format!(
+            "{}x{}{}{}",
+            cfg.threads,
+            cfg.vpt,
+            if cfg.transpose { "" } else { "d" },
+            match cfg.min_blocks {
+                0 => String::new(),
+                b => format!("/{b}"),
+            }
+        ),
+        factor_len: g.generated().factor_len,
+        independent: g.generated().independent,
+        median_ms: timing.median_ms,
+        gelem_per_s: gelem_per_s(n as f64, timing.median_ms),
+        gb_per_s: gb,
+        percent_of_copy: copy_gb_per_s.map_or(f64::NAN, |c| 100.0 * gb / c),
+        error,
+        error_kind,
+        timing: Some(timing),
+    })
+}
+
+/// Times the CPU path on `x` (one channel): median wall time of `runs` calls.
+pub fn bench_cpu<T: Element>(
+    filter: &Filter<T>,
+    x: &[T],
+    runs: usize,
+    check: bool,
+) -> Result<BenchRow, FilterError> {
+    let n = x.len();
+    let mut y = vec![T::ZERO; n];
+    filter.apply_batch(x, 1, &mut y, None, None)?;
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        filter.apply_batch(x, 1, &mut y, None, None)?;
+        samples.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let median_ms = sigpu_runtime::cuda::median(&mut samples);
+    let (error, error_kind) = if check {
+        verify(filter, x, &y)?
+    } else {
+        (f64::NAN, "not checked")
+    };
+    let threads = filter
+        .options()
+        .threads
+        .unwrap_or_else(sigpu_runtime::host::threads);
+    let bytes = 2.0 * (n * T::DTYPE.size()) as f64;
+    Ok(BenchRow {
+        signature: filter.signature().to_string(),
+        dtype: T::DTYPE.to_string(),
+        optimize: filter.options().optimize,
+        device: format!(
+            "cpu ({})",
+            sigpu_runtime::host::HostInfo::detect().cpu_model
+        ),
+        n,
+        channels: 1,
+        shape: format!("{threads} threads, {}", filter.simd().name()),
+        factor_len: filter.cpu_factors().len(),
+        independent: filter.cpu_factors().carry_independent(crate::cpu::SUB),
+        median_ms,
+        gelem_per_s: gelem_per_s(n as f64, median_ms),
+        gb_per_s: bytes / (median_ms * 1e-3) / 1e9,
+        percent_of_copy: f64::NAN,
+        error,
+        error_kind,
+        timing: None,
+    })
+}

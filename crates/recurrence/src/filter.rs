@@ -1,0 +1,352 @@
+//! The compiled filter: a signature checked and converted to one element type once, with its
+//! correction factors, reusable across calls, channels and streams.
+
+use crate::cpu::{self, Plan, Simd, SUB};
+use crate::elem::{DType, Element};
+use crate::factors::Factors;
+use crate::poles::STABILITY_SLACK;
+use crate::serial::{filter_serial, final_state};
+use crate::signature::{ParseError, Signature};
+
+/// Why a filter could not be built or run.
+#[derive(Debug, thiserror::Error)]
+pub enum FilterError {
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// A coefficient that the element type cannot hold, and the like.
+    #[error("{0}")]
+    Coefficients(String),
+    #[error(
+        "the recurrence {signature} is unstable: a pole has magnitude {magnitude:.6} > 1, so \
+         its output grows without bound (allow it explicitly to run it anyway)"
+    )]
+    Unstable { signature: String, magnitude: f64 },
+    /// Input, output or state of the wrong size, or input values the filter refuses.
+    #[error("{0}")]
+    Input(String),
+    #[error(transparent)]
+    Gpu(#[from] sigpu_runtime::cuda::Error),
+}
+
+/// How a CPU filter runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// Chunked and multi-threaded when the input is long enough, serial otherwise.
+    #[default]
+    Auto,
+    /// The serial recurrence, one element after another.
+    Serial,
+    /// The chunked algorithm even for short inputs.
+    Chunked,
+}
+
+/// Choices made when a filter is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FilterOptions {
+    /// The seed's domain-specific optimisations: factors truncated below the smallest normal
+    /// float, zero factors suppressed, factors of 0 and 1 specialised. Off only to measure
+    /// what they bring.
+    pub optimize: bool,
+    /// Run recurrences with a pole of magnitude > 1 (floats) instead of refusing them.
+    pub allow_unstable: bool,
+    pub strategy: Strategy,
+    /// CPU threads (None: all the process may use).
+    pub threads: Option<usize>,
+    /// Use SIMD instructions when the CPU has them.
+    pub simd: bool,
+}
+
+impl Default for FilterOptions {
+    fn default() -> Self {
+        FilterOptions {
+            optimize: true,
+            allow_unstable: false,
+            strategy: Strategy::Auto,
+            threads: None,
+            simd: true,
+        }
+    }
+}
+
+/// A recurrence compiled for element type `T`.
+#[derive(Clone, Debug)]
+pub struct Filter<T: Element> {
+    signature: Signature,
+    ff: Vec<T>,
+    fb: Vec<T>,
+    state_len: usize,
+    options: FilterOptions,
+    cpu_factors: Factors<T>,
+    transfer_sub: Vec<T>,
+    max_pole: f64,
+}
+
+/// Inputs shorter than this run serially under [`Strategy::Auto`].
+const SERIAL_BELOW: usize = 4096;
+
+impl<T: Element> Filter<T> {
+    /// Checks `signature` for `T` (integer coefficients for integer types, finite values,
+    /// stability for floats) and computes its correction factors.
+    pub fn new(signature: &Signature, options: FilterOptions) -> Result<Self, FilterError> {
+        let convert = |side: &str, coefs: &[crate::Coef]| -> Result<Vec<T>, FilterError> {
+            coefs
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    T::from_coef(c).map_err(|m| {
+                        FilterError::Coefficients(format!(
+                            "{signature}: {side} coefficient {} ({}): {m}",
+                            i + 1,
+                            c.text
+                        ))
+                    })
+                })
+                .collect()
+        };
+        let ff = convert("non-recursive", &signature.feedforward)?;
+        let fb = convert("recursive", &signature.feedback)?;
+        if ff.is_empty() || fb.is_empty() {
+            return Err(FilterError::Coefficients(format!(
+                "{signature}: both sides need at least one coefficient"
+            )));
+        }
+        // Stability of the coefficients as the element type holds them.
+        let rounded: Vec<f64> = fb.iter().map(|v| v.to_f64()).collect();
+        let max_pole = crate::poles::max_root_magnitude(&rounded);
+        if T::DTYPE.is_float() && !options.allow_unstable && max_pole > 1.0 + STABILITY_SLACK {
+            return Err(FilterError::Unstable {
+                signature: signature.to_string(),
+                magnitude: max_pole,
+            });
+        }
+        let cpu_factors = Factors::compute(&fb, SUB, options.optimize);
+        let transfer_sub = cpu_factors.transfer(SUB);
+        Ok(Filter {
+            signature: signature.clone(),
+            ff,
+            fb,
+            state_len: signature.state_len,
+            options,
+            cpu_factors,
+            transfer_sub,
+            max_pole,
+        })
+    }
+
+    /// Parses the seed's notation and builds the filter.
+    pub fn parse(signature: &str, options: FilterOptions) -> Result<Self, FilterError> {
+        Filter::new(&Signature::parse(signature)?, options)
+    }
+
+    pub fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    pub fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+
+    /// a0, a-1, …: the map's coefficients in `T`.
+    pub fn feedforward(&self) -> &[T] {
+        &self.ff
+    }
+
+    /// b-1, …, b-k: the recurrence's coefficients in `T`.
+    pub fn feedback(&self) -> &[T] {
+        &self.fb
+    }
+
+    pub fn order(&self) -> usize {
+        self.fb.len()
+    }
+
+    /// Length of `zi` / `zf` per channel.
+    pub fn state_len(&self) -> usize {
+        self.state_len
+    }
+
+    pub fn options(&self) -> &FilterOptions {
+        &self.options
+    }
+
+    /// Largest pole magnitude of the coefficients as `T` holds them.
+    pub fn max_pole(&self) -> f64 {
+        self.max_pole
+    }
+
+    /// The CPU path's factors (for `cpu::SUB`-element sub-chunks).
+    pub fn cpu_factors(&self) -> &Factors<T> {
+        &self.cpu_factors
+    }
+
+    /// Correction factors for chunks of `chunk` elements (what the GPU generator bakes in).
+    pub fn factors_for(&self, chunk: usize) -> Factors<T> {
+        Factors::compute(&self.fb, chunk, self.options.optimize)
+    }
+
+    /// The instruction set the CPU path will use.
+    pub fn simd(&self) -> Simd {
+        Simd::detect(self.options.simd)
+    }
+
+    /// Filters one channel: returns y and the final state zf (SciPy's `lfilter(b, a, x, zi=zi)`).
+    pub fn apply(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        let mut y = vec![T::ZERO; x.len()];
+        let mut zf = vec![T::ZERO; self.state_len];
+        self.apply_batch(x, 1, &mut y, zi, Some(&mut zf))?;
+        Ok((y, zf))
+    }
+
+    /// Filters `channels` channels of equal length stored one after another in `x`, into `y`
+    /// (same layout). `zi` and `zf`, when given, hold `state_len()` values per channel.
+    pub fn apply_batch(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+    ) -> Result<(), FilterError> {
+        let n = self.check_shapes(x.len(), channels, y.len(), zi.map(<[T]>::len))?;
+        if let Some(zf) = &zf {
+            let want = channels * self.state_len;
+            if zf.len() != want {
+                return Err(FilterError::Input(format!(
+                    "zf holds {} values; {channels} channel(s) of state {} need {want}",
+                    zf.len(),
+                    self.state_len
+                )));
+            }
+        }
+        let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
+        let plan = Plan {
+            ff: &self.ff,
+            fb: &self.fb,
+            factors: &self.cpu_factors,
+            transfer_sub: &self.transfer_sub,
+            independent: self.cpu_factors.carry_independent(SUB),
+            simd: self.simd(),
+            stream: n * std::mem::size_of::<T>() >= cpu::STREAM_BYTES,
+        };
+        let serial = match self.options.strategy {
+            Strategy::Serial => true,
+            Strategy::Chunked => false,
+            Strategy::Auto => n < SERIAL_BELOW,
+        };
+        let s = self.state_len;
+        let zi_of = |c: usize| zi.map(|z| &z[c * s..(c + 1) * s]);
+        let run_one = |c: usize, y: &mut [T], threads: usize| {
+            let xc = &x[c * n..(c + 1) * n];
+            if serial {
+                filter_serial(&self.ff, &self.fb, xc, zi_of(c), y);
+            } else {
+                cpu::filter_channel(&plan, xc, zi_of(c), y, threads);
+            }
+        };
+        if n > 0 {
+            if channels >= threads && threads > 1 {
+                // Many channels: one thread per channel at a time.
+                let next = std::sync::atomic::AtomicUsize::new(0);
+                let rows: Vec<std::sync::Mutex<&mut [T]>> =
+                    y.chunks_mut(n).map(std::sync::Mutex::new).collect();
+                std::thread::scope(|scope| {
+                    for _ in 0..threads {
+                        scope.spawn(|| loop {
+                            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(row) = rows.get(c) else { break };
+                            let mut row = row.lock().unwrap_or_else(|p| p.into_inner());
+                            run_one(c, &mut row, 1);
+                        });
+                    }
+                });
+            } else {
+                for (c, row) in y.chunks_mut(n).enumerate() {
+                    run_one(c, row, threads);
+                }
+            }
+        }
+        if let Some(zf) = zf {
+            for c in 0..channels {
+                let state = final_state(
+                    &self.ff,
+                    &self.fb,
+                    s,
+                    &x[c * n..(c + 1) * n],
+                    &y[c * n..(c + 1) * n],
+                    zi_of(c),
+                );
+                zf[c * s..(c + 1) * s].copy_from_slice(&state);
+            }
+        }
+        Ok(())
+    }
+
+    /// The channel length, after checking that the buffers fit `channels` channels.
+    pub(crate) fn check_shapes(
+        &self,
+        x_len: usize,
+        channels: usize,
+        y_len: usize,
+        zi_len: Option<usize>,
+    ) -> Result<usize, FilterError> {
+        if channels == 0 {
+            return Err(FilterError::Input("channels must be at least 1".into()));
+        }
+        if x_len % channels != 0 {
+            return Err(FilterError::Input(format!(
+                "{x_len} input values do not split into {channels} channels of equal length"
+            )));
+        }
+        if y_len != x_len {
+            return Err(FilterError::Input(format!(
+                "the output holds {y_len} values but the input {x_len}"
+            )));
+        }
+        if let Some(len) = zi_len {
+            let want = channels * self.state_len;
+            if len != want {
+                return Err(FilterError::Input(format!(
+                    "zi holds {len} values; {channels} channel(s) of state {} need {want} \
+                     (SciPy's max(len(b), len(a)) - 1 per channel)",
+                    self.state_len
+                )));
+            }
+        }
+        Ok(x_len / channels)
+    }
+}
+
+/// Threads the process may use, asked once (the answer reads cgroup files).
+fn host_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(sigpu_runtime::host::threads)
+}
+
+/// SciPy's `scipy.signal.lfilter(b, a, x, zi=zi)` on one channel: returns y and zf. Rejects
+/// non-finite input values, naming the first.
+pub fn lfilter<T: Element>(
+    b: &[f64],
+    a: &[f64],
+    x: &[T],
+    zi: Option<&[T]>,
+) -> Result<(Vec<T>, Vec<T>), FilterError> {
+    let signature = Signature::from_lfilter(b, a).map_err(FilterError::Coefficients)?;
+    check_finite(x, "x")?;
+    if let Some(zi) = zi {
+        check_finite(zi, "zi")?;
+    }
+    Filter::<T>::new(&signature, FilterOptions::default())?.apply(x, zi)
+}
+
+/// An error naming the first NaN or infinity in `values`.
+pub fn check_finite<T: Element>(values: &[T], what: &str) -> Result<(), FilterError> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(FilterError::Input(format!(
+            "{what}[{i}] is {:?}: the input must be finite (a NaN or infinity would spread to \
+             every later output)",
+            values[i]
+        ))),
+    }
+}

@@ -1,0 +1,408 @@
+//! GPU self-checks for `sigpu check`: generated kernels on fresh random inputs against the
+//! serial f64 reference (floats, within the accuracy bounds of issue 5) or the CPU path
+//! (integers, exact).
+
+use super::{GpuConfig, GpuFilter};
+use crate::elem::Element;
+use crate::filter::{Filter, FilterError, FilterOptions};
+use crate::serial::reference_f64;
+use crate::signature::Signature;
+use crate::testing::{random_signature, relative_error};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, Error, Gpu, Result, Tolerance};
+
+/// The recurrence crate's checks, in the order `sigpu check` runs them.
+pub fn checks() -> Vec<Check> {
+    vec![
+        Check {
+            name: "recurrence/lowpass_f32",
+            about: "(0.2 : 0.8) f32, odd length, vs serial f64 (rel. 1e-5)",
+            run: |gpu, seed| {
+                float_check::<f32>(gpu, seed, "(0.2 : 0.8)", true, 1, (1 << 20) + 77, false)
+            },
+        },
+        Check {
+            name: "recurrence/lowpass_f32_direct",
+            about: "(0.2 : 0.8) f32 with direct (untransposed) loads and stores",
+            run: |gpu, seed| {
+                let config = GpuConfig {
+                    transpose: false,
+                    ..GpuConfig::default()
+                };
+                float_check_with::<f32>(
+                    gpu,
+                    seed,
+                    "(0.2 : 0.8)",
+                    true,
+                    2,
+                    (1 << 20) + 76,
+                    false,
+                    config,
+                )
+            },
+        },
+        Check {
+            name: "recurrence/highpass2_f32_batch",
+            about: "(0.81, -1.62, 0.81 : 1.6, -0.64) f32, 5 channels, zi/zf",
+            run: |gpu, seed| {
+                float_check::<f32>(
+                    gpu,
+                    seed,
+                    "(0.81, -1.62, 0.81 : 1.6, -0.64)",
+                    true,
+                    5,
+                    100_003,
+                    true,
+                )
+            },
+        },
+        Check {
+            name: "recurrence/slow_pole_f32",
+            about: "(0.001 : 0.999) f32: factors never truncate, a real look-back",
+            run: |gpu, seed| {
+                float_check::<f32>(gpu, seed, "(0.001 : 0.999)", true, 1, (1 << 20) + 5, false)
+            },
+        },
+        Check {
+            name: "recurrence/prefix_sum_f32",
+            about: "(1 : 1) f32 on U[0,1), vs serial f64 (rel. 1e-5)",
+            run: |gpu, seed| float_check::<f32>(gpu, seed, "(1 : 1)", true, 1, 1 << 20, false),
+        },
+        Check {
+            name: "recurrence/random_f32_noopt",
+            about: "random stable order ≤ 8 f32, optimisations off, 3 channels, zi/zf",
+            run: |gpu, seed| random_float_check::<f32>(gpu, seed, false),
+        },
+        Check {
+            name: "recurrence/random_f64",
+            about: "random stable order ≤ 8 f64, 3 channels, zi/zf, vs serial f64 (rel. 1e-12)",
+            run: |gpu, seed| random_float_check::<f64>(gpu, seed, true),
+        },
+        Check {
+            name: "recurrence/prefix_sum_i32",
+            about: "(1 : 1) i32, wrapping, exact",
+            run: |gpu, seed| int_check::<i32>(gpu, seed, "(1 : 1)", 1, (1 << 20) + 3, true),
+        },
+        Check {
+            name: "recurrence/tuple_prefix_i64",
+            about: "(1 : 0, 1) i64, 2 channels (unaligned second), exact",
+            run: |gpu, seed| int_check::<i64>(gpu, seed, "(1 : 0, 1)", 2, 300_001, true),
+        },
+        Check {
+            name: "recurrence/prefix2_i32_noopt",
+            about: "(1 : 2, -1) i32, optimisations off, exact",
+            run: |gpu, seed| int_check::<i32>(gpu, seed, "(1 : 2, -1)", 1, 500_009, false),
+        },
+        Check {
+            name: "recurrence/lengths_f32",
+            about: "(0.04 : 1.6, -0.64) f32 at lengths 1 … chunk ± 1 … primes",
+            run: lengths_check,
+        },
+        Check {
+            name: "recurrence/streaming_f32",
+            about: "(0.2, 0.1 : 0.9) f32 in 3 GPU pieces with zf → zi vs one shot",
+            run: streaming_check,
+        },
+    ]
+}
+
+fn invalid(e: FilterError) -> Error {
+    match e {
+        FilterError::Gpu(e) => e,
+        other => Error::Invalid(other.to_string()),
+    }
+}
+
+fn options(optimize: bool) -> FilterOptions {
+    FilterOptions {
+        optimize,
+        ..FilterOptions::default()
+    }
+}
+
+fn tolerance<T: Element>() -> f64 {
+    if T::DTYPE == crate::DType::F32 {
+        1e-5
+    } else {
+        1e-12
+    }
+}
+
+/// The GPU against the serial f64 reference of the same (rounded) coefficients and inputs,
+/// channel by channel, relative to max |y_ref|; zf too when `state` is set.
+fn compare_float<T: Element>(
+    filter: &Filter<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+    got: &[T],
+    got_zf: &[T],
+) -> CheckReport {
+    compare_float_tol(filter, x, channels, zi, got, got_zf, tolerance::<T>())
+}
+
+fn compare_float_tol<T: Element>(
+    filter: &Filter<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+    got: &[T],
+    got_zf: &[T],
+    tol: f64,
+) -> CheckReport {
+    let to64 = |v: &[T]| v.iter().map(|v| v.to_f64()).collect::<Vec<_>>();
+    let (ff, fb) = (to64(filter.feedforward()), to64(filter.feedback()));
+    let n = x.len() / channels;
+    let s = filter.state_len();
+    let mut report = CheckReport {
+        elements: x.len(),
+        mismatches: 0,
+        max_error: 0.0,
+        tolerance: Tolerance { abs: 0.0, rel: tol },
+        note: "max error is relative to max |y_ref|".into(),
+    };
+    for c in 0..channels {
+        let zi_c = zi.map(|z| to64(&z[c * s..(c + 1) * s]));
+        let want = reference_f64(&ff, &fb, &to64(&x[c * n..(c + 1) * n]), zi_c.as_deref());
+        let got_c = to64(&got[c * n..(c + 1) * n]);
+        let scale = want
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()))
+            .max(f64::MIN_POSITIVE);
+        for (i, (&g, &w)) in got_c.iter().zip(&want).enumerate() {
+            let err = if g.is_nan() {
+                f64::INFINITY
+            } else {
+                (g - w).abs() / scale
+            };
+            report.max_error = report.max_error.max(err);
+            if err > tol {
+                if report.mismatches == 0 {
+                    report.note =
+                        format!("first mismatch at channel {c} [{i}]: got {g:e}, want {w:e}");
+                }
+                report.mismatches += 1;
+            }
+        }
+        if !got_zf.is_empty() {
+            let (xc, yc) = (to64(&x[c * n..(c + 1) * n]), want);
+            let want_zf = crate::serial::final_state(&ff, &fb, s, &xc, &yc, zi_c.as_deref());
+            // zf is a short sum that may cancel: its error is judged on the signal's scale.
+            let zf_scale = want_zf.iter().fold(scale, |m, v| m.max(v.abs()));
+            let got_zf_c = to64(&got_zf[c * s..(c + 1) * s]);
+            let err = got_zf_c
+                .iter()
+                .zip(&want_zf)
+                .fold(0.0f64, |m, (g, w)| m.max((g - w).abs()))
+                / zf_scale;
+            if err.is_nan() || err > tol {
+                report.mismatches += 1;
+                report.note = format!("channel {c}: zf relative error {err:e}");
+            }
+        }
+    }
+    report
+}
+
+fn float_check<T: Element>(
+    gpu: &Gpu,
+    seed: u64,
+    sig: &str,
+    optimize: bool,
+    channels: usize,
+    n: usize,
+    state: bool,
+) -> Result<CheckReport> {
+    float_check_with::<T>(
+        gpu,
+        seed,
+        sig,
+        optimize,
+        channels,
+        n,
+        state,
+        GpuConfig::default(),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn float_check_with<T: Element>(
+    gpu: &Gpu,
+    seed: u64,
+    sig: &str,
+    optimize: bool,
+    channels: usize,
+    n: usize,
+    state: bool,
+    config: GpuConfig,
+) -> Result<CheckReport> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let filter = Filter::<T>::parse(sig, options(optimize)).map_err(invalid)?;
+    let positive = sig == "(1 : 1)";
+    let x: Vec<T> = (0..channels * n)
+        .map(|_| {
+            T::from_f64(if positive {
+                rng.random()
+            } else {
+                rng.random_range(-1.0..1.0)
+            })
+        })
+        .collect();
+    let zi: Option<Vec<T>> = state.then(|| {
+        (0..channels * filter.state_len())
+            .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
+            .collect()
+    });
+    let g = GpuFilter::new(gpu, &filter, config).map_err(invalid)?;
+    let (y, zf) = g.apply(gpu, &x, channels, zi.as_deref()).map_err(invalid)?;
+    let zf = if state { zf } else { Vec::new() };
+    Ok(compare_float(&filter, &x, channels, zi.as_deref(), &y, &zf))
+}
+
+fn random_float_check<T: Element>(gpu: &Gpu, seed: u64, optimize: bool) -> Result<CheckReport> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let sig: Signature = random_signature(&mut rng, 8, 9, 0.99);
+    let filter = Filter::<T>::new(&sig, options(optimize)).map_err(invalid)?;
+    let channels = 3;
+    let n = rng.random_range(50_000..200_000);
+    let x: Vec<T> = (0..channels * n)
+        .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
+        .collect();
+    let zi: Vec<T> = (0..channels * filter.state_len())
+        .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
+        .collect();
+    let g = GpuFilter::new(gpu, &filter, GpuConfig::default()).map_err(invalid)?;
+    let (y, zf) = g.apply(gpu, &x, channels, Some(&zi)).map_err(invalid)?;
+    // A random direct-form filter of high order can be so ill-conditioned that a serial run
+    // in the element type already misses the 1e-5 (f32) bound: then the GPU may be no worse
+    // than 4x that serial run.
+    let serial = serial_error(&filter, &x, channels, &zi);
+    let tol = tolerance::<T>().max(4.0 * serial);
+    Ok(
+        compare_float_tol(&filter, &x, channels, Some(&zi), &y, &zf, tol).with_note(format!(
+            "serial {} error {serial:.2e}; {sig}, n = {n}",
+            T::DTYPE
+        )),
+    )
+}
+
+/// The worst relative error of a serial run in `T` against the f64 reference, over channels.
+fn serial_error<T: Element>(filter: &Filter<T>, x: &[T], channels: usize, zi: &[T]) -> f64 {
+    let to64 = |v: &[T]| v.iter().map(|v| v.to_f64()).collect::<Vec<_>>();
+    let n = x.len() / channels;
+    let s = filter.state_len();
+    (0..channels)
+        .map(|c| {
+            let (xc, zc) = (&x[c * n..(c + 1) * n], &zi[c * s..(c + 1) * s]);
+            let mut y = vec![T::ZERO; n];
+            crate::serial::filter_serial(
+                filter.feedforward(),
+                filter.feedback(),
+                xc,
+                Some(zc),
+                &mut y,
+            );
+            let want = reference_f64(
+                &to64(filter.feedforward()),
+                &to64(filter.feedback()),
+                &to64(xc),
+                Some(&to64(zc)),
+            );
+            relative_error(&to64(&y), &want)
+        })
+        .fold(0.0, f64::max)
+}
+
+fn int_check<T: Element>(
+    gpu: &Gpu,
+    seed: u64,
+    sig: &str,
+    channels: usize,
+    n: usize,
+    optimize: bool,
+) -> Result<CheckReport> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let filter = Filter::<T>::parse(sig, options(optimize)).map_err(invalid)?;
+    let x: Vec<T> = (0..channels * n)
+        .map(|_| T::from_bits64(rng.random::<u64>()))
+        .collect();
+    let zi: Vec<T> = (0..channels * filter.state_len())
+        .map(|_| T::from_bits64(rng.random::<u64>()))
+        .collect();
+    let mut want = vec![T::ZERO; x.len()];
+    let mut want_zf = vec![T::ZERO; zi.len()];
+    filter
+        .apply_batch(&x, channels, &mut want, Some(&zi), Some(&mut want_zf))
+        .map_err(invalid)?;
+    let g = GpuFilter::new(gpu, &filter, GpuConfig::default()).map_err(invalid)?;
+    let (y, zf) = g.apply(gpu, &x, channels, Some(&zi)).map_err(invalid)?;
+    let mut report = compare_exact(&y, &want);
+    if zf != want_zf {
+        report.mismatches += 1;
+        report.note = format!("zf differs: got {zf:?}, want {want_zf:?}");
+    }
+    Ok(report)
+}
+
+fn lengths_check(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let filter = Filter::<f32>::parse("(0.04 : 1.6, -0.64)", options(true)).map_err(invalid)?;
+    let g = GpuFilter::new(gpu, &filter, GpuConfig::default()).map_err(invalid)?;
+    let chunk = g.generated().config.chunk();
+    let mut total = CheckReport {
+        elements: 0,
+        mismatches: 0,
+        max_error: 0.0,
+        tolerance: Tolerance {
+            abs: 0.0,
+            rel: 1e-5,
+        },
+        note: String::new(),
+    };
+    for n in [
+        1,
+        2,
+        31,
+        33,
+        chunk - 1,
+        chunk,
+        chunk + 1,
+        3 * chunk + 7,
+        65_537,
+        1_000_003,
+    ] {
+        let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let (y, _) = g.apply(gpu, &x, 1, None).map_err(invalid)?;
+        let r = compare_float(&filter, &x, 1, None, &y, &[]);
+        total.elements += r.elements;
+        total.max_error = total.max_error.max(r.max_error);
+        if r.mismatches > 0 && total.mismatches == 0 {
+            total.note = format!("n = {n}: {}", r.note);
+        }
+        total.mismatches += r.mismatches;
+    }
+    Ok(total)
+}
+
+fn streaming_check(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let filter = Filter::<f32>::parse("(0.2, 0.1 : 0.9)", options(true)).map_err(invalid)?;
+    let g = GpuFilter::new(gpu, &filter, GpuConfig::default()).map_err(invalid)?;
+    let n = 400_000;
+    let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let cuts = [0, 1, rng.random_range(2..n / 2), n];
+    let mut y = Vec::with_capacity(n);
+    let mut zi = vec![0.0f32; filter.state_len()];
+    for w in cuts.windows(2) {
+        let (piece, zf) = g
+            .apply(gpu, &x[w[0]..w[1]], 1, Some(&zi))
+            .map_err(invalid)?;
+        y.extend(piece);
+        zi = zf;
+    }
+    Ok(
+        compare_float(&filter, &x, 1, None, &y, &[])
+            .with_note(format!("cuts at {:?}", &cuts[1..3])),
+    )
+}

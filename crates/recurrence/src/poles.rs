@@ -1,0 +1,105 @@
+//! Pole magnitudes of a recurrence, to reject unstable filters before they overflow.
+//!
+//! The poles are the roots of z^k − b1·z^(k−1) − … − bk, found with the Durand–Kerner
+//! (Weierstrass) iteration in complex f64. Simple roots converge quadratically; a multiple
+//! root (e.g. the double pole at 1 of a 2nd-order prefix sum) only to about √ε, which is why
+//! [`STABILITY_SLACK`] exists.
+
+/// A pole this far above magnitude 1 still counts as on the unit circle: multiple roots are
+/// found only to about 1e-8, and marginal recurrences (prefix sums) are legitimate.
+pub const STABILITY_SLACK: f64 = 1e-6;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct C(f64, f64);
+
+impl C {
+    fn add(self, o: C) -> C {
+        C(self.0 + o.0, self.1 + o.1)
+    }
+    fn sub(self, o: C) -> C {
+        C(self.0 - o.0, self.1 - o.1)
+    }
+    fn mul(self, o: C) -> C {
+        C(self.0 * o.0 - self.1 * o.1, self.0 * o.1 + self.1 * o.0)
+    }
+    fn div(self, o: C) -> C {
+        let d = o.0 * o.0 + o.1 * o.1;
+        C(
+            (self.0 * o.0 + self.1 * o.1) / d,
+            (self.1 * o.0 - self.0 * o.1) / d,
+        )
+    }
+    fn abs(self) -> f64 {
+        self.0.hypot(self.1)
+    }
+}
+
+/// The largest |z| over the roots of z^k − b[0]·z^(k−1) − … − b[k−1] (0 when every b is 0).
+pub fn max_root_magnitude(b: &[f64]) -> f64 {
+    // Trailing zero coefficients are roots at 0: drop them.
+    let k = b.iter().rposition(|&v| v != 0.0).map_or(0, |i| i + 1);
+    if k == 0 {
+        return 0.0;
+    }
+    // Monic p(z) = z^k + c1 z^(k-1) + … + ck with ci = −b[i-1].
+    let c: Vec<f64> = b[..k].iter().map(|&v| -v).collect();
+    let eval = |z: C| {
+        c.iter()
+            .fold(C(1.0, 0.0), |acc, &ci| acc.mul(z).add(C(ci, 0.0)))
+    };
+    let radius = 1.0 + c.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let seed = C(0.4, 0.9);
+    let mut roots: Vec<C> = Vec::with_capacity(k);
+    let mut z = C(radius, 0.0);
+    for _ in 0..k {
+        z = z.mul(seed);
+        roots.push(z);
+    }
+    for _ in 0..5000 {
+        let mut moved = 0.0f64;
+        for i in 0..k {
+            let zi = roots[i];
+            let denom = roots
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .fold(C(1.0, 0.0), |acc, (_, &zj)| acc.mul(zi.sub(zj)));
+            if denom.abs() == 0.0 {
+                // Two estimates collided: nudge one apart.
+                roots[i] = zi.add(C(1e-9, 1e-9));
+                moved = f64::INFINITY;
+                continue;
+            }
+            let step = eval(zi).div(denom);
+            roots[i] = zi.sub(step);
+            moved = moved.max(step.abs());
+        }
+        if moved < 1e-15 * radius {
+            break;
+        }
+    }
+    roots.iter().fold(0.0, |m, r| m.max(r.abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_roots() {
+        assert!((max_root_magnitude(&[0.5]) - 0.5).abs() < 1e-14);
+        assert!((max_root_magnitude(&[-0.9]) - 0.9).abs() < 1e-14);
+        // (z - 0.5)(z + 0.25) = z^2 - 0.25 z - 0.125.
+        assert!((max_root_magnitude(&[0.25, 0.125]) - 0.5).abs() < 1e-12);
+        // Complex pair of radius 0.95: z^2 - 2 r cos(t) z + r^2.
+        let (r, t) = (0.95f64, 0.3f64);
+        assert!((max_root_magnitude(&[2.0 * r * t.cos(), -r * r]) - r).abs() < 1e-12);
+        // Triple root at 1: z^3 - 3z^2 + 3z - 1.
+        assert!((max_root_magnitude(&[3.0, -3.0, 1.0]) - 1.0).abs() < 1e-4);
+        // Unstable 8th order: z^8 = 1.5^8.
+        let mut b = vec![0.0; 8];
+        b[7] = 1.5f64.powi(8);
+        assert!((max_root_magnitude(&b) - 1.5).abs() < 1e-9);
+        assert_eq!(max_root_magnitude(&[0.0, 0.0]), 0.0);
+    }
+}

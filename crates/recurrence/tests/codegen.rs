@@ -1,0 +1,156 @@
+//! The CUDA generator: golden sources pinned for a few signatures (regenerate with
+//! `SIGPU_BLESS=1 cargo test -p sigpu-recurrence --test codegen`), and NVRTC compiles of
+//! generated kernels for sm_90 across signatures, element types and the optimisation switch
+//! (no GPU needed; SKIP without NVRTC unless SIGPU_REQUIRE_NVRTC=1). The golden files are
+//! `.cu` files under crates/, so the runtime's NVRTC test compiles them too.
+
+use sigpu_recurrence::gpu::{generate, GpuConfig, FILTER_KERNEL, STATE_KERNEL};
+use sigpu_recurrence::{with_dtype, DType, Filter, FilterOptions};
+use sigpu_runtime::cuda::{compile, nvrtc_version, KernelCache, KernelSource};
+use std::path::PathBuf;
+
+const GOLDEN: [(&str, &str, DType, bool); 4] = [
+    ("lowpass1_f32", "(0.2 : 0.8)", DType::F32, true),
+    (
+        "highpass2_f32",
+        "(0.81, -1.62, 0.81 : 1.6, -0.64)",
+        DType::F32,
+        true,
+    ),
+    ("prefix_sum_i32", "(1 : 1)", DType::I32, true),
+    ("prefix2_f64_noopt", "(1 : 2, -1)", DType::F64, false),
+];
+
+fn source(sig: &str, dtype: DType, optimize: bool, config: GpuConfig) -> (String, String) {
+    let options = FilterOptions {
+        optimize,
+        ..FilterOptions::default()
+    };
+    with_dtype!(dtype, T => {
+        let filter = Filter::<T>::parse(sig, options).unwrap();
+        let g = generate(&filter, config).unwrap();
+        (g.name, g.source)
+    })
+}
+
+#[test]
+fn generated_sources_match_the_golden_files() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let bless = std::env::var("SIGPU_BLESS").is_ok_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for (file, sig, dtype, optimize) in GOLDEN {
+        let (_, code) = source(sig, dtype, optimize, GpuConfig::default());
+        let path = dir.join(format!("{file}.cu"));
+        if bless {
+            std::fs::write(&path, &code).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(pinned) if pinned == code => {}
+            _ => stale.push(path.display().to_string()),
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "generated CUDA differs from {stale:?}; review the change and regenerate with \
+         SIGPU_BLESS=1 cargo test -p sigpu-recurrence --test codegen"
+    );
+}
+
+#[test]
+fn generated_source_bakes_in_the_constants() {
+    let (name, code) = source("(0.2 : 0.8)", DType::F32, true, GpuConfig::default());
+    assert!(
+        name.starts_with("plr_f32_k1_p0_") && name.ends_with("_256x16t.cu"),
+        "{name}"
+    );
+    assert!(code.contains("typedef float T;"));
+    assert!(
+        code.contains("v[0] = 0.2f * v[0];"),
+        "map constant baked in"
+    );
+    assert!(
+        code.contains("v[1] += 0.8f * v[0];"),
+        "recurrence constant baked in"
+    );
+    assert!(
+        code.contains("post it as full at once"),
+        "0.8 decays within a chunk"
+    );
+    // Prefix sums: no multiplications by 1 in the merges, integer arithmetic unsigned.
+    let (_, code) = source("(1 : 1)", DType::I32, true, GpuConfig::default());
+    assert!(code.contains("typedef unsigned int T;"));
+    assert!(
+        code.contains("v[1] += v[0];") && !code.contains("1u * "),
+        "1 specialised"
+    );
+    assert!(code.contains("a[0] += o[0];"));
+    // Optimisations off: the same multiplications by 1 stay.
+    let (_, off) = source("(1 : 1)", DType::I32, false, GpuConfig::default());
+    assert!(
+        off.contains("v[1] += 1u * v[0];"),
+        "no specialisation when off"
+    );
+    // Zero factors suppressed: the tuple prefix sum's odd factors vanish.
+    let (_, tuple) = source("(1 : 0, 1)", DType::I64, true, GpuConfig::default());
+    assert!(
+        tuple.contains("v[2] += v[0];") && !tuple.contains("0u * "),
+        "zeros dropped"
+    );
+}
+
+fn nvrtc_or_skip(test: &str) -> bool {
+    match nvrtc_version() {
+        Ok(_) => true,
+        Err(e) if std::env::var("SIGPU_REQUIRE_NVRTC").is_ok_and(|v| v == "1") => {
+            panic!("{test}: SIGPU_REQUIRE_NVRTC=1 but {e}")
+        }
+        Err(e) => {
+            println!("SKIP {test}: {e}");
+            false
+        }
+    }
+}
+
+#[test]
+fn nvrtc_compiles_generated_kernels_for_sm_90() {
+    if !nvrtc_or_skip("nvrtc_compiles_generated_kernels_for_sm_90") {
+        return;
+    }
+    let cases: [(&str, DType); 8] = [
+        ("(0.04 : 1.6, -0.64)", DType::F32),
+        ("(0.9, -0.9 : 0.8)", DType::F64),
+        ("(1 : 0, 1)", DType::I32),
+        ("(1 : 2, -1)", DType::I64),
+        ("(1, 2, 3 : 0)", DType::F32),
+        ("(0.001 : 0.999)", DType::F32),
+        (
+            "(1, -1, 1, -1, 1, -1, 1, -1, 1 : 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1)",
+            DType::F64,
+        ),
+        ("(3, -2 : 1, 1, 1, 1, 1, 1, 1, 1)", DType::I64),
+    ];
+    let mut compiled = 0;
+    for (sig, dtype) in cases {
+        for optimize in [true, false] {
+            for config in [
+                GpuConfig::default(),
+                GpuConfig {
+                    threads: 512,
+                    vpt: 8,
+                    transpose: false,
+                    min_blocks: 4,
+                },
+            ] {
+                let (name, code) = source(sig, dtype, optimize, config);
+                let src = KernelSource::generated(name.clone(), code);
+                assert_eq!(src.entry_points(), [FILTER_KERNEL, STATE_KERNEL], "{name}");
+                let out = compile(&src, "sm_90", &KernelCache::disabled())
+                    .unwrap_or_else(|e| panic!("{sig} {dtype} optimize={optimize}: {e}"));
+                assert!(!out.cubin.is_empty());
+                compiled += 1;
+            }
+        }
+    }
+    println!("NVRTC compiled {compiled} generated kernels for sm_90");
+}
