@@ -49,7 +49,10 @@ pub fn parse_alist(name: &str, text: &str) -> std::result::Result<Code, (usize, 
         if v.len() == len {
             Ok(())
         } else {
-            Err((no, format!("{what}: expected {len} numbers, found {}", v.len())))
+            Err((
+                no,
+                format!("{what}: expected {len} numbers, found {}", v.len()),
+            ))
         }
     };
     let (no, dims) = next_line("`N M`")?;
@@ -124,17 +127,25 @@ pub fn parse_alist(name: &str, text: &str) -> std::result::Result<Code, (usize, 
 /// The alist text of a code (1-based, zero-padded to the largest degree).
 pub fn to_alist(code: &Code) -> String {
     let (n, m) = (code.n(), code.m());
-    let col_deg: Vec<usize> = code.col_start().windows(2).map(|w| (w[1] - w[0]) as usize).collect();
-    let row_deg: Vec<usize> = code.row_start().windows(2).map(|w| (w[1] - w[0]) as usize).collect();
+    let col_deg: Vec<usize> = code
+        .col_start()
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .collect();
+    let row_deg: Vec<usize> = code
+        .row_start()
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .collect();
     let (max_col, max_row) = (code.max_col_degree(), code.max_row_degree());
-    let join = |v: &mut dyn Iterator<Item = usize>| {
-        v.map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
-    };
+    let join =
+        |v: &mut dyn Iterator<Item = usize>| v.map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
     let mut out = format!("{n} {m}\n{max_col} {max_row}\n");
     let _ = writeln!(out, "{}", join(&mut col_deg.iter().copied()));
     let _ = writeln!(out, "{}", join(&mut row_deg.iter().copied()));
     for c in 0..n {
-        let edges = &code.col_edges()[code.col_start()[c] as usize..code.col_start()[c + 1] as usize];
+        let edges =
+            &code.col_edges()[code.col_start()[c] as usize..code.col_start()[c + 1] as usize];
         let rows = edges.iter().map(|&e| code.edge_row(e as usize) + 1);
         let pad = std::iter::repeat_n(0, max_col - edges.len());
         let _ = writeln!(out, "{}", join(&mut rows.chain(pad)));
@@ -175,14 +186,24 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let bad = |from: &str, to: &str| parse_alist("h", &HAMMING.replacen(from, to, 1)).unwrap_err();
+        let bad =
+            |from: &str, to: &str| parse_alist("h", &HAMMING.replacen(from, to, 1)).unwrap_err();
         assert_eq!(bad("7 3\n", "7\n").0, 1);
         assert_eq!(bad("1 2 0\n", "1 x 0\n").0, 8);
-        assert!(bad("1 2 0\n", "1 0 0\n").1.contains("column 4 lists 1 entries"));
-        assert!(bad("1 4 5 7\n", "1 4 5 9\n").1.contains("index 9 exceeds 7"));
-        assert!(bad("1 1 1 2 2 2 3\n", "1 1 1 2 2 2\n").1.contains("expected 7 numbers"));
+        assert!(bad("1 2 0\n", "1 0 0\n")
+            .1
+            .contains("column 4 lists 1 entries"));
+        assert!(bad("1 4 5 7\n", "1 4 5 9\n")
+            .1
+            .contains("index 9 exceeds 7"));
+        assert!(bad("1 1 1 2 2 2 3\n", "1 1 1 2 2 2\n")
+            .1
+            .contains("expected 7 numbers"));
         let (line, msg) = bad("3 5 6 7\n", "3 5 6 1\n");
-        assert!(msg.contains("does not list") && (8..=14).contains(&line), "{line} {msg}");
+        assert!(
+            msg.contains("does not list") && (8..=14).contains(&line),
+            "{line} {msg}"
+        );
         let (line, msg) = parse_alist("h", &HAMMING[..40]).unwrap_err();
         assert!(msg.contains("file ends") || line > 0, "{msg}");
     }

@@ -96,7 +96,12 @@ impl Modulation {
 impl FromStr for Modulation {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
-        match s.trim().to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+        match s
+            .trim()
+            .to_ascii_lowercase()
+            .replace(['-', '_'], "")
+            .as_str()
+        {
             "bpsk" => Ok(Modulation::Bpsk),
             "qpsk" | "4qam" => Ok(Modulation::Qpsk),
             "16qam" | "qam16" => Ok(Modulation::Qam16),
@@ -164,7 +169,9 @@ pub struct Channel {
 impl Channel {
     pub fn new(modulation: Modulation, demapper: Demapper, es_n0_db: f64) -> Result<Channel> {
         if !es_n0_db.is_finite() {
-            return Err(LdpcError::invalid(format!("SNR {es_n0_db} dB is not finite")));
+            return Err(LdpcError::invalid(format!(
+                "SNR {es_n0_db} dB is not finite"
+            )));
         }
         let n0 = 10f64.powf(-es_n0_db / 10.0);
         Ok(Channel {
@@ -185,7 +192,11 @@ impl Channel {
         let per_axis = self.modulation.bits_per_axis();
         let sigma = self.sigma2.sqrt();
         let mut gauss = Gauss::default();
-        let axes_per_symbol = if self.modulation == Modulation::Bpsk { 1 } else { 2 };
+        let axes_per_symbol = if self.modulation == Modulation::Bpsk {
+            1
+        } else {
+            2
+        };
         let bits_per_symbol = self.modulation.bits_per_symbol();
         let mut axis_llr = [0f64; 4];
         for (s, chunk) in bits.chunks(bits_per_symbol).enumerate() {
@@ -300,7 +311,10 @@ mod tests {
     fn dvbt2_16qam_levels_and_gray() {
         // EN 302 755: y0 y2 = 10 → −3, 11 → −1, 01 → +1, 00 → +3 (before 1/√10).
         let m = Modulation::Qam16;
-        let levels: Vec<f64> = [0b10, 0b11, 0b01, 0b00].iter().map(|&b| m.axis_level(b) * 10f64.sqrt()).collect();
+        let levels: Vec<f64> = [0b10, 0b11, 0b01, 0b00]
+            .iter()
+            .map(|&b| m.axis_level(b) * 10f64.sqrt())
+            .collect();
         for (got, want) in levels.iter().zip([-3.0, -1.0, 1.0, 3.0]) {
             assert!((got - want).abs() < 1e-12, "{levels:?}");
         }
@@ -368,7 +382,10 @@ mod tests {
         let es = Snr::EbN0(1.0).es_n0_db(Modulation::Qpsk, 0.5);
         assert!((es - 1.0).abs() < 1e-12);
         let q = Quantizer::new(2.0).unwrap();
-        assert_eq!((q.quantize(1.24), q.quantize(-100.0), q.quantize(100.0)), (2, -127, 127));
+        assert_eq!(
+            (q.quantize(1.24), q.quantize(-100.0), q.quantize(100.0)),
+            (2, -127, 127)
+        );
         assert!(Quantizer::new(0.0).is_err() && Quantizer::new(f32::NAN).is_err());
     }
 }

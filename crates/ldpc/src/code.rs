@@ -23,6 +23,8 @@ pub struct Code {
     /// True when the last N − K columns are the DVB staircase, which gives the linear-time
     /// systematic encoder.
     staircase: bool,
+    /// For the DVB codes, q = M/360: checks c and c + q are consecutive in a circulant.
+    q: Option<usize>,
 }
 
 /// Facts about a code for listings and reports.
@@ -98,6 +100,7 @@ impl Code {
             col_start,
             col_edges,
             staircase: false,
+            q: None,
         };
         code.staircase = code.has_staircase();
         Ok(code)
@@ -105,21 +108,23 @@ impl Code {
 
     /// The code a DVB table defines.
     pub fn from_table(name: &str, table: &DvbTable) -> Result<Code> {
-        let code = Code::from_rows(name, table.n, table.k, &table.check_rows())?;
+        let mut code = Code::from_rows(name, table.n, table.k, &table.check_rows())?;
         debug_assert_eq!(code.edges(), table.edges);
+        code.q = Some(table.q);
         Ok(code)
     }
 
     /// A standard code by name (`dvbt2-normal-1/2`, `dvbs2-short-8/9`, ...).
     pub fn standard(name: &str) -> Result<Code> {
         let wanted = name.trim().to_ascii_lowercase();
-        let entry = EMBEDDED
-            .iter()
-            .find(|e| e.name == wanted)
-            .ok_or_else(|| LdpcError::UnknownCode {
-                name: name.to_owned(),
-                known: Code::standard_names().join(", "),
-            })?;
+        let entry =
+            EMBEDDED
+                .iter()
+                .find(|e| e.name == wanted)
+                .ok_or_else(|| LdpcError::UnknownCode {
+                    name: name.to_owned(),
+                    known: Code::standard_names().join(", "),
+                })?;
         Code::from_table(entry.name, &DvbTable::parse(entry.file, entry.text)?)
     }
 
@@ -177,10 +182,18 @@ impl Code {
         &self.edge_col[self.row_start[r] as usize..self.row_start[r + 1] as usize]
     }
     pub fn max_row_degree(&self) -> usize {
-        self.row_start.windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap_or(0)
+        self.row_start
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
     }
     pub fn max_col_degree(&self) -> usize {
-        self.col_start.windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap_or(0)
+        self.col_start
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
     }
     /// Whether [`crate::Encoder`] can encode this code.
     pub fn is_encodable(&self) -> bool {
@@ -189,7 +202,9 @@ impl Code {
 
     /// True when every check of `word` (one bit per byte, 0 or 1) is satisfied.
     pub fn is_codeword(&self, word: &[u8]) -> bool {
-        word.len() == self.n && (0..self.m()).all(|r| self.row(r).iter().fold(0u8, |s, &c| s ^ word[c as usize]) & 1 == 0)
+        word.len() == self.n
+            && (0..self.m())
+                .all(|r| self.row(r).iter().fold(0u8, |s, &c| s ^ word[c as usize]) & 1 == 0)
     }
 
     pub fn info(&self) -> CodeInfo {
@@ -210,6 +225,25 @@ impl Code {
             row_degrees: histogram(&self.row_start),
             encodable: self.staircase,
         }
+    }
+
+    /// The same code with its checks in the order decoders should visit them. For a DVB code
+    /// that is check c = s + q·t ordered by (s, t): the 360 checks of each circulant together
+    /// (the standard's layers). Then the edges of neighbouring information
+    /// bits of a 360-bit group lie in neighbouring checks, so a pass over the bits walks the
+    /// message array with a steady stride instead of jumping. Other codes keep their order.
+    /// Flooding results do not depend on check order; the layered schedule follows it.
+    pub fn decoding_order(&self) -> Code {
+        let Some(q) = self.q else {
+            return self.clone();
+        };
+        let mut order: Vec<usize> = (0..self.m()).collect();
+        order.sort_by_key(|&c| (c % q, c / q));
+        let rows: Vec<Vec<u32>> = order.iter().map(|&r| self.row(r).to_vec()).collect();
+        let mut code = Code::from_rows(&self.name, self.n, self.k, &rows)
+            .expect("a row permutation of a valid code is valid");
+        code.q = self.q;
+        code
     }
 
     /// Column K + j is in checks j and j + 1 only (the last one in check M − 1 only).
@@ -243,7 +277,10 @@ mod tests {
     #[test]
     fn unknown_names_list_the_known_ones() {
         let e = Code::standard("dvbt2-normal-9/10").unwrap_err().to_string();
-        assert!(e.contains("\"dvbt2-normal-9/10\"") && e.contains("dvbs2-normal-9/10"), "{e}");
+        assert!(
+            e.contains("\"dvbt2-normal-9/10\"") && e.contains("dvbs2-normal-9/10"),
+            "{e}"
+        );
     }
 
     #[test]

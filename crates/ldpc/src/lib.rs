@@ -11,11 +11,13 @@
 //! - [`decoder`]: the [`Decoder`] trait and its CPU decoders; [`gpu`]: the CUDA decoder.
 
 pub mod alist;
+pub mod bench;
 pub mod channel;
 mod code;
 pub mod decoder;
 mod encode;
 mod error;
+pub mod sim;
 pub mod table;
 
 pub use alist::{read_alist, to_alist, write_alist};

@@ -169,7 +169,10 @@ impl Header {
             edges: field("edges")?,
         };
         if h.k == 0 || h.k >= h.n {
-            return Err(format!("header has K={} but N={}: need 0 < K < N", h.k, h.n));
+            return Err(format!(
+                "header has K={} but N={}: need 0 < K < N",
+                h.k, h.n
+            ));
         }
         let m = h.n - h.k;
         if m % GROUP != 0 || h.q != m / GROUP {

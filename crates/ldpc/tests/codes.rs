@@ -3,8 +3,11 @@
 
 use sigpu_ldpc::{read_alist, to_alist, Code};
 
-/// (name, K, edges, information-column degree profile `(degree, 360-column groups)`).
-const PROFILES: &[(&str, usize, usize, &[(usize, usize)])] = &[
+/// `(degree, 360-column groups)` of the information columns.
+type Profile = &'static [(usize, usize)];
+
+/// (name, K, edges, information-column degree profile).
+const PROFILES: &[(&str, usize, usize, Profile)] = &[
     ("normal-1/4", 16200, 194_399, &[(12, 15), (3, 30)]),
     ("normal-1/3", 21600, 215_999, &[(12, 20), (3, 40)]),
     ("normal-2/5", 25920, 233_279, &[(12, 24), (3, 48)]),
@@ -29,7 +32,11 @@ const PROFILES: &[(&str, usize, usize, &[(usize, usize)])] = &[
 
 fn check(name: &str, k: usize, edges: usize, profile: &[(usize, usize)]) {
     let code = Code::standard(name).unwrap();
-    let n = if name.contains("normal") { 64800 } else { 16200 };
+    let n = if name.contains("normal") {
+        64800
+    } else {
+        16200
+    };
     assert_eq!((code.n(), code.k(), code.edges()), (n, k, edges), "{name}");
     let info = code.info();
     // Parity columns: M − 1 of degree 2 and the last of degree 1.
@@ -40,7 +47,7 @@ fn check(name: &str, k: usize, edges: usize, profile: &[(usize, usize)]) {
         None => want.push((2, m - 1)),
     }
     want.push((1, 1));
-    want.sort_by(|a, b| b.0.cmp(&a.0));
+    want.sort_by_key(|&(d, _)| std::cmp::Reverse(d));
     assert_eq!(info.column_degrees, want, "{name}");
     assert!(code.is_encodable(), "{name}");
 }
@@ -62,7 +69,11 @@ fn every_standard_code_matches_the_reference_table() {
     check("dvbs2-short-3/5", 9720, 71_279, &[(12, 9), (3, 18)]);
     let t2 = Code::standard("dvbt2-normal-2/3").unwrap();
     let s2 = Code::standard("dvbs2-normal-2/3").unwrap();
-    assert_ne!(t2.edge_col(), s2.edge_col(), "T2 and S2 normal 2/3 differ in addresses");
+    assert_ne!(
+        t2.edge_col(),
+        s2.edge_col(),
+        "T2 and S2 normal 2/3 differ in addresses"
+    );
 }
 
 #[test]

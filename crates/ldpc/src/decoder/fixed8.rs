@@ -15,12 +15,18 @@
 //!   as positive); each c2v is the other minimum with the sign of the product of the others.
 //!   Normalised: min·k/16 rounded down; offset: min − β, not below 0.
 //! - Flooding: messages start as the channel LLRs; each iteration is CN then VN.
-//! - Layered: row after row, v2c = clamp(P − c2v, ±127), then P = v2c + new c2v (P in 16 bits).
+//! - Layered: row after row, v2c = clamp(P − c2v, ±127), then P += new c2v − old c2v (P in
+//!   16 bits, always LLR + Σ c2v).
 //! - Early termination: after each iteration a codeword whose hard decision satisfies every
 //!   check keeps that decision; the group stops when all its codewords have one.
 
-use super::{codewords_of, count_valid, worker_threads, Algorithm, DecodeStats, Decoder,
-    DecoderConfig, Llrs, Precision, Schedule};
+// Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
+#![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
+
+use super::{
+    codewords_of, count_valid, worker_threads, Algorithm, DecodeStats, Decoder, DecoderConfig,
+    Llrs, Precision, Schedule,
+};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
@@ -59,15 +65,6 @@ impl Rule8 {
                 return Err(LdpcError::invalid("sum-product has no 8-bit form"))
             }
         })
-    }
-
-    #[inline(always)]
-    fn apply(self, x: u8) -> u8 {
-        match self {
-            Rule8::Plain => x,
-            Rule8::Normalized(k) => ((x as u16 * k as u16) >> 4) as u8,
-            Rule8::Offset(b) => x.saturating_sub(b),
-        }
     }
 
     /// `(mode, parameter)` as the GPU kernels take them: 0 plain, 1 normalised, 2 offset.
@@ -128,6 +125,8 @@ impl Simd {
 /// 8-bit min-sum on the CPU; see the module documentation.
 pub struct Fixed8Decoder {
     code: Code,
+    /// `code` with its checks in decoding order ([`Code::decoding_order`]).
+    order: Code,
     config: DecoderConfig,
     quantizer: Quantizer,
     rule: Rule8,
@@ -138,18 +137,21 @@ impl Fixed8Decoder {
     pub fn new(code: Code, config: DecoderConfig) -> Result<Fixed8Decoder> {
         config.validate()?;
         let Precision::Fixed8 { scale } = config.precision else {
-            return Err(LdpcError::invalid("the 8-bit decoder needs --precision 8bit"));
+            return Err(LdpcError::invalid(
+                "the 8-bit decoder needs --precision 8bit",
+            ));
         };
-        if code.max_row_degree() > 254 {
+        let degree = code.max_row_degree().max(code.max_col_degree());
+        if degree > 254 {
             return Err(LdpcError::invalid(format!(
-                "code {} has a check of degree {}; the 8-bit decoders handle at most 254",
-                code.name(),
-                code.max_row_degree()
+                "code {} has a node of degree {degree}; the 8-bit decoders handle at most 254",
+                code.name()
             )));
         }
         Ok(Fixed8Decoder {
             rule: Rule8::new(config.algorithm, scale)?,
             quantizer: Quantizer::new(scale)?,
+            order: code.decoding_order(),
             code,
             config,
             simd: Simd::detect(),
@@ -159,7 +161,10 @@ impl Fixed8Decoder {
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
     pub fn with_simd(mut self, simd: Simd) -> Result<Self> {
         if !Simd::available().contains(&simd) {
-            return Err(LdpcError::invalid(format!("this CPU cannot run {}", simd.name())));
+            return Err(LdpcError::invalid(format!(
+                "this CPU cannot run {}",
+                simd.name()
+            )));
         }
         self.simd = simd;
         Ok(self)
@@ -197,14 +202,14 @@ impl Decoder for Fixed8Decoder {
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    let mut group = Group::new(&self.code);
+                    let mut group = Group::new(&self.order);
                     loop {
                         let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
                         else {
                             break;
                         };
                         group.load(&self.code, self.quantizer, llr, g * LANES, count);
-                        let its = group.run(&self.code, self.rule, &self.config, self.simd);
+                        let its = group.run(&self.order, self.rule, &self.config, self.simd);
                         group.store(n, out);
                         *iterations.lock().unwrap_or_else(|p| p.into_inner()) += its;
                     }
@@ -224,7 +229,7 @@ impl Decoder for Fixed8Decoder {
 struct Group {
     llr: Vec<i8>,
     /// Flooding: v2c / c2v per edge; layered: c2v per edge.
-    msg: Vec<i8>,
+    msg: Lines,
     /// Layered only: 16-bit posterior per bit.
     post: Vec<i16>,
     hard: Vec<u8>,
@@ -237,7 +242,7 @@ impl Group {
         let degree = code.max_row_degree().max(code.max_col_degree());
         Group {
             llr: vec![0; code.n() * LANES],
-            msg: vec![0; code.edges() * LANES],
+            msg: Lines::zeroed(code.edges() * LANES),
             post: Vec::new(),
             hard: vec![0; code.n() * LANES],
             scratch: vec![0; degree * LANES],
@@ -295,6 +300,50 @@ impl Group {
     }
 }
 
+/// A byte buffer aligned to 64-byte cache lines, so each edge's LANES messages are one line.
+struct Lines(Vec<Line>);
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([i8; 64]);
+
+impl Lines {
+    fn zeroed(bytes: usize) -> Lines {
+        Lines(vec![Line([0; 64]); bytes.div_ceil(64)])
+    }
+}
+
+impl std::ops::Deref for Lines {
+    type Target = [i8];
+    fn deref(&self) -> &[i8] {
+        // SAFETY: `Line` is 64 plain bytes with no padding.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast(), self.0.len() * 64) }
+    }
+}
+
+impl std::ops::DerefMut for Lines {
+    fn deref_mut(&mut self) -> &mut [i8] {
+        // SAFETY: as in `deref`, and the borrow is unique.
+        unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast(), self.0.len() * 64) }
+    }
+}
+
+/// Asks for the cache line at `p` ahead of its use (a hint; no effect on results).
+#[inline(always)]
+fn prefetch(p: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Columns ahead of the VN pass whose messages are prefetched: a column's edges are scattered
+/// over the message array, which the hardware prefetcher cannot follow.
+const PREFETCH_COLUMNS: usize = 6;
+
 /// Calls `$job.$method::<LANES>()` compiled for the chosen instruction set.
 macro_rules! simd_dispatch {
     ($simd:expr, $job:ident, $method:ident) => {{
@@ -347,24 +396,31 @@ impl Job<'_> {
             let c = c as usize;
             g.msg[e * L..(e + 1) * L].copy_from_slice(&g.llr[c * L..(c + 1) * L]);
         }
-        let mut done = [false; L];
+        let mut done = [0u8; L];
         for it in 1..=self.iterations {
             for r in 0..code.m() {
-                let (a, b) = (code.row_start()[r] as usize, code.row_start()[r + 1] as usize);
+                let (a, b) = (
+                    code.row_start()[r] as usize,
+                    code.row_start()[r + 1] as usize,
+                );
                 check_node::<L>(self.rule, &mut g.msg[a * L..b * L]);
             }
             let harden = self.early || it == self.iterations;
+            let (col_start, col_edges) = (code.col_start(), code.col_edges());
             for v in 0..code.n() {
-                let edges = &code.col_edges()
-                    [code.col_start()[v] as usize..code.col_start()[v + 1] as usize];
+                if let Some(ahead) = col_start.get(v + PREFETCH_COLUMNS + 1) {
+                    let first = col_start[v + PREFETCH_COLUMNS] as usize;
+                    for &e in &col_edges[first..*ahead as usize] {
+                        prefetch(g.msg[e as usize * L..].as_ptr());
+                    }
+                }
+                let edges = &col_edges[col_start[v] as usize..col_start[v + 1] as usize];
                 let llr: &[i8; L] = g.llr[v * L..(v + 1) * L].try_into().unwrap();
                 let sum = variable_node::<L>(llr, edges, &mut g.msg, &mut g.scratch);
                 if harden {
                     let hard: &mut [u8; L] = (&mut g.hard[v * L..(v + 1) * L]).try_into().unwrap();
                     for w in 0..L {
-                        if !done[w] {
-                            hard[w] = (sum[w] < 0) as u8;
-                        }
+                        hard[w] = (hard[w] & done[w]) | ((sum[w] < 0) as u8 & !done[w]);
                     }
                 }
             }
@@ -382,10 +438,13 @@ impl Job<'_> {
         g.msg.fill(0);
         g.post.clear();
         g.post.extend(g.llr.iter().map(|&x| x as i16));
-        let mut done = [false; L];
+        let mut done = [0u8; L];
         for it in 1..=self.iterations {
             for r in 0..code.m() {
-                let (a, b) = (code.row_start()[r] as usize, code.row_start()[r + 1] as usize);
+                let (a, b) = (
+                    code.row_start()[r] as usize,
+                    code.row_start()[r + 1] as usize,
+                );
                 let cols = &code.edge_col()[a..b];
                 let row = &mut g.scratch[..(b - a) * L];
                 for (j, &c) in cols.iter().enumerate() {
@@ -398,13 +457,13 @@ impl Job<'_> {
                 }
                 check_node::<L>(self.rule, row);
                 for (j, &c) in cols.iter().enumerate() {
-                    let p: &mut [i16; L] =
-                        (&mut g.post[c as usize * L..][..L]).try_into().unwrap();
+                    let p: &mut [i16; L] = (&mut g.post[c as usize * L..][..L]).try_into().unwrap();
                     let old: &mut [i8; L] = (&mut g.msg[(a + j) * L..][..L]).try_into().unwrap();
                     let new: &[i8; L] = row[j * L..][..L].try_into().unwrap();
+                    // P stays LLR + Σ c2v exactly (|P| ≤ 127·(1 + degree) fits 16 bits);
+                    // only the CN's input is clamped, or saturation would erase the LLR.
                     for w in 0..L {
-                        let t = (p[w] - old[w] as i16).clamp(-127, 127);
-                        p[w] = t + new[w] as i16;
+                        p[w] += new[w] as i16 - old[w] as i16;
                         old[w] = new[w];
                     }
                 }
@@ -412,9 +471,7 @@ impl Job<'_> {
             if self.early || it == self.iterations {
                 for (h, p) in g.hard.chunks_exact_mut(L).zip(g.post.chunks_exact(L)) {
                     for w in 0..L {
-                        if !done[w] {
-                            h[w] = (p[w] < 0) as u8;
-                        }
+                        h[w] = (h[w] & done[w]) | ((p[w] < 0) as u8 & !done[w]);
                     }
                 }
             }
@@ -427,6 +484,7 @@ impl Job<'_> {
 }
 
 /// The CN pass for one check: `msg` holds its edges' v2c for L codewords, replaced by c2v.
+/// Written as branch-free lane loops so they compile to byte-wide SIMD.
 #[inline(always)]
 fn check_node<const L: usize>(rule: Rule8, msg: &mut [i8]) {
     let mut min1 = [127u8; L];
@@ -439,21 +497,35 @@ fn check_node<const L: usize>(rule: Rule8, msg: &mut [i8]) {
             let a = x[w].unsigned_abs();
             let below1 = a < min1[w];
             min2[w] = if below1 { min1[w] } else { min2[w].min(a) };
-            min1[w] = if below1 { a } else { min1[w] };
+            min1[w] = min1[w].min(a);
             at[w] = if below1 { j as u8 } else { at[w] };
             sign[w] ^= x[w] as u8;
         }
     }
-    for w in 0..L {
-        min1[w] = rule.apply(min1[w]);
-        min2[w] = rule.apply(min2[w]);
+    match rule {
+        Rule8::Plain => {}
+        Rule8::Normalized(k) => {
+            for w in 0..L {
+                min1[w] = ((min1[w] as u16 * k as u16) >> 4) as u8;
+                min2[w] = ((min2[w] as u16 * k as u16) >> 4) as u8;
+            }
+        }
+        Rule8::Offset(b) => {
+            for w in 0..L {
+                min1[w] = min1[w].saturating_sub(b);
+                min2[w] = min2[w].saturating_sub(b);
+            }
+        }
     }
     for (j, x) in msg.chunks_exact_mut(L).enumerate() {
         let x: &mut [i8; L] = x.try_into().unwrap();
         for w in 0..L {
-            let mag = if at[w] == j as u8 { min2[w] } else { min1[w] } as i8;
-            let negative = (sign[w] ^ x[w] as u8) & 0x80 != 0;
-            x[w] = if negative { -mag } else { mag };
+            // Bit-select rather than `if`, which LLVM turned into a byte gather.
+            let here = ((at[w] == j as u8) as u8).wrapping_neg();
+            let mag = (min1[w] ^ ((min1[w] ^ min2[w]) & here)) as i8;
+            // 0 or −1: the sign of the product of the other edges' signs.
+            let s = ((sign[w] ^ x[w] as u8) as i8) >> 7;
+            x[w] = (mag ^ s).wrapping_sub(s);
         }
     }
 }
@@ -489,9 +561,9 @@ fn variable_node<const L: usize>(
     sum
 }
 
-/// Marks lanes whose hard decision satisfies every check as done; true when all are.
+/// Marks lanes whose hard decision satisfies every check as done (0xFF); true when all are.
 #[inline(always)]
-fn all_valid<const L: usize>(code: &Code, hard: &[u8], done: &mut [bool; L]) -> bool {
+fn all_valid<const L: usize>(code: &Code, hard: &[u8], done: &mut [u8; L]) -> bool {
     let mut failed = [0u8; L];
     for r in 0..code.m() {
         let mut parity = [0u8; L];
@@ -506,7 +578,7 @@ fn all_valid<const L: usize>(code: &Code, hard: &[u8], done: &mut [bool; L]) -> 
         }
     }
     for w in 0..L {
-        done[w] |= failed[w] == 0;
+        done[w] |= ((failed[w] == 0) as u8).wrapping_neg();
     }
-    done.iter().all(|&d| d)
+    done.iter().all(|&d| d != 0)
 }

@@ -1,8 +1,10 @@
 //! f32 belief propagation, one codeword at a time per thread: sum-product (the reference the
 //! 8-bit decoders are judged against) and min-sum with its normalised and offset variants.
 
-use super::{codewords_of, count_valid, worker_threads, Algorithm, DecodeStats, Decoder,
-    DecoderConfig, Llrs, Schedule};
+use super::{
+    codewords_of, count_valid, worker_threads, Algorithm, DecodeStats, Decoder, DecoderConfig,
+    Llrs, Schedule,
+};
 use crate::code::Code;
 use crate::error::Result;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,13 +13,19 @@ use std::sync::Mutex;
 /// Float decoder; see the module documentation.
 pub struct FloatDecoder {
     code: Code,
+    /// `code` with its checks in decoding order ([`Code::decoding_order`]).
+    order: Code,
     config: DecoderConfig,
 }
 
 impl FloatDecoder {
     pub fn new(code: Code, config: DecoderConfig) -> Result<FloatDecoder> {
         config.validate()?;
-        Ok(FloatDecoder { code, config })
+        Ok(FloatDecoder {
+            order: code.decoding_order(),
+            code,
+            config,
+        })
     }
 }
 
@@ -42,7 +50,7 @@ impl Decoder for FloatDecoder {
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    let mut work = Work::new(&self.code);
+                    let mut work = Work::new(&self.order);
                     let mut channel = vec![0f32; n];
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -57,7 +65,7 @@ impl Decoder for FloatDecoder {
                                 }
                             }
                         }
-                        let its = work.decode(&self.code, &self.config, &channel);
+                        let its = work.decode(&self.order, &self.config, &channel);
                         iterations.fetch_add(its, Ordering::Relaxed);
                         let out = outputs.lock().unwrap_or_else(|p| p.into_inner())[i]
                             .take()
@@ -118,10 +126,10 @@ impl Work {
                 let range = code.row_start()[r] as usize..code.row_start()[r + 1] as usize;
                 check_node(config.algorithm, &mut self.msg[range], &mut self.row);
             }
-            for v in 0..code.n() {
+            for (v, &channel) in llr.iter().enumerate() {
                 let edges = &code.col_edges()
                     [code.col_start()[v] as usize..code.col_start()[v + 1] as usize];
-                let total = edges.iter().fold(llr[v], |s, &e| s + self.msg[e as usize]);
+                let total = edges.iter().fold(channel, |s, &e| s + self.msg[e as usize]);
                 for &e in edges {
                     let m = &mut self.msg[e as usize];
                     *m = (total - *m).clamp(-MAX_LLR, MAX_LLR);
@@ -143,14 +151,17 @@ impl Work {
             for r in 0..code.m() {
                 let range = code.row_start()[r] as usize..code.row_start()[r + 1] as usize;
                 let (msg, cols) = (&mut self.msg[range.clone()], &cols[range]);
-                for (m, &c) in msg.iter_mut().zip(cols) {
-                    *m = (self.post[c as usize] - *m).clamp(-MAX_LLR, MAX_LLR);
-                }
+                // Old c2v kept in `row`; msg becomes v2c = P − c2v, then the new c2v.
                 self.row.clear();
                 self.row.extend_from_slice(msg);
+                for (m, &c) in msg.iter_mut().zip(cols) {
+                    *m = self.post[c as usize] - *m;
+                }
                 check_node(config.algorithm, msg, &mut Vec::new());
-                for ((m, &c), &t) in msg.iter().zip(cols).zip(&self.row) {
-                    self.post[c as usize] = t + m;
+                // P = LLR + Σ c2v exactly: clamping here would erase the channel LLR once
+                // messages saturate, and layered min-sum then drifts away from codewords.
+                for ((m, &c), &old) in msg.iter().zip(cols).zip(&self.row) {
+                    self.post[c as usize] += m - old;
                 }
             }
             if self.harden(code, config, it) {
@@ -227,11 +238,18 @@ mod tests {
         check_node(Algorithm::MinSum, &mut m, &mut Vec::new());
         assert_eq!(m, vec![-2.0, 1.0, -1.0]);
         let mut m = vec![1.0, -2.0, 3.0];
-        check_node(Algorithm::OffsetMinSum { beta: 0.5 }, &mut m, &mut Vec::new());
+        check_node(
+            Algorithm::OffsetMinSum { beta: 0.5 },
+            &mut m,
+            &mut Vec::new(),
+        );
         assert_eq!(m, vec![-1.5, 0.5, -0.5]);
         // Sum-product: two inputs pass each other's value through.
         let mut m = vec![2.0, -0.7];
         check_node(Algorithm::SumProduct, &mut m, &mut Vec::new());
-        assert!((m[0] + 0.7).abs() < 1e-5 && (m[1] - 2.0).abs() < 1e-5, "{m:?}");
+        assert!(
+            (m[0] + 0.7).abs() < 1e-5 && (m[1] - 2.0).abs() < 1e-5,
+            "{m:?}"
+        );
     }
 }

@@ -11,7 +11,7 @@
 mod fixed8;
 mod float;
 
-pub use fixed8::{Fixed8Decoder, LANES};
+pub use fixed8::{Fixed8Decoder, Rule8, Simd, LANES};
 pub use float::FloatDecoder;
 
 use crate::code::Code;
@@ -24,7 +24,10 @@ use std::str::FromStr;
 pub enum Llrs<'a> {
     F32(&'a [f32]),
     /// Quantised LLRs: the LLR is `value / scale`.
-    I8 { values: &'a [i8], scale: f32 },
+    I8 {
+        values: &'a [i8],
+        scale: f32,
+    },
 }
 
 impl Llrs<'_> {
@@ -144,7 +147,9 @@ impl FromStr for Schedule {
 pub enum Precision {
     Float,
     /// 8-bit messages; channel LLRs are quantised as round(LLR · scale) within ±127.
-    Fixed8 { scale: f32 },
+    Fixed8 {
+        scale: f32,
+    },
 }
 
 /// Everything that picks a decoder except the device.
@@ -190,7 +195,11 @@ impl DecoderConfig {
             self.algorithm.label(),
             self.schedule,
             self.iterations,
-            if self.early_termination { ", early termination" } else { "" }
+            if self.early_termination {
+                ", early termination"
+            } else {
+                ""
+            }
         )
         .replace("Flooding", "flooding")
         .replace("Layered", "layered")
@@ -225,7 +234,9 @@ pub(crate) fn codewords_of(code: &Code, llr: &Llrs<'_>, bits: &[u8]) -> Result<u
 
 /// How many codewords in `bits` satisfy every check.
 pub(crate) fn count_valid(code: &Code, bits: &[u8]) -> usize {
-    bits.chunks(code.n()).filter(|w| code.is_codeword(w)).count()
+    bits.chunks(code.n())
+        .filter(|w| code.is_codeword(w))
+        .count()
 }
 
 /// Worker threads to use for `threads` (0 = all available).
