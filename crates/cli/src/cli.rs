@@ -34,6 +34,9 @@ pub enum Command {
     Bench(BenchCommand),
     /// A tour on built-in inputs: GPU self-checks and bandwidth, or the CPU path without a GPU.
     Demo,
+    /// DVB-T2/S2 LDPC: codes, decoding, error-rate simulation.
+    #[command(subcommand)]
+    Ldpc(crate::cmd::ldpc::LdpcCommand),
 }
 
 #[derive(Args, Debug)]
@@ -53,6 +56,8 @@ pub struct CheckArgs {
 pub enum BenchCommand {
     /// Copy bandwidth, read + write counted: the ceiling for memory-bound kernels.
     Copy(CopyArgs),
+    /// LDPC decoder throughput (coded / information Mbps, batch latency).
+    Ldpc(crate::cmd::ldpc::BenchArgs),
 }
 
 #[derive(Args, Debug)]

@@ -17,6 +17,9 @@ mod code;
 pub mod decoder;
 mod encode;
 mod error;
+pub mod gpu;
+pub mod npy;
+pub mod plot;
 pub mod sim;
 pub mod table;
 

@@ -11,7 +11,9 @@ use std::process::ExitCode;
 
 /// Every check of every crate. Capability crates append their own lists here.
 fn registry() -> Vec<Check> {
-    cuda::checks()
+    let mut checks = cuda::checks();
+    checks.extend(sigpu_ldpc::gpu::checks());
+    checks
 }
 
 #[derive(Serialize)]

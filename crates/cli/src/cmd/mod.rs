@@ -4,6 +4,7 @@ mod bench;
 mod check;
 mod demo;
 mod info;
+pub mod ldpc;
 
 use crate::cli::{BenchCommand, Cli, Command};
 use anyhow::{Context, Result};
@@ -17,6 +18,8 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Check(args) => check::run(cli.device, cli.json, args),
         Command::Bench(BenchCommand::Copy(args)) => bench::copy(cli.device, cli.json, args),
         Command::Demo => demo::run(cli.device, cli.json),
+        Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),
+        Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(cli.device, cli.json, args),
     }
 }
 
