@@ -110,10 +110,16 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "exact")]
     pub demapper: String,
     /// Es/N0 points in dB: START:STOP:STEP or a comma list.
-    #[arg(long, alias = "es-n0", value_name = "DB", conflicts_with = "eb_n0")]
+    #[arg(
+        long,
+        alias = "es-n0",
+        value_name = "DB",
+        conflicts_with = "eb_n0",
+        allow_hyphen_values = true
+    )]
     pub snr: Option<String>,
     /// Eb/N0 points in dB instead (Eb = Es / (R · bits per symbol)).
-    #[arg(long, value_name = "DB")]
+    #[arg(long, value_name = "DB", allow_hyphen_values = true)]
     pub eb_n0: Option<String>,
     #[command(flatten)]
     pub decoder: DecoderArgs,
@@ -328,7 +334,11 @@ fn parse_points(spec: &str) -> Result<Vec<f64>> {
             stop.trim().parse().map_err(|_| bad())?,
             step.trim().parse().map_err(|_| bad())?,
         );
-        if !(step > 0.0) || stop < start || (stop - start) / step > 10_000.0 {
+        if ![start, stop, step].iter().all(|x| x.is_finite())
+            || step <= 0.0
+            || stop < start
+            || (stop - start) / step > 10_000.0
+        {
             bail!("SNR {spec:?}: need STEP > 0 and START ≤ STOP, with at most 10000 points");
         }
         let count = ((stop - start) / step + 1e-9).floor() as usize + 1;
