@@ -48,7 +48,7 @@ def main():
 
     pcm = read_alist(path)
     m, n = pcm.shape
-    dec = LDPCBPDecoder(pcm, cn_update=cn_update, num_iter=iterations, hard_out=True, device="cuda")
+    dec = LDPCBPDecoder(pcm, cn_update=cn_update, num_iter=iterations, hard_out=True, device="cuda:0")
     # All-zero codeword, BPSK at Eb/N0 = 2 dB; Sionna's LLRs are ln P(1)/P(0).
     rate = (n - m) / n
     sigma2 = 1.0 / (2 * rate * 10 ** 0.2)
@@ -59,7 +59,7 @@ def main():
     out = None
     for i in range(2 + runs):
         start.record()
-        llr = llr_host.to("cuda", non_blocking=True)
+        llr = llr_host.to("cuda:0", non_blocking=True)
         out = dec(llr).to("cpu")
         stop.record()
         torch.cuda.synchronize()

@@ -66,37 +66,63 @@ __device__ __forceinline__ unsigned correct(unsigned mins, unsigned mode, unsign
 }
 
 // CN update: one warp per row, each thread 4 codewords, per-byte SIMD within the word.
-extern "C" __global__ void ldpc_cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+// With D > 0 a row's words are kept in registers (rows of degree <= D), so the messages are
+// read from memory once; D = 0 reads them twice, as the seed did (any degree).
+template <int D>
+__device__ __forceinline__ void cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
                                    unsigned rows, unsigned mode, unsigned param) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned r = (unsigned)(i >> 5), t = (unsigned)(i & 31);
     if (r >= rows) return;
-    unsigned a = row_start[r], b = row_start[r + 1];
+    unsigned a = row_start[r], d = row_start[r + 1] - a;
+    unsigned* row = m + (size_t)a * 32 + t;
     unsigned min1 = 0x7f7f7f7fu, min2 = 0x7f7f7f7fu, at = 0xffffffffu, sgn = 0;
-    for (unsigned e = a; e < b; ++e) {
-        unsigned x = m[(size_t)e * 32 + t];
+    unsigned keep[D > 0 ? D : 1];
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        unsigned x = row[(size_t)j * 32];
+        if (D > 0) keep[D > 0 ? j : 0] = x;
         unsigned mag = __vabsss4(x);
         unsigned below = __vcmpltu4(mag, min1);
-        unsigned j4 = (e - a) * 0x01010101u;
         min2 = (below & min1) | (~below & __vminu4(min2, mag));
         min1 = __vminu4(min1, mag);
-        at = (below & j4) | (~below & at);
+        at = (below & (j * 0x01010101u)) | (~below & at);
         sgn ^= x;
     }
     min1 = correct(min1, mode, param);
     min2 = correct(min2, mode, param);
-    for (unsigned e = a; e < b; ++e) {
-        size_t k = (size_t)e * 32 + t;
-        unsigned x = m[k];
-        unsigned here = __vcmpeq4(at, (e - a) * 0x01010101u);
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : row[(size_t)j * 32];
+        unsigned here = __vcmpeq4(at, j * 0x01010101u);
         unsigned mag = (here & min2) | (~here & min1);
         unsigned neg = (((sgn ^ x) & 0x80808080u) >> 7) * 0xffu;
-        m[k] = (mag & ~neg) | (__vneg4(mag) & neg);
+        row[(size_t)j * 32] = (mag & ~neg) | (__vneg4(mag) & neg);
     }
 }
 
-// VN update; with HARD, also the hard decisions of codewords not yet marked done.
-template <bool HARD>
+extern "C" __global__ void ldpc_cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                              unsigned rows, unsigned mode, unsigned param) {
+    cn<0>(m, row_start, rows, mode, param);
+}
+extern "C" __global__ void ldpc_cn_8(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                              unsigned rows, unsigned mode, unsigned param) {
+    cn<8>(m, row_start, rows, mode, param);
+}
+extern "C" __global__ void ldpc_cn_16(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                              unsigned rows, unsigned mode, unsigned param) {
+    cn<16>(m, row_start, rows, mode, param);
+}
+extern "C" __global__ void ldpc_cn_32(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                              unsigned rows, unsigned mode, unsigned param) {
+    cn<32>(m, row_start, rows, mode, param);
+}
+
+// VN update; with HARD, also the hard decisions of codewords not yet marked done. With D > 0
+// a column's words are kept in registers (columns of degree <= D).
+template <bool HARD, int D>
 __device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
                                    const unsigned* __restrict__ col_start,
                                    const unsigned* __restrict__ col_edges, unsigned n,
@@ -106,17 +132,24 @@ __device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* _
     if (v >= n) return;  // whole warps leave together: a warp is one column
     unsigned l = llr[(size_t)v * 32 + t];
     int s0 = lane_byte(l, 0), s1 = lane_byte(l, 1), s2 = lane_byte(l, 2), s3 = lane_byte(l, 3);
-    unsigned a = col_start[v], b = col_start[v + 1];
-    for (unsigned j = a; j < b; ++j) {
-        unsigned x = m[(size_t)col_edges[j] * 32 + t];
+    unsigned a = col_start[v], d = col_start[v + 1] - a;
+    const unsigned* edges = col_edges + a;
+    unsigned keep[D > 0 ? D : 1];
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        unsigned x = m[(size_t)edges[j] * 32 + t];
+        if (D > 0) keep[D > 0 ? j : 0] = x;
         s0 += lane_byte(x, 0);
         s1 += lane_byte(x, 1);
         s2 += lane_byte(x, 2);
         s3 += lane_byte(x, 3);
     }
-    for (unsigned j = a; j < b; ++j) {
-        size_t k = (size_t)col_edges[j] * 32 + t;
-        unsigned x = m[k];
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        size_t k = (size_t)edges[j] * 32 + t;
+        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : m[k];
         m[k] = pack4(max(-127, min(127, s0 - lane_byte(x, 0))), max(-127, min(127, s1 - lane_byte(x, 1))),
                      max(-127, min(127, s2 - lane_byte(x, 2))), max(-127, min(127, s3 - lane_byte(x, 3))));
     }
@@ -125,25 +158,46 @@ __device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* _
         for (int j = 0; j < 4; ++j) {
             unsigned bits = __ballot_sync(0xffffffffu, s[j] < 0);
             if (t == 0) {
-                unsigned keep = done[j];
+                unsigned keep_hd = done[j];
                 size_t k = (size_t)v * 4 + j;
-                hd[k] = (hd[k] & keep) | (bits & ~keep);
+                hd[k] = (hd[k] & keep_hd) | (bits & ~keep_hd);
             }
         }
     }
 }
 
 extern "C" __global__ void ldpc_vn(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                   const unsigned* __restrict__ col_start,
-                                   const unsigned* __restrict__ col_edges, unsigned n) {
-    vn<false>(llr, m, col_start, col_edges, n, nullptr, nullptr);
+                              const unsigned* __restrict__ col_start,
+                              const unsigned* __restrict__ col_edges, unsigned n) {
+    vn<false, 0>(llr, m, col_start, col_edges, n, nullptr, nullptr);
 }
-
 extern "C" __global__ void ldpc_vn_hd(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                      const unsigned* __restrict__ col_start,
-                                      const unsigned* __restrict__ col_edges, unsigned n,
-                                      unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
-    vn<true>(llr, m, col_start, col_edges, n, hd, done);
+                                 const unsigned* __restrict__ col_start,
+                                 const unsigned* __restrict__ col_edges, unsigned n,
+                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    vn<true, 0>(llr, m, col_start, col_edges, n, hd, done);
+}
+extern "C" __global__ void ldpc_vn_8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                              const unsigned* __restrict__ col_start,
+                              const unsigned* __restrict__ col_edges, unsigned n) {
+    vn<false, 8>(llr, m, col_start, col_edges, n, nullptr, nullptr);
+}
+extern "C" __global__ void ldpc_vn_hd_8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                 const unsigned* __restrict__ col_start,
+                                 const unsigned* __restrict__ col_edges, unsigned n,
+                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    vn<true, 8>(llr, m, col_start, col_edges, n, hd, done);
+}
+extern "C" __global__ void ldpc_vn_16(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                              const unsigned* __restrict__ col_start,
+                              const unsigned* __restrict__ col_edges, unsigned n) {
+    vn<false, 16>(llr, m, col_start, col_edges, n, nullptr, nullptr);
+}
+extern "C" __global__ void ldpc_vn_hd_16(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                 const unsigned* __restrict__ col_start,
+                                 const unsigned* __restrict__ col_edges, unsigned n,
+                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    vn<true, 16>(llr, m, col_start, col_edges, n, hd, done);
 }
 
 // Syndrome: one thread per check; failed[j] collects codewords 4t + j (bit t) with a

@@ -28,6 +28,9 @@ pub struct Throughput {
     pub info_mbps: f64,
     /// From the slowest batch (the seed's "minimum throughput").
     pub min_coded_mbps: f64,
+    /// GPU: median batch time without the LLR upload and hard-decision download.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_only_s: Option<f64>,
 }
 
 impl Throughput {
@@ -57,6 +60,7 @@ impl Throughput {
             coded_mbps: bits / median_s / 1e6,
             info_mbps: bits * code.rate() / median_s / 1e6,
             min_coded_mbps: bits / max_s / 1e6,
+            device_only_s: None,
         }
     }
 }

@@ -84,12 +84,24 @@ impl<'g> GpuDecoder<'g> {
         let order = code.decoding_order();
         let src = kernels();
         let f = |name| gpu.function(&src, name);
+        // The register-cached variant for the code's largest degrees, else the seed's re-read.
+        let cn = match order.max_row_degree() {
+            0..=8 => "ldpc_cn_8",
+            9..=16 => "ldpc_cn_16",
+            17..=32 => "ldpc_cn_32",
+            _ => "ldpc_cn",
+        };
+        let vn = match order.max_col_degree() {
+            0..=8 => "_8",
+            9..=16 => "_16",
+            _ => "",
+        };
         let k = Kernels {
             transpose: f("ldpc_transpose_llr")?,
             init: f("ldpc_init")?,
-            cn: f("ldpc_cn")?,
-            vn: f("ldpc_vn")?,
-            vn_hd: f("ldpc_vn_hd")?,
+            cn: f(cn)?,
+            vn: f(&format!("ldpc_vn{vn}"))?,
+            vn_hd: f(&format!("ldpc_vn_hd{vn}"))?,
             syndrome: f("ldpc_syndrome")?,
             mark_done: f("ldpc_mark_done")?,
         };
@@ -127,10 +139,25 @@ impl<'g> GpuDecoder<'g> {
         })
     }
 
+    /// Uses the seed's kernels that read each message twice instead of keeping a row's or
+    /// column's messages in registers (the fallback for degrees above 32 / 16).
+    pub fn rereading(mut self) -> Result<Self> {
+        let src = kernels();
+        self.k.cn = self.gpu.function(&src, "ldpc_cn")?;
+        self.k.vn = self.gpu.function(&src, "ldpc_vn")?;
+        self.k.vn_hd = self.gpu.function(&src, "ldpc_vn_hd")?;
+        Ok(self)
+    }
+
     /// Queues one batch already in the pinned input buffer: upload, the kernels, the
-    /// hard-decision download. Without early termination nothing waits for the GPU; with it,
-    /// each iteration reads back which codewords are done. Returns the iterations run.
+    /// hard-decision download (the transfers only with `transfers`). Without early termination
+    /// nothing waits for the GPU; with it, each iteration reads back which codewords are done.
+    /// Returns the iterations run.
     fn enqueue_batch(&mut self) -> Result<usize> {
+        self.enqueue(true)
+    }
+
+    fn enqueue(&mut self, transfers: bool) -> Result<usize> {
         let (n, m, edges) = (
             self.order.n() as u32,
             self.order.m() as u32,
@@ -141,9 +168,11 @@ impl<'g> GpuDecoder<'g> {
             let what = what.to_owned();
             move |e| LdpcError::Gpu(sigpu_runtime::cuda::Error::Invalid(format!("{what}: {e}")))
         };
-        stream
-            .memcpy_htod(&self.host_input, &mut self.input)
-            .map_err(ctx("uploading LLRs"))?;
+        if transfers {
+            stream
+                .memcpy_htod(&self.host_input, &mut self.input)
+                .map_err(ctx("uploading LLRs"))?;
+        }
         let early = self.config.early_termination;
         if early {
             stream
@@ -224,16 +253,26 @@ impl<'g> GpuDecoder<'g> {
                 }
             }
         }
-        stream
-            .memcpy_dtoh(&self.hard, &mut self.host_hard)
-            .map_err(ctx("downloading hard decisions"))?;
+        if transfers {
+            stream
+                .memcpy_dtoh(&self.hard, &mut self.host_hard)
+                .map_err(ctx("downloading hard decisions"))?;
+        }
         Ok(iterations)
     }
 
     /// Batch latency as the seed timed it: LLR upload (128 codewords of 8-bit LLRs, from
     /// pinned memory), transposition, initialisation, the iterations, hard-decision download.
     /// `llr` holds 128 codewords; early termination must be off (nothing may wait).
-    pub fn time_batch(&mut self, llr: &[i8], warmup: usize, runs: usize) -> Result<Timing> {
+    /// With `transfers` false, only the device work is timed (transposition, initialisation,
+    /// iterations), the LLRs staying on the device from a first upload.
+    pub fn time_batch(
+        &mut self,
+        llr: &[i8],
+        transfers: bool,
+        warmup: usize,
+        runs: usize,
+    ) -> Result<Timing> {
         if self.config.early_termination {
             return Err(LdpcError::invalid("timing runs without early termination"));
         }
@@ -253,8 +292,9 @@ impl<'g> GpuDecoder<'g> {
             0,
             BATCH,
         )?;
+        self.enqueue(true)?;
         Ok(time_gpu(self.gpu, warmup, runs, || {
-            self.enqueue_batch().map(|_| ()).map_err(|e| match e {
+            self.enqueue(transfers).map(|_| ()).map_err(|e| match e {
                 LdpcError::Gpu(g) => g,
                 other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
             })
@@ -346,7 +386,7 @@ pub fn checks() -> Vec<Check> {
             name: "ldpc/minsum8_flooding",
             about:
                 "8-bit min-sum, 2 batches (one partial) of a random DVB-T2 short code, vs CPU twin",
-            run: |gpu, seed| twin_check(gpu, seed, Algorithm::MinSum, false, None, 128 + 37),
+            run: |gpu, seed| twin_check(gpu, seed, Algorithm::MinSum, false, None, 128 + 37, false),
         },
         Check {
             name: "ldpc/nms8_early_termination",
@@ -360,8 +400,14 @@ pub fn checks() -> Vec<Check> {
                     true,
                     None,
                     128,
+                    false,
                 )
             },
+        },
+        Check {
+            name: "ldpc/minsum8_reread",
+            about: "8-bit min-sum with the seed's re-reading kernels (any degree), vs CPU twin",
+            run: |gpu, seed| twin_check(gpu, seed, Algorithm::MinSum, true, None, 128, true),
         },
         Check {
             name: "ldpc/oms8_normal_1_2",
@@ -374,6 +420,7 @@ pub fn checks() -> Vec<Check> {
                     false,
                     Some("dvbt2-normal-1/2"),
                     128,
+                    false,
                 )
             },
         },
@@ -387,6 +434,7 @@ fn twin_check(
     early_termination: bool,
     code: Option<&str>,
     count: usize,
+    reread: bool,
 ) -> sigpu_runtime::cuda::Result<CheckReport> {
     let invalid = |e: LdpcError| sigpu_runtime::cuda::Error::Invalid(e.to_string());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -427,6 +475,9 @@ fn twin_check(
         .decode(Llrs::F32(&frames.llr), &mut want)
         .map_err(invalid)?;
     let mut gpu_decoder = GpuDecoder::new(gpu, code, config).map_err(invalid)?;
+    if reread {
+        gpu_decoder = gpu_decoder.rereading().map_err(invalid)?;
+    }
     let mut got = vec![0xFFu8; frames.llr.len()];
     let gpu_stats = gpu_decoder
         .decode(Llrs::F32(&frames.llr), &mut got)

@@ -520,9 +520,12 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                 Some(gpu) => {
                     let mut d = GpuDecoder::new(gpu, code.clone(), config)?;
                     let llr = bench_llrs(&code, BATCH, a.scale)?;
-                    let timing = d.time_batch(&llr, 3, runs)?;
+                    let timing = d.time_batch(&llr, true, 3, runs)?;
                     let samples = timing.samples_ms.iter().map(|ms| ms * 1e-3).collect();
-                    Throughput::new(&code, d.describe(), iterations, BATCH, samples)
+                    let mut t = Throughput::new(&code, d.describe(), iterations, BATCH, samples);
+                    let device_only = d.time_batch(&llr, false, 3, runs)?;
+                    t.device_only_s = Some(device_only.median_ms * 1e-3);
+                    t
                 }
                 None => {
                     let mut d = cpu_decoder(&code, config)?;
@@ -557,6 +560,8 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     format!("{:.1}", r.min_coded_mbps),
                     format!("{:.1}", r.info_mbps),
                     format!("{:.3}", r.median_s * 1e3),
+                    r.device_only_s
+                        .map_or("-".into(), |s| format!("{:.3}", s * 1e3)),
                 ]
             })
             .collect();
@@ -569,7 +574,8 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     "coded Mbps",
                     "(min)",
                     "info Mbps",
-                    "batch ms"
+                    "batch ms",
+                    "device-only ms",
                 ],
                 &rows
             )
