@@ -18,7 +18,7 @@ const COLOURS: [&str; 8] = [
 
 /// The SVG document; series that share a colour index `i / per_colour` are drawn alike.
 pub fn error_rate_svg(title: &str, x_label: &str, series: &[Series], per_colour: usize) -> String {
-    let (w, h, left, right, top, bottom) = (760.0, 520.0, 80.0, 220.0, 50.0, 60.0);
+    let (w, h, left, right, top, bottom) = (1100.0, 520.0, 80.0, 480.0, 50.0, 60.0);
     let pts = series
         .iter()
         .flat_map(|s| s.points.iter().filter(|p| p.1 > 0.0));
@@ -52,7 +52,7 @@ pub fn error_rate_svg(title: &str, x_label: &str, series: &[Series], per_colour:
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"{}\" y=\"28\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
+         <text x=\"{}\" y=\"28\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n",
         (left + w - right) / 2.0,
         escape(title)
     );

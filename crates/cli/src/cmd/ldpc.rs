@@ -29,6 +29,25 @@ pub enum LdpcCommand {
     Decode(DecodeArgs),
     /// BER / FER over an SNR sweep, with confidence intervals.
     Simulate(SimulateArgs),
+    /// Draw the BER of several sweep files (from `simulate --out`) in one SVG.
+    Plot(PlotArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// Sweep files; each becomes one BER curve labelled with its decoder.
+    #[arg(long = "input", value_name = "FILE", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Plot against Eb/N0 instead of Es/N0.
+    #[arg(long)]
+    pub eb_n0: bool,
+    /// Also draw each file's FER, dashed.
+    #[arg(long)]
+    pub fer: bool,
+    #[arg(long)]
+    pub title: Option<String>,
+    #[arg(long, value_name = "FILE.svg")]
+    pub output: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -196,7 +215,47 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
         }
         LdpcCommand::Decode(a) => decode(device, json, a),
         LdpcCommand::Simulate(a) => simulate(device, json, a),
+        LdpcCommand::Plot(a) => plot(a),
     }
+}
+
+fn plot(a: &PlotArgs) -> Result<ExitCode> {
+    let mut series = Vec::new();
+    let mut title = None;
+    for path in &a.inputs {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("--input {}", path.display()))?;
+        let sweep: Sweep = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "--input {}: not a sweep file from `sigpu ldpc simulate --out`",
+                path.display()
+            )
+        })?;
+        title.get_or_insert_with(|| format!("{}, {}", sweep.code, sweep.modulation));
+        let x = |p: &PointResult| if a.eb_n0 { p.eb_n0_db } else { p.es_n0_db };
+        series.push(Series {
+            label: format!("BER {}", sweep.decoder),
+            points: sweep.points.iter().map(|p| (x(p), p.ber)).collect(),
+            dashed: false,
+        });
+        if a.fer {
+            series.push(Series {
+                label: format!("FER {}", sweep.decoder),
+                points: sweep.points.iter().map(|p| (x(p), p.fer)).collect(),
+                dashed: true,
+            });
+        }
+    }
+    let svg = error_rate_svg(
+        a.title.as_deref().or(title.as_deref()).unwrap_or(""),
+        if a.eb_n0 { "Eb/N0 (dB)" } else { "Es/N0 (dB)" },
+        &series,
+        if a.fer { 2 } else { 1 },
+    );
+    sigpu_runtime::fs::write_atomic(&a.output, svg.as_bytes())
+        .with_context(|| format!("--output {}", a.output.display()))?;
+    println!("wrote {}", a.output.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn codes(json: bool) -> Result<ExitCode> {
