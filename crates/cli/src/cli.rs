@@ -34,6 +34,9 @@ pub enum Command {
     Bench(BenchCommand),
     /// A tour on built-in inputs: GPU self-checks and bandwidth, or the CPU path without a GPU.
     Demo,
+    /// DVB-T2/S2 LDPC: codes, decoding, error-rate simulation.
+    #[command(subcommand)]
+    Ldpc(crate::cmd::ldpc::LdpcCommand),
     /// Filter a signal with a linear recurrence / IIR filter (PLR), on the CPU or a GPU.
     Filter(FilterArgs),
     /// Real logarithmic number system: certificates, calculator.
@@ -87,6 +90,8 @@ pub struct CheckArgs {
 pub enum BenchCommand {
     /// Copy bandwidth, read + write counted: the ceiling for memory-bound kernels.
     Copy(CopyArgs),
+    /// LDPC decoder throughput (coded / information Mbps, batch latency).
+    Ldpc(crate::cmd::ldpc::BenchArgs),
     /// Linear recurrence / IIR filter throughput (GPU or CPU) vs the copy ceiling.
     Filter(BenchFilterArgs),
     /// LNS s_b / d_b throughput per method and blend, compute-bound (the seed's Table 1).

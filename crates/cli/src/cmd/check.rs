@@ -14,6 +14,7 @@ fn registry() -> Vec<Check> {
     let mut checks = cuda::checks();
     checks.extend(sigpu_lns::gpu::checks());
     checks.extend(sigpu_recurrence::gpu::checks());
+    checks.extend(sigpu_ldpc::gpu::checks());
     checks
 }
 

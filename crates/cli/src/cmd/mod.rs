@@ -6,6 +6,7 @@ mod check;
 mod demo;
 mod filter;
 mod info;
+pub mod ldpc;
 mod lns;
 
 use crate::cli::{BenchCommand, Cli, Command, LnsCommand};
@@ -25,6 +26,8 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Lns(LnsCommand::Calc(args)) => lns::calc(cli.json, args),
         Command::Filter(args) => filter::run(cli.device, cli.json, args),
         Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(cli.device, cli.json, args),
+        Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),
+        Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(cli.device, cli.json, args),
     }
 }
 

@@ -1,0 +1,176 @@
+//! `sigpu ldpc ...` as a user runs it: decoding a .npy file, a resumable simulation, and the
+//! errors bad input gets.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn sigpu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sigpu"))
+        .args(args)
+        .env_remove("SIGPU_REQUIRE_GPU")
+        .output()
+        .expect("the sigpu binary runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// A version-1 .npy file of float32 LLRs, codewords × n.
+fn npy_f32(values: &[f32], rows: usize, cols: usize) -> Vec<u8> {
+    let header =
+        format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols}), }}\n");
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    out
+}
+
+#[test]
+fn decode_recovers_the_all_zero_codeword_from_noisy_llrs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, output) = (dir.path().join("llr.npy"), dir.path().join("bits.npy"));
+    let n = 16200;
+    // Two codewords of the all-zero word: reliable LLRs with every 50th bit flipped weakly.
+    let llr: Vec<f32> = (0..2 * n)
+        .map(|i| if i % 50 == 0 { -0.5 } else { 3.0 })
+        .collect();
+    std::fs::write(&input, npy_f32(&llr, 2, n)).unwrap();
+    for device_args in [
+        vec!["--precision", "8bit"],
+        vec!["--precision", "float", "--decoder", "spa"],
+    ] {
+        let mut args = vec![
+            "ldpc",
+            "decode",
+            "--code",
+            "dvbt2-short-1/2",
+            "--iterations",
+            "20",
+            "--json",
+        ];
+        args.extend([
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+        ]);
+        args.extend(device_args);
+        let out = sigpu(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(json(&out)["valid"], 2);
+        let bytes = std::fs::read(&output).unwrap();
+        assert!(bytes.ends_with(&vec![0u8; 2 * n]) && bytes.len() > 2 * n);
+    }
+}
+
+#[test]
+fn bad_input_gets_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("llr.npy");
+    let out_path = dir.path().join("bits.npy");
+    let run = |code: &str| {
+        sigpu(&[
+            "ldpc",
+            "decode",
+            "--code",
+            code,
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            out_path.to_str().unwrap(),
+        ])
+    };
+    // Wrong length for the code.
+    std::fs::write(&input, npy_f32(&[1.0; 100], 1, 100)).unwrap();
+    let out = run("dvbt2-short-1/2");
+    assert!(
+        !out.status.success()
+            && stderr(&out).contains("llr.npy")
+            && stderr(&out).contains("N = 16200"),
+        "{}",
+        stderr(&out)
+    );
+    // Not a .npy file.
+    std::fs::write(&input, b"not numpy").unwrap();
+    let e = stderr(&run("dvbt2-short-1/2"));
+    assert!(e.contains("llr.npy") && e.contains("not a .npy"), "{e}");
+    // Unknown code.
+    let e = stderr(&run("dvbt2-normal-7/8"));
+    assert!(
+        e.contains("unknown code \"dvbt2-normal-7/8\"") && e.contains("dvbt2-normal-1/2"),
+        "{e}"
+    );
+    // Malformed alist.
+    let alist = dir.path().join("h.alist");
+    std::fs::write(&alist, "4 2\n2 2\n1 1 1\n").unwrap();
+    let e = stderr(&run(alist.to_str().unwrap()));
+    assert!(
+        e.contains("h.alist:3:") && e.contains("expected 4 numbers"),
+        "{e}"
+    );
+    assert!(!out_path.exists(), "no output on error");
+}
+
+#[test]
+fn simulate_writes_resumes_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out_path, plot) = (dir.path().join("sweep.json"), dir.path().join("ber.svg"));
+    let args = |snr: &'static str| {
+        vec![
+            "ldpc",
+            "simulate",
+            "--device",
+            "cpu",
+            "--code",
+            "dvbt2-short-1/2",
+            "--modulation",
+            "qpsk",
+            "--snr",
+            snr,
+            "--iterations",
+            "10",
+            "--max-frames",
+            "64",
+            "--min-errors",
+            "5",
+            "--json",
+            "--out",
+            out_path.to_str().unwrap(),
+            "--resume",
+            "--plot",
+            plot.to_str().unwrap(),
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>()
+    };
+    let run = |snr| {
+        let a = args(snr);
+        sigpu(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let first = run("-1.0,4.0");
+    assert!(first.status.success(), "{}", stderr(&first));
+    let v = json(&first);
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert!(
+        points[0]["fer"].as_f64().unwrap() > 0.5,
+        "far below the threshold every frame fails"
+    );
+    assert_eq!(points[1]["frame_errors"], 0);
+    let again = json(&run("-1.0:4.0:5.0"));
+    assert_eq!(
+        again["points"], v["points"],
+        "resumed points are kept, not rerun"
+    );
+    assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+    let e = stderr(&run("2:1:0.1"));
+    assert!(e.contains("START ≤ STOP"), "{e}");
+}

@@ -1,0 +1,233 @@
+// The seed's 8-bit flooding min-sum (Grönroos et al.), 128 codewords per batch.
+//
+// Layout (the seed's coalesced layout): the messages of one edge for the 128 codewords are
+// contiguous, 128 bytes = 32 words of 4 codewords; thread t of a warp owns word t, codewords
+// 4t .. 4t+3. So m[e*32 + t], llr[v*32 + t]; a warp covers one row (CN) or one column (VN)
+// for the whole batch and every access is one fully used 128-byte line.
+//
+// Hard decisions are packed by warp ballot: bit t of hd[v*4 + j] is codeword 4t + j.
+// Arithmetic (shared with the CPU twin, crates/ldpc/src/decoder/fixed8.rs):
+//   VN: s = LLR + sum c2v (in int); v2c = clamp(s - c2v, -127, 127); hard decision s < 0.
+//   CN: the two smallest |v2c| per byte (first one wins ties), sign product; normalised
+//       min*k/16 (mode 1) or offset max(min - b, 0) (mode 2); c2v = other min, other signs.
+
+__device__ __forceinline__ int lane_byte(unsigned w, int k) {
+    return (int)(signed char)(w >> (8 * k));
+}
+
+__device__ __forceinline__ unsigned pack4(int a, int b, int c, int d) {
+    return (unsigned)(a & 0xff) | ((unsigned)(b & 0xff) << 8) | ((unsigned)(c & 0xff) << 16) |
+           ((unsigned)(d & 0xff) << 24);
+}
+
+// Codeword-major 8-bit LLRs in[128][n] -> llr[v*32 + t]; -128 becomes -127 so the range is
+// symmetric. Block (32, 8): a tile of 32 bits x 128 codewords through shared memory.
+extern "C" __global__ void ldpc_transpose_llr(const signed char* __restrict__ in,
+                                              unsigned* __restrict__ llr, unsigned n) {
+    __shared__ signed char tile[128][33];
+    unsigned v0 = blockIdx.x * 32;
+    unsigned tx = threadIdx.x, ty = threadIdx.y;
+    for (unsigned cw = ty; cw < 128; cw += 8) {
+        unsigned v = v0 + tx;
+        tile[cw][tx] = v < n ? in[(size_t)cw * n + v] : 0;
+    }
+    __syncthreads();
+    for (unsigned dv = ty; dv < 32; dv += 8) {
+        unsigned v = v0 + dv;
+        if (v < n) {
+            int b[4];
+            for (int k = 0; k < 4; ++k) {
+                int x = tile[4 * tx + k][dv];
+                b[k] = x < -127 ? -127 : x;
+            }
+            llr[(size_t)v * 32 + tx] = pack4(b[0], b[1], b[2], b[3]);
+        }
+    }
+}
+
+// Messages start as the channel LLRs of their bits (the seed's initialisation kernel).
+extern "C" __global__ void ldpc_init(const unsigned* __restrict__ llr,
+                                     const unsigned* __restrict__ edge_col,
+                                     unsigned* __restrict__ m, unsigned edges) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)edges * 32) return;
+    unsigned e = (unsigned)(i >> 5), t = (unsigned)(i & 31);
+    m[i] = llr[(size_t)edge_col[e] * 32 + t];
+}
+
+__device__ __forceinline__ unsigned correct(unsigned mins, unsigned mode, unsigned param) {
+    if (mode == 1) {  // min * k / 16 per byte, via two 16-bit lanes per word
+        unsigned lo = (((mins & 0x00ff00ffu) * param) >> 4) & 0x00ff00ffu;
+        unsigned hi = ((((mins >> 8) & 0x00ff00ffu) * param) >> 4) & 0x00ff00ffu;
+        return lo | (hi << 8);
+    }
+    if (mode == 2) return __vsubus4(mins, param * 0x01010101u);
+    return mins;
+}
+
+// CN update: one warp per row, each thread 4 codewords, per-byte SIMD within the word.
+// With D > 0 a row's words are kept in registers (rows of degree <= D), so the messages are
+// read from memory once; D = 0 reads them twice, as the seed did (any degree).
+template <int D>
+__device__ __forceinline__ void cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                                   unsigned rows, unsigned mode, unsigned param) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned r = (unsigned)(i >> 5), t = (unsigned)(i & 31);
+    if (r >= rows) return;
+    unsigned a = row_start[r], d = row_start[r + 1] - a;
+    unsigned* row = m + (size_t)a * 32 + t;
+    unsigned min1 = 0x7f7f7f7fu, min2 = 0x7f7f7f7fu, at = 0xffffffffu, sgn = 0;
+    unsigned keep[D > 0 ? D : 1];
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        unsigned x = row[(size_t)j * 32];
+        if (D > 0) keep[D > 0 ? j : 0] = x;
+        unsigned mag = __vabsss4(x);
+        unsigned below = __vcmpltu4(mag, min1);
+        min2 = (below & min1) | (~below & __vminu4(min2, mag));
+        min1 = __vminu4(min1, mag);
+        at = (below & (j * 0x01010101u)) | (~below & at);
+        sgn ^= x;
+    }
+    min1 = correct(min1, mode, param);
+    min2 = correct(min2, mode, param);
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : row[(size_t)j * 32];
+        unsigned here = __vcmpeq4(at, j * 0x01010101u);
+        unsigned mag = (here & min2) | (~here & min1);
+        unsigned neg = (((sgn ^ x) & 0x80808080u) >> 7) * 0xffu;
+        row[(size_t)j * 32] = (mag & ~neg) | (__vneg4(mag) & neg);
+    }
+}
+
+extern "C" __global__ void ldpc_cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                              unsigned rows, unsigned mode, unsigned param) {
+    cn<0>(m, row_start, rows, mode, param);
+}
+extern "C" __global__ void ldpc_cn_8(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                              unsigned rows, unsigned mode, unsigned param) {
+    cn<8>(m, row_start, rows, mode, param);
+}
+extern "C" __global__ void ldpc_cn_16(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                              unsigned rows, unsigned mode, unsigned param) {
+    cn<16>(m, row_start, rows, mode, param);
+}
+extern "C" __global__ void ldpc_cn_32(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                              unsigned rows, unsigned mode, unsigned param) {
+    cn<32>(m, row_start, rows, mode, param);
+}
+
+// VN update; with HARD, also the hard decisions of codewords not yet marked done. With D > 0
+// a column's words are kept in registers (columns of degree <= D).
+template <bool HARD, int D>
+__device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                   const unsigned* __restrict__ col_start,
+                                   const unsigned* __restrict__ col_edges, unsigned n,
+                                   unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = (unsigned)(i >> 5), t = (unsigned)(i & 31);
+    if (v >= n) return;  // whole warps leave together: a warp is one column
+    unsigned l = llr[(size_t)v * 32 + t];
+    int s0 = lane_byte(l, 0), s1 = lane_byte(l, 1), s2 = lane_byte(l, 2), s3 = lane_byte(l, 3);
+    unsigned a = col_start[v], d = col_start[v + 1] - a;
+    const unsigned* edges = col_edges + a;
+    unsigned keep[D > 0 ? D : 1];
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        unsigned x = m[(size_t)edges[j] * 32 + t];
+        if (D > 0) keep[D > 0 ? j : 0] = x;
+        s0 += lane_byte(x, 0);
+        s1 += lane_byte(x, 1);
+        s2 += lane_byte(x, 2);
+        s3 += lane_byte(x, 3);
+    }
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        size_t k = (size_t)edges[j] * 32 + t;
+        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : m[k];
+        m[k] = pack4(max(-127, min(127, s0 - lane_byte(x, 0))), max(-127, min(127, s1 - lane_byte(x, 1))),
+                     max(-127, min(127, s2 - lane_byte(x, 2))), max(-127, min(127, s3 - lane_byte(x, 3))));
+    }
+    if (HARD) {
+        int s[4] = {s0, s1, s2, s3};
+        for (int j = 0; j < 4; ++j) {
+            unsigned bits = __ballot_sync(0xffffffffu, s[j] < 0);
+            if (t == 0) {
+                unsigned keep_hd = done[j];
+                size_t k = (size_t)v * 4 + j;
+                hd[k] = (hd[k] & keep_hd) | (bits & ~keep_hd);
+            }
+        }
+    }
+}
+
+extern "C" __global__ void ldpc_vn(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                              const unsigned* __restrict__ col_start,
+                              const unsigned* __restrict__ col_edges, unsigned n) {
+    vn<false, 0>(llr, m, col_start, col_edges, n, nullptr, nullptr);
+}
+extern "C" __global__ void ldpc_vn_hd(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                 const unsigned* __restrict__ col_start,
+                                 const unsigned* __restrict__ col_edges, unsigned n,
+                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    vn<true, 0>(llr, m, col_start, col_edges, n, hd, done);
+}
+extern "C" __global__ void ldpc_vn_8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                              const unsigned* __restrict__ col_start,
+                              const unsigned* __restrict__ col_edges, unsigned n) {
+    vn<false, 8>(llr, m, col_start, col_edges, n, nullptr, nullptr);
+}
+extern "C" __global__ void ldpc_vn_hd_8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                 const unsigned* __restrict__ col_start,
+                                 const unsigned* __restrict__ col_edges, unsigned n,
+                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    vn<true, 8>(llr, m, col_start, col_edges, n, hd, done);
+}
+extern "C" __global__ void ldpc_vn_16(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                              const unsigned* __restrict__ col_start,
+                              const unsigned* __restrict__ col_edges, unsigned n) {
+    vn<false, 16>(llr, m, col_start, col_edges, n, nullptr, nullptr);
+}
+extern "C" __global__ void ldpc_vn_hd_16(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                 const unsigned* __restrict__ col_start,
+                                 const unsigned* __restrict__ col_edges, unsigned n,
+                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    vn<true, 16>(llr, m, col_start, col_edges, n, hd, done);
+}
+
+// Syndrome: one thread per check; failed[j] collects codewords 4t + j (bit t) with a
+// violated check.
+extern "C" __global__ void ldpc_syndrome(const unsigned* __restrict__ hd,
+                                         const unsigned* __restrict__ row_start,
+                                         const unsigned* __restrict__ edge_col, unsigned rows,
+                                         unsigned* __restrict__ failed) {
+    unsigned r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    unsigned p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+    for (unsigned e = row_start[r]; e < row_start[r + 1]; ++e) {
+        const unsigned* h = hd + (size_t)edge_col[e] * 4;
+        p0 ^= h[0];
+        p1 ^= h[1];
+        p2 ^= h[2];
+        p3 ^= h[3];
+    }
+    if (p0) atomicOr(&failed[0], p0);
+    if (p1) atomicOr(&failed[1], p1);
+    if (p2) atomicOr(&failed[2], p2);
+    if (p3) atomicOr(&failed[3], p3);
+}
+
+// Codewords with no violated check are done (their hard decisions stay); failed is cleared
+// for the next iteration. One block of 4 threads.
+extern "C" __global__ void ldpc_mark_done(unsigned* __restrict__ done, unsigned* __restrict__ failed) {
+    unsigned j = threadIdx.x;
+    if (j < 4) {
+        done[j] |= ~failed[j];
+        failed[j] = 0;
+    }
+}

@@ -1,0 +1,210 @@
+//! MacKay's alist format for sparse parity-check matrices: `N M`, the largest column and row
+//! degrees, the N column degrees, the M row degrees, then one line per column listing its
+//! rows and one line per row listing its columns, 1-based, padded with zeros to the largest
+//! degree (padding may be omitted).
+
+use crate::code::Code;
+use crate::error::{LdpcError, Result};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Reads an alist file; every error names the file and line.
+pub fn read_alist(path: &Path) -> Result<Code> {
+    let text = std::fs::read_to_string(path).map_err(|source| LdpcError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let name = path
+        .file_stem()
+        .map_or_else(|| "alist".into(), |s| s.to_string_lossy().into_owned());
+    parse_alist(&name, &text).map_err(|(line, message)| LdpcError::Alist {
+        file: path.to_owned(),
+        line,
+        message,
+    })
+}
+
+/// Parses alist text; errors are `(line, message)`.
+pub fn parse_alist(name: &str, text: &str) -> std::result::Result<Code, (usize, String)> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty());
+    let last = text.lines().count().max(1);
+    let mut next_line = |what: &str| -> std::result::Result<(usize, Vec<usize>), (usize, String)> {
+        let (no, line) = lines
+            .next()
+            .ok_or_else(|| (last, format!("file ends where {what} was expected")))?;
+        let numbers = line
+            .split_whitespace()
+            .map(|t| {
+                t.parse::<usize>()
+                    .map_err(|_| (no, format!("{t:?} in {what} is not a whole number")))
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok((no, numbers))
+    };
+    let expect_len = |no: usize, v: &[usize], len: usize, what: &str| {
+        if v.len() == len {
+            Ok(())
+        } else {
+            Err((
+                no,
+                format!("{what}: expected {len} numbers, found {}", v.len()),
+            ))
+        }
+    };
+    let (no, dims) = next_line("`N M`")?;
+    expect_len(no, &dims, 2, "`N M`")?;
+    let (n, m) = (dims[0], dims[1]);
+    if n == 0 || m == 0 || m >= n {
+        return Err((no, format!("N = {n}, M = {m}: need 0 < M < N")));
+    }
+    let (no, maxes) = next_line("the largest column and row degrees")?;
+    expect_len(no, &maxes, 2, "the largest degrees")?;
+    let (col_deg_line, col_deg) = next_line("the column degrees")?;
+    expect_len(col_deg_line, &col_deg, n, "the column degrees")?;
+    let (row_deg_line, row_deg) = next_line("the row degrees")?;
+    expect_len(row_deg_line, &row_deg, m, "the row degrees")?;
+    for (degrees, max, line, what) in [
+        (&col_deg, maxes[0], col_deg_line, "column"),
+        (&row_deg, maxes[1], row_deg_line, "row"),
+    ] {
+        if let Some((i, d)) = degrees.iter().enumerate().find(|(_, &d)| d == 0 || d > max) {
+            return Err((
+                line,
+                format!("{what} {} has degree {d}, outside 1..={max}", i + 1),
+            ));
+        }
+    }
+    let mut read_lists = |count: usize, degrees: &[usize], bound: usize, what: &str| {
+        let mut lists = Vec::with_capacity(count);
+        for (i, &degree) in degrees.iter().enumerate().take(count) {
+            let (no, entries) = next_line(&format!("the list of {what} {}", i + 1))?;
+            let list: Vec<usize> = entries.iter().copied().filter(|&x| x != 0).collect();
+            if list.len() != degree {
+                return Err((
+                    no,
+                    format!(
+                        "{what} {} lists {} entries but its degree is {degree}",
+                        i + 1,
+                        list.len()
+                    ),
+                ));
+            }
+            if let Some(&x) = list.iter().find(|&&x| x > bound) {
+                return Err((no, format!("{what} {}: index {x} exceeds {bound}", i + 1)));
+            }
+            lists.push((no, list));
+        }
+        Ok(lists)
+    };
+    let cols = read_lists(n, &col_deg, m, "column")?;
+    let rows = read_lists(m, &row_deg, n, "row")?;
+    let check_rows: Vec<Vec<u32>> = rows
+        .iter()
+        .map(|(_, r)| r.iter().map(|&c| (c - 1) as u32).collect())
+        .collect();
+    // The column lists must describe the same matrix as the row lists.
+    for (c, (no, list)) in cols.iter().enumerate() {
+        for &r in list {
+            if !check_rows[r - 1].contains(&(c as u32)) {
+                return Err((
+                    *no,
+                    format!(
+                        "column {} lists row {r}, but row {r} does not list column {}",
+                        c + 1,
+                        c + 1
+                    ),
+                ));
+            }
+        }
+    }
+    Code::from_rows(name, n, n - m, &check_rows).map_err(|e| (row_deg_line, e.to_string()))
+}
+
+/// The alist text of a code (1-based, zero-padded to the largest degree).
+pub fn to_alist(code: &Code) -> String {
+    let (n, m) = (code.n(), code.m());
+    let col_deg: Vec<usize> = code
+        .col_start()
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .collect();
+    let row_deg: Vec<usize> = code
+        .row_start()
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .collect();
+    let (max_col, max_row) = (code.max_col_degree(), code.max_row_degree());
+    let join =
+        |v: &mut dyn Iterator<Item = usize>| v.map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
+    let mut out = format!("{n} {m}\n{max_col} {max_row}\n");
+    let _ = writeln!(out, "{}", join(&mut col_deg.iter().copied()));
+    let _ = writeln!(out, "{}", join(&mut row_deg.iter().copied()));
+    for c in 0..n {
+        let edges =
+            &code.col_edges()[code.col_start()[c] as usize..code.col_start()[c + 1] as usize];
+        let rows = edges.iter().map(|&e| code.edge_row(e as usize) + 1);
+        let pad = std::iter::repeat_n(0, max_col - edges.len());
+        let _ = writeln!(out, "{}", join(&mut rows.chain(pad)));
+    }
+    for r in 0..m {
+        let cols = code.row(r).iter().map(|&c| c as usize + 1);
+        let pad = std::iter::repeat_n(0, max_row - code.row(r).len());
+        let _ = writeln!(out, "{}", join(&mut cols.chain(pad)));
+    }
+    out
+}
+
+/// Writes a code as an alist file, atomically.
+pub fn write_alist(code: &Code, path: &Path) -> Result<()> {
+    sigpu_runtime::fs::write_atomic(path, to_alist(code).as_bytes()).map_err(|source| {
+        LdpcError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The (7,4) Hamming code.
+    const HAMMING: &str = "7 3\n3 4\n1 1 1 2 2 2 3\n4 4 4\n1 0 0\n2 0 0\n3 0 0\n1 2 0\n1 3 0\n2 3 0\n1 2 3\n1 4 5 7\n2 4 6 7\n3 5 6 7\n";
+
+    #[test]
+    fn round_trips() {
+        let code = parse_alist("hamming", HAMMING).unwrap();
+        assert_eq!((code.n(), code.k(), code.edges()), (7, 4, 12));
+        assert_eq!(to_alist(&code), HAMMING);
+        assert!(code.is_codeword(&[1, 1, 1, 0, 0, 0, 1]));
+        assert!(!code.is_codeword(&[1, 0, 0, 0, 0, 0, 0]));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let bad =
+            |from: &str, to: &str| parse_alist("h", &HAMMING.replacen(from, to, 1)).unwrap_err();
+        assert_eq!(bad("7 3\n", "7\n").0, 1);
+        assert_eq!(bad("1 2 0\n", "1 x 0\n").0, 8);
+        assert!(bad("1 2 0\n", "1 0 0\n")
+            .1
+            .contains("column 4 lists 1 entries"));
+        assert!(bad("1 4 5 7\n", "1 4 5 9\n")
+            .1
+            .contains("index 9 exceeds 7"));
+        assert!(bad("1 1 1 2 2 2 3\n", "1 1 1 2 2 2\n")
+            .1
+            .contains("expected 7 numbers"));
+        let (line, msg) = bad("3 5 6 7\n", "3 5 6 1\n");
+        assert!(
+            msg.contains("does not list") && (8..=14).contains(&line),
+            "{line} {msg}"
+        );
+        let (line, msg) = parse_alist("h", &HAMMING[..40]).unwrap_err();
+        assert!(msg.contains("file ends") || line > 0, "{msg}");
+    }
+}

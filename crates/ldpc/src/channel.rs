@@ -1,0 +1,391 @@
+//! The channel: DVB-T2 constellations (Gray, unrotated, EN 302 755 §6.2.1), AWGN at a given
+//! Es/N0, and the demappers that turn received cells into bit LLRs, plus 8-bit quantisation.
+//!
+//! LLRs are ln P(b = 0) / P(b = 1): positive means 0. Constellations have unit mean energy
+//! (Es = 1), so N0 = 1 / (Es/N0).
+
+use crate::error::{LdpcError, Result};
+use rand::Rng;
+use serde::Serialize;
+use std::str::FromStr;
+
+/// A constellation. QPSK and the QAMs are square: bits y0, y2, … pick the real part and
+/// y1, y3, … the imaginary part, each axis a Gray-coded PAM whose first bit is the sign
+/// (1 = negative) — the DVB-T2 mapping without rotation or cell interleaving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Modulation {
+    Bpsk,
+    Qpsk,
+    Qam16,
+    Qam64,
+    Qam256,
+}
+
+impl Modulation {
+    pub const ALL: [Modulation; 5] = [
+        Modulation::Bpsk,
+        Modulation::Qpsk,
+        Modulation::Qam16,
+        Modulation::Qam64,
+        Modulation::Qam256,
+    ];
+
+    pub fn bits_per_symbol(self) -> usize {
+        match self {
+            Modulation::Bpsk => 1,
+            Modulation::Qpsk => 2,
+            Modulation::Qam16 => 4,
+            Modulation::Qam64 => 6,
+            Modulation::Qam256 => 8,
+        }
+    }
+
+    /// Bits per real axis (BPSK uses the real axis only).
+    fn bits_per_axis(self) -> usize {
+        match self {
+            Modulation::Bpsk => 1,
+            m => m.bits_per_symbol() / 2,
+        }
+    }
+
+    /// Scale that gives unit mean symbol energy: 1/√2, 1/√10, 1/√42, 1/√170 (EN 302 755).
+    fn norm(self) -> f64 {
+        match self {
+            Modulation::Bpsk => 1.0,
+            Modulation::Qpsk => 0.5f64.sqrt(),
+            Modulation::Qam16 => 10f64.sqrt().recip(),
+            Modulation::Qam64 => 42f64.sqrt().recip(),
+            Modulation::Qam256 => 170f64.sqrt().recip(),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Modulation::Bpsk => "bpsk",
+            Modulation::Qpsk => "qpsk",
+            Modulation::Qam16 => "16qam",
+            Modulation::Qam64 => "64qam",
+            Modulation::Qam256 => "256qam",
+        }
+    }
+
+    /// The PAM level of one axis for its bits `bits` (first bit most significant): level index
+    /// i (0 = most negative) carries the Gray code of L − 1 − i, so the first bit is the sign.
+    fn axis_level(self, bits: usize) -> f64 {
+        let levels = 1usize << self.bits_per_axis();
+        // Invert Gray: g → index of the reflected-binary code.
+        let mut b = bits;
+        let mut shift = bits >> 1;
+        while shift > 0 {
+            b ^= shift;
+            shift >>= 1;
+        }
+        let i = levels - 1 - b;
+        (2.0 * i as f64 - (levels - 1) as f64) * self.norm()
+    }
+
+    /// Every level of one axis with the bits it carries.
+    fn axis_table(self) -> Vec<(f64, usize)> {
+        (0..1usize << self.bits_per_axis())
+            .map(|bits| (self.axis_level(bits), bits))
+            .collect()
+    }
+}
+
+impl FromStr for Modulation {
+    type Err = LdpcError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s
+            .trim()
+            .to_ascii_lowercase()
+            .replace(['-', '_'], "")
+            .as_str()
+        {
+            "bpsk" => Ok(Modulation::Bpsk),
+            "qpsk" | "4qam" => Ok(Modulation::Qpsk),
+            "16qam" | "qam16" => Ok(Modulation::Qam16),
+            "64qam" | "qam64" => Ok(Modulation::Qam64),
+            "256qam" | "qam256" => Ok(Modulation::Qam256),
+            _ => Err(LdpcError::invalid(format!(
+                "unknown modulation {s:?}: expected bpsk, qpsk, 16qam, 64qam or 256qam"
+            ))),
+        }
+    }
+}
+
+/// How the demapper combines constellation points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Demapper {
+    /// ln Σ exp over the points of each bit value: the exact LLR.
+    Exact,
+    /// The nearest point of each bit value only.
+    MaxLog,
+}
+
+impl FromStr for Demapper {
+    type Err = LdpcError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "exact" | "log-map" | "logmap" => Ok(Demapper::Exact),
+            "max-log" | "maxlog" => Ok(Demapper::MaxLog),
+            _ => Err(LdpcError::invalid(format!(
+                "unknown demapper {s:?}: expected exact or max-log"
+            ))),
+        }
+    }
+}
+
+/// Signal-to-noise ratio per symbol (Es/N0) or per information bit (Eb/N0), in dB.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Snr {
+    EsN0(f64),
+    EbN0(f64),
+}
+
+impl Snr {
+    /// Es/N0 in dB for `modulation` carrying a code of `rate`: Es/N0 = Eb/N0 · R · bits/symbol.
+    pub fn es_n0_db(self, modulation: Modulation, rate: f64) -> f64 {
+        match self {
+            Snr::EsN0(db) => db,
+            Snr::EbN0(db) => db + 10.0 * (rate * modulation.bits_per_symbol() as f64).log10(),
+        }
+    }
+}
+
+/// An AWGN channel for one constellation at one Es/N0.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    modulation: Modulation,
+    demapper: Demapper,
+    /// Noise variance per real dimension, N0/2 (BPSK: the real axis only carries noise that
+    /// matters, also N0/2).
+    sigma2: f64,
+    axis: Vec<(f64, usize)>,
+}
+
+impl Channel {
+    pub fn new(modulation: Modulation, demapper: Demapper, es_n0_db: f64) -> Result<Channel> {
+        if !es_n0_db.is_finite() {
+            return Err(LdpcError::invalid(format!(
+                "SNR {es_n0_db} dB is not finite"
+            )));
+        }
+        let n0 = 10f64.powf(-es_n0_db / 10.0);
+        Ok(Channel {
+            modulation,
+            demapper,
+            sigma2: n0 / 2.0,
+            axis: modulation.axis_table(),
+        })
+    }
+
+    pub fn modulation(&self) -> Modulation {
+        self.modulation
+    }
+
+    /// Maps `bits` (0/1 per byte; a multiple of the bits per symbol, or padded with zeros),
+    /// adds noise and writes one LLR per bit into `llr` (the padding's LLRs are dropped).
+    pub fn transmit(&self, bits: &[u8], llr: &mut [f32], rng: &mut impl Rng) {
+        let per_axis = self.modulation.bits_per_axis();
+        let sigma = self.sigma2.sqrt();
+        let mut gauss = Gauss::default();
+        let axes_per_symbol = if self.modulation == Modulation::Bpsk {
+            1
+        } else {
+            2
+        };
+        let bits_per_symbol = self.modulation.bits_per_symbol();
+        let mut axis_llr = [0f64; 4];
+        for (s, chunk) in bits.chunks(bits_per_symbol).enumerate() {
+            for axis in 0..axes_per_symbol {
+                // Axis `axis` carries bits axis, axis + 2, axis + 4, … of the symbol.
+                let mut v = 0usize;
+                for j in 0..per_axis {
+                    let b = chunk.get(axis + axes_per_symbol * j).copied().unwrap_or(0);
+                    v = (v << 1) | (b & 1) as usize;
+                }
+                let y = self.modulation.axis_level(v) + sigma * gauss.sample(rng);
+                self.demap_axis(y, &mut axis_llr[..per_axis]);
+                for (j, &l) in axis_llr[..per_axis].iter().enumerate() {
+                    let bit = s * bits_per_symbol + axis + axes_per_symbol * j;
+                    if let Some(out) = llr.get_mut(bit) {
+                        *out = l as f32;
+                    }
+                }
+            }
+        }
+    }
+
+    /// LLRs of the bits of one received axis value `y`, first bit first.
+    pub fn demap_axis(&self, y: f64, out: &mut [f64]) {
+        let scale = 1.0 / (2.0 * self.sigma2);
+        let bits = out.len();
+        for (j, out) in out.iter_mut().enumerate() {
+            let mask = 1 << (bits - 1 - j);
+            // Log-domain accumulators for bit = 0 and bit = 1.
+            let (mut l0, mut l1) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+            for &(x, bits) in &self.axis {
+                let metric = -(y - x) * (y - x) * scale;
+                let acc = if bits & mask == 0 { &mut l0 } else { &mut l1 };
+                *acc = match self.demapper {
+                    Demapper::MaxLog => acc.max(metric),
+                    Demapper::Exact => log_add(*acc, metric),
+                };
+            }
+            *out = l0 - l1;
+        }
+    }
+}
+
+/// ln(e^a + e^b) without overflow.
+fn log_add(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    if lo == f64::NEG_INFINITY {
+        hi
+    } else {
+        hi + (lo - hi).exp().ln_1p()
+    }
+}
+
+/// Standard normal samples by the polar Box–Muller method, one spare kept.
+#[derive(Default)]
+pub struct Gauss {
+    spare: Option<f64>,
+}
+
+impl Gauss {
+    pub fn sample(&mut self, rng: &mut impl Rng) -> f64 {
+        if let Some(s) = self.spare.take() {
+            return s;
+        }
+        loop {
+            let u: f64 = rng.random_range(-1.0..1.0);
+            let v: f64 = rng.random_range(-1.0..1.0);
+            let s = u * u + v * v;
+            if s > 0.0 && s < 1.0 {
+                let f = (-2.0 * s.ln() / s).sqrt();
+                self.spare = Some(v * f);
+                return u * f;
+            }
+        }
+    }
+}
+
+/// LLR → 8-bit: round(llr · scale) saturated to ±127 (−128 is never produced, so the range
+/// is symmetric, as the seed requires).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Quantizer {
+    pub scale: f32,
+}
+
+impl Quantizer {
+    pub fn new(scale: f32) -> Result<Quantizer> {
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(LdpcError::invalid(format!(
+                "LLR scale {scale} must be a positive number (quantised = round(LLR · scale))"
+            )));
+        }
+        Ok(Quantizer { scale })
+    }
+
+    pub fn quantize(&self, llr: f32) -> i8 {
+        (llr * self.scale).round().clamp(-127.0, 127.0) as i8
+    }
+
+    pub fn quantize_all(&self, llr: &[f32], out: &mut [i8]) {
+        for (o, &l) in out.iter_mut().zip(llr) {
+            *o = self.quantize(l);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn dvbt2_16qam_levels_and_gray() {
+        // EN 302 755: y0 y2 = 10 → −3, 11 → −1, 01 → +1, 00 → +3 (before 1/√10).
+        let m = Modulation::Qam16;
+        let levels: Vec<f64> = [0b10, 0b11, 0b01, 0b00]
+            .iter()
+            .map(|&b| m.axis_level(b) * 10f64.sqrt())
+            .collect();
+        for (got, want) in levels.iter().zip([-3.0, -1.0, 1.0, 3.0]) {
+            assert!((got - want).abs() < 1e-12, "{levels:?}");
+        }
+        // 64-QAM: 100 → −7, 000 → +7, 110 → −1.
+        let m = Modulation::Qam64;
+        assert!((m.axis_level(0b100) * 42f64.sqrt() + 7.0).abs() < 1e-12);
+        assert!((m.axis_level(0b000) * 42f64.sqrt() - 7.0).abs() < 1e-12);
+        assert!((m.axis_level(0b110) * 42f64.sqrt() + 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unit_energy_and_gray_neighbours() {
+        for m in Modulation::ALL {
+            let t = m.axis_table();
+            let axes = if m == Modulation::Bpsk { 1.0 } else { 2.0 };
+            let energy = axes * t.iter().map(|(x, _)| x * x).sum::<f64>() / t.len() as f64;
+            assert!((energy - 1.0).abs() < 1e-12, "{m:?} {energy}");
+            let mut sorted = t.clone();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for w in sorted.windows(2) {
+                assert_eq!((w[0].1 ^ w[1].1).count_ones(), 1, "{m:?} is not Gray");
+            }
+        }
+    }
+
+    #[test]
+    fn llrs_have_the_right_sign_and_bpsk_value() {
+        let ch = Channel::new(Modulation::Bpsk, Demapper::Exact, 3.0).unwrap();
+        let mut out = [0.0];
+        ch.demap_axis(0.5, &mut out);
+        // 4y/N0 with N0 = 10^(−0.3).
+        assert!((out[0] - 2.0 * 10f64.powf(0.3)).abs() < 1e-9);
+        // At high SNR every demapped bit has the sent sign.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        for m in Modulation::ALL {
+            for d in [Demapper::Exact, Demapper::MaxLog] {
+                let ch = Channel::new(m, d, 40.0).unwrap();
+                let bits: Vec<u8> = (0..240).map(|_| rng.random_range(0..2)).collect();
+                let mut llr = vec![0f32; 240];
+                ch.transmit(&bits, &mut llr, &mut rng);
+                for (b, l) in bits.iter().zip(&llr) {
+                    assert_eq!(*b == 1, *l < 0.0, "{m:?} {d:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn max_log_is_within_ln_points_of_exact() {
+        let exact = Channel::new(Modulation::Qam64, Demapper::Exact, 5.0).unwrap();
+        let maxlog = Channel::new(Modulation::Qam64, Demapper::MaxLog, 5.0).unwrap();
+        let (mut a, mut b) = ([0.0; 3], [0.0; 3]);
+        for y in [-1.2, -0.3, 0.05, 0.7] {
+            exact.demap_axis(y, &mut a);
+            maxlog.demap_axis(y, &mut b);
+            // ln Σ of 4 terms lies within [max, max + ln 4] for each bit value.
+            for (x, m) in a.iter().zip(&b) {
+                assert!((x - m).abs() <= 4f64.ln() + 1e-9, "{y}: {x} vs {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn snr_conversions_and_quantiser() {
+        let es = Snr::EbN0(1.0).es_n0_db(Modulation::Qpsk, 0.5);
+        assert!((es - 1.0).abs() < 1e-12);
+        let q = Quantizer::new(2.0).unwrap();
+        assert_eq!(
+            (q.quantize(1.24), q.quantize(-100.0), q.quantize(100.0)),
+            (2, -127, 127)
+        );
+        assert!(Quantizer::new(0.0).is_err() && Quantizer::new(f32::NAN).is_err());
+    }
+}

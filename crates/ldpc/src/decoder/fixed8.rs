@@ -1,0 +1,584 @@
+//! The seed's 8-bit min-sum on the CPU, SIMD over codewords.
+//!
+//! Codewords are decoded in groups of [`LANES`]; a group's messages are stored edge by edge
+//! with the group's codewords contiguous (`msg[e·LANES + w]`), the CPU form of the seed's
+//! coalesced layout, so every inner loop runs over the lanes and the compiler turns it into
+//! AVX-512, AVX2 or SSE4.1 code — one version of each, chosen at run time. Threads take whole
+//! groups: codewords are independent, so a group runs all its iterations without waiting for
+//! the others (the seed split each half-iteration's rows over threads instead, with a barrier
+//! between them).
+//!
+//! The arithmetic is the seed's GPU variant, which the GPU kernels reproduce bit for bit:
+//! - VN: s = LLR + Σ c2v in 16 bits; each v2c = clamp(s − c2v, −127, 127); hard decision
+//!   s < 0 (the VN-with-hard-decision pass).
+//! - CN: the two smallest |v2c| (the first one met wins ties), the product of signs (0 counts
+//!   as positive); each c2v is the other minimum with the sign of the product of the others.
+//!   Normalised: min·k/16 rounded down; offset: min − β, not below 0.
+//! - Flooding: messages start as the channel LLRs; each iteration is CN then VN.
+//! - Layered: row after row, v2c = clamp(P − c2v, ±127), then P += new c2v − old c2v (P in
+//!   16 bits, always LLR + Σ c2v).
+//! - Early termination: after each iteration a codeword whose hard decision satisfies every
+//!   check keeps that decision; the group stops when all its codewords have one.
+
+// Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
+#![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
+
+use super::{
+    codewords_of, count_valid, worker_threads, Algorithm, DecodeStats, Decoder, DecoderConfig,
+    Llrs, Precision, Schedule,
+};
+use crate::channel::Quantizer;
+use crate::code::Code;
+use crate::error::{LdpcError, Result};
+use std::sync::Mutex;
+
+/// Codewords per CPU SIMD group: one 512-bit register of 8-bit messages.
+pub const LANES: usize = 64;
+
+/// The check-node correction in 8-bit arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule8 {
+    Plain,
+    /// min · k / 16, rounded down (k in 1..=16).
+    Normalized(u8),
+    /// min − β, not below 0 (β in quantisation steps).
+    Offset(u8),
+}
+
+impl Rule8 {
+    /// The 8-bit rule for `algorithm` with channel LLRs quantised at `scale` steps per unit.
+    pub fn new(algorithm: Algorithm, scale: f32) -> Result<Rule8> {
+        Ok(match algorithm {
+            Algorithm::MinSum => Rule8::Plain,
+            Algorithm::NormalizedMinSum { alpha } => {
+                if !(alpha > 0.0 && alpha <= 1.0) {
+                    return Err(LdpcError::invalid(format!(
+                        "normalised min-sum α = {alpha} must be in (0, 1]"
+                    )));
+                }
+                Rule8::Normalized(((alpha * 16.0).round() as u8).clamp(1, 16))
+            }
+            Algorithm::OffsetMinSum { beta } => {
+                Rule8::Offset((beta * scale).round().clamp(0.0, 127.0) as u8)
+            }
+            Algorithm::SumProduct => {
+                return Err(LdpcError::invalid("sum-product has no 8-bit form"))
+            }
+        })
+    }
+
+    /// `(mode, parameter)` as the GPU kernels take them: 0 plain, 1 normalised, 2 offset.
+    pub fn kernel_args(self) -> (u32, u32) {
+        match self {
+            Rule8::Plain => (0, 0),
+            Rule8::Normalized(k) => (1, k as u32),
+            Rule8::Offset(b) => (2, b as u32),
+        }
+    }
+}
+
+/// The instruction set the lane loops were compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simd {
+    Avx512,
+    Avx2,
+    Sse41,
+    Baseline,
+}
+
+impl Simd {
+    pub fn detect() -> Simd {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("avx512f") {
+                return Simd::Avx512;
+            }
+            if is_x86_feature_detected!("avx2") {
+                return Simd::Avx2;
+            }
+            if is_x86_feature_detected!("sse4.1") {
+                return Simd::Sse41;
+            }
+        }
+        Simd::Baseline
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Simd::Avx512 => "AVX-512",
+            Simd::Avx2 => "AVX2",
+            Simd::Sse41 => "SSE4.1",
+            Simd::Baseline => "baseline",
+        }
+    }
+
+    /// Every set this CPU can run, widest first (for tests and benchmarks).
+    pub fn available() -> Vec<Simd> {
+        let best = Simd::detect();
+        [Simd::Avx512, Simd::Avx2, Simd::Sse41, Simd::Baseline]
+            .into_iter()
+            .skip_while(|&s| s != best)
+            .collect()
+    }
+}
+
+/// 8-bit min-sum on the CPU; see the module documentation.
+pub struct Fixed8Decoder {
+    code: Code,
+    /// `code` with its checks in decoding order ([`Code::decoding_order`]).
+    order: Code,
+    config: DecoderConfig,
+    quantizer: Quantizer,
+    rule: Rule8,
+    simd: Simd,
+}
+
+impl Fixed8Decoder {
+    pub fn new(code: Code, config: DecoderConfig) -> Result<Fixed8Decoder> {
+        config.validate()?;
+        let Precision::Fixed8 { scale } = config.precision else {
+            return Err(LdpcError::invalid(
+                "the 8-bit decoder needs --precision 8bit",
+            ));
+        };
+        let degree = code.max_row_degree().max(code.max_col_degree());
+        if degree > 254 {
+            return Err(LdpcError::invalid(format!(
+                "code {} has a node of degree {degree}; the 8-bit decoders handle at most 254",
+                code.name()
+            )));
+        }
+        Ok(Fixed8Decoder {
+            rule: Rule8::new(config.algorithm, scale)?,
+            quantizer: Quantizer::new(scale)?,
+            order: code.decoding_order(),
+            code,
+            config,
+            simd: Simd::detect(),
+        })
+    }
+
+    /// Forces an instruction set (one this CPU has), for tests and benchmarks.
+    pub fn with_simd(mut self, simd: Simd) -> Result<Self> {
+        if !Simd::available().contains(&simd) {
+            return Err(LdpcError::invalid(format!(
+                "this CPU cannot run {}",
+                simd.name()
+            )));
+        }
+        self.simd = simd;
+        Ok(self)
+    }
+
+    pub fn simd(&self) -> Simd {
+        self.simd
+    }
+
+    pub fn rule(&self) -> Rule8 {
+        self.rule
+    }
+
+    pub fn quantizer(&self) -> Quantizer {
+        self.quantizer
+    }
+}
+
+impl Decoder for Fixed8Decoder {
+    fn describe(&self) -> String {
+        format!("{} (cpu, {})", self.config.describe(), self.simd.name())
+    }
+
+    fn code(&self) -> &Code {
+        &self.code
+    }
+
+    fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
+        let count = codewords_of(&self.code, &llr, bits)?;
+        let n = self.code.n();
+        let groups = count.div_ceil(LANES);
+        let threads = worker_threads(self.config.threads).min(groups.max(1));
+        let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
+        let iterations = Mutex::new(0usize);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    let mut group = Group::new(&self.order);
+                    loop {
+                        let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
+                        else {
+                            break;
+                        };
+                        group.load(&self.code, self.quantizer, llr, g * LANES, count);
+                        let its = group.run(&self.order, self.rule, &self.config, self.simd);
+                        group.store(n, out);
+                        *iterations.lock().unwrap_or_else(|p| p.into_inner()) += its;
+                    }
+                });
+            }
+        });
+        Ok(DecodeStats {
+            codewords: count,
+            valid: count_valid(&self.code, bits),
+            iterations: iterations.into_inner().unwrap_or_else(|p| p.into_inner()),
+            batches: groups,
+        })
+    }
+}
+
+/// One group's buffers, lane-major.
+struct Group {
+    llr: Vec<i8>,
+    /// Flooding: v2c / c2v per edge; layered: c2v per edge.
+    msg: Lines,
+    /// Layered only: 16-bit posterior per bit.
+    post: Vec<i16>,
+    hard: Vec<u8>,
+    /// One column's or row's messages.
+    scratch: Vec<i8>,
+}
+
+impl Group {
+    fn new(code: &Code) -> Group {
+        let degree = code.max_row_degree().max(code.max_col_degree());
+        Group {
+            llr: vec![0; code.n() * LANES],
+            msg: Lines::zeroed(code.edges() * LANES),
+            post: Vec::new(),
+            hard: vec![0; code.n() * LANES],
+            scratch: vec![0; degree * LANES],
+        }
+    }
+
+    /// Quantises codewords `first ..` (up to LANES of them, zeros past `count`) into lanes.
+    fn load(&mut self, code: &Code, q: Quantizer, llr: Llrs<'_>, first: usize, count: usize) {
+        let n = code.n();
+        self.llr.fill(0);
+        for w in 0..LANES.min(count - first) {
+            let range = (first + w) * n..(first + w + 1) * n;
+            match llr {
+                Llrs::F32(v) => {
+                    for (b, &l) in v[range].iter().enumerate() {
+                        self.llr[b * LANES + w] = q.quantize(l);
+                    }
+                }
+                Llrs::I8 { values, scale } => {
+                    // Re-quantise only when the input's scale differs from the decoder's.
+                    let same = scale == q.scale;
+                    for (b, &l) in values[range].iter().enumerate() {
+                        self.llr[b * LANES + w] = if same {
+                            l.max(-127)
+                        } else {
+                            q.quantize(l as f32 / scale)
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the hard decisions of the group's real codewords to `out` (codeword-major).
+    fn store(&self, n: usize, out: &mut [u8]) {
+        for (w, word) in out.chunks_mut(n).enumerate() {
+            for (b, bit) in word.iter_mut().enumerate() {
+                *bit = self.hard[b * LANES + w];
+            }
+        }
+    }
+
+    fn run(&mut self, code: &Code, rule: Rule8, config: &DecoderConfig, simd: Simd) -> usize {
+        let mut job = Job {
+            code,
+            rule,
+            iterations: config.iterations,
+            early: config.early_termination,
+            group: self,
+        };
+        match config.schedule {
+            Schedule::Flooding => simd_dispatch!(simd, job, flooding),
+            Schedule::Layered => simd_dispatch!(simd, job, layered),
+        }
+    }
+}
+
+/// A byte buffer aligned to 64-byte cache lines, so each edge's LANES messages are one line.
+struct Lines(Vec<Line>);
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([i8; 64]);
+
+impl Lines {
+    fn zeroed(bytes: usize) -> Lines {
+        Lines(vec![Line([0; 64]); bytes.div_ceil(64)])
+    }
+}
+
+impl std::ops::Deref for Lines {
+    type Target = [i8];
+    fn deref(&self) -> &[i8] {
+        // SAFETY: `Line` is 64 plain bytes with no padding.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast(), self.0.len() * 64) }
+    }
+}
+
+impl std::ops::DerefMut for Lines {
+    fn deref_mut(&mut self) -> &mut [i8] {
+        // SAFETY: as in `deref`, and the borrow is unique.
+        unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast(), self.0.len() * 64) }
+    }
+}
+
+/// Asks for the cache line at `p` ahead of its use (a hint; no effect on results).
+#[inline(always)]
+fn prefetch(p: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Columns ahead of the VN pass whose messages are prefetched: a column's edges are scattered
+/// over the message array, which the hardware prefetcher cannot follow.
+const PREFETCH_COLUMNS: usize = 6;
+
+/// Calls `$job.$method::<LANES>()` compiled for the chosen instruction set.
+macro_rules! simd_dispatch {
+    ($simd:expr, $job:ident, $method:ident) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+            fn avx512(job: &mut Job<'_>) -> usize {
+                job.$method::<LANES>()
+            }
+            #[target_feature(enable = "avx2")]
+            fn avx2(job: &mut Job<'_>) -> usize {
+                job.$method::<LANES>()
+            }
+            #[target_feature(enable = "sse4.1")]
+            fn sse41(job: &mut Job<'_>) -> usize {
+                job.$method::<LANES>()
+            }
+            // SAFETY: `Simd::detect` / `with_simd` only choose sets this CPU has.
+            match $simd {
+                Simd::Avx512 => unsafe { avx512(&mut $job) },
+                Simd::Avx2 => unsafe { avx2(&mut $job) },
+                Simd::Sse41 => unsafe { sse41(&mut $job) },
+                Simd::Baseline => $job.$method::<LANES>(),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = $simd;
+            $job.$method::<LANES>()
+        }
+    }};
+}
+use simd_dispatch;
+
+/// One group's decoding run.
+struct Job<'a> {
+    code: &'a Code,
+    rule: Rule8,
+    iterations: usize,
+    early: bool,
+    group: &'a mut Group,
+}
+
+impl Job<'_> {
+    #[inline(always)]
+    fn flooding<const L: usize>(&mut self) -> usize {
+        let code = self.code;
+        let g = &mut *self.group;
+        for (e, &c) in code.edge_col().iter().enumerate() {
+            let c = c as usize;
+            g.msg[e * L..(e + 1) * L].copy_from_slice(&g.llr[c * L..(c + 1) * L]);
+        }
+        let mut done = [0u8; L];
+        for it in 1..=self.iterations {
+            for r in 0..code.m() {
+                let (a, b) = (
+                    code.row_start()[r] as usize,
+                    code.row_start()[r + 1] as usize,
+                );
+                check_node::<L>(self.rule, &mut g.msg[a * L..b * L]);
+            }
+            let harden = self.early || it == self.iterations;
+            let (col_start, col_edges) = (code.col_start(), code.col_edges());
+            for v in 0..code.n() {
+                if let Some(ahead) = col_start.get(v + PREFETCH_COLUMNS + 1) {
+                    let first = col_start[v + PREFETCH_COLUMNS] as usize;
+                    for &e in &col_edges[first..*ahead as usize] {
+                        prefetch(g.msg[e as usize * L..].as_ptr());
+                    }
+                }
+                let edges = &col_edges[col_start[v] as usize..col_start[v + 1] as usize];
+                let llr: &[i8; L] = g.llr[v * L..(v + 1) * L].try_into().unwrap();
+                let sum = variable_node::<L>(llr, edges, &mut g.msg, &mut g.scratch);
+                if harden {
+                    let hard: &mut [u8; L] = (&mut g.hard[v * L..(v + 1) * L]).try_into().unwrap();
+                    for w in 0..L {
+                        hard[w] = (hard[w] & done[w]) | ((sum[w] < 0) as u8 & !done[w]);
+                    }
+                }
+            }
+            if self.early && it < self.iterations && all_valid::<L>(code, &g.hard, &mut done) {
+                return it;
+            }
+        }
+        self.iterations
+    }
+
+    #[inline(always)]
+    fn layered<const L: usize>(&mut self) -> usize {
+        let code = self.code;
+        let g = &mut *self.group;
+        g.msg.fill(0);
+        g.post.clear();
+        g.post.extend(g.llr.iter().map(|&x| x as i16));
+        let mut done = [0u8; L];
+        for it in 1..=self.iterations {
+            for r in 0..code.m() {
+                let (a, b) = (
+                    code.row_start()[r] as usize,
+                    code.row_start()[r + 1] as usize,
+                );
+                let cols = &code.edge_col()[a..b];
+                let row = &mut g.scratch[..(b - a) * L];
+                for (j, &c) in cols.iter().enumerate() {
+                    let p: &[i16; L] = g.post[c as usize * L..][..L].try_into().unwrap();
+                    let old: &[i8; L] = g.msg[(a + j) * L..][..L].try_into().unwrap();
+                    let t: &mut [i8; L] = (&mut row[j * L..][..L]).try_into().unwrap();
+                    for w in 0..L {
+                        t[w] = (p[w] - old[w] as i16).clamp(-127, 127) as i8;
+                    }
+                }
+                check_node::<L>(self.rule, row);
+                for (j, &c) in cols.iter().enumerate() {
+                    let p: &mut [i16; L] = (&mut g.post[c as usize * L..][..L]).try_into().unwrap();
+                    let old: &mut [i8; L] = (&mut g.msg[(a + j) * L..][..L]).try_into().unwrap();
+                    let new: &[i8; L] = row[j * L..][..L].try_into().unwrap();
+                    // P stays LLR + Σ c2v exactly (|P| ≤ 127·(1 + degree) fits 16 bits);
+                    // only the CN's input is clamped, or saturation would erase the LLR.
+                    for w in 0..L {
+                        p[w] += new[w] as i16 - old[w] as i16;
+                        old[w] = new[w];
+                    }
+                }
+            }
+            if self.early || it == self.iterations {
+                for (h, p) in g.hard.chunks_exact_mut(L).zip(g.post.chunks_exact(L)) {
+                    for w in 0..L {
+                        h[w] = (h[w] & done[w]) | ((p[w] < 0) as u8 & !done[w]);
+                    }
+                }
+            }
+            if self.early && it < self.iterations && all_valid::<L>(code, &g.hard, &mut done) {
+                return it;
+            }
+        }
+        self.iterations
+    }
+}
+
+/// The CN pass for one check: `msg` holds its edges' v2c for L codewords, replaced by c2v.
+/// Written as branch-free lane loops so they compile to byte-wide SIMD.
+#[inline(always)]
+fn check_node<const L: usize>(rule: Rule8, msg: &mut [i8]) {
+    let mut min1 = [127u8; L];
+    let mut min2 = [127u8; L];
+    let mut at = [u8::MAX; L];
+    let mut sign = [0u8; L];
+    for (j, x) in msg.chunks_exact(L).enumerate() {
+        let x: &[i8; L] = x.try_into().unwrap();
+        for w in 0..L {
+            let a = x[w].unsigned_abs();
+            let below1 = a < min1[w];
+            min2[w] = if below1 { min1[w] } else { min2[w].min(a) };
+            min1[w] = min1[w].min(a);
+            at[w] = if below1 { j as u8 } else { at[w] };
+            sign[w] ^= x[w] as u8;
+        }
+    }
+    match rule {
+        Rule8::Plain => {}
+        Rule8::Normalized(k) => {
+            for w in 0..L {
+                min1[w] = ((min1[w] as u16 * k as u16) >> 4) as u8;
+                min2[w] = ((min2[w] as u16 * k as u16) >> 4) as u8;
+            }
+        }
+        Rule8::Offset(b) => {
+            for w in 0..L {
+                min1[w] = min1[w].saturating_sub(b);
+                min2[w] = min2[w].saturating_sub(b);
+            }
+        }
+    }
+    for (j, x) in msg.chunks_exact_mut(L).enumerate() {
+        let x: &mut [i8; L] = x.try_into().unwrap();
+        for w in 0..L {
+            // Bit-select rather than `if`, which LLVM turned into a byte gather.
+            let here = ((at[w] == j as u8) as u8).wrapping_neg();
+            let mag = (min1[w] ^ ((min1[w] ^ min2[w]) & here)) as i8;
+            // 0 or −1: the sign of the product of the other edges' signs.
+            let s = ((sign[w] ^ x[w] as u8) as i8) >> 7;
+            x[w] = (mag ^ s).wrapping_sub(s);
+        }
+    }
+}
+
+/// The VN pass for one bit: its edges' c2v become v2c; returns the 16-bit posterior.
+#[inline(always)]
+fn variable_node<const L: usize>(
+    llr: &[i8; L],
+    edges: &[u32],
+    msg: &mut [i8],
+    scratch: &mut [i8],
+) -> [i16; L] {
+    let mut sum = [0i16; L];
+    for w in 0..L {
+        sum[w] = llr[w] as i16;
+    }
+    // Copied to the (L1-resident) scratch so the second pass does not read `msg` again.
+    for (j, &e) in edges.iter().enumerate() {
+        let src: &[i8; L] = msg[e as usize * L..][..L].try_into().unwrap();
+        let keep: &mut [i8; L] = (&mut scratch[j * L..][..L]).try_into().unwrap();
+        for w in 0..L {
+            keep[w] = src[w];
+            sum[w] += src[w] as i16;
+        }
+    }
+    for (j, &e) in edges.iter().enumerate() {
+        let dst: &mut [i8; L] = (&mut msg[e as usize * L..][..L]).try_into().unwrap();
+        let keep: &[i8; L] = scratch[j * L..][..L].try_into().unwrap();
+        for w in 0..L {
+            dst[w] = (sum[w] - keep[w] as i16).clamp(-127, 127) as i8;
+        }
+    }
+    sum
+}
+
+/// Marks lanes whose hard decision satisfies every check as done (0xFF); true when all are.
+#[inline(always)]
+fn all_valid<const L: usize>(code: &Code, hard: &[u8], done: &mut [u8; L]) -> bool {
+    let mut failed = [0u8; L];
+    for r in 0..code.m() {
+        let mut parity = [0u8; L];
+        for &c in code.row(r) {
+            let h: &[u8; L] = hard[c as usize * L..][..L].try_into().unwrap();
+            for w in 0..L {
+                parity[w] ^= h[w];
+            }
+        }
+        for w in 0..L {
+            failed[w] |= parity[w];
+        }
+    }
+    for w in 0..L {
+        done[w] |= ((failed[w] == 0) as u8).wrapping_neg();
+    }
+    done.iter().all(|&d| d != 0)
+}

@@ -1,0 +1,249 @@
+//! Decoders behind one trait. Every decoder takes channel LLRs (ln P(0)/P(1), codeword after
+//! codeword) and writes hard decisions, one bit per byte.
+//!
+//! - [`FloatDecoder`]: f32 sum-product (the high-precision reference) and f32 min-sum
+//!   (plain, normalised, offset), flooding or layered, threads over codewords.
+//! - [`Fixed8Decoder`]: the seed's 8-bit min-sum on the CPU — flooding with its VN / CN /
+//!   VN-with-hard-decision passes, or layered — SIMD over codewords, threads over groups.
+//! - [`crate::gpu::GpuDecoder`]: the same 8-bit flooding min-sum on a CUDA GPU, 128 codewords
+//!   per batch in the coalesced layout, bit for bit equal to the CPU one.
+
+mod fixed8;
+mod float;
+
+pub use fixed8::{Fixed8Decoder, Rule8, Simd, LANES};
+pub use float::FloatDecoder;
+
+use crate::code::Code;
+use crate::error::{LdpcError, Result};
+use serde::Serialize;
+use std::str::FromStr;
+
+/// Channel LLRs for any number of codewords, codeword after codeword.
+#[derive(Clone, Copy, Debug)]
+pub enum Llrs<'a> {
+    F32(&'a [f32]),
+    /// Quantised LLRs: the LLR is `value / scale`.
+    I8 {
+        values: &'a [i8],
+        scale: f32,
+    },
+}
+
+impl Llrs<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Llrs::F32(v) => v.len(),
+            Llrs::I8 { values, .. } => values.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What one `decode` call did.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct DecodeStats {
+    pub codewords: usize,
+    /// Codewords whose hard decision satisfies every check.
+    pub valid: usize,
+    /// Iterations run, summed over the decoder's batches (a batch stops early only with
+    /// early termination).
+    pub iterations: usize,
+    pub batches: usize,
+}
+
+/// A decoder for one code.
+pub trait Decoder: Send {
+    /// e.g. `8-bit min-sum, flooding, 50 iterations (cpu, AVX-512)`.
+    fn describe(&self) -> String;
+    fn code(&self) -> &Code;
+    /// Decodes `llr.len() / N` codewords into `bits` (same length, 0 or 1 per byte).
+    fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats>;
+}
+
+/// The check-node rule.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// Sum-product (tanh rule); float decoders only.
+    SumProduct,
+    /// Min-sum: the smallest other magnitude.
+    MinSum,
+    /// Normalised min-sum: the magnitude times `alpha` (8-bit: rounded to a multiple of 1/16).
+    NormalizedMinSum { alpha: f32 },
+    /// Offset min-sum: the magnitude less `beta` (LLR units), not below zero.
+    OffsetMinSum { beta: f32 },
+}
+
+impl Algorithm {
+    /// Parses `spa`, `minsum`, `nms[:alpha]`, `oms[:beta]`.
+    pub fn parse(s: &str) -> Result<Algorithm> {
+        let lower = s.trim().to_ascii_lowercase();
+        let (head, arg) = match lower.split_once([':', '=']) {
+            Some((h, a)) => (h.to_owned(), Some(a.to_owned())),
+            None => (lower.clone(), None),
+        };
+        let number = |default: f32| -> Result<f32> {
+            arg.as_deref().map_or(Ok(default), |a| {
+                a.parse()
+                    .ok()
+                    .filter(|x: &f32| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| {
+                        LdpcError::invalid(format!("decoder {s:?}: {a:?} is not a number ≥ 0"))
+                    })
+            })
+        };
+        match head.as_str() {
+            "spa" | "sum-product" | "bp" => Ok(Algorithm::SumProduct),
+            "ms" | "minsum" | "min-sum" => Ok(Algorithm::MinSum),
+            "nms" | "normalized" | "normalised" => Ok(Algorithm::NormalizedMinSum {
+                alpha: number(0.875)?,
+            }),
+            "oms" | "offset" => Ok(Algorithm::OffsetMinSum { beta: number(0.5)? }),
+            _ => Err(LdpcError::invalid(format!(
+                "unknown decoder {s:?}: expected spa, minsum, nms[:alpha] or oms[:beta]"
+            ))),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            Algorithm::SumProduct => "sum-product".into(),
+            Algorithm::MinSum => "min-sum".into(),
+            Algorithm::NormalizedMinSum { alpha } => format!("normalised min-sum α={alpha}"),
+            Algorithm::OffsetMinSum { beta } => format!("offset min-sum β={beta}"),
+        }
+    }
+}
+
+/// Message-passing order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    /// All checks, then all bits (the seed's schedule).
+    Flooding,
+    /// Check by check in row order, each check's output used at once (row-layered).
+    Layered,
+}
+
+impl FromStr for Schedule {
+    type Err = LdpcError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "flooding" | "flood" => Ok(Schedule::Flooding),
+            "layered" => Ok(Schedule::Layered),
+            _ => Err(LdpcError::invalid(format!(
+                "unknown schedule {s:?}: expected flooding or layered"
+            ))),
+        }
+    }
+}
+
+/// Number representation of the messages.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Precision {
+    Float,
+    /// 8-bit messages; channel LLRs are quantised as round(LLR · scale) within ±127.
+    Fixed8 {
+        scale: f32,
+    },
+}
+
+/// Everything that picks a decoder except the device.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DecoderConfig {
+    pub algorithm: Algorithm,
+    pub schedule: Schedule,
+    pub precision: Precision,
+    pub iterations: usize,
+    /// Stop a batch once every codeword in it satisfies all checks; each codeword's output is
+    /// its hard decision at the first iteration it did.
+    pub early_termination: bool,
+    /// CPU worker threads (0 = all available).
+    pub threads: usize,
+}
+
+impl DecoderConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.iterations == 0 || self.iterations > 10_000 {
+            return Err(LdpcError::invalid(format!(
+                "--iterations {} must be in 1..=10000",
+                self.iterations
+            )));
+        }
+        if let Precision::Fixed8 { scale } = self.precision {
+            crate::channel::Quantizer::new(scale)?;
+            if self.algorithm == Algorithm::SumProduct {
+                return Err(LdpcError::invalid(
+                    "sum-product runs in float only: use --precision float",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn describe(&self) -> String {
+        let precision = match self.precision {
+            Precision::Float => "f32".to_owned(),
+            Precision::Fixed8 { scale } => format!("8-bit (scale {scale})"),
+        };
+        format!(
+            "{precision} {}, {:?}, {} iterations{}",
+            self.algorithm.label(),
+            self.schedule,
+            self.iterations,
+            if self.early_termination {
+                ", early termination"
+            } else {
+                ""
+            }
+        )
+        .replace("Flooding", "flooding")
+        .replace("Layered", "layered")
+    }
+}
+
+/// A CPU decoder for `config`.
+pub fn cpu_decoder(code: &Code, config: DecoderConfig) -> Result<Box<dyn Decoder>> {
+    config.validate()?;
+    Ok(match config.precision {
+        Precision::Float => Box::new(FloatDecoder::new(code.clone(), config)?),
+        Precision::Fixed8 { .. } => Box::new(Fixed8Decoder::new(code.clone(), config)?),
+    })
+}
+
+/// Checks lengths shared by every decoder; returns the number of codewords.
+pub(crate) fn codewords_of(code: &Code, llr: &Llrs<'_>, bits: &[u8]) -> Result<usize> {
+    let n = code.n();
+    if llr.len() % n != 0 || bits.len() != llr.len() {
+        return Err(LdpcError::invalid(format!(
+            "decoding {}: {} LLRs and room for {} bits; both must be the same multiple of N = {n}",
+            code.name(),
+            llr.len(),
+            bits.len()
+        )));
+    }
+    if let Llrs::I8 { scale, .. } = llr {
+        crate::channel::Quantizer::new(*scale)?;
+    }
+    Ok(llr.len() / n)
+}
+
+/// How many codewords in `bits` satisfy every check.
+pub(crate) fn count_valid(code: &Code, bits: &[u8]) -> usize {
+    bits.chunks(code.n())
+        .filter(|w| code.is_codeword(w))
+        .count()
+}
+
+/// Worker threads to use for `threads` (0 = all available).
+pub(crate) fn worker_threads(threads: usize) -> usize {
+    if threads == 0 {
+        sigpu_runtime::host::threads()
+    } else {
+        threads
+    }
+}

@@ -1,0 +1,195 @@
+//! NumPy `.npy` files (format versions 1–3, C order, little-endian): LLRs in as f32 or i8,
+//! hard decisions out as u8.
+
+use crate::error::{LdpcError, Result};
+use std::path::Path;
+
+/// LLRs read from a file.
+#[derive(Debug)]
+pub enum NpyLlrs {
+    F32(Vec<f32>),
+    I8(Vec<i8>),
+}
+
+impl NpyLlrs {
+    pub fn len(&self) -> usize {
+        match self {
+            NpyLlrs::F32(v) => v.len(),
+            NpyLlrs::I8(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Reads a 1-D or 2-D array of `<f4` or `|i1`; returns it with its shape.
+pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
+    let err = |message: String| LdpcError::Npy {
+        file: path.to_owned(),
+        message,
+    };
+    let bytes = std::fs::read(path).map_err(|source| LdpcError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(err("not a .npy file (no \\x93NUMPY magic)".into()));
+    }
+    let (header_len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        v => return Err(err(format!("unsupported .npy format version {v}"))),
+    };
+    let header = bytes
+        .get(start..start + header_len)
+        .ok_or_else(|| err("header runs past the end of the file".into()))?;
+    let header = String::from_utf8_lossy(header);
+    let field = |key: &str| -> Result<String> {
+        let at = header
+            .find(&format!("'{key}'"))
+            .ok_or_else(|| err(format!("header has no '{key}' field: {header}")))?;
+        let rest = header[at + key.len() + 2..]
+            .trim_start()
+            .trim_start_matches(':')
+            .trim_start();
+        Ok(rest.to_owned())
+    };
+    let descr = field("descr")?;
+    let descr = descr.split(['\'', '"']).nth(1).unwrap_or("").to_owned();
+    if field("fortran_order")?.starts_with("True") {
+        return Err(err(
+            "Fortran-ordered arrays are not supported: save with order='C'".into(),
+        ));
+    }
+    let shape_text = field("shape")?;
+    let inner = shape_text
+        .strip_prefix('(')
+        .and_then(|s| s.split(')').next())
+        .ok_or_else(|| err(format!("cannot read the shape {shape_text:?}")))?;
+    let shape = inner
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| err(format!("shape entry {s:?} is not a whole number")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if shape.is_empty() || shape.len() > 2 {
+        return Err(err(format!(
+            "expected a 1-D array or a 2-D array (codewords × N), got shape {shape:?}"
+        )));
+    }
+    let count: usize = shape.iter().product();
+    let data = &bytes[start + header_len..];
+    let values = match descr.as_str() {
+        "<f4" => {
+            check_size(data.len(), count * 4).map_err(err)?;
+            NpyLlrs::F32(
+                data.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            )
+        }
+        "|i1" | "<i1" | "i1" => {
+            check_size(data.len(), count).map_err(err)?;
+            NpyLlrs::I8(data[..count].iter().map(|&b| b as i8).collect())
+        }
+        other => {
+            return Err(err(format!(
+                "LLRs must be float32 ('<f4') or int8 ('|i1'), not {other:?}"
+            )))
+        }
+    };
+    if let NpyLlrs::F32(v) = &values {
+        if let Some(i) = v.iter().position(|x| x.is_nan()) {
+            return Err(err(format!("LLR {i} is NaN")));
+        }
+    }
+    Ok((values, shape))
+}
+
+fn check_size(have: usize, want: usize) -> std::result::Result<(), String> {
+    if have == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "the shape needs {want} data bytes but the file holds {have}"
+        ))
+    }
+}
+
+/// Writes a 2-D `u8` array (rows × cols) atomically.
+pub fn write_u8(path: &Path, data: &[u8], rows: usize, cols: usize) -> Result<()> {
+    let mut header =
+        format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    // Magic (6) + version (2) + length (2) + header + newline, padded to a multiple of 64.
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let mut out = Vec::with_capacity(10 + header.len() + data.len());
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    sigpu_runtime::fs::write_atomic(path, &out).map_err(|source| LdpcError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+        let header =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}\n");
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn reads_f32_and_i8_and_rejects_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.npy");
+        let f: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        std::fs::write(&p, npy("<f4", "(1, 2)", &f)).unwrap();
+        let (v, shape) = read_llrs(&p).unwrap();
+        assert!(matches!(v, NpyLlrs::F32(ref x) if x == &[1.5, -2.0]) && shape == [1, 2]);
+        std::fs::write(&p, npy("|i1", "(3,)", &[1, 255, 3])).unwrap();
+        assert!(matches!(read_llrs(&p).unwrap().0, NpyLlrs::I8(ref x) if x == &[1, -1, 3]));
+        for (bytes, want) in [
+            (npy("<f8", "(1,)", &[0; 8]), "float32"),
+            (npy("<f4", "(2,)", &[0; 4]), "needs 8 data bytes"),
+            (npy("<f4", "(1, 1, 1)", &[0; 4]), "2-D"),
+            (b"hello".to_vec(), "not a .npy"),
+        ] {
+            std::fs::write(&p, bytes).unwrap();
+            let e = read_llrs(&p).unwrap_err().to_string();
+            assert!(e.contains(want) && e.contains("a.npy"), "{e}");
+        }
+    }
+
+    #[test]
+    fn writes_a_readable_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bits.npy");
+        write_u8(&p, &[0, 1, 1, 0], 2, 2).unwrap();
+        let bytes = std::fs::read(&p).unwrap();
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + header_len) % 64, 0);
+        assert!(String::from_utf8_lossy(&bytes[10..10 + header_len]).contains("'shape': (2, 2)"));
+        assert_eq!(&bytes[10 + header_len..], &[0, 1, 1, 0]);
+    }
+}
