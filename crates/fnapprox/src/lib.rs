@@ -20,7 +20,7 @@ mod piecewise;
 mod remez;
 pub mod tables;
 
-pub use piecewise::PiecewisePoly;
+pub use piecewise::{PiecewisePoly, PiecewisePoly64};
 pub use remez::{minimax, Minimax};
 
 /// Why a fit or table cannot be made.

@@ -32,31 +32,7 @@ impl PiecewisePoly {
         segments: usize,
         degree: usize,
     ) -> Result<PiecewisePoly, FitError> {
-        if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-            return Err(FitError::Invalid(format!(
-                "domain [{lo}, {hi}) is empty or not finite"
-            )));
-        }
-        if segments == 0 || degree > 8 {
-            return Err(FitError::Invalid(format!(
-                "need at least 1 segment and degree ≤ 8 (got {segments} segments, degree {degree})"
-            )));
-        }
-        let h = (hi - lo) / segments as f64;
-        let fitted: Vec<(Vec<f32>, f64)> = (0..segments)
-            .into_par_iter()
-            .map(|w| {
-                let local = |s: f64| f(lo + (w as f64 + s) * h);
-                let c = fit_f32(&local, degree);
-                let err = (0..=CHECK_SAMPLES)
-                    .map(|i| i as f64 / CHECK_SAMPLES as f64)
-                    .map(|s| (local(s) - horner_f32_exact(&c, s)).abs())
-                    .fold(0.0, f64::max);
-                (c, err)
-            })
-            .collect();
-        let max_error = fitted.iter().map(|(_, e)| *e).fold(0.0, f64::max);
-        let coeffs = fitted.into_iter().flat_map(|(c, _)| c).collect();
+        let (coeffs, max_error) = fit_segments(&f, lo, hi, segments, degree, fit_f32)?;
         Ok(PiecewisePoly {
             lo,
             hi,
@@ -102,6 +78,84 @@ impl PiecewisePoly {
 
 fn horner_f32_exact(c: &[f32], s: f64) -> f64 {
     c.iter().rev().fold(0.0, |acc, &c| acc * s + c as f64)
+}
+
+/// Fits every segment with `fit_one` (in parallel) and measures the largest error of the
+/// result over a dense sampling; returns the coefficients, segment-major.
+fn fit_segments<C: Copy + Into<f64> + Send>(
+    f: &(dyn Fn(f64) -> f64 + Sync),
+    lo: f64,
+    hi: f64,
+    segments: usize,
+    degree: usize,
+    fit_one: fn(&dyn Fn(f64) -> f64, usize) -> Vec<C>,
+) -> Result<(Vec<C>, f64), FitError> {
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        return Err(FitError::Invalid(format!(
+            "domain [{lo}, {hi}) is empty or not finite"
+        )));
+    }
+    if segments == 0 || degree > 8 {
+        return Err(FitError::Invalid(format!(
+            "need at least 1 segment and degree ≤ 8 (got {segments} segments, degree {degree})"
+        )));
+    }
+    let h = (hi - lo) / segments as f64;
+    let fitted: Vec<(Vec<C>, f64)> = (0..segments)
+        .into_par_iter()
+        .map(|w| {
+            let local = |s: f64| f(lo + (w as f64 + s) * h);
+            let c = fit_one(&local, degree);
+            let err = (0..=CHECK_SAMPLES)
+                .map(|i| i as f64 / CHECK_SAMPLES as f64)
+                .map(|s| (local(s) - c.iter().rev().fold(0.0, |acc, &c| acc * s + c.into())).abs())
+                .fold(0.0, f64::max);
+            (c, err)
+        })
+        .collect();
+    let max_error = fitted.iter().map(|(_, e)| *e).fold(0.0, f64::max);
+    Ok((fitted.into_iter().flat_map(|(c, _)| c).collect(), max_error))
+}
+
+/// As [`PiecewisePoly`] with f64 coefficients (the plain minimax fit, nothing rounded): for
+/// CPU evaluators in f64, where f32 would leave too little precision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PiecewisePoly64 {
+    pub lo: f64,
+    pub hi: f64,
+    pub segments: usize,
+    pub degree: usize,
+    /// Segment-major, ascending degree: `coeffs[w * (degree + 1) + j]`.
+    pub coeffs: Vec<f64>,
+    /// Largest |f − p| over a dense sampling of every segment.
+    pub max_error: f64,
+}
+
+impl PiecewisePoly64 {
+    pub fn fit(
+        f: impl Fn(f64) -> f64 + Sync,
+        lo: f64,
+        hi: f64,
+        segments: usize,
+        degree: usize,
+    ) -> Result<PiecewisePoly64, FitError> {
+        let fit_one = |g: &dyn Fn(f64) -> f64, d: usize| crate::remez::minimax(g, d).coeffs;
+        let (coeffs, max_error) = fit_segments(&f, lo, hi, segments, degree, fit_one)?;
+        Ok(PiecewisePoly64 {
+            lo,
+            hi,
+            segments,
+            degree,
+            coeffs,
+            max_error,
+        })
+    }
+
+    /// Segment `w` at local variable `s` ∈ [0, 1], Horner with fused multiply-adds.
+    pub fn eval_segment(&self, w: usize, s: f64) -> f64 {
+        let c = &self.coeffs[w * (self.degree + 1)..(w + 1) * (self.degree + 1)];
+        c.iter().rev().fold(0.0, |acc, &c| acc.mul_add(s, c))
+    }
 }
 
 /// Minimax fit of `f` on [0, 1] with f32 coefficients: round c_d, re-fit degree d − 1 to what

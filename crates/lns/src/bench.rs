@@ -106,7 +106,7 @@ pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<
     };
     let mut rows = Vec::new();
     let mut methods = Vec::new();
-    for m in Method::ALL {
+    for m in Method::ALL.into_iter().filter(|m| m.runs_on_gpu()) {
         progress(&m.to_string());
         let gm = GpuMethod::new(gpu, m, format)?;
         let f = gpu.function(&kernels(), &format!("lns_bench_{m}"))?;
@@ -177,5 +177,54 @@ pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<
         sm_clock_mhz: clock,
         evals_per_launch: launch.evals,
         rows,
+    })
+}
+
+/// One CPU add/sub measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuRow {
+    pub method: String,
+    pub threads: usize,
+    pub elements: usize,
+    pub median_s: f64,
+    pub g_adds_per_s: f64,
+}
+
+/// Element-wise `add_slices` throughput on the CPU for `method`, over `n` pairs of values with
+/// log2 magnitudes uniform in [−8, 8] and random signs (so half the adds are subtractions, and
+/// inputs land across the whole s_b / d_b domain rather than mostly beyond the essential zero),
+/// on all threads; median of `runs`.
+pub fn cpu_add_throughput(format: Format, method: Method, n: usize, runs: usize) -> Result<CpuRow> {
+    use rand::{Rng, SeedableRng};
+    let eval = method
+        .cpu(format)
+        .map_err(|e| Error::Invalid(e.to_string()))?
+        .ok_or_else(|| Error::Invalid(format!("{method} has no CPU evaluator")))?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let mut value = || {
+        let x = rng.random_range(-8.0..8.0f64).exp2();
+        format.from_f64(if rng.random() { x } else { -x })
+    };
+    let a: Vec<u32> = (0..n).map(|_| value()).collect();
+    let b: Vec<u32> = (0..n).map(|_| value()).collect();
+    let mut out = vec![0u32; n];
+    let mut samples = Vec::new();
+    for run in 0..=runs.max(1) {
+        let t = std::time::Instant::now();
+        format
+            .add_slices(&eval, &a, &b, &mut out)
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        if run > 0 {
+            samples.push(t.elapsed().as_secs_f64());
+        }
+    }
+    std::hint::black_box(&out);
+    let median_s = sigpu_runtime::cuda::median(&mut samples);
+    Ok(CpuRow {
+        method: method.to_string(),
+        threads: rayon::current_num_threads(),
+        elements: n,
+        median_s,
+        g_adds_per_s: n as f64 / median_s / 1e9,
     })
 }

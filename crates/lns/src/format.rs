@@ -79,18 +79,25 @@ impl Format {
         self.inf_code() - 1
     }
 
-    /// One ulp in the log domain, 2^-F.
+    /// One ulp in the log domain, 2^-F (built from the exponent bits: this sits on hot paths).
     pub fn ulp(self) -> f64 {
-        (-(self.frac_bits as f64)).exp2()
+        pow2(-(self.frac_bits as i32))
     }
 
     /// The most negative z (in codes) for which s_b or d_b rounds to something other than
     /// zero: below it, x + y = max(x, y) exactly ("essential zero"). |s_b(z)| < 2^-(F+1) when
     /// 2^z/ln 2 < 2^-(F+1), i.e. z < −(F + 1) − log2(1/ln 2); one code of margin is kept.
     pub fn essential_zero_code(self) -> i64 {
-        let z = -(self.frac_bits as f64 + 1.0) - (1.0 / std::f64::consts::LN_2).log2();
+        /// log2(1 / ln 2).
+        const LOG2_INV_LN2: f64 = 0.528_766_372_944_897_7;
+        let z = -(self.frac_bits as f64 + 1.0) - LOG2_INV_LN2;
         ((z / self.ulp()).floor() as i64 - 1).max(self.min_code() - self.max_code())
     }
+}
+
+/// 2^k for |k| < 1023, exactly, from the exponent bits.
+pub(crate) fn pow2(k: i32) -> f64 {
+    f64::from_bits(((1023 + k) as u64) << 52)
 }
 
 impl fmt::Display for Format {
@@ -150,6 +157,17 @@ mod tests {
         );
         assert!(
             (Format::LNS32.essential_zero_code() as f64 * Format::LNS32.ulp() + 24.53).abs() < 0.01
+        );
+    }
+
+    #[test]
+    fn powers_of_two_are_exact() {
+        for k in [-60, -23, -1, 0, 1, 23, 60] {
+            assert_eq!(pow2(k), (k as f64).exp2());
+        }
+        assert_eq!(
+            (1.0f64 / std::f64::consts::LN_2).log2(),
+            0.528_766_372_944_897_7
         );
     }
 

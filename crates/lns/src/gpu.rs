@@ -75,10 +75,11 @@ impl GpuMethod {
         let (handles, storage) = match &tables {
             None => ([0; 4], Storage::default()),
             Some(t) => {
-                geo.shift = t.shift as i32;
-                geo.far_segments = t.far_segments as i32;
-                geo.near_shift = t.near_shift as i32;
-                geo.log2m_bits = t.log2m_bits as i32;
+                let g = &t.geometry;
+                geo.shift = g.shift as i32;
+                geo.far_segments = g.far_segments as i32;
+                geo.near_shift = g.near_shift as i32;
+                geo.log2m_bits = g.log2m_bits as i32;
                 upload(gpu, t)?
             }
         };

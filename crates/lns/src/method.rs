@@ -1,6 +1,7 @@
 //! The s_b/d_b methods by name, with automatic table geometry per format.
 
 use crate::arith::{Accurate, AddSub};
+use crate::fast::F64Tables;
 use crate::format::Format;
 use crate::tables::{Reader, Tables};
 use serde::Serialize;
@@ -14,6 +15,8 @@ pub enum Method {
     /// f64 `log2(1 + exp2(z))` (d_b near 0 through expm1): the reference on the CPU, FP64 units
     /// on the GPU.
     F64,
+    /// f64 piecewise quadratics from tables: the CPU's fast faithful method. CPU only.
+    F64Table,
     /// f32 libdevice `log2f(1 + exp2f(z))`; d_b near 0 in the analytic form. GPU only.
     Accurate,
     /// The special-function units: `ex2.approx` / `lg2.approx`. GPU only.
@@ -28,8 +31,9 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order reports list them.
-    pub const ALL: [Method; 9] = [
+    pub const ALL: [Method; 10] = [
         Method::F64,
+        Method::F64Table,
         Method::Accurate,
         Method::Sfu,
         Method::Horner(2),
@@ -46,9 +50,15 @@ impl Method {
         Method::F64
     }
 
-    /// Methods whose CPU twin reproduces the GPU bit for bit, so they certify on the CPU too.
+    /// Methods with a CPU evaluator (for GPU methods, a twin that reproduces the GPU bit for
+    /// bit), so they certify on the CPU.
     pub fn runs_on_cpu(self) -> bool {
         !matches!(self, Method::Accurate | Method::Sfu)
+    }
+
+    /// Methods with a GPU kernel.
+    pub fn runs_on_gpu(self) -> bool {
+        self != Method::F64Table
     }
 
     /// The table reader of a table-driven method.
@@ -94,6 +104,7 @@ impl Method {
     pub fn cpu(self, format: Format) -> Result<Option<Box<dyn AddSub>>, FitError> {
         Ok(match self {
             Method::F64 => Some(Box::new(Accurate(format))),
+            Method::F64Table => Some(Box::new(F64Tables::new(format)?)),
             Method::Accurate | Method::Sfu => None,
             table => Some(Box::new(table.tables(format).expect("table method")?)),
         })
@@ -116,6 +127,7 @@ impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Method::F64 => f.write_str("f64"),
+            Method::F64Table => f.write_str("f64table"),
             Method::Accurate => f.write_str("accurate"),
             Method::Sfu => f.write_str("sfu"),
             Method::Horner(d) => write!(f, "horner{d}"),
@@ -126,7 +138,7 @@ impl fmt::Display for Method {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown s_b/d_b method {0:?}: expected one of f64, accurate, sfu, horner2..horner5, tex1, tex2")]
+#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, accurate, sfu, horner2..horner5, tex1, tex2")]
 pub struct MethodError(String);
 
 impl FromStr for Method {

@@ -45,14 +45,7 @@ pub enum Func {
 pub struct Tables {
     pub format: Format,
     pub reader: Reader,
-    /// Codes per far segment: 2^shift.
-    pub shift: u32,
-    /// Segments from Z0 (rounded down to a whole segment) to 0; s_b and far d_b share them.
-    pub far_segments: usize,
-    /// Segments over (−1, 0] for h: 2^F codes in segments of 2^near_shift.
-    pub near_shift: u32,
-    /// Segments of log2 m over [1, 2): 2^log2m_bits.
-    pub log2m_bits: u32,
+    pub geometry: Geometry,
     fits: [PiecewisePoly; 4],
     /// Texels for the texture readers, per function (order 1: f32; order 2: flattened 2k × 2).
     texels: [Vec<f32>; 4],
@@ -133,13 +126,17 @@ impl Tables {
                 out
             }
         };
-        Ok(Tables {
+        let geometry = Geometry {
             format,
-            reader,
             shift,
             far_segments,
             near_shift,
             log2m_bits,
+        };
+        Ok(Tables {
+            format,
+            reader,
+            geometry,
             fits,
             texels,
         })
@@ -175,19 +172,6 @@ impl Tables {
             Reader::Texture2 => tex::order2_eval(self.texels(func), p.segments, w, s),
         }
     }
-
-    fn far(&self, z: i64) -> (usize, f32) {
-        let u = (z + ((self.far_segments as i64) << self.shift)) as u64;
-        let w = (u >> self.shift) as usize;
-        if w == self.far_segments {
-            // z = 0, the right end of the last segment.
-            return (w - 1, 1.0);
-        }
-        (
-            w,
-            (u & ((1 << self.shift) - 1)) as f32 * (-(self.shift as f32)).exp2(),
-        )
-    }
 }
 
 /// Rounds a value in log units to a code: v · 2^F is exact in f32, then to nearest, ties even.
@@ -201,42 +185,135 @@ impl AddSub for Tables {
     }
 
     fn sb(&self, z: i64) -> i64 {
-        if z < self.format.essential_zero_code() {
-            return 0;
+        match self.geometry.sb_site(z) {
+            Site::Far(at) => to_code(self.read(Func::Sb, at.w, at.f32()), self.format.frac_bits),
+            _ => 0,
         }
-        let (w, s) = self.far(z);
-        to_code(self.read(Func::Sb, w, s), self.format.frac_bits)
     }
 
     fn db(&self, z: i64) -> i64 {
         let f = self.format.frac_bits;
+        match self.geometry.db_site(z) {
+            Site::Zero => 0,
+            Site::Far(at) => to_code(self.read(Func::DbFar, at.w, at.f32()), f),
+            Site::Near { int_part, log2m, h } => {
+                let fractional =
+                    self.read(Func::Log2M, log2m.w, log2m.f32()) + self.read(Func::H, h.w, h.f32());
+                int_part + to_code(fractional, f)
+            }
+        }
+    }
+}
+
+/// A segment and the local variable within it, as the exact fraction offset / 2^bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Local {
+    pub w: usize,
+    pub offset: u64,
+    pub bits: u32,
+}
+
+impl Local {
+    pub fn f32(self) -> f32 {
+        self.offset as f32 * (-(self.bits as f32)).exp2()
+    }
+
+    pub fn f64(self) -> f64 {
+        self.offset as f64 * crate::format::pow2(-(self.bits as i32))
+    }
+}
+
+/// Which table an input is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Site {
+    /// Below the essential zero: the function rounds to 0.
+    Zero,
+    Far(Local),
+    /// d_b near 0: log2|z| + h(z) = int_part (in codes, exact) + log2 m + h(z).
+    Near {
+        int_part: i64,
+        log2m: Local,
+        h: Local,
+    },
+}
+
+/// The segment layout shared by every method (see the module notes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub format: Format,
+    /// Codes per far segment: 2^shift.
+    pub shift: u32,
+    /// Segments from Z0 (rounded down to a whole segment) to 0; s_b and far d_b share them.
+    pub far_segments: usize,
+    /// Segments over (−1, 0] for h: 2^F codes in segments of 2^near_shift.
+    pub near_shift: u32,
+    /// Segments of log2 m over [1, 2): 2^log2m_bits.
+    pub log2m_bits: u32,
+}
+
+impl Geometry {
+    fn far(&self, z: i64) -> Local {
+        let u = (z + ((self.far_segments as i64) << self.shift)) as u64;
+        let w = (u >> self.shift) as usize;
+        if w == self.far_segments {
+            // z = 0, the right end of the last segment: s = 1.
+            return Local {
+                w: w - 1,
+                offset: 1,
+                bits: 0,
+            };
+        }
+        Local {
+            w,
+            offset: u & ((1 << self.shift) - 1),
+            bits: self.shift,
+        }
+    }
+
+    pub fn sb_site(&self, z: i64) -> Site {
         if z < self.format.essential_zero_code() {
-            return 0;
+            Site::Zero
+        } else {
+            Site::Far(self.far(z))
+        }
+    }
+
+    pub fn db_site(&self, z: i64) -> Site {
+        let f = self.format.frac_bits;
+        if z < self.format.essential_zero_code() {
+            return Site::Zero;
         }
         if z <= -(1i64 << f) {
-            let (w, s) = self.far(z);
-            return to_code(self.read(Func::DbFar, w, s), f);
+            return Site::Far(self.far(z));
         }
-        // Near 0: log2|z| + h(z), the integer part of log2|z| kept exact.
         let k = (-z) as u64; // 1 ≤ k < 2^F
         let e = 63 - k.leading_zeros(); // 2^e ≤ k < 2^(e+1)
         let frac = k - (1 << e); // m − 1 = frac / 2^e
-        let (mw, ms) = if e >= self.log2m_bits {
+        let log2m = if e >= self.log2m_bits {
             let low = e - self.log2m_bits;
-            (
-                (frac >> low) as usize,
-                (frac & ((1 << low) - 1)) as f32 * (-(low as f32)).exp2(),
-            )
+            Local {
+                w: (frac >> low) as usize,
+                offset: frac & ((1 << low) - 1),
+                bits: low,
+            }
         } else {
-            ((frac << (self.log2m_bits - e)) as usize, 0.0)
+            Local {
+                w: (frac << (self.log2m_bits - e)) as usize,
+                offset: 0,
+                bits: 0,
+            }
         };
         let u = (z + (1i64 << f)) as u64; // z + 1 in codes, [1, 2^F)
-        let (hw, hs) = (
-            (u >> self.near_shift) as usize,
-            (u & ((1 << self.near_shift) - 1)) as f32 * (-(self.near_shift as f32)).exp2(),
-        );
-        let fractional = self.read(Func::Log2M, mw, ms) + self.read(Func::H, hw, hs);
-        ((e as i64 - f as i64) << f) + to_code(fractional, f)
+        let h = Local {
+            w: (u >> self.near_shift) as usize,
+            offset: u & ((1 << self.near_shift) - 1),
+            bits: self.near_shift,
+        };
+        Site::Near {
+            int_part: (e as i64 - f as i64) << f,
+            log2m,
+            h,
+        }
     }
 }
 

@@ -79,7 +79,7 @@ pub fn lns(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
     let n = match device {
         Some(Device::Cuda(n)) => n,
         None => 0,
-        Some(Device::Cpu) => anyhow::bail!("bench lns measures GPU units: use --device cuda[:N]"),
+        Some(Device::Cpu) => return lns_cpu(json, args),
     };
     let gpu = super::open_gpu(n)?;
     let bar = indicatif::ProgressBar::new_spinner();
@@ -117,6 +117,42 @@ pub fn lns(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
             &["method", "lambda", "evaluates", "G evals/s", "cycles/warp"],
             &rows
         )
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench lns --device cpu`: element-wise add throughput of every CPU method.
+fn lns_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
+    let methods = sigpu_lns::Method::ALL
+        .into_iter()
+        .filter(|m| matches!(m, sigpu_lns::Method::F64 | sigpu_lns::Method::F64Table));
+    let rows = methods
+        .map(|m| sigpu_lns::bench::cpu_add_throughput(args.format, m, 1 << 22, 5))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(path) = &args.out {
+        sigpu_runtime::fs::write_atomic(path, serde_json::to_string_pretty(&rows)?.as_bytes())
+            .with_context(|| format!("--out {}: cannot write", path.display()))?;
+    }
+    if json {
+        return super::print_json(&rows).map(|_| ExitCode::SUCCESS);
+    }
+    let table_rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.method.clone(),
+                r.threads.to_string(),
+                format!("{:.3}", r.g_adds_per_s),
+            ]
+        })
+        .collect();
+    println!(
+        "{} add/sub on the CPU, {} elements (log2|x| in [-8, 8], random signs):",
+        args.format, rows[0].elements
+    );
+    print!(
+        "{}",
+        table::render(&["method", "threads", "G adds/s"], &table_rows)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -29,13 +29,21 @@ pub fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result
     let runnable: Vec<Method> = methods
         .iter()
         .copied()
-        .filter(|m| gpu.is_some() || m.runs_on_cpu())
+        .filter(|m| {
+            if gpu.is_some() {
+                m.runs_on_gpu()
+            } else {
+                m.runs_on_cpu()
+            }
+        })
         .collect();
     if runnable.is_empty() {
-        bail!(
-            "--method {}: runs on the GPU only (use --device cuda)",
-            args.method
-        );
+        let only = if gpu.is_some() {
+            "the CPU only (use --device cpu)"
+        } else {
+            "the GPU only (use --device cuda)"
+        };
+        bail!("--method {}: runs on {only}", args.method);
     }
     let total: u64 = runnable.len() as u64
         * funcs

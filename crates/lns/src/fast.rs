@@ -1,0 +1,113 @@
+//! The CPU's fast add/sub: s_b and d_b from piecewise quadratics with f64 coefficients,
+//! evaluated in f64. Unlike the f32 GPU tables, f64 leaves the approximation error as the only
+//! error before the final rounding, so the method is faithful at lns32 (certified over every
+//! input by `sigpu lns certify --method f64table`).
+
+use crate::arith::{db_f64, sb_f64, AddSub};
+use crate::format::Format;
+use crate::tables::{Geometry, Site};
+use sigpu_fnapprox::{FitError, PiecewisePoly64};
+
+/// Tables of s_b, far d_b, h and log2 m (see `tables.rs` for the geometry) in f64.
+#[derive(Clone, Debug)]
+pub struct F64Tables {
+    pub geometry: Geometry,
+    sb: PiecewisePoly64,
+    db: PiecewisePoly64,
+    h: PiecewisePoly64,
+    log2m: PiecewisePoly64,
+}
+
+/// Far segments per unit of z: 2^7 keeps the quadratic's error near 1e-8 ulp at F = 23 while
+/// the four tables (~80 KB at F = 23) stay in L2.
+const SEGMENTS_PER_UNIT_BITS: u32 = 7;
+
+fn h_f64(z: f64) -> f64 {
+    if z == 0.0 {
+        std::f64::consts::LN_2.log2()
+    } else {
+        db_f64(z) - (-z).log2()
+    }
+}
+
+impl F64Tables {
+    pub fn new(format: Format) -> Result<F64Tables, FitError> {
+        let f = format.frac_bits;
+        let shift = f.saturating_sub(SEGMENTS_PER_UNIT_BITS);
+        let far_segments = ((-format.essential_zero_code()) as usize).div_ceil(1 << shift);
+        let far_lo = -((far_segments << shift) as f64) * format.ulp();
+        let geometry = Geometry {
+            format,
+            shift,
+            far_segments,
+            near_shift: shift,
+            log2m_bits: 10,
+        };
+        let fit =
+            |g: &(dyn Fn(f64) -> f64 + Sync), lo, hi, n| PiecewisePoly64::fit(g, lo, hi, n, 2);
+        Ok(F64Tables {
+            geometry,
+            sb: fit(&sb_f64, far_lo, 0.0, far_segments)?,
+            // Read only for z ≤ −1; continued smoothly beyond, clear of the pole at 0.
+            db: fit(
+                &|z: f64| db_f64(z.min(-1.0 / 64.0)),
+                far_lo,
+                0.0,
+                far_segments,
+            )?,
+            h: fit(&h_f64, -1.0, 0.0, 1 << (f - shift))?,
+            log2m: fit(&|m: f64| m.log2(), 1.0, 2.0, 1 << 10)?,
+        })
+    }
+}
+
+fn to_code(v: f64, f: u32) -> i64 {
+    (v * crate::format::pow2(f as i32)).round_ties_even() as i64
+}
+
+impl AddSub for F64Tables {
+    fn format(&self) -> Format {
+        self.geometry.format
+    }
+
+    fn sb(&self, z: i64) -> i64 {
+        match self.geometry.sb_site(z) {
+            Site::Far(at) => to_code(
+                self.sb.eval_segment(at.w, at.f64()),
+                self.geometry.format.frac_bits,
+            ),
+            _ => 0,
+        }
+    }
+
+    fn db(&self, z: i64) -> i64 {
+        let f = self.geometry.format.frac_bits;
+        match self.geometry.db_site(z) {
+            Site::Zero => 0,
+            Site::Far(at) => to_code(self.db.eval_segment(at.w, at.f64()), f),
+            Site::Near { int_part, log2m, h } => {
+                int_part
+                    + to_code(
+                        self.log2m.eval_segment(log2m.w, log2m.f64())
+                            + self.h.eval_segment(h.w, h.f64()),
+                        f,
+                    )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certify::{certify, Which};
+
+    #[test]
+    fn faithful_and_mostly_correctly_rounded_on_lns16() {
+        let t = F64Tables::new(Format::LNS16).unwrap();
+        for func in [Which::Sb, Which::Db] {
+            let c = certify(&t, func, "f64table", &|_| {});
+            assert!(c.faithful && c.share_correctly_rounded > 0.9999, "{c:?}");
+        }
+    }
+}
