@@ -44,10 +44,20 @@ impl Method {
         Method::Tex2,
     ];
 
-    /// The default add/sub method of a format: the one certified faithful over every input
-    /// (on the CPU: f64; see BENCHMARKS.md for the GPU certificates).
-    pub fn default_for(_format: Format) -> Method {
-        Method::F64
+    /// The CPU's default add/sub method: f64 tables, certified faithful over every input of
+    /// lns16 and lns32 (BENCHMARKS.md).
+    pub fn cpu_default(_format: Format) -> Method {
+        Method::F64Table
+    }
+
+    /// The GPU's default add/sub method: the fastest one certified faithful over every input
+    /// on the H100 (BENCHMARKS.md): the SFUs for lns16, FP64 for anything else.
+    pub fn gpu_default(format: Format) -> Method {
+        if format == Format::LNS16 {
+            Method::Sfu
+        } else {
+            Method::F64
+        }
     }
 
     /// Methods with a CPU evaluator (for GPU methods, a twin that reproduces the GPU bit for
