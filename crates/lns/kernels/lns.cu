@@ -12,6 +12,7 @@ struct Geo {
     int near_shift;    // codes per near (h) segment: 2^near_shift
     int log2m_bits;    // log2 m segments: 2^log2m_bits
     int z0;            // essential zero: below it s_b and d_b round to 0
+    int log_bits;      // I + F: the word is a sign bit above a two's-complement log field
 };
 
 // 2^k for integer k in the normal range, built from the exponent bits (no transcendental).
@@ -231,3 +232,74 @@ extern "C" __global__ void lns_sm_clock(long long spin, long long* out) {
     out[0] = c1 - c0;
     out[1] = t1 - t0;
 }
+
+// ---- LNS words: element-wise add and fused reductions ----------------------------------------
+// A word is a sign bit above a (log_bits)-bit two's-complement log code; the most negative code
+// is zero (sign clear) or NaN (sign set), the most positive is +-infinity (src/format.rs).
+
+struct Word {
+    bool negative;
+    int log;  // sign-extended log code
+};
+
+__device__ __forceinline__ Word unpack(const Geo& g, unsigned int w) {
+    const int shift = 32 - g.log_bits;
+    return Word{((w >> g.log_bits) & 1u) != 0, (int)(w << shift) >> shift};
+}
+
+__device__ __forceinline__ unsigned int pack(const Geo& g, bool negative, int log) {
+    const unsigned int mask = (1u << g.log_bits) - 1u;
+    return (negative ? (1u << g.log_bits) : 0u) | ((unsigned int)log & mask);
+}
+
+// x + y through the method's s_b / d_b, exactly as Format::add in src/arith.rs.
+template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
+__device__ unsigned int lns_add(const Geo& g, const unsigned long long* t, unsigned int a, unsigned int b) {
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const Word x = unpack(g, a), y = unpack(g, b);
+    const bool x_nan = x.log == special && x.negative, y_nan = y.log == special && y.negative;
+    if (x_nan || y_nan) return pack(g, true, special);
+    const bool x_inf = x.log == inf, y_inf = y.log == inf;
+    if (x_inf && y_inf && x.negative != y.negative) return pack(g, true, special);
+    if (x_inf) return a;
+    if (y_inf) return b;
+    if (x.log == special) return b;  // 0 + y
+    if (y.log == special) return a;  // x + 0
+    const bool x_big = x.log >= y.log;
+    const int big = x_big ? x.log : y.log, z = x_big ? y.log - x.log : x.log - y.log;
+    const bool negative = x_big ? x.negative : y.negative;
+    int log;
+    if (x.negative == y.negative) {
+        log = big + SB(g, t, z);
+    } else if (z == 0) {
+        return pack(g, false, special);  // x + (-x) = 0 exactly
+    } else {
+        log = big + DB(g, t, z);
+    }
+    if (log > inf - 1) return pack(g, negative, inf);           // overflow: +-infinity
+    if (log < special + 1) return pack(g, false, special);      // underflow: the one zero
+    return pack(g, negative, log);
+}
+
+#define LNS_ADD_KERNEL(NAME, SB, DB)                                                            \
+    extern "C" __global__ void NAME(Geo g, unsigned long long t0, unsigned long long t1,       \
+                                    unsigned long long t2, unsigned long long t3,              \
+                                    const unsigned int* __restrict__ a,                        \
+                                    const unsigned int* __restrict__ b,                        \
+                                    unsigned int* __restrict__ out, unsigned long long n) {    \
+        const unsigned long long t[4] = {t0, t1, t2, t3};                                       \
+        const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;           \
+        for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;  \
+             i < n; i += stride)                                                                \
+            out[i] = lns_add<SB, DB>(g, t, __ldcs(&a[i]), __ldcs(&b[i]));                       \
+    }
+
+LNS_ADD_KERNEL(lns_add_f64, sb_f64, db_f64)
+LNS_ADD_KERNEL(lns_add_accurate, sb_formula<Libdevice>, db_formula<Libdevice>)
+LNS_ADD_KERNEL(lns_add_sfu, sb_formula<Sfu>, db_formula<Sfu>)
+LNS_ADD_KERNEL(lns_add_horner2, sb_table<Horner<2>>, db_table<Horner<2>>)
+LNS_ADD_KERNEL(lns_add_horner3, sb_table<Horner<3>>, db_table<Horner<3>>)
+LNS_ADD_KERNEL(lns_add_horner4, sb_table<Horner<4>>, db_table<Horner<4>>)
+LNS_ADD_KERNEL(lns_add_horner5, sb_table<Horner<5>>, db_table<Horner<5>>)
+LNS_ADD_KERNEL(lns_add_tex1, sb_table<Tex1>, db_table<Tex1>)
+LNS_ADD_KERNEL(lns_add_tex2, sb_table<Tex2>, db_table<Tex2>)

@@ -31,6 +31,64 @@ pub struct Report {
     pub sm_clock_mhz: f64,
     pub evals_per_launch: u64,
     pub rows: Vec<Row>,
+    /// Element-wise add of two device arrays: memory-bound.
+    pub streaming: Vec<StreamRow>,
+}
+
+/// Element-wise `out = a + b` over device buffers of LNS words.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamRow {
+    pub method: String,
+    pub elements: usize,
+    pub median_ms: f64,
+    pub g_adds_per_s: f64,
+    /// Bytes read and written (12 per add) per second.
+    pub gb_per_s: f64,
+    /// Of the device-to-device copy measured in the same run.
+    pub fraction_of_copy: f64,
+}
+
+/// Streaming adds of 2^28 random words for a few methods, against the copy ceiling.
+fn streaming(gpu: &Gpu, format: Format, methods: &[&GpuMethod]) -> Result<Vec<StreamRow>> {
+    use rand::{Rng, SeedableRng};
+    let n = 1usize << 28;
+    let copy = sigpu_runtime::cuda::copy_bandwidth(gpu, 1 << 30, 3, 20)?.best_gb_per_s;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let words: Vec<u32> = (0..1 << 20)
+        .map(|_| {
+            let log = rng.random_range(-(12i64 << format.frac_bits)..(12i64 << format.frac_bits));
+            format.encode(crate::Class::Finite {
+                negative: rng.random(),
+                log,
+            })
+        })
+        .collect();
+    // 2^20 random words tiled to 2^28: the kernel sees varied inputs, the host stays fast.
+    let tiled: Vec<u32> = words.iter().copied().cycle().take(n).collect();
+    let a = gpu.upload(&tiled)?;
+    let b = gpu.upload(
+        &tiled[12345..]
+            .iter()
+            .chain(&tiled[..12345])
+            .copied()
+            .collect::<Vec<_>>(),
+    )?;
+    let mut out = gpu.alloc_poisoned::<u32>(n)?;
+    methods
+        .iter()
+        .map(|m| {
+            let t = time_gpu(gpu, 3, 20, || m.add(gpu, &a, &b, &mut out))?;
+            let gb_per_s = 12.0 * n as f64 / (t.median_ms * 1e-3) / 1e9;
+            Ok(StreamRow {
+                method: m.method.to_string(),
+                elements: n,
+                median_ms: t.median_ms,
+                g_adds_per_s: n as f64 / (t.median_ms * 1e-3) / 1e9,
+                gb_per_s,
+                fraction_of_copy: gb_per_s / copy,
+            })
+        })
+        .collect()
 }
 
 /// Blends measured: (A, B) pairs of units that can run side by side.
@@ -170,6 +228,17 @@ pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<
             }
         }
     }
+    progress("streaming add");
+    let stream_methods: Vec<&GpuMethod> = [
+        Method::gpu_default(format),
+        Method::Tex2,
+        Method::Horner(3),
+        Method::F64,
+    ]
+    .iter()
+    .filter_map(|&m| methods.iter().find(|g| g.method == m))
+    .collect();
+    let streaming = streaming(gpu, format, &stream_methods)?;
     Ok(Report {
         device: format!("{} ({})", gpu.info().name, gpu.arch()),
         format: format.to_string(),
@@ -177,6 +246,7 @@ pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<
         sm_clock_mhz: clock,
         evals_per_launch: launch.evals,
         rows,
+        streaming,
     })
 }
 

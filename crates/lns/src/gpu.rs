@@ -29,6 +29,7 @@ pub(crate) struct Geo {
     near_shift: i32,
     log2m_bits: i32,
     z0: i32,
+    log_bits: i32,
 }
 
 // SAFETY: a plain #[repr(C)] struct of i32s, laid out as `struct Geo` in lns.cu.
@@ -70,6 +71,7 @@ impl GpuMethod {
         let mut geo = Geo {
             f: format.frac_bits as i32,
             z0: format.essential_zero_code() as i32,
+            log_bits: format.log_bits() as i32,
             ..Geo::default()
         };
         let (handles, storage) = match &tables {
@@ -129,6 +131,50 @@ impl GpuMethod {
         unsafe { launch.launch(grid_1d(n, 256)) }
             .map_err(|e| Error::Invalid(format!("launching {name}: {e}")))?;
         Ok(gpu.download(&out)?.into_iter().map(i64::from).collect())
+    }
+
+    /// out[i] = a[i] + b[i] on LNS words, on the device (grid-stride, streaming loads).
+    pub fn add(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<u32>,
+        b: &DeviceBuffer<u32>,
+        out: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let n = a.len();
+        if b.len() != n || out.len() != n {
+            return Err(Error::Invalid(format!(
+                "LNS add: lengths {n}, {} and {} differ",
+                b.len(),
+                out.len()
+            )));
+        }
+        let name = format!("lns_add_{}", self.method);
+        let f = gpu.function(&kernels(), &name)?;
+        let n64 = n as u64;
+        let [t0, t1, t2, t3] = self.handles;
+        let mut launch = gpu.stream().launch_builder(&f);
+        launch
+            .arg(&self.geo)
+            .arg(&t0)
+            .arg(&t1)
+            .arg(&t2)
+            .arg(&t3)
+            .arg(a)
+            .arg(b)
+            .arg(out)
+            .arg(&n64);
+        let blocks = (n.div_ceil(256) as u32).clamp(1, gpu.info().sms * 32);
+        let config = sigpu_runtime::cuda::cudarc::driver::LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: arguments match LNS_ADD_KERNEL's signature; all three buffers hold n words;
+        // the tables behind the handles live as long as `self`.
+        unsafe { launch.launch(config) }
+            .map(drop)
+            .map_err(|e| Error::Invalid(format!("launching {name}: {e}")))
     }
 
     /// Evaluates every input of the format on the GPU and certifies the results.
@@ -270,6 +316,93 @@ fn check_method(gpu: &Gpu, seed: u64, format: Format, method: Method) -> Result<
     })
 }
 
+/// GPU element-wise add of random words (specials included) vs `Format::add` with the CPU
+/// twin: table methods bit for bit; formula methods within the certificate's codes.
+fn check_add(gpu: &Gpu, seed: u64, format: Format, method: Method) -> Result<CheckReport> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let m = GpuMethod::new(gpu, method, format)?;
+    let twin = method
+        .cpu(format)
+        .map_err(|e| Error::Invalid(e.to_string()))?;
+    let twin: Box<dyn AddSub> = match twin {
+        Some(t) => t,
+        None => Method::F64
+            .cpu(format)
+            .map_err(|e| Error::Invalid(e.to_string()))?
+            .expect("f64 runs on the CPU"),
+    };
+    let n = (1 << 20) + rng.random_range(0..1000);
+    let specials = [
+        format.zero(),
+        format.nan(),
+        format.encode(crate::Class::Inf { negative: false }),
+    ];
+    let word = |rng: &mut ChaCha8Rng| -> u32 {
+        if rng.random_range(0..64) == 0 {
+            return specials[rng.random_range(0..specials.len())];
+        }
+        // Magnitudes within 2^±12 of each other, so most sums need s_b or d_b.
+        let log = rng.random_range(-(12i64 << format.frac_bits)..(12i64 << format.frac_bits));
+        format.encode(crate::Class::Finite {
+            negative: rng.random(),
+            log,
+        })
+    };
+    let a: Vec<u32> = (0..n).map(|_| word(&mut rng)).collect();
+    let mut b: Vec<u32> = (0..n).map(|_| word(&mut rng)).collect();
+    // Exact cancellations: x + (−x) must give zero.
+    for i in (0..n).step_by(97) {
+        b[i] = format.neg(a[i]);
+    }
+    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
+    let mut out = gpu.alloc_poisoned::<u32>(n)?;
+    m.add(gpu, &da, &db, &mut out)?;
+    let got = gpu.download(&out)?;
+    let tol = match method {
+        Method::Accurate | Method::Tex1 | Method::Tex2 => 1,
+        Method::Sfu => 2,
+        _ => 0,
+    };
+    let (mut mismatches, mut max_error, mut note) = (0usize, 0i64, String::new());
+    for i in 0..n {
+        let want = format.add(&twin, a[i], b[i]);
+        let err = match (format.decode(got[i]), format.decode(want)) {
+            (
+                crate::Class::Finite {
+                    negative: p,
+                    log: x,
+                },
+                crate::Class::Finite {
+                    negative: q,
+                    log: y,
+                },
+            ) if p == q => (x - y).abs(),
+            (g, w) if g == w => 0,
+            _ => i64::MAX,
+        };
+        max_error = max_error.max(err);
+        if err > tol {
+            if mismatches == 0 {
+                note = format!(
+                    "first mismatch at [{i}]: {:#x} + {:#x} gave {:#x}, want {want:#x}",
+                    a[i], b[i], got[i]
+                );
+            }
+            mismatches += 1;
+        }
+    }
+    Ok(CheckReport {
+        elements: n,
+        mismatches,
+        max_error: max_error as f64,
+        tolerance: Tolerance {
+            abs: tol as f64,
+            rel: 0.0,
+        },
+        note,
+    })
+}
+
 macro_rules! lns_checks {
     ($(($name:literal, $format:expr, $method:expr)),* $(,)?) => {
         vec![$(Check {
@@ -282,7 +415,7 @@ macro_rules! lns_checks {
 
 /// The LNS self-checks for `sigpu check`.
 pub fn checks() -> Vec<Check> {
-    lns_checks![
+    let mut checks = lns_checks![
         ("lns/lns16_f64", Format::LNS16, Method::F64),
         ("lns/lns16_accurate", Format::LNS16, Method::Accurate),
         ("lns/lns16_sfu", Format::LNS16, Method::Sfu),
@@ -296,5 +429,28 @@ pub fn checks() -> Vec<Check> {
         ("lns/lns32_horner3", Format::LNS32, Method::Horner(3)),
         ("lns/lns32_tex1", Format::LNS32, Method::Tex1),
         ("lns/lns32_tex2", Format::LNS32, Method::Tex2),
-    ]
+    ];
+    checks.extend([
+        Check {
+            name: "lns/add_lns16_sfu",
+            about: "element-wise LNS add of random words (specials, cancellations) vs Format::add",
+            run: |gpu, seed| check_add(gpu, seed, Format::LNS16, Method::Sfu),
+        },
+        Check {
+            name: "lns/add_lns16_tex2",
+            about: "element-wise LNS add of random words (specials, cancellations) vs Format::add",
+            run: |gpu, seed| check_add(gpu, seed, Format::LNS16, Method::Tex2),
+        },
+        Check {
+            name: "lns/add_lns32_f64",
+            about: "element-wise LNS add of random words (specials, cancellations) vs Format::add",
+            run: |gpu, seed| check_add(gpu, seed, Format::LNS32, Method::F64),
+        },
+        Check {
+            name: "lns/add_lns32_horner3",
+            about: "element-wise LNS add of random words (specials, cancellations) vs Format::add",
+            run: |gpu, seed| check_add(gpu, seed, Format::LNS32, Method::Horner(3)),
+        },
+    ]);
+    checks
 }
