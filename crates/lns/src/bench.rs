@@ -229,15 +229,17 @@ pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<
         }
     }
     progress("streaming add");
-    let stream_methods: Vec<&GpuMethod> = [
+    let mut wanted = vec![
         Method::gpu_default(format),
         Method::Tex2,
         Method::Horner(3),
         Method::F64,
-    ]
-    .iter()
-    .filter_map(|&m| methods.iter().find(|g| g.method == m))
-    .collect();
+    ];
+    wanted.dedup();
+    let stream_methods: Vec<&GpuMethod> = wanted
+        .iter()
+        .filter_map(|&m| methods.iter().find(|g| g.method == m))
+        .collect();
     let streaming = streaming(gpu, format, &stream_methods)?;
     Ok(Report {
         device: format!("{} ({})", gpu.info().name, gpu.arch()),

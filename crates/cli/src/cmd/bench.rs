@@ -118,6 +118,24 @@ pub fn lns(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
             &rows
         )
     );
+    let stream: Vec<Vec<String>> = report
+        .streaming
+        .iter()
+        .map(|r| {
+            vec![
+                r.method.clone(),
+                format!("{:.1}", r.g_adds_per_s),
+                format!("{:.0}", r.gb_per_s),
+                format!("{:.1}%", 100.0 * r.fraction_of_copy),
+            ]
+        })
+        .collect();
+    let n = report.streaming.first().map_or(0, |r| r.elements);
+    println!("streaming add of {n} words (12 bytes per add):");
+    print!(
+        "{}",
+        table::render(&["method", "G adds/s", "GB/s", "of copy"], &stream)
+    );
     Ok(ExitCode::SUCCESS)
 }
 
