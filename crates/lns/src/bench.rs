@@ -280,15 +280,14 @@ pub fn cpu_add_throughput(format: Format, method: Method, n: usize, runs: usize)
     let a: Vec<u32> = (0..n).map(|_| value()).collect();
     let b: Vec<u32> = (0..n).map(|_| value()).collect();
     let mut out = vec![0u32; n];
-    let mut samples = Vec::new();
-    for run in 0..=runs.max(1) {
-        let t = std::time::Instant::now();
-        format
-            .add_slices(&eval, &a, &b, &mut out)
-            .map_err(|e| Error::Invalid(e.to_string()))?;
-        if run > 0 {
-            samples.push(t.elapsed().as_secs_f64());
+    let mut failed = None;
+    let mut samples = sigpu_runtime::host::time_cpu(runs, || {
+        if let Err(e) = format.add_slices(&eval, &a, &b, &mut out) {
+            failed = Some(e);
         }
+    });
+    if let Some(e) = failed {
+        return Err(Error::Invalid(e.to_string()));
     }
     std::hint::black_box(&out);
     let median_s = sigpu_runtime::cuda::median(&mut samples);

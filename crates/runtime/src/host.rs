@@ -12,6 +12,7 @@ pub struct SimdFeatures {
     pub fma: bool,
     pub avx512f: bool,
     pub avx512bw: bool,
+    pub avx512vl: bool,
     pub neon: bool,
 }
 
@@ -25,6 +26,7 @@ impl SimdFeatures {
                 fma: is_x86_feature_detected!("fma"),
                 avx512f: is_x86_feature_detected!("avx512f"),
                 avx512bw: is_x86_feature_detected!("avx512bw"),
+                avx512vl: is_x86_feature_detected!("avx512vl"),
                 neon: false,
             }
         }
@@ -92,6 +94,19 @@ fn cpu_model() -> Option<String> {
         .filter(|m| !m.is_empty())
 }
 
+/// Runs `op` once untimed, then `runs` times (at least once), and returns the wall-clock
+/// seconds of each timed run: the CPU counterpart of [`crate::cuda::time_gpu`].
+pub fn time_cpu(runs: usize, mut op: impl FnMut()) -> Vec<f64> {
+    op();
+    (0..runs.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            op();
+            t.elapsed().as_secs_f64()
+        })
+        .collect()
+}
+
 /// Result of [`copy_bandwidth`].
 #[derive(Clone, Debug, Serialize)]
 pub struct HostCopyBench {
@@ -123,19 +138,13 @@ pub fn copy_bandwidth(bytes: usize, threads: usize, runs: usize) -> std::io::Res
     let src = buffer(|i| i as u64)?;
     let mut dst = buffer(|_| 0)?;
     let chunk = words.div_ceil(threads);
-    let mut samples = Vec::with_capacity(runs.max(1));
-    for run in 0..=runs.max(1) {
-        let t = Instant::now();
+    let mut samples = time_cpu(runs, || {
         std::thread::scope(|s| {
             for (d, c) in dst.chunks_mut(chunk).zip(src.chunks(chunk)) {
                 s.spawn(move || d.copy_from_slice(c));
             }
-        });
-        let elapsed = t.elapsed().as_secs_f64();
-        if run > 0 {
-            samples.push(elapsed);
-        }
-    }
+        })
+    });
     std::hint::black_box(&dst);
     let median_s = crate::cuda::median(&mut samples);
     Ok(HostCopyBench {

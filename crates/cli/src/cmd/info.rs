@@ -35,13 +35,14 @@ fn render(info: &Info) -> String {
         h.cpu_model, h.arch, h.threads
     );
     out += &format!(
-        "SIMD:    {} (SSE4.2 {}, AVX2 {}, FMA {}, AVX-512F {}, AVX-512BW {})\n",
+        "SIMD:    {} (SSE4.2 {}, AVX2 {}, FMA {}, AVX-512F {}, AVX-512BW {}, AVX-512VL {})\n",
         s.best(),
         yes(s.sse4_2),
         yes(s.avx2),
         yes(s.fma),
         yes(s.avx512f),
-        yes(s.avx512bw)
+        yes(s.avx512bw),
+        yes(s.avx512vl)
     );
     let c = &info.cuda;
     let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
