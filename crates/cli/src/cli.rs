@@ -51,6 +51,24 @@ pub enum LnsCommand {
     /// Read lines `a op b` (op one of + - * /) on stdin; print each result as a decimal and as
     /// the raw LNS word.
     Calc(CalcArgs),
+    /// HMM forward algorithm in LNS on a random model: log-likelihood error vs f64 and speed.
+    Hmm(HmmArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct HmmArgs {
+    /// lns16, lns32 or i<I>f<F>.
+    #[arg(long, default_value = "lns32")]
+    pub format: sigpu_lns::Format,
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub states: u64,
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub steps: u64,
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub batch: u64,
+    /// Seed of the random model and emissions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Args, Debug)]

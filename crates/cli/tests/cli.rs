@@ -245,3 +245,16 @@ fn lns_rejects_bad_format_and_gpu_only_methods_on_cpu() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("horner9"), "{}", stderr(&out));
 }
+
+#[test]
+fn lns_hmm_reports_a_small_error_against_f64() {
+    let out = sigpu(&[
+        "lns", "hmm", "--states", "4", "--steps", "50", "--batch", "2", "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = stdout_json(&out);
+    assert!(v["max_relative_error"].as_f64().unwrap() < 1e-5, "{v}");
+    assert_eq!(v["log_likelihoods"].as_array().unwrap().len(), 2);
+    let bad = sigpu(&["lns", "hmm", "--states", "0"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -18,6 +18,7 @@ mod certify;
 mod fast;
 mod format;
 pub mod gpu;
+pub mod hmm;
 mod method;
 mod tables;
 mod value;

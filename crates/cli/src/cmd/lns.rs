@@ -1,6 +1,6 @@
 //! `sigpu lns ...`: certificates and the calculator.
 
-use crate::cli::{CalcArgs, CertifyArgs};
+use crate::cli::{CalcArgs, CertifyArgs, HmmArgs};
 use crate::table;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -205,4 +205,62 @@ pub fn calc(json: bool, args: &CalcArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[derive(serde::Serialize)]
+struct HmmReport {
+    format: String,
+    device: &'static str,
+    states: u64,
+    steps: u64,
+    batch: u64,
+    seconds: f64,
+    /// Transition terms (states² × steps × batch) per second.
+    g_cells_per_s: f64,
+    /// max over the batch of |ll_lns − ll_f64| / |ll_f64|.
+    max_relative_error: f64,
+    log_likelihoods: Vec<f64>,
+}
+
+pub fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
+    use sigpu_lns::hmm::{random_emissions, HmmModel};
+    if device.is_some_and(|d| d.is_cuda()) {
+        bail!("--device cuda: the GPU HMM forward is not built yet (issue 3 in progress); use --device cpu");
+    }
+    let (s, t, b) = (
+        args.states as usize,
+        args.steps as usize,
+        args.batch as usize,
+    );
+    let model = HmmModel::random(s, args.seed);
+    let emit = random_emissions(b, t, s, args.seed + 1);
+    let start = std::time::Instant::now();
+    let got = model.forward_lns_batch(args.format, &emit, b)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut worst = 0.0f64;
+    for (seq, &ll) in emit.chunks(t * s).zip(&got) {
+        let want = model.forward_f64(seq)?;
+        worst = worst.max(((ll - want) / want).abs());
+    }
+    let report = HmmReport {
+        format: args.format.to_string(),
+        device: "cpu",
+        states: args.states,
+        steps: args.steps,
+        batch: args.batch,
+        seconds,
+        g_cells_per_s: (s * s * t * b) as f64 / seconds / 1e9,
+        max_relative_error: worst,
+        log_likelihoods: got,
+    };
+    if json {
+        super::print_json(&report)?;
+    } else {
+        println!(
+            "HMM forward in {} on the CPU: {s} states, {t} steps, batch {b}: {:.3} s, {:.3} G cells/s, \
+             log-likelihood relative error vs f64 at most {:.2e}",
+            report.format, report.seconds, report.g_cells_per_s, report.max_relative_error
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
