@@ -53,6 +53,15 @@ pub enum LnsCommand {
     Calc(CalcArgs),
     /// HMM forward algorithm in LNS on a random model: log-likelihood error vs f64 and speed.
     Hmm(HmmArgs),
+    /// The seed's Fig. 3: worst-case s_b error in bits vs input precision, per table method.
+    Fig3(Fig3Args),
+}
+
+#[derive(Args, Debug)]
+pub struct Fig3Args {
+    /// Write the chart to BASE.svg and BASE.png.
+    #[arg(long, value_name = "BASE")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

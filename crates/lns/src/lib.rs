@@ -16,6 +16,7 @@ mod array;
 pub mod bench;
 mod certify;
 mod fast;
+pub mod fig3;
 mod format;
 pub mod gpu;
 pub mod hmm;

@@ -1,6 +1,6 @@
 //! `sigpu lns ...`: certificates and the calculator.
 
-use crate::cli::{CalcArgs, CertifyArgs, HmmArgs};
+use crate::cli::{CalcArgs, CertifyArgs, Fig3Args, HmmArgs};
 use crate::table;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -262,5 +262,67 @@ pub fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCod
             report.format, report.seconds, report.g_cells_per_s, report.max_relative_error
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode> {
+    use sigpu_lns::fig3::{fig3 as compute, FIG3_METHODS};
+    if device.is_some_and(|d| d.is_cuda()) {
+        bail!("--device cuda: Fig. 3 runs the CPU twins for now (issue 3 in progress); use --device cpu");
+    }
+    let bar = ProgressBar::new(16).with_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] f = {pos}/16")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut points = Vec::new();
+    for f in 8..=23 {
+        points.extend(compute([f])?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if let Some(base) = &args.plot {
+        let series = FIG3_METHODS
+            .iter()
+            .map(|m| sigpu_plot::Series {
+                name: m.to_string(),
+                points: points
+                    .iter()
+                    .filter(|p| p.method == *m)
+                    .map(|p| (p.f as f64, p.bits))
+                    .collect(),
+            })
+            .collect();
+        let chart = sigpu_plot::LineChart {
+            title: "s_b worst-case accuracy, k = 2^(f-8) segments on [-1, 0] (H100 filter model)"
+                .into(),
+            x_label: "input precision f (fractional bits)".into(),
+            y_label: "output accuracy (bits)".into(),
+            log_x: false,
+            log_y: false,
+            series,
+        };
+        chart
+            .write(base)
+            .with_context(|| format!("--plot {}", base.display()))?;
+    }
+    if json {
+        return super::print_json(&points).map(|_| ExitCode::SUCCESS);
+    }
+    let rows: Vec<Vec<String>> = (8..=23)
+        .map(|f| {
+            let mut row = vec![f.to_string()];
+            row.extend(FIG3_METHODS.iter().map(|m| {
+                points
+                    .iter()
+                    .find(|p| p.method == *m && p.f == f)
+                    .map_or("-".into(), |p| format!("{:.1}", p.bits))
+            }));
+            row
+        })
+        .collect();
+    let mut header = vec!["f"];
+    header.extend(FIG3_METHODS);
+    println!("s_b worst-case accuracy in bits (k = 2^(f-8) segments on [-1, 0]):");
+    print!("{}", table::render(&header, &rows));
     Ok(ExitCode::SUCCESS)
 }

@@ -25,6 +25,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Lns(LnsCommand::Certify(args)) => lns::certify(cli.device, cli.json, args),
         Command::Lns(LnsCommand::Calc(args)) => lns::calc(cli.json, args),
         Command::Lns(LnsCommand::Hmm(args)) => lns::hmm(cli.device, cli.json, args),
+        Command::Lns(LnsCommand::Fig3(args)) => lns::fig3(cli.device, cli.json, args),
         Command::Filter(args) => filter::run(cli.device, cli.json, args),
         Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(cli.device, cli.json, args),
         Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),

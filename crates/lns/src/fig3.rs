@@ -1,0 +1,89 @@
+//! The seed's Fig. 3: worst-case s_b error (in bits) against input precision f = 8..23, with
+//! k = 2^(f−8) segments on z ∈ [−1, 0], so the 8-bit filter weight of every input is exact.
+//! Each table method is evaluated on all 2^f + 1 inputs by its CPU twin (the texture methods by
+//! the H100 filter model of `docs/texture-filtering.md`).
+
+use crate::arith::sb_f64;
+use rayon::prelude::*;
+use serde::Serialize;
+use sigpu_fnapprox::{tables as tex, FitError, PiecewisePoly};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Fig3Point {
+    pub method: String,
+    /// Fractional bits of the input z.
+    pub f: u32,
+    pub segments: usize,
+    /// max |method(z) − s_b(z)| over the inputs.
+    pub max_error: f64,
+    /// −log2(max_error): output bits of accuracy.
+    pub bits: f64,
+}
+
+/// The methods plotted: order-1 texture, order-2 texture, f32 Horner of degree 2 and 3.
+pub const FIG3_METHODS: [&str; 4] = ["tex1", "tex2", "horner2", "horner3"];
+
+/// Fig. 3 for input precisions `fs` (each 8..=23).
+pub fn fig3(fs: impl IntoIterator<Item = u32>) -> Result<Vec<Fig3Point>, FitError> {
+    let mut points = Vec::new();
+    for f in fs {
+        if !(8..=23).contains(&f) {
+            return Err(FitError::Invalid(format!(
+                "input precision f = {f}: Fig. 3 spans 8..=23"
+            )));
+        }
+        let k = 1usize << (f - 8);
+        let inputs = 1usize << f; // z_i = −i·2^-f, i = 0..=2^f
+        let z = |i: usize| -(i as f64) / inputs as f64;
+        // Segment and local variable of z_i on [−1, 0]: exact, 8 fractional bits.
+        let site = |i: usize| {
+            let u = inputs - i; // (z + 1)·2^f
+            let w = (u >> 8).min(k - 1);
+            (w, (u - (w << 8)) as f32 / 256.0)
+        };
+        let t1 = tex::order1_texels(sb_f64, -1.0, 0.0, k + 1)?;
+        let p2 = PiecewisePoly::fit(sb_f64, -1.0, 0.0, k, 2)?;
+        let t2 = tex::order2_texels(&p2)?;
+        let p3 = PiecewisePoly::fit(sb_f64, -1.0, 0.0, k, 3)?;
+        let eval = |method: &str, i: usize| -> f64 {
+            let (w, s) = site(i);
+            match method {
+                "tex1" => tex::order1_eval(&t1, -1.0, 0.0, z(i)) as f64,
+                "tex2" => tex::order2_eval(&t2, k, w, s) as f64,
+                "horner2" => p2.eval_horner_f32(w, s) as f64,
+                _ => p3.eval_horner_f32(w, s) as f64,
+            }
+        };
+        for method in FIG3_METHODS {
+            let max_error = (0..=inputs)
+                .into_par_iter()
+                .map(|i| (eval(method, i) - sb_f64(z(i))).abs())
+                .reduce(|| 0.0, f64::max);
+            points.push(Fig3Point {
+                method: method.to_owned(),
+                f,
+                segments: k,
+                max_error,
+                bits: -max_error.log2(),
+            });
+        }
+    }
+    Ok(points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_two_beats_order_one_and_accuracy_grows_with_f() {
+        let p = fig3([8, 12]).unwrap();
+        let bits = |m: &str, f: u32| p.iter().find(|x| x.method == m && x.f == f).unwrap().bits;
+        assert!(bits("tex2", 12) > bits("tex1", 12));
+        assert!(
+            bits("tex1", 12) > bits("tex1", 8) + 6.0,
+            "order 1 gains 2 bits per doubling of k"
+        );
+        assert!(fig3([7]).is_err());
+    }
+}
