@@ -676,6 +676,13 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     format!("{:.3}", r.median_s * 1e3),
                     r.device_only_s
                         .map_or("-".into(), |s| format!("{:.3}", s * 1e3)),
+                    // The GPU variant (sub-batch, access width) from the description's tail.
+                    r.decoder
+                        .rsplit_once(" codewords per batch")
+                        .map_or("-", |(_, tail)| {
+                            tail.trim_start_matches([',', ' ']).trim_end_matches(')')
+                        })
+                        .to_owned(),
                 ]
             })
             .collect();
@@ -690,6 +697,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     "info Mbps",
                     "batch ms",
                     "device-only ms",
+                    "kernels",
                 ],
                 &rows
             )
