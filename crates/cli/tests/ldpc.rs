@@ -174,3 +174,41 @@ fn simulate_writes_resumes_and_plots() {
     let e = stderr(&run("2:1:0.1"));
     assert!(e.contains("START ≤ STOP"), "{e}");
 }
+
+#[test]
+fn simulate_applies_and_checks_the_bit_interleaver() {
+    let run = |code: &str, interleaver: &str| {
+        sigpu(&[
+            "ldpc",
+            "simulate",
+            "--device",
+            "cpu",
+            "--code",
+            code,
+            "--modulation",
+            "16qam",
+            "--bit-interleaver",
+            interleaver,
+            "--eb-n0",
+            "8.0",
+            "--iterations",
+            "5",
+            "--max-frames",
+            "8",
+            "--json",
+        ])
+    };
+    // At 8 dB every 16-QAM frame decodes, with the interleaver or without.
+    for interleaver in ["auto", "dvbt2", "none"] {
+        let out = run("dvbt2-short-1/2", interleaver);
+        assert!(out.status.success(), "{interleaver}: {}", stderr(&out));
+        assert_eq!(json(&out)["points"][0]["frame_errors"], 0, "{interleaver}");
+    }
+    let e = stderr(&run("dvbs2-short-1/2", "dvbt2"));
+    assert!(
+        e.contains("DVB-T2 code") && e.contains("dvbs2-short-1/2"),
+        "{e}"
+    );
+    let e = stderr(&run("dvbt2-short-1/2", "interleaved"));
+    assert!(e.contains("unknown bit interleaver"), "{e}");
+}

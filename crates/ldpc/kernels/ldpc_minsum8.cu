@@ -1,15 +1,23 @@
-// The seed's 8-bit flooding min-sum (Grönroos et al.), 128 codewords per batch.
+// The seed's 8-bit flooding min-sum (Grönroos et al.), 4·W codewords per launch.
 //
-// Layout (the seed's coalesced layout): the messages of one edge for the 128 codewords are
-// contiguous, 128 bytes = 32 words of 4 codewords; thread t of a warp owns word t, codewords
-// 4t .. 4t+3. So m[e*32 + t], llr[v*32 + t]; a warp covers one row (CN) or one column (VN)
-// for the whole batch and every access is one fully used 128-byte line.
+// Layout (the seed's coalesced layout): the messages of one edge for the 4·W codewords are
+// contiguous, W words of 4 codewords; thread t of a group of W lanes owns word t, codewords
+// 4t .. 4t+3. So m[e*W + t], llr[v*W + t]; a group covers one row (CN) or one column (VN).
+// W = 32 is the seed's 128 codewords, one fully used 128-byte line per edge; W = 16 or 8
+// (64 or 32 codewords) shrinks the messages of a launch so that they can stay in L2 across
+// the iterations (a 128-codeword batch is then decoded as 2 or 4 sub-batches in turn).
 //
 // Hard decisions are packed by warp ballot: bit t of hd[v*4 + j] is codeword 4t + j.
 // Arithmetic (shared with the CPU twin, crates/ldpc/src/decoder/fixed8.rs):
 //   VN: s = LLR + sum c2v (in int); v2c = clamp(s - c2v, -127, 127); hard decision s < 0.
 //   CN: the two smallest |v2c| per byte (first one wins ties), sign product; normalised
 //       min*k/16 (mode 1) or offset max(min - b, 0) (mode 2); c2v = other min, other signs.
+
+#ifndef LDPC_WORDS
+#define LDPC_WORDS 32
+#endif
+#define W LDPC_WORDS
+static_assert(W == 8 || W == 16 || W == 32, "LDPC_WORDS must be 8, 16 or 32");
 
 __device__ __forceinline__ int lane_byte(unsigned w, int k) {
     return (int)(signed char)(w >> (8 * k));
@@ -20,27 +28,27 @@ __device__ __forceinline__ unsigned pack4(int a, int b, int c, int d) {
            ((unsigned)(d & 0xff) << 24);
 }
 
-// Codeword-major 8-bit LLRs in[128][n] -> llr[v*32 + t]; -128 becomes -127 so the range is
-// symmetric. Block (32, 8): a tile of 32 bits x 128 codewords through shared memory.
+// Codeword-major 8-bit LLRs in[4W][n] -> llr[v*W + t]; -128 becomes -127 so the range is
+// symmetric. Block (32, 8): a tile of 32 bits x 4W codewords through shared memory.
 extern "C" __global__ void ldpc_transpose_llr(const signed char* __restrict__ in,
                                               unsigned* __restrict__ llr, unsigned n) {
-    __shared__ signed char tile[128][33];
+    __shared__ signed char tile[4 * W][33];
     unsigned v0 = blockIdx.x * 32;
     unsigned tx = threadIdx.x, ty = threadIdx.y;
-    for (unsigned cw = ty; cw < 128; cw += 8) {
+    for (unsigned cw = ty; cw < 4 * W; cw += 8) {
         unsigned v = v0 + tx;
         tile[cw][tx] = v < n ? in[(size_t)cw * n + v] : 0;
     }
     __syncthreads();
     for (unsigned dv = ty; dv < 32; dv += 8) {
         unsigned v = v0 + dv;
-        if (v < n) {
+        if (v < n && tx < W) {
             int b[4];
             for (int k = 0; k < 4; ++k) {
                 int x = tile[4 * tx + k][dv];
                 b[k] = x < -127 ? -127 : x;
             }
-            llr[(size_t)v * 32 + tx] = pack4(b[0], b[1], b[2], b[3]);
+            llr[(size_t)v * W + tx] = pack4(b[0], b[1], b[2], b[3]);
         }
     }
 }
@@ -50,9 +58,9 @@ extern "C" __global__ void ldpc_init(const unsigned* __restrict__ llr,
                                      const unsigned* __restrict__ edge_col,
                                      unsigned* __restrict__ m, unsigned edges) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (size_t)edges * 32) return;
-    unsigned e = (unsigned)(i >> 5), t = (unsigned)(i & 31);
-    m[i] = llr[(size_t)edge_col[e] * 32 + t];
+    if (i >= (size_t)edges * W) return;
+    unsigned e = (unsigned)(i / W), t = (unsigned)(i % W);
+    m[i] = llr[(size_t)edge_col[e] * W + t];
 }
 
 __device__ __forceinline__ unsigned correct(unsigned mins, unsigned mode, unsigned param) {
@@ -65,23 +73,23 @@ __device__ __forceinline__ unsigned correct(unsigned mins, unsigned mode, unsign
     return mins;
 }
 
-// CN update: one warp per row, each thread 4 codewords, per-byte SIMD within the word.
+// CN update: one group of W lanes per row, each thread 4 codewords, per-byte SIMD within the word.
 // With D > 0 a row's words are kept in registers (rows of degree <= D), so the messages are
 // read from memory once; D = 0 reads them twice, as the seed did (any degree).
 template <int D>
 __device__ __forceinline__ void cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
                                    unsigned rows, unsigned mode, unsigned param) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned r = (unsigned)(i >> 5), t = (unsigned)(i & 31);
+    unsigned r = (unsigned)(i / W), t = (unsigned)(i % W);
     if (r >= rows) return;
     unsigned a = row_start[r], d = row_start[r + 1] - a;
-    unsigned* row = m + (size_t)a * 32 + t;
+    unsigned* row = m + (size_t)a * W + t;
     unsigned min1 = 0x7f7f7f7fu, min2 = 0x7f7f7f7fu, at = 0xffffffffu, sgn = 0;
     unsigned keep[D > 0 ? D : 1];
 #pragma unroll
     for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
         if (D > 0 && j >= d) break;
-        unsigned x = row[(size_t)j * 32];
+        unsigned x = row[(size_t)j * W];
         if (D > 0) keep[D > 0 ? j : 0] = x;
         unsigned mag = __vabsss4(x);
         unsigned below = __vcmpltu4(mag, min1);
@@ -95,11 +103,11 @@ __device__ __forceinline__ void cn(unsigned* __restrict__ m, const unsigned* __r
 #pragma unroll
     for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
         if (D > 0 && j >= d) break;
-        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : row[(size_t)j * 32];
+        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : row[(size_t)j * W];
         unsigned here = __vcmpeq4(at, j * 0x01010101u);
         unsigned mag = (here & min2) | (~here & min1);
         unsigned neg = (((sgn ^ x) & 0x80808080u) >> 7) * 0xffu;
-        row[(size_t)j * 32] = (mag & ~neg) | (__vneg4(mag) & neg);
+        row[(size_t)j * W] = (mag & ~neg) | (__vneg4(mag) & neg);
     }
 }
 
@@ -128,36 +136,44 @@ __device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* _
                                    const unsigned* __restrict__ col_edges, unsigned n,
                                    unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned v = (unsigned)(i >> 5), t = (unsigned)(i & 31);
-    if (v >= n) return;  // whole warps leave together: a warp is one column
-    unsigned l = llr[(size_t)v * 32 + t];
-    int s0 = lane_byte(l, 0), s1 = lane_byte(l, 1), s2 = lane_byte(l, 2), s3 = lane_byte(l, 3);
-    unsigned a = col_start[v], d = col_start[v + 1] - a;
-    const unsigned* edges = col_edges + a;
-    unsigned keep[D > 0 ? D : 1];
+    unsigned v = (unsigned)(i / W), t = (unsigned)(i % W);
+    bool live = v < n;
+    // Without hard decisions a lane past the last column may leave; with them every lane of
+    // the warp must reach the ballot (a warp holds 32 / W columns).
+    if (!HARD && !live) return;
+    int s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    if (live) {
+        unsigned l = llr[(size_t)v * W + t];
+        s0 = lane_byte(l, 0), s1 = lane_byte(l, 1), s2 = lane_byte(l, 2), s3 = lane_byte(l, 3);
+        unsigned a = col_start[v], d = col_start[v + 1] - a;
+        const unsigned* edges = col_edges + a;
+        unsigned keep[D > 0 ? D : 1];
 #pragma unroll
-    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
-        if (D > 0 && j >= d) break;
-        unsigned x = m[(size_t)edges[j] * 32 + t];
-        if (D > 0) keep[D > 0 ? j : 0] = x;
-        s0 += lane_byte(x, 0);
-        s1 += lane_byte(x, 1);
-        s2 += lane_byte(x, 2);
-        s3 += lane_byte(x, 3);
-    }
+        for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+            if (D > 0 && j >= d) break;
+            unsigned x = m[(size_t)edges[j] * W + t];
+            if (D > 0) keep[D > 0 ? j : 0] = x;
+            s0 += lane_byte(x, 0);
+            s1 += lane_byte(x, 1);
+            s2 += lane_byte(x, 2);
+            s3 += lane_byte(x, 3);
+        }
 #pragma unroll
-    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
-        if (D > 0 && j >= d) break;
-        size_t k = (size_t)edges[j] * 32 + t;
-        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : m[k];
-        m[k] = pack4(max(-127, min(127, s0 - lane_byte(x, 0))), max(-127, min(127, s1 - lane_byte(x, 1))),
-                     max(-127, min(127, s2 - lane_byte(x, 2))), max(-127, min(127, s3 - lane_byte(x, 3))));
+        for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+            if (D > 0 && j >= d) break;
+            size_t k = (size_t)edges[j] * W + t;
+            unsigned x = D > 0 ? keep[D > 0 ? j : 0] : m[k];
+            m[k] = pack4(max(-127, min(127, s0 - lane_byte(x, 0))), max(-127, min(127, s1 - lane_byte(x, 1))),
+                         max(-127, min(127, s2 - lane_byte(x, 2))), max(-127, min(127, s3 - lane_byte(x, 3))));
+        }
     }
     if (HARD) {
         int s[4] = {s0, s1, s2, s3};
+        unsigned shift = (threadIdx.x & 31) / W * W;
+        unsigned mask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
         for (int j = 0; j < 4; ++j) {
-            unsigned bits = __ballot_sync(0xffffffffu, s[j] < 0);
-            if (t == 0) {
+            unsigned bits = (__ballot_sync(0xffffffffu, s[j] < 0) >> shift) & mask;
+            if (live && t == 0) {
                 unsigned keep_hd = done[j];
                 size_t k = (size_t)v * 4 + j;
                 hd[k] = (hd[k] & keep_hd) | (bits & ~keep_hd);
@@ -199,6 +215,177 @@ extern "C" __global__ void ldpc_vn_hd_16(const unsigned* __restrict__ llr, unsig
                                  unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
     vn<true, 16>(llr, m, col_start, col_edges, n, hd, done);
 }
+
+// Vector variants: L = W/4 lanes per row / column, each lane 4 words (16 codewords) through
+// one 16-byte access, so a quarter of the load instructions of the kernels above and
+// four times the bytes in flight per thread. Same layout and arithmetic. D > 0 keeps a
+// row's / column's messages in registers (degree <= D), D = 0 reads them twice.
+#define L (W / 4)
+__device__ __forceinline__ void cn_accumulate(unsigned x, unsigned j, unsigned& min1, unsigned& min2,
+                                              unsigned& at, unsigned& sgn) {
+    unsigned mag = __vabsss4(x);
+    unsigned below = __vcmpltu4(mag, min1);
+    min2 = (below & min1) | (~below & __vminu4(min2, mag));
+    min1 = __vminu4(min1, mag);
+    at = (below & (j * 0x01010101u)) | (~below & at);
+    sgn ^= x;
+}
+
+__device__ __forceinline__ unsigned cn_message(unsigned x, unsigned j, unsigned min1, unsigned min2,
+                                               unsigned at, unsigned sgn) {
+    unsigned here = __vcmpeq4(at, j * 0x01010101u);
+    unsigned mag = (here & min2) | (~here & min1);
+    unsigned neg = (((sgn ^ x) & 0x80808080u) >> 7) * 0xffu;
+    return (mag & ~neg) | (__vneg4(mag) & neg);
+}
+
+template <int D>
+__device__ __forceinline__ void cn_vec(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                                       unsigned rows, unsigned mode, unsigned param) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned r = (unsigned)(i / L), t = (unsigned)(i % L);
+    if (r >= rows) return;
+    unsigned a = row_start[r], d = row_start[r + 1] - a;
+    uint4* row = reinterpret_cast<uint4*>(m + (size_t)a * W) + t;
+    unsigned min1[4], min2[4], at[4], sgn[4];
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+        min1[w] = min2[w] = 0x7f7f7f7fu;
+        at[w] = 0xffffffffu;
+        sgn[w] = 0;
+    }
+    uint4 keep[D > 0 ? D : 1];
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        uint4 x = row[(size_t)j * L];
+        if (D > 0) keep[D > 0 ? j : 0] = x;
+        cn_accumulate(x.x, j, min1[0], min2[0], at[0], sgn[0]);
+        cn_accumulate(x.y, j, min1[1], min2[1], at[1], sgn[1]);
+        cn_accumulate(x.z, j, min1[2], min2[2], at[2], sgn[2]);
+        cn_accumulate(x.w, j, min1[3], min2[3], at[3], sgn[3]);
+    }
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+        min1[w] = correct(min1[w], mode, param);
+        min2[w] = correct(min2[w], mode, param);
+    }
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        uint4 x = D > 0 ? keep[D > 0 ? j : 0] : row[(size_t)j * L];
+        uint4 out;
+        out.x = cn_message(x.x, j, min1[0], min2[0], at[0], sgn[0]);
+        out.y = cn_message(x.y, j, min1[1], min2[1], at[1], sgn[1]);
+        out.z = cn_message(x.z, j, min1[2], min2[2], at[2], sgn[2]);
+        out.w = cn_message(x.w, j, min1[3], min2[3], at[3], sgn[3]);
+        row[(size_t)j * L] = out;
+    }
+}
+
+extern "C" __global__ void ldpc_cn_v(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                                     unsigned rows, unsigned mode, unsigned param) {
+    cn_vec<0>(m, row_start, rows, mode, param);
+}
+extern "C" __global__ void ldpc_cn_v8(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                                      unsigned rows, unsigned mode, unsigned param) {
+    cn_vec<8>(m, row_start, rows, mode, param);
+}
+
+__device__ __forceinline__ void vn_add(int* s, unsigned x) {
+    s[0] += lane_byte(x, 0);
+    s[1] += lane_byte(x, 1);
+    s[2] += lane_byte(x, 2);
+    s[3] += lane_byte(x, 3);
+}
+
+__device__ __forceinline__ unsigned vn_message(const int* s, unsigned x) {
+    return pack4(max(-127, min(127, s[0] - lane_byte(x, 0))), max(-127, min(127, s[1] - lane_byte(x, 1))),
+                 max(-127, min(127, s[2] - lane_byte(x, 2))), max(-127, min(127, s[3] - lane_byte(x, 3))));
+}
+
+template <bool HARD, int D>
+__device__ __forceinline__ void vn_vec(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                       const unsigned* __restrict__ col_start,
+                                       const unsigned* __restrict__ col_edges, unsigned n,
+                                       unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = (unsigned)(i / L), t = (unsigned)(i % L);
+    bool live = v < n;
+    if (!HARD && !live) return;  // with HARD every lane must reach the shuffles
+    int s[4][4] = {};
+    if (live) {
+        uint4 l = reinterpret_cast<const uint4*>(llr + (size_t)v * W)[t];
+        unsigned lw[4] = {l.x, l.y, l.z, l.w};
+#pragma unroll
+        for (int w = 0; w < 4; ++w)
+            for (int k = 0; k < 4; ++k) s[w][k] = lane_byte(lw[w], k);
+        unsigned a = col_start[v], d = col_start[v + 1] - a;
+        const unsigned* edges = col_edges + a;
+        uint4 keep[D > 0 ? D : 1];
+#pragma unroll
+        for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+            if (D > 0 && j >= d) break;
+            uint4 x = reinterpret_cast<const uint4*>(m + (size_t)edges[j] * W)[t];
+            if (D > 0) keep[D > 0 ? j : 0] = x;
+            vn_add(s[0], x.x);
+            vn_add(s[1], x.y);
+            vn_add(s[2], x.z);
+            vn_add(s[3], x.w);
+        }
+#pragma unroll
+        for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+            if (D > 0 && j >= d) break;
+            uint4* k = reinterpret_cast<uint4*>(m + (size_t)edges[j] * W) + t;
+            uint4 x = D > 0 ? keep[D > 0 ? j : 0] : *k;
+            uint4 out;
+            out.x = vn_message(s[0], x.x);
+            out.y = vn_message(s[1], x.y);
+            out.z = vn_message(s[2], x.z);
+            out.w = vn_message(s[3], x.w);
+            *k = out;
+        }
+    }
+    if (HARD) {
+        // Bit 4t + w of hd[v*4 + j] is word 4t + w's codeword j: OR the lanes' nibbles.
+        for (int j = 0; j < 4; ++j) {
+            unsigned bits = 0;
+#pragma unroll
+            for (int w = 0; w < 4; ++w) bits |= (unsigned)(s[w][j] < 0) << (4 * t + w);
+#pragma unroll
+            for (int o = 1; o < L; o <<= 1) bits |= __shfl_xor_sync(0xffffffffu, bits, o);
+            if (live && t == 0) {
+                unsigned keep_hd = done[j];
+                size_t k = (size_t)v * 4 + j;
+                hd[k] = (hd[k] & keep_hd) | (bits & ~keep_hd);
+            }
+        }
+    }
+}
+
+extern "C" __global__ void ldpc_vn_v(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                     const unsigned* __restrict__ col_start,
+                                     const unsigned* __restrict__ col_edges, unsigned n) {
+    vn_vec<false, 0>(llr, m, col_start, col_edges, n, nullptr, nullptr);
+}
+extern "C" __global__ void ldpc_vn_hd_v(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                        const unsigned* __restrict__ col_start,
+                                        const unsigned* __restrict__ col_edges, unsigned n,
+                                        unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    vn_vec<true, 0>(llr, m, col_start, col_edges, n, hd, done);
+}
+extern "C" __global__ void ldpc_vn_v8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                      const unsigned* __restrict__ col_start,
+                                      const unsigned* __restrict__ col_edges, unsigned n) {
+    vn_vec<false, 8>(llr, m, col_start, col_edges, n, nullptr, nullptr);
+}
+extern "C" __global__ void ldpc_vn_hd_v8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                         const unsigned* __restrict__ col_start,
+                                         const unsigned* __restrict__ col_edges, unsigned n,
+                                         unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    vn_vec<true, 8>(llr, m, col_start, col_edges, n, hd, done);
+}
+#undef L
 
 // Syndrome: one thread per check; failed[j] collects codewords 4t + j (bit t) with a
 // violated check.

@@ -6,6 +6,7 @@ use crate::channel::{Demapper, Modulation, Quantizer};
 use crate::code::Code;
 use crate::decoder::{Decoder, Llrs};
 use crate::error::Result;
+use crate::interleave::Interleaving;
 use crate::sim::{make_frames, Link};
 use serde::Serialize;
 
@@ -71,6 +72,7 @@ pub fn bench_llrs(code: &Code, count: usize, scale: f32) -> Result<Vec<i8>> {
     let link = Link {
         modulation: Modulation::Qpsk,
         demapper: Demapper::MaxLog,
+        interleaving: Interleaving::None,
         seed: 1,
     };
     let frames = make_frames(

@@ -146,6 +146,11 @@ impl Code {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// q = M/360 of a DVB table code (None for alist codes).
+    pub fn q(&self) -> Option<usize> {
+        self.q
+    }
     /// Codeword length N.
     pub fn n(&self) -> usize {
         self.n

@@ -1,6 +1,7 @@
 //! The seed's 8-bit flooding min-sum on a CUDA GPU: 128 codewords per batch in the coalesced
 //! layout, a CN kernel, a VN kernel and a VN kernel with hard decision
-//! (`kernels/ldpc_minsum8.cu`). Its CPU twin is [`Fixed8Decoder`] with the same
+//! (`kernels/ldpc_minsum8.cu`). A batch can run as sub-batches of 64 or 32 codewords, one
+//! after the other, so that a sub-batch's messages stay in L2 across its iterations. Its CPU twin is [`Fixed8Decoder`] with the same
 //! configuration, which it matches bit for bit; [`checks`] registers that comparison.
 
 use crate::channel::{Demapper, Modulation, Quantizer, Snr};
@@ -10,6 +11,7 @@ use crate::decoder::{
     Precision, Rule8, Schedule,
 };
 use crate::error::{LdpcError, Result};
+use crate::interleave::Interleaving;
 use crate::sim::{make_frames, Link};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -24,14 +26,41 @@ use sigpu_runtime::cuda::{
 /// Codewords per GPU batch: 32 threads × 4 codewords, one 128-byte line per edge.
 pub const BATCH: usize = 128;
 
-fn kernels() -> KernelSource {
-    KernelSource::embedded(
-        "ldpc_minsum8.cu",
-        include_str!("../kernels/ldpc_minsum8.cu"),
-    )
+/// How the GPU decoder runs a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuOptions {
+    /// Codewords decoded together: 128, or 64 / 32 to run a batch as sub-batches in turn.
+    pub sub_batch: usize,
+    /// CN / VN kernels with one 16-byte access per lane (16 codewords) instead of one 4-byte
+    /// word (4 codewords, the seed's form).
+    pub vector: bool,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions {
+            sub_batch: BATCH,
+            vector: true,
+        }
+    }
+}
+
+/// The kernels for sub-batches of `sub` codewords (4 per 32-bit word).
+pub fn kernel_source(sub: usize) -> KernelSource {
+    let text = include_str!("../kernels/ldpc_minsum8.cu");
+    if sub == BATCH {
+        KernelSource::embedded("ldpc_minsum8.cu", text)
+    } else {
+        KernelSource::generated(
+            format!("ldpc_minsum8_w{}.cu", sub / 4),
+            format!("#define LDPC_WORDS {}\n{text}", sub / 4),
+        )
+    }
 }
 
 struct Kernels {
+    /// Threads per row (CN) or column (VN).
+    lanes: usize,
     transpose: CudaFunction,
     init: CudaFunction,
     cn: CudaFunction,
@@ -49,6 +78,8 @@ pub struct GpuDecoder<'g> {
     /// it; the memory access pattern does).
     order: Code,
     config: DecoderConfig,
+    /// Codewords decoded together (128, 64 or 32); a batch is `BATCH / sub` of them in turn.
+    sub: usize,
     rule: Rule8,
     quantizer: Quantizer,
     k: Kernels,
@@ -66,8 +97,30 @@ pub struct GpuDecoder<'g> {
     host_hard: PinnedHostSlice<u32>,
 }
 
+/// Wraps a driver error with what was being done.
+fn ctx<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> LdpcError + '_ {
+    move |e| LdpcError::Gpu(sigpu_runtime::cuda::Error::Invalid(format!("{what}: {e}")))
+}
+
 impl<'g> GpuDecoder<'g> {
     pub fn new(gpu: &'g Gpu, code: Code, config: DecoderConfig) -> Result<GpuDecoder<'g>> {
+        GpuDecoder::with_options(gpu, code, config, GpuOptions::default())
+    }
+
+    /// A decoder with chosen kernels and sub-batch (see [`GpuOptions`]); the results are the
+    /// same whatever the options.
+    pub fn with_options(
+        gpu: &'g Gpu,
+        code: Code,
+        config: DecoderConfig,
+        options: GpuOptions,
+    ) -> Result<GpuDecoder<'g>> {
+        let sub = options.sub_batch;
+        if ![32, 64, 128].contains(&sub) {
+            return Err(LdpcError::invalid(format!(
+                "sub-batch {sub}: expected 128, 64 or 32 codewords"
+            )));
+        }
         config.validate()?;
         let Precision::Fixed8 { scale } = config.precision else {
             return Err(LdpcError::invalid(
@@ -82,24 +135,34 @@ impl<'g> GpuDecoder<'g> {
         // The twin validates the code's degrees and the rule.
         Fixed8Decoder::new(code.clone(), config)?;
         let order = code.decoding_order();
-        let src = kernels();
+        let src = kernel_source(sub);
         let f = |name| gpu.function(&src, name);
         // The register-cached variant for the code's largest degrees, else the seed's re-read.
-        let cn = match order.max_row_degree() {
-            0..=8 => "ldpc_cn_8",
-            9..=16 => "ldpc_cn_16",
-            17..=32 => "ldpc_cn_32",
-            _ => "ldpc_cn",
-        };
-        let vn = match order.max_col_degree() {
-            0..=8 => "_8",
-            9..=16 => "_16",
-            _ => "",
+        let (cn, vn) = if options.vector {
+            let fits = |d| if d <= 8 { "8" } else { "" };
+            (
+                format!("ldpc_cn_v{}", fits(order.max_row_degree())),
+                format!("_v{}", fits(order.max_col_degree())),
+            )
+        } else {
+            let cn = match order.max_row_degree() {
+                0..=8 => "ldpc_cn_8",
+                9..=16 => "ldpc_cn_16",
+                17..=32 => "ldpc_cn_32",
+                _ => "ldpc_cn",
+            };
+            let vn = match order.max_col_degree() {
+                0..=8 => "_8",
+                9..=16 => "_16",
+                _ => "",
+            };
+            (cn.to_owned(), vn.to_owned())
         };
         let k = Kernels {
+            lanes: if options.vector { sub / 16 } else { sub / 4 },
             transpose: f("ldpc_transpose_llr")?,
             init: f("ldpc_init")?,
-            cn: f(cn)?,
+            cn: f(&cn)?,
             vn: f(&format!("ldpc_vn{vn}"))?,
             vn_hd: f(&format!("ldpc_vn_hd{vn}"))?,
             syndrome: f("ldpc_syndrome")?,
@@ -114,8 +177,11 @@ impl<'g> GpuDecoder<'g> {
         // SAFETY: both are written (by the host, or by a device copy) before being read.
         let host_input =
             unsafe { gpu.context().alloc_pinned_with_flags::<i8>(BATCH * n, 0) }.map_err(pinned)?;
-        let host_hard =
-            unsafe { gpu.context().alloc_pinned_with_flags::<u32>(n * 4, 0) }.map_err(pinned)?;
+        let host_hard = unsafe {
+            gpu.context()
+                .alloc_pinned_with_flags::<u32>(n * 4 * (BATCH / sub), 0)
+        }
+        .map_err(pinned)?;
         Ok(GpuDecoder {
             rule: Rule8::new(config.algorithm, scale)?,
             quantizer: Quantizer::new(scale)?,
@@ -124,9 +190,9 @@ impl<'g> GpuDecoder<'g> {
             col_start: gpu.upload(order.col_start())?,
             col_edges: gpu.upload(order.col_edges())?,
             input: gpu.alloc_poisoned(BATCH * n)?,
-            llr: gpu.alloc_poisoned(n * 32)?,
-            msg: gpu.alloc_poisoned(edges * 32)?,
-            hard: gpu.alloc_poisoned(n * 4)?,
+            llr: gpu.alloc_poisoned(n * sub / 4)?,
+            msg: gpu.alloc_poisoned(edges * sub / 4)?,
+            hard: gpu.alloc_poisoned(n * 4 * (BATCH / sub))?,
             done: gpu.upload(&[0u32; 4])?,
             failed: gpu.upload(&[0u32; 4])?,
             host_input,
@@ -135,6 +201,7 @@ impl<'g> GpuDecoder<'g> {
             code,
             order,
             config,
+            sub,
             k,
         })
     }
@@ -142,7 +209,8 @@ impl<'g> GpuDecoder<'g> {
     /// Uses the seed's kernels that read each message twice instead of keeping a row's or
     /// column's messages in registers (the fallback for degrees above 32 / 16).
     pub fn rereading(mut self) -> Result<Self> {
-        let src = kernels();
+        let src = kernel_source(self.sub);
+        self.k.lanes = self.sub / 4;
         self.k.cn = self.gpu.function(&src, "ldpc_cn")?;
         self.k.vn = self.gpu.function(&src, "ldpc_vn")?;
         self.k.vn_hd = self.gpu.function(&src, "ldpc_vn_hd")?;
@@ -153,26 +221,42 @@ impl<'g> GpuDecoder<'g> {
     /// hard-decision download (the transfers only with `transfers`). Without early termination
     /// nothing waits for the GPU; with it, each iteration reads back which codewords are done.
     /// Returns the iterations run.
-    fn enqueue_batch(&mut self) -> Result<usize> {
-        self.enqueue(true)
+    /// Only the sub-batches that hold some of the `count` codewords run, so a partial batch
+    /// costs less when sub-batches are smaller than the batch.
+    fn enqueue_batch(&mut self, count: usize) -> Result<usize> {
+        self.enqueue(true, count.div_ceil(self.sub))
     }
 
-    fn enqueue(&mut self, transfers: bool) -> Result<usize> {
-        let (n, m, edges) = (
-            self.order.n() as u32,
-            self.order.m() as u32,
-            self.order.edges() as u32,
-        );
+    fn enqueue(&mut self, transfers: bool, parts: usize) -> Result<usize> {
         let stream = self.gpu.stream().clone();
-        let ctx = |what: &str| {
-            let what = what.to_owned();
-            move |e| LdpcError::Gpu(sigpu_runtime::cuda::Error::Invalid(format!("{what}: {e}")))
-        };
         if transfers {
             stream
                 .memcpy_htod(&self.host_input, &mut self.input)
                 .map_err(ctx("uploading LLRs"))?;
         }
+        let mut iterations = 0;
+        for part in 0..parts {
+            iterations = iterations.max(self.enqueue_sub_batch(part)?);
+        }
+        if transfers {
+            stream
+                .memcpy_dtoh(&self.hard, &mut self.host_hard)
+                .map_err(ctx("downloading hard decisions"))?;
+        }
+        Ok(iterations)
+    }
+
+    /// Queues the kernels of sub-batch `part` (codewords `part·sub ..`), whose LLRs are in
+    /// `input`; its hard decisions go to part `part` of `hard`. With early termination this
+    /// waits for the GPU after every iteration. Returns the iterations run.
+    fn enqueue_sub_batch(&mut self, part: usize) -> Result<usize> {
+        let (n, m, edges) = (
+            self.order.n() as u32,
+            self.order.m() as u32,
+            self.order.edges() as u32,
+        );
+        let words = self.sub / 4;
+        let stream = self.gpu.stream().clone();
         let early = self.config.early_termination;
         if early {
             stream
@@ -187,19 +271,22 @@ impl<'g> GpuDecoder<'g> {
             block_dim: (32, 8, 1),
             shared_mem_bytes: 0,
         };
+        let input = self.input.slice(part * self.sub * n as usize..);
         let mut l = stream.launch_builder(&self.k.transpose);
-        l.arg(&self.input).arg(&mut self.llr).arg(&n);
+        l.arg(&input).arg(&mut self.llr).arg(&n);
         // SAFETY (every launch below): argument types and order match the kernel's signature
-        // and every buffer has the length the kernel indexes (see the allocations in `new`).
+        // and every buffer has the length the kernel indexes (see the allocations in
+        // `with_sub_batch`: W = sub / 4 words per bit or edge).
         unsafe { l.launch(tile) }.map_err(ctx("ldpc_transpose_llr"))?;
         let mut l = stream.launch_builder(&self.k.init);
         l.arg(&self.llr)
             .arg(&self.edge_col)
             .arg(&mut self.msg)
             .arg(&edges);
-        unsafe { l.launch(grid_1d(edges as usize * 32, 256)) }.map_err(ctx("ldpc_init"))?;
+        unsafe { l.launch(grid_1d(edges as usize * words, 256)) }.map_err(ctx("ldpc_init"))?;
         let (mode, param) = self.rule.kernel_args();
         let iterations = self.config.iterations;
+        let hd_len = n as usize * 4;
         for it in 1..=iterations {
             let mut l = stream.launch_builder(&self.k.cn);
             l.arg(&mut self.msg)
@@ -207,16 +294,17 @@ impl<'g> GpuDecoder<'g> {
                 .arg(&m)
                 .arg(&mode)
                 .arg(&param);
-            unsafe { l.launch(grid_1d(m as usize * 32, 128)) }.map_err(ctx("ldpc_cn"))?;
-            let columns = grid_1d(n as usize * 32, 128);
+            unsafe { l.launch(grid_1d(m as usize * self.k.lanes, 128)) }.map_err(ctx("ldpc_cn"))?;
+            let columns = grid_1d(n as usize * self.k.lanes, 128);
             if early || it == iterations {
+                let mut hard = self.hard.slice_mut(part * hd_len..(part + 1) * hd_len);
                 let mut l = stream.launch_builder(&self.k.vn_hd);
                 l.arg(&self.llr)
                     .arg(&mut self.msg)
                     .arg(&self.col_start)
                     .arg(&self.col_edges)
                     .arg(&n);
-                l.arg(&mut self.hard).arg(&self.done);
+                l.arg(&mut hard).arg(&self.done);
                 unsafe { l.launch(columns) }.map_err(ctx("ldpc_vn_hd"))?;
             } else {
                 let mut l = stream.launch_builder(&self.k.vn);
@@ -228,8 +316,9 @@ impl<'g> GpuDecoder<'g> {
                 unsafe { l.launch(columns) }.map_err(ctx("ldpc_vn"))?;
             }
             if early && it < iterations {
+                let hard = self.hard.slice(part * hd_len..(part + 1) * hd_len);
                 let mut l = stream.launch_builder(&self.k.syndrome);
-                l.arg(&self.hard)
+                l.arg(&hard)
                     .arg(&self.row_start)
                     .arg(&self.edge_col)
                     .arg(&m)
@@ -246,17 +335,9 @@ impl<'g> GpuDecoder<'g> {
                     .synchronize()
                     .map_err(ctx("waiting for the syndrome"))?;
                 if done == [u32::MAX; 4] {
-                    stream
-                        .memcpy_dtoh(&self.hard, &mut self.host_hard)
-                        .map_err(ctx("downloading hard decisions"))?;
                     return Ok(it);
                 }
             }
-        }
-        if transfers {
-            stream
-                .memcpy_dtoh(&self.hard, &mut self.host_hard)
-                .map_err(ctx("downloading hard decisions"))?;
         }
         Ok(iterations)
     }
@@ -292,12 +373,15 @@ impl<'g> GpuDecoder<'g> {
             0,
             BATCH,
         )?;
-        self.enqueue(true)?;
+        let parts = BATCH / self.sub;
+        self.enqueue(true, parts)?;
         Ok(time_gpu(self.gpu, warmup, runs, || {
-            self.enqueue(transfers).map(|_| ()).map_err(|e| match e {
-                LdpcError::Gpu(g) => g,
-                other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
-            })
+            self.enqueue(transfers, parts)
+                .map(|_| ())
+                .map_err(|e| match e {
+                    LdpcError::Gpu(g) => g,
+                    other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
+                })
         })?)
     }
 
@@ -327,17 +411,20 @@ impl<'g> GpuDecoder<'g> {
         Ok(())
     }
 
-    /// Unpacks the batch's hard decisions (bit t of word j = codeword 4t + j).
+    /// Unpacks the batch's hard decisions: codeword c is in part c / sub, where bit t of word
+    /// j is its codeword 4t + j.
     fn store(&mut self, out: &mut [u8]) -> Result<()> {
         let n = self.order.n();
+        let sub = self.sub;
         let hard = self
             .host_hard
             .as_slice()
             .map_err(|e| LdpcError::invalid(format!("pinned output: {e}")))?;
         for (c, word) in out.chunks_mut(n).enumerate() {
-            let (t, j) = (c / 4, c % 4);
+            let part = &hard[(c / sub) * n * 4..][..n * 4];
+            let (t, j) = ((c % sub) / 4, c % 4);
             for (v, bit) in word.iter_mut().enumerate() {
-                *bit = ((hard[v * 4 + j] >> t) & 1) as u8;
+                *bit = ((part[v * 4 + j] >> t) & 1) as u8;
             }
         }
         Ok(())
@@ -346,11 +433,17 @@ impl<'g> GpuDecoder<'g> {
 
 impl Decoder for GpuDecoder<'_> {
     fn describe(&self) -> String {
+        let sub = if self.sub == BATCH {
+            String::new()
+        } else {
+            format!(" in sub-batches of {}", self.sub)
+        };
+        // 4 bytes per lane (one word) or 16 (four words): see `GpuOptions::vector`.
+        let access = 4 * self.sub / 4 / self.k.lanes;
         format!(
-            "{} ({}, {} codewords per batch)",
+            "{} ({}, {BATCH} codewords per batch{sub}, {access}-byte CN/VN accesses)",
             self.config.describe(),
             self.gpu.info().name,
-            BATCH
         )
     }
 
@@ -365,7 +458,7 @@ impl Decoder for GpuDecoder<'_> {
         for (b, out) in bits.chunks_mut(BATCH * n).enumerate() {
             let this = out.len() / n;
             self.fill_input(llr, b * BATCH, this)?;
-            iterations += self.enqueue_batch()?;
+            iterations += self.enqueue_batch(this)?;
             self.gpu.synchronize()?;
             self.store(out)?;
         }
@@ -378,6 +471,14 @@ impl Decoder for GpuDecoder<'_> {
     }
 }
 
+/// Which kernels a twin check runs: the seed's re-reading ones, and the sub-batch size.
+#[derive(Clone, Copy)]
+struct Variant {
+    reread: bool,
+    sub: usize,
+    vector: bool,
+}
+
 /// The GPU self-checks: the GPU decoder against its CPU twin on fresh frames near each
 /// code's waterfall (so some frames decode and some do not, and messages saturate).
 pub fn checks() -> Vec<Check> {
@@ -386,7 +487,21 @@ pub fn checks() -> Vec<Check> {
             name: "ldpc/minsum8_flooding",
             about:
                 "8-bit min-sum, 2 batches (one partial) of a random DVB-T2 short code, vs CPU twin",
-            run: |gpu, seed| twin_check(gpu, seed, Algorithm::MinSum, false, None, 128 + 37, false),
+            run: |gpu, seed| {
+                twin_check(
+                    gpu,
+                    seed,
+                    Algorithm::MinSum,
+                    false,
+                    None,
+                    128 + 37,
+                    Variant {
+                        reread: false,
+                        sub: 128,
+                        vector: true,
+                    },
+                )
+            },
         },
         Check {
             name: "ldpc/nms8_early_termination",
@@ -400,14 +515,52 @@ pub fn checks() -> Vec<Check> {
                     true,
                     None,
                     128,
+                    Variant {
+                        reread: false,
+                        sub: 64,
+                        vector: true,
+                    },
+                )
+            },
+        },
+        Check {
+            name: "ldpc/minsum8_sub_batch32",
+            about:
+                "8-bit min-sum in sub-batches of 32 codewords, 2 batches (one partial), vs CPU twin",
+            run: |gpu, seed| {
+                twin_check(
+                    gpu,
+                    seed,
+                    Algorithm::MinSum,
                     false,
+                    None,
+                    128 + 45,
+                    Variant {
+                        reread: false,
+                        sub: 32,
+                        vector: true,
+                    },
                 )
             },
         },
         Check {
             name: "ldpc/minsum8_reread",
             about: "8-bit min-sum with the seed's re-reading kernels (any degree), vs CPU twin",
-            run: |gpu, seed| twin_check(gpu, seed, Algorithm::MinSum, true, None, 128, true),
+            run: |gpu, seed| {
+                twin_check(
+                    gpu,
+                    seed,
+                    Algorithm::MinSum,
+                    true,
+                    None,
+                    128,
+                    Variant {
+                        reread: true,
+                        sub: 128,
+                        vector: false,
+                    },
+                )
+            },
         },
         Check {
             name: "ldpc/oms8_normal_1_2",
@@ -420,7 +573,11 @@ pub fn checks() -> Vec<Check> {
                     false,
                     Some("dvbt2-normal-1/2"),
                     128,
-                    false,
+                    Variant {
+                        reread: false,
+                        sub: 128,
+                        vector: false,
+                    },
                 )
             },
         },
@@ -434,8 +591,13 @@ fn twin_check(
     early_termination: bool,
     code: Option<&str>,
     count: usize,
-    reread: bool,
+    variant: Variant,
 ) -> sigpu_runtime::cuda::Result<CheckReport> {
+    let Variant {
+        reread,
+        sub,
+        vector,
+    } = variant;
     let invalid = |e: LdpcError| sigpu_runtime::cuda::Error::Invalid(e.to_string());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let name = code.map_or_else(
@@ -452,6 +614,7 @@ fn twin_check(
     let link = Link {
         modulation: Modulation::Qpsk,
         demapper: Demapper::MaxLog,
+        interleaving: Interleaving::None,
         seed: rng.random(),
     };
     // Eb/N0 between 0.5 and 2.5 dB: below, in and above the waterfalls of these codes.
@@ -474,7 +637,11 @@ fn twin_check(
     let cpu_stats = cpu
         .decode(Llrs::F32(&frames.llr), &mut want)
         .map_err(invalid)?;
-    let mut gpu_decoder = GpuDecoder::new(gpu, code, config).map_err(invalid)?;
+    let options = GpuOptions {
+        sub_batch: sub,
+        vector,
+    };
+    let mut gpu_decoder = GpuDecoder::with_options(gpu, code, config, options).map_err(invalid)?;
     if reread {
         gpu_decoder = gpu_decoder.rereading().map_err(invalid)?;
     }
@@ -483,7 +650,8 @@ fn twin_check(
         .decode(Llrs::F32(&frames.llr), &mut got)
         .map_err(invalid)?;
     Ok(compare_exact(&got, &want).with_note(format!(
-        "{name}, Eb/N0 {eb_n0:.2} dB, {} iterations, {} of {count} valid (cpu {}), iterations run gpu {} cpu {}",
+        "{name}, sub-batch {sub}{}, Eb/N0 {eb_n0:.2} dB, {} iterations, {} of {count} valid (cpu {}), iterations run gpu {} cpu {}",
+        if reread { ", seed's re-reading kernels" } else if vector { ", 16-byte kernels" } else { ", 4-byte kernels" },
         config.iterations, gpu_stats.valid, cpu_stats.valid, gpu_stats.iterations, cpu_stats.iterations
     )))
 }

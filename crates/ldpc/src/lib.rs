@@ -7,6 +7,7 @@
 //! - [`Code`]: H of any DVB-T2/S2 code from the vendored tables ([`Code::standard`]) or an
 //!   alist file ([`read_alist`]); [`to_alist`] exports one.
 //! - [`Encoder`]: the systematic linear-time encoder of the DVB staircase codes.
+//! - [`interleave`]: the DVB-T2 bit interleaver and bit-to-cell demultiplexer.
 //! - [`channel`]: DVB-T2 constellations, AWGN, exact / max-log demapping, 8-bit quantisation.
 //! - [`decoder`]: the [`Decoder`] trait and its CPU decoders; [`gpu`]: the CUDA decoder.
 
@@ -18,6 +19,7 @@ pub mod decoder;
 mod encode;
 mod error;
 pub mod gpu;
+pub mod interleave;
 pub mod npy;
 pub mod plot;
 pub mod sim;

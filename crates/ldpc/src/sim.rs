@@ -10,6 +10,7 @@ use crate::code::Code;
 use crate::decoder::{Decoder, Llrs};
 use crate::encode::Encoder;
 use crate::error::{LdpcError, Result};
+use crate::interleave::{BitInterleaver, Interleaving};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,8 @@ use serde::{Deserialize, Serialize};
 pub struct Link {
     pub modulation: Modulation,
     pub demapper: Demapper,
+    /// The bit interleaver between encoder and mapper (and its inverse after the demapper).
+    pub interleaving: Interleaving,
     pub seed: u64,
 }
 
@@ -96,6 +99,7 @@ pub fn make_frames(
 ) -> Result<Frames> {
     let encoder = Encoder::new(code)?;
     let channel = Channel::new(link.modulation, link.demapper, es_n0_db)?;
+    let interleaver = BitInterleaver::new(code, link.modulation, link.interleaving)?;
     let (n, k) = (code.n(), code.k());
     let mut info = vec![0u8; count * k];
     let mut llr = vec![0f32; count * n];
@@ -104,6 +108,8 @@ pub fn make_frames(
         for _ in 0..threads.clamp(1, count.max(1)) {
             s.spawn(|| {
                 let mut word = vec![0u8; n];
+                let mut stream = vec![0u8; n];
+                let mut soft = vec![0f32; n];
                 loop {
                     let Some((i, (info, llr))) =
                         jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
@@ -117,7 +123,9 @@ pub fn make_frames(
                     encoder
                         .encode(info, &mut word)
                         .expect("lengths are the code's");
-                    channel.transmit(&word, llr, &mut rng);
+                    interleaver.interleave(&word, &mut stream);
+                    channel.transmit(&stream, &mut soft, &mut rng);
+                    interleaver.deinterleave(&soft, llr);
                 }
             });
         }
@@ -215,6 +223,7 @@ mod tests {
         let link = Link {
             modulation: Modulation::Qam16,
             demapper: Demapper::Exact,
+            interleaving: Interleaving::Dvbt2,
             seed: 5,
         };
         let all = make_frames(&code, &link, 3.0, 0, 4, 2).unwrap();

@@ -4,6 +4,7 @@
 use sigpu_ldpc::channel::{Demapper, Modulation, Snr};
 use sigpu_ldpc::decoder::Simd;
 use sigpu_ldpc::decoder::{cpu_decoder, Fixed8Decoder};
+use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::sim::{make_frames, Link};
 use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
 
@@ -42,6 +43,7 @@ fn link(seed: u64) -> Link {
     Link {
         modulation: Modulation::Qpsk,
         demapper: Demapper::Exact,
+        interleaving: Interleaving::None,
         seed,
     }
 }

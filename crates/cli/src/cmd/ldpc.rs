@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use sigpu_ldpc::bench::{bench_llrs, cpu_throughput, Throughput};
 use sigpu_ldpc::channel::{Demapper, Modulation, Snr};
 use sigpu_ldpc::decoder::cpu_decoder;
-use sigpu_ldpc::gpu::{GpuDecoder, BATCH};
+use sigpu_ldpc::gpu::{GpuDecoder, GpuOptions, BATCH};
+use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::npy::{read_llrs, write_u8, NpyLlrs};
 use sigpu_ldpc::plot::{error_rate_svg, Series};
 use sigpu_ldpc::sim::{run_point, Link, PointResult, StopRule};
@@ -128,6 +129,10 @@ pub struct SimulateArgs {
     /// exact | max-log
     #[arg(long, default_value = "exact")]
     pub demapper: String,
+    /// auto | dvbt2 | none: the bit interleaver and bit-to-cell demultiplexer between encoder
+    /// and mapper (auto: DVB-T2's, EN 302 755 §6.1, for DVB-T2 codes; none for other codes).
+    #[arg(long, default_value = "auto")]
+    pub bit_interleaver: String,
     /// Es/N0 points in dB: START:STOP:STEP or a comma list.
     #[arg(
         long,
@@ -188,6 +193,14 @@ pub struct BenchArgs {
     /// CPU: codewords per timed call (default 128, the seed's batch).
     #[arg(long, default_value_t = 128)]
     pub codewords: usize,
+    /// GPU: decode each 128-codeword batch as sub-batches of this many codewords (128, 64 or
+    /// 32; comma list to compare).
+    #[arg(long, value_delimiter = ',', default_value = "128")]
+    pub sub_batch: Vec<usize>,
+    /// GPU: also time the seed's one-word-per-thread CN / VN kernels (default: the 16-byte
+    /// ones only).
+    #[arg(long)]
+    pub word_kernels: bool,
     /// Also write the JSON result here (atomically).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -233,14 +246,21 @@ fn plot(a: &PlotArgs) -> Result<ExitCode> {
         })?;
         title.get_or_insert_with(|| format!("{}, {}", sweep.code, sweep.modulation));
         let x = |p: &PointResult| if a.eb_n0 { p.eb_n0_db } else { p.es_n0_db };
+        // Curves of one decoder with and without the bit interleaver must be told apart.
+        let label = match sweep.bit_interleaver {
+            Interleaving::None if sweep.modulation.ends_with("qam") => {
+                format!("no bit interleaver, {}", sweep.decoder)
+            }
+            _ => sweep.decoder.clone(),
+        };
         series.push(Series {
-            label: format!("BER {}", sweep.decoder),
+            label: format!("BER {label}"),
             points: sweep.points.iter().map(|p| (x(p), p.ber)).collect(),
             dashed: false,
         });
         if a.fer {
             series.push(Series {
-                label: format!("FER {}", sweep.decoder),
+                label: format!("FER {label}"),
                 points: sweep.points.iter().map(|p| (x(p), p.fer)).collect(),
                 dashed: true,
             });
@@ -375,6 +395,9 @@ struct Sweep {
     code: String,
     modulation: String,
     demapper: String,
+    /// Sweeps written before the interleaver existed ran without one.
+    #[serde(default)]
+    bit_interleaver: Interleaving,
     decoder: String,
     seed: u64,
     min_errors: u64,
@@ -417,6 +440,12 @@ fn simulate(device: Option<Device>, json: bool, a: &SimulateArgs) -> Result<Exit
     let config = a.decoder.config()?;
     let modulation: Modulation = a.modulation.parse()?;
     let demapper: Demapper = a.demapper.parse()?;
+    let interleaving = match a.bit_interleaver.trim() {
+        "auto" => Interleaving::default_for(&code),
+        other => other.parse()?,
+    };
+    // Refuse a code / constellation the interleaver does not cover before any work.
+    sigpu_ldpc::interleave::BitInterleaver::new(&code, modulation, interleaving)?;
     let (points, eb) = match (&a.snr, &a.eb_n0) {
         (Some(s), None) => (parse_points(s)?, false),
         (None, Some(s)) => (parse_points(s)?, true),
@@ -437,6 +466,7 @@ fn simulate(device: Option<Device>, json: bool, a: &SimulateArgs) -> Result<Exit
         code: code.name().to_owned(),
         modulation: modulation.name().to_owned(),
         demapper: format!("{demapper:?}"),
+        bit_interleaver: interleaving,
         decoder: config.describe(),
         seed: a.seed,
         min_errors: a.min_errors,
@@ -454,12 +484,14 @@ fn simulate(device: Option<Device>, json: bool, a: &SimulateArgs) -> Result<Exit
                 &old.code,
                 &old.modulation,
                 &old.demapper,
+                old.bit_interleaver,
                 &old.decoder,
                 old.seed,
             ) != (
                 &sweep.code,
                 &sweep.modulation,
                 &sweep.demapper,
+                sweep.bit_interleaver,
                 &sweep.decoder,
                 sweep.seed,
             ) {
@@ -480,6 +512,7 @@ fn simulate(device: Option<Device>, json: bool, a: &SimulateArgs) -> Result<Exit
     let link = Link {
         modulation,
         demapper,
+        interleaving,
         seed: a.seed,
     };
     let stop = StopRule {
@@ -562,10 +595,28 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
     let gpu = open_device(device)?;
     let runs = a.runs.unwrap_or(if gpu.is_some() { 20 } else { 3 });
     let mut results: Vec<Throughput> = Vec::new();
-    let bar = ProgressBar::new((a.codes.len() * a.iterations.len()) as u64);
+    let subs: &[usize] = if gpu.is_some() {
+        &a.sub_batch
+    } else {
+        &[BATCH]
+    };
+    let vectors: &[bool] = if gpu.is_some() && a.word_kernels {
+        &[true, false]
+    } else {
+        &[true]
+    };
+    let variants: Vec<(usize, usize, bool)> = a
+        .iterations
+        .iter()
+        .flat_map(|&i| {
+            subs.iter()
+                .flat_map(move |&s| vectors.iter().map(move |&v| (i, s, v)))
+        })
+        .collect();
+    let bar = ProgressBar::new((a.codes.len() * variants.len()) as u64);
     for name in &a.codes {
         let code = Code::resolve(name)?;
-        for &iterations in &a.iterations {
+        for &(iterations, sub, vector) in &variants {
             bar.set_message(format!("{name} {iterations} it"));
             let config = DecoderConfig {
                 algorithm: Algorithm::parse(&a.decoder)?,
@@ -577,7 +628,11 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
             };
             let result = match &gpu {
                 Some(gpu) => {
-                    let mut d = GpuDecoder::new(gpu, code.clone(), config)?;
+                    let options = GpuOptions {
+                        sub_batch: sub,
+                        vector,
+                    };
+                    let mut d = GpuDecoder::with_options(gpu, code.clone(), config, options)?;
                     let llr = bench_llrs(&code, BATCH, a.scale)?;
                     let timing = d.time_batch(&llr, true, 3, runs)?;
                     let samples = timing.samples_ms.iter().map(|ms| ms * 1e-3).collect();
@@ -621,6 +676,13 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     format!("{:.3}", r.median_s * 1e3),
                     r.device_only_s
                         .map_or("-".into(), |s| format!("{:.3}", s * 1e3)),
+                    // The GPU variant (sub-batch, access width) from the description's tail.
+                    r.decoder
+                        .rsplit_once(" codewords per batch")
+                        .map_or("-", |(_, tail)| {
+                            tail.trim_start_matches([',', ' ']).trim_end_matches(')')
+                        })
+                        .to_owned(),
                 ]
             })
             .collect();
@@ -635,6 +697,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     "info Mbps",
                     "batch ms",
                     "device-only ms",
+                    "kernels",
                 ],
                 &rows
             )
