@@ -168,9 +168,10 @@ pub struct Channel {
 
 impl Channel {
     pub fn new(modulation: Modulation, demapper: Demapper, es_n0_db: f64) -> Result<Channel> {
-        if !es_n0_db.is_finite() {
+        // Beyond ±300 dB the noise variance under- or overflows f64 and LLRs turn into NaN.
+        if !(-300.0..=300.0).contains(&es_n0_db) {
             return Err(LdpcError::invalid(format!(
-                "SNR {es_n0_db} dB is not finite"
+                "SNR {es_n0_db} dB is outside [-300, 300] dB"
             )));
         }
         let n0 = 10f64.powf(-es_n0_db / 10.0);

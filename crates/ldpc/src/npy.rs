@@ -84,7 +84,11 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
             "expected a 1-D array or a 2-D array (codewords × N), got shape {shape:?}"
         )));
     }
-    let count: usize = shape.iter().product();
+    let count = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n.checked_mul(4).is_some())
+        .ok_or_else(|| err(format!("shape {shape:?} is too large")))?;
     let data = &bytes[start + header_len..];
     let values = match descr.as_str() {
         "<f4" => {
@@ -106,8 +110,9 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
         }
     };
     if let NpyLlrs::F32(v) = &values {
-        if let Some(i) = v.iter().position(|x| x.is_nan()) {
-            return Err(err(format!("LLR {i} is NaN")));
+        // ±∞ would meet ∓∞ in the float decoders' sums and give NaN beliefs: reject both.
+        if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+            return Err(err(format!("LLR {i} is {} (LLRs must be finite)", v[i])));
         }
     }
     Ok((values, shape))
@@ -173,6 +178,8 @@ mod tests {
             (npy("<f8", "(1,)", &[0; 8]), "float32"),
             (npy("<f4", "(2,)", &[0; 4]), "needs 8 data bytes"),
             (npy("<f4", "(1, 1, 1)", &[0; 4]), "2-D"),
+            (npy("<f4", "(4611686018427387904, 4)", &[0; 4]), "too large"),
+            (npy("<f4", "(1,)", &f32::INFINITY.to_le_bytes()), "finite"),
             (b"hello".to_vec(), "not a .npy"),
         ] {
             std::fs::write(&p, bytes).unwrap();

@@ -90,7 +90,11 @@ impl Simd {
     pub fn detect() -> Simd {
         #[cfg(target_arch = "x86_64")]
         {
-            if is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("avx512f") {
+            // The AVX-512 path is compiled with avx512f, avx512bw and avx512vl: all three.
+            if is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512vl")
+            {
                 return Simd::Avx512;
             }
             if is_x86_feature_detected!("avx2") {

@@ -240,10 +240,13 @@ pub(crate) fn count_valid(code: &Code, bits: &[u8]) -> usize {
 }
 
 /// Worker threads to use for `threads` (0 = all available).
+/// Threads to use: all the machine offers for 0; more than 8 per core buys nothing and could
+/// exhaust the process's threads, so requests are capped there.
 pub(crate) fn worker_threads(threads: usize) -> usize {
+    let available = sigpu_runtime::host::threads();
     if threads == 0 {
-        sigpu_runtime::host::threads()
+        available
     } else {
-        threads
+        threads.min(8 * available)
     }
 }
