@@ -74,9 +74,15 @@ fn generated_source_bakes_in_the_constants() {
         "recurrence constant baked in"
     );
     assert!(
-        code.contains("post it as full at once"),
-        "0.8 decays within a chunk"
+        code.contains("__launch_bounds__(THREADS + 32)")
+            && code.contains("warp WARPS runs the same local")
+            && !code.contains("look_back("),
+        "0.8 decays within a warp's 512 values: the carry-in is recomputed, no look-back"
     );
+    // A pole at 0.999 decays too slowly: decoupled look-back, over chunks of 256 x 32 values.
+    let (name, slow) = source("(0.001 : 0.999)", DType::F32, true, GpuConfig::default());
+    assert!(slow.contains("look_back(flags") && !slow.contains("THREADS + 32"));
+    assert!(name.ends_with("_256x32t.cu"), "{name}");
     // Prefix sums: no multiplications by 1 in the merges, integer arithmetic unsigned.
     let (_, code) = source("(1 : 1)", DType::I32, true, GpuConfig::default());
     assert!(code.contains("typedef unsigned int T;"));
