@@ -3,7 +3,8 @@
 //! source as constants (what the seed's PLR tool does), and the long factor tables passed in
 //! a small constant buffer.
 //!
-//! The kernel is single-pass: every element is read once and written once.
+//! The kernel is single-pass: every element is read once and written once (the tail-carry
+//! kernel below reads the last 32 × vpt inputs of each chunk a second time, mostly from L2).
 //! - Chunks of `threads × vpt` elements are handed out in order by an atomic counter.
 //! - Each thread loads `vpt` consecutive elements (16-byte vector loads), applies the map
 //!   `(a0, … : 0)` and runs `(1 : b…)` over them from zero.
@@ -15,6 +16,12 @@
 //!   its carry-out does not depend on its carry-in and it posts the full carry at once, so
 //!   decaying filters have no serial chain.
 //! - Each thread then adds its carry-in times the factors to its values and stores them.
+//!
+//! Where the factors vanish within one warp's 32 × vpt values (decaying filters, optimisations
+//! on), a chunk's carry-in is exactly the carry-out, from zero, of the previous chunk's last
+//! 32 × vpt inputs: the "tail-carry" kernel gives each block one extra warp that recomputes it
+//! from the input, and has no look-back, flags or chunk counter, so blocks never wait on one
+//! another (on an H100 this took the decaying filters from 74–82% to 99.6% of copy speed).
 //!
 //! Integer types compute in the unsigned type of their width, so overflow wraps as in two's
 //! complement (signed overflow is undefined in C).
@@ -130,10 +137,11 @@ pub fn generate<T: Element>(filter: &Filter<T>, config: GpuConfig) -> Result<Gen
     let factors = filter.factors_for(chunk);
     let len = factors.len();
     let independent = factors.carry_independent(chunk);
-    // The factors vanish within one warp's span: a chunk's carry-in is the carry-out, from
-    // zero, of the previous chunk's last 32 * V inputs, which an extra warp recomputes.
-    let tail_carry = len + k <= 32 * vpt;
     let need_carry = factors.table_nonzero();
+    // The factors vanish within one warp's span: a chunk's carry-in is the carry-out, from
+    // zero, of the previous chunk's last 32 * V inputs, which an extra warp recomputes
+    // (unless no carry is ever needed: all factors zero).
+    let tail_carry = need_carry && len + k <= 32 * vpt;
     let ones = optimize && k == 1 && factors.kind(0) == TableKind::Ones && len == chunk;
     let ff = filter.feedforward();
     let fb = filter.feedback();
