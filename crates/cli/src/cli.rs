@@ -227,8 +227,8 @@ pub struct BenchFilterArgs {
     pub compare_optimize: bool,
     /// GPU launch shapes to time, THREADSxVPT comma-separated; a `d` after it loads and
     /// stores directly instead of through the shared-memory transpose, `/B` asks the
-    /// register allocator for B blocks per SM.
-    #[arg(long, default_value = "256x16", value_name = "TxV[d][/B],…")]
+    /// register allocator for B blocks per SM; `default` is the library's choice per filter.
+    #[arg(long, default_value = "default", value_name = "default|TxV[d][/B],…")]
     pub shapes: String,
     /// Skip checking results against the reference at the benchmarked size.
     #[arg(long)]

@@ -26,6 +26,8 @@ pub struct BenchRow {
     pub shape: String,
     pub factor_len: usize,
     pub independent: bool,
+    /// GPU: carry-ins recomputed from the previous chunk's inputs (no look-back).
+    pub tail_carry: bool,
     pub median_ms: f64,
     pub gelem_per_s: f64,
     /// Read + write bytes per second.
@@ -145,6 +147,7 @@ pub fn bench_gpu<T: Element>(
         ),
         factor_len: g.generated().factor_len,
         independent: g.generated().independent,
+        tail_carry: g.generated().tail_carry,
         median_ms: timing.median_ms,
         gelem_per_s: gelem_per_s(n as f64, timing.median_ms),
         gb_per_s: gb,
@@ -195,6 +198,7 @@ pub fn bench_cpu<T: Element>(
         shape: format!("{threads} threads, {}", filter.simd().name()),
         factor_len: filter.cpu_factors().len(),
         independent: filter.cpu_factors().carry_independent(crate::cpu::SUB),
+        tail_carry: false,
         median_ms,
         gelem_per_s: gelem_per_s(n as f64, median_ms),
         gb_per_s: bytes / (median_ms * 1e-3) / 1e9,

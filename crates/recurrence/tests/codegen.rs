@@ -74,9 +74,15 @@ fn generated_source_bakes_in_the_constants() {
         "recurrence constant baked in"
     );
     assert!(
-        code.contains("post it as full at once"),
-        "0.8 decays within a chunk"
+        code.contains("__launch_bounds__(THREADS + 32)")
+            && code.contains("warp WARPS runs the same local")
+            && !code.contains("look_back("),
+        "0.8 decays within a warp's 512 values: the carry-in is recomputed, no look-back"
     );
+    // A pole at 0.999 decays too slowly: decoupled look-back, over chunks of 256 x 32 values.
+    let (name, slow) = source("(0.001 : 0.999)", DType::F32, true, GpuConfig::default());
+    assert!(slow.contains("look_back(flags") && !slow.contains("THREADS + 32"));
+    assert!(name.ends_with("_256x32t.cu"), "{name}");
     // Prefix sums: no multiplications by 1 in the merges, integer arithmetic unsigned.
     let (_, code) = source("(1 : 1)", DType::I32, true, GpuConfig::default());
     assert!(code.contains("typedef unsigned int T;"));
@@ -153,4 +159,52 @@ fn nvrtc_compiles_generated_kernels_for_sm_90() {
         }
     }
     println!("NVRTC compiled {compiled} generated kernels for sm_90");
+}
+
+/// The tail-carry kernel's premise: where the generator picks it, the recurrence's carry-out
+/// of a whole chunk equals the carry-out, from zero, of the chunk's last 32 × V values alone
+/// (computed here in f64, on the mapped input, so only the truncated factors can differ).
+#[test]
+fn tail_carry_premise_holds_where_the_generator_uses_it() {
+    use rand::{Rng, SeedableRng};
+    use sigpu_recurrence::serial::filter_serial;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let cases = [
+        ("(0.2 : 0.8)", 256),
+        ("(0.04 : 1.6, -0.64)", 256),
+        ("(0.9, -0.9 : 0.8)", 256),
+        ("(0.81, -1.62, 0.81 : 1.6, -0.64)", 256),
+        ("(0.5 : 0.5, -0.3)", 32),
+    ];
+    for (sig, threads) in cases {
+        let filter = Filter::<f32>::parse(sig, FilterOptions::default()).unwrap();
+        let config = GpuConfig {
+            threads,
+            ..GpuConfig::default()
+        };
+        let g = generate(&filter, config).unwrap();
+        assert!(
+            g.tail_carry,
+            "{sig}: expected the tail-carry kernel ({} of {} factors, {:?})",
+            g.factor_len,
+            g.config.chunk(),
+            g.config
+        );
+        let chunk = g.config.chunk();
+        let span = 32 * g.config.vpt;
+        let fb: Vec<f64> = filter.feedback().iter().map(|&b| b as f64).collect();
+        let k = fb.len();
+        let t: Vec<f64> = (0..chunk).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let mut whole = vec![0.0; chunk];
+        filter_serial(&[1.0], &fb, &t, None, &mut whole);
+        let mut tail = vec![0.0; span];
+        filter_serial(&[1.0], &fb, &t[chunk - span..], None, &mut tail);
+        for r in 0..k {
+            let (a, b) = (whole[chunk - 1 - r], tail[span - 1 - r]);
+            assert!(
+                (a - b).abs() <= 1e-30 * a.abs().max(1.0),
+                "{sig}: carry {r} {a} vs {b} from the last {span} values"
+            );
+        }
+    }
 }

@@ -67,6 +67,9 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result
         .shapes
         .split(',')
         .map(|t| {
+            if t.trim() == "default" {
+                return Ok(GpuConfig::default());
+            }
             let (t, min_blocks) = match t.trim().split_once('/') {
                 Some((shape, b)) => (
                     shape,

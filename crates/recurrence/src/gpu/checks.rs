@@ -43,6 +43,17 @@ pub fn checks() -> Vec<Check> {
             },
         },
         Check {
+            name: "recurrence/lowpass_f32_one_warp_blocks",
+            about: "(0.2 : 0.8) f32, 32-thread blocks: the carry-in warp reads the whole previous chunk, zi/zf",
+            run: |gpu, seed| {
+                let config = GpuConfig {
+                    threads: 32,
+                    ..GpuConfig::default()
+                };
+                float_check_with::<f32>(gpu, seed, "(0.2 : 0.8)", true, 3, 5003, true, config)
+            },
+        },
+        Check {
             name: "recurrence/highpass2_f32_batch",
             about: "(0.81, -1.62, 0.81 : 1.6, -0.64) f32, 5 channels, zi/zf",
             run: |gpu, seed| {

@@ -121,7 +121,7 @@ impl<T: Element> GpuFilter<T> {
                 .arg(&lb.epoch);
             let config = LaunchConfig {
                 grid_dim: (chunks as u32, 1, 1),
-                block_dim: (self.generated.config.threads as u32, 1, 1),
+                block_dim: (self.generated.block_threads() as u32, 1, 1),
                 shared_mem_bytes: 0,
             };
             // SAFETY: the arguments match plr_filter's parameters in order and type; x and y

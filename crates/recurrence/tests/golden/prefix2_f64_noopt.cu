@@ -173,33 +173,14 @@ __device__ __forceinline__ void look_back(const unsigned int* flags, const T* ag
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
-    const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,
-    const T* __restrict__ zi, int has_zi, const T* __restrict__ consts,
-    unsigned int* flags, T* aggs, T* incls, unsigned int* counters, unsigned int epoch)
+// One warp's 32*V values from wseg on (V per thread, from seg on) through the map and the
+// recurrence from zero: v holds the thread's values, a its carry-out merged over the lanes
+// before it (lane 31: the warp's carry-out), e the carry into the thread from those lanes.
+__device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n, long long seg,
+    long long wseg, bool vec_ok, uint4* tile, int lane, const T* __restrict__ zi, int has_zi,
+    long long ch, T* v, T* a, T* e)
 {
-    __shared__ long long s_chunk;
-    __shared__ T s_warp[WARPS * K];  // warp aggregates, then inclusive warp prefixes
-    __shared__ T s_carry[K];         // the chunk's carry-in
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) {
-        // Chunks in start order, so a chunk only ever waits on chunks already running.
-        const unsigned int g = atomicAdd(&counters[epoch & 1], 1u);
-        if (g == 0) counters[(epoch + 1) & 1] = 0;  // the next launch's counter
-        s_chunk = g;
-    }
-    __syncthreads();
-    const long long g = s_chunk;
-    const long long ch = g / chunks_per_channel;
-    const long long ci = g - ch * chunks_per_channel;
-    const T* xc = x + ch * n;
-    T* yc = y + ch * n;
-    const long long seg = ci * CHUNK + (long long)threadIdx.x * V;
-    const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
-    __align__(16) T v[V];
-    __shared__ uint4 s_tile[WARPS][32 * Q];  // a warp's values in transit
-    const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
-    load_warp(xc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
+    load_warp(xc, n, seg, wseg, vec_ok, tile, lane, v);
     // map (1.0 : 0): t[i] = sum_j a_j x[i-j], from the last value down
     v[15] = 1.0 * v[15];
     v[14] = 1.0 * v[14];
@@ -238,7 +219,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
     v[13] += 2.0 * v[12] + -1.0 * v[11];
     v[14] += 2.0 * v[13] + -1.0 * v[12];
     v[15] += 2.0 * v[14] + -1.0 * v[13];
-    T a[K];  // this thread's last K values: its carry-out from zero
     #pragma unroll
     for (int r = 0; r < K; ++r) a[r] = v[V - 1 - r];
     // warp: 5 doubling merges, a <- a + M(d*V) * (a of lane - d)
@@ -287,12 +267,41 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
             a[1] += 256.0 * o[0] + -255.0 * o[1];
         }
     }
-    T e[K];  // carry into this lane from the lanes before it (zero warp carry-in)
     #pragma unroll
     for (int r = 0; r < K; ++r) {
         e[r] = __shfl_up_sync(FULL_MASK, a[r], 1);
         if (lane == 0) e[r] = (T)0;
     }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
+    const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,
+    const T* __restrict__ zi, int has_zi, const T* __restrict__ consts,
+    unsigned int* flags, T* aggs, T* incls, unsigned int* counters, unsigned int epoch)
+{
+    __shared__ long long s_chunk;
+    __shared__ T s_warp[WARPS * K];  // warp aggregates, then inclusive warp prefixes
+    __shared__ T s_carry[K];         // the chunk's carry-in
+    __shared__ uint4 s_tile[WARPS][32 * Q];  // a warp's values in transit
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (threadIdx.x == 0) {
+        // Chunks in start order, so a chunk only ever waits on chunks already running.
+        const unsigned int g = atomicAdd(&counters[epoch & 1], 1u);
+        if (g == 0) counters[(epoch + 1) & 1] = 0;  // the next launch's counter
+        s_chunk = g;
+    }
+    __syncthreads();
+    const long long g = s_chunk;
+    const long long ch = g / chunks_per_channel;
+    const long long ci = g - ch * chunks_per_channel;
+    const T* xc = x + ch * n;
+    T* yc = y + ch * n;
+    const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
+    const long long seg = wseg + (long long)lane * V;
+    const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
+    __align__(16) T v[V];
+    T a[K], e[K];
+    local_pass(xc, n, seg, wseg, vec_ok, s_tile[warp], lane, zi, has_zi, ch, v, a, e);
     if (lane == 31) {
         #pragma unroll
         for (int r = 0; r < K; ++r) s_warp[warp * K + r] = a[r];
