@@ -101,7 +101,11 @@ fn parse(bytes: &[u8]) -> Result<Array> {
                 .with_context(|| format!("bad dimension {s:?}"))
         })
         .collect::<Result<_>>()?;
-    let count: usize = shape.iter().product();
+    let count = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|n| n.checked_mul(dtype.size()).is_some())
+        .with_context(|| format!("shape {shape:?} is too large"))?;
     let data = &bytes[end..];
     if data.len() != count * dtype.size() {
         bail!(
@@ -179,5 +183,9 @@ mod tests {
         f16[at + 2] = b'2';
         let e = parse(&f16).err().unwrap();
         assert!(format!("{e:#}").contains("\"<f2\""), "{e:#}");
+        // A shape whose product overflows is refused, not wrapped.
+        let huge = encode(DType::F32, &[1 << 62, 4], &[]);
+        let e = parse(&huge).err().unwrap();
+        assert!(format!("{e:#}").contains("too large"), "{e:#}");
     }
 }

@@ -62,19 +62,19 @@ impl Simd {
 }
 
 /// Everything a block needs that does not change between blocks.
-pub struct Plan<'a, T> {
-    pub ff: &'a [T],
-    pub fb: &'a [T],
+pub(crate) struct Plan<'a, T> {
+    pub(crate) ff: &'a [T],
+    pub(crate) fb: &'a [T],
     /// Factors for `SUB`-element sub-chunks.
-    pub factors: &'a Factors<T>,
+    pub(crate) factors: &'a Factors<T>,
     /// transfer(SUB), precomputed.
-    pub transfer_sub: &'a [T],
+    pub(crate) transfer_sub: &'a [T],
     /// Block carry-outs do not depend on carry-ins (transfer(SUB) is zero).
-    pub independent: bool,
-    pub simd: Simd,
+    pub(crate) independent: bool,
+    pub(crate) simd: Simd,
     /// Write the output with non-temporal stores: for outputs larger than the caches, where
     /// nobody will read them back soon.
-    pub stream: bool,
+    pub(crate) stream: bool,
 }
 
 /// Outputs of at least this many bytes per channel are streamed past the caches.
@@ -82,7 +82,7 @@ pub const STREAM_BYTES: usize = 8 << 20;
 
 /// Filters one channel: `x` into `y` (same length), with the initial state `zi` added to the
 /// first mapped values, on up to `threads` threads.
-pub fn filter_channel<T: Element>(
+pub(crate) fn filter_channel<T: Element>(
     plan: &Plan<'_, T>,
     x: &[T],
     zi: Option<&[T]>,

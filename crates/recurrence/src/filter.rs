@@ -114,7 +114,9 @@ impl<T: Element> Filter<T> {
         // Stability of the coefficients as the element type holds them.
         let rounded: Vec<f64> = fb.iter().map(|v| v.to_f64()).collect();
         let max_pole = crate::poles::max_root_magnitude(&rounded);
-        if T::DTYPE.is_float() && !options.allow_unstable && max_pole > 1.0 + STABILITY_SLACK {
+        // A NaN magnitude (the root finder overflowed on huge coefficients) is not stable either.
+        let unstable = max_pole.is_nan() || max_pole > 1.0 + STABILITY_SLACK;
+        if T::DTYPE.is_float() && !options.allow_unstable && unstable {
             return Err(FilterError::Unstable {
                 signature: signature.to_string(),
                 magnitude: max_pole,
