@@ -56,6 +56,32 @@ fn finite(negative: bool, log: i64) -> Class {
     Class::Finite { negative, log }
 }
 
+/// x·y as a class, exactly: the log may leave the format's range, which `encode` maps to ±∞ or
+/// zero (fused reductions sum such products before rounding).
+pub(crate) fn product(x: Class, y: Class) -> Class {
+    use Class::*;
+    match (x, y) {
+        (NaN, _) | (_, NaN) | (Zero, Inf { .. }) | (Inf { .. }, Zero) => NaN,
+        (Zero, _) | (_, Zero) => Zero,
+        (Inf { negative: p }, Inf { negative: q })
+        | (Inf { negative: p }, Finite { negative: q, .. })
+        | (Finite { negative: p, .. }, Inf { negative: q }) => Inf { negative: p != q },
+        (
+            Finite {
+                negative: p,
+                log: a,
+            },
+            Finite {
+                negative: q,
+                log: b,
+            },
+        ) => Finite {
+            negative: p != q,
+            log: a + b,
+        },
+    }
+}
+
 impl Format {
     pub fn neg(self, a: u32) -> u32 {
         match self.decode(a) {
@@ -77,24 +103,7 @@ impl Format {
 
     /// a · b: the log codes add, exactly.
     pub fn mul(self, a: u32, b: u32) -> u32 {
-        use Class::*;
-        self.encode(match (self.decode(a), self.decode(b)) {
-            (NaN, _) | (_, NaN) | (Zero, Inf { .. }) | (Inf { .. }, Zero) => NaN,
-            (Zero, _) | (_, Zero) => Zero,
-            (Inf { negative: p }, Inf { negative: q })
-            | (Inf { negative: p }, Finite { negative: q, .. })
-            | (Finite { negative: p, .. }, Inf { negative: q }) => Inf { negative: p != q },
-            (
-                Finite {
-                    negative: p,
-                    log: x,
-                },
-                Finite {
-                    negative: q,
-                    log: y,
-                },
-            ) => finite(p != q, x + y),
-        })
+        self.encode(product(self.decode(a), self.decode(b)))
     }
 
     /// 1 / a: the log code negates, exactly.

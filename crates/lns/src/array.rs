@@ -6,7 +6,7 @@
 //! instead, and long 16-bit sums of such a fold stall once the running total dwarfs each term
 //! (xlnscpp's summation16bit notes); the fused sum does not.
 
-use crate::arith::AddSub;
+use crate::arith::{product, AddSub};
 use crate::format::Format;
 use crate::value::Class;
 use rayon::prelude::*;
@@ -150,31 +150,6 @@ impl Format {
                 .round_ties_even()
                 .clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64,
         })
-    }
-}
-
-/// x·y as a class, exactly (the log may leave the format's range: `encode` maps it to ±∞ or 0).
-fn product(x: Class, y: Class) -> Class {
-    use Class::*;
-    match (x, y) {
-        (NaN, _) | (_, NaN) | (Zero, Inf { .. }) | (Inf { .. }, Zero) => NaN,
-        (Zero, _) | (_, Zero) => Zero,
-        (Inf { negative: p }, Inf { negative: q })
-        | (Inf { negative: p }, Finite { negative: q, .. })
-        | (Finite { negative: p, .. }, Inf { negative: q }) => Inf { negative: p != q },
-        (
-            Finite {
-                negative: p,
-                log: a,
-            },
-            Finite {
-                negative: q,
-                log: b,
-            },
-        ) => Finite {
-            negative: p != q,
-            log: a + b,
-        },
     }
 }
 
