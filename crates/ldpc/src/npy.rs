@@ -33,81 +33,29 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
         path: path.to_owned(),
         source,
     })?;
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err(err("not a .npy file (no \\x93NUMPY magic)".into()));
-    }
-    let (header_len, start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
-        v => return Err(err(format!("unsupported .npy format version {v}"))),
-    };
-    let header = bytes
-        .get(start..start + header_len)
-        .ok_or_else(|| err("header runs past the end of the file".into()))?;
-    let header = String::from_utf8_lossy(header);
-    let field = |key: &str| -> Result<String> {
-        let at = header
-            .find(&format!("'{key}'"))
-            .ok_or_else(|| err(format!("header has no '{key}' field: {header}")))?;
-        let rest = header[at + key.len() + 2..]
-            .trim_start()
-            .trim_start_matches(':')
-            .trim_start();
-        Ok(rest.to_owned())
-    };
-    let descr = field("descr")?;
-    let descr = descr.split(['\'', '"']).nth(1).unwrap_or("").to_owned();
-    if field("fortran_order")?.starts_with("True") {
-        return Err(err(
-            "Fortran-ordered arrays are not supported: save with order='C'".into(),
-        ));
-    }
-    let shape_text = field("shape")?;
-    let inner = shape_text
-        .strip_prefix('(')
-        .and_then(|s| s.split(')').next())
-        .ok_or_else(|| err(format!("cannot read the shape {shape_text:?}")))?;
-    let shape = inner
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse::<usize>()
-                .map_err(|_| err(format!("shape entry {s:?} is not a whole number")))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let npy = sigpu_runtime::npy::parse(&bytes, |descr| match descr {
+        "<f4" => Ok(4),
+        "|i1" | "<i1" | "i1" => Ok(1),
+        other => Err(format!(
+            "LLRs must be float32 ('<f4') or int8 ('|i1'), not {other:?}"
+        )),
+    })
+    .map_err(|e| err(e.to_string()))?;
+    let shape = npy.shape.clone();
     if shape.is_empty() || shape.len() > 2 {
         return Err(err(format!(
             "expected a 1-D array or a 2-D array (codewords × N), got shape {shape:?}"
         )));
     }
-    let count = shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .filter(|&n| n.checked_mul(4).is_some())
-        .ok_or_else(|| err(format!("shape {shape:?} is too large")))?;
-    let data = &bytes[start + header_len..];
-    let values = match descr.as_str() {
-        "<f4" => {
-            check_size(data.len(), count * 4).map_err(err)?;
-            NpyLlrs::F32(
-                data.chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect(),
-            )
-        }
-        "|i1" | "<i1" | "i1" => {
-            check_size(data.len(), count).map_err(err)?;
-            NpyLlrs::I8(data[..count].iter().map(|&b| b as i8).collect())
-        }
-        other => {
-            return Err(err(format!(
-                "LLRs must be float32 ('<f4') or int8 ('|i1'), not {other:?}"
-            )))
-        }
+    let values = match npy.descr.as_str() {
+        "<f4" => NpyLlrs::F32(
+            npy.data
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ),
+        // The only other type parse accepted.
+        _ => NpyLlrs::I8(npy.data.iter().map(|&b| b as i8).collect()),
     };
     if let NpyLlrs::F32(v) = &values {
         // ±∞ would meet ∓∞ in the float decoders' sums and give NaN beliefs: reject both.
@@ -118,29 +66,9 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
     Ok((values, shape))
 }
 
-fn check_size(have: usize, want: usize) -> std::result::Result<(), String> {
-    if have == want {
-        Ok(())
-    } else {
-        Err(format!(
-            "the shape needs {want} data bytes but the file holds {have}"
-        ))
-    }
-}
-
 /// Writes a 2-D `u8` array (rows × cols) atomically.
 pub fn write_u8(path: &Path, data: &[u8], rows: usize, cols: usize) -> Result<()> {
-    let mut header =
-        format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
-    // Magic (6) + version (2) + length (2) + header + newline, padded to a multiple of 64.
-    let unpadded = 10 + header.len() + 1;
-    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
-    header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + data.len());
-    out.extend_from_slice(b"\x93NUMPY\x01\x00");
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
+    let out = sigpu_runtime::npy::encode("|u1", &[rows, cols], data);
     sigpu_runtime::fs::write_atomic(path, &out).map_err(|source| LdpcError::Io {
         path: path.to_owned(),
         source,

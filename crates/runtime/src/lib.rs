@@ -13,5 +13,6 @@ pub mod cuda;
 mod device;
 pub mod fs;
 pub mod host;
+pub mod npy;
 
 pub use device::{Device, ParseDeviceError};

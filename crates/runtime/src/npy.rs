@@ -1,0 +1,184 @@
+//! NumPy `.npy` files (format versions 1–3, C order): the container only. Callers say which
+//! element types (`descr`, e.g. `<f4`) they accept and how large each is; this module checks
+//! the header, the shape (overflow included) and that the data is exactly as long as the shape
+//! says.
+
+const MAGIC: &[u8] = b"\x93NUMPY";
+
+/// The header and data of a `.npy` file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Npy {
+    /// The element type as NumPy writes it: `<f4`, `|i1`, `<i8`, ...
+    pub descr: String,
+    pub shape: Vec<usize>,
+    /// The values' bytes, in file order.
+    pub data: Vec<u8>,
+}
+
+/// What is wrong with a `.npy` file (the caller adds the file's name).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NpyError(String);
+
+fn bad(message: impl Into<String>) -> NpyError {
+    NpyError(message.into())
+}
+
+impl Npy {
+    /// Number of elements the shape holds.
+    pub fn count(&self) -> usize {
+        self.shape.iter().product()
+    }
+}
+
+/// Parses a whole `.npy` file. `element` maps the file's `descr` to its size in bytes, or
+/// refuses it with a message; it is asked before the shape is read.
+pub fn parse(
+    bytes: &[u8],
+    element: impl FnOnce(&str) -> Result<usize, String>,
+) -> Result<Npy, NpyError> {
+    if !bytes.starts_with(MAGIC) || bytes.len() < 10 {
+        return Err(bad(
+            "not a .npy file: it does not start with the .npy magic \\x93NUMPY",
+        ));
+    }
+    let (header_len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        v => return Err(bad(format!("unsupported .npy format version {v}"))),
+    };
+    let end = start + header_len;
+    let header = bytes
+        .get(start..end)
+        .ok_or_else(|| bad("the header runs past the end of the file"))?;
+    let header = std::str::from_utf8(header).map_err(|_| bad("the header is not text"))?;
+    let field = |key: &str| -> Result<&str, NpyError> {
+        let at = header
+            .find(&format!("'{key}'"))
+            .ok_or_else(|| bad(format!("the header has no '{key}' field")))?;
+        let rest = &header[at + key.len() + 2..];
+        let colon = rest.find(':').ok_or_else(|| bad("malformed header"))?;
+        Ok(rest[colon + 1..].trim_start())
+    };
+    let descr = field("descr")?
+        .split(['\'', '"'])
+        .nth(1)
+        .ok_or_else(|| bad("malformed 'descr'"))?
+        .to_owned();
+    let size = element(&descr).map_err(bad)?;
+    if field("fortran_order")?.starts_with("True") {
+        return Err(bad(
+            "it is stored in Fortran order; save it with np.ascontiguousarray first",
+        ));
+    }
+    let shape_text = field("shape")?;
+    let inner = shape_text
+        .strip_prefix('(')
+        .and_then(|r| r.split(')').next())
+        .ok_or_else(|| bad(format!("cannot read the shape {shape_text:?}")))?;
+    let shape = inner
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| bad(format!("shape entry {s:?} is not a whole number")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let need = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .and_then(|n| n.checked_mul(size))
+        .ok_or_else(|| bad(format!("shape {shape:?} is too large")))?;
+    let data = &bytes[end..];
+    if data.len() != need {
+        return Err(bad(format!(
+            "the header promises {} values of {descr}: the shape needs {need} data bytes but {} follow it",
+            need / size,
+            data.len()
+        )));
+    }
+    Ok(Npy {
+        descr,
+        shape,
+        data: data.to_vec(),
+    })
+}
+
+/// The `.npy` (version 1.0) encoding of `data` with element type `descr` and `shape`.
+pub fn encode(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let dims = match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {dims}, }}");
+    // Magic (6) + version (2) + length (2) + header + '\n', padded to a multiple of 64.
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let mut out = Vec::with_capacity(10 + header.len() + data.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_checks_lengths() {
+        let file = encode("<f4", &[2, 3], &[0; 24]);
+        assert_eq!((file.len() - 24) % 64, 0);
+        let f32s = |d: &str| {
+            if d == "<f4" {
+                Ok(4)
+            } else {
+                Err(format!("not float32: {d:?}"))
+            }
+        };
+        let a = parse(&file, f32s).unwrap();
+        assert_eq!(
+            (
+                a.descr.as_str(),
+                a.shape.as_slice(),
+                a.data.len(),
+                a.count()
+            ),
+            ("<f4", &[2usize, 3][..], 24, 6)
+        );
+        let e = parse(&file[..file.len() - 4], f32s)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("promises 6 values") && e.contains("needs 24 data bytes"),
+            "{e}"
+        );
+        assert!(parse(b"hello", f32s)
+            .unwrap_err()
+            .to_string()
+            .contains("not a .npy"));
+        let huge = encode("<f4", &[1 << 62, 4], &[]);
+        assert!(parse(&huge, f32s)
+            .unwrap_err()
+            .to_string()
+            .contains("too large"));
+        let e = parse(&encode("<f8", &[1], &[0; 8]), f32s)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not float32"), "{e}");
+    }
+}
