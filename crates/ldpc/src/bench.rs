@@ -104,12 +104,14 @@ pub fn cpu_throughput(
         values: &llr,
         scale,
     };
-    decoder.decode(input, &mut bits)?;
-    let mut samples = Vec::with_capacity(runs);
-    for _ in 0..runs.max(1) {
-        let t = std::time::Instant::now();
-        decoder.decode(input, &mut bits)?;
-        samples.push(t.elapsed().as_secs_f64());
+    let mut failed = None;
+    let samples = sigpu_runtime::host::time_cpu(runs, || {
+        if let Err(e) = decoder.decode(input, &mut bits) {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
     Ok(Throughput::new(
         &code,

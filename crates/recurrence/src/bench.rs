@@ -10,8 +10,7 @@ use crate::testing::relative_error;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use sigpu_runtime::cuda::{gelem_per_s, time_gpu, Gpu, Timing};
-use std::time::Instant;
+use sigpu_runtime::cuda::{gb_per_s, gelem_per_s, time_gpu, Gpu, Timing};
 
 /// One timed configuration.
 #[derive(Clone, Debug, Serialize)]
@@ -126,7 +125,7 @@ pub fn bench_gpu<T: Element>(
         (f64::NAN, "not checked")
     };
     let bytes = 2.0 * (n * T::DTYPE.size()) as f64;
-    let gb = bytes / (timing.median_ms * 1e-3) / 1e9;
+    let gb = gb_per_s(bytes, timing.median_ms);
     let cfg = g.generated().config;
     Ok(BenchRow {
         signature: filter.signature().to_string(),
@@ -167,12 +166,17 @@ pub fn bench_cpu<T: Element>(
 ) -> Result<BenchRow, FilterError> {
     let n = x.len();
     let mut y = vec![T::ZERO; n];
-    filter.apply_batch(x, 1, &mut y, None, None)?;
-    let mut samples = Vec::with_capacity(runs);
-    for _ in 0..runs.max(1) {
-        let t = Instant::now();
-        filter.apply_batch(x, 1, &mut y, None, None)?;
-        samples.push(t.elapsed().as_secs_f64() * 1e3);
+    let mut failed = None;
+    let mut samples: Vec<f64> = sigpu_runtime::host::time_cpu(runs, || {
+        if let Err(e) = filter.apply_batch(x, 1, &mut y, None, None) {
+            failed = Some(e);
+        }
+    })
+    .into_iter()
+    .map(|s| s * 1e3)
+    .collect();
+    if let Some(e) = failed {
+        return Err(e);
     }
     let median_ms = sigpu_runtime::cuda::median(&mut samples);
     let (error, error_kind) = if check {
@@ -201,7 +205,7 @@ pub fn bench_cpu<T: Element>(
         tail_carry: false,
         median_ms,
         gelem_per_s: gelem_per_s(n as f64, median_ms),
-        gb_per_s: bytes / (median_ms * 1e-3) / 1e9,
+        gb_per_s: gb_per_s(bytes, median_ms),
         percent_of_copy: f64::NAN,
         error,
         error_kind,

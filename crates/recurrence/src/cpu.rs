@@ -45,12 +45,12 @@ pub enum Simd {
 impl Simd {
     /// The best this CPU has, unless `allow` is false.
     pub fn detect(allow: bool) -> Simd {
-        #[cfg(target_arch = "x86_64")]
-        if allow && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-            return Simd::Avx2Fma;
+        let cpu = sigpu_runtime::host::SimdFeatures::detect();
+        if allow && cfg!(target_arch = "x86_64") && cpu.avx2 && cpu.fma {
+            Simd::Avx2Fma
+        } else {
+            Simd::Scalar
         }
-        let _ = allow;
-        Simd::Scalar
     }
 
     pub fn name(self) -> &'static str {
