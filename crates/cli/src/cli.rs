@@ -78,6 +78,12 @@ pub struct HmmArgs {
     /// Seed of the random model and emissions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Sequences whose log-likelihood is checked against the f64 log-space forward.
+    #[arg(long, default_value_t = 16)]
+    pub verify: u64,
+    /// Timed GPU runs (the median is reported).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub runs: u64,
 }
 
 #[derive(Args, Debug)]

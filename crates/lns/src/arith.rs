@@ -16,6 +16,14 @@ pub trait AddSub: Sync {
     fn sb(&self, z: i64) -> i64;
     /// d_b for `z` < 0 (d_b(0) = −∞ is handled by the caller: x − x = 0).
     fn db(&self, z: i64) -> i64;
+    /// out[i] = a[i] + b[i] (equal lengths): a method with a vectorised path overrides this,
+    /// and must give [`Format::add`]'s words.
+    fn add_words(&self, a: &[u32], b: &[u32], out: &mut [u32]) {
+        let f = self.format();
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            *o = f.add(self, x, y);
+        }
+    }
 }
 
 /// s_b and d_b in f64, rounded to nearest: the reference, and the CPU's default method.
@@ -206,7 +214,7 @@ impl Format {
     }
 
     /// a + b with s_b / d_b from `m`. Exact cases: x + 0 = x, x + (−x) = 0.
-    pub fn add(self, m: &impl AddSub, a: u32, b: u32) -> u32 {
+    pub fn add(self, m: &(impl AddSub + ?Sized), a: u32, b: u32) -> u32 {
         use Class::*;
         debug_assert_eq!(m.format(), self);
         self.encode(match (self.decode(a), self.decode(b)) {
@@ -238,7 +246,7 @@ impl Format {
     }
 
     /// a − b = a + (−b).
-    pub fn sub(self, m: &impl AddSub, a: u32, b: u32) -> u32 {
+    pub fn sub(self, m: &(impl AddSub + ?Sized), a: u32, b: u32) -> u32 {
         self.add(m, a, self.neg(b))
     }
 }

@@ -56,15 +56,26 @@ fn zip_map(
 }
 
 impl Format {
-    /// out[i] = a[i] + b[i] through method `m`, on all cores for long slices.
+    /// out[i] = a[i] + b[i] through method `m` (its vectorised path where it has one), on all
+    /// cores for long slices.
     pub fn add_slices(
         self,
-        m: &impl AddSub,
+        m: &(impl AddSub + ?Sized),
         a: &[u32],
         b: &[u32],
         out: &mut [u32],
     ) -> Result<(), LengthError> {
-        zip_map(a, b, out, |x, y| self.add(m, x, y))
+        check_len("b", b.len(), a.len())?;
+        check_len("out", out.len(), a.len())?;
+        if a.len() < PARALLEL_MIN {
+            m.add_words(a, b, out);
+        } else {
+            const CHUNK: usize = 1 << 12;
+            out.par_chunks_mut(CHUNK)
+                .zip(a.par_chunks(CHUNK).zip(b.par_chunks(CHUNK)))
+                .for_each(|(o, (x, y))| m.add_words(x, y, o));
+        }
+        Ok(())
     }
 
     /// out[i] = a[i] − b[i].

@@ -33,6 +33,23 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// Element-wise add of two device arrays: memory-bound.
     pub streaming: Vec<StreamRow>,
+    /// Fused sum and dot over the same arrays (one pass, one rounding).
+    pub reductions: Vec<ReduceRow>,
+}
+
+/// A fused reduction over device buffers of LNS words.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReduceRow {
+    /// `sum` or `dot`.
+    pub op: &'static str,
+    pub elements: usize,
+    pub median_ms: f64,
+    pub g_elems_per_s: f64,
+    /// Bytes read (4 per word) per second.
+    pub gb_per_s: f64,
+    /// Of the device-to-device copy measured in the same run (read + write counted there, so
+    /// a read-only kernel at full memory speed is near 100%).
+    pub fraction_of_copy: f64,
 }
 
 /// Element-wise `out = a + b` over device buffers of LNS words.
@@ -48,8 +65,13 @@ pub struct StreamRow {
     pub fraction_of_copy: f64,
 }
 
-/// Streaming adds of 2^28 random words for a few methods, against the copy ceiling.
-fn streaming(gpu: &Gpu, format: Format, methods: &[&GpuMethod]) -> Result<Vec<StreamRow>> {
+/// Streaming adds of 2^28 random words for a few methods, and fused sum and dot of the same
+/// words, against the copy ceiling.
+fn streaming(
+    gpu: &Gpu,
+    format: Format,
+    methods: &[&GpuMethod],
+) -> Result<(Vec<StreamRow>, Vec<ReduceRow>)> {
     use rand::{Rng, SeedableRng};
     let n = 1usize << 28;
     let copy = sigpu_runtime::cuda::copy_bandwidth(gpu, 1 << 30, 3, 20)?.best_gb_per_s;
@@ -74,7 +96,23 @@ fn streaming(gpu: &Gpu, format: Format, methods: &[&GpuMethod]) -> Result<Vec<St
             .collect::<Vec<_>>(),
     )?;
     let mut out = gpu.alloc_poisoned::<u32>(n)?;
-    methods
+    let mut reductions = Vec::new();
+    for (op, ys) in [("sum", None), ("dot", Some(&b))] {
+        let t = time_gpu(gpu, 3, 20, || {
+            crate::gpu_fused::fused_into(gpu, format, &a, ys, &mut out)
+        })?;
+        let words = if ys.is_some() { 2 } else { 1 };
+        let gb_per_s = (4 * words * n) as f64 / (t.median_ms * 1e-3) / 1e9;
+        reductions.push(ReduceRow {
+            op,
+            elements: n,
+            median_ms: t.median_ms,
+            g_elems_per_s: n as f64 / (t.median_ms * 1e-3) / 1e9,
+            gb_per_s,
+            fraction_of_copy: gb_per_s / copy,
+        });
+    }
+    let rows = methods
         .iter()
         .map(|m| {
             let t = time_gpu(gpu, 3, 20, || m.add(gpu, &a, &b, &mut out))?;
@@ -88,7 +126,8 @@ fn streaming(gpu: &Gpu, format: Format, methods: &[&GpuMethod]) -> Result<Vec<St
                 fraction_of_copy: gb_per_s / copy,
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    Ok((rows, reductions))
 }
 
 /// Blends measured: (A, B) pairs of units that can run side by side.
@@ -240,7 +279,7 @@ pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<
         .iter()
         .filter_map(|&m| methods.iter().find(|g| g.method == m))
         .collect();
-    let streaming = streaming(gpu, format, &stream_methods)?;
+    let (streaming, reductions) = streaming(gpu, format, &stream_methods)?;
     Ok(Report {
         device: format!("{} ({})", gpu.info().name, gpu.arch()),
         format: format.to_string(),
@@ -249,6 +288,7 @@ pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<
         evals_per_launch: launch.evals,
         rows,
         streaming,
+        reductions,
     })
 }
 

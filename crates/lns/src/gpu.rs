@@ -452,5 +452,7 @@ pub fn checks() -> Vec<Check> {
             run: |gpu, seed| check_add(gpu, seed, Format::LNS32, Method::Horner(3)),
         },
     ]);
+    checks.extend(crate::gpu_fused::checks());
+    checks.extend(crate::hmm::gpu::checks());
     checks
 }

@@ -19,6 +19,7 @@ mod fast;
 pub mod fig3;
 mod format;
 pub mod gpu;
+pub mod gpu_fused;
 pub mod hmm;
 mod method;
 mod tables;

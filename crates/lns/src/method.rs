@@ -131,6 +131,9 @@ impl AddSub for Box<dyn AddSub> {
     fn db(&self, z: i64) -> i64 {
         (**self).db(z)
     }
+    fn add_words(&self, a: &[u32], b: &[u32], out: &mut [u32]) {
+        (**self).add_words(a, b, out)
+    }
 }
 
 impl fmt::Display for Method {

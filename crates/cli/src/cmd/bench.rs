@@ -136,6 +136,23 @@ pub fn lns(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
         "{}",
         table::render(&["method", "G adds/s", "GB/s", "of copy"], &stream)
     );
+    let reductions: Vec<Vec<String>> = report
+        .reductions
+        .iter()
+        .map(|r| {
+            vec![
+                r.op.to_string(),
+                format!("{:.1}", r.g_elems_per_s),
+                format!("{:.0}", r.gb_per_s),
+                format!("{:.1}%", 100.0 * r.fraction_of_copy),
+            ]
+        })
+        .collect();
+    println!("fused reductions over the same words (4 bytes read per word):");
+    print!(
+        "{}",
+        table::render(&["op", "G elements/s", "GB/s", "of copy"], &reductions)
+    );
     Ok(ExitCode::SUCCESS)
 }
 

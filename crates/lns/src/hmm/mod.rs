@@ -6,6 +6,8 @@
 //! running total is kept in an integer, so long sequences never underflow the format (lns32
 //! spans only 2^±128) and the rescaling adds no error.
 
+pub mod gpu;
+
 use crate::format::Format;
 use crate::value::Class;
 use rand::{Rng, SeedableRng};
@@ -47,7 +49,8 @@ impl HmmModel {
         }
     }
 
-    fn check(&self, log_emit: &[f64]) -> Result<usize, HmmError> {
+    /// The model's own shape: S initial and S² transition log-probabilities.
+    pub(crate) fn check_model(&self) -> Result<(), HmmError> {
         let s = self.states;
         if s == 0 || self.log_init.len() != s || self.log_trans.len() != s * s {
             return Err(HmmError::Shape(format!(
@@ -57,7 +60,13 @@ impl HmmModel {
                 self.log_trans.len()
             )));
         }
-        if log_emit.is_empty() || log_emit.len() % s != 0 {
+        Ok(())
+    }
+
+    fn check(&self, log_emit: &[f64]) -> Result<usize, HmmError> {
+        self.check_model()?;
+        let s = self.states;
+        if log_emit.is_empty() || !log_emit.len().is_multiple_of(s) {
             return Err(HmmError::Shape(format!(
                 "emissions must be steps × {s} log-probabilities, got {}",
                 log_emit.len()
@@ -86,7 +95,7 @@ impl HmmModel {
     pub fn forward_lns(&self, format: Format, log_emit: &[f64]) -> Result<f64, HmmError> {
         let steps = self.check(log_emit)?;
         let s = self.states;
-        let word = |ln_p: f64| format.from_f64((ln_p / LN_2).exp2());
+        let word = |ln_p: f64| prob_word(format, ln_p);
         // Transitions by destination, so each cell is one contiguous dot product.
         let trans_to: Vec<u32> = (0..s * s)
             .map(|k| word(self.log_trans[(k % s) * s + k / s]))
@@ -126,7 +135,7 @@ impl HmmModel {
         log_emit: &[f64],
         batch: usize,
     ) -> Result<Vec<f64>, HmmError> {
-        if batch == 0 || log_emit.len() % batch != 0 {
+        if batch == 0 || !log_emit.len().is_multiple_of(batch) {
             return Err(HmmError::Shape(format!(
                 "{} emissions do not split into {batch} sequences",
                 log_emit.len()
@@ -137,6 +146,11 @@ impl HmmModel {
             .map(|seq| self.forward_lns(format, seq))
             .collect()
     }
+}
+
+/// The LNS word of a probability given as its natural log (−∞ gives zero).
+pub fn prob_word(format: Format, ln_p: f64) -> u32 {
+    format.from_f64((ln_p / LN_2).exp2())
 }
 
 /// Divides every element by the largest (exactly: subtracts its log code) and returns the code
