@@ -121,6 +121,32 @@ template <class M> __device__ int db_formula(const Geo& g, const unsigned long l
     return ((e - g.F) << g.F) + to_code(M::lg2(m) + h, g.F);
 }
 
+// The SFU method without int <-> float conversions (they share the SFU's quarter-rate pipe on
+// sm_90): 2^(z 2^-F) takes the fraction bits of z as the mantissa 1 + frac (exact), ex2 gives
+// 2^(1 + frac) and the integer part goes into the exponent field; the result is rounded to a
+// code by the FMA's own rounding against 1.5 * 2^23 while |v| 2^F < 2^22 (F <= 21).
+__device__ __forceinline__ float exp2_code_sfu(int z, int F) {
+    const unsigned frac = ((unsigned)z << (23 - F)) & 0x7fffffu;
+    const float r = ex2_sfu(__uint_as_float(0x3f800000u | frac));
+    return __int_as_float(__float_as_int(r) + (((z >> F) - 1) << 23));
+}
+
+__device__ __forceinline__ int to_code_sfu(float v, int F) {
+    if (F > 21) return to_code(v, F);
+    return __float_as_int(fmaf(v, pow2(F), 12582912.0f)) - 0x4b400000;
+}
+
+__device__ int sb_sfu(const Geo& g, const unsigned long long*, int z) {
+    if (z < g.z0) return 0;
+    return to_code_sfu(lg2_sfu(1.0f + exp2_code_sfu(z, g.F)), g.F);
+}
+
+__device__ int db_sfu(const Geo& g, const unsigned long long* t, int z) {
+    if (z < g.z0) return 0;
+    if (z <= -(1 << g.F)) return to_code_sfu(lg2_sfu(1.0f - exp2_code_sfu(z, g.F)), g.F);
+    return db_formula<Sfu>(g, t, z);
+}
+
 __device__ int sb_f64(const Geo& g, const unsigned long long*, int z) {
     if (z < g.z0) return 0;
     const double zd = (double)z * (double)pow2(-g.F);
@@ -148,8 +174,8 @@ LNS_KERNEL(lns_sb_f64, sb_f64)
 LNS_KERNEL(lns_db_f64, db_f64)
 LNS_KERNEL(lns_sb_accurate, sb_formula<Libdevice>)
 LNS_KERNEL(lns_db_accurate, db_formula<Libdevice>)
-LNS_KERNEL(lns_sb_sfu, sb_formula<Sfu>)
-LNS_KERNEL(lns_db_sfu, db_formula<Sfu>)
+LNS_KERNEL(lns_sb_sfu, sb_sfu)
+LNS_KERNEL(lns_db_sfu, db_sfu)
 LNS_KERNEL(lns_sb_horner2, sb_table<Horner<2>>)
 LNS_KERNEL(lns_db_horner2, db_table<Horner<2>>)
 LNS_KERNEL(lns_sb_horner3, sb_table<Horner<3>>)
@@ -190,7 +216,7 @@ LNS_KERNEL(lns_db_tex2, db_table<Tex2>)
 
 LNS_BENCH(lns_bench_f64, sb_f64, db_f64)
 LNS_BENCH(lns_bench_accurate, sb_formula<Libdevice>, db_formula<Libdevice>)
-LNS_BENCH(lns_bench_sfu, sb_formula<Sfu>, db_formula<Sfu>)
+LNS_BENCH(lns_bench_sfu, sb_sfu, db_sfu)
 LNS_BENCH(lns_bench_horner2, sb_table<Horner<2>>, db_table<Horner<2>>)
 LNS_BENCH(lns_bench_horner3, sb_table<Horner<3>>, db_table<Horner<3>>)
 LNS_BENCH(lns_bench_horner4, sb_table<Horner<4>>, db_table<Horner<4>>)
@@ -216,10 +242,10 @@ LNS_BENCH(lns_bench_tex2, sb_table<Tex2>, db_table<Tex2>)
         }                                                                                       \
     }
 
-LNS_BLEND(lns_blend_tex2_sfu, sb_table<Tex2>, db_table<Tex2>, sb_formula<Sfu>, db_formula<Sfu>)
+LNS_BLEND(lns_blend_tex2_sfu, sb_table<Tex2>, db_table<Tex2>, sb_sfu, db_sfu)
 LNS_BLEND(lns_blend_tex2_horner3, sb_table<Tex2>, db_table<Tex2>, sb_table<Horner<3>>, db_table<Horner<3>>)
-LNS_BLEND(lns_blend_horner3_sfu, sb_table<Horner<3>>, db_table<Horner<3>>, sb_formula<Sfu>, db_formula<Sfu>)
-LNS_BLEND(lns_blend_tex1_sfu, sb_table<Tex1>, db_table<Tex1>, sb_formula<Sfu>, db_formula<Sfu>)
+LNS_BLEND(lns_blend_horner3_sfu, sb_table<Horner<3>>, db_table<Horner<3>>, sb_sfu, db_sfu)
+LNS_BLEND(lns_blend_tex1_sfu, sb_table<Tex1>, db_table<Tex1>, sb_sfu, db_sfu)
 
 // SM clock: one thread counts cycles against the global nanosecond timer.
 extern "C" __global__ void lns_sm_clock(long long spin, long long* out) {
@@ -296,7 +322,7 @@ __device__ unsigned int lns_add(const Geo& g, const unsigned long long* t, unsig
 
 LNS_ADD_KERNEL(lns_add_f64, sb_f64, db_f64)
 LNS_ADD_KERNEL(lns_add_accurate, sb_formula<Libdevice>, db_formula<Libdevice>)
-LNS_ADD_KERNEL(lns_add_sfu, sb_formula<Sfu>, db_formula<Sfu>)
+LNS_ADD_KERNEL(lns_add_sfu, sb_sfu, db_sfu)
 LNS_ADD_KERNEL(lns_add_horner2, sb_table<Horner<2>>, db_table<Horner<2>>)
 LNS_ADD_KERNEL(lns_add_horner3, sb_table<Horner<3>>, db_table<Horner<3>>)
 LNS_ADD_KERNEL(lns_add_horner4, sb_table<Horner<4>>, db_table<Horner<4>>)
