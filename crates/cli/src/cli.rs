@@ -139,6 +139,9 @@ pub struct BenchLnsArgs {
     /// Also write the JSON result to this file (atomically).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+    /// GPU: write the blends' throughput against their warp split λ to BASE.svg and BASE.png.
+    #[arg(long, value_name = "BASE")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -258,10 +258,3 @@ fn lns_hmm_reports_a_small_error_against_f64() {
     let bad = sigpu(&["lns", "hmm", "--states", "0"]);
     assert_eq!(bad.status.code(), Some(2));
 }
-
-#[test]
-fn lns_fig3_refuses_the_gpu_for_now() {
-    let out = sigpu(&["--device", "cuda", "lns", "fig3"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("--device cpu"), "{}", stderr(&out));
-}

@@ -453,6 +453,7 @@ pub fn checks() -> Vec<Check> {
         },
     ]);
     checks.extend(crate::gpu_fused::checks());
+    checks.extend(crate::fig3_gpu::checks());
     checks.extend(crate::hmm::gpu::checks());
     checks
 }

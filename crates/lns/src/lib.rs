@@ -17,6 +17,7 @@ pub mod bench;
 mod certify;
 mod fast;
 pub mod fig3;
+pub mod fig3_gpu;
 mod format;
 pub mod gpu;
 pub mod gpu_fused;

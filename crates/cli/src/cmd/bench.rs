@@ -91,6 +91,11 @@ pub fn lns(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
         sigpu_runtime::fs::write_atomic(path, text.as_bytes())
             .with_context(|| format!("--out {}: cannot write", path.display()))?;
     }
+    if let Some(base) = &args.plot {
+        blend_chart(&report)
+            .write(base)
+            .with_context(|| format!("--plot {}", base.display()))?;
+    }
     if json {
         return super::print_json(&report).map(|_| ExitCode::SUCCESS);
     }
@@ -154,6 +159,55 @@ pub fn lns(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
         table::render(&["op", "G elements/s", "GB/s", "of copy"], &reductions)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// s_b throughput of each blend A+B against λ (warps of every 8 on A): λ = 0 is B alone and
+/// λ = 8 is A alone, from the single-method rows of the same run.
+fn blend_chart(report: &sigpu_lns::bench::Report) -> sigpu_plot::LineChart {
+    let single = |m: &str| {
+        report
+            .rows
+            .iter()
+            .find(|r| r.method == m && r.lambda.is_none() && !r.both)
+            .map(|r| r.g_evals_per_s)
+    };
+    let mut names: Vec<&str> = report
+        .rows
+        .iter()
+        .filter(|r| r.lambda.is_some())
+        .map(|r| r.method.as_str())
+        .collect();
+    names.dedup();
+    let series = names
+        .into_iter()
+        .map(|name| {
+            let (a, b) = name.split_once('+').unwrap_or((name, name));
+            let mut points: Vec<(f64, f64)> = single(b).map(|g| (0.0, g)).into_iter().collect();
+            points.extend(
+                report
+                    .rows
+                    .iter()
+                    .filter(|r| r.method == name && !r.both)
+                    .filter_map(|r| r.lambda.map(|l| (l as f64, r.g_evals_per_s))),
+            );
+            points.extend(single(a).map(|g| (8.0, g)));
+            sigpu_plot::Series {
+                name: name.to_string(),
+                points,
+            }
+        })
+        .collect();
+    sigpu_plot::LineChart {
+        title: format!(
+            "{} s_b blends on {}: throughput vs warp split",
+            report.format, report.device
+        ),
+        x_label: "lambda: warps of every 8 on the first method".into(),
+        y_label: "G s_b evaluations / s".into(),
+        log_x: false,
+        log_y: false,
+        series,
+    }
 }
 
 /// `bench lns --device cpu`: element-wise add throughput of every CPU method.

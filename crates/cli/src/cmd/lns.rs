@@ -292,22 +292,37 @@ pub fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCod
 }
 
 pub fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode> {
-    use sigpu_lns::fig3::{fig3 as compute, FIG3_METHODS};
-    if device.is_some_and(|d| d.is_cuda()) {
-        bail!("--device cuda: Fig. 3 runs the CPU twins for now (issue 3 in progress); use --device cpu");
-    }
+    use sigpu_lns::fig3::{fig3 as on_cpu, FIG3_METHODS};
+    use sigpu_lns::fig3_gpu::{fig3 as on_gpu, FIG3_GPU_METHODS};
+    // Without --device, the CPU twins (the GPU figure is asked for explicitly).
+    let gpu = match device {
+        Some(Device::Cuda(n)) => Some(super::open_gpu(n)?),
+        _ => None,
+    };
+    let methods: &[&str] = if gpu.is_some() {
+        &FIG3_GPU_METHODS
+    } else {
+        &FIG3_METHODS
+    };
     let bar = ProgressBar::new(16).with_style(
         ProgressStyle::with_template("{spinner} [{bar:30}] f = {pos}/16")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut points = Vec::new();
     for f in 8..=23 {
-        points.extend(compute([f])?);
+        match &gpu {
+            Some(gpu) => points.extend(on_gpu(gpu, [f])?),
+            None => points.extend(on_cpu([f])?),
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();
+    let source = match &gpu {
+        Some(gpu) => gpu.info().name.clone(),
+        None => "CPU twins, H100 filter model".into(),
+    };
     if let Some(base) = &args.plot {
-        let series = FIG3_METHODS
+        let series = methods
             .iter()
             .map(|m| sigpu_plot::Series {
                 name: m.to_string(),
@@ -319,8 +334,7 @@ pub fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitC
             })
             .collect();
         let chart = sigpu_plot::LineChart {
-            title: "s_b worst-case accuracy, k = 2^(f-8) segments on [-1, 0] (H100 filter model)"
-                .into(),
+            title: format!("s_b worst-case accuracy, k = 2^(f-8) segments on [-1, 0] ({source})"),
             x_label: "input precision f (fractional bits)".into(),
             y_label: "output accuracy (bits)".into(),
             log_x: false,
@@ -337,7 +351,7 @@ pub fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitC
     let rows: Vec<Vec<String>> = (8..=23)
         .map(|f| {
             let mut row = vec![f.to_string()];
-            row.extend(FIG3_METHODS.iter().map(|m| {
+            row.extend(methods.iter().map(|m| {
                 points
                     .iter()
                     .find(|p| p.method == *m && p.f == f)
@@ -347,8 +361,8 @@ pub fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitC
         })
         .collect();
     let mut header = vec!["f"];
-    header.extend(FIG3_METHODS);
-    println!("s_b worst-case accuracy in bits (k = 2^(f-8) segments on [-1, 0]):");
+    header.extend(methods);
+    println!("s_b worst-case accuracy in bits (k = 2^(f-8) segments on [-1, 0]; {source}):");
     print!("{}", table::render(&header, &rows));
     Ok(ExitCode::SUCCESS)
 }
