@@ -1,5 +1,5 @@
 //! Line charts for sigpu's reports: written as SVG (text, diffable) and rendered to PNG with
-//! resvg, using the system's fonts (a machine without fonts still gets the lines, unlabelled).
+//! resvg, with DejaVu Sans bundled (`fonts/`, Bitstream Vera license) so labels render anywhere.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -190,6 +190,11 @@ impl LineChart {
 pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
     use resvg::{tiny_skia, usvg};
     let mut options = usvg::Options::default();
+    // The bundled DejaVu Sans first, so a machine without fonts (a GPU server) still labels its
+    // charts; system fonts after it.
+    options
+        .fontdb_mut()
+        .load_font_data(include_bytes!("../fonts/DejaVuSans.ttf").to_vec());
     options.fontdb_mut().load_system_fonts();
     let tree = usvg::Tree::from_str(svg, &options).map_err(|e| PlotError::Render(e.to_string()))?;
     let size = tree.size().to_int_size();
