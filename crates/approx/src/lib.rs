@@ -12,6 +12,8 @@
 //! - [`search`]: SMP, HEU and OMG searches for λ under a QoS ratio, on any T(λ)/E(λ).
 
 pub mod catalog;
+mod lex;
 pub mod microbench;
 pub mod numeric;
 pub mod sass;
+pub mod transform;
