@@ -16,4 +16,5 @@ mod lex;
 pub mod microbench;
 pub mod numeric;
 pub mod sass;
+pub mod search;
 pub mod transform;
