@@ -11,7 +11,9 @@
 //! - [`transform`]: Algorithm 1, from a kernel's CUDA source to its λ-partitioned twin.
 //! - [`search`]: SMP, HEU and OMG searches for λ under a QoS ratio, on any T(λ)/E(λ).
 
+pub mod apps;
 pub mod catalog;
+mod dev;
 mod lex;
 pub mod microbench;
 pub mod numeric;

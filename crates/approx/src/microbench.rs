@@ -3,12 +3,13 @@
 //! inputs against the f64 CPU reference, registers per thread and the SASS instruction mix.
 
 use crate::catalog::{Function, Precision, CATALOG};
+use crate::dev::{launch_err, Buf, Scalar};
 use crate::numeric::{error_stats, inputs, ErrorStats, Values};
 use crate::sass::{self, Mix};
 use serde::Serialize;
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
 use sigpu_runtime::cuda::{
-    compile, grid_1d, time_gpu, DeviceBuffer, Error, Gpu, KernelCache, KernelSource, Result,
+    compile, grid_1d, time_gpu, Error, Gpu, KernelCache, KernelSource, Result,
 };
 
 /// Which version of a function.
@@ -187,85 +188,6 @@ fn single_thread() -> LaunchConfig {
     }
 }
 
-fn launch_err(name: &str) -> impl Fn(sigpu_runtime::cuda::cudarc::driver::DriverError) -> Error + '_ {
-    move |e| Error::Invalid(format!("launching {name}: {e}"))
-}
-
-/// Device buffers of one argument set, in the precision's own type.
-enum Buf {
-    F32(DeviceBuffer<f32>),
-    F64(DeviceBuffer<f64>),
-    U16(DeviceBuffer<u16>),
-}
-
-impl Buf {
-    fn upload(gpu: &Gpu, v: &Values) -> Result<Buf> {
-        Ok(match v {
-            Values::F32(v) => Buf::F32(gpu.upload(v)?),
-            Values::F64(v) => Buf::F64(gpu.upload(v)?),
-            Values::Bits16(_, v) => Buf::U16(gpu.upload(v)?),
-        })
-    }
-
-    fn poisoned(gpu: &Gpu, p: Precision, n: usize) -> Result<Buf> {
-        Ok(match p {
-            Precision::F32 => Buf::F32(gpu.alloc_poisoned(n)?),
-            Precision::F64 => Buf::F64(gpu.alloc_poisoned(n)?),
-            _ => Buf::U16(gpu.alloc_poisoned(n)?),
-        })
-    }
-
-    fn download(&self, gpu: &Gpu, p: Precision) -> Result<Values> {
-        Ok(match self {
-            Buf::F32(b) => Values::F32(gpu.download(b)?),
-            Buf::F64(b) => Values::F64(gpu.download(b)?),
-            Buf::U16(b) => Values::Bits16(p, gpu.download(b)?),
-        })
-    }
-
-    fn arg<'a>(&'a self, l: &mut sigpu_runtime::cuda::cudarc::driver::LaunchArgs<'a>) {
-        match self {
-            Buf::F32(b) => l.arg(b),
-            Buf::F64(b) => l.arg(b),
-            Buf::U16(b) => l.arg(b),
-        };
-    }
-
-    fn arg_mut<'a>(&'a mut self, l: &mut sigpu_runtime::cuda::cudarc::driver::LaunchArgs<'a>) {
-        match self {
-            Buf::F32(b) => l.arg(b),
-            Buf::F64(b) => l.arg(b),
-            Buf::U16(b) => l.arg(b),
-        };
-    }
-}
-
-/// A scalar kernel argument in the precision's type.
-enum Scalar {
-    F32(f32),
-    F64(f64),
-    U16(u16),
-}
-
-impl Scalar {
-    fn new(p: Precision, v: f64) -> Scalar {
-        match p {
-            Precision::F32 => Scalar::F32(v as f32),
-            Precision::F64 => Scalar::F64(v),
-            Precision::F16 => Scalar::U16(crate::numeric::f64_to_f16(v)),
-            Precision::Bf16 => Scalar::U16(crate::numeric::f64_to_bf16(v)),
-        }
-    }
-
-    fn arg<'a>(&'a self, l: &mut sigpu_runtime::cuda::cudarc::driver::LaunchArgs<'a>) {
-        match self {
-            Scalar::F32(v) => l.arg(v),
-            Scalar::F64(v) => l.arg(v),
-            Scalar::U16(v) => l.arg(v),
-        };
-    }
-}
-
 /// Runs the element-wise kernel of `f`/`v` on `x` (and `y`); returns the outputs.
 pub fn evaluate(
     gpu: &Gpu,
@@ -280,12 +202,12 @@ pub fn evaluate(
     let n = x.len();
     let dx = Buf::upload(gpu, x)?;
     let dy = Buf::upload(gpu, y.unwrap_or(x))?;
-    let mut out = Buf::poisoned(gpu, f.precision, n)?;
+    let out = Buf::poisoned(gpu, f.precision, n)?;
     let n64 = n as i64;
     let mut l = gpu.stream().launch_builder(&k);
-    dx.arg(&mut l);
-    dy.arg(&mut l);
-    out.arg_mut(&mut l);
+    dx.push(&mut l);
+    dy.push(&mut l);
+    out.push(&mut l);
     l.arg(&n64);
     // SAFETY: matches sg_eval_*(const T*, const T*, T*, long long); buffers hold n elements.
     unsafe { l.launch(grid_1d(n.min(1 << 22), 256)) }.map_err(launch_err(&name))?;
@@ -296,19 +218,19 @@ fn latency(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result<f6
     let name = kernel_name("lat", f, v);
     let k = gpu.function(src, &name)?;
     let (x0, y) = (
-        Scalar::new(f.precision, f.chain_x0),
-        Scalar::new(f.precision, f.chain_y),
+        Scalar::of(f.precision, f.chain_x0),
+        Scalar::of(f.precision, f.chain_y),
     );
     let mut cycles = gpu.alloc_poisoned::<i64>(1)?;
-    let mut out = Buf::poisoned(gpu, f.precision, 1)?;
+    let out = Buf::poisoned(gpu, f.precision, 1)?;
     let mut best = f64::INFINITY;
     // The least of a few runs: a single thread is only disturbed upwards.
     for _ in 0..3 {
         let mut l = gpu.stream().launch_builder(&k);
-        x0.arg(&mut l);
-        y.arg(&mut l);
+        x0.push(&mut l);
+        y.push(&mut l);
         l.arg(&LATENCY_STEPS).arg(&mut cycles);
-        out.arg_mut(&mut l);
+        out.push(&mut l);
         // SAFETY: matches sg_lat_*(T, T, int, long long*, T*); both outputs hold 1 element.
         unsafe { l.launch(single_thread()) }.map_err(launch_err(&name))?;
         let c = gpu.download(&cycles)?[0];
@@ -325,10 +247,10 @@ fn throughput(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result
     let threads = blocks as usize * 256;
     let iters = 256i32;
     let (x0, y) = (
-        Scalar::new(f.precision, f.chain_x0),
-        Scalar::new(f.precision, f.chain_y),
+        Scalar::of(f.precision, f.chain_x0),
+        Scalar::of(f.precision, f.chain_y),
     );
-    let mut out = Buf::poisoned(gpu, f.precision, threads)?;
+    let out = Buf::poisoned(gpu, f.precision, threads)?;
     let config = LaunchConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (256, 1, 1),
@@ -336,10 +258,10 @@ fn throughput(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result
     };
     let t = time_gpu(gpu, 2, 10, || {
         let mut l = gpu.stream().launch_builder(&k);
-        x0.arg(&mut l);
-        y.arg(&mut l);
+        x0.push(&mut l);
+        y.push(&mut l);
         l.arg(&iters);
-        out.arg_mut(&mut l);
+        out.push(&mut l);
         // SAFETY: matches sg_tput_*(T, T, int, T*); `out` holds one element per thread.
         unsafe { l.launch(config) }
             .map(drop)

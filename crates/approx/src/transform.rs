@@ -314,7 +314,19 @@ fn rewrite_body(
             &text[toks[l].start..toks[i - 1].end],
             &text[toks[i + 1].start..toks[r].end],
         );
-        let call = if l == i - 1 && is_one(lt) {
+        // `1 / sqrt(x)` is one MUFU.RSQ, not a square root and a reciprocal.
+        let sqrt_call = ["sg_sfu_sqrtf", "sg_sfu_sqrt"]
+            .into_iter()
+            .find(|name| toks[i + 1].text(&text) == *name)
+            .filter(|_| {
+                toks.get(i + 2).is_some_and(|t| t.text(&text) == "(")
+                    && matching_close(&text, &toks, i + 2) == Some(r)
+            });
+        let call = if let (Some(name), true) = (sqrt_call, l == i - 1 && is_one(lt)) {
+            *rewrites.entry("1/sqrt".into()).or_default() += 1;
+            let inner = &text[toks[i + 3].start..toks[r - 1].end];
+            format!("{}({inner})", name.replace("sqrt", "rsqrt"))
+        } else if l == i - 1 && is_one(lt) {
             *rewrites.entry("1/x".into()).or_default() += 1;
             format!("sg_sfu_rcp({lt}, {rt})")
         } else {
@@ -506,6 +518,9 @@ mod tests {
         assert_eq!(sfu("y = a / b / c;"), "y = sg_sfu_div(sg_sfu_div(a, b), c);");
         assert_eq!(sfu("y = -x / (1.0f + t);"), "y = sg_sfu_div(-x, (1.0f + t));");
         assert_eq!(sfu("y = 1.0f / x;"), "y = sg_sfu_rcp(1.0f, x);");
+        assert_eq!(sfu("y = 1.0f / sqrtf(a + b);"), "y = sg_sfu_rsqrtf(a + b);");
+        assert_eq!(sfu("y = 1.0 / sqrt(d) * 2.0;"), "y = sg_sfu_rsqrt(d) * 2.0;");
+        assert_eq!(sfu("y = 1.0f / sqrtf(a) / b;"), "y = sg_sfu_div(sg_sfu_rsqrtf(a), b);");
         assert_eq!(sfu("y = (float)i / n;"), "y = sg_sfu_div((float)i, n);");
         assert_eq!(sfu("y = p.x / q->w;"), "y = sg_sfu_div(p.x, q->w);");
         assert_eq!(sfu("y = f(a, b) / -g(c);"), "y = sg_sfu_div(f(a, b), -g(c));");

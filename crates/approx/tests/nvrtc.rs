@@ -67,3 +67,17 @@ fn transformed_user_kernels_compile() {
         }
     }
 }
+
+#[test]
+fn every_app_and_its_lambda_kernels_compile() {
+    if !nvrtc_or_skip("every_app_and_its_lambda_kernels_compile") {
+        return;
+    }
+    for app in sigpu_approx::apps::APPS {
+        let t = sigpu_approx::transform::transform(app.code, app.kernel).unwrap();
+        let names = compiles(&KernelSource::generated(app.file, t.source.clone()));
+        for k in [&t.kernel, &t.sfu_kernel, &t.lambda_kernel, &t.block_kernel] {
+            assert!(names.contains(k), "{}: {k} missing from {names:?}", app.name);
+        }
+    }
+}
