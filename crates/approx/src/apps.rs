@@ -140,6 +140,19 @@ impl Workload {
             .map_err(launch_err("app kernel"))
     }
 
+    /// Fills every output with NaN, so a value the kernel failed to write cannot pass.
+    pub fn poison(&mut self, gpu: &Gpu) -> Result<()> {
+        if let Some(g) = &mut self.gaussian {
+            return gpu.poison(&mut g.m);
+        }
+        for a in &mut self.args {
+            if let Arg::Out(b) = a {
+                b.poison(gpu)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Every output buffer, concatenated.
     pub fn output(&self, gpu: &Gpu) -> Result<Values> {
         if let Some(g) = &self.gaussian {

@@ -37,6 +37,14 @@ impl Buf {
         })
     }
 
+    pub fn poison(&mut self, gpu: &Gpu) -> Result<()> {
+        match self {
+            Buf::F32(b) => gpu.poison(b),
+            Buf::F64(b) => gpu.poison(b),
+            Buf::U16(b) => gpu.poison(b),
+        }
+    }
+
     pub fn push<'a>(&'a self, l: &mut LaunchArgs<'a>) {
         match self {
             Buf::F32(b) => l.arg(b),

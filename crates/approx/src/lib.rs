@@ -13,6 +13,9 @@
 
 pub mod apps;
 pub mod catalog;
+pub mod figures;
+pub mod checks;
+pub mod cpu;
 mod dev;
 mod lex;
 pub mod microbench;
@@ -20,3 +23,4 @@ pub mod numeric;
 pub mod sass;
 pub mod search;
 pub mod transform;
+pub mod tune;
