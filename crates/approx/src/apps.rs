@@ -33,7 +33,11 @@ impl Metric {
             .into_par_iter()
             .map(|i| {
                 let (a, r) = (got.get(i), reference.get(i));
-                let d = if a.is_nan() && r.is_nan() { 0.0 } else { (a - r).abs() };
+                let d = if a.is_nan() && r.is_nan() {
+                    0.0
+                } else {
+                    (a - r).abs()
+                };
                 let d = if d.is_nan() { f64::INFINITY } else { d };
                 match self {
                     Metric::MeanRelative if r != 0.0 => (d / r.abs(), 0.0, 1usize),
@@ -194,7 +198,11 @@ impl Gaussian {
             unsafe { l.launch(grid_1d_cfg(rows, 256)) }.map_err(launch_err("fan1"))?;
             let cols = (n - t) as u32;
             let mut l = s.launch_builder(&self.fan2);
-            l.arg(&self.m).arg(&mut self.a).arg(&mut self.b).arg(&n).arg(&t);
+            l.arg(&self.m)
+                .arg(&mut self.a)
+                .arg(&mut self.b)
+                .arg(&n)
+                .arg(&t);
             let cfg = LaunchConfig {
                 grid_dim: (cols.div_ceil(32), rows.div_ceil(8), 1),
                 block_dim: (32, 8, 1),
@@ -315,7 +323,11 @@ fn full_wave(gpu: &Gpu) -> LaunchConfig {
     }
 }
 
-fn blackscholes(gpu: &Gpu, _: &KernelSource, rng: &mut rand_chacha::ChaCha8Rng) -> Result<Workload> {
+fn blackscholes(
+    gpu: &Gpu,
+    _: &KernelSource,
+    rng: &mut rand_chacha::ChaCha8Rng,
+) -> Result<Workload> {
     let n = 16 << 20;
     Ok(plain(
         Precision::F32,
@@ -563,7 +575,8 @@ fn corr(gpu: &Gpu, _: &KernelSource, rng: &mut rand_chacha::ChaCha8Rng) -> Resul
 
 fn cfd(gpu: &Gpu, _: &KernelSource, rng: &mut rand_chacha::ChaCha8Rng) -> Result<Workload> {
     let cells = 8usize << 20;
-    let mut col = |lo: f64, hi: f64| -> Vec<f64> { (0..cells).map(|_| rng.random_range(lo..hi)).collect() };
+    let mut col =
+        |lo: f64, hi: f64| -> Vec<f64> { (0..cells).map(|_| rng.random_range(lo..hi)).collect() };
     let density = col(0.5, 1.5);
     let (mx, my, mz) = (col(-0.5, 0.5), col(-0.5, 0.5), col(-0.5, 0.5));
     // Energy well above the kinetic part, so pressure stays positive.
@@ -739,7 +752,10 @@ pub fn find(name: &str) -> std::result::Result<&'static App, String> {
         .find(|a| a.name == name || a.abbr.eq_ignore_ascii_case(name))
         .ok_or_else(|| {
             let names: Vec<&str> = APPS.iter().map(|a| a.name).collect();
-            format!("no app named {name:?} (the suite: {}, or all)", names.join(", "))
+            format!(
+                "no app named {name:?} (the suite: {}, or all)",
+                names.join(", ")
+            )
         })
 }
 

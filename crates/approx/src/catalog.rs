@@ -94,10 +94,7 @@ impl Range {
                 lo_exp,
                 hi_exp,
                 signed,
-            } => format!(
-                "{}[2^{lo_exp}, 2^{hi_exp}]",
-                if signed { "±" } else { "" }
-            ),
+            } => format!("{}[2^{lo_exp}, 2^{hi_exp}]", if signed { "±" } else { "" }),
         }
     }
 }
@@ -597,7 +594,10 @@ pub const CATALOG: &[Function] = &[
 pub fn find(key: &str) -> Result<&'static Function, String> {
     CATALOG.iter().find(|f| f.key == key).ok_or_else(|| {
         let keys: Vec<&str> = CATALOG.iter().map(|f| f.key).collect();
-        format!("no function {key:?} in the catalog (known: {})", keys.join(", "))
+        format!(
+            "no function {key:?} in the catalog (known: {})",
+            keys.join(", ")
+        )
     })
 }
 

@@ -26,6 +26,12 @@ pub fn checks() -> Vec<Check> {
             run: |gpu, seed| lambda_bits(gpu, seed, "mriq"),
         },
         Check {
+            name: "approx/lambda_montecarlo",
+            about:
+                "λ kernels of MonteCarlo (block reduction: barriers in both bodies), bit for bit",
+            run: |gpu, seed| lambda_bits(gpu, seed, "montecarlo"),
+        },
+        Check {
             name: "approx/lambda_cfd",
             about: "λ kernels of CFD step factor (f64 rcp/rsqrt SFU forms), bit for bit",
             run: |gpu, seed| lambda_bits(gpu, seed, "cfd"),
@@ -107,8 +113,8 @@ fn lambda_bits(gpu: &Gpu, seed: u64, name: &str) -> Result<CheckReport> {
         let sfu = bits(&s.output(Variant::Sfu)?);
         for (lambda, want, what) in [(0, &accurate, "accurate"), (max, &sfu, "all-SFU")] {
             let got = bits(&s.output(Variant::Lambda(lambda))?);
-            let r = compare_exact(&got, want)
-                .with_note(format!("{partition:?} λ={lambda} vs {what}"));
+            let r =
+                compare_exact(&got, want).with_note(format!("{partition:?} λ={lambda} vs {what}"));
             report = Some(match report {
                 None => r,
                 Some(acc) => CheckReport {

@@ -69,8 +69,14 @@ impl CpuFunction {
         let one = |x| Domain { x, y: None };
         match self {
             CpuFunction::Exp => (
-                one(Range::Uniform { lo: -10.0, hi: 10.0 }),
-                one(Range::Uniform { lo: -87.0, hi: 88.0 }),
+                one(Range::Uniform {
+                    lo: -10.0,
+                    hi: 10.0,
+                }),
+                one(Range::Uniform {
+                    lo: -87.0,
+                    hi: 88.0,
+                }),
             ),
             CpuFunction::Log => (
                 one(Range::LogUniform {
@@ -113,7 +119,8 @@ fn exp_fast(x: f32) -> f32 {
     let r = (x - n * 0.693_359_4) - n * -2.121_944_4e-4;
     let p = 1.0
         + r * (1.0
-            + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
+            + r * (0.5
+                + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
     let scale = f32::from_bits(((n as i32 + 127) as u32) << 23);
     p * scale
 }
@@ -128,7 +135,8 @@ fn log_fast(x: f32) -> f32 {
     e += big as i32;
     let s = (m - 1.0) / (m + 1.0);
     let s2 = s * s;
-    let series = 2.0 * s * (1.0 + s2 * (1.0 / 3.0 + s2 * (1.0 / 5.0 + s2 * (1.0 / 7.0 + s2 * (1.0 / 9.0)))));
+    let series =
+        2.0 * s * (1.0 + s2 * (1.0 / 3.0 + s2 * (1.0 / 5.0 + s2 * (1.0 / 7.0 + s2 * (1.0 / 9.0)))));
     let r = e as f32 * std::f32::consts::LN_2 + series;
     // Outside the domain: the IEEE answers (NaN below 0, −∞ at 0, ∞ at ∞).
     if x > 0.0 && x < f32::INFINITY {
@@ -148,7 +156,10 @@ fn sin_cos_fast(x: f32, shift: i32) -> f32 {
     let n = round_magic(x * std::f32::consts::FRAC_2_PI);
     let r = ((x - n * 1.570_312_5) - n * 4.837_513e-4) - n * 7.549_79e-8;
     let r2 = r * r;
-    let s = r * (1.0 + r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362_880.0)))));
+    let s = r
+        * (1.0
+            + r2 * (-1.0 / 6.0
+                + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362_880.0)))));
     let c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0))));
     let q = (n as i32 + shift) & 3;
     let v = if q & 1 == 0 { s } else { c };
@@ -190,8 +201,14 @@ fn fast_avx2(f: CpuFunction, x: &[f32], out: &mut [f32]) {
     match f {
         CpuFunction::Exp => out.iter_mut().zip(x).for_each(|(o, &v)| *o = exp_fast(v)),
         CpuFunction::Log => out.iter_mut().zip(x).for_each(|(o, &v)| *o = log_fast(v)),
-        CpuFunction::Sin => out.iter_mut().zip(x).for_each(|(o, &v)| *o = sin_cos_fast(v, 0)),
-        CpuFunction::Cos => out.iter_mut().zip(x).for_each(|(o, &v)| *o = sin_cos_fast(v, 1)),
+        CpuFunction::Sin => out
+            .iter_mut()
+            .zip(x)
+            .for_each(|(o, &v)| *o = sin_cos_fast(v, 0)),
+        CpuFunction::Cos => out
+            .iter_mut()
+            .zip(x)
+            .for_each(|(o, &v)| *o = sin_cos_fast(v, 1)),
     }
 }
 
@@ -237,7 +254,13 @@ pub fn apply(f: CpuFunction, x: &[f32], out: &mut [f32], share: f64) -> SimdPath
 }
 
 /// Error of the fast version (or the accurate one) over `n` inputs from `domain`.
-pub fn errors(f: CpuFunction, domain: &Domain, fast: bool, n: usize, seed: u64) -> crate::numeric::ErrorStats {
+pub fn errors(
+    f: CpuFunction,
+    domain: &Domain,
+    fast: bool,
+    n: usize,
+    seed: u64,
+) -> crate::numeric::ErrorStats {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let x: Vec<f32> = (0..n)

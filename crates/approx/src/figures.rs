@@ -22,15 +22,26 @@ pub fn fig4(r: &AppReport) -> LineChart {
         series: vec![
             Series {
                 name: "time".into(),
-                points: r.curve.iter().map(|p| (p.lambda as f64, p.time / t0)).collect(),
+                points: r
+                    .curve
+                    .iter()
+                    .map(|p| (p.lambda as f64, p.time / t0))
+                    .collect(),
             },
             Series {
                 name: "error".into(),
-                points: r.curve.iter().map(|p| (p.lambda as f64, p.error / emax)).collect(),
+                points: r
+                    .curve
+                    .iter()
+                    .map(|p| (p.lambda as f64, p.error / emax))
+                    .collect(),
             },
         ],
     }
 }
+
+/// One app's bars: (speedup, runs) for SFU, SMP, HEU and OMG (runs 0 where not a search).
+type Bars = [Option<(f64, usize)>; 4];
 
 const COLORS: [&str; 4] = ["#7f7f7f", "#1f77b4", "#d62728", "#2ca02c"];
 
@@ -43,7 +54,7 @@ pub fn fig8_svg(reports: &[AppReport], ratio: f64, device: &str) -> String {
             .find(|o| o.method == m)
             .map(|o| (o.speedup, o.runs))
     };
-    let mut groups: Vec<(String, [Option<(f64, usize)>; 4])> = reports
+    let mut groups: Vec<(String, Bars)> = reports
         .iter()
         .map(|r| {
             (

@@ -26,8 +26,8 @@ impl Token {
 
 const PUNCT3: [&str; 3] = ["<<=", ">>=", "..."];
 const PUNCT2: [&str; 19] = [
-    "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=",
-    "%=", "&=", "|=", "::",
+    "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=",
+    "&=", "|=", "::",
 ];
 
 /// Tokens of `src`, skipping whitespace, comments and preprocessor lines. An unterminated
@@ -77,7 +77,9 @@ pub fn tokens(src: &str) -> Result<Vec<Token>, String> {
                 i += 1;
             }
             Kind::Ident
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             while i < b.len() {
                 let d = b[i];
                 let hex = src[start..i].starts_with("0x") || src[start..i].starts_with("0X");

@@ -13,10 +13,10 @@
 
 pub mod apps;
 pub mod catalog;
-pub mod figures;
 pub mod checks;
 pub mod cpu;
 mod dev;
+pub mod figures;
 mod lex;
 pub mod microbench;
 pub mod numeric;

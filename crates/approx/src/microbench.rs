@@ -110,6 +110,8 @@ extern "C" __global__ void {tput}({t} x0, {t} y, int iters, {t}* out) {{
     T a[{ILP}];
     #pragma unroll
     for (int j = 0; j < {ILP}; j++) a[j] = {spread};
+    // Not unrolled: across unrolled iterations ptxas may fold f(f(x)) (it does for rcp).
+    #pragma unroll 1
     for (int i = 0; i < iters; i++) {{
         #pragma unroll
         for (int j = 0; j < {ILP}; j++) a[j] = {step_a};

@@ -99,7 +99,9 @@ impl Values {
         match precision {
             Precision::F32 => Values::F32(xs.iter().map(|&x| x as f32).collect()),
             Precision::F64 => Values::F64(xs.to_vec()),
-            Precision::F16 => Values::Bits16(precision, xs.iter().map(|&x| f64_to_f16(x)).collect()),
+            Precision::F16 => {
+                Values::Bits16(precision, xs.iter().map(|&x| f64_to_f16(x)).collect())
+            }
             Precision::Bf16 => {
                 Values::Bits16(precision, xs.iter().map(|&x| f64_to_bf16(x)).collect())
             }
@@ -194,7 +196,11 @@ pub fn error_stats(f: &Function, x: &Values, y: Option<&Values>, got: &Values) -
             s.max_rel = s.max_rel.max(rel);
         }
     }
-    s.mean_rel = if counted > 0 { sum / counted as f64 } else { 0.0 };
+    s.mean_rel = if counted > 0 {
+        sum / counted as f64
+    } else {
+        0.0
+    };
     s
 }
 
@@ -219,7 +225,10 @@ mod tests {
     #[test]
     fn bf16_rounds_to_nearest() {
         assert_eq!(bf16_to_f64(f64_to_bf16(1.0)), 1.0);
-        assert_eq!(bf16_to_f64(f64_to_bf16(1.0 + 2f64.powi(-8) * 1.5)), 1.0078125);
+        assert_eq!(
+            bf16_to_f64(f64_to_bf16(1.0 + 2f64.powi(-8) * 1.5)),
+            1.0078125
+        );
         assert_eq!(bf16_to_f64(0x4049), 3.140625);
     }
 
@@ -231,11 +240,18 @@ mod tests {
         let exact = Values::F32(xs.iter().map(|v| v.sqrt()).collect());
         let s = error_stats(f, &x, None, &exact);
         assert!(s.max_ulp <= 0.5 + 1e-9, "{s:?}");
-        let off = Values::F32(xs.iter().map(|v| f32::from_bits(v.sqrt().to_bits() + 1)).collect());
+        let off = Values::F32(
+            xs.iter()
+                .map(|v| f32::from_bits(v.sqrt().to_bits() + 1))
+                .collect(),
+        );
         let s = error_stats(f, &x, None, &off);
         assert!(s.max_ulp > 0.5 && s.max_ulp <= 1.5, "{s:?}");
         assert_eq!(s.class_mismatches, 0);
         let flushed = Values::F32(vec![f32::INFINITY; xs.len()]);
-        assert_eq!(error_stats(f, &x, None, &flushed).class_mismatches, xs.len());
+        assert_eq!(
+            error_stats(f, &x, None, &flushed).class_mismatches,
+            xs.len()
+        );
     }
 }

@@ -95,7 +95,8 @@ fn cuobjdump() -> Option<PathBuf> {
 
 /// `cuobjdump -sass` of a CUBIN image, or why it could not be read.
 pub fn disassemble(cubin: &[u8]) -> Result<String, String> {
-    let tool = cuobjdump().ok_or("cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")?;
+    let tool =
+        cuobjdump().ok_or("cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")?;
     let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
     let file = dir.path().join("kernels.cubin");
     std::fs::write(&file, cubin).map_err(|e| format!("writing {}: {e}", file.display()))?;

@@ -79,7 +79,9 @@ impl std::str::FromStr for Method {
 /// A search that cannot start or whose evaluator failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError<E> {
-    #[error("QoS ratio must be a number in (0, 1] (a fraction of the all-SFU version's error); got {0}")]
+    #[error(
+        "QoS ratio must be a number in (0, 1] (a fraction of the all-SFU version's error); got {0}"
+    )]
     Ratio(f64),
     #[error("λ_max is 0: the kernel occupies no warp slot, so there is nothing to search")]
     NoSlots,
@@ -287,13 +289,18 @@ mod tests {
     #[test]
     fn noisy_convex_curve_stays_feasible_and_close() {
         // Deterministic noise of ±3% on a convex error curve.
-        let noise = |l: u32| 1.0 + 0.03 * ((l.wrapping_mul(2654435761u32) >> 16) as f64 / 65536.0 - 0.5);
+        let noise =
+            |l: u32| 1.0 + 0.03 * ((l.wrapping_mul(2654435761u32) >> 16) as f64 / 65536.0 - 0.5);
         let e = move |l: u32| (l as f64 / 64.0).powf(1.5) * noise(l);
         for ratio in [0.3, 0.5, 0.8, 0.95] {
             let heu = run(Method::Heu, e, 64, ratio);
             assert!(heu.error <= heu.bound);
             let b = best(e, 64, ratio);
-            assert!(b.abs_diff(heu.lambda) <= 1, "ratio {ratio}: heu {} best {b}", heu.lambda);
+            assert!(
+                b.abs_diff(heu.lambda) <= 1,
+                "ratio {ratio}: heu {} best {b}",
+                heu.lambda
+            );
             assert!(heu.runs <= 16, "ratio {ratio}: {} runs", heu.runs);
         }
     }
@@ -340,6 +347,9 @@ mod tests {
         }
         let e = search(Method::Smp, &mut FnEvaluator(curve(0.5, zero)), 0, 0.8).unwrap_err();
         assert!(e.to_string().contains("no warp slot"), "{e}");
-        assert!("xyz".parse::<Method>().unwrap_err().contains("smp, heu or omg"));
+        assert!("xyz"
+            .parse::<Method>()
+            .unwrap_err()
+            .contains("smp, heu or omg"));
     }
 }

@@ -15,6 +15,12 @@
 //!   index within the block (linear thread index / 32), which does not change between runs or
 //!   under preemption, unlike `%warpid`.
 //!
+//! Both bodies of the λ kernels replace `__syncthreads()` with a non-aligned `barrier.sync 0`:
+//! `__syncthreads()` is an *aligned* barrier, which every thread of the block must reach at
+//! the same instruction, and warps of one block may now run different copies of the body.
+//! (Measured: without this, MonteCarlo's block reduction returned garbage whenever λ split a
+//! block.) `__syncthreads_count/and/or` are refused.
+//!
 //! The rewriting works on tokens, not types: `/` is replaced by `sg_sfu_div(a, b)`, a C++17
 //! template that uses the approximate divide only when the division's type is `float` or
 //! `double` and divides exactly otherwise (so integer division is untouched); `1.0f / x` and
@@ -48,7 +54,9 @@ const CALLS: [(&str, &str); 16] = [
 ];
 
 /// Keywords that may stand before `(` without making a call.
-const KEYWORDS: [&str; 8] = ["return", "if", "while", "for", "switch", "case", "else", "do"];
+const KEYWORDS: [&str; 8] = [
+    "return", "if", "while", "for", "switch", "case", "else", "do",
+];
 /// Words that make a parenthesised group a cast.
 const TYPE_WORDS: [&str; 12] = [
     "float", "double", "int", "unsigned", "long", "short", "char", "signed", "const", "bool",
@@ -66,6 +74,8 @@ pub enum TransformError {
     NothingToApproximate(String),
     #[error("line {line}: {what}")]
     Syntax { line: usize, what: String },
+    #[error("kernel {kernel:?} uses {what}, which has no form that warps running different bodies can share")]
+    Unsupported { kernel: String, what: String },
 }
 
 /// The generated source and what was rewritten.
@@ -112,14 +122,14 @@ fn functions(src: &str, toks: &[Token]) -> Vec<FnDef> {
                 let close = (decl_start..i).rev().find(|&k| toks[k].text(src) == ")");
                 let def = close.and_then(|c| {
                     let open = matching_open(src, toks, c)?;
-                    (open > decl_start && toks[open - 1].kind == Kind::Ident)
-                        .then_some((open, c))
+                    (open > decl_start && toks[open - 1].kind == Kind::Ident).then_some((open, c))
                 });
                 let Some(end) = matching_close(src, toks, i) else {
                     return defs;
                 };
                 if let Some((open, c)) = def {
-                    let words: Vec<&str> = toks[decl_start..open].iter().map(|t| t.text(src)).collect();
+                    let words: Vec<&str> =
+                        toks[decl_start..open].iter().map(|t| t.text(src)).collect();
                     defs.push(FnDef {
                         name: toks[open - 1].text(src).to_owned(),
                         global: words.contains(&"__global__"),
@@ -173,7 +183,10 @@ fn postfix_start(src: &str, toks: &[Token], mut j: usize) -> Option<usize> {
                 let prev = open.checked_sub(1).map(|p| toks[p]);
                 match prev {
                     // A call or index: the callee / array continues the chain.
-                    Some(p) if toks[open].text(src) == "[" || (ends_operand(src, &p) && !is_cast(src, toks, open, j)) => {
+                    Some(p)
+                        if toks[open].text(src) == "["
+                            || (ends_operand(src, &p) && !is_cast(src, toks, open, j)) =>
+                    {
                         j = open - 1;
                         continue;
                     }
@@ -300,7 +313,9 @@ fn rewrite_body(
     let mut text = out;
     loop {
         let toks = tokens(&text).map_err(TransformError::Lex)?;
-        let Some(i) = toks.iter().position(|t| t.kind == Kind::Punct && t.text(&text) == "/")
+        let Some(i) = toks
+            .iter()
+            .position(|t| t.kind == Kind::Punct && t.text(&text) == "/")
         else {
             break;
         };
@@ -308,8 +323,10 @@ fn rewrite_body(
             line: line(&text, &toks[i]),
             what: what.to_owned(),
         };
-        let l = left_operand(&text, &toks, i).ok_or_else(|| syntax("cannot find the left operand of /"))?;
-        let r = right_operand(&text, &toks, i).ok_or_else(|| syntax("cannot find the right operand of /"))?;
+        let l = left_operand(&text, &toks, i)
+            .ok_or_else(|| syntax("cannot find the left operand of /"))?;
+        let r = right_operand(&text, &toks, i)
+            .ok_or_else(|| syntax("cannot find the right operand of /"))?;
         let (lt, rt) = (
             &text[toks[l].start..toks[i - 1].end],
             &text[toks[i + 1].start..toks[r].end],
@@ -333,19 +350,33 @@ fn rewrite_body(
             *rewrites.entry("/".into()).or_default() += 1;
             format!("sg_sfu_div({lt}, {rt})")
         };
-        text = format!(
-            "{}{call}{}",
-            &text[..toks[l].start],
-            &text[toks[r].end..]
-        );
+        text = format!("{}{call}{}", &text[..toks[l].start], &text[toks[r].end..]);
     }
     Ok(text)
+}
+
+/// `body` with every `__syncthreads()` call made the non-aligned `sg_barrier()`.
+fn unaligned_barriers(body: &str) -> Result<String, TransformError> {
+    let toks = tokens(body).map_err(TransformError::Lex)?;
+    let mut out = String::with_capacity(body.len());
+    let mut last = 0;
+    for t in toks.iter().filter(|t| t.text(body) == "__syncthreads") {
+        out.push_str(&body[last..t.start]);
+        out.push_str("sg_barrier");
+        last = t.end;
+    }
+    out.push_str(&body[last..]);
+    Ok(out)
 }
 
 /// The SFU helpers the rewritten code calls: catalog device functions plus overload sets that
 /// pick the f32 or f64 form by argument type.
 pub fn prelude() -> String {
-    let mut p = String::from("// ---- sigpu-approx: SFU forms (generated) ----\n");
+    let mut p = String::from(
+        "// ---- sigpu-approx: SFU forms (generated) ----\n\
+         // __syncthreads() for warps that may run different copies of a body: not .aligned.\n\
+         __device__ __forceinline__ void sg_barrier() { asm volatile(\"barrier.sync 0;\" ::: \"memory\"); }\n",
+    );
     for f in catalog::CATALOG.iter().filter(|f| f.precision.bytes() >= 4) {
         p += &f.device_functions();
     }
@@ -403,7 +434,10 @@ pub fn prelude() -> String {
 pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformError> {
     let toks = tokens(source).map_err(TransformError::Lex)?;
     let defs = functions(source, &toks);
-    let Some(k) = defs.iter().find(|d| d.global && d.extern_c && d.name == kernel) else {
+    let Some(k) = defs
+        .iter()
+        .find(|d| d.global && d.extern_c && d.name == kernel)
+    else {
         let known: Vec<&str> = defs
             .iter()
             .filter(|d| d.global && d.extern_c)
@@ -432,6 +466,21 @@ pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformErr
         }
         if copied.len() == before {
             break;
+        }
+    }
+    for bad in [
+        "__syncthreads_count",
+        "__syncthreads_and",
+        "__syncthreads_or",
+    ] {
+        if toks[k.body.0..k.body.1]
+            .iter()
+            .any(|t| t.text(source) == bad)
+        {
+            return Err(TransformError::Unsupported {
+                kernel: kernel.to_owned(),
+                what: bad.to_owned(),
+            });
         }
     }
     let mut rewrites = BTreeMap::new();
@@ -466,7 +515,11 @@ pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformErr
             format!("{params}, {extra}")
         }
     };
-    let body = body_of(k);
+    // The λ kernels' bodies, with barriers any warp may reach from either copy.
+    let (body, lambda_sfu_body) = (
+        unaligned_barriers(body_of(k))?,
+        unaligned_barriers(&sfu_body)?,
+    );
     let names = (
         format!("{kernel}_sfu"),
         format!("{kernel}_lambda"),
@@ -480,11 +533,11 @@ pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformErr
          \x20   asm volatile(\"mov.u32 %0, %%warpid;\" : \"=r\"(sg_warp));\n\
          \x20   asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(sg_lane));\n\
          \x20   if (sg_slots != 0 && sg_lane == 0) atomicMax(sg_slots, sg_warp);\n\
-         \x20   if ((int)sg_warp < sg_lambda) {{{sfu_body}}} else {{{body}}}\n\
+         \x20   if ((int)sg_warp < sg_lambda) {{{lambda_sfu_body}}} else {{{body}}}\n\
          }}\n\
          {head} {blk}({blk_params}) {{\n\
          \x20   const unsigned int sg_warp = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32u;\n\
-         \x20   if ((int)sg_warp < sg_lambda) {{{sfu_body}}} else {{{body}}}\n\
+         \x20   if ((int)sg_warp < sg_lambda) {{{lambda_sfu_body}}} else {{{body}}}\n\
          }}\n",
         sfu = names.0,
         lam = names.1,
@@ -515,18 +568,37 @@ mod tests {
     fn divisions_keep_their_operands_and_precedence() {
         assert_eq!(sfu("y = a * b / c;"), "y = sg_sfu_div(a * b, c);");
         assert_eq!(sfu("y = a + b / c[i];"), "y = a + sg_sfu_div(b, c[i]);");
-        assert_eq!(sfu("y = a / b / c;"), "y = sg_sfu_div(sg_sfu_div(a, b), c);");
-        assert_eq!(sfu("y = -x / (1.0f + t);"), "y = sg_sfu_div(-x, (1.0f + t));");
+        assert_eq!(
+            sfu("y = a / b / c;"),
+            "y = sg_sfu_div(sg_sfu_div(a, b), c);"
+        );
+        assert_eq!(
+            sfu("y = -x / (1.0f + t);"),
+            "y = sg_sfu_div(-x, (1.0f + t));"
+        );
         assert_eq!(sfu("y = 1.0f / x;"), "y = sg_sfu_rcp(1.0f, x);");
         assert_eq!(sfu("y = 1.0f / sqrtf(a + b);"), "y = sg_sfu_rsqrtf(a + b);");
-        assert_eq!(sfu("y = 1.0 / sqrt(d) * 2.0;"), "y = sg_sfu_rsqrt(d) * 2.0;");
-        assert_eq!(sfu("y = 1.0f / sqrtf(a) / b;"), "y = sg_sfu_div(sg_sfu_rsqrtf(a), b);");
+        assert_eq!(
+            sfu("y = 1.0 / sqrt(d) * 2.0;"),
+            "y = sg_sfu_rsqrt(d) * 2.0;"
+        );
+        assert_eq!(
+            sfu("y = 1.0f / sqrtf(a) / b;"),
+            "y = sg_sfu_div(sg_sfu_rsqrtf(a), b);"
+        );
         assert_eq!(sfu("y = (float)i / n;"), "y = sg_sfu_div((float)i, n);");
         assert_eq!(sfu("y = p.x / q->w;"), "y = sg_sfu_div(p.x, q->w);");
-        assert_eq!(sfu("y = f(a, b) / -g(c);"), "y = sg_sfu_div(f(a, b), -g(c));");
+        assert_eq!(
+            sfu("y = f(a, b) / -g(c);"),
+            "y = sg_sfu_div(f(a, b), -g(c));"
+        );
         assert_eq!(sfu("y = a - b * c / d;"), "y = a - sg_sfu_div(b * c, d);");
         assert_eq!(sfu("return (a + b) / c;"), "return sg_sfu_div((a + b), c);");
-        assert_eq!(sfu("x /= 2.0f;"), "x /= 2.0f;", "compound division stays accurate");
+        assert_eq!(
+            sfu("x /= 2.0f;"),
+            "x /= 2.0f;",
+            "compound division stays accurate"
+        );
     }
 
     #[test]
@@ -554,22 +626,52 @@ extern "C" __global__ void __launch_bounds__(256) box(const float* u, float* out
         assert_eq!(t.device_functions, vec!["helper"]);
         assert!(t.source.contains("helper_sg_sfu(float u)"), "{}", t.source);
         assert!(t.source.contains("void __launch_bounds__(256) box_lambda(const float* u, float* out, int n, int sg_lambda, unsigned int* sg_slots)"));
-        assert!(t.source.contains("box_lambda_block(const float* u, float* out, int n, int sg_lambda)"));
+        assert!(t
+            .source
+            .contains("box_lambda_block(const float* u, float* out, int n, int sg_lambda)"));
         assert_eq!(t.rewrites["cosf"], 1);
         assert_eq!(t.rewrites["logf"], 1);
-        assert_eq!(t.rewrites["/"], 1, "the integer division goes through sg_sfu_div too");
+        assert_eq!(
+            t.rewrites["/"], 1,
+            "the integer division goes through sg_sfu_div too"
+        );
         // The original functions are still there, unchanged.
         let kernel = &SRC[SRC.find("extern").unwrap()..];
         assert!(t.source.contains(kernel.trim()));
-        assert!(t.source.contains("__device__ float helper(float u) { return sqrtf(-2.0f * logf(u)); }"));
+        assert!(t
+            .source
+            .contains("__device__ float helper(float u) { return sqrtf(-2.0f * logf(u)); }"));
+    }
+
+    #[test]
+    fn lambda_kernels_use_unaligned_barriers() {
+        let src = "extern \"C\" __global__ void r(float* x) { __shared__ float s[32]; \
+                   s[threadIdx.x] = expf(x[threadIdx.x]); __syncthreads(); x[0] = s[1]; }";
+        let t = transform(src, "r").unwrap();
+        let lambda = &t.source[t.source.find("r_lambda(").unwrap()..];
+        assert!(!lambda.contains("__syncthreads"), "{lambda}");
+        assert_eq!(lambda.matches("sg_barrier()").count(), 4, "{lambda}");
+        let sfu = &t.source[t.source.find("r_sfu(").unwrap()..t.source.find("r_lambda(").unwrap()];
+        assert!(
+            sfu.contains("__syncthreads()"),
+            "the all-SFU kernel keeps the aligned barrier"
+        );
+        let bad = src.replace("__syncthreads()", "__syncthreads_count(1)");
+        assert!(matches!(
+            transform(&bad, "r"),
+            Err(TransformError::Unsupported { .. })
+        ));
     }
 
     #[test]
     fn errors_name_the_problem() {
         let e = transform(SRC, "nope").unwrap_err().to_string();
         assert!(e.contains("\"nope\"") && e.contains("box"), "{e}");
-        let e = transform("extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }", "k")
-            .unwrap_err();
+        let e = transform(
+            "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }",
+            "k",
+        )
+        .unwrap_err();
         assert!(matches!(e, TransformError::NothingToApproximate(_)));
     }
 }

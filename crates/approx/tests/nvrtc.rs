@@ -77,7 +77,11 @@ fn every_app_and_its_lambda_kernels_compile() {
         let t = sigpu_approx::transform::transform(app.code, app.kernel).unwrap();
         let names = compiles(&KernelSource::generated(app.file, t.source.clone()));
         for k in [&t.kernel, &t.sfu_kernel, &t.lambda_kernel, &t.block_kernel] {
-            assert!(names.contains(k), "{}: {k} missing from {names:?}", app.name);
+            assert!(
+                names.contains(k),
+                "{}: {k} missing from {names:?}",
+                app.name
+            );
         }
     }
 }

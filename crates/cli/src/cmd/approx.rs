@@ -136,7 +136,14 @@ fn list(json: bool) -> Result<ExitCode> {
     print!(
         "{}",
         table::render(
-            &["function", "math", "accurate (CUDA)", "SFU (PTX)", "needs", "documented SFU error"],
+            &[
+                "function",
+                "math",
+                "accurate (CUDA)",
+                "SFU (PTX)",
+                "needs",
+                "documented SFU error"
+            ],
             &rows
         )
     );
@@ -156,7 +163,10 @@ fn list(json: bool) -> Result<ExitCode> {
         .collect();
     print!(
         "{}",
-        table::render(&["app", "abbr", "type", "functions", "QoS metric", "workload"], &rows)
+        table::render(
+            &["app", "abbr", "type", "functions", "QoS metric", "workload"],
+            &rows
+        )
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -186,9 +196,10 @@ fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCod
         .rows
         .iter()
         .map(|r| {
-            let mix = r.sass.as_ref().map_or("-".into(), |m| {
-                format!("{}/{}/{}", m.sfu, m.fp32, m.fp64)
-            });
+            let mix = r
+                .sass
+                .as_ref()
+                .map_or("-".into(), |m| format!("{}/{}/{}", m.sfu, m.fp32, m.fp64));
             vec![
                 r.function.into(),
                 format!("{:?}", r.version).to_lowercase(),
@@ -210,8 +221,19 @@ fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCod
         "{}",
         table::render(
             &[
-                "function", "version", "lat cyc", "Gop/s/SM", "Gop/s", "mean rel", "max rel",
-                "max ulp", "wide mean", "wide max", "wide class", "regs", "SFU/FP32/FP64",
+                "function",
+                "version",
+                "lat cyc",
+                "Gop/s/SM",
+                "Gop/s",
+                "mean rel",
+                "max rel",
+                "max ulp",
+                "wide mean",
+                "wide max",
+                "wide class",
+                "regs",
+                "SFU/FP32/FP64",
             ],
             &rows
         )
@@ -238,7 +260,10 @@ fn bench_cpu(json: bool, args: &BenchArgs) -> Result<ExitCode> {
     if json {
         return super::print_json(&report).map(|_| ExitCode::SUCCESS);
     }
-    println!("{}: fast path vs Rust's f32 methods, 2^24 elements, all threads", report.cpu);
+    println!(
+        "{}: fast path vs Rust's f32 methods, 2^24 elements, all threads",
+        report.cpu
+    );
     let rows: Vec<Vec<String>> = report
         .rows
         .iter()
@@ -265,8 +290,16 @@ fn bench_cpu(json: bool, args: &BenchArgs) -> Result<ExitCode> {
         "{}",
         table::render(
             &[
-                "function", "path", "fast G/s", "std G/s", "mean rel", "max rel", "max ulp",
-                "std ulp", "wide max rel", "time by fast share",
+                "function",
+                "path",
+                "fast G/s",
+                "std G/s",
+                "mean rel",
+                "max rel",
+                "max ulp",
+                "std ulp",
+                "wide max rel",
+                "time by fast share",
             ],
             &rows
         )
@@ -285,6 +318,8 @@ struct TuneSummary {
     heu_vs_omg: Vec<HeuVsOmg>,
     /// Apps where HEU is within one λ of OMG with ≤ 25% of its runs.
     heu_target_met: usize,
+    /// The same against the largest λ meeting the bound.
+    heu_target_met_vs_largest_feasible: usize,
 }
 
 fn tune_cmd(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode> {
@@ -325,7 +360,10 @@ fn tune_cmd(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitC
         geo.push((
             m.to_string(),
             geomean(reports.iter().filter_map(|r| {
-                r.searches.iter().find(|o| o.method == *m).map(|o| o.speedup)
+                r.searches
+                    .iter()
+                    .find(|o| o.method == *m)
+                    .map(|o| o.speedup)
             })),
         ));
     }
@@ -335,6 +373,10 @@ fn tune_cmd(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitC
         qos_ratio: args.qos_ratio,
         partition: args.warp_index,
         heu_target_met: cmp.iter().filter(|c| c.meets_target).count(),
+        heu_target_met_vs_largest_feasible: cmp
+            .iter()
+            .filter(|c| c.meets_target_vs_largest_feasible)
+            .count(),
         apps: reports,
         geomean_speedup: geo,
         heu_vs_omg: cmp,
@@ -386,8 +428,16 @@ fn tune_cmd(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitC
         "{}",
         table::render(
             &[
-                "app", "search", "λ/max", "speedup", "error", "bound", "runs", "SFU speedup",
-                "SFU error", "orig ms",
+                "app",
+                "search",
+                "λ/max",
+                "speedup",
+                "error",
+                "bound",
+                "runs",
+                "SFU speedup",
+                "SFU error",
+                "orig ms",
             ],
             &rows
         )
@@ -397,8 +447,11 @@ fn tune_cmd(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitC
     }
     if all {
         println!(
-            "HEU within one λ of OMG using ≤ 25% of its runs: {} of {} apps",
+            "HEU within one λ of OMG using ≤ 25% of its runs: {} of {} apps \
+             ({} of {} against the largest λ meeting the bound)",
             summary.heu_target_met,
+            summary.heu_vs_omg.len(),
+            summary.heu_target_met_vs_largest_feasible,
             summary.heu_vs_omg.len()
         );
     }
