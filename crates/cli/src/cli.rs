@@ -42,6 +42,9 @@ pub enum Command {
     /// Real logarithmic number system: certificates, calculator.
     #[command(subcommand)]
     Lns(LnsCommand),
+    /// Approximate transcendentals on SFUs: catalog, microbenchmark, λ transformation, search.
+    #[command(subcommand)]
+    Approx(crate::cmd::approx::ApproxCommand),
 }
 
 #[derive(Subcommand, Debug)]

@@ -258,3 +258,61 @@ fn lns_hmm_reports_a_small_error_against_f64() {
     let bad = sigpu(&["lns", "hmm", "--states", "0"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn approx_tune_rejects_bad_apps_and_qos_before_touching_a_gpu() {
+    let out = sigpu(&["approx", "tune", "--app", "nbodyy"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("--app") && err.contains("nbody") && err.contains("all"),
+        "{err}"
+    );
+    for bad in ["0", "1.5", "-0.2", "NaN"] {
+        let ratio = format!("--qos-ratio={bad}");
+        let out = sigpu(&["approx", "tune", "--app", "nbody", &ratio]);
+        assert!(!out.status.success(), "--qos-ratio {bad} accepted");
+        assert!(stderr(&out).contains("(0, 1]"), "{}", stderr(&out));
+    }
+    let out = sigpu(&["approx", "tune", "--app", "nbody", "--search", "fast"]);
+    assert!(stderr(&out).contains("smp, heu or omg"), "{}", stderr(&out));
+    let out = sigpu(&["--device", "cpu", "approx", "tune", "--app", "nbody"]);
+    assert!(stderr(&out).contains("--device cuda"), "{}", stderr(&out));
+}
+
+#[test]
+fn approx_list_and_transform() {
+    let out = sigpu(&["approx", "list", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = stdout_json(&out);
+    assert_eq!(v["functions"].as_array().unwrap().len(), 16);
+    assert_eq!(v["apps"].as_array().unwrap().len(), 12);
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("k.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = sinf(x[threadIdx.x]); }\n",
+    )
+    .unwrap();
+    let dst = dir.path().join("k_lambda.cu");
+    let out = sigpu(&[
+        "approx",
+        "transform",
+        src.to_str().unwrap(),
+        "--kernel",
+        "k",
+        "--output",
+        dst.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&dst).unwrap();
+    assert!(text.contains("k_lambda(float* x, int sg_lambda, unsigned int* sg_slots)"));
+    let out = sigpu(&[
+        "approx",
+        "transform",
+        src.to_str().unwrap(),
+        "--kernel",
+        "nope",
+    ]);
+    assert!(stderr(&out).contains("no extern \"C\" __global__ kernel named \"nope\""));
+}

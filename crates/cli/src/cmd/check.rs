@@ -15,6 +15,7 @@ fn registry() -> Vec<Check> {
     checks.extend(sigpu_lns::gpu::checks());
     checks.extend(sigpu_recurrence::gpu::checks());
     checks.extend(sigpu_ldpc::gpu::checks());
+    checks.extend(sigpu_approx::checks::checks());
     checks
 }
 

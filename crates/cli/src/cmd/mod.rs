@@ -1,5 +1,6 @@
 //! One module per subcommand; each returns the process exit code.
 
+pub mod approx;
 mod bench;
 mod bench_filter;
 mod check;
@@ -30,6 +31,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(cli.device, cli.json, args),
         Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),
         Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(cli.device, cli.json, args),
+        Command::Approx(command) => approx::run(cli.device, cli.json, command),
     }
 }
 

@@ -1,0 +1,397 @@
+//! Fast f32 exp / log / sin / cos on the CPU: branch-free polynomials that the compiler
+//! vectorises, run through an AVX2 + FMA-enabled loop when the CPU has it (detected at run
+//! time) and a plain loop otherwise. Both paths compute the same operations in the same order,
+//! so they give the same bits. [`apply`] splits an array into chunks and sends a share of
+//! them down the fast path: the λ partition of the GPU kernels, for the CPU.
+//!
+//! Formulas: exp by 2^n · p(r) with r = x − n·ln2 (two-part ln2) and a degree-6 Taylor
+//! polynomial on |r| ≤ ln2/2; log by exponent extraction and the atanh series
+//! ln m = 2(s + s³/3 + … + s⁹/9), s = (m−1)/(m+1), m ∈ [√½, √2); sin / cos by Cody–Waite
+//! reduction modulo π/2 (three-part π/2) and degree-9 / degree-8 Taylor polynomials on
+//! |r| ≤ π/4, the quadrant picking the polynomial and sign. Domains: exp any f32 (clamped to
+//! the finite range), log positive normal inputs, sin / cos |x| ≤ 8192.
+
+use crate::catalog::{Domain, Precision, Range};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The functions with a CPU fast version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuFunction {
+    Exp,
+    Log,
+    Sin,
+    Cos,
+}
+
+impl CpuFunction {
+    pub const ALL: [CpuFunction; 4] = [
+        CpuFunction::Exp,
+        CpuFunction::Log,
+        CpuFunction::Sin,
+        CpuFunction::Cos,
+    ];
+
+    /// The accurate version: Rust's `f32` method (the platform libm).
+    pub fn accurate(self, x: f32) -> f32 {
+        match self {
+            CpuFunction::Exp => x.exp(),
+            CpuFunction::Log => x.ln(),
+            CpuFunction::Sin => x.sin(),
+            CpuFunction::Cos => x.cos(),
+        }
+    }
+
+    /// The fast version, one value.
+    #[inline(always)]
+    pub fn fast(self, x: f32) -> f32 {
+        match self {
+            CpuFunction::Exp => exp_fast(x),
+            CpuFunction::Log => log_fast(x),
+            CpuFunction::Sin => sin_cos_fast(x, 0),
+            CpuFunction::Cos => sin_cos_fast(x, 1),
+        }
+    }
+
+    /// The f64 reference, as the catalog's error statistics take it.
+    fn reference(self) -> fn(f64, f64) -> f64 {
+        match self {
+            CpuFunction::Exp => |x, _| x.exp(),
+            CpuFunction::Log => |x, _| x.ln(),
+            CpuFunction::Sin => |x, _| x.sin(),
+            CpuFunction::Cos => |x, _| x.cos(),
+        }
+    }
+
+    /// The range the fast version is documented for, and a wider one.
+    pub fn domains(self) -> (Domain, Domain) {
+        let one = |x| Domain { x, y: None };
+        match self {
+            CpuFunction::Exp => (
+                one(Range::Uniform {
+                    lo: -10.0,
+                    hi: 10.0,
+                }),
+                one(Range::Uniform {
+                    lo: -87.0,
+                    hi: 88.0,
+                }),
+            ),
+            CpuFunction::Log => (
+                one(Range::LogUniform {
+                    lo_exp: -60.0,
+                    hi_exp: 60.0,
+                    signed: false,
+                }),
+                one(Range::LogUniform {
+                    lo_exp: -126.0,
+                    hi_exp: 127.9,
+                    signed: false,
+                }),
+            ),
+            CpuFunction::Sin | CpuFunction::Cos => (
+                one(Range::Uniform {
+                    lo: -std::f64::consts::PI,
+                    hi: std::f64::consts::PI,
+                }),
+                one(Range::Uniform {
+                    lo: -8192.0,
+                    hi: 8192.0,
+                }),
+            ),
+        }
+    }
+}
+
+/// Rounds to the nearest integer (ties to even) for |v| < 2^22, as a float, without a branch.
+#[inline(always)]
+fn round_magic(v: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0; // 1.5 · 2^23
+    (v + MAGIC) - MAGIC
+}
+
+#[inline(always)]
+fn exp_fast(x: f32) -> f32 {
+    let x = x.clamp(-87.3, 88.7);
+    let n = round_magic(x * std::f32::consts::LOG2_E);
+    // ln 2 split so n · LN2_HI is exact for |n| < 2^9.
+    let r = (x - n * 0.693_359_4) - n * -2.121_944_4e-4;
+    let p = 1.0
+        + r * (1.0
+            + r * (0.5
+                + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
+    let scale = f32::from_bits(((n as i32 + 127) as u32) << 23);
+    p * scale
+}
+
+#[inline(always)]
+fn log_fast(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let mut e = ((bits >> 23) & 0xff) as i32 - 127;
+    let mut m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
+    let big = m > std::f32::consts::SQRT_2;
+    m = if big { m * 0.5 } else { m };
+    e += big as i32;
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let series =
+        2.0 * s * (1.0 + s2 * (1.0 / 3.0 + s2 * (1.0 / 5.0 + s2 * (1.0 / 7.0 + s2 * (1.0 / 9.0)))));
+    let r = e as f32 * std::f32::consts::LN_2 + series;
+    // Outside the domain: the IEEE answers (NaN below 0, −∞ at 0, ∞ at ∞).
+    if x > 0.0 && x < f32::INFINITY {
+        r
+    } else if x == 0.0 {
+        f32::NEG_INFINITY
+    } else if x == f32::INFINITY {
+        x
+    } else {
+        f32::NAN
+    }
+}
+
+/// sin (`shift` 0) or cos (`shift` 1): cos x = sin(x + π/2) is a quadrant shift.
+#[inline(always)]
+fn sin_cos_fast(x: f32, shift: i32) -> f32 {
+    let n = round_magic(x * std::f32::consts::FRAC_2_PI);
+    let r = ((x - n * 1.570_312_5) - n * 4.837_513e-4) - n * 7.549_79e-8;
+    let r2 = r * r;
+    let s = r
+        * (1.0
+            + r2 * (-1.0 / 6.0
+                + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362_880.0)))));
+    let c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0))));
+    let q = (n as i32 + shift) & 3;
+    let v = if q & 1 == 0 { s } else { c };
+    if q & 2 == 0 {
+        v
+    } else {
+        -v
+    }
+}
+
+/// Which loop runs the fast path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SimdPath {
+    Avx2,
+    Scalar,
+}
+
+/// AVX2 + FMA when the CPU has them, else the plain loop.
+pub fn detect() -> SimdPath {
+    let f = sigpu_runtime::host::SimdFeatures::detect();
+    if f.avx2 && f.fma {
+        SimdPath::Avx2
+    } else {
+        SimdPath::Scalar
+    }
+}
+
+fn fast_scalar(f: CpuFunction, x: &[f32], out: &mut [f32]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = f.fast(v);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn fast_avx2(f: CpuFunction, x: &[f32], out: &mut [f32]) {
+    // The same loop, compiled for 8-wide AVX2: one loop per function so each vectorises.
+    match f {
+        CpuFunction::Exp => out.iter_mut().zip(x).for_each(|(o, &v)| *o = exp_fast(v)),
+        CpuFunction::Log => out.iter_mut().zip(x).for_each(|(o, &v)| *o = log_fast(v)),
+        CpuFunction::Sin => out
+            .iter_mut()
+            .zip(x)
+            .for_each(|(o, &v)| *o = sin_cos_fast(v, 0)),
+        CpuFunction::Cos => out
+            .iter_mut()
+            .zip(x)
+            .for_each(|(o, &v)| *o = sin_cos_fast(v, 1)),
+    }
+}
+
+/// The fast version over a slice, on `path`.
+pub fn fast_slice(f: CpuFunction, path: SimdPath, x: &[f32], out: &mut [f32]) {
+    match path {
+        #[cfg(target_arch = "x86_64")]
+        SimdPath::Avx2 if detect() == SimdPath::Avx2 => {
+            // SAFETY: AVX2 and FMA were detected on this CPU just above.
+            unsafe { fast_avx2(f, x, out) }
+        }
+        _ => fast_scalar(f, x, out),
+    }
+}
+
+/// Elements per chunk of [`apply`].
+pub const CHUNK: usize = 1 << 14;
+
+/// Is chunk `c` on the fast path when a `share` of the chunks is? Spreads the fast chunks
+/// evenly (chunk c is fast when ⌊(c+1)·share⌋ > ⌊c·share⌋).
+pub fn chunk_is_fast(c: usize, share: f64) -> bool {
+    ((c + 1) as f64 * share).floor() > (c as f64 * share).floor()
+}
+
+/// `out = f(x)` on all threads, a `share` in [0, 1] of the chunks on the fast path and the
+/// rest accurate. Returns the path the fast chunks took.
+pub fn apply(f: CpuFunction, x: &[f32], out: &mut [f32], share: f64) -> SimdPath {
+    let path = detect();
+    let share = share.clamp(0.0, 1.0);
+    out.par_chunks_mut(CHUNK)
+        .zip(x.par_chunks(CHUNK))
+        .enumerate()
+        .for_each(|(c, (o, xs))| {
+            if chunk_is_fast(c, share) {
+                fast_slice(f, path, xs, o);
+            } else {
+                for (o, &v) in o.iter_mut().zip(xs) {
+                    *o = f.accurate(v);
+                }
+            }
+        });
+    path
+}
+
+/// Error of the fast version (or the accurate one) over `n` inputs from `domain`.
+pub fn errors(
+    f: CpuFunction,
+    domain: &Domain,
+    fast: bool,
+    n: usize,
+    seed: u64,
+) -> crate::numeric::ErrorStats {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let x: Vec<f32> = (0..n)
+        .map(|_| domain.x.sample(rng.random(), rng.random()) as f32)
+        .collect();
+    let mut out = vec![0f32; n];
+    apply(f, &x, &mut out, if fast { 1.0 } else { 0.0 });
+    // The catalog's f32 entry with this function's reference: error_stats reads only the
+    // reference and the precision.
+    let func = crate::catalog::Function {
+        reference: f.reference(),
+        precision: Precision::F32,
+        ..*crate::catalog::find("exp_f32").expect("catalog entry")
+    };
+    crate::numeric::error_stats(
+        &func,
+        &crate::numeric::Values::F32(x),
+        None,
+        &crate::numeric::Values::F32(out),
+    )
+}
+
+/// One CPU row: a function's fast and accurate versions, error and speed.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuRow {
+    pub function: CpuFunction,
+    pub path: SimdPath,
+    pub threads: usize,
+    pub fast_gelem_per_s: f64,
+    pub accurate_gelem_per_s: f64,
+    pub fast_domain: crate::numeric::ErrorStats,
+    pub fast_wide: crate::numeric::ErrorStats,
+    pub accurate_domain: crate::numeric::ErrorStats,
+    /// Time (s) and error (mean relative vs the all-accurate output) at fast shares 0, ¼, ½,
+    /// ¾, 1: the λ curve of the CPU.
+    pub split: Vec<(f64, f64, f64)>,
+}
+
+/// Measures every CPU fast function: errors over `samples` inputs, throughput over
+/// `elements` on all threads (median of `runs`), and the chunk-split curve.
+pub fn bench(samples: usize, elements: usize, runs: usize) -> Vec<CpuRow> {
+    use rand::{Rng, SeedableRng};
+    CpuFunction::ALL
+        .iter()
+        .map(|&f| {
+            let (dom, wide) = f.domains();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+            let x: Vec<f32> = (0..elements)
+                .map(|_| dom.x.sample(rng.random(), rng.random()) as f32)
+                .collect();
+            let mut out = vec![0f32; elements];
+            let mut reference = vec![0f32; elements];
+            apply(f, &x, &mut reference, 0.0);
+            let time = |share: f64, out: &mut Vec<f32>| {
+                let mut t = sigpu_runtime::host::time_cpu(runs, || {
+                    apply(f, &x, out, share);
+                });
+                sigpu_runtime::cuda::median(&mut t)
+            };
+            let split = [0.0, 0.25, 0.5, 0.75, 1.0]
+                .iter()
+                .map(|&share| {
+                    let t = time(share, &mut out);
+                    let e = crate::apps::Metric::MeanRelative.error(
+                        &crate::numeric::Values::F32(out.clone()),
+                        &crate::numeric::Values::F32(reference.clone()),
+                    );
+                    (share, t, e)
+                })
+                .collect::<Vec<_>>();
+            CpuRow {
+                function: f,
+                path: detect(),
+                threads: rayon::current_num_threads(),
+                fast_gelem_per_s: elements as f64 / split[4].1 / 1e9,
+                accurate_gelem_per_s: elements as f64 / split[0].1 / 1e9,
+                fast_domain: errors(f, &dom, true, samples, 1),
+                fast_wide: errors(f, &wide, true, samples, 2),
+                accurate_domain: errors(f, &dom, false, samples, 1),
+                split,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_versions_are_accurate_to_a_few_ulp_in_their_domain() {
+        for f in CpuFunction::ALL {
+            let (dom, _) = f.domains();
+            let s = errors(f, &dom, true, 20_000, 3);
+            assert_eq!(s.class_mismatches, 0, "{f:?}");
+            assert!(s.mean_rel < 1e-6, "{f:?}: {s:?}");
+            assert!(s.max_abs < 4e-6 || f == CpuFunction::Exp, "{f:?}: {s:?}");
+        }
+    }
+
+    #[test]
+    fn simd_and_scalar_paths_agree_bit_for_bit() {
+        let x: Vec<f32> = (0..10_000).map(|i| (i as f32 - 5000.0) * 0.0173).collect();
+        for f in CpuFunction::ALL {
+            let (mut a, mut b) = (vec![0f32; x.len()], vec![0f32; x.len()]);
+            fast_slice(f, SimdPath::Scalar, &x, &mut a);
+            fast_slice(f, detect(), &x, &mut b);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b), "{f:?}");
+        }
+    }
+
+    #[test]
+    fn split_shares_chunks_evenly_and_ends_match_the_versions() {
+        let fast = (0..100).filter(|&c| chunk_is_fast(c, 0.25)).count();
+        assert_eq!(fast, 25);
+        assert!(!(0..100).any(|c| chunk_is_fast(c, 0.0)));
+        assert!((0..100).all(|c| chunk_is_fast(c, 1.0)));
+        let x: Vec<f32> = (0..3 * CHUNK).map(|i| i as f32 * 1e-4).collect();
+        let mut out = vec![0f32; x.len()];
+        apply(CpuFunction::Exp, &x, &mut out, 0.0);
+        assert!(out.iter().zip(&x).all(|(o, v)| *o == v.exp()));
+        apply(CpuFunction::Exp, &x, &mut out, 1.0);
+        assert!(out.iter().zip(&x).all(|(o, v)| *o == exp_fast(*v)));
+    }
+
+    #[test]
+    fn log_outside_the_domain_gives_ieee_answers() {
+        assert!(log_fast(-1.0).is_nan());
+        assert_eq!(log_fast(0.0), f32::NEG_INFINITY);
+        assert_eq!(log_fast(f32::INFINITY), f32::INFINITY);
+        assert_eq!(exp_fast(-1000.0), exp_fast(-87.3));
+    }
+}

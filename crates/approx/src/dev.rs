@@ -1,0 +1,89 @@
+//! Typed device buffers and scalars for kernels whose element type is chosen at run time.
+
+use crate::catalog::Precision;
+use crate::numeric::Values;
+use sigpu_runtime::cuda::cudarc::driver::{DriverError, LaunchArgs, PushKernelArg};
+use sigpu_runtime::cuda::{DeviceBuffer, Error, Gpu, Result};
+
+/// A device buffer of one of the element types the catalog and the apps use.
+pub enum Buf {
+    F32(DeviceBuffer<f32>),
+    F64(DeviceBuffer<f64>),
+    U16(DeviceBuffer<u16>),
+}
+
+impl Buf {
+    pub fn upload(gpu: &Gpu, v: &Values) -> Result<Buf> {
+        Ok(match v {
+            Values::F32(v) => Buf::F32(gpu.upload(v)?),
+            Values::F64(v) => Buf::F64(gpu.upload(v)?),
+            Values::Bits16(_, v) => Buf::U16(gpu.upload(v)?),
+        })
+    }
+
+    pub fn poisoned(gpu: &Gpu, p: Precision, n: usize) -> Result<Buf> {
+        Ok(match p {
+            Precision::F32 => Buf::F32(gpu.alloc_poisoned(n)?),
+            Precision::F64 => Buf::F64(gpu.alloc_poisoned(n)?),
+            _ => Buf::U16(gpu.alloc_poisoned(n)?),
+        })
+    }
+
+    pub fn download(&self, gpu: &Gpu, p: Precision) -> Result<Values> {
+        Ok(match self {
+            Buf::F32(b) => Values::F32(gpu.download(b)?),
+            Buf::F64(b) => Values::F64(gpu.download(b)?),
+            Buf::U16(b) => Values::Bits16(p, gpu.download(b)?),
+        })
+    }
+
+    pub fn poison(&mut self, gpu: &Gpu) -> Result<()> {
+        match self {
+            Buf::F32(b) => gpu.poison(b),
+            Buf::F64(b) => gpu.poison(b),
+            Buf::U16(b) => gpu.poison(b),
+        }
+    }
+
+    pub fn push<'a>(&'a self, l: &mut LaunchArgs<'a>) {
+        match self {
+            Buf::F32(b) => l.arg(b),
+            Buf::F64(b) => l.arg(b),
+            Buf::U16(b) => l.arg(b),
+        };
+    }
+}
+
+/// A scalar kernel argument.
+pub enum Scalar {
+    F32(f32),
+    F64(f64),
+    U16(u16),
+    I32(i32),
+}
+
+impl Scalar {
+    /// `v` in the type of `p`.
+    pub fn of(p: Precision, v: f64) -> Scalar {
+        match p {
+            Precision::F32 => Scalar::F32(v as f32),
+            Precision::F64 => Scalar::F64(v),
+            Precision::F16 => Scalar::U16(crate::numeric::f64_to_f16(v)),
+            Precision::Bf16 => Scalar::U16(crate::numeric::f64_to_bf16(v)),
+        }
+    }
+
+    pub fn push<'a>(&'a self, l: &mut LaunchArgs<'a>) {
+        match self {
+            Scalar::F32(v) => l.arg(v),
+            Scalar::F64(v) => l.arg(v),
+            Scalar::U16(v) => l.arg(v),
+            Scalar::I32(v) => l.arg(v),
+        };
+    }
+}
+
+/// Maps a launch failure to an error naming the kernel.
+pub fn launch_err(name: &str) -> impl Fn(DriverError) -> Error + '_ {
+    move |e| Error::Invalid(format!("launching {name}: {e}"))
+}

@@ -1,0 +1,332 @@
+//! Tuning λ for an app on a GPU: the measured T(λ) and E(λ), the searches of [`search`] over
+//! them, and the seed's Fig. 4 and Fig. 8–11 data.
+
+use crate::apps::{App, Extra, Workload};
+use crate::catalog::Precision;
+use crate::numeric::Values;
+use crate::search::{self, check_ratio, FnEvaluator, Method, Outcome, Point};
+use crate::transform::{transform, Transformed};
+use serde::Serialize;
+use sigpu_runtime::cuda::cudarc::driver::CudaFunction;
+use sigpu_runtime::cuda::{time_gpu, Error, Gpu, KernelSource, Result};
+use std::collections::BTreeMap;
+
+/// Which warp index λ is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Partition {
+    /// The hardware warp slot `%warpid` (the seed's choice): λ ranges over the SM's occupied
+    /// slots; which warps are approximated depends on scheduling.
+    Slot,
+    /// The warp index within the block: reproducible, λ ranges over the block's warps.
+    Block,
+}
+
+impl std::str::FromStr for Partition {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Partition, String> {
+        match s {
+            "slot" => Ok(Partition::Slot),
+            "block" => Ok(Partition::Block),
+            _ => Err(format!("unknown warp index {s:?} (expected slot or block)")),
+        }
+    }
+}
+
+/// An app on the GPU with its generated kernels and its accurate output.
+pub struct Session<'g> {
+    gpu: &'g Gpu,
+    pub app: &'static App,
+    pub transformed: Transformed,
+    pub partition: Partition,
+    work: Workload,
+    original: CudaFunction,
+    sfu: CudaFunction,
+    lambda: CudaFunction,
+    block: CudaFunction,
+    reference: Values,
+    /// Timed repetitions per point (after one warm-up); the median is used.
+    pub runs: usize,
+}
+
+/// A kernel variant of the app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Original,
+    Sfu,
+    Lambda(u32),
+}
+
+impl<'g> Session<'g> {
+    /// Transforms and compiles `app`, uploads its inputs (from `seed`) and runs the original
+    /// kernel once for the reference output.
+    pub fn open(gpu: &'g Gpu, app: &'static App, partition: Partition, seed: u64) -> Result<Self> {
+        let transformed = transform(app.code, app.kernel)
+            .map_err(|e| Error::Invalid(format!("{}: {e}", app.file)))?;
+        let src = KernelSource::generated(app.file, transformed.source.clone());
+        let f = |name: &str| gpu.function(&src, name);
+        let mut s = Session {
+            gpu,
+            app,
+            partition,
+            work: app.workload(gpu, &src, seed)?,
+            original: f(&transformed.kernel)?,
+            sfu: f(&transformed.sfu_kernel)?,
+            lambda: f(&transformed.lambda_kernel)?,
+            block: f(&transformed.block_kernel)?,
+            transformed,
+            reference: Values::F32(Vec::new()),
+            runs: 5,
+        };
+        s.reference = s.output(Variant::Original)?;
+        // Short kernels get more repetitions: about 20 ms of timed work per point, 5 to 50.
+        let t = time_gpu(gpu, 1, 3, || s.launch(Variant::Original))?.median_ms;
+        s.runs = (20.0 / t.max(1e-3)).ceil().clamp(5.0, 50.0) as usize;
+        Ok(s)
+    }
+
+    fn launch(&mut self, v: Variant) -> Result<()> {
+        let (f, extra) = match (v, self.partition) {
+            (Variant::Original, _) => (&self.original, Extra::None),
+            (Variant::Sfu, _) => (&self.sfu, Extra::None),
+            (Variant::Lambda(l), Partition::Slot) => (
+                &self.lambda,
+                Extra::Slot {
+                    lambda: l as i32,
+                    slots: None,
+                },
+            ),
+            (Variant::Lambda(l), Partition::Block) => {
+                (&self.block, Extra::Block { lambda: l as i32 })
+            }
+        };
+        self.work.run(self.gpu, f, &extra)
+    }
+
+    /// The output of one run of variant `v`, outputs poisoned first.
+    pub fn output(&mut self, v: Variant) -> Result<Values> {
+        self.work.poison(self.gpu)?;
+        self.launch(v)?;
+        self.work.output(self.gpu)
+    }
+
+    /// Median milliseconds of variant `v`.
+    pub fn time_ms(&mut self, v: Variant) -> Result<f64> {
+        let gpu = self.gpu;
+        let runs = self.runs;
+        Ok(time_gpu(gpu, 1, runs, || self.launch(v))?.median_ms)
+    }
+
+    /// The app's error metric of variant `v` against the accurate output.
+    pub fn error(&mut self, v: Variant) -> Result<f64> {
+        let got = self.output(v)?;
+        Ok(self.app.metric.error(&got, &self.reference))
+    }
+
+    /// The largest useful λ: for `%warpid`, one more than the largest slot any of the
+    /// kernel's warps occupied (recorded by the λ kernel itself); for the block index, the
+    /// warps per block.
+    pub fn max_lambda(&mut self) -> Result<u32> {
+        match self.partition {
+            Partition::Block => {
+                let (x, y, z) = self.work.config().block_dim;
+                Ok((x * y * z).div_ceil(32))
+            }
+            Partition::Slot => {
+                let slots = self.gpu.upload(&[0u32])?;
+                let extra = Extra::Slot {
+                    lambda: 0,
+                    slots: Some(&slots),
+                };
+                self.work.run(self.gpu, &self.lambda, &extra)?;
+                Ok(self.gpu.download(&slots)?[0] + 1)
+            }
+        }
+    }
+
+    /// Registers per thread of the original and the λ kernel.
+    pub fn registers(&self) -> (i32, i32) {
+        let regs = |f: &CudaFunction| f.num_regs().unwrap_or(-1);
+        let lam = match self.partition {
+            Partition::Slot => &self.lambda,
+            Partition::Block => &self.block,
+        };
+        (regs(&self.original), regs(lam))
+    }
+}
+
+impl search::Evaluator for Session<'_> {
+    type Error = Error;
+    fn measure(&mut self, lambda: u32) -> Result<Point> {
+        let v = Variant::Lambda(lambda);
+        Ok(Point {
+            lambda,
+            time: self.time_ms(v)?,
+            error: self.error(v)?,
+        })
+    }
+}
+
+/// One app tuned: its curve, its searches and the reference times.
+#[derive(Clone, Debug, Serialize)]
+pub struct AppReport {
+    pub app: &'static str,
+    pub abbr: &'static str,
+    pub precision: Precision,
+    pub functions: &'static str,
+    pub metric: crate::apps::Metric,
+    pub partition: Partition,
+    /// Rewrites the transformation made, by original form.
+    pub rewrites: BTreeMap<String, usize>,
+    pub max_lambda: u32,
+    pub qos_ratio: f64,
+    pub registers_original: i32,
+    pub registers_lambda: i32,
+    /// The untransformed kernel and the all-SFU kernel, milliseconds.
+    pub original_ms: f64,
+    pub sfu_ms: f64,
+    /// T(0) / T(λ_max): the most the partition can give.
+    pub sfu_speedup: f64,
+    pub sfu_error: f64,
+    /// Every λ measured (all of them when the curve was requested).
+    pub curve: Vec<Point>,
+    pub searches: Vec<Outcome>,
+}
+
+/// Tunes `app`: with `full_curve`, every λ is measured once and each search replays that
+/// curve (its `runs` count the points it asks for); otherwise each search runs live.
+pub fn tune(
+    gpu: &Gpu,
+    app: &'static App,
+    ratio: f64,
+    methods: &[Method],
+    partition: Partition,
+    full_curve: bool,
+    progress: &dyn Fn(&str),
+) -> Result<AppReport> {
+    check_ratio(ratio).map_err(Error::Invalid)?;
+    progress(&format!("{}: compiling and preparing inputs", app.name));
+    let mut s = Session::open(gpu, app, partition, 0x5eed)?;
+    let max = s.max_lambda()?;
+    progress(&format!("{}: reference times", app.name));
+    let original_ms = s.time_ms(Variant::Original)?;
+    let sfu_ms = s.time_ms(Variant::Sfu)?;
+    let mut curve = Vec::new();
+    let mut searches = Vec::new();
+    let map_err = |e: search::SearchError<Error>| match e {
+        search::SearchError::Measure(e) => e,
+        other => Error::Invalid(format!("{}: {other}", app.name)),
+    };
+    if full_curve {
+        for l in 0..=max {
+            progress(&format!("{}: λ = {l} of {max}", app.name));
+            curve.push(search::Evaluator::measure(&mut s, l)?);
+        }
+        for &m in methods {
+            let mut replay = FnEvaluator(|l: u32| -> std::result::Result<Point, Error> {
+                Ok(curve[l as usize])
+            });
+            searches.push(search::search(m, &mut replay, max, ratio).map_err(map_err)?);
+        }
+    } else {
+        for &m in methods {
+            progress(&format!("{}: {m} search", app.name));
+            let o = search::search(m, &mut s, max, ratio).map_err(map_err)?;
+            curve.extend(o.trace.iter().copied());
+            searches.push(o);
+        }
+        curve.sort_by_key(|p| p.lambda);
+        curve.dedup_by_key(|p| p.lambda);
+    }
+    let t0 = curve.first().map_or(f64::NAN, |p| p.time);
+    let top = curve.iter().find(|p| p.lambda == max).copied();
+    let (registers_original, registers_lambda) = s.registers();
+    Ok(AppReport {
+        app: app.name,
+        abbr: app.abbr,
+        precision: app.precision,
+        functions: app.functions,
+        metric: app.metric,
+        partition,
+        rewrites: s.transformed.rewrites.clone(),
+        max_lambda: max,
+        qos_ratio: ratio,
+        registers_original,
+        registers_lambda,
+        original_ms,
+        sfu_ms,
+        sfu_speedup: top.map_or(f64::NAN, |p| t0 / p.time),
+        sfu_error: top.map_or(f64::NAN, |p| p.error),
+        curve,
+        searches,
+    })
+}
+
+/// Geometric mean of positive values (NaN for none).
+pub fn geomean(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let (sum, n) = xs
+        .into_iter()
+        .fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        (sum / n as f64).exp()
+    }
+}
+
+/// HEU's choice against OMG's for one app: the seed's efficiency claim, made checkable.
+#[derive(Clone, Debug, Serialize)]
+pub struct HeuVsOmg {
+    pub app: &'static str,
+    pub heu_lambda: u32,
+    pub omg_lambda: u32,
+    /// The largest λ meeting the bound (OMG's choice when T falls monotonically).
+    pub largest_feasible: u32,
+    pub heu_runs: usize,
+    pub omg_runs: usize,
+    /// |HEU − OMG| ≤ 1 and HEU's runs ≤ 25% of OMG's.
+    pub meets_target: bool,
+    /// |HEU − largest feasible λ| ≤ 1 and HEU's runs ≤ 25% of OMG's: the target when T is
+    /// taken to fall with λ, as the seed does, rather than read from noisy timings.
+    pub meets_target_vs_largest_feasible: bool,
+}
+
+/// The comparison for a report holding both searches.
+pub fn heu_vs_omg(r: &AppReport) -> Option<HeuVsOmg> {
+    let get = |m| r.searches.iter().find(|o| o.method == m);
+    let (heu, omg) = (get(Method::Heu)?, get(Method::Omg)?);
+    let largest_feasible = omg
+        .trace
+        .iter()
+        .filter(|p| p.error <= omg.bound)
+        .map(|p| p.lambda)
+        .max()
+        .unwrap_or(0);
+    Some(HeuVsOmg {
+        app: r.app,
+        heu_lambda: heu.lambda,
+        omg_lambda: omg.lambda,
+        largest_feasible,
+        heu_runs: heu.runs,
+        omg_runs: omg.runs,
+        meets_target: heu.lambda.abs_diff(omg.lambda) <= 1 && heu.runs * 4 <= omg.runs,
+        meets_target_vs_largest_feasible: heu.lambda.abs_diff(largest_feasible) <= 1
+            && heu.runs * 4 <= omg.runs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geomean_and_partition_names() {
+        assert!((geomean([1.0, 4.0]) - 2.0).abs() < 1e-12);
+        assert!(geomean([]).is_nan());
+        assert_eq!("block".parse::<Partition>().unwrap(), Partition::Block);
+        assert!("warp"
+            .parse::<Partition>()
+            .unwrap_err()
+            .contains("slot or block"));
+    }
+}
