@@ -113,6 +113,9 @@ pub struct ClnsFftArgs {
     pub method: String,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Draw SNR vs bits to BASE.svg and BASE.png.
+    #[arg(long, value_name = "BASE")]
+    pub plot: Option<std::path::PathBuf>,
     /// Also write the JSON result to this file (atomically).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
@@ -212,6 +215,12 @@ pub struct BenchClnsArgs {
     /// Also write the JSON result to this file (atomically).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+    /// Draw the texture-cache cliff to BASE.svg and BASE.png.
+    #[arg(long, value_name = "BASE")]
+    pub plot: Option<std::path::PathBuf>,
+    /// Report (and plot) a saved JSON result instead of measuring: no GPU needed.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

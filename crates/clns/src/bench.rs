@@ -6,11 +6,11 @@ use crate::format::{Clns, ClnsFormat};
 use crate::gpu::{kernels, random_pairs, GpuClns};
 use crate::sb::{Geometry, Method};
 use rand::{Rng, SeedableRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
 use sigpu_runtime::cuda::{time_gpu, Error, Gpu, Result};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// `complex f32 add`, `complex f32 mul`, `clns mul`, `clns add`.
     pub op: String,
@@ -23,7 +23,7 @@ pub struct Row {
     pub cycles_per_warp: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CliffRow {
     pub reader: String,
     pub p_cl: usize,
@@ -32,7 +32,7 @@ pub struct CliffRow {
     pub g_reads_per_s: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamRow {
     pub op: String,
     pub elements: usize,
@@ -42,7 +42,7 @@ pub struct StreamRow {
     pub fraction_of_copy: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     pub device: String,
     pub format: String,
@@ -298,7 +298,7 @@ fn streaming(gpu: &Gpu, g: &GpuClns) -> Result<Vec<StreamRow>> {
 }
 
 /// GPU FFT throughput: `batch` transforms of `n` in one launch.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FftRow {
     pub method: String,
     pub n: usize,

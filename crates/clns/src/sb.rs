@@ -14,7 +14,7 @@
 //! included. Table methods route that corner (the *near region*) to this form.
 
 use crate::format::{ClnsFormat, HALF_TURN};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sigpu_fnapprox::{FitError, Grid2, PiecewisePoly};
 use std::f64::consts::{LN_2, PI, TAU};
 
@@ -94,7 +94,7 @@ pub enum Reader {
 }
 
 /// Table size and the near region that bypasses it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Geometry {
     /// Points along the magnitude axis (the seed's P_CL), spanning r = |Z| = 2^z ∈ [0, 1]:
     /// uniform in r rather than z, so the cells are finest next to |Z| = 1, where S_b bends
@@ -265,6 +265,21 @@ impl Method {
         Method::Fma,
         Method::Blend,
     ];
+
+    /// The CPU's default: f64, certified correctly rounded (≤ 0.5 ulp) for clns16 and clns32.
+    pub fn cpu_default() -> Method {
+        Method::F64
+    }
+
+    /// The GPU's default: f32 libdevice for clns16 (certified ≤ 0.502 ulp on the H100 and the
+    /// fastest CLNS add there, BENCHMARKS.md), FP64 for anything else.
+    pub fn gpu_default(format: ClnsFormat) -> Method {
+        if format == ClnsFormat::CLNS16 {
+            Method::Accurate
+        } else {
+            Method::F64
+        }
+    }
 
     pub fn runs_on_cpu(self) -> bool {
         matches!(self, Method::F64 | Method::Tex | Method::Fma)

@@ -126,12 +126,7 @@ mod tests {
         let g = Grid2::sample(plane, (0.0, 3.0), (-1.0, 1.0), 7, 5).unwrap();
         assert_eq!(g.texels.len(), 35);
         // On the 1/256 grid of positions the filter weights are exact, and x·y is bilinear.
-        for (u, v) in [
-            (0.0f32, 0.0f32),
-            (1.5, 2.25),
-            (5.5, 3.0),
-            (2.125, 0.5),
-        ] {
+        for (u, v) in [(0.0f32, 0.0f32), (1.5, 2.25), (5.5, 3.0), (2.125, 0.5)] {
             let (x, y) = (u as f64 * g.hx, -1.0 + v as f64 * g.hy);
             let want = plane(x, y);
             for got in [g.eval_fma(u, v), g.eval_texture(u + 0.5, v + 0.5)] {

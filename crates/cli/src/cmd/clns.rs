@@ -327,6 +327,31 @@ pub fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<Exi
         gpu: gpu_rows,
     };
     write_json(&args.out, &report)?;
+    if let Some(base) = &args.plot {
+        let line = |name: &str, pick: fn(&fft::SnrRow) -> f64| sigpu_plot::Series {
+            name: name.into(),
+            points: report
+                .snr
+                .iter()
+                .map(|r| (r.bits as f64, pick(r)))
+                .collect(),
+        };
+        let chart = sigpu_plot::LineChart {
+            title: format!("FFT N = {n}: SNR vs f64 at equal bits per component"),
+            x_label: "bits per component".into(),
+            y_label: "SNR (dB)".into(),
+            log_x: false,
+            log_y: false,
+            series: vec![
+                line(&format!("CLNS ({method} S_b)"), |r| r.clns_db),
+                line("fixed, 1/2 per stage", |r| r.fixed_db),
+                line("fixed, input / N", |r| r.fixed_input_scaled_db),
+            ],
+        };
+        chart
+            .write(base)
+            .with_context(|| format!("--plot {}", base.display()))?;
+    }
     if json {
         super::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
@@ -384,16 +409,65 @@ pub fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<Exi
 
 pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result<ExitCode> {
     let ordinal = match device.unwrap_or(Device::Cuda(0)) {
-        Device::Cpu => bail!("--device cpu: `bench clns` measures GPU units; use --device cuda"),
+        Device::Cpu if args.from.is_none() => {
+            bail!(
+                "--device cpu: `bench clns` measures GPU units; use --device cuda (or --from FILE)"
+            )
+        }
+        Device::Cpu => 0,
         Device::Cuda(n) => n,
     };
-    let gpu = super::open_gpu(ordinal)?;
-    let format = args.format;
-    let g = geometry(format, args.p_cl, args.p_theta)?;
-    let bar = spinner();
-    let report = sigpu_clns::bench::run(&gpu, format, g, &|m| bar.set_message(m.to_owned()))?;
-    bar.finish_and_clear();
+    let report: sigpu_clns::bench::Report = match &args.from {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--from {}", path.display()))?;
+            serde_json::from_str(&text)
+                .with_context(|| format!("--from {}: not a `bench clns` report", path.display()))?
+        }
+        None => {
+            let gpu = super::open_gpu(ordinal)?;
+            let g = geometry(args.format, args.p_cl, args.p_theta)?;
+            let bar = spinner();
+            let report =
+                sigpu_clns::bench::run(&gpu, args.format, g, &|m| bar.set_message(m.to_owned()))?;
+            bar.finish_and_clear();
+            report
+        }
+    };
+    let (format, g) = (report.format.clone(), report.geometry);
     write_json(&args.out, &report)?;
+    if let Some(base) = &args.plot {
+        let series = ["tex", "fma"]
+            .iter()
+            .map(|reader| sigpu_plot::Series {
+                name: if *reader == "tex" {
+                    "texture (bilinear)".into()
+                } else {
+                    "FMA lerps (global)".into()
+                },
+                points: report
+                    .cliff
+                    .iter()
+                    .filter(|r| r.reader == *reader)
+                    .map(|r| (r.table_kib, r.g_reads_per_s))
+                    .collect(),
+            })
+            .collect();
+        let chart = sigpu_plot::LineChart {
+            title: format!(
+                "S_b table reads at random inputs vs table size ({})",
+                report.device
+            ),
+            x_label: "table size (KiB of float2 texels)".into(),
+            y_label: "G reads/s".into(),
+            log_x: true,
+            log_y: false,
+            series,
+        };
+        chart
+            .write(base)
+            .with_context(|| format!("--plot {}", base.display()))?;
+    }
     if json {
         super::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
