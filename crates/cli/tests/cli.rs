@@ -316,3 +316,57 @@ fn approx_list_and_transform() {
     ]);
     assert!(stderr(&out).contains("no extern \"C\" __global__ kernel named \"nope\""));
 }
+
+#[test]
+fn clns_certify_on_cpu_reports_json_and_rejects_bad_input() {
+    let out = sigpu(&[
+        "clns", "certify", "--device", "cpu", "--method", "f64", "--stride", "997", "--random",
+        "500", "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = stdout_json(&out);
+    assert_eq!(v[0]["method"], "f64");
+    assert!(v[0]["re_max_ulps"].as_f64().unwrap() <= 0.5 + 1e-9);
+    let bad = sigpu(&["clns", "certify", "--format", "clns8"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("clns8"), "{}", stderr(&bad));
+    let gpu_only = sigpu(&["clns", "certify", "--device", "cpu", "--method", "accurate"]);
+    assert!(!gpu_only.status.success());
+    assert!(
+        stderr(&gpu_only).contains("GPU only"),
+        "{}",
+        stderr(&gpu_only)
+    );
+}
+
+#[test]
+fn clns_fft_compares_word_sizes_and_rejects_bad_sizes() {
+    let out = sigpu(&[
+        "clns", "fft", "--device", "cpu", "--size", "64", "--batch", "2", "--bits", "12,16",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = stdout_json(&out);
+    let rows = v["snr"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows[1]["clns_db"].as_f64().unwrap() > rows[1]["fixed_db"].as_f64().unwrap());
+    let bad = sigpu(&["clns", "fft", "--device", "cpu", "--size", "100"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--size 100"), "{}", stderr(&bad));
+    let narrow = sigpu(&[
+        "clns", "fft", "--device", "cpu", "--size", "1024", "--bits", "8",
+    ]);
+    assert!(!narrow.status.success());
+    assert!(stderr(&narrow).contains("--bits 8"), "{}", stderr(&narrow));
+}
+
+#[test]
+fn bench_clns_from_a_missing_file_names_it() {
+    let out = sigpu(&["bench", "clns", "--from", "/nonexistent/report.json"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("/nonexistent/report.json"),
+        "{}",
+        stderr(&out)
+    );
+}

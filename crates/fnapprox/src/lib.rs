@@ -11,15 +11,20 @@
 //!   (Arnold, Collange, Defour, ICASSP 2010, eq. 3–4; [`tables::order2_texels`]), also packed
 //!   for up to four functions per float2/float4 texel, one fetch for all.
 //!
+//! - 2-D: a uniform grid of float2 samples of a two-output function, read by the bilinear
+//!   filter or by FMA lerps ([`Grid2`]; the complex-LNS S_b table).
+//!
 //! Each table has a CPU evaluator that reproduces the GPU bit for bit where the hardware is
 //! modelled exactly (FMA Horner in f32; the texture filter as measured on the H100), so the
 //! error of a method is certified on the CPU and confirmed on the GPU.
 
+pub mod grid2;
 mod linalg;
 mod piecewise;
 mod remez;
 pub mod tables;
 
+pub use grid2::Grid2;
 pub use piecewise::{PiecewisePoly, PiecewisePoly64};
 pub use remez::{minimax, Minimax};
 

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 fn registry() -> Vec<Check> {
     let mut checks = cuda::checks();
     checks.extend(sigpu_lns::gpu::checks());
+    checks.extend(sigpu_clns::gpu::checks());
     checks.extend(sigpu_recurrence::gpu::checks());
     checks.extend(sigpu_ldpc::gpu::checks());
     checks.extend(sigpu_approx::checks::checks());

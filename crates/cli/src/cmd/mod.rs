@@ -4,13 +4,14 @@ pub mod approx;
 mod bench;
 mod bench_filter;
 mod check;
+mod clns;
 mod demo;
 mod filter;
 mod info;
 pub mod ldpc;
 mod lns;
 
-use crate::cli::{BenchCommand, Cli, Command, LnsCommand};
+use crate::cli::{BenchCommand, Cli, ClnsCommand, Command, LnsCommand};
 use anyhow::{Context, Result};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
@@ -32,6 +33,10 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),
         Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(cli.device, cli.json, args),
         Command::Approx(command) => approx::run(cli.device, cli.json, command),
+        Command::Clns(ClnsCommand::Certify(args)) => clns::certify(cli.device, cli.json, args),
+        Command::Clns(ClnsCommand::Fig45(args)) => clns::fig45(cli.json, args),
+        Command::Clns(ClnsCommand::Fft(args)) => clns::fft(cli.device, cli.json, args),
+        Command::Bench(BenchCommand::Clns(args)) => clns::bench(cli.device, cli.json, args),
     }
 }
 

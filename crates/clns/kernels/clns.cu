@@ -1,0 +1,403 @@
+// Complex LNS on the GPU: S_b(Z) = log(1 + Z) by four methods, element-wise add and multiply,
+// and compute-bound benchmarks (the seed's Table I and the texture-cache cliff).
+// CPU twins: src/sb.rs (S_b, tables bit-exact up to the filter's final rounding) and
+// src/arith.rs (add, mul). A value is uint2 {log code (sign-extended int), angle (turn/2^32)}.
+
+struct ClnsGeo {
+    int F;              // fractional bits of the log
+    int P;              // angle bits
+    int log_bits;       // I + F: the special (zero/NaN) and infinity codes sit at its ends
+    int z_min;          // essential zero: below it S_b is (0, 0)
+    int near_z;         // near region: z > near_z and pi - theta < near_phi
+    unsigned near_phi;
+    int p_cl;           // table points along r = 2^z in [0, 1]
+    int p_theta;        // table points along theta in [0, pi]
+    float r_scale;      // p_cl - 1
+    float theta_scale;  // (p_theta - 1) / 2^31
+    float c[6];         // 2^f on [0, 1), ascending degree
+};
+
+#define HALF_TURN 0x80000000u
+
+__device__ __forceinline__ float pow2i(int k) { return __int_as_float((127 + k) << 23); }
+
+struct SbOut { int re; unsigned im; };
+
+// Rounds (Re in log2 units, Im in turns) to codes; a slightly negative angle wraps.
+__device__ __forceinline__ SbOut round_out(const ClnsGeo& g, float re, float im) {
+    SbOut o;
+    o.re = __float2int_rn(re * pow2i(g.F));
+    o.im = ((unsigned)__float2int_rn(im * pow2i(g.P))) << (32 - g.P);
+    return o;
+}
+
+// ---- S_b methods: sb(g, tex, table, z, theta) for z <= 0, theta in [0, 2^31] ---------------
+// Cancellation-free forms (src/sb.rs): d = 1 - r, s = 2 sin(phi/2), phi = pi - theta:
+// |1 + Z|^2 = d^2 + r s^2, Re(1 + Z) = d + r s^2 / 2, Im(1 + Z) = r sin(phi).
+
+struct F64 {
+    static __device__ SbOut sb(const ClnsGeo& g, unsigned long long, const float2*, int z, unsigned theta) {
+        if (z < g.z_min) return SbOut{0, 0u};
+        const double zd = (double)z * (double)pow2i(-g.F);
+        const double r = exp2(zd);
+        const double d = -expm1(zd * 0.69314718055994531);
+        const double phi = (double)(HALF_TURN - theta) * 2.3283064365386963e-10;  // turns
+        const double s = 2.0 * sinpi(phi);
+        const double rs2 = r * s * s;
+        const double re = 0.5 * log2(d * d + rs2);
+        // |Z| = 1: arg(1 + Z) = theta / 2 exactly, often a tie: take it exactly (as the twin).
+        const double im = z == 0 ? (double)theta * 1.1641532182693481e-10
+                                 : atan2(r * sinpi(2.0 * phi), d + 0.5 * rs2) * 0.15915494309189535;
+        SbOut o;
+        o.re = __double2int_rn(re * (double)pow2i(g.F));
+        o.im = ((unsigned)__double2int_rn(im * (double)pow2i(g.P))) << (32 - g.P);
+        return o;
+    }
+};
+
+struct Accurate {
+    static __device__ SbOut sb(const ClnsGeo& g, unsigned long long, const float2*, int z, unsigned theta) {
+        if (z < g.z_min) return SbOut{0, 0u};
+        const float zf = (float)z * pow2i(-g.F);
+        const float r = exp2f(zf);
+        const float d = -expm1f(zf * 0.69314718f);
+        const float phi = (float)(HALF_TURN - theta) * 2.3283064e-10f;
+        const float s = 2.0f * sinpif(phi);
+        const float rs2 = r * s * s;
+        const float re = 0.5f * log2f(fmaf(d, d, rs2));
+        const float im = atan2f(r * sinpif(2.0f * phi), fmaf(0.5f, rs2, d)) * 0.15915494f;
+        return round_out(g, re, im);
+    }
+};
+
+// r = 2^z from the code with FMAs only (bit-exact twin: sb::pow2_code).
+__device__ __forceinline__ float pow2_code(const ClnsGeo& g, int z) {
+    const float zf = (float)z * pow2i(-g.F);
+    const float i = floorf(zf);
+    const float f = zf - i;
+    float p = g.c[5];
+#pragma unroll
+    for (int k = 4; k >= 0; --k) p = fmaf(p, f, g.c[k]);
+    return p * pow2i((int)i);
+}
+
+// The bilinear filter: both parts of S_b in one float2 fetch.
+struct TexRead {
+    static __device__ __forceinline__ float2 read(const ClnsGeo& g, unsigned long long tex, const float2*, float r, float t) {
+        return tex2D<float2>(tex, fmaf(t, g.theta_scale, 0.5f), fmaf(r, g.r_scale, 0.5f));
+    }
+};
+
+// The same table from global memory, three FMA lerps per part (twin: Grid2::eval_fma).
+struct FmaRead {
+    static __device__ __forceinline__ float2 read(const ClnsGeo& g, unsigned long long, const float2* __restrict__ table, float r, float t) {
+        const float u = fminf(fmaxf(__fmul_rn(t, g.theta_scale), 0.0f), (float)(g.p_theta - 1));
+        const float v = fminf(fmaxf(__fmul_rn(r, g.r_scale), 0.0f), (float)(g.p_cl - 1));
+        const int i = min((int)u, g.p_theta - 2), j = min((int)v, g.p_cl - 2);
+        const float a = __fsub_rn(u, (float)i), b = __fsub_rn(v, (float)j);
+        const float2* row = table + j * g.p_theta + i;
+        const float2 t00 = __ldg(row), t10 = __ldg(row + 1);
+        const float2 t01 = __ldg(row + g.p_theta), t11 = __ldg(row + g.p_theta + 1);
+        const float lx = fmaf(a, t10.x - t00.x, t00.x), hx = fmaf(a, t11.x - t01.x, t01.x);
+        const float ly = fmaf(a, t10.y - t00.y, t00.y), hy = fmaf(a, t11.y - t01.y, t01.y);
+        return make_float2(fmaf(b, hx - lx, lx), fmaf(b, hy - ly, ly));
+    }
+};
+
+template <class R> struct Table {
+    static __device__ SbOut sb(const ClnsGeo& g, unsigned long long tex, const float2* table, int z, unsigned theta) {
+        if (z < g.z_min) return SbOut{0, 0u};
+        // Next to Z = -1 the table cannot follow S_b: the closed form takes over.
+        if (z > g.near_z && HALF_TURN - theta < g.near_phi) return Accurate::sb(g, tex, table, z, theta);
+        const float2 v = R::read(g, tex, table, pow2_code(g, z), (float)theta);
+        return round_out(g, v.x, v.y);
+    }
+};
+typedef Table<TexRead> Tex;
+typedef Table<FmaRead> Fma;
+
+// ---- values -----------------------------------------------------------------------------------
+
+__device__ __forceinline__ uint2 clns_nan(const ClnsGeo& g) { return make_uint2((unsigned)(-(1 << (g.log_bits - 1))), 1u << (32 - g.P)); }
+__device__ __forceinline__ uint2 clns_zero(const ClnsGeo& g) { return make_uint2((unsigned)(-(1 << (g.log_bits - 1))), 0u); }
+__device__ __forceinline__ uint2 clns_inf(const ClnsGeo& g) { return make_uint2((unsigned)((1 << (g.log_bits - 1)) - 1), 0u); }
+
+// 0 finite, 1 zero, 2 NaN, 3 infinity (as ClnsFormat::class).
+__device__ __forceinline__ int clns_class(const ClnsGeo& g, uint2 x) {
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const int log = (int)x.x;
+    if (log == special) return x.y != 0u ? 2 : 1;
+    if (log >= inf) return 3;
+    if (log < special) return 1;
+    return 0;
+}
+
+__device__ __forceinline__ uint2 clns_finite(const ClnsGeo& g, int log, unsigned angle) {
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    if (log > inf - 1) return clns_inf(g);
+    if (log < special + 1) return clns_zero(g);
+    return make_uint2((unsigned)log, angle);
+}
+
+__device__ __forceinline__ uint2 clns_mul(const ClnsGeo& g, uint2 x, uint2 y) {
+    // Fast path, both finite (one unsigned compare each): two integer adds and a range check.
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const unsigned finite_span = (unsigned)(inf - special - 1);
+    if ((unsigned)((int)x.x - special - 1) < finite_span && (unsigned)((int)y.x - special - 1) < finite_span) {
+        const int log = (int)x.x + (int)y.x;
+        if (log > special && log < inf) return make_uint2((unsigned)log, x.y + y.y);
+        return log >= inf ? clns_inf(g) : clns_zero(g);
+    }
+    const int cx = clns_class(g, x), cy = clns_class(g, y);
+    if (cx | cy) {
+        if (cx == 2 || cy == 2 || (cx == 1 && cy == 3) || (cx == 3 && cy == 1)) return clns_nan(g);
+        if (cx == 1 || cy == 1) return clns_zero(g);
+        return clns_inf(g);
+    }
+    return clns_finite(g, (int)x.x + (int)y.x, x.y + y.y);
+}
+
+template <class M>
+__device__ __forceinline__ uint2 clns_add(const ClnsGeo& g, unsigned long long tex, const float2* table, uint2 x, uint2 y) {
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const unsigned finite_span = (unsigned)(inf - special - 1);
+    if ((unsigned)((int)x.x - special - 1) >= finite_span || (unsigned)((int)y.x - special - 1) >= finite_span) {
+        const int cx = clns_class(g, x), cy = clns_class(g, y);
+        if (cx == 2 || cy == 2 || (cx == 3 && cy == 3)) return clns_nan(g);
+        if (cx == 3 || cy == 3) return clns_inf(g);
+        return cx == 1 ? y : x;
+    }
+    const int a = (int)x.x, b = (int)y.x;
+    const bool xb = a >= b;
+    const int big = xb ? a : b;
+    const unsigned big_angle = xb ? x.y : y.y;
+    const int z = (xb ? b : a) - big;
+    unsigned theta = (xb ? y.y : x.y) - big_angle;
+    const bool mirrored = theta > HALF_TURN;
+    if (mirrored) theta = 0u - theta;
+    if (z == 0 && theta == HALF_TURN) return clns_zero(g);  // x + (-x) = 0 exactly
+    const SbOut s = M::sb(g, tex, table, z, theta);
+    return clns_finite(g, big + s.re, big_angle + (mirrored ? 0u - s.im : s.im));
+}
+
+// ---- kernels ----------------------------------------------------------------------------------
+
+#define CLNS_SB_KERNEL(NAME, M)                                                                  \
+    extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
+                                    const int* __restrict__ z, const unsigned* __restrict__ theta,   \
+                                    int n, int2* __restrict__ out) {                            \
+        const int i = blockIdx.x * blockDim.x + threadIdx.x;                                    \
+        if (i < n) { const SbOut s = M::sb(g, tex, table, z[i], theta[i]); out[i] = make_int2(s.re, (int)s.im); } \
+    }
+CLNS_SB_KERNEL(clns_sb_f64, F64)
+CLNS_SB_KERNEL(clns_sb_accurate, Accurate)
+CLNS_SB_KERNEL(clns_sb_tex, Tex)
+CLNS_SB_KERNEL(clns_sb_fma, Fma)
+
+#define CLNS_ADD_KERNEL(NAME, M)                                                                 \
+    extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
+                                    const uint2* __restrict__ a, const uint2* __restrict__ b,   \
+                                    uint2* __restrict__ out, unsigned long long n) {            \
+        const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;           \
+        for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) \
+            out[i] = clns_add<M>(g, tex, table, a[i], b[i]);                                     \
+    }
+CLNS_ADD_KERNEL(clns_add_f64, F64)
+CLNS_ADD_KERNEL(clns_add_accurate, Accurate)
+CLNS_ADD_KERNEL(clns_add_tex, Tex)
+CLNS_ADD_KERNEL(clns_add_fma, Fma)
+
+extern "C" __global__ void clns_mul_kernel(ClnsGeo g, const uint2* __restrict__ a, const uint2* __restrict__ b,
+                                           uint2* __restrict__ out, unsigned long long n) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = clns_mul(g, a[i], b[i]);
+}
+
+// Element-wise complex f32 add and multiply (complex64 in, complex64 out): the streaming
+// counterparts of clns_add / clns_mul, same bytes per op.
+extern "C" __global__ void stream_cf32_add(const float2* __restrict__ a, const float2* __restrict__ b,
+                                           float2* __restrict__ out, unsigned long long n) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const float2 x = a[i], y = b[i];
+        out[i] = make_float2(x.x + y.x, x.y + y.y);
+    }
+}
+extern "C" __global__ void stream_cf32_mul(const float2* __restrict__ a, const float2* __restrict__ b,
+                                           float2* __restrict__ out, unsigned long long n) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const float2 x = a[i], y = b[i];
+        out[i] = make_float2(fmaf(x.x, y.x, -x.y * y.y), fmaf(x.x, y.y, x.y * y.x));
+    }
+}
+
+// ---- Table I: register-resident chains ---------------------------------------------------------
+// Each thread runs CHAINS independent chains of `iters` steps. Add: (x, y) -> (x + y, -x), a
+// rotation by 60 degrees of the pair, so magnitudes stay bounded and every step is one complex
+// add (the negation is a sign flip folded into the next add, or one integer add on an angle).
+// Mul: x -> x * w with |w| = 1. Results are folded into one word per thread so nothing is dead.
+
+#define CHAINS 2
+
+extern "C" __global__ void bench_cf32_add(const float4* __restrict__ init, int iters, unsigned* out) {
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    float2 x[CHAINS], y[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) { const float4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_float2(v.x, v.y); y[c] = make_float2(v.z, v.w); }
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) {
+            const float2 s = make_float2(x[c].x + y[c].x, x[c].y + y[c].y);
+            y[c] = make_float2(-x[c].x, -x[c].y);
+            x[c] = s;
+        }
+    }
+    unsigned acc = 0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) acc ^= __float_as_uint(x[c].x) ^ __float_as_uint(x[c].y) ^ __float_as_uint(y[c].x);
+    out[tid] = acc;
+}
+
+extern "C" __global__ void bench_cf32_mul(const float4* __restrict__ init, float2 w, int iters, unsigned* out) {
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    float2 x[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) { const float4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_float2(v.x, v.y); }
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c)
+            x[c] = make_float2(fmaf(x[c].x, w.x, -x[c].y * w.y), fmaf(x[c].x, w.y, x[c].y * w.x));
+    }
+    unsigned acc = 0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) acc ^= __float_as_uint(x[c].x) ^ __float_as_uint(x[c].y);
+    out[tid] = acc;
+}
+
+extern "C" __global__ void bench_clns_mul(ClnsGeo g, const uint4* __restrict__ init, uint2 w, int iters, unsigned* out) {
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    uint2 x[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) { const uint4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_uint2(v.x, v.y); }
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) x[c] = clns_mul(g, x[c], w);
+    }
+    unsigned acc = 0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) acc ^= x[c].x ^ x[c].y;
+    out[tid] = acc;
+}
+
+template <class M>
+__device__ __forceinline__ void add_chains(const ClnsGeo& g, unsigned long long tex, const float2* table,
+                                           const uint4* __restrict__ init, int iters, unsigned* out) {
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    uint2 x[CHAINS], y[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) { const uint4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_uint2(v.x, v.y); y[c] = make_uint2(v.z, v.w); }
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) {
+            const uint2 s = clns_add<M>(g, tex, table, x[c], y[c]);
+            y[c] = make_uint2(x[c].x, x[c].y + HALF_TURN);
+            x[c] = s;
+        }
+    }
+    unsigned acc = 0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) acc ^= x[c].x ^ x[c].y ^ y[c].x;
+    out[tid] = acc;
+}
+
+#define BENCH_CLNS_ADD(NAME, M)                                                                  \
+    extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
+                                    const uint4* __restrict__ init, int lambda, int iters, unsigned* out) { \
+        add_chains<M>(g, tex, table, init, iters, out);                                          \
+    }
+BENCH_CLNS_ADD(bench_clns_add_f64, F64)
+BENCH_CLNS_ADD(bench_clns_add_accurate, Accurate)
+BENCH_CLNS_ADD(bench_clns_add_tex, Tex)
+BENCH_CLNS_ADD(bench_clns_add_fma, Fma)
+
+// Blend: warps with (warp index % 8) < lambda read the texture, the others the FMA path.
+extern "C" __global__ void bench_clns_add_blend(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table,
+                                                const uint4* __restrict__ init, int lambda, int iters, unsigned* out) {
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if ((warp & 7) < lambda) add_chains<Tex>(g, tex, table, init, iters, out);
+    else add_chains<Fma>(g, tex, table, init, iters, out);
+}
+
+// Element-wise blend add (for the check): the same warp split over a grid-stride loop.
+extern "C" __global__ void clns_add_blend(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table,
+                                          const uint2* __restrict__ a, const uint2* __restrict__ b,
+                                          uint2* __restrict__ out, unsigned long long n, int lambda) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    const bool use_tex = (((blockIdx.x * blockDim.x + threadIdx.x) >> 5) & 7) < (unsigned)lambda;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = use_tex ? clns_add<Tex>(g, tex, table, a[i], b[i]) : clns_add<Fma>(g, tex, table, a[i], b[i]);
+}
+
+// ---- the texture-cache cliff: S_b at random inputs ------------------------------------------------
+// Each iteration draws (z, theta) from a per-thread xorshift over the whole table domain (outside
+// the near region), so the working set is the whole table.
+
+template <class R>
+__device__ __forceinline__ void cliff(const ClnsGeo& g, unsigned long long tex, const float2* table, int iters, unsigned* out) {
+    unsigned s = (blockIdx.x * blockDim.x + threadIdx.x) * 2654435761u + 12345u;
+    unsigned acc = 0;
+    const int span = -g.z_min;
+    for (int it = 0; it < iters; ++it) {
+        s ^= s << 13; s ^= s >> 17; s ^= s << 5;
+        const int z = -(int)(s % (unsigned)span);
+        const unsigned theta = (s * 747796405u) >> 1;  // [0, 2^31)
+        const float2 v = R::read(g, tex, table, pow2_code(g, z), (float)theta);
+        acc ^= __float_as_uint(v.x) ^ __float_as_uint(v.y);
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+extern "C" __global__ void cliff_tex(ClnsGeo g, unsigned long long tex, const float2* table, int iters, unsigned* out) { cliff<TexRead>(g, tex, table, iters, out); }
+extern "C" __global__ void cliff_fma(ClnsGeo g, unsigned long long tex, const float2* table, int iters, unsigned* out) { cliff<FmaRead>(g, tex, table, iters, out); }
+
+// ---- batched radix-2 FFT in CLNS: one block per transform, in shared memory ------------------
+// Decimation in time, bit-reversed load; butterflies (u, v) -> (u + w v, u - w v) with the
+// twiddle w = e^(-2 pi i k / len) exact (log 0, angle -k 2^32 / len). Twin: fft::clns_fft.
+
+__device__ __forceinline__ uint2 clns_neg(const ClnsGeo& g, uint2 x) {
+    return clns_class(g, x) == 0 ? make_uint2(x.x, x.y + HALF_TURN) : x;
+}
+
+template <class M>
+__device__ __forceinline__ void fft_block(const ClnsGeo& g, unsigned long long tex, const float2* table, uint2* data, int log2n) {
+    extern __shared__ uint2 sh[];
+    const int n = 1 << log2n;
+    uint2* x = data + (size_t)blockIdx.x * n;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) sh[__brev((unsigned)i) >> (32 - log2n)] = x[i];
+    __syncthreads();
+    for (int s = 0; s < log2n; ++s) {
+        const int half = 1 << s;
+        for (int t = threadIdx.x; t < n / 2; t += blockDim.x) {
+            const int k = t & (half - 1);
+            const int j = ((t >> s) << (s + 1)) + k;
+            const uint2 w = make_uint2(0u, 0u - ((unsigned)k << (31 - s)));
+            const uint2 u = sh[j];
+            const uint2 v = clns_mul(g, sh[j + half], w);
+            sh[j] = clns_add<M>(g, tex, table, u, v);
+            sh[j + half] = clns_add<M>(g, tex, table, u, clns_neg(g, v));
+        }
+        __syncthreads();
+    }
+    for (int i = threadIdx.x; i < n; i += blockDim.x) x[i] = sh[i];
+}
+
+#define CLNS_FFT_KERNEL(NAME, M)                                                                 \
+    extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
+                                    uint2* data, int log2n) {                                    \
+        fft_block<M>(g, tex, table, data, log2n);                                                \
+    }
+CLNS_FFT_KERNEL(clns_fft_f64, F64)
+CLNS_FFT_KERNEL(clns_fft_accurate, Accurate)
+CLNS_FFT_KERNEL(clns_fft_tex, Tex)
+CLNS_FFT_KERNEL(clns_fft_fma, Fma)
