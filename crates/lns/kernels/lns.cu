@@ -136,15 +136,27 @@ __device__ __forceinline__ int to_code_sfu(float v, int F) {
     return __float_as_int(fmaf(v, pow2(F), 12582912.0f)) - 0x4b400000;
 }
 
+// Evaluated for every z and selected after, so no branch (and no convergence barrier) sits in
+// the hot path: below the essential zero the arithmetic runs on garbage that is discarded.
+// For F <= 21, s_b(z) = lg2(2 + y) - 1 with y = 2^(z + 1) = 2^(1 + frac) 2^k straight from the
+// SFU (no exponent correction), and the -1 folded into the rounding FMA's addend.
 __device__ int sb_sfu(const Geo& g, const unsigned long long*, int z) {
-    if (z < g.z0) return 0;
-    return to_code_sfu(lg2_sfu(1.0f + exp2_code_sfu(z, g.F)), g.F);
+    int v;
+    if (g.F <= 21) {
+        const unsigned frac = ((unsigned)z << (23 - g.F)) & 0x7fffffu;
+        const float r = ex2_sfu(__uint_as_float(0x3f800000u | frac));
+        const float y = __int_as_float(__float_as_int(r) + ((z >> g.F) << 23));
+        v = __float_as_int(fmaf(lg2_sfu(2.0f + y), pow2(g.F), 12582912.0f - pow2(g.F))) - 0x4b400000;
+    } else {
+        v = to_code(lg2_sfu(1.0f + exp2_code_sfu(z, g.F)), g.F);
+    }
+    return z < g.z0 ? 0 : v;
 }
 
 __device__ int db_sfu(const Geo& g, const unsigned long long* t, int z) {
-    if (z < g.z0) return 0;
-    if (z <= -(1 << g.F)) return to_code_sfu(lg2_sfu(1.0f - exp2_code_sfu(z, g.F)), g.F);
-    return db_formula<Sfu>(g, t, z);
+    if (z > -(1 << g.F)) return z < g.z0 ? 0 : db_formula<Sfu>(g, t, z);
+    const int v = to_code_sfu(lg2_sfu(1.0f - exp2_code_sfu(z, g.F)), g.F);
+    return z < g.z0 ? 0 : v;
 }
 
 __device__ int sb_f64(const Geo& g, const unsigned long long*, int z) {
