@@ -319,17 +319,26 @@ __device__ unsigned int lns_add(const Geo& g, const unsigned long long* t, unsig
     return pack(g, negative, log);
 }
 
+// -y: the sign flips except on the special code (zero stays zero, NaN stays NaN).
+__device__ __forceinline__ unsigned int lns_neg(const Geo& g, unsigned int w) {
+    return unpack(g, w).log == -(1 << (g.log_bits - 1)) ? w : w ^ (1u << g.log_bits);
+}
+
+// out = a + b, or a - b when `negate_b` is set.
 #define LNS_ADD_KERNEL(NAME, SB, DB)                                                            \
     extern "C" __global__ void NAME(Geo g, unsigned long long t0, unsigned long long t1,       \
                                     unsigned long long t2, unsigned long long t3,              \
                                     const unsigned int* __restrict__ a,                        \
                                     const unsigned int* __restrict__ b,                        \
-                                    unsigned int* __restrict__ out, unsigned long long n) {    \
+                                    unsigned int* __restrict__ out, unsigned long long n,      \
+                                    int negate_b) {                                            \
         const unsigned long long t[4] = {t0, t1, t2, t3};                                       \
         const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;           \
         for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;  \
-             i < n; i += stride)                                                                \
-            out[i] = lns_add<SB, DB>(g, t, __ldcs(&a[i]), __ldcs(&b[i]));                       \
+             i < n; i += stride) {                                                              \
+            const unsigned int y = __ldcs(&b[i]);                                               \
+            out[i] = lns_add<SB, DB>(g, t, __ldcs(&a[i]), negate_b ? lns_neg(g, y) : y);        \
+        }                                                                                       \
     }
 
 LNS_ADD_KERNEL(lns_add_f64, sb_f64, db_f64)
@@ -341,3 +350,40 @@ LNS_ADD_KERNEL(lns_add_horner4, sb_table<Horner<4>>, db_table<Horner<4>>)
 LNS_ADD_KERNEL(lns_add_horner5, sb_table<Horner<5>>, db_table<Horner<5>>)
 LNS_ADD_KERNEL(lns_add_tex1, sb_table<Tex1>, db_table<Tex1>)
 LNS_ADD_KERNEL(lns_add_tex2, sb_table<Tex2>, db_table<Tex2>)
+
+// x * y (div == 0) or x / y, exact, as Format::mul / Format::div in src/arith.rs.
+__device__ unsigned int lns_mul_div(const Geo& g, unsigned int a, unsigned int b, bool div) {
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const Word x = unpack(g, a), y = unpack(g, b);
+    const bool xs = x.log == special, ys = y.log == special;
+    const bool xi = x.log == inf, yi = y.log == inf;
+    const bool neg = x.negative != y.negative;
+    const unsigned int nan = pack(g, true, special), zero = pack(g, false, special);
+    if ((xs && x.negative) || (ys && y.negative)) return nan;
+    long long log;
+    if (!div) {
+        if ((xs && yi) || (xi && ys)) return nan;  // 0 * inf
+        if (xs || ys) return zero;
+        if (xi || yi) return pack(g, neg, inf);
+        log = (long long)x.log + y.log;
+    } else {
+        if ((xs && ys) || (xi && yi)) return nan;  // 0 / 0, inf / inf
+        if (xs || yi) return zero;
+        if (ys) return pack(g, x.negative, inf);   // x / 0: zero has no sign
+        if (xi) return pack(g, neg, inf);
+        log = (long long)x.log - y.log;
+    }
+    if (log > inf - 1) return pack(g, neg, inf);
+    if (log < special + 1) return zero;
+    return pack(g, neg, (int)log);
+}
+
+extern "C" __global__ void lns_mul_div_words(Geo g, const unsigned int* __restrict__ a,
+                                             const unsigned int* __restrict__ b,
+                                             unsigned int* __restrict__ out, unsigned long long n,
+                                             int div) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        out[i] = lns_mul_div(g, __ldcs(&a[i]), __ldcs(&b[i]), div != 0);
+}

@@ -141,17 +141,33 @@ impl GpuMethod {
         b: &DeviceBuffer<u32>,
         out: &mut DeviceBuffer<u32>,
     ) -> Result<()> {
-        let n = a.len();
-        if b.len() != n || out.len() != n {
-            return Err(Error::Invalid(format!(
-                "LNS add: lengths {n}, {} and {} differ",
-                b.len(),
-                out.len()
-            )));
-        }
+        self.add_sub(gpu, a, b, out, false)
+    }
+
+    /// out[i] = a[i] − b[i] on LNS words, on the device.
+    pub fn sub(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<u32>,
+        b: &DeviceBuffer<u32>,
+        out: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        self.add_sub(gpu, a, b, out, true)
+    }
+
+    fn add_sub(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<u32>,
+        b: &DeviceBuffer<u32>,
+        out: &mut DeviceBuffer<u32>,
+        negate_b: bool,
+    ) -> Result<()> {
+        let n = same_lengths("add/sub", a, b, out)?;
         let name = format!("lns_add_{}", self.method);
         let f = gpu.function(&kernels(), &name)?;
         let n64 = n as u64;
+        let negate = negate_b as i32;
         let [t0, t1, t2, t3] = self.handles;
         let mut launch = gpu.stream().launch_builder(&f);
         launch
@@ -163,16 +179,11 @@ impl GpuMethod {
             .arg(a)
             .arg(b)
             .arg(out)
-            .arg(&n64);
-        let blocks = (n.div_ceil(256) as u32).clamp(1, gpu.info().sms * 32);
-        let config = sigpu_runtime::cuda::cudarc::driver::LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
+            .arg(&n64)
+            .arg(&negate);
         // SAFETY: arguments match LNS_ADD_KERNEL's signature; all three buffers hold n words;
         // the tables behind the handles live as long as `self`.
-        unsafe { launch.launch(config) }
+        unsafe { launch.launch(streaming_config(gpu, n)) }
             .map(drop)
             .map_err(|e| Error::Invalid(format!("launching {name}: {e}")))
     }
@@ -198,6 +209,80 @@ impl GpuMethod {
             &device,
             &results,
         ))
+    }
+}
+
+/// out[i] = a[i] · b[i] on LNS words of `format`, exact (as [`Format::mul`]).
+pub fn mul(
+    gpu: &Gpu,
+    format: Format,
+    a: &DeviceBuffer<u32>,
+    b: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    mul_div(gpu, format, a, b, out, false)
+}
+
+/// out[i] = a[i] / b[i] on LNS words of `format`, exact (as [`Format::div`]).
+pub fn div(
+    gpu: &Gpu,
+    format: Format,
+    a: &DeviceBuffer<u32>,
+    b: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    mul_div(gpu, format, a, b, out, true)
+}
+
+fn mul_div(
+    gpu: &Gpu,
+    format: Format,
+    a: &DeviceBuffer<u32>,
+    b: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+    div: bool,
+) -> Result<()> {
+    let n = same_lengths("mul/div", a, b, out)?;
+    let geo = Geo {
+        f: format.frac_bits as i32,
+        log_bits: format.log_bits() as i32,
+        ..Geo::default()
+    };
+    let f = gpu.function(&kernels(), "lns_mul_div_words")?;
+    let (n64, op) = (n as u64, div as i32);
+    let mut launch = gpu.stream().launch_builder(&f);
+    launch.arg(&geo).arg(a).arg(b).arg(out).arg(&n64).arg(&op);
+    // SAFETY: arguments match lns_mul_div_words; all three buffers hold n words.
+    unsafe { launch.launch(streaming_config(gpu, n)) }
+        .map(drop)
+        .map_err(|e| Error::Invalid(format!("launching lns_mul_div_words: {e}")))
+}
+
+/// The common length of two inputs and an output, or an error naming the op.
+fn same_lengths(
+    op: &str,
+    a: &DeviceBuffer<u32>,
+    b: &DeviceBuffer<u32>,
+    out: &DeviceBuffer<u32>,
+) -> Result<usize> {
+    let n = a.len();
+    if b.len() != n || out.len() != n {
+        return Err(Error::Invalid(format!(
+            "LNS {op}: lengths {n}, {} and {} differ",
+            b.len(),
+            out.len()
+        )));
+    }
+    Ok(n)
+}
+
+/// Grid-stride launch for element-wise kernels: enough blocks to fill the SMs, no more.
+fn streaming_config(gpu: &Gpu, n: usize) -> sigpu_runtime::cuda::cudarc::driver::LaunchConfig {
+    let blocks = (n.div_ceil(256) as u32).clamp(1, gpu.info().sms * 32);
+    sigpu_runtime::cuda::cudarc::driver::LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
     }
 }
 
@@ -356,43 +441,58 @@ fn check_add(gpu: &Gpu, seed: u64, format: Format, method: Method) -> Result<Che
     }
     let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
     let mut out = gpu.alloc_poisoned::<u32>(n)?;
-    m.add(gpu, &da, &db, &mut out)?;
-    let got = gpu.download(&out)?;
     let tol = match method {
         Method::Accurate | Method::Tex1 | Method::Tex2 => 1,
         Method::Sfu => 2,
         _ => 0,
     };
     let (mut mismatches, mut max_error, mut note) = (0usize, 0i64, String::new());
-    for i in 0..n {
-        let want = format.add(&twin, a[i], b[i]);
-        let err = match (format.decode(got[i]), format.decode(want)) {
-            (
-                crate::Class::Finite {
-                    negative: p,
-                    log: x,
-                },
-                crate::Class::Finite {
-                    negative: q,
-                    log: y,
-                },
-            ) if p == q => (x - y).abs(),
-            (g, w) if g == w => 0,
-            _ => i64::MAX,
-        };
-        max_error = max_error.max(err);
-        if err > tol {
-            if mismatches == 0 {
-                note = format!(
-                    "first mismatch at [{i}]: {:#x} + {:#x} gave {:#x}, want {want:#x}",
-                    a[i], b[i], got[i]
-                );
+    // add and sub through the method, then the exact mul and div (no tolerance).
+    for op in ["+", "-", "*", "/"] {
+        gpu.poison(&mut out)?;
+        match op {
+            "+" => m.add(gpu, &da, &db, &mut out)?,
+            "-" => m.sub(gpu, &da, &db, &mut out)?,
+            "*" => mul(gpu, format, &da, &db, &mut out)?,
+            _ => div(gpu, format, &da, &db, &mut out)?,
+        }
+        let got = gpu.download(&out)?;
+        let op_tol = if op == "+" || op == "-" { tol } else { 0 };
+        for i in 0..n {
+            let want = match op {
+                "+" => format.add(&twin, a[i], b[i]),
+                "-" => format.sub(&twin, a[i], b[i]),
+                "*" => format.mul(a[i], b[i]),
+                _ => format.div(a[i], b[i]),
+            };
+            let err = match (format.decode(got[i]), format.decode(want)) {
+                (
+                    crate::Class::Finite {
+                        negative: p,
+                        log: x,
+                    },
+                    crate::Class::Finite {
+                        negative: q,
+                        log: y,
+                    },
+                ) if p == q => (x - y).abs(),
+                (g, w) if g == w => 0,
+                _ => i64::MAX,
+            };
+            max_error = max_error.max(err);
+            if err > op_tol {
+                if mismatches == 0 {
+                    note = format!(
+                        "first mismatch at [{i}]: {:#x} {op} {:#x} gave {:#x}, want {want:#x}",
+                        a[i], b[i], got[i]
+                    );
+                }
+                mismatches += 1;
             }
-            mismatches += 1;
         }
     }
     Ok(CheckReport {
-        elements: n,
+        elements: 4 * n,
         mismatches,
         max_error: max_error as f64,
         tolerance: Tolerance {
@@ -433,22 +533,22 @@ pub fn checks() -> Vec<Check> {
     checks.extend([
         Check {
             name: "lns/add_lns16_sfu",
-            about: "element-wise LNS add of random words (specials, cancellations) vs Format::add",
+            about: "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format",
             run: |gpu, seed| check_add(gpu, seed, Format::LNS16, Method::Sfu),
         },
         Check {
             name: "lns/add_lns16_tex2",
-            about: "element-wise LNS add of random words (specials, cancellations) vs Format::add",
+            about: "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format",
             run: |gpu, seed| check_add(gpu, seed, Format::LNS16, Method::Tex2),
         },
         Check {
             name: "lns/add_lns32_f64",
-            about: "element-wise LNS add of random words (specials, cancellations) vs Format::add",
+            about: "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format",
             run: |gpu, seed| check_add(gpu, seed, Format::LNS32, Method::F64),
         },
         Check {
             name: "lns/add_lns32_horner3",
-            about: "element-wise LNS add of random words (specials, cancellations) vs Format::add",
+            about: "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format",
             run: |gpu, seed| check_add(gpu, seed, Format::LNS32, Method::Horner(3)),
         },
     ]);
