@@ -58,22 +58,7 @@ __device__ __forceinline__ void red_add(double& s, double& comp, double v) {
 // Terms are scaled by 2^-M for an integer M (the largest binade seen), never by a fractional
 // power: rescaling is then exact, and x and -x give exactly opposite terms whichever thread and
 // whichever M they meet, so sums that cancel do so exactly, as on the CPU.
-// 2^(d 2^-F) for d < 2^F, without libdevice's exp2: d = k 2^F + hi 2^(F-10) + lo, with
-// 2^(hi / 1024) from a shared table, 2^(lo 2^-F) = e^x (x < 2^-10 ln 2) from a degree-4 Taylor
-// polynomial (truncation below 1e-18 relative), and 2^k placed in the exponent.
-__device__ __forceinline__ double red_exp2(long long d, int F, const double* __restrict__ table, double xscale) {
-    const long long k = d >> F;
-    if (k < -1022) return 0.0;
-    const unsigned frac = (unsigned)(d & ((1ll << F) - 1));
-    const int low_bits = F > 10 ? F - 10 : 0;
-    const unsigned hi = F > 10 ? frac >> low_bits : frac << (10 - F);
-    const double x = (double)(frac & ((1u << low_bits) - 1u)) * xscale;  // xscale = ln 2 * 2^-F
-    const double e = fma(fma(fma(fma(x, 1.0 / 24, 1.0 / 6), x, 0.5), x, 1.0), x, 1.0);
-    return table[hi] * e * __hiloint2double((int)(1023 + k) << 20, 0);
-}
-
-__device__ __forceinline__ void red_term(Partial& p, long long code, bool neg, int F, const double* table,
-                                         double xscale) {
+__device__ __forceinline__ void red_term(Partial& p, long long code, bool neg, int F, double ulp) {
     const long long binade = code >> F;
     if (binade > p.max) {
         if (p.max != RED_NONE) {
@@ -83,7 +68,7 @@ __device__ __forceinline__ void red_term(Partial& p, long long code, bool neg, i
         }
         p.max = binade;
     }
-    const double v = red_exp2(code - (p.max << F), F, table, xscale);
+    const double v = exp2((double)(code - (p.max << F)) * ulp);
     red_add(p.sum, p.comp, neg ? -v : v);
 }
 
@@ -135,10 +120,7 @@ __device__ __forceinline__ Partial red_empty() { return Partial{RED_NONE, 0.0, 0
 extern "C" __global__ void lns_fused_partials(LnsFmt f, const unsigned* __restrict__ xs,
                                               const unsigned* __restrict__ ys, long long n,
                                               Partial* __restrict__ out) {
-    __shared__ double table[1024];  // 2^(i / 1024)
-    for (int i = threadIdx.x; i < 1024; i += blockDim.x) table[i] = exp2(i / 1024.0);
-    __syncthreads();
-    const double xscale = 0.69314718055994530942 * exp2(-(double)f.F);
+    const double ulp = exp2(-(double)f.F);
     Partial p = red_empty();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
@@ -152,7 +134,7 @@ extern "C" __global__ void lns_fused_partials(LnsFmt f, const unsigned* __restri
             code += cy;
             neg ^= ny;
         }
-        if (cls == CLS_FINITE) red_term(p, code, neg, f.F, table, xscale);
+        if (cls == CLS_FINITE) red_term(p, code, neg, f.F, ulp);
         else if (cls == CLS_NAN) p.flags |= RED_NAN;
         else if (cls == CLS_INF) p.flags |= neg ? RED_NINF : RED_PINF;
     }

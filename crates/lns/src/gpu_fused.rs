@@ -1,8 +1,7 @@
 //! Fused LNS sum and dot product over device buffers (`kernels/reduce.cu`): the GPU twins of
 //! [`Format::sum`] and [`Format::dot`]. Products are exact, every term is summed in f64 with
 //! compensation after a max shift, and the total is rounded to a word once, so the result is
-//! the CPU's (one code apart at most, where the summation order or the term's 2^x — a shared
-//! 1024-entry table times a degree-4 polynomial, ~1e-16 relative — tips a rounding).
+//! the CPU's (one code apart at most, where f64 exp2 or the summation order tip a rounding).
 //!
 //! One pass over the data: each thread keeps the largest binade seen and rescales its sum by an
 //! exact power of two when it grows (so x and −x cancel exactly wherever they meet); blocks
