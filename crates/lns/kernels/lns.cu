@@ -324,7 +324,20 @@ __device__ __forceinline__ unsigned int lns_neg(const Geo& g, unsigned int w) {
     return unpack(g, w).log == -(1 << (g.log_bits - 1)) ? w : w ^ (1u << g.log_bits);
 }
 
-// out = a + b, or a - b when `negate_b` is set.
+// out = a + b, or a - b when `negate_b` is set, over words of type W (u32, or u16 for formats
+// of at most 16 bits: half the memory traffic).
+template <typename W, int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
+__device__ void lns_add_loop(const Geo& g, const unsigned long long* t, const W* __restrict__ a,
+                             const W* __restrict__ b, W* __restrict__ out, unsigned long long n,
+                             int negate_b) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const unsigned int y = __ldcs(&b[i]);
+        out[i] = (W)lns_add<SB, DB>(g, t, __ldcs(&a[i]), negate_b ? lns_neg(g, y) : y);
+    }
+}
+
 #define LNS_ADD_KERNEL(NAME, SB, DB)                                                            \
     extern "C" __global__ void NAME(Geo g, unsigned long long t0, unsigned long long t1,       \
                                     unsigned long long t2, unsigned long long t3,              \
@@ -333,12 +346,16 @@ __device__ __forceinline__ unsigned int lns_neg(const Geo& g, unsigned int w) {
                                     unsigned int* __restrict__ out, unsigned long long n,      \
                                     int negate_b) {                                            \
         const unsigned long long t[4] = {t0, t1, t2, t3};                                       \
-        const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;           \
-        for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;  \
-             i < n; i += stride) {                                                              \
-            const unsigned int y = __ldcs(&b[i]);                                               \
-            out[i] = lns_add<SB, DB>(g, t, __ldcs(&a[i]), negate_b ? lns_neg(g, y) : y);        \
-        }                                                                                       \
+        lns_add_loop<unsigned int, SB, DB>(g, t, a, b, out, n, negate_b);                       \
+    }                                                                                           \
+    extern "C" __global__ void NAME##_u16(Geo g, unsigned long long t0, unsigned long long t1, \
+                                          unsigned long long t2, unsigned long long t3,        \
+                                          const unsigned short* __restrict__ a,                \
+                                          const unsigned short* __restrict__ b,                \
+                                          unsigned short* __restrict__ out,                    \
+                                          unsigned long long n, int negate_b) {                \
+        const unsigned long long t[4] = {t0, t1, t2, t3};                                       \
+        lns_add_loop<unsigned short, SB, DB>(g, t, a, b, out, n, negate_b);                     \
     }
 
 LNS_ADD_KERNEL(lns_add_f64, sb_f64, db_f64)

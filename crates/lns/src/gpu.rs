@@ -133,38 +133,47 @@ impl GpuMethod {
         Ok(gpu.download(&out)?.into_iter().map(i64::from).collect())
     }
 
-    /// out[i] = a[i] + b[i] on LNS words, on the device (grid-stride, streaming loads).
-    pub fn add(
+    /// out[i] = a[i] + b[i] on LNS words, on the device (grid-stride, streaming loads). Words
+    /// are `u32`, or `u16` for formats of at most 16 bits (lns16), which halves the traffic.
+    pub fn add<W: LnsWord>(
         &self,
         gpu: &Gpu,
-        a: &DeviceBuffer<u32>,
-        b: &DeviceBuffer<u32>,
-        out: &mut DeviceBuffer<u32>,
+        a: &DeviceBuffer<W>,
+        b: &DeviceBuffer<W>,
+        out: &mut DeviceBuffer<W>,
     ) -> Result<()> {
         self.add_sub(gpu, a, b, out, false)
     }
 
     /// out[i] = a[i] − b[i] on LNS words, on the device.
-    pub fn sub(
+    pub fn sub<W: LnsWord>(
         &self,
         gpu: &Gpu,
-        a: &DeviceBuffer<u32>,
-        b: &DeviceBuffer<u32>,
-        out: &mut DeviceBuffer<u32>,
+        a: &DeviceBuffer<W>,
+        b: &DeviceBuffer<W>,
+        out: &mut DeviceBuffer<W>,
     ) -> Result<()> {
         self.add_sub(gpu, a, b, out, true)
     }
 
-    fn add_sub(
+    fn add_sub<W: LnsWord>(
         &self,
         gpu: &Gpu,
-        a: &DeviceBuffer<u32>,
-        b: &DeviceBuffer<u32>,
-        out: &mut DeviceBuffer<u32>,
+        a: &DeviceBuffer<W>,
+        b: &DeviceBuffer<W>,
+        out: &mut DeviceBuffer<W>,
         negate_b: bool,
     ) -> Result<()> {
         let n = same_lengths("add/sub", a, b, out)?;
-        let name = format!("lns_add_{}", self.method);
+        if self.format.word_bits() > W::BITS {
+            return Err(Error::Invalid(format!(
+                "{} words hold {}-bit {} values: use u32 words",
+                W::NAME,
+                self.format.word_bits(),
+                self.format
+            )));
+        }
+        let name = format!("lns_add_{}{}", self.method, W::SUFFIX);
         let f = gpu.function(&kernels(), &name)?;
         let n64 = n as u64;
         let negate = negate_b as i32;
@@ -181,7 +190,7 @@ impl GpuMethod {
             .arg(out)
             .arg(&n64)
             .arg(&negate);
-        // SAFETY: arguments match LNS_ADD_KERNEL's signature; all three buffers hold n words;
+        // SAFETY: arguments match LNS_ADD_KERNEL's entry for W; all three buffers hold n words;
         // the tables behind the handles live as long as `self`.
         unsafe { launch.launch(streaming_config(gpu, n)) }
             .map(drop)
@@ -258,12 +267,38 @@ fn mul_div(
         .map_err(|e| Error::Invalid(format!("launching lns_mul_div_words: {e}")))
 }
 
+/// Device word types of LNS arrays: `u32` for every format, `u16` for formats of ≤ 16 bits.
+pub trait LnsWord: sigpu_runtime::cuda::Plain + sealed::Sealed {
+    const BITS: u32;
+    const NAME: &'static str;
+    /// Kernel name suffix.
+    const SUFFIX: &'static str;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u16 {}
+}
+
+impl LnsWord for u32 {
+    const BITS: u32 = 32;
+    const NAME: &'static str = "u32";
+    const SUFFIX: &'static str = "";
+}
+
+impl LnsWord for u16 {
+    const BITS: u32 = 16;
+    const NAME: &'static str = "u16";
+    const SUFFIX: &'static str = "_u16";
+}
+
 /// The common length of two inputs and an output, or an error naming the op.
-fn same_lengths(
+fn same_lengths<W>(
     op: &str,
-    a: &DeviceBuffer<u32>,
-    b: &DeviceBuffer<u32>,
-    out: &DeviceBuffer<u32>,
+    a: &DeviceBuffer<W>,
+    b: &DeviceBuffer<W>,
+    out: &DeviceBuffer<W>,
 ) -> Result<usize> {
     let n = a.len();
     if b.len() != n || out.len() != n {
@@ -491,8 +526,38 @@ fn check_add(gpu: &Gpu, seed: u64, format: Format, method: Method) -> Result<Che
             }
         }
     }
+    // u16 words (formats of ≤ 16 bits): the same sums as the u32 kernel, bit for bit.
+    let mut elements = 4 * n;
+    if format.word_bits() <= 16 {
+        let narrow = |v: &[u32]| v.iter().map(|&w| w as u16).collect::<Vec<u16>>();
+        let (a16, b16) = (gpu.upload(&narrow(&a))?, gpu.upload(&narrow(&b))?);
+        let mut out16 = gpu.alloc_poisoned::<u16>(n)?;
+        for negate in [false, true] {
+            gpu.poison(&mut out)?;
+            if negate {
+                m.sub(gpu, &a16, &b16, &mut out16)?;
+                m.sub(gpu, &da, &db, &mut out)?;
+            } else {
+                m.add(gpu, &a16, &b16, &mut out16)?;
+                m.add(gpu, &da, &db, &mut out)?;
+            }
+            let (got16, got32) = (gpu.download(&out16)?, gpu.download(&out)?);
+            for i in 0..n {
+                elements += 1;
+                if got16[i] as u32 != got32[i] {
+                    if mismatches == 0 {
+                        note = format!(
+                            "u16 words at [{i}]: {:#x} vs the u32 kernel's {:#x}",
+                            got16[i], got32[i]
+                        );
+                    }
+                    mismatches += 1;
+                }
+            }
+        }
+    }
     Ok(CheckReport {
-        elements: 4 * n,
+        elements,
         mismatches,
         max_error: max_error as f64,
         tolerance: Tolerance {
