@@ -138,26 +138,31 @@ __device__ __forceinline__ int to_code_sfu(float v, int F) {
 
 // Evaluated for every z and selected after, so no branch (and no convergence barrier) sits in
 // the hot path: below the essential zero the arithmetic runs on garbage that is discarded.
-// For F <= 21, s_b(z) = lg2(2 + y) - 1 with y = 2^(z + 1) = 2^(1 + frac) 2^k straight from the
-// SFU (no exponent correction), and the -1 folded into the rounding FMA's addend.
-__device__ int sb_sfu(const Geo& g, const unsigned long long*, int z) {
-    int v;
+// For F <= 21, s_b(z) = lg2(2 + y) - 1 and far d_b(z) = lg2(2 - y) - 1 with y = 2^(z + 1) =
+// 2^(1 + frac) 2^k straight from the SFU (no exponent correction), the -1 folded into the
+// rounding FMA's addend. One function for both, so an add kernel whose lanes mix sums and
+// differences runs one evaluation per lane instead of both paths.
+__device__ __forceinline__ int sbdb_far_sfu(const Geo& g, int z, bool db) {
     if (g.F <= 21) {
         const unsigned frac = ((unsigned)z << (23 - g.F)) & 0x7fffffu;
         const float r = ex2_sfu(__uint_as_float(0x3f800000u | frac));
         const float y = __int_as_float(__float_as_int(r) + ((z >> g.F) << 23));
-        v = __float_as_int(fmaf(lg2_sfu(2.0f + y), pow2(g.F), 12582912.0f - pow2(g.F))) - 0x4b400000;
-    } else {
-        v = to_code(lg2_sfu(1.0f + exp2_code_sfu(z, g.F)), g.F);
+        const float l = lg2_sfu(2.0f + (db ? -y : y));
+        return __float_as_int(fmaf(l, pow2(g.F), 12582912.0f - pow2(g.F))) - 0x4b400000;
     }
+    const float e = exp2_code_sfu(z, g.F);
+    return to_code(lg2_sfu(1.0f + (db ? -e : e)), g.F);
+}
+
+// s_b (sub = false) or d_b (sub = true) by the SFU method.
+__device__ __forceinline__ int sbdb_sfu(const Geo& g, const unsigned long long* t, int z, bool sub) {
+    if (sub && z > -(1 << g.F)) return z < g.z0 ? 0 : db_formula<Sfu>(g, t, z);  // near the pole
+    const int v = sbdb_far_sfu(g, z, sub);
     return z < g.z0 ? 0 : v;
 }
 
-__device__ int db_sfu(const Geo& g, const unsigned long long* t, int z) {
-    if (z > -(1 << g.F)) return z < g.z0 ? 0 : db_formula<Sfu>(g, t, z);
-    const int v = to_code_sfu(lg2_sfu(1.0f - exp2_code_sfu(z, g.F)), g.F);
-    return z < g.z0 ? 0 : v;
-}
+__device__ int sb_sfu(const Geo& g, const unsigned long long* t, int z) { return sbdb_sfu(g, t, z, false); }
+__device__ int db_sfu(const Geo& g, const unsigned long long* t, int z) { return sbdb_sfu(g, t, z, true); }
 
 __device__ int sb_f64(const Geo& g, const unsigned long long*, int z) {
     if (z < g.z0) return 0;
@@ -290,6 +295,20 @@ __device__ __forceinline__ unsigned int pack(const Geo& g, bool negative, int lo
     return (negative ? (1u << g.log_bits) : 0u) | ((unsigned int)log & mask);
 }
 
+// s_b or d_b for an add: by default the two functions (a warp whose lanes mix sums and
+// differences runs both); the SFU method evaluates either with one code path.
+template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
+struct SbDb {
+    static __device__ __forceinline__ int eval(const Geo& g, const unsigned long long* t, int z, bool sub) {
+        return sub ? DB(g, t, z) : SB(g, t, z);
+    }
+};
+template <> struct SbDb<sb_sfu, db_sfu> {
+    static __device__ __forceinline__ int eval(const Geo& g, const unsigned long long* t, int z, bool sub) {
+        return sbdb_sfu(g, t, z, sub);
+    }
+};
+
 // x + y through the method's s_b / d_b, exactly as Format::add in src/arith.rs.
 template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
 __device__ unsigned int lns_add(const Geo& g, const unsigned long long* t, unsigned int a, unsigned int b) {
@@ -306,14 +325,9 @@ __device__ unsigned int lns_add(const Geo& g, const unsigned long long* t, unsig
     const bool x_big = x.log >= y.log;
     const int big = x_big ? x.log : y.log, z = x_big ? y.log - x.log : x.log - y.log;
     const bool negative = x_big ? x.negative : y.negative;
-    int log;
-    if (x.negative == y.negative) {
-        log = big + SB(g, t, z);
-    } else if (z == 0) {
-        return pack(g, false, special);  // x + (-x) = 0 exactly
-    } else {
-        log = big + DB(g, t, z);
-    }
+    const bool sub = x.negative != y.negative;
+    if (sub && z == 0) return pack(g, false, special);  // x + (-x) = 0 exactly
+    const int log = big + SbDb<SB, DB>::eval(g, t, z, sub);
     if (log > inf - 1) return pack(g, negative, inf);           // overflow: +-infinity
     if (log < special + 1) return pack(g, false, special);      // underflow: the one zero
     return pack(g, negative, log);
