@@ -358,6 +358,28 @@ fn clns_fft_compares_word_sizes_and_rejects_bad_sizes() {
     ]);
     assert!(!narrow.status.success());
     assert!(stderr(&narrow).contains("--bits 8"), "{}", stderr(&narrow));
+    // batch × size overflowing usize is refused, not wrapped past the 2^26 limit.
+    let huge = sigpu(&[
+        "clns",
+        "fft",
+        "--device",
+        "cpu",
+        "--size",
+        "2",
+        "--batch",
+        "9223372036854775808",
+    ]);
+    assert!(!huge.status.success());
+    assert!(stderr(&huge).contains("--batch"), "{}", stderr(&huge));
+}
+
+#[test]
+fn clns_certify_refuses_a_grid_too_large_to_build() {
+    let out = sigpu(&[
+        "clns", "certify", "--device", "cpu", "--format", "clns32", "--stride", "1",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--stride 1"), "{}", stderr(&out));
 }
 
 #[test]

@@ -127,8 +127,10 @@ impl Geometry {
         Geometry::new(format, 128, 128)
     }
 
+    /// θ beyond π is outside S_b's domain: the difference wraps as the kernel's unsigned one
+    /// does (such θ is never near), rather than overflowing.
     pub fn in_near_region(&self, z: i64, theta: u32) -> bool {
-        z > self.near_z && HALF_TURN - theta < self.near_phi
+        z > self.near_z && HALF_TURN.wrapping_sub(theta) < self.near_phi
     }
 
     /// f32 scale from r to a cell position along the magnitude axis.
@@ -412,6 +414,14 @@ mod tests {
                 "{z}"
             );
         }
+    }
+
+    #[test]
+    fn angles_beyond_pi_are_never_near_and_do_not_overflow() {
+        let g = Geometry::default_for(ClnsFormat::CLNS16);
+        assert!(g.in_near_region(-1, HALF_TURN));
+        assert!(!g.in_near_region(-1, HALF_TURN + 1));
+        assert!(!g.in_near_region(-1, u32::MAX));
     }
 
     #[test]
