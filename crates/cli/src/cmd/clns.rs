@@ -4,30 +4,13 @@
 use crate::cli::{BenchClnsArgs, ClnsCertifyArgs, ClnsFftArgs, ClnsFig45Args};
 use crate::table;
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use sigpu_clns::certify::{certify as certify_cpu, Certificate, Inputs};
 use sigpu_clns::gpu::GpuClns;
 use sigpu_clns::{fft, fig45, ClnsFormat, Geometry, Method};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
-fn spinner() -> ProgressBar {
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    bar
-}
-
-fn write_json(path: &Option<std::path::PathBuf>, value: &impl serde::Serialize) -> Result<()> {
-    if let Some(p) = path {
-        let text = serde_json::to_string_pretty(value)?;
-        sigpu_runtime::fs::write_atomic(p, text.as_bytes())
-            .with_context(|| format!("--out {}", p.display()))?;
-    }
-    Ok(())
-}
+use super::{spinner, write_json_out as write_json};
 
 fn geometry(format: ClnsFormat, p_cl: Option<usize>, p_theta: Option<usize>) -> Result<Geometry> {
     let d = Geometry::default_for(format);
