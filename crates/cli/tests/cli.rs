@@ -257,6 +257,13 @@ fn lns_hmm_reports_a_small_error_against_f64() {
     assert_eq!(v["log_likelihoods"].as_array().unwrap().len(), 2);
     let bad = sigpu(&["lns", "hmm", "--states", "0"]);
     assert_eq!(bad.status.code(), Some(2));
+    // Each size in range, their product far too large to allocate: an error, not an abort.
+    let huge = sigpu(&[
+        "lns", "hmm", "--device", "cpu", "--states", "4096", "--steps", "1000000", "--batch",
+        "65536",
+    ]);
+    assert_eq!(huge.status.code(), Some(1), "{}", stderr(&huge));
+    assert!(stderr(&huge).contains("--batch 65536"), "{}", stderr(&huge));
 }
 
 #[test]
