@@ -107,7 +107,8 @@ impl Grid2 {
     /// lo = fma(a, t10 − t00, t00), hi = fma(a, t11 − t01, t01), result = fma(b, hi − lo, lo).
     pub fn eval_fma(&self, u: f32, v: f32) -> [f32; 2] {
         let cell = |p: f32, n: usize| -> (usize, f32) {
-            let p = p.clamp(0.0, (n - 1) as f32);
+            // max then min, as the kernel's fmaxf / fminf: a NaN position reads cell 0 there.
+            let p = p.max(0.0).min((n - 1) as f32);
             let i = (p as usize).min(n - 2);
             (i, p - i as f32)
         };
@@ -154,6 +155,7 @@ mod tests {
         }
         // Clamped outside the grid.
         assert_eq!(g.eval_fma(-3.0, 100.0), g.texels[4 * 7]);
+        assert_eq!(g.eval_fma(f32::NAN, 0.0), g.texels[0]);
     }
 
     #[test]
