@@ -386,7 +386,11 @@ fn clns_certify_refuses_a_grid_too_large_to_build() {
         "clns", "certify", "--device", "cpu", "--format", "clns32", "--stride", "1",
     ]);
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("--stride 1"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--stride: stride 1:"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

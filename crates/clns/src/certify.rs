@@ -28,7 +28,7 @@ pub enum CertifyError {
     #[error("{results} results for {inputs} inputs")]
     Results { inputs: usize, results: usize },
     #[error(
-        "--stride {stride}: the grid would hold {points} inputs of {format} (at most {max}); \
+        "stride {stride}: the grid would hold {points} inputs of {format} (at most {max}); \
          take a larger stride"
     )]
     GridTooLarge {
@@ -309,7 +309,7 @@ mod tests {
         // The grid count bounds what `standard` makes; every input of clns32 is refused.
         assert!(inputs.len() - 10 - 65 * 65 <= Inputs::grid_points(f, 4099) as usize);
         let e = Inputs::standard_checked(ClnsFormat::CLNS32, 1, 0, 1).unwrap_err();
-        assert!(e.to_string().contains("--stride 1"), "{e}");
+        assert!(e.to_string().contains("stride 1:"), "{e}");
         assert!(Inputs::standard_checked(f, 4099, 0, 1).is_ok());
     }
 }

@@ -29,7 +29,8 @@ pub fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Re
         vec![args.method.parse().context("--method")?]
     };
     let g = geometry(format, args.p_cl, args.p_theta)?;
-    let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, args.seed)?;
+    let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, args.seed)
+        .context("--stride")?;
     let gpu = match device.unwrap_or(Device::Cpu) {
         Device::Cpu => None,
         Device::Cuda(n) => Some(super::open_gpu(n)?),
@@ -112,7 +113,8 @@ pub fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Re
 
 pub fn fig45(json: bool, args: &ClnsFig45Args) -> Result<ExitCode> {
     let format = args.format;
-    let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, 4)?;
+    let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, 4)
+        .context("--stride")?;
     let bar = spinner();
     bar.set_message(format!("Fig. 4/5 over {} inputs", inputs.len()));
     let points = fig45::fig45(format, &fig45::SIZES, &inputs)?;
