@@ -677,8 +677,8 @@ extern "C" __global__ void __launch_bounds__(256) box(const float* u, float* out
 }
 "#;
 
-    /// Malformed sources (every truncation of a valid one, and each single character removed)
-    /// give an error or a transform, never a panic.
+    /// Malformed sources (every truncation of a valid one, each single character removed, a
+    /// multi-byte character inserted anywhere) give an error or a transform, never a panic.
     #[test]
     fn mangled_sources_never_panic() {
         let cuts = (0..=SRC.len()).filter(|&i| SRC.is_char_boundary(i));
@@ -686,7 +686,9 @@ extern "C" __global__ void __launch_bounds__(256) box(const float* u, float* out
         let holes = cuts
             .filter(|&i| i < SRC.len())
             .map(|i| format!("{}{}", &SRC[..i], &SRC[i + 1..]));
-        for src in prefixes.chain(holes) {
+        // A multi-byte character anywhere (comments, strings, or stray in code).
+        let accents = (0..=SRC.len()).map(|i| format!("{}λ{}", &SRC[..i], &SRC[i..]));
+        for src in prefixes.chain(holes).chain(accents) {
             let r = std::panic::catch_unwind(|| transform(&src, "box").map(drop));
             assert!(r.is_ok(), "panicked on:\n{src}");
         }
