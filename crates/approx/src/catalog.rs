@@ -41,16 +41,6 @@ impl Precision {
             Precision::F16 | Precision::Bf16 => 2,
         }
     }
-
-    /// Unit roundoff scale: the spacing of values in [1, 2).
-    pub fn epsilon(self) -> f64 {
-        match self {
-            Precision::F32 => f32::EPSILON as f64,
-            Precision::F64 => f64::EPSILON,
-            Precision::F16 => 2f64.powi(-10),
-            Precision::Bf16 => 2f64.powi(-7),
-        }
-    }
 }
 
 /// How random inputs are drawn for one argument.

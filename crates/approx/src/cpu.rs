@@ -213,7 +213,15 @@ fn fast_avx2(f: CpuFunction, x: &[f32], out: &mut [f32]) {
 }
 
 /// The fast version over a slice, on `path`.
+///
+/// # Panics
+/// If `x` and `out` differ in length (a shorter `out` would silently drop results).
 pub fn fast_slice(f: CpuFunction, path: SimdPath, x: &[f32], out: &mut [f32]) {
+    assert_eq!(
+        x.len(),
+        out.len(),
+        "fast_slice: input and output lengths differ"
+    );
     match path {
         #[cfg(target_arch = "x86_64")]
         SimdPath::Avx2 if detect() == SimdPath::Avx2 => {
@@ -235,7 +243,11 @@ pub fn chunk_is_fast(c: usize, share: f64) -> bool {
 
 /// `out = f(x)` on all threads, a `share` in [0, 1] of the chunks on the fast path and the
 /// rest accurate. Returns the path the fast chunks took.
+///
+/// # Panics
+/// If `x` and `out` differ in length.
 pub fn apply(f: CpuFunction, x: &[f32], out: &mut [f32], share: f64) -> SimdPath {
+    assert_eq!(x.len(), out.len(), "apply: input and output lengths differ");
     let path = detect();
     let share = share.clamp(0.0, 1.0);
     out.par_chunks_mut(CHUNK)

@@ -190,6 +190,29 @@ fn single_thread() -> LaunchConfig {
     }
 }
 
+/// The eval kernel reads n elements of its precision from x and y: anything else would read
+/// past a buffer (an f32 buffer read as f64) or pair the wrong elements.
+fn check_eval_args(f: &Function, x: &Values, y: Option<&Values>) -> Result<()> {
+    let precision = |v: &Values| match v {
+        Values::F32(_) => Precision::F32,
+        Values::F64(_) => Precision::F64,
+        Values::Bits16(p, _) => *p,
+    };
+    for (what, v) in [("x", Some(x)), ("y", y)] {
+        if let Some(v) = v.filter(|v| precision(v) != f.precision || v.len() != x.len()) {
+            return Err(Error::Invalid(format!(
+                "{}: {what} holds {} {:?} values, the kernel takes {} {:?}",
+                f.key,
+                v.len(),
+                precision(v),
+                x.len(),
+                f.precision
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Runs the element-wise kernel of `f`/`v` on `x` (and `y`); returns the outputs.
 pub fn evaluate(
     gpu: &Gpu,
@@ -199,6 +222,7 @@ pub fn evaluate(
     x: &Values,
     y: Option<&Values>,
 ) -> Result<Values> {
+    check_eval_args(f, x, y)?;
     let name = kernel_name("eval", f, v);
     let k = gpu.function(src, &name)?;
     let n = x.len();
@@ -211,7 +235,8 @@ pub fn evaluate(
     dy.push(&mut l);
     out.push(&mut l);
     l.arg(&n64);
-    // SAFETY: matches sg_eval_*(const T*, const T*, T*, long long); buffers hold n elements.
+    // SAFETY: matches sg_eval_*(const T*, const T*, T*, long long); x, y and out hold n
+    // elements of T (checked above).
     unsafe { l.launch(grid_1d(n.min(1 << 22), 256)) }.map_err(launch_err(&name))?;
     out.download(gpu, f.precision)
 }
@@ -345,6 +370,17 @@ pub fn run(gpu: &Gpu, error_samples: usize, progress: &dyn Fn(&str)) -> Result<R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eval_arguments_of_the_wrong_precision_or_length_are_refused() {
+        let f = crate::catalog::find("div_f32").unwrap();
+        let x = Values::F32(vec![1.0; 8]);
+        assert!(check_eval_args(f, &x, Some(&Values::F32(vec![2.0; 8]))).is_ok());
+        let short = check_eval_args(f, &x, Some(&Values::F32(vec![2.0; 7]))).unwrap_err();
+        assert!(short.to_string().contains("y holds 7"), "{short}");
+        let wide = check_eval_args(f, &Values::F64(vec![1.0; 8]), None).unwrap_err();
+        assert!(wide.to_string().contains("x holds 8 F64"), "{wide}");
+    }
 
     #[test]
     fn generated_source_names_every_kernel() {

@@ -169,11 +169,14 @@ pub fn search<V: Evaluator>(
             for l in 1..max_lambda {
                 m.get(l)?;
             }
-            *m.seen
+            // λ = 0 (error 0 against itself) normally meets the bound; when even it does not
+            // (a NaN error, a noisy replay), fall back to it, as SMP and HEU do.
+            m.seen
                 .values()
                 .filter(|p| ok(p))
                 .min_by(|a, b| a.time.total_cmp(&b.time).then(b.lambda.cmp(&a.lambda)))
-                .expect("λ = 0 always meets the bound")
+                .copied()
+                .unwrap_or(base)
         }
         Method::Heu => heu(&mut m, base, top, bound)?,
     };
@@ -344,6 +347,13 @@ mod tests {
         for bad in [0.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
             let e = search(Method::Heu, &mut FnEvaluator(curve(0.5, zero)), 64, bad).unwrap_err();
             assert!(e.to_string().contains("(0, 1]"), "{e}");
+        }
+        // Nothing meets the bound (NaN errors, or a noisy E(0) above it): every search falls
+        // back to λ = 0 instead of failing.
+        for e in [|_: u32| f64::NAN, |l: u32| if l == 8 { 1.0 } else { 2.0 }] {
+            for method in Method::ALL {
+                assert_eq!(run(method, e, 8, 0.8).lambda, 0, "{method}");
+            }
         }
         let e = search(Method::Smp, &mut FnEvaluator(curve(0.5, zero)), 0, 0.8).unwrap_err();
         assert!(e.to_string().contains("no warp slot"), "{e}");

@@ -677,6 +677,23 @@ extern "C" __global__ void __launch_bounds__(256) box(const float* u, float* out
 }
 "#;
 
+    /// Malformed sources (every truncation of a valid one, each single character removed, a
+    /// multi-byte character inserted anywhere) give an error or a transform, never a panic.
+    #[test]
+    fn mangled_sources_never_panic() {
+        let cuts = (0..=SRC.len()).filter(|&i| SRC.is_char_boundary(i));
+        let prefixes = cuts.clone().map(|i| SRC[..i].to_owned());
+        let holes = cuts
+            .filter(|&i| i < SRC.len())
+            .map(|i| format!("{}{}", &SRC[..i], &SRC[i + 1..]));
+        // A multi-byte character anywhere (comments, strings, or stray in code).
+        let accents = (0..=SRC.len()).map(|i| format!("{}λ{}", &SRC[..i], &SRC[i..]));
+        for src in prefixes.chain(holes).chain(accents) {
+            let r = std::panic::catch_unwind(|| transform(&src, "box").map(drop));
+            assert!(r.is_ok(), "panicked on:\n{src}");
+        }
+    }
+
     #[test]
     fn generates_all_three_kernels_and_copies_device_functions() {
         let t = transform(SRC, "box").unwrap();

@@ -257,6 +257,13 @@ fn lns_hmm_reports_a_small_error_against_f64() {
     assert_eq!(v["log_likelihoods"].as_array().unwrap().len(), 2);
     let bad = sigpu(&["lns", "hmm", "--states", "0"]);
     assert_eq!(bad.status.code(), Some(2));
+    // Each size in range, their product far too large to allocate: an error, not an abort.
+    let huge = sigpu(&[
+        "lns", "hmm", "--device", "cpu", "--states", "4096", "--steps", "1000000", "--batch",
+        "65536",
+    ]);
+    assert_eq!(huge.status.code(), Some(1), "{}", stderr(&huge));
+    assert!(stderr(&huge).contains("--batch 65536"), "{}", stderr(&huge));
 }
 
 #[test]
@@ -358,6 +365,32 @@ fn clns_fft_compares_word_sizes_and_rejects_bad_sizes() {
     ]);
     assert!(!narrow.status.success());
     assert!(stderr(&narrow).contains("--bits 8"), "{}", stderr(&narrow));
+    // batch × size overflowing usize is refused, not wrapped past the 2^26 limit.
+    let huge = sigpu(&[
+        "clns",
+        "fft",
+        "--device",
+        "cpu",
+        "--size",
+        "2",
+        "--batch",
+        "9223372036854775808",
+    ]);
+    assert!(!huge.status.success());
+    assert!(stderr(&huge).contains("--batch"), "{}", stderr(&huge));
+}
+
+#[test]
+fn clns_certify_refuses_a_grid_too_large_to_build() {
+    let out = sigpu(&[
+        "clns", "certify", "--device", "cpu", "--format", "clns32", "--stride", "1",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--stride: stride 1:"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

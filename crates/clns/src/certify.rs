@@ -9,14 +9,101 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-/// The (z code, θ angle) inputs a certificate covers.
+/// The (z code, θ angle) inputs a certificate covers: as many of each, z ≤ 0 within an i32
+/// (the kernels' code type) and θ ∈ [0, 2^31], so every evaluator and the GPU S_b kernels
+/// (which read z[i] and θ[i] for i < len) may take them as they are.
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
-    pub z: Vec<i64>,
-    pub theta: Vec<u32>,
+    z: Vec<i64>,
+    theta: Vec<u32>,
 }
 
+/// Why inputs or results cannot be certified.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CertifyError {
+    #[error("{z} z codes but {theta} angles: inputs come in pairs")]
+    Pairs { z: usize, theta: usize },
+    #[error("input {index}: (z {z}, θ {theta}) is outside z ∈ [−2^31, 0], θ ∈ [0, 2^31]")]
+    Domain { index: usize, z: i64, theta: u32 },
+    #[error("{results} results for {inputs} inputs")]
+    Results { inputs: usize, results: usize },
+    #[error(
+        "stride {stride}: the grid would hold {points} inputs of {format} (at most {max}); \
+         take a larger stride"
+    )]
+    GridTooLarge {
+        format: String,
+        stride: u32,
+        points: u128,
+        max: u128,
+    },
+}
+
+/// The most grid points [`Inputs::standard_checked`] builds (2^30: about 12 GiB of inputs,
+/// and as much again for results and errors).
+pub const MAX_GRID_POINTS: u128 = 1 << 30;
+
 impl Inputs {
+    /// Inputs from explicit pairs, checked against the domain S_b evaluators take.
+    pub fn new(z: Vec<i64>, theta: Vec<u32>) -> Result<Inputs, CertifyError> {
+        if z.len() != theta.len() {
+            return Err(CertifyError::Pairs {
+                z: z.len(),
+                theta: theta.len(),
+            });
+        }
+        if let Some(index) =
+            (0..z.len()).find(|&i| z[i] > 0 || z[i] < i32::MIN as i64 || theta[i] > HALF_TURN)
+        {
+            return Err(CertifyError::Domain {
+                index,
+                z: z[index],
+                theta: theta[index],
+            });
+        }
+        Ok(Inputs { z, theta })
+    }
+
+    /// The z codes.
+    pub fn z(&self) -> &[i64] {
+        &self.z
+    }
+
+    /// The angles (u32 angle units), one per z code.
+    pub fn theta(&self) -> &[u32] {
+        &self.theta
+    }
+
+    /// How many grid points (before the corner and random inputs) [`Inputs::standard`] makes
+    /// for `stride`, without making them.
+    pub fn grid_points(format: ClnsFormat, stride: u32) -> u128 {
+        let stride = stride.max(1) as u128;
+        let z_span = essential_zero_code(format).unsigned_abs() as u128;
+        let half = (HALF_TURN >> format.angle_shift()) as u128;
+        // 0, −stride, … down to z0, plus z0 itself (likewise θ up to π).
+        (z_span / stride + 2) * (half / stride + 2)
+    }
+
+    /// [`Inputs::standard`], refused with an error naming the stride when its grid would
+    /// exceed [`MAX_GRID_POINTS`] (every input of clns32 is ~10^15 of them).
+    pub fn standard_checked(
+        format: ClnsFormat,
+        stride: u32,
+        random: usize,
+        seed: u64,
+    ) -> Result<Inputs, CertifyError> {
+        let points = Inputs::grid_points(format, stride);
+        if points > MAX_GRID_POINTS {
+            return Err(CertifyError::GridTooLarge {
+                format: format.to_string(),
+                stride,
+                points,
+                max: MAX_GRID_POINTS,
+            });
+        }
+        Ok(Inputs::standard(format, stride, random, seed))
+    }
+
     /// Every `stride`-th code of z ∈ [essential zero, 0] × every `stride`-th angle of θ ∈ [0, π]
     /// (both ends included), every input within 64 codes of the singular corner (z = 0,
     /// θ = π), and `random` uniform inputs.
@@ -103,7 +190,13 @@ pub fn certify_results(
     device: &str,
     inputs: &Inputs,
     got: &[(i64, u32)],
-) -> Certificate {
+) -> Result<Certificate, CertifyError> {
+    if got.len() != inputs.len() {
+        return Err(CertifyError::Results {
+            inputs: inputs.len(),
+            results: got.len(),
+        });
+    }
     let f_ulp = format.log.ulp();
     let p_ulp = format.angle_ulp_turns();
     let shift = format.angle_shift();
@@ -142,7 +235,7 @@ pub fn certify_results(
     };
     let re_max = errors.get(ri).map_or(0.0, |e| e.0);
     let im_max = errors.get(ii).map_or(0.0, |e| e.1);
-    Certificate {
+    Ok(Certificate {
         format: format.to_string(),
         method: method.to_owned(),
         device: device.to_owned(),
@@ -156,7 +249,7 @@ pub fn certify_results(
         im_worst: at(ii),
         add_relative_bound: std::f64::consts::LN_2 * re_max * f_ulp
             + std::f64::consts::TAU * im_max * p_ulp,
-    }
+    })
 }
 
 /// Certifies a CPU evaluator.
@@ -166,6 +259,7 @@ pub fn certify(m: &(impl Sb + ?Sized), method: &str, inputs: &Inputs) -> Certifi
         .map(|i| m.sb(inputs.z[i], inputs.theta[i]))
         .collect();
     certify_results(m.format(), method, "cpu", inputs, &got)
+        .expect("one result per input by construction")
 }
 
 #[cfg(test)]
@@ -188,5 +282,34 @@ mod tests {
             let c = certify(&m.cpu(f, g).unwrap().unwrap(), &m.to_string(), &inputs);
             assert!(c.re_max_ulps < 8.0 && c.im_max_ulps < 8.0, "{c:?}");
         }
+    }
+
+    #[test]
+    fn bad_inputs_and_results_are_refused() {
+        let f = ClnsFormat::CLNS16;
+        assert!(Inputs::new(vec![0, -1], vec![0, HALF_TURN]).is_ok());
+        assert_eq!(
+            Inputs::new(vec![0, -1], vec![0]).unwrap_err(),
+            CertifyError::Pairs { z: 2, theta: 1 }
+        );
+        for (z, theta) in [(1, 0), (0, HALF_TURN + 1), (i32::MIN as i64 - 1, 0)] {
+            assert!(matches!(
+                Inputs::new(vec![-5, z], vec![0, theta]),
+                Err(CertifyError::Domain { index: 1, .. })
+            ));
+        }
+        let inputs = Inputs::standard(f, 4099, 10, 1);
+        assert_eq!(
+            certify_results(f, "x", "cpu", &inputs, &[(0, 0)]).unwrap_err(),
+            CertifyError::Results {
+                inputs: inputs.len(),
+                results: 1
+            }
+        );
+        // The grid count bounds what `standard` makes; every input of clns32 is refused.
+        assert!(inputs.len() - 10 - 65 * 65 <= Inputs::grid_points(f, 4099) as usize);
+        let e = Inputs::standard_checked(ClnsFormat::CLNS32, 1, 0, 1).unwrap_err();
+        assert!(e.to_string().contains("stride 1:"), "{e}");
+        assert!(Inputs::standard_checked(f, 4099, 0, 1).is_ok());
     }
 }

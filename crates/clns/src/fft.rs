@@ -334,6 +334,27 @@ mod tests {
         );
     }
 
+    /// Why `bench::fft_throughput` gives every timed run fresh input: the unscaled transform
+    /// grows random input by ~√N a pass, so clns16 (|X| < 2^16) overflows within four passes
+    /// and later passes would time the special-value shortcut instead of S_b.
+    #[test]
+    fn repeated_in_place_transforms_overflow_clns16() {
+        let f = ClnsFormat::CLNS16;
+        let n = 1024;
+        let mut data: Vec<Clns> = random_input(n, 2, 3)
+            .iter()
+            .map(|&c| f.from_complex(c))
+            .collect();
+        for _ in 0..4 {
+            clns_fft(f, &SbF64(f), &mut data, n).unwrap();
+        }
+        let special = data
+            .iter()
+            .filter(|&&x| !matches!(f.class(x), crate::Class::Finite { .. }))
+            .count();
+        assert!(special > data.len() / 2, "{special} of {}", data.len());
+    }
+
     #[test]
     fn bad_sizes_are_errors() {
         let f = ClnsFormat::CLNS16;

@@ -36,9 +36,9 @@ pub fn fig45(format: ClnsFormat, sizes: &[usize], inputs: &Inputs) -> Result<Vec
             let t = SbTable::new(format, g, reader)?;
             let errs: Vec<(f64, f64)> = (0..inputs.len())
                 .into_par_iter()
-                .filter(|&i| !g.in_near_region(inputs.z[i], inputs.theta[i]))
+                .filter(|&i| !g.in_near_region(inputs.z()[i], inputs.theta()[i]))
                 .map(|i| {
-                    let (z, th) = (inputs.z[i], inputs.theta[i]);
+                    let (z, th) = (inputs.z()[i], inputs.theta()[i]);
                     let (re, im) = sb_exact(format, z, th);
                     let v = t.read(z, th);
                     ((v[0] as f64 - re).abs(), (v[1] as f64 - im).abs() * TAU)

@@ -118,7 +118,11 @@ impl GpuClns {
         let name = format!("clns_sb_{method}");
         let f = gpu.function(&kernels(), &name)?;
         let mut all = Vec::with_capacity(inputs.len());
-        for (zs, ts) in inputs.z.chunks(1 << 24).zip(inputs.theta.chunks(1 << 24)) {
+        for (zs, ts) in inputs
+            .z()
+            .chunks(1 << 24)
+            .zip(inputs.theta().chunks(1 << 24))
+        {
             let z: Vec<i32> = zs.iter().map(|&z| z as i32).collect();
             let (dz, dt) = (gpu.upload(&z)?, gpu.upload(ts)?);
             let n = z.len() as i32;
@@ -132,7 +136,8 @@ impl GpuClns {
                 .arg(&dt)
                 .arg(&n)
                 .arg(&mut out);
-            // SAFETY: matches CLNS_SB_KERNEL's signature; z, theta and out hold n elements.
+            // SAFETY: matches CLNS_SB_KERNEL's signature; z, theta and out hold n elements
+            // (`Inputs` holds as many angles as codes, every code within an i32).
             unsafe { l.launch(grid_1d(z.len(), 256)) }
                 .map_err(|e| invalid(format!("{name}: {e}")))?;
             all.extend(
@@ -148,13 +153,7 @@ impl GpuClns {
     pub fn certify(&self, gpu: &Gpu, method: Method, inputs: &Inputs) -> Result<Certificate> {
         let got = self.sb(gpu, method, inputs)?;
         let device = format!("{} ({})", gpu.info().name, gpu.arch());
-        Ok(certify_results(
-            self.format,
-            &method.to_string(),
-            &device,
-            inputs,
-            &got,
-        ))
+        certify_results(self.format, &method.to_string(), &device, inputs, &got).map_err(invalid)
     }
 
     /// out = a + b element-wise, S_b by `method` (Blend: half the warps on each reader).
@@ -233,12 +232,22 @@ impl GpuClns {
                 self.format
             )));
         }
+        // One block per transform: the batch is the grid, at most 2^31 − 1 blocks.
+        let batch = u32::try_from(data.len() / n)
+            .ok()
+            .filter(|&b| b <= i32::MAX as u32)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "GPU FFT: {} transforms of {n} in one launch (at most 2^31 − 1)",
+                    data.len() / n
+                ))
+            })?;
         let name = format!("clns_fft_{method}");
         let f = gpu.function(&kernels(), &name)?;
         let log2n = n.trailing_zeros() as i32;
         let tex = self.tex();
         let config = LaunchConfig {
-            grid_dim: ((data.len() / n) as u32, 1, 1),
+            grid_dim: (batch, 1, 1),
             block_dim: ((n / 2).min(512) as u32, 1, 1),
             shared_mem_bytes: (n * 8) as u32,
         };
@@ -347,7 +356,7 @@ fn check_sb(gpu: &Gpu, seed: u64, method: Method) -> Result<CheckReport> {
     let results: Vec<(Clns, Clns)> = (0..inputs.len())
         .map(|i| {
             let (re, im) = got[i];
-            let (wr, wi) = twin.sb(inputs.z[i], inputs.theta[i]);
+            let (wr, wi) = twin.sb(inputs.z()[i], inputs.theta()[i]);
             (
                 Clns {
                     log: re as i32,

@@ -127,8 +127,10 @@ impl Geometry {
         Geometry::new(format, 128, 128)
     }
 
+    /// θ beyond π is outside S_b's domain: the difference wraps as the kernel's unsigned one
+    /// does (such θ is never near), rather than overflowing.
     pub fn in_near_region(&self, z: i64, theta: u32) -> bool {
-        z > self.near_z && HALF_TURN - theta < self.near_phi
+        z > self.near_z && HALF_TURN.wrapping_sub(theta) < self.near_phi
     }
 
     /// f32 scale from r to a cell position along the magnitude axis.
@@ -165,7 +167,9 @@ pub fn pow2_poly() -> Result<PiecewisePoly, FitError> {
 pub fn pow2_code(pow2: &PiecewisePoly, z: i64, frac_bits: u32) -> f32 {
     let zf = z as f32 * (-(frac_bits as f32)).exp2();
     let i = zf.floor();
-    // 2^i from the exponent bits, exact (i ≥ −126 for every format: z ≥ −2^(I−1)).
+    // 2^i from the exponent bits, exact for i ≥ −126. Tables are read only for z ≥ z_min,
+    // which `SbTable::new` keeps above −126 (the essential zero is about −(max(F, P) + 1),
+    // above −34 for every format); a format's own range (−2^(I−1)) would not guarantee it.
     pow2.eval_horner_f32(0, zf - i) * f32::from_bits(((127 + i as i32) as u32) << 23)
 }
 
@@ -175,7 +179,11 @@ impl SbTable {
         geometry: Geometry,
         reader: Reader,
     ) -> Result<SbTable, FitError> {
-        if geometry.z_min >= 0 || geometry.p_cl < 2 || geometry.p_theta < 2 {
+        if geometry.z_min >= 0
+            || geometry.z_min < -(126i64 << format.frac_bits())
+            || geometry.p_cl < 2
+            || geometry.p_theta < 2
+        {
             return Err(FitError::Invalid(format!(
                 "S_b table geometry {geometry:?}"
             )));
@@ -412,6 +420,25 @@ mod tests {
                 "{z}"
             );
         }
+    }
+
+    #[test]
+    fn angles_beyond_pi_are_never_near_and_do_not_overflow() {
+        let g = Geometry::default_for(ClnsFormat::CLNS16);
+        assert!(g.in_near_region(-1, HALF_TURN));
+        assert!(!g.in_near_region(-1, HALF_TURN + 1));
+        assert!(!g.in_near_region(-1, u32::MAX));
+    }
+
+    #[test]
+    fn table_geometries_beyond_the_f32_exponent_range_are_refused() {
+        let f = ClnsFormat::CLNS16;
+        let mut g = Geometry::default_for(f);
+        assert!(g.z_min > -(34 << f.frac_bits()), "{g:?}");
+        g.z_min = -(200 << f.frac_bits());
+        assert!(SbTable::new(f, g, Reader::Fma).is_err());
+        g.z_min = 0;
+        assert!(SbTable::new(f, g, Reader::Fma).is_err());
     }
 
     #[test]

@@ -46,21 +46,33 @@ impl Grid2 {
                  (got {nx} × {ny} on [{x0}, {x1}] × [{y0}, {y1}])"
             )));
         }
+        let points = nx.checked_mul(ny).ok_or_else(|| {
+            FitError::Invalid(format!("2-D table of {nx} × {ny} points: too many"))
+        })?;
         let (hx, hy) = ((x1 - x0) / (nx - 1) as f64, (y1 - y0) / (ny - 1) as f64);
-        let texels = (0..nx * ny)
+        let texels = (0..points)
             .into_par_iter()
             .map(|k| {
                 let (i, j) = (k % nx, k / nx);
                 let (x, y) = (x0 + i as f64 * hx, y0 + j as f64 * hy);
+                let finite = |v: [f64; 2]| v[0].is_finite() && v[1].is_finite();
                 let mut v = f(x, y);
-                if !(v[0].is_finite() && v[1].is_finite()) {
+                if !finite(v) {
                     let inward =
                         |p: f64, lo: f64, h: f64| if p > lo { p - h / 4.0 } else { p + h / 4.0 };
                     v = f(inward(x, x0, hx), inward(y, y0, hy));
                 }
-                [v[0] as f32, v[1] as f32]
+                // f32 overflow is as bad as a singular sample: a read would meet ∞.
+                let t = [v[0] as f32, v[1] as f32];
+                if finite(v) && t[0].is_finite() && t[1].is_finite() {
+                    Ok(t)
+                } else {
+                    Err(FitError::Invalid(format!(
+                        "2-D table: f is not finite at ({x}, {y}) nor a quarter cell inwards"
+                    )))
+                }
             })
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Grid2 {
             nx,
             ny,
@@ -95,7 +107,8 @@ impl Grid2 {
     /// lo = fma(a, t10 − t00, t00), hi = fma(a, t11 − t01, t01), result = fma(b, hi − lo, lo).
     pub fn eval_fma(&self, u: f32, v: f32) -> [f32; 2] {
         let cell = |p: f32, n: usize| -> (usize, f32) {
-            let p = p.clamp(0.0, (n - 1) as f32);
+            // max then min, as the kernel's fmaxf / fminf: a NaN position reads cell 0 there.
+            let p = p.max(0.0).min((n - 1) as f32);
             let i = (p as usize).min(n - 2);
             (i, p - i as f32)
         };
@@ -142,6 +155,7 @@ mod tests {
         }
         // Clamped outside the grid.
         assert_eq!(g.eval_fma(-3.0, 100.0), g.texels[4 * 7]);
+        assert_eq!(g.eval_fma(f32::NAN, 0.0), g.texels[0]);
     }
 
     #[test]
@@ -152,5 +166,11 @@ mod tests {
         assert!(Grid2::sample(plane, (0.0, 1.0), (0.0, 1.0), 1, 3).is_err());
         assert!(Grid2::sample(plane, (1.0, 1.0), (0.0, 1.0), 3, 3).is_err());
         assert!(Grid2::sample(plane, (0.0, f64::NAN), (0.0, 1.0), 3, 3).is_err());
+        // Singular along a whole line: no finite replacement, so an error rather than NaN.
+        let g = |x: f64, _y: f64| [if (x - 0.5).abs() < 0.3 { f64::NAN } else { x }, 0.0];
+        assert!(Grid2::sample(g, (0.0, 1.0), (0.0, 1.0), 3, 3).is_err());
+        // Finite in f64 but not in f32.
+        assert!(Grid2::sample(|_, _| [1e300, 0.0], (0.0, 1.0), (0.0, 1.0), 2, 2).is_err());
+        assert!(Grid2::sample(plane, (0.0, 1.0), (0.0, 1.0), usize::MAX, 2).is_err());
     }
 }

@@ -1,4 +1,4 @@
-// Fused LNS sum and dot product (src/gpu_reduce.rs is the host side, src/array.rs the CPU
+// Fused LNS sum and dot product (src/gpu_fused.rs is the host side, src/array.rs the CPU
 // twin): every term (a product of two codes for the dot, exact) is scaled by a running maximum
 // and summed in f64 with Neumaier's compensation; the total is rounded to a code once.
 //

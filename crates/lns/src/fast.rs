@@ -182,6 +182,31 @@ mod tests {
         }
     }
 
+    /// The geometry is a public field: a changed one must not steer the AVX-512 gathers
+    /// outside the tables (it panics instead).
+    #[test]
+    fn a_geometry_that_does_not_match_the_tables_is_refused() {
+        #[cfg(target_arch = "x86_64")]
+        if avx512::available() {
+            let changes: [fn(&mut Geometry); 3] = [
+                |g| g.log2m_bits = 16,
+                |g| g.far_segments += 1,
+                |g| g.near_shift = 0,
+            ];
+            for change in changes {
+                let mut t = F64Tables::new(Format::LNS32).unwrap();
+                change(&mut t.geometry);
+                let r = std::panic::catch_unwind(move || {
+                    let mut out = vec![0; 16];
+                    t.add_words(&[0x3f80_0000; 16], &[0x3f00_0000; 16], &mut out);
+                });
+                assert!(r.is_err());
+            }
+            return;
+        }
+        println!("SKIP: no AVX-512 on this CPU");
+    }
+
     #[test]
     fn faithful_and_mostly_correctly_rounded_on_lns16() {
         let t = F64Tables::new(Format::LNS16).unwrap();

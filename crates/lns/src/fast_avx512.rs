@@ -27,6 +27,10 @@ pub(crate) fn interleave(t: &F64Tables) -> Vec<f64> {
 
 /// out[i] = a[i] + b[i]. Needs [`available`]; the format's log field at most 31 bits.
 ///
+/// # Panics
+/// If `t.geometry` (a public field) no longer matches the tables it was built with: the
+/// gathers' indices come from the geometry, so a mismatch would read outside the tables.
+///
 /// # Safety
 /// The CPU must support AVX-512 F, VL and CD and FMA (see [`available`]).
 #[target_feature(enable = "avx512f,avx512vl,avx512cd,fma,avx2")]
@@ -34,7 +38,18 @@ pub(crate) unsafe fn add_words(t: &F64Tables, far: &[f64], a: &[u32], b: &[u32],
     let g = &t.geometry;
     let f = g.format;
     let l = f.log_bits() as i32;
-    assert!(l <= 31 && far.len() == 6 * g.far_segments);
+    // What the gathers' SAFETY arguments below rest on: far segment w ∈ [0, far_segments),
+    // log2 m segment < 2^log2m_bits, h segment < 2^(F − near_shift), 3 coefficients each.
+    assert!(
+        l <= 31
+            && g.far_segments >= 1
+            && far.len() == 6 * g.far_segments
+            && g.log2m_bits <= 16
+            && g.near_shift <= f.frac_bits
+            && t.log2m.coeffs.len() >= 3 << g.log2m_bits
+            && t.h.coeffs.len() >= 3 << (f.frac_bits - g.near_shift),
+        "F64Tables: geometry {g:?} does not match its tables"
+    );
     let n = a.len().min(b.len()).min(out.len());
     let sh = _mm_cvtsi32_si128(32 - l);
     let lsh = _mm_cvtsi32_si128(l);

@@ -1,6 +1,7 @@
 //! `sigpu approx ...`: the SFU function catalog, its microbenchmark (the seed's Tables 4–5),
 //! the λ transformation of a user's kernel and the QoS-driven λ search over the app suite.
 
+use super::{spinner, write_json_out as write_json};
 use crate::table;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -90,21 +91,6 @@ fn gpu_for(device: Option<Device>, what: &str) -> Result<sigpu_runtime::cuda::Gp
         Some(Device::Cuda(n)) => super::open_gpu(n),
         None => super::open_gpu(0),
     }
-}
-
-fn write_json(path: &Option<PathBuf>, value: &impl Serialize) -> Result<()> {
-    if let Some(path) = path {
-        let text = serde_json::to_string_pretty(value)?;
-        sigpu_runtime::fs::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("--out {}: cannot write", path.display()))?;
-    }
-    Ok(())
-}
-
-fn spinner() -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new_spinner();
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
 }
 
 fn list(json: bool) -> Result<ExitCode> {

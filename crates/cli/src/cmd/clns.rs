@@ -4,30 +4,13 @@
 use crate::cli::{BenchClnsArgs, ClnsCertifyArgs, ClnsFftArgs, ClnsFig45Args};
 use crate::table;
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use sigpu_clns::certify::{certify as certify_cpu, Certificate, Inputs};
 use sigpu_clns::gpu::GpuClns;
 use sigpu_clns::{fft, fig45, ClnsFormat, Geometry, Method};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
-fn spinner() -> ProgressBar {
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    bar
-}
-
-fn write_json(path: &Option<std::path::PathBuf>, value: &impl serde::Serialize) -> Result<()> {
-    if let Some(p) = path {
-        let text = serde_json::to_string_pretty(value)?;
-        sigpu_runtime::fs::write_atomic(p, text.as_bytes())
-            .with_context(|| format!("--out {}", p.display()))?;
-    }
-    Ok(())
-}
+use super::{spinner, write_json_out as write_json};
 
 fn geometry(format: ClnsFormat, p_cl: Option<usize>, p_theta: Option<usize>) -> Result<Geometry> {
     let d = Geometry::default_for(format);
@@ -46,7 +29,8 @@ pub fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Re
         vec![args.method.parse().context("--method")?]
     };
     let g = geometry(format, args.p_cl, args.p_theta)?;
-    let inputs = Inputs::standard(format, args.stride, args.random as usize, args.seed);
+    let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, args.seed)
+        .context("--stride")?;
     let gpu = match device.unwrap_or(Device::Cpu) {
         Device::Cpu => None,
         Device::Cuda(n) => Some(super::open_gpu(n)?),
@@ -129,7 +113,8 @@ pub fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Re
 
 pub fn fig45(json: bool, args: &ClnsFig45Args) -> Result<ExitCode> {
     let format = args.format;
-    let inputs = Inputs::standard(format, args.stride, args.random as usize, 4);
+    let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, 4)
+        .context("--stride")?;
     let bar = spinner();
     bar.set_message(format!("Fig. 4/5 over {} inputs", inputs.len()));
     let points = fig45::fig45(format, &fig45::SIZES, &inputs)?;
@@ -249,7 +234,7 @@ pub fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<Exi
     if !n.is_power_of_two() || !(2..=1 << 16).contains(&n) {
         bail!("--size {n}: a power of two from 2 to 65536");
     }
-    if args.batch == 0 || args.batch * n > 1 << 26 {
+    if args.batch == 0 || args.batch.checked_mul(n).is_none_or(|len| len > 1 << 26) {
         bail!("--batch {}: 1 ≤ batch and batch × size ≤ 2^26", args.batch);
     }
     let method: Method = args.method.parse().context("--method")?;
@@ -260,6 +245,9 @@ pub fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<Exi
         Device::Cpu => None,
         Device::Cuda(k) => Some(super::open_gpu(k)?),
     };
+    if gpu.is_some() && n > 4096 {
+        bail!("--size {n}: the GPU FFT takes sizes up to 4096");
+    }
     let x = fft::random_input(n, args.batch, args.seed);
     let bar = spinner();
     let mut snr = Vec::new();
@@ -277,9 +265,6 @@ pub fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<Exi
         let m = method.cpu(format, g)?.context("CPU evaluator")?;
         snr.push(fft::snr_row(format, &m, bits, &x, n)?);
         if let Some(gpu) = &gpu {
-            if n > 4096 {
-                bail!("--size {n}: the GPU FFT takes sizes up to 4096");
-            }
             let t = GpuClns::new(gpu, format, g)?;
             let mut d = gpu.upload(
                 &x.iter()

@@ -233,8 +233,19 @@ pub fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCod
         args.steps as usize,
         args.batch as usize,
     );
+    // Each argument is bounded, their product is not: emissions are held as f64 (and as
+    // words on a GPU), so refuse what cannot be allocated instead of aborting on it.
+    const MAX_EMISSIONS: u64 = 1 << 30;
+    let cells = args.states * args.steps * args.batch;
+    if cells > MAX_EMISSIONS {
+        bail!(
+            "--states {s} × --steps {t} × --batch {b} = {cells} emission probabilities: at most \
+             2^30 ({} GiB as f64)",
+            (MAX_EMISSIONS * 8) >> 30
+        );
+    }
     let model = HmmModel::random(s, args.seed);
-    let emit = random_emissions(b, t, s, args.seed + 1);
+    let emit = random_emissions(b, t, s, args.seed.wrapping_add(1));
     let gpu = super::cpu_or_gpu(device)?;
     let (got, seconds, device_name) = match &gpu {
         None => {

@@ -60,3 +60,24 @@ fn print_json(value: &impl serde::Serialize) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }
+
+/// `--out FILE`: the JSON result written atomically, the file named in any error.
+fn write_json_out(path: &Option<std::path::PathBuf>, value: &impl serde::Serialize) -> Result<()> {
+    if let Some(path) = path {
+        let text = serde_json::to_string_pretty(value)?;
+        sigpu_runtime::fs::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("--out {}: cannot write", path.display()))?;
+    }
+    Ok(())
+}
+
+/// A spinner with a message for work of unknown length, ticking on its own.
+fn spinner() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}

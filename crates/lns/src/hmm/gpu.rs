@@ -142,17 +142,25 @@ impl GpuHmm {
         ll: &mut DeviceBuffer<f64>,
     ) -> Result<()> {
         let s = self.states;
-        if batch == 0 || !emit.len().is_multiple_of(batch * s) || ll.len() != batch {
+        // At least one step: the kernel reads every sequence's first emission unconditionally.
+        let per_step = batch.checked_mul(s).filter(|&n| n > 0);
+        if per_step.is_none_or(|n| emit.is_empty() || !emit.len().is_multiple_of(n))
+            || ll.len() != batch
+        {
             return Err(Error::Invalid(format!(
-                "{} emission words and {} outputs do not make {batch} sequences over {s} states",
+                "{} emission words and {} outputs do not make {batch} sequences of ≥ 1 step \
+                 over {s} states",
                 emit.len(),
                 ll.len()
             )));
         }
         let steps = emit.len() / (batch * s);
         let (geo, mut cfg) = self.geo(steps)?;
+        // One block per sequence: the grid's x extent is at most 2^31 − 1.
         cfg.grid_dim.0 = u32::try_from(batch)
-            .map_err(|_| Error::Invalid(format!("batch {batch}: at most 2^32 − 1")))?;
+            .ok()
+            .filter(|&b| b <= i32::MAX as u32)
+            .ok_or_else(|| Error::Invalid(format!("batch {batch}: at most 2^31 − 1")))?;
         let name = match self.format.frac_bits {
             23 => "lns_hmm_forward_f23",
             10 => "lns_hmm_forward_f10",
