@@ -83,9 +83,7 @@ pub fn run(device: Option<Device>, json: bool) -> Result<ExitCode> {
         approx,
         ldpc,
     };
-    let gpu = gpu
-        .map(|g| gpu_demo(&g, &step))
-        .transpose()?;
+    let gpu = gpu.map(|g| gpu_demo(&g, &step)).transpose()?;
     bar.finish_and_clear();
     let failed = gpu.as_ref().is_some_and(|g| !g.checks.failed.is_empty());
     let demo = Demo {

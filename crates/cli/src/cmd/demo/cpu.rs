@@ -6,9 +6,9 @@ use serde::Serialize;
 use sigpu_approx::cpu::CpuFunction;
 use sigpu_clns::{fft, ClnsFormat, Geometry, Method};
 use sigpu_ldpc::channel::{Demapper, Modulation, Snr};
+use sigpu_ldpc::decoder::cpu_decoder;
 use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::sim::{make_frames, Link};
-use sigpu_ldpc::decoder::cpu_decoder;
 use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Llrs, Precision, Schedule};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
@@ -105,9 +105,7 @@ impl FftSection {
             self.bits,
             self.snr.fixed_db,
             self.snr.fixed_input_scaled_db,
-            self.snr
-                .f16_db
-                .map_or("-".into(), |v| format!("{v:.1} dB")),
+            self.snr.f16_db.map_or("-".into(), |v| format!("{v:.1} dB")),
         )
     }
 }
@@ -184,7 +182,8 @@ pub fn iir_filter() -> Result<FilterSection> {
 
 /// The demo's low-pass as an f32 filter, in SciPy's `lfilter(b, a)` convention.
 pub fn low_pass() -> Result<Filter<f32>> {
-    let signature = Signature::from_lfilter(&LOW_PASS_B, &LOW_PASS_A).map_err(anyhow::Error::msg)?;
+    let signature =
+        Signature::from_lfilter(&LOW_PASS_B, &LOW_PASS_A).map_err(anyhow::Error::msg)?;
     Ok(Filter::new(&signature, FilterOptions::default())?)
 }
 
