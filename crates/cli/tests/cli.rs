@@ -162,6 +162,32 @@ fn demo_runs_on_the_cpu() {
     let v = stdout_json(&out);
     assert!(v["cpu_copy"]["gb_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(v["gpu_skipped"], "--device cpu");
+    assert!(v.get("gpu").is_none());
+    let cpu = &v["cpu"];
+    let num = |section: &str, field: &str| -> f64 {
+        cpu[section][field]
+            .as_f64()
+            .unwrap_or_else(|| panic!("cpu.{section}.{field} missing: {cpu}"))
+    };
+    // Each section: a positive speed, and its error vs the reference within loose bounds.
+    assert!(num("lns_hmm", "g_cells_per_s") > 0.0);
+    assert!(num("lns_hmm", "max_relative_error") < 1e-5);
+    assert_eq!(cpu["clns_fft"]["n"], 1024);
+    assert!(num("clns_fft", "clns_db") > 50.0, "{}", cpu["clns_fft"]);
+    assert!(num("clns_fft", "clns_db") > num("clns_fft", "fixed_input_scaled_db"));
+    assert!(num("iir_filter", "m_samples_per_s") > 0.0);
+    assert!(num("iir_filter", "max_relative_error") < 1e-4);
+    let approx = cpu["approx"].as_array().expect("approx rows");
+    assert_eq!(approx.len(), 4);
+    for row in approx {
+        let ulp = row["fast_max_ulp"].as_f64().unwrap();
+        assert!(ulp > 0.0 && ulp < 8.0, "{row}");
+        assert!(row["speedup"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    assert!(num("ldpc", "frames") >= 64.0);
+    assert!(num("ldpc", "coded_mbps") > 0.0);
+    assert!(num("ldpc", "ber") < 0.05, "{}", cpu["ldpc"]);
+    assert!(num("ldpc", "fer") <= 1.0);
 }
 
 fn sigpu_stdin(args: &[&str], input: &str) -> Output {

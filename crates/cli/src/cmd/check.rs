@@ -10,7 +10,7 @@ use sigpu_runtime::Device;
 use std::process::ExitCode;
 
 /// Every check of every crate. Capability crates append their own lists here.
-fn registry() -> Vec<Check> {
+pub(super) fn registry() -> Vec<Check> {
     let mut checks = cuda::checks();
     checks.extend(sigpu_lns::gpu::checks());
     checks.extend(sigpu_clns::gpu::checks());

@@ -1,0 +1,319 @@
+//! The demo's CPU sections: one capability each, on built-in seeded inputs, through the same
+//! library calls a user would make, each with a measured speed and its error vs a reference.
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use sigpu_approx::cpu::CpuFunction;
+use sigpu_clns::{fft, ClnsFormat, Geometry, Method};
+use sigpu_ldpc::channel::{Demapper, Modulation, Snr};
+use sigpu_ldpc::decoder::cpu_decoder;
+use sigpu_ldpc::interleave::Interleaving;
+use sigpu_ldpc::sim::{make_frames, Link};
+use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Llrs, Precision, Schedule};
+use sigpu_lns::hmm::{random_emissions, HmmModel};
+use sigpu_lns::Format;
+use sigpu_recurrence::bench::bench_cpu;
+use sigpu_recurrence::{Filter, FilterOptions, Signature};
+use std::time::Instant;
+
+/// The demo's seed: the same inputs every run.
+pub const SEED: u64 = 0x5167_7075;
+
+/// An HMM forward pass in LNS against the f64 log-space forward.
+#[derive(Serialize)]
+pub struct HmmSection {
+    pub device: String,
+    pub format: String,
+    pub states: usize,
+    pub steps: usize,
+    pub batch: usize,
+    pub seconds: f64,
+    /// Transition terms (states² × steps × batch) per second.
+    pub g_cells_per_s: f64,
+    /// max over the sequences of |ll − ll_f64| / |ll_f64|.
+    pub max_relative_error: f64,
+}
+
+impl HmmSection {
+    pub fn line(&self) -> String {
+        format!(
+            "{} HMM forward ({}, {} states × {} steps × {} sequences): {:.3} G cells/s, \
+             log-likelihood rel. error vs f64 {:.1e}",
+            self.format,
+            self.device,
+            self.states,
+            self.steps,
+            self.batch,
+            self.g_cells_per_s,
+            self.max_relative_error
+        )
+    }
+}
+
+/// Worst relative error of `got` against the f64 forward of each sequence.
+pub fn hmm_error(model: &HmmModel, emit: &[f64], got: &[f64]) -> Result<f64> {
+    let per_seq = emit.len() / got.len();
+    let mut worst = 0.0f64;
+    for (seq, &ll) in emit.chunks(per_seq).zip(got) {
+        let want = model.forward_f64(seq)?;
+        worst = worst.max(((ll - want) / want).abs());
+    }
+    Ok(worst)
+}
+
+pub fn lns_hmm() -> Result<HmmSection> {
+    let (states, steps, batch) = (64, 100, 8);
+    let model = HmmModel::random(states, SEED);
+    let emit = random_emissions(batch, steps, states, SEED + 1);
+    let start = Instant::now();
+    let got = model.forward_lns_batch(Format::LNS32, &emit, batch)?;
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(HmmSection {
+        device: "cpu".into(),
+        format: Format::LNS32.to_string(),
+        states,
+        steps,
+        batch,
+        seconds,
+        g_cells_per_s: (states * states * steps * batch) as f64 / seconds / 1e9,
+        max_relative_error: hmm_error(&model, &emit, &got)?,
+    })
+}
+
+/// A 16-bit CLNS FFT against fixed point and f16 of the same width, all vs f64.
+#[derive(Serialize)]
+pub struct FftSection {
+    pub n: usize,
+    pub batch: usize,
+    pub bits: u32,
+    /// The S_b evaluator: the CPU twin of the GPU's bilinear texture read.
+    pub method: String,
+    pub seconds: f64,
+    #[serde(flatten)]
+    pub snr: fft::SnrRow,
+}
+
+impl FftSection {
+    pub fn line(&self) -> String {
+        format!(
+            "{} FFT N = {} ({} S_b): SNR vs f64 {:.1} dB; {}-bit fixed point {:.1} dB \
+             (input / N: {:.1} dB), f16 {}",
+            self.snr.clns_format,
+            self.n,
+            self.method,
+            self.snr.clns_db,
+            self.bits,
+            self.snr.fixed_db,
+            self.snr.fixed_input_scaled_db,
+            self.snr.f16_db.map_or("-".into(), |v| format!("{v:.1} dB")),
+        )
+    }
+}
+
+pub fn clns_fft() -> Result<FftSection> {
+    let (n, batch, bits) = (1024, 4, 16);
+    let format = ClnsFormat::CLNS16;
+    let method = Method::Tex;
+    let sb = method
+        .cpu(format, Geometry::default_for(format))?
+        .context("the texture S_b has a CPU twin")?;
+    let x = fft::random_input(n, batch, SEED);
+    let start = Instant::now();
+    let snr = fft::snr_row(format, &sb, bits, &x, n)?;
+    Ok(FftSection {
+        n,
+        batch,
+        bits,
+        method: method.to_string(),
+        seconds: start.elapsed().as_secs_f64(),
+        snr,
+    })
+}
+
+/// A 2-pole low-pass `lfilter` on all cores against the serial f64 recurrence.
+#[derive(Serialize)]
+pub struct FilterSection {
+    pub b: Vec<f64>,
+    pub a: Vec<f64>,
+    pub samples: usize,
+    pub threads: usize,
+    pub seconds: f64,
+    pub m_samples_per_s: f64,
+    /// max |y − y_f64| / max |y_f64|.
+    pub max_relative_error: f64,
+}
+
+impl FilterSection {
+    pub fn line(&self) -> String {
+        format!(
+            "IIR filter lfilter(b = {:?}, a = {:?}) on {} f32 samples ({} threads): {:.0} M samples/s, \
+             max error vs serial f64 {:.1e} (of max |y|)",
+            self.b,
+            self.a,
+            self.samples,
+            self.threads,
+            self.m_samples_per_s,
+            self.max_relative_error
+        )
+    }
+}
+
+/// A double pole at 0.9 with unit DC gain: y = 0.01 x + 1.8 y[−1] − 0.81 y[−2].
+pub const LOW_PASS_B: [f64; 1] = [0.01];
+pub const LOW_PASS_A: [f64; 3] = [1.0, -1.8, 0.81];
+
+pub fn iir_filter() -> Result<FilterSection> {
+    let samples = 4 << 20;
+    let x: Vec<f32> = sigpu_recurrence::bench::bench_input(samples, SEED);
+    // A filter built once and applied many times (what `lfilter` does in one call), timed on
+    // all cores into a reused output, and checked against the serial f64 recurrence with the
+    // coefficients as f32 holds them: the error is the parallel algorithm's rounding alone.
+    let row = bench_cpu(&low_pass()?, &x, 5, true)?;
+    Ok(FilterSection {
+        b: LOW_PASS_B.to_vec(),
+        a: LOW_PASS_A.to_vec(),
+        samples,
+        threads: sigpu_runtime::host::threads(),
+        seconds: row.median_ms / 1e3,
+        m_samples_per_s: row.gelem_per_s * 1e3,
+        max_relative_error: row.error,
+    })
+}
+
+/// The demo's low-pass as an f32 filter, in SciPy's `lfilter(b, a)` convention.
+pub fn low_pass() -> Result<Filter<f32>> {
+    let signature =
+        Signature::from_lfilter(&LOW_PASS_B, &LOW_PASS_A).map_err(anyhow::Error::msg)?;
+    Ok(Filter::new(&signature, FilterOptions::default())?)
+}
+
+/// One fast CPU transcendental against Rust's f32 method and f64.
+#[derive(Serialize)]
+pub struct ApproxRow {
+    pub function: CpuFunction,
+    pub path: String,
+    /// Largest error of the fast version in f32 ulps vs f64, over its documented domain.
+    pub fast_max_ulp: f64,
+    pub accurate_max_ulp: f64,
+    pub fast_gelem_per_s: f64,
+    pub speedup: f64,
+}
+
+pub fn approx_line(rows: &[ApproxRow]) -> String {
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    let cells: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {:.1} ulp {:.1}×",
+                format!("{:?}", r.function).to_lowercase(),
+                r.fast_max_ulp,
+                r.speedup
+            )
+        })
+        .collect();
+    format!(
+        "fast f32 transcendentals ({} path; max error vs f64, speedup vs Rust's f32 methods): {}",
+        first.path,
+        cells.join(", ")
+    )
+}
+
+pub fn approx() -> Vec<ApproxRow> {
+    sigpu_approx::cpu::bench(20_000, 1 << 20, 3)
+        .into_iter()
+        .map(|r| ApproxRow {
+            function: r.function,
+            path: format!("{:?}", r.path).to_lowercase(),
+            fast_max_ulp: r.fast_domain.max_ulp,
+            accurate_max_ulp: r.accurate_domain.max_ulp,
+            fast_gelem_per_s: r.fast_gelem_per_s,
+            speedup: r.fast_gelem_per_s / r.accurate_gelem_per_s,
+        })
+        .collect()
+}
+
+/// DVB-T2 short frames over QPSK + AWGN, decoded by the 8-bit min-sum CPU decoder.
+#[derive(Serialize)]
+pub struct LdpcSection {
+    pub code: String,
+    pub modulation: String,
+    pub decoder: String,
+    pub eb_n0_db: f64,
+    pub frames: usize,
+    pub frame_errors: usize,
+    pub bit_errors: usize,
+    pub fer: f64,
+    pub ber: f64,
+    /// Decoding only (frame generation excluded).
+    pub seconds: f64,
+    /// Coded bits (N per frame) decoded per second, as `sigpu bench ldpc` counts.
+    pub coded_mbps: f64,
+}
+
+impl LdpcSection {
+    pub fn line(&self) -> String {
+        format!(
+            "LDPC {} {} at Eb/N0 {:.1} dB, {} frames, {}: FER {:.2e}, BER {:.2e}, {:.1} Mbps coded",
+            self.code,
+            self.modulation,
+            self.eb_n0_db,
+            self.frames,
+            self.decoder,
+            self.fer,
+            self.ber,
+            self.coded_mbps
+        )
+    }
+}
+
+pub fn ldpc() -> Result<LdpcSection> {
+    let code = Code::standard("dvbt2-short-1/2")?;
+    let threads = sigpu_runtime::host::threads();
+    // One 64-codeword SIMD batch per thread (up to 4), in the waterfall of the code.
+    let frames = 64 * threads.clamp(1, 4);
+    let eb_n0_db = 1.2;
+    let link = Link {
+        modulation: Modulation::Qpsk,
+        demapper: Demapper::Exact,
+        interleaving: Interleaving::default_for(&code),
+        seed: SEED,
+    };
+    let config = DecoderConfig {
+        algorithm: Algorithm::MinSum,
+        schedule: Schedule::Flooding,
+        precision: Precision::Fixed8 { scale: 4.0 },
+        iterations: 50,
+        early_termination: true,
+        threads: 0,
+    };
+    let mut decoder = cpu_decoder(&code, config)?;
+    let es_n0 = Snr::EbN0(eb_n0_db).es_n0_db(link.modulation, code.rate());
+    let sent = make_frames(&code, &link, es_n0, 0, frames, threads)?;
+    let (n, k) = (code.n(), code.k());
+    let mut bits = vec![0u8; frames * n];
+    let start = Instant::now();
+    decoder.decode(Llrs::F32(&sent.llr), &mut bits)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let (mut frame_errors, mut bit_errors) = (0, 0);
+    for (word, info) in bits.chunks(n).zip(sent.info.chunks(k)) {
+        let e = word[..k].iter().zip(info).filter(|(a, b)| a != b).count();
+        bit_errors += e;
+        frame_errors += (e > 0) as usize;
+    }
+    Ok(LdpcSection {
+        code: code.name().to_owned(),
+        modulation: link.modulation.name().to_owned(),
+        decoder: config.describe(),
+        eb_n0_db,
+        frames,
+        frame_errors,
+        bit_errors,
+        fer: frame_errors as f64 / frames as f64,
+        ber: bit_errors as f64 / (frames * k) as f64,
+        seconds,
+        coded_mbps: (frames * n) as f64 / seconds / 1e6,
+    })
+}

@@ -1,0 +1,113 @@
+//! The demo's GPU sections: the LNS HMM forward and the IIR filter on the device, and every
+//! registered self-check with the demo's fixed seed.
+
+use super::cpu::{hmm_error, low_pass, HmmSection, SEED};
+use anyhow::Result;
+use serde::Serialize;
+use sigpu_lns::hmm::gpu::{emission_words, GpuHmm};
+use sigpu_lns::hmm::{random_emissions, HmmModel};
+use sigpu_lns::Format;
+use sigpu_recurrence::bench::{bench_gpu, bench_input, GpuBench};
+use sigpu_recurrence::GpuConfig;
+use sigpu_runtime::cuda::{time_gpu, Check, Gpu};
+
+pub fn lns_hmm(gpu: &Gpu) -> Result<HmmSection> {
+    let (states, steps, batch) = (64, 300, 1024);
+    let format = Format::LNS32;
+    let model = HmmModel::random(states, SEED);
+    let emit = random_emissions(batch, steps, states, SEED + 1);
+    let hmm = GpuHmm::new(gpu, &model, format)?;
+    let words = gpu.upload(&emission_words(format, &emit))?;
+    let mut ll = gpu.alloc_poisoned::<f64>(batch)?;
+    let timing = time_gpu(gpu, 2, 10, || hmm.forward(gpu, &words, batch, &mut ll))?;
+    let got = gpu.download(&ll)?;
+    let seconds = timing.median_ms / 1e3;
+    Ok(HmmSection {
+        device: gpu.info().name.clone(),
+        format: format.to_string(),
+        states,
+        steps,
+        batch,
+        seconds,
+        g_cells_per_s: (states * states * steps * batch) as f64 / seconds / 1e9,
+        // Every sequence against the f64 forward (a fraction of a second on the host).
+        max_relative_error: hmm_error(&model, &emit, &got)?,
+    })
+}
+
+/// The generated single-pass filter kernel on one long channel, against the copy ceiling.
+#[derive(Serialize)]
+pub struct GpuFilterSection {
+    pub samples: usize,
+    pub median_ms: f64,
+    pub g_samples_per_s: f64,
+    pub gb_per_s: f64,
+    pub percent_of_copy: f64,
+    /// max |y − y_f64| / max |y_f64|.
+    pub max_relative_error: f64,
+}
+
+impl GpuFilterSection {
+    pub fn line(&self) -> String {
+        format!(
+            "IIR filter kernel on {} f32 samples: {:.1} G samples/s, {:.0} GB/s = {:.1}% of copy, \
+             max error vs serial f64 {:.1e} (of max |y|)",
+            self.samples,
+            self.g_samples_per_s,
+            self.gb_per_s,
+            self.percent_of_copy,
+            self.max_relative_error
+        )
+    }
+}
+
+pub fn iir_filter(gpu: &Gpu, copy_gb_per_s: f64) -> Result<GpuFilterSection> {
+    let samples = 64 << 20;
+    let filter = low_pass()?;
+    let x: Vec<f32> = bench_input(samples, SEED);
+    let row = bench_gpu(
+        gpu,
+        &filter,
+        &x,
+        GpuBench {
+            config: GpuConfig::default(),
+            warmup: 3,
+            runs: 20,
+            copy_gb_per_s: Some(copy_gb_per_s),
+            check: true,
+        },
+    )?;
+    Ok(GpuFilterSection {
+        samples,
+        median_ms: row.median_ms,
+        g_samples_per_s: row.gelem_per_s,
+        gb_per_s: row.gb_per_s,
+        percent_of_copy: row.percent_of_copy,
+        max_relative_error: row.error,
+    })
+}
+
+/// Pass / fail of every registered check, by name.
+#[derive(Serialize)]
+pub struct ChecksSection {
+    pub seed: u64,
+    pub passed: usize,
+    pub failed: Vec<String>,
+}
+
+pub fn checks(gpu: &Gpu, checks: &[Check]) -> ChecksSection {
+    let mut passed = 0;
+    let mut failed = Vec::new();
+    for check in checks {
+        match (check.run)(gpu, check.seed(SEED)) {
+            Ok(r) if r.passed() => passed += 1,
+            Ok(r) => failed.push(format!("{}: {}", check.name, r.note)),
+            Err(e) => failed.push(format!("{}: {e}", check.name)),
+        }
+    }
+    ChecksSection {
+        seed: SEED,
+        passed,
+        failed,
+    }
+}
