@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_filter;
+mod bench_filter_plot;
 mod check;
 mod demo;
 mod filter;
