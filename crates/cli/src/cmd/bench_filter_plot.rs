@@ -92,11 +92,17 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
     std::fs::create_dir_all(dir)?;
     let device = text(report, "device");
     let mut charts: Charts = Vec::new();
-    let shapes: std::collections::BTreeSet<&str> =
-        list(report, "rows").map(|r| text(r, "shape")).collect();
+    // Shapes are named only where one signature was timed in several.
+    let shapes_of = |r: &Value| {
+        list(report, "rows")
+            .filter(|o| o["signature"] == r["signature"] && o["dtype"] == r["dtype"])
+            .map(|o| text(o, "shape"))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    };
     for r in list(report, "rows") {
         let mut label = "sigpu".to_owned();
-        if shapes.len() > 1 {
+        if shapes_of(r) > 1 {
             label += &format!(" {}", text(r, "shape"));
         }
         if r["optimize"].as_bool() == Some(false) {
@@ -120,11 +126,15 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
         }
         let key = (text(p, "signature").to_owned(), text(p, "dtype").to_owned());
         if ours.contains(&key) {
+            // Short labels: the legend is narrow.
+            let label = peer
+                .replace("cupyx.scipy.signal.", "cupyx ")
+                .replace("torchaudio.functional.", "torchaudio ");
             add(
                 &mut charts,
                 &key.0,
                 &key.1,
-                peer.to_owned(),
+                label,
                 (num(p, "n").log2(), num(p, "gelem_per_s")),
             );
         }
@@ -138,6 +148,15 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
         series,
     };
     let mut written = 0;
+    // The overview: each signature as a percentage of the copy at the same length.
+    let copy4: BTreeMap<i64, f64> = memcpy_series(report, 4.0)
+        .map(|s| {
+            s.points
+                .iter()
+                .map(|&(x, y)| (x.round() as i64, y))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut overview = Vec::new();
     for ((sig, dtype), lines) in &charts {
         let mut series: Vec<Series> = memcpy_series(report, elem_bytes(dtype))
@@ -146,10 +165,15 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
         for (label, points) in lines {
             let mut points = points.clone();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            if label == "sigpu" {
+            if label == "sigpu" && elem_bytes(dtype) == 4.0 && !copy4.is_empty() {
                 overview.push(Series {
-                    name: format!("{sig} {dtype}"),
-                    points: points.clone(),
+                    name: format!("{} {dtype}", name_of(sig)),
+                    points: points
+                        .iter()
+                        .filter_map(|&(x, y)| {
+                            copy4.get(&(x.round() as i64)).map(|c| (x, 100.0 * y / c))
+                        })
+                        .collect(),
                 });
             }
             series.push(Series {
@@ -162,9 +186,15 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
         written += 1;
     }
     if overview.len() > 1 {
-        overview.extend(memcpy_series(report, 4.0));
-        axis(format!("the seed's signatures, {device}"), overview)
-            .write(&dir.join("all-signatures"))?;
+        LineChart {
+            title: format!("the seed's signatures vs memcpy, {device}"),
+            x_label: "log2 of the sequence length (elements)".into(),
+            y_label: "% of memcpy throughput at the same length".into(),
+            log_x: false,
+            log_y: false,
+            series: overview,
+        }
+        .write(&dir.join("all-signatures"))?;
         written += 1;
     }
     Ok(written)
@@ -203,6 +233,8 @@ mod tests {
         let svg = std::fs::read_to_string(dir.join("prefix-sum-i32.svg")).unwrap();
         assert!(svg.contains(">memcpy<") && svg.contains(">sigpu<"));
         assert!(svg.contains(">torch.cumsum<") && !svg.contains("CPU"));
+        let all = std::fs::read_to_string(dir.join("all-signatures.svg")).unwrap();
+        assert!(all.contains(">prefix-sum i32<") && all.contains("% of memcpy"));
         assert!(dir.join("all-signatures.png").exists());
         let _ = std::fs::remove_dir_all(dir);
     }
