@@ -324,8 +324,9 @@ pub struct BenchFilterArgs {
     /// Element type for --signature (the suite sets its own).
     #[arg(long, default_value = "f32")]
     pub dtype: String,
-    /// log2 of the sequence lengths, comma-separated.
-    #[arg(long, default_value = "28", value_name = "L1,L2,…")]
+    /// log2 of the sequence lengths, comma-separated; `A-B` is every length from 2^A to 2^B
+    /// (the seed's sweep is `10-30`).
+    #[arg(long, default_value = "28", value_name = "L1,L2,A-B,…")]
     pub log2_n: String,
     /// Timed repetitions; the median is reported.
     #[arg(long, default_value_t = 20)]
@@ -343,6 +344,20 @@ pub struct BenchFilterArgs {
     /// Skip checking results against the reference at the benchmarked size.
     #[arg(long)]
     pub no_check: bool,
+    /// Check results only at lengths up to 2^L (the float reference is a serial pass).
+    #[arg(long, value_name = "L")]
+    pub check_up_to: Option<u32>,
+    /// Peer figures to add to the report and the plots: the JSON that
+    /// bench/peers/recurrence_peers.py prints.
+    #[arg(long, value_name = "FILE")]
+    pub peers: Option<std::path::PathBuf>,
+    /// Write throughput-vs-length charts (SVG + PNG), one per signature and one of all, into
+    /// this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
+    /// Measure nothing: take the report from this file (written by --out) — to re-plot a run.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<std::path::PathBuf>,
     /// Also write the JSON result to this file (atomically).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,

@@ -41,18 +41,36 @@ pub struct BenchRow {
     pub timing: Option<Timing>,
 }
 
-/// Inputs for a benchmark: U[-1, 1) for floats, small integers for integer types.
+/// Inputs for a benchmark: U[-1, 1) for floats, small integers for integer types. Blocks of
+/// 2^16 values have their own seeded generator and are filled on all cores, so a sweep up to
+/// 2^30 elements spends seconds, not minutes, making inputs; the values depend only on
+/// (n, seed).
 pub fn bench_input<T: Element>(n: usize, seed: u64) -> Vec<T> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| {
-            if T::DTYPE.is_float() {
+    const BLOCK: usize = 1 << 16;
+    let mut x = vec![T::ZERO; n];
+    let fill = |b: usize, out: &mut [T]| {
+        let mut rng =
+            ChaCha8Rng::seed_from_u64(seed ^ (b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        for v in out {
+            *v = if T::DTYPE.is_float() {
                 T::from_f64(rng.random_range(-1.0..1.0))
             } else {
                 T::from_f64(rng.random_range(-100..=100) as f64)
-            }
-        })
-        .collect()
+            };
+        }
+    };
+    let threads = sigpu_runtime::host::threads().max(1);
+    let per_thread = n.div_ceil(BLOCK).div_ceil(threads).max(1) * BLOCK;
+    std::thread::scope(|s| {
+        for (t, part) in x.chunks_mut(per_thread).enumerate() {
+            s.spawn(move || {
+                for (i, block) in part.chunks_mut(BLOCK).enumerate() {
+                    fill(t * per_thread / BLOCK + i, block);
+                }
+            });
+        }
+    });
+    x
 }
 
 /// How far `y` is from the truth for `x`: relative error vs serial f64 (floats) or the count

@@ -360,18 +360,37 @@ fn recur_local<T: Element, const FMA: bool>(fb: &[T], y: &mut [T]) {
 }
 
 /// The recurrence over a full block's `CHAINS` sub-chunks, interleaved; order K known.
+/// Orders 3 and 4 run the chains in two passes of `CHAINS / 2`, so that their states
+/// (chains × K values) stay in the 16 vector registers instead of spilling to the stack.
 #[inline(always)]
 fn chains_fixed<T: Element, const FMA: bool, const K: usize>(fb: &[T], y: &mut [T]) {
     let y = &mut y[..BLOCK];
     let mut b = [T::ZERO; K];
     b.copy_from_slice(&fb[..K]);
+    if K >= 3 {
+        let (lo, hi) = y.split_at_mut(BLOCK / 2);
+        chain_group::<T, FMA, K, { CHAINS / 2 }>(&b, lo);
+        chain_group::<T, FMA, K, { CHAINS / 2 }>(&b, hi);
+    } else {
+        chain_group::<T, FMA, K, CHAINS>(&b, y);
+    }
+}
+
+/// `G` consecutive sub-chunks of `y`, interleaved.
+#[inline(always)]
+fn chain_group<T: Element, const FMA: bool, const K: usize, const G: usize>(
+    b: &[T; K],
+    y: &mut [T],
+) {
     // state[w][l] = y_{i-1-l} of chain w.
-    let mut state = [[T::ZERO; K]; CHAINS];
+    let mut state = [[T::ZERO; K]; G];
     for i in 0..SUB {
         for (w, st) in state.iter_mut().enumerate() {
             let idx = w * SUB + i;
+            // Oldest history first: the newest value, which the previous step has only just
+            // produced, enters last, so each step waits for one multiply-add, not K.
             let mut v = y[idx];
-            for l in 0..K {
+            for l in (0..K).rev() {
                 v = madd::<T, FMA>(b[l], st[l], v);
             }
             for l in (1..K).rev() {

@@ -19,7 +19,15 @@ struct Summary {
     device: String,
     channels: usize,
     samples_per_channel: usize,
-    seconds: f64,
+    /// Building the filter: factors, and on a GPU generating, compiling (or taking from the
+    /// kernel cache) and loading the kernel.
+    setup_seconds: f64,
+    /// GPU: host → device and device → host copies of the signal and state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transfer_seconds: Option<f64>,
+    /// The filtering itself: the kernel (CUDA events, one cold run) or the CPU pass.
+    compute_seconds: f64,
+    /// Samples per second of `compute_seconds`.
     msamples_per_s: f64,
     output: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,13 +119,19 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
         super::print_json(&summary)?;
     } else {
         println!(
-            "{} {} on {}: {} channel(s) × {} samples in {:.3} s ({:.1} M samples/s) → {}{}",
+            "{} {} on {}: {} channel(s) × {} samples; setup {:.3} s{}, filtering {:.6} s \
+             ({:.1} M samples/s) → {}{}",
             summary.signature,
             summary.dtype,
             summary.device,
             summary.channels,
             summary.samples_per_channel,
-            summary.seconds,
+            summary.setup_seconds,
+            summary
+                .transfer_seconds
+                .map(|t| format!(", transfers {t:.3} s"))
+                .unwrap_or_default(),
+            summary.compute_seconds,
             summary.msamples_per_s,
             summary.output,
             summary
@@ -174,7 +188,9 @@ fn filter_typed<T: Element>(
     gpu: Option<&sigpu_runtime::cuda::Gpu>,
     io: &Io<'_>,
 ) -> Result<Summary> {
+    let start = std::time::Instant::now();
     let filter = Filter::<T>::new(signature, options).context("--signature")?;
+    let mut setup_seconds = start.elapsed().as_secs_f64();
     let x: Vec<T> = from_le(bytes);
     check_finite(&x, &io.input.display().to_string())
         .with_context(|| format!("--input {}", io.input.display()))?;
@@ -190,29 +206,50 @@ fn filter_typed<T: Element>(
             );
         }
     }
-    let start = std::time::Instant::now();
-    let (y, zf, device) = match gpu {
+    let (y, zf, device, compute_seconds, transfer_seconds) = match gpu {
         Some(gpu) => {
+            let start = std::time::Instant::now();
             let g = GpuFilter::new(gpu, &filter, GpuConfig::default())?;
-            let (y, zf) = g.apply(gpu, &x, channels, zi.as_deref())?;
-            (y, zf, format!("{} ({})", gpu.info().name, gpu.arch()))
+            setup_seconds += start.elapsed().as_secs_f64();
+            let start = std::time::Instant::now();
+            let dx = gpu.upload(&x)?;
+            let mut dy = gpu.alloc_poisoned::<T>(x.len())?;
+            let dzi = zi.as_deref().map(|z| gpu.upload(z)).transpose()?;
+            let s = channels * filter.state_len();
+            let mut dzf = gpu.alloc_poisoned::<T>(s.max(1))?;
+            gpu.stream().synchronize()?;
+            let upload = start.elapsed().as_secs_f64();
+            // One run between CUDA events: the kernel (and the small final-state kernel).
+            let timing = sigpu_runtime::cuda::time_gpu(gpu, 0, 1, || {
+                let zf = (s > 0).then_some(&mut dzf);
+                g.run(gpu, &dx, &mut dy, channels, dzi.as_ref(), zf)
+                    .map_err(|e| sigpu_runtime::cuda::Error::Invalid(e.to_string()))
+            })?;
+            let start = std::time::Instant::now();
+            let y = gpu.download(&dy)?;
+            let zf = if s > 0 {
+                gpu.download(&dzf)?
+            } else {
+                Vec::new()
+            };
+            let transfers = upload + start.elapsed().as_secs_f64();
+            let device = format!("{} ({})", gpu.info().name, gpu.arch());
+            (y, zf, device, timing.median_ms * 1e-3, Some(transfers))
         }
         None => {
             let mut y = vec![T::ZERO; x.len()];
             let mut zf = vec![T::ZERO; channels * filter.state_len()];
+            let start = std::time::Instant::now();
             filter.apply_batch(&x, channels, &mut y, zi.as_deref(), Some(&mut zf))?;
-            (
-                y,
-                zf,
-                format!(
-                    "cpu ({} threads, {})",
-                    sigpu_runtime::host::threads(),
-                    filter.simd().name()
-                ),
-            )
+            let seconds = start.elapsed().as_secs_f64();
+            let device = format!(
+                "cpu ({} threads, {})",
+                sigpu_runtime::host::threads(),
+                filter.simd().name()
+            );
+            (y, zf, device, seconds, None)
         }
     };
-    let seconds = start.elapsed().as_secs_f64();
     write(io.output, io.raw, T::DTYPE, io.shape, &to_le(&y))?;
     if let Some(path) = io.zf_path {
         let shape = if channels > 1 && io.shape.len() == 2 {
@@ -228,8 +265,10 @@ fn filter_typed<T: Element>(
         device,
         channels,
         samples_per_channel: n,
-        seconds,
-        msamples_per_s: (channels * n) as f64 / seconds.max(1e-12) / 1e6,
+        setup_seconds,
+        transfer_seconds,
+        compute_seconds,
+        msamples_per_s: (channels * n) as f64 / compute_seconds.max(1e-12) / 1e6,
         output: io.output.display().to_string(),
         zf: io.zf_path.map(|p| p.display().to_string()),
     })

@@ -3,6 +3,7 @@
 pub mod approx;
 mod bench;
 mod bench_filter;
+mod bench_filter_plot;
 mod check;
 mod clns;
 mod demo;

@@ -404,12 +404,17 @@ pub fn generate<T: Element>(filter: &Filter<T>, config: GpuConfig) -> Result<Gen
         0 => block.to_owned(),
         b => format!("{block}, {b}"),
     };
+    // The tail-carry kernel has no look-back: no flags, carries, counters or epoch.
+    let lookback_params = if tail_carry {
+        ""
+    } else {
+        ",\n    unsigned int* flags, T* aggs, T* incls, unsigned int* counters, unsigned int epoch"
+    };
     let _ = writeln!(
         w,
         "extern \"C\" __global__ void __launch_bounds__({bounds}) {FILTER_KERNEL}(\n    \
          const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,\n    \
-         const T* __restrict__ zi, int has_zi, const T* __restrict__ consts,\n    \
-         unsigned int* flags, T* aggs, T* incls, unsigned int* counters, unsigned int epoch)\n{{"
+         const T* __restrict__ zi, int has_zi, const T* __restrict__ consts{lookback_params})\n{{"
     );
     let tile = |warps: &str| {
         if config.transpose {
@@ -829,8 +834,7 @@ TILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
 const TAIL_KERNEL_HEAD: &str = r#"    // Block b filters chunk b. Warps 0..WARPS-1 take its values; warp WARPS runs the same local
     // pass over the previous chunk's last 32*V inputs, whose carry-out from zero is this chunk's
-    // carry-in (the factors vanish within 32*V values). Chunks never wait on one another, and
-    // the look-back buffers (flags, aggs, incls, counters, epoch) are not used.
+    // carry-in (the factors vanish within 32*V values). Chunks never wait on one another.
     __shared__ T s_warp[WARPS * K];  // warp carry-outs (= inclusive prefixes: no block merge)
     __shared__ T s_carry[K];         // the chunk's carry-in
 TILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -102,9 +102,8 @@ impl<T: Element> GpuFilter<T> {
                     "{chunks} chunks of {chunk} elements is more than one launch can take"
                 )));
             }
-            let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
-            let lb = self.lookback_for(gpu, &mut guard, chunks)?;
             let per_channel = per_channel as i64;
+            let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
             let mut launch = gpu.stream().launch_builder(&self.kernel);
             launch
                 .arg(x)
@@ -113,20 +112,26 @@ impl<T: Element> GpuFilter<T> {
                 .arg(&per_channel)
                 .arg(zi_buf)
                 .arg(&has_zi)
-                .arg(&self.constants)
-                .arg(&mut lb.flags)
-                .arg(&mut lb.aggs)
-                .arg(&mut lb.incls)
-                .arg(&mut lb.counters)
-                .arg(&lb.epoch);
+                .arg(&self.constants);
+            // The tail-carry kernel has no look-back: it takes (and needs) none of its state.
+            if !self.generated.tail_carry {
+                let lb = self.lookback_for(gpu, &mut guard, chunks)?;
+                launch
+                    .arg(&mut lb.flags)
+                    .arg(&mut lb.aggs)
+                    .arg(&mut lb.incls)
+                    .arg(&mut lb.counters)
+                    .arg(&lb.epoch);
+            }
             let config = LaunchConfig {
                 grid_dim: (chunks as u32, 1, 1),
                 block_dim: (self.generated.block_threads() as u32, 1, 1),
                 shared_mem_bytes: 0,
             };
-            // SAFETY: the arguments match plr_filter's parameters in order and type; x and y
-            // hold channels × n elements, zi channels × NSTATE (or is not read: has_zi = 0),
-            // and the look-back buffers hold at least `chunks` entries (× K).
+            // SAFETY: the arguments match plr_filter's parameters in order and type (the
+            // look-back ones only where the generator gave the kernel them); x and y hold
+            // channels × n elements, zi channels × NSTATE (or is not read: has_zi = 0), and
+            // the look-back buffers hold at least `chunks` entries (× K).
             unsafe { launch.launch(config) }.map_err(|e| launch_error("plr_filter", e))?;
         }
         if let Some(zf) = zf {

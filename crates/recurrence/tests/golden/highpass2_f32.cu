@@ -202,13 +202,11 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
 
 extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,
-    const T* __restrict__ zi, int has_zi, const T* __restrict__ consts,
-    unsigned int* flags, T* aggs, T* incls, unsigned int* counters, unsigned int epoch)
+    const T* __restrict__ zi, int has_zi, const T* __restrict__ consts)
 {
     // Block b filters chunk b. Warps 0..WARPS-1 take its values; warp WARPS runs the same local
     // pass over the previous chunk's last 32*V inputs, whose carry-out from zero is this chunk's
-    // carry-in (the factors vanish within 32*V values). Chunks never wait on one another, and
-    // the look-back buffers (flags, aggs, incls, counters, epoch) are not used.
+    // carry-in (the factors vanish within 32*V values). Chunks never wait on one another.
     __shared__ T s_warp[WARPS * K];  // warp carry-outs (= inclusive prefixes: no block merge)
     __shared__ T s_carry[K];         // the chunk's carry-in
     __shared__ uint4 s_tile[WARPS + 1][32 * Q];  // a warp's values in transit

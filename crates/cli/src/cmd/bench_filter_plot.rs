@@ -1,0 +1,247 @@
+//! Charts for `sigpu bench filter --plot`: throughput against sequence length, as in the
+//! seed's slides 21–26 (memcpy, ours, peers), one chart per signature and one of all. They
+//! are drawn from the report's JSON, so a saved run can be re-plotted (`--from`).
+
+use anyhow::Result;
+use serde_json::Value;
+use sigpu_plot::{LineChart, Series};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// File names and titles for the seed's signatures.
+const NAMES: [(&str, &str); 7] = [
+    ("(1 : 1)", "prefix-sum"),
+    ("(1 : 0, 1)", "tuple-prefix-sum"),
+    ("(1 : 2, -1)", "prefix-sum-2nd-order"),
+    ("(0.2 : 0.8)", "lowpass-1-stage"),
+    ("(0.04 : 1.6, -0.64)", "lowpass-2-stage"),
+    ("(0.9, -0.9 : 0.8)", "highpass-1-stage"),
+    ("(0.81, -1.62, 0.81 : 1.6, -0.64)", "highpass-2-stage"),
+];
+
+fn name_of(signature: &str) -> String {
+    NAMES
+        .iter()
+        .find(|(s, _)| *s == signature)
+        .map(|(_, n)| n.to_string())
+        .unwrap_or_else(|| {
+            signature
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect::<String>()
+                .split('_')
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("_")
+        })
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+fn list<'a>(report: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    report
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+fn elem_bytes(dtype: &str) -> f64 {
+    if dtype.ends_with("64") {
+        8.0
+    } else {
+        4.0
+    }
+}
+
+/// The copy line for elements of `bytes` bytes, if the report swept lengths.
+fn memcpy_series(report: &Value, bytes: f64) -> Option<Series> {
+    let points: Vec<(f64, f64)> = list(report, "copy_sweep")
+        .filter(|c| num(c, "elem_bytes") == bytes)
+        .map(|c| (num(c, "n").log2(), num(c, "gelem_per_s")))
+        .collect();
+    (!points.is_empty()).then(|| Series {
+        name: "memcpy".into(),
+        points,
+    })
+}
+
+/// (signature, dtype) → line label → points, charts in the order their rows appear.
+type Charts = Vec<((String, String), BTreeMap<String, Vec<(f64, f64)>>)>;
+
+fn add(charts: &mut Charts, sig: &str, dtype: &str, label: String, point: (f64, f64)) {
+    let key = (sig.to_owned(), dtype.to_owned());
+    let pos = match charts.iter().position(|(k, _)| *k == key) {
+        Some(p) => p,
+        None => {
+            charts.push((key, BTreeMap::new()));
+            charts.len() - 1
+        }
+    };
+    charts[pos].1.entry(label).or_default().push(point);
+}
+
+/// Writes the charts into `dir`; returns how many.
+pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
+    std::fs::create_dir_all(dir)?;
+    let device = text(report, "device");
+    let mut charts: Charts = Vec::new();
+    // Shapes are named only where one signature was timed in several.
+    let shapes_of = |r: &Value| {
+        list(report, "rows")
+            .filter(|o| o["signature"] == r["signature"] && o["dtype"] == r["dtype"])
+            .map(|o| text(o, "shape"))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    };
+    for r in list(report, "rows") {
+        let mut label = "sigpu".to_owned();
+        if shapes_of(r) > 1 {
+            label += &format!(" {}", text(r, "shape"));
+        }
+        if r["optimize"].as_bool() == Some(false) {
+            label += " (opt. off)";
+        }
+        add(
+            &mut charts,
+            text(r, "signature"),
+            text(r, "dtype"),
+            label,
+            (num(r, "n").log2(), num(r, "gelem_per_s")),
+        );
+    }
+    let ours: Vec<(String, String)> = charts.iter().map(|(k, _)| k.clone()).collect();
+    for p in list(report, "peers") {
+        let peer = text(p, "peer");
+        // CPU peers, failed runs and many-channel runs have no place on a chart of one
+        // channel's throughput on the GPU.
+        if peer.contains("CPU") || p.get("error").is_some() || num(p, "channels") > 1.0 {
+            continue;
+        }
+        let key = (text(p, "signature").to_owned(), text(p, "dtype").to_owned());
+        if ours.contains(&key) {
+            // Short labels: the legend is narrow.
+            let label = peer
+                .replace("cupyx.scipy.signal.", "cupyx ")
+                .replace("torchaudio.functional.", "torchaudio ");
+            add(
+                &mut charts,
+                &key.0,
+                &key.1,
+                label,
+                (num(p, "n").log2(), num(p, "gelem_per_s")),
+            );
+        }
+    }
+    let axis = |title: String, series: Vec<Series>| LineChart {
+        title,
+        x_label: "log2 of the sequence length (elements)".into(),
+        y_label: "throughput (G elements/s)".into(),
+        log_x: false,
+        log_y: true,
+        series,
+    };
+    let mut written = 0;
+    // The overview: each signature as a percentage of the copy at the same length.
+    let copy4: BTreeMap<i64, f64> = memcpy_series(report, 4.0)
+        .map(|s| {
+            s.points
+                .iter()
+                .map(|&(x, y)| (x.round() as i64, y))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut overview = Vec::new();
+    for ((sig, dtype), lines) in &charts {
+        let mut series: Vec<Series> = memcpy_series(report, elem_bytes(dtype))
+            .into_iter()
+            .collect();
+        for (label, points) in lines {
+            let mut points = points.clone();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if label == "sigpu" && elem_bytes(dtype) == 4.0 && !copy4.is_empty() {
+                overview.push(Series {
+                    name: format!("{} {dtype}", name_of(sig)),
+                    points: points
+                        .iter()
+                        .filter_map(|&(x, y)| {
+                            copy4.get(&(x.round() as i64)).map(|c| (x, 100.0 * y / c))
+                        })
+                        .collect(),
+                });
+            }
+            series.push(Series {
+                name: label.clone(),
+                points,
+            });
+        }
+        let name = format!("{}-{dtype}", name_of(sig));
+        axis(format!("{sig} {dtype}, {device}"), series).write(&dir.join(&name))?;
+        written += 1;
+    }
+    if overview.len() > 1 {
+        LineChart {
+            title: format!("the seed's signatures vs memcpy, {device}"),
+            x_label: "log2 of the sequence length (elements)".into(),
+            y_label: "% of memcpy throughput at the same length".into(),
+            log_x: false,
+            log_y: false,
+            series: overview,
+        }
+        .write(&dir.join("all-signatures"))?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charts_have_memcpy_ours_and_gpu_peers() {
+        let report = serde_json::json!({
+            "device": "test",
+            "copy_sweep": [
+                {"n": 1024, "elem_bytes": 4, "gelem_per_s": 10.0},
+                {"n": 2048, "elem_bytes": 4, "gelem_per_s": 20.0}
+            ],
+            "rows": [
+                {"signature": "(1 : 1)", "dtype": "i32", "optimize": true, "shape": "256x32t",
+                 "n": 1024, "gelem_per_s": 5.0},
+                {"signature": "(1 : 1)", "dtype": "i32", "optimize": true, "shape": "256x32t",
+                 "n": 2048, "gelem_per_s": 9.0},
+                {"signature": "(0.2 : 0.8)", "dtype": "f32", "optimize": true, "shape": "256x32t",
+                 "n": 2048, "gelem_per_s": 9.0}
+            ],
+            "peers": [
+                {"peer": "torch.cumsum", "signature": "(1 : 1)", "dtype": "i32", "n": 1024,
+                 "gelem_per_s": 4.0},
+                {"peer": "scipy.signal.lfilter (CPU)", "signature": "(1 : 1)", "dtype": "i32",
+                 "n": 1024, "gelem_per_s": 0.1},
+                {"peer": "torchaudio", "error": "not importable"}
+            ]
+        });
+        let dir = std::env::temp_dir().join(format!("sigpu-filter-plot-{}", std::process::id()));
+        assert_eq!(write_charts(&report, &dir).unwrap(), 3);
+        let svg = std::fs::read_to_string(dir.join("prefix-sum-i32.svg")).unwrap();
+        assert!(svg.contains(">memcpy<") && svg.contains(">sigpu<"));
+        assert!(svg.contains(">torch.cumsum<") && !svg.contains("CPU"));
+        let all = std::fs::read_to_string(dir.join("all-signatures.svg")).unwrap();
+        assert!(all.contains(">prefix-sum i32<") && all.contains("% of memcpy"));
+        assert!(dir.join("all-signatures.png").exists());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn unknown_signatures_get_a_file_name() {
+        assert_eq!(name_of("(0.5, -1 : 0.3)"), "0_5_1_0_3");
+        assert_eq!(name_of("(1 : 2, -1)"), "prefix-sum-2nd-order");
+    }
+}
