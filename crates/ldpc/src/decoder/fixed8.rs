@@ -15,8 +15,11 @@
 //!   as positive); each c2v is the other minimum with the sign of the product of the others.
 //!   Normalised: min·k/16 rounded down; offset: min − β, not below 0.
 //! - Flooding: messages start as the channel LLRs; each iteration is CN then VN.
-//! - Layered: row after row, v2c = clamp(P − c2v, ±127), then P += new c2v − old c2v (P in
-//!   16 bits, always LLR + Σ c2v).
+//! - Layered: layer after layer ([`Code::layers`]: a DVB code's 360-check circulants), each
+//!   check v2c = clamp(P − c2v, ±127), then P += new c2v − old c2v (P in 16 bits, always
+//!   LLR + Σ c2v). The checks of a layer all read P as it was when the layer began and their
+//!   changes are summed afterwards, so the GPU can update a layer's checks at once; in a layer
+//!   whose checks share no bit that equals check-by-check updating, which is how it runs here.
 //! - Early termination: after each iteration a codeword whose hard decision satisfies every
 //!   check keeps that decision; the group stops when all its codewords have one.
 
@@ -28,12 +31,16 @@ use super::{
     Llrs, Precision, Schedule,
 };
 use crate::channel::Quantizer;
-use crate::code::Code;
+use crate::code::{Code, Layer};
 use crate::error::{LdpcError, Result};
 use std::sync::Mutex;
 
-/// Codewords per CPU SIMD group: one 512-bit register of 8-bit messages.
+/// Codewords per CPU SIMD group by default: one 512-bit register of 8-bit messages.
 pub const LANES: usize = 64;
+
+/// The group sizes [`Fixed8Decoder::with_group`] accepts: 64, or 32 to halve a group's
+/// working set (a normal frame's messages: 14.5 MB per 64 codewords) for smaller caches.
+pub const GROUPS: [usize; 2] = [64, 32];
 
 /// The check-node correction in 8-bit arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,10 +138,14 @@ pub struct Fixed8Decoder {
     code: Code,
     /// `code` with its checks in decoding order ([`Code::decoding_order`]).
     order: Code,
+    /// The layers of `order` (layered schedule).
+    layers: Vec<Layer>,
     config: DecoderConfig,
     quantizer: Quantizer,
     rule: Rule8,
     simd: Simd,
+    /// Codewords per SIMD group (one of [`GROUPS`]).
+    group: usize,
 }
 
 impl Fixed8Decoder {
@@ -155,11 +166,24 @@ impl Fixed8Decoder {
         Ok(Fixed8Decoder {
             rule: Rule8::new(config.algorithm, scale)?,
             quantizer: Quantizer::new(scale)?,
+            layers: code.decoding_order().layers(),
             order: code.decoding_order(),
             code,
             config,
             simd: Simd::detect(),
+            group: LANES,
         })
+    }
+
+    /// Decodes in groups of `group` codewords (one of [`GROUPS`]); results do not depend on it.
+    pub fn with_group(mut self, group: usize) -> Result<Self> {
+        if !GROUPS.contains(&group) {
+            return Err(LdpcError::invalid(format!(
+                "CPU group of {group} codewords: expected one of {GROUPS:?}"
+            )));
+        }
+        self.group = group;
+        Ok(self)
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
@@ -189,7 +213,16 @@ impl Fixed8Decoder {
 
 impl Decoder for Fixed8Decoder {
     fn describe(&self) -> String {
-        format!("{} (cpu, {})", self.config.describe(), self.simd.name())
+        let group = if self.group == LANES {
+            String::new()
+        } else {
+            format!(", groups of {}", self.group)
+        };
+        format!(
+            "{} (cpu, {}{group})",
+            self.config.describe(),
+            self.simd.name()
+        )
     }
 
     fn code(&self) -> &Code {
@@ -199,21 +232,28 @@ impl Decoder for Fixed8Decoder {
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
         let n = self.code.n();
-        let groups = count.div_ceil(LANES);
+        let lanes = self.group;
+        let groups = count.div_ceil(lanes);
         let threads = worker_threads(self.config.threads).min(groups.max(1));
-        let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
+        let jobs = Mutex::new(bits.chunks_mut(n * lanes).enumerate());
         let iterations = Mutex::new(0usize);
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    let mut group = Group::new(&self.order);
+                    let mut group = Group::new(&self.order, &self.layers, lanes);
                     loop {
                         let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
                         else {
                             break;
                         };
-                        group.load(&self.code, self.quantizer, llr, g * LANES, count);
-                        let its = group.run(&self.order, self.rule, &self.config, self.simd);
+                        group.load(&self.code, self.quantizer, llr, g * lanes, count);
+                        let its = group.run(
+                            &self.order,
+                            &self.layers,
+                            self.rule,
+                            &self.config,
+                            self.simd,
+                        );
                         group.store(n, out);
                         *iterations.lock().unwrap_or_else(|p| p.into_inner()) += its;
                     }
@@ -231,6 +271,8 @@ impl Decoder for Fixed8Decoder {
 
 /// One group's buffers, lane-major.
 struct Group {
+    /// Codewords in the group.
+    lanes: usize,
     llr: Vec<i8>,
     /// Flooding: v2c / c2v per edge; layered: c2v per edge.
     msg: Lines,
@@ -239,17 +281,28 @@ struct Group {
     hard: Vec<u8>,
     /// One column's or row's messages.
     scratch: Vec<i8>,
+    /// Layered: the new c2v of a layer whose checks share bits, until all its checks have
+    /// read P.
+    layer_msg: Vec<i8>,
 }
 
 impl Group {
-    fn new(code: &Code) -> Group {
+    fn new(code: &Code, layers: &[Layer], lanes: usize) -> Group {
         let degree = code.max_row_degree().max(code.max_col_degree());
+        let layer_edges = layers
+            .iter()
+            .filter(|l| l.conflict)
+            .map(|l| (code.row_start()[l.rows.end] - code.row_start()[l.rows.start]) as usize)
+            .max()
+            .unwrap_or(0);
         Group {
-            llr: vec![0; code.n() * LANES],
-            msg: Lines::zeroed(code.edges() * LANES),
+            lanes,
+            llr: vec![0; code.n() * lanes],
+            msg: Lines::zeroed(code.edges() * lanes),
             post: Vec::new(),
-            hard: vec![0; code.n() * LANES],
-            scratch: vec![0; degree * LANES],
+            hard: vec![0; code.n() * lanes],
+            scratch: vec![0; degree * lanes],
+            layer_msg: vec![0; layer_edges * lanes],
         }
     }
 
@@ -257,19 +310,20 @@ impl Group {
     fn load(&mut self, code: &Code, q: Quantizer, llr: Llrs<'_>, first: usize, count: usize) {
         let n = code.n();
         self.llr.fill(0);
-        for w in 0..LANES.min(count - first) {
+        let lanes = self.lanes;
+        for w in 0..lanes.min(count - first) {
             let range = (first + w) * n..(first + w + 1) * n;
             match llr {
                 Llrs::F32(v) => {
                     for (b, &l) in v[range].iter().enumerate() {
-                        self.llr[b * LANES + w] = q.quantize(l);
+                        self.llr[b * lanes + w] = q.quantize(l);
                     }
                 }
                 Llrs::I8 { values, scale } => {
                     // Re-quantise only when the input's scale differs from the decoder's.
                     let same = scale == q.scale;
                     for (b, &l) in values[range].iter().enumerate() {
-                        self.llr[b * LANES + w] = if same {
+                        self.llr[b * lanes + w] = if same {
                             l.max(-127)
                         } else {
                             q.quantize(l as f32 / scale)
@@ -284,22 +338,31 @@ impl Group {
     fn store(&self, n: usize, out: &mut [u8]) {
         for (w, word) in out.chunks_mut(n).enumerate() {
             for (b, bit) in word.iter_mut().enumerate() {
-                *bit = self.hard[b * LANES + w];
+                *bit = self.hard[b * self.lanes + w];
             }
         }
     }
 
-    fn run(&mut self, code: &Code, rule: Rule8, config: &DecoderConfig, simd: Simd) -> usize {
+    fn run(
+        &mut self,
+        code: &Code,
+        layers: &[Layer],
+        rule: Rule8,
+        config: &DecoderConfig,
+        simd: Simd,
+    ) -> usize {
+        let lanes = self.lanes;
         let mut job = Job {
             code,
+            layers,
             rule,
             iterations: config.iterations,
             early: config.early_termination,
             group: self,
         };
         match config.schedule {
-            Schedule::Flooding => simd_dispatch!(simd, job, flooding),
-            Schedule::Layered => simd_dispatch!(simd, job, layered),
+            Schedule::Flooding => simd_dispatch!(simd, lanes, job, flooding),
+            Schedule::Layered => simd_dispatch!(simd, lanes, job, layered),
         }
     }
 }
@@ -348,35 +411,40 @@ fn prefetch(p: *const i8) {
 /// over the message array, which the hardware prefetcher cannot follow.
 const PREFETCH_COLUMNS: usize = 6;
 
-/// Calls `$job.$method::<LANES>()` compiled for the chosen instruction set.
+/// Calls `$job.$method::<L>()` for a group of `$lanes` (32 or 64) codewords, compiled for
+/// the chosen instruction set.
 macro_rules! simd_dispatch {
-    ($simd:expr, $job:ident, $method:ident) => {{
+    ($simd:expr, $lanes:expr, $job:ident, $method:ident) => {{
         #[cfg(target_arch = "x86_64")]
-        {
+        fn pick<const L: usize>(simd: Simd, job: &mut Job<'_>) -> usize {
             #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-            fn avx512(job: &mut Job<'_>) -> usize {
-                job.$method::<LANES>()
+            fn avx512<const L: usize>(job: &mut Job<'_>) -> usize {
+                job.$method::<L>()
             }
             #[target_feature(enable = "avx2")]
-            fn avx2(job: &mut Job<'_>) -> usize {
-                job.$method::<LANES>()
+            fn avx2<const L: usize>(job: &mut Job<'_>) -> usize {
+                job.$method::<L>()
             }
             #[target_feature(enable = "sse4.1")]
-            fn sse41(job: &mut Job<'_>) -> usize {
-                job.$method::<LANES>()
+            fn sse41<const L: usize>(job: &mut Job<'_>) -> usize {
+                job.$method::<L>()
             }
             // SAFETY: `Simd::detect` / `with_simd` only choose sets this CPU has.
-            match $simd {
-                Simd::Avx512 => unsafe { avx512(&mut $job) },
-                Simd::Avx2 => unsafe { avx2(&mut $job) },
-                Simd::Sse41 => unsafe { sse41(&mut $job) },
-                Simd::Baseline => $job.$method::<LANES>(),
+            match simd {
+                Simd::Avx512 => unsafe { avx512::<L>(job) },
+                Simd::Avx2 => unsafe { avx2::<L>(job) },
+                Simd::Sse41 => unsafe { sse41::<L>(job) },
+                Simd::Baseline => job.$method::<L>(),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = $simd;
-            $job.$method::<LANES>()
+        fn pick<const L: usize>(_: Simd, job: &mut Job<'_>) -> usize {
+            job.$method::<L>()
+        }
+        if $lanes == 32 {
+            pick::<32>($simd, &mut $job)
+        } else {
+            pick::<LANES>($simd, &mut $job)
         }
     }};
 }
@@ -385,6 +453,7 @@ use simd_dispatch;
 /// One group's decoding run.
 struct Job<'a> {
     code: &'a Code,
+    layers: &'a [Layer],
     rule: Rule8,
     iterations: usize,
     early: bool,
@@ -444,32 +513,13 @@ impl Job<'_> {
         g.post.extend(g.llr.iter().map(|&x| x as i16));
         let mut done = [0u8; L];
         for it in 1..=self.iterations {
-            for r in 0..code.m() {
-                let (a, b) = (
-                    code.row_start()[r] as usize,
-                    code.row_start()[r + 1] as usize,
-                );
-                let cols = &code.edge_col()[a..b];
-                let row = &mut g.scratch[..(b - a) * L];
-                for (j, &c) in cols.iter().enumerate() {
-                    let p: &[i16; L] = g.post[c as usize * L..][..L].try_into().unwrap();
-                    let old: &[i8; L] = g.msg[(a + j) * L..][..L].try_into().unwrap();
-                    let t: &mut [i8; L] = (&mut row[j * L..][..L]).try_into().unwrap();
-                    for w in 0..L {
-                        t[w] = (p[w] - old[w] as i16).clamp(-127, 127) as i8;
-                    }
+            for layer in self.layers {
+                if layer.conflict {
+                    layered_shared::<L>(code, layer, self.rule, g);
+                    continue;
                 }
-                check_node::<L>(self.rule, row);
-                for (j, &c) in cols.iter().enumerate() {
-                    let p: &mut [i16; L] = (&mut g.post[c as usize * L..][..L]).try_into().unwrap();
-                    let old: &mut [i8; L] = (&mut g.msg[(a + j) * L..][..L]).try_into().unwrap();
-                    let new: &[i8; L] = row[j * L..][..L].try_into().unwrap();
-                    // P stays LLR + Σ c2v exactly (|P| ≤ 127·(1 + degree) fits 16 bits);
-                    // only the CN's input is clamped, or saturation would erase the LLR.
-                    for w in 0..L {
-                        p[w] += new[w] as i16 - old[w] as i16;
-                        old[w] = new[w];
-                    }
+                for r in layer.rows.clone() {
+                    layered_row::<L>(code, r, self.rule, g);
                 }
             }
             if self.early || it == self.iterations {
@@ -484,6 +534,68 @@ impl Job<'_> {
             }
         }
         self.iterations
+    }
+}
+
+/// One check of the layered schedule, updating P at once (its layer's checks share no bit).
+#[inline(always)]
+fn layered_row<const L: usize>(code: &Code, r: usize, rule: Rule8, g: &mut Group) {
+    let (a, b) = (
+        code.row_start()[r] as usize,
+        code.row_start()[r + 1] as usize,
+    );
+    let cols = &code.edge_col()[a..b];
+    let row = &mut g.scratch[..(b - a) * L];
+    layered_v2c::<L>(cols, &g.post, &g.msg[a * L..b * L], row);
+    check_node::<L>(rule, row);
+    for (j, &c) in cols.iter().enumerate() {
+        let p: &mut [i16; L] = (&mut g.post[c as usize * L..][..L]).try_into().unwrap();
+        let old: &mut [i8; L] = (&mut g.msg[(a + j) * L..][..L]).try_into().unwrap();
+        let new: &[i8; L] = row[j * L..][..L].try_into().unwrap();
+        // P stays LLR + Σ c2v exactly (|P| ≤ 127·(1 + degree) fits 16 bits);
+        // only the CN's input is clamped, or saturation would erase the LLR.
+        for w in 0..L {
+            p[w] += new[w] as i16 - old[w] as i16;
+            old[w] = new[w];
+        }
+    }
+}
+
+/// A layer whose checks share bits: every check reads P first, then the changes are summed.
+#[inline(always)]
+fn layered_shared<const L: usize>(code: &Code, layer: &Layer, rule: Rule8, g: &mut Group) {
+    let first = code.row_start()[layer.rows.start] as usize;
+    let last = code.row_start()[layer.rows.end] as usize;
+    for r in layer.rows.clone() {
+        let (a, b) = (
+            code.row_start()[r] as usize,
+            code.row_start()[r + 1] as usize,
+        );
+        let row = &mut g.layer_msg[(a - first) * L..(b - first) * L];
+        layered_v2c::<L>(&code.edge_col()[a..b], &g.post, &g.msg[a * L..b * L], row);
+        check_node::<L>(rule, row);
+    }
+    for (e, &c) in code.edge_col()[first..last].iter().enumerate() {
+        let p: &mut [i16; L] = (&mut g.post[c as usize * L..][..L]).try_into().unwrap();
+        let old: &mut [i8; L] = (&mut g.msg[(first + e) * L..][..L]).try_into().unwrap();
+        let new: &[i8; L] = g.layer_msg[e * L..][..L].try_into().unwrap();
+        for w in 0..L {
+            p[w] += new[w] as i16 - old[w] as i16;
+            old[w] = new[w];
+        }
+    }
+}
+
+/// A check's v2c = clamp(P − old c2v, ±127) for its columns `cols`.
+#[inline(always)]
+fn layered_v2c<const L: usize>(cols: &[u32], post: &[i16], old: &[i8], out: &mut [i8]) {
+    for (j, &c) in cols.iter().enumerate() {
+        let p: &[i16; L] = post[c as usize * L..][..L].try_into().unwrap();
+        let o: &[i8; L] = old[j * L..][..L].try_into().unwrap();
+        let t: &mut [i8; L] = (&mut out[j * L..][..L]).try_into().unwrap();
+        for w in 0..L {
+            t[w] = (p[w] - o[w] as i16).clamp(-127, 127) as i8;
+        }
     }
 }
 
