@@ -171,6 +171,24 @@ fn simulate_writes_resumes_and_plots() {
         "resumed points are kept, not rerun"
     );
     assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+    let merged = dir.path().join("merged.svg");
+    let plotted = sigpu(&[
+        "--json",
+        "ldpc",
+        "plot",
+        "--input",
+        out_path.to_str().unwrap(),
+        "--fer",
+        "--output",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(plotted.status.success(), "{}", stderr(&plotted));
+    let p = json(&plotted);
+    assert_eq!(p["series"].as_array().unwrap().len(), 2, "BER and FER");
+    assert_eq!(p["series"][1]["points"][0][1], v["points"][0]["fer"]);
+    assert!(std::fs::read_to_string(&merged)
+        .unwrap()
+        .starts_with("<svg"));
     let e = stderr(&run("2:1:0.1"));
     assert!(e.contains("START ≤ STOP"), "{e}");
 }

@@ -10,8 +10,8 @@
 
 use crate::code::Code;
 use crate::decoder::{
-    codewords_of, count_valid, DecodeStats, Decoder, DecoderConfig, Fixed8Decoder, Llrs,
-    Precision, Rule8, Schedule,
+    codewords_of, count_valid, DecodeStats, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Precision,
+    Rule8, Schedule,
 };
 use crate::error::{LdpcError, Result};
 use crate::gpu::BATCH;

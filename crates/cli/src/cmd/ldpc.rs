@@ -234,11 +234,11 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
         }
         LdpcCommand::Decode(a) => decode(device, json, a),
         LdpcCommand::Simulate(a) => simulate(device, json, a),
-        LdpcCommand::Plot(a) => plot(a),
+        LdpcCommand::Plot(a) => plot(json, a),
     }
 }
 
-fn plot(a: &PlotArgs) -> Result<ExitCode> {
+fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
     let mut series = Vec::new();
     let mut title = None;
     for path in &a.inputs {
@@ -280,7 +280,20 @@ fn plot(a: &PlotArgs) -> Result<ExitCode> {
     );
     sigpu_runtime::fs::write_atomic(&a.output, svg.as_bytes())
         .with_context(|| format!("--output {}", a.output.display()))?;
-    println!("wrote {}", a.output.display());
+    if json {
+        // The curves as drawn: label, dashed (FER) or not, and the (SNR, rate) points.
+        let curves: Vec<_> = series
+            .iter()
+            .map(|s| serde_json::json!({"label": s.label, "dashed": s.dashed, "points": s.points}))
+            .collect();
+        super::print_json(&serde_json::json!({
+            "output": a.output.display().to_string(),
+            "x": if a.eb_n0 { "eb_n0_db" } else { "es_n0_db" },
+            "series": curves,
+        }))?;
+    } else {
+        println!("wrote {}", a.output.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -342,10 +355,14 @@ fn make_decoder<'g>(
     })
 }
 
+/// LDPC commands run on the CPU unless `--device cuda[:N]` is given: unlike commands that
+/// take the GPU when there is one ([`super::cpu_or_gpu`]), since an 8-bit GPU run and a float
+/// CPU run of the same command are different decoders. An explicit device goes through
+/// `cpu_or_gpu`, so `--device cpu|cuda[:N]` means the same everywhere.
 fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
     match device {
-        Some(Device::Cuda(n)) => super::open_gpu(n).map(Some),
-        _ => Ok(None),
+        None => Ok(None),
+        explicit => super::cpu_or_gpu(explicit),
     }
 }
 
