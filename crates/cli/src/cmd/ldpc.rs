@@ -200,9 +200,6 @@ pub struct BenchArgs {
     /// 32; comma list to compare).
     #[arg(long, value_delimiter = ',', default_value = "128")]
     pub sub_batch: Vec<usize>,
-    /// CPU: codewords per SIMD group, 64 or 32 (comma list to compare).
-    #[arg(long, value_delimiter = ',', default_value = "64")]
-    pub cpu_group: Vec<usize>,
     /// GPU: also time the seed's one-word-per-thread CN / VN kernels (default: the 16-byte
     /// ones only).
     #[arg(long)]
@@ -629,13 +626,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
         &[true]
     };
     // Sub-batches and kernel widths are flooding options; layered runs once per iteration count.
-    // CPU group sizes are CPU options.
-    let groups: &[usize] = if gpu.is_some() {
-        &[sigpu_ldpc::decoder::LANES]
-    } else {
-        &a.cpu_group
-    };
-    let mut variants: Vec<(Schedule, usize, usize, bool, usize)> = Vec::new();
+    let mut variants: Vec<(Schedule, usize, usize, bool)> = Vec::new();
     for &sched in &a.schedule {
         for &i in &a.iterations {
             let (subs, vectors) = if sched == Schedule::Layered {
@@ -645,9 +636,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
             };
             for &s in subs {
                 for &v in vectors {
-                    for &g in groups {
-                        variants.push((sched, i, s, v, g));
-                    }
+                    variants.push((sched, i, s, v));
                 }
             }
         }
@@ -655,7 +644,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
     let bar = ProgressBar::new((a.codes.len() * variants.len()) as u64);
     for name in &a.codes {
         let code = Code::resolve(name)?;
-        for &(schedule, iterations, sub, vector, group) in &variants {
+        for &(schedule, iterations, sub, vector) in &variants {
             bar.set_message(format!("{name} {iterations} it"));
             let config = DecoderConfig {
                 algorithm: Algorithm::parse(&a.decoder)?,
@@ -691,7 +680,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     t
                 }
                 None => {
-                    let mut d = Fixed8Decoder::new(code.clone(), config)?.with_group(group)?;
+                    let mut d = Fixed8Decoder::new(code.clone(), config)?;
                     cpu_throughput(&mut d, iterations, a.codewords, a.scale, runs)?
                 }
             };
@@ -726,7 +715,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     r.device_only_s
                         .map_or("-".into(), |s| format!("{:.3}", s * 1e3)),
                     // The GPU variant (sub-batch, access width) from the description's tail.
-                    // CPU: the instruction set and group size.
+                    // CPU: the instruction set.
                     r.decoder
                         .rsplit_once(" codewords per batch")
                         .or_else(|| r.decoder.rsplit_once("(cpu"))

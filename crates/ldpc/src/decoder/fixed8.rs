@@ -35,12 +35,9 @@ use crate::code::{Code, Layer};
 use crate::error::{LdpcError, Result};
 use std::sync::Mutex;
 
-/// Codewords per CPU SIMD group by default: one 512-bit register of 8-bit messages.
+/// Codewords per CPU SIMD group: one 512-bit register of 8-bit messages. (Groups of 32, half
+/// the working set, were measured 1.5–3× slower on 2 cores of the H100 host and dropped.)
 pub const LANES: usize = 64;
-
-/// The group sizes [`Fixed8Decoder::with_group`] accepts: 64, or 32 to halve a group's
-/// working set (a normal frame's messages: 14.5 MB per 64 codewords) for smaller caches.
-pub const GROUPS: [usize; 2] = [64, 32];
 
 /// The check-node correction in 8-bit arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,8 +141,6 @@ pub struct Fixed8Decoder {
     quantizer: Quantizer,
     rule: Rule8,
     simd: Simd,
-    /// Codewords per SIMD group (one of [`GROUPS`]).
-    group: usize,
 }
 
 impl Fixed8Decoder {
@@ -171,19 +166,7 @@ impl Fixed8Decoder {
             code,
             config,
             simd: Simd::detect(),
-            group: LANES,
         })
-    }
-
-    /// Decodes in groups of `group` codewords (one of [`GROUPS`]); results do not depend on it.
-    pub fn with_group(mut self, group: usize) -> Result<Self> {
-        if !GROUPS.contains(&group) {
-            return Err(LdpcError::invalid(format!(
-                "CPU group of {group} codewords: expected one of {GROUPS:?}"
-            )));
-        }
-        self.group = group;
-        Ok(self)
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
@@ -213,16 +196,7 @@ impl Fixed8Decoder {
 
 impl Decoder for Fixed8Decoder {
     fn describe(&self) -> String {
-        let group = if self.group == LANES {
-            String::new()
-        } else {
-            format!(", groups of {}", self.group)
-        };
-        format!(
-            "{} (cpu, {}{group})",
-            self.config.describe(),
-            self.simd.name()
-        )
+        format!("{} (cpu, {})", self.config.describe(), self.simd.name())
     }
 
     fn code(&self) -> &Code {
@@ -232,21 +206,20 @@ impl Decoder for Fixed8Decoder {
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
         let n = self.code.n();
-        let lanes = self.group;
-        let groups = count.div_ceil(lanes);
+        let groups = count.div_ceil(LANES);
         let threads = worker_threads(self.config.threads).min(groups.max(1));
-        let jobs = Mutex::new(bits.chunks_mut(n * lanes).enumerate());
+        let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
         let iterations = Mutex::new(0usize);
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    let mut group = Group::new(&self.order, &self.layers, lanes);
+                    let mut group = Group::new(&self.order, &self.layers);
                     loop {
                         let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
                         else {
                             break;
                         };
-                        group.load(&self.code, self.quantizer, llr, g * lanes, count);
+                        group.load(&self.code, self.quantizer, llr, g * LANES, count);
                         let its = group.run(
                             &self.order,
                             &self.layers,
@@ -271,8 +244,6 @@ impl Decoder for Fixed8Decoder {
 
 /// One group's buffers, lane-major.
 struct Group {
-    /// Codewords in the group.
-    lanes: usize,
     llr: Vec<i8>,
     /// Flooding: v2c / c2v per edge; layered: c2v per edge.
     msg: Lines,
@@ -287,7 +258,7 @@ struct Group {
 }
 
 impl Group {
-    fn new(code: &Code, layers: &[Layer], lanes: usize) -> Group {
+    fn new(code: &Code, layers: &[Layer]) -> Group {
         let degree = code.max_row_degree().max(code.max_col_degree());
         let layer_edges = layers
             .iter()
@@ -296,13 +267,12 @@ impl Group {
             .max()
             .unwrap_or(0);
         Group {
-            lanes,
-            llr: vec![0; code.n() * lanes],
-            msg: Lines::zeroed(code.edges() * lanes),
+            llr: vec![0; code.n() * LANES],
+            msg: Lines::zeroed(code.edges() * LANES),
             post: Vec::new(),
-            hard: vec![0; code.n() * lanes],
-            scratch: vec![0; degree * lanes],
-            layer_msg: vec![0; layer_edges * lanes],
+            hard: vec![0; code.n() * LANES],
+            scratch: vec![0; degree * LANES],
+            layer_msg: vec![0; layer_edges * LANES],
         }
     }
 
@@ -310,20 +280,19 @@ impl Group {
     fn load(&mut self, code: &Code, q: Quantizer, llr: Llrs<'_>, first: usize, count: usize) {
         let n = code.n();
         self.llr.fill(0);
-        let lanes = self.lanes;
-        for w in 0..lanes.min(count - first) {
+        for w in 0..LANES.min(count - first) {
             let range = (first + w) * n..(first + w + 1) * n;
             match llr {
                 Llrs::F32(v) => {
                     for (b, &l) in v[range].iter().enumerate() {
-                        self.llr[b * lanes + w] = q.quantize(l);
+                        self.llr[b * LANES + w] = q.quantize(l);
                     }
                 }
                 Llrs::I8 { values, scale } => {
                     // Re-quantise only when the input's scale differs from the decoder's.
                     let same = scale == q.scale;
                     for (b, &l) in values[range].iter().enumerate() {
-                        self.llr[b * lanes + w] = if same {
+                        self.llr[b * LANES + w] = if same {
                             l.max(-127)
                         } else {
                             q.quantize(l as f32 / scale)
@@ -338,7 +307,7 @@ impl Group {
     fn store(&self, n: usize, out: &mut [u8]) {
         for (w, word) in out.chunks_mut(n).enumerate() {
             for (b, bit) in word.iter_mut().enumerate() {
-                *bit = self.hard[b * self.lanes + w];
+                *bit = self.hard[b * LANES + w];
             }
         }
     }
@@ -351,7 +320,6 @@ impl Group {
         config: &DecoderConfig,
         simd: Simd,
     ) -> usize {
-        let lanes = self.lanes;
         let mut job = Job {
             code,
             layers,
@@ -361,8 +329,8 @@ impl Group {
             group: self,
         };
         match config.schedule {
-            Schedule::Flooding => simd_dispatch!(simd, lanes, job, flooding),
-            Schedule::Layered => simd_dispatch!(simd, lanes, job, layered),
+            Schedule::Flooding => simd_dispatch!(simd, job, flooding),
+            Schedule::Layered => simd_dispatch!(simd, job, layered),
         }
     }
 }
@@ -411,40 +379,35 @@ fn prefetch(p: *const i8) {
 /// over the message array, which the hardware prefetcher cannot follow.
 const PREFETCH_COLUMNS: usize = 6;
 
-/// Calls `$job.$method::<L>()` for a group of `$lanes` (32 or 64) codewords, compiled for
-/// the chosen instruction set.
+/// Calls `$job.$method::<LANES>()` compiled for the chosen instruction set.
 macro_rules! simd_dispatch {
-    ($simd:expr, $lanes:expr, $job:ident, $method:ident) => {{
+    ($simd:expr, $job:ident, $method:ident) => {{
         #[cfg(target_arch = "x86_64")]
-        fn pick<const L: usize>(simd: Simd, job: &mut Job<'_>) -> usize {
+        {
             #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-            fn avx512<const L: usize>(job: &mut Job<'_>) -> usize {
-                job.$method::<L>()
+            fn avx512(job: &mut Job<'_>) -> usize {
+                job.$method::<LANES>()
             }
             #[target_feature(enable = "avx2")]
-            fn avx2<const L: usize>(job: &mut Job<'_>) -> usize {
-                job.$method::<L>()
+            fn avx2(job: &mut Job<'_>) -> usize {
+                job.$method::<LANES>()
             }
             #[target_feature(enable = "sse4.1")]
-            fn sse41<const L: usize>(job: &mut Job<'_>) -> usize {
-                job.$method::<L>()
+            fn sse41(job: &mut Job<'_>) -> usize {
+                job.$method::<LANES>()
             }
             // SAFETY: `Simd::detect` / `with_simd` only choose sets this CPU has.
-            match simd {
-                Simd::Avx512 => unsafe { avx512::<L>(job) },
-                Simd::Avx2 => unsafe { avx2::<L>(job) },
-                Simd::Sse41 => unsafe { sse41::<L>(job) },
-                Simd::Baseline => job.$method::<L>(),
+            match $simd {
+                Simd::Avx512 => unsafe { avx512(&mut $job) },
+                Simd::Avx2 => unsafe { avx2(&mut $job) },
+                Simd::Sse41 => unsafe { sse41(&mut $job) },
+                Simd::Baseline => $job.$method::<LANES>(),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        fn pick<const L: usize>(_: Simd, job: &mut Job<'_>) -> usize {
-            job.$method::<L>()
-        }
-        if $lanes == 32 {
-            pick::<32>($simd, &mut $job)
-        } else {
-            pick::<LANES>($simd, &mut $job)
+        {
+            let _ = $simd;
+            $job.$method::<LANES>()
         }
     }};
 }
