@@ -230,3 +230,34 @@ fn simulate_applies_and_checks_the_bit_interleaver() {
     let e = stderr(&run("dvbt2-short-1/2", "interleaved"));
     assert!(e.contains("unknown bit interleaver"), "{e}");
 }
+
+#[test]
+fn bench_times_both_schedules_on_the_cpu() {
+    let out = sigpu(&[
+        "--json",
+        "bench",
+        "ldpc",
+        "--device",
+        "cpu",
+        "--codes",
+        "dvbt2-short-1/2",
+        "--schedule",
+        "flooding,layered",
+        "--iterations",
+        "2",
+        "--runs",
+        "1",
+        "--codewords",
+        "64",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for (r, schedule) in results.iter().zip(["flooding", "layered"]) {
+        assert!(r["decoder"].as_str().unwrap().contains(schedule), "{r:?}");
+        assert!(r["coded_mbps"].as_f64().unwrap() > 0.0);
+    }
+    let bad = sigpu(&["bench", "ldpc", "--device", "cpu", "--schedule", "zigzag"]);
+    assert!(stderr(&bad).contains("zigzag"), "{}", stderr(&bad));
+}
