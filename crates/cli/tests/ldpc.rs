@@ -171,6 +171,24 @@ fn simulate_writes_resumes_and_plots() {
         "resumed points are kept, not rerun"
     );
     assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+    let merged = dir.path().join("merged.svg");
+    let plotted = sigpu(&[
+        "--json",
+        "ldpc",
+        "plot",
+        "--input",
+        out_path.to_str().unwrap(),
+        "--fer",
+        "--output",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(plotted.status.success(), "{}", stderr(&plotted));
+    let p = json(&plotted);
+    assert_eq!(p["series"].as_array().unwrap().len(), 2, "BER and FER");
+    assert_eq!(p["series"][1]["points"][0][1], v["points"][0]["fer"]);
+    assert!(std::fs::read_to_string(&merged)
+        .unwrap()
+        .starts_with("<svg"));
     let e = stderr(&run("2:1:0.1"));
     assert!(e.contains("START ≤ STOP"), "{e}");
 }
@@ -211,4 +229,35 @@ fn simulate_applies_and_checks_the_bit_interleaver() {
     );
     let e = stderr(&run("dvbt2-short-1/2", "interleaved"));
     assert!(e.contains("unknown bit interleaver"), "{e}");
+}
+
+#[test]
+fn bench_times_both_schedules_on_the_cpu() {
+    let out = sigpu(&[
+        "--json",
+        "bench",
+        "ldpc",
+        "--device",
+        "cpu",
+        "--codes",
+        "dvbt2-short-1/2",
+        "--schedule",
+        "flooding,layered",
+        "--iterations",
+        "2",
+        "--runs",
+        "1",
+        "--codewords",
+        "64",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for (r, schedule) in results.iter().zip(["flooding", "layered"]) {
+        assert!(r["decoder"].as_str().unwrap().contains(schedule), "{r:?}");
+        assert!(r["coded_mbps"].as_f64().unwrap() > 0.0);
+    }
+    let bad = sigpu(&["bench", "ldpc", "--device", "cpu", "--schedule", "zigzag"]);
+    assert!(stderr(&bad).contains("zigzag"), "{}", stderr(&bad));
 }

@@ -27,6 +27,14 @@ pub struct Code {
     q: Option<usize>,
 }
 
+/// A group of checks updated together by the layered schedule ([`Code::layers`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layer {
+    pub rows: std::ops::Range<usize>,
+    /// Two checks of the layer share a bit.
+    pub conflict: bool,
+}
+
 /// Facts about a code for listings and reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct CodeInfo {
@@ -249,6 +257,29 @@ impl Code {
             .expect("a row permutation of a valid code is valid");
         code.q = self.q;
         code
+    }
+
+    /// The layers of the layered schedule, for a code in decoding order: for a DVB code the
+    /// 360 consecutive checks of each circulant (q layers), otherwise every check alone. A
+    /// layer's checks are updated together: each reads the posteriors as they were when the
+    /// layer began, and the layer's c2v changes are summed into them afterwards. Checks of a
+    /// layer that share no bit give exactly the check-by-check result; `conflict` marks the
+    /// layers where two checks share a bit (table rows with two addresses congruent mod q).
+    pub fn layers(&self) -> Vec<Layer> {
+        let size = match self.q {
+            Some(q) if self.m() == 360 * q => 360,
+            _ => 1,
+        };
+        (0..self.m())
+            .step_by(size)
+            .map(|first| {
+                let rows = first..(first + size).min(self.m());
+                let mut cols: Vec<u32> = rows.clone().flat_map(|r| self.row(r)).copied().collect();
+                cols.sort_unstable();
+                let conflict = cols.windows(2).any(|w| w[0] == w[1]);
+                Layer { rows, conflict }
+            })
+            .collect()
     }
 
     /// Column K + j is in checks j and j + 1 only (the last one in check M − 1 only).

@@ -11,6 +11,7 @@ use crate::decoder::{
     Precision, Rule8, Schedule,
 };
 use crate::error::{LdpcError, Result};
+pub use crate::gpu_layered::LayeredGpuDecoder;
 use crate::interleave::Interleaving;
 use crate::sim::{make_frames, Link};
 use rand::{Rng, SeedableRng};
@@ -129,7 +130,7 @@ impl<'g> GpuDecoder<'g> {
         };
         if config.schedule != Schedule::Flooding {
             return Err(LdpcError::invalid(
-                "the GPU decoder runs the seed's flooding schedule; the layered schedule runs on the CPU",
+                "GpuDecoder runs the seed's flooding schedule; the layered schedule is LayeredGpuDecoder (gpu::decoder picks by schedule)",
             ));
         }
         // The twin validates the code's degrees and the rule.
@@ -471,18 +472,73 @@ impl Decoder for GpuDecoder<'_> {
     }
 }
 
+/// The GPU decoder for `config`: [`GpuDecoder`] (flooding) or [`LayeredGpuDecoder`].
+pub fn decoder<'g>(
+    gpu: &'g Gpu,
+    code: &Code,
+    config: DecoderConfig,
+) -> Result<Box<dyn Decoder + 'g>> {
+    Ok(match config.schedule {
+        Schedule::Flooding => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
+        Schedule::Layered => Box::new(LayeredGpuDecoder::new(gpu, code.clone(), config)?),
+    })
+}
+
 /// Which kernels a twin check runs: the seed's re-reading ones, and the sub-batch size.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 struct Variant {
     reread: bool,
     sub: usize,
     vector: bool,
 }
 
+const LAYERED: Variant = Variant {
+    reread: false,
+    sub: BATCH,
+    vector: false,
+};
+
 /// The GPU self-checks: the GPU decoder against its CPU twin on fresh frames near each
 /// code's waterfall (so some frames decode and some do not, and messages saturate).
 pub fn checks() -> Vec<Check> {
     vec![
+        Check {
+            name: "ldpc/minsum8_layered",
+            about: "fused layered 8-bit min-sum, 2 batches (one partial) of a random DVB-T2 short code, vs CPU twin",
+            run: |gpu, seed| {
+                twin_check(gpu, seed, Algorithm::MinSum, false, None, 128 + 21, LAYERED)
+            },
+        },
+        Check {
+            name: "ldpc/nms8_layered_normal_early",
+            about: "fused layered 8-bit normalised min-sum with early termination on DVB-T2 normal 1/2, vs CPU twin",
+            run: |gpu, seed| {
+                twin_check(
+                    gpu,
+                    seed,
+                    Algorithm::NormalizedMinSum { alpha: 0.875 },
+                    true,
+                    Some("dvbt2-normal-1/2"),
+                    128,
+                    LAYERED,
+                )
+            },
+        },
+        Check {
+            name: "ldpc/oms8_layered_s2_short_8_9",
+            about: "fused layered 8-bit offset min-sum on DVB-S2 short 8/9 (checks of degree 27), vs CPU twin",
+            run: |gpu, seed| {
+                twin_check(
+                    gpu,
+                    seed,
+                    Algorithm::OffsetMinSum { beta: 0.5 },
+                    false,
+                    Some("dvbs2-short-8/9"),
+                    64,
+                    LAYERED,
+                )
+            },
+        },
         Check {
             name: "ldpc/minsum8_flooding",
             about:
@@ -593,6 +649,7 @@ fn twin_check(
     count: usize,
     variant: Variant,
 ) -> sigpu_runtime::cuda::Result<CheckReport> {
+    let layered = variant == LAYERED;
     let Variant {
         reread,
         sub,
@@ -624,7 +681,11 @@ fn twin_check(
         make_frames(&code, &link, es, 0, count, sigpu_runtime::host::threads()).map_err(invalid)?;
     let config = DecoderConfig {
         algorithm,
-        schedule: Schedule::Flooding,
+        schedule: if layered {
+            Schedule::Layered
+        } else {
+            Schedule::Flooding
+        },
         precision: Precision::Fixed8 {
             scale: rng.random_range(2.0..6.0),
         },
@@ -641,17 +702,24 @@ fn twin_check(
         sub_batch: sub,
         vector,
     };
-    let mut gpu_decoder = GpuDecoder::with_options(gpu, code, config, options).map_err(invalid)?;
-    if reread {
-        gpu_decoder = gpu_decoder.rereading().map_err(invalid)?;
-    }
+    let mut gpu_decoder: Box<dyn Decoder> = if layered {
+        Box::new(LayeredGpuDecoder::new(gpu, code, config).map_err(invalid)?)
+    } else if reread {
+        Box::new(
+            GpuDecoder::with_options(gpu, code, config, options)
+                .and_then(GpuDecoder::rereading)
+                .map_err(invalid)?,
+        )
+    } else {
+        Box::new(GpuDecoder::with_options(gpu, code, config, options).map_err(invalid)?)
+    };
     let mut got = vec![0xFFu8; frames.llr.len()];
     let gpu_stats = gpu_decoder
         .decode(Llrs::F32(&frames.llr), &mut got)
         .map_err(invalid)?;
     Ok(compare_exact(&got, &want).with_note(format!(
         "{name}, sub-batch {sub}{}, Eb/N0 {eb_n0:.2} dB, {} iterations, {} of {count} valid (cpu {}), iterations run gpu {} cpu {}",
-        if reread { ", seed's re-reading kernels" } else if vector { ", 16-byte kernels" } else { ", 4-byte kernels" },
+        if layered { ", fused layered kernel" } else if reread { ", seed's re-reading kernels" } else if vector { ", 16-byte kernels" } else { ", 4-byte kernels" },
         config.iterations, gpu_stats.valid, cpu_stats.valid, gpu_stats.iterations, cpu_stats.iterations
     )))
 }

@@ -19,6 +19,7 @@ pub mod decoder;
 mod encode;
 mod error;
 pub mod gpu;
+mod gpu_layered;
 pub mod interleave;
 pub mod npy;
 pub mod plot;
@@ -26,7 +27,7 @@ pub mod sim;
 pub mod table;
 
 pub use alist::{read_alist, to_alist, write_alist};
-pub use code::{Code, CodeInfo};
+pub use code::{Code, CodeInfo, Layer};
 pub use decoder::{Algorithm, DecodeStats, Decoder, DecoderConfig, Llrs, Precision, Schedule};
 pub use encode::Encoder;
 pub use error::{LdpcError, Result};

@@ -102,3 +102,19 @@ fn malformed_alist_files_name_file_and_line() {
     let e = read_alist(&missing).unwrap_err().to_string();
     assert!(e.contains("none.alist"), "{e}");
 }
+
+#[test]
+fn layers_are_the_circulants_and_conflicts_match_the_tables() {
+    // q layers of 360 checks; T2 short 3/5 is the one table without two addresses congruent
+    // mod q in a row (reference note: conf = 0), so none of its layers has a shared bit.
+    for (name, q, conflict_free) in [
+        ("dvbt2-short-3/5", 18, true),
+        ("dvbt2-normal-1/2", 90, false),
+    ] {
+        let order = sigpu_ldpc::Code::standard(name).unwrap().decoding_order();
+        let layers = order.layers();
+        assert_eq!(layers.len(), q, "{name}");
+        assert!(layers.iter().all(|l| l.rows.len() == 360), "{name}");
+        assert_eq!(layers.iter().all(|l| !l.conflict), conflict_free, "{name}");
+    }
+}

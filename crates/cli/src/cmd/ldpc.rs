@@ -8,8 +8,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use sigpu_ldpc::bench::{bench_llrs, cpu_throughput, Throughput};
 use sigpu_ldpc::channel::{Demapper, Modulation, Snr};
-use sigpu_ldpc::decoder::cpu_decoder;
-use sigpu_ldpc::gpu::{GpuDecoder, GpuOptions, BATCH};
+use sigpu_ldpc::decoder::{cpu_decoder, Fixed8Decoder};
+use sigpu_ldpc::gpu::{GpuDecoder, GpuOptions, LayeredGpuDecoder, BATCH};
 use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::npy::{read_llrs, write_u8, NpyLlrs};
 use sigpu_ldpc::plot::{error_rate_svg, Series};
@@ -69,7 +69,7 @@ pub struct DecoderArgs {
     /// float | 8bit (the GPU decoder is 8-bit; sum-product is float only).
     #[arg(long, default_value = "8bit")]
     pub precision: String,
-    /// flooding | layered (layered runs on the CPU).
+    /// flooding | layered.
     #[arg(long, default_value = "flooding")]
     pub schedule: String,
     #[arg(long, default_value_t = 50)]
@@ -185,9 +185,12 @@ pub struct BenchArgs {
     /// Timed batches per configuration (default 20 on a GPU, 3 on the CPU).
     #[arg(long)]
     pub runs: Option<usize>,
-    /// spa | minsum | nms[:alpha] | oms[:beta] (8-bit flooding).
+    /// spa | minsum | nms[:alpha] | oms[:beta] (8-bit).
     #[arg(long, default_value = "minsum")]
     pub decoder: String,
+    /// flooding | layered (comma list to compare).
+    #[arg(long, value_delimiter = ',', default_value = "flooding")]
+    pub schedule: Vec<Schedule>,
     #[arg(long, default_value_t = 4.0)]
     pub scale: f32,
     /// CPU: codewords per timed call (default 128, the seed's batch).
@@ -228,11 +231,11 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
         }
         LdpcCommand::Decode(a) => decode(device, json, a),
         LdpcCommand::Simulate(a) => simulate(device, json, a),
-        LdpcCommand::Plot(a) => plot(a),
+        LdpcCommand::Plot(a) => plot(json, a),
     }
 }
 
-fn plot(a: &PlotArgs) -> Result<ExitCode> {
+fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
     let mut series = Vec::new();
     let mut title = None;
     for path in &a.inputs {
@@ -274,7 +277,20 @@ fn plot(a: &PlotArgs) -> Result<ExitCode> {
     );
     sigpu_runtime::fs::write_atomic(&a.output, svg.as_bytes())
         .with_context(|| format!("--output {}", a.output.display()))?;
-    println!("wrote {}", a.output.display());
+    if json {
+        // The curves as drawn: label, dashed (FER) or not, and the (SNR, rate) points.
+        let curves: Vec<_> = series
+            .iter()
+            .map(|s| serde_json::json!({"label": s.label, "dashed": s.dashed, "points": s.points}))
+            .collect();
+        super::print_json(&serde_json::json!({
+            "output": a.output.display().to_string(),
+            "x": if a.eb_n0 { "eb_n0_db" } else { "es_n0_db" },
+            "series": curves,
+        }))?;
+    } else {
+        println!("wrote {}", a.output.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -331,15 +347,19 @@ fn make_decoder<'g>(
     config: DecoderConfig,
 ) -> Result<Box<dyn Decoder + 'g>> {
     Ok(match gpu {
-        Some(gpu) => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
+        Some(gpu) => sigpu_ldpc::gpu::decoder(gpu, code, config)?,
         None => cpu_decoder(code, config)?,
     })
 }
 
+/// LDPC commands run on the CPU unless `--device cuda[:N]` is given: unlike commands that
+/// take the GPU when there is one ([`super::cpu_or_gpu`]), since an 8-bit GPU run and a float
+/// CPU run of the same command are different decoders. An explicit device goes through
+/// `cpu_or_gpu`, so `--device cpu|cuda[:N]` means the same everywhere.
 fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
     match device {
-        Some(Device::Cuda(n)) => super::open_gpu(n).map(Some),
-        _ => Ok(None),
+        None => Ok(None),
+        explicit => super::cpu_or_gpu(explicit),
     }
 }
 
@@ -605,28 +625,46 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
     } else {
         &[true]
     };
-    let variants: Vec<(usize, usize, bool)> = a
-        .iterations
-        .iter()
-        .flat_map(|&i| {
-            subs.iter()
-                .flat_map(move |&s| vectors.iter().map(move |&v| (i, s, v)))
-        })
-        .collect();
+    // Sub-batches and kernel widths are flooding options; layered runs once per iteration count.
+    let mut variants: Vec<(Schedule, usize, usize, bool)> = Vec::new();
+    for &sched in &a.schedule {
+        for &i in &a.iterations {
+            let (subs, vectors) = if sched == Schedule::Layered {
+                (&[BATCH][..], &[true][..])
+            } else {
+                (subs, vectors)
+            };
+            for &s in subs {
+                for &v in vectors {
+                    variants.push((sched, i, s, v));
+                }
+            }
+        }
+    }
     let bar = ProgressBar::new((a.codes.len() * variants.len()) as u64);
     for name in &a.codes {
         let code = Code::resolve(name)?;
-        for &(iterations, sub, vector) in &variants {
+        for &(schedule, iterations, sub, vector) in &variants {
             bar.set_message(format!("{name} {iterations} it"));
             let config = DecoderConfig {
                 algorithm: Algorithm::parse(&a.decoder)?,
-                schedule: Schedule::Flooding,
+                schedule,
                 precision: Precision::Fixed8 { scale: a.scale },
                 iterations,
                 early_termination: false,
                 threads: 0,
             };
             let result = match &gpu {
+                Some(gpu) if schedule == Schedule::Layered => {
+                    let mut d = LayeredGpuDecoder::new(gpu, code.clone(), config)?;
+                    let llr = bench_llrs(&code, BATCH, a.scale)?;
+                    let timing = d.time_batch(&llr, true, 3, runs)?;
+                    let samples = timing.samples_ms.iter().map(|ms| ms * 1e-3).collect();
+                    let mut t = Throughput::new(&code, d.describe(), iterations, BATCH, samples);
+                    let device_only = d.time_batch(&llr, false, 3, runs)?;
+                    t.device_only_s = Some(device_only.median_ms * 1e-3);
+                    t
+                }
                 Some(gpu) => {
                     let options = GpuOptions {
                         sub_batch: sub,
@@ -642,8 +680,8 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     t
                 }
                 None => {
-                    let mut d = cpu_decoder(&code, config)?;
-                    cpu_throughput(d.as_mut(), iterations, a.codewords, a.scale, runs)?
+                    let mut d = Fixed8Decoder::new(code.clone(), config)?;
+                    cpu_throughput(&mut d, iterations, a.codewords, a.scale, runs)?
                 }
             };
             bar.inc(1);
@@ -677,8 +715,10 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
                     r.device_only_s
                         .map_or("-".into(), |s| format!("{:.3}", s * 1e3)),
                     // The GPU variant (sub-batch, access width) from the description's tail.
+                    // CPU: the instruction set.
                     r.decoder
                         .rsplit_once(" codewords per batch")
+                        .or_else(|| r.decoder.rsplit_once("(cpu"))
                         .map_or("-", |(_, tail)| {
                             tail.trim_start_matches([',', ' ']).trim_end_matches(')')
                         })

@@ -7,6 +7,8 @@
 //!   VN-with-hard-decision passes, or layered — SIMD over codewords, threads over groups.
 //! - [`crate::gpu::GpuDecoder`]: the same 8-bit flooding min-sum on a CUDA GPU, 128 codewords
 //!   per batch in the coalesced layout, bit for bit equal to the CPU one.
+//! - [`crate::gpu::LayeredGpuDecoder`]: the 8-bit layered schedule on a CUDA GPU in one fused
+//!   kernel, bit for bit equal to the CPU one ([`crate::gpu::decoder`] picks by schedule).
 
 mod fixed8;
 mod float;
@@ -124,7 +126,9 @@ impl Algorithm {
 pub enum Schedule {
     /// All checks, then all bits (the seed's schedule).
     Flooding,
-    /// Check by check in row order, each check's output used at once (row-layered).
+    /// Layer by layer ([`crate::Code::layers`]: a DVB code's 360-check circulants, else each
+    /// check alone), each layer's output used by the next (row-layered). Float decoders go
+    /// check by check; the 8-bit ones let a layer's checks read the posteriors together.
     Layered,
 }
 
