@@ -205,7 +205,9 @@ pub enum BenchCommand {
     Copy(CopyArgs),
     /// LDPC decoder throughput (coded / information Mbps, batch latency).
     Ldpc(crate::cmd::ldpc::BenchArgs),
-    /// Linear recurrence / IIR filter throughput (GPU or CPU) vs the copy ceiling.
+    /// Linear recurrence / IIR filter throughput (GPU or CPU) vs the copy ceiling
+    /// (also `bench recur`, the name the PLR issue uses).
+    #[command(alias = "recur")]
     Filter(BenchFilterArgs),
     /// LNS s_b / d_b throughput per method and blend, compute-bound (the seed's Table 1).
     Lns(BenchLnsArgs),

@@ -304,3 +304,32 @@ fn errors_name_the_argument_or_file() {
         "no output is written when filtering fails"
     );
 }
+
+/// The PLR issue names the benchmark `sigpu bench recur`; it is the same command as `bench filter`.
+#[test]
+fn bench_recur_is_bench_filter_on_the_cpu() {
+    let out = sigpu(&[
+        "--device",
+        "cpu",
+        "--json",
+        "bench",
+        "recur",
+        "--signature",
+        "(0.2 : 0.8)",
+        "--log2-n",
+        "12",
+        "--runs",
+        "2",
+        "--warmup",
+        "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    assert!(rows[0]["gelem_per_s"].as_f64().unwrap_or(0.0) > 0.0, "{v}");
+}
