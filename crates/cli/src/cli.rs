@@ -58,6 +58,26 @@ pub enum ClnsCommand {
     Fig45(ClnsFig45Args),
     /// Radix-2 FFT SNR vs f64 in CLNS, fixed point, f16 and bf16 at equal word size; GPU speed.
     Fft(ClnsFftArgs),
+    /// The seed's f32-radian variant: S_b error per method and op errors vs num_complex f64.
+    CertifyF32(ClnsCertifyF32Args),
+}
+
+#[derive(Args, Debug)]
+pub struct ClnsCertifyF32Args {
+    /// Lattice points per axis of z ∈ [−32, 0] × θ ∈ [0, π].
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(2..=8192))]
+    pub grid: u64,
+    /// Random S_b inputs added to the lattice.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    pub random: u64,
+    /// Random operand pairs for the op errors (one in 16 nearly cancelling).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub pairs: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the JSON result to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -15,6 +15,10 @@ struct ClnsGeo {
     float r_scale;      // p_cl - 1
     float theta_scale;  // (p_theta - 1) / 2^31
     float c[6];         // 2^f on [0, 1), ascending degree
+    // The f32-radian variant (src/radian.rs) reads the same table:
+    float theta_scale_rad;  // (p_theta - 1) / pi
+    float near_z_rad;       // near region in log2 units and radians: z > near_z_rad,
+    float near_phi_rad;     //   pi - theta < near_phi_rad
 };
 
 #define HALF_TURN 0x80000000u
@@ -70,9 +74,8 @@ struct Accurate {
     }
 };
 
-// r = 2^z from the code with FMAs only (bit-exact twin: sb::pow2_code).
-__device__ __forceinline__ float pow2_code(const ClnsGeo& g, int z) {
-    const float zf = (float)z * pow2i(-g.F);
+// r = 2^z for f32 z >= -126 with FMAs only (bit-exact twin: sb::pow2_f32).
+__device__ __forceinline__ float pow2_f32(const ClnsGeo& g, float zf) {
     const float i = floorf(zf);
     const float f = zf - i;
     float p = g.c[5];
@@ -80,18 +83,20 @@ __device__ __forceinline__ float pow2_code(const ClnsGeo& g, int z) {
     for (int k = 4; k >= 0; --k) p = fmaf(p, f, g.c[k]);
     return p * pow2i((int)i);
 }
+__device__ __forceinline__ float pow2_code(const ClnsGeo& g, int z) { return pow2_f32(g, (float)z * pow2i(-g.F)); }
 
-// The bilinear filter: both parts of S_b in one float2 fetch.
+// The bilinear filter: both parts of S_b in one float2 fetch. t is theta in any unit, ts its
+// scale to cells (angle units for the code formats, radians for the f32 variant).
 struct TexRead {
-    static __device__ __forceinline__ float2 read(const ClnsGeo& g, unsigned long long tex, const float2*, float r, float t) {
-        return tex2D<float2>(tex, fmaf(t, g.theta_scale, 0.5f), fmaf(r, g.r_scale, 0.5f));
+    static __device__ __forceinline__ float2 read(const ClnsGeo& g, unsigned long long tex, const float2*, float r, float t, float ts) {
+        return tex2D<float2>(tex, fmaf(t, ts, 0.5f), fmaf(r, g.r_scale, 0.5f));
     }
 };
 
 // The same table from global memory, three FMA lerps per part (twin: Grid2::eval_fma).
 struct FmaRead {
-    static __device__ __forceinline__ float2 read(const ClnsGeo& g, unsigned long long, const float2* __restrict__ table, float r, float t) {
-        const float u = fminf(fmaxf(__fmul_rn(t, g.theta_scale), 0.0f), (float)(g.p_theta - 1));
+    static __device__ __forceinline__ float2 read(const ClnsGeo& g, unsigned long long, const float2* __restrict__ table, float r, float t, float ts) {
+        const float u = fminf(fmaxf(__fmul_rn(t, ts), 0.0f), (float)(g.p_theta - 1));
         const float v = fminf(fmaxf(__fmul_rn(r, g.r_scale), 0.0f), (float)(g.p_cl - 1));
         const int i = min((int)u, g.p_theta - 2), j = min((int)v, g.p_cl - 2);
         const float a = __fsub_rn(u, (float)i), b = __fsub_rn(v, (float)j);
@@ -109,7 +114,7 @@ template <class R> struct Table {
         if (z < g.z_min) return SbOut{0, 0u};
         // Next to Z = -1 the table cannot follow S_b: the closed form takes over.
         if (z > g.near_z && HALF_TURN - theta < g.near_phi) return Accurate::sb(g, tex, table, z, theta);
-        const float2 v = R::read(g, tex, table, pow2_code(g, z), (float)theta);
+        const float2 v = R::read(g, tex, table, pow2_code(g, z), (float)theta, g.theta_scale);
         return round_out(g, v.x, v.y);
     }
 };
@@ -155,6 +160,12 @@ __device__ __forceinline__ uint2 clns_mul(const ClnsGeo& g, uint2 x, uint2 y) {
         return clns_inf(g);
     }
     return clns_finite(g, (int)x.x + (int)y.x, x.y + y.y);
+}
+
+// x * y for operands the caller knows are finite with an in-range product (twin:
+// ClnsFormat::mul_finite): the two integer adds, no class or range test.
+__device__ __forceinline__ uint2 clns_mul_finite(uint2 x, uint2 y) {
+    return make_uint2(x.x + y.x, x.y + y.y);
 }
 
 template <class M>
@@ -212,6 +223,13 @@ extern "C" __global__ void clns_mul_kernel(ClnsGeo g, const uint2* __restrict__ 
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         out[i] = clns_mul(g, a[i], b[i]);
+}
+
+extern "C" __global__ void clns_mul_finite_kernel(const uint2* __restrict__ a, const uint2* __restrict__ b,
+                                                  uint2* __restrict__ out, unsigned long long n) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = clns_mul_finite(a[i], b[i]);
 }
 
 // Element-wise complex f32 add and multiply (complex64 in, complex64 out): the streaming
@@ -291,6 +309,21 @@ extern "C" __global__ void bench_clns_mul(ClnsGeo g, const uint4* __restrict__ i
     out[tid] = acc;
 }
 
+extern "C" __global__ void bench_clns_mul_finite(ClnsGeo g, const uint4* __restrict__ init, uint2 w, int iters, unsigned* out) {
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    uint2 x[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) { const uint4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_uint2(v.x, v.y); }
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) x[c] = clns_mul_finite(x[c], w);
+    }
+    unsigned acc = 0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) acc ^= x[c].x ^ x[c].y;
+    out[tid] = acc;
+}
+
 template <class M>
 __device__ __forceinline__ void add_chains(const ClnsGeo& g, unsigned long long tex, const float2* table,
                                            const uint4* __restrict__ init, int iters, unsigned* out) {
@@ -353,7 +386,7 @@ __device__ __forceinline__ void cliff(const ClnsGeo& g, unsigned long long tex, 
         s ^= s << 13; s ^= s >> 17; s ^= s << 5;
         const int z = -(int)(s % (unsigned)span);
         const unsigned theta = (s * 747796405u) >> 1;  // [0, 2^31)
-        const float2 v = R::read(g, tex, table, pow2_code(g, z), (float)theta);
+        const float2 v = R::read(g, tex, table, pow2_code(g, z), (float)theta, g.theta_scale);
         acc ^= __float_as_uint(v.x) ^ __float_as_uint(v.y);
     }
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
@@ -401,3 +434,157 @@ CLNS_FFT_KERNEL(clns_fft_f64, F64)
 CLNS_FFT_KERNEL(clns_fft_accurate, Accurate)
 CLNS_FFT_KERNEL(clns_fft_tex, Tex)
 CLNS_FFT_KERNEL(clns_fft_fma, Fma)
+
+// ---- the f32-radian variant (the seed's representation; twin: src/radian.rs) ----------------------
+// A value is float2 {log2 |X|, angle in radians in (-pi_f32, pi_f32]}; zero is log -inf, complex
+// infinity log +inf, NaN a NaN log or a non-finite angle. Every operation below is the twin's, in
+// the same order, with products that must not fuse into a later add written as __fmul_rn.
+
+#define PI_HI 3.14159274f               // pi rounded to f32 (above pi)
+#define PI_LO -8.74227766e-08f          // pi - PI_HI, rounded to f32
+#define TAU_HI 6.28318548f              // 2 PI_HI
+#define TAU_LO -1.74845553e-07f         // 2 PI_LO
+#define RAD_Z_MIN -126.0f               // below it S_b reads as (0, 0)
+#define RAD_INF __int_as_float(0x7f800000)
+
+// a in (-2 pi, 2 pi] back into (-pi_f32, pi_f32]: a - TAU_HI is exact, then one rounding.
+__device__ __forceinline__ float rad_wrap(float a) {
+    if (a > PI_HI) return __fsub_rn(__fsub_rn(a, TAU_HI), TAU_LO);
+    if (a <= -PI_HI) return __fadd_rn(__fadd_rn(a, TAU_HI), TAU_LO);
+    return a;
+}
+__device__ __forceinline__ float rad_half_turn(float a) {
+    return a > 0.0f ? __fsub_rn(__fsub_rn(a, PI_HI), PI_LO) : __fadd_rn(__fadd_rn(a, PI_HI), PI_LO);
+}
+__device__ __forceinline__ bool rad_is_finite(float2 x) { return fabsf(x.x) < RAD_INF && fabsf(x.y) < RAD_INF; }
+__device__ __forceinline__ bool rad_is_nan(float2 x) { return isnan(x.x) || !(fabsf(x.y) < RAD_INF); }
+
+// The seed's multiply: two FADDs and a wrap, specials by IEEE on the logs (no tests).
+__device__ __forceinline__ float2 clnsf_mul(float2 x, float2 y) {
+    return make_float2(__fadd_rn(x.x, y.x), rad_wrap(__fadd_rn(x.y, y.y)));
+}
+__device__ __forceinline__ float2 clnsf_neg(float2 x) { return make_float2(x.x, rad_half_turn(x.y)); }
+
+// ---- f32 S_b: z = log2|Z| <= 0, theta = arg Z in [0, pi], phi = pi - theta (accurate) --------------
+struct RadF64 {
+    static __device__ float2 sb(const ClnsGeo&, unsigned long long, const float2*, float z, float, float phi) {
+        const double zd = (double)z;
+        const double r = exp2(zd);
+        const double d = -expm1(zd * 0.69314718055994531);
+        const double ph = (double)phi;
+        const double s = 2.0 * sin(0.5 * ph);
+        const double rs2 = r * s * s;
+        return make_float2((float)(0.5 * log2(d * d + rs2)), (float)atan2(r * sin(ph), d + 0.5 * rs2));
+    }
+};
+struct RadAccurate {
+    static __device__ float2 sb(const ClnsGeo&, unsigned long long, const float2*, float z, float, float phi) {
+        const float r = exp2f(z);
+        const float d = -expm1f(z * 0.69314718f);
+        const float s = 2.0f * sinf(0.5f * phi);
+        const float rs2 = r * s * s;
+        return make_float2(0.5f * log2f(fmaf(d, d, rs2)), atan2f(r * sinf(phi), fmaf(0.5f, rs2, d)));
+    }
+};
+template <class R> struct RadTable {
+    static __device__ float2 sb(const ClnsGeo& g, unsigned long long tex, const float2* table, float z, float theta, float phi) {
+        if (z < RAD_Z_MIN) return make_float2(0.0f, 0.0f);
+        if (z > g.near_z_rad && phi < g.near_phi_rad) return RadAccurate::sb(g, tex, table, z, theta, phi);
+        const float2 v = R::read(g, tex, table, pow2_f32(g, z), theta, g.theta_scale_rad);
+        return make_float2(v.x, __fmul_rn(v.y, TAU_HI));  // turns -> radians, unfused as the twin
+    }
+};
+
+// x + y (negate: x - y) = B (1 + Z), |Z| <= 1 (twin: radian::add_signed).
+template <class M>
+__device__ __forceinline__ float2 clnsf_add(const ClnsGeo& g, unsigned long long tex, const float2* table, float2 x, float2 y, bool negate) {
+    if (!(rad_is_finite(x) && rad_is_finite(y))) {
+        if (rad_is_nan(x) || rad_is_nan(y)) return make_float2(__int_as_float(0x7fc00000), 0.0f);
+        if (y.x == -RAD_INF) return x;
+        if (x.x == -RAD_INF) return negate ? clnsf_neg(y) : y;
+        if (x.x == RAD_INF && y.x == RAD_INF) return make_float2(__int_as_float(0x7fc00000), 0.0f);
+        return make_float2(RAD_INF, 0.0f);
+    }
+    const bool big_is_y = y.x > x.x || (y.x == x.x && y.y > x.y);
+    const float2 big = big_is_y ? y : x, small = big_is_y ? x : y;
+    const float z = __fsub_rn(small.x, big.x);
+    // arg small - arg big, exact in f64, wrapped with f64's pi (twin: radian::add_signed).
+    double d = (double)small.y - (double)big.y;
+    if (d > 3.141592653589793) d -= 6.283185307179586;
+    else if (d <= -3.141592653589793) d += 6.283185307179586;
+    const float near = (float)(3.141592653589793 - fabs(d)), far = (float)fabs(d);
+    const float theta = negate ? near : far, phi = negate ? far : near;
+    const bool mirrored = negate ? d > 0.0 : d < 0.0;
+    if (z == 0.0f && phi == 0.0f) return make_float2(-RAD_INF, 0.0f);  // x - x = 0 exactly
+    const float2 s = M::sb(g, tex, table, z, theta, phi);
+    const float angle = rad_wrap(__fadd_rn(big.y, mirrored ? -s.y : s.y));
+    return make_float2(__fadd_rn(big.x, s.x), negate && big_is_y ? rad_half_turn(angle) : angle);
+}
+
+#define CLNSF_ADD_KERNEL(NAME, M)                                                                \
+    extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
+                                    const float2* __restrict__ a, const float2* __restrict__ b, \
+                                    float2* __restrict__ out, unsigned long long n, int negate) { \
+        const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;           \
+        for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) \
+            out[i] = clnsf_add<M>(g, tex, table, a[i], b[i], negate != 0);                      \
+    }
+CLNSF_ADD_KERNEL(clnsf_add_f64, RadF64)
+CLNSF_ADD_KERNEL(clnsf_add_accurate, RadAccurate)
+CLNSF_ADD_KERNEL(clnsf_add_tex, RadTable<TexRead>)
+CLNSF_ADD_KERNEL(clnsf_add_fma, RadTable<FmaRead>)
+
+extern "C" __global__ void clnsf_mul_kernel(const float2* __restrict__ a, const float2* __restrict__ b,
+                                            float2* __restrict__ out, unsigned long long n) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = clnsf_mul(a[i], b[i]);
+}
+
+// Table I chains for the f32 variant, as the code formats' (init: float4 {x.log, x.angle,
+// y.log, y.angle} of finite values).
+extern "C" __global__ void bench_clnsf_mul(const float4* __restrict__ init, float2 w, int iters, unsigned* out) {
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    float2 x[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) { const float4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_float2(v.x, v.y); }
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) x[c] = clnsf_mul(x[c], w);
+    }
+    unsigned acc = 0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) acc ^= __float_as_uint(x[c].x) ^ __float_as_uint(x[c].y);
+    out[tid] = acc;
+}
+
+template <class M>
+__device__ __forceinline__ void clnsf_add_chains(const ClnsGeo& g, unsigned long long tex, const float2* table,
+                                                 const float4* __restrict__ init, int iters, unsigned* out) {
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    float2 x[CHAINS], y[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) { const float4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_float2(v.x, v.y); y[c] = make_float2(v.z, v.w); }
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) {
+            const float2 s = clnsf_add<M>(g, tex, table, x[c], y[c], false);
+            y[c] = clnsf_neg(x[c]);
+            x[c] = s;
+        }
+    }
+    unsigned acc = 0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) acc ^= __float_as_uint(x[c].x) ^ __float_as_uint(x[c].y) ^ __float_as_uint(y[c].x);
+    out[tid] = acc;
+}
+
+#define BENCH_CLNSF_ADD(NAME, M)                                                                 \
+    extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
+                                    const float4* __restrict__ init, int lambda, int iters, unsigned* out) { \
+        clnsf_add_chains<M>(g, tex, table, init, iters, out);                                    \
+    }
+BENCH_CLNSF_ADD(bench_clnsf_add_f64, RadF64)
+BENCH_CLNSF_ADD(bench_clnsf_add_accurate, RadAccurate)
+BENCH_CLNSF_ADD(bench_clnsf_add_tex, RadTable<TexRead>)
+BENCH_CLNSF_ADD(bench_clnsf_add_fma, RadTable<FmaRead>)

@@ -62,6 +62,18 @@ impl ClnsFormat {
         }
     }
 
+    /// x · y for operands the caller knows are finite with a product inside the range (an
+    /// FFT's data times a unit twiddle, a gain within bounds): the two adds alone, no class or
+    /// range test — the GPU fast path `clns_mul_finite`. Equal to [`ClnsFormat::mul`] under
+    /// that contract; outside it the word is unnormalised (read by [`ClnsFormat::class`] as
+    /// its nearest class, or NaN/zero on the special code) but never undefined.
+    pub fn mul_finite(self, x: Clns, y: Clns) -> Clns {
+        Clns {
+            log: x.log.wrapping_add(y.log),
+            angle: x.angle.wrapping_add(y.angle),
+        }
+    }
+
     /// x / y, exact: (x·y)/y = x whenever nothing overflows.
     pub fn div(self, x: Clns, y: Clns) -> Clns {
         use Class::*;
@@ -192,6 +204,7 @@ mod tests {
             assert_eq!(F.conj(F.conj(x)), x);
             assert_eq!(F.neg(F.neg(x)), x);
             assert_eq!(F.mul(x, F.conj(x)).angle, 0, "x·x̄ is real");
+            assert_eq!(F.mul_finite(x, y), F.mul(x, y), "finite operands, product in range");
             assert_eq!(F.powi(x, 3), F.mul(F.mul(x, x), x));
             assert_eq!(F.powi(x, -1), F.div(F.one(), x));
             assert_eq!(F.add(&m, x, F.neg(x)), F.zero());

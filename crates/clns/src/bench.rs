@@ -4,15 +4,17 @@
 
 use crate::format::{Clns, ClnsFormat};
 use crate::gpu::{kernels, random_pairs, GpuClns};
+use crate::radian::ClnsF32;
 use crate::sb::{Geometry, Method};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
-use sigpu_runtime::cuda::{time_gpu, Error, Gpu, Result};
+use sigpu_runtime::cuda::{time_gpu, DeviceBuffer, Error, Gpu, Result};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// `complex f32 add`, `complex f32 mul`, `clns mul`, `clns add`.
+    /// `complex f32 add`, `complex f32 mul`, `clns mul`, `clns mul (finite fast path)`,
+    /// `clns add`, and the f32-radian variant's `clns-f32 mul`, `clns-f32 add`.
     pub op: String,
     /// S_b method of a CLNS add (blend: λ of 8 warps on the texture).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,6 +149,21 @@ pub fn run(
             .map_err(failed("bench_clns_mul"))
     })?;
     table1.push(row("clns mul", None, t.median_ms));
+    progress("clns mul, finite fast path");
+    let f = gpu.function(&kernels(), "bench_clns_mul_finite")?;
+    let t = time_gpu(gpu, 2, 10, || {
+        let mut l = gpu.stream().launch_builder(&f);
+        l.arg(g.geo())
+            .arg(&init_c)
+            .arg(&wc)
+            .arg(&iters)
+            .arg(&mut out);
+        // SAFETY: matches bench_clns_mul_finite (uint2 w passed as [u32; 2]).
+        unsafe { l.launch(config) }
+            .map(drop)
+            .map_err(failed("bench_clns_mul_finite"))
+    })?;
+    table1.push(row("clns mul (finite fast path)", None, t.median_ms));
     for (method, lambda) in [
         (Method::Tex, 0),
         (Method::Fma, 0),
@@ -179,6 +196,7 @@ pub fn run(
         };
         table1.push(row("clns add", Some(label), t.median_ms));
     }
+    table1.extend(f32_variant(gpu, &g, &pool, config, iters, &mut out, &row, progress)?);
     let cliff = cliff(gpu, format, progress)?;
     progress("streaming");
     let streaming = streaming(gpu, &g)?;
@@ -193,6 +211,62 @@ pub fn run(
         cliff,
         streaming,
     })
+}
+
+/// Table I rows of the f32-radian variant (the seed's representation), same chains and
+/// launch as the code format's rows, the same S_b table: mul, and add by each method.
+#[allow(clippy::too_many_arguments)]
+fn f32_variant(
+    gpu: &Gpu,
+    g: &GpuClns,
+    pool: &[Clns],
+    config: LaunchConfig,
+    iters: i32,
+    out: &mut DeviceBuffer<u32>,
+    row: &dyn Fn(&str, Option<String>, f64) -> Row,
+    progress: &dyn Fn(&str),
+) -> Result<Vec<Row>> {
+    let v = |x: Clns| ClnsF32::from_complex(g.format.to_complex(x));
+    let init: Vec<[f32; 4]> = (0..4096)
+        .map(|i| {
+            let (x, y) = (v(pool[2 * i % pool.len()]), v(pool[(2 * i + 1) % pool.len()]));
+            [x.log, x.angle, y.log, y.angle]
+        })
+        .collect();
+    let init = gpu.upload(&init)?;
+    let mut rows = Vec::new();
+    progress("clns-f32 mul");
+    let f = gpu.function(&kernels(), "bench_clnsf_mul")?;
+    let w = [0.0f32, 0.1f32];
+    let t = time_gpu(gpu, 2, 10, || {
+        let mut l = gpu.stream().launch_builder(&f);
+        l.arg(&init).arg(&w).arg(&iters).arg(&mut *out);
+        // SAFETY: matches bench_clnsf_mul (float2 w passed as [f32; 2]).
+        unsafe { l.launch(config) }
+            .map(drop)
+            .map_err(failed("bench_clnsf_mul"))
+    })?;
+    rows.push(row("clns-f32 mul", None, t.median_ms));
+    let (tex, lambda) = (g.tex(), 0i32);
+    for method in [Method::Tex, Method::Fma, Method::Accurate, Method::F64] {
+        progress(&format!("clns-f32 add {method}"));
+        let name = format!("bench_clnsf_add_{method}");
+        let f = gpu.function(&kernels(), &name)?;
+        let t = time_gpu(gpu, 2, 10, || {
+            let mut l = gpu.stream().launch_builder(&f);
+            l.arg(g.geo())
+                .arg(&tex)
+                .arg(g.buffer())
+                .arg(&init)
+                .arg(&lambda)
+                .arg(&iters)
+                .arg(&mut *out);
+            // SAFETY: matches BENCH_CLNSF_ADD; init holds 4096 float4, out one word a thread.
+            unsafe { l.launch(config) }.map(drop).map_err(failed(&name))
+        })?;
+        rows.push(row("clns-f32 add", Some(method.to_string()), t.median_ms));
+    }
+    Ok(rows)
 }
 
 /// S_b table reads at random inputs (the whole table is the working set) for each size.

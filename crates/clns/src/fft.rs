@@ -8,6 +8,7 @@
 //! of the GPU kernel `clns_fft` (same order of operations).
 
 use crate::format::{Clns, ClnsFormat};
+use crate::radian::{angle_from_f64, ClnsF32, SbRadian};
 use crate::sb::Sb;
 use num_complex::Complex;
 use rand::{Rng, SeedableRng};
@@ -101,6 +102,77 @@ pub fn clns_fft(
         })
     });
     Ok(())
+}
+
+/// The twiddle e^(−2πik/len) in the f32-radian variant: the angle rounded to f32.
+pub fn clns_f32_twiddle(k: usize, len: usize) -> ClnsF32 {
+    ClnsF32 {
+        log: 0.0,
+        angle: angle_from_f64(-std::f64::consts::TAU * k as f64 / len as f64),
+    }
+}
+
+/// In-place forward FFTs in the f32-radian variant (the seed's representation), S_b by `m`;
+/// the same radix-2 skeleton as [`clns_fft`].
+pub fn clns_f32_fft(
+    m: &(impl SbRadian + ?Sized),
+    data: &mut [ClnsF32],
+    n: usize,
+) -> Result<(), FftError> {
+    let log2n = check_size(n, data.len())?;
+    data.par_chunks_mut(n).for_each(|x| {
+        radix2(x, log2n, |u, v, k, len| {
+            let t = v.mul(clns_f32_twiddle(k, len));
+            (u.add(m, t), u.sub(m, t))
+        })
+    });
+    Ok(())
+}
+
+/// The f32-radian variant's FFT of `x` (converted in), as f64.
+pub fn clns_f32_fft_of(
+    m: &(impl SbRadian + ?Sized),
+    x: &[Complex<f64>],
+    n: usize,
+) -> Result<Vec<Complex<f64>>, FftError> {
+    let mut d: Vec<ClnsF32> = x.iter().map(|&c| ClnsF32::from_complex(c)).collect();
+    clns_f32_fft(m, &mut d, n)?;
+    Ok(d.into_iter().map(|c| c.to_complex()).collect())
+}
+
+/// The f32-radian variant at its own word size: a 64-bit word (f32 log + f32 angle), against
+/// the other 64-bit-word FFTs (32-bit fixed point per component, complex f32).
+#[derive(Clone, Debug, Serialize)]
+pub struct F32Row {
+    pub n: usize,
+    pub batch: usize,
+    /// S_b method of the variant's FFT.
+    pub method: String,
+    pub word_bits: u32,
+    pub clns_f32_db: f64,
+    pub fixed32_db: f64,
+    pub fixed32_input_scaled_db: f64,
+    pub complex_f32_db: f64,
+}
+
+pub fn f32_row(
+    m: &(impl SbRadian + ?Sized),
+    method: &str,
+    x: &[Complex<f64>],
+    n: usize,
+) -> Result<F32Row, FftError> {
+    let want = reference_fft(x, n)?;
+    let scaled: Vec<Complex<f64>> = want.iter().map(|w| w / n as f64).collect();
+    Ok(F32Row {
+        n,
+        batch: x.len() / n,
+        method: method.to_owned(),
+        word_bits: 64,
+        clns_f32_db: snr_db(&clns_f32_fft_of(m, x, n)?, &want),
+        fixed32_db: snr_db(&fixed_fft(x, n, 32, Scaling::PerStage)?, &scaled),
+        fixed32_input_scaled_db: snr_db(&fixed_fft(x, n, 32, Scaling::Input)?, &scaled),
+        complex_f32_db: snr_db(&float_fft(x, n, Float::F32)?, &want),
+    })
 }
 
 /// Where a fixed-point FFT makes room for the growth of the sums (up to N×).
@@ -317,6 +389,18 @@ mod tests {
         assert!(input > 75.0 && input < 95.0, "{input}");
         assert!(snr_db(&float_fft(&x, n, Float::F32).unwrap(), &want) > 120.0);
         assert!(snr_db(&float_fft(&x, n, Float::F16).unwrap(), &want) > 50.0);
+    }
+
+    #[test]
+    fn the_f32_radian_fft_tracks_the_reference() {
+        let n = 256;
+        let x = random_input(n, 2, 4);
+        let row = f32_row(&crate::radian::SbRadianF64, "f64", &x, n).unwrap();
+        // f32 logs and angles: ~2^-24 per op, a little worse than complex f32 (~140 dB).
+        assert!(row.clns_f32_db > 110.0 && row.clns_f32_db < row.complex_f32_db, "{row:?}");
+        assert!(row.fixed32_db > 150.0, "{row:?}");
+        let w = clns_f32_twiddle(1, 4);
+        assert!((w.angle + std::f32::consts::FRAC_PI_2).abs() < 1e-7);
     }
 
     #[test]

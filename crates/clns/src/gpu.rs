@@ -3,6 +3,7 @@
 
 use crate::certify::{certify_results, Certificate, Inputs};
 use crate::format::{Clns, ClnsFormat};
+use crate::radian::ClnsF32;
 use crate::sb::{pow2_poly, Geometry, Method, Sb, SbF64, SbTable};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -32,6 +33,9 @@ pub(crate) struct Geo {
     r_scale: f32,
     theta_scale: f32,
     c: [f32; 6],
+    theta_scale_rad: f32,
+    near_z_rad: f32,
+    near_phi_rad: f32,
 }
 
 // SAFETY: #[repr(C)] of 4-byte scalars, laid out as `struct ClnsGeo` in clns.cu.
@@ -63,6 +67,7 @@ impl GpuClns {
         let pow2 = pow2_poly().map_err(invalid)?;
         let mut c = [0.0f32; 6];
         c.copy_from_slice(&pow2.coeffs);
+        let (near_z_rad, near_phi_rad) = geometry.near_radians(format);
         let geo = Geo {
             f: format.frac_bits() as i32,
             p: format.angle_bits as i32,
@@ -75,6 +80,9 @@ impl GpuClns {
             r_scale: geometry.r_scale(),
             theta_scale: geometry.theta_scale(),
             c,
+            theta_scale_rad: geometry.theta_scale_radians(),
+            near_z_rad,
+            near_phi_rad,
         };
         let desc = TextureDesc {
             filter: Filter::Linear,
@@ -204,6 +212,76 @@ impl GpuClns {
             .map(drop)
             .map_err(|e| invalid(format!("clns_mul_kernel: {e}")))
     }
+
+    /// out = a · b element-wise by the finite fast path (`ClnsFormat::mul_finite`: the caller
+    /// promises finite operands and in-range products).
+    pub fn mul_finite(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<[u32; 2]>,
+        b: &DeviceBuffer<[u32; 2]>,
+        out: &mut DeviceBuffer<[u32; 2]>,
+    ) -> Result<()> {
+        let n = same_lengths("CLNS mul_finite", a, b, out)?;
+        let f = gpu.function(&kernels(), "clns_mul_finite_kernel")?;
+        let mut l = gpu.stream().launch_builder(&f);
+        l.arg(a).arg(b).arg(out).arg(&n);
+        // SAFETY: matches clns_mul_finite_kernel; all buffers hold n values.
+        unsafe { l.launch(stream_config(gpu, n)) }
+            .map(drop)
+            .map_err(|e| invalid(format!("clns_mul_finite_kernel: {e}")))
+    }
+
+    /// out = a ± b element-wise in the f32-radian variant ([`ClnsF32`] as `[log, angle]`),
+    /// S_b by `method` (f64, accurate, tex or fma) from this object's table.
+    pub fn add_f32(
+        &self,
+        gpu: &Gpu,
+        method: Method,
+        a: &DeviceBuffer<[f32; 2]>,
+        b: &DeviceBuffer<[f32; 2]>,
+        out: &mut DeviceBuffer<[f32; 2]>,
+        negate: bool,
+    ) -> Result<()> {
+        let n = same_lengths("CLNS-f32 add", a, b, out)?;
+        if method == Method::Blend {
+            return Err(invalid("CLNS-f32 add: no blend kernel (f64, accurate, tex, fma)"));
+        }
+        let name = format!("clnsf_add_{method}");
+        let f = gpu.function(&kernels(), &name)?;
+        let (tex, negate) = (self.tex(), negate as i32);
+        let mut l = gpu.stream().launch_builder(&f);
+        l.arg(&self.geo)
+            .arg(&tex)
+            .arg(&self.buffer)
+            .arg(a)
+            .arg(b)
+            .arg(out)
+            .arg(&n)
+            .arg(&negate);
+        // SAFETY: matches CLNSF_ADD_KERNEL; all buffers hold n values.
+        unsafe { l.launch(stream_config(gpu, n)) }
+            .map(drop)
+            .map_err(|e| invalid(format!("{name}: {e}")))
+    }
+
+    /// out = a · b element-wise in the f32-radian variant.
+    pub fn mul_f32(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<[f32; 2]>,
+        b: &DeviceBuffer<[f32; 2]>,
+        out: &mut DeviceBuffer<[f32; 2]>,
+    ) -> Result<()> {
+        let n = same_lengths("CLNS-f32 mul", a, b, out)?;
+        let f = gpu.function(&kernels(), "clnsf_mul_kernel")?;
+        let mut l = gpu.stream().launch_builder(&f);
+        l.arg(a).arg(b).arg(out).arg(&n);
+        // SAFETY: matches clnsf_mul_kernel; all buffers hold n values.
+        unsafe { l.launch(stream_config(gpu, n)) }
+            .map(drop)
+            .map_err(|e| invalid(format!("clnsf_mul_kernel: {e}")))
+    }
 }
 
 impl GpuClns {
@@ -265,11 +343,11 @@ impl GpuClns {
     }
 }
 
-fn same_lengths(
+fn same_lengths<T>(
     what: &str,
-    a: &DeviceBuffer<[u32; 2]>,
-    b: &DeviceBuffer<[u32; 2]>,
-    out: &DeviceBuffer<[u32; 2]>,
+    a: &DeviceBuffer<T>,
+    b: &DeviceBuffer<T>,
+    out: &DeviceBuffer<T>,
 ) -> Result<u64> {
     if a.len() != b.len() || out.len() != a.len() {
         return Err(invalid(format!(
@@ -411,6 +489,124 @@ fn check_op(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport>
     Ok(report(format, &results, tol))
 }
 
+/// GPU finite-fast-path multiply of finite pairs (products in range) vs `ClnsFormat::mul`:
+/// exact, which also checks that the fast path equals the full multiply under its contract.
+fn check_mul_finite(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
+    let format = ClnsFormat::CLNS16;
+    let g = GpuClns::new(gpu, format, Geometry::default_for(format))?;
+    let n = (1 << 20) + (seed % 1000) as usize;
+    let (a, b) = random_pairs(format, 4 * n, seed);
+    let finite = |x: &Clns| matches!(format.class(*x), crate::Class::Finite { .. });
+    let pairs: Vec<(Clns, Clns)> = a
+        .into_iter()
+        .zip(b)
+        .filter(|(x, y)| finite(x) && finite(y))
+        .take(n)
+        .collect();
+    let up = |pick: fn(&(Clns, Clns)) -> Clns| -> Result<DeviceBuffer<[u32; 2]>> {
+        gpu.upload(&pairs.iter().map(|p| pick(p).to_pair()).collect::<Vec<_>>())
+    };
+    let (da, db) = (up(|p| p.0)?, up(|p| p.1)?);
+    let mut out = gpu.alloc_poisoned::<[u32; 2]>(pairs.len())?;
+    g.mul_finite(gpu, &da, &db, &mut out)?;
+    let results: Vec<(Clns, Clns)> = gpu
+        .download(&out)?
+        .into_iter()
+        .map(Clns::from_pair)
+        .zip(pairs.iter().map(|&(x, y)| format.mul(x, y)))
+        .collect();
+    Ok(report(format, &results, 0.0))
+}
+
+/// The f32-radian variant on the GPU vs its CPU twin: mul bit for bit (None), add and
+/// subtract by `method` (S_b rounded to f32; the twin of `accurate` is f64) within a relative
+/// distance: 1e-6 for FP64 (the two libms may round S_b to neighbouring f32), 1e-5 for the
+/// f32 and table methods (few-ulp f32 libdevice differences, the filter's last rounding;
+/// 100× below the table's own error), on random pairs with specials, cancellations and
+/// near-region pairs.
+fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport> {
+    let format = ClnsFormat::CLNS16;
+    let g = GpuClns::new(gpu, format, Geometry::default_for(format))?;
+    let n = (1 << 20) + (seed % 1000) as usize;
+    let (a, b) = random_pairs(format, n, seed);
+    let conv = |v: &[Clns]| -> Vec<ClnsF32> {
+        v.iter()
+            .map(|&x| ClnsF32::from_complex(format.to_complex(x)))
+            .collect()
+    };
+    let (a, b) = (conv(&a), conv(&b));
+    let pairs = |v: &[ClnsF32]| v.iter().map(|x| x.to_pair()).collect::<Vec<_>>();
+    let (da, db) = (gpu.upload(&pairs(&a))?, gpu.upload(&pairs(&b))?);
+    let mut out = gpu.alloc_poisoned::<[f32; 2]>(n)?;
+    let mut results: Vec<(ClnsF32, ClnsF32)> = Vec::with_capacity(2 * n);
+    let mut run = |want: Vec<ClnsF32>, out: &DeviceBuffer<[f32; 2]>| -> Result<()> {
+        let got = gpu.download(out)?.into_iter().map(ClnsF32::from_pair);
+        results.extend(got.zip(want));
+        Ok(())
+    };
+    let tol = match method {
+        None => {
+            g.mul_f32(gpu, &da, &db, &mut out)?;
+            run((0..n).map(|i| a[i].mul(b[i])).collect(), &out)?;
+            0.0
+        }
+        Some(m) => {
+            let twin = crate::radian::evaluator(
+                if m == Method::Accurate {
+                    Method::F64
+                } else {
+                    m
+                },
+                format,
+                g.geometry,
+            )
+            .map_err(invalid)?
+            .ok_or_else(|| invalid(format!("CLNS-f32 add by {m}: no CPU twin")))?;
+            for negate in [false, true] {
+                g.add_f32(gpu, m, &da, &db, &mut out, negate)?;
+                let want = (0..n)
+                    .map(|i| {
+                        if negate {
+                            a[i].sub(&twin, b[i])
+                        } else {
+                            a[i].add(&twin, b[i])
+                        }
+                    })
+                    .collect();
+                run(want, &out)?;
+            }
+            if m == Method::F64 {
+                1e-6
+            } else {
+                1e-5
+            }
+        }
+    };
+    let (mut mismatches, mut max_error, mut note) = (0usize, 0.0f64, String::new());
+    for (i, &(got, want)) in results.iter().enumerate() {
+        // Bit for bit where a tolerance of 0 is asked (NaN payloads aside).
+        let d = if tol == 0.0 && got.is_finite() && got != want {
+            f64::INFINITY
+        } else {
+            crate::radian::distance(got, want)
+        };
+        max_error = max_error.max(d);
+        if d > tol {
+            if mismatches == 0 {
+                note = format!("first mismatch at [{i}]: got {got:?}, want {want:?}");
+            }
+            mismatches += 1;
+        }
+    }
+    Ok(CheckReport {
+        elements: results.len(),
+        mismatches,
+        max_error,
+        tolerance: Tolerance { abs: 0.0, rel: tol },
+        note,
+    })
+}
+
 fn report(format: ClnsFormat, results: &[(Clns, Clns)], tol: f64) -> CheckReport {
     let (mut mismatches, mut max_error, mut note) = (0usize, 0.0f64, String::new());
     for (i, &(got, want)) in results.iter().enumerate() {
@@ -533,6 +729,36 @@ pub fn checks() -> Vec<Check> {
             about:
                 "batched CLNS FFT (tex and f64 S_b) vs the CPU twin: SNR between them, exact codes",
             run: check_fft,
+        },
+        Check {
+            name: "clns/mul_finite",
+            about: "CLNS multiply, finite fast path (no class/range tests), finite pairs: exact",
+            run: check_mul_finite,
+        },
+        Check {
+            name: "clns/f32_mul",
+            about: "f32-radian CLNS (the seed's) multiply vs ClnsF32::mul, bit for bit",
+            run: |gpu, seed| check_f32(gpu, seed, None),
+        },
+        Check {
+            name: "clns/f32_add_f64",
+            about: "f32-radian CLNS add and sub, FP64 S_b, vs the f64 twin (rel. 1e-6)",
+            run: |gpu, seed| check_f32(gpu, seed, Some(Method::F64)),
+        },
+        Check {
+            name: "clns/f32_add_accurate",
+            about: "f32-radian CLNS add and sub, f32 libdevice S_b, vs the f64 twin (rel. 1e-5)",
+            run: |gpu, seed| check_f32(gpu, seed, Some(Method::Accurate)),
+        },
+        Check {
+            name: "clns/f32_add_tex",
+            about: "f32-radian CLNS add and sub, texture S_b, vs the filter model (rel. 1e-5)",
+            run: |gpu, seed| check_f32(gpu, seed, Some(Method::Tex)),
+        },
+        Check {
+            name: "clns/f32_add_fma",
+            about: "f32-radian CLNS add and sub, FMA-table S_b, vs its twin (rel. 1e-5)",
+            run: |gpu, seed| check_f32(gpu, seed, Some(Method::Fma)),
         },
         Check {
             name: "clns/add_blend",

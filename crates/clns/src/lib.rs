@@ -7,6 +7,8 @@
 //! - Exact: mul, div, powi, conj, neg. Rounded: from/to `num_complex`, add, sub.
 //! - S_b methods ([`Method`]): f64, f32 libdevice, bilinear texture, FMA lerps from the same
 //!   table, and a blend; the cancellation near Z = −1 is handled in closed form ([`sb`]).
+//! - [`ClnsF32`] ([`radian`]): the seed's own representation (log2|X| and the angle in
+//!   radians, both f32), for comparison, with the same S_b tables.
 //! - [`certify`]: error statistics over dense grids and random inputs; [`fig45`]: the seed's
 //!   Fig. 4/5; [`fft`]: radix-2 FFTs in CLNS, fixed point, f16 and bf16 vs f64.
 //!
@@ -19,8 +21,10 @@ pub mod fft;
 pub mod fig45;
 mod format;
 pub mod gpu;
+pub mod radian;
 pub mod sb;
 
 pub use arith::angle_radians;
+pub use radian::ClnsF32;
 pub use format::{Class, Clns, ClnsFormat, ClnsFormatError, HALF_TURN};
 pub use sb::{essential_zero_code, Geometry, Method, MethodError, Reader, Sb, SbF64, SbTable};

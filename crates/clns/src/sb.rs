@@ -142,6 +142,21 @@ impl Geometry {
     pub fn theta_scale(&self) -> f32 {
         ((self.p_theta - 1) as f64 / HALF_TURN as f64) as f32
     }
+
+    /// f32 scale from θ in radians (the f32-radian variant) to a cell position along θ.
+    pub fn theta_scale_radians(&self) -> f32 {
+        ((self.p_theta - 1) as f64 / PI) as f32
+    }
+
+    /// The near region in the f32-radian variant's units: z > near_z (log2 units) and
+    /// φ = π − θ < near_phi (radians), the same corner as the codes' (exact in f32 for every
+    /// format: near_z is −1, near_phi π/8 rounded to f32).
+    pub fn near_radians(&self, format: ClnsFormat) -> (f32, f32) {
+        (
+            (self.near_z as f64 * format.log.ulp()) as f32,
+            (self.near_phi as f64 / TURN * TAU) as f32,
+        )
+    }
 }
 
 /// S_b from a 2-D table (θ along x, r = 2^z along y), read as the GPU kernel reads it.
@@ -165,11 +180,17 @@ pub fn pow2_poly() -> Result<PiecewisePoly, FitError> {
 /// r = 2^z for a code z of F fractional bits, as the kernel computes it: z·2^-F and its
 /// floor split exactly in f32, the fraction through the polynomial, then an exact scaling.
 pub fn pow2_code(pow2: &PiecewisePoly, z: i64, frac_bits: u32) -> f32 {
-    let zf = z as f32 * (-(frac_bits as f32)).exp2();
+    pow2_f32(pow2, z as f32 * (-(frac_bits as f32)).exp2())
+}
+
+/// r = 2^z for an f32 z ≥ −126, as the kernels' `pow2_f32` computes it: the floor split is
+/// exact in f32, the fraction goes through the polynomial, 2^i comes from the exponent bits
+/// (exact for i ≥ −126). Tables are read only for z ≥ −126: `SbTable::new` keeps the code
+/// formats' z_min above it (the essential zero is about −(max(F, P) + 1), above −34 for every
+/// format; a format's own range, −2^(I−1), would not guarantee it), and the f32-radian
+/// variant reads S_b as 0 below [`crate::radian::Z_MIN`] = −126.
+pub fn pow2_f32(pow2: &PiecewisePoly, zf: f32) -> f32 {
     let i = zf.floor();
-    // 2^i from the exponent bits, exact for i ≥ −126. Tables are read only for z ≥ z_min,
-    // which `SbTable::new` keeps above −126 (the essential zero is about −(max(F, P) + 1),
-    // above −34 for every format); a format's own range (−2^(I−1)) would not guarantee it.
     pow2.eval_horner_f32(0, zf - i) * f32::from_bits(((127 + i as i32) as u32) << 23)
 }
 
@@ -213,15 +234,21 @@ impl SbTable {
     /// The table's raw reading at (z, θ) before rounding: (Re, Im in turns), exactly as the
     /// kernel forms it (coordinates in f32, then the texture filter or the FMA lerps).
     pub fn read(&self, z: i64, theta: u32) -> [f32; 2] {
-        let g = &self.geometry;
         let r = pow2_code(&self.pow2, z, self.format.frac_bits());
-        let tf = theta as f32;
+        self.read_at(r, theta as f32, self.geometry.theta_scale())
+    }
+
+    /// The table's reading at r = |Z| and θ in any unit, `theta_scale` taking θ to a cell
+    /// position (the kernels' `TexRead::read` / `FmaRead::read`): shared by the code formats
+    /// (θ in angle units) and the f32-radian variant (θ in radians).
+    pub(crate) fn read_at(&self, r: f32, theta: f32, theta_scale: f32) -> [f32; 2] {
+        let g = &self.geometry;
         match self.reader {
             Reader::Texture => self.grid.eval_texture(
-                tf.mul_add(g.theta_scale(), 0.5),
+                theta.mul_add(theta_scale, 0.5),
                 r.mul_add(g.r_scale(), 0.5),
             ),
-            Reader::Fma => self.grid.eval_fma(tf * g.theta_scale(), r * g.r_scale()),
+            Reader::Fma => self.grid.eval_fma(theta * theta_scale, r * g.r_scale()),
         }
     }
 }

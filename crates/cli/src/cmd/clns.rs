@@ -1,12 +1,12 @@
 //! `sigpu clns ...` (certificates, the seed's Fig. 4/5, FFT accuracy and speed) and
 //! `sigpu bench clns` (Table I, the texture-cache cliff).
 
-use crate::cli::{BenchClnsArgs, ClnsCertifyArgs, ClnsFftArgs, ClnsFig45Args};
+use crate::cli::{BenchClnsArgs, ClnsCertifyArgs, ClnsCertifyF32Args, ClnsFftArgs, ClnsFig45Args};
 use crate::table;
 use anyhow::{bail, Context, Result};
 use sigpu_clns::certify::{certify as certify_cpu, Certificate, Inputs};
 use sigpu_clns::gpu::GpuClns;
-use sigpu_clns::{fft, fig45, ClnsFormat, Geometry, Method};
+use sigpu_clns::{fft, fig45, radian, ClnsFormat, Geometry, Method};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
@@ -216,6 +216,8 @@ struct FftReport {
     snr: Vec<fft::SnrRow>,
     /// Word size fixed point (per-stage scaling / input scaling) needs to match each CLNS row.
     fixed_bits_to_match: Vec<(u32, Option<u32>, Option<u32>)>,
+    /// The seed's f32-radian variant (64-bit word), with the other 64-bit-word FFTs.
+    f32_variant: fft::F32Row,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     gpu: Vec<GpuFftRow>,
 }
@@ -296,6 +298,12 @@ pub fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<Exi
             .collect()
     };
     let (per_stage, input) = (sweep(fft::Scaling::PerStage)?, sweep(fft::Scaling::Input)?);
+    // The f32-radian variant reads the same S_b table (its contents do not depend on the
+    // code format; clns16's default geometry).
+    let table_format = ClnsFormat::CLNS16;
+    let m32 = radian::evaluator(method, table_format, Geometry::default_for(table_format))?
+        .context("CPU evaluator")?;
+    let f32_variant = fft::f32_row(&m32, &method.to_string(), &x, n)?;
     let report = FftReport {
         method: method.to_string(),
         fixed_bits_to_match: snr
@@ -309,6 +317,7 @@ pub fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<Exi
             })
             .collect(),
         snr,
+        f32_variant,
         gpu: gpu_rows,
     };
     write_json(&args.out, &report)?;
@@ -382,6 +391,13 @@ pub fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<Exi
             ],
             &rows
         )
+    );
+    let v = &report.f32_variant;
+    println!(
+        "CLNS-f32 (the seed's log2|X| and angle in radians, f32 each: a 64-bit word, 32 bits \
+         per component), S_b by {method}: {:.1} dB; other 64-bit words: fixed point 32-bit \
+         per component {:.1} dB (1/2 per stage) / {:.1} dB (input / N), complex f32 {:.1} dB",
+        v.clns_f32_db, v.fixed32_db, v.fixed32_input_scaled_db, v.complex_f32_db
     );
     for r in &report.gpu {
         println!(
@@ -510,6 +526,101 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
     print!(
         "{}",
         table::render(&["op", "G ops/s", "GB/s", "of copy"], &rows)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(serde::Serialize)]
+struct CertifyF32Report {
+    /// S_b of the f32-radian variant: error of each CPU method over the certificate inputs.
+    sb: Vec<radian::SbCertificate>,
+    /// Each operation against num_complex f64 on random pairs, per S_b method.
+    ops: Vec<radian::OpErrors>,
+}
+
+/// `sigpu clns certify-f32`: the seed's representation on the CPU (f64 reference and the
+/// texture / FMA twins of the GPU kernels, on clns16's default table).
+pub fn certify_f32(json: bool, args: &ClnsCertifyF32Args) -> Result<ExitCode> {
+    let table_format = ClnsFormat::CLNS16;
+    let g = Geometry::default_for(table_format);
+    let bar = spinner();
+    bar.set_message("inputs");
+    let inputs = radian::certify_inputs(args.grid as usize, args.random as usize, args.seed);
+    let pairs = radian::random_pairs(args.pairs as usize, args.seed);
+    let mut report = CertifyF32Report {
+        sb: Vec::new(),
+        ops: Vec::new(),
+    };
+    for method in [Method::F64, Method::Tex, Method::Fma] {
+        bar.set_message(format!("{method}"));
+        let m = radian::evaluator(method, table_format, g)?.context("CPU evaluator")?;
+        report
+            .sb
+            .push(radian::certify(&m, &method.to_string(), &inputs));
+        report
+            .ops
+            .push(radian::op_errors(&m, &method.to_string(), &pairs));
+    }
+    bar.finish_and_clear();
+    write_json(&args.out, &report)?;
+    if json {
+        super::print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "CLNS-f32 (log2|X| and angle in radians, f32 each; 64-bit word) S_b on the CPU, \
+         table {}×{} ({} inputs: Re in log2 units, Im in radians):",
+        g.p_cl,
+        g.p_theta,
+        inputs.len()
+    );
+    let rows: Vec<Vec<String>> = report
+        .sb
+        .iter()
+        .map(|c| {
+            vec![
+                c.method.clone(),
+                format!("{:.2e}", c.re_max),
+                format!("{:.2e}", c.re_mean),
+                format!("{:.2e}", c.im_max),
+                format!("{:.2e}", c.im_mean),
+                format!("{:.2e}", c.add_relative_bound),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &["method", "Re max", "Re mean", "Im max", "Im mean", "add rel. bound"],
+            &rows
+        )
+    );
+    println!(
+        "relative error vs num_complex f64 on {} random pairs (max / mean; 1 in 16 nearly \
+         cancelling):",
+        pairs.len()
+    );
+    let pct = |(max, mean): (f64, f64)| format!("{max:.2e} / {mean:.2e}");
+    let rows: Vec<Vec<String>> = report
+        .ops
+        .iter()
+        .map(|e| {
+            vec![
+                e.method.clone(),
+                pct(e.convert),
+                pct(e.mul),
+                pct(e.div),
+                pct(e.add),
+                pct(e.sub),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &["S_b", "convert", "mul", "div", "add", "sub"],
+            &rows
+        )
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -37,6 +37,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Clns(ClnsCommand::Certify(args)) => clns::certify(cli.device, cli.json, args),
         Command::Clns(ClnsCommand::Fig45(args)) => clns::fig45(cli.json, args),
         Command::Clns(ClnsCommand::Fft(args)) => clns::fft(cli.device, cli.json, args),
+        Command::Clns(ClnsCommand::CertifyF32(args)) => clns::certify_f32(cli.json, args),
         Command::Bench(BenchCommand::Clns(args)) => clns::bench(cli.device, cli.json, args),
     }
 }
