@@ -249,6 +249,9 @@ pub struct BenchClnsArgs {
     /// Draw the texture-cache cliff to BASE.svg and BASE.png.
     #[arg(long, value_name = "BASE")]
     pub plot: Option<std::path::PathBuf>,
+    /// Measure Table I only (both representations), skipping the cliff and streaming ops.
+    #[arg(long)]
+    pub table1_only: bool,
     /// Report (and plot) a saved JSON result instead of measuring: no GPU needed.
     #[arg(long, value_name = "FILE")]
     pub from: Option<std::path::PathBuf>,

@@ -309,6 +309,10 @@ extern "C" __global__ void bench_clns_mul(ClnsGeo g, const uint4* __restrict__ i
     out[tid] = acc;
 }
 
+// The finite fast path is two integer adds; x <- x * w with a fixed w would be an add chain
+// the compiler may fold (x + 2w per two steps, IADD3), so the chains multiply each other
+// instead (x0 <- x0 x1, x1 <- x1 x0: CHAINS muls a step, none foldable). The logs leave the
+// range and wrap, which the fast path never looks at: this times its two adds. w is unused.
 extern "C" __global__ void bench_clns_mul_finite(ClnsGeo g, const uint4* __restrict__ init, uint2 w, int iters, unsigned* out) {
     const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
     uint2 x[CHAINS];
@@ -316,7 +320,7 @@ extern "C" __global__ void bench_clns_mul_finite(ClnsGeo g, const uint4* __restr
     for (int c = 0; c < CHAINS; ++c) { const uint4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_uint2(v.x, v.y); }
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
-        for (int c = 0; c < CHAINS; ++c) x[c] = clns_mul_finite(x[c], w);
+        for (int c = 0; c < CHAINS; ++c) x[c] = clns_mul_finite(x[c], x[(c + 1) % CHAINS]);
     }
     unsigned acc = 0;
 #pragma unroll

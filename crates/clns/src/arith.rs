@@ -204,7 +204,11 @@ mod tests {
             assert_eq!(F.conj(F.conj(x)), x);
             assert_eq!(F.neg(F.neg(x)), x);
             assert_eq!(F.mul(x, F.conj(x)).angle, 0, "x·x̄ is real");
-            assert_eq!(F.mul_finite(x, y), F.mul(x, y), "finite operands, product in range");
+            assert_eq!(
+                F.mul_finite(x, y),
+                F.mul(x, y),
+                "finite operands, product in range"
+            );
             assert_eq!(F.powi(x, 3), F.mul(F.mul(x, x), x));
             assert_eq!(F.powi(x, -1), F.div(F.one(), x));
             assert_eq!(F.add(&m, x, F.neg(x)), F.zero());

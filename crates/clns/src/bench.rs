@@ -53,7 +53,9 @@ pub struct Report {
     pub sm_clock_mhz: f64,
     pub ops_per_launch: u64,
     pub table1: Vec<Row>,
+    #[serde(default)]
     pub cliff: Vec<CliffRow>,
+    #[serde(default)]
     pub streaming: Vec<StreamRow>,
 }
 
@@ -74,11 +76,13 @@ fn failed(name: &str) -> impl Fn(sigpu_runtime::cuda::cudarc::driver::DriverErro
     move |e| Error::Invalid(format!("{name}: {e}"))
 }
 
-/// Everything, for `format` with the S_b table `geometry`.
+/// Everything, for `format` with the S_b table `geometry` (Table I alone if `table1_only`:
+/// the cliff and streaming rows are left empty).
 pub fn run(
     gpu: &Gpu,
     format: ClnsFormat,
     geometry: Geometry,
+    table1_only: bool,
     progress: &dyn Fn(&str),
 ) -> Result<Report> {
     let clock = sigpu_lns::bench::sm_clock_mhz(gpu)?;
@@ -196,10 +200,16 @@ pub fn run(
         };
         table1.push(row("clns add", Some(label), t.median_ms));
     }
-    table1.extend(f32_variant(gpu, &g, &pool, config, iters, &mut out, &row, progress)?);
-    let cliff = cliff(gpu, format, progress)?;
-    progress("streaming");
-    let streaming = streaming(gpu, &g)?;
+    table1.extend(f32_variant(
+        gpu, &g, &pool, config, iters, &mut out, &row, progress,
+    )?);
+    let (cliff, streaming) = if table1_only {
+        (Vec::new(), Vec::new())
+    } else {
+        let cliff = cliff(gpu, format, progress)?;
+        progress("streaming");
+        (cliff, streaming(gpu, &g)?)
+    };
     Ok(Report {
         device: format!("{} ({})", gpu.info().name, gpu.arch()),
         format: format.to_string(),
@@ -229,7 +239,10 @@ fn f32_variant(
     let v = |x: Clns| ClnsF32::from_complex(g.format.to_complex(x));
     let init: Vec<[f32; 4]> = (0..4096)
         .map(|i| {
-            let (x, y) = (v(pool[2 * i % pool.len()]), v(pool[(2 * i + 1) % pool.len()]));
+            let (x, y) = (
+                v(pool[2 * i % pool.len()]),
+                v(pool[(2 * i + 1) % pool.len()]),
+            );
             [x.log, x.angle, y.log, y.angle]
         })
         .collect();

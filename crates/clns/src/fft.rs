@@ -122,7 +122,7 @@ pub fn clns_f32_fft(
     let log2n = check_size(n, data.len())?;
     data.par_chunks_mut(n).for_each(|x| {
         radix2(x, log2n, |u, v, k, len| {
-            let t = v.mul(clns_f32_twiddle(k, len));
+            let t = v * clns_f32_twiddle(k, len);
             (u.add(m, t), u.sub(m, t))
         })
     });
@@ -397,7 +397,10 @@ mod tests {
         let x = random_input(n, 2, 4);
         let row = f32_row(&crate::radian::SbRadianF64, "f64", &x, n).unwrap();
         // f32 logs and angles: ~2^-24 per op, a little worse than complex f32 (~140 dB).
-        assert!(row.clns_f32_db > 110.0 && row.clns_f32_db < row.complex_f32_db, "{row:?}");
+        assert!(
+            row.clns_f32_db > 110.0 && row.clns_f32_db < row.complex_f32_db,
+            "{row:?}"
+        );
         assert!(row.fixed32_db > 150.0, "{row:?}");
         let w = clns_f32_twiddle(1, 4);
         assert!((w.angle + std::f32::consts::FRAC_PI_2).abs() < 1e-7);

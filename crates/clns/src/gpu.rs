@@ -245,7 +245,9 @@ impl GpuClns {
     ) -> Result<()> {
         let n = same_lengths("CLNS-f32 add", a, b, out)?;
         if method == Method::Blend {
-            return Err(invalid("CLNS-f32 add: no blend kernel (f64, accurate, tex, fma)"));
+            return Err(invalid(
+                "CLNS-f32 add: no blend kernel (f64, accurate, tex, fma)",
+            ));
         }
         let name = format!("clnsf_add_{method}");
         let f = gpu.function(&kernels(), &name)?;
@@ -520,10 +522,10 @@ fn check_mul_finite(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
 
 /// The f32-radian variant on the GPU vs its CPU twin: mul bit for bit (None), add and
 /// subtract by `method` (S_b rounded to f32; the twin of `accurate` is f64) within a relative
-/// distance: 1e-6 for FP64 (the two libms may round S_b to neighbouring f32), 1e-5 for the
-/// f32 and table methods (few-ulp f32 libdevice differences, the filter's last rounding;
-/// 100× below the table's own error), on random pairs with specials, cancellations and
-/// near-region pairs.
+/// distance: 3e-6 for FP64 (the two libms may round S_b to neighbouring f32: one ulp of a log
+/// near −23 next to Z = −1 is 1.9e-6, 1.3e-6 relative), 3e-5 for the f32 and table methods
+/// (few-ulp f32 libdevice differences there, the filter's last rounding; 25× below the
+/// table's own 8e-4), on random pairs with specials, cancellations and near-region pairs.
 fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport> {
     let format = ClnsFormat::CLNS16;
     let g = GpuClns::new(gpu, format, Geometry::default_for(format))?;
@@ -547,7 +549,7 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
     let tol = match method {
         None => {
             g.mul_f32(gpu, &da, &db, &mut out)?;
-            run((0..n).map(|i| a[i].mul(b[i])).collect(), &out)?;
+            run((0..n).map(|i| a[i] * b[i]).collect(), &out)?;
             0.0
         }
         Some(m) => {
@@ -576,9 +578,9 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
                 run(want, &out)?;
             }
             if m == Method::F64 {
-                1e-6
+                3e-6
             } else {
-                1e-5
+                3e-5
             }
         }
     };
@@ -742,22 +744,22 @@ pub fn checks() -> Vec<Check> {
         },
         Check {
             name: "clns/f32_add_f64",
-            about: "f32-radian CLNS add and sub, FP64 S_b, vs the f64 twin (rel. 1e-6)",
+            about: "f32-radian CLNS add and sub, FP64 S_b, vs the f64 twin (rel. 3e-6)",
             run: |gpu, seed| check_f32(gpu, seed, Some(Method::F64)),
         },
         Check {
             name: "clns/f32_add_accurate",
-            about: "f32-radian CLNS add and sub, f32 libdevice S_b, vs the f64 twin (rel. 1e-5)",
+            about: "f32-radian CLNS add and sub, f32 libdevice S_b, vs the f64 twin (rel. 3e-5)",
             run: |gpu, seed| check_f32(gpu, seed, Some(Method::Accurate)),
         },
         Check {
             name: "clns/f32_add_tex",
-            about: "f32-radian CLNS add and sub, texture S_b, vs the filter model (rel. 1e-5)",
+            about: "f32-radian CLNS add and sub, texture S_b, vs the filter model (rel. 3e-5)",
             run: |gpu, seed| check_f32(gpu, seed, Some(Method::Tex)),
         },
         Check {
             name: "clns/f32_add_fma",
-            about: "f32-radian CLNS add and sub, FMA-table S_b, vs its twin (rel. 1e-5)",
+            about: "f32-radian CLNS add and sub, FMA-table S_b, vs its twin (rel. 3e-5)",
             run: |gpu, seed| check_f32(gpu, seed, Some(Method::Fma)),
         },
         Check {

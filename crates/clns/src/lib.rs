@@ -25,6 +25,6 @@ pub mod radian;
 pub mod sb;
 
 pub use arith::angle_radians;
-pub use radian::ClnsF32;
 pub use format::{Class, Clns, ClnsFormat, ClnsFormatError, HALF_TURN};
+pub use radian::ClnsF32;
 pub use sb::{essential_zero_code, Geometry, Method, MethodError, Reader, Sb, SbF64, SbTable};

@@ -164,22 +164,6 @@ impl ClnsF32 {
         Complex::new(c.re as f32, c.im as f32)
     }
 
-    /// x · y: two f32 adds and a wrap (the seed's "two additions"). Specials by IEEE on logs.
-    pub fn mul(self, y: ClnsF32) -> ClnsF32 {
-        ClnsF32 {
-            log: self.log + y.log,
-            angle: wrap(self.angle + y.angle),
-        }
-    }
-
-    /// x / y: two f32 subtractions and a wrap.
-    pub fn div(self, y: ClnsF32) -> ClnsF32 {
-        ClnsF32 {
-            log: self.log - y.log,
-            angle: wrap(self.angle - y.angle),
-        }
-    }
-
     /// x^n: log·n and angle·n mod 2π, each from its exact f64 value, rounded once.
     pub fn powi(self, n: i32) -> ClnsF32 {
         if self.is_nan() {
@@ -206,14 +190,6 @@ impl ClnsF32 {
         }
     }
 
-    /// −x: half a turn more, rounded (within one ulp).
-    pub fn neg(self) -> ClnsF32 {
-        ClnsF32 {
-            log: self.log,
-            angle: half_turn(self.angle),
-        }
-    }
-
     /// x + y, S_b from `m`. x + 0 = x exactly.
     pub fn add(self, m: &(impl SbRadian + ?Sized), y: ClnsF32) -> ClnsF32 {
         add_signed(m, self, y, false)
@@ -222,6 +198,39 @@ impl ClnsF32 {
     /// x − y, S_b from `m`. x − x = 0 exactly.
     pub fn sub(self, m: &(impl SbRadian + ?Sized), y: ClnsF32) -> ClnsF32 {
         add_signed(m, self, y, true)
+    }
+}
+
+/// x · y: two f32 adds and a wrap (the seed's "two additions"). Specials by IEEE on logs.
+impl std::ops::Mul for ClnsF32 {
+    type Output = ClnsF32;
+    fn mul(self, y: ClnsF32) -> ClnsF32 {
+        ClnsF32 {
+            log: self.log + y.log,
+            angle: wrap(self.angle + y.angle),
+        }
+    }
+}
+
+/// x / y: two f32 subtractions and a wrap.
+impl std::ops::Div for ClnsF32 {
+    type Output = ClnsF32;
+    fn div(self, y: ClnsF32) -> ClnsF32 {
+        ClnsF32 {
+            log: self.log - y.log,
+            angle: wrap(self.angle - y.angle),
+        }
+    }
+}
+
+/// −x: half a turn more, rounded (within one ulp).
+impl std::ops::Neg for ClnsF32 {
+    type Output = ClnsF32;
+    fn neg(self) -> ClnsF32 {
+        ClnsF32 {
+            log: self.log,
+            angle: half_turn(self.angle),
+        }
     }
 }
 
@@ -242,7 +251,7 @@ fn add_signed(m: &(impl SbRadian + ?Sized), x: ClnsF32, y: ClnsF32, negate: bool
             x
         } else if x.is_zero() {
             if negate {
-                y.neg()
+                -y
             } else {
                 y
             }
@@ -392,7 +401,11 @@ pub fn certify_inputs(grid: usize, random: usize, seed: u64) -> Vec<(f32, f32, f
 }
 
 /// Certifies `m` over `inputs`.
-pub fn certify(m: &(impl SbRadian + ?Sized), method: &str, inputs: &[(f32, f32, f32)]) -> SbCertificate {
+pub fn certify(
+    m: &(impl SbRadian + ?Sized),
+    method: &str,
+    inputs: &[(f32, f32, f32)],
+) -> SbCertificate {
     let errors: Vec<(f64, f64)> = inputs
         .par_iter()
         .map(|&(z, theta, phi)| {
@@ -437,7 +450,8 @@ pub fn random_pairs(n: usize, seed: u64) -> Vec<(Complex<f64>, Complex<f64>)> {
         .map(|i| {
             let x = Complex::new(rng.random_range(-8.0..8.0), rng.random_range(-8.0..8.0));
             let y = if i % 16 == 0 {
-                let eps = Complex::new(rng.random_range(-1e-3..1e-3), rng.random_range(-1e-3..1e-3));
+                let eps =
+                    Complex::new(rng.random_range(-1e-3..1e-3), rng.random_range(-1e-3..1e-3));
                 -x * (1.0 + eps)
             } else {
                 Complex::new(rng.random_range(-8.0..8.0), rng.random_range(-8.0..8.0))
@@ -447,7 +461,11 @@ pub fn random_pairs(n: usize, seed: u64) -> Vec<(Complex<f64>, Complex<f64>)> {
         .collect()
 }
 
-pub fn op_errors(m: &(impl SbRadian + ?Sized), method: &str, pairs: &[(Complex<f64>, Complex<f64>)]) -> OpErrors {
+pub fn op_errors(
+    m: &(impl SbRadian + ?Sized),
+    method: &str,
+    pairs: &[(Complex<f64>, Complex<f64>)],
+) -> OpErrors {
     let rel = |got: ClnsF32, want: Complex<f64>| (got.to_complex() - want).norm() / want.norm();
     let errs: Vec<[f64; 5]> = pairs
         .par_iter()
@@ -456,8 +474,8 @@ pub fn op_errors(m: &(impl SbRadian + ?Sized), method: &str, pairs: &[(Complex<f
             let (xe, ye) = (x.to_complex(), y.to_complex());
             [
                 (xe - a).norm() / a.norm(),
-                rel(x.mul(y), xe * ye),
-                rel(x.div(y), xe / ye),
+                rel(x * y, xe * ye),
+                rel(x / y, xe / ye),
                 rel(x.add(m, y), xe + ye),
                 rel(x.sub(m, y), xe - ye),
             ]
@@ -514,12 +532,12 @@ mod tests {
         let v = values(3000, 1);
         for w in v.windows(2) {
             let (x, y) = (w[0], w[1]);
-            for r in [x.mul(y), x.div(y), x.neg(), x.conj(), x.powi(7)] {
+            for r in [x * y, x / y, -x, x.conj(), x.powi(7)] {
                 assert!(r.angle > -PI_HI && r.angle <= PI_HI, "{r:?}");
             }
             // The sum's rounding (≤ 2.4e-7 below 2π) and the wrap's (≤ 1.2e-7 below π).
             let exact = x.angle as f64 + y.angle as f64;
-            let got = x.mul(y).angle as f64;
+            let got = (x * y).angle as f64;
             let d = got - exact;
             assert!((d - TAU * (d / TAU).round()).abs() <= 3.6e-7, "{x:?} {y:?}");
         }
@@ -535,23 +553,23 @@ mod tests {
         for w in values(2000, 2).windows(2) {
             let (x, y) = (w[0], w[1]);
             assert_eq!(x.conj().conj(), x);
-            assert_eq!(x.mul(y), y.mul(x));
+            assert_eq!(x * y, y * x);
             assert_eq!(x.sub(&m, x), ClnsF32::ZERO, "x − x = 0 exactly");
             assert_eq!(x.add(&m, ClnsF32::ZERO), x);
             assert_eq!(ClnsF32::ZERO.add(&m, x), x);
             assert_eq!(x.add(&m, y), y.add(&m, x), "commutative");
-            assert_eq!(x.mul(x.conj()).angle, 0.0, "x·x̄ is real");
+            assert_eq!((x * x.conj()).angle, 0.0, "x·x̄ is real");
             // Round trips hold to the rounding of the wrap, not exactly.
-            assert!(distance(x.mul(y).div(y), x) < 1e-6, "{x:?} {y:?}");
-            assert!(distance(x.neg().neg(), x) < 5e-7, "{x:?}");
+            assert!(distance(x * y / y, x) < 1e-6, "{x:?} {y:?}");
+            assert!(distance(-(-x), x) < 5e-7, "{x:?}");
             // x + (−x): −x is rounded, so the sum is what that rounding (and the angle
             // difference's) left: a few roundings of ≤ 1.2e-7 rad, times |x|.
-            let c = x.add(&m, x.neg()).to_complex().norm() / x.to_complex().norm();
+            let c = x.add(&m, -x).to_complex().norm() / x.to_complex().norm();
             assert!(c <= 4.8e-7, "{x:?}: {c:e}");
         }
         let i = ClnsF32::from_complex(Complex::new(0.0, 1.0));
         assert!(distance(i.powi(4), ClnsF32::ONE) < 1e-6);
-        assert!(distance(i.powi(2), ClnsF32::ONE.neg()) < 1e-6);
+        assert!(distance(i.powi(2), -ClnsF32::ONE) < 1e-6);
     }
 
     #[test]
@@ -562,21 +580,35 @@ mod tests {
         let inf = ClnsF32::from_complex(Complex::new(1.0, f64::NEG_INFINITY));
         assert!(nan.is_nan() && inf.is_inf() && ClnsF32::ZERO.is_zero());
         assert!(ClnsF32::from_complex(Complex::new(-0.0, 0.0)).is_zero());
-        assert!(ClnsF32::ZERO.mul(inf).is_nan());
-        assert!(ClnsF32::ZERO.mul(two).is_zero());
-        assert!(two.div(ClnsF32::ZERO).is_inf());
-        assert!(ClnsF32::ZERO.div(ClnsF32::ZERO).is_nan());
-        assert!(inf.div(inf).is_nan());
-        assert!(two.div(inf).is_zero());
+        assert!((ClnsF32::ZERO * inf).is_nan());
+        assert!((ClnsF32::ZERO * two).is_zero());
+        assert!((two / ClnsF32::ZERO).is_inf());
+        assert!((ClnsF32::ZERO / ClnsF32::ZERO).is_nan());
+        assert!((inf / inf).is_nan());
+        assert!((two / inf).is_zero());
         assert!(nan.add(&m, two).is_nan() && two.sub(&m, nan).is_nan());
         assert!(inf.add(&m, inf).is_nan());
         assert!(inf.add(&m, two).is_inf() && two.sub(&m, inf).is_inf());
-        assert!(ClnsF32::ZERO.sub(&m, two) == two.neg());
+        assert!(ClnsF32::ZERO.sub(&m, two) == -two);
         assert!(ClnsF32::ZERO.powi(-2).is_inf() && ClnsF32::ZERO.powi(3).is_zero());
         assert!(nan.powi(0).is_nan() && two.powi(0) == ClnsF32::ONE);
-        assert!(ClnsF32 { log: 0.0, angle: f32::INFINITY }.is_nan());
-        assert!(ClnsF32 { log: 3e38, angle: 0.0 }.mul(ClnsF32 { log: 3e38, angle: 1.0 }).is_inf());
-        assert!(ClnsF32 { log: 2e3, angle: 0.0 }.to_complex().re.is_infinite());
+        assert!(ClnsF32 {
+            log: 0.0,
+            angle: f32::INFINITY
+        }
+        .is_nan());
+        let huge = ClnsF32 {
+            log: 3e38,
+            angle: 1.0,
+        };
+        assert!((huge * huge).is_inf(), "the log overflows to +∞");
+        assert!(ClnsF32 {
+            log: 2e3,
+            angle: 0.0
+        }
+        .to_complex()
+        .re
+        .is_infinite());
         assert!(nan.to_complex().re.is_nan());
     }
 
@@ -599,9 +631,15 @@ mod tests {
         for method in [Method::Tex, Method::Fma] {
             let m = evaluator(method, f, g).unwrap().unwrap();
             let cert = certify(&m, &method.to_string(), &inputs);
-            assert!(cert.add_relative_bound < 2e-3 && cert.re_mean > 1e-7, "{cert:?}");
+            assert!(
+                cert.add_relative_bound < 2e-3 && cert.re_mean > 1e-7,
+                "{cert:?}"
+            );
             let e = op_errors(&m, &method.to_string(), &pairs);
-            assert!(e.sub.0 < 1.5 * cert.add_relative_bound + 1e-6, "{e:?} {cert:?}");
+            assert!(
+                e.sub.0 < 1.5 * cert.add_relative_bound + 1e-6,
+                "{e:?} {cert:?}"
+            );
         }
         let cert = certify(&SbRadianF64, "f64", &inputs);
         assert!(cert.re_max < 1e-6 && cert.im_max < 3e-7, "{cert:?}");

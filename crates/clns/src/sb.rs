@@ -244,10 +244,9 @@ impl SbTable {
     pub(crate) fn read_at(&self, r: f32, theta: f32, theta_scale: f32) -> [f32; 2] {
         let g = &self.geometry;
         match self.reader {
-            Reader::Texture => self.grid.eval_texture(
-                theta.mul_add(theta_scale, 0.5),
-                r.mul_add(g.r_scale(), 0.5),
-            ),
+            Reader::Texture => self
+                .grid
+                .eval_texture(theta.mul_add(theta_scale, 0.5), r.mul_add(g.r_scale(), 0.5)),
             Reader::Fma => self.grid.eval_fma(theta * theta_scale, r * g.r_scale()),
         }
     }

@@ -429,8 +429,9 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
             let gpu = super::open_gpu(ordinal)?;
             let g = geometry(args.format, args.p_cl, args.p_theta)?;
             let bar = spinner();
-            let report =
-                sigpu_clns::bench::run(&gpu, args.format, g, &|m| bar.set_message(m.to_owned()))?;
+            let report = sigpu_clns::bench::run(&gpu, args.format, g, args.table1_only, &|m| {
+                bar.set_message(m.to_owned())
+            })?;
             bar.finish_and_clear();
             report
         }
@@ -438,6 +439,12 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
     let (format, g) = (report.format.clone(), report.geometry);
     write_json(&args.out, &report)?;
     if let Some(base) = &args.plot {
+        if report.cliff.is_empty() {
+            bail!(
+                "--plot {}: this report has no cliff rows (measured with --table1-only)",
+                base.display()
+            );
+        }
         let series = ["tex", "fma"]
             .iter()
             .map(|reader| sigpu_plot::Series {
@@ -477,21 +484,37 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
         "{} · {format}, table {}×{} · SM clock {:.0} MHz · {} ops per launch",
         report.device, g.p_cl, g.p_theta, report.sm_clock_mhz, report.ops_per_launch
     );
+    // The targets: a CLNS multiply against complex f32 add, a CLNS add against
+    // complex f32 multiply (same run).
+    let peer = |op: &str| {
+        report
+            .table1
+            .iter()
+            .find(|r| r.op == op)
+            .map(|r| r.g_ops_per_s)
+    };
+    let (cadd, cmul) = (peer("complex f32 add"), peer("complex f32 mul"));
     let rows: Vec<Vec<String>> = report
         .table1
         .iter()
         .map(|r| {
+            let vs = match (r.op.starts_with("clns"), r.op.contains("mul")) {
+                (true, true) => cadd.map(|p| format!("{:.3}× cf32 add", r.g_ops_per_s / p)),
+                (true, false) => cmul.map(|p| format!("{:.3}× cf32 mul", r.g_ops_per_s / p)),
+                _ => None,
+            };
             vec![
                 r.op.clone(),
                 r.method.clone().unwrap_or_default(),
                 format!("{:.1}", r.g_ops_per_s),
                 format!("{:.2}", r.cycles_per_warp),
+                vs.unwrap_or_default(),
             ]
         })
         .collect();
     print!(
         "{}",
-        table::render(&["op", "S_b", "G ops/s", "cycles/warp"], &rows)
+        table::render(&["op", "S_b", "G ops/s", "cycles/warp", "vs target"], &rows)
     );
     let rows: Vec<Vec<String>> = report
         .cliff
@@ -505,11 +528,13 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
             ]
         })
         .collect();
-    println!("texture-cache cliff (S_b reads at random inputs):");
-    print!(
-        "{}",
-        table::render(&["reader", "table", "KiB", "G reads/s"], &rows)
-    );
+    if !rows.is_empty() {
+        println!("texture-cache cliff (S_b reads at random inputs):");
+        print!(
+            "{}",
+            table::render(&["reader", "table", "KiB", "G reads/s"], &rows)
+        );
+    }
     let rows: Vec<Vec<String>> = report
         .streaming
         .iter()
@@ -522,11 +547,13 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
             ]
         })
         .collect();
-    println!("streaming element-wise ops (2^26 pairs in device memory):");
-    print!(
-        "{}",
-        table::render(&["op", "G ops/s", "GB/s", "of copy"], &rows)
-    );
+    if !rows.is_empty() {
+        println!("streaming element-wise ops (2^26 pairs in device memory):");
+        print!(
+            "{}",
+            table::render(&["op", "G ops/s", "GB/s", "of copy"], &rows)
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -591,7 +618,14 @@ pub fn certify_f32(json: bool, args: &ClnsCertifyF32Args) -> Result<ExitCode> {
     print!(
         "{}",
         table::render(
-            &["method", "Re max", "Re mean", "Im max", "Im mean", "add rel. bound"],
+            &[
+                "method",
+                "Re max",
+                "Re mean",
+                "Im max",
+                "Im mean",
+                "add rel. bound"
+            ],
             &rows
         )
     );
@@ -617,10 +651,7 @@ pub fn certify_f32(json: bool, args: &ClnsCertifyF32Args) -> Result<ExitCode> {
         .collect();
     print!(
         "{}",
-        table::render(
-            &["S_b", "convert", "mul", "div", "add", "sub"],
-            &rows
-        )
+        table::render(&["S_b", "convert", "mul", "div", "add", "sub"], &rows)
     );
     Ok(ExitCode::SUCCESS)
 }
