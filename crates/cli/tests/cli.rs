@@ -373,6 +373,32 @@ fn clns_certify_on_cpu_reports_json_and_rejects_bad_input() {
 }
 
 #[test]
+fn clns_certify_f32_reports_sb_and_op_errors() {
+    let out = sigpu(&[
+        "clns",
+        "certify-f32",
+        "--grid",
+        "16",
+        "--random",
+        "200",
+        "--pairs",
+        "500",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = stdout_json(&out);
+    assert_eq!(v["sb"][0]["method"], "f64");
+    assert!(v["sb"][0]["add_relative_bound"].as_f64().unwrap() < 1e-6);
+    assert!(
+        v["ops"][1]["add"][0].as_f64().unwrap() > 1e-6,
+        "tex sums carry the table's error"
+    );
+    let bad = sigpu(&["clns", "certify-f32", "--grid", "1"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--grid"), "{}", stderr(&bad));
+}
+
+#[test]
 fn clns_fft_compares_word_sizes_and_rejects_bad_sizes() {
     let out = sigpu(&[
         "clns", "fft", "--device", "cpu", "--size", "64", "--batch", "2", "--bits", "12,16",
@@ -383,6 +409,10 @@ fn clns_fft_compares_word_sizes_and_rejects_bad_sizes() {
     let rows = v["snr"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert!(rows[1]["clns_db"].as_f64().unwrap() > rows[1]["fixed_db"].as_f64().unwrap());
+    // The seed's f32-radian variant, at its own 64-bit word.
+    let f32v = &v["f32_variant"];
+    assert_eq!(f32v["word_bits"], 64);
+    assert!(f32v["clns_f32_db"].as_f64().unwrap() > rows[1]["clns_db"].as_f64().unwrap());
     let bad = sigpu(&["clns", "fft", "--device", "cpu", "--size", "100"]);
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("--size 100"), "{}", stderr(&bad));
