@@ -11,9 +11,10 @@ use sigpu_runtime::Device;
 )]
 pub struct Cli {
     /// Where to run: `cpu`, `cuda` or `cuda:N`. Commands that need a GPU default to cuda:0;
-    /// the others use the GPU when one is usable and the CPU otherwise.
-    #[arg(long, global = true, value_name = "cpu|cuda[:N]")]
-    pub device: Option<Device>,
+    /// the others use the GPU when one is usable and the CPU otherwise. `all`: every GPU of
+    /// the host, for `ldpc simulate` only.
+    #[arg(long, global = true, value_name = "cpu|cuda[:N]|all")]
+    pub device: Option<DeviceChoice>,
 
     /// Print results as JSON on stdout instead of text.
     #[arg(long, global = true)]
@@ -386,4 +387,63 @@ pub struct BenchFilterArgs {
     /// Also write the JSON result to this file (atomically).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+}
+
+/// What `--device` names: one device, or every GPU of the host (`all`), which only commands
+/// that spread their work over GPUs take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceChoice {
+    One(Device),
+    AllGpus,
+}
+
+impl DeviceChoice {
+    /// The one device a command runs on; `all` is refused with what to give instead.
+    pub fn one(choice: Option<DeviceChoice>) -> anyhow::Result<Option<Device>> {
+        match choice {
+            None => Ok(None),
+            Some(DeviceChoice::One(device)) => Ok(Some(device)),
+            Some(DeviceChoice::AllGpus) => anyhow::bail!(
+                "--device all (every GPU of the host) is taken only by `sigpu ldpc simulate`; \
+                 this command runs on one device: give cpu, cuda or cuda:N"
+            ),
+        }
+    }
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.trim().eq_ignore_ascii_case("all") {
+            return Ok(DeviceChoice::AllGpus);
+        }
+        s.parse()
+            .map(DeviceChoice::One)
+            .map_err(|e: sigpu_runtime::ParseDeviceError| format!("{e}, or `all` (every GPU)"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_choice_parses_all_and_one_device() {
+        assert_eq!("all".parse(), Ok(DeviceChoice::AllGpus));
+        assert_eq!(" ALL ".parse(), Ok(DeviceChoice::AllGpus));
+        assert_eq!("cuda:1".parse(), Ok(DeviceChoice::One(Device::Cuda(1))));
+        assert_eq!("cpu".parse(), Ok(DeviceChoice::One(Device::Cpu)));
+        let err = "al".parse::<DeviceChoice>().unwrap_err();
+        assert!(err.contains("\"al\"") && err.contains("`all`"), "{err}");
+    }
+
+    #[test]
+    fn one_device_refuses_all() {
+        assert_eq!(DeviceChoice::one(None).unwrap(), None);
+        let cpu = Some(DeviceChoice::One(Device::Cpu));
+        assert_eq!(DeviceChoice::one(cpu).unwrap(), Some(Device::Cpu));
+        let err = DeviceChoice::one(Some(DeviceChoice::AllGpus)).unwrap_err();
+        assert!(err.to_string().contains("--device all"), "{err}");
+    }
 }

@@ -261,3 +261,92 @@ fn bench_times_both_schedules_on_the_cpu() {
     let bad = sigpu(&["bench", "ldpc", "--device", "cpu", "--schedule", "zigzag"]);
     assert!(stderr(&bad).contains("zigzag"), "{}", stderr(&bad));
 }
+
+/// Without the run time in seconds, which differs between any two runs.
+fn points_without_seconds(v: &Value) -> Vec<Value> {
+    let mut points = v["points"].as_array().expect("a sweep has points").clone();
+    for p in &mut points {
+        p.as_object_mut().unwrap().remove("seconds");
+    }
+    points
+}
+
+#[test]
+fn device_all_spreads_simulate_only() {
+    // Commands that run on one device refuse `all`, naming the one command that takes it.
+    for args in [
+        vec!["--device", "all", "bench", "copy", "--size-mib", "1"],
+        vec![
+            "--device",
+            "all",
+            "bench",
+            "ldpc",
+            "--codes",
+            "dvbt2-short-1/2",
+        ],
+        vec![
+            "--device",
+            "all",
+            "ldpc",
+            "decode",
+            "--code",
+            "dvbt2-short-1/2",
+            "--input",
+            "x.npy",
+            "--output",
+            "y.npy",
+        ],
+    ] {
+        let out = sigpu(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let e = stderr(&out);
+        assert!(
+            e.contains("--device all") && e.contains("ldpc simulate"),
+            "{e}"
+        );
+    }
+    let simulate = |device: &str| {
+        sigpu(&[
+            "--device",
+            device,
+            "--json",
+            "ldpc",
+            "simulate",
+            "--code",
+            "dvbt2-short-1/2",
+            "--modulation",
+            "qpsk",
+            "--snr",
+            "0.8,1.2",
+            "--iterations",
+            "10",
+            "--max-frames",
+            "256",
+            "--min-errors",
+            "20",
+            "--batch",
+            "64",
+        ])
+    };
+    let info = sigpu(&["--json", "info"]);
+    let gpu = json(&info)["cuda"]["available"].as_bool().unwrap();
+    let all = simulate("all");
+    if gpu {
+        // Spread over every GPU, the counts equal one GPU's (frames are seeded per frame).
+        assert!(all.status.success(), "{}", stderr(&all));
+        let one = simulate("cuda:0");
+        assert!(one.status.success(), "{}", stderr(&one));
+        assert_eq!(
+            points_without_seconds(&json(&all)),
+            points_without_seconds(&json(&one))
+        );
+    } else {
+        // No GPU: a clear error, not a panic (exit code 101).
+        assert_eq!(all.status.code(), Some(1), "{}", stderr(&all));
+        assert!(
+            stderr(&all).contains("--device all: no GPU"),
+            "{}",
+            stderr(&all)
+        );
+    }
+}

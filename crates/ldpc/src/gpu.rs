@@ -13,7 +13,7 @@ use crate::decoder::{
 use crate::error::{LdpcError, Result};
 pub use crate::gpu_layered::LayeredGpuDecoder;
 use crate::interleave::Interleaving;
-use crate::sim::{make_frames, Link};
+use crate::sim::{make_frames, run_point, run_point_parallel, Link, StopRule};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sigpu_runtime::cuda::cudarc::driver::{
@@ -454,6 +454,12 @@ impl Decoder for GpuDecoder<'_> {
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
+        // The decoder may run on another thread than the one that made it (one worker thread
+        // per GPU in `sim::run_point_parallel`), and pinned-buffer waits use the context.
+        self.gpu
+            .context()
+            .bind_to_thread()
+            .map_err(ctx("making the decoder's CUDA context current"))?;
         let n = self.code.n();
         let mut iterations = 0;
         for (b, out) in bits.chunks_mut(BATCH * n).enumerate() {
@@ -538,6 +544,11 @@ pub fn checks() -> Vec<Check> {
                     LAYERED,
                 )
             },
+        },
+        Check {
+            name: "ldpc/sim_all_gpus",
+            about: "simulation point spread over every GPU of the host (two workers per GPU), counts vs one CPU twin",
+            run: |_, seed| all_gpus_check(seed),
         },
         Check {
             name: "ldpc/minsum8_flooding",
@@ -638,6 +649,62 @@ pub fn checks() -> Vec<Check> {
             },
         },
     ]
+}
+
+/// `sim::run_point_parallel` over every GPU of the host, two decoders (worker threads) per
+/// GPU so that workers race even on a one-GPU host, against `run_point` with the CPU twin on
+/// the same frames: frames, frame errors and bit errors must be equal. The GPU handed in is
+/// not used: the check opens every device itself, as `--device all` does.
+fn all_gpus_check(seed: u64) -> sigpu_runtime::cuda::Result<CheckReport> {
+    let invalid = |e: LdpcError| sigpu_runtime::cuda::Error::Invalid(e.to_string());
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let code = Code::standard("dvbt2-short-1/2").map_err(invalid)?;
+    let link = Link {
+        modulation: Modulation::Qpsk,
+        demapper: Demapper::Exact,
+        interleaving: Interleaving::None,
+        seed: rng.random(),
+    };
+    // From FER ≈ 0.3 (stops on errors after a few batches) to ≈ 0.01 (runs to max_frames).
+    let eb_n0 = rng.random_range(1.6..1.8);
+    let config = DecoderConfig {
+        algorithm: Algorithm::MinSum,
+        schedule: Schedule::Flooding,
+        precision: Precision::Fixed8 { scale: 4.0 },
+        iterations: 20,
+        early_termination: true,
+        threads: 0,
+    };
+    let stop = StopRule {
+        min_errors: 50,
+        max_frames: 20 * 64,
+        batch: 64,
+    };
+    let threads = sigpu_runtime::host::threads();
+    let gpus = Gpu::open_all()?;
+    let mut decoders = Vec::new();
+    for gpu in gpus.iter().chain(&gpus) {
+        decoders.push(GpuDecoder::new(gpu, code.clone(), config).map_err(invalid)?);
+    }
+    let mut workers: Vec<&mut dyn Decoder> =
+        decoders.iter_mut().map(|d| d as &mut dyn Decoder).collect();
+    let snr = Snr::EbN0(eb_n0);
+    let got = run_point_parallel(&mut workers, &link, snr, stop, threads, &mut |_| {})
+        .map_err(invalid)?;
+    let mut cpu = Fixed8Decoder::new(code, config).map_err(invalid)?;
+    let want = run_point(&mut cpu, &link, snr, stop, threads, &mut |_| {}).map_err(invalid)?;
+    let counts = |p: &crate::sim::PointResult| [p.frames, p.frame_errors, p.bit_errors];
+    Ok(compare_exact(&counts(&got), &counts(&want)).with_note(format!(
+        "{} GPU(s), {} workers, Eb/N0 {eb_n0:.2} dB: {} frames, {} frame errors, {} bit errors (CPU {} / {} / {})",
+        gpus.len(),
+        workers.len(),
+        got.frames,
+        got.frame_errors,
+        got.bit_errors,
+        want.frames,
+        want.frame_errors,
+        want.bit_errors
+    )))
 }
 
 fn twin_check(

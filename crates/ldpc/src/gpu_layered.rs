@@ -286,6 +286,12 @@ impl Decoder for LayeredGpuDecoder<'_> {
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
+        // The decoder may run on another thread than the one that made it (one worker thread
+        // per GPU in `sim::run_point_parallel`), and pinned-buffer waits use the context.
+        self.gpu
+            .context()
+            .bind_to_thread()
+            .map_err(ctx("making the decoder's CUDA context current"))?;
         let n = self.code.n();
         let words = n.div_ceil(32);
         let mut iterations = 0;

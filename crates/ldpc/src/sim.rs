@@ -14,6 +14,9 @@ use crate::interleave::{BitInterleaver, Interleaving};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
 
 /// What a simulation point transmits.
 #[derive(Clone, Copy, Debug)]
@@ -158,9 +161,31 @@ pub struct StopRule {
     pub batch: usize,
 }
 
-/// Simulates one point. `progress` is called after every batch with the running counts.
+/// Simulates one point with one decoder. `progress` is called after every batch with the
+/// running counts.
 pub fn run_point(
     decoder: &mut dyn Decoder,
+    link: &Link,
+    snr: Snr,
+    stop: StopRule,
+    threads: usize,
+    progress: &mut dyn FnMut(&PointResult),
+) -> Result<PointResult> {
+    run_point_parallel(&mut [decoder], link, snr, stop, threads, progress)
+}
+
+/// Simulates one point with several decoders of one code at once, one worker thread each (one
+/// per GPU for `sigpu ldpc simulate --device all`). `threads` CPU threads make the frames,
+/// shared among the workers.
+///
+/// Workers take batches of `stop.batch` frames from a shared counter, so a faster device
+/// decodes more of them. The point folds the batches in index order and stops after the same
+/// batch a single decoder would have stopped after; batches decoded past it are dropped. As
+/// frame f is the same whoever makes it, the counts equal [`run_point`]'s with any one of the
+/// decoders, provided they decode alike (the GPU 8-bit decoders match their CPU twin bit for
+/// bit). Only `seconds` differs.
+pub fn run_point_parallel(
+    decoders: &mut [&mut (dyn Decoder + '_)],
     link: &Link,
     snr: Snr,
     stop: StopRule,
@@ -172,34 +197,130 @@ pub fn run_point(
             "--max-frames and the batch must be at least 1",
         ));
     }
-    let code = decoder.code().clone();
+    let code = match decoders.first() {
+        Some(d) => d.code().clone(),
+        None => {
+            return Err(LdpcError::invalid(
+                "a simulation needs at least one decoder",
+            ))
+        }
+    };
+    let shape = |c: &Code| (c.name().to_owned(), c.n(), c.m(), c.edges());
+    if let Some(other) = decoders.iter().find(|d| shape(d.code()) != shape(&code)) {
+        return Err(LdpcError::invalid(format!(
+            "all decoders of a simulation must decode one code: {} and {}",
+            code.name(),
+            other.code().name()
+        )));
+    }
     let rate = code.rate();
     let es = snr.es_n0_db(link.modulation, rate);
     let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
     let mut point = PointResult::new(es, eb);
     let start = std::time::Instant::now();
-    let (n, k) = (code.n(), code.k());
-    let mut bits = Vec::new();
-    let mut iterations = 0usize;
-    while point.frame_errors < stop.min_errors && point.frames < stop.max_frames {
-        let count = (stop.batch as u64).min(stop.max_frames - point.frames) as usize;
-        let frames = make_frames(&code, link, es, point.frames, count, threads)?;
-        bits.resize(count * n, 0);
-        let stats = decoder.decode(Llrs::F32(&frames.llr), &mut bits)?;
-        iterations += stats.iterations;
-        for (word, info) in bits.chunks(n).zip(frames.info.chunks(k)) {
-            let errors = word[..k].iter().zip(info).filter(|(a, b)| a != b).count() as u64;
-            point.bit_errors += errors;
-            point.frame_errors += (errors > 0) as u64;
+    let batches = stop.max_frames.div_ceil(stop.batch as u64);
+    let threads_each = (threads / decoders.len()).max(1);
+    let next_batch = AtomicU64::new(0);
+    let stopped = AtomicBool::new(false);
+    let (sender, receiver) = mpsc::channel::<(u64, Result<BatchCounts>)>();
+    let mut failure = None;
+    std::thread::scope(|s| {
+        for decoder in decoders.iter_mut() {
+            let sender = sender.clone();
+            let (code, next_batch, stopped) = (&code, &next_batch, &stopped);
+            s.spawn(move || {
+                while !stopped.load(Ordering::Relaxed) {
+                    let b = next_batch.fetch_add(1, Ordering::Relaxed);
+                    if b >= batches {
+                        break;
+                    }
+                    let first = b * stop.batch as u64;
+                    let count = (stop.batch as u64).min(stop.max_frames - first) as usize;
+                    let counts =
+                        decode_batch(&mut **decoder, code, link, es, first, count, threads_each);
+                    let failed = counts.is_err();
+                    if sender.send((b, counts)).is_err() || failed {
+                        break;
+                    }
+                }
+            });
         }
-        point.frames += count as u64;
-        point.info_bits += (count * k) as u64;
-        point.update_rates();
-        point.mean_iterations = iterations as f64 / point.frames as f64;
-        point.seconds = start.elapsed().as_secs_f64();
-        progress(&point);
+        // Only the workers' senders are left: the loop ends when the last worker does.
+        drop(sender);
+        let mut done = BTreeMap::new();
+        let mut next_fold = 0u64;
+        let mut iterations = 0usize;
+        for (b, counts) in receiver {
+            match counts {
+                Ok(c) => {
+                    done.insert(b, c);
+                }
+                Err(e) => {
+                    stopped.store(true, Ordering::Relaxed);
+                    failure.get_or_insert(e);
+                }
+            }
+            while !stopped.load(Ordering::Relaxed) {
+                let Some(c) = done.remove(&next_fold) else {
+                    break;
+                };
+                next_fold += 1;
+                point.frames += c.frames;
+                point.frame_errors += c.frame_errors;
+                point.bit_errors += c.bit_errors;
+                point.info_bits += c.frames * code.k() as u64;
+                iterations += c.iterations;
+                point.update_rates();
+                point.mean_iterations = iterations as f64 / point.frames as f64;
+                point.seconds = start.elapsed().as_secs_f64();
+                progress(&point);
+                if point.frame_errors >= stop.min_errors || point.frames >= stop.max_frames {
+                    stopped.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(point),
     }
-    Ok(point)
+}
+
+/// The counts of one batch of frames.
+struct BatchCounts {
+    frames: u64,
+    frame_errors: u64,
+    bit_errors: u64,
+    /// As [`DecodeStats::iterations`](crate::DecodeStats) counts them.
+    iterations: usize,
+}
+
+/// Makes frames `first .. first + count`, decodes them and counts the errors.
+fn decode_batch(
+    decoder: &mut dyn Decoder,
+    code: &Code,
+    link: &Link,
+    es_n0_db: f64,
+    first: u64,
+    count: usize,
+    threads: usize,
+) -> Result<BatchCounts> {
+    let (n, k) = (code.n(), code.k());
+    let frames = make_frames(code, link, es_n0_db, first, count, threads)?;
+    let mut bits = vec![0u8; count * n];
+    let stats = decoder.decode(Llrs::F32(&frames.llr), &mut bits)?;
+    let mut counts = BatchCounts {
+        frames: count as u64,
+        frame_errors: 0,
+        bit_errors: 0,
+        iterations: stats.iterations,
+    };
+    for (word, info) in bits.chunks(n).zip(frames.info.chunks(k)) {
+        let errors = word[..k].iter().zip(info).filter(|(a, b)| a != b).count() as u64;
+        counts.bit_errors += errors;
+        counts.frame_errors += (errors > 0) as u64;
+    }
+    Ok(counts)
 }
 
 #[cfg(test)]
@@ -215,6 +336,115 @@ mod tests {
         );
         let [lo, hi] = wilson(0, 1000);
         assert!(lo < 1e-12 && hi > 0.003 && hi < 0.005, "{lo} {hi}");
+    }
+
+    /// 8-bit min-sum on DVB-T2 short 1/2, QPSK, at an SNR where about half the frames fail,
+    /// in batches of 3 frames, stopping after 8 frame errors: a point that stops mid-way.
+    fn parallel_case() -> (Code, crate::DecoderConfig, Link, Snr, StopRule) {
+        let config = crate::DecoderConfig {
+            algorithm: crate::Algorithm::MinSum,
+            schedule: crate::Schedule::Flooding,
+            precision: crate::Precision::Fixed8 { scale: 4.0 },
+            iterations: 10,
+            early_termination: true,
+            threads: 1,
+        };
+        let link = Link {
+            modulation: Modulation::Qpsk,
+            demapper: Demapper::Exact,
+            interleaving: Interleaving::None,
+            seed: 3,
+        };
+        let stop = StopRule {
+            min_errors: 8,
+            max_frames: 90,
+            batch: 3,
+        };
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        (code, config, link, Snr::EsN0(1.6), stop)
+    }
+
+    #[test]
+    fn several_decoders_count_what_one_counts() {
+        let (code, config, link, snr, stop) = parallel_case();
+        let mut one = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let single = run_point(one.as_mut(), &link, snr, stop, 1, &mut |_| {}).unwrap();
+        assert!(
+            single.frame_errors >= stop.min_errors && single.frames < stop.max_frames,
+            "the case should stop on errors before max_frames: {single:?}"
+        );
+        // Three workers, one of them with two decoder threads, racing for batches.
+        let mut decoders: Vec<_> = [1, 2, 1]
+            .into_iter()
+            .map(|threads| {
+                let config = crate::DecoderConfig { threads, ..config };
+                crate::decoder::cpu_decoder(&code, config).unwrap()
+            })
+            .collect();
+        let mut refs: Vec<&mut dyn Decoder> = decoders.iter_mut().map(|d| d.as_mut()).collect();
+        let mut calls = Vec::new();
+        let parallel = run_point_parallel(&mut refs, &link, snr, stop, 3, &mut |p| {
+            calls.push(p.frames)
+        })
+        .unwrap();
+        let seconds = PointResult {
+            seconds: 0.0,
+            ..single.clone()
+        };
+        assert_eq!(
+            PointResult {
+                seconds: 0.0,
+                ..parallel
+            },
+            seconds
+        );
+        // Progress comes once per folded batch, in order.
+        let expected: Vec<u64> = (1..=single.frames / 3).map(|b| b * 3).collect();
+        assert_eq!(calls, expected);
+    }
+
+    #[test]
+    fn parallel_point_stops_at_max_frames_with_a_partial_batch() {
+        let (code, config, link, _, _) = parallel_case();
+        // A high SNR: no errors, so max_frames (not a multiple of the batch) ends the point.
+        let stop = StopRule {
+            min_errors: 1,
+            max_frames: 7,
+            batch: 3,
+        };
+        let mut a = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let mut b = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let point = run_point_parallel(
+            &mut [a.as_mut(), b.as_mut()],
+            &link,
+            Snr::EsN0(4.0),
+            stop,
+            2,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((point.frames, point.frame_errors), (7, 0));
+        assert_eq!(point.info_bits, 7 * code.k() as u64);
+    }
+
+    #[test]
+    fn parallel_point_refuses_no_decoder_or_mixed_codes() {
+        let (code, config, link, snr, stop) = parallel_case();
+        let err = run_point_parallel(&mut [], &link, snr, stop, 1, &mut |_| {}).unwrap_err();
+        assert!(err.to_string().contains("at least one decoder"), "{err}");
+        let other = Code::standard("dvbt2-short-3/4").unwrap();
+        let mut a = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let mut b = crate::decoder::cpu_decoder(&other, config).unwrap();
+        let err = run_point_parallel(
+            &mut [a.as_mut(), b.as_mut()],
+            &link,
+            snr,
+            stop,
+            1,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("dvbt2-short-3/4"), "{err}");
     }
 
     #[test]

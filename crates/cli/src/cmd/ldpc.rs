@@ -1,6 +1,7 @@
 //! `sigpu ldpc ...` and `sigpu bench ldpc`: DVB-T2/S2 LDPC codes, decoding a user's LLRs,
 //! error-rate simulation and decoder throughput, over the `sigpu-ldpc` library.
 
+use crate::cli::DeviceChoice;
 use crate::table;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -13,7 +14,7 @@ use sigpu_ldpc::gpu::{GpuDecoder, GpuOptions, LayeredGpuDecoder, BATCH};
 use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::npy::{read_llrs, write_u8, NpyLlrs};
 use sigpu_ldpc::plot::{error_rate_svg, Series};
-use sigpu_ldpc::sim::{run_point, Link, PointResult, StopRule};
+use sigpu_ldpc::sim::{run_point_parallel, Link, PointResult, StopRule};
 use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
@@ -209,7 +210,8 @@ pub struct BenchArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<ExitCode> {
+/// `device` may be `all` (every GPU), which only `simulate` takes.
+pub fn run(device: Option<DeviceChoice>, json: bool, command: &LdpcCommand) -> Result<ExitCode> {
     match command {
         LdpcCommand::Codes => codes(json),
         LdpcCommand::Export(a) => {
@@ -229,7 +231,7 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
             }
             Ok(ExitCode::SUCCESS)
         }
-        LdpcCommand::Decode(a) => decode(device, json, a),
+        LdpcCommand::Decode(a) => decode(DeviceChoice::one(device)?, json, a),
         LdpcCommand::Simulate(a) => simulate(device, json, a),
         LdpcCommand::Plot(a) => plot(json, a),
     }
@@ -340,7 +342,7 @@ fn codes(json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A decoder on the chosen device: the GPU for 8-bit flooding when one is asked for.
+/// A decoder on the chosen device: the GPU when one is asked for, else the CPU.
 fn make_decoder<'g>(
     gpu: Option<&'g Gpu>,
     code: &Code,
@@ -360,6 +362,18 @@ fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
     match device {
         None => Ok(None),
         explicit => super::cpu_or_gpu(explicit),
+    }
+}
+
+/// The GPUs a simulation spreads over: none (the CPU), the one `--device cuda[:N]` names, or
+/// with `--device all` every GPU of the host (an error naming what is missing when there is
+/// none).
+fn open_devices(device: Option<DeviceChoice>) -> Result<Vec<Gpu>> {
+    match device {
+        Some(DeviceChoice::AllGpus) => {
+            Gpu::open_all().context("--device all: no GPU can run kernels on this host")
+        }
+        one => Ok(open_device(DeviceChoice::one(one)?)?.into_iter().collect()),
     }
 }
 
@@ -455,7 +469,7 @@ fn parse_points(spec: &str) -> Result<Vec<f64>> {
     }
 }
 
-fn simulate(device: Option<Device>, json: bool, a: &SimulateArgs) -> Result<ExitCode> {
+fn simulate(device: Option<DeviceChoice>, json: bool, a: &SimulateArgs) -> Result<ExitCode> {
     let code = Code::resolve(&a.code)?;
     let config = a.decoder.config()?;
     let modulation: Modulation = a.modulation.parse()?;
@@ -474,14 +488,31 @@ fn simulate(device: Option<Device>, json: bool, a: &SimulateArgs) -> Result<Exit
     if a.min_errors == 0 || a.max_frames == 0 {
         bail!("--min-errors and --max-frames must be at least 1");
     }
-    let gpu = open_device(device)?;
-    let mut decoder = make_decoder(gpu.as_ref(), &code, config)?;
+    let gpus = open_devices(device)?;
+    // One decoder per GPU, each driven by its own worker thread; one CPU decoder without a GPU.
+    let mut decoders = if gpus.is_empty() {
+        vec![make_decoder(None, &code, config)?]
+    } else {
+        gpus.iter()
+            .map(|gpu| make_decoder(Some(gpu), &code, config))
+            .collect::<Result<Vec<_>>>()?
+    };
+    if gpus.len() > 1 && !json {
+        let names: Vec<_> = gpus.iter().map(|g| g.info().name.clone()).collect();
+        eprintln!(
+            "spreading the sweep over {} GPUs: {}",
+            gpus.len(),
+            names.join(", ")
+        );
+    }
     let threads = sigpu_runtime::host::threads();
-    let batch = a.batch.unwrap_or(match (&gpu, config.precision) {
-        (Some(_), _) => BATCH,
-        (None, Precision::Fixed8 { .. }) => 64 * threads,
-        (None, Precision::Float) => 2 * threads,
-    });
+    let batch = a
+        .batch
+        .unwrap_or(match (gpus.is_empty(), config.precision) {
+            (false, _) => BATCH,
+            (true, Precision::Fixed8 { .. }) => 64 * threads,
+            (true, Precision::Float) => 2 * threads,
+        });
     let mut sweep = Sweep {
         code: code.name().to_owned(),
         modulation: modulation.name().to_owned(),
@@ -550,20 +581,14 @@ fn simulate(device: Option<Device>, json: bool, a: &SimulateArgs) -> Result<Exit
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar.set_prefix(format!("{} {db:.2} dB", if eb { "Eb/N0" } else { "Es/N0" }));
-        let point = run_point(
-            decoder.as_mut(),
-            &link,
-            snr_of(db),
-            stop,
-            threads,
-            &mut |p| {
-                bar.set_position(p.frames);
-                bar.set_message(format!(
-                    "{} frame errors, BER {:.2e}, FER {:.2e}",
-                    p.frame_errors, p.ber, p.fer
-                ));
-            },
-        )?;
+        let mut workers: Vec<_> = decoders.iter_mut().map(|d| d.as_mut()).collect();
+        let point = run_point_parallel(&mut workers, &link, snr_of(db), stop, threads, &mut |p| {
+            bar.set_position(p.frames);
+            bar.set_message(format!(
+                "{} frame errors, BER {:.2e}, FER {:.2e}",
+                p.frame_errors, p.ber, p.fer
+            ));
+        })?;
         bar.finish_and_clear();
         if !json {
             println!("{}", point_line(&point));

@@ -12,33 +12,36 @@ mod info;
 pub mod ldpc;
 mod lns;
 
-use crate::cli::{BenchCommand, Cli, ClnsCommand, Command, LnsCommand};
+use crate::cli::{BenchCommand, Cli, ClnsCommand, Command, DeviceChoice, LnsCommand};
 use anyhow::{Context, Result};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
 pub fn run(cli: &Cli) -> Result<ExitCode> {
+    // `--device all` reaches only the LDPC commands (simulate spreads over every GPU); every
+    // other command takes one device and refuses `all` here.
+    let one = || DeviceChoice::one(cli.device);
     match &cli.command {
         Command::Info => info::run(cli.json),
-        Command::Check(args) => check::run(cli.device, cli.json, args),
-        Command::Bench(BenchCommand::Copy(args)) => bench::copy(cli.device, cli.json, args),
-        Command::Bench(BenchCommand::Lns(args)) => bench::lns(cli.device, cli.json, args),
-        Command::Demo => demo::run(cli.device, cli.json),
-        Command::Lns(LnsCommand::Certify(args)) => lns::certify(cli.device, cli.json, args),
+        Command::Check(args) => check::run(one()?, cli.json, args),
+        Command::Bench(BenchCommand::Copy(args)) => bench::copy(one()?, cli.json, args),
+        Command::Bench(BenchCommand::Lns(args)) => bench::lns(one()?, cli.json, args),
+        Command::Demo => demo::run(one()?, cli.json),
+        Command::Lns(LnsCommand::Certify(args)) => lns::certify(one()?, cli.json, args),
         Command::Lns(LnsCommand::Calc(args)) => lns::calc(cli.json, args),
-        Command::Lns(LnsCommand::Hmm(args)) => lns::hmm(cli.device, cli.json, args),
-        Command::Lns(LnsCommand::Fig3(args)) => lns::fig3(cli.device, cli.json, args),
-        Command::Filter(args) => filter::run(cli.device, cli.json, args),
-        Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(cli.device, cli.json, args),
+        Command::Lns(LnsCommand::Hmm(args)) => lns::hmm(one()?, cli.json, args),
+        Command::Lns(LnsCommand::Fig3(args)) => lns::fig3(one()?, cli.json, args),
+        Command::Filter(args) => filter::run(one()?, cli.json, args),
+        Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(one()?, cli.json, args),
         Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),
-        Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(cli.device, cli.json, args),
-        Command::Approx(command) => approx::run(cli.device, cli.json, command),
-        Command::Clns(ClnsCommand::Certify(args)) => clns::certify(cli.device, cli.json, args),
+        Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(one()?, cli.json, args),
+        Command::Approx(command) => approx::run(one()?, cli.json, command),
+        Command::Clns(ClnsCommand::Certify(args)) => clns::certify(one()?, cli.json, args),
         Command::Clns(ClnsCommand::Fig45(args)) => clns::fig45(cli.json, args),
-        Command::Clns(ClnsCommand::Fft(args)) => clns::fft(cli.device, cli.json, args),
+        Command::Clns(ClnsCommand::Fft(args)) => clns::fft(one()?, cli.json, args),
         Command::Clns(ClnsCommand::CertifyF32(args)) => clns::certify_f32(cli.json, args),
-        Command::Bench(BenchCommand::Clns(args)) => clns::bench(cli.device, cli.json, args),
+        Command::Bench(BenchCommand::Clns(args)) => clns::bench(one()?, cli.json, args),
     }
 }
 

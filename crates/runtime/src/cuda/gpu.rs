@@ -60,6 +60,16 @@ impl Gpu {
         Ok(gpu)
     }
 
+    /// Opens every CUDA device of the host, in ordinal order, each with its own context and
+    /// NVRTC checked: for work spread over all GPUs. An error naming what is missing when the
+    /// driver, every device or NVRTC is.
+    pub fn open_all() -> Result<Vec<Gpu>> {
+        driver_version()?;
+        let count = device_count()?;
+        nvrtc_version()?;
+        (0..count).map(Gpu::open).collect()
+    }
+
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }
