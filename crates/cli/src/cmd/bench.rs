@@ -214,7 +214,7 @@ fn blend_chart(report: &sigpu_lns::bench::Report) -> sigpu_plot::LineChart {
 fn lns_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
     let methods = sigpu_lns::Method::ALL
         .into_iter()
-        .filter(|m| matches!(m, sigpu_lns::Method::F64 | sigpu_lns::Method::F64Table));
+        .filter(|m| m.runs_on_cpu() && m.reader().is_none());
     let rows = methods
         .map(|m| sigpu_lns::bench::cpu_add_throughput(args.format, m, 1 << 22, 5))
         .collect::<Result<Vec<_>, _>>()?;
