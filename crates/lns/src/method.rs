@@ -2,8 +2,8 @@
 
 use crate::arith::{Accurate, AddSub};
 use crate::fast::F64Tables;
-use crate::poly::F64Poly;
 use crate::format::Format;
+use crate::poly::F64Poly;
 use crate::tables::{Reader, Tables};
 use serde::Serialize;
 use sigpu_fnapprox::FitError;
@@ -49,10 +49,11 @@ impl Method {
         Method::Tex2,
     ];
 
-    /// The CPU's default add/sub method: f64 tables, certified faithful over every input of
-    /// lns16 and lns32 (BENCHMARKS.md).
+    /// The CPU's default add/sub method: f64 range reduction and short polynomials, the
+    /// fastest on the CPU and certified faithful over every input of lns16 and lns32
+    /// (BENCHMARKS.md).
     pub fn cpu_default(_format: Format) -> Method {
-        Method::F64Table
+        Method::F64Poly
     }
 
     /// The GPU's default add/sub method: the fastest one certified faithful over every input

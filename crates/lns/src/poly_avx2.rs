@@ -3,7 +3,7 @@
 //! 16-entry tables read by gathers from L1. Lanes the vector path does not cover (specials,
 //! x + (−x), results out of range) are recomputed by the scalar `Format::add`.
 
-use super::{F64Poly, DEGREE, EXP_ONE, FRACTION};
+use super::{F64Poly, EXP_ONE, FRACTION, P_DEGREE, Q_DEGREE};
 use crate::arith::AddSub;
 use std::arch::x86_64::*;
 
@@ -14,23 +14,26 @@ pub(crate) fn available() -> bool {
 
 /// Broadcast coefficients and bit masks, once per call.
 struct Consts {
-    to_sixteenths: __m256d,
-    q: [__m256d; DEGREE + 1],
-    p: [__m256d; DEGREE + 1],
+    unit: __m256d,
+    split: __m128i,
+    w_mask: __m128i,
+    q: [__m256d; Q_DEGREE + 1],
+    p: [__m256d; P_DEGREE + 1],
     one: __m256d,
     sign: __m256d,
     fraction: __m256i,
     exp_one: __m256i,
     bias: __m256i,
     fifteen: __m128i,
-    f_shift: __m128i,
 }
 
 impl Consts {
     #[target_feature(enable = "avx2")]
     fn new(m: &F64Poly) -> Consts {
         Consts {
-            to_sixteenths: _mm256_set1_pd(m.to_sixteenths),
+            unit: _mm256_set1_pd(m.unit),
+            split: _mm_cvtsi32_si128(m.split as i32),
+            w_mask: _mm_set1_epi32((1 << m.split) - 1),
             q: m.q.map(|c| _mm256_set1_pd(c)),
             p: m.p.map(|c| _mm256_set1_pd(c)),
             one: _mm256_set1_pd(1.0),
@@ -39,16 +42,15 @@ impl Consts {
             exp_one: _mm256_set1_epi64x(EXP_ONE as i64),
             bias: _mm256_set1_epi64x(1023),
             fifteen: _mm_set1_epi32(15),
-            f_shift: _mm_cvtsi32_si128(m.format.frac_bits as i32),
         }
     }
 }
 
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn horner(c: &[__m256d; DEGREE + 1], x: __m256d) -> __m256d {
-    let mut acc = c[DEGREE];
-    for j in (0..DEGREE).rev() {
+fn horner<const N: usize>(c: &[__m256d; N], x: __m256d) -> __m256d {
+    let mut acc = c[N - 1];
+    for j in (0..N - 1).rev() {
         acc = _mm256_fmadd_pd(acc, x, c[j]);
     }
     acc
@@ -64,15 +66,21 @@ fn narrow(x: __m256i) -> __m128i {
     ))
 }
 
-/// s_b (d_b in the lanes where `db` is all ones) at the codes z (z0 ≤ z ≤ 0), as codes:
-/// `F64Poly::eval` lane by lane. Other lanes give garbage, never a fault.
+/// s_b (d_b in the lanes where `db` is all ones) at the codes z = −neg (0 ≤ neg ≤ −z0), as
+/// codes: `F64Poly::eval` lane by lane. Other lanes give garbage, never a fault.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn eval4(m: &F64Poly, c: &Consts, z: __m128i, db: __m128i) -> __m128i {
-    let x = _mm256_mul_pd(_mm256_cvtepi32_pd(z), c.to_sixteenths);
-    let j = _mm256_round_pd::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(x);
-    let u = _mm256_sub_pd(j, x);
-    let jn = _mm256_cvttpd_epi32(j);
+fn eval4(m: &F64Poly, c: &Consts, neg: __m128i, db: __m128i) -> __m128i {
+    // Round to nearest, ties to even (the default MXCSR mode), as the scalar code.
+    _mm256_cvtpd_epi32(unrounded4(m, c, neg, db))
+}
+
+/// [`eval4`] before its final rounding (`F64Poly::eval_unrounded`).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn unrounded4(m: &F64Poly, c: &Consts, neg: __m128i, db: __m128i) -> __m256d {
+    let jn = _mm_sub_epi32(_mm_setzero_si128(), _mm_srl_epi32(neg, c.split));
+    let w = _mm256_cvtepi32_pd(_mm_and_si128(neg, c.w_mask));
     // SAFETY: indices are masked to 0..=15, inside the 16-entry table.
     let t = unsafe {
         _mm256_i32gather_pd::<8>(m.exp2_sixteenths.as_ptr(), _mm_and_si128(jn, c.fifteen))
@@ -86,10 +94,13 @@ fn eval4(m: &F64Poly, c: &Consts, z: __m128i, db: __m128i) -> __m128i {
         y,
         _mm256_and_pd(_mm256_castsi256_pd(_mm256_cvtepi32_epi64(db)), c.sign),
     );
-    let pi = _mm256_mul_pd(u, horner(&c.q, u));
+    let pi = _mm256_mul_pd(w, horner(&c.q, w));
     let v = _mm256_fnmadd_pd(s, pi, _mm256_add_pd(c.one, s));
     let bits = _mm256_castpd_si256(v);
-    let e = narrow(_mm256_sub_epi64(_mm256_srli_epi64::<52>(bits), c.bias));
+    let e = _mm256_cvtepi32_pd(narrow(_mm256_sub_epi64(
+        _mm256_srli_epi64::<52>(bits),
+        c.bias,
+    )));
     let mant = _mm256_castsi256_pd(_mm256_or_si256(
         _mm256_and_si256(bits, c.fraction),
         c.exp_one,
@@ -104,8 +115,25 @@ fn eval4(m: &F64Poly, c: &Consts, z: __m128i, db: __m128i) -> __m128i {
     };
     let t = _mm256_fmsub_pd(mant, r, c.one);
     let frac = _mm256_fmadd_pd(horner(&c.p, t), t, l);
-    // Round to nearest, ties to even (the default MXCSR mode), as the scalar code.
-    _mm_add_epi32(_mm_sll_epi32(e, c.f_shift), _mm256_cvtpd_epi32(frac))
+    _mm256_fmadd_pd(e, c.unit, frac)
+}
+
+/// The unrounded values at z = −negs[i] (lengths multiples of 4), for tests.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA (see [`available`]).
+#[cfg(test)]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn unrounded(m: &F64Poly, db: bool, negs: &[i32], out: &mut [f64]) {
+    let c = Consts::new(m);
+    let dbm = _mm_set1_epi32(if db { -1 } else { 0 });
+    for (n, o) in negs.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
+        // SAFETY: both chunks hold 4 elements.
+        unsafe {
+            let neg = _mm_loadu_si128(n.as_ptr() as *const __m128i);
+            _mm256_storeu_pd(o.as_mut_ptr(), unrounded4(m, &c, neg, dbm));
+        }
+    }
 }
 
 /// `AddSub::eval_codes` four codes at a time. Needs [`available`] and a format with
@@ -119,16 +147,16 @@ pub(crate) unsafe fn eval_codes(m: &F64Poly, db: bool, zs: &[i64], out: &mut [i6
     let n = zs.len().min(out.len());
     let z0 = m.format.essential_zero_code();
     let below = _mm256_set1_epi64x(z0 - 1);
-    let z0 = _mm_set1_epi32(z0 as i32);
+    let far = _mm_set1_epi32(-z0 as i32);
     let dbm = _mm_set1_epi32(if db { -1 } else { 0 });
     let mut i = 0;
     while i + 4 <= n {
         // SAFETY: i + 4 ≤ n ≤ both lengths.
         let z = unsafe { _mm256_loadu_si256(zs.as_ptr().add(i) as *const __m256i) };
-        // Codes below z0 give 0: clamped to z0 − 1 first, so that they fit 32-bit lanes.
+        // Codes below z0 give 0: clamped to z0 − 1 first, so that −z fits 32-bit lanes.
         let z = _mm256_blendv_epi8(z, below, _mm256_cmpgt_epi64(below, z));
-        let z = narrow(z);
-        let d = _mm_andnot_si128(_mm_cmplt_epi32(z, z0), eval4(m, &c, z, dbm));
+        let neg = narrow(_mm256_sub_epi64(_mm256_setzero_si256(), z));
+        let d = _mm_andnot_si128(_mm_cmpgt_epi32(neg, far), eval4(m, &c, neg, dbm));
         // SAFETY: as the load.
         unsafe {
             _mm256_storeu_si256(
@@ -160,7 +188,7 @@ pub(crate) unsafe fn add_words(m: &F64Poly, a: &[u32], b: &[u32], out: &mut [u32
     let inf = _mm_set1_epi32(f.inf_code() as i32);
     let one = _mm_set1_epi32(1);
     let field = _mm_set1_epi32(((1u64 << l) - 1) as i32);
-    let z0 = _mm_set1_epi32(f.essential_zero_code() as i32);
+    let far = _mm_set1_epi32(-f.essential_zero_code() as i32);
     // Out of range: above max_code, or below min_code.
     let above = _mm_set1_epi32(f.max_code() as i32);
     let under = _mm_set1_epi32(f.min_code() as i32);
@@ -179,18 +207,18 @@ pub(crate) unsafe fn add_words(m: &F64Poly, a: &[u32], b: &[u32], out: &mut [u32
         let sa = _mm_and_si128(_mm_srl_epi32(va, lsh), one);
         let sb = _mm_and_si128(_mm_srl_epi32(vb, lsh), one);
         let big = _mm_max_epi32(xa, xb);
-        let z = _mm_sub_epi32(_mm_min_epi32(xa, xb), big);
-        // The sign of the larger operand (b's where b > a).
+        let neg = _mm_sub_epi32(big, _mm_min_epi32(xa, xb)); // −z ≥ 0
+                                                             // The sign of the larger operand (b's where b > a).
         let sign = _mm_blendv_epi8(sa, sb, _mm_cmpgt_epi32(xb, xa));
         let is_db = _mm_xor_si128(_mm_cmpeq_epi32(sa, sb), _mm_set1_epi32(-1));
         let special_lane = _mm_or_si128(
             _mm_or_si128(_mm_cmpeq_epi32(xa, special), _mm_cmpeq_epi32(xb, special)),
             _mm_or_si128(_mm_cmpeq_epi32(xa, inf), _mm_cmpeq_epi32(xb, inf)),
         );
-        let cancels = _mm_and_si128(is_db, _mm_cmpeq_epi32(z, zero));
-        let d = eval4(m, &c, z, is_db);
+        let cancels = _mm_and_si128(is_db, _mm_cmpeq_epi32(neg, zero));
+        let d = eval4(m, &c, neg, is_db);
         // Beyond the essential zero the sum is the larger operand.
-        let d = _mm_andnot_si128(_mm_cmplt_epi32(z, z0), d);
+        let d = _mm_andnot_si128(_mm_cmpgt_epi32(neg, far), d);
         let r = _mm_add_epi32(big, d);
         let out_of_range = _mm_or_si128(_mm_cmpgt_epi32(r, above), _mm_cmplt_epi32(r, under));
         let mut scalar = _mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(
