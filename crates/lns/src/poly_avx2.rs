@@ -171,6 +171,10 @@ pub(crate) unsafe fn eval_codes(m: &F64Poly, db: bool, zs: &[i64], out: &mut [i6
     }
 }
 
+/// Steps of four lanes per block of [`add_words`]: lanes that need the scalar add are fixed
+/// after each block, so that no call sits in the vector loop.
+const BLOCK: usize = 128;
+
 /// out[i] = a[i] + b[i], four words at a time. Needs [`available`] and a format with
 /// `F64Poly::vector_format`.
 ///
@@ -193,47 +197,60 @@ pub(crate) unsafe fn add_words(m: &F64Poly, a: &[u32], b: &[u32], out: &mut [u32
     let above = _mm_set1_epi32(f.max_code() as i32);
     let under = _mm_set1_epi32(f.min_code() as i32);
     let zero = _mm_setzero_si128();
+    let mut fix = [0u8; BLOCK];
     let mut i = 0;
     while i + 4 <= n {
-        // SAFETY: i + 4 ≤ n ≤ the slices' lengths.
-        let (va, vb) = unsafe {
-            (
-                _mm_loadu_si128(a.as_ptr().add(i) as *const __m128i),
-                _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i),
-            )
-        };
-        let xa = _mm_sra_epi32(_mm_sll_epi32(va, sh), sh);
-        let xb = _mm_sra_epi32(_mm_sll_epi32(vb, sh), sh);
-        let sa = _mm_and_si128(_mm_srl_epi32(va, lsh), one);
-        let sb = _mm_and_si128(_mm_srl_epi32(vb, lsh), one);
-        let big = _mm_max_epi32(xa, xb);
-        let neg = _mm_sub_epi32(big, _mm_min_epi32(xa, xb)); // −z ≥ 0
-                                                             // The sign of the larger operand (b's where b > a).
-        let sign = _mm_blendv_epi8(sa, sb, _mm_cmpgt_epi32(xb, xa));
-        let is_db = _mm_xor_si128(_mm_cmpeq_epi32(sa, sb), _mm_set1_epi32(-1));
-        let special_lane = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi32(xa, special), _mm_cmpeq_epi32(xb, special)),
-            _mm_or_si128(_mm_cmpeq_epi32(xa, inf), _mm_cmpeq_epi32(xb, inf)),
-        );
-        let cancels = _mm_and_si128(is_db, _mm_cmpeq_epi32(neg, zero));
-        let d = eval4(m, &c, neg, is_db);
-        // Beyond the essential zero the sum is the larger operand.
-        let d = _mm_andnot_si128(_mm_cmpgt_epi32(neg, far), d);
-        let r = _mm_add_epi32(big, d);
-        let out_of_range = _mm_or_si128(_mm_cmpgt_epi32(r, above), _mm_cmplt_epi32(r, under));
-        let mut scalar = _mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(
-            _mm_or_si128(special_lane, cancels),
-            out_of_range,
-        )));
-        let word = _mm_or_si128(_mm_sll_epi32(sign, lsh), _mm_and_si128(r, field));
-        // SAFETY: i + 4 ≤ n ≤ out.len().
-        unsafe { _mm_storeu_si128(out.as_mut_ptr().add(i) as *mut __m128i, word) };
-        while scalar != 0 {
-            let k = i + scalar.trailing_zeros() as usize;
-            out[k] = f.add(m, a[k], b[k]);
-            scalar &= scalar - 1;
+        let steps = ((n - i) / 4).min(BLOCK);
+        let mut any = 0;
+        for (g, fix) in fix[..steps].iter_mut().enumerate() {
+            let at = i + 4 * g;
+            // SAFETY: at + 4 ≤ n ≤ the slices' lengths.
+            let (va, vb) = unsafe {
+                (
+                    _mm_loadu_si128(a.as_ptr().add(at) as *const __m128i),
+                    _mm_loadu_si128(b.as_ptr().add(at) as *const __m128i),
+                )
+            };
+            let xa = _mm_sra_epi32(_mm_sll_epi32(va, sh), sh);
+            let xb = _mm_sra_epi32(_mm_sll_epi32(vb, sh), sh);
+            let sa = _mm_and_si128(_mm_srl_epi32(va, lsh), one);
+            let sb = _mm_and_si128(_mm_srl_epi32(vb, lsh), one);
+            let big = _mm_max_epi32(xa, xb);
+            let neg = _mm_sub_epi32(big, _mm_min_epi32(xa, xb)); // −z ≥ 0
+                                                                 // The sign of the larger operand (b's where b > a).
+            let sign = _mm_blendv_epi8(sa, sb, _mm_cmpgt_epi32(xb, xa));
+            let is_db = _mm_xor_si128(_mm_cmpeq_epi32(sa, sb), _mm_set1_epi32(-1));
+            let special_lane = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi32(xa, special), _mm_cmpeq_epi32(xb, special)),
+                _mm_or_si128(_mm_cmpeq_epi32(xa, inf), _mm_cmpeq_epi32(xb, inf)),
+            );
+            let cancels = _mm_and_si128(is_db, _mm_cmpeq_epi32(neg, zero));
+            let d = eval4(m, &c, neg, is_db);
+            // Beyond the essential zero the sum is the larger operand.
+            let d = _mm_andnot_si128(_mm_cmpgt_epi32(neg, far), d);
+            let r = _mm_add_epi32(big, d);
+            let out_of_range = _mm_or_si128(_mm_cmpgt_epi32(r, above), _mm_cmplt_epi32(r, under));
+            let scalar = _mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(
+                _mm_or_si128(special_lane, cancels),
+                out_of_range,
+            ))) as u8;
+            let word = _mm_or_si128(_mm_sll_epi32(sign, lsh), _mm_and_si128(r, field));
+            // SAFETY: at + 4 ≤ n ≤ out.len().
+            unsafe { _mm_storeu_si128(out.as_mut_ptr().add(at) as *mut __m128i, word) };
+            *fix = scalar;
+            any |= scalar;
         }
-        i += 4;
+        if any != 0 {
+            for (g, &lanes) in fix[..steps].iter().enumerate() {
+                let mut lanes = lanes;
+                while lanes != 0 {
+                    let k = i + 4 * g + lanes.trailing_zeros() as usize;
+                    out[k] = f.add(m, a[k], b[k]);
+                    lanes &= lanes - 1;
+                }
+            }
+        }
+        i += 4 * steps;
     }
     for k in i..n {
         out[k] = f.add(m, a[k], b[k]);
