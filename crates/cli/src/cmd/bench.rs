@@ -225,6 +225,9 @@ fn lns_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
     } else {
         args.method.clone()
     };
+    if let Some(m) = methods.iter().find(|m| !m.runs_on_cpu()) {
+        anyhow::bail!("--method {m}: runs on the GPU only (its GPU figures: --device cuda)");
+    }
     let rows = methods
         .into_iter()
         .map(|m| sigpu_lns::bench::cpu_add_throughput(args.format, m, 1 << 22, 5))
