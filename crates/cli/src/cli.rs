@@ -269,6 +269,10 @@ pub struct BenchLnsArgs {
     /// GPU: write the blends' throughput against their warp split λ to BASE.svg and BASE.png.
     #[arg(long, value_name = "BASE")]
     pub plot: Option<std::path::PathBuf>,
+    /// CPU: measure only these methods (comma-separated, e.g. f64table,f64poly); default: every
+    /// CPU method without GPU tables (f64, f64table, f64poly).
+    #[arg(long, value_name = "M,...", value_delimiter = ',')]
+    pub method: Vec<sigpu_lns::Method>,
 }
 
 #[derive(Args, Debug)]

@@ -260,6 +260,23 @@ fn lns_certify_on_the_cpu_reports_faithful_lns16() {
 }
 
 #[test]
+fn bench_lns_method_selection_is_checked_before_measuring() {
+    let out = sigpu(&["bench", "lns", "--device", "cpu", "--method", "f64poly,sfu"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("sfu: runs on the GPU only"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sigpu(&["bench", "lns", "--device", "cpu", "--method", "horner9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("horner9"), "{}", stderr(&out));
+    let out = sigpu(&["bench", "lns", "--device", "cuda", "--method", "f64poly"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--device cpu"), "{}", stderr(&out));
+}
+
+#[test]
 fn lns_rejects_bad_format_and_gpu_only_methods_on_cpu() {
     let out = sigpu(&["lns", "certify", "--format", "i9f23"]);
     assert_eq!(out.status.code(), Some(2));

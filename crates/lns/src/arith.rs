@@ -16,6 +16,14 @@ pub trait AddSub: Sync {
     fn sb(&self, z: i64) -> i64;
     /// d_b for `z` < 0 (d_b(0) = −∞ is handled by the caller: x − x = 0).
     fn db(&self, z: i64) -> i64;
+    /// out[i] = s_b(zs[i]), or d_b(zs[i]) when `db` (equal lengths; every zs[i] ≤ 0, < 0 for
+    /// d_b): a method with a vectorised evaluator overrides this, so that certificates check
+    /// the code its adds run.
+    fn eval_codes(&self, db: bool, zs: &[i64], out: &mut [i64]) {
+        for (o, &z) in out.iter_mut().zip(zs) {
+            *o = if db { self.db(z) } else { self.sb(z) };
+        }
+    }
     /// out[i] = a[i] + b[i] (equal lengths): a method with a vectorised path overrides this,
     /// and must give [`Format::add`]'s words.
     fn add_words(&self, a: &[u32], b: &[u32], out: &mut [u32]) {

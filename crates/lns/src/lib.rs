@@ -23,6 +23,7 @@ pub mod gpu;
 pub mod gpu_fused;
 pub mod hmm;
 mod method;
+mod poly;
 mod tables;
 mod value;
 
@@ -32,5 +33,6 @@ pub use certify::{certify, certify_results, Certificate, Which};
 pub use fast::F64Tables;
 pub use format::{Format, FormatError};
 pub use method::{Method, MethodError};
+pub use poly::F64Poly;
 pub use tables::{Func, Geometry, Local, Reader, Site, Tables};
 pub use value::Class;

@@ -3,6 +3,7 @@
 use crate::arith::{Accurate, AddSub};
 use crate::fast::F64Tables;
 use crate::format::Format;
+use crate::poly::F64Poly;
 use crate::tables::{Reader, Tables};
 use serde::Serialize;
 use sigpu_fnapprox::FitError;
@@ -15,8 +16,11 @@ pub enum Method {
     /// f64 `log2(1 + exp2(z))` (d_b near 0 through expm1): the reference on the CPU, FP64 units
     /// on the GPU.
     F64,
-    /// f64 piecewise quadratics from tables: the CPU's fast faithful method. CPU only.
+    /// f64 piecewise quadratics from tables (~80 KB at F = 23). CPU only.
     F64Table,
+    /// f64 range reduction with three 16-entry tables and two degree-4 polynomials
+    /// ([`F64Poly`]): the CPU's fast faithful method. CPU only.
+    F64Poly,
     /// f32 libdevice `log2f(1 + exp2f(z))`; d_b near 0 in the analytic form. GPU only.
     Accurate,
     /// The special-function units: `ex2.approx` / `lg2.approx`. GPU only.
@@ -31,9 +35,10 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order reports list them.
-    pub const ALL: [Method; 10] = [
+    pub const ALL: [Method; 11] = [
         Method::F64,
         Method::F64Table,
+        Method::F64Poly,
         Method::Accurate,
         Method::Sfu,
         Method::Horner(2),
@@ -44,10 +49,12 @@ impl Method {
         Method::Tex2,
     ];
 
-    /// The CPU's default add/sub method: f64 tables, certified faithful over every input of
-    /// lns16 and lns32 (BENCHMARKS.md).
+    /// The CPU's default add/sub method: f64 range reduction and short polynomials, the
+    /// fastest on the CPU and certified faithful over every input of lns16 and lns32
+    /// (BENCHMARKS.md). For other formats its fits' bound, under 2^-31 in the log domain, is
+    /// below half an ulp up to F = 29 (the f64 tables' near-pole d_b is worse at large F).
     pub fn cpu_default(_format: Format) -> Method {
-        Method::F64Table
+        Method::F64Poly
     }
 
     /// The GPU's default add/sub method: the fastest one certified faithful over every input
@@ -68,7 +75,7 @@ impl Method {
 
     /// Methods with a GPU kernel.
     pub fn runs_on_gpu(self) -> bool {
-        self != Method::F64Table
+        !matches!(self, Method::F64Table | Method::F64Poly)
     }
 
     /// The table reader of a table-driven method.
@@ -115,6 +122,7 @@ impl Method {
         Ok(match self {
             Method::F64 => Some(Box::new(Accurate(format))),
             Method::F64Table => Some(Box::new(F64Tables::new(format)?)),
+            Method::F64Poly => Some(Box::new(F64Poly::new(format)?)),
             Method::Accurate | Method::Sfu => None,
             table => Some(Box::new(table.tables(format).expect("table method")?)),
         })
@@ -131,6 +139,9 @@ impl AddSub for Box<dyn AddSub> {
     fn db(&self, z: i64) -> i64 {
         (**self).db(z)
     }
+    fn eval_codes(&self, db: bool, zs: &[i64], out: &mut [i64]) {
+        (**self).eval_codes(db, zs, out)
+    }
     fn add_words(&self, a: &[u32], b: &[u32], out: &mut [u32]) {
         (**self).add_words(a, b, out)
     }
@@ -141,6 +152,7 @@ impl fmt::Display for Method {
         match self {
             Method::F64 => f.write_str("f64"),
             Method::F64Table => f.write_str("f64table"),
+            Method::F64Poly => f.write_str("f64poly"),
             Method::Accurate => f.write_str("accurate"),
             Method::Sfu => f.write_str("sfu"),
             Method::Horner(d) => write!(f, "horner{d}"),
@@ -151,7 +163,7 @@ impl fmt::Display for Method {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, accurate, sfu, horner2..horner5, tex1, tex2")]
+#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, accurate, sfu, horner2..horner5, tex1, tex2")]
 pub struct MethodError(String);
 
 impl FromStr for Method {

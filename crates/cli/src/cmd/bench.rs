@@ -81,6 +81,11 @@ pub fn lns(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
         None => 0,
         Some(Device::Cpu) => return lns_cpu(json, args),
     };
+    if !args.method.is_empty() {
+        anyhow::bail!(
+            "--method selects CPU methods (with --device cpu); the GPU run measures every method"
+        );
+    }
     let gpu = super::open_gpu(n)?;
     let bar = indicatif::ProgressBar::new_spinner();
     let report =
@@ -212,10 +217,19 @@ fn blend_chart(report: &sigpu_lns::bench::Report) -> sigpu_plot::LineChart {
 
 /// `bench lns --device cpu`: element-wise add throughput of every CPU method.
 fn lns_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
-    let methods = sigpu_lns::Method::ALL
-        .into_iter()
-        .filter(|m| matches!(m, sigpu_lns::Method::F64 | sigpu_lns::Method::F64Table));
+    let methods: Vec<sigpu_lns::Method> = if args.method.is_empty() {
+        sigpu_lns::Method::ALL
+            .into_iter()
+            .filter(|m| m.runs_on_cpu() && m.reader().is_none())
+            .collect()
+    } else {
+        args.method.clone()
+    };
+    if let Some(m) = methods.iter().find(|m| !m.runs_on_cpu()) {
+        anyhow::bail!("--method {m}: runs on the GPU only (its GPU figures: --device cuda)");
+    }
     let rows = methods
+        .into_iter()
         .map(|m| sigpu_lns::bench::cpu_add_throughput(args.format, m, 1 << 22, 5))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(path) = &args.out {
