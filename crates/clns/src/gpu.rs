@@ -222,14 +222,7 @@ impl GpuClns {
         b: &DeviceBuffer<[u32; 2]>,
         out: &mut DeviceBuffer<[u32; 2]>,
     ) -> Result<()> {
-        let n = same_lengths("CLNS mul_finite", a, b, out)?;
-        let f = gpu.function(&kernels(), "clns_mul_finite_kernel")?;
-        let mut l = gpu.stream().launch_builder(&f);
-        l.arg(a).arg(b).arg(out).arg(&n);
-        // SAFETY: matches clns_mul_finite_kernel; all buffers hold n values.
-        unsafe { l.launch(stream_config(gpu, n)) }
-            .map(drop)
-            .map_err(|e| invalid(format!("clns_mul_finite_kernel: {e}")))
+        elementwise(gpu, "CLNS mul_finite", "clns_mul_finite_kernel", a, b, out)
     }
 
     /// out = a ± b element-wise in the f32-radian variant ([`ClnsF32`] as `[log, angle]`),
@@ -275,14 +268,7 @@ impl GpuClns {
         b: &DeviceBuffer<[f32; 2]>,
         out: &mut DeviceBuffer<[f32; 2]>,
     ) -> Result<()> {
-        let n = same_lengths("CLNS-f32 mul", a, b, out)?;
-        let f = gpu.function(&kernels(), "clnsf_mul_kernel")?;
-        let mut l = gpu.stream().launch_builder(&f);
-        l.arg(a).arg(b).arg(out).arg(&n);
-        // SAFETY: matches clnsf_mul_kernel; all buffers hold n values.
-        unsafe { l.launch(stream_config(gpu, n)) }
-            .map(drop)
-            .map_err(|e| invalid(format!("clnsf_mul_kernel: {e}")))
+        elementwise(gpu, "CLNS-f32 mul", "clnsf_mul_kernel", a, b, out)
     }
 }
 
@@ -360,6 +346,26 @@ fn same_lengths<T>(
         )));
     }
     Ok(a.len() as u64)
+}
+
+/// Launches a kernel `name(const T* a, const T* b, T* out, unsigned long long n)` over
+/// equal-length buffers (the element-wise ops that need no table or geometry).
+fn elementwise<T>(
+    gpu: &Gpu,
+    what: &str,
+    name: &str,
+    a: &DeviceBuffer<T>,
+    b: &DeviceBuffer<T>,
+    out: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    let n = same_lengths(what, a, b, out)?;
+    let f = gpu.function(&kernels(), name)?;
+    let mut l = gpu.stream().launch_builder(&f);
+    l.arg(a).arg(b).arg(out).arg(&n);
+    // SAFETY: every caller names a kernel of the signature above; all buffers hold n values.
+    unsafe { l.launch(stream_config(gpu, n)) }
+        .map(drop)
+        .map_err(|e| invalid(format!("{name}: {e}")))
 }
 
 fn stream_config(gpu: &Gpu, n: u64) -> LaunchConfig {

@@ -128,46 +128,16 @@ impl AddSub for F64Tables {
 mod tests {
     use super::*;
     use crate::certify::{certify, Which};
-    use crate::value::Class;
 
     /// The vectorised `add_words` (where the CPU has it) gives the scalar `Format::add`'s word
     /// for every pair: random magnitudes near and far apart, both signs, specials, equal
     /// magnitudes, and sums at the edges of the range.
     #[test]
     fn add_words_matches_the_scalar_add() {
-        use rand::{Rng, SeedableRng};
         for format in [Format::LNS32, Format::LNS16, Format::new(7, 16).unwrap()] {
             let t = F64Tables::new(format).unwrap();
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-            let specials = [
-                format.zero(),
-                format.nan(),
-                format.encode(Class::Inf { negative: false }),
-                format.encode(Class::Inf { negative: true }),
-            ];
-            let f = format.frac_bits;
-            let word = |rng: &mut rand_chacha::ChaCha8Rng| -> u32 {
-                let log = match rng.random_range(0..10) {
-                    0 => return specials[rng.random_range(0..4)],
-                    1 => format.max_code() - rng.random_range(0..4i64 << f),
-                    2 => format.min_code() + rng.random_range(0..4i64 << f),
-                    3 => rng.random_range(-8..8) << f,
-                    _ => rng.random_range(-(6i64 << f)..6i64 << f),
-                };
-                format.encode(Class::Finite {
-                    negative: rng.random(),
-                    log,
-                })
-            };
             let n = 20_003;
-            let a: Vec<u32> = (0..n).map(|_| word(&mut rng)).collect();
-            let mut b: Vec<u32> = (0..n).map(|_| word(&mut rng)).collect();
-            for i in (0..n).step_by(13) {
-                b[i] = format.neg(a[i]); // x + (−x)
-            }
-            for i in (5..n).step_by(17) {
-                b[i] = a[i]; // x + x: z = 0
-            }
+            let (a, b) = crate::poly::tests::pairs(format, n, 7);
             let mut out = vec![0; n];
             t.add_words(&a, &b, &mut out);
             for i in 0..n {

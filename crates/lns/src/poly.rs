@@ -234,7 +234,7 @@ impl AddSub for F64Poly {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::certify::{certify, Which};
     use crate::value::Class;
@@ -242,7 +242,9 @@ mod tests {
 
     /// Random word pairs that reach every branch of an add: magnitudes near and far apart,
     /// both signs, specials, x + (−x), x + x, and sums at the edges of the range.
-    fn pairs(format: Format, n: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
+    /// Random add operands with specials, range ends, x + (−x), x + x and d_b at the pole
+    /// (shared with the f64-table tests).
+    pub(crate) fn pairs(format: Format, n: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let specials = [
             format.zero(),
