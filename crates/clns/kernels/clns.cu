@@ -457,8 +457,13 @@ __device__ __forceinline__ float rad_wrap(float a) {
     if (a <= -PI_HI) return __fadd_rn(__fadd_rn(a, TAU_HI), TAU_LO);
     return a;
 }
+// A tiny positive angle rounds to -pi_f32, outside (-pi_f32, pi_f32]: it maps to pi_f32 (twin: half_turn).
 __device__ __forceinline__ float rad_half_turn(float a) {
-    return a > 0.0f ? __fsub_rn(__fsub_rn(a, PI_HI), PI_LO) : __fadd_rn(__fadd_rn(a, PI_HI), PI_LO);
+    if (a > 0.0f) {
+        const float r = __fsub_rn(__fsub_rn(a, PI_HI), PI_LO);
+        return r <= -PI_HI ? PI_HI : r;
+    }
+    return __fadd_rn(__fadd_rn(a, PI_HI), PI_LO);
 }
 __device__ __forceinline__ bool rad_is_finite(float2 x) { return fabsf(x.x) < RAD_INF && fabsf(x.y) < RAD_INF; }
 __device__ __forceinline__ bool rad_is_nan(float2 x) { return isnan(x.x) || !(fabsf(x.y) < RAD_INF); }

@@ -63,10 +63,16 @@ pub fn wrap(a: f32) -> f32 {
 }
 
 /// angle + π, wrapped: angle ∓ π_hi is exact for |angle| ≥ π/2, then one rounding adding
-/// the low part (two roundings for |angle| < π/2).
+/// the low part (two roundings for |angle| < π/2). A tiny positive angle rounds to −π_f32,
+/// outside (−π_f32, π_f32]: it maps to π_f32, as `angle_from_f64` does.
 fn half_turn(angle: f32) -> f32 {
     if angle > 0.0 {
-        (angle - PI_HI) - PI_LO
+        let r = (angle - PI_HI) - PI_LO;
+        if r <= -PI_HI {
+            PI_HI
+        } else {
+            r
+        }
     } else {
         (angle + PI_HI) + PI_LO
     }
@@ -519,6 +525,26 @@ pub fn distance(x: ClnsF32, y: ClnsF32) -> f64 {
 mod tests {
     use super::*;
     use crate::{ClnsFormat, Geometry, Method};
+
+    /// Negating a value with a tiny positive angle: the half turn rounds to −π_f32, which
+    /// must come back as π_f32 (the range is (−π_f32, π_f32]); −π_f32 itself never appears.
+    #[test]
+    fn negation_of_tiny_positive_angles_stays_in_range() {
+        for angle in [1e-30f32, 1e-8, 5e-8, 1.1e-7, f32::MIN_POSITIVE] {
+            let x = ClnsF32 { log: 0.5, angle };
+            let n = -x;
+            assert_eq!(n.angle, PI_HI, "angle {angle:e}");
+            assert_eq!(n.log, 0.5);
+        }
+        for angle in [-1e-8f32, 0.0, 1.0, -3.0, PI_HI] {
+            let n = -ClnsF32 { log: 0.0, angle };
+            assert!(
+                n.angle > -PI_HI && n.angle <= PI_HI,
+                "{angle} -> {}",
+                n.angle
+            );
+        }
+    }
 
     fn values(n: usize, seed: u64) -> Vec<ClnsF32> {
         random_pairs(n, seed)

@@ -236,8 +236,21 @@ pub fn run_point_parallel(
                     }
                     let first = b * stop.batch as u64;
                     let count = (stop.batch as u64).min(stop.max_frames - first) as usize;
-                    let counts =
-                        decode_batch(&mut **decoder, code, link, es, first, count, threads_each);
+                    // A panicking decoder becomes this batch's error: the fold below then stops
+                    // every worker instead of leaving them to run on to max_frames.
+                    let counts = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        decode_batch(&mut **decoder, code, link, es, first, count, threads_each)
+                    }))
+                    .unwrap_or_else(|panic| {
+                        let what = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        Err(LdpcError::Invalid(format!(
+                            "the decoder of batch {b} panicked: {what}"
+                        )))
+                    });
                     let failed = counts.is_err();
                     if sender.send((b, counts)).is_err() || failed {
                         break;
@@ -250,21 +263,23 @@ pub fn run_point_parallel(
         let mut done = BTreeMap::new();
         let mut next_fold = 0u64;
         let mut iterations = 0usize;
+        // A failed batch counts only when the fold reaches it: one decoded past the stopping
+        // batch (which a single decoder would never have run) cannot fail a finished point.
         for (b, counts) in receiver {
-            match counts {
-                Ok(c) => {
-                    done.insert(b, c);
-                }
-                Err(e) => {
-                    stopped.store(true, Ordering::Relaxed);
-                    failure.get_or_insert(e);
-                }
-            }
+            done.insert(b, counts);
             while !stopped.load(Ordering::Relaxed) {
-                let Some(c) = done.remove(&next_fold) else {
+                let Some(counts) = done.remove(&next_fold) else {
                     break;
                 };
                 next_fold += 1;
+                let c = match counts {
+                    Ok(c) => c,
+                    Err(e) => {
+                        stopped.store(true, Ordering::Relaxed);
+                        failure = Some(e);
+                        break;
+                    }
+                };
                 point.frames += c.frames;
                 point.frame_errors += c.frame_errors;
                 point.bit_errors += c.bit_errors;
@@ -401,6 +416,39 @@ mod tests {
         // Progress comes once per folded batch, in order.
         let expected: Vec<u64> = (1..=single.frames / 3).map(|b| b * 3).collect();
         assert_eq!(calls, expected);
+    }
+
+    /// A decoder that panics on its first batch.
+    struct Panicking(Code);
+    impl Decoder for Panicking {
+        fn describe(&self) -> String {
+            "panics".into()
+        }
+        fn code(&self) -> &Code {
+            &self.0
+        }
+        fn decode(
+            &mut self,
+            _: crate::decoder::Llrs<'_>,
+            _: &mut [u8],
+        ) -> Result<crate::decoder::DecodeStats> {
+            panic!("test decoder");
+        }
+    }
+
+    /// A worker whose decoder panics turns into an error naming the batch, and the other
+    /// workers stop instead of running on to max_frames.
+    #[test]
+    fn a_panicking_worker_is_an_error_not_a_crash() {
+        let (code, config, link, snr, stop) = parallel_case();
+        let mut good = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let mut bad = Panicking(code.clone());
+        let mut refs: Vec<&mut dyn Decoder> = vec![good.as_mut(), &mut bad];
+        let mut folded = 0;
+        let e = run_point_parallel(&mut refs, &link, snr, stop, 2, &mut |_| folded += 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("panicked: test decoder"), "{e}");
     }
 
     #[test]

@@ -52,9 +52,14 @@ impl Method {
     /// The CPU's default add/sub method: f64 range reduction and short polynomials, the
     /// fastest on the CPU and certified faithful over every input of lns16 and lns32
     /// (BENCHMARKS.md). For other formats its fits' bound, under 2^-31 in the log domain, is
-    /// below half an ulp up to F = 29 (the f64 tables' near-pole d_b is worse at large F).
-    pub fn cpu_default(_format: Format) -> Method {
-        Method::F64Poly
+    /// below half an ulp up to F = 29 (the f64 tables' near-pole d_b is worse at large F);
+    /// beyond that the f64 reference is the default.
+    pub fn cpu_default(format: Format) -> Method {
+        if format.frac_bits <= 29 {
+            Method::F64Poly
+        } else {
+            Method::F64
+        }
     }
 
     /// The GPU's default add/sub method: the fastest one certified faithful over every input

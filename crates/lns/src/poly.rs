@@ -240,8 +240,6 @@ pub(crate) mod tests {
     use crate::value::Class;
     use rand::{Rng, SeedableRng};
 
-    /// Random word pairs that reach every branch of an add: magnitudes near and far apart,
-    /// both signs, specials, x + (−x), x + x, and sums at the edges of the range.
     /// Random add operands with specials, range ends, x + (−x), x + x and d_b at the pole
     /// (shared with the f64-table tests).
     pub(crate) fn pairs(format: Format, n: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {

@@ -13,6 +13,7 @@ use std::arch::x86_64::*;
 pub(crate) fn available() -> bool {
     is_x86_feature_detected!("avx512f")
         && is_x86_feature_detected!("avx512vl")
+        && is_x86_feature_detected!("avx2")
         && is_x86_feature_detected!("fma")
 }
 

@@ -62,7 +62,8 @@ impl Gpu {
 
     /// Opens every CUDA device of the host, in ordinal order, each with its own context and
     /// NVRTC checked: for work spread over all GPUs. An error naming what is missing when the
-    /// driver, every device or NVRTC is.
+    /// driver, every device or NVRTC is, or naming the first device that cannot be opened
+    /// (busy, exclusive-process mode): all or nothing, so a sweep never silently runs on fewer.
     pub fn open_all() -> Result<Vec<Gpu>> {
         driver_version()?;
         let count = device_count()?;
