@@ -137,37 +137,28 @@ pub fn run(
             .map_err(failed("bench_cf32_mul"))
     })?;
     table1.push(row("complex f32 mul", None, t.median_ms));
-    progress("clns mul");
-    let f = gpu.function(&kernels(), "bench_clns_mul")?;
     let wc = [0u32, 12345u32 << format.angle_shift()];
-    let t = time_gpu(gpu, 2, 10, || {
-        let mut l = gpu.stream().launch_builder(&f);
-        l.arg(g.geo())
-            .arg(&init_c)
-            .arg(&wc)
-            .arg(&iters)
-            .arg(&mut out);
-        // SAFETY: matches bench_clns_mul (uint2 w passed as [u32; 2]).
-        unsafe { l.launch(config) }
-            .map(drop)
-            .map_err(failed("bench_clns_mul"))
-    })?;
-    table1.push(row("clns mul", None, t.median_ms));
-    progress("clns mul, finite fast path");
-    let f = gpu.function(&kernels(), "bench_clns_mul_finite")?;
-    let t = time_gpu(gpu, 2, 10, || {
-        let mut l = gpu.stream().launch_builder(&f);
-        l.arg(g.geo())
-            .arg(&init_c)
-            .arg(&wc)
-            .arg(&iters)
-            .arg(&mut out);
-        // SAFETY: matches bench_clns_mul_finite (uint2 w passed as [u32; 2]).
-        unsafe { l.launch(config) }
-            .map(drop)
-            .map_err(failed("bench_clns_mul_finite"))
-    })?;
-    table1.push(row("clns mul (finite fast path)", None, t.median_ms));
+    for (kernel, op) in [
+        ("bench_clns_mul", "clns mul"),
+        ("bench_clns_mul_finite", "clns mul (finite fast path)"),
+    ] {
+        progress(op);
+        let f = gpu.function(&kernels(), kernel)?;
+        let t = time_gpu(gpu, 2, 10, || {
+            let mut l = gpu.stream().launch_builder(&f);
+            l.arg(g.geo())
+                .arg(&init_c)
+                .arg(&wc)
+                .arg(&iters)
+                .arg(&mut out);
+            // SAFETY: both kernels take (ClnsGeo, const uint4* init, uint2 w as [u32; 2], int iters,
+            // unsigned* out), the buffers sized by this run.
+            unsafe { l.launch(config) }
+                .map(drop)
+                .map_err(failed(kernel))
+        })?;
+        table1.push(row(op, None, t.median_ms));
+    }
     for (method, lambda) in [
         (Method::Tex, 0),
         (Method::Fma, 0),

@@ -36,6 +36,28 @@ mod avx2;
 #[path = "poly_avx512.rs"]
 mod avx512;
 
+/// Redoes with the scalar add the lanes a block of vectors flagged (specials, exact
+/// cancellation, out-of-range results): bit j of `flags[g]` marks word `start + width·g + j`.
+#[cfg(target_arch = "x86_64")]
+fn redo_flagged(
+    m: &F64Poly,
+    a: &[u32],
+    b: &[u32],
+    out: &mut [u32],
+    start: usize,
+    width: usize,
+    flags: &[u8],
+) {
+    for (g, &lanes) in flags.iter().enumerate() {
+        let mut lanes = lanes;
+        while lanes != 0 {
+            let k = start + width * g + lanes.trailing_zeros() as usize;
+            out[k] = m.format.add(m, a[k], b[k]);
+            lanes &= lanes - 1;
+        }
+    }
+}
+
 /// Degrees of q and P (module notes): the lowest that keep the error under 2^-31.
 const Q_DEGREE: usize = 3;
 const P_DEGREE: usize = 4;

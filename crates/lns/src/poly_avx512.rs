@@ -263,14 +263,7 @@ pub(crate) unsafe fn add_words(m: &F64Poly, a: &[u32], b: &[u32], out: &mut [u32
             any |= scalar;
         }
         if any != 0 {
-            for (g, &lanes) in fix[..vectors].iter().enumerate() {
-                let mut lanes = lanes;
-                while lanes != 0 {
-                    let k = i + 8 * g + lanes.trailing_zeros() as usize;
-                    out[k] = f.add(m, a[k], b[k]);
-                    lanes &= lanes - 1;
-                }
-            }
+            super::redo_flagged(m, a, b, out, i, 8, &fix[..vectors]);
         }
         i += 8 * vectors;
     }
