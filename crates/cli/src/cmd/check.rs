@@ -4,53 +4,13 @@ use crate::cli::CheckArgs;
 use crate::table;
 use anyhow::{bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Serialize;
-use sigpu_runtime::cuda::{self, gpu_required, Check, CheckReport, Gpu, REQUIRE_GPU_ENV};
+use sigpu_lab::checks::Summary;
+use sigpu_runtime::cuda::{gpu_required, Check, Gpu, REQUIRE_GPU_ENV};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
-/// Every check of every crate. Capability crates append their own lists here.
-pub(super) fn registry() -> Vec<Check> {
-    let mut checks = cuda::checks();
-    checks.extend(sigpu_lns::gpu::checks());
-    checks.extend(sigpu_clns::gpu::checks());
-    checks.extend(sigpu_recurrence::gpu::checks());
-    checks.extend(sigpu_ldpc::gpu::checks());
-    checks.extend(sigpu_approx::checks::checks());
-    checks
-}
-
-#[derive(Serialize)]
-struct Outcome {
-    name: &'static str,
-    about: &'static str,
-    seed: u64,
-    passed: bool,
-    seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    report: Option<CheckReport>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
-
-#[derive(Serialize)]
-struct Summary {
-    device: String,
-    seed: u64,
-    passed: usize,
-    failed: usize,
-    checks: Vec<Outcome>,
-}
-
 pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitCode> {
-    let checks: Vec<Check> = registry()
-        .into_iter()
-        .filter(|c| {
-            args.filter
-                .as_ref()
-                .is_none_or(|f| c.name.contains(f.as_str()))
-        })
-        .collect();
+    let checks = sigpu_lab::checks::matching(args.filter.as_deref());
     if args.list {
         let rows: Vec<Vec<String>> = checks
             .iter()
@@ -110,38 +70,14 @@ fn run_all(gpu: &Gpu, checks: &[Check], seed: u64) -> Summary {
         ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let outcomes: Vec<Outcome> = checks
-        .iter()
-        .map(|c| {
-            bar.set_message(c.name);
-            let start = std::time::Instant::now();
-            let check_seed = c.seed(seed);
-            let result = (c.run)(gpu, check_seed);
-            bar.inc(1);
-            let (report, error) = match result {
-                Ok(r) => (Some(r), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
-            Outcome {
-                name: c.name,
-                about: c.about,
-                seed: check_seed,
-                passed: report.as_ref().is_some_and(CheckReport::passed),
-                seconds: start.elapsed().as_secs_f64(),
-                report,
-                error,
-            }
-        })
-        .collect();
+    // Told each check's name before it runs: the bar shows how many have finished.
+    let started = std::cell::Cell::new(0u64);
+    let summary = sigpu_lab::checks::run_all(gpu, checks, seed, &|name| {
+        bar.set_position(started.replace(started.get() + 1));
+        bar.set_message(name.to_owned());
+    });
     bar.finish_and_clear();
-    let passed = outcomes.iter().filter(|o| o.passed).count();
-    Summary {
-        device: format!("{} ({})", gpu.info().name, gpu.arch()),
-        seed,
-        passed,
-        failed: outcomes.len() - passed,
-        checks: outcomes,
-    }
+    summary
 }
 
 fn render(s: &Summary) -> String {

@@ -96,18 +96,19 @@ pub struct ChecksSection {
 }
 
 pub fn checks(gpu: &Gpu, checks: &[Check]) -> ChecksSection {
-    let mut passed = 0;
-    let mut failed = Vec::new();
-    for check in checks {
-        match (check.run)(gpu, check.seed(SEED)) {
-            Ok(r) if r.passed() => passed += 1,
-            Ok(r) => failed.push(format!("{}: {}", check.name, r.note)),
-            Err(e) => failed.push(format!("{}: {e}", check.name)),
-        }
-    }
+    let summary = crate::checks::run_all(gpu, checks, SEED, &|_| {});
+    let failed = summary
+        .checks
+        .iter()
+        .filter(|o| !o.passed)
+        .map(|o| match (&o.report, &o.error) {
+            (Some(r), _) => format!("{}: {}", o.name, r.note),
+            (None, e) => format!("{}: {}", o.name, e.as_deref().unwrap_or("")),
+        })
+        .collect();
     ChecksSection {
         seed: SEED,
-        passed,
+        passed: summary.passed,
         failed,
     }
 }

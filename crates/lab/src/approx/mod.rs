@@ -1,0 +1,1 @@
+//! Reproductions and benchmarks for sigpu-approx.

@@ -1,0 +1,100 @@
+//! The self-check registry: every crate's GPU kernels against their CPU twins, run on fresh
+//! random inputs drawn from one seed. `sigpu check` and the demo run what [`registry`] lists.
+
+use serde::Serialize;
+use sigpu_runtime::cuda::{self, Check, CheckReport, Gpu};
+
+/// Every check of every crate, runtime first. A capability crate with GPU kernels exports its
+/// checks and is listed here once.
+pub fn registry() -> Vec<Check> {
+    let mut checks = cuda::checks();
+    checks.extend(sigpu_lns::gpu::checks());
+    checks.extend(sigpu_clns::gpu::checks());
+    checks.extend(sigpu_recurrence::gpu::checks());
+    checks.extend(sigpu_ldpc::gpu::checks());
+    checks.extend(sigpu_approx::checks::checks());
+    checks
+}
+
+/// The checks whose name contains `filter` (all of them for `None`).
+pub fn matching(filter: Option<&str>) -> Vec<Check> {
+    registry()
+        .into_iter()
+        .filter(|c| filter.is_none_or(|f| c.name.contains(f)))
+        .collect()
+}
+
+/// One check's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub seed: u64,
+    pub passed: bool,
+    pub seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<CheckReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The outcome of a run of several checks on one device.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub device: String,
+    pub seed: u64,
+    pub passed: usize,
+    pub failed: usize,
+    pub checks: Vec<Outcome>,
+}
+
+/// Runs `checks` on `gpu`, each with its own seed derived from `seed`; `progress` is told the
+/// name of each check before it runs. A check that errors counts as failed, with the error.
+pub fn run_all(gpu: &Gpu, checks: &[Check], seed: u64, progress: &dyn Fn(&str)) -> Summary {
+    let outcomes: Vec<Outcome> = checks
+        .iter()
+        .map(|c| {
+            progress(c.name);
+            let start = std::time::Instant::now();
+            let check_seed = c.seed(seed);
+            let (report, error) = match (c.run)(gpu, check_seed) {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            Outcome {
+                name: c.name,
+                about: c.about,
+                seed: check_seed,
+                passed: report.as_ref().is_some_and(CheckReport::passed),
+                seconds: start.elapsed().as_secs_f64(),
+                report,
+                error,
+            }
+        })
+        .collect();
+    let passed = outcomes.iter().filter(|o| o.passed).count();
+    Summary {
+        device: format!("{} ({})", gpu.info().name, gpu.arch()),
+        seed,
+        passed,
+        failed: outcomes.len() - passed,
+        checks: outcomes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_check_has_a_unique_prefixed_name() {
+        let checks = registry();
+        let mut names: Vec<_> = checks.iter().map(|c| c.name).collect();
+        assert!(names.iter().all(|n| n.contains('/')), "{names:?}");
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len(), "duplicate check names");
+        assert_eq!(matching(Some("no such check")).len(), 0);
+    }
+}

@@ -1,0 +1,162 @@
+//! The demo: a tour of what sigpu does, on built-in seeded inputs. Every capability runs on
+//! the CPU; the GPU sections and every registered self-check run when a GPU is given. Each
+//! section calls the public library APIs and reports a measured speed and its error against a
+//! reference.
+
+mod cpu;
+mod gpu;
+
+pub use cpu::SEED;
+
+use anyhow::Result;
+use serde::Serialize;
+use sigpu_runtime::cuda::{copy_bandwidth, CopyBench, Gpu};
+use sigpu_runtime::host::{self, HostCopyBench, HostInfo};
+use std::time::Instant;
+
+/// Everything the demo measured.
+#[derive(Serialize)]
+pub struct Demo {
+    pub host: HostInfo,
+    pub cpu_copy: HostCopyBench,
+    pub cpu: CpuDemo,
+    /// Why the GPU part was skipped, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_skipped: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuDemo>,
+    /// Wall time of the whole demo.
+    pub seconds: f64,
+}
+
+#[derive(Serialize)]
+pub struct CpuDemo {
+    pub lns_hmm: cpu::HmmSection,
+    pub clns_fft: cpu::FftSection,
+    pub iir_filter: cpu::FilterSection,
+    pub approx: Vec<cpu::ApproxRow>,
+    pub ldpc: cpu::LdpcSection,
+}
+
+#[derive(Serialize)]
+pub struct GpuDemo {
+    pub device: String,
+    pub copy: CopyBench,
+    pub lns_hmm: cpu::HmmSection,
+    pub iir_filter: gpu::GpuFilterSection,
+    pub checks: gpu::ChecksSection,
+}
+
+impl Demo {
+    /// True when a GPU self-check failed.
+    pub fn failed(&self) -> bool {
+        self.gpu
+            .as_ref()
+            .is_some_and(|g| !g.checks.failed.is_empty())
+    }
+}
+
+/// Runs the CPU sections, then the GPU ones on `gpu` when given (`gpu_skipped` says why not,
+/// otherwise). `step` is told what runs next.
+pub fn run(gpu: Option<&Gpu>, gpu_skipped: Option<String>, step: &dyn Fn(&str)) -> Result<Demo> {
+    let start = Instant::now();
+    step("CPU copy bandwidth");
+    let host_info = HostInfo::detect();
+    let cpu_copy = host::copy_bandwidth(64 << 20, host::threads(), 5)?;
+    step("CPU: LNS HMM forward");
+    let lns_hmm = cpu::lns_hmm()?;
+    step("CPU: CLNS FFT");
+    let clns_fft = cpu::clns_fft()?;
+    step("CPU: IIR filter");
+    let iir_filter = cpu::iir_filter()?;
+    step("CPU: fast transcendentals");
+    let approx = cpu::approx();
+    step("CPU: LDPC decoding");
+    let ldpc = cpu::ldpc()?;
+    let cpu = CpuDemo {
+        lns_hmm,
+        clns_fft,
+        iir_filter,
+        approx,
+        ldpc,
+    };
+    let gpu = gpu.map(|g| gpu_demo(g, step)).transpose()?;
+    Ok(Demo {
+        host: host_info,
+        cpu_copy,
+        cpu,
+        gpu_skipped,
+        gpu,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+fn gpu_demo(gpu: &Gpu, step: &dyn Fn(&str)) -> Result<GpuDemo> {
+    step("GPU copy bandwidth");
+    let copy = copy_bandwidth(gpu, 256 << 20, 3, 20)?;
+    step("GPU: LNS HMM forward");
+    let lns_hmm = gpu::lns_hmm(gpu)?;
+    step("GPU: IIR filter");
+    let iir_filter = gpu::iir_filter(gpu, copy.best_gb_per_s)?;
+    step("GPU: every self-check");
+    let checks = gpu::checks(gpu, &crate::checks::registry());
+    Ok(GpuDemo {
+        device: format!("{} ({})", gpu.info().name, gpu.arch()),
+        copy,
+        lns_hmm,
+        iir_filter,
+        checks,
+    })
+}
+
+/// The demo as text, one line per section.
+pub fn render(d: &Demo) -> String {
+    let mut out = format!(
+        "sigpu demo on {} ({} threads, {})\n",
+        d.host.cpu_model,
+        d.host.threads,
+        d.host.simd.best()
+    );
+    out += &format!(
+        "CPU  copy bandwidth {:.1} GB/s over {} MiB (ceiling for memory-bound CPU kernels)\n",
+        d.cpu_copy.gb_per_s,
+        d.cpu_copy.bytes >> 20
+    );
+    let c = &d.cpu;
+    for line in [
+        c.lns_hmm.line(),
+        c.clns_fft.line(),
+        c.iir_filter.line(),
+        cpu::approx_line(&c.approx),
+        c.ldpc.line(),
+    ] {
+        out += &format!("CPU  {line}\n");
+    }
+    match (&d.gpu, &d.gpu_skipped) {
+        (Some(g), _) => {
+            out += &format!(
+                "GPU  {}: copy bandwidth {:.0} GB/s\n",
+                g.device, g.copy.best_gb_per_s
+            );
+            out += &format!("GPU  {}\n", g.lns_hmm.line());
+            out += &format!("GPU  {}\n", g.iir_filter.line());
+            out += &format!(
+                "GPU  self-checks (seed {:#x}): {} passed, {} failed\n",
+                g.checks.seed,
+                g.checks.passed,
+                g.checks.failed.len()
+            );
+            for f in &g.checks.failed {
+                out += &format!("  FAIL {f}\n");
+            }
+        }
+        (None, reason) => {
+            out += &format!(
+                "GPU  skipped ({})\n",
+                reason.as_deref().unwrap_or("not requested")
+            );
+        }
+    }
+    out += &format!("({:.1} s)\n", d.seconds);
+    out
+}

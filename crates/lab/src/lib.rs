@@ -1,0 +1,22 @@
+//! sigpu's lab: what reproduces a paper's table or figure, or measures. The libraries
+//! (`sigpu-lns`, `sigpu-clns`, `sigpu-recurrence`, `sigpu-approx`, `sigpu-ldpc`) hold what a
+//! user's program calls; this crate holds the experiments around them, so that figure code and
+//! benchmarks are never part of a library's API.
+//!
+//! - [`checks`]: the self-check registry — every crate's GPU kernels against their CPU twins.
+//! - [`demo`]: the tour `sigpu demo` prints.
+//! - one module per capability with its benchmarks, table and figure reproductions.
+//!
+//! ```
+//! // Every registered check has a `crate/kernel` name; `sigpu check --list` prints them.
+//! let checks = sigpu_lab::checks::registry();
+//! assert!(checks.iter().any(|c| c.name.starts_with("runtime/")));
+//! ```
+
+pub mod approx;
+pub mod checks;
+pub mod clns;
+pub mod demo;
+pub mod ldpc;
+pub mod lns;
+pub mod recurrence;
