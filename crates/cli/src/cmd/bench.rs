@@ -17,13 +17,14 @@ enum CopyResult {
 }
 
 pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitCode> {
-    let gpu = super::cpu_or_gpu(device)?;
+    let target = super::resolve(device, super::Need::Either, "bench copy")?;
+    let gpu = target.gpu();
     let mib = args
         .size_mib
         .unwrap_or(if gpu.is_some() { 1024 } else { 256 });
     let bytes = usize::try_from(mib << 20).context("--size-mib does not fit in memory")?;
     let (runs, warmup) = (args.runs as usize, args.warmup as usize);
-    let result = match &gpu {
+    let result = match gpu {
         Some(gpu) => CopyResult::Cuda(copy_bandwidth(gpu, bytes, warmup, runs)?),
         None => CopyResult::Cpu(host::copy_bandwidth(bytes, host::threads(), runs)?),
     };

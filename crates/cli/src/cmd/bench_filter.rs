@@ -143,7 +143,7 @@ fn parse_shape(t: &str) -> Result<GpuConfig> {
 }
 
 fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<Report> {
-    let gpu = super::cpu_or_gpu(device)?;
+    let gpu = super::resolve(device, super::Need::Either, "bench filter")?.into_gpu();
     let cases: Vec<(String, DType)> = if args.signature.is_empty() {
         let suite: &[(&str, DType)] = if gpu.is_some() {
             &GPU_SUITE

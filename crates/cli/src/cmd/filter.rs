@@ -104,7 +104,7 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
             input.display()
         ),
     };
-    let gpu = super::cpu_or_gpu(device)?;
+    let gpu = super::resolve(device, super::Need::Either, "filter")?.into_gpu();
     let io = Io {
         input,
         output,

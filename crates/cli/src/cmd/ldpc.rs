@@ -361,7 +361,9 @@ fn make_decoder<'g>(
 fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
     match device {
         None => Ok(None),
-        explicit => super::cpu_or_gpu(explicit),
+        explicit => {
+            super::resolve(explicit, super::Need::Either, "ldpc").map(super::Target::into_gpu)
+        }
     }
 }
 

@@ -246,7 +246,7 @@ pub fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCod
     }
     let model = HmmModel::random(s, args.seed);
     let emit = random_emissions(b, t, s, args.seed.wrapping_add(1));
-    let gpu = super::cpu_or_gpu(device)?;
+    let gpu = super::resolve(device, super::Need::Either, "lns hmm")?.into_gpu();
     let (got, seconds, device_name) = match &gpu {
         None => {
             let start = std::time::Instant::now();

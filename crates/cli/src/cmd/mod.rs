@@ -13,7 +13,7 @@ pub mod ldpc;
 mod lns;
 
 use crate::cli::{BenchCommand, Cli, ClnsCommand, Command, DeviceChoice, LnsCommand};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
 use std::process::ExitCode;
@@ -45,13 +45,54 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
     }
 }
 
-/// The device for commands that run on either: an explicit `--device` is honoured (and a
-/// missing GPU is an error), otherwise the first GPU when usable, else the CPU.
-fn cpu_or_gpu(device: Option<Device>) -> Result<Option<Gpu>> {
-    match device {
-        Some(Device::Cpu) => Ok(None),
-        Some(Device::Cuda(n)) => open_gpu(n).map(Some),
-        None => Ok(Gpu::open_with_compiler(0).ok()),
+/// How a command uses the device; [`resolve`] applies the one policy `--device`'s help states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Runs GPU kernels only: the default is cuda:0, `--device cpu` is refused.
+    Gpu,
+    /// Runs on either: the GPU when one is usable (or asked for), the CPU otherwise.
+    Either,
+    /// Runs on the CPU only: `--device cuda` is refused rather than ignored.
+    Cpu,
+}
+
+/// Where a command runs, resolved once from `--device`.
+pub enum Target {
+    Cpu,
+    Gpu(Gpu),
+}
+
+impl Target {
+    pub fn gpu(&self) -> Option<&Gpu> {
+        match self {
+            Target::Cpu => None,
+            Target::Gpu(g) => Some(g),
+        }
+    }
+
+    pub fn into_gpu(self) -> Option<Gpu> {
+        match self {
+            Target::Cpu => None,
+            Target::Gpu(g) => Some(g),
+        }
+    }
+}
+
+/// The one device policy. An explicit `--device` is honoured (a GPU that cannot run kernels
+/// is an error naming the flag); without it, GPU commands take cuda:0 and the others the
+/// first GPU when usable, else the CPU. `what` names the command in errors.
+pub fn resolve(device: Option<Device>, need: Need, what: &str) -> Result<Target> {
+    match (need, device) {
+        (Need::Cpu, Some(Device::Cuda(_))) => {
+            bail!("`{what}` runs on the CPU only: drop --device or use --device cpu")
+        }
+        (Need::Gpu, Some(Device::Cpu)) => {
+            bail!("`{what}` runs GPU kernels: use --device cuda[:N]")
+        }
+        (Need::Cpu, _) | (Need::Either, Some(Device::Cpu)) => Ok(Target::Cpu),
+        (_, Some(Device::Cuda(n))) => open_gpu(n).map(Target::Gpu),
+        (Need::Gpu, None) => open_gpu(0).map(Target::Gpu),
+        (Need::Either, None) => Ok(Gpu::open_with_compiler(0).map_or(Target::Cpu, Target::Gpu)),
     }
 }
 
