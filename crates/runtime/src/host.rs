@@ -83,6 +83,31 @@ impl CpuArch {
         self.avx512f && self.avx512bw && self.avx512vl
     }
 
+    /// The extensions present, as people name them ("SSE4.1 SSE4.2 AVX2 FMA …"), or "none".
+    pub fn feature_list(&self) -> String {
+        let all = [
+            (self.sse4_1, "SSE4.1"),
+            (self.sse4_2, "SSE4.2"),
+            (self.avx, "AVX"),
+            (self.avx2, "AVX2"),
+            (self.fma, "FMA"),
+            (self.bmi2, "BMI2"),
+            (self.avx512f, "AVX-512F"),
+            (self.avx512bw, "AVX-512BW"),
+            (self.avx512vl, "AVX-512VL"),
+            (self.avx512cd, "AVX-512CD"),
+            (self.avx512dq, "AVX-512DQ"),
+            (self.avx512vbmi, "AVX-512VBMI"),
+            (self.neon, "NEON"),
+        ];
+        let names: Vec<&str> = all.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(" ")
+        }
+    }
+
     /// The widest extension present, as people name it.
     pub fn best(&self) -> &'static str {
         if self.avx512f && self.avx512bw {
