@@ -59,7 +59,7 @@ pub enum Need {
 /// Where a command runs, resolved once from `--device`.
 pub enum Target {
     Cpu,
-    Gpu(Gpu),
+    Gpu(Box<Gpu>),
 }
 
 impl Target {
@@ -70,10 +70,14 @@ impl Target {
         }
     }
 
+    fn gpu_boxed(gpu: Gpu) -> Target {
+        Target::Gpu(Box::new(gpu))
+    }
+
     pub fn into_gpu(self) -> Option<Gpu> {
         match self {
             Target::Cpu => None,
-            Target::Gpu(g) => Some(g),
+            Target::Gpu(g) => Some(*g),
         }
     }
 }
@@ -90,9 +94,11 @@ pub fn resolve(device: Option<Device>, need: Need, what: &str) -> Result<Target>
             bail!("`{what}` runs GPU kernels: use --device cuda[:N]")
         }
         (Need::Cpu, _) | (Need::Either, Some(Device::Cpu)) => Ok(Target::Cpu),
-        (_, Some(Device::Cuda(n))) => open_gpu(n).map(Target::Gpu),
-        (Need::Gpu, None) => open_gpu(0).map(Target::Gpu),
-        (Need::Either, None) => Ok(Gpu::open_with_compiler(0).map_or(Target::Cpu, Target::Gpu)),
+        (_, Some(Device::Cuda(n))) => open_gpu(n).map(Target::gpu_boxed),
+        (Need::Gpu, None) => open_gpu(0).map(Target::gpu_boxed),
+        (Need::Either, None) => {
+            Ok(Gpu::open_with_compiler(0).map_or(Target::Cpu, Target::gpu_boxed))
+        }
     }
 }
 
