@@ -198,35 +198,38 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
             }
         }
     };
-    let (mut mismatches, mut max_error, mut note) = (0usize, 0.0f64, String::new());
-    for (i, &(got, want)) in results.iter().enumerate() {
+    let distance = |got: ClnsF32, want: ClnsF32| {
         // Bit for bit where a tolerance of 0 is asked (NaN payloads aside).
-        let d = if tol == 0.0 && got.is_finite() && got != want {
+        if tol == 0.0 && got.is_finite() && got != want {
             f64::INFINITY
         } else {
             crate::radian::distance(got, want)
-        };
-        max_error = max_error.max(d);
-        if d > tol {
-            if mismatches == 0 {
-                note = format!("first mismatch at [{i}]: got {got:?}, want {want:?}");
-            }
-            mismatches += 1;
         }
-    }
-    Ok(CheckReport {
-        elements: results.len(),
-        mismatches,
-        max_error,
-        tolerance: Tolerance { abs: 0.0, rel: tol },
-        note,
-    })
+    };
+    Ok(tally(
+        &results,
+        tol,
+        distance,
+        Tolerance { abs: 0.0, rel: tol },
+    ))
 }
 
 fn report(format: ClnsFormat, results: &[(Clns, Clns)], tol: f64) -> CheckReport {
+    let apart = |got, want| distance(format, got, want);
+    tally(results, tol, apart, Tolerance { abs: tol, rel: 0.0 })
+}
+
+/// (got, want) pairs farther apart than `tol` by `distance` are mismatches; the first is
+/// described in the note.
+fn tally<T: Copy + std::fmt::Debug>(
+    results: &[(T, T)],
+    tol: f64,
+    distance: impl Fn(T, T) -> f64,
+    tolerance: Tolerance,
+) -> CheckReport {
     let (mut mismatches, mut max_error, mut note) = (0usize, 0.0f64, String::new());
     for (i, &(got, want)) in results.iter().enumerate() {
-        let d = distance(format, got, want);
+        let d = distance(got, want);
         max_error = max_error.max(d);
         if d > tol {
             if mismatches == 0 {
@@ -239,7 +242,7 @@ fn report(format: ClnsFormat, results: &[(Clns, Clns)], tol: f64) -> CheckReport
         elements: results.len(),
         mismatches,
         max_error,
-        tolerance: Tolerance { abs: tol, rel: 0.0 },
+        tolerance,
         note,
     }
 }
@@ -295,8 +298,15 @@ fn check_fft(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
     })
 }
 
-/// The CLNS self-checks for `sigpu check`.
+/// The CLNS self-checks for `sigpu check`, in the order the registry lists them.
 pub fn checks() -> Vec<Check> {
+    let mut checks = code_format_checks();
+    checks.extend(f32_variant_and_blend_checks());
+    checks
+}
+
+/// S_b, element-wise ops, the FFT and the finite fast path in clns16.
+fn code_format_checks() -> Vec<Check> {
     vec![
         Check {
             name: "clns/sb_f64",
@@ -351,6 +361,12 @@ pub fn checks() -> Vec<Check> {
             about: "CLNS multiply, finite fast path (no class/range tests), finite pairs: exact",
             run: |gpu, seed| outcome(check_mul_finite(gpu, seed)),
         },
+    ]
+}
+
+/// The f32-radian variant's checks, then the blend add (registered last).
+fn f32_variant_and_blend_checks() -> Vec<Check> {
+    vec![
         Check {
             name: "clns/f32_mul",
             about: "f32-radian CLNS (the seed's) multiply vs ClnsF32::mul, bit for bit",
