@@ -5,14 +5,14 @@ mod bench;
 mod bench_filter;
 mod bench_filter_plot;
 mod check;
-mod clns;
+pub mod clns;
 mod demo;
 mod filter;
 mod info;
 pub mod ldpc;
 mod lns;
 
-use crate::cli::{BenchCommand, Cli, ClnsCommand, Command, DeviceChoice, LnsCommand};
+use crate::cli::{BenchCommand, Cli, Command, DeviceChoice, LnsCommand};
 use anyhow::{bail, Context, Result};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
@@ -37,10 +37,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),
         Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(one()?, cli.json, args),
         Command::Approx(command) => approx::run(one()?, cli.json, command),
-        Command::Clns(ClnsCommand::Certify(args)) => clns::certify(one()?, cli.json, args),
-        Command::Clns(ClnsCommand::Fig45(args)) => clns::fig45(cli.json, args),
-        Command::Clns(ClnsCommand::Fft(args)) => clns::fft(one()?, cli.json, args),
-        Command::Clns(ClnsCommand::CertifyF32(args)) => clns::certify_f32(cli.json, args),
+        Command::Clns(command) => clns::run(one()?, cli.json, command),
         Command::Bench(BenchCommand::Clns(args)) => clns::bench(one()?, cli.json, args),
     }
 }
