@@ -2,7 +2,7 @@
 //!
 //! Events must be created with `CU_EVENT_DEFAULT`: cudarc's `new_event(None)` disables timing.
 
-use super::error::{DriverContext, Result};
+use super::error::{DriverContext, Error, Result};
 use super::gpu::Gpu;
 use cudarc::driver::sys::CUevent_flags;
 use serde::Serialize;
@@ -21,13 +21,14 @@ pub struct Timing {
 /// between consecutive runs on the GPU's stream, and returns the median and spread of the
 /// intervals. `op` only enqueues work on that stream. Recording every event before reading any
 /// keeps the queue ahead of the GPU, so host launch latency stays out of all but the first
-/// sample, which the warm-up also covers.
-pub fn time_gpu(
+/// sample, which the warm-up also covers. `op` may fail with any error a driver error converts
+/// into (a capability crate's own error type), which is returned as it is.
+pub fn time_gpu<E: From<Error>>(
     gpu: &Gpu,
     warmup: usize,
     runs: usize,
-    mut op: impl FnMut() -> Result<()>,
-) -> Result<Timing> {
+    mut op: impl FnMut() -> Result<(), E>,
+) -> Result<Timing, E> {
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
     let runs = runs.max(1);
     for _ in 0..warmup {
