@@ -85,7 +85,7 @@ pub fn run(
     table1_only: bool,
     progress: &dyn Fn(&str),
 ) -> Result<Report> {
-    let clock = sigpu_lns::bench::sm_clock_mhz(gpu)?;
+    let clock = sigpu_runtime::cuda::sm_clock_mhz(gpu)?;
     let sms = gpu.info().sms;
     let config = launch(gpu);
     let threads = config.grid_dim.0 as u64 * 256;
