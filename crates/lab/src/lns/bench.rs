@@ -9,7 +9,7 @@ use serde::Serialize;
 use sigpu_lns::gpu::{fused, kernels, GpuMethod};
 use sigpu_lns::{Class, Format, LnsError, Method};
 use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
-use sigpu_runtime::cuda::{copy_bandwidth, sm_clock_mhz, DeviceBuffer, Gpu};
+use sigpu_runtime::cuda::{self, copy_bandwidth, sm_clock_mhz, DeviceBuffer, Gpu, Launch};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
@@ -208,6 +208,23 @@ impl Shape {
         }
     }
 
+    /// Finishes a `lns_bench_*` / `lns_blend_*` launch whose tables (and λ) are pushed: the
+    /// input range, iterations, `both` and the output, then runs it.
+    fn run<'a>(
+        &'a self,
+        launch: &mut Launch<'a>,
+        both: &'a i32,
+        out: &'a mut DeviceBuffer<i32>,
+    ) -> Result<(), cuda::Error> {
+        launch
+            .arg(&self.zlo)
+            .arg(&self.mask)
+            .arg(&self.iters)
+            .arg(both)
+            .buf_mut(out)
+            .run(self.config)
+    }
+
     fn row(&self, method: String, lambda: Option<u32>, both: bool, ms: f64) -> Row {
         let warps = self.evals as f64 / 32.0;
         Row {
@@ -237,13 +254,8 @@ fn single_rows(
         for both in [0i32, 1] {
             let t = time_op(gpu, 2, 10, || {
                 let mut launch = gpu.launch(&kernel);
-                gm.table_args(&mut launch)
-                    .arg(&shape.zlo)
-                    .arg(&shape.mask)
-                    .arg(&shape.iters)
-                    .arg(&both)
-                    .buf_mut(out)
-                    .run(shape.config)
+                gm.table_args(&mut launch);
+                shape.run(&mut launch, &both, out)
             })?;
             rows.push(shape.row(m.to_string(), None, both == 1, t.median_ms));
         }
@@ -276,14 +288,8 @@ fn blend_rows(
                 let t = time_op(gpu, 2, 10, || {
                     let mut launch = gpu.launch(&kernel);
                     ga.table_args(&mut launch);
-                    gb.table_args(&mut launch)
-                        .arg(&lambda)
-                        .arg(&shape.zlo)
-                        .arg(&shape.mask)
-                        .arg(&shape.iters)
-                        .arg(&both)
-                        .buf_mut(out)
-                        .run(shape.config)
+                    gb.table_args(&mut launch).arg(&lambda);
+                    shape.run(&mut launch, &both, out)
                 })?;
                 let method = format!("{a}+{b}");
                 rows.push(shape.row(method, Some(lambda as u32), both == 1, t.median_ms));

@@ -1,14 +1,13 @@
 //! Element-wise add, sub, mul and div of random words on the GPU against `Format`'s.
 
-use super::codes::twin;
-use super::{code_tolerance, codes_apart, in_codes};
+use super::codes::Subject;
+use super::{codes_apart, in_codes};
 use crate::arith::AddSub;
 use crate::error::LnsError;
 use crate::format::Format;
 use crate::gpu::{div, mul, GpuMethod};
-use crate::method::Method;
 use crate::value::Class;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sigpu_runtime::cuda::{CheckReport, DeviceBuffer, Gpu};
 
@@ -144,32 +143,16 @@ fn compare_u16(
 
 /// GPU element-wise add of random words (specials included) vs `Format::add` with the CPU
 /// twin: table methods bit for bit; formula methods within the certificate's codes.
-pub(super) fn check(
-    gpu: &Gpu,
-    seed: u64,
-    format: Format,
-    method: Method,
-) -> Result<CheckReport, LnsError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let m = GpuMethod::new(gpu, method, format)?;
-    let twin = twin(format, method)?;
+pub(super) fn check(gpu: &Gpu, mut rng: ChaCha8Rng, s: &Subject) -> Result<CheckReport, LnsError> {
+    let (m, tol, format) = (&s.m, s.tol, s.m.format);
     let (a, b) = operands(&mut rng, format);
     let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
     let mut out = gpu.alloc_poisoned::<u32>(a.len())?;
-    let tol = code_tolerance(method);
     let mut tally = Tally::default();
-    compare_ops(
-        gpu,
-        &m,
-        &twin,
-        tol,
-        (&a, &b),
-        (&da, &db),
-        &mut out,
-        &mut tally,
-    )?;
+    let (words, device) = ((&a[..], &b[..]), (&da, &db));
+    compare_ops(gpu, m, &s.twin, tol, words, device, &mut out, &mut tally)?;
     if format.word_bits() <= 16 {
-        compare_u16(gpu, &m, (&a, &b), (&da, &db), &mut out, &mut tally)?;
+        compare_u16(gpu, m, words, device, &mut out, &mut tally)?;
     }
     let Tally {
         elements,

@@ -7,31 +7,35 @@ use crate::error::LnsError;
 use crate::format::Format;
 use crate::gpu::GpuMethod;
 use crate::method::Method;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sigpu_runtime::cuda::{CheckReport, Gpu};
 
-/// The CPU twin of `method`: its own evaluator, or the f64 reference for the formula methods
-/// that have none (libdevice, the SFUs).
-pub(super) fn twin(format: Format, method: Method) -> Result<Box<dyn AddSub>, LnsError> {
-    match method.cpu(format)? {
-        Some(t) => Ok(t),
-        None => Ok(Method::F64.cpu(format)?.expect("f64 runs on the CPU")),
+/// What a check compares: a method on the GPU, its CPU twin (its own evaluator, or the f64
+/// reference for the formula methods that have none: libdevice, the SFUs), and how many codes
+/// they may differ by.
+pub(super) struct Subject {
+    pub m: GpuMethod,
+    pub twin: Box<dyn AddSub>,
+    pub tol: i64,
+}
+
+impl Subject {
+    pub(super) fn new(gpu: &Gpu, format: Format, method: Method) -> Result<Subject, LnsError> {
+        let m = GpuMethod::new(gpu, method, format)?;
+        let twin = match method.cpu(format)? {
+            Some(t) => t,
+            None => Method::F64.cpu(format)?.expect("f64 runs on the CPU"),
+        };
+        let tol = code_tolerance(method);
+        Ok(Subject { m, twin, tol })
     }
 }
 
 /// GPU method vs its CPU twin within [`code_tolerance`], both ends of each domain and random
 /// windows of 4096 inputs.
-pub(super) fn check(
-    gpu: &Gpu,
-    seed: u64,
-    format: Format,
-    method: Method,
-) -> Result<CheckReport, LnsError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let m = GpuMethod::new(gpu, method, format)?;
-    let twin = twin(format, method)?;
-    let tol = code_tolerance(method);
+pub(super) fn check(gpu: &Gpu, mut rng: ChaCha8Rng, s: &Subject) -> Result<CheckReport, LnsError> {
+    let (m, twin, tol, format) = (&s.m, &s.twin, s.tol, s.m.format);
     let (mut elements, mut mismatches, mut max_error, mut note) =
         (0usize, 0usize, 0i64, String::new());
     for func in [Which::Sb, Which::Db] {
@@ -47,7 +51,7 @@ pub(super) fn check(
             let got = m.eval(gpu, func, start, n as usize)?;
             for (i, g) in got.iter().enumerate() {
                 let z = start + i as i64;
-                let want = func.eval(&twin, z);
+                let want = func.eval(twin, z);
                 let err = (g - want).abs();
                 max_error = max_error.max(err);
                 if err > tol {

@@ -10,7 +10,9 @@ use crate::error::LnsError;
 use crate::format::Format;
 use crate::method::Method;
 use crate::value::Class;
-use sigpu_runtime::cuda::{self, Check, CheckReport, Tolerance};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sigpu_runtime::cuda::{self, Check, CheckReport, Gpu, Tolerance};
 
 /// A check's outcome for the registry: a GPU error stays one; any other error (none is
 /// expected, a check's inputs are valid) is a failed report that says why.
@@ -26,6 +28,17 @@ fn report(result: Result<CheckReport, LnsError>) -> cuda::Result<CheckReport> {
             note: e.to_string(),
         }),
     }
+}
+
+/// Runs `check` on `method` for `format`, its inputs drawn from `seed`.
+fn run_on(
+    gpu: &Gpu,
+    seed: u64,
+    (format, method): (Format, Method),
+    check: fn(&Gpu, ChaCha8Rng, &codes::Subject) -> Result<CheckReport, LnsError>,
+) -> cuda::Result<CheckReport> {
+    let subject = codes::Subject::new(gpu, format, method);
+    report(subject.and_then(|s| check(gpu, ChaCha8Rng::seed_from_u64(seed), &s)))
 }
 
 /// How many codes a method's GPU results may stray from its CPU twin: Horner tables and f64
@@ -85,7 +98,7 @@ macro_rules! code_checks {
         vec![$(Check {
             name: $name,
             about: "s_b and d_b codes vs the CPU twin on random input windows",
-            run: |gpu, seed| report(codes::check(gpu, seed, $format, $method)),
+            run: |gpu, seed| run_on(gpu, seed, ($format, $method), codes::check),
         }),*]
     };
 }
@@ -95,7 +108,7 @@ macro_rules! add_checks {
         vec![$(Check {
             name: $name,
             about: "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format",
-            run: |gpu, seed| report(add::check(gpu, seed, $format, $method)),
+            run: |gpu, seed| run_on(gpu, seed, ($format, $method), add::check),
         }),*]
     };
 }
