@@ -42,75 +42,13 @@ pub enum Command {
     Filter(FilterArgs),
     /// Real logarithmic number system: certificates, calculator.
     #[command(subcommand)]
-    Lns(LnsCommand),
+    Lns(crate::cmd::lns::LnsCommand),
     /// Approximate transcendentals on SFUs: catalog, microbenchmark, λ transformation, search.
     #[command(subcommand)]
     Approx(crate::cmd::approx::ApproxCommand),
     /// Complex LNS: S_b certificates, the seed's Fig. 4/5, FFT accuracy and speed.
     #[command(subcommand)]
     Clns(crate::cmd::clns::ClnsCommand),
-}
-
-#[derive(Subcommand, Debug)]
-pub enum LnsCommand {
-    /// Evaluate s_b / d_b by a method at every input of a format and report the error.
-    Certify(CertifyArgs),
-    /// Read lines `a op b` (op one of + - * /) on stdin; print each result as a decimal and as
-    /// the raw LNS word.
-    Calc(CalcArgs),
-    /// HMM forward algorithm in LNS on a random model: log-likelihood error vs f64 and speed.
-    Hmm(HmmArgs),
-    /// The seed's Fig. 3: worst-case s_b error in bits vs input precision, per table method.
-    Fig3(Fig3Args),
-}
-
-#[derive(Args, Debug)]
-pub struct Fig3Args {
-    /// Write the chart to BASE.svg and BASE.png.
-    #[arg(long, value_name = "BASE")]
-    pub plot: Option<std::path::PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct HmmArgs {
-    /// lns16, lns32 or i<I>f<F>.
-    #[arg(long, default_value = "lns32")]
-    pub format: sigpu_lns::Format,
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
-    pub states: u64,
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    pub steps: u64,
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=65536))]
-    pub batch: u64,
-    /// Seed of the random model and emissions.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Sequences whose log-likelihood is checked against the f64 log-space forward.
-    #[arg(long, default_value_t = 16)]
-    pub verify: u64,
-    /// Timed GPU runs (the median is reported).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    pub runs: u64,
-}
-
-#[derive(Args, Debug)]
-pub struct CertifyArgs {
-    /// lns16, lns32 or i<I>f<F>.
-    #[arg(long, default_value = "lns16")]
-    pub format: sigpu_lns::Format,
-    /// sb, db or both.
-    #[arg(long, default_value = "both", value_parser = ["sb", "db", "both"])]
-    pub func: String,
-    /// f64, accurate, sfu, horner2..horner5, tex1, tex2, or `all`.
-    #[arg(long, default_value = "all")]
-    pub method: String,
-}
-
-#[derive(Args, Debug)]
-pub struct CalcArgs {
-    /// lns16, lns32 or i<I>f<F>.
-    #[arg(long, default_value = "lns16")]
-    pub format: sigpu_lns::Format,
 }
 
 #[derive(Args, Debug)]
@@ -137,26 +75,9 @@ pub enum BenchCommand {
     #[command(alias = "recur")]
     Filter(BenchFilterArgs),
     /// LNS s_b / d_b throughput per method and blend, compute-bound (the seed's Table 1).
-    Lns(BenchLnsArgs),
+    Lns(crate::cmd::lns::bench::BenchLnsArgs),
     /// CLNS vs complex f32 add/mul (Table I), the texture-cache cliff, streaming ops.
     Clns(crate::cmd::clns::BenchClnsArgs),
-}
-
-#[derive(Args, Debug)]
-pub struct BenchLnsArgs {
-    /// lns16, lns32 or i<I>f<F>.
-    #[arg(long, default_value = "lns16")]
-    pub format: sigpu_lns::Format,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
-    /// GPU: write the blends' throughput against their warp split λ to BASE.svg and BASE.png.
-    #[arg(long, value_name = "BASE")]
-    pub plot: Option<std::path::PathBuf>,
-    /// CPU: measure only these methods (comma-separated, e.g. f64table,f64poly); default: every
-    /// CPU method without GPU tables (f64, f64table, f64poly).
-    #[arg(long, value_name = "M,...", value_delimiter = ',')]
-    pub method: Vec<sigpu_lns::Method>,
 }
 
 #[derive(Args, Debug)]

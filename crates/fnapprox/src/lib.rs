@@ -17,6 +17,18 @@
 //! Each table has a CPU evaluator that reproduces the GPU bit for bit where the hardware is
 //! modelled exactly (FMA Horner in f32; the texture filter as measured on the H100), so the
 //! error of a method is certified on the CPU and confirmed on the GPU.
+//!
+//! ```
+//! use sigpu_fnapprox::PiecewisePoly;
+//!
+//! // log2(1 + x) on [0, 1) by 16 quadratics with f32 coefficients.
+//! let fit = PiecewisePoly::fit(|x: f64| x.ln_1p() / std::f64::consts::LN_2, 0.0, 1.0, 16, 2)?;
+//! assert_eq!(fit.coeffs.len(), 16 * 3);
+//! // The error after rounding the coefficients, measured densely, is what the method gets.
+//! assert!(fit.max_error < 1e-5, "{}", fit.max_error);
+//! assert!((fit.eval(0.5) - 1.5f64.log2()).abs() <= fit.max_error + 1e-7);
+//! # Ok::<(), sigpu_fnapprox::FitError>(())
+//! ```
 
 pub mod grid2;
 mod linalg;

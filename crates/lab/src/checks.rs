@@ -9,6 +9,7 @@ use sigpu_runtime::cuda::{self, Check, CheckReport, Gpu};
 pub fn registry() -> Vec<Check> {
     let mut checks = cuda::checks();
     checks.extend(sigpu_lns::gpu::checks());
+    checks.extend(crate::lns::checks());
     checks.extend(sigpu_clns::gpu::checks());
     checks.extend(sigpu_recurrence::gpu::checks());
     checks.extend(sigpu_ldpc::gpu::checks());

@@ -176,6 +176,19 @@ __device__ int db_f64(const Geo& g, const unsigned long long*, int z) {
     return to_code_d(log(-expm1(zd * 0.69314718055994531)) / 0.69314718055994531, g.F);
 }
 
+// Every method of src/method.rs that has a kernel: X(name, s_b evaluator, d_b evaluator). The
+// entry points of each family below are stamped from this one list.
+#define LNS_METHODS(X)                                                                          \
+    X(f64, sb_f64, db_f64) \
+    X(accurate, sb_formula<Libdevice>, db_formula<Libdevice>) \
+    X(sfu, sb_sfu, db_sfu) \
+    X(horner2, sb_table<Horner<2>>, db_table<Horner<2>>) \
+    X(horner3, sb_table<Horner<3>>, db_table<Horner<3>>) \
+    X(horner4, sb_table<Horner<4>>, db_table<Horner<4>>) \
+    X(horner5, sb_table<Horner<5>>, db_table<Horner<5>>) \
+    X(tex1, sb_table<Tex1>, db_table<Tex1>) \
+    X(tex2, sb_table<Tex2>, db_table<Tex2>)
+
 // ---- kernels: out[i] = f(start + i) ---------------------------------------------------------
 
 #define LNS_KERNEL(NAME, EXPR)                                                                  \
@@ -187,24 +200,8 @@ __device__ int db_f64(const Geo& g, const unsigned long long*, int z) {
         if (i < n) out[i] = EXPR(g, t, (int)(start + i));                                       \
     }
 
-LNS_KERNEL(lns_sb_f64, sb_f64)
-LNS_KERNEL(lns_db_f64, db_f64)
-LNS_KERNEL(lns_sb_accurate, sb_formula<Libdevice>)
-LNS_KERNEL(lns_db_accurate, db_formula<Libdevice>)
-LNS_KERNEL(lns_sb_sfu, sb_sfu)
-LNS_KERNEL(lns_db_sfu, db_sfu)
-LNS_KERNEL(lns_sb_horner2, sb_table<Horner<2>>)
-LNS_KERNEL(lns_db_horner2, db_table<Horner<2>>)
-LNS_KERNEL(lns_sb_horner3, sb_table<Horner<3>>)
-LNS_KERNEL(lns_db_horner3, db_table<Horner<3>>)
-LNS_KERNEL(lns_sb_horner4, sb_table<Horner<4>>)
-LNS_KERNEL(lns_db_horner4, db_table<Horner<4>>)
-LNS_KERNEL(lns_sb_horner5, sb_table<Horner<5>>)
-LNS_KERNEL(lns_db_horner5, db_table<Horner<5>>)
-LNS_KERNEL(lns_sb_tex1, sb_table<Tex1>)
-LNS_KERNEL(lns_db_tex1, db_table<Tex1>)
-LNS_KERNEL(lns_sb_tex2, sb_table<Tex2>)
-LNS_KERNEL(lns_db_tex2, db_table<Tex2>)
+#define LNS_KERNEL_PAIR(M, SB, DB) LNS_KERNEL(lns_sb_##M, SB) LNS_KERNEL(lns_db_##M, DB)
+LNS_METHODS(LNS_KERNEL_PAIR)
 
 // ---- compute-bound throughput (the seed's Table 1) -----------------------------------------
 // Each thread evaluates `iters` inputs z = zlo + ((tid + it * stride) & mask) held in registers
@@ -231,15 +228,8 @@ LNS_KERNEL(lns_db_tex2, db_table<Tex2>)
         if (both) { LNS_BENCH_BODY(EXPR_SB, EXPR_DB, 1) } else { LNS_BENCH_BODY(EXPR_SB, EXPR_DB, 0) } \
     }
 
-LNS_BENCH(lns_bench_f64, sb_f64, db_f64)
-LNS_BENCH(lns_bench_accurate, sb_formula<Libdevice>, db_formula<Libdevice>)
-LNS_BENCH(lns_bench_sfu, sb_sfu, db_sfu)
-LNS_BENCH(lns_bench_horner2, sb_table<Horner<2>>, db_table<Horner<2>>)
-LNS_BENCH(lns_bench_horner3, sb_table<Horner<3>>, db_table<Horner<3>>)
-LNS_BENCH(lns_bench_horner4, sb_table<Horner<4>>, db_table<Horner<4>>)
-LNS_BENCH(lns_bench_horner5, sb_table<Horner<5>>, db_table<Horner<5>>)
-LNS_BENCH(lns_bench_tex1, sb_table<Tex1>, db_table<Tex1>)
-LNS_BENCH(lns_bench_tex2, sb_table<Tex2>, db_table<Tex2>)
+#define LNS_BENCH_ENTRY(M, SB, DB) LNS_BENCH(lns_bench_##M, SB, DB)
+LNS_METHODS(LNS_BENCH_ENTRY)
 
 // Blends: method A (tables in a0..a3) on warps below lambda of every 8, method B (b0..b3) on the rest.
 #define LNS_BLEND(NAME, A_SB, A_DB, B_SB, B_DB)                                                  \
@@ -263,18 +253,6 @@ LNS_BLEND(lns_blend_tex2_sfu, sb_table<Tex2>, db_table<Tex2>, sb_sfu, db_sfu)
 LNS_BLEND(lns_blend_tex2_horner3, sb_table<Tex2>, db_table<Tex2>, sb_table<Horner<3>>, db_table<Horner<3>>)
 LNS_BLEND(lns_blend_horner3_sfu, sb_table<Horner<3>>, db_table<Horner<3>>, sb_sfu, db_sfu)
 LNS_BLEND(lns_blend_tex1_sfu, sb_table<Tex1>, db_table<Tex1>, sb_sfu, db_sfu)
-
-// SM clock: one thread counts cycles against the global nanosecond timer.
-extern "C" __global__ void lns_sm_clock(long long spin, long long* out) {
-    long long t0, t1;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    const long long c0 = clock64();
-    while (clock64() - c0 < spin) {}
-    const long long c1 = clock64();
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-    out[0] = c1 - c0;
-    out[1] = t1 - t0;
-}
 
 // ---- LNS words: element-wise add and fused reductions ----------------------------------------
 // A word is a sign bit above a (log_bits)-bit two's-complement log code; the most negative code
@@ -372,15 +350,8 @@ __device__ void lns_add_loop(const Geo& g, const unsigned long long* t, const W*
         lns_add_loop<unsigned short, SB, DB>(g, t, a, b, out, n, negate_b);                     \
     }
 
-LNS_ADD_KERNEL(lns_add_f64, sb_f64, db_f64)
-LNS_ADD_KERNEL(lns_add_accurate, sb_formula<Libdevice>, db_formula<Libdevice>)
-LNS_ADD_KERNEL(lns_add_sfu, sb_sfu, db_sfu)
-LNS_ADD_KERNEL(lns_add_horner2, sb_table<Horner<2>>, db_table<Horner<2>>)
-LNS_ADD_KERNEL(lns_add_horner3, sb_table<Horner<3>>, db_table<Horner<3>>)
-LNS_ADD_KERNEL(lns_add_horner4, sb_table<Horner<4>>, db_table<Horner<4>>)
-LNS_ADD_KERNEL(lns_add_horner5, sb_table<Horner<5>>, db_table<Horner<5>>)
-LNS_ADD_KERNEL(lns_add_tex1, sb_table<Tex1>, db_table<Tex1>)
-LNS_ADD_KERNEL(lns_add_tex2, sb_table<Tex2>, db_table<Tex2>)
+#define LNS_ADD_ENTRY(M, SB, DB) LNS_ADD_KERNEL(lns_add_##M, SB, DB)
+LNS_METHODS(LNS_ADD_ENTRY)
 
 // x * y (div == 0) or x / y, exact, as Format::mul / Format::div in src/arith.rs.
 __device__ unsigned int lns_mul_div(const Geo& g, unsigned int a, unsigned int b, bool div) {

@@ -7,20 +7,37 @@
 //! - Conversions: [`Format::from_f64`] (correctly rounded in the log domain), [`Format::to_f64`].
 //! - Exact operations: mul, div, recip, sqrt, powi, neg, abs, compare.
 //! - Sums: [`Format::add`] / [`Format::sub`] through an [`AddSub`] method; [`Accurate`] (f64)
-//!   is the reference.
+//!   is the reference, [`Method`] names every method ([`Method::cpu`] builds its CPU
+//!   evaluator: [`F64Poly`] and [`F64Tables`] are the fast ones, vectorised with AVX2 /
+//!   AVX-512 where the CPU has them).
+//! - Slices and fused reductions: [`Format::add_slices`], [`Format::sum`], [`Format::dot`].
+//! - Certificates: [`certify`] a method's s_b or d_b at every input of a format.
+//! - On a GPU ([`gpu`]): [`gpu::GpuMethod`] (s_b, d_b, element-wise add/sub and their
+//!   certificates by any method), [`gpu::mul`] / [`gpu::div`], [`gpu::fused`] sum and dot,
+//!   and the self-checks [`gpu::checks`].
+//! - [`hmm`]: the HMM forward algorithm in LNS, on the CPU and a GPU.
 //!
-//! Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010).
+//! Errors are [`LnsError`]. Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010).
+//!
+//! ```
+//! use sigpu_lns::{Accurate, Format};
+//!
+//! let f = Format::LNS32;
+//! let (a, b) = (f.from_f64(3.0), f.from_f64(-0.5));
+//! // The sum goes through d_b (the signs differ), evaluated in f64 and rounded once.
+//! let sum = f.add(&Accurate(f), a, b);
+//! assert!((f.to_f64(sum) - 2.5).abs() < 2.5 * 1e-6);
+//! // Products are exact: the log codes add.
+//! assert_eq!(f.to_f64(f.mul(a, f.from_f64(2.0))), f.to_f64(a) * 2.0);
+//! ```
 
 mod arith;
 mod array;
-pub mod bench;
 mod certify;
+mod error;
 mod fast;
-pub mod fig3;
-pub mod fig3_gpu;
 mod format;
 pub mod gpu;
-pub mod gpu_fused;
 pub mod hmm;
 mod method;
 mod poly;
@@ -30,6 +47,7 @@ mod value;
 pub use arith::{db_f64, sb_f64, Accurate, AddSub};
 pub use array::LengthError;
 pub use certify::{certify, certify_results, Certificate, Which};
+pub use error::LnsError;
 pub use fast::F64Tables;
 pub use format::{Format, FormatError};
 pub use method::{Method, MethodError};

@@ -1,12 +1,12 @@
 //! The s_b/d_b methods by name, with automatic table geometry per format.
 
 use crate::arith::{Accurate, AddSub};
+use crate::error::LnsError;
 use crate::fast::F64Tables;
 use crate::format::Format;
 use crate::poly::F64Poly;
 use crate::tables::{Reader, Tables};
 use serde::Serialize;
-use sigpu_fnapprox::FitError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -97,7 +97,7 @@ impl Method {
     /// approximation error is a small fraction of an ulp at F = 23 (degree 2: 64 per unit,
     /// 3: 16, 4: 8, 5: 4; order 1: 256, the texel budget a texture cache holds; order 2: 64).
     /// Shorter formats get the same segments per unit, or one code per segment at least.
-    pub fn tables(self, format: Format) -> Option<Result<Tables, FitError>> {
+    pub fn tables(self, format: Format) -> Option<Result<Tables, LnsError>> {
         let reader = self.reader()?;
         let per_unit_bits: u32 = match self {
             Method::Horner(2) => 6,
@@ -123,7 +123,7 @@ impl Method {
     }
 
     /// A CPU evaluator of this method, when it has one.
-    pub fn cpu(self, format: Format) -> Result<Option<Box<dyn AddSub>>, FitError> {
+    pub fn cpu(self, format: Format) -> Result<Option<Box<dyn AddSub>>, LnsError> {
         Ok(match self {
             Method::F64 => Some(Box::new(Accurate(format))),
             Method::F64Table => Some(Box::new(F64Tables::new(format)?)),

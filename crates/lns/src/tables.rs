@@ -13,6 +13,7 @@
 //! near range is as accurate as the far one at any F.
 
 use crate::arith::{db_f64, sb_f64, AddSub};
+use crate::error::LnsError;
 use crate::format::Format;
 use sigpu_fnapprox::{tables as tex, FitError, PiecewisePoly};
 
@@ -67,17 +68,18 @@ impl Tables {
         shift: u32,
         near_shift: u32,
         log2m_bits: u32,
-    ) -> Result<Tables, FitError> {
+    ) -> Result<Tables, LnsError> {
         let f = format.frac_bits;
         if shift > 24 || near_shift > f.min(24) || log2m_bits > 16 {
             return Err(FitError::Invalid(format!(
                 "segment sizes out of range (shift {shift} ≤ 24, near_shift {near_shift} ≤ min(F, 24), log2m_bits {log2m_bits} ≤ 16)"
-            )));
+            ))
+            .into());
         }
         let degree = match reader {
             Reader::Horner(d) if (1..=5).contains(&d) => d,
             Reader::Horner(d) => {
-                return Err(FitError::Invalid(format!("Horner degree {d}: use 1 to 5")))
+                return Err(FitError::Invalid(format!("Horner degree {d}: use 1 to 5")).into())
             }
             Reader::Texture1 => 1,
             Reader::Texture2 => 2,

@@ -10,9 +10,9 @@ mod demo;
 mod filter;
 mod info;
 pub mod ldpc;
-mod lns;
+pub mod lns;
 
-use crate::cli::{BenchCommand, Cli, Command, DeviceChoice, LnsCommand};
+use crate::cli::{BenchCommand, Cli, Command, DeviceChoice};
 use anyhow::{bail, Context, Result};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
@@ -26,12 +26,9 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Info => info::run(cli.json),
         Command::Check(args) => check::run(one()?, cli.json, args),
         Command::Bench(BenchCommand::Copy(args)) => bench::copy(one()?, cli.json, args),
-        Command::Bench(BenchCommand::Lns(args)) => bench::lns(one()?, cli.json, args),
+        Command::Bench(BenchCommand::Lns(args)) => lns::bench::run(one()?, cli.json, args),
         Command::Demo => demo::run(one()?, cli.json),
-        Command::Lns(LnsCommand::Certify(args)) => lns::certify(one()?, cli.json, args),
-        Command::Lns(LnsCommand::Calc(args)) => lns::calc(cli.json, args),
-        Command::Lns(LnsCommand::Hmm(args)) => lns::hmm(one()?, cli.json, args),
-        Command::Lns(LnsCommand::Fig3(args)) => lns::fig3(one()?, cli.json, args),
+        Command::Lns(command) => lns::run(one()?, cli.json, command),
         Command::Filter(args) => filter::run(one()?, cli.json, args),
         Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(one()?, cli.json, args),
         Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),

@@ -8,6 +8,7 @@
 
 pub mod gpu;
 
+use crate::error::LnsError;
 use crate::format::Format;
 use crate::value::Class;
 use rand::{Rng, SeedableRng};
@@ -22,13 +23,6 @@ pub struct HmmModel {
     pub log_init: Vec<f64>,
     /// ln A_ij, row-major: from state i to state j at `i * states + j`.
     pub log_trans: Vec<f64>,
-}
-
-/// Why a forward pass cannot run.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum HmmError {
-    #[error("HMM shape: {0}")]
-    Shape(String),
 }
 
 impl HmmModel {
@@ -50,10 +44,10 @@ impl HmmModel {
     }
 
     /// The model's own shape: S initial and S² transition log-probabilities.
-    pub(crate) fn check_model(&self) -> Result<(), HmmError> {
+    pub(crate) fn check_model(&self) -> Result<(), LnsError> {
         let s = self.states;
         if s == 0 || self.log_init.len() != s || self.log_trans.len() != s * s {
-            return Err(HmmError::Shape(format!(
+            return Err(LnsError::HmmShape(format!(
                 "{s} states need {s} initial and {} transition log-probabilities, got {} and {}",
                 s * s,
                 self.log_init.len(),
@@ -63,11 +57,11 @@ impl HmmModel {
         Ok(())
     }
 
-    fn check(&self, log_emit: &[f64]) -> Result<usize, HmmError> {
+    fn check(&self, log_emit: &[f64]) -> Result<usize, LnsError> {
         self.check_model()?;
         let s = self.states;
         if log_emit.is_empty() || !log_emit.len().is_multiple_of(s) {
-            return Err(HmmError::Shape(format!(
+            return Err(LnsError::HmmShape(format!(
                 "emissions must be steps × {s} log-probabilities, got {}",
                 log_emit.len()
             )));
@@ -76,7 +70,7 @@ impl HmmModel {
     }
 
     /// ln P(observations) in f64 log space (log-sum-exp): the reference.
-    pub fn forward_f64(&self, log_emit: &[f64]) -> Result<f64, HmmError> {
+    pub fn forward_f64(&self, log_emit: &[f64]) -> Result<f64, LnsError> {
         let steps = self.check(log_emit)?;
         let s = self.states;
         let mut alpha: Vec<f64> = (0..s).map(|j| self.log_init[j] + log_emit[j]).collect();
@@ -92,7 +86,7 @@ impl HmmModel {
     }
 
     /// ln P(observations) computed in LNS `format`, returned as f64.
-    pub fn forward_lns(&self, format: Format, log_emit: &[f64]) -> Result<f64, HmmError> {
+    pub fn forward_lns(&self, format: Format, log_emit: &[f64]) -> Result<f64, LnsError> {
         let steps = self.check(log_emit)?;
         let s = self.states;
         let word = |ln_p: f64| prob_word(format, ln_p);
@@ -134,9 +128,9 @@ impl HmmModel {
         format: Format,
         log_emit: &[f64],
         batch: usize,
-    ) -> Result<Vec<f64>, HmmError> {
+    ) -> Result<Vec<f64>, LnsError> {
         if batch == 0 || !log_emit.len().is_multiple_of(batch) {
-            return Err(HmmError::Shape(format!(
+            return Err(LnsError::HmmShape(format!(
                 "{} emissions do not split into {batch} sequences",
                 log_emit.len()
             )));

@@ -5,11 +5,12 @@
 
 use super::{F64Poly, EXP_ONE, FRACTION, P_DEGREE, Q_DEGREE};
 use crate::arith::AddSub;
+use sigpu_runtime::host::CpuArch;
 use std::arch::x86_64::*;
 
-/// Whether this CPU runs the AVX2 path.
-pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+/// Whether a CPU with `arch` runs the AVX2 path.
+pub(crate) fn available(arch: &CpuArch) -> bool {
+    arch.avx2 && arch.fma
 }
 
 /// Broadcast coefficients and bit masks, once per call.

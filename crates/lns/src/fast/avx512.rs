@@ -6,14 +6,12 @@
 //! every word equals the scalar method's (tested against it over random and edge inputs).
 
 use super::F64Tables;
+use sigpu_runtime::host::CpuArch;
 use std::arch::x86_64::*;
 
-/// Whether this CPU runs [`add_words`] (checked once per call; cheap, cached by std).
-pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512vl")
-        && is_x86_feature_detected!("avx512cd")
-        && is_x86_feature_detected!("fma")
+/// Whether a CPU with `arch` runs [`add_words`].
+pub(crate) fn available(arch: &CpuArch) -> bool {
+    arch.avx512f && arch.avx512vl && arch.avx512cd && arch.fma
 }
 
 /// The far tables interleaved for one gather index: `[segment][sb, db][c0, c1, c2]`.
@@ -23,6 +21,114 @@ pub(crate) fn interleave(t: &F64Tables) -> Vec<f64> {
         .zip(t.db.coeffs.chunks(3))
         .flat_map(|(s, d)| s.iter().chain(d).copied())
         .collect()
+}
+
+/// The format's and the far tables' constants for the add, broadcast once per call.
+struct WordConsts {
+    sh: __m128i,
+    lsh: __m128i,
+    special: __m256i,
+    inf: __m256i,
+    one: __m256i,
+    field: __m256i,
+    z0: __m256i,
+    near: __m256i,
+    max_code: __m256i,
+    min_code: __m256i,
+    span: __m256i,
+    last: __m256i,
+    shift: __m128i,
+    inv_seg: __m512d,
+    scale: __m512d,
+}
+
+impl WordConsts {
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    fn new(t: &F64Tables) -> WordConsts {
+        let g = &t.geometry;
+        let f = g.format;
+        let l = f.log_bits() as i32;
+        WordConsts {
+            sh: _mm_cvtsi32_si128(32 - l),
+            lsh: _mm_cvtsi32_si128(l),
+            special: _mm256_set1_epi32(f.special_code() as i32),
+            inf: _mm256_set1_epi32(f.inf_code() as i32),
+            one: _mm256_set1_epi32(1),
+            field: _mm256_set1_epi32(((1u64 << l) - 1) as i32),
+            z0: _mm256_set1_epi32(f.essential_zero_code() as i32),
+            near: _mm256_set1_epi32(-(1i32 << f.frac_bits)),
+            max_code: _mm256_set1_epi32(f.max_code() as i32),
+            min_code: _mm256_set1_epi32(f.min_code() as i32),
+            span: _mm256_set1_epi32((g.far_segments << g.shift) as i32),
+            last: _mm256_set1_epi32(g.far_segments as i32 - 1),
+            shift: _mm_cvtsi32_si128(g.shift as i32),
+            inv_seg: _mm512_set1_pd(crate::format::pow2(-(g.shift as i32))),
+            scale: _mm512_set1_pd(crate::format::pow2(f.frac_bits as i32)),
+        }
+    }
+}
+
+/// Eight sums: the words, and the lanes the scalar add must redo (specials, x + (−x),
+/// results out of range). `far` is checked against the geometry by [`add_words`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl,avx512cd,fma,avx2")]
+fn add8(
+    t: &F64Tables,
+    far: &[f64],
+    (k, c): (&WordConsts, &NearConsts),
+    va: __m256i,
+    vb: __m256i,
+) -> (__m256i, __mmask8) {
+    let zero = _mm256_setzero_si256();
+    // Sign-extended log fields and signs.
+    let xa = _mm256_sra_epi32(_mm256_sll_epi32(va, k.sh), k.sh);
+    let xb = _mm256_sra_epi32(_mm256_sll_epi32(vb, k.sh), k.sh);
+    let sa = _mm256_and_si256(_mm256_srl_epi32(va, k.lsh), k.one);
+    let sb = _mm256_and_si256(_mm256_srl_epi32(vb, k.lsh), k.one);
+    let big = _mm256_max_epi32(xa, xb);
+    let z = _mm256_sub_epi32(_mm256_min_epi32(xa, xb), big);
+    let a_wins = _mm256_cmpge_epi32_mask(xa, xb);
+    let sign = _mm256_mask_blend_epi32(a_wins, sb, sa);
+    let is_db = _mm256_cmpneq_epi32_mask(sa, sb);
+    let flat = _mm256_cmplt_epi32_mask(z, k.z0); // beyond the essential zero: + 0
+    let near_db = is_db & _mm256_cmpgt_epi32_mask(z, k.near);
+    let scalar = _mm256_cmpeq_epi32_mask(xa, k.special)
+        | _mm256_cmpeq_epi32_mask(xb, k.special)
+        | _mm256_cmpeq_epi32_mask(xa, k.inf)
+        | _mm256_cmpeq_epi32_mask(xb, k.inf)
+        | (is_db & _mm256_cmpeq_epi32_mask(z, zero));
+    // Far segment w and local s; z = 0 (s_b only) reads the last segment at s = 1.
+    let u = _mm256_add_epi32(z, k.span);
+    let w = _mm256_max_epi32(_mm256_min_epi32(_mm256_sra_epi32(u, k.shift), k.last), zero);
+    let off = _mm256_sub_epi32(u, _mm256_sll_epi32(w, k.shift));
+    let s = _mm512_mul_pd(_mm512_cvtepi32_pd(off), k.inv_seg);
+    // Gather index (2w + is_db) * 3.
+    let row = _mm256_mask_add_epi32(_mm256_add_epi32(w, w), is_db, _mm256_add_epi32(w, w), k.one);
+    let idx = _mm256_add_epi32(_mm256_add_epi32(row, row), row);
+    let base = far.as_ptr();
+    // SAFETY: 0 ≤ w < far_segments, so idx + 2 < 6 · far_segments = far.len() (asserted by
+    // `add_words`, the only caller).
+    let (c0, c1, c2) = unsafe {
+        (
+            _mm512_i32gather_pd::<8>(idx, base),
+            _mm512_i32gather_pd::<8>(_mm256_add_epi32(idx, k.one), base),
+            _mm512_i32gather_pd::<8>(_mm256_add_epi32(idx, _mm256_add_epi32(k.one, k.one)), base),
+        )
+    };
+    let p = _mm512_fmadd_pd(_mm512_fmadd_pd(c2, s, c1), s, c0);
+    // Round to nearest, ties to even (the default MXCSR mode), as the scalar `to_code`.
+    let d = _mm512_cvtpd_epi32(_mm512_mul_pd(p, k.scale));
+    let d = _mm256_mask_mov_epi32(d, flat, zero);
+    let d = if near_db != 0 {
+        _mm256_mask_mov_epi32(d, near_db, near_pole(t, c, z))
+    } else {
+        d
+    };
+    let r = _mm256_add_epi32(big, d);
+    let scalar =
+        scalar | _mm256_cmpgt_epi32_mask(r, k.max_code) | _mm256_cmplt_epi32_mask(r, k.min_code);
+    let word = _mm256_or_si256(_mm256_sll_epi32(sign, k.lsh), _mm256_and_si256(r, k.field));
+    (word, scalar)
 }
 
 /// out[i] = a[i] + b[i]. Needs [`available`]; the format's log field at most 31 bits.
@@ -37,11 +143,10 @@ pub(crate) fn interleave(t: &F64Tables) -> Vec<f64> {
 pub(crate) unsafe fn add_words(t: &F64Tables, far: &[f64], a: &[u32], b: &[u32], out: &mut [u32]) {
     let g = &t.geometry;
     let f = g.format;
-    let l = f.log_bits() as i32;
-    // What the gathers' SAFETY arguments below rest on: far segment w ∈ [0, far_segments),
+    // What the gathers' SAFETY arguments rest on: far segment w ∈ [0, far_segments),
     // log2 m segment < 2^log2m_bits, h segment < 2^(F − near_shift), 3 coefficients each.
     assert!(
-        l <= 31
+        f.log_bits() <= 31
             && g.far_segments >= 1
             && far.len() == 6 * g.far_segments
             && g.log2m_bits <= 16
@@ -51,23 +156,7 @@ pub(crate) unsafe fn add_words(t: &F64Tables, far: &[f64], a: &[u32], b: &[u32],
         "F64Tables: geometry {g:?} does not match its tables"
     );
     let n = a.len().min(b.len()).min(out.len());
-    let sh = _mm_cvtsi32_si128(32 - l);
-    let lsh = _mm_cvtsi32_si128(l);
-    let special = _mm256_set1_epi32(f.special_code() as i32);
-    let inf = _mm256_set1_epi32(f.inf_code() as i32);
-    let one = _mm256_set1_epi32(1);
-    let field = _mm256_set1_epi32(((1u64 << l) - 1) as i32);
-    let z0 = _mm256_set1_epi32(f.essential_zero_code() as i32);
-    let near = _mm256_set1_epi32(-(1i32 << f.frac_bits));
-    let max_code = _mm256_set1_epi32(f.max_code() as i32);
-    let min_code = _mm256_set1_epi32(f.min_code() as i32);
-    let span = _mm256_set1_epi32((g.far_segments << g.shift) as i32);
-    let last = _mm256_set1_epi32(g.far_segments as i32 - 1);
-    let shift = _mm_cvtsi32_si128(g.shift as i32);
-    let inv_seg = _mm512_set1_pd(crate::format::pow2(-(g.shift as i32)));
-    let scale = _mm512_set1_pd(crate::format::pow2(f.frac_bits as i32));
-    let zero = _mm256_setzero_si256();
-    let c = NearConsts::new(t);
+    let consts = (&WordConsts::new(t), &NearConsts::new(t));
     let mut i = 0;
     while i + 8 <= n {
         // SAFETY: i + 8 ≤ n ≤ the slices' lengths.
@@ -77,52 +166,7 @@ pub(crate) unsafe fn add_words(t: &F64Tables, far: &[f64], a: &[u32], b: &[u32],
                 _mm256_loadu_si256(b.as_ptr().add(i) as *const __m256i),
             )
         };
-        // Sign-extended log fields and signs.
-        let xa = _mm256_sra_epi32(_mm256_sll_epi32(va, sh), sh);
-        let xb = _mm256_sra_epi32(_mm256_sll_epi32(vb, sh), sh);
-        let sa = _mm256_and_si256(_mm256_srl_epi32(va, lsh), one);
-        let sb = _mm256_and_si256(_mm256_srl_epi32(vb, lsh), one);
-        let big = _mm256_max_epi32(xa, xb);
-        let z = _mm256_sub_epi32(_mm256_min_epi32(xa, xb), big);
-        let a_wins = _mm256_cmpge_epi32_mask(xa, xb);
-        let sign = _mm256_mask_blend_epi32(a_wins, sb, sa);
-        let is_db = _mm256_cmpneq_epi32_mask(sa, sb);
-        let flat = _mm256_cmplt_epi32_mask(z, z0); // beyond the essential zero: + 0
-        let near_db = is_db & _mm256_cmpgt_epi32_mask(z, near);
-        let mut scalar = _mm256_cmpeq_epi32_mask(xa, special)
-            | _mm256_cmpeq_epi32_mask(xb, special)
-            | _mm256_cmpeq_epi32_mask(xa, inf)
-            | _mm256_cmpeq_epi32_mask(xb, inf)
-            | (is_db & _mm256_cmpeq_epi32_mask(z, zero));
-        // Far segment w and local s; z = 0 (s_b only) reads the last segment at s = 1.
-        let u = _mm256_add_epi32(z, span);
-        let w = _mm256_max_epi32(_mm256_min_epi32(_mm256_sra_epi32(u, shift), last), zero);
-        let off = _mm256_sub_epi32(u, _mm256_sll_epi32(w, shift));
-        let s = _mm512_mul_pd(_mm512_cvtepi32_pd(off), inv_seg);
-        // Gather index (2w + is_db) * 3.
-        let row = _mm256_mask_add_epi32(_mm256_add_epi32(w, w), is_db, _mm256_add_epi32(w, w), one);
-        let idx = _mm256_add_epi32(_mm256_add_epi32(row, row), row);
-        let base = far.as_ptr();
-        // SAFETY: 0 ≤ w < far_segments, so idx + 2 < 6 · far_segments = far.len().
-        let (c0, c1, c2) = unsafe {
-            (
-                _mm512_i32gather_pd::<8>(idx, base),
-                _mm512_i32gather_pd::<8>(_mm256_add_epi32(idx, one), base),
-                _mm512_i32gather_pd::<8>(_mm256_add_epi32(idx, _mm256_add_epi32(one, one)), base),
-            )
-        };
-        let p = _mm512_fmadd_pd(_mm512_fmadd_pd(c2, s, c1), s, c0);
-        // Round to nearest, ties to even (the default MXCSR mode), as the scalar `to_code`.
-        let d = _mm512_cvtpd_epi32(_mm512_mul_pd(p, scale));
-        let d = _mm256_mask_mov_epi32(d, flat, zero);
-        let d = if near_db != 0 {
-            _mm256_mask_mov_epi32(d, near_db, near_pole(t, &c, z))
-        } else {
-            d
-        };
-        let r = _mm256_add_epi32(big, d);
-        scalar |= _mm256_cmpgt_epi32_mask(r, max_code) | _mm256_cmplt_epi32_mask(r, min_code);
-        let word = _mm256_or_si256(_mm256_sll_epi32(sign, lsh), _mm256_and_si256(r, field));
+        let (word, mut scalar) = add8(t, far, consts, va, vb);
         // SAFETY: i + 8 ≤ n ≤ out.len().
         unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(i) as *mut __m256i, word) };
         while scalar != 0 {

@@ -3,10 +3,10 @@
 //! Each table method is evaluated on all 2^f + 1 inputs by its CPU twin (the texture methods by
 //! the H100 filter model of `docs/texture-filtering.md`).
 
-use crate::arith::sb_f64;
 use rayon::prelude::*;
 use serde::Serialize;
 use sigpu_fnapprox::{tables as tex, FitError, PiecewisePoly};
+use sigpu_lns::sb_f64;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Fig3Point {

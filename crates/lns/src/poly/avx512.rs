@@ -7,14 +7,12 @@
 
 use super::{F64Poly, P_DEGREE, Q_DEGREE};
 use crate::arith::AddSub;
+use sigpu_runtime::host::CpuArch;
 use std::arch::x86_64::*;
 
-/// Whether this CPU runs the AVX-512 path.
-pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512vl")
-        && is_x86_feature_detected!("avx2")
-        && is_x86_feature_detected!("fma")
+/// Whether a CPU with `arch` runs the AVX-512 path.
+pub(crate) fn available(arch: &CpuArch) -> bool {
+    arch.avx512f && arch.avx512vl && arch.avx2 && arch.fma
 }
 
 /// The method's tables and coefficients broadcast into registers, once per call.

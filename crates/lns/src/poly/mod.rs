@@ -26,15 +26,42 @@
 //! same f64 operations in the same order, so their words are equal (tested).
 
 use crate::arith::AddSub;
+use crate::error::LnsError;
 use crate::format::{pow2, Format};
 use sigpu_fnapprox::{minimax, FitError};
+use sigpu_runtime::host::CpuArch;
 
 #[cfg(target_arch = "x86_64")]
-#[path = "poly_avx2.rs"]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
-#[path = "poly_avx512.rs"]
 mod avx512;
+
+/// The code path [`F64Poly`] adds and evaluates with, chosen from a [`CpuArch`] and the format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    Scalar,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Path {
+    /// The widest path `arch` runs, for a format the vector paths take.
+    fn best(arch: &CpuArch, vector_format: bool) -> Path {
+        #[cfg(target_arch = "x86_64")]
+        if vector_format {
+            if avx512::available(arch) {
+                return Path::Avx512;
+            }
+            if avx2::available(arch) {
+                return Path::Avx2;
+            }
+        }
+        let _ = (arch, vector_format);
+        Path::Scalar
+    }
+}
 
 /// Redoes with the scalar add the lanes a block of vectors flagged (specials, exact
 /// cancellation, out-of-range results): bit j of `flags[g]` marks word `start + width·g + j`.
@@ -82,6 +109,8 @@ pub struct F64Poly {
     q: [f64; Q_DEGREE + 1],
     /// P(t) · 2^F ≈ 2^F · log2(1 + t) / t on [0, 1/16], ascending degree.
     p: [f64; P_DEGREE + 1],
+    /// The vector path (or none) adds and batches of codes run on.
+    path: Path,
 }
 
 /// Horner with fused multiply-adds, highest degree first (the order every path uses).
@@ -99,8 +128,14 @@ const FRACTION: u64 = (1 << 52) - 1;
 const EXP_ONE: u64 = 1023 << 52;
 
 impl F64Poly {
-    /// The tables for `format` (fits two degree-4 polynomials: microseconds).
-    pub fn new(format: Format) -> Result<F64Poly, FitError> {
+    /// The tables for `format` (fits two degree-4 polynomials: microseconds), with the vector
+    /// path this CPU has.
+    pub fn new(format: Format) -> Result<F64Poly, LnsError> {
+        F64Poly::with_arch(format, CpuArch::host())
+    }
+
+    /// The tables for `format`, with the vector path `arch` has ([`CpuArch::scalar`]: none).
+    pub fn with_arch(format: Format, arch: CpuArch) -> Result<F64Poly, LnsError> {
         use std::f64::consts::LN_2;
         let f = format.frac_bits as i32;
         let q_fit = minimax(
@@ -133,7 +168,8 @@ impl F64Poly {
             return Err(FitError::Invalid(format!(
                 "f64poly fits: q error {:e}, P error {:e}",
                 q_fit.max_error, p_fit.max_error
-            )));
+            ))
+            .into());
         }
         let split = format.frac_bits.saturating_sub(4);
         let q = std::array::from_fn(|j| q_fit.coeffs[j] * pow2(-(split as i32) * (j as i32 + 1)));
@@ -150,6 +186,7 @@ impl F64Poly {
             log2_start,
             q,
             p,
+            path: Path::best(&arch, vector_format(format)),
         })
     }
 
@@ -186,12 +223,12 @@ impl F64Poly {
         // e · 2^F is exact: one rounding of the sum, then `eval` rounds it to a code.
         (e as f64).mul_add(self.unit, frac)
     }
+}
 
-    /// Whether the vector paths take this format: 32-bit lanes hold every code and result
-    /// (|d_b| < 2^(F + 5) ≤ 2^29 for F ≤ 24), and F ≥ 4 (16 z has fraction bits).
-    fn vector_format(&self) -> bool {
-        self.format.log_bits() <= 31 && (4..=24).contains(&self.format.frac_bits)
-    }
+/// Whether the vector paths take `format`: 32-bit lanes hold every code and result
+/// (|d_b| < 2^(F + 5) ≤ 2^29 for F ≤ 24), and F ≥ 4 (16 z has fraction bits).
+fn vector_format(format: Format) -> bool {
+    format.log_bits() <= 31 && (4..=24).contains(&format.frac_bits)
 }
 
 impl AddSub for F64Poly {
@@ -215,42 +252,33 @@ impl AddSub for F64Poly {
         }
     }
 
+    // SAFETY (both): `self.path` is a vector path only where `available` held for the
+    // CpuArch it was chosen from, and only for a format `vector_format` takes.
     fn eval_codes(&self, db: bool, zs: &[i64], out: &mut [i64]) {
-        #[cfg(target_arch = "x86_64")]
-        if self.vector_format() {
-            if avx512::available() {
-                // SAFETY: the CPU has the features `available` checks.
-                unsafe { avx512::eval_codes(self, db, zs, out) };
-                return;
+        match self.path {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512 => unsafe { avx512::eval_codes(self, db, zs, out) },
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => unsafe { avx2::eval_codes(self, db, zs, out) },
+            Path::Scalar => {
+                for (o, &z) in out.iter_mut().zip(zs) {
+                    *o = if db { self.db(z) } else { self.sb(z) };
+                }
             }
-            if avx2::available() {
-                // SAFETY: as above.
-                unsafe { avx2::eval_codes(self, db, zs, out) };
-                return;
-            }
-        }
-        for (o, &z) in out.iter_mut().zip(zs) {
-            *o = if db { self.db(z) } else { self.sb(z) };
         }
     }
 
     fn add_words(&self, a: &[u32], b: &[u32], out: &mut [u32]) {
-        #[cfg(target_arch = "x86_64")]
-        if self.vector_format() {
-            if avx512::available() {
-                // SAFETY: the CPU has the features `available` checks.
-                unsafe { avx512::add_words(self, a, b, out) };
-                return;
+        match self.path {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512 => unsafe { avx512::add_words(self, a, b, out) },
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => unsafe { avx2::add_words(self, a, b, out) },
+            Path::Scalar => {
+                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                    *o = self.format.add(self, x, y);
+                }
             }
-            if avx2::available() {
-                // SAFETY: as above.
-                unsafe { avx2::add_words(self, a, b, out) };
-                return;
-            }
-        }
-        let f = self.format;
-        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-            *o = f.add(self, x, y);
         }
     }
 }
@@ -332,13 +360,13 @@ pub(crate) mod tests {
             m.add_words(&a, &b, &mut out);
             paths.push(("dispatch", out.clone()));
             #[cfg(target_arch = "x86_64")]
-            if m.vector_format() {
-                if avx512::available() {
+            if vector_format(format) {
+                if avx512::available(&CpuArch::host()) {
                     // SAFETY: checked just above.
                     unsafe { avx512::add_words(&m, &a, &b, &mut out) };
                     paths.push(("avx512", out.clone()));
                 }
-                if avx2::available() {
+                if avx2::available(&CpuArch::host()) {
                     // SAFETY: checked just above.
                     unsafe { avx2::add_words(&m, &a, &b, &mut out) };
                     paths.push(("avx2", out.clone()));
@@ -372,13 +400,13 @@ pub(crate) mod tests {
                 m.eval_codes(db, &zs, &mut got);
                 assert_eq!(got, want, "{format} db={db} dispatch");
                 #[cfg(target_arch = "x86_64")]
-                if m.vector_format() {
-                    if avx512::available() {
+                if vector_format(format) {
+                    if avx512::available(&CpuArch::host()) {
                         // SAFETY: checked just above.
                         unsafe { avx512::eval_codes(&m, db, &zs, &mut got) };
                         assert_eq!(got, want, "{format} db={db} avx512");
                     }
-                    if avx2::available() {
+                    if avx2::available(&CpuArch::host()) {
                         // SAFETY: checked just above.
                         unsafe { avx2::eval_codes(&m, db, &zs, &mut got) };
                         assert_eq!(got, want, "{format} db={db} avx2");
@@ -409,7 +437,7 @@ pub(crate) mod tests {
                     .map(|&n| m.eval_unrounded(-(n as i64), db).to_bits())
                     .collect();
                 let mut got = vec![0.0; negs.len()];
-                if avx512::available() {
+                if avx512::available(&CpuArch::host()) {
                     // SAFETY: checked just above.
                     unsafe { avx512::unrounded(&m, db, &negs, &mut got) };
                     assert!(
@@ -417,7 +445,7 @@ pub(crate) mod tests {
                         "avx512"
                     );
                 }
-                if avx2::available() {
+                if avx2::available(&CpuArch::host()) {
                     // SAFETY: checked just above.
                     unsafe { avx2::unrounded(&m, db, &negs, &mut got) };
                     assert!(

@@ -3,41 +3,37 @@
 //! and libdevice, the error measured on the host against s_b in f64. The table methods'
 //! CPU twins are in `fig3.rs`; the check `lns/fig3_tables` compares the two.
 
-use crate::fig3::{Fig3Point, Fig3Tables, FIG3_METHODS};
-use sigpu_runtime::cuda::cudarc::driver::{DevicePtr, PushKernelArg};
+use super::fig3::{Fig3Point, Fig3Tables, FIG3_METHODS};
+use sigpu_runtime::cuda::cudarc::driver::DevicePtr;
 use sigpu_runtime::cuda::{
-    grid_1d, Check, CheckReport, Coordinates, Error, Filter, Gpu, KernelSource, Result, Texture,
+    grid_1d, Check, CheckReport, Coordinates, Filter, Gpu, KernelSource, Result, Texture,
     TextureDesc, Tolerance,
 };
 
 /// The Fig. 3 kernel (`kernels/fig3.cu`).
 pub fn kernels() -> KernelSource {
-    KernelSource::embedded("fig3.cu", include_str!("../kernels/fig3.cu"))
+    KernelSource::embedded("fig3.cu", include_str!("../../kernels/fig3.cu"))
 }
 
 /// The methods of the GPU figure: the CPU figure's table methods, then the SFU and libdevice.
+/// A method's index here is its id in the kernel.
 pub const FIG3_GPU_METHODS: [&str; 6] = ["tex1", "tex2", "horner2", "horner3", "sfu", "accurate"];
 
-/// Raw f32 values of `method` at every input of `t`.
-fn values(gpu: &Gpu, t: &Fig3Tables, method: &str) -> Result<Vec<f32>> {
-    let id = FIG3_GPU_METHODS
-        .iter()
-        .position(|m| *m == method)
-        .ok_or_else(|| Error::Invalid(format!("Fig. 3 has no method {method:?}")))?
-        as i32;
+/// Raw f32 values of method `FIG3_GPU_METHODS[id]` at every input of `t`.
+fn values(gpu: &Gpu, t: &Fig3Tables, id: usize) -> Result<Vec<f32>> {
     let desc = TextureDesc {
         filter: Filter::Linear,
         coords: Coordinates::Unnormalized,
     };
     // Owned here so the tables outlive the launch.
     let (mut tex, mut coeffs) = (None, None);
-    let handle: u64 = match method {
+    let handle: u64 = match FIG3_GPU_METHODS[id] {
         "tex1" => tex.insert(Texture::new_1d(gpu, &t.t1, desc)?).handle(),
         "tex2" => tex
             .insert(Texture::new_2d(gpu, &t.t2, 2 * t.k, 2, desc)?)
             .handle(),
         "horner2" | "horner3" => {
-            let p = if method == "horner2" { &t.p2 } else { &t.p3 };
+            let p = if id == 2 { &t.p2 } else { &t.p3 };
             let buf = coeffs.insert(gpu.upload(&p.coeffs)?);
             let (ptr, _sync) = buf.device_ptr(gpu.stream());
             ptr
@@ -46,26 +42,27 @@ fn values(gpu: &Gpu, t: &Fig3Tables, method: &str) -> Result<Vec<f32>> {
     };
     let n = t.inputs();
     let mut out = gpu.alloc_poisoned::<f32>(n)?;
-    let func = gpu.function(&kernels(), "lns_fig3")?;
-    let (f, k) = (t.f as i32, t.k as i32);
-    let mut launch = gpu.stream().launch_builder(&func);
-    launch.arg(&id).arg(&handle).arg(&f).arg(&k).arg(&mut out);
-    // SAFETY: arguments match lns_fig3; out holds 2^f + 1 floats; the table behind the handle
-    // (texture or k × (deg + 1) coefficients) lives until after the download below.
-    unsafe { launch.launch(grid_1d(n, 256)) }
-        .map_err(|e| Error::Invalid(format!("launching lns_fig3: {e}")))?;
+    let kernel = gpu.kernel(&kernels(), "lns_fig3")?;
+    let (id, f, k) = (id as i32, t.f as i32, t.k as i32);
+    gpu.launch(&kernel)
+        .arg(&id)
+        .arg(&handle)
+        .arg(&f)
+        .arg(&k)
+        .buf_mut(&mut out)
+        .run(grid_1d(n, 256))?;
     let v = gpu.download(&out)?;
     drop((tex, coeffs));
     Ok(v)
 }
 
 /// Fig. 3 measured on the GPU for input precisions `fs` (each 8..=23).
-pub fn fig3(gpu: &Gpu, fs: impl IntoIterator<Item = u32>) -> Result<Vec<Fig3Point>> {
+pub fn fig3(gpu: &Gpu, fs: impl IntoIterator<Item = u32>) -> anyhow::Result<Vec<Fig3Point>> {
     let mut points = Vec::new();
     for f in fs {
-        let t = Fig3Tables::new(f).map_err(|e| Error::Invalid(e.to_string()))?;
-        for method in FIG3_GPU_METHODS {
-            let v = values(gpu, &t, method)?;
+        let t = Fig3Tables::new(f)?;
+        for (id, method) in FIG3_GPU_METHODS.into_iter().enumerate() {
+            let v = values(gpu, &t, id)?;
             points.push(t.point(method, |i| v[i] as f64));
         }
     }
@@ -85,9 +82,10 @@ fn check_tables(gpu: &Gpu) -> Result<CheckReport> {
     let (mut elements, mut mismatches, mut worst) = (0, 0, 0.0f64);
     let mut note = String::new();
     for f in [12, 16] {
-        let t = Fig3Tables::new(f).map_err(|e| Error::Invalid(e.to_string()))?;
-        for method in FIG3_METHODS {
-            let v = values(gpu, &t, method)?;
+        let t = Fig3Tables::new(f).expect("f = 12 and 16 are in Fig. 3's 8..=23");
+        // The table methods lead FIG3_GPU_METHODS in FIG3_METHODS' order.
+        for (id, method) in FIG3_METHODS.into_iter().enumerate() {
+            let v = values(gpu, &t, id)?;
             // Horner is bit-exact; the filter's final f32 rounding may differ by one ulp.
             let ulps = if method.starts_with("tex") { 1.0 } else { 0.0 };
             for (i, &got) in v.iter().enumerate() {

@@ -4,12 +4,13 @@
 //! input by `sigpu lns certify --method f64table`).
 
 use crate::arith::{db_f64, sb_f64, AddSub};
+use crate::error::LnsError;
 use crate::format::Format;
 use crate::tables::{Geometry, Site};
-use sigpu_fnapprox::{FitError, PiecewisePoly64};
+use sigpu_fnapprox::PiecewisePoly64;
+use sigpu_runtime::host::CpuArch;
 
 #[cfg(target_arch = "x86_64")]
-#[path = "fast_avx512.rs"]
 mod avx512;
 
 /// Tables of s_b, far d_b, h and log2 m (see `tables.rs` for the geometry) in f64.
@@ -23,6 +24,8 @@ pub struct F64Tables {
     /// s_b and far d_b coefficients interleaved per segment, for one gather index (x86-64).
     #[cfg(target_arch = "x86_64")]
     far: Vec<f64>,
+    /// The CPU the vector path is chosen for.
+    arch: CpuArch,
 }
 
 /// Far segments per unit of z: 2^7 keeps the quadratic's error near 1e-8 ulp at F = 23 while
@@ -38,7 +41,14 @@ fn h_f64(z: f64) -> f64 {
 }
 
 impl F64Tables {
-    pub fn new(format: Format) -> Result<F64Tables, FitError> {
+    /// The tables for `format`, adding with the vector path this CPU has.
+    pub fn new(format: Format) -> Result<F64Tables, LnsError> {
+        F64Tables::with_arch(format, CpuArch::host())
+    }
+
+    /// The tables for `format`, adding with the vector path `arch` has
+    /// ([`CpuArch::scalar`]: none).
+    pub fn with_arch(format: Format, arch: CpuArch) -> Result<F64Tables, LnsError> {
         let f = format.frac_bits;
         let shift = f.saturating_sub(SEGMENTS_PER_UNIT_BITS);
         let far_segments = ((-format.essential_zero_code()) as usize).div_ceil(1 << shift);
@@ -66,6 +76,7 @@ impl F64Tables {
             log2m: fit(&|m: f64| m.log2(), 1.0, 2.0, 1 << 10)?,
             #[cfg(target_arch = "x86_64")]
             far: Vec::new(),
+            arch,
         };
         #[cfg(target_arch = "x86_64")]
         {
@@ -112,7 +123,7 @@ impl AddSub for F64Tables {
 
     fn add_words(&self, a: &[u32], b: &[u32], out: &mut [u32]) {
         #[cfg(target_arch = "x86_64")]
-        if self.geometry.format.log_bits() <= 31 && avx512::available() {
+        if self.geometry.format.log_bits() <= 31 && avx512::available(&self.arch) {
             // SAFETY: the CPU has AVX-512 F + VL and FMA (checked just above).
             unsafe { avx512::add_words(self, &self.far, a, b, out) };
             return;
@@ -157,7 +168,7 @@ mod tests {
     #[test]
     fn a_geometry_that_does_not_match_the_tables_is_refused() {
         #[cfg(target_arch = "x86_64")]
-        if avx512::available() {
+        if avx512::available(&CpuArch::host()) {
             let changes: [fn(&mut Geometry); 3] = [
                 |g| g.log2m_bits = 16,
                 |g| g.far_segments += 1,

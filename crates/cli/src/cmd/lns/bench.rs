@@ -1,0 +1,140 @@
+//! `sigpu bench lns`: the seed's Table 1 on a GPU (every method and blend, the streaming add
+//! and fused reductions), or the add throughput of the CPU methods.
+
+use crate::table;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use sigpu_lab::lns::bench::{
+    blend_chart, cpu_add_throughput, default_cpu_methods, throughput, Report,
+};
+use sigpu_lns::{Format, Method};
+use sigpu_runtime::Device;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct BenchLnsArgs {
+    /// lns16, lns32 or i<I>f<F>.
+    #[arg(long, default_value = "lns16")]
+    pub format: Format,
+    /// Also write the JSON result to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+    /// GPU: write the blends' throughput against their warp split λ to BASE.svg and BASE.png.
+    #[arg(long, value_name = "BASE")]
+    pub plot: Option<std::path::PathBuf>,
+    /// CPU: measure only these methods (comma-separated, e.g. f64table,f64poly); default: every
+    /// CPU method without GPU tables (f64, f64table, f64poly).
+    #[arg(long, value_name = "M,...", value_delimiter = ',')]
+    pub method: Vec<Method>,
+}
+
+pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
+    // Flags are checked before any device is opened or anything measured.
+    if device == Some(Device::Cpu) {
+        if let Some(m) = args.method.iter().find(|m| !m.runs_on_cpu()) {
+            bail!("--method {m}: runs on the GPU only (its GPU figures: --device cuda)");
+        }
+    } else if !args.method.is_empty() {
+        bail!(
+            "--method selects CPU methods (with --device cpu); the GPU run measures every method"
+        );
+    }
+    match super::super::resolve(device, super::super::Need::Either, "bench lns")?.into_gpu() {
+        Some(gpu) => on_gpu(&gpu, json, args),
+        None => on_cpu(json, args),
+    }
+}
+
+fn on_gpu(gpu: &sigpu_runtime::cuda::Gpu, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
+    let bar = indicatif::ProgressBar::new_spinner();
+    let report = throughput(gpu, args.format, &|m| bar.set_message(m.to_owned()))?;
+    bar.finish_and_clear();
+    super::super::write_json_out(&args.out, &report)?;
+    if let Some(base) = &args.plot {
+        blend_chart(&report)
+            .write(base)
+            .with_context(|| format!("--plot {}", base.display()))?;
+    }
+    if json {
+        super::super::print_json(&report)?;
+    } else {
+        print_report(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_report(report: &Report) {
+    let rows: Vec<Vec<String>> = (report.rows.iter())
+        .map(|r| {
+            vec![
+                r.method.clone(),
+                r.lambda.map_or("-".into(), |l| format!("{l}/8")),
+                if r.both { "s_b + d_b" } else { "s_b" }.into(),
+                format!("{:.1}", r.g_evals_per_s),
+                format!("{:.2}", r.cycles_per_warp),
+            ]
+        })
+        .collect();
+    println!(
+        "{} {}: {} SMs at a measured {:.0} MHz, {} evaluations per launch",
+        report.device, report.format, report.sms, report.sm_clock_mhz, report.evals_per_launch
+    );
+    let header = ["method", "lambda", "evaluates", "G evals/s", "cycles/warp"];
+    print!("{}", table::render(&header, &rows));
+    let share = |gb: f64, of_copy: f64| [format!("{gb:.0}"), format!("{:.1}%", 100.0 * of_copy)];
+    let stream: Vec<Vec<String>> = (report.streaming.iter())
+        .map(|r| {
+            let mut row = vec![r.method.clone(), format!("{:.1}", r.g_adds_per_s)];
+            row.extend(share(r.gb_per_s, r.fraction_of_copy));
+            row
+        })
+        .collect();
+    let n = report.streaming.first().map_or(0, |r| r.elements);
+    println!("streaming add of {n} words (12 bytes per add):");
+    let header = ["method", "G adds/s", "GB/s", "of copy"];
+    print!("{}", table::render(&header, &stream));
+    let reductions: Vec<Vec<String>> = (report.reductions.iter())
+        .map(|r| {
+            let mut row = vec![r.op.to_string(), format!("{:.1}", r.g_elems_per_s)];
+            row.extend(share(r.gb_per_s, r.fraction_of_copy));
+            row
+        })
+        .collect();
+    println!("fused reductions over the same words (4 bytes read per word):");
+    let header = ["op", "G elements/s", "GB/s", "of copy"];
+    print!("{}", table::render(&header, &reductions));
+}
+
+/// `bench lns --device cpu`: element-wise add throughput of every CPU method.
+fn on_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
+    let methods = if args.method.is_empty() {
+        default_cpu_methods()
+    } else {
+        args.method.clone()
+    };
+    let rows = (methods.into_iter())
+        .map(|m| cpu_add_throughput(args.format, m, 1 << 22, 5))
+        .collect::<Result<Vec<_>, _>>()?;
+    super::super::write_json_out(&args.out, &rows)?;
+    if json {
+        return super::super::print_json(&rows).map(|_| ExitCode::SUCCESS);
+    }
+    let table_rows: Vec<Vec<String>> = (rows.iter())
+        .map(|r| {
+            vec![
+                r.method.clone(),
+                r.threads.to_string(),
+                format!("{:.3}", r.g_adds_per_s),
+            ]
+        })
+        .collect();
+    println!(
+        "{} add/sub on the CPU, {} elements (log2|x| in [-8, 8], random signs):",
+        args.format, rows[0].elements
+    );
+    print!(
+        "{}",
+        table::render(&["method", "threads", "G adds/s"], &table_rows)
+    );
+    Ok(ExitCode::SUCCESS)
+}

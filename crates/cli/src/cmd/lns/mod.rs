@@ -1,0 +1,221 @@
+//! `sigpu lns ...`: certificates, the calculator, the HMM forward and the seed's Fig. 3.
+
+pub mod bench;
+mod calc;
+
+use crate::table;
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use sigpu_lab::lns::certify::{certify_all, inputs, runnable};
+use sigpu_lab::lns::figure::{figure, PRECISIONS};
+use sigpu_lab::lns::hmm::{run as run_hmm, HmmRun};
+use sigpu_lns::{Certificate, Format, Method, Which};
+use sigpu_runtime::Device;
+use std::process::ExitCode;
+
+#[derive(Subcommand, Debug)]
+pub enum LnsCommand {
+    /// Evaluate s_b / d_b by a method at every input of a format and report the error.
+    Certify(CertifyArgs),
+    /// Read lines `a op b` (op one of + - * /) on stdin; print each result as a decimal and as
+    /// the raw LNS word.
+    Calc(calc::CalcArgs),
+    /// HMM forward algorithm in LNS on a random model: log-likelihood error vs f64 and speed.
+    Hmm(HmmArgs),
+    /// The seed's Fig. 3: worst-case s_b error in bits vs input precision, per table method.
+    Fig3(Fig3Args),
+}
+
+#[derive(Args, Debug)]
+pub struct Fig3Args {
+    /// Write the chart to BASE.svg and BASE.png.
+    #[arg(long, value_name = "BASE")]
+    pub plot: Option<std::path::PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct HmmArgs {
+    /// lns16, lns32 or i<I>f<F>.
+    #[arg(long, default_value = "lns32")]
+    pub format: Format,
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub states: u64,
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub steps: u64,
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub batch: u64,
+    /// Seed of the random model and emissions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Sequences whose log-likelihood is checked against the f64 log-space forward.
+    #[arg(long, default_value_t = 16)]
+    pub verify: u64,
+    /// Timed GPU runs (the median is reported).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub runs: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct CertifyArgs {
+    /// lns16, lns32 or i<I>f<F>.
+    #[arg(long, default_value = "lns16")]
+    pub format: Format,
+    /// sb, db or both.
+    #[arg(long, default_value = "both", value_parser = ["sb", "db", "both"])]
+    pub func: String,
+    /// f64, accurate, sfu, horner2..horner5, tex1, tex2, or `all`.
+    #[arg(long, default_value = "all")]
+    pub method: String,
+}
+
+pub fn run(device: Option<Device>, json: bool, command: &LnsCommand) -> Result<ExitCode> {
+    match command {
+        LnsCommand::Certify(args) => certify(device, json, args),
+        LnsCommand::Calc(args) => calc::run(json, args),
+        LnsCommand::Hmm(args) => hmm(device, json, args),
+        LnsCommand::Fig3(args) => fig3(device, json, args),
+    }
+}
+
+fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<ExitCode> {
+    let methods: Vec<Method> = if args.method == "all" {
+        Method::ALL.to_vec()
+    } else {
+        vec![args.method.parse().context("--method")?]
+    };
+    let funcs: Vec<Which> = match args.func.as_str() {
+        "sb" => vec![Which::Sb],
+        "db" => vec![Which::Db],
+        _ => vec![Which::Sb, Which::Db],
+    };
+    let target = super::resolve(device, super::Need::Either, "lns certify")?;
+    let gpu = target.gpu();
+    let (run, skipped) = runnable(&methods, gpu.is_some());
+    if run.is_empty() {
+        let only = match gpu {
+            Some(_) => "the CPU only (use --device cpu)",
+            None => "the GPU only (use --device cuda)",
+        };
+        bail!("--method {}: runs on {only}", args.method);
+    }
+    let bar = ProgressBar::new(inputs(args.format, &run, &funcs)).with_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] {percent}% {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let certs = certify_all(
+        gpu,
+        args.format,
+        &run,
+        &funcs,
+        &|m| bar.set_message(m),
+        &|n| bar.inc(n),
+    )?;
+    bar.finish_and_clear();
+    if json {
+        super::print_json(&certs)?;
+    } else {
+        print_certificates(args.format, &certs, &skipped);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_certificates(format: Format, certs: &[Certificate], skipped: &[Method]) {
+    let rows: Vec<Vec<String>> = certs
+        .iter()
+        .map(|c| {
+            vec![
+                c.method.clone(),
+                format!("{:?}", c.func).to_lowercase(),
+                c.inputs.to_string(),
+                format!("{:.4}", c.max_error_ulps),
+                if c.faithful { "yes" } else { "NO" }.into(),
+                format!("{:.4}%", 100.0 * c.share_correctly_rounded),
+                c.worst_input.to_string(),
+            ]
+        })
+        .collect();
+    let on = certs.first().map_or("cpu", |c| c.device.as_str());
+    let ulps = format.frac_bits;
+    println!("{format} on {on}, every input (errors in ulps of 2^-{ulps}):");
+    let header = [
+        "method",
+        "func",
+        "inputs",
+        "max err",
+        "faithful",
+        "correctly rounded",
+        "worst z (code)",
+    ];
+    print!("{}", table::render(&header, &rows));
+    if !skipped.is_empty() {
+        let names: Vec<String> = skipped.iter().map(Method::to_string).collect();
+        println!("GPU-only methods not certified here: {}", names.join(", "));
+    }
+}
+
+fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
+    let (s, t, b) = (args.states, args.steps, args.batch);
+    // Each argument is bounded, their product is not: emissions are held as f64 (and as
+    // words on a GPU), so refuse what cannot be allocated instead of aborting on it.
+    const MAX_EMISSIONS: u64 = 1 << 30;
+    let cells = s * t * b;
+    if cells > MAX_EMISSIONS {
+        bail!(
+            "--states {s} × --steps {t} × --batch {b} = {cells} emission probabilities: at most \
+             2^30 ({} GiB as f64)",
+            (MAX_EMISSIONS * 8) >> 30
+        );
+    }
+    let target = super::resolve(device, super::Need::Either, "lns hmm")?;
+    let run = HmmRun {
+        format: args.format,
+        states: s as usize,
+        steps: t as usize,
+        batch: b as usize,
+        seed: args.seed,
+        verify: args.verify as usize,
+        runs: args.runs as usize,
+    };
+    let report = run_hmm(target.gpu(), &run)?;
+    if json {
+        super::print_json(&report)?;
+    } else {
+        println!(
+            "HMM forward in {} on {}: {s} states, {t} steps, batch {b}: {:.3} ms, {:.1} G cells/s; \
+             log-likelihood relative error vs f64 at most {:.2e} over {} sequences",
+            report.format,
+            report.device,
+            report.seconds * 1e3,
+            report.g_cells_per_s,
+            report.max_relative_error,
+            report.verified
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode> {
+    let target = super::resolve(device, super::Need::Either, "lns fig3")?;
+    let count = PRECISIONS.count() as u64;
+    let bar = ProgressBar::new(count).with_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] f = {pos}/16")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let fig = figure(target.gpu(), &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    if let Some(base) = &args.plot {
+        fig.chart()
+            .write(base)
+            .with_context(|| format!("--plot {}", base.display()))?;
+    }
+    if json {
+        return super::print_json(&fig.points).map(|_| ExitCode::SUCCESS);
+    }
+    let mut header = vec!["f"];
+    header.extend(&fig.methods);
+    let source = &fig.source;
+    println!("s_b worst-case accuracy in bits (k = 2^(f-8) segments on [-1, 0]; {source}):");
+    print!("{}", table::render(&header, &fig.rows()));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,456 @@
+//! The seed's Table 1 on today's GPU: compute-bound s_b (and s_b + d_b) throughput per method
+//! and per blend, in G evaluations/s and SM clock cycles per warp at the measured clock; the
+//! streaming add and the fused reductions against the copy ceiling; and the CPU's add
+//! throughput per method.
+
+use super::support::time_op;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use sigpu_lns::gpu::{fused, kernels, GpuMethod};
+use sigpu_lns::{Class, Format, LnsError, Method};
+use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
+use sigpu_runtime::cuda::{self, copy_bandwidth, sm_clock_mhz, DeviceBuffer, Gpu, Launch};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// A method, or `A+B` for a blend.
+    pub method: String,
+    /// Blends: warps with (warp index mod 8) < lambda run A.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<u32>,
+    /// s_b and d_b at the same point (one evaluation = both).
+    pub both: bool,
+    pub median_ms: f64,
+    pub g_evals_per_s: f64,
+    pub cycles_per_warp: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub device: String,
+    pub format: String,
+    pub sms: u32,
+    /// SM clock measured with clock64() against %globaltimer while a kernel runs.
+    pub sm_clock_mhz: f64,
+    pub evals_per_launch: u64,
+    pub rows: Vec<Row>,
+    /// Element-wise add of two device arrays: memory-bound.
+    pub streaming: Vec<StreamRow>,
+    /// Fused sum and dot over the same arrays (one pass, one rounding).
+    pub reductions: Vec<ReduceRow>,
+}
+
+/// A fused reduction over device buffers of LNS words.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReduceRow {
+    /// `sum` or `dot`.
+    pub op: &'static str,
+    pub elements: usize,
+    pub median_ms: f64,
+    pub g_elems_per_s: f64,
+    /// Bytes read (4 per word) per second.
+    pub gb_per_s: f64,
+    /// Of the device-to-device copy measured in the same run (read + write counted there, so
+    /// a read-only kernel at full memory speed is near 100%).
+    pub fraction_of_copy: f64,
+}
+
+/// Element-wise `out = a + b` over device buffers of LNS words.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamRow {
+    pub method: String,
+    pub elements: usize,
+    pub median_ms: f64,
+    pub g_adds_per_s: f64,
+    /// Bytes read and written (3 words per add: 12 bytes, 6 with u16 words) per second.
+    pub gb_per_s: f64,
+    /// Of the device-to-device copy measured in the same run.
+    pub fraction_of_copy: f64,
+}
+
+/// Words per streaming array.
+const STREAM_WORDS: usize = 1 << 28;
+
+/// The streaming inputs: 2^20 random words tiled to 2^28 (the kernel sees varied inputs, the
+/// host stays fast), b the same words rotated.
+fn stream_inputs(gpu: &Gpu, format: Format) -> Result<[DeviceBuffer<u32>; 2], LnsError> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let words: Vec<u32> = (0..1 << 20)
+        .map(|_| {
+            let log = rng.random_range(-(12i64 << format.frac_bits)..(12i64 << format.frac_bits));
+            format.encode(Class::Finite {
+                negative: rng.random(),
+                log,
+            })
+        })
+        .collect();
+    let tiled: Vec<u32> = words.iter().copied().cycle().take(STREAM_WORDS).collect();
+    let rotated: Vec<u32> = tiled[12345..]
+        .iter()
+        .chain(&tiled[..12345])
+        .copied()
+        .collect();
+    Ok([gpu.upload(&tiled)?, gpu.upload(&rotated)?])
+}
+
+/// One streaming row from its median time and the bytes each add moves.
+fn stream_row(method: String, median_ms: f64, bytes_per_add: f64, copy: f64) -> StreamRow {
+    let n = STREAM_WORDS;
+    let gb_per_s = bytes_per_add * n as f64 / (median_ms * 1e-3) / 1e9;
+    StreamRow {
+        method,
+        elements: n,
+        median_ms,
+        g_adds_per_s: n as f64 / (median_ms * 1e-3) / 1e9,
+        gb_per_s,
+        fraction_of_copy: gb_per_s / copy,
+    }
+}
+
+/// Fused sum and dot of the streaming words.
+fn reductions(
+    gpu: &Gpu,
+    format: Format,
+    [a, b]: &[DeviceBuffer<u32>; 2],
+    out: &mut DeviceBuffer<u32>,
+    copy: f64,
+) -> Result<Vec<ReduceRow>, LnsError> {
+    let n = STREAM_WORDS;
+    let mut rows = Vec::new();
+    for (op, ys) in [("sum", None), ("dot", Some(b))] {
+        let t = time_op(gpu, 3, 20, || fused::fused_into(gpu, format, a, ys, out))?;
+        let words = if ys.is_some() { 2 } else { 1 };
+        let gb_per_s = (4 * words * n) as f64 / (t.median_ms * 1e-3) / 1e9;
+        rows.push(ReduceRow {
+            op,
+            elements: n,
+            median_ms: t.median_ms,
+            g_elems_per_s: n as f64 / (t.median_ms * 1e-3) / 1e9,
+            gb_per_s,
+            fraction_of_copy: gb_per_s / copy,
+        });
+    }
+    Ok(rows)
+}
+
+/// Streaming adds of 2^28 random words for a few methods, and fused sum and dot of the same
+/// words, against the copy ceiling.
+fn streaming(
+    gpu: &Gpu,
+    format: Format,
+    methods: &[&GpuMethod],
+) -> Result<(Vec<StreamRow>, Vec<ReduceRow>), LnsError> {
+    let copy = copy_bandwidth(gpu, 1 << 30, 3, 20)?.best_gb_per_s;
+    let inputs = stream_inputs(gpu, format)?;
+    let [a, b] = &inputs;
+    let mut out = gpu.alloc_poisoned::<u32>(STREAM_WORDS)?;
+    let reductions = reductions(gpu, format, &inputs, &mut out, copy)?;
+    let mut rows = Vec::new();
+    for m in methods {
+        let t = time_op(gpu, 3, 20, || m.add(gpu, a, b, &mut out))?;
+        rows.push(stream_row(m.method.to_string(), t.median_ms, 12.0, copy));
+    }
+    // Formats of ≤ 16 bits stored as u16 words: 6 bytes per add instead of 12.
+    if let Some(m) = methods.first().filter(|_| format.word_bits() <= 16) {
+        let narrow = |v: &DeviceBuffer<u32>| -> Result<DeviceBuffer<u16>, LnsError> {
+            let host: Vec<u16> = gpu.download(v)?.iter().map(|&w| w as u16).collect();
+            Ok(gpu.upload(&host)?)
+        };
+        let (a16, b16) = (narrow(a)?, narrow(b)?);
+        let mut out16 = gpu.alloc_poisoned::<u16>(STREAM_WORDS)?;
+        let t = time_op(gpu, 3, 20, || m.add(gpu, &a16, &b16, &mut out16))?;
+        let name = format!("{} (u16 words)", m.method);
+        rows.push(stream_row(name, t.median_ms, 6.0, copy));
+    }
+    Ok((rows, reductions))
+}
+
+/// Blends measured: (A, B) pairs of units that can run side by side.
+pub const BLENDS: [(Method, Method, &str); 4] = [
+    (Method::Tex2, Method::Sfu, "lns_blend_tex2_sfu"),
+    (Method::Tex2, Method::Horner(3), "lns_blend_tex2_horner3"),
+    (Method::Horner(3), Method::Sfu, "lns_blend_horner3_sfu"),
+    (Method::Tex1, Method::Sfu, "lns_blend_tex1_sfu"),
+];
+
+/// The compute-bound launches: 8 blocks of 256 threads per SM, each thread `iters` inputs.
+struct Shape {
+    config: LaunchConfig,
+    zlo: i64,
+    mask: u32,
+    iters: i32,
+    evals: u64,
+    /// SM clock (MHz) and SM count, to turn times into cycles per warp.
+    clock: f64,
+    sms: u32,
+}
+
+impl Shape {
+    fn new(gpu: &Gpu, format: Format, iters: i32, clock: f64) -> Shape {
+        let sms = gpu.info().sms;
+        let blocks = sms * 8;
+        let threads = blocks as u64 * 256;
+        let z0 = format.essential_zero_code();
+        // Inputs stay in [z0, 0]: the largest power-of-two span that fits.
+        let span = 1u64 << (63 - ((-z0) as u64).leading_zeros());
+        Shape {
+            config: LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            zlo: z0,
+            mask: (span - 1) as u32,
+            iters,
+            evals: threads * iters as u64,
+            clock,
+            sms,
+        }
+    }
+
+    /// Finishes a `lns_bench_*` / `lns_blend_*` launch whose tables (and λ) are pushed: the
+    /// input range, iterations, `both` and the output, then runs it.
+    fn run<'a>(
+        &'a self,
+        launch: &mut Launch<'a>,
+        both: &'a i32,
+        out: &'a mut DeviceBuffer<i32>,
+    ) -> Result<(), cuda::Error> {
+        launch
+            .arg(&self.zlo)
+            .arg(&self.mask)
+            .arg(&self.iters)
+            .arg(both)
+            .buf_mut(out)
+            .run(self.config)
+    }
+
+    fn row(&self, method: String, lambda: Option<u32>, both: bool, ms: f64) -> Row {
+        let warps = self.evals as f64 / 32.0;
+        Row {
+            method,
+            lambda,
+            both,
+            median_ms: ms,
+            g_evals_per_s: self.evals as f64 / (ms * 1e-3) / 1e9,
+            cycles_per_warp: ms * 1e-3 * self.clock * 1e6 * self.sms as f64 / warps,
+        }
+    }
+}
+
+/// Every GPU method alone, s_b and s_b + d_b: the rows and the prepared methods.
+fn single_rows(
+    gpu: &Gpu,
+    format: Format,
+    shape: &Shape,
+    out: &mut DeviceBuffer<i32>,
+    progress: &dyn Fn(&str),
+) -> Result<(Vec<Row>, Vec<GpuMethod>), LnsError> {
+    let (mut rows, mut methods) = (Vec::new(), Vec::new());
+    for m in Method::ALL.into_iter().filter(|m| m.runs_on_gpu()) {
+        progress(&m.to_string());
+        let gm = GpuMethod::new(gpu, m, format)?;
+        let kernel = gpu.kernel(&kernels(), &format!("lns_bench_{m}"))?;
+        for both in [0i32, 1] {
+            let t = time_op(gpu, 2, 10, || {
+                let mut launch = gpu.launch(&kernel);
+                gm.table_args(&mut launch);
+                shape.run(&mut launch, &both, out)
+            })?;
+            rows.push(shape.row(m.to_string(), None, both == 1, t.median_ms));
+        }
+        methods.push(gm);
+    }
+    Ok((rows, methods))
+}
+
+/// Every blend of [`BLENDS`] at every λ, s_b and s_b + d_b.
+fn blend_rows(
+    gpu: &Gpu,
+    shape: &Shape,
+    methods: &[GpuMethod],
+    out: &mut DeviceBuffer<i32>,
+    progress: &dyn Fn(&str),
+) -> Result<Vec<Row>, LnsError> {
+    let find = |m: Method| {
+        methods
+            .iter()
+            .find(|g| g.method == m)
+            .expect("every method was prepared")
+    };
+    let mut rows = Vec::new();
+    for (a, b, name) in BLENDS {
+        progress(name);
+        let (ga, gb) = (find(a), find(b));
+        let kernel = gpu.kernel(&kernels(), name)?;
+        for both in [0i32, 1] {
+            for lambda in 1..8i32 {
+                let t = time_op(gpu, 2, 10, || {
+                    let mut launch = gpu.launch(&kernel);
+                    ga.table_args(&mut launch);
+                    gb.table_args(&mut launch).arg(&lambda);
+                    shape.run(&mut launch, &both, out)
+                })?;
+                let method = format!("{a}+{b}");
+                rows.push(shape.row(method, Some(lambda as u32), both == 1, t.median_ms));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Every method alone and every blend at every λ, s_b alone and s_b + d_b, for `format`; then
+/// the streaming add and the fused reductions.
+pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<Report, LnsError> {
+    let clock = sm_clock_mhz(gpu)?;
+    let shape = Shape::new(gpu, format, 2048, clock);
+    let mut out = gpu.alloc_poisoned::<i32>(shape.config.grid_dim.0 as usize * 256)?;
+    let (mut rows, methods) = single_rows(gpu, format, &shape, &mut out, progress)?;
+    rows.extend(blend_rows(gpu, &shape, &methods, &mut out, progress)?);
+    progress("streaming add");
+    let mut wanted = vec![
+        Method::gpu_default(format),
+        Method::Tex2,
+        Method::Horner(3),
+        Method::F64,
+    ];
+    wanted.dedup();
+    let stream_methods: Vec<&GpuMethod> = wanted
+        .iter()
+        .filter_map(|&m| methods.iter().find(|g| g.method == m))
+        .collect();
+    let (streaming, reductions) = streaming(gpu, format, &stream_methods)?;
+    Ok(Report {
+        device: format!("{} ({})", gpu.info().name, gpu.arch()),
+        format: format.to_string(),
+        sms: shape.sms,
+        sm_clock_mhz: clock,
+        evals_per_launch: shape.evals,
+        rows,
+        streaming,
+        reductions,
+    })
+}
+
+/// s_b throughput of each blend A+B against λ (warps of every 8 on A): λ = 0 is B alone and
+/// λ = 8 is A alone, from the single-method rows of the same run.
+pub fn blend_chart(report: &Report) -> sigpu_plot::LineChart {
+    let single = |m: &str| {
+        report
+            .rows
+            .iter()
+            .find(|r| r.method == m && r.lambda.is_none() && !r.both)
+            .map(|r| r.g_evals_per_s)
+    };
+    let mut names: Vec<&str> = report
+        .rows
+        .iter()
+        .filter(|r| r.lambda.is_some())
+        .map(|r| r.method.as_str())
+        .collect();
+    names.dedup();
+    let series = names
+        .into_iter()
+        .map(|name| {
+            let (a, b) = name.split_once('+').unwrap_or((name, name));
+            let mut points: Vec<(f64, f64)> = single(b).map(|g| (0.0, g)).into_iter().collect();
+            points.extend(
+                report
+                    .rows
+                    .iter()
+                    .filter(|r| r.method == name && !r.both)
+                    .filter_map(|r| r.lambda.map(|l| (l as f64, r.g_evals_per_s))),
+            );
+            points.extend(single(a).map(|g| (8.0, g)));
+            sigpu_plot::Series {
+                name: name.to_string(),
+                points,
+            }
+        })
+        .collect();
+    sigpu_plot::LineChart {
+        title: format!(
+            "{} s_b blends on {}: throughput vs warp split",
+            report.format, report.device
+        ),
+        x_label: "lambda: warps of every 8 on the first method".into(),
+        y_label: "G s_b evaluations / s".into(),
+        log_x: false,
+        log_y: false,
+        series,
+    }
+}
+
+/// One CPU add/sub measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuRow {
+    pub method: String,
+    pub threads: usize,
+    pub elements: usize,
+    pub median_s: f64,
+    pub g_adds_per_s: f64,
+}
+
+/// The CPU methods `bench lns --device cpu` measures by default: every CPU method without GPU
+/// tables (f64, f64table, f64poly).
+pub fn default_cpu_methods() -> Vec<Method> {
+    Method::ALL
+        .into_iter()
+        .filter(|m| m.runs_on_cpu() && m.reader().is_none())
+        .collect()
+}
+
+/// Element-wise `add_slices` throughput on the CPU for `method`, over `n` pairs of values with
+/// log2 magnitudes uniform in [−8, 8] and random signs (so half the adds are subtractions, and
+/// inputs land across the whole s_b / d_b domain rather than mostly beyond the essential zero),
+/// on all threads; median of `runs`.
+pub fn cpu_add_throughput(
+    format: Format,
+    method: Method,
+    n: usize,
+    runs: usize,
+) -> Result<CpuRow, LnsError> {
+    let eval = method
+        .cpu(format)?
+        .ok_or_else(|| LnsError::Unsupported(format!("{method} has no CPU evaluator")))?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let mut value = || {
+        let x = rng.random_range(-8.0..8.0f64).exp2();
+        format.from_f64(if rng.random() { x } else { -x })
+    };
+    let a: Vec<u32> = (0..n).map(|_| value()).collect();
+    let b: Vec<u32> = (0..n).map(|_| value()).collect();
+    let mut out = vec![0u32; n];
+    let mut failed = None;
+    let mut samples = sigpu_runtime::host::time_cpu(runs, || {
+        if let Err(e) = format.add_slices(&eval, &a, &b, &mut out) {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    std::hint::black_box(&out);
+    let median_s = sigpu_runtime::cuda::median(&mut samples);
+    Ok(CpuRow {
+        method: method.to_string(),
+        threads: rayon::current_num_threads(),
+        elements: n,
+        median_s,
+        g_adds_per_s: n as f64 / median_s / 1e9,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_add_throughput_measures_cpu_methods_and_refuses_gpu_only_ones() {
+        let row = cpu_add_throughput(Format::LNS16, Method::F64Poly, 1 << 12, 2).unwrap();
+        assert_eq!((row.method.as_str(), row.elements), ("f64poly", 1 << 12));
+        assert!(row.g_adds_per_s > 0.0);
+        assert!(cpu_add_throughput(Format::LNS16, Method::Sfu, 16, 1).is_err());
+        assert_eq!(default_cpu_methods().len(), 3);
+    }
+}

@@ -1,0 +1,86 @@
+//! `sigpu lns fig3`: the seed's Fig. 3 for f = 8..23 on a GPU or from the CPU twins, as a
+//! table and a chart.
+
+use super::fig3::{fig3 as on_cpu, Fig3Point, FIG3_METHODS};
+use super::fig3_gpu::{fig3 as on_gpu, FIG3_GPU_METHODS};
+use anyhow::Result;
+use sigpu_runtime::cuda::Gpu;
+
+/// The input precisions of the figure.
+pub const PRECISIONS: std::ops::RangeInclusive<u32> = 8..=23;
+
+/// The figure's points, the methods plotted and where they were measured.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    pub source: String,
+    pub methods: Vec<&'static str>,
+    pub points: Vec<Fig3Point>,
+}
+
+/// Measures the figure on `gpu` (every method) or from the CPU twins (the table methods, the
+/// texture unit by the H100 filter model); `progress` is told after each precision.
+pub fn figure(gpu: Option<&Gpu>, progress: &dyn Fn()) -> Result<Figure> {
+    let mut points = Vec::new();
+    for f in PRECISIONS {
+        match gpu {
+            Some(gpu) => points.extend(on_gpu(gpu, [f])?),
+            None => points.extend(on_cpu([f])?),
+        }
+        progress();
+    }
+    Ok(match gpu {
+        Some(gpu) => Figure {
+            source: gpu.info().name.clone(),
+            methods: FIG3_GPU_METHODS.to_vec(),
+            points,
+        },
+        None => Figure {
+            source: "CPU twins, H100 filter model".into(),
+            methods: FIG3_METHODS.to_vec(),
+            points,
+        },
+    })
+}
+
+impl Figure {
+    /// Accuracy in bits against f, one series per method.
+    pub fn chart(&self) -> sigpu_plot::LineChart {
+        let series = self
+            .methods
+            .iter()
+            .map(|m| sigpu_plot::Series {
+                name: m.to_string(),
+                points: (self.points.iter())
+                    .filter(|p| p.method == *m)
+                    .map(|p| (p.f as f64, p.bits))
+                    .collect(),
+            })
+            .collect();
+        sigpu_plot::LineChart {
+            title: format!(
+                "s_b worst-case accuracy, k = 2^(f-8) segments on [-1, 0] ({})",
+                self.source
+            ),
+            x_label: "input precision f (fractional bits)".into(),
+            y_label: "output accuracy (bits)".into(),
+            log_x: false,
+            log_y: false,
+            series,
+        }
+    }
+
+    /// One row per precision: f, then each method's bits (`-` where missing).
+    pub fn rows(&self) -> Vec<Vec<String>> {
+        PRECISIONS
+            .map(|f| {
+                let mut row = vec![f.to_string()];
+                row.extend(self.methods.iter().map(|m| {
+                    (self.points.iter())
+                        .find(|p| p.method == *m && p.f == f)
+                        .map_or("-".into(), |p| format!("{:.1}", p.bits))
+                }));
+                row
+            })
+            .collect()
+    }
+}

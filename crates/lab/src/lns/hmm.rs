@@ -1,0 +1,119 @@
+//! `sigpu lns hmm`: the HMM forward in LNS on a random model, on the CPU or a GPU, timed and
+//! checked against the f64 log-space forward.
+
+use super::support::time_op;
+use anyhow::Result;
+use serde::Serialize;
+use sigpu_lns::hmm::gpu::{emission_words, GpuHmm};
+use sigpu_lns::hmm::{random_emissions, HmmModel};
+use sigpu_lns::Format;
+use sigpu_runtime::cuda::Gpu;
+
+/// What to run: a random model of `states` states, `batch` sequences of `steps` emissions.
+#[derive(Clone, Copy, Debug)]
+pub struct HmmRun {
+    pub format: Format,
+    pub states: usize,
+    pub steps: usize,
+    pub batch: usize,
+    /// Seed of the model; the emissions use `seed + 1`.
+    pub seed: u64,
+    /// Sequences checked against the f64 forward.
+    pub verify: usize,
+    /// Timed GPU runs (the median is reported).
+    pub runs: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HmmReport {
+    pub format: String,
+    pub device: String,
+    pub states: u64,
+    pub steps: u64,
+    pub batch: u64,
+    /// One forward over the batch (GPU: median of timed runs by CUDA events).
+    pub seconds: f64,
+    /// Transition terms (states² × steps × batch) per second.
+    pub g_cells_per_s: f64,
+    /// Sequences checked against the f64 log-space forward.
+    pub verified: usize,
+    /// max over the verified sequences of |ll_lns − ll_f64| / |ll_f64|.
+    pub max_relative_error: f64,
+    pub log_likelihoods: Vec<f64>,
+}
+
+/// The forward over the batch on `gpu` or on all CPU cores: log-likelihoods, seconds, device.
+fn forward(
+    gpu: Option<&Gpu>,
+    run: &HmmRun,
+    model: &HmmModel,
+    emit: &[f64],
+) -> Result<(Vec<f64>, f64, String)> {
+    let b = run.batch;
+    match gpu {
+        None => {
+            let start = std::time::Instant::now();
+            let got = model.forward_lns_batch(run.format, emit, b)?;
+            Ok((got, start.elapsed().as_secs_f64(), "cpu".to_string()))
+        }
+        Some(gpu) => {
+            let hmm = GpuHmm::new(gpu, model, run.format)?;
+            let words = gpu.upload(&emission_words(run.format, emit))?;
+            let mut ll = gpu.alloc_poisoned::<f64>(b)?;
+            let timing = time_op(gpu, 1, run.runs, || hmm.forward(gpu, &words, b, &mut ll))?;
+            let name = gpu.info().name.clone();
+            Ok((gpu.download(&ll)?, timing.median_ms / 1e3, name))
+        }
+    }
+}
+
+/// Runs the forward and checks the first `run.verify` sequences against f64.
+pub fn run(gpu: Option<&Gpu>, run: &HmmRun) -> Result<HmmReport> {
+    let (s, t, b) = (run.states, run.steps, run.batch);
+    let model = HmmModel::random(s, run.seed);
+    let emit = random_emissions(b, t, s, run.seed.wrapping_add(1));
+    let (got, seconds, device) = forward(gpu, run, &model, &emit)?;
+    let verified = b.min(run.verify);
+    let mut worst = 0.0f64;
+    for (seq, &ll) in emit.chunks(t * s).zip(&got).take(verified) {
+        let want = model.forward_f64(seq)?;
+        worst = worst.max(if ll == want {
+            0.0
+        } else {
+            ((ll - want) / want).abs()
+        });
+    }
+    Ok(HmmReport {
+        format: run.format.to_string(),
+        device,
+        states: s as u64,
+        steps: t as u64,
+        batch: b as u64,
+        seconds,
+        g_cells_per_s: (s * s * t * b) as f64 / seconds / 1e9,
+        verified,
+        max_relative_error: worst,
+        log_likelihoods: got,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_forward_is_close_to_f64() {
+        let hmm = HmmRun {
+            format: Format::LNS32,
+            states: 4,
+            steps: 50,
+            batch: 2,
+            seed: 1,
+            verify: 16,
+            runs: 1,
+        };
+        let report = run(None, &hmm).unwrap();
+        assert_eq!((report.verified, report.log_likelihoods.len()), (2, 2));
+        assert!(report.max_relative_error < 1e-5, "{report:?}");
+    }
+}

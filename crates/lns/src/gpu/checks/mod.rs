@@ -1,0 +1,142 @@
+//! The LNS self-checks `sigpu check` runs: every kernel of lns.cu, reduce.cu and hmm.cu
+//! against its CPU twin on fresh random inputs.
+
+mod add;
+mod codes;
+mod fused;
+mod hmm;
+
+use crate::error::LnsError;
+use crate::format::Format;
+use crate::method::Method;
+use crate::value::Class;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sigpu_runtime::cuda::{self, Check, CheckReport, Gpu, Tolerance};
+
+/// A check's outcome for the registry: a GPU error stays one; any other error (none is
+/// expected, a check's inputs are valid) is a failed report that says why.
+fn report(result: Result<CheckReport, LnsError>) -> cuda::Result<CheckReport> {
+    match result {
+        Ok(report) => Ok(report),
+        Err(LnsError::Gpu(e)) => Err(e),
+        Err(e) => Ok(CheckReport {
+            elements: 0,
+            mismatches: 0,
+            max_error: 0.0,
+            tolerance: Tolerance { abs: 0.0, rel: 0.0 },
+            note: e.to_string(),
+        }),
+    }
+}
+
+/// Runs `check` on `method` for `format`, its inputs drawn from `seed`.
+fn run_on(
+    gpu: &Gpu,
+    seed: u64,
+    (format, method): (Format, Method),
+    check: fn(&Gpu, ChaCha8Rng, &codes::Subject) -> Result<CheckReport, LnsError>,
+) -> cuda::Result<CheckReport> {
+    let subject = codes::Subject::new(gpu, format, method);
+    report(subject.and_then(|s| check(gpu, ChaCha8Rng::seed_from_u64(seed), &s)))
+}
+
+/// How many codes a method's GPU results may stray from its CPU twin: Horner tables and f64
+/// match bit for bit; texture methods within 1 code (the filter's weights are modelled
+/// exactly, its final rounding is not: on the H100 0.7% of fetches come out one f32 ulp above
+/// the exactly rounded weighted sum, see docs/texture-filtering.md); libdevice f32 within 1
+/// code and the SFUs within 2 codes of the f64 reference.
+fn code_tolerance(method: Method) -> i64 {
+    match method {
+        Method::Accurate | Method::Tex1 | Method::Tex2 => 1,
+        Method::Sfu => 2,
+        _ => 0,
+    }
+}
+
+/// Codes between two words: 0 when they decode alike (specials included), |Δlog| for finite
+/// values of one sign, `i64::MAX` otherwise.
+fn codes_apart(format: Format, got: u32, want: u32) -> i64 {
+    match (format.decode(got), format.decode(want)) {
+        (a, b) if a == b => 0,
+        (
+            Class::Finite {
+                negative: p,
+                log: a,
+            },
+            Class::Finite {
+                negative: q,
+                log: b,
+            },
+        ) if p == q => (a - b).abs(),
+        _ => i64::MAX,
+    }
+}
+
+/// A report whose tolerance is `codes` in the log domain.
+fn in_codes(
+    elements: usize,
+    mismatches: usize,
+    max_error: i64,
+    codes: i64,
+    note: String,
+) -> CheckReport {
+    CheckReport {
+        elements,
+        mismatches,
+        max_error: max_error as f64,
+        tolerance: Tolerance {
+            abs: codes as f64,
+            rel: 0.0,
+        },
+        note,
+    }
+}
+
+macro_rules! code_checks {
+    ($(($name:literal, $format:expr, $method:expr)),* $(,)?) => {
+        vec![$(Check {
+            name: $name,
+            about: "s_b and d_b codes vs the CPU twin on random input windows",
+            run: |gpu, seed| run_on(gpu, seed, ($format, $method), codes::check),
+        }),*]
+    };
+}
+
+macro_rules! add_checks {
+    ($(($name:literal, $format:expr, $method:expr)),* $(,)?) => {
+        vec![$(Check {
+            name: $name,
+            about: "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format",
+            run: |gpu, seed| run_on(gpu, seed, ($format, $method), add::check),
+        }),*]
+    };
+}
+
+/// The LNS self-checks for `sigpu check`.
+pub fn checks() -> Vec<Check> {
+    let mut checks = code_checks![
+        ("lns/lns16_f64", Format::LNS16, Method::F64),
+        ("lns/lns16_accurate", Format::LNS16, Method::Accurate),
+        ("lns/lns16_sfu", Format::LNS16, Method::Sfu),
+        ("lns/lns16_horner2", Format::LNS16, Method::Horner(2)),
+        ("lns/lns16_horner3", Format::LNS16, Method::Horner(3)),
+        ("lns/lns16_horner4", Format::LNS16, Method::Horner(4)),
+        ("lns/lns16_horner5", Format::LNS16, Method::Horner(5)),
+        ("lns/lns16_tex1", Format::LNS16, Method::Tex1),
+        ("lns/lns16_tex2", Format::LNS16, Method::Tex2),
+        ("lns/lns32_f64", Format::LNS32, Method::F64),
+        ("lns/lns32_horner3", Format::LNS32, Method::Horner(3)),
+        ("lns/lns32_tex1", Format::LNS32, Method::Tex1),
+        ("lns/lns32_tex2", Format::LNS32, Method::Tex2),
+    ];
+    checks.extend(add_checks![
+        ("lns/add_lns16_sfu", Format::LNS16, Method::Sfu),
+        ("lns/add_lns16_tex2", Format::LNS16, Method::Tex2),
+        ("lns/add_lns32_f64", Format::LNS32, Method::F64),
+        ("lns/add_lns32_horner3", Format::LNS32, Method::Horner(3)),
+    ]);
+    checks.extend(fused::checks());
+    checks.extend(hmm::checks());
+    checks
+}

@@ -1,0 +1,212 @@
+//! One s_b/d_b method for one format on a GPU: its tables uploaded, its kernels launched.
+
+use super::{kernels, Geo, LnsWord};
+use crate::certify::{certify_results, Certificate, Which};
+use crate::error::LnsError;
+use crate::format::Format;
+use crate::method::Method;
+use crate::tables::{Func, Reader, Tables};
+use sigpu_runtime::cuda::cudarc::driver::DevicePtr;
+use sigpu_runtime::cuda::{
+    equal_lengths, grid_1d, streaming_config, Coordinates, DeviceBuffer, Filter, Gpu, Launch,
+    Texture, TextureDesc,
+};
+
+/// Where a method's tables live on the device: owned here so they outlive every launch that
+/// uses their handles.
+#[derive(Default)]
+struct Storage {
+    _buffers: Vec<DeviceBuffer<f32>>,
+    _textures: Vec<Texture<f32>>,
+}
+
+/// One method for one format, ready to run on a GPU.
+pub struct GpuMethod {
+    pub method: Method,
+    pub format: Format,
+    /// The tables the CPU twin reads (table methods only).
+    pub tables: Option<Tables>,
+    geo: Geo,
+    /// Table handles as the kernels take them (device pointers or texture objects).
+    handles: [u64; 4],
+    _storage: Storage,
+}
+
+const FUNCS: [Func; 4] = [Func::Sb, Func::DbFar, Func::H, Func::Log2M];
+
+impl GpuMethod {
+    pub fn new(gpu: &Gpu, method: Method, format: Format) -> Result<GpuMethod, LnsError> {
+        // The kernels keep codes in 32-bit integers, segment offsets included.
+        if format.essential_zero_code() < -(1i64 << 30) {
+            return Err(LnsError::Unsupported(format!(
+                "{format}: the GPU kernels take formats with F ≤ 28"
+            )));
+        }
+        let tables = method.tables(format).transpose()?;
+        let mut geo = Geo {
+            f: format.frac_bits as i32,
+            z0: format.essential_zero_code() as i32,
+            log_bits: format.log_bits() as i32,
+            ..Geo::default()
+        };
+        let (handles, storage) = match &tables {
+            None => ([0; 4], Storage::default()),
+            Some(t) => {
+                let g = &t.geometry;
+                geo.shift = g.shift as i32;
+                geo.far_segments = g.far_segments as i32;
+                geo.near_shift = g.near_shift as i32;
+                geo.log2m_bits = g.log2m_bits as i32;
+                upload(gpu, t)?
+            }
+        };
+        Ok(GpuMethod {
+            method,
+            format,
+            tables,
+            geo,
+            handles,
+            _storage: storage,
+        })
+    }
+
+    /// Pushes the method's tables as every lns.cu kernel that reads them takes them —
+    /// `Geo g, t0, t1, t2, t3` — onto `launch`, for the kernel's further arguments to follow.
+    pub fn table_args<'a, 'l>(&'a self, launch: &'l mut Launch<'a>) -> &'l mut Launch<'a> {
+        launch.arg(&self.geo);
+        for handle in &self.handles {
+            launch.arg(handle);
+        }
+        launch
+    }
+
+    /// The method's codes for inputs start .. start + n.
+    pub fn eval(&self, gpu: &Gpu, func: Which, start: i64, n: usize) -> Result<Vec<i64>, LnsError> {
+        let which = if func == Which::Sb { "sb" } else { "db" };
+        let kernel = gpu.kernel(&kernels(), &format!("lns_{which}_{}", self.method))?;
+        let n32 =
+            i32::try_from(n).map_err(|_| LnsError::Invalid(format!("{n} inputs in one launch")))?;
+        let mut out = gpu.alloc_poisoned::<i32>(n)?;
+        self.table_args(&mut gpu.launch(&kernel))
+            .arg(&start)
+            .arg(&n32)
+            .buf_mut(&mut out)
+            .run(grid_1d(n, 256))?;
+        Ok(gpu.download(&out)?.into_iter().map(i64::from).collect())
+    }
+
+    /// out[i] = a[i] + b[i] on LNS words, on the device (grid-stride, streaming loads). Words
+    /// are `u32`, or `u16` for formats of at most 16 bits (lns16), which halves the traffic.
+    pub fn add<W: LnsWord>(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<W>,
+        b: &DeviceBuffer<W>,
+        out: &mut DeviceBuffer<W>,
+    ) -> Result<(), LnsError> {
+        self.add_sub(gpu, [a, b], out, false)
+    }
+
+    /// out[i] = a[i] − b[i] on LNS words, on the device.
+    pub fn sub<W: LnsWord>(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<W>,
+        b: &DeviceBuffer<W>,
+        out: &mut DeviceBuffer<W>,
+    ) -> Result<(), LnsError> {
+        self.add_sub(gpu, [a, b], out, true)
+    }
+
+    fn add_sub<W: LnsWord>(
+        &self,
+        gpu: &Gpu,
+        [a, b]: [&DeviceBuffer<W>; 2],
+        out: &mut DeviceBuffer<W>,
+        negate_b: bool,
+    ) -> Result<(), LnsError> {
+        let n = equal_lengths("LNS add/sub", &[a.len(), b.len(), out.len()])?;
+        if self.format.word_bits() > W::BITS {
+            return Err(LnsError::Unsupported(format!(
+                "{} words hold {}-bit {} values: use u32 words",
+                W::NAME,
+                self.format.word_bits(),
+                self.format
+            )));
+        }
+        let name = format!("lns_add_{}{}", self.method, W::SUFFIX);
+        let kernel = gpu.kernel(&kernels(), &name)?;
+        let (n64, negate) = (n as u64, negate_b as i32);
+        self.table_args(&mut gpu.launch(&kernel))
+            .buf(a)
+            .buf(b)
+            .buf_mut(out)
+            .arg(&n64)
+            .arg(&negate)
+            .run(streaming_config(gpu, n))?;
+        Ok(())
+    }
+
+    /// Evaluates every input of the format on the GPU and certifies the results.
+    pub fn certify(
+        &self,
+        gpu: &Gpu,
+        func: Which,
+        progress: &dyn Fn(u64),
+    ) -> Result<Certificate, LnsError> {
+        let inputs = func.inputs(self.format);
+        let (start, end) = (*inputs.start(), *inputs.end());
+        let mut results = Vec::with_capacity((end - start + 1) as usize);
+        let chunk = 1i64 << 25;
+        let mut at = start;
+        while at <= end {
+            let n = chunk.min(end - at + 1);
+            results.extend(self.eval(gpu, func, at, n as usize)?);
+            progress(n as u64);
+            at += n;
+        }
+        let device = format!("{} ({})", gpu.info().name, gpu.arch());
+        Ok(certify_results(
+            self.format,
+            func,
+            &self.method.to_string(),
+            &device,
+            &results,
+        ))
+    }
+}
+
+/// Uploads a table set: coefficient buffers for Horner, textures for the texture readers.
+fn upload(gpu: &Gpu, t: &Tables) -> Result<([u64; 4], Storage), LnsError> {
+    let mut handles = [0u64; 4];
+    let mut storage = Storage::default();
+    match t.reader {
+        Reader::Horner(_) => {
+            for (h, &f) in handles.iter_mut().zip(&FUNCS) {
+                let buf = gpu.upload(&t.fit(f).coeffs)?;
+                *h = {
+                    let (ptr, _sync) = buf.device_ptr(gpu.stream());
+                    ptr
+                };
+                storage._buffers.push(buf);
+            }
+        }
+        Reader::Texture1 | Reader::Texture2 => {
+            let desc = TextureDesc {
+                filter: Filter::Linear,
+                coords: Coordinates::Unnormalized,
+            };
+            for (h, &f) in handles.iter_mut().zip(&FUNCS) {
+                let texels = t.texels(f);
+                let tex = if t.reader == Reader::Texture1 {
+                    Texture::new_1d(gpu, texels, desc)?
+                } else {
+                    Texture::new_2d(gpu, texels, texels.len() / 2, 2, desc)?
+                };
+                *h = tex.handle();
+                storage._textures.push(tex);
+            }
+        }
+    }
+    Ok((handles, storage))
+}

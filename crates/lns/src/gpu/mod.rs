@@ -1,0 +1,39 @@
+//! s_b and d_b on the GPU: tables uploaded as buffers (Horner) or textures (order 1 and 2),
+//! kernels from `kernels/lns.cu` ([`GpuMethod`]), exact element-wise products and quotients
+//! ([`mul`], [`div`]), fused sums and dot products ([`fused`]), and the crate's self-checks
+//! ([`checks`]).
+
+mod checks;
+pub mod fused;
+mod method;
+mod words;
+
+pub use checks::checks;
+pub use method::GpuMethod;
+pub use words::{div, mul, LnsWord};
+
+use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
+use sigpu_runtime::cuda::{KernelSource, KernelValue};
+
+/// The LNS kernels (`kernels/lns.cu`): per method `lns_sb_*` / `lns_db_*` (codes), `lns_add_*`
+/// (words), `lns_bench_*` and `lns_blend_*` (compute-bound throughput), `lns_mul_div_words`.
+pub fn kernels() -> KernelSource {
+    KernelSource::embedded("lns.cu", include_str!("../../kernels/lns.cu"))
+}
+
+/// Table geometry as the kernels take it (`struct Geo` in lns.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Geo {
+    f: i32,
+    shift: i32,
+    far_segments: i32,
+    near_shift: i32,
+    log2m_bits: i32,
+    z0: i32,
+    log_bits: i32,
+}
+
+// SAFETY: a plain #[repr(C)] struct of i32s, laid out as `struct Geo` in lns.cu.
+unsafe impl DeviceRepr for Geo {}
+impl KernelValue for Geo {}

@@ -1,0 +1,81 @@
+//! Exact element-wise products and quotients of LNS words on the device, and the word types
+//! of device arrays.
+
+use super::{kernels, Geo};
+use crate::error::LnsError;
+use crate::format::Format;
+use sigpu_runtime::cuda::{equal_lengths, streaming_config, DeviceBuffer, Gpu};
+
+/// out[i] = a[i] · b[i] on LNS words of `format`, exact (as [`Format::mul`]).
+pub fn mul(
+    gpu: &Gpu,
+    format: Format,
+    a: &DeviceBuffer<u32>,
+    b: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<(), LnsError> {
+    mul_div(gpu, format, [a, b], out, false)
+}
+
+/// out[i] = a[i] / b[i] on LNS words of `format`, exact (as [`Format::div`]).
+pub fn div(
+    gpu: &Gpu,
+    format: Format,
+    a: &DeviceBuffer<u32>,
+    b: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<(), LnsError> {
+    mul_div(gpu, format, [a, b], out, true)
+}
+
+fn mul_div(
+    gpu: &Gpu,
+    format: Format,
+    [a, b]: [&DeviceBuffer<u32>; 2],
+    out: &mut DeviceBuffer<u32>,
+    div: bool,
+) -> Result<(), LnsError> {
+    let n = equal_lengths("LNS mul/div", &[a.len(), b.len(), out.len()])?;
+    let geo = Geo {
+        f: format.frac_bits as i32,
+        log_bits: format.log_bits() as i32,
+        ..Geo::default()
+    };
+    let kernel = gpu.kernel(&kernels(), "lns_mul_div_words")?;
+    let (n64, op) = (n as u64, div as i32);
+    gpu.launch(&kernel)
+        .arg(&geo)
+        .buf(a)
+        .buf(b)
+        .buf_mut(out)
+        .arg(&n64)
+        .arg(&op)
+        .run(streaming_config(gpu, n))?;
+    Ok(())
+}
+
+/// Device word types of LNS arrays: `u32` for every format, `u16` for formats of ≤ 16 bits.
+pub trait LnsWord: sigpu_runtime::cuda::Plain + sealed::Sealed {
+    const BITS: u32;
+    const NAME: &'static str;
+    /// Kernel name suffix.
+    const SUFFIX: &'static str;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u16 {}
+}
+
+impl LnsWord for u32 {
+    const BITS: u32 = 32;
+    const NAME: &'static str = "u32";
+    const SUFFIX: &'static str = "";
+}
+
+impl LnsWord for u16 {
+    const BITS: u32 = 16;
+    const NAME: &'static str = "u16";
+    const SUFFIX: &'static str = "_u16";
+}
