@@ -17,6 +17,14 @@ pub struct Check {
 }
 
 impl Check {
+    pub const fn new(
+        name: &'static str,
+        about: &'static str,
+        run: fn(&Gpu, u64) -> Result<CheckReport>,
+    ) -> Check {
+        Check { name, about, run }
+    }
+
     /// The seed this check draws its inputs from in a run seeded with `run_seed`: mixed with
     /// the check's name, so a check replays alike whether run alone (`--filter`) or with all.
     pub fn seed(&self, run_seed: u64) -> u64 {

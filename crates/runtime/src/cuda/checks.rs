@@ -20,89 +20,49 @@ pub(crate) fn runtime_kernels() -> KernelSource {
 
 /// The runtime's checks, in the order `sigpu check` runs them.
 pub fn checks() -> Vec<Check> {
+    use Coordinates::{Normalized, Unnormalized};
+    use Filter::{Linear, Point};
     vec![
-        Check {
-            name: "runtime/saxpy_f32",
-            about: "y = a·x + y, fused, vs f32::mul_add",
-            run: saxpy,
-        },
-        Check {
-            name: "runtime/copy_f32",
-            about: "vectorised copy with an odd-length tail",
-            run: copy,
-        },
-        Check {
-            name: "runtime/tex1d_point_f32",
-            about: "1-D point fetch, unnormalised coordinates, clamp",
-            run: |gpu, seed| {
-                texture_check::<f32>(
-                    gpu,
-                    seed,
-                    (300, 0),
-                    Filter::Point,
-                    Coordinates::Unnormalized,
-                )
-            },
-        },
-        Check {
-            name: "runtime/tex1d_linear_f32",
-            about: "1-D linear fetch, normalised coordinates, vs 8-bit-weight emulation",
-            run: |gpu, seed| {
-                texture_check::<f32>(gpu, seed, (256, 0), Filter::Linear, Coordinates::Normalized)
-            },
-        },
-        Check {
-            name: "runtime/tex2d_linear_f32",
-            about: "2-D bilinear fetch, unnormalised, vs CPU bilinear with 1/256 weights",
-            run: |gpu, seed| {
-                texture_check::<f32>(
-                    gpu,
-                    seed,
-                    (67, 45),
-                    Filter::Linear,
-                    Coordinates::Unnormalized,
-                )
-            },
-        },
-        Check {
-            name: "runtime/tex2d_linear_f32x2",
-            about: "2-D bilinear float2 fetch, normalised, vs CPU bilinear with 1/256 weights",
-            run: |gpu, seed| {
-                texture_check::<[f32; 2]>(
-                    gpu,
-                    seed,
-                    (64, 32),
-                    Filter::Linear,
-                    Coordinates::Normalized,
-                )
-            },
-        },
-        Check {
-            name: "runtime/tex2d_linear_f32x4",
-            about: "2-D bilinear float4 fetch, unnormalised, vs CPU bilinear with 1/256 weights",
-            run: |gpu, seed| {
-                texture_check::<[f32; 4]>(
-                    gpu,
-                    seed,
-                    (33, 17),
-                    Filter::Linear,
-                    Coordinates::Unnormalized,
-                )
-            },
-        },
-        Check {
-            name: "runtime/tex2d_point_f32x4",
-            about: "2-D point float4 fetch, normalised coordinates, clamp",
-            run: |gpu, seed| {
-                texture_check::<[f32; 4]>(
-                    gpu,
-                    seed,
-                    (16, 8),
-                    Filter::Point,
-                    Coordinates::Normalized,
-                )
-            },
-        },
+        Check::new(
+            "runtime/saxpy_f32",
+            "y = a·x + y, fused, vs f32::mul_add",
+            saxpy,
+        ),
+        Check::new(
+            "runtime/copy_f32",
+            "vectorised copy with an odd-length tail",
+            copy,
+        ),
+        Check::new(
+            "runtime/tex1d_point_f32",
+            "1-D point fetch, unnormalised coordinates, clamp",
+            |g, s| texture_check::<f32>(g, s, (300, 0), Point, Unnormalized),
+        ),
+        Check::new(
+            "runtime/tex1d_linear_f32",
+            "1-D linear fetch, normalised coordinates, vs 8-bit-weight emulation",
+            |g, s| texture_check::<f32>(g, s, (256, 0), Linear, Normalized),
+        ),
+        Check::new(
+            "runtime/tex2d_linear_f32",
+            "2-D bilinear fetch, unnormalised, vs CPU bilinear with 1/256 weights",
+            |g, s| texture_check::<f32>(g, s, (67, 45), Linear, Unnormalized),
+        ),
+        Check::new(
+            "runtime/tex2d_linear_f32x2",
+            "2-D bilinear float2 fetch, normalised, vs CPU bilinear with 1/256 weights",
+            |g, s| texture_check::<[f32; 2]>(g, s, (64, 32), Linear, Normalized),
+        ),
+        Check::new(
+            "runtime/tex2d_linear_f32x4",
+            "2-D bilinear float4 fetch, unnormalised, vs CPU bilinear with 1/256 weights",
+            |g, s| texture_check::<[f32; 4]>(g, s, (33, 17), Linear, Unnormalized),
+        ),
+        Check::new(
+            "runtime/tex2d_point_f32x4",
+            "2-D point float4 fetch, normalised coordinates, clamp",
+            |g, s| texture_check::<[f32; 4]>(g, s, (16, 8), Point, Normalized),
+        ),
     ]
 }
 
