@@ -5,6 +5,7 @@
 
 use crate::catalog::Precision;
 use crate::dev::{launch_err, Buf, Scalar};
+use crate::error::ApproxError;
 use crate::numeric::Values;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -747,15 +748,12 @@ pub const APPS: &[App] = &[
 ];
 
 /// The app called `name` (or its abbreviation), or an error listing the suite.
-pub fn find(name: &str) -> std::result::Result<&'static App, String> {
+pub fn find(name: &str) -> std::result::Result<&'static App, ApproxError> {
     APPS.iter()
         .find(|a| a.name == name || a.abbr.eq_ignore_ascii_case(name))
-        .ok_or_else(|| {
-            let names: Vec<&str> = APPS.iter().map(|a| a.name).collect();
-            format!(
-                "no app named {name:?} (the suite: {}, or all)",
-                names.join(", ")
-            )
+        .ok_or_else(|| ApproxError::UnknownApp {
+            name: name.to_owned(),
+            known: APPS.iter().map(|a| a.name).collect::<Vec<_>>().join(", "),
         })
 }
 
@@ -787,7 +785,7 @@ mod tests {
 
     #[test]
     fn unknown_app_lists_the_suite() {
-        let e = find("blackscholez").unwrap_err();
+        let e = find("blackscholez").unwrap_err().to_string();
         assert!(e.contains("blackscholes") && e.contains("srad"), "{e}");
         assert_eq!(find("MRQ").unwrap().name, "mriq");
     }

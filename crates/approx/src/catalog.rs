@@ -10,6 +10,7 @@
 //! the kernel keeps IEEE denormals); accurate forms are the plain CUDA calls compiled without
 //! `--use_fast_math` (NVRTC's defaults: `-prec-div=true -prec-sqrt=true -ftz=false`).
 
+use crate::error::ApproxError;
 use serde::Serialize;
 
 /// The element type a function works on.
@@ -147,6 +148,28 @@ pub struct Function {
     pub reference: fn(f64, f64) -> f64,
 }
 
+/// Which version of a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Version {
+    /// libdevice / IEEE-rounded CUDA (the seed's SPU/DPU version).
+    Accurate,
+    /// `.approx` PTX on the special-function unit.
+    Sfu,
+}
+
+impl Version {
+    pub const BOTH: [Version; 2] = [Version::Accurate, Version::Sfu];
+
+    /// The short tag in generated kernel names.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Version::Accurate => "acc",
+            Version::Sfu => "apx",
+        }
+    }
+}
+
 impl Function {
     /// Name of the accurate device function generated for this entry.
     pub fn accurate_fn(&self) -> String {
@@ -158,14 +181,36 @@ impl Function {
         format!("sg_apx_{}", self.key)
     }
 
+    /// Name of the device function of version `v`.
+    pub fn device_fn(&self, v: Version) -> String {
+        match v {
+            Version::Accurate => self.accurate_fn(),
+            Version::Sfu => self.approx_fn(),
+        }
+    }
+
+    /// The form of version `v` as the tables print it: the CUDA call or the PTX instructions.
+    pub fn form(&self, v: Version) -> &'static str {
+        match v {
+            Version::Accurate => self.accurate_cuda,
+            Version::Sfu => self.approx_ptx,
+        }
+    }
+
+    /// `args` joined as this function's argument list: the first only for one-argument
+    /// functions, both for two-argument ones.
+    pub fn arguments(&self, args: [&str; 2]) -> String {
+        if self.arity == 2 {
+            args.join(", ")
+        } else {
+            args[0].to_owned()
+        }
+    }
+
     /// Both device functions, as CUDA source.
     pub fn device_functions(&self) -> String {
         let t = self.precision.cuda_type();
-        let params = if self.arity == 2 {
-            format!("{t} x, {t} y")
-        } else {
-            format!("{t} x")
-        };
+        let params = self.arguments([&format!("{t} x"), &format!("{t} y")]);
         format!(
             "__device__ __forceinline__ {t} {acc}({params}) {{ {ab} }}\n\
              __device__ __forceinline__ {t} {apx}({params}) {{ {xb} }}\n",
@@ -581,14 +626,20 @@ pub const CATALOG: &[Function] = &[
 ];
 
 /// The entry with `key`, or an error listing the keys there are.
-pub fn find(key: &str) -> Result<&'static Function, String> {
-    CATALOG.iter().find(|f| f.key == key).ok_or_else(|| {
-        let keys: Vec<&str> = CATALOG.iter().map(|f| f.key).collect();
-        format!(
-            "no function {key:?} in the catalog (known: {})",
-            keys.join(", ")
-        )
-    })
+pub fn find(key: &str) -> Result<&'static Function, ApproxError> {
+    CATALOG
+        .iter()
+        .find(|f| f.key == key)
+        .ok_or_else(|| ApproxError::UnknownFunction {
+            key: key.to_owned(),
+            known: CATALOG.iter().map(|f| f.key).collect::<Vec<_>>().join(", "),
+        })
+}
+
+/// The entries whose approximate form an `arch` (`sm_90`) GPU has.
+pub fn supported(arch: &str) -> Vec<&'static Function> {
+    let sm: u32 = arch.trim_start_matches("sm_").parse().unwrap_or(0);
+    CATALOG.iter().filter(|f| f.min_sm <= sm).collect()
 }
 
 #[cfg(test)]
@@ -623,7 +674,7 @@ mod tests {
 
     #[test]
     fn unknown_key_lists_the_known_ones() {
-        let e = find("exp").unwrap_err();
+        let e = find("exp").unwrap_err().to_string();
         assert!(e.contains("exp_f32") && e.contains("ex2_bf16"), "{e}");
         assert_eq!(find("cos_f32").unwrap().math, "cos(x)");
     }

@@ -1,4 +1,6 @@
-//! Typed device buffers and scalars for kernels whose element type is chosen at run time.
+//! Typed device buffers and scalars for kernels whose element type is chosen at run time (a
+//! catalog function's precision, an app's inputs), and the driver-error mapping their
+//! launches share.
 
 use crate::catalog::Precision;
 use crate::numeric::Values;
@@ -83,7 +85,18 @@ impl Scalar {
     }
 }
 
+/// A driver failure while doing `what`, as the runtime's error with that context.
+pub fn driver_err(what: String) -> impl FnOnce(DriverError) -> Error {
+    move |source| Error::Driver {
+        context: what,
+        source,
+    }
+}
+
 /// Maps a launch failure to an error naming the kernel.
 pub fn launch_err(name: &str) -> impl Fn(DriverError) -> Error + '_ {
-    move |e| Error::Invalid(format!("launching {name}: {e}"))
+    move |source| Error::Driver {
+        context: format!("launching {name}"),
+        source,
+    }
 }

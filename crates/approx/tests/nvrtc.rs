@@ -24,12 +24,12 @@ fn compiles(src: &KernelSource) -> Vec<String> {
 }
 
 #[test]
-fn microbenchmark_kernels_compile() {
-    if !nvrtc_or_skip("microbenchmark_kernels_compile") {
+fn catalog_eval_kernels_compile() {
+    if !nvrtc_or_skip("catalog_eval_kernels_compile") {
         return;
     }
     let all: Vec<&Function> = CATALOG.iter().collect();
-    let src = sigpu_approx::microbench::source(&all);
+    let src = sigpu_approx::eval::source(&all);
     let names = compiles(&src);
     assert_eq!(names.len(), src.entry_points().len(), "{names:?}");
 }

@@ -12,8 +12,12 @@
 //! the finite range), log positive normal inputs, sin / cos |x| ≤ 8192.
 
 use crate::catalog::{Domain, Precision, Range};
+use crate::numeric::{ErrorStats, Values};
 use rayon::prelude::*;
 use serde::Serialize;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 /// The functions with a CPU fast version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -112,7 +116,7 @@ fn round_magic(v: f32) -> f32 {
 }
 
 #[inline(always)]
-fn exp_fast(x: f32) -> f32 {
+pub(crate) fn exp_fast(x: f32) -> f32 {
     let x = x.clamp(-87.3, 88.7);
     let n = round_magic(x * std::f32::consts::LOG2_E);
     // ln 2 split so n · LN2_HI is exact for |n| < 2^9.
@@ -126,7 +130,7 @@ fn exp_fast(x: f32) -> f32 {
 }
 
 #[inline(always)]
-fn log_fast(x: f32) -> f32 {
+pub(crate) fn log_fast(x: f32) -> f32 {
     let bits = x.to_bits();
     let mut e = ((bits >> 23) & 0xff) as i32 - 127;
     let mut m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
@@ -152,7 +156,7 @@ fn log_fast(x: f32) -> f32 {
 
 /// sin (`shift` 0) or cos (`shift` 1): cos x = sin(x + π/2) is a quadrant shift.
 #[inline(always)]
-fn sin_cos_fast(x: f32, shift: i32) -> f32 {
+pub(crate) fn sin_cos_fast(x: f32, shift: i32) -> f32 {
     let n = round_magic(x * std::f32::consts::FRAC_2_PI);
     let r = ((x - n * 1.570_312_5) - n * 4.837_513e-4) - n * 7.549_79e-8;
     let r2 = r * r;
@@ -194,24 +198,6 @@ fn fast_scalar(f: CpuFunction, x: &[f32], out: &mut [f32]) {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn fast_avx2(f: CpuFunction, x: &[f32], out: &mut [f32]) {
-    // The same loop, compiled for 8-wide AVX2: one loop per function so each vectorises.
-    match f {
-        CpuFunction::Exp => out.iter_mut().zip(x).for_each(|(o, &v)| *o = exp_fast(v)),
-        CpuFunction::Log => out.iter_mut().zip(x).for_each(|(o, &v)| *o = log_fast(v)),
-        CpuFunction::Sin => out
-            .iter_mut()
-            .zip(x)
-            .for_each(|(o, &v)| *o = sin_cos_fast(v, 0)),
-        CpuFunction::Cos => out
-            .iter_mut()
-            .zip(x)
-            .for_each(|(o, &v)| *o = sin_cos_fast(v, 1)),
-    }
-}
-
 /// The fast version over a slice, on `path`.
 ///
 /// # Panics
@@ -226,7 +212,7 @@ pub fn fast_slice(f: CpuFunction, path: SimdPath, x: &[f32], out: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         SimdPath::Avx2 if detect() == SimdPath::Avx2 => {
             // SAFETY: AVX2 and FMA were detected on this CPU just above.
-            unsafe { fast_avx2(f, x, out) }
+            unsafe { avx2::fast(f, x, out) }
         }
         _ => fast_scalar(f, x, out),
     }
@@ -266,13 +252,7 @@ pub fn apply(f: CpuFunction, x: &[f32], out: &mut [f32], share: f64) -> SimdPath
 }
 
 /// Error of the fast version (or the accurate one) over `n` inputs from `domain`.
-pub fn errors(
-    f: CpuFunction,
-    domain: &Domain,
-    fast: bool,
-    n: usize,
-    seed: u64,
-) -> crate::numeric::ErrorStats {
+pub fn errors(f: CpuFunction, domain: &Domain, fast: bool, n: usize, seed: u64) -> ErrorStats {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let x: Vec<f32> = (0..n)
@@ -287,75 +267,7 @@ pub fn errors(
         precision: Precision::F32,
         ..*crate::catalog::find("exp_f32").expect("catalog entry")
     };
-    crate::numeric::error_stats(
-        &func,
-        &crate::numeric::Values::F32(x),
-        None,
-        &crate::numeric::Values::F32(out),
-    )
-}
-
-/// One CPU row: a function's fast and accurate versions, error and speed.
-#[derive(Clone, Debug, Serialize)]
-pub struct CpuRow {
-    pub function: CpuFunction,
-    pub path: SimdPath,
-    pub threads: usize,
-    pub fast_gelem_per_s: f64,
-    pub accurate_gelem_per_s: f64,
-    pub fast_domain: crate::numeric::ErrorStats,
-    pub fast_wide: crate::numeric::ErrorStats,
-    pub accurate_domain: crate::numeric::ErrorStats,
-    /// Time (s) and error (mean relative vs the all-accurate output) at fast shares 0, ¼, ½,
-    /// ¾, 1: the λ curve of the CPU.
-    pub split: Vec<(f64, f64, f64)>,
-}
-
-/// Measures every CPU fast function: errors over `samples` inputs, throughput over
-/// `elements` on all threads (median of `runs`), and the chunk-split curve.
-pub fn bench(samples: usize, elements: usize, runs: usize) -> Vec<CpuRow> {
-    use rand::{Rng, SeedableRng};
-    CpuFunction::ALL
-        .iter()
-        .map(|&f| {
-            let (dom, wide) = f.domains();
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-            let x: Vec<f32> = (0..elements)
-                .map(|_| dom.x.sample(rng.random(), rng.random()) as f32)
-                .collect();
-            let mut out = vec![0f32; elements];
-            let mut reference = vec![0f32; elements];
-            apply(f, &x, &mut reference, 0.0);
-            let time = |share: f64, out: &mut Vec<f32>| {
-                let mut t = sigpu_runtime::host::time_cpu(runs, || {
-                    apply(f, &x, out, share);
-                });
-                sigpu_runtime::cuda::median(&mut t)
-            };
-            let split = [0.0, 0.25, 0.5, 0.75, 1.0]
-                .iter()
-                .map(|&share| {
-                    let t = time(share, &mut out);
-                    let e = crate::apps::Metric::MeanRelative.error(
-                        &crate::numeric::Values::F32(out.clone()),
-                        &crate::numeric::Values::F32(reference.clone()),
-                    );
-                    (share, t, e)
-                })
-                .collect::<Vec<_>>();
-            CpuRow {
-                function: f,
-                path: detect(),
-                threads: rayon::current_num_threads(),
-                fast_gelem_per_s: elements as f64 / split[4].1 / 1e9,
-                accurate_gelem_per_s: elements as f64 / split[0].1 / 1e9,
-                fast_domain: errors(f, &dom, true, samples, 1),
-                fast_wide: errors(f, &wide, true, samples, 2),
-                accurate_domain: errors(f, &dom, false, samples, 1),
-                split,
-            }
-        })
-        .collect()
+    crate::numeric::error_stats(&func, &Values::F32(x), None, &Values::F32(out))
 }
 
 #[cfg(test)]

@@ -1,0 +1,70 @@
+//! The CPU fast functions measured: error against f64, throughput on all threads, and the
+//! time and error as a growing share of chunks takes the fast path (the λ curve of the CPU).
+
+use serde::Serialize;
+use sigpu_approx::apps::Metric;
+use sigpu_approx::cpu::{apply, detect, errors, CpuFunction, SimdPath};
+use sigpu_approx::numeric::{ErrorStats, Values};
+
+/// One CPU row: a function's fast and accurate versions, error and speed.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuRow {
+    pub function: CpuFunction,
+    pub path: SimdPath,
+    pub threads: usize,
+    pub fast_gelem_per_s: f64,
+    pub accurate_gelem_per_s: f64,
+    pub fast_domain: ErrorStats,
+    pub fast_wide: ErrorStats,
+    pub accurate_domain: ErrorStats,
+    /// Time (s) and error (mean relative vs the all-accurate output) at fast shares 0, ¼, ½,
+    /// ¾, 1: the λ curve of the CPU.
+    pub split: Vec<(f64, f64, f64)>,
+}
+
+/// Measures every CPU fast function: errors over `samples` inputs, throughput over
+/// `elements` on all threads (median of `runs`), and the chunk-split curve.
+pub fn bench(samples: usize, elements: usize, runs: usize) -> Vec<CpuRow> {
+    CpuFunction::ALL
+        .iter()
+        .map(|&f| row(f, samples, elements, runs))
+        .collect()
+}
+
+fn row(f: CpuFunction, samples: usize, elements: usize, runs: usize) -> CpuRow {
+    use rand::{Rng, SeedableRng};
+    let (dom, wide) = f.domains();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let x: Vec<f32> = (0..elements)
+        .map(|_| dom.x.sample(rng.random(), rng.random()) as f32)
+        .collect();
+    let mut out = vec![0f32; elements];
+    let mut reference = vec![0f32; elements];
+    apply(f, &x, &mut reference, 0.0);
+    let time = |share: f64, out: &mut Vec<f32>| {
+        let mut t = sigpu_runtime::host::time_cpu(runs, || {
+            apply(f, &x, out, share);
+        });
+        sigpu_runtime::cuda::median(&mut t)
+    };
+    let split = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .iter()
+        .map(|&share| {
+            let t = time(share, &mut out);
+            let e = Metric::MeanRelative
+                .error(&Values::F32(out.clone()), &Values::F32(reference.clone()));
+            (share, t, e)
+        })
+        .collect::<Vec<_>>();
+    CpuRow {
+        function: f,
+        path: detect(),
+        threads: rayon::current_num_threads(),
+        fast_gelem_per_s: elements as f64 / split[4].1 / 1e9,
+        accurate_gelem_per_s: elements as f64 / split[0].1 / 1e9,
+        fast_domain: errors(f, &dom, true, samples, 1),
+        fast_wide: errors(f, &wide, true, samples, 2),
+        accurate_domain: errors(f, &dom, false, samples, 1),
+        split,
+    }
+}
