@@ -2,11 +2,10 @@
 //! [`evaluate`], which runs one on host values (what the self-checks and the lab's tables use).
 
 use crate::catalog::{Function, Version};
-use crate::dev::{driver_err, launch_err, Buf};
+use crate::dev::Buf;
 use crate::error::{ApproxError, Result};
 use crate::numeric::Values;
-use sigpu_runtime::cuda::cudarc::driver::PushKernelArg;
-use sigpu_runtime::cuda::{grid_1d, Gpu, KernelSource};
+use sigpu_runtime::cuda::{grid_1d, DriverContext, Gpu, KernelSource};
 
 /// Name of a generated kernel: `sg_{kind}_{key}_{acc|apx}`.
 pub fn kernel_name(kind: &str, f: &Function, v: Version) -> String {
@@ -77,28 +76,27 @@ pub fn evaluate(
 ) -> Result<Values> {
     check_eval_args(f, x, y)?;
     let name = kernel_name("eval", f, v);
-    let k = gpu.function(src, &name)?;
+    let k = gpu.kernel(src, &name)?;
     let n = x.len();
     let dx = Buf::upload(gpu, x)?;
     let dy = Buf::upload(gpu, y.unwrap_or(x))?;
-    let out = Buf::poisoned(gpu, f.precision, n)?;
+    let mut out = Buf::poisoned(gpu, f.precision, n)?;
     let n64 = n as i64;
-    let mut l = gpu.stream().launch_builder(&k);
+    // sg_eval_*(const T*, const T*, T*, long long): x, y and out hold n elements of T
+    // (checked above).
+    let mut l = gpu.launch(&k);
     dx.push(&mut l);
     dy.push(&mut l);
-    out.push(&mut l);
-    l.arg(&n64);
-    // SAFETY: matches sg_eval_*(const T*, const T*, T*, long long); x, y and out hold n
-    // elements of T (checked above).
-    unsafe { l.launch(grid_1d(n.min(1 << 22), 256)) }.map_err(launch_err(&name))?;
+    out.push_mut(&mut l);
+    l.arg(&n64).run(grid_1d(n.min(1 << 22), 256))?;
     Ok(out.download(gpu, f.precision)?)
 }
 
 /// The number of registers per thread of the loaded kernel `name` in `src`.
 pub fn registers(gpu: &Gpu, src: &KernelSource, name: &str) -> Result<i32> {
-    let f = gpu.function(src, name)?;
-    Ok(f.num_regs()
-        .map_err(driver_err(format!("reading {name}'s registers")))?)
+    let k = gpu.kernel(src, name)?;
+    let regs = k.function().num_regs();
+    Ok(regs.context(format_args!("reading {name}'s registers"))?)
 }
 
 #[cfg(test)]

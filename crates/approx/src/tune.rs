@@ -10,8 +10,7 @@ use crate::numeric::Values;
 use crate::search::{self, check_ratio, FnEvaluator, Method, Outcome, Point};
 use crate::transform::{transform, Transformed};
 use serde::Serialize;
-use sigpu_runtime::cuda::cudarc::driver::CudaFunction;
-use sigpu_runtime::cuda::{time_gpu, Gpu, KernelSource};
+use sigpu_runtime::cuda::{time_gpu, Gpu, Kernel, KernelSource};
 use std::collections::BTreeMap;
 
 /// Which warp index λ is compared with.
@@ -43,10 +42,10 @@ pub struct Session<'g> {
     pub transformed: Transformed,
     pub partition: Partition,
     work: Workload,
-    original: CudaFunction,
-    sfu: CudaFunction,
-    lambda: CudaFunction,
-    block: CudaFunction,
+    original: Kernel,
+    sfu: Kernel,
+    lambda: Kernel,
+    block: Kernel,
     reference: Values,
     /// Timed repetitions per point (after one warm-up); the median is used.
     pub runs: usize,
@@ -70,7 +69,7 @@ impl<'g> Session<'g> {
                 source,
             })?;
         let src = KernelSource::generated(app.file, transformed.source.clone());
-        let f = |name: &str| gpu.function(&src, name);
+        let f = |name: &str| gpu.kernel(&src, name);
         let mut s = Session {
             gpu,
             app,
@@ -92,7 +91,7 @@ impl<'g> Session<'g> {
     }
 
     fn launch(&mut self, v: Variant) -> sigpu_runtime::cuda::Result<()> {
-        let (f, extra) = match (v, self.partition) {
+        let (f, mut extra) = match (v, self.partition) {
             (Variant::Original, _) => (&self.original, Extra::None),
             (Variant::Sfu, _) => (&self.sfu, Extra::None),
             (Variant::Lambda(l), Partition::Slot) => (
@@ -106,7 +105,7 @@ impl<'g> Session<'g> {
                 (&self.block, Extra::Block { lambda: l as i32 })
             }
         };
-        self.work.run(self.gpu, f, &extra)
+        self.work.run(self.gpu, f, &mut extra)
     }
 
     /// The output of one run of variant `v`, outputs poisoned first.
@@ -139,12 +138,12 @@ impl<'g> Session<'g> {
                 Ok((x * y * z).div_ceil(32))
             }
             Partition::Slot => {
-                let slots = self.gpu.upload(&[0u32])?;
-                let extra = Extra::Slot {
+                let mut slots = self.gpu.upload(&[0u32])?;
+                let mut extra = Extra::Slot {
                     lambda: 0,
-                    slots: Some(&slots),
+                    slots: Some(&mut slots),
                 };
-                self.work.run(self.gpu, &self.lambda, &extra)?;
+                self.work.run(self.gpu, &self.lambda, &mut extra)?;
                 Ok(self.gpu.download(&slots)?[0] + 1)
             }
         }
@@ -152,7 +151,7 @@ impl<'g> Session<'g> {
 
     /// Registers per thread of the original and the λ kernel.
     pub fn registers(&self) -> (i32, i32) {
-        let regs = |f: &CudaFunction| f.num_regs().unwrap_or(-1);
+        let regs = |k: &Kernel| k.function().num_regs().unwrap_or(-1);
         let lam = match self.partition {
             Partition::Slot => &self.lambda,
             Partition::Block => &self.block,

@@ -1,24 +1,11 @@
 //! The catalog microbenchmark's kernels must compile for sm_90 (the H100) with NVRTC, without
 //! a GPU. Without NVRTC the test prints SKIP and passes, unless SIGPU_REQUIRE_NVRTC=1.
 
-use sigpu_runtime::cuda::{compile, nvrtc_version, KernelCache};
-
-fn nvrtc_or_skip(test: &str) -> bool {
-    match nvrtc_version() {
-        Ok(_) => true,
-        Err(e) if std::env::var("SIGPU_REQUIRE_NVRTC").is_ok_and(|v| v == "1") => {
-            panic!("{test}: SIGPU_REQUIRE_NVRTC=1 but {e}")
-        }
-        Err(e) => {
-            println!("SKIP {test}: {e}");
-            false
-        }
-    }
-}
+use sigpu_runtime::cuda::{compile, nvrtc_for_test, KernelCache};
 
 #[test]
 fn microbenchmark_kernels_compile() {
-    if !nvrtc_or_skip("microbenchmark_kernels_compile") {
+    if !nvrtc_for_test("microbenchmark_kernels_compile") {
         return;
     }
     let src =

@@ -1,6 +1,6 @@
 //! Fast f32 exp / log / sin / cos on the CPU: branch-free polynomials that the compiler
-//! vectorises, run through an AVX2 + FMA-enabled loop when the CPU has it (detected at run
-//! time) and a plain loop otherwise. Both paths compute the same operations in the same order,
+//! vectorises, run through an AVX2 + FMA-enabled loop ([`avx2`]) when the CPU has it (as the
+//! caller's [`CpuArch`] says) and a plain loop otherwise. Both paths compute the same operations in the same order,
 //! so they give the same bits. [`apply`] splits an array into chunks and sends a share of
 //! them down the fast path: the λ partition of the GPU kernels, for the CPU.
 //!
@@ -15,6 +15,7 @@ use crate::catalog::{Domain, Precision, Range};
 use crate::numeric::{ErrorStats, Values};
 use rayon::prelude::*;
 use serde::Serialize;
+use sigpu_runtime::host::CpuArch;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -182,13 +183,14 @@ pub enum SimdPath {
     Scalar,
 }
 
-/// AVX2 + FMA when the CPU has them, else the plain loop.
-pub fn detect() -> SimdPath {
-    let f = sigpu_runtime::host::SimdFeatures::detect();
-    if f.avx2 && f.fma {
-        SimdPath::Avx2
-    } else {
-        SimdPath::Scalar
+impl SimdPath {
+    /// AVX2 + FMA when `arch` has them, else the plain loop.
+    pub fn best(arch: &CpuArch) -> SimdPath {
+        if arch.avx2_fma() {
+            SimdPath::Avx2
+        } else {
+            SimdPath::Scalar
+        }
     }
 }
 
@@ -210,8 +212,8 @@ pub fn fast_slice(f: CpuFunction, path: SimdPath, x: &[f32], out: &mut [f32]) {
     );
     match path {
         #[cfg(target_arch = "x86_64")]
-        SimdPath::Avx2 if detect() == SimdPath::Avx2 => {
-            // SAFETY: AVX2 and FMA were detected on this CPU just above.
+        SimdPath::Avx2 if CpuArch::host().avx2_fma() => {
+            // SAFETY: this CPU has AVX2 and FMA (checked just above, whatever `path` says).
             unsafe { avx2::fast(f, x, out) }
         }
         _ => fast_scalar(f, x, out),
@@ -227,14 +229,13 @@ pub fn chunk_is_fast(c: usize, share: f64) -> bool {
     ((c + 1) as f64 * share).floor() > (c as f64 * share).floor()
 }
 
-/// `out = f(x)` on all threads, a `share` in [0, 1] of the chunks on the fast path and the
-/// rest accurate. Returns the path the fast chunks took.
+/// `out = f(x)` on all threads, a `share` in [0, 1] of the chunks on the fast path (through
+/// `path`) and the rest accurate.
 ///
 /// # Panics
 /// If `x` and `out` differ in length.
-pub fn apply(f: CpuFunction, x: &[f32], out: &mut [f32], share: f64) -> SimdPath {
+pub fn apply(f: CpuFunction, path: SimdPath, x: &[f32], out: &mut [f32], share: f64) {
     assert_eq!(x.len(), out.len(), "apply: input and output lengths differ");
-    let path = detect();
     let share = share.clamp(0.0, 1.0);
     out.par_chunks_mut(CHUNK)
         .zip(x.par_chunks(CHUNK))
@@ -248,18 +249,25 @@ pub fn apply(f: CpuFunction, x: &[f32], out: &mut [f32], share: f64) -> SimdPath
                 }
             }
         });
-    path
 }
 
-/// Error of the fast version (or the accurate one) over `n` inputs from `domain`.
-pub fn errors(f: CpuFunction, domain: &Domain, fast: bool, n: usize, seed: u64) -> ErrorStats {
+/// Error of the fast version through `path` (or the accurate one, `path` `None`) over `n`
+/// inputs from `domain`.
+pub fn errors(
+    f: CpuFunction,
+    path: Option<SimdPath>,
+    domain: &Domain,
+    n: usize,
+    seed: u64,
+) -> ErrorStats {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let x: Vec<f32> = (0..n)
         .map(|_| domain.x.sample(rng.random(), rng.random()) as f32)
         .collect();
     let mut out = vec![0f32; n];
-    apply(f, &x, &mut out, if fast { 1.0 } else { 0.0 });
+    let share = if path.is_some() { 1.0 } else { 0.0 };
+    apply(f, path.unwrap_or(SimdPath::Scalar), &x, &mut out, share);
     // The catalog's f32 entry with this function's reference: error_stats reads only the
     // reference and the precision.
     let func = crate::catalog::Function {
@@ -278,7 +286,7 @@ mod tests {
     fn fast_versions_are_accurate_to_a_few_ulp_in_their_domain() {
         for f in CpuFunction::ALL {
             let (dom, _) = f.domains();
-            let s = errors(f, &dom, true, 20_000, 3);
+            let s = errors(f, Some(SimdPath::Scalar), &dom, 20_000, 3);
             assert_eq!(s.class_mismatches, 0, "{f:?}");
             assert!(s.mean_rel < 1e-6, "{f:?}: {s:?}");
             assert!(s.max_abs < 4e-6 || f == CpuFunction::Exp, "{f:?}: {s:?}");
@@ -291,7 +299,7 @@ mod tests {
         for f in CpuFunction::ALL {
             let (mut a, mut b) = (vec![0f32; x.len()], vec![0f32; x.len()]);
             fast_slice(f, SimdPath::Scalar, &x, &mut a);
-            fast_slice(f, detect(), &x, &mut b);
+            fast_slice(f, SimdPath::best(&CpuArch::host()), &x, &mut b);
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&a), bits(&b), "{f:?}");
         }
@@ -305,9 +313,10 @@ mod tests {
         assert!((0..100).all(|c| chunk_is_fast(c, 1.0)));
         let x: Vec<f32> = (0..3 * CHUNK).map(|i| i as f32 * 1e-4).collect();
         let mut out = vec![0f32; x.len()];
-        apply(CpuFunction::Exp, &x, &mut out, 0.0);
+        let path = SimdPath::best(&CpuArch::host());
+        apply(CpuFunction::Exp, path, &x, &mut out, 0.0);
         assert!(out.iter().zip(&x).all(|(o, v)| *o == v.exp()));
-        apply(CpuFunction::Exp, &x, &mut out, 1.0);
+        apply(CpuFunction::Exp, path, &x, &mut out, 1.0);
         assert!(out.iter().zip(&x).all(|(o, v)| *o == exp_fast(*v)));
     }
 

@@ -15,6 +15,7 @@ use sigpu_lab::approx::cpu_bench::{self, CpuRow};
 use sigpu_lab::approx::tune::{SuiteRun, TuneSummary};
 use sigpu_lab::approx::{figures, microbench};
 use sigpu_runtime::cuda::Gpu;
+use sigpu_runtime::host::CpuArch;
 use sigpu_runtime::Device;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -170,7 +171,7 @@ fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCod
         bar.set_message("CPU fast exp / log / sin / cos");
         let cpu = CpuBench {
             cpu: sigpu_runtime::host::HostInfo::detect().cpu_model,
-            rows: cpu_bench::bench(args.samples as usize, 1 << 24, 7),
+            rows: cpu_bench::bench(&CpuArch::host(), args.samples as usize, 1 << 24, 7),
         };
         bar.finish_and_clear();
         write_json_out(&args.out, &cpu)?;

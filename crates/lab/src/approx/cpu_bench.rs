@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 use sigpu_approx::apps::Metric;
-use sigpu_approx::cpu::{apply, detect, errors, CpuFunction, SimdPath};
+use sigpu_approx::cpu::{apply, errors, CpuFunction, SimdPath};
 use sigpu_approx::numeric::{ErrorStats, Values};
+use sigpu_runtime::host::CpuArch;
 
 /// One CPU row: a function's fast and accurate versions, error and speed.
 #[derive(Clone, Debug, Serialize)]
@@ -22,16 +23,18 @@ pub struct CpuRow {
     pub split: Vec<(f64, f64, f64)>,
 }
 
-/// Measures every CPU fast function: errors over `samples` inputs, throughput over
-/// `elements` on all threads (median of `runs`), and the chunk-split curve.
-pub fn bench(samples: usize, elements: usize, runs: usize) -> Vec<CpuRow> {
+/// Measures every CPU fast function on the best path `arch` has: errors over `samples`
+/// inputs, throughput over `elements` on all threads (median of `runs`), and the chunk-split
+/// curve.
+pub fn bench(arch: &CpuArch, samples: usize, elements: usize, runs: usize) -> Vec<CpuRow> {
+    let path = SimdPath::best(arch);
     CpuFunction::ALL
         .iter()
-        .map(|&f| row(f, samples, elements, runs))
+        .map(|&f| row(f, path, samples, elements, runs))
         .collect()
 }
 
-fn row(f: CpuFunction, samples: usize, elements: usize, runs: usize) -> CpuRow {
+fn row(f: CpuFunction, path: SimdPath, samples: usize, elements: usize, runs: usize) -> CpuRow {
     use rand::{Rng, SeedableRng};
     let (dom, wide) = f.domains();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
@@ -40,10 +43,10 @@ fn row(f: CpuFunction, samples: usize, elements: usize, runs: usize) -> CpuRow {
         .collect();
     let mut out = vec![0f32; elements];
     let mut reference = vec![0f32; elements];
-    apply(f, &x, &mut reference, 0.0);
+    apply(f, path, &x, &mut reference, 0.0);
     let time = |share: f64, out: &mut Vec<f32>| {
         let mut t = sigpu_runtime::host::time_cpu(runs, || {
-            apply(f, &x, out, share);
+            apply(f, path, &x, out, share);
         });
         sigpu_runtime::cuda::median(&mut t)
     };
@@ -58,13 +61,13 @@ fn row(f: CpuFunction, samples: usize, elements: usize, runs: usize) -> CpuRow {
         .collect::<Vec<_>>();
     CpuRow {
         function: f,
-        path: detect(),
+        path,
         threads: rayon::current_num_threads(),
         fast_gelem_per_s: elements as f64 / split[4].1 / 1e9,
         accurate_gelem_per_s: elements as f64 / split[0].1 / 1e9,
-        fast_domain: errors(f, &dom, true, samples, 1),
-        fast_wide: errors(f, &wide, true, samples, 2),
-        accurate_domain: errors(f, &dom, false, samples, 1),
+        fast_domain: errors(f, Some(path), &dom, samples, 1),
+        fast_wide: errors(f, Some(path), &wide, samples, 2),
+        accurate_domain: errors(f, None, &dom, samples, 1),
         split,
     }
 }

@@ -5,12 +5,12 @@
 use super::sass::{self, Mix};
 use serde::Serialize;
 use sigpu_approx::catalog::{Function, Precision, Version, CATALOG};
-use sigpu_approx::dev::{launch_err, Buf, Scalar};
+use sigpu_approx::dev::{Buf, Scalar};
 use sigpu_approx::eval::{self, evaluate, kernel_name};
 use sigpu_approx::numeric::{error_stats, inputs, ErrorStats};
 use sigpu_approx::Result;
-use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
-use sigpu_runtime::cuda::{compile, time_gpu, Gpu, KernelCache, KernelSource};
+use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
+use sigpu_runtime::cuda::{compile, sm_clock_mhz, time_gpu, Gpu, KernelCache, KernelSource};
 
 /// Independent chains per thread in the throughput kernel.
 const ILP: usize = 8;
@@ -21,8 +21,7 @@ const LATENCY_STEPS: i32 = 2048;
 /// library's element-wise `eval`, a single-thread dependent-chain `lat` and an
 /// independent-chain `tput`.
 pub fn source(functions: &[&Function]) -> KernelSource {
-    let mut code = SM_CLOCK_KERNEL.to_owned();
-    code += &eval::code(functions);
+    let mut code = eval::code(functions);
     for f in functions {
         for v in Version::BOTH {
             code += &chain_kernels(f, v);
@@ -30,19 +29,6 @@ pub fn source(functions: &[&Function]) -> KernelSource {
     }
     KernelSource::generated("approx_bench.cu", code)
 }
-
-const SM_CLOCK_KERNEL: &str = "\
-extern \"C\" __global__ void sg_sm_clock(long long spin, long long* out) {
-    long long t0, t1;
-    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0));
-    const long long c0 = clock64();
-    while (clock64() - c0 < spin) {}
-    const long long c1 = clock64();
-    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t1));
-    out[0] = c1 - c0;
-    out[1] = t1 - t0;
-}
-";
 
 /// The latency and throughput kernels of `f`/`v`.
 fn chain_kernels(f: &Function, v: Version) -> String {
@@ -131,19 +117,6 @@ pub struct Report {
     pub rows: Vec<Row>,
 }
 
-/// SM clock in MHz: clock64() cycles against %globaltimer over ~0.1 s of spinning.
-fn sm_clock_mhz(gpu: &Gpu, src: &KernelSource) -> Result<f64> {
-    let f = gpu.function(src, "sg_sm_clock")?;
-    let mut out = gpu.alloc_poisoned::<i64>(2)?;
-    let spin = 200_000_000i64;
-    let mut l = gpu.stream().launch_builder(&f);
-    l.arg(&spin).arg(&mut out);
-    // SAFETY: matches sg_sm_clock(long long, long long*); `out` holds 2 elements.
-    unsafe { l.launch(single_thread()) }.map_err(launch_err("sg_sm_clock"))?;
-    let v = gpu.download(&out)?;
-    Ok(v[0] as f64 / v[1] as f64 * 1e3)
-}
-
 fn single_thread() -> LaunchConfig {
     LaunchConfig {
         grid_dim: (1, 1, 1),
@@ -162,20 +135,20 @@ fn chain_args(f: &Function) -> (Scalar, Scalar) {
 
 fn latency(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result<f64> {
     let name = kernel_name("lat", f, v);
-    let k = gpu.function(src, &name)?;
+    let k = gpu.kernel(src, &name)?;
     let (x0, y) = chain_args(f);
     let mut cycles = gpu.alloc_poisoned::<i64>(1)?;
-    let out = Buf::poisoned(gpu, f.precision, 1)?;
+    let mut out = Buf::poisoned(gpu, f.precision, 1)?;
     let mut best = f64::INFINITY;
     // The least of a few runs: a single thread is only disturbed upwards.
     for _ in 0..3 {
-        let mut l = gpu.stream().launch_builder(&k);
+        // sg_lat_*(T, T, int, long long*, T*); both outputs hold 1 element.
+        let mut l = gpu.launch(&k);
         x0.push(&mut l);
         y.push(&mut l);
-        l.arg(&LATENCY_STEPS).arg(&mut cycles);
-        out.push(&mut l);
-        // SAFETY: matches sg_lat_*(T, T, int, long long*, T*); both outputs hold 1 element.
-        unsafe { l.launch(single_thread()) }.map_err(launch_err(&name))?;
+        l.arg(&LATENCY_STEPS).buf_mut(&mut cycles);
+        out.push_mut(&mut l);
+        l.run(single_thread())?;
         let c = gpu.download(&cycles)?[0];
         best = best.min(c as f64 / LATENCY_STEPS as f64);
     }
@@ -185,27 +158,25 @@ fn latency(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result<f6
 /// Median time of the throughput kernel and the number of results it computes.
 fn throughput(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result<(f64, f64)> {
     let name = kernel_name("tput", f, v);
-    let k = gpu.function(src, &name)?;
+    let k = gpu.kernel(src, &name)?;
     let blocks = gpu.info().sms * 8;
     let threads = blocks as usize * 256;
     let iters = 256i32;
     let (x0, y) = chain_args(f);
-    let out = Buf::poisoned(gpu, f.precision, threads)?;
+    let mut out = Buf::poisoned(gpu, f.precision, threads)?;
     let config = LaunchConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (256, 1, 1),
         shared_mem_bytes: 0,
     };
     let t = time_gpu(gpu, 2, 10, || {
-        let mut l = gpu.stream().launch_builder(&k);
+        // sg_tput_*(T, T, int, T*); `out` holds one element per thread.
+        let mut l = gpu.launch(&k);
         x0.push(&mut l);
         y.push(&mut l);
         l.arg(&iters);
-        out.push(&mut l);
-        // SAFETY: matches sg_tput_*(T, T, int, T*); `out` holds one element per thread.
-        unsafe { l.launch(config) }
-            .map(drop)
-            .map_err(launch_err(&name))
+        out.push_mut(&mut l);
+        l.run(config)
     })?;
     Ok((t.median_ms, threads as f64 * ILP as f64 * iters as f64))
 }
@@ -274,7 +245,7 @@ impl Bench<'_> {
 pub fn run(gpu: &Gpu, error_samples: usize, progress: &dyn Fn(&str)) -> Result<Report> {
     let functions = sigpu_approx::catalog::supported(gpu.arch());
     let src = source(&functions);
-    let clock_mhz = sm_clock_mhz(gpu, &src)?;
+    let clock_mhz = sm_clock_mhz(gpu)?;
     let cubin = compile(&src, gpu.arch(), &KernelCache::from_env())?.cubin;
     let (mixes, sass_note) = match sass::disassemble(&cubin) {
         Ok(text) => (sass::mixes(&text), None),
@@ -315,7 +286,7 @@ mod tests {
     fn generated_source_names_every_kernel() {
         let src = source(&all_functions());
         let names = src.entry_points();
-        assert_eq!(names.len(), 1 + CATALOG.len() * 2 * 3);
+        assert_eq!(names.len(), CATALOG.len() * 2 * 3);
         for f in CATALOG {
             for v in Version::BOTH {
                 for kind in ["eval", "lat", "tput"] {
