@@ -133,43 +133,35 @@ pub fn tokens(src: &str) -> Result<Vec<Token>, String> {
     Ok(out)
 }
 
+/// The three bracket pairs, open first.
+const BRACKETS: [(&str, &str); 3] = [("(", ")"), ("[", "]"), ("{", "}")];
+
 /// Index of the token closing the bracket opened at `open` (`(`, `[` or `{`).
 pub fn matching_close(src: &str, toks: &[Token], open: usize) -> Option<usize> {
-    let (o, c) = match toks[open].text(src) {
-        "(" => ("(", ")"),
-        "[" => ("[", "]"),
-        "{" => ("{", "}"),
-        _ => return None,
-    };
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        let s = t.text(src);
-        if s == o {
-            depth += 1;
-        } else if s == c {
-            depth -= 1;
-            if depth == 0 {
-                return Some(k);
-            }
-        }
-    }
-    None
+    let &(o, c) = BRACKETS.iter().find(|b| b.0 == toks[open].text(src))?;
+    balance(src, toks, open..toks.len(), o, c)
 }
 
 /// Index of the token opening the bracket closed at `close`.
 pub fn matching_open(src: &str, toks: &[Token], close: usize) -> Option<usize> {
-    let (o, c) = match toks[close].text(src) {
-        ")" => ("(", ")"),
-        "]" => ("[", "]"),
-        "}" => ("{", "}"),
-        _ => return None,
-    };
+    let &(o, c) = BRACKETS.iter().find(|b| b.1 == toks[close].text(src))?;
+    balance(src, toks, (0..=close).rev(), c, o)
+}
+
+/// Walks `order` from the bracket `enter` until the depth it opened returns to 0 at `leave`.
+fn balance(
+    src: &str,
+    toks: &[Token],
+    order: impl Iterator<Item = usize>,
+    enter: &str,
+    leave: &str,
+) -> Option<usize> {
     let mut depth = 0usize;
-    for k in (0..=close).rev() {
+    for k in order {
         let s = toks[k].text(src);
-        if s == c {
+        if s == enter {
             depth += 1;
-        } else if s == o {
+        } else if s == leave {
             depth -= 1;
             if depth == 0 {
                 return Some(k);

@@ -172,45 +172,42 @@ impl search::Evaluator for Session<'_> {
     }
 }
 
-/// Every λ measured once, then each search replayed on that curve.
-fn replayed_searches(
+/// The curve and each method's search: with `full_curve`, every λ measured once and each
+/// search replayed on that curve; otherwise each search run live, the curve being the union
+/// of the points they measured.
+fn searches(
     s: &mut Session,
-    max: u32,
-    ratio: f64,
+    (max, ratio): (u32, f64),
     methods: &[Method],
-    progress: &dyn Fn(&str),
-) -> Result<(Vec<Point>, Vec<Outcome>)> {
-    let mut curve = Vec::new();
-    for l in 0..=max {
-        progress(&format!("{}: λ = {l} of {max}", s.app.name));
-        curve.push(search::Evaluator::measure(s, l)?);
-    }
-    let mut searches = Vec::new();
-    for &m in methods {
-        let mut replay = FnEvaluator(|l: u32| Ok::<_, ApproxError>(curve[l as usize]));
-        let outcome = search::search(m, &mut replay, max, ratio);
-        searches.push(outcome.map_err(|e| e.for_app(s.app.name))?);
-    }
-    Ok((curve, searches))
-}
-
-/// Each search run live; the curve is the union of the points they measured.
-fn live_searches(
-    s: &mut Session,
-    max: u32,
-    ratio: f64,
-    methods: &[Method],
+    full_curve: bool,
     progress: &dyn Fn(&str),
 ) -> Result<(Vec<Point>, Vec<Outcome>)> {
     let (mut curve, mut searches) = (Vec::new(), Vec::new());
-    for &m in methods {
-        progress(&format!("{}: {m} search", s.app.name));
-        let o = search::search(m, s, max, ratio).map_err(|e| e.for_app(s.app.name))?;
-        curve.extend(o.trace.iter().copied());
-        searches.push(o);
+    let app = s.app.name;
+    if full_curve {
+        for l in 0..=max {
+            progress(&format!("{app}: λ = {l} of {max}"));
+            curve.push(search::Evaluator::measure(s, l)?);
+        }
     }
-    curve.sort_by_key(|p| p.lambda);
-    curve.dedup_by_key(|p| p.lambda);
+    for &m in methods {
+        let outcome = if full_curve {
+            let mut replay = FnEvaluator(|l: u32| Ok::<_, ApproxError>(curve[l as usize]));
+            search::search(m, &mut replay, max, ratio)
+        } else {
+            progress(&format!("{app}: {m} search"));
+            search::search(m, s, max, ratio)
+        };
+        searches.push(outcome.map_err(|e| e.for_app(app))?);
+    }
+    if !full_curve {
+        curve = searches
+            .iter()
+            .flat_map(|o| o.trace.iter().copied())
+            .collect();
+        curve.sort_by_key(|p| p.lambda);
+        curve.dedup_by_key(|p| p.lambda);
+    }
     Ok((curve, searches))
 }
 
@@ -258,11 +255,7 @@ pub fn tune(
     progress(&format!("{}: reference times", app.name));
     let original_ms = s.time_ms(Variant::Original)?;
     let sfu_ms = s.time_ms(Variant::Sfu)?;
-    let (curve, searches) = if full_curve {
-        replayed_searches(&mut s, max, ratio, methods, progress)?
-    } else {
-        live_searches(&mut s, max, ratio, methods, progress)?
-    };
+    let (curve, searches) = searches(&mut s, (max, ratio), methods, full_curve, progress)?;
     let t0 = curve.first().map_or(f64::NAN, |p| p.time);
     let top = curve.iter().find(|p| p.lambda == max).copied();
     let (registers_original, registers_lambda) = s.registers();

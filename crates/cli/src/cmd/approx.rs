@@ -192,46 +192,7 @@ fn print_gpu_bench(report: &microbench::Report) {
     if let Some(note) = &report.sass_note {
         println!("SASS mix not available: {note}");
     }
-    let rows: Vec<Vec<String>> = report
-        .rows
-        .iter()
-        .map(|r| {
-            let mix = r
-                .sass
-                .as_ref()
-                .map_or("-".into(), |m| format!("{}/{}/{}", m.sfu, m.fp32, m.fp64));
-            vec![
-                r.function.into(),
-                format!("{:?}", r.version).to_lowercase(),
-                format!("{:.1}", r.latency_cycles),
-                format!("{:.2}", r.gops_per_sm),
-                format!("{:.0}", r.gops_total),
-                format!("{:.2e}", r.error_domain.mean_rel),
-                format!("{:.2e}", r.error_domain.max_rel),
-                format!("{:.1}", r.error_domain.max_ulp),
-                format!("{:.2e}", r.error_wide.mean_rel),
-                format!("{:.2e}", r.error_wide.max_rel),
-                r.error_wide.class_mismatches.to_string(),
-                r.registers.to_string(),
-                mix,
-            ]
-        })
-        .collect();
-    let head = [
-        "function",
-        "version",
-        "lat cyc",
-        "Gop/s/SM",
-        "Gop/s",
-        "mean rel",
-        "max rel",
-        "max ulp",
-        "wide mean",
-        "wide max",
-        "wide class",
-        "regs",
-        "SFU/FP32/FP64",
-    ];
+    let (head, rows) = report.table();
     print!("{}", table::render(&head, &rows));
 }
 
@@ -246,40 +207,7 @@ fn print_cpu_bench(report: &CpuBench) {
         "{}: fast path vs Rust's f32 methods, 2^24 elements, all threads",
         report.cpu
     );
-    let rows: Vec<Vec<String>> = report
-        .rows
-        .iter()
-        .map(|r| {
-            vec![
-                format!("{:?}", r.function).to_lowercase(),
-                format!("{:?}", r.path).to_lowercase(),
-                format!("{:.2}", r.fast_gelem_per_s),
-                format!("{:.2}", r.accurate_gelem_per_s),
-                format!("{:.2e}", r.fast_domain.mean_rel),
-                format!("{:.2e}", r.fast_domain.max_rel),
-                format!("{:.1}", r.fast_domain.max_ulp),
-                format!("{:.1}", r.accurate_domain.max_ulp),
-                format!("{:.2e}", r.fast_wide.max_rel),
-                r.split
-                    .iter()
-                    .map(|(s, t, _)| format!("{s}:{:.1}ms", t * 1e3))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ]
-        })
-        .collect();
-    let head = [
-        "function",
-        "path",
-        "fast G/s",
-        "std G/s",
-        "mean rel",
-        "max rel",
-        "max ulp",
-        "std ulp",
-        "wide max rel",
-        "time by fast share",
-    ];
+    let (head, rows) = cpu_bench::table(&report.rows);
     print!("{}", table::render(&head, &rows));
 }
 
@@ -310,35 +238,7 @@ fn print_tune(summary: &TuneSummary, suite: bool) {
         "{}: QoS ratio {} ({:?} warp index); speedup = T(λ=0)/T(λ), error = app metric vs accurate",
         summary.device, summary.qos_ratio, summary.partition
     );
-    let mut rows = Vec::new();
-    for r in &summary.apps {
-        for o in &r.searches {
-            rows.push(vec![
-                r.abbr.into(),
-                o.method.to_string(),
-                format!("{}/{}", o.lambda, r.max_lambda),
-                format!("{:.3}", o.speedup),
-                format!("{:.2e}", o.error),
-                format!("{:.2e}", o.bound),
-                o.runs.to_string(),
-                format!("{:.3}", r.sfu_speedup),
-                format!("{:.2e}", r.sfu_error),
-                format!("{:.3}", r.original_ms),
-            ]);
-        }
-    }
-    let head = [
-        "app",
-        "search",
-        "λ/max",
-        "speedup",
-        "error",
-        "bound",
-        "runs",
-        "SFU speedup",
-        "SFU error",
-        "orig ms",
-    ];
+    let (head, rows) = summary.table();
     print!("{}", table::render(&head, &rows));
     for (m, g) in &summary.geomean_speedup {
         println!("geometric-mean speedup {m}: {g:.3}");

@@ -71,3 +71,41 @@ fn row(f: CpuFunction, path: SimdPath, samples: usize, elements: usize, runs: us
         split,
     }
 }
+
+/// The table `sigpu approx bench --device cpu` prints: headers and one row per function.
+pub fn table(rows: &[CpuRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                format!("{:?}", r.function).to_lowercase(),
+                format!("{:?}", r.path).to_lowercase(),
+                format!("{:.2}", r.fast_gelem_per_s),
+                format!("{:.2}", r.accurate_gelem_per_s),
+                format!("{:.2e}", r.fast_domain.mean_rel),
+                format!("{:.2e}", r.fast_domain.max_rel),
+                format!("{:.1}", r.fast_domain.max_ulp),
+                format!("{:.1}", r.accurate_domain.max_ulp),
+                format!("{:.2e}", r.fast_wide.max_rel),
+                r.split
+                    .iter()
+                    .map(|(s, t, _)| format!("{s}:{:.1}ms", t * 1e3))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ]
+        })
+        .collect();
+    let head = vec![
+        "function",
+        "path",
+        "fast G/s",
+        "std G/s",
+        "mean rel",
+        "max rel",
+        "max ulp",
+        "std ulp",
+        "wide max rel",
+        "time by fast share",
+    ];
+    (head, rows)
+}

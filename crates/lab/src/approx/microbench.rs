@@ -117,6 +117,53 @@ pub struct Report {
     pub rows: Vec<Row>,
 }
 
+impl Report {
+    /// The table `sigpu approx bench` prints: headers and one row per function and version.
+    pub fn table(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
+        let rows: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let mix = r
+                    .sass
+                    .as_ref()
+                    .map_or("-".into(), |m| format!("{}/{}/{}", m.sfu, m.fp32, m.fp64));
+                vec![
+                    r.function.into(),
+                    format!("{:?}", r.version).to_lowercase(),
+                    format!("{:.1}", r.latency_cycles),
+                    format!("{:.2}", r.gops_per_sm),
+                    format!("{:.0}", r.gops_total),
+                    format!("{:.2e}", r.error_domain.mean_rel),
+                    format!("{:.2e}", r.error_domain.max_rel),
+                    format!("{:.1}", r.error_domain.max_ulp),
+                    format!("{:.2e}", r.error_wide.mean_rel),
+                    format!("{:.2e}", r.error_wide.max_rel),
+                    r.error_wide.class_mismatches.to_string(),
+                    r.registers.to_string(),
+                    mix,
+                ]
+            })
+            .collect();
+        let head = vec![
+            "function",
+            "version",
+            "lat cyc",
+            "Gop/s/SM",
+            "Gop/s",
+            "mean rel",
+            "max rel",
+            "max ulp",
+            "wide mean",
+            "wide max",
+            "wide class",
+            "regs",
+            "SFU/FP32/FP64",
+        ];
+        (head, rows)
+    }
+}
+
 fn single_thread() -> LaunchConfig {
     LaunchConfig {
         grid_dim: (1, 1, 1),

@@ -68,6 +68,42 @@ pub struct TuneSummary {
     pub heu_target_met_vs_largest_feasible: usize,
 }
 
+impl TuneSummary {
+    /// The table `sigpu approx tune` prints: one row per app and search.
+    pub fn table(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
+        let mut rows = Vec::new();
+        for r in &self.apps {
+            for o in &r.searches {
+                rows.push(vec![
+                    r.abbr.into(),
+                    o.method.to_string(),
+                    format!("{}/{}", o.lambda, r.max_lambda),
+                    format!("{:.3}", o.speedup),
+                    format!("{:.2e}", o.error),
+                    format!("{:.2e}", o.bound),
+                    o.runs.to_string(),
+                    format!("{:.3}", r.sfu_speedup),
+                    format!("{:.2e}", r.sfu_error),
+                    format!("{:.3}", r.original_ms),
+                ]);
+            }
+        }
+        let head = vec![
+            "app",
+            "search",
+            "λ/max",
+            "speedup",
+            "error",
+            "bound",
+            "runs",
+            "SFU speedup",
+            "SFU error",
+            "orig ms",
+        ];
+        (head, rows)
+    }
+}
+
 /// Tunes every app of `run` on `gpu`; `progress` gets a line per step.
 pub fn run(gpu: &Gpu, run: &SuiteRun, progress: &dyn Fn(&str)) -> Result<TuneSummary> {
     let methods = run.methods();
