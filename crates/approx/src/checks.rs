@@ -2,41 +2,52 @@
 //! the generated λ kernels against the kernels they must reproduce bit for bit.
 
 use crate::apps;
-use crate::catalog::{Precision, CATALOG};
-use crate::microbench::{evaluate, source, Version};
-use crate::numeric::{error_stats, inputs, Values};
+use crate::catalog::{self, Precision, Version};
+use crate::error::{ApproxError, Result};
+use crate::eval::{evaluate, source};
+use crate::numeric::{error_stats, inputs};
 use crate::tune::{Partition, Session, Variant};
-use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, Error, Gpu, Result, Tolerance};
+use sigpu_runtime::cuda::{self, compare_exact, Check, CheckReport, Gpu, Tolerance};
 
 pub fn checks() -> Vec<Check> {
     vec![
         Check {
             name: "approx/catalog_vs_f64",
             about: "every catalog function, both versions, within its error bound vs f64",
-            run: catalog,
+            run: |gpu, seed| in_runtime_terms(catalog(gpu, seed)),
         },
         Check {
             name: "approx/lambda_blackscholes",
             about: "λ kernels of BlackScholes: λ=0 = accurate, λ=max = all-SFU, bit for bit",
-            run: |gpu, seed| lambda_bits(gpu, seed, "blackscholes"),
+            run: |gpu, seed| in_runtime_terms(lambda_bits(gpu, seed, "blackscholes")),
         },
         Check {
             name: "approx/lambda_mriq",
             about: "λ kernels of MRI-Q (sin/cos in a loop), bit for bit at both ends",
-            run: |gpu, seed| lambda_bits(gpu, seed, "mriq"),
+            run: |gpu, seed| in_runtime_terms(lambda_bits(gpu, seed, "mriq")),
         },
         Check {
             name: "approx/lambda_montecarlo",
             about:
                 "λ kernels of MonteCarlo (block reduction: barriers in both bodies), bit for bit",
-            run: |gpu, seed| lambda_bits(gpu, seed, "montecarlo"),
+            run: |gpu, seed| in_runtime_terms(lambda_bits(gpu, seed, "montecarlo")),
         },
         Check {
             name: "approx/lambda_cfd",
             about: "λ kernels of CFD step factor (f64 rcp/rsqrt SFU forms), bit for bit",
-            run: |gpu, seed| lambda_bits(gpu, seed, "cfd"),
+            run: |gpu, seed| in_runtime_terms(lambda_bits(gpu, seed, "cfd")),
         },
     ]
+}
+
+/// A check's result as the registry takes it: GPU errors as they are, the crate's own (a
+/// check that proves nothing, a suite app missing) as the runtime's invalid-argument error,
+/// the only other kind [`Check::run`] can return.
+fn in_runtime_terms(r: Result<CheckReport>) -> cuda::Result<CheckReport> {
+    r.map_err(|e| match e {
+        ApproxError::Gpu(e) => e,
+        other => cuda::Error::Invalid(other.to_string()),
+    })
 }
 
 /// Max ulp allowed for the accurate version: NVIDIA's documented bound plus half an ulp for
@@ -60,8 +71,7 @@ fn bounds(key: &str, p: Precision) -> (f64, f64) {
 }
 
 fn catalog(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
-    let sm: u32 = gpu.arch().trim_start_matches("sm_").parse().unwrap_or(0);
-    let fs: Vec<_> = CATALOG.iter().filter(|f| f.min_sm <= sm).collect();
+    let fs = catalog::supported(gpu.arch());
     let src = source(&fs);
     let mut report = CheckReport {
         elements: 0,
@@ -95,24 +105,16 @@ fn catalog(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
     Ok(report)
 }
 
-fn bits(v: &Values) -> Vec<u64> {
-    match v {
-        Values::F32(v) => v.iter().map(|x| x.to_bits() as u64).collect(),
-        Values::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
-        Values::Bits16(_, v) => v.iter().map(|&x| x as u64).collect(),
-    }
-}
-
 fn lambda_bits(gpu: &Gpu, seed: u64, name: &str) -> Result<CheckReport> {
-    let app = apps::find(name).map_err(Error::Invalid)?;
+    let app = apps::find(name)?;
     let mut report: Option<CheckReport> = None;
     for partition in [Partition::Slot, Partition::Block] {
         let mut s = Session::open(gpu, app, partition, seed)?;
         let max = s.max_lambda()?;
-        let accurate = bits(&s.output(Variant::Original)?);
-        let sfu = bits(&s.output(Variant::Sfu)?);
+        let accurate = s.output(Variant::Original)?.bits();
+        let sfu = s.output(Variant::Sfu)?.bits();
         for (lambda, want, what) in [(0, &accurate, "accurate"), (max, &sfu, "all-SFU")] {
-            let got = bits(&s.output(Variant::Lambda(lambda))?);
+            let got = s.output(Variant::Lambda(lambda))?.bits();
             let r =
                 compare_exact(&got, want).with_note(format!("{partition:?} λ={lambda} vs {what}"));
             report = Some(match report {
@@ -127,9 +129,7 @@ fn lambda_bits(gpu: &Gpu, seed: u64, name: &str) -> Result<CheckReport> {
             });
         }
         if accurate == sfu {
-            return Err(Error::Invalid(format!(
-                "{name}: the all-SFU output equals the accurate one, so the check proves nothing"
-            )));
+            return Err(ApproxError::VacuousCheck(name.to_owned()));
         }
     }
     Ok(report.expect("two partitions checked"))

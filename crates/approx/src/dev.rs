@@ -1,9 +1,9 @@
-//! Typed device buffers and scalars for kernels whose element type is chosen at run time.
+//! Typed device buffers and scalars for kernels whose element type is chosen at run time (a
+//! catalog function's precision, an app's inputs), pushed onto the runtime's typed launch.
 
 use crate::catalog::Precision;
 use crate::numeric::Values;
-use sigpu_runtime::cuda::cudarc::driver::{DriverError, LaunchArgs, PushKernelArg};
-use sigpu_runtime::cuda::{DeviceBuffer, Error, Gpu, Result};
+use sigpu_runtime::cuda::{DeviceBuffer, Gpu, Launch, Result};
 
 /// A device buffer of one of the element types the catalog and the apps use.
 pub enum Buf {
@@ -45,11 +45,21 @@ impl Buf {
         }
     }
 
-    pub fn push<'a>(&'a self, l: &mut LaunchArgs<'a>) {
+    /// Appends the buffer as an argument the kernel reads (`const T*`).
+    pub fn push<'a>(&'a self, l: &mut Launch<'a>) {
         match self {
-            Buf::F32(b) => l.arg(b),
-            Buf::F64(b) => l.arg(b),
-            Buf::U16(b) => l.arg(b),
+            Buf::F32(b) => l.buf(b),
+            Buf::F64(b) => l.buf(b),
+            Buf::U16(b) => l.buf(b),
+        };
+    }
+
+    /// Appends the buffer as an argument the kernel writes (`T*`).
+    pub fn push_mut<'a>(&'a mut self, l: &mut Launch<'a>) {
+        match self {
+            Buf::F32(b) => l.buf_mut(b),
+            Buf::F64(b) => l.buf_mut(b),
+            Buf::U16(b) => l.buf_mut(b),
         };
     }
 }
@@ -73,7 +83,8 @@ impl Scalar {
         }
     }
 
-    pub fn push<'a>(&'a self, l: &mut LaunchArgs<'a>) {
+    /// Appends the value as an argument.
+    pub fn push<'a>(&'a self, l: &mut Launch<'a>) {
         match self {
             Scalar::F32(v) => l.arg(v),
             Scalar::F64(v) => l.arg(v),
@@ -81,9 +92,4 @@ impl Scalar {
             Scalar::I32(v) => l.arg(v),
         };
     }
-}
-
-/// Maps a launch failure to an error naming the kernel.
-pub fn launch_err(name: &str) -> impl Fn(DriverError) -> Error + '_ {
-    move |e| Error::Invalid(format!("launching {name}: {e}"))
 }

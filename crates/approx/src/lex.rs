@@ -80,48 +80,14 @@ pub fn tokens(src: &str) -> Result<Vec<Token>, String> {
         } else if c.is_ascii_digit()
             || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
         {
-            while i < b.len() {
-                let d = b[i];
-                let hex = src[start..i].starts_with("0x") || src[start..i].starts_with("0X");
-                let exp_sign = (d == b'+' || d == b'-')
-                    && match b[i - 1] {
-                        b'p' | b'P' => true,
-                        b'e' | b'E' => !hex,
-                        _ => false,
-                    };
-                if d.is_ascii_alphanumeric() || d == b'.' || exp_sign {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
+            i = number_end(src, start);
             Kind::Number
         } else if c == b'"' || c == b'\'' {
-            i += 1;
-            while i < b.len() && b[i] != c {
-                if b[i] == b'\\' {
-                    i += 1;
-                }
-                if i < b.len() && b[i] == b'\n' {
-                    break;
-                }
-                i += 1;
-            }
-            if i >= b.len() || b[i] != c {
-                return Err(format!("line {}: unterminated literal", line_of(start)));
-            }
-            i += 1;
+            i = literal_end(b, start)
+                .ok_or_else(|| format!("line {}: unterminated literal", line_of(start)))?;
             Kind::Literal
         } else {
-            let rest = &src[i..];
-            let len = if PUNCT3.iter().any(|p| rest.starts_with(p)) {
-                3
-            } else if PUNCT2.iter().any(|p| rest.starts_with(p)) {
-                2
-            } else {
-                rest.chars().next().map_or(1, char::len_utf8)
-            };
-            i += len;
+            i += punct_len(&src[i..]);
             Kind::Punct
         };
         out.push(Token {
@@ -133,43 +99,86 @@ pub fn tokens(src: &str) -> Result<Vec<Token>, String> {
     Ok(out)
 }
 
-/// Index of the token closing the bracket opened at `open` (`(`, `[` or `{`).
-pub fn matching_close(src: &str, toks: &[Token], open: usize) -> Option<usize> {
-    let (o, c) = match toks[open].text(src) {
-        "(" => ("(", ")"),
-        "[" => ("[", "]"),
-        "{" => ("{", "}"),
-        _ => return None,
-    };
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        let s = t.text(src);
-        if s == o {
-            depth += 1;
-        } else if s == c {
-            depth -= 1;
-            if depth == 0 {
-                return Some(k);
-            }
+/// The end of the number starting at `start`: digits, letters (suffixes, hex digits,
+/// exponents), dots, and the sign after an exponent letter (`e`/`E` in decimal, `p`/`P`).
+fn number_end(src: &str, start: usize) -> usize {
+    let b = src.as_bytes();
+    let mut i = start;
+    while i < b.len() {
+        let d = b[i];
+        let hex = src[start..i].starts_with("0x") || src[start..i].starts_with("0X");
+        let exp_sign = (d == b'+' || d == b'-')
+            && match b[i - 1] {
+                b'p' | b'P' => true,
+                b'e' | b'E' => !hex,
+                _ => false,
+            };
+        if d.is_ascii_alphanumeric() || d == b'.' || exp_sign {
+            i += 1;
+        } else {
+            break;
         }
     }
-    None
+    i
+}
+
+/// The end (past the closing quote) of the string or character literal opening at `start`,
+/// or `None` when the line or the source ends first.
+fn literal_end(b: &[u8], start: usize) -> Option<usize> {
+    let quote = b[start];
+    let mut i = start + 1;
+    while i < b.len() && b[i] != quote {
+        if b[i] == b'\\' {
+            i += 1;
+        }
+        if i < b.len() && b[i] == b'\n' {
+            break;
+        }
+        i += 1;
+    }
+    (i < b.len() && b[i] == quote).then_some(i + 1)
+}
+
+/// The length of the punctuator `rest` starts with: the longest of three, two or one.
+fn punct_len(rest: &str) -> usize {
+    if PUNCT3.iter().any(|p| rest.starts_with(p)) {
+        3
+    } else if PUNCT2.iter().any(|p| rest.starts_with(p)) {
+        2
+    } else {
+        rest.chars().next().map_or(1, char::len_utf8)
+    }
+}
+
+/// The three bracket pairs, open first.
+const BRACKETS: [(&str, &str); 3] = [("(", ")"), ("[", "]"), ("{", "}")];
+
+/// Index of the token closing the bracket opened at `open` (`(`, `[` or `{`).
+pub fn matching_close(src: &str, toks: &[Token], open: usize) -> Option<usize> {
+    let &(o, c) = BRACKETS.iter().find(|b| b.0 == toks[open].text(src))?;
+    balance(src, toks, open..toks.len(), o, c)
 }
 
 /// Index of the token opening the bracket closed at `close`.
 pub fn matching_open(src: &str, toks: &[Token], close: usize) -> Option<usize> {
-    let (o, c) = match toks[close].text(src) {
-        ")" => ("(", ")"),
-        "]" => ("[", "]"),
-        "}" => ("{", "}"),
-        _ => return None,
-    };
+    let &(o, c) = BRACKETS.iter().find(|b| b.1 == toks[close].text(src))?;
+    balance(src, toks, (0..=close).rev(), c, o)
+}
+
+/// Walks `order` from the bracket `enter` until the depth it opened returns to 0 at `leave`.
+fn balance(
+    src: &str,
+    toks: &[Token],
+    order: impl Iterator<Item = usize>,
+    enter: &str,
+    leave: &str,
+) -> Option<usize> {
     let mut depth = 0usize;
-    for k in (0..=close).rev() {
+    for k in order {
         let s = toks[k].text(src);
-        if s == c {
+        if s == enter {
             depth += 1;
-        } else if s == o {
+        } else if s == leave {
             depth -= 1;
             if depth == 0 {
                 return Some(k);

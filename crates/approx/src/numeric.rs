@@ -84,6 +84,24 @@ impl Values {
         self.len() == 0
     }
 
+    /// The precision the values are held in.
+    pub fn precision(&self) -> Precision {
+        match self {
+            Values::F32(_) => Precision::F32,
+            Values::F64(_) => Precision::F64,
+            Values::Bits16(p, _) => *p,
+        }
+    }
+
+    /// Every element's bits, widened to 64: for comparing outputs bit for bit.
+    pub fn bits(&self) -> Vec<u64> {
+        match self {
+            Values::F32(v) => v.iter().map(|x| x.to_bits() as u64).collect(),
+            Values::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
+            Values::Bits16(_, v) => v.iter().map(|&x| x as u64).collect(),
+        }
+    }
+
     /// Element `i` as the exact f64 it represents.
     pub fn get(&self, i: usize) -> f64 {
         match self {

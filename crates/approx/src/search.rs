@@ -15,6 +15,7 @@
 //! Every search measures λ = 0 first (the accurate reference and T(0) for the speedup); a
 //! point asked for twice is measured once. `runs` counts the points measured.
 
+use crate::error::ApproxError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -65,13 +66,13 @@ impl std::fmt::Display for Method {
 }
 
 impl std::str::FromStr for Method {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Method, String> {
+    type Err = ApproxError;
+    fn from_str(s: &str) -> Result<Method, ApproxError> {
         match s {
             "smp" => Ok(Method::Smp),
             "heu" => Ok(Method::Heu),
             "omg" => Ok(Method::Omg),
-            _ => Err(format!("unknown search {s:?} (expected smp, heu or omg)")),
+            _ => Err(ApproxError::UnknownMethod(s.to_owned())),
         }
     }
 }
@@ -90,13 +91,11 @@ pub enum SearchError<E> {
 }
 
 /// Checks a QoS ratio: finite and in (0, 1].
-pub fn check_ratio(ratio: f64) -> Result<f64, String> {
+pub fn check_ratio(ratio: f64) -> Result<f64, ApproxError> {
     if ratio.is_finite() && ratio > 0.0 && ratio <= 1.0 {
         Ok(ratio)
     } else {
-        Err(format!(
-            "QoS ratio must be a number in (0, 1] (a fraction of the all-SFU version's error); got {ratio}"
-        ))
+        Err(ApproxError::Ratio(ratio))
     }
 }
 
@@ -360,6 +359,7 @@ mod tests {
         assert!("xyz"
             .parse::<Method>()
             .unwrap_err()
+            .to_string()
             .contains("smp, heu or omg"));
     }
 }

@@ -1,14 +1,16 @@
-//! Tuning λ for an app on a GPU: the measured T(λ) and E(λ), the searches of [`search`] over
-//! them, and the seed's Fig. 4 and Fig. 8–11 data.
+//! Tuning λ for an app on a GPU: the measured T(λ) and E(λ) and the searches of [`search`]
+//! over them.
+//!
+//! [`search`]: crate::search
 
 use crate::apps::{App, Extra, Workload};
 use crate::catalog::Precision;
+use crate::error::{ApproxError, Result};
 use crate::numeric::Values;
 use crate::search::{self, check_ratio, FnEvaluator, Method, Outcome, Point};
 use crate::transform::{transform, Transformed};
 use serde::Serialize;
-use sigpu_runtime::cuda::cudarc::driver::CudaFunction;
-use sigpu_runtime::cuda::{time_gpu, Error, Gpu, KernelSource, Result};
+use sigpu_runtime::cuda::{time_gpu, Gpu, Kernel, KernelSource};
 use std::collections::BTreeMap;
 
 /// Which warp index λ is compared with.
@@ -23,12 +25,12 @@ pub enum Partition {
 }
 
 impl std::str::FromStr for Partition {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Partition, String> {
+    type Err = ApproxError;
+    fn from_str(s: &str) -> Result<Partition> {
         match s {
             "slot" => Ok(Partition::Slot),
             "block" => Ok(Partition::Block),
-            _ => Err(format!("unknown warp index {s:?} (expected slot or block)")),
+            _ => Err(ApproxError::UnknownPartition(s.to_owned())),
         }
     }
 }
@@ -40,10 +42,10 @@ pub struct Session<'g> {
     pub transformed: Transformed,
     pub partition: Partition,
     work: Workload,
-    original: CudaFunction,
-    sfu: CudaFunction,
-    lambda: CudaFunction,
-    block: CudaFunction,
+    original: Kernel,
+    sfu: Kernel,
+    lambda: Kernel,
+    block: Kernel,
     reference: Values,
     /// Timed repetitions per point (after one warm-up); the median is used.
     pub runs: usize,
@@ -61,10 +63,13 @@ impl<'g> Session<'g> {
     /// Transforms and compiles `app`, uploads its inputs (from `seed`) and runs the original
     /// kernel once for the reference output.
     pub fn open(gpu: &'g Gpu, app: &'static App, partition: Partition, seed: u64) -> Result<Self> {
-        let transformed = transform(app.code, app.kernel)
-            .map_err(|e| Error::Invalid(format!("{}: {e}", app.file)))?;
+        let transformed =
+            transform(app.code, app.kernel).map_err(|source| ApproxError::Transform {
+                file: app.file.to_owned(),
+                source,
+            })?;
         let src = KernelSource::generated(app.file, transformed.source.clone());
-        let f = |name: &str| gpu.function(&src, name);
+        let f = |name: &str| gpu.kernel(&src, name);
         let mut s = Session {
             gpu,
             app,
@@ -85,8 +90,8 @@ impl<'g> Session<'g> {
         Ok(s)
     }
 
-    fn launch(&mut self, v: Variant) -> Result<()> {
-        let (f, extra) = match (v, self.partition) {
+    fn launch(&mut self, v: Variant) -> sigpu_runtime::cuda::Result<()> {
+        let (f, mut extra) = match (v, self.partition) {
             (Variant::Original, _) => (&self.original, Extra::None),
             (Variant::Sfu, _) => (&self.sfu, Extra::None),
             (Variant::Lambda(l), Partition::Slot) => (
@@ -100,14 +105,14 @@ impl<'g> Session<'g> {
                 (&self.block, Extra::Block { lambda: l as i32 })
             }
         };
-        self.work.run(self.gpu, f, &extra)
+        self.work.run(self.gpu, f, &mut extra)
     }
 
     /// The output of one run of variant `v`, outputs poisoned first.
     pub fn output(&mut self, v: Variant) -> Result<Values> {
         self.work.poison(self.gpu)?;
         self.launch(v)?;
-        self.work.output(self.gpu)
+        Ok(self.work.output(self.gpu)?)
     }
 
     /// Median milliseconds of variant `v`.
@@ -133,12 +138,12 @@ impl<'g> Session<'g> {
                 Ok((x * y * z).div_ceil(32))
             }
             Partition::Slot => {
-                let slots = self.gpu.upload(&[0u32])?;
-                let extra = Extra::Slot {
+                let mut slots = self.gpu.upload(&[0u32])?;
+                let mut extra = Extra::Slot {
                     lambda: 0,
-                    slots: Some(&slots),
+                    slots: Some(&mut slots),
                 };
-                self.work.run(self.gpu, &self.lambda, &extra)?;
+                self.work.run(self.gpu, &self.lambda, &mut extra)?;
                 Ok(self.gpu.download(&slots)?[0] + 1)
             }
         }
@@ -146,7 +151,7 @@ impl<'g> Session<'g> {
 
     /// Registers per thread of the original and the λ kernel.
     pub fn registers(&self) -> (i32, i32) {
-        let regs = |f: &CudaFunction| f.num_regs().unwrap_or(-1);
+        let regs = |k: &Kernel| k.function().num_regs().unwrap_or(-1);
         let lam = match self.partition {
             Partition::Slot => &self.lambda,
             Partition::Block => &self.block,
@@ -156,7 +161,7 @@ impl<'g> Session<'g> {
 }
 
 impl search::Evaluator for Session<'_> {
-    type Error = Error;
+    type Error = ApproxError;
     fn measure(&mut self, lambda: u32) -> Result<Point> {
         let v = Variant::Lambda(lambda);
         Ok(Point {
@@ -165,6 +170,45 @@ impl search::Evaluator for Session<'_> {
             error: self.error(v)?,
         })
     }
+}
+
+/// The curve and each method's search: with `full_curve`, every λ measured once and each
+/// search replayed on that curve; otherwise each search run live, the curve being the union
+/// of the points they measured.
+fn searches(
+    s: &mut Session,
+    (max, ratio): (u32, f64),
+    methods: &[Method],
+    full_curve: bool,
+    progress: &dyn Fn(&str),
+) -> Result<(Vec<Point>, Vec<Outcome>)> {
+    let (mut curve, mut searches) = (Vec::new(), Vec::new());
+    let app = s.app.name;
+    if full_curve {
+        for l in 0..=max {
+            progress(&format!("{app}: λ = {l} of {max}"));
+            curve.push(search::Evaluator::measure(s, l)?);
+        }
+    }
+    for &m in methods {
+        let outcome = if full_curve {
+            let mut replay = FnEvaluator(|l: u32| Ok::<_, ApproxError>(curve[l as usize]));
+            search::search(m, &mut replay, max, ratio)
+        } else {
+            progress(&format!("{app}: {m} search"));
+            search::search(m, s, max, ratio)
+        };
+        searches.push(outcome.map_err(|e| e.for_app(app))?);
+    }
+    if !full_curve {
+        curve = searches
+            .iter()
+            .flat_map(|o| o.trace.iter().copied())
+            .collect();
+        curve.sort_by_key(|p| p.lambda);
+        curve.dedup_by_key(|p| p.lambda);
+    }
+    Ok((curve, searches))
 }
 
 /// One app tuned: its curve, its searches and the reference times.
@@ -204,40 +248,14 @@ pub fn tune(
     full_curve: bool,
     progress: &dyn Fn(&str),
 ) -> Result<AppReport> {
-    check_ratio(ratio).map_err(Error::Invalid)?;
+    check_ratio(ratio)?;
     progress(&format!("{}: compiling and preparing inputs", app.name));
     let mut s = Session::open(gpu, app, partition, 0x5eed)?;
     let max = s.max_lambda()?;
     progress(&format!("{}: reference times", app.name));
     let original_ms = s.time_ms(Variant::Original)?;
     let sfu_ms = s.time_ms(Variant::Sfu)?;
-    let mut curve = Vec::new();
-    let mut searches = Vec::new();
-    let map_err = |e: search::SearchError<Error>| match e {
-        search::SearchError::Measure(e) => e,
-        other => Error::Invalid(format!("{}: {other}", app.name)),
-    };
-    if full_curve {
-        for l in 0..=max {
-            progress(&format!("{}: λ = {l} of {max}", app.name));
-            curve.push(search::Evaluator::measure(&mut s, l)?);
-        }
-        for &m in methods {
-            let mut replay = FnEvaluator(|l: u32| -> std::result::Result<Point, Error> {
-                Ok(curve[l as usize])
-            });
-            searches.push(search::search(m, &mut replay, max, ratio).map_err(map_err)?);
-        }
-    } else {
-        for &m in methods {
-            progress(&format!("{}: {m} search", app.name));
-            let o = search::search(m, &mut s, max, ratio).map_err(map_err)?;
-            curve.extend(o.trace.iter().copied());
-            searches.push(o);
-        }
-        curve.sort_by_key(|p| p.lambda);
-        curve.dedup_by_key(|p| p.lambda);
-    }
+    let (curve, searches) = searches(&mut s, (max, ratio), methods, full_curve, progress)?;
     let t0 = curve.first().map_or(f64::NAN, |p| p.time);
     let top = curve.iter().find(|p| p.lambda == max).copied();
     let (registers_original, registers_lambda) = s.registers();
@@ -262,71 +280,17 @@ pub fn tune(
     })
 }
 
-/// Geometric mean of positive values (NaN for none).
-pub fn geomean(xs: impl IntoIterator<Item = f64>) -> f64 {
-    let (sum, n) = xs
-        .into_iter()
-        .fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
-    if n == 0 {
-        f64::NAN
-    } else {
-        (sum / n as f64).exp()
-    }
-}
-
-/// HEU's choice against OMG's for one app: the seed's efficiency claim, made checkable.
-#[derive(Clone, Debug, Serialize)]
-pub struct HeuVsOmg {
-    pub app: &'static str,
-    pub heu_lambda: u32,
-    pub omg_lambda: u32,
-    /// The largest λ meeting the bound (OMG's choice when T falls monotonically).
-    pub largest_feasible: u32,
-    pub heu_runs: usize,
-    pub omg_runs: usize,
-    /// |HEU − OMG| ≤ 1 and HEU's runs ≤ 25% of OMG's.
-    pub meets_target: bool,
-    /// |HEU − largest feasible λ| ≤ 1 and HEU's runs ≤ 25% of OMG's: the target when T is
-    /// taken to fall with λ, as the seed does, rather than read from noisy timings.
-    pub meets_target_vs_largest_feasible: bool,
-}
-
-/// The comparison for a report holding both searches.
-pub fn heu_vs_omg(r: &AppReport) -> Option<HeuVsOmg> {
-    let get = |m| r.searches.iter().find(|o| o.method == m);
-    let (heu, omg) = (get(Method::Heu)?, get(Method::Omg)?);
-    let largest_feasible = omg
-        .trace
-        .iter()
-        .filter(|p| p.error <= omg.bound)
-        .map(|p| p.lambda)
-        .max()
-        .unwrap_or(0);
-    Some(HeuVsOmg {
-        app: r.app,
-        heu_lambda: heu.lambda,
-        omg_lambda: omg.lambda,
-        largest_feasible,
-        heu_runs: heu.runs,
-        omg_runs: omg.runs,
-        meets_target: heu.lambda.abs_diff(omg.lambda) <= 1 && heu.runs * 4 <= omg.runs,
-        meets_target_vs_largest_feasible: heu.lambda.abs_diff(largest_feasible) <= 1
-            && heu.runs * 4 <= omg.runs,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn geomean_and_partition_names() {
-        assert!((geomean([1.0, 4.0]) - 2.0).abs() < 1e-12);
-        assert!(geomean([]).is_nan());
+    fn partition_names() {
         assert_eq!("block".parse::<Partition>().unwrap(), Partition::Block);
         assert!("warp"
             .parse::<Partition>()
             .unwrap_err()
+            .to_string()
             .contains("slot or block"));
     }
 }

@@ -2,20 +2,7 @@
 //! NVRTC these tests print SKIP and pass, unless SIGPU_REQUIRE_NVRTC=1.
 
 use sigpu_approx::catalog::{Function, CATALOG};
-use sigpu_runtime::cuda::{compile, nvrtc_version, KernelCache, KernelSource};
-
-fn nvrtc_or_skip(test: &str) -> bool {
-    match nvrtc_version() {
-        Ok(_) => true,
-        Err(e) if std::env::var("SIGPU_REQUIRE_NVRTC").is_ok_and(|v| v == "1") => {
-            panic!("{test}: SIGPU_REQUIRE_NVRTC=1 but {e}")
-        }
-        Err(e) => {
-            println!("SKIP {test}: {e}");
-            false
-        }
-    }
-}
+use sigpu_runtime::cuda::{compile, nvrtc_for_test, KernelCache, KernelSource};
 
 fn compiles(src: &KernelSource) -> Vec<String> {
     let c = compile(src, "sm_90", &KernelCache::disabled())
@@ -24,12 +11,12 @@ fn compiles(src: &KernelSource) -> Vec<String> {
 }
 
 #[test]
-fn microbenchmark_kernels_compile() {
-    if !nvrtc_or_skip("microbenchmark_kernels_compile") {
+fn catalog_eval_kernels_compile() {
+    if !nvrtc_for_test("catalog_eval_kernels_compile") {
         return;
     }
     let all: Vec<&Function> = CATALOG.iter().collect();
-    let src = sigpu_approx::microbench::source(&all);
+    let src = sigpu_approx::eval::source(&all);
     let names = compiles(&src);
     assert_eq!(names.len(), src.entry_points().len(), "{names:?}");
 }
@@ -56,7 +43,7 @@ extern "C" __global__ void norms(const double* x, double* out, int n) {
 
 #[test]
 fn transformed_user_kernels_compile() {
-    if !nvrtc_or_skip("transformed_user_kernels_compile") {
+    if !nvrtc_for_test("transformed_user_kernels_compile") {
         return;
     }
     for kernel in ["box_muller", "norms"] {
@@ -70,7 +57,7 @@ fn transformed_user_kernels_compile() {
 
 #[test]
 fn every_app_and_its_lambda_kernels_compile() {
-    if !nvrtc_or_skip("every_app_and_its_lambda_kernels_compile") {
+    if !nvrtc_for_test("every_app_and_its_lambda_kernels_compile") {
         return;
     }
     for app in sigpu_approx::apps::APPS {

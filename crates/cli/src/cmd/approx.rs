@@ -1,16 +1,21 @@
 //! `sigpu approx ...`: the SFU function catalog, its microbenchmark (the seed's Tables 4–5),
 //! the λ transformation of a user's kernel and the QoS-driven λ search over the app suite.
 
-use super::{spinner, write_json_out as write_json};
+use super::{resolve, spinner, write_json_out, Need, Target};
 use crate::table;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use sigpu_approx::apps::{self, APPS};
-use sigpu_approx::catalog::CATALOG;
-use sigpu_approx::search::{check_ratio, Method};
-use sigpu_approx::tune::{geomean, heu_vs_omg, tune, AppReport, HeuVsOmg, Partition};
-use sigpu_approx::{figures, microbench, transform};
+use sigpu_approx::apps::{App, APPS};
+use sigpu_approx::catalog::{Function, CATALOG};
+use sigpu_approx::search::Method;
+use sigpu_approx::tune::Partition;
+use sigpu_approx::{transform, ApproxError};
+use sigpu_lab::approx::cpu_bench::{self, CpuRow};
+use sigpu_lab::approx::tune::{SuiteRun, TuneSummary};
+use sigpu_lab::approx::{figures, microbench};
+use sigpu_runtime::cuda::Gpu;
+use sigpu_runtime::host::CpuArch;
 use sigpu_runtime::Device;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -80,33 +85,40 @@ pub fn run(device: Option<Device>, json: bool, command: &ApproxCommand) -> Resul
     match command {
         ApproxCommand::List => list(json),
         ApproxCommand::Bench(args) => bench(device, json, args),
-        ApproxCommand::Tune(args) => tune_cmd(device, json, args),
+        ApproxCommand::Tune(args) => tune(device, json, args),
         ApproxCommand::Transform(args) => transform_cmd(json, args),
     }
 }
 
-fn gpu_for(device: Option<Device>, what: &str) -> Result<sigpu_runtime::cuda::Gpu> {
-    match device {
-        Some(Device::Cpu) => bail!("{what} measures GPU kernels: use --device cuda[:N]"),
-        Some(Device::Cuda(n)) => super::open_gpu(n),
-        None => super::open_gpu(0),
+/// Prints `value` as JSON, or runs `print` for the tables; always success.
+fn report<T: Serialize>(json: bool, value: &T, print: impl FnOnce(&T)) -> Result<ExitCode> {
+    if json {
+        super::print_json(value)?;
+    } else {
+        print(value);
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn list(json: bool) -> Result<ExitCode> {
-    if json {
-        #[derive(Serialize)]
-        struct Listing {
-            functions: &'static [sigpu_approx::catalog::Function],
-            apps: &'static [apps::App],
-        }
-        super::print_json(&Listing {
-            functions: CATALOG,
-            apps: APPS,
-        })?;
-        return Ok(ExitCode::SUCCESS);
+    #[derive(Serialize)]
+    struct Listing {
+        functions: &'static [Function],
+        apps: &'static [App],
     }
-    let rows: Vec<Vec<String>> = CATALOG
+    let listing = Listing {
+        functions: CATALOG,
+        apps: APPS,
+    };
+    report(json, &listing, |l| {
+        print_functions(l.functions);
+        println!();
+        print_apps(l.apps);
+    })
+}
+
+fn print_functions(functions: &[Function]) {
+    let rows: Vec<Vec<String>> = functions
         .iter()
         .map(|f| {
             vec![
@@ -119,22 +131,19 @@ fn list(json: bool) -> Result<ExitCode> {
             ]
         })
         .collect();
-    print!(
-        "{}",
-        table::render(
-            &[
-                "function",
-                "math",
-                "accurate (CUDA)",
-                "SFU (PTX)",
-                "needs",
-                "documented SFU error"
-            ],
-            &rows
-        )
-    );
-    println!();
-    let rows: Vec<Vec<String>> = APPS
+    let head = [
+        "function",
+        "math",
+        "accurate (CUDA)",
+        "SFU (PTX)",
+        "needs",
+        "documented SFU error",
+    ];
+    print!("{}", table::render(&head, &rows));
+}
+
+fn print_apps(apps: &[App]) {
+    let rows: Vec<Vec<String>> = apps
         .iter()
         .map(|a| {
             vec![
@@ -147,30 +156,35 @@ fn list(json: bool) -> Result<ExitCode> {
             ]
         })
         .collect();
-    print!(
-        "{}",
-        table::render(
-            &["app", "abbr", "type", "functions", "QoS metric", "workload"],
-            &rows
-        )
-    );
-    Ok(ExitCode::SUCCESS)
+    let head = ["app", "abbr", "type", "functions", "QoS metric", "workload"];
+    print!("{}", table::render(&head, &rows));
 }
 
+/// `--device cpu` measures the CPU fast functions; otherwise the catalog on the GPU.
 fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCode> {
-    if device == Some(Device::Cpu) {
-        return bench_cpu(json, args);
-    }
-    let gpu = gpu_for(device, "approx bench")?;
+    let target = match device {
+        Some(Device::Cpu) => Target::Cpu,
+        _ => resolve(device, Need::Gpu, "approx bench")?,
+    };
     let bar = spinner();
-    let report = microbench::run(&gpu, args.samples as usize, &|k| {
-        bar.set_message(k.to_owned())
-    })?;
+    let Target::Gpu(gpu) = target else {
+        bar.set_message("CPU fast exp / log / sin / cos");
+        let cpu = CpuBench {
+            cpu: sigpu_runtime::host::HostInfo::detect().cpu_model,
+            rows: cpu_bench::bench(&CpuArch::host(), args.samples as usize, 1 << 24, 7),
+        };
+        bar.finish_and_clear();
+        write_json_out(&args.out, &cpu)?;
+        return report(json, &cpu, print_cpu_bench);
+    };
+    let progress = |k: &str| bar.set_message(k.to_owned());
+    let gpu_report = microbench::run(&gpu, args.samples as usize, &progress)?;
     bar.finish_and_clear();
-    write_json(&args.out, &report)?;
-    if json {
-        return super::print_json(&report).map(|_| ExitCode::SUCCESS);
-    }
+    write_json_out(&args.out, &gpu_report)?;
+    report(json, &gpu_report, print_gpu_bench)
+}
+
+fn print_gpu_bench(report: &microbench::Report) {
     println!(
         "{}: {} SMs at a measured {:.0} MHz; errors over {} random inputs per range vs f64",
         report.device, report.sms, report.sm_clock_mhz, report.error_samples
@@ -178,260 +192,58 @@ fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCod
     if let Some(note) = &report.sass_note {
         println!("SASS mix not available: {note}");
     }
-    let rows: Vec<Vec<String>> = report
-        .rows
-        .iter()
-        .map(|r| {
-            let mix = r
-                .sass
-                .as_ref()
-                .map_or("-".into(), |m| format!("{}/{}/{}", m.sfu, m.fp32, m.fp64));
-            vec![
-                r.function.into(),
-                format!("{:?}", r.version).to_lowercase(),
-                format!("{:.1}", r.latency_cycles),
-                format!("{:.2}", r.gops_per_sm),
-                format!("{:.0}", r.gops_total),
-                format!("{:.2e}", r.error_domain.mean_rel),
-                format!("{:.2e}", r.error_domain.max_rel),
-                format!("{:.1}", r.error_domain.max_ulp),
-                format!("{:.2e}", r.error_wide.mean_rel),
-                format!("{:.2e}", r.error_wide.max_rel),
-                r.error_wide.class_mismatches.to_string(),
-                r.registers.to_string(),
-                mix,
-            ]
-        })
-        .collect();
-    print!(
-        "{}",
-        table::render(
-            &[
-                "function",
-                "version",
-                "lat cyc",
-                "Gop/s/SM",
-                "Gop/s",
-                "mean rel",
-                "max rel",
-                "max ulp",
-                "wide mean",
-                "wide max",
-                "wide class",
-                "regs",
-                "SFU/FP32/FP64",
-            ],
-            &rows
-        )
-    );
-    Ok(ExitCode::SUCCESS)
+    let (head, rows) = report.table();
+    print!("{}", table::render(&head, &rows));
 }
 
 #[derive(Serialize)]
 struct CpuBench {
     cpu: String,
-    rows: Vec<sigpu_approx::cpu::CpuRow>,
+    rows: Vec<CpuRow>,
 }
 
-/// The CPU fast versions: error against f64, throughput on all threads, and the chunk split.
-fn bench_cpu(json: bool, args: &BenchArgs) -> Result<ExitCode> {
-    let bar = spinner();
-    bar.set_message("CPU fast exp / log / sin / cos");
-    let report = CpuBench {
-        cpu: sigpu_runtime::host::HostInfo::detect().cpu_model,
-        rows: sigpu_approx::cpu::bench(args.samples as usize, 1 << 24, 7),
-    };
-    bar.finish_and_clear();
-    write_json(&args.out, &report)?;
-    if json {
-        return super::print_json(&report).map(|_| ExitCode::SUCCESS);
-    }
+fn print_cpu_bench(report: &CpuBench) {
     println!(
         "{}: fast path vs Rust's f32 methods, 2^24 elements, all threads",
         report.cpu
     );
-    let rows: Vec<Vec<String>> = report
-        .rows
-        .iter()
-        .map(|r| {
-            vec![
-                format!("{:?}", r.function).to_lowercase(),
-                format!("{:?}", r.path).to_lowercase(),
-                format!("{:.2}", r.fast_gelem_per_s),
-                format!("{:.2}", r.accurate_gelem_per_s),
-                format!("{:.2e}", r.fast_domain.mean_rel),
-                format!("{:.2e}", r.fast_domain.max_rel),
-                format!("{:.1}", r.fast_domain.max_ulp),
-                format!("{:.1}", r.accurate_domain.max_ulp),
-                format!("{:.2e}", r.fast_wide.max_rel),
-                r.split
-                    .iter()
-                    .map(|(s, t, _)| format!("{s}:{:.1}ms", t * 1e3))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ]
-        })
-        .collect();
-    print!(
-        "{}",
-        table::render(
-            &[
-                "function",
-                "path",
-                "fast G/s",
-                "std G/s",
-                "mean rel",
-                "max rel",
-                "max ulp",
-                "std ulp",
-                "wide max rel",
-                "time by fast share",
-            ],
-            &rows
-        )
-    );
-    Ok(ExitCode::SUCCESS)
+    let (head, rows) = cpu_bench::table(&report.rows);
+    print!("{}", table::render(&head, &rows));
 }
 
-#[derive(Serialize)]
-struct TuneSummary {
-    device: String,
-    qos_ratio: f64,
-    partition: Partition,
-    apps: Vec<AppReport>,
-    /// Geometric-mean speedup over the apps, per search (and for the all-SFU kernel).
-    geomean_speedup: Vec<(String, f64)>,
-    heu_vs_omg: Vec<HeuVsOmg>,
-    /// Apps where HEU is within one λ of OMG with ≤ 25% of its runs.
-    heu_target_met: usize,
-    /// The same against the largest λ meeting the bound.
-    heu_target_met_vs_largest_feasible: usize,
-}
-
-fn tune_cmd(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode> {
-    check_ratio(args.qos_ratio).map_err(|e| anyhow::anyhow!("--qos-ratio: {e}"))?;
-    let list: Vec<&'static apps::App> = if args.app == "all" {
-        APPS.iter().collect()
-    } else {
-        vec![apps::find(&args.app).map_err(|e| anyhow::anyhow!("--app: {e}"))?]
-    };
-    let all = list.len() > 1;
-    let methods: Vec<Method> = if all {
-        Method::ALL.to_vec()
-    } else {
-        vec![args.search]
-    };
-    let gpu = gpu_for(device, "approx tune")?;
+fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode> {
+    let mut run = SuiteRun::new(&args.app, args.qos_ratio, args.search, args.warp_index).map_err(
+        |e| match e {
+            ApproxError::Ratio(_) => anyhow::anyhow!("--qos-ratio: {e}"),
+            ApproxError::UnknownApp { .. } => anyhow::anyhow!("--app: {e}"),
+            e => e.into(),
+        },
+    )?;
+    run.curve = args.curve;
+    let gpu: Gpu = resolve(device, Need::Gpu, "approx tune")?
+        .into_gpu()
+        .expect("Need::Gpu resolves to a GPU");
     let bar = spinner();
-    let mut reports = Vec::new();
-    for app in list {
-        let r = tune(
-            &gpu,
-            app,
-            args.qos_ratio,
-            &methods,
-            args.warp_index,
-            all || args.curve,
-            &|m| bar.set_message(m.to_owned()),
-        )?;
-        reports.push(r);
-    }
+    let summary = sigpu_lab::approx::tune::run(&gpu, &run, &|m| bar.set_message(m.to_owned()))?;
     bar.finish_and_clear();
-    let device_name = format!("{} ({})", gpu.info().name, gpu.arch());
-    let mut geo = vec![(
-        "sfu".to_string(),
-        geomean(reports.iter().map(|r| r.sfu_speedup)),
-    )];
-    for m in &methods {
-        geo.push((
-            m.to_string(),
-            geomean(reports.iter().filter_map(|r| {
-                r.searches
-                    .iter()
-                    .find(|o| o.method == *m)
-                    .map(|o| o.speedup)
-            })),
-        ));
-    }
-    let cmp: Vec<HeuVsOmg> = reports.iter().filter_map(heu_vs_omg).collect();
-    let summary = TuneSummary {
-        device: device_name.clone(),
-        qos_ratio: args.qos_ratio,
-        partition: args.warp_index,
-        heu_target_met: cmp.iter().filter(|c| c.meets_target).count(),
-        heu_target_met_vs_largest_feasible: cmp
-            .iter()
-            .filter(|c| c.meets_target_vs_largest_feasible)
-            .count(),
-        apps: reports,
-        geomean_speedup: geo,
-        heu_vs_omg: cmp,
-    };
     if let Some(dir) = &args.plot {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("--plot {}: cannot create the folder", dir.display()))?;
-        for r in summary.apps.iter().filter(|r| r.curve.len() > 2) {
-            figures::fig4(r)
-                .write(&dir.join(format!("fig4_{}", r.app)))
-                .with_context(|| format!("writing Fig. 4 for {}", r.app))?;
-        }
-        if all {
-            let svg = figures::fig8_svg(&summary.apps, args.qos_ratio, &device_name);
-            let png = sigpu_plot::svg_to_png(&svg)?;
-            for (ext, bytes) in [("svg", svg.as_bytes()), ("png", png.as_slice())] {
-                let path = dir.join(format!("fig8_speedup.{ext}"));
-                sigpu_runtime::fs::write_atomic(&path, bytes)
-                    .with_context(|| format!("writing {}", path.display()))?;
-            }
-        }
+        figures::write(dir, &summary, run.is_suite())?;
     }
-    write_json(&args.out, &summary)?;
-    if json {
-        return super::print_json(&summary).map(|_| ExitCode::SUCCESS);
-    }
+    write_json_out(&args.out, &summary)?;
+    report(json, &summary, |s| print_tune(s, run.is_suite()))
+}
+
+fn print_tune(summary: &TuneSummary, suite: bool) {
     println!(
-        "{device_name}: QoS ratio {} ({:?} warp index); speedup = T(λ=0)/T(λ), error = app metric vs accurate",
-        args.qos_ratio, args.warp_index
+        "{}: QoS ratio {} ({:?} warp index); speedup = T(λ=0)/T(λ), error = app metric vs accurate",
+        summary.device, summary.qos_ratio, summary.partition
     );
-    let mut rows = Vec::new();
-    for r in &summary.apps {
-        for o in &r.searches {
-            rows.push(vec![
-                r.abbr.into(),
-                o.method.to_string(),
-                format!("{}/{}", o.lambda, r.max_lambda),
-                format!("{:.3}", o.speedup),
-                format!("{:.2e}", o.error),
-                format!("{:.2e}", o.bound),
-                o.runs.to_string(),
-                format!("{:.3}", r.sfu_speedup),
-                format!("{:.2e}", r.sfu_error),
-                format!("{:.3}", r.original_ms),
-            ]);
-        }
-    }
-    print!(
-        "{}",
-        table::render(
-            &[
-                "app",
-                "search",
-                "λ/max",
-                "speedup",
-                "error",
-                "bound",
-                "runs",
-                "SFU speedup",
-                "SFU error",
-                "orig ms",
-            ],
-            &rows
-        )
-    );
+    let (head, rows) = summary.table();
+    print!("{}", table::render(&head, &rows));
     for (m, g) in &summary.geomean_speedup {
         println!("geometric-mean speedup {m}: {g:.3}");
     }
-    if all {
+    if suite {
         println!(
             "HEU within one λ of OMG using ≤ 25% of its runs: {} of {} apps \
              ({} of {} against the largest λ meeting the bound)",
@@ -441,9 +253,9 @@ fn tune_cmd(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitC
             summary.heu_vs_omg.len()
         );
     }
-    Ok(ExitCode::SUCCESS)
 }
 
+/// CPU only: reads, transforms and writes a source; no device is involved.
 fn transform_cmd(json: bool, args: &TransformArgs) -> Result<ExitCode> {
     let code = std::fs::read_to_string(&args.input)
         .with_context(|| format!("reading {}", args.input.display()))?;

@@ -222,7 +222,7 @@ pub fn approx_line(rows: &[ApproxRow]) -> String {
 }
 
 pub fn approx() -> Vec<ApproxRow> {
-    sigpu_approx::cpu::bench(20_000, 1 << 20, 3)
+    crate::approx::cpu_bench::bench(&sigpu_runtime::host::CpuArch::host(), 20_000, 1 << 20, 3)
         .into_iter()
         .map(|r| ApproxRow {
             function: r.function,

@@ -1,6 +1,6 @@
 //! Fast f32 exp / log / sin / cos on the CPU: branch-free polynomials that the compiler
-//! vectorises, run through an AVX2 + FMA-enabled loop when the CPU has it (detected at run
-//! time) and a plain loop otherwise. Both paths compute the same operations in the same order,
+//! vectorises, run through an AVX2 + FMA-enabled loop ([`avx2`]) when the CPU has it (as the
+//! caller's [`CpuArch`] says) and a plain loop otherwise. Both paths compute the same operations in the same order,
 //! so they give the same bits. [`apply`] splits an array into chunks and sends a share of
 //! them down the fast path: the λ partition of the GPU kernels, for the CPU.
 //!
@@ -12,8 +12,13 @@
 //! the finite range), log positive normal inputs, sin / cos |x| ≤ 8192.
 
 use crate::catalog::{Domain, Precision, Range};
+use crate::numeric::{ErrorStats, Values};
 use rayon::prelude::*;
 use serde::Serialize;
+use sigpu_runtime::host::CpuArch;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 /// The functions with a CPU fast version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -112,7 +117,7 @@ fn round_magic(v: f32) -> f32 {
 }
 
 #[inline(always)]
-fn exp_fast(x: f32) -> f32 {
+pub(crate) fn exp_fast(x: f32) -> f32 {
     let x = x.clamp(-87.3, 88.7);
     let n = round_magic(x * std::f32::consts::LOG2_E);
     // ln 2 split so n · LN2_HI is exact for |n| < 2^9.
@@ -126,7 +131,7 @@ fn exp_fast(x: f32) -> f32 {
 }
 
 #[inline(always)]
-fn log_fast(x: f32) -> f32 {
+pub(crate) fn log_fast(x: f32) -> f32 {
     let bits = x.to_bits();
     let mut e = ((bits >> 23) & 0xff) as i32 - 127;
     let mut m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
@@ -152,7 +157,7 @@ fn log_fast(x: f32) -> f32 {
 
 /// sin (`shift` 0) or cos (`shift` 1): cos x = sin(x + π/2) is a quadrant shift.
 #[inline(always)]
-fn sin_cos_fast(x: f32, shift: i32) -> f32 {
+pub(crate) fn sin_cos_fast(x: f32, shift: i32) -> f32 {
     let n = round_magic(x * std::f32::consts::FRAC_2_PI);
     let r = ((x - n * 1.570_312_5) - n * 4.837_513e-4) - n * 7.549_79e-8;
     let r2 = r * r;
@@ -178,37 +183,20 @@ pub enum SimdPath {
     Scalar,
 }
 
-/// AVX2 + FMA when the CPU has them, else the plain loop.
-pub fn detect() -> SimdPath {
-    let f = sigpu_runtime::host::SimdFeatures::detect();
-    if f.avx2 && f.fma {
-        SimdPath::Avx2
-    } else {
-        SimdPath::Scalar
+impl SimdPath {
+    /// AVX2 + FMA when `arch` has them, else the plain loop.
+    pub fn best(arch: &CpuArch) -> SimdPath {
+        if arch.avx2_fma() {
+            SimdPath::Avx2
+        } else {
+            SimdPath::Scalar
+        }
     }
 }
 
 fn fast_scalar(f: CpuFunction, x: &[f32], out: &mut [f32]) {
     for (o, &v) in out.iter_mut().zip(x) {
         *o = f.fast(v);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn fast_avx2(f: CpuFunction, x: &[f32], out: &mut [f32]) {
-    // The same loop, compiled for 8-wide AVX2: one loop per function so each vectorises.
-    match f {
-        CpuFunction::Exp => out.iter_mut().zip(x).for_each(|(o, &v)| *o = exp_fast(v)),
-        CpuFunction::Log => out.iter_mut().zip(x).for_each(|(o, &v)| *o = log_fast(v)),
-        CpuFunction::Sin => out
-            .iter_mut()
-            .zip(x)
-            .for_each(|(o, &v)| *o = sin_cos_fast(v, 0)),
-        CpuFunction::Cos => out
-            .iter_mut()
-            .zip(x)
-            .for_each(|(o, &v)| *o = sin_cos_fast(v, 1)),
     }
 }
 
@@ -224,9 +212,9 @@ pub fn fast_slice(f: CpuFunction, path: SimdPath, x: &[f32], out: &mut [f32]) {
     );
     match path {
         #[cfg(target_arch = "x86_64")]
-        SimdPath::Avx2 if detect() == SimdPath::Avx2 => {
-            // SAFETY: AVX2 and FMA were detected on this CPU just above.
-            unsafe { fast_avx2(f, x, out) }
+        SimdPath::Avx2 if CpuArch::host().avx2_fma() => {
+            // SAFETY: this CPU has AVX2 and FMA (checked just above, whatever `path` says).
+            unsafe { avx2::fast(f, x, out) }
         }
         _ => fast_scalar(f, x, out),
     }
@@ -241,14 +229,13 @@ pub fn chunk_is_fast(c: usize, share: f64) -> bool {
     ((c + 1) as f64 * share).floor() > (c as f64 * share).floor()
 }
 
-/// `out = f(x)` on all threads, a `share` in [0, 1] of the chunks on the fast path and the
-/// rest accurate. Returns the path the fast chunks took.
+/// `out = f(x)` on all threads, a `share` in [0, 1] of the chunks on the fast path (through
+/// `path`) and the rest accurate.
 ///
 /// # Panics
 /// If `x` and `out` differ in length.
-pub fn apply(f: CpuFunction, x: &[f32], out: &mut [f32], share: f64) -> SimdPath {
+pub fn apply(f: CpuFunction, path: SimdPath, x: &[f32], out: &mut [f32], share: f64) {
     assert_eq!(x.len(), out.len(), "apply: input and output lengths differ");
-    let path = detect();
     let share = share.clamp(0.0, 1.0);
     out.par_chunks_mut(CHUNK)
         .zip(x.par_chunks(CHUNK))
@@ -262,24 +249,25 @@ pub fn apply(f: CpuFunction, x: &[f32], out: &mut [f32], share: f64) -> SimdPath
                 }
             }
         });
-    path
 }
 
-/// Error of the fast version (or the accurate one) over `n` inputs from `domain`.
+/// Error of the fast version through `path` (or the accurate one, `path` `None`) over `n`
+/// inputs from `domain`.
 pub fn errors(
     f: CpuFunction,
+    path: Option<SimdPath>,
     domain: &Domain,
-    fast: bool,
     n: usize,
     seed: u64,
-) -> crate::numeric::ErrorStats {
+) -> ErrorStats {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let x: Vec<f32> = (0..n)
         .map(|_| domain.x.sample(rng.random(), rng.random()) as f32)
         .collect();
     let mut out = vec![0f32; n];
-    apply(f, &x, &mut out, if fast { 1.0 } else { 0.0 });
+    let share = if path.is_some() { 1.0 } else { 0.0 };
+    apply(f, path.unwrap_or(SimdPath::Scalar), &x, &mut out, share);
     // The catalog's f32 entry with this function's reference: error_stats reads only the
     // reference and the precision.
     let func = crate::catalog::Function {
@@ -287,75 +275,7 @@ pub fn errors(
         precision: Precision::F32,
         ..*crate::catalog::find("exp_f32").expect("catalog entry")
     };
-    crate::numeric::error_stats(
-        &func,
-        &crate::numeric::Values::F32(x),
-        None,
-        &crate::numeric::Values::F32(out),
-    )
-}
-
-/// One CPU row: a function's fast and accurate versions, error and speed.
-#[derive(Clone, Debug, Serialize)]
-pub struct CpuRow {
-    pub function: CpuFunction,
-    pub path: SimdPath,
-    pub threads: usize,
-    pub fast_gelem_per_s: f64,
-    pub accurate_gelem_per_s: f64,
-    pub fast_domain: crate::numeric::ErrorStats,
-    pub fast_wide: crate::numeric::ErrorStats,
-    pub accurate_domain: crate::numeric::ErrorStats,
-    /// Time (s) and error (mean relative vs the all-accurate output) at fast shares 0, ¼, ½,
-    /// ¾, 1: the λ curve of the CPU.
-    pub split: Vec<(f64, f64, f64)>,
-}
-
-/// Measures every CPU fast function: errors over `samples` inputs, throughput over
-/// `elements` on all threads (median of `runs`), and the chunk-split curve.
-pub fn bench(samples: usize, elements: usize, runs: usize) -> Vec<CpuRow> {
-    use rand::{Rng, SeedableRng};
-    CpuFunction::ALL
-        .iter()
-        .map(|&f| {
-            let (dom, wide) = f.domains();
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-            let x: Vec<f32> = (0..elements)
-                .map(|_| dom.x.sample(rng.random(), rng.random()) as f32)
-                .collect();
-            let mut out = vec![0f32; elements];
-            let mut reference = vec![0f32; elements];
-            apply(f, &x, &mut reference, 0.0);
-            let time = |share: f64, out: &mut Vec<f32>| {
-                let mut t = sigpu_runtime::host::time_cpu(runs, || {
-                    apply(f, &x, out, share);
-                });
-                sigpu_runtime::cuda::median(&mut t)
-            };
-            let split = [0.0, 0.25, 0.5, 0.75, 1.0]
-                .iter()
-                .map(|&share| {
-                    let t = time(share, &mut out);
-                    let e = crate::apps::Metric::MeanRelative.error(
-                        &crate::numeric::Values::F32(out.clone()),
-                        &crate::numeric::Values::F32(reference.clone()),
-                    );
-                    (share, t, e)
-                })
-                .collect::<Vec<_>>();
-            CpuRow {
-                function: f,
-                path: detect(),
-                threads: rayon::current_num_threads(),
-                fast_gelem_per_s: elements as f64 / split[4].1 / 1e9,
-                accurate_gelem_per_s: elements as f64 / split[0].1 / 1e9,
-                fast_domain: errors(f, &dom, true, samples, 1),
-                fast_wide: errors(f, &wide, true, samples, 2),
-                accurate_domain: errors(f, &dom, false, samples, 1),
-                split,
-            }
-        })
-        .collect()
+    crate::numeric::error_stats(&func, &Values::F32(x), None, &Values::F32(out))
 }
 
 #[cfg(test)]
@@ -366,7 +286,7 @@ mod tests {
     fn fast_versions_are_accurate_to_a_few_ulp_in_their_domain() {
         for f in CpuFunction::ALL {
             let (dom, _) = f.domains();
-            let s = errors(f, &dom, true, 20_000, 3);
+            let s = errors(f, Some(SimdPath::Scalar), &dom, 20_000, 3);
             assert_eq!(s.class_mismatches, 0, "{f:?}");
             assert!(s.mean_rel < 1e-6, "{f:?}: {s:?}");
             assert!(s.max_abs < 4e-6 || f == CpuFunction::Exp, "{f:?}: {s:?}");
@@ -379,7 +299,7 @@ mod tests {
         for f in CpuFunction::ALL {
             let (mut a, mut b) = (vec![0f32; x.len()], vec![0f32; x.len()]);
             fast_slice(f, SimdPath::Scalar, &x, &mut a);
-            fast_slice(f, detect(), &x, &mut b);
+            fast_slice(f, SimdPath::best(&CpuArch::host()), &x, &mut b);
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&a), bits(&b), "{f:?}");
         }
@@ -393,9 +313,10 @@ mod tests {
         assert!((0..100).all(|c| chunk_is_fast(c, 1.0)));
         let x: Vec<f32> = (0..3 * CHUNK).map(|i| i as f32 * 1e-4).collect();
         let mut out = vec![0f32; x.len()];
-        apply(CpuFunction::Exp, &x, &mut out, 0.0);
+        let path = SimdPath::best(&CpuArch::host());
+        apply(CpuFunction::Exp, path, &x, &mut out, 0.0);
         assert!(out.iter().zip(&x).all(|(o, v)| *o == v.exp()));
-        apply(CpuFunction::Exp, &x, &mut out, 1.0);
+        apply(CpuFunction::Exp, path, &x, &mut out, 1.0);
         assert!(out.iter().zip(&x).all(|(o, v)| *o == exp_fast(*v)));
     }
 

@@ -1,0 +1,111 @@
+//! The CPU fast functions measured: error against f64, throughput on all threads, and the
+//! time and error as a growing share of chunks takes the fast path (the λ curve of the CPU).
+
+use serde::Serialize;
+use sigpu_approx::apps::Metric;
+use sigpu_approx::cpu::{apply, errors, CpuFunction, SimdPath};
+use sigpu_approx::numeric::{ErrorStats, Values};
+use sigpu_runtime::host::CpuArch;
+
+/// One CPU row: a function's fast and accurate versions, error and speed.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuRow {
+    pub function: CpuFunction,
+    pub path: SimdPath,
+    pub threads: usize,
+    pub fast_gelem_per_s: f64,
+    pub accurate_gelem_per_s: f64,
+    pub fast_domain: ErrorStats,
+    pub fast_wide: ErrorStats,
+    pub accurate_domain: ErrorStats,
+    /// Time (s) and error (mean relative vs the all-accurate output) at fast shares 0, ¼, ½,
+    /// ¾, 1: the λ curve of the CPU.
+    pub split: Vec<(f64, f64, f64)>,
+}
+
+/// Measures every CPU fast function on the best path `arch` has: errors over `samples`
+/// inputs, throughput over `elements` on all threads (median of `runs`), and the chunk-split
+/// curve.
+pub fn bench(arch: &CpuArch, samples: usize, elements: usize, runs: usize) -> Vec<CpuRow> {
+    let path = SimdPath::best(arch);
+    CpuFunction::ALL
+        .iter()
+        .map(|&f| row(f, path, samples, elements, runs))
+        .collect()
+}
+
+fn row(f: CpuFunction, path: SimdPath, samples: usize, elements: usize, runs: usize) -> CpuRow {
+    use rand::{Rng, SeedableRng};
+    let (dom, wide) = f.domains();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let x: Vec<f32> = (0..elements)
+        .map(|_| dom.x.sample(rng.random(), rng.random()) as f32)
+        .collect();
+    let mut out = vec![0f32; elements];
+    let mut reference = vec![0f32; elements];
+    apply(f, path, &x, &mut reference, 0.0);
+    let time = |share: f64, out: &mut Vec<f32>| {
+        let mut t = sigpu_runtime::host::time_cpu(runs, || {
+            apply(f, path, &x, out, share);
+        });
+        sigpu_runtime::cuda::median(&mut t)
+    };
+    let split = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .iter()
+        .map(|&share| {
+            let t = time(share, &mut out);
+            let e = Metric::MeanRelative
+                .error(&Values::F32(out.clone()), &Values::F32(reference.clone()));
+            (share, t, e)
+        })
+        .collect::<Vec<_>>();
+    CpuRow {
+        function: f,
+        path,
+        threads: rayon::current_num_threads(),
+        fast_gelem_per_s: elements as f64 / split[4].1 / 1e9,
+        accurate_gelem_per_s: elements as f64 / split[0].1 / 1e9,
+        fast_domain: errors(f, Some(path), &dom, samples, 1),
+        fast_wide: errors(f, Some(path), &wide, samples, 2),
+        accurate_domain: errors(f, None, &dom, samples, 1),
+        split,
+    }
+}
+
+/// The table `sigpu approx bench --device cpu` prints: headers and one row per function.
+pub fn table(rows: &[CpuRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                format!("{:?}", r.function).to_lowercase(),
+                format!("{:?}", r.path).to_lowercase(),
+                format!("{:.2}", r.fast_gelem_per_s),
+                format!("{:.2}", r.accurate_gelem_per_s),
+                format!("{:.2e}", r.fast_domain.mean_rel),
+                format!("{:.2e}", r.fast_domain.max_rel),
+                format!("{:.1}", r.fast_domain.max_ulp),
+                format!("{:.1}", r.accurate_domain.max_ulp),
+                format!("{:.2e}", r.fast_wide.max_rel),
+                r.split
+                    .iter()
+                    .map(|(s, t, _)| format!("{s}:{:.1}ms", t * 1e3))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ]
+        })
+        .collect();
+    let head = vec![
+        "function",
+        "path",
+        "fast G/s",
+        "std G/s",
+        "mean rel",
+        "max rel",
+        "max ulp",
+        "std ulp",
+        "wide max rel",
+        "time by fast share",
+    ];
+    (head, rows)
+}
