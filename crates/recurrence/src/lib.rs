@@ -12,7 +12,6 @@
 //! - [`Factors`]: the correction factors, with the seed's optimisations and a switch for them.
 //! - [`gpu`]: the CUDA code generator and the single-pass kernel it produces.
 
-pub mod bench;
 pub mod cpu;
 mod elem;
 mod factors;

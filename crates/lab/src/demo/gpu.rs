@@ -7,7 +7,7 @@ use serde::Serialize;
 use sigpu_lns::hmm::gpu::{emission_words, GpuHmm};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
-use sigpu_recurrence::bench::{bench_gpu, bench_input, GpuBench};
+use crate::recurrence::bench::{bench_gpu, bench_input, GpuBench};
 use sigpu_recurrence::GpuConfig;
 use sigpu_runtime::cuda::{time_gpu, Check, Gpu};
 
