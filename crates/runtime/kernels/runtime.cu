@@ -51,3 +51,16 @@ extern "C" __global__ void tex2d_f32x4(unsigned long long tex, const float* __re
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = tex2D<float4>(tex, xy[2 * i], xy[2 * i + 1]);
 }
+
+// SM clock: one thread counts clock64() cycles against the global nanosecond timer while it
+// spins for `spin` cycles; out = {cycles, nanoseconds}. Twin: none (it measures the device).
+extern "C" __global__ void sm_clock(long long spin, long long* out) {
+    long long t0, t1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    const long long c0 = clock64();
+    while (clock64() - c0 < spin) {}
+    const long long c1 = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    out[0] = c1 - c0;
+    out[1] = t1 - t0;
+}

@@ -4,42 +4,107 @@
 use serde::Serialize;
 use std::time::Instant;
 
-/// SIMD extensions that sigpu's CPU kernels dispatch on.
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
-pub struct SimdFeatures {
+/// The instruction-set extensions of the host CPU that sigpu's CPU kernels dispatch on.
+///
+/// Detected once per process ([`CpuArch::host`]) and passed down to the code that picks an
+/// instruction set, so every crate sees the same answer and tests can force a narrower one
+/// ([`CpuArch::scalar`], or any subset). A function compiled with `#[target_feature]` may run
+/// only when every feature it was compiled with is `true` here.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct CpuArch {
+    pub sse4_1: bool,
     pub sse4_2: bool,
+    pub avx: bool,
     pub avx2: bool,
     pub fma: bool,
+    pub bmi2: bool,
     pub avx512f: bool,
     pub avx512bw: bool,
     pub avx512vl: bool,
+    pub avx512cd: bool,
+    pub avx512dq: bool,
+    pub avx512vbmi: bool,
     pub neon: bool,
 }
 
-impl SimdFeatures {
-    pub fn detect() -> Self {
+impl CpuArch {
+    /// The host's extensions, detected on first use and cached for the process.
+    pub fn host() -> CpuArch {
+        static HOST: std::sync::OnceLock<CpuArch> = std::sync::OnceLock::new();
+        *HOST.get_or_init(CpuArch::detect)
+    }
+
+    /// No extension at all: every dispatcher takes its portable scalar path.
+    pub fn scalar() -> CpuArch {
+        CpuArch::default()
+    }
+
+    /// Asks the CPU (uncached; [`CpuArch::host`] is the cached answer).
+    pub fn detect() -> CpuArch {
         #[cfg(target_arch = "x86_64")]
         {
-            SimdFeatures {
-                sse4_2: is_x86_feature_detected!("sse4.2"),
-                avx2: is_x86_feature_detected!("avx2"),
-                fma: is_x86_feature_detected!("fma"),
-                avx512f: is_x86_feature_detected!("avx512f"),
-                avx512bw: is_x86_feature_detected!("avx512bw"),
-                avx512vl: is_x86_feature_detected!("avx512vl"),
+            use std::arch::is_x86_feature_detected as has;
+            CpuArch {
+                sse4_1: has!("sse4.1"),
+                sse4_2: has!("sse4.2"),
+                avx: has!("avx"),
+                avx2: has!("avx2"),
+                fma: has!("fma"),
+                bmi2: has!("bmi2"),
+                avx512f: has!("avx512f"),
+                avx512bw: has!("avx512bw"),
+                avx512vl: has!("avx512vl"),
+                avx512cd: has!("avx512cd"),
+                avx512dq: has!("avx512dq"),
+                avx512vbmi: has!("avx512vbmi"),
                 neon: false,
             }
         }
         #[cfg(target_arch = "aarch64")]
         {
-            SimdFeatures {
+            CpuArch {
                 neon: std::arch::is_aarch64_feature_detected!("neon"),
-                ..Default::default()
+                ..CpuArch::default()
             }
         }
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
-            SimdFeatures::default()
+            CpuArch::default()
+        }
+    }
+
+    /// AVX2 and FMA: the 256-bit float paths.
+    pub fn avx2_fma(&self) -> bool {
+        self.avx2 && self.fma
+    }
+
+    /// AVX-512 F, BW and VL: the 512-bit integer and byte paths (and their 256-bit forms).
+    pub fn avx512_bw_vl(&self) -> bool {
+        self.avx512f && self.avx512bw && self.avx512vl
+    }
+
+    /// The extensions present, as people name them ("SSE4.1 SSE4.2 AVX2 FMA …"), or "none".
+    pub fn feature_list(&self) -> String {
+        let all = [
+            (self.sse4_1, "SSE4.1"),
+            (self.sse4_2, "SSE4.2"),
+            (self.avx, "AVX"),
+            (self.avx2, "AVX2"),
+            (self.fma, "FMA"),
+            (self.bmi2, "BMI2"),
+            (self.avx512f, "AVX-512F"),
+            (self.avx512bw, "AVX-512BW"),
+            (self.avx512vl, "AVX-512VL"),
+            (self.avx512cd, "AVX-512CD"),
+            (self.avx512dq, "AVX-512DQ"),
+            (self.avx512vbmi, "AVX-512VBMI"),
+            (self.neon, "NEON"),
+        ];
+        let names: Vec<&str> = all.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(" ")
         }
     }
 
@@ -59,12 +124,15 @@ impl SimdFeatures {
     }
 }
 
+/// The former name of [`CpuArch`], kept while the crates move over.
+pub type SimdFeatures = CpuArch;
+
 #[derive(Clone, Debug, Serialize)]
 pub struct HostInfo {
     pub cpu_model: String,
     pub arch: &'static str,
     pub threads: usize,
-    pub simd: SimdFeatures,
+    pub simd: CpuArch,
 }
 
 impl HostInfo {
@@ -73,7 +141,7 @@ impl HostInfo {
             cpu_model: cpu_model().unwrap_or_else(|| "unknown".into()),
             arch: std::env::consts::ARCH,
             threads: threads(),
-            simd: SimdFeatures::detect(),
+            simd: CpuArch::host(),
         }
     }
 }
@@ -162,10 +230,12 @@ mod tests {
 
     #[test]
     fn detects_a_consistent_feature_set() {
-        let f = SimdFeatures::detect();
+        let f = CpuArch::host();
         // AVX2 implies SSE4.2 on every x86-64 part; AVX-512BW implies AVX-512F.
-        assert!(!f.avx2 || f.sse4_2);
+        assert!(!f.avx2 || (f.sse4_2 && f.sse4_1 && f.avx));
         assert!(!f.avx512bw || f.avx512f);
+        assert_eq!(f, CpuArch::detect(), "the cached answer is the CPU's");
+        assert_eq!(CpuArch::scalar().best(), "scalar");
         assert!(!HostInfo::detect().cpu_model.is_empty());
     }
 

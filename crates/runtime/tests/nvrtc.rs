@@ -4,35 +4,37 @@
 //! Without NVRTC these tests print SKIP and pass, unless SIGPU_REQUIRE_NVRTC=1 (set by
 //! `.ci/run`, which installs NVRTC from PyPI), when they fail.
 
-use sigpu_runtime::cuda::{compile, nvrtc_version, Error, KernelCache, KernelSource};
+use sigpu_runtime::cuda::{
+    compile, nvrtc_for_test, nvrtc_version, Error, KernelCache, KernelSource,
+};
 use std::path::{Path, PathBuf};
 
 const ARCH: &str = "sm_90";
 
 fn nvrtc_or_skip(test: &str) -> Option<String> {
-    match nvrtc_version() {
-        Ok(v) => Some(v),
-        Err(e) if std::env::var("SIGPU_REQUIRE_NVRTC").is_ok_and(|v| v == "1") => {
-            panic!("{test}: SIGPU_REQUIRE_NVRTC=1 but {e}")
-        }
-        Err(e) => {
-            println!("SKIP {test}: {e}");
-            None
-        }
+    if nvrtc_for_test(test) {
+        nvrtc_version().ok()
+    } else {
+        None
     }
 }
 
 /// Every `.cu` file under `crates/`.
 fn workspace_sources() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    workspace_files("cu")
+}
+
+/// Every file under `crates/` with extension `ext`, sorted.
+fn workspace_files(ext: &'static str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>, ext: &str) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() && path.file_name().is_some_and(|n| n != "target") {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "cu") {
+                walk(&path, out, ext);
+            } else if path.extension().is_some_and(|e| e == ext) {
                 out.push(path);
             }
         }
@@ -41,9 +43,31 @@ fn workspace_sources() -> Vec<PathBuf> {
         .parent()
         .expect("crates/ directory");
     let mut found = Vec::new();
-    walk(crates, &mut found);
+    walk(crates, &mut found, ext);
     found.sort();
     found
+}
+
+/// Every `.cuh` header of the workspace, by file name, as the crates embed them.
+fn with_headers(mut source: KernelSource) -> KernelSource {
+    for path in workspace_files("cuh") {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let code = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        source = source.with_header(name, code);
+    }
+    source
+}
+
+#[test]
+fn header_names_are_unique_across_the_workspace() {
+    let mut names: Vec<_> = workspace_files("cuh")
+        .iter()
+        .map(|p| p.file_name().unwrap().to_owned())
+        .collect();
+    let n = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(n, names.len(), "two .cuh files share a name");
 }
 
 #[test]
@@ -62,7 +86,7 @@ fn nvrtc_compiles_every_workspace_kernel_for_sm_90() {
             .display()
             .to_string();
         let code = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let source = KernelSource::generated(name.clone(), code);
+        let source = with_headers(KernelSource::generated(name.clone(), code));
         match compile(&source, ARCH, &KernelCache::disabled()) {
             Ok(c) => {
                 let names = c.kernel_names();

@@ -27,23 +27,13 @@ pub fn run(json: bool) -> Result<ExitCode> {
 
 fn render(info: &Info) -> String {
     let h = &info.host;
-    let yes = |b: bool| if b { "yes" } else { "no" };
     let s = &h.simd;
     let mut out = format!("sigpu {}\n", info.version);
     out += &format!(
         "CPU:     {} ({}), {} threads\n",
         h.cpu_model, h.arch, h.threads
     );
-    out += &format!(
-        "SIMD:    {} (SSE4.2 {}, AVX2 {}, FMA {}, AVX-512F {}, AVX-512BW {}, AVX-512VL {})\n",
-        s.best(),
-        yes(s.sse4_2),
-        yes(s.avx2),
-        yes(s.fma),
-        yes(s.avx512f),
-        yes(s.avx512bw),
-        yes(s.avx512vl)
-    );
+    out += &format!("SIMD:    {} ({})\n", s.best(), s.feature_list());
     let c = &info.cuda;
     let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
     out += &format!(

@@ -19,6 +19,8 @@ pub struct KernelSource {
     pub code: Cow<'static, str>,
     /// Extra NVRTC flags, e.g. `--use_fast_math`. The architecture is added by [`compile`].
     pub options: Vec<String>,
+    /// Headers the code may `#include "name"`, by name: shared CUDA helpers (`.cuh` files).
+    pub headers: Vec<(Cow<'static, str>, Cow<'static, str>)>,
 }
 
 impl KernelSource {
@@ -28,6 +30,7 @@ impl KernelSource {
             name: Cow::Borrowed(name),
             code: Cow::Borrowed(code),
             options: Vec::new(),
+            headers: Vec::new(),
         }
     }
 
@@ -37,7 +40,59 @@ impl KernelSource {
             name: Cow::Owned(name.into()),
             code: Cow::Owned(code.into()),
             options: Vec::new(),
+            headers: Vec::new(),
         }
+    }
+
+    /// Makes `#include "name"` in the code (and in other headers) resolve to `code`.
+    pub fn with_header(
+        mut self,
+        name: impl Into<Cow<'static, str>>,
+        code: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        self.headers.push((name.into(), code.into()));
+        self
+    }
+
+    /// The code with every `#include "name"` of a known header replaced by the header's text
+    /// (once per header, as `#pragma once` would), framed by `#line` directives so NVRTC's
+    /// messages name the header's or the source's own lines. What NVRTC compiles and what the
+    /// cache key hashes.
+    pub fn expanded(&self) -> Cow<'_, str> {
+        if self.headers.is_empty() {
+            return Cow::Borrowed(&self.code);
+        }
+        let mut seen = Vec::new();
+        Cow::Owned(self.expand(&self.name, &self.code, &mut seen))
+    }
+
+    fn expand(&self, file: &str, code: &str, seen: &mut Vec<String>) -> String {
+        let mut out = String::with_capacity(code.len());
+        for (i, line) in code.lines().enumerate() {
+            let header = line
+                .trim()
+                .strip_prefix("#include")
+                .map(str::trim)
+                .and_then(|h| h.strip_prefix('"')?.strip_suffix('"'))
+                .and_then(|h| self.headers.iter().find(|(name, _)| name == h));
+            match header {
+                Some((name, text)) => {
+                    if !seen.iter().any(|s| s == name) {
+                        seen.push(name.to_string());
+                        out += &format!("#line 1 \"{name}\"\n");
+                        out += &self.expand(name, text, seen);
+                        out += &format!("#line {} \"{file}\"\n", i + 2);
+                    } else {
+                        out.push('\n');
+                    }
+                }
+                None => {
+                    out += line;
+                    out.push('\n');
+                }
+            }
+        }
+        out
     }
 
     pub fn with_option(mut self, option: impl Into<String>) -> Self {
@@ -182,7 +237,7 @@ impl fmt::Display for CompileError {
 pub fn compile(source: &KernelSource, arch: &str, cache: &KernelCache) -> Result<Compiled> {
     let version = nvrtc_version()?;
     let options = source.nvrtc_options(arch);
-    let key = KernelCache::key(&source.name, &source.code, &options, &version);
+    let key = KernelCache::key(&source.name, &source.expanded(), &options, &version);
     if let Some(cubin) = cache.load(&source.name, &key) {
         return Ok(Compiled {
             arch: arch.to_owned(),
@@ -221,7 +276,7 @@ fn run_nvrtc(source: &KernelSource, arch: &str, options: &[String]) -> Result<(V
     let nvrtc_err = |step: &str, e: nvrtc::NvrtcError| {
         Error::Invalid(format!("NVRTC {step} failed for {}: {e:?}", source.name))
     };
-    let code = c_string("kernel source", &source.code)?;
+    let code = c_string("kernel source", &source.expanded())?;
     let name = c_string("kernel name", &source.name)?;
     for o in options {
         c_string("NVRTC option", o)?;
@@ -332,6 +387,23 @@ fn excerpt(name: &str, code: &str, log: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headers_are_inlined_once_with_line_directives() {
+        let src =
+            KernelSource::generated("k.cu", "#include \"a.cuh\"\nint x;\n#include \"a.cuh\"\n")
+                .with_header("a.cuh", "#include \"b.cuh\"\nint a;")
+                .with_header("b.cuh", "int b;");
+        let code = src.expanded();
+        assert_eq!(
+            code,
+            "#line 1 \"a.cuh\"\n#line 1 \"b.cuh\"\nint b;\n#line 2 \"a.cuh\"\nint a;\n\
+             #line 2 \"k.cu\"\nint x;\n\n"
+        );
+        // Without headers the code is used as is.
+        let plain = KernelSource::generated("p.cu", "#include \"a.cuh\"");
+        assert_eq!(plain.expanded(), "#include \"a.cuh\"");
+    }
 
     #[test]
     fn finds_entry_points() {

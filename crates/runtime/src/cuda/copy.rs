@@ -1,8 +1,8 @@
 //! Device-to-device copy bandwidth: the ceiling every memory-bound kernel is judged against.
 
+use super::checks::launch_copy;
 use super::error::{DriverContext, Result};
 use super::gpu::Gpu;
-use super::selfcheck::launch_copy;
 use super::timing::{gb_per_s, time_gpu, Timing};
 use cudarc::driver::LaunchConfig;
 use serde::Serialize;

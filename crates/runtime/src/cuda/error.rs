@@ -65,12 +65,16 @@ pub enum Error {
     },
     #[error(transparent)]
     Compile(#[from] super::CompileError),
+    /// A launch refused before it reached the device: arguments that do not match the
+    /// kernel's parameters, or an empty grid.
+    #[error("cannot launch {kernel}: {reason}")]
+    Launch { kernel: String, reason: String },
     #[error("invalid argument: {0}")]
     Invalid(String),
 }
 
-/// Attaches what was being done to a driver error.
-pub(crate) trait DriverContext<T> {
+/// Attaches what was being done to a driver error, for every crate that calls the driver.
+pub trait DriverContext<T> {
     fn context(self, what: impl fmt::Display) -> Result<T>;
 }
 

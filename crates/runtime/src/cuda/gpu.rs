@@ -3,6 +3,7 @@
 use super::cache::KernelCache;
 use super::compile::{compile, KernelSource};
 use super::error::{DriverContext, Error, Missing, Result, Unavailable};
+use super::launch::Kernel;
 use super::probe::{device_count, driver_version, nvrtc_version, DeviceInfo};
 use super::DeviceBuffer;
 use cudarc::driver::{
@@ -93,7 +94,7 @@ impl Gpu {
         let id = (
             source.name.to_string(),
             source.options.clone(),
-            hash_code(&source.code),
+            hash_code(&source.expanded()),
         );
         let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = modules.get(&id) {
@@ -133,6 +134,12 @@ impl Gpu {
                 known.join(", ")
             ))
         })
+    }
+
+    /// The kernel `name` from `source`, ready for [`Gpu::launch`]; an unknown name lists the
+    /// kernels the image has.
+    pub fn kernel(&self, source: &KernelSource, name: &str) -> Result<Kernel> {
+        Ok(Kernel::new(name, self.function(source, name)?))
     }
 
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {

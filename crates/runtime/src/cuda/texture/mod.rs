@@ -7,6 +7,8 @@
 //! `tex1D<T>` / `tex2D<T>`. Addressing is always clamp: coordinates outside the table read the
 //! edge texels, which is what function tables want.
 
+pub mod model;
+
 use super::error::{DriverContext, Error, Result};
 use super::gpu::Gpu;
 use cudarc::driver::{sys, CudaContext};

@@ -1,0 +1,247 @@
+//! Typed kernel launches: the one place sigpu hands a kernel and its arguments to the driver.
+//!
+//! A [`Kernel`] knows its name and, where the driver can say (CUDA ≥ 12.4), the size of each of
+//! its parameters. A [`Launch`] collects arguments by kind — values ([`Launch::arg`]), read
+//! buffers ([`Launch::buf`]), written buffers ([`Launch::buf_mut`]) — and [`Launch::run`]
+//! checks their count and sizes against the kernel's parameters before the launch, so an
+//! argument list that drifted from the kernel's signature is an error naming the kernel and
+//! the parameter, not undefined behaviour on the device.
+
+use super::error::{DriverContext, Error, Result};
+use super::gpu::Gpu;
+use super::DeviceBuffer;
+use cudarc::driver::{
+    sys, CudaFunction, CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, LaunchConfig,
+    PushKernelArg,
+};
+use std::sync::Arc;
+
+/// A loaded kernel: the function, its name (for every error) and its parameters' sizes.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    name: String,
+    function: CudaFunction,
+    /// Byte size of each parameter, in order; `None` where the driver cannot report them.
+    params: Option<Vec<usize>>,
+}
+
+impl Kernel {
+    pub(crate) fn new(name: &str, function: CudaFunction) -> Kernel {
+        let params = param_sizes(&function);
+        Kernel {
+            name: name.to_owned(),
+            function,
+            params,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The driver's function, for attribute and occupancy queries.
+    pub fn function(&self) -> &CudaFunction {
+        &self.function
+    }
+
+    /// The byte size of each parameter, when the driver reports them (CUDA ≥ 12.4).
+    pub fn param_sizes(&self) -> Option<&[usize]> {
+        self.params.as_deref()
+    }
+}
+
+/// Asks the driver for every parameter's size (`cuFuncGetParamInfo`, CUDA 12.4). `None` when
+/// the driver is older or the query fails: launches are then not checked.
+fn param_sizes(function: &CudaFunction) -> Option<Vec<usize>> {
+    let mut version = 0;
+    // SAFETY: plain query into a local.
+    if unsafe { sys::cuDriverGetVersion(&mut version) } != sys::CUresult::CUDA_SUCCESS
+        || version < 12040
+    {
+        return None;
+    }
+    let mut sizes = Vec::new();
+    loop {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: `function` is a live kernel handle; the outputs are locals. An index past the
+        // last parameter returns CUDA_ERROR_INVALID_VALUE, which ends the loop.
+        let status = unsafe {
+            sys::cuFuncGetParamInfo(function.cu_function(), sizes.len(), &mut offset, &mut size)
+        };
+        match status {
+            sys::CUresult::CUDA_SUCCESS => sizes.push(size),
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
+            _ => return None,
+        }
+        if sizes.len() > 4096 {
+            return None;
+        }
+    }
+}
+
+/// Types a kernel takes by value: numbers, and `#[repr(C)]` structs that mirror a CUDA struct
+/// (implement it for those next to their `DeviceRepr` impl).
+pub trait KernelValue: DeviceRepr + Copy {}
+
+macro_rules! kernel_values {
+    ($($t:ty),*) => {$( impl KernelValue for $t {} )*};
+}
+kernel_values!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize, bool);
+
+/// A kernel launch being assembled: [`Gpu::launch`] starts one, [`Launch::run`] submits it.
+pub struct Launch<'a> {
+    kernel: &'a Kernel,
+    args: LaunchArgs<'a>,
+    /// The byte size of each argument pushed, in order.
+    sizes: Vec<usize>,
+}
+
+impl<'a> Launch<'a> {
+    pub(crate) fn new(stream: &'a Arc<CudaStream>, kernel: &'a Kernel) -> Launch<'a> {
+        Launch {
+            kernel,
+            args: stream.launch_builder(&kernel.function),
+            sizes: Vec::new(),
+        }
+    }
+
+    /// A value argument (a number or a `#[repr(C)]` struct).
+    pub fn arg<T: KernelValue>(&mut self, value: &'a T) -> &mut Self {
+        self.args.arg(value);
+        self.sizes.push(std::mem::size_of::<T>());
+        self
+    }
+
+    /// A buffer the kernel reads (`const T*`).
+    pub fn buf<T>(&mut self, buffer: &'a DeviceBuffer<T>) -> &mut Self {
+        self.args.arg(buffer);
+        self.sizes.push(POINTER);
+        self
+    }
+
+    /// A buffer the kernel writes (`T*`).
+    pub fn buf_mut<T>(&mut self, buffer: &'a mut DeviceBuffer<T>) -> &mut Self {
+        self.args.arg(buffer);
+        self.sizes.push(POINTER);
+        self
+    }
+
+    /// A part of a buffer the kernel reads.
+    pub fn view<T>(&mut self, view: &'a CudaView<'_, T>) -> &mut Self {
+        self.args.arg(view);
+        self.sizes.push(POINTER);
+        self
+    }
+
+    /// A part of a buffer the kernel writes.
+    pub fn view_mut<T>(&mut self, view: &'a mut CudaViewMut<'_, T>) -> &mut Self {
+        self.args.arg(view);
+        self.sizes.push(POINTER);
+        self
+    }
+
+    /// Checks the arguments against the kernel's parameters, then launches with `config`.
+    pub fn run(&mut self, config: LaunchConfig) -> Result<()> {
+        check_signature(self.kernel, &self.sizes)?;
+        check_config(self.kernel, &config)?;
+        // SAFETY: the argument count and every argument's size match the kernel's parameters
+        // (checked above where the driver reports them); value arguments are `DeviceRepr`
+        // types and buffers are live device allocations of this context borrowed for the
+        // launch. What the kernel does within its buffers is its own contract: every kernel
+        // has a CPU twin and a `sigpu check` that runs it on poisoned outputs.
+        unsafe { self.args.launch(config) }
+            .map(drop)
+            .context(format_args!("launching {}", self.kernel.name))
+    }
+}
+
+const POINTER: usize = std::mem::size_of::<u64>();
+
+fn check_signature(kernel: &Kernel, sizes: &[usize]) -> Result<()> {
+    let Some(params) = kernel.param_sizes() else {
+        return Ok(());
+    };
+    if params.len() != sizes.len() {
+        return Err(Error::Launch {
+            kernel: kernel.name.clone(),
+            reason: format!(
+                "it takes {} parameters, {} arguments were given",
+                params.len(),
+                sizes.len()
+            ),
+        });
+    }
+    match params.iter().zip(sizes).position(|(p, s)| p != s) {
+        Some(i) => Err(Error::Launch {
+            kernel: kernel.name.clone(),
+            reason: format!(
+                "parameter {i} has {} bytes, the argument given has {}",
+                params[i], sizes[i]
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
+fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<()> {
+    let (g, b) = (config.grid_dim, config.block_dim);
+    if g.0 == 0 || g.1 == 0 || g.2 == 0 || b.0 == 0 || b.1 == 0 || b.2 == 0 {
+        return Err(Error::Launch {
+            kernel: kernel.name.clone(),
+            reason: format!("empty launch: grid {g:?}, block {b:?}"),
+        });
+    }
+    Ok(())
+}
+
+impl Gpu {
+    /// Starts a launch of `kernel` on this device's stream.
+    pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
+        Launch::new(self.stream(), kernel)
+    }
+
+    /// Starts a launch of `kernel` on `stream` (a stream of this device's context).
+    pub fn launch_on<'a>(&'a self, stream: &'a Arc<CudaStream>, kernel: &'a Kernel) -> Launch<'a> {
+        Launch::new(stream, kernel)
+    }
+}
+
+/// A grid-stride launch for element-wise kernels over `n` elements: 256 threads per block and
+/// enough blocks to fill every SM (at most 32 per SM), so each thread loops over its share.
+pub fn streaming_config(gpu: &Gpu, n: usize) -> LaunchConfig {
+    let blocks = (n.div_ceil(256) as u64).clamp(1, u64::from(gpu.info().sms.max(1)) * 32);
+    LaunchConfig {
+        grid_dim: (blocks as u32, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The common length of buffers an element-wise operation `op` takes, or an error listing them.
+pub fn equal_lengths(op: &str, lens: &[usize]) -> Result<usize> {
+    let n = lens.first().copied().unwrap_or(0);
+    if lens.iter().all(|&l| l == n) {
+        return Ok(n);
+    }
+    let shown: Vec<String> = lens.iter().map(usize::to_string).collect();
+    let list = match shown.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => shown.join(""),
+    };
+    Err(Error::Invalid(format!("{op}: lengths {list} differ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_lengths_names_the_operation_and_every_length() {
+        assert_eq!(equal_lengths("add", &[4, 4, 4]).unwrap(), 4);
+        assert_eq!(equal_lengths("none", &[]).unwrap(), 0);
+        let e = equal_lengths("LNS add", &[3, 4, 4])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("LNS add: lengths 3, 4 and 4 differ"), "{e}");
+    }
+}
