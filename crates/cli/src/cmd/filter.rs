@@ -24,10 +24,20 @@ pub struct FilterArgs {
     #[arg(long, value_name = "\"(a0, … : b1, …)\"", conflicts_with_all = ["b", "a"])]
     pub signature: Option<String>,
     /// SciPy lfilter numerator, comma-separated (with --a instead of --signature).
-    #[arg(long, value_name = "B0,B1,…", requires = "a", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "B0,B1,…",
+        requires = "a",
+        allow_hyphen_values = true
+    )]
     pub b: Option<String>,
     /// SciPy lfilter denominator, comma-separated; a[0] normalises.
-    #[arg(long, value_name = "A0,A1,…", requires = "b", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "A0,A1,…",
+        requires = "b",
+        allow_hyphen_values = true
+    )]
     pub a: Option<String>,
     /// Element type: f32, f64, i32 or i64 (default: the .npy file's; required for raw input).
     #[arg(long)]
@@ -97,7 +107,10 @@ struct Io<'a> {
 pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<ExitCode> {
     let signature = signature(args)?;
     let dtype = (args.dtype.as_deref())
-        .map(|d| d.parse::<DType>().map_err(|e| anyhow::anyhow!("--dtype: {e}")))
+        .map(|d| {
+            d.parse::<DType>()
+                .map_err(|e| anyhow::anyhow!("--dtype: {e}"))
+        })
         .transpose()?;
     let options = FilterOptions {
         optimize: !args.no_optimize,
@@ -171,7 +184,10 @@ fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<Io<'_>> {
         .transpose()?;
     let array = npy::read(input, raw_dtype).with_context(|| format!("--input {shown}"))?;
     if let Some(d) = dtype.filter(|&d| d != array.dtype) {
-        bail!("--input {shown} holds {} values but --dtype says {d}", array.dtype);
+        bail!(
+            "--input {shown} holds {} values but --dtype says {d}",
+            array.dtype
+        );
     }
     let channels = match (raw, array.shape.as_slice()) {
         (true, [len]) => {
@@ -189,7 +205,14 @@ fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<Io<'_>> {
             "--input {shown}: shape {shape:?}; expected 1-D (one channel) or 2-D (channels × samples)"
         ),
     };
-    Ok(Io { args, input, output, raw, array, channels })
+    Ok(Io {
+        args,
+        input,
+        output,
+        raw,
+        array,
+        channels,
+    })
 }
 
 fn filter_typed<T: Element>(
@@ -205,7 +228,12 @@ fn filter_typed<T: Element>(
     let channels = io.channels;
     check_finite(&x, &io.input.display().to_string())
         .with_context(|| format!("--input {}", io.input.display()))?;
-    let zi = io.args.zi.as_deref().map(|z| read_zi::<T>(z, io.raw)).transpose()?;
+    let zi = io
+        .args
+        .zi
+        .as_deref()
+        .map(|z| read_zi::<T>(z, io.raw))
+        .transpose()?;
     if let Some(zi) = &zi {
         let want = channels * filter.state_len();
         if zi.len() != want {
@@ -238,7 +266,12 @@ fn filter_typed<T: Element>(
 }
 
 /// A summary with what one device measured; the caller fills in the files.
-fn summary<T: Element>(filter: &Filter<T>, device: String, samples: usize, channels: usize) -> Summary {
+fn summary<T: Element>(
+    filter: &Filter<T>,
+    device: String,
+    samples: usize,
+    channels: usize,
+) -> Summary {
     Summary {
         signature: filter.signature().to_string(),
         dtype: T::DTYPE,
@@ -256,7 +289,13 @@ fn summary<T: Element>(filter: &Filter<T>, device: String, samples: usize, chann
 
 type Filtered<T> = (Vec<T>, Vec<T>, Summary);
 
-fn on_gpu<T: Element>(gpu: &Gpu, filter: &Filter<T>, x: &[T], channels: usize, zi: Option<&[T]>) -> Result<Filtered<T>> {
+fn on_gpu<T: Element>(
+    gpu: &Gpu,
+    filter: &Filter<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+) -> Result<Filtered<T>> {
     let start = Instant::now();
     let g = GpuFilter::new(gpu, filter, GpuConfig::default())?;
     let setup = start.elapsed().as_secs_f64();
@@ -269,7 +308,12 @@ fn on_gpu<T: Element>(gpu: &Gpu, filter: &Filter<T>, x: &[T], channels: usize, z
     Ok((y, zf, s))
 }
 
-fn on_cpu<T: Element>(filter: &Filter<T>, x: &[T], channels: usize, zi: Option<&[T]>) -> Result<Filtered<T>> {
+fn on_cpu<T: Element>(
+    filter: &Filter<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+) -> Result<Filtered<T>> {
     let mut y = vec![T::ZERO; x.len()];
     let mut zf = vec![T::ZERO; channels * filter.state_len()];
     let start = Instant::now();
@@ -293,7 +337,11 @@ fn read_zi<T: Element>(text: &str, raw: bool) -> Result<Vec<T>> {
     let array = npy::read(Path::new(text), raw.then_some(T::DTYPE))
         .with_context(|| format!("--zi {text}"))?;
     if array.dtype != T::DTYPE {
-        bail!("--zi {text} holds {} values but the signal is {}", array.dtype, T::DTYPE);
+        bail!(
+            "--zi {text} holds {} values but the signal is {}",
+            array.dtype,
+            T::DTYPE
+        );
     }
     let zi: Vec<T> = from_le_bytes(&array.bytes);
     check_finite(&zi, text).context("--zi")?;

@@ -1,6 +1,7 @@
 //! The demo's CPU sections: one capability each, on built-in seeded inputs, through the same
 //! library calls a user would make, each with a measured speed and its error vs a reference.
 
+use crate::recurrence::bench::{bench_cpu, bench_input};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use sigpu_approx::cpu::CpuFunction;
@@ -12,7 +13,6 @@ use sigpu_ldpc::sim::{make_frames, Link};
 use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Llrs, Precision, Schedule};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
-use crate::recurrence::bench::{bench_cpu, bench_input};
 use sigpu_recurrence::{Filter, FilterOptions, Signature};
 use std::time::Instant;
 

@@ -112,7 +112,11 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
             let mut points = points.clone();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             if label == "sigpu" && elem_bytes(dtype) == 4.0 && !copy4.is_empty() {
-                overview.push(percent_of_copy(&format!("{} {dtype}", name_of(sig)), &points, &copy4));
+                overview.push(percent_of_copy(
+                    &format!("{} {dtype}", name_of(sig)),
+                    &points,
+                    &copy4,
+                ));
             }
             series.push(Series {
                 name: label.clone(),
