@@ -476,3 +476,16 @@ fn bench_clns_from_a_missing_file_names_it() {
         stderr(&out)
     );
 }
+
+#[test]
+fn clns_cpu_only_commands_refuse_a_gpu_device() {
+    for cmd in ["fig45", "certify-f32"] {
+        let out = sigpu(&["clns", cmd, "--device", "cuda"]);
+        assert!(!out.status.success(), "clns {cmd}");
+        assert!(
+            stderr(&out).contains("runs on the CPU only"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

@@ -259,54 +259,81 @@ extern "C" __global__ void stream_cf32_mul(const float2* __restrict__ a, const f
 
 #define CHAINS 2
 
-extern "C" __global__ void bench_cf32_add(const float4* __restrict__ init, int iters, unsigned* out) {
+// The chains' frame: each thread loads CHAINS states from init[(tid * CHAINS + c) & 4095], runs
+// `iters` steps of every chain, and folds the states into out[tid]. C gives State, load (one
+// init element to a state), step (chain c of the states) and fold (a state to a word).
+template <class C, class Init>
+__device__ __forceinline__ void run_chains(const C& ch, const Init* __restrict__ init, int iters, unsigned* out) {
     const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-    float2 x[CHAINS], y[CHAINS];
+    typename C::State s[CHAINS];
 #pragma unroll
-    for (int c = 0; c < CHAINS; ++c) { const float4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_float2(v.x, v.y); y[c] = make_float2(v.z, v.w); }
+    for (int c = 0; c < CHAINS; ++c) s[c] = C::load(init[(tid * CHAINS + c) & 4095]);
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
-        for (int c = 0; c < CHAINS; ++c) {
-            const float2 s = make_float2(x[c].x + y[c].x, x[c].y + y[c].y);
-            y[c] = make_float2(-x[c].x, -x[c].y);
-            x[c] = s;
-        }
+        for (int c = 0; c < CHAINS; ++c) ch.step(s, c);
     }
     unsigned acc = 0;
 #pragma unroll
-    for (int c = 0; c < CHAINS; ++c) acc ^= __float_as_uint(x[c].x) ^ __float_as_uint(x[c].y) ^ __float_as_uint(y[c].x);
+    for (int c = 0; c < CHAINS; ++c) acc ^= C::fold(s[c]);
     out[tid] = acc;
 }
 
-extern "C" __global__ void bench_cf32_mul(const float4* __restrict__ init, float2 w, int iters, unsigned* out) {
-    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-    float2 x[CHAINS];
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) { const float4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_float2(v.x, v.y); }
-    for (int it = 0; it < iters; ++it) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c)
-            x[c] = make_float2(fmaf(x[c].x, w.x, -x[c].y * w.y), fmaf(x[c].x, w.y, x[c].y * w.x));
-    }
-    unsigned acc = 0;
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) acc ^= __float_as_uint(x[c].x) ^ __float_as_uint(x[c].y);
-    out[tid] = acc;
+struct F2Pair { float2 x, y; };  // an add chain's (x, y) in complex f32 or the f32 variant
+struct U2Pair { uint2 x, y; };   // an add chain's (x, y) in a code format
+
+__device__ __forceinline__ F2Pair load_f2_pair(float4 v) { return {make_float2(v.x, v.y), make_float2(v.z, v.w)}; }
+__device__ __forceinline__ unsigned fold_f2_pair(const F2Pair& p) {
+    return __float_as_uint(p.x.x) ^ __float_as_uint(p.x.y) ^ __float_as_uint(p.y.x);
 }
+__device__ __forceinline__ unsigned fold_f2(float2 x) { return __float_as_uint(x.x) ^ __float_as_uint(x.y); }
+
+// Complex f32 add: (x, y) -> (x + y, -x).
+struct Cf32Add {
+    typedef F2Pair State;
+    static __device__ __forceinline__ State load(float4 v) { return load_f2_pair(v); }
+    __device__ __forceinline__ void step(State* s, int c) const {
+        const float2 x = s[c].x, y = s[c].y;
+        s[c].x = make_float2(x.x + y.x, x.y + y.y);
+        s[c].y = make_float2(-x.x, -x.y);
+    }
+    static __device__ __forceinline__ unsigned fold(const State& p) { return fold_f2_pair(p); }
+};
+
+__device__ __forceinline__ float2 clnsf_mul(float2 x, float2 y);  // the f32 variant's, below
+
+// x -> x * w, in complex f32 (Radian false) or in the f32-radian variant.
+template <bool Radian> struct F2Mul {
+    typedef float2 State;
+    float2 w;
+    static __device__ __forceinline__ State load(float4 v) { return make_float2(v.x, v.y); }
+    __device__ __forceinline__ void step(State* s, int c) const {
+        const float2 x = s[c];
+        s[c] = Radian ? clnsf_mul(x, w) : make_float2(fmaf(x.x, w.x, -x.y * w.y), fmaf(x.x, w.y, x.y * w.x));
+    }
+    static __device__ __forceinline__ unsigned fold(State x) { return fold_f2(x); }
+};
+
+extern "C" __global__ void bench_cf32_add(const float4* __restrict__ init, int iters, unsigned* out) {
+    run_chains(Cf32Add{}, init, iters, out);
+}
+extern "C" __global__ void bench_cf32_mul(const float4* __restrict__ init, float2 w, int iters, unsigned* out) {
+    run_chains(F2Mul<false>{w}, init, iters, out);
+}
+
+// CLNS multiply, x -> x * w (Finite: the finite fast path; see bench_clns_mul_finite).
+template <bool Finite> struct ClnsMulChain {
+    typedef uint2 State;
+    const ClnsGeo& g;
+    uint2 w;
+    static __device__ __forceinline__ State load(uint4 v) { return make_uint2(v.x, v.y); }
+    __device__ __forceinline__ void step(State* s, int c) const {
+        s[c] = Finite ? clns_mul_finite(s[c], s[(c + 1) % CHAINS]) : clns_mul(g, s[c], w);
+    }
+    static __device__ __forceinline__ unsigned fold(State x) { return x.x ^ x.y; }
+};
 
 extern "C" __global__ void bench_clns_mul(ClnsGeo g, const uint4* __restrict__ init, uint2 w, int iters, unsigned* out) {
-    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-    uint2 x[CHAINS];
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) { const uint4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_uint2(v.x, v.y); }
-    for (int it = 0; it < iters; ++it) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) x[c] = clns_mul(g, x[c], w);
-    }
-    unsigned acc = 0;
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) acc ^= x[c].x ^ x[c].y;
-    out[tid] = acc;
+    run_chains(ClnsMulChain<false>{g, w}, init, iters, out);
 }
 
 // The finite fast path is two integer adds; x <- x * w with a fixed w would be an add chain
@@ -314,46 +341,32 @@ extern "C" __global__ void bench_clns_mul(ClnsGeo g, const uint4* __restrict__ i
 // instead (x0 <- x0 x1, x1 <- x1 x0: CHAINS muls a step, none foldable). The logs leave the
 // range and wrap, which the fast path never looks at: this times its two adds. w is unused.
 extern "C" __global__ void bench_clns_mul_finite(ClnsGeo g, const uint4* __restrict__ init, uint2 w, int iters, unsigned* out) {
-    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-    uint2 x[CHAINS];
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) { const uint4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_uint2(v.x, v.y); }
-    for (int it = 0; it < iters; ++it) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) x[c] = clns_mul_finite(x[c], x[(c + 1) % CHAINS]);
-    }
-    unsigned acc = 0;
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) acc ^= x[c].x ^ x[c].y;
-    out[tid] = acc;
+    run_chains(ClnsMulChain<true>{g, w}, init, iters, out);
 }
 
-template <class M>
-__device__ __forceinline__ void add_chains(const ClnsGeo& g, unsigned long long tex, const float2* table,
-                                           const uint4* __restrict__ init, int iters, unsigned* out) {
-    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-    uint2 x[CHAINS], y[CHAINS];
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) { const uint4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_uint2(v.x, v.y); y[c] = make_uint2(v.z, v.w); }
-    for (int it = 0; it < iters; ++it) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) {
-            const uint2 s = clns_add<M>(g, tex, table, x[c], y[c]);
-            y[c] = make_uint2(x[c].x, x[c].y + HALF_TURN);
-            x[c] = s;
-        }
+// CLNS add by S_b method M: (x, y) -> (x + y, -x), the negation one integer add on the angle.
+template <class M> struct ClnsAddChain {
+    typedef U2Pair State;
+    const ClnsGeo& g;
+    unsigned long long tex;
+    const float2* table;
+    static __device__ __forceinline__ State load(uint4 v) { return {make_uint2(v.x, v.y), make_uint2(v.z, v.w)}; }
+    __device__ __forceinline__ void step(State* s, int c) const {
+        const uint2 sum = clns_add<M>(g, tex, table, s[c].x, s[c].y);
+        s[c].y = make_uint2(s[c].x.x, s[c].x.y + HALF_TURN);
+        s[c].x = sum;
     }
-    unsigned acc = 0;
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) acc ^= x[c].x ^ x[c].y ^ y[c].x;
-    out[tid] = acc;
-}
+    static __device__ __forceinline__ unsigned fold(const State& p) { return p.x.x ^ p.x.y ^ p.y.x; }
+};
 
-#define BENCH_CLNS_ADD(NAME, M)                                                                  \
+// The add chains' entry points: S_b by CHAIN's method, init of type INIT; lambda is the blend's
+// (unused here, so every add kernel takes the same arguments).
+#define BENCH_ADD(NAME, CHAIN, INIT)                                                             \
     extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
-                                    const uint4* __restrict__ init, int lambda, int iters, unsigned* out) { \
-        add_chains<M>(g, tex, table, init, iters, out);                                          \
+                                    const INIT* __restrict__ init, int lambda, int iters, unsigned* out) { \
+        run_chains(CHAIN{g, tex, table}, init, iters, out);                                      \
     }
+#define BENCH_CLNS_ADD(NAME, M) BENCH_ADD(NAME, ClnsAddChain<M>, uint4)
 BENCH_CLNS_ADD(bench_clns_add_f64, F64)
 BENCH_CLNS_ADD(bench_clns_add_accurate, Accurate)
 BENCH_CLNS_ADD(bench_clns_add_tex, Tex)
@@ -363,8 +376,8 @@ BENCH_CLNS_ADD(bench_clns_add_fma, Fma)
 extern "C" __global__ void bench_clns_add_blend(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table,
                                                 const uint4* __restrict__ init, int lambda, int iters, unsigned* out) {
     const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if ((warp & 7) < lambda) add_chains<Tex>(g, tex, table, init, iters, out);
-    else add_chains<Fma>(g, tex, table, init, iters, out);
+    if ((warp & 7) < lambda) run_chains(ClnsAddChain<Tex>{g, tex, table}, init, iters, out);
+    else run_chains(ClnsAddChain<Fma>{g, tex, table}, init, iters, out);
 }
 
 // Element-wise blend add (for the check): the same warp split over a grid-stride loop.
@@ -553,46 +566,25 @@ extern "C" __global__ void clnsf_mul_kernel(const float2* __restrict__ a, const 
 // Table I chains for the f32 variant, as the code formats' (init: float4 {x.log, x.angle,
 // y.log, y.angle} of finite values).
 extern "C" __global__ void bench_clnsf_mul(const float4* __restrict__ init, float2 w, int iters, unsigned* out) {
-    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-    float2 x[CHAINS];
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) { const float4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_float2(v.x, v.y); }
-    for (int it = 0; it < iters; ++it) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) x[c] = clnsf_mul(x[c], w);
-    }
-    unsigned acc = 0;
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) acc ^= __float_as_uint(x[c].x) ^ __float_as_uint(x[c].y);
-    out[tid] = acc;
+    run_chains(F2Mul<true>{w}, init, iters, out);
 }
 
-template <class M>
-__device__ __forceinline__ void clnsf_add_chains(const ClnsGeo& g, unsigned long long tex, const float2* table,
-                                                 const float4* __restrict__ init, int iters, unsigned* out) {
-    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-    float2 x[CHAINS], y[CHAINS];
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) { const float4 v = init[(tid * CHAINS + c) & 4095]; x[c] = make_float2(v.x, v.y); y[c] = make_float2(v.z, v.w); }
-    for (int it = 0; it < iters; ++it) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) {
-            const float2 s = clnsf_add<M>(g, tex, table, x[c], y[c], false);
-            y[c] = clnsf_neg(x[c]);
-            x[c] = s;
-        }
+// f32-radian add by S_b method M: (x, y) -> (x + y, -x).
+template <class M> struct ClnsfAddChain {
+    typedef F2Pair State;
+    const ClnsGeo& g;
+    unsigned long long tex;
+    const float2* table;
+    static __device__ __forceinline__ State load(float4 v) { return load_f2_pair(v); }
+    __device__ __forceinline__ void step(State* s, int c) const {
+        const float2 sum = clnsf_add<M>(g, tex, table, s[c].x, s[c].y, false);
+        s[c].y = clnsf_neg(s[c].x);
+        s[c].x = sum;
     }
-    unsigned acc = 0;
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) acc ^= __float_as_uint(x[c].x) ^ __float_as_uint(x[c].y) ^ __float_as_uint(y[c].x);
-    out[tid] = acc;
-}
+    static __device__ __forceinline__ unsigned fold(const State& p) { return fold_f2_pair(p); }
+};
 
-#define BENCH_CLNSF_ADD(NAME, M)                                                                 \
-    extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
-                                    const float4* __restrict__ init, int lambda, int iters, unsigned* out) { \
-        clnsf_add_chains<M>(g, tex, table, init, iters, out);                                    \
-    }
+#define BENCH_CLNSF_ADD(NAME, M) BENCH_ADD(NAME, ClnsfAddChain<M>, float4)
 BENCH_CLNSF_ADD(bench_clnsf_add_f64, RadF64)
 BENCH_CLNSF_ADD(bench_clnsf_add_accurate, RadAccurate)
 BENCH_CLNSF_ADD(bench_clnsf_add_tex, RadTable<TexRead>)

@@ -5,9 +5,32 @@
 //! - [`cuda`]: the GPU layer over `cudarc`. Discovery never panics: when the driver, NVRTC or a
 //!   device is missing, [`cuda::probe`] and [`cuda::Gpu::open`] say which one and what to do.
 //!   Kernels are CUDA C compiled at run time by NVRTC for the device's own architecture and
-//!   cached on disk; texture objects, event timing and a self-check registry sit beside them.
+//!   cached on disk; kernels are launched through one typed helper ([`cuda::Launch`]) that
+//!   checks the arguments against the kernel's parameters. Texture objects (with a CPU model of
+//!   the filter), event timing and the self-check type sit beside them.
 //! - [`Device`]: the `cpu | cuda[:N]` choice every command and library entry point takes.
 //! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
+//! - [`npy`]: the `.npy` container every command reads and writes arrays in.
+//!
+//! ```
+//! use sigpu_runtime::{cuda, host::CpuArch, Device};
+//!
+//! // The device a user names on the command line or in a call.
+//! let device: Device = "cuda:1".parse()?;
+//! assert_eq!(device, Device::Cuda(1));
+//!
+//! // The CPU's instruction sets, detected once and passed to every SIMD dispatcher.
+//! let arch = CpuArch::host();
+//! println!("CPU kernels will use {}", arch.best());
+//!
+//! // Whether a GPU is usable, and if not, exactly what is missing: never a panic.
+//! let status = cuda::probe();
+//! match &status.reason {
+//!     None => println!("{} CUDA device(s)", status.devices.len()),
+//!     Some(why) => println!("no GPU: {why}"),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cuda;
 mod device;

@@ -2,8 +2,8 @@
 //! when they fail; the no-GPU behaviour itself is tested too.
 
 use sigpu_runtime::cuda::{
-    checks, copy_bandwidth, gpu_for_test, probe, Coordinates, Error, Filter, Gpu, KernelSource,
-    Missing, Texture, TextureDesc,
+    checks, copy_bandwidth, gpu_for_test, grid_1d, probe, Coordinates, Error, Filter, Gpu,
+    KernelSource, Missing, Texture, TextureDesc,
 };
 
 #[test]
@@ -79,4 +79,66 @@ fn gpu_copy_bench_times_every_method() {
         assert!(m.gb_per_s > 0.0 && m.timing.samples_ms.len() == 5, "{m:?}");
         assert!(m.timing.min_ms <= m.timing.median_ms && m.timing.median_ms <= m.timing.max_ms);
     }
+}
+
+#[test]
+fn launch_checks_arguments_against_the_kernels_parameters() {
+    let Some(gpu) = gpu_for_test("launch_checks_arguments_against_the_kernels_parameters") else {
+        return;
+    };
+    let src = KernelSource::generated(
+        "axpy.cu",
+        "extern \"C\" __global__ void axpy(float a, const float* x, float* y, unsigned long long n) {\n\
+         unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }",
+    );
+    let k = gpu.kernel(&src, "axpy").unwrap();
+    assert_eq!(
+        k.param_sizes(),
+        Some(&[4, 8, 8, 8][..]),
+        "the driver reports sizes"
+    );
+    let x = gpu.upload(&[1.0f32; 64]).unwrap();
+    let mut y = gpu.upload(&[2.0f32; 64]).unwrap();
+    let (a, n) = (3.0f32, 64u64);
+    let cfg = grid_1d(64, 64);
+    gpu.launch(&k)
+        .arg(&a)
+        .buf(&x)
+        .buf_mut(&mut y)
+        .arg(&n)
+        .run(cfg)
+        .unwrap();
+    assert_eq!(gpu.download(&y).unwrap(), vec![5.0f32; 64]);
+    // A 4-byte count where the kernel takes 8 bytes, and a missing argument: refused before
+    // the launch, naming the kernel.
+    let n32 = 64u32;
+    let e = gpu
+        .launch(&k)
+        .arg(&a)
+        .buf(&x)
+        .buf_mut(&mut y)
+        .arg(&n32)
+        .run(cfg)
+        .unwrap_err();
+    assert!(matches!(e, Error::Launch { .. }), "{e}");
+    assert!(
+        e.to_string().contains("axpy") && e.to_string().contains("parameter 3"),
+        "{e}"
+    );
+    let e = gpu
+        .launch(&k)
+        .arg(&a)
+        .buf(&x)
+        .buf_mut(&mut y)
+        .run(cfg)
+        .unwrap_err();
+    assert!(e.to_string().contains("4 parameters, 3 arguments"), "{e}");
+    assert_eq!(
+        gpu.download(&y).unwrap(),
+        vec![5.0f32; 64],
+        "refused launches never ran"
+    );
+    // The SM clock is measured, not read from the attributes.
+    let mhz = sigpu_runtime::cuda::sm_clock_mhz(&gpu).unwrap();
+    assert!((500.0..4000.0).contains(&mhz), "{mhz} MHz");
 }

@@ -4,14 +4,14 @@ pub mod approx;
 mod bench;
 pub mod bench_filter;
 mod check;
-mod clns;
+pub mod clns;
 mod demo;
 pub mod filter;
 mod info;
 pub mod ldpc;
 mod lns;
 
-use crate::cli::{BenchCommand, Cli, ClnsCommand, Command, DeviceChoice, LnsCommand};
+use crate::cli::{BenchCommand, Cli, Command, DeviceChoice, LnsCommand};
 use anyhow::{bail, Context, Result};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
@@ -36,10 +36,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),
         Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(one()?, cli.json, args),
         Command::Approx(command) => approx::run(one()?, cli.json, command),
-        Command::Clns(ClnsCommand::Certify(args)) => clns::certify(one()?, cli.json, args),
-        Command::Clns(ClnsCommand::Fig45(args)) => clns::fig45(cli.json, args),
-        Command::Clns(ClnsCommand::Fft(args)) => clns::fft(one()?, cli.json, args),
-        Command::Clns(ClnsCommand::CertifyF32(args)) => clns::certify_f32(cli.json, args),
+        Command::Clns(command) => clns::run(one()?, cli.json, command),
         Command::Bench(BenchCommand::Clns(args)) => clns::bench(one()?, cli.json, args),
     }
 }
@@ -58,7 +55,7 @@ pub enum Need {
 /// Where a command runs, resolved once from `--device`.
 pub enum Target {
     Cpu,
-    Gpu(Gpu),
+    Gpu(Box<Gpu>),
 }
 
 impl Target {
@@ -69,10 +66,14 @@ impl Target {
         }
     }
 
+    fn gpu_boxed(gpu: Gpu) -> Target {
+        Target::Gpu(Box::new(gpu))
+    }
+
     pub fn into_gpu(self) -> Option<Gpu> {
         match self {
             Target::Cpu => None,
-            Target::Gpu(g) => Some(g),
+            Target::Gpu(g) => Some(*g),
         }
     }
 }
@@ -89,9 +90,11 @@ pub fn resolve(device: Option<Device>, need: Need, what: &str) -> Result<Target>
             bail!("`{what}` runs GPU kernels: use --device cuda[:N]")
         }
         (Need::Cpu, _) | (Need::Either, Some(Device::Cpu)) => Ok(Target::Cpu),
-        (_, Some(Device::Cuda(n))) => open_gpu(n).map(Target::Gpu),
-        (Need::Gpu, None) => open_gpu(0).map(Target::Gpu),
-        (Need::Either, None) => Ok(Gpu::open_with_compiler(0).map_or(Target::Cpu, Target::Gpu)),
+        (_, Some(Device::Cuda(n))) => open_gpu(n).map(Target::gpu_boxed),
+        (Need::Gpu, None) => open_gpu(0).map(Target::gpu_boxed),
+        (Need::Either, None) => {
+            Ok(Gpu::open_with_compiler(0).map_or(Target::Cpu, Target::gpu_boxed))
+        }
     }
 }
 

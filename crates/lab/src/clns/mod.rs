@@ -1,1 +1,43 @@
-//! Reproductions and benchmarks for sigpu-clns.
+//! Reproductions and benchmarks for sigpu-clns: the seed's Table I on today's GPU
+//! ([`bench`], with the texture-cache cliff and streaming ops in [`cliff`]), Fig. 4/5
+//! ([`fig45`]), the FFT comparison of number formats ([`fft`]), and the certificate runs
+//! ([`certify`]) behind `sigpu clns …` and `sigpu bench clns`.
+//!
+//! ```
+//! use sigpu_clns::certify::Inputs;
+//! use sigpu_clns::ClnsFormat;
+//! use sigpu_lab::clns::fig45;
+//!
+//! // Fig. 4/5 at two table sizes on a sparse grid: the error falls with the table size.
+//! let f = ClnsFormat::CLNS16;
+//! let points = fig45::fig45(f, &[16, 64], &Inputs::standard(f, 2003, 100, 1)).unwrap();
+//! assert_eq!(points.len(), 4);
+//! assert!(points[2].re_mean < points[0].re_mean);
+//! ```
+
+pub mod bench;
+pub mod certify;
+pub mod cliff;
+pub mod fft;
+pub mod fig45;
+mod render;
+
+use sigpu_clns::ClnsError;
+use sigpu_runtime::cuda;
+
+/// A text table for the terminal: a header and rows of cells (the CLI lays them out).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TextTable {
+    pub header: &'static [&'static str],
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A CLNS error inside a closure that `time_gpu` times (which takes the runtime's errors):
+/// GPU errors as they are, any other (a caller's mistake the experiment never makes) as an
+/// invalid argument.
+fn gpu_error(e: ClnsError) -> cuda::Error {
+    match e {
+        ClnsError::Gpu(e) => e,
+        other => cuda::Error::Invalid(other.to_string()),
+    }
+}

@@ -3,7 +3,6 @@
 use super::cache::KernelCache;
 use super::compile::{compile, KernelSource};
 use super::error::{DriverContext, Error, Missing, Result, Unavailable};
-use super::launch::Kernel;
 use super::probe::{device_count, driver_version, nvrtc_version, DeviceInfo};
 use super::DeviceBuffer;
 use cudarc::driver::{
@@ -134,12 +133,6 @@ impl Gpu {
                 known.join(", ")
             ))
         })
-    }
-
-    /// The kernel `name` from `source`, ready for [`Gpu::launch`]; an unknown name lists the
-    /// kernels the image has.
-    pub fn kernel(&self, source: &KernelSource, name: &str) -> Result<Kernel> {
-        Ok(Kernel::new(name, self.function(source, name)?))
     }
 
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {

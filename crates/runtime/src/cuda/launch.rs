@@ -7,6 +7,7 @@
 //! argument list that drifted from the kernel's signature is an error naming the kernel and
 //! the parameter, not undefined behaviour on the device.
 
+use super::compile::KernelSource;
 use super::error::{DriverContext, Error, Result};
 use super::gpu::Gpu;
 use super::DeviceBuffer;
@@ -195,6 +196,12 @@ fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<()> {
 }
 
 impl Gpu {
+    /// The kernel `name` from `source`, ready for [`Gpu::launch`]; an unknown name lists the
+    /// kernels the image has.
+    pub fn kernel(&self, source: &KernelSource, name: &str) -> Result<Kernel> {
+        Ok(Kernel::new(name, self.function(source, name)?))
+    }
+
     /// Starts a launch of `kernel` on this device's stream.
     pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
         Launch::new(self.stream(), kernel)

@@ -3,13 +3,17 @@
 //! model) and the FMA lerps, over a dense grid and random inputs of the reduced domain outside
 //! the near region (which the methods evaluate in closed form).
 
-use crate::certify::Inputs;
-use crate::format::ClnsFormat;
-use crate::sb::{sb_exact, Geometry, Reader, SbTable};
+use super::TextTable;
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::Serialize;
+use sigpu_clns::certify::Inputs;
+use sigpu_clns::sb::sb_exact;
+use sigpu_clns::{ClnsFormat, Geometry, Reader, SbTable};
 use sigpu_fnapprox::FitError;
+use sigpu_plot::{LineChart, Series};
 use std::f64::consts::TAU;
+use std::path::Path;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Point {
@@ -63,6 +67,86 @@ pub fn fig45(format: ClnsFormat, sizes: &[usize], inputs: &Inputs) -> Result<Vec
 
 /// The sizes the committed figures use.
 pub const SIZES: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
+
+/// The points as a table: reader, size, KiB, then mean and max of each part.
+pub fn table(points: &[Point]) -> TextTable {
+    let rows = points
+        .iter()
+        .map(|p| {
+            vec![
+                format!("{:?}", p.reader).to_lowercase(),
+                format!("{}×{}", p.p_cl, p.p_theta),
+                format!("{:.0}", p.table_bytes as f64 / 1024.0),
+                format!("{:.2e}", p.re_mean),
+                format!("{:.2e}", p.re_max),
+                format!("{:.2e}", p.im_mean),
+                format!("{:.2e}", p.im_max),
+            ]
+        })
+        .collect();
+    TextTable {
+        header: &[
+            "reader",
+            "P_CL×P_θ",
+            "KiB",
+            "Re mean",
+            "Re max",
+            "Im mean (rad)",
+            "Im max (rad)",
+        ],
+        rows,
+    }
+}
+
+/// Writes fig4-re.{svg,png} and fig5-im.{svg,png} into `dir` (created if missing).
+pub fn plot(points: &[Point], dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("--plot {}", dir.display()))?;
+    type Pick = fn(&Point) -> (f64, f64);
+    let figures: [(&str, &str, Pick); 2] = [
+        (
+            "fig4-re",
+            "Fig. 4: error of Re S_b (log2 units) vs table size",
+            |p| (p.re_mean, p.re_max),
+        ),
+        (
+            "fig5-im",
+            "Fig. 5: error of Im S_b (radians) vs table size",
+            |p| (p.im_mean, p.im_max),
+        ),
+    ];
+    for (name, title, pick) in figures {
+        let mut series = Vec::new();
+        for (reader, label) in [(Reader::Texture, "texture"), (Reader::Fma, "FMA")] {
+            for (stat, max) in [("mean", false), ("max", true)] {
+                let points = points
+                    .iter()
+                    .filter(|p| p.reader == reader)
+                    .map(|p| {
+                        let (mean, worst) = pick(p);
+                        (p.p_cl as f64, if max { worst } else { mean })
+                    })
+                    .collect();
+                series.push(Series {
+                    name: format!("{label} {stat}"),
+                    points,
+                });
+            }
+        }
+        let chart = LineChart {
+            title: title.into(),
+            x_label: "P_CL = P_θ (points per axis)".into(),
+            y_label: "absolute error".into(),
+            log_x: true,
+            log_y: true,
+            series,
+        };
+        let base = dir.join(name);
+        chart
+            .write(&base)
+            .with_context(|| format!("writing {}", base.display()))?;
+    }
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,219 @@
+//! `sigpu clns ...` (certificates, the seed's Fig. 4/5, FFT accuracy and speed) and
+//! `sigpu bench clns` (Table I, the texture-cache cliff): parse, resolve the device, call
+//! `sigpu-lab`'s CLNS experiments, print.
+
+mod args;
+
+pub use args::{BenchClnsArgs, ClnsCommand};
+use args::{ClnsCertifyArgs, ClnsCertifyF32Args, ClnsFftArgs, ClnsFig45Args};
+
+use super::{print_json, resolve, spinner, write_json_out as write_json, Need, Target};
+use crate::table;
+use anyhow::{bail, Context, Result};
+use sigpu_clns::certify::Inputs;
+use sigpu_clns::{ClnsFormat, Geometry, Method};
+use sigpu_lab::clns::{bench, certify as lab_certify, fft, fig45, TextTable};
+use sigpu_runtime::Device;
+use std::process::ExitCode;
+
+pub fn run(device: Option<Device>, json: bool, command: &ClnsCommand) -> Result<ExitCode> {
+    match command {
+        ClnsCommand::Certify(args) => certify(device, json, args),
+        ClnsCommand::Fig45(args) => fig45(device, json, args),
+        ClnsCommand::Fft(args) => fft(device, json, args),
+        ClnsCommand::CertifyF32(args) => certify_f32(device, json, args),
+    }
+}
+
+fn print_table(t: &TextTable) {
+    print!("{}", table::render(t.header, &t.rows));
+}
+
+/// JSON on stdout, or the text `print` writes.
+fn output(json: bool, value: &impl serde::Serialize, print: impl FnOnce()) -> Result<ExitCode> {
+    if json {
+        print_json(value)?;
+    } else {
+        print();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn geometry(format: ClnsFormat, p_cl: Option<usize>, p_theta: Option<usize>) -> Result<Geometry> {
+    let d = Geometry::default_for(format);
+    let (a, b) = (p_cl.unwrap_or(d.p_cl), p_theta.unwrap_or(d.p_theta));
+    if !(2..=4096).contains(&a) || !(2..=4096).contains(&b) {
+        bail!("--p-cl {a} / --p-theta {b}: table sizes are 2..=4096 points per axis");
+    }
+    Ok(Geometry::new(format, a, b))
+}
+
+fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result<ExitCode> {
+    let format = args.format;
+    let methods: Vec<Method> = if args.method == "all" {
+        Method::ALL.to_vec()
+    } else {
+        vec![args.method.parse().context("--method")?]
+    };
+    let g = geometry(format, args.p_cl, args.p_theta)?;
+    let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, args.seed)
+        .context("--stride")?;
+    let target = resolve(device, Need::Either, "clns certify")?;
+    let bar = spinner();
+    let (certs, skipped) =
+        lab_certify::certify(target.gpu(), format, g, &methods, &inputs, &|m| {
+            bar.set_message(m.to_owned())
+        })?;
+    bar.finish_and_clear();
+    if certs.is_empty() {
+        bail!(
+            "--method {}: nothing to certify on this device ({} runs on the GPU only)",
+            args.method,
+            skipped.join(", ")
+        );
+    }
+    write_json(&args.out, &certs)?;
+    output(json, &certs, || {
+        println!(
+            "{format} S_b on {}, table {}×{} (errors in ulps: Re 2^-{}, Im 2^-{} turn):",
+            certs[0].device,
+            g.p_cl,
+            g.p_theta,
+            format.frac_bits(),
+            format.angle_bits
+        );
+        print_table(&lab_certify::table(&certs));
+        if !skipped.is_empty() {
+            println!("not certified on this device: {}", skipped.join(", "));
+        }
+    })
+}
+
+fn fig45(device: Option<Device>, json: bool, args: &ClnsFig45Args) -> Result<ExitCode> {
+    resolve(device, Need::Cpu, "clns fig45")?;
+    let format = args.format;
+    let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, 4)
+        .context("--stride")?;
+    let bar = spinner();
+    bar.set_message(format!("Fig. 4/5 over {} inputs", inputs.len()));
+    let points = fig45::fig45(format, &fig45::SIZES, &inputs)?;
+    bar.finish_and_clear();
+    if let Some(dir) = &args.plot {
+        fig45::plot(&points, dir)?;
+    }
+    output(json, &points, || {
+        println!(
+            "S_b table error outside the near region ({} inputs of {format}; H100 filter model):",
+            points.first().map_or(0, |p| p.inputs)
+        );
+        print_table(&fig45::table(&points));
+    })
+}
+
+fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCode> {
+    let opts = fft::FftOptions {
+        size: args.size,
+        batch: args.batch,
+        bits: args.bits.clone(),
+        method: args.method.parse().context("--method")?,
+        seed: args.seed,
+    };
+    // Refuse bad sizes before opening a device (the GPU's own size limit is checked by `run`).
+    opts.check(false)?;
+    // The GPU FFT stops at 4096 points: longer transforms run on the CPU unless a GPU is named.
+    let need = if opts.size > 4096 && device.is_none() {
+        Need::Cpu
+    } else {
+        Need::Either
+    };
+    let target = resolve(device, need, "clns fft")?;
+    let bar = spinner();
+    let report = fft::run(&opts, target.gpu(), &|m| bar.set_message(m.to_owned()))?;
+    bar.finish_and_clear();
+    write_json(&args.out, &report)?;
+    if let Some(base) = &args.plot {
+        report.plot(opts.size, base)?;
+    }
+    output(json, &report, || {
+        println!(
+            "FFT N = {}, batch {}, SNR (dB) vs rustfft f64; CLNS S_b by {}:",
+            opts.size, opts.batch, opts.method
+        );
+        print_table(&report.table());
+        for line in report.summary() {
+            println!("{line}");
+        }
+    })
+}
+
+/// `sigpu clns certify-f32`: the seed's representation on the CPU (f64 reference and the
+/// texture / FMA twins of the GPU kernels, on clns16's default table).
+fn certify_f32(device: Option<Device>, json: bool, args: &ClnsCertifyF32Args) -> Result<ExitCode> {
+    resolve(device, Need::Cpu, "clns certify-f32")?;
+    let g = Geometry::default_for(ClnsFormat::CLNS16);
+    let sizes = (
+        args.grid as usize,
+        args.random as usize,
+        args.pairs as usize,
+    );
+    let bar = spinner();
+    let report = lab_certify::certify_f32(g, sizes, args.seed, &|m| bar.set_message(m.to_owned()))?;
+    bar.finish_and_clear();
+    write_json(&args.out, &report)?;
+    output(json, &report, || {
+        println!(
+            "CLNS-f32 (log2|X| and angle in radians, f32 each; 64-bit word) S_b on the CPU, \
+             table {}×{} ({} inputs: Re in log2 units, Im in radians):",
+            g.p_cl, g.p_theta, report.inputs
+        );
+        print_table(&report.sb_table());
+        println!(
+            "relative error vs num_complex f64 on {} random pairs (max / mean; 1 in 16 nearly \
+             cancelling):",
+            args.pairs
+        );
+        print_table(&report.ops_table());
+    })
+}
+
+/// `sigpu bench clns`: measured on the GPU, or a saved report read back (`--from`).
+pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result<ExitCode> {
+    let report: bench::Report = match &args.from {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--from {}", path.display()))?;
+            serde_json::from_str(&text)
+                .with_context(|| format!("--from {}: not a `bench clns` report", path.display()))?
+        }
+        None => {
+            let Target::Gpu(gpu) = resolve(device, Need::Gpu, "bench clns")? else {
+                unreachable!("Need::Gpu resolves to a GPU or an error")
+            };
+            let g = geometry(args.format, args.p_cl, args.p_theta)?;
+            let bar = spinner();
+            let report = bench::run(&gpu, args.format, g, args.table1_only, &|m| {
+                bar.set_message(m.to_owned())
+            })?;
+            bar.finish_and_clear();
+            report
+        }
+    };
+    write_json(&args.out, &report)?;
+    if let Some(base) = &args.plot {
+        report.plot_cliff(base)?;
+    }
+    output(json, &report, || {
+        println!("{}", report.headline());
+        print_table(&report.table1_table());
+        let cliff = report.cliff_table();
+        if !cliff.rows.is_empty() {
+            println!("texture-cache cliff (S_b reads at random inputs):");
+            print_table(&cliff);
+        }
+        let streaming = report.streaming_table();
+        if !streaming.rows.is_empty() {
+            println!("streaming element-wise ops (2^26 pairs in device memory):");
+            print_table(&streaming);
+        }
+    })
+}

@@ -1,0 +1,150 @@
+//! Element-wise CLNS operations over device buffers of equal length: add (S_b by a method,
+//! from the table) and mul, in the code formats (`[log, angle]` words) and in the f32-radian
+//! variant (`[log2 |X|, radians]`).
+
+use super::{kernels, GpuClns};
+use crate::error::{ClnsError, Result};
+use crate::sb::Method;
+use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
+use sigpu_runtime::cuda::{equal_lengths, streaming_config, DeviceBuffer, Gpu};
+
+/// The blend's warp split in the element-wise add: λ of every 8 warps on the texture.
+const BLEND_LAMBDA: i32 = 4;
+
+impl GpuClns {
+    /// out = a + b element-wise, S_b by `method` (Blend: half the warps on each reader).
+    pub fn add(
+        &self,
+        gpu: &Gpu,
+        method: Method,
+        a: &DeviceBuffer<[u32; 2]>,
+        b: &DeviceBuffer<[u32; 2]>,
+        out: &mut DeviceBuffer<[u32; 2]>,
+    ) -> Result<()> {
+        // clns_add_blend takes λ after n; the other add kernels end at n.
+        let lambda = (method == Method::Blend).then_some(&BLEND_LAMBDA);
+        let name = format!("clns_add_{method}");
+        self.table_op(gpu, "CLNS add", &name, a, b, out, lambda)
+    }
+
+    /// out = a · b element-wise.
+    pub fn mul(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<[u32; 2]>,
+        b: &DeviceBuffer<[u32; 2]>,
+        out: &mut DeviceBuffer<[u32; 2]>,
+    ) -> Result<()> {
+        let n = equal_lengths("CLNS mul", &[a.len(), b.len(), out.len()])?;
+        let kernel = gpu.kernel(&kernels(), "clns_mul_kernel")?;
+        let n64 = n as u64;
+        gpu.launch(&kernel)
+            .arg(&self.geo)
+            .buf(a)
+            .buf(b)
+            .buf_mut(out)
+            .arg(&n64)
+            .run(streaming_config(gpu, n))?;
+        Ok(())
+    }
+
+    /// out = a · b element-wise by the finite fast path (`ClnsFormat::mul_finite`: the caller
+    /// promises finite operands and in-range products).
+    pub fn mul_finite(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<[u32; 2]>,
+        b: &DeviceBuffer<[u32; 2]>,
+        out: &mut DeviceBuffer<[u32; 2]>,
+    ) -> Result<()> {
+        elementwise(gpu, "CLNS mul_finite", "clns_mul_finite_kernel", a, b, out)
+    }
+
+    /// out = a ± b element-wise in the f32-radian variant ([`crate::ClnsF32`] as
+    /// `[log, angle]`), S_b by `method` (f64, accurate, tex or fma) from this object's table.
+    pub fn add_f32(
+        &self,
+        gpu: &Gpu,
+        method: Method,
+        a: &DeviceBuffer<[f32; 2]>,
+        b: &DeviceBuffer<[f32; 2]>,
+        out: &mut DeviceBuffer<[f32; 2]>,
+        negate: bool,
+    ) -> Result<()> {
+        equal_lengths("CLNS-f32 add", &[a.len(), b.len(), out.len()])?;
+        if method == Method::Blend {
+            return Err(ClnsError::NoKernel {
+                what: "CLNS-f32 add".into(),
+                why: "no blend kernel (f64, accurate, tex, fma)",
+            });
+        }
+        let name = format!("clnsf_add_{method}");
+        let negate = i32::from(negate);
+        self.table_op(gpu, "CLNS-f32 add", &name, a, b, out, Some(&negate))
+    }
+
+    /// out = a · b element-wise in the f32-radian variant.
+    pub fn mul_f32(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<[f32; 2]>,
+        b: &DeviceBuffer<[f32; 2]>,
+        out: &mut DeviceBuffer<[f32; 2]>,
+    ) -> Result<()> {
+        elementwise(gpu, "CLNS-f32 mul", "clnsf_mul_kernel", a, b, out)
+    }
+
+    /// Launches a table kernel `name(ClnsGeo, tex, const float2* table, const T* a,
+    /// const T* b, T* out, unsigned long long n[, int last])` over equal-length buffers.
+    #[allow(clippy::too_many_arguments)]
+    fn table_op<T: DeviceRepr>(
+        &self,
+        gpu: &Gpu,
+        what: &str,
+        name: &str,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+        last: Option<&i32>,
+    ) -> Result<()> {
+        let n = equal_lengths(what, &[a.len(), b.len(), out.len()])?;
+        let kernel = gpu.kernel(&kernels(), name)?;
+        let (tex, n64) = (self.texture_handle(), n as u64);
+        let mut launch = gpu.launch(&kernel);
+        launch
+            .arg(&self.geo)
+            .arg(&tex)
+            .buf(&self.buffer)
+            .buf(a)
+            .buf(b)
+            .buf_mut(out)
+            .arg(&n64);
+        if let Some(last) = last {
+            launch.arg(last);
+        }
+        launch.run(streaming_config(gpu, n))?;
+        Ok(())
+    }
+}
+
+/// Launches a kernel `name(const T* a, const T* b, T* out, unsigned long long n)` over
+/// equal-length buffers (the element-wise ops that need no table or geometry).
+fn elementwise<T: DeviceRepr>(
+    gpu: &Gpu,
+    what: &str,
+    name: &str,
+    a: &DeviceBuffer<T>,
+    b: &DeviceBuffer<T>,
+    out: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    let n = equal_lengths(what, &[a.len(), b.len(), out.len()])?;
+    let kernel = gpu.kernel(&kernels(), name)?;
+    let n64 = n as u64;
+    gpu.launch(&kernel)
+        .buf(a)
+        .buf(b)
+        .buf_mut(out)
+        .arg(&n64)
+        .run(streaming_config(gpu, n))?;
+    Ok(())
+}
