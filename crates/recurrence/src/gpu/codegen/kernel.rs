@@ -3,9 +3,12 @@
 //! `plr_final_state`, which computes zf from the last inputs and outputs.
 
 use super::local::emit_merge;
-use super::{Plan, FILTER_KERNEL, STATE_KERNEL};
+use super::plan::Plan;
 use crate::elem::Element;
 use std::fmt::Write;
+
+pub const FILTER_KERNEL: &str = "plr_filter";
+pub const STATE_KERNEL: &str = "plr_final_state";
 
 /// `plr_filter`: its parameters, the chunk's carry-in, the correction and the store.
 pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String) {

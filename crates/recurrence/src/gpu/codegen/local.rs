@@ -1,7 +1,7 @@
 //! The local pass: one warp's values through the map and the recurrence from zero, with the
 //! coefficients written in, and the warp's doubling merges of the threads' carry-outs.
 
-use super::{map_signature, rec_signature, Plan};
+use super::plan::{map_signature, rec_signature, Plan};
 use crate::elem::Element;
 use crate::factors::Factors;
 use std::fmt::Write;
