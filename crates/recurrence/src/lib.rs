@@ -16,7 +16,7 @@
 //!
 //! Benchmarks and their charts are not here: they are `sigpu-lab`'s (`sigpu bench filter`).
 //!
-//! A one-pole low-pass, y[i] = 0.2·x[i] + 0.8·y[i-1], given as SciPy's `(b, a)` and run on the
+//! A one-pole low-pass, `y[i] = 0.2·x[i] + 0.8·y[i-1]`, given as SciPy's `(b, a)` and run on the
 //! CPU path, against the serial loop it stands for:
 //!
 //! ```
