@@ -39,7 +39,7 @@ pub enum Command {
     #[command(subcommand)]
     Ldpc(crate::cmd::ldpc::LdpcCommand),
     /// Filter a signal with a linear recurrence / IIR filter (PLR), on the CPU or a GPU.
-    Filter(FilterArgs),
+    Filter(crate::cmd::filter::FilterArgs),
     /// Real logarithmic number system: certificates, calculator.
     #[command(subcommand)]
     Lns(crate::cmd::lns::LnsCommand),
@@ -73,7 +73,7 @@ pub enum BenchCommand {
     /// Linear recurrence / IIR filter throughput (GPU or CPU) vs the copy ceiling
     /// (also `bench recur`, the name the PLR issue uses).
     #[command(alias = "recur")]
-    Filter(BenchFilterArgs),
+    Filter(crate::cmd::bench_filter::BenchFilterArgs),
     /// LNS s_b / d_b throughput per method and blend, compute-bound (the seed's Table 1).
     Lns(crate::cmd::lns::bench::BenchLnsArgs),
     /// CLNS vs complex f32 add/mul (Table I), the texture-cache cliff, streaming ops.
@@ -91,108 +91,6 @@ pub struct CopyArgs {
     /// Untimed repetitions first.
     #[arg(long, default_value_t = 5)]
     pub warmup: u64,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct FilterArgs {
-    /// The recurrence in the seed's notation, e.g. "(0.2 : 0.8)" or
-    /// "(0.81, -1.62, 0.81 : 1.6, -0.64)" (non-recursive : recursive coefficients).
-    #[arg(long, value_name = "\"(a0, … : b1, …)\"", conflicts_with_all = ["b", "a"])]
-    pub signature: Option<String>,
-    /// SciPy lfilter numerator, comma-separated (with --a instead of --signature).
-    #[arg(
-        long,
-        value_name = "B0,B1,…",
-        requires = "a",
-        allow_hyphen_values = true
-    )]
-    pub b: Option<String>,
-    /// SciPy lfilter denominator, comma-separated; a[0] normalises.
-    #[arg(
-        long,
-        value_name = "A0,A1,…",
-        requires = "b",
-        allow_hyphen_values = true
-    )]
-    pub a: Option<String>,
-    /// Element type: f32, f64, i32 or i64 (default: the .npy file's; required for raw input).
-    #[arg(long)]
-    pub dtype: Option<String>,
-    /// Input signal: .npy (1-D, or 2-D channels × samples) or raw little-endian values.
-    #[arg(long, value_name = "FILE", required_unless_present = "emit_cuda")]
-    pub input: Option<std::path::PathBuf>,
-    /// Where the output goes, in the input's format (written atomically).
-    #[arg(long, value_name = "FILE", required_unless_present = "emit_cuda")]
-    pub output: Option<std::path::PathBuf>,
-    /// File format of input and output: by extension (.npy, else raw) unless given.
-    #[arg(long, value_parser = ["npy", "raw"])]
-    pub format: Option<String>,
-    /// Channels in a raw input (a .npy input's first dimension says it).
-    #[arg(long, default_value_t = 1)]
-    pub channels: usize,
-    /// Initial state: comma-separated values (state length × channels), or a .npy / raw file.
-    #[arg(long, value_name = "VALUES|FILE", allow_hyphen_values = true)]
-    pub zi: Option<String>,
-    /// Also write the final state zf to this file (same format as the output).
-    #[arg(long, value_name = "FILE")]
-    pub zf: Option<std::path::PathBuf>,
-    /// Turn off the factor optimisations (truncation, zero suppression, 0/1 specialisation).
-    #[arg(long)]
-    pub no_optimize: bool,
-    /// Run a recurrence with a pole outside the unit circle instead of refusing it.
-    #[arg(long)]
-    pub allow_unstable: bool,
-    /// Print the generated CUDA source (for --dtype, default f32) instead of filtering; needs
-    /// no GPU.
-    #[arg(long)]
-    pub emit_cuda: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct BenchFilterArgs {
-    /// Signatures to time (repeatable); default: the seed's suite.
-    #[arg(long, value_name = "\"(…)\"")]
-    pub signature: Vec<String>,
-    /// Element type for --signature (the suite sets its own).
-    #[arg(long, default_value = "f32")]
-    pub dtype: String,
-    /// log2 of the sequence lengths, comma-separated; `A-B` is every length from 2^A to 2^B
-    /// (the seed's sweep is `10-30`).
-    #[arg(long, default_value = "28", value_name = "L1,L2,A-B,…")]
-    pub log2_n: String,
-    /// Timed repetitions; the median is reported.
-    #[arg(long, default_value_t = 20)]
-    pub runs: usize,
-    #[arg(long, default_value_t = 3)]
-    pub warmup: usize,
-    /// Also time with the factor optimisations off.
-    #[arg(long)]
-    pub compare_optimize: bool,
-    /// GPU launch shapes to time, THREADSxVPT comma-separated; a `d` after it loads and
-    /// stores directly instead of through the shared-memory transpose, `/B` asks the
-    /// register allocator for B blocks per SM; `default` is the library's choice per filter.
-    #[arg(long, default_value = "default", value_name = "default|TxV[d][/B],…")]
-    pub shapes: String,
-    /// Skip checking results against the reference at the benchmarked size.
-    #[arg(long)]
-    pub no_check: bool,
-    /// Check results only at lengths up to 2^L (the float reference is a serial pass).
-    #[arg(long, value_name = "L")]
-    pub check_up_to: Option<u32>,
-    /// Peer figures to add to the report and the plots: the JSON that
-    /// bench/peers/recurrence_peers.py prints.
-    #[arg(long, value_name = "FILE")]
-    pub peers: Option<std::path::PathBuf>,
-    /// Write throughput-vs-length charts (SVG + PNG), one per signature and one of all, into
-    /// this directory.
-    #[arg(long, value_name = "DIR")]
-    pub plot: Option<std::path::PathBuf>,
-    /// Measure nothing: take the report from this file (written by --out) — to re-plot a run.
-    #[arg(long, value_name = "FILE")]
-    pub from: Option<std::path::PathBuf>,
     /// Also write the JSON result to this file (atomically).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,

@@ -47,28 +47,32 @@ fn read_npy_f64(path: &Path) -> Vec<f64> {
         .collect()
 }
 
+/// `sigpu --device cpu filter ARGS…`, which must succeed.
+fn filter_ok(args: &[&str]) {
+    let mut full = vec!["--device", "cpu", "filter"];
+    full.extend_from_slice(args);
+    let out = sigpu(&full);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+}
+
 #[test]
 fn filters_npy_with_either_notation_and_streams_state() {
     let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
     let x: Vec<f64> = (0..10_000)
         .map(|i| ((i * 37) % 101) as f64 / 50.0 - 1.0)
         .collect();
-    let xp = dir.path().join("x.npy");
-    write_npy_f64(&xp, &x);
-    let y1 = dir.path().join("y1.npy");
-    let out = sigpu(&[
-        "--device",
-        "cpu",
-        "filter",
+    let (xp, y1, y2) = (path("x.npy"), path("y1.npy"), path("y2.npy"));
+    write_npy_f64(Path::new(&xp), &x);
+    filter_ok(&[
         "--signature",
         "(0.2 : 0.8)",
         "--input",
-        xp.to_str().unwrap(),
+        &xp,
         "--output",
-        y1.to_str().unwrap(),
+        &y1,
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let y = read_npy_f64(&y1);
+    let y = read_npy_f64(Path::new(&y1));
     let mut prev = 0.0;
     for (i, (&xi, &yi)) in x.iter().zip(&y).enumerate() {
         let want = 0.2 * xi + 0.8 * prev;
@@ -76,56 +80,27 @@ fn filters_npy_with_either_notation_and_streams_state() {
         prev = want;
     }
     // SciPy's lfilter(b, a) notation gives the same filter.
-    let y2 = dir.path().join("y2.npy");
-    let out = sigpu(&[
-        "--device",
-        "cpu",
-        "filter",
-        "--b",
-        "0.2",
-        "--a",
-        "1,-0.8",
-        "--input",
-        xp.to_str().unwrap(),
-        "--output",
-        y2.to_str().unwrap(),
+    filter_ok(&[
+        "--b", "0.2", "--a", "1,-0.8", "--input", &xp, "--output", &y2,
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(read_npy_f64(&y2), y);
+    assert_eq!(read_npy_f64(Path::new(&y2)), y);
     // Two pieces chained through --zf / --zi equal the one-shot output.
     let (a, b) = x.split_at(4321);
-    let (ap, bp) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
-    write_npy_f64(&ap, a);
-    write_npy_f64(&bp, b);
-    let (ya, yb, zf) = (
-        dir.path().join("ya.npy"),
-        dir.path().join("yb.npy"),
-        dir.path().join("zf.npy"),
+    let (ap, bp, ya, yb, zf) = (
+        path("a.npy"),
+        path("b.npy"),
+        path("ya.npy"),
+        path("yb.npy"),
+        path("zf.npy"),
     );
-    let args = |input: &Path, output: &Path| {
-        vec![
-            "--device".to_owned(),
-            "cpu".into(),
-            "filter".into(),
-            "--signature".into(),
-            "(0.2 : 0.8)".into(),
-            "--input".into(),
-            input.display().to_string(),
-            "--output".into(),
-            output.display().to_string(),
-        ]
-    };
-    let mut first = args(&ap, &ya);
-    first.extend(["--zf".to_owned(), zf.display().to_string()]);
-    let out = sigpu(&first.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(out.status.success(), "{}", stderr(&out));
-    let mut second = args(&bp, &yb);
-    second.extend(["--zi".to_owned(), zf.display().to_string()]);
-    let out = sigpu(&second.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(out.status.success(), "{}", stderr(&out));
-    let joined: Vec<f64> = read_npy_f64(&ya)
+    write_npy_f64(Path::new(&ap), a);
+    write_npy_f64(Path::new(&bp), b);
+    let sig = ["--signature", "(0.2 : 0.8)"];
+    filter_ok(&[&sig[..], &["--input", &ap, "--output", &ya, "--zf", &zf]].concat());
+    filter_ok(&[&sig[..], &["--input", &bp, "--output", &yb, "--zi", &zf]].concat());
+    let joined: Vec<f64> = read_npy_f64(Path::new(&ya))
         .into_iter()
-        .chain(read_npy_f64(&yb))
+        .chain(read_npy_f64(Path::new(&yb)))
         .collect();
     for (g, w) in joined.iter().zip(&y) {
         assert!((g - w).abs() < 1e-12);
@@ -198,101 +173,51 @@ fn errors_name_the_argument_or_file() {
     let good = dir.path().join("good.npy");
     write_npy_f64(&good, &[1.0, 2.0, 3.0]);
     let out_path = dir.path().join("y.npy");
-    let (x, g, o) = (
-        xp.to_str().unwrap(),
-        good.to_str().unwrap(),
-        out_path.to_str().unwrap(),
-    );
-    let cases: Vec<(Vec<&str>, &str)> = vec![
+    // Arguments separated by `|`; X, G and O stand for the NaN input, a good input and the
+    // output; each case's error must contain the text after it.
+    let cases = [
         (
-            vec!["--signature", "(0.2 : 0.8x)", "--input", g, "--output", o],
+            "--signature|(0.2 : 0.8x)|--input|G|--output|O",
             "--signature",
         ),
+        ("--signature|(0.2 : 0.8x)|--input|G|--output|O", "column"),
+        ("--signature|(1 : 1.5)|--input|G|--output|O", "unstable"),
         (
-            vec!["--signature", "(0.2 : 0.8x)", "--input", g, "--output", o],
-            "column",
-        ),
-        (
-            vec!["--signature", "(1 : 1.5)", "--input", g, "--output", o],
-            "unstable",
-        ),
-        (
-            vec![
-                "--signature",
-                "(1 : 0.5)",
-                "--input",
-                "missing.npy",
-                "--output",
-                o,
-            ],
+            "--signature|(1 : 0.5)|--input|missing.npy|--output|O",
             "missing.npy",
         ),
+        ("--signature|(1 : 0.5)|--input|X|--output|O", "x.npy[1]"),
         (
-            vec!["--signature", "(1 : 0.5)", "--input", x, "--output", o],
-            "x.npy[1]",
-        ),
-        (
-            vec![
-                "--signature",
-                "(1 : 0.5)",
-                "--dtype",
-                "f32",
-                "--input",
-                g,
-                "--output",
-                o,
-            ],
+            "--signature|(1 : 0.5)|--dtype|f32|--input|G|--output|O",
             "--dtype",
         ),
         (
-            vec![
-                "--signature",
-                "(1 : 0.5)",
-                "--input",
-                g,
-                "--output",
-                o,
-                "--zi",
-                "1,2",
-            ],
+            "--signature|(1 : 0.5)|--input|G|--output|O|--zi|1,2",
             "--zi",
         ),
+        ("--b|1|--a|0,1|--input|G|--output|O", "a[0]"),
         (
-            vec!["--b", "1", "--a", "0,1", "--input", g, "--output", o],
-            "a[0]",
-        ),
-        (
-            vec![
-                "--signature",
-                "(1 : 0.5)",
-                "--format",
-                "raw",
-                "--input",
-                g,
-                "--output",
-                o,
-            ],
+            "--signature|(1 : 0.5)|--format|raw|--input|G|--output|O",
             "--dtype",
         ),
         (
-            vec![
-                "--signature",
-                "(0.5 : 1)",
-                "--dtype",
-                "i32",
-                "--format",
-                "raw",
-                "--input",
-                g,
-                "--output",
-                o,
-            ],
+            "--signature|(0.5 : 1)|--dtype|i32|--format|raw|--input|G|--output|O",
             "integer",
         ),
     ];
-    for (args, want) in cases {
+    let file = |p: &Path| p.display().to_string();
+    for (case, want) in cases {
+        let args: Vec<String> = case
+            .split('|')
+            .map(|a| match a {
+                "X" => file(&xp),
+                "G" => file(&good),
+                "O" => file(&out_path),
+                other => other.to_owned(),
+            })
+            .collect();
         let mut full = vec!["--device", "cpu", "filter"];
-        full.extend(args.iter().copied());
+        full.extend(args.iter().map(String::as_str));
         let out = sigpu(&full);
         assert!(!out.status.success(), "{args:?} should fail");
         let err = stderr(&out);

@@ -2,6 +2,7 @@
 //! two's complement (a prefix sum of i32 overflows the way a C `int32_t` sum on unsigned
 //! hardware would), so integer results are exact modulo 2^32 / 2^64 on every path.
 
+use crate::error::FilterError;
 use crate::signature::Coef;
 use std::fmt;
 
@@ -46,16 +47,14 @@ impl fmt::Display for DType {
 }
 
 impl std::str::FromStr for DType {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = FilterError;
+    fn from_str(s: &str) -> Result<Self, FilterError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "f32" | "float32" | "float" => Ok(DType::F32),
             "f64" | "float64" | "double" => Ok(DType::F64),
             "i32" | "int32" => Ok(DType::I32),
             "i64" | "int64" => Ok(DType::I64),
-            other => Err(format!(
-                "unknown element type {other:?} (expected f32, f64, i32 or i64)"
-            )),
+            other => Err(FilterError::UnknownDType(other.to_owned())),
         }
     }
 }
@@ -83,7 +82,7 @@ pub trait Element:
     fn fused_mul_add(self, a: Self, b: Self) -> Self;
     /// The coefficient in this type: exact for integers (a fraction or an out-of-range value is
     /// an error), rounded to nearest for floats.
-    fn from_coef(c: &Coef) -> Result<Self, String>;
+    fn from_coef(c: &Coef) -> Result<Self, FilterError>;
     /// An `as` conversion (saturating for integers): for test inputs and plots.
     fn from_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
@@ -125,12 +124,15 @@ macro_rules! float_element {
             fn fused_mul_add(self, a: Self, b: Self) -> Self {
                 self.mul_add(a, b)
             }
-            fn from_coef(c: &Coef) -> Result<Self, String> {
+            fn from_coef(c: &Coef) -> Result<Self, FilterError> {
                 let v = c.value as $t;
                 if v.is_finite() {
                     Ok(v)
                 } else {
-                    Err(format!("{} does not fit in {}", c.text, $dtype))
+                    Err(FilterError::Coefficients(format!(
+                        "{} does not fit in {}",
+                        c.text, $dtype
+                    )))
                 }
             }
             fn from_f64(v: f64) -> Self {
@@ -181,14 +183,16 @@ macro_rules! int_element {
             fn fused_mul_add(self, a: Self, b: Self) -> Self {
                 self.wrapping_mul(a).wrapping_add(b)
             }
-            fn from_coef(c: &Coef) -> Result<Self, String> {
+            fn from_coef(c: &Coef) -> Result<Self, FilterError> {
                 let Some(i) = c.int else {
-                    return Err(format!(
+                    return Err(FilterError::Coefficients(format!(
                         "{} is not an integer, and {} filters take integer coefficients",
                         c.text, $dtype
-                    ));
+                    )));
                 };
-                <$t>::try_from(i).map_err(|_| format!("{} does not fit in {}", c.text, $dtype))
+                <$t>::try_from(i).map_err(|_| {
+                    FilterError::Coefficients(format!("{} does not fit in {}", c.text, $dtype))
+                })
             }
             fn from_f64(v: f64) -> Self {
                 v as $t
@@ -224,27 +228,47 @@ macro_rules! int_element {
 int_element!(i32, DType::I32, u32);
 int_element!(i64, DType::I64, u64);
 
+/// Values of `T` from their little-endian bytes (as .npy and raw files hold them); a
+/// trailing partial value is ignored.
+pub fn from_le_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
+    let size = T::DTYPE.size();
+    bytes
+        .chunks_exact(size)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..size].copy_from_slice(c);
+            T::from_bits64(u64::from_le_bytes(b))
+        })
+        .collect()
+}
+
+/// The little-endian bytes of `values`.
+pub fn to_le_bytes<T: Element>(values: &[T]) -> Vec<u8> {
+    let size = T::DTYPE.size();
+    values
+        .iter()
+        .flat_map(|v| v.to_bits64().to_le_bytes().into_iter().take(size))
+        .collect()
+}
+
 /// Runs `$body` with `$T` bound to the element type of `$dtype`.
 #[macro_export]
 macro_rules! with_dtype {
     ($dtype:expr, $T:ident => $body:expr) => {
+        $crate::__with_dtype_arms!($dtype, $T, $body, F32 f32, F64 f64, I32 i32, I64 i64)
+    };
+}
+
+/// The arms of [`with_dtype!`]: one per element type.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_dtype_arms {
+    ($dtype:expr, $T:ident, $body:expr, $($variant:ident $t:ty),*) => {
         match $dtype {
-            $crate::DType::F32 => {
-                type $T = f32;
+            $($crate::DType::$variant => {
+                type $T = $t;
                 $body
-            }
-            $crate::DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            $crate::DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::I64 => {
-                type $T = i64;
-                $body
-            }
+            })*
         }
     };
 }
@@ -284,8 +308,18 @@ mod tests {
     }
 
     #[test]
+    fn le_bytes_round_trip() {
+        let v = [-1.5f64, 0.0, 3e300];
+        assert_eq!(from_le_bytes::<f64>(&to_le_bytes(&v)), v);
+        let w = [-7i32, i32::MIN, 5];
+        assert_eq!(to_le_bytes(&w)[..4], (-7i32).to_le_bytes());
+        assert_eq!(from_le_bytes::<i32>(&to_le_bytes(&w)), w);
+    }
+
+    #[test]
     fn dtype_parses() {
-        assert_eq!("F32".parse::<DType>(), Ok(DType::F32));
-        assert!("f16".parse::<DType>().unwrap_err().contains("f16"));
+        assert_eq!("F32".parse::<DType>().unwrap(), DType::F32);
+        let err = "f16".parse::<DType>().unwrap_err().to_string();
+        assert!(err.contains("f16") && err.contains("expected f32"), "{err}");
     }
 }

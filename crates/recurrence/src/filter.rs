@@ -3,30 +3,12 @@
 
 use crate::cpu::{self, Plan, Simd, SUB};
 use crate::elem::{DType, Element};
+use crate::error::FilterError;
 use crate::factors::Factors;
 use crate::poles::STABILITY_SLACK;
 use crate::serial::{filter_serial, final_state};
-use crate::signature::{ParseError, Signature};
-
-/// Why a filter could not be built or run.
-#[derive(Debug, thiserror::Error)]
-pub enum FilterError {
-    #[error(transparent)]
-    Parse(#[from] ParseError),
-    /// A coefficient that the element type cannot hold, and the like.
-    #[error("{0}")]
-    Coefficients(String),
-    #[error(
-        "the recurrence {signature} is unstable: a pole has magnitude {magnitude:.6} > 1, so \
-         its output grows without bound (allow it explicitly to run it anyway)"
-    )]
-    Unstable { signature: String, magnitude: f64 },
-    /// Input, output or state of the wrong size, or input values the filter refuses.
-    #[error("{0}")]
-    Input(String),
-    #[error(transparent)]
-    Gpu(#[from] sigpu_runtime::cuda::Error),
-}
+use crate::signature::Signature;
+use sigpu_runtime::host::CpuArch;
 
 /// How a CPU filter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
@@ -53,8 +35,9 @@ pub struct FilterOptions {
     pub strategy: Strategy,
     /// CPU threads (None: all the process may use).
     pub threads: Option<usize>,
-    /// Use SIMD instructions when the CPU has them.
-    pub simd: bool,
+    /// The CPU extensions the CPU path may use: the host's by default (detected once per
+    /// process), [`CpuArch::scalar`] for the portable path.
+    pub cpu: CpuArch,
 }
 
 impl Default for FilterOptions {
@@ -64,7 +47,7 @@ impl Default for FilterOptions {
             allow_unstable: false,
             strategy: Strategy::Auto,
             threads: None,
-            simd: true,
+            cpu: CpuArch::host(),
         }
     }
 }
@@ -189,7 +172,7 @@ impl<T: Element> Filter<T> {
 
     /// The instruction set the CPU path will use.
     pub fn simd(&self) -> Simd {
-        Simd::detect(self.options.simd)
+        Simd::best(&self.options.cpu)
     }
 
     /// Filters one channel: returns y and the final state zf (SciPy's `lfilter(b, a, x, zi=zi)`).
@@ -269,19 +252,20 @@ impl<T: Element> Filter<T> {
             }
         }
         if let Some(zf) = zf {
-            for c in 0..channels {
-                let state = final_state(
-                    &self.ff,
-                    &self.fb,
-                    s,
-                    &x[c * n..(c + 1) * n],
-                    &y[c * n..(c + 1) * n],
-                    zi_of(c),
-                );
-                zf[c * s..(c + 1) * s].copy_from_slice(&state);
-            }
+            self.final_states(x, y, channels, zi, zf);
         }
         Ok(())
+    }
+
+    /// zf for each of `channels` channels, from its last inputs and outputs (and zi).
+    fn final_states(&self, x: &[T], y: &[T], channels: usize, zi: Option<&[T]>, zf: &mut [T]) {
+        let (n, s) = (x.len() / channels, self.state_len);
+        for c in 0..channels {
+            let range = c * n..(c + 1) * n;
+            let zi_c = zi.map(|z| &z[c * s..(c + 1) * s]);
+            let state = final_state(&self.ff, &self.fb, s, &x[range.clone()], &y[range], zi_c);
+            zf[c * s..(c + 1) * s].copy_from_slice(&state);
+        }
     }
 
     /// The channel length, after checking that the buffers fit `channels` channels.
@@ -333,7 +317,7 @@ pub fn lfilter<T: Element>(
     x: &[T],
     zi: Option<&[T]>,
 ) -> Result<(Vec<T>, Vec<T>), FilterError> {
-    let signature = Signature::from_lfilter(b, a).map_err(FilterError::Coefficients)?;
+    let signature = Signature::from_lfilter(b, a)?;
     check_finite(x, "x")?;
     if let Some(zi) = zi {
         check_finite(zi, "zi")?;
@@ -351,4 +335,26 @@ pub fn check_finite<T: Element>(values: &[T], what: &str) -> Result<(), FilterEr
             values[i]
         ))),
     }
+}
+
+/// Comma-separated numbers as `T` (integers exactly): a list of state values or coefficients
+/// given as text. Errors name the first entry that is not a finite number or that `T` cannot
+/// hold.
+pub fn parse_values<T: Element>(text: &str) -> Result<Vec<T>, FilterError> {
+    text.split(',')
+        .map(|t| {
+            let t = t.trim();
+            let value: f64 = t
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| FilterError::Input(format!("{t:?} is not a finite number")))?;
+            let coef = crate::Coef {
+                text: t.to_owned(),
+                value,
+                int: t.parse().ok(),
+            };
+            T::from_coef(&coef)
+        })
+        .collect()
 }

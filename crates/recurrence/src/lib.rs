@@ -7,14 +7,42 @@
 //!
 //! - [`Signature`]: the seed's notation and SciPy's `lfilter(b, a)` convention.
 //! - [`Filter`]: a signature compiled for one element type (f32, f64, i32, i64; integers wrap),
-//!   with zi/zf state, batches of channels and the multi-core CPU path; [`lfilter`] for one
-//!   call.
+//!   with zi/zf state, batches of channels and the multi-core CPU path ([`cpu`], SIMD chosen
+//!   from the runtime's `CpuArch`); [`lfilter`] for one call.
 //! - [`Factors`]: the correction factors, with the seed's optimisations and a switch for them.
-//! - [`gpu`]: the CUDA code generator and the single-pass kernel it produces.
+//! - [`gpu`]: the CUDA code generator (the fixed helpers are the header `kernels/plr.cuh`) and
+//!   [`GpuFilter`], which runs the kernel it produces.
+//! - [`FilterError`]: every way a filter can refuse a signature, a shape or an input.
+//!
+//! Benchmarks and their charts are not here: they are `sigpu-lab`'s (`sigpu bench filter`).
+//!
+//! A one-pole low-pass, `y[i] = 0.2·x[i] + 0.8·y[i-1]`, given as SciPy's `(b, a)` and run on the
+//! CPU path, against the serial loop it stands for:
+//!
+//! ```
+//! use sigpu_recurrence::{lfilter, Filter, FilterOptions, Signature};
+//!
+//! let x: Vec<f64> = (0..100_000).map(|i| ((i * 7919) % 101) as f64 / 50.0 - 1.0).collect();
+//! let (y, zf) = lfilter(&[0.2], &[1.0, -0.8], &x, None)?;
+//!
+//! let mut prev = 0.0;
+//! for (xi, yi) in x.iter().zip(&y) {
+//!     prev = 0.2 * xi + 0.8 * prev;
+//!     assert!((yi - prev).abs() <= 1e-12);
+//! }
+//! // The final state continues the filter where it stopped (SciPy's zf).
+//! assert!((zf[0] - 0.8 * prev).abs() <= 1e-12);
+//!
+//! // The same filter in the seed's notation, compiled once for f32 and reused.
+//! let filter = Filter::<f32>::new(&Signature::parse("(0.2 : 0.8)")?, FilterOptions::default())?;
+//! let (y32, _) = filter.apply(&[1.0, 0.0, 0.0], None)?;
+//! assert_eq!(y32, [0.2, 0.16000001, 0.128]);
+//! # Ok::<(), sigpu_recurrence::FilterError>(())
+//! ```
 
-pub mod bench;
 pub mod cpu;
 mod elem;
+mod error;
 mod factors;
 mod filter;
 pub mod gpu;
@@ -23,9 +51,10 @@ pub mod serial;
 mod signature;
 pub mod testing;
 
-pub use elem::{DType, Element};
+pub use elem::{from_le_bytes, to_le_bytes, DType, Element};
+pub use error::{FilterError, ParseError};
 pub use factors::{mat_mul, Factors, TableKind};
-pub use filter::{check_finite, lfilter, Filter, FilterError, FilterOptions, Strategy};
-pub use gpu::{GpuConfig, GpuFilter};
+pub use filter::{check_finite, lfilter, parse_values, Filter, FilterOptions, Strategy};
+pub use gpu::{GpuConfig, GpuFilter, RunTimes};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
-pub use signature::{Coef, ParseError, Signature};
+pub use signature::{Coef, Signature};

@@ -9,6 +9,7 @@
 //! are minus SciPy's `a` (feed-back). This crate names them by role: `feedforward` and
 //! `feedback`, always in the seed's sign convention.
 
+use crate::error::{FilterError, ParseError};
 use std::fmt;
 
 /// One coefficient as written: its text (for messages and exact integers) and value.
@@ -50,16 +51,6 @@ pub struct Signature {
     pub feedback: Vec<Coef>,
     /// Length of the filter state (`zi`/`zf`): SciPy's max(len(b), len(a)) − 1.
     pub state_len: usize,
-}
-
-/// A signature that could not be read: where and why.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("signature {input:?}, column {column}: {message}")]
-pub struct ParseError {
-    pub input: String,
-    /// 1-based character column of the offending text.
-    pub column: usize,
-    pub message: String,
 }
 
 impl Signature {
@@ -140,22 +131,23 @@ impl Signature {
     /// SciPy's `lfilter(b, a)`: y = b/a[0] applied to x, minus a[1..]/a[0] applied to past y.
     /// Coefficients are divided by a[0] (exactly, when a[0] = 1). `a = [a0]` alone is a pure
     /// map; the state length stays SciPy's max(len(b), len(a)) − 1.
-    pub fn from_lfilter(b: &[f64], a: &[f64]) -> Result<Signature, String> {
+    pub fn from_lfilter(b: &[f64], a: &[f64]) -> Result<Signature, FilterError> {
+        let err = |m: String| Err(FilterError::Coefficients(m));
         if b.is_empty() {
-            return Err("b (the numerator) is empty".into());
+            return err("b (the numerator) is empty".into());
         }
         if a.is_empty() {
-            return Err("a (the denominator) is empty".into());
+            return err("a (the denominator) is empty".into());
         }
         if let Some((i, v)) = b.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(format!("b[{i}] is {v}: coefficients must be finite"));
+            return err(format!("b[{i}] is {v}: coefficients must be finite"));
         }
         if let Some((i, v)) = a.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(format!("a[{i}] is {v}: coefficients must be finite"));
+            return err(format!("a[{i}] is {v}: coefficients must be finite"));
         }
         let a0 = a[0];
         if a0 == 0.0 {
-            return Err("a[0] is 0: the leading denominator coefficient must be non-zero".into());
+            return err("a[0] is 0: the leading denominator coefficient must be non-zero".into());
         }
         let feedforward: Vec<Coef> = b.iter().map(|&v| Coef::from_f64(v / a0)).collect();
         let mut feedback: Vec<Coef> = a[1..].iter().map(|&v| Coef::from_f64(-v / a0)).collect();
@@ -316,12 +308,15 @@ mod tests {
         assert_eq!(s.state_len, 0);
         assert!(Signature::from_lfilter(&[1.0], &[0.0, 1.0])
             .unwrap_err()
+            .to_string()
             .contains("a[0]"));
         assert!(Signature::from_lfilter(&[], &[1.0])
             .unwrap_err()
+            .to_string()
             .contains("b"));
         assert!(Signature::from_lfilter(&[1.0, f64::NAN], &[1.0])
             .unwrap_err()
+            .to_string()
             .contains("b[1]"));
     }
 

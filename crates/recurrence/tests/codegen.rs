@@ -1,12 +1,15 @@
-//! The CUDA generator: golden sources pinned for a few signatures (regenerate with
+//! The CUDA generator: golden sources pinned for a few signatures (the generated part: each
+//! includes `plr.cuh`; regenerate with
 //! `SIGPU_BLESS=1 cargo test -p sigpu-recurrence --test codegen`), and NVRTC compiles of
 //! generated kernels for sm_90 across signatures, element types and the optimisation switch
 //! (no GPU needed; SKIP without NVRTC unless SIGPU_REQUIRE_NVRTC=1). The golden files are
 //! `.cu` files under crates/, so the runtime's NVRTC test compiles them too.
 
-use sigpu_recurrence::gpu::{generate, GpuConfig, FILTER_KERNEL, STATE_KERNEL};
+use sigpu_recurrence::gpu::{
+    generate, GpuConfig, FILTER_KERNEL, PLR_HEADER, PLR_HEADER_NAME, STATE_KERNEL,
+};
 use sigpu_recurrence::{with_dtype, DType, Filter, FilterOptions};
-use sigpu_runtime::cuda::{compile, nvrtc_version, KernelCache, KernelSource};
+use sigpu_runtime::cuda::{compile, nvrtc_for_test, KernelCache, KernelSource};
 use std::path::PathBuf;
 
 const GOLDEN: [(&str, &str, DType, bool); 4] = [
@@ -106,22 +109,9 @@ fn generated_source_bakes_in_the_constants() {
     );
 }
 
-fn nvrtc_or_skip(test: &str) -> bool {
-    match nvrtc_version() {
-        Ok(_) => true,
-        Err(e) if std::env::var("SIGPU_REQUIRE_NVRTC").is_ok_and(|v| v == "1") => {
-            panic!("{test}: SIGPU_REQUIRE_NVRTC=1 but {e}")
-        }
-        Err(e) => {
-            println!("SKIP {test}: {e}");
-            false
-        }
-    }
-}
-
 #[test]
 fn nvrtc_compiles_generated_kernels_for_sm_90() {
-    if !nvrtc_or_skip("nvrtc_compiles_generated_kernels_for_sm_90") {
+    if !nvrtc_for_test("nvrtc_compiles_generated_kernels_for_sm_90") {
         return;
     }
     let cases: [(&str, DType); 8] = [
@@ -150,7 +140,8 @@ fn nvrtc_compiles_generated_kernels_for_sm_90() {
                 },
             ] {
                 let (name, code) = source(sig, dtype, optimize, config);
-                let src = KernelSource::generated(name.clone(), code);
+                let src = KernelSource::generated(name.clone(), code)
+                    .with_header(PLR_HEADER_NAME, PLR_HEADER);
                 assert_eq!(src.entry_points(), [FILTER_KERNEL, STATE_KERNEL], "{name}");
                 let out = compile(&src, "sm_90", &KernelCache::disabled())
                     .unwrap_or_else(|e| panic!("{sig} {dtype} optimize={optimize}: {e}"));

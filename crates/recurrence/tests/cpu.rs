@@ -7,6 +7,7 @@ use sigpu_recurrence::cpu::{BLOCK, SUB};
 use sigpu_recurrence::serial::{filter_serial, reference_f64};
 use sigpu_recurrence::testing::{random_signature, relative_error};
 use sigpu_recurrence::{lfilter, Element, Filter, FilterError, FilterOptions, Strategy};
+use sigpu_runtime::host::CpuArch;
 
 const LENGTHS: [usize; 14] = [
     1,
@@ -29,7 +30,11 @@ fn options(strategy: Strategy, threads: usize, simd: bool, optimize: bool) -> Fi
     FilterOptions {
         strategy,
         threads: Some(threads),
-        simd,
+        cpu: if simd {
+            CpuArch::host()
+        } else {
+            CpuArch::scalar()
+        },
         optimize,
         ..FilterOptions::default()
     }

@@ -1,16 +1,76 @@
-//! `sigpu filter`: a linear recurrence / IIR filter over a signal file, on the CPU or a GPU.
+//! `sigpu filter`: a linear recurrence / IIR filter over a signal file (.npy or raw), on the
+//! CPU or a GPU, with SciPy's zi / zf state. The filtering is the library's
+//! ([`Filter::apply_batch`], [`GpuFilter::apply_timed`]); this file reads, writes and prints.
 
-use crate::cli::FilterArgs;
 use crate::npy;
 use anyhow::{bail, Context, Result};
+use clap::Args;
 use serde::Serialize;
 use sigpu_recurrence::gpu::{generate, GpuConfig, GpuFilter};
 use sigpu_recurrence::{
-    check_finite, with_dtype, Coef, DType, Element, Filter, FilterOptions, Signature,
+    check_finite, from_le_bytes, parse_values, to_le_bytes, with_dtype, DType, Element, Filter,
+    FilterOptions, Signature,
 };
+use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct FilterArgs {
+    /// The recurrence in the seed's notation, e.g. "(0.2 : 0.8)" or
+    /// "(0.81, -1.62, 0.81 : 1.6, -0.64)" (non-recursive : recursive coefficients).
+    #[arg(long, value_name = "\"(a0, … : b1, …)\"", conflicts_with_all = ["b", "a"])]
+    pub signature: Option<String>,
+    /// SciPy lfilter numerator, comma-separated (with --a instead of --signature).
+    #[arg(
+        long,
+        value_name = "B0,B1,…",
+        requires = "a",
+        allow_hyphen_values = true
+    )]
+    pub b: Option<String>,
+    /// SciPy lfilter denominator, comma-separated; a[0] normalises.
+    #[arg(
+        long,
+        value_name = "A0,A1,…",
+        requires = "b",
+        allow_hyphen_values = true
+    )]
+    pub a: Option<String>,
+    /// Element type: f32, f64, i32 or i64 (default: the .npy file's; required for raw input).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// Input signal: .npy (1-D, or 2-D channels × samples) or raw little-endian values.
+    #[arg(long, value_name = "FILE", required_unless_present = "emit_cuda")]
+    pub input: Option<PathBuf>,
+    /// Where the output goes, in the input's format (written atomically).
+    #[arg(long, value_name = "FILE", required_unless_present = "emit_cuda")]
+    pub output: Option<PathBuf>,
+    /// File format of input and output: by extension (.npy, else raw) unless given.
+    #[arg(long, value_parser = ["npy", "raw"])]
+    pub format: Option<String>,
+    /// Channels in a raw input (a .npy input's first dimension says it).
+    #[arg(long, default_value_t = 1)]
+    pub channels: usize,
+    /// Initial state: comma-separated values (state length × channels), or a .npy / raw file.
+    #[arg(long, value_name = "VALUES|FILE", allow_hyphen_values = true)]
+    pub zi: Option<String>,
+    /// Also write the final state zf to this file (same format as the output).
+    #[arg(long, value_name = "FILE")]
+    pub zf: Option<PathBuf>,
+    /// Turn off the factor optimisations (truncation, zero suppression, 0/1 specialisation).
+    #[arg(long)]
+    pub no_optimize: bool,
+    /// Run a recurrence with a pole outside the unit circle instead of refusing it.
+    #[arg(long)]
+    pub allow_unstable: bool,
+    /// Print the generated CUDA source (for --dtype, default f32) instead of filtering; needs
+    /// no GPU.
+    #[arg(long)]
+    pub emit_cuda: bool,
+}
 
 #[derive(Serialize)]
 struct Summary {
@@ -34,11 +94,19 @@ struct Summary {
     zf: Option<String>,
 }
 
+/// The signal file and how to write results next to it.
+struct Io<'a> {
+    args: &'a FilterArgs,
+    input: &'a Path,
+    output: &'a Path,
+    raw: bool,
+    array: npy::Array,
+    channels: usize,
+}
+
 pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<ExitCode> {
     let signature = signature(args)?;
-    let dtype_arg = args
-        .dtype
-        .as_deref()
+    let dtype = (args.dtype.as_deref())
         .map(|d| {
             d.parse::<DType>()
                 .map_err(|e| anyhow::anyhow!("--dtype: {e}"))
@@ -50,97 +118,37 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
         ..FilterOptions::default()
     };
     if args.emit_cuda {
-        let dtype = dtype_arg.unwrap_or(DType::F32);
-        let source = with_dtype!(dtype, T => {
+        let source = with_dtype!(dtype.unwrap_or(DType::F32), T => {
             let filter = Filter::<T>::new(&signature, options).context("--signature")?;
-            generate(&filter, GpuConfig::default()).map_err(anyhow::Error::msg)?.source
+            generate(&filter, GpuConfig::default())?.source
         });
         print!("{source}");
         return Ok(ExitCode::SUCCESS);
     }
-    let (Some(input), Some(output)) = (&args.input, &args.output) else {
-        bail!("--input and --output are required");
-    };
-    let raw = match args.format.as_deref() {
-        Some(f) => f == "raw",
-        None => input.extension().is_none_or(|e| e != "npy"),
-    };
-    let raw_dtype = if raw {
-        Some(dtype_arg.with_context(|| {
-            format!(
-                "--input {} is read as raw little-endian values: --dtype must say their type",
-                input.display()
-            )
-        })?)
-    } else {
-        None
-    };
-    let array =
-        npy::read(input, raw_dtype).with_context(|| format!("--input {}", input.display()))?;
-    if let Some(d) = dtype_arg {
-        if d != array.dtype {
-            bail!(
-                "--input {} holds {} values but --dtype says {d}",
-                input.display(),
-                array.dtype
-            );
-        }
-    }
-    let (channels, n) = match (raw, array.shape.as_slice()) {
-        (true, [len]) => {
-            if args.channels == 0 || len % args.channels != 0 {
-                bail!(
-                    "--input {}: {len} values do not split into --channels {} channels",
-                    input.display(),
-                    args.channels
-                );
-            }
-            (args.channels, len / args.channels)
-        }
-        (false, [len]) => (1, *len),
-        (false, [c, len]) => (*c, *len),
-        (_, shape) => bail!(
-            "--input {}: shape {shape:?}; expected 1-D (one channel) or 2-D (channels × samples)",
-            input.display()
-        ),
-    };
+    let io = read_input(args, dtype)?;
     let gpu = super::resolve(device, super::Need::Either, "filter")?.into_gpu();
-    let io = Io {
-        input,
-        output,
-        raw,
-        shape: &array.shape,
-        zf_path: args.zf.as_deref(),
-    };
-    let summary = with_dtype!(array.dtype, T => {
-        filter_typed::<T>(&signature, options, &array.bytes, channels, n, args.zi.as_deref(), gpu.as_ref(), &io)?
+    let summary = with_dtype!(io.array.dtype, T => {
+        filter_typed::<T>(&signature, options, gpu.as_ref(), &io)?
     });
     if json {
-        super::print_json(&summary)?;
-    } else {
-        println!(
-            "{} {} on {}: {} channel(s) × {} samples; setup {:.3} s{}, filtering {:.6} s \
-             ({:.1} M samples/s) → {}{}",
-            summary.signature,
-            summary.dtype,
-            summary.device,
-            summary.channels,
-            summary.samples_per_channel,
-            summary.setup_seconds,
-            summary
-                .transfer_seconds
-                .map(|t| format!(", transfers {t:.3} s"))
-                .unwrap_or_default(),
-            summary.compute_seconds,
-            summary.msamples_per_s,
-            summary.output,
-            summary
-                .zf
-                .as_deref()
-                .map(|z| format!(", zf → {z}"))
-                .unwrap_or_default()
-        );
+        return super::print_json(&summary).map(|()| ExitCode::SUCCESS);
     }
+    let s = &summary;
+    println!(
+        "{} {} on {}: {} channel(s) × {} samples; setup {:.3} s{}, filtering {:.6} s \
+         ({:.1} M samples/s) → {}{}",
+        s.signature,
+        s.dtype,
+        s.device,
+        s.channels,
+        s.samples_per_channel,
+        s.setup_seconds,
+        (s.transfer_seconds.map(|t| format!(", transfers {t:.3} s"))).unwrap_or_default(),
+        s.compute_seconds,
+        s.msamples_per_s,
+        s.output,
+        (s.zf.as_deref().map(|z| format!(", zf → {z}"))).unwrap_or_default()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -149,52 +157,83 @@ fn signature(args: &FilterArgs) -> Result<Signature> {
     match (&args.signature, &args.b, &args.a) {
         (Some(s), _, _) => Signature::parse(s).context("--signature"),
         (None, Some(b), Some(a)) => {
-            let b = float_list(b).context("--b")?;
-            let a = float_list(a).context("--a")?;
-            Signature::from_lfilter(&b, &a).map_err(|e| anyhow::anyhow!("--b/--a: {e}"))
+            let b = parse_values::<f64>(b).context("--b")?;
+            let a = parse_values::<f64>(a).context("--a")?;
+            Signature::from_lfilter(&b, &a).context("--b/--a")
         }
         _ => bail!("give the filter as --signature \"(a0, … : b1, …)\" or as --b … --a …"),
     }
 }
 
-fn float_list(text: &str) -> Result<Vec<f64>> {
-    text.split(',')
-        .map(|t| {
-            let t = t.trim();
-            t.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .with_context(|| format!("{t:?} is not a finite number"))
+/// Reads --input (.npy or raw) and works out its channels.
+fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<Io<'_>> {
+    let (Some(input), Some(output)) = (&args.input, &args.output) else {
+        bail!("--input and --output are required");
+    };
+    let shown = input.display();
+    let raw = match args.format.as_deref() {
+        Some(f) => f == "raw",
+        None => input.extension().is_none_or(|e| e != "npy"),
+    };
+    let raw_dtype = raw
+        .then(|| {
+            dtype.with_context(|| {
+                format!("--input {shown} is read as raw little-endian values: --dtype must say their type")
+            })
         })
-        .collect()
+        .transpose()?;
+    let array = npy::read(input, raw_dtype).with_context(|| format!("--input {shown}"))?;
+    if let Some(d) = dtype.filter(|&d| d != array.dtype) {
+        bail!(
+            "--input {shown} holds {} values but --dtype says {d}",
+            array.dtype
+        );
+    }
+    let channels = match (raw, array.shape.as_slice()) {
+        (true, [len]) => {
+            if args.channels == 0 || len % args.channels != 0 {
+                bail!(
+                    "--input {shown}: {len} values do not split into --channels {} channels",
+                    args.channels
+                );
+            }
+            args.channels
+        }
+        (false, [_]) => 1,
+        (false, [c, _]) => *c,
+        (_, shape) => bail!(
+            "--input {shown}: shape {shape:?}; expected 1-D (one channel) or 2-D (channels × samples)"
+        ),
+    };
+    Ok(Io {
+        args,
+        input,
+        output,
+        raw,
+        array,
+        channels,
+    })
 }
 
-struct Io<'a> {
-    input: &'a Path,
-    output: &'a Path,
-    raw: bool,
-    shape: &'a [usize],
-    zf_path: Option<&'a Path>,
-}
-
-#[allow(clippy::too_many_arguments)]
 fn filter_typed<T: Element>(
     signature: &Signature,
     options: FilterOptions,
-    bytes: &[u8],
-    channels: usize,
-    n: usize,
-    zi: Option<&str>,
-    gpu: Option<&sigpu_runtime::cuda::Gpu>,
+    gpu: Option<&Gpu>,
     io: &Io<'_>,
 ) -> Result<Summary> {
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     let filter = Filter::<T>::new(signature, options).context("--signature")?;
-    let mut setup_seconds = start.elapsed().as_secs_f64();
-    let x: Vec<T> = from_le(bytes);
+    let setup_seconds = start.elapsed().as_secs_f64();
+    let x: Vec<T> = from_le_bytes(&io.array.bytes);
+    let channels = io.channels;
     check_finite(&x, &io.input.display().to_string())
         .with_context(|| format!("--input {}", io.input.display()))?;
-    let zi = zi.map(|z| read_zi::<T>(z, io.raw)).transpose()?;
+    let zi = io
+        .args
+        .zi
+        .as_deref()
+        .map(|z| read_zi::<T>(z, io.raw))
+        .transpose()?;
     if let Some(zi) = &zi {
         let want = channels * filter.state_len();
         if zi.len() != want {
@@ -206,72 +245,85 @@ fn filter_typed<T: Element>(
             );
         }
     }
-    let (y, zf, device, compute_seconds, transfer_seconds) = match gpu {
-        Some(gpu) => {
-            let start = std::time::Instant::now();
-            let g = GpuFilter::new(gpu, &filter, GpuConfig::default())?;
-            setup_seconds += start.elapsed().as_secs_f64();
-            let start = std::time::Instant::now();
-            let dx = gpu.upload(&x)?;
-            let mut dy = gpu.alloc_poisoned::<T>(x.len())?;
-            let dzi = zi.as_deref().map(|z| gpu.upload(z)).transpose()?;
-            let s = channels * filter.state_len();
-            let mut dzf = gpu.alloc_poisoned::<T>(s.max(1))?;
-            gpu.stream().synchronize()?;
-            let upload = start.elapsed().as_secs_f64();
-            // One run between CUDA events: the kernel (and the small final-state kernel).
-            let timing = sigpu_runtime::cuda::time_gpu(gpu, 0, 1, || {
-                let zf = (s > 0).then_some(&mut dzf);
-                g.run(gpu, &dx, &mut dy, channels, dzi.as_ref(), zf)
-                    .map_err(|e| sigpu_runtime::cuda::Error::Invalid(e.to_string()))
-            })?;
-            let start = std::time::Instant::now();
-            let y = gpu.download(&dy)?;
-            let zf = if s > 0 {
-                gpu.download(&dzf)?
-            } else {
-                Vec::new()
-            };
-            let transfers = upload + start.elapsed().as_secs_f64();
-            let device = format!("{} ({})", gpu.info().name, gpu.arch());
-            (y, zf, device, timing.median_ms * 1e-3, Some(transfers))
-        }
-        None => {
-            let mut y = vec![T::ZERO; x.len()];
-            let mut zf = vec![T::ZERO; channels * filter.state_len()];
-            let start = std::time::Instant::now();
-            filter.apply_batch(&x, channels, &mut y, zi.as_deref(), Some(&mut zf))?;
-            let seconds = start.elapsed().as_secs_f64();
-            let device = format!(
-                "cpu ({} threads, {})",
-                sigpu_runtime::host::threads(),
-                filter.simd().name()
-            );
-            (y, zf, device, seconds, None)
-        }
+    let (y, zf, mut summary) = match gpu {
+        Some(gpu) => on_gpu(gpu, &filter, &x, channels, zi.as_deref())?,
+        None => on_cpu(&filter, &x, channels, zi.as_deref())?,
     };
-    write(io.output, io.raw, T::DTYPE, io.shape, &to_le(&y))?;
-    if let Some(path) = io.zf_path {
-        let shape = if channels > 1 && io.shape.len() == 2 {
+    summary.setup_seconds += setup_seconds;
+    write(io.output, io, &io.array.shape, &to_le_bytes(&y))?;
+    if let Some(path) = &io.args.zf {
+        let shape = if channels > 1 && io.array.shape.len() == 2 {
             vec![channels, filter.state_len()]
         } else {
             vec![zf.len()]
         };
-        write(path, io.raw, T::DTYPE, &shape, &to_le(&zf)).context("--zf")?;
+        write(path, io, &shape, &to_le_bytes(&zf)).context("--zf")?;
+        summary.zf = Some(path.display().to_string());
     }
-    Ok(Summary {
-        signature: signature.to_string(),
+    summary.output = io.output.display().to_string();
+    summary.msamples_per_s = x.len() as f64 / summary.compute_seconds.max(1e-12) / 1e6;
+    Ok(summary)
+}
+
+/// A summary with what one device measured; the caller fills in the files.
+fn summary<T: Element>(
+    filter: &Filter<T>,
+    device: String,
+    samples: usize,
+    channels: usize,
+) -> Summary {
+    Summary {
+        signature: filter.signature().to_string(),
         dtype: T::DTYPE,
         device,
         channels,
-        samples_per_channel: n,
-        setup_seconds,
-        transfer_seconds,
-        compute_seconds,
-        msamples_per_s: (channels * n) as f64 / compute_seconds.max(1e-12) / 1e6,
-        output: io.output.display().to_string(),
-        zf: io.zf_path.map(|p| p.display().to_string()),
-    })
+        samples_per_channel: samples / channels,
+        setup_seconds: 0.0,
+        transfer_seconds: None,
+        compute_seconds: 0.0,
+        msamples_per_s: 0.0,
+        output: String::new(),
+        zf: None,
+    }
+}
+
+type Filtered<T> = (Vec<T>, Vec<T>, Summary);
+
+fn on_gpu<T: Element>(
+    gpu: &Gpu,
+    filter: &Filter<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+) -> Result<Filtered<T>> {
+    let start = Instant::now();
+    let g = GpuFilter::new(gpu, filter, GpuConfig::default())?;
+    let setup = start.elapsed().as_secs_f64();
+    let (y, zf, times) = g.apply_timed(gpu, x, channels, zi)?;
+    let device = format!("{} ({})", gpu.info().name, gpu.arch());
+    let mut s = summary(filter, device, x.len(), channels);
+    s.setup_seconds = setup;
+    s.transfer_seconds = Some(times.transfer_seconds);
+    s.compute_seconds = times.compute_seconds;
+    Ok((y, zf, s))
+}
+
+fn on_cpu<T: Element>(
+    filter: &Filter<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+) -> Result<Filtered<T>> {
+    let mut y = vec![T::ZERO; x.len()];
+    let mut zf = vec![T::ZERO; channels * filter.state_len()];
+    let start = Instant::now();
+    filter.apply_batch(x, channels, &mut y, zi, Some(&mut zf))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let threads = sigpu_runtime::host::threads();
+    let device = format!("cpu ({threads} threads, {})", filter.simd().name());
+    let mut s = summary(filter, device, x.len(), channels);
+    s.compute_seconds = seconds;
+    Ok((y, zf, s))
 }
 
 /// --zi as a comma-separated list, or a file when it does not read as one.
@@ -280,26 +332,10 @@ fn read_zi<T: Element>(text: &str, raw: bool) -> Result<Vec<T>> {
         .chars()
         .all(|c| c.is_ascii_digit() || " ,.-+eE".contains(c));
     if looks_like_list {
-        return text
-            .split(',')
-            .map(|t| {
-                let t = t.trim();
-                let value: f64 = t
-                    .parse()
-                    .ok()
-                    .filter(|v: &f64| v.is_finite())
-                    .with_context(|| format!("--zi: {t:?} is not a finite number"))?;
-                let coef = Coef {
-                    text: t.to_owned(),
-                    value,
-                    int: t.parse().ok(),
-                };
-                T::from_coef(&coef).map_err(|e| anyhow::anyhow!("--zi: {e}"))
-            })
-            .collect();
+        return parse_values(text).context("--zi");
     }
-    let path = Path::new(text);
-    let array = npy::read(path, raw.then_some(T::DTYPE)).with_context(|| format!("--zi {text}"))?;
+    let array = npy::read(Path::new(text), raw.then_some(T::DTYPE))
+        .with_context(|| format!("--zi {text}"))?;
     if array.dtype != T::DTYPE {
         bail!(
             "--zi {text} holds {} values but the signal is {}",
@@ -307,37 +343,18 @@ fn read_zi<T: Element>(text: &str, raw: bool) -> Result<Vec<T>> {
             T::DTYPE
         );
     }
-    let zi: Vec<T> = from_le(&array.bytes);
+    let zi: Vec<T> = from_le_bytes(&array.bytes);
     check_finite(&zi, text).context("--zi")?;
     Ok(zi)
 }
 
-fn write(path: &Path, raw: bool, dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<()> {
-    let data = if raw {
+/// `bytes` to `path` in the input's format (raw, or .npy of `shape`).
+fn write(path: &Path, io: &Io<'_>, shape: &[usize], bytes: &[u8]) -> Result<()> {
+    let data = if io.raw {
         bytes.to_vec()
     } else {
-        npy::encode(dtype, shape, bytes)
+        npy::encode(io.array.dtype, shape, bytes)
     };
     sigpu_runtime::fs::write_atomic(path, &data)
         .with_context(|| format!("cannot write {}", path.display()))
-}
-
-fn from_le<T: Element>(bytes: &[u8]) -> Vec<T> {
-    let size = T::DTYPE.size();
-    bytes
-        .chunks_exact(size)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b[..size].copy_from_slice(c);
-            T::from_bits64(u64::from_le_bytes(b))
-        })
-        .collect()
-}
-
-fn to_le<T: Element>(values: &[T]) -> Vec<u8> {
-    let size = T::DTYPE.size();
-    values
-        .iter()
-        .flat_map(|v| v.to_bits64().to_le_bytes().into_iter().take(size))
-        .collect()
 }

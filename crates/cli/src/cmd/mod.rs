@@ -2,12 +2,11 @@
 
 pub mod approx;
 mod bench;
-mod bench_filter;
-mod bench_filter_plot;
+pub mod bench_filter;
 mod check;
 pub mod clns;
 mod demo;
-mod filter;
+pub mod filter;
 mod info;
 pub mod ldpc;
 pub mod lns;

@@ -1,6 +1,7 @@
 //! The demo's CPU sections: one capability each, on built-in seeded inputs, through the same
 //! library calls a user would make, each with a measured speed and its error vs a reference.
 
+use crate::recurrence::bench::{bench_cpu, bench_input};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use sigpu_approx::cpu::CpuFunction;
@@ -12,7 +13,6 @@ use sigpu_ldpc::sim::{make_frames, Link};
 use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Llrs, Precision, Schedule};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
-use sigpu_recurrence::bench::bench_cpu;
 use sigpu_recurrence::{Filter, FilterOptions, Signature};
 use std::time::Instant;
 
@@ -164,7 +164,7 @@ pub const LOW_PASS_A: [f64; 3] = [1.0, -1.8, 0.81];
 
 pub fn iir_filter() -> Result<FilterSection> {
     let samples = 4 << 20;
-    let x: Vec<f32> = sigpu_recurrence::bench::bench_input(samples, SEED);
+    let x: Vec<f32> = bench_input(samples, SEED);
     // A filter built once and applied many times (what `lfilter` does in one call), timed on
     // all cores into a reused output, and checked against the serial f64 recurrence with the
     // coefficients as f32 holds them: the error is the parallel algorithm's rounding alone.

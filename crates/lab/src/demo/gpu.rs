@@ -2,12 +2,12 @@
 //! registered self-check with the demo's fixed seed.
 
 use super::cpu::{hmm_error, low_pass, HmmSection, SEED};
+use crate::recurrence::bench::{bench_gpu, bench_input, GpuBench};
 use anyhow::Result;
 use serde::Serialize;
 use sigpu_lns::hmm::gpu::{emission_words, GpuHmm};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
-use sigpu_recurrence::bench::{bench_gpu, bench_input, GpuBench};
 use sigpu_recurrence::GpuConfig;
 use sigpu_runtime::cuda::{Check, Gpu};
 

@@ -1,1 +1,11 @@
-//! Reproductions and benchmarks for sigpu-recurrence.
+//! Benchmarks for sigpu-recurrence: what `sigpu bench filter` measures and draws.
+//!
+//! - [`bench`]: one filter timed on a GPU (CUDA events) or on the CPU cores, checked against
+//!   the reference at the benchmarked size, and the seeded benchmark input.
+//! - [`sweep`]: the seed's suite over lengths and launch shapes, with the copy ceiling — the
+//!   report `--out` writes.
+//! - [`plot`]: throughput-vs-length charts from such a report (saved runs can be re-plotted).
+
+pub mod bench;
+pub mod plot;
+pub mod sweep;

@@ -4,13 +4,14 @@
 
 use super::{GpuConfig, GpuFilter};
 use crate::elem::Element;
-use crate::filter::{Filter, FilterError, FilterOptions};
+use crate::error::FilterError;
+use crate::filter::{Filter, FilterOptions};
 use crate::serial::reference_f64;
 use crate::signature::Signature;
 use crate::testing::{random_signature, relative_error};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, Error, Gpu, Result, Tolerance};
+use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, Gpu, Result, Tolerance};
 
 /// The recurrence crate's checks, in the order `sigpu check` runs them.
 pub fn checks() -> Vec<Check> {
@@ -18,110 +19,159 @@ pub fn checks() -> Vec<Check> {
         Check {
             name: "recurrence/lowpass_f32",
             about: "(0.2 : 0.8) f32, odd length, vs serial f64 (rel. 1e-5)",
-            run: |gpu, seed| {
-                float_check::<f32>(gpu, seed, "(0.2 : 0.8)", true, 1, (1 << 20) + 77, false)
-            },
+            run: |gpu, seed| float_check::<f32>(gpu, seed, Case::new(LOWPASS, 1, (1 << 20) + 77)),
         },
         Check {
             name: "recurrence/lowpass_f32_direct",
             about: "(0.2 : 0.8) f32 with direct (untransposed) loads and stores",
             run: |gpu, seed| {
-                let config = GpuConfig {
-                    transpose: false,
-                    ..GpuConfig::default()
-                };
-                float_check_with::<f32>(
-                    gpu,
-                    seed,
-                    "(0.2 : 0.8)",
-                    true,
-                    2,
-                    (1 << 20) + 76,
-                    false,
-                    config,
-                )
+                float_check::<f32>(gpu, seed, Case::new(LOWPASS, 2, (1 << 20) + 76).on(DIRECT))
             },
         },
         Check {
             name: "recurrence/lowpass_f32_one_warp_blocks",
             about: "(0.2 : 0.8) f32, 32-thread blocks: the carry-in warp reads the whole previous chunk, zi/zf",
             run: |gpu, seed| {
-                let config = GpuConfig {
-                    threads: 32,
-                    ..GpuConfig::default()
-                };
-                float_check_with::<f32>(gpu, seed, "(0.2 : 0.8)", true, 3, 5003, true, config)
+                float_check::<f32>(gpu, seed, Case::new(LOWPASS, 3, 5003).state().on(ONE_WARP))
             },
         },
         Check {
             name: "recurrence/highpass2_f32_batch",
             about: "(0.81, -1.62, 0.81 : 1.6, -0.64) f32, 5 channels, zi/zf",
             run: |gpu, seed| {
-                float_check::<f32>(
-                    gpu,
-                    seed,
-                    "(0.81, -1.62, 0.81 : 1.6, -0.64)",
-                    true,
-                    5,
-                    100_003,
-                    true,
-                )
+                let case = Case::new("(0.81, -1.62, 0.81 : 1.6, -0.64)", 5, 100_003);
+                float_check::<f32>(gpu, seed, case.state())
             },
         },
         Check {
             name: "recurrence/slow_pole_f32",
             about: "(0.001 : 0.999) f32: factors never truncate, a real look-back",
             run: |gpu, seed| {
-                float_check::<f32>(gpu, seed, "(0.001 : 0.999)", true, 1, (1 << 20) + 5, false)
+                float_check::<f32>(gpu, seed, Case::new("(0.001 : 0.999)", 1, (1 << 20) + 5))
             },
         },
         Check {
             name: "recurrence/prefix_sum_f32",
             about: "(1 : 1) f32 on U[0,1), vs serial f64 (rel. 1e-5)",
-            run: |gpu, seed| float_check::<f32>(gpu, seed, "(1 : 1)", true, 1, 1 << 20, false),
+            run: |gpu, seed| float_check::<f32>(gpu, seed, Case::new("(1 : 1)", 1, 1 << 20)),
         },
         Check {
             name: "recurrence/random_f32_noopt",
             about: "random stable order ≤ 8 f32, optimisations off, 3 channels, zi/zf",
-            run: |gpu, seed| random_float_check::<f32>(gpu, seed, false),
+            run: |gpu, seed| as_check(random_float_check::<f32>(gpu, seed, false)),
         },
         Check {
             name: "recurrence/random_f64",
             about: "random stable order ≤ 8 f64, 3 channels, zi/zf, vs serial f64 (rel. 1e-12)",
-            run: |gpu, seed| random_float_check::<f64>(gpu, seed, true),
+            run: |gpu, seed| as_check(random_float_check::<f64>(gpu, seed, true)),
         },
         Check {
             name: "recurrence/prefix_sum_i32",
             about: "(1 : 1) i32, wrapping, exact",
-            run: |gpu, seed| int_check::<i32>(gpu, seed, "(1 : 1)", 1, (1 << 20) + 3, true),
+            run: |gpu, seed| int_check::<i32>(gpu, seed, Case::new("(1 : 1)", 1, (1 << 20) + 3)),
         },
         Check {
             name: "recurrence/tuple_prefix_i64",
             about: "(1 : 0, 1) i64, 2 channels (unaligned second), exact",
-            run: |gpu, seed| int_check::<i64>(gpu, seed, "(1 : 0, 1)", 2, 300_001, true),
+            run: |gpu, seed| int_check::<i64>(gpu, seed, Case::new("(1 : 0, 1)", 2, 300_001)),
         },
         Check {
             name: "recurrence/prefix2_i32_noopt",
             about: "(1 : 2, -1) i32, optimisations off, exact",
-            run: |gpu, seed| int_check::<i32>(gpu, seed, "(1 : 2, -1)", 1, 500_009, false),
+            run: |gpu, seed| {
+                int_check::<i32>(gpu, seed, Case::new("(1 : 2, -1)", 1, 500_009).no_optimize())
+            },
         },
         Check {
             name: "recurrence/lengths_f32",
             about: "(0.04 : 1.6, -0.64) f32 at lengths 1 … chunk ± 1 … primes",
-            run: lengths_check,
+            run: |gpu, seed| as_check(lengths_check(gpu, seed)),
         },
         Check {
             name: "recurrence/streaming_f32",
             about: "(0.2, 0.1 : 0.9) f32 in 3 GPU pieces with zf → zi vs one shot",
-            run: streaming_check,
+            run: |gpu, seed| as_check(streaming_check(gpu, seed)),
         },
     ]
 }
 
-fn invalid(e: FilterError) -> Error {
-    match e {
-        FilterError::Gpu(e) => e,
-        other => Error::Invalid(other.to_string()),
+const LOWPASS: &str = "(0.2 : 0.8)";
+
+/// Direct (untransposed) loads and stores.
+const DIRECT: GpuConfig = GpuConfig {
+    threads: 256,
+    vpt: 0,
+    transpose: false,
+    min_blocks: 0,
+};
+
+/// 32-thread blocks: the carry-in warp reads the whole previous chunk.
+const ONE_WARP: GpuConfig = GpuConfig {
+    threads: 32,
+    vpt: 0,
+    transpose: true,
+    min_blocks: 0,
+};
+
+/// One checked filter run: signature, channels × length, and the choices around it.
+#[derive(Clone, Copy)]
+struct Case {
+    sig: &'static str,
+    channels: usize,
+    n: usize,
+    optimize: bool,
+    /// Random zi in, zf compared.
+    state: bool,
+    config: Option<GpuConfig>,
+}
+
+impl Case {
+    fn new(sig: &'static str, channels: usize, n: usize) -> Case {
+        Case {
+            sig,
+            channels,
+            n,
+            optimize: true,
+            state: false,
+            config: None,
+        }
+    }
+
+    fn state(self) -> Case {
+        Case {
+            state: true,
+            ..self
+        }
+    }
+
+    fn no_optimize(self) -> Case {
+        Case {
+            optimize: false,
+            ..self
+        }
+    }
+
+    fn on(self, config: GpuConfig) -> Case {
+        Case {
+            config: Some(config),
+            ..self
+        }
+    }
+}
+
+/// A check's result for the runner: driver errors stay errors; anything else the filter
+/// refused (a bug in the check's own setup) is a failed check that says why.
+fn as_check(result: Result<CheckReport, FilterError>) -> Result<CheckReport> {
+    match result {
+        Ok(report) => Ok(report),
+        Err(FilterError::Gpu(e)) => Err(e),
+        Err(other) => Ok(CheckReport {
+            elements: 0,
+            mismatches: 1,
+            max_error: f64::NAN,
+            tolerance: Tolerance { abs: 0.0, rel: 0.0 },
+            note: format!("the filter refused the check's input: {other}"),
+        }),
     }
 }
 
@@ -142,26 +192,39 @@ fn tolerance<T: Element>() -> f64 {
 
 /// The GPU against the serial f64 reference of the same (rounded) coefficients and inputs,
 /// channel by channel, relative to max |y_ref|; zf too when `state` is set.
-fn compare_float<T: Element>(
-    filter: &Filter<T>,
-    x: &[T],
-    channels: usize,
-    zi: Option<&[T]>,
-    got: &[T],
-    got_zf: &[T],
-) -> CheckReport {
-    compare_float_tol(filter, x, channels, zi, got, got_zf, tolerance::<T>())
+fn compare_float<T: Element>(filter: &Filter<T>, ran: Ran<'_, T>) -> CheckReport {
+    compare_float_tol(filter, ran, tolerance::<T>())
 }
 
-fn compare_float_tol<T: Element>(
-    filter: &Filter<T>,
-    x: &[T],
+/// One GPU run as the comparisons take it: inputs, and the outputs it gave (`zf` empty when
+/// it is not compared).
+struct Ran<'a, T> {
+    x: &'a [T],
     channels: usize,
-    zi: Option<&[T]>,
-    got: &[T],
-    got_zf: &[T],
-    tol: f64,
-) -> CheckReport {
+    zi: Option<&'a [T]>,
+    y: &'a [T],
+    zf: &'a [T],
+}
+
+/// One channel without state.
+fn one_channel<'a, T>(x: &'a [T], y: &'a [T]) -> Ran<'a, T> {
+    Ran {
+        x,
+        channels: 1,
+        zi: None,
+        y,
+        zf: &[],
+    }
+}
+
+fn compare_float_tol<T: Element>(filter: &Filter<T>, ran: Ran<'_, T>, tol: f64) -> CheckReport {
+    let Ran {
+        x,
+        channels,
+        zi,
+        y: got,
+        zf: got_zf,
+    } = ran;
     let to64 = |v: &[T]| v.iter().map(|v| v.to_f64()).collect::<Vec<_>>();
     let (ff, fb) = (to64(filter.feedforward()), to64(filter.feedback()));
     let n = x.len() / channels;
@@ -216,40 +279,24 @@ fn compare_float_tol<T: Element>(
     report
 }
 
-fn float_check<T: Element>(
-    gpu: &Gpu,
-    seed: u64,
-    sig: &str,
-    optimize: bool,
-    channels: usize,
-    n: usize,
-    state: bool,
-) -> Result<CheckReport> {
-    float_check_with::<T>(
-        gpu,
-        seed,
+fn float_check<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> Result<CheckReport> {
+    as_check(float_case::<T>(gpu, seed, case))
+}
+
+fn int_check<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> Result<CheckReport> {
+    as_check(int_case::<T>(gpu, seed, case))
+}
+
+fn float_case<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> Result<CheckReport, FilterError> {
+    let Case {
         sig,
-        optimize,
         channels,
         n,
         state,
-        GpuConfig::default(),
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn float_check_with<T: Element>(
-    gpu: &Gpu,
-    seed: u64,
-    sig: &str,
-    optimize: bool,
-    channels: usize,
-    n: usize,
-    state: bool,
-    config: GpuConfig,
-) -> Result<CheckReport> {
+        ..
+    } = case;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let filter = Filter::<T>::parse(sig, options(optimize)).map_err(invalid)?;
+    let filter = Filter::<T>::parse(sig, options(case.optimize))?;
     let positive = sig == "(1 : 1)";
     let x: Vec<T> = (0..channels * n)
         .map(|_| {
@@ -265,16 +312,27 @@ fn float_check_with<T: Element>(
             .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
             .collect()
     });
-    let g = GpuFilter::new(gpu, &filter, config).map_err(invalid)?;
-    let (y, zf) = g.apply(gpu, &x, channels, zi.as_deref()).map_err(invalid)?;
+    let g = GpuFilter::new(gpu, &filter, case.config.unwrap_or_default())?;
+    let (y, zf) = g.apply(gpu, &x, channels, zi.as_deref())?;
     let zf = if state { zf } else { Vec::new() };
-    Ok(compare_float(&filter, &x, channels, zi.as_deref(), &y, &zf))
+    let ran = Ran {
+        x: &x,
+        channels,
+        zi: zi.as_deref(),
+        y: &y,
+        zf: &zf,
+    };
+    Ok(compare_float(&filter, ran))
 }
 
-fn random_float_check<T: Element>(gpu: &Gpu, seed: u64, optimize: bool) -> Result<CheckReport> {
+fn random_float_check<T: Element>(
+    gpu: &Gpu,
+    seed: u64,
+    optimize: bool,
+) -> Result<CheckReport, FilterError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let sig: Signature = random_signature(&mut rng, 8, 9, 0.99);
-    let filter = Filter::<T>::new(&sig, options(optimize)).map_err(invalid)?;
+    let filter = Filter::<T>::new(&sig, options(optimize))?;
     let channels = 3;
     let n = rng.random_range(50_000..200_000);
     let x: Vec<T> = (0..channels * n)
@@ -283,8 +341,8 @@ fn random_float_check<T: Element>(gpu: &Gpu, seed: u64, optimize: bool) -> Resul
     let zi: Vec<T> = (0..channels * filter.state_len())
         .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
         .collect();
-    let g = GpuFilter::new(gpu, &filter, GpuConfig::default()).map_err(invalid)?;
-    let (y, zf) = g.apply(gpu, &x, channels, Some(&zi)).map_err(invalid)?;
+    let g = GpuFilter::new(gpu, &filter, GpuConfig::default())?;
+    let (y, zf) = g.apply(gpu, &x, channels, Some(&zi))?;
     // A random direct-form filter of high order can be so ill-conditioned that a serial run
     // in the element type already misses the 1e-5 (f32) bound, and a carry's rounding error
     // reaches the output multiplied by the correction factors (the CPU tests scale their bound
@@ -296,12 +354,21 @@ fn random_float_check<T: Element>(gpu: &Gpu, seed: u64, optimize: bool) -> Resul
         .flat_map(|j| factors.table(j).iter().map(|f| f.to_f64().abs()))
         .fold(1.0f64, f64::max);
     let tol = (tolerance::<T>() * amplification).max(4.0 * serial);
-    Ok(
-        compare_float_tol(&filter, &x, channels, Some(&zi), &y, &zf, tol).with_note(format!(
-            "serial {} error {serial:.2e}; {sig}, n = {n}",
-            T::DTYPE
-        )),
+    Ok(compare_float_tol(
+        &filter,
+        Ran {
+            x: &x,
+            channels,
+            zi: Some(&zi),
+            y: &y,
+            zf: &zf,
+        },
+        tol,
     )
+    .with_note(format!(
+        "serial {} error {serial:.2e}; {sig}, n = {n}",
+        T::DTYPE
+    )))
 }
 
 /// The worst relative error of a serial run in `T` against the f64 reference, over channels.
@@ -331,16 +398,10 @@ fn serial_error<T: Element>(filter: &Filter<T>, x: &[T], channels: usize, zi: &[
         .fold(0.0, f64::max)
 }
 
-fn int_check<T: Element>(
-    gpu: &Gpu,
-    seed: u64,
-    sig: &str,
-    channels: usize,
-    n: usize,
-    optimize: bool,
-) -> Result<CheckReport> {
+fn int_case<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> Result<CheckReport, FilterError> {
+    let (channels, n) = (case.channels, case.n);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let filter = Filter::<T>::parse(sig, options(optimize)).map_err(invalid)?;
+    let filter = Filter::<T>::parse(case.sig, options(case.optimize))?;
     let x: Vec<T> = (0..channels * n)
         .map(|_| T::from_bits64(rng.random::<u64>()))
         .collect();
@@ -349,11 +410,9 @@ fn int_check<T: Element>(
         .collect();
     let mut want = vec![T::ZERO; x.len()];
     let mut want_zf = vec![T::ZERO; zi.len()];
-    filter
-        .apply_batch(&x, channels, &mut want, Some(&zi), Some(&mut want_zf))
-        .map_err(invalid)?;
-    let g = GpuFilter::new(gpu, &filter, GpuConfig::default()).map_err(invalid)?;
-    let (y, zf) = g.apply(gpu, &x, channels, Some(&zi)).map_err(invalid)?;
+    filter.apply_batch(&x, channels, &mut want, Some(&zi), Some(&mut want_zf))?;
+    let g = GpuFilter::new(gpu, &filter, GpuConfig::default())?;
+    let (y, zf) = g.apply(gpu, &x, channels, Some(&zi))?;
     let mut report = compare_exact(&y, &want);
     if zf != want_zf {
         report.mismatches += 1;
@@ -362,10 +421,10 @@ fn int_check<T: Element>(
     Ok(report)
 }
 
-fn lengths_check(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
+fn lengths_check(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let filter = Filter::<f32>::parse("(0.04 : 1.6, -0.64)", options(true)).map_err(invalid)?;
-    let g = GpuFilter::new(gpu, &filter, GpuConfig::default()).map_err(invalid)?;
+    let filter = Filter::<f32>::parse("(0.04 : 1.6, -0.64)", options(true))?;
+    let g = GpuFilter::new(gpu, &filter, GpuConfig::default())?;
     let chunk = g.generated().config.chunk();
     let mut total = CheckReport {
         elements: 0,
@@ -390,8 +449,8 @@ fn lengths_check(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
         1_000_003,
     ] {
         let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let (y, _) = g.apply(gpu, &x, 1, None).map_err(invalid)?;
-        let r = compare_float(&filter, &x, 1, None, &y, &[]);
+        let (y, _) = g.apply(gpu, &x, 1, None)?;
+        let r = compare_float(&filter, one_channel(&x, &y));
         total.elements += r.elements;
         total.max_error = total.max_error.max(r.max_error);
         if r.mismatches > 0 && total.mismatches == 0 {
@@ -402,24 +461,19 @@ fn lengths_check(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
     Ok(total)
 }
 
-fn streaming_check(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
+fn streaming_check(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let filter = Filter::<f32>::parse("(0.2, 0.1 : 0.9)", options(true)).map_err(invalid)?;
-    let g = GpuFilter::new(gpu, &filter, GpuConfig::default()).map_err(invalid)?;
+    let filter = Filter::<f32>::parse("(0.2, 0.1 : 0.9)", options(true))?;
+    let g = GpuFilter::new(gpu, &filter, GpuConfig::default())?;
     let n = 400_000;
     let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
     let cuts = [0, 1, rng.random_range(2..n / 2), n];
     let mut y = Vec::with_capacity(n);
     let mut zi = vec![0.0f32; filter.state_len()];
     for w in cuts.windows(2) {
-        let (piece, zf) = g
-            .apply(gpu, &x[w[0]..w[1]], 1, Some(&zi))
-            .map_err(invalid)?;
+        let (piece, zf) = g.apply(gpu, &x[w[0]..w[1]], 1, Some(&zi))?;
         y.extend(piece);
         zi = zf;
     }
-    Ok(
-        compare_float(&filter, &x, 1, None, &y, &[])
-            .with_note(format!("cuts at {:?}", &cuts[1..3])),
-    )
+    Ok(compare_float(&filter, one_channel(&x, &y)).with_note(format!("cuts at {:?}", &cuts[1..3])))
 }

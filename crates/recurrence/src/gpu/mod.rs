@@ -1,19 +1,22 @@
 //! The GPU path: [`codegen`] writes a CUDA kernel for one signature and element type, NVRTC
-//! compiles it (through `sigpu-runtime`, cached on disk), and [`GpuFilter`] launches it on
-//! device buffers: any length, many channels, zi/zf.
+//! compiles it with the header `plr.cuh` (through `sigpu-runtime`, cached on disk), and
+//! [`GpuFilter`] launches it on device buffers: any length, many channels, zi/zf.
 
 mod checks;
 pub mod codegen;
 
 pub use checks::checks;
-pub use codegen::{generate, Generated, GpuConfig, FILTER_KERNEL, STATE_KERNEL};
+pub use codegen::{
+    generate, Generated, GpuConfig, FILTER_KERNEL, PLR_HEADER, PLR_HEADER_NAME, STATE_KERNEL,
+};
 
 use crate::elem::Element;
-use crate::filter::{Filter, FilterError};
-use sigpu_runtime::cuda::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use sigpu_runtime::cuda::DeviceBuffer;
-use sigpu_runtime::cuda::{Error, Gpu, KernelSource};
+use crate::error::FilterError;
+use crate::filter::Filter;
+use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
+use sigpu_runtime::cuda::{time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, Timing};
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// Epochs wrap before they overflow the 30 bits a flag keeps for them.
 const MAX_EPOCH: u32 = (1 << 30) - 1;
@@ -23,8 +26,8 @@ const MAX_EPOCH: u32 = (1 << 30) - 1;
 pub struct GpuFilter<T: Element> {
     filter: Filter<T>,
     generated: Generated<T>,
-    kernel: CudaFunction,
-    state_kernel: CudaFunction,
+    kernel: Kernel,
+    state_kernel: Kernel,
     constants: DeviceBuffer<T>,
     lookback: Mutex<Option<Lookback<T>>>,
 }
@@ -39,13 +42,22 @@ struct Lookback<T> {
     epoch: u32,
 }
 
+/// Where the time of one [`GpuFilter::apply_timed`] call went.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct RunTimes {
+    /// Host → device and device → host copies of the signal and state.
+    pub transfer_seconds: f64,
+    /// The kernels, between CUDA events (one cold run).
+    pub compute_seconds: f64,
+}
+
 impl<T: Element> GpuFilter<T> {
     /// Generates, compiles (or takes from the kernel cache) and loads the kernel.
     pub fn new(gpu: &Gpu, filter: &Filter<T>, config: GpuConfig) -> Result<Self, FilterError> {
-        let generated = generate(filter, config).map_err(FilterError::Coefficients)?;
-        let source = KernelSource::generated(generated.name.clone(), generated.source.clone());
-        let kernel = gpu.function(&source, FILTER_KERNEL)?;
-        let state_kernel = gpu.function(&source, STATE_KERNEL)?;
+        let generated = generate(filter, config)?;
+        let source = generated.kernel_source();
+        let kernel = gpu.kernel(&source, FILTER_KERNEL)?;
+        let state_kernel = gpu.kernel(&source, STATE_KERNEL)?;
         let constants = gpu.upload(&generated.constants)?;
         Ok(GpuFilter {
             filter: filter.clone(),
@@ -94,64 +106,116 @@ impl<T: Element> GpuFilter<T> {
         let zi_buf = zi.unwrap_or(&self.constants);
         let n64 = n as i64;
         if n > 0 {
-            let chunk = self.generated.config.chunk();
-            let per_channel = n.div_ceil(chunk);
-            let chunks = per_channel * channels;
-            if chunks > i32::MAX as usize {
-                return Err(FilterError::Input(format!(
-                    "{chunks} chunks of {chunk} elements is more than one launch can take"
-                )));
-            }
-            let per_channel = per_channel as i64;
-            let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
-            let mut launch = gpu.stream().launch_builder(&self.kernel);
-            launch
-                .arg(x)
-                .arg(&mut *y)
-                .arg(&n64)
-                .arg(&per_channel)
-                .arg(zi_buf)
-                .arg(&has_zi)
-                .arg(&self.constants);
-            // The tail-carry kernel has no look-back: it takes (and needs) none of its state.
-            if !self.generated.tail_carry {
-                let lb = self.lookback_for(gpu, &mut guard, chunks)?;
-                launch
-                    .arg(&mut lb.flags)
-                    .arg(&mut lb.aggs)
-                    .arg(&mut lb.incls)
-                    .arg(&mut lb.counters)
-                    .arg(&lb.epoch);
-            }
-            let config = LaunchConfig {
-                grid_dim: (chunks as u32, 1, 1),
-                block_dim: (self.generated.block_threads() as u32, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            // SAFETY: the arguments match plr_filter's parameters in order and type (the
-            // look-back ones only where the generator gave the kernel them); x and y hold
-            // channels × n elements, zi channels × NSTATE (or is not read: has_zi = 0), and
-            // the look-back buffers hold at least `chunks` entries (× K).
-            unsafe { launch.launch(config) }.map_err(|e| launch_error("plr_filter", e))?;
+            self.launch_filter(gpu, x, y, channels, n, (zi_buf, has_zi))?;
         }
-        if let Some(zf) = zf {
-            if s > 0 {
-                let channels32 = channels as i32;
-                let mut launch = gpu.stream().launch_builder(&self.state_kernel);
-                launch
-                    .arg(x)
-                    .arg(&*y)
-                    .arg(&n64)
-                    .arg(&channels32)
-                    .arg(zi_buf)
-                    .arg(&has_zi)
-                    .arg(zf);
-                // SAFETY: arguments match plr_final_state; zf holds channels × NSTATE values.
-                unsafe { launch.launch(sigpu_runtime::cuda::grid_1d(channels * s, 128)) }
-                    .map_err(|e| launch_error("plr_final_state", e))?;
-            }
+        if let (Some(zf), true) = (zf, s > 0) {
+            let channels32 = channels as i32;
+            // plr_final_state(x, y, n, channels, zi, has_zi, zf): zf holds channels × NSTATE.
+            gpu.launch(&self.state_kernel)
+                .buf(x)
+                .buf(&*y)
+                .arg(&n64)
+                .arg(&channels32)
+                .buf(zi_buf)
+                .arg(&has_zi)
+                .buf_mut(zf)
+                .run(sigpu_runtime::cuda::grid_1d(channels * s, 128))?;
         }
         Ok(())
+    }
+
+    /// Launches `plr_filter` over `channels` channels of `n > 0` elements; `zi` is the state
+    /// buffer (the constants when there is none) and whether to read it.
+    fn launch_filter(
+        &self,
+        gpu: &Gpu,
+        x: &DeviceBuffer<T>,
+        y: &mut DeviceBuffer<T>,
+        channels: usize,
+        n: usize,
+        (zi_buf, has_zi): (&DeviceBuffer<T>, i32),
+    ) -> Result<(), FilterError> {
+        let chunk = self.generated.config.chunk();
+        let per_channel = n.div_ceil(chunk);
+        let chunks = per_channel * channels;
+        if chunks > i32::MAX as usize {
+            return Err(FilterError::Input(format!(
+                "{chunks} chunks of {chunk} elements is more than one launch can take"
+            )));
+        }
+        let (n64, per_channel) = (n as i64, per_channel as i64);
+        let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
+        // The tail-carry kernel has no look-back: it takes (and needs) none of its state.
+        let lookback = match self.generated.tail_carry {
+            true => None,
+            false => Some(self.lookback_for(gpu, &mut guard, chunks)?),
+        };
+        // plr_filter(x, y, n, chunks_per_channel, zi, has_zi, consts[, flags, aggs, incls,
+        // counters, epoch]): x and y hold channels × n elements, zi channels × NSTATE (or is
+        // not read: has_zi = 0), the look-back buffers at least `chunks` entries (× K).
+        let mut launch = gpu.launch(&self.kernel);
+        launch
+            .buf(x)
+            .buf_mut(y)
+            .arg(&n64)
+            .arg(&per_channel)
+            .buf(zi_buf)
+            .arg(&has_zi)
+            .buf(&self.constants);
+        if let Some(Lookback {
+            flags,
+            aggs,
+            incls,
+            counters,
+            epoch,
+            ..
+        }) = lookback
+        {
+            launch
+                .buf_mut(flags)
+                .buf_mut(aggs)
+                .buf_mut(incls)
+                .buf_mut(counters)
+                .arg(&*epoch);
+        }
+        let config = LaunchConfig {
+            grid_dim: (chunks as u32, 1, 1),
+            block_dim: (self.generated.block_threads() as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        Ok(launch.run(config)?)
+    }
+
+    /// [`GpuFilter::run`] timed with CUDA events: `warmup` untimed runs, then the median of
+    /// `runs` (one channel per `x.len() / channels` elements, as `run` takes them).
+    #[allow(clippy::too_many_arguments)]
+    pub fn time_run(
+        &self,
+        gpu: &Gpu,
+        (warmup, runs): (usize, usize),
+        x: &DeviceBuffer<T>,
+        y: &mut DeviceBuffer<T>,
+        channels: usize,
+        zi: Option<&DeviceBuffer<T>>,
+        mut zf: Option<&mut DeviceBuffer<T>>,
+    ) -> Result<Timing, FilterError> {
+        // time_gpu takes driver errors; the filter's own (wrong sizes: found on the first
+        // run) is kept aside and returned once the timing stops.
+        let mut refused = None;
+        let timing = time_gpu(gpu, warmup, runs, || {
+            match self.run(gpu, x, y, channels, zi, zf.as_deref_mut()) {
+                Err(FilterError::Gpu(e)) => Err(e),
+                Err(other) => {
+                    refused.get_or_insert(other);
+                    Ok(())
+                }
+                Ok(()) => Ok(()),
+            }
+        })?;
+        match refused {
+            Some(e) => Err(e),
+            None => Ok(timing),
+        }
     }
 
     /// Uploads, filters and downloads: y and zf for `channels` channels.
@@ -162,20 +226,41 @@ impl<T: Element> GpuFilter<T> {
         channels: usize,
         zi: Option<&[T]>,
     ) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        let (y, zf, _) = self.apply_timed(gpu, x, channels, zi)?;
+        Ok((y, zf))
+    }
+
+    /// [`GpuFilter::apply`], with the time the copies and the kernels took.
+    pub fn apply_timed(
+        &self,
+        gpu: &Gpu,
+        x: &[T],
+        channels: usize,
+        zi: Option<&[T]>,
+    ) -> Result<(Vec<T>, Vec<T>, RunTimes), FilterError> {
+        let start = Instant::now();
         let dx = gpu.upload(x)?;
         let mut dy = gpu.alloc_poisoned::<T>(x.len())?;
         let dzi = zi.map(|z| gpu.upload(z)).transpose()?;
         let s = self.filter.state_len() * channels;
         let mut dzf = gpu.alloc_poisoned::<T>(s.max(1))?;
+        gpu.stream().synchronize().context("copying the input")?;
+        let upload = start.elapsed().as_secs_f64();
         let zf_view = if s > 0 { Some(&mut dzf) } else { None };
-        self.run(gpu, &dx, &mut dy, channels, dzi.as_ref(), zf_view)?;
+        // One run between CUDA events: the kernel (and the small final-state kernel).
+        let timing = self.time_run(gpu, (0, 1), &dx, &mut dy, channels, dzi.as_ref(), zf_view)?;
+        let start = Instant::now();
         let y = gpu.download(&dy)?;
         let zf = if s > 0 {
             gpu.download(&dzf)?
         } else {
             Vec::new()
         };
-        Ok((y, zf))
+        let times = RunTimes {
+            transfer_seconds: upload + start.elapsed().as_secs_f64(),
+            compute_seconds: timing.median_ms * 1e-3,
+        };
+        Ok((y, zf, times))
     }
 
     /// The look-back buffers for `chunks` chunks, and a fresh epoch for this launch.
@@ -187,32 +272,25 @@ impl<T: Element> GpuFilter<T> {
     ) -> Result<&'a mut Lookback<T>, FilterError> {
         let k = self.filter.order();
         let stream = gpu.stream();
-        let alloc_err = |e| launch_error("allocating look-back state", e);
+        let what = "allocating look-back state";
         if slot.as_ref().is_none_or(|lb| lb.chunks < chunks) {
             let chunks = chunks.next_power_of_two();
             *slot = Some(Lookback {
-                flags: stream.alloc_zeros::<u32>(chunks).map_err(alloc_err)?,
+                flags: stream.alloc_zeros::<u32>(chunks).context(what)?,
                 aggs: gpu.alloc_poisoned::<T>(chunks * k)?,
                 incls: gpu.alloc_poisoned::<T>(chunks * k)?,
-                counters: stream.alloc_zeros::<u32>(2).map_err(alloc_err)?,
+                counters: stream.alloc_zeros::<u32>(2).context(what)?,
                 chunks,
                 epoch: 0,
             });
         }
         let lb = slot.as_mut().expect("allocated above");
         if lb.epoch >= MAX_EPOCH {
-            stream.memset_zeros(&mut lb.flags).map_err(alloc_err)?;
-            stream.memset_zeros(&mut lb.counters).map_err(alloc_err)?;
+            stream.memset_zeros(&mut lb.flags).context(what)?;
+            stream.memset_zeros(&mut lb.counters).context(what)?;
             lb.epoch = 0;
         }
         lb.epoch += 1;
         Ok(lb)
     }
-}
-
-fn launch_error(what: &str, e: sigpu_runtime::cuda::cudarc::driver::DriverError) -> FilterError {
-    FilterError::Gpu(Error::Driver {
-        context: what.to_owned(),
-        source: e,
-    })
 }

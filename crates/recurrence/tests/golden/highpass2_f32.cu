@@ -17,84 +17,11 @@ typedef float T;
 #define FULL_MASK 0xffffffffu
 #define STATUS_PARTIAL 1u
 #define STATUS_FULL 2u
+#define PLR_LOOK_BACK 0  // chunks chained by the decoupled look-back
+#define PLR_TRANSPOSE 1  // warps load and store through shared memory
+#define PLR_ONES 0       // prefix sum: every factor is 1
 
-// f_j at chunk position q >= -K: the weight of carry j (the value j+1 places before the
-// chunk) in element q; 1 where the carry itself stands, 0 past the truncated table.
-__device__ __forceinline__ T factor(const T* __restrict__ consts, int j, int q) {
-    return q < FAC_LEN ? consts[j * FAC_STRIDE + K + q] : (T)0;
-}
-
-// V consecutive values from seg on; zero past n. 16-byte loads where aligned and whole.
-__device__ __forceinline__ void load_segment(const T* __restrict__ src, long long n, long long seg, bool vec_ok, T* v) {
-    if (vec_ok && seg + V <= n) {
-        const uint4* p = reinterpret_cast<const uint4*>(src + seg);
-        #pragma unroll
-        for (int q = 0; q < V * (int)sizeof(T) / 16; ++q) reinterpret_cast<uint4*>(v)[q] = p[q];
-    } else {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] = seg + i < n ? src[seg + i] : (T)0;
-    }
-}
-
-__device__ __forceinline__ void store_segment(T* __restrict__ dst, long long n, long long seg, bool vec_ok, const T* v) {
-    if (vec_ok && seg + V <= n) {
-        uint4* p = reinterpret_cast<uint4*>(dst + seg);
-        #pragma unroll
-        for (int q = 0; q < V * (int)sizeof(T) / 16; ++q) p[q] = reinterpret_cast<const uint4*>(v)[q];
-    } else {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) if (seg + i < n) dst[seg + i] = v[i];
-    }
-}
-
-// Slot of 16-byte vector idx in a warp's staging tile, swizzled so that both the striped
-// (32q + lane) and the blocked (Q*lane + q) patterns are free of bank conflicts.
-__device__ __forceinline__ int slot(int idx) { return idx ^ ((idx >> 3) & 7); }
-
-// A warp's 32*V values from wseg on, read with coalesced 16-byte loads (lane l takes vectors
-// 32q + l), handed to their threads (V consecutive values each) through shared memory.
-__device__ __forceinline__ void load_warp(const T* __restrict__ src, long long n, long long seg, long long wseg,
-                                          bool vec_ok, uint4* tile, int lane, T* v) {
-    if (vec_ok && wseg + 32 * V <= n) {
-        const uint4* p = reinterpret_cast<const uint4*>(src + wseg);
-        uint4 r[Q];
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) r[q] = p[32 * q + lane];
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) tile[slot(32 * q + lane)] = r[q];
-        __syncwarp();
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) reinterpret_cast<uint4*>(v)[q] = tile[slot(Q * lane + q)];
-        __syncwarp();
-    } else {
-        load_segment(src, n, seg, false, v);
-    }
-}
-
-__device__ __forceinline__ void store_warp(T* __restrict__ dst, long long n, long long seg, long long wseg,
-                                           bool vec_ok, uint4* tile, int lane, const T* v) {
-    if (vec_ok && wseg + 32 * V <= n) {
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) tile[slot(Q * lane + q)] = reinterpret_cast<const uint4*>(v)[q];
-        __syncwarp();
-        uint4* p = reinterpret_cast<uint4*>(dst + wseg);
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) p[32 * q + lane] = tile[slot(32 * q + lane)];
-    } else {
-        store_segment(dst, n, seg, false, v);
-    }
-}
-
-// out[r] += sum_j f_j[m-1-r] * c[j]: what the K carries before a segment of m elements
-// add to its last K values.
-__device__ __forceinline__ void add_transfer(const T* __restrict__ consts, long long m, const T* c, T* out) {
-    if (m - K >= FAC_LEN) return;  // truncated: no effect
-    #pragma unroll
-    for (int r = 0; r < K; ++r) {
-        #pragma unroll
-        for (int j = 0; j < K; ++j) out[r] += factor(consts, j, (int)(m - 1 - r)) * c[j];
-    }
-}
+#include "plr.cuh"
 
 // One warp's 32*V values from wseg on (V per thread, from seg on) through the map and the
 // recurrence from zero: v holds the thread's values, a its carry-out merged over the lanes

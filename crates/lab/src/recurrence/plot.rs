@@ -91,8 +91,60 @@ fn add(charts: &mut Charts, sig: &str, dtype: &str, label: String, point: (f64, 
 pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
     std::fs::create_dir_all(dir)?;
     let device = text(report, "device");
+    let mut charts = our_lines(report);
+    add_peer_lines(report, &mut charts);
+    // The overview: each signature as a percentage of the copy at the same length.
+    let copy4: BTreeMap<i64, f64> = memcpy_series(report, 4.0)
+        .map(|s| {
+            s.points
+                .iter()
+                .map(|&(x, y)| (x.round() as i64, y))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut overview = Vec::new();
+    let mut written = 0;
+    for ((sig, dtype), lines) in &charts {
+        let mut series: Vec<Series> = memcpy_series(report, elem_bytes(dtype))
+            .into_iter()
+            .collect();
+        for (label, points) in lines {
+            let mut points = points.clone();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if label == "sigpu" && elem_bytes(dtype) == 4.0 && !copy4.is_empty() {
+                overview.push(percent_of_copy(
+                    &format!("{} {dtype}", name_of(sig)),
+                    &points,
+                    &copy4,
+                ));
+            }
+            series.push(Series {
+                name: label.clone(),
+                points,
+            });
+        }
+        let name = format!("{}-{dtype}", name_of(sig));
+        throughput_chart(format!("{sig} {dtype}, {device}"), series).write(&dir.join(&name))?;
+        written += 1;
+    }
+    if overview.len() > 1 {
+        LineChart {
+            title: format!("the seed's signatures vs memcpy, {device}"),
+            x_label: "log2 of the sequence length (elements)".into(),
+            y_label: "% of memcpy throughput at the same length".into(),
+            log_x: false,
+            log_y: false,
+            series: overview,
+        }
+        .write(&dir.join("all-signatures"))?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+/// Our rows as chart lines: shapes are named only where one signature was timed in several.
+fn our_lines(report: &Value) -> Charts {
     let mut charts: Charts = Vec::new();
-    // Shapes are named only where one signature was timed in several.
     let shapes_of = |r: &Value| {
         list(report, "rows")
             .filter(|o| o["signature"] == r["signature"] && o["dtype"] == r["dtype"])
@@ -116,6 +168,11 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
             (num(r, "n").log2(), num(r, "gelem_per_s")),
         );
     }
+    charts
+}
+
+/// The GPU peers' lines, on the charts of signatures we timed.
+fn add_peer_lines(report: &Value, charts: &mut Charts) {
     let ours: Vec<(String, String)> = charts.iter().map(|(k, _)| k.clone()).collect();
     for p in list(report, "peers") {
         let peer = text(p, "peer");
@@ -131,7 +188,7 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
                 .replace("cupyx.scipy.signal.", "cupyx ")
                 .replace("torchaudio.functional.", "torchaudio ");
             add(
-                &mut charts,
+                charts,
                 &key.0,
                 &key.1,
                 label,
@@ -139,65 +196,28 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
             );
         }
     }
-    let axis = |title: String, series: Vec<Series>| LineChart {
+}
+
+/// `points` as a percentage of the copy throughput at the same length.
+fn percent_of_copy(name: &str, points: &[(f64, f64)], copy: &BTreeMap<i64, f64>) -> Series {
+    Series {
+        name: name.to_owned(),
+        points: points
+            .iter()
+            .filter_map(|&(x, y)| copy.get(&(x.round() as i64)).map(|c| (x, 100.0 * y / c)))
+            .collect(),
+    }
+}
+
+fn throughput_chart(title: String, series: Vec<Series>) -> LineChart {
+    LineChart {
         title,
         x_label: "log2 of the sequence length (elements)".into(),
         y_label: "throughput (G elements/s)".into(),
         log_x: false,
         log_y: true,
         series,
-    };
-    let mut written = 0;
-    // The overview: each signature as a percentage of the copy at the same length.
-    let copy4: BTreeMap<i64, f64> = memcpy_series(report, 4.0)
-        .map(|s| {
-            s.points
-                .iter()
-                .map(|&(x, y)| (x.round() as i64, y))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut overview = Vec::new();
-    for ((sig, dtype), lines) in &charts {
-        let mut series: Vec<Series> = memcpy_series(report, elem_bytes(dtype))
-            .into_iter()
-            .collect();
-        for (label, points) in lines {
-            let mut points = points.clone();
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            if label == "sigpu" && elem_bytes(dtype) == 4.0 && !copy4.is_empty() {
-                overview.push(Series {
-                    name: format!("{} {dtype}", name_of(sig)),
-                    points: points
-                        .iter()
-                        .filter_map(|&(x, y)| {
-                            copy4.get(&(x.round() as i64)).map(|c| (x, 100.0 * y / c))
-                        })
-                        .collect(),
-                });
-            }
-            series.push(Series {
-                name: label.clone(),
-                points,
-            });
-        }
-        let name = format!("{}-{dtype}", name_of(sig));
-        axis(format!("{sig} {dtype}, {device}"), series).write(&dir.join(&name))?;
-        written += 1;
     }
-    if overview.len() > 1 {
-        LineChart {
-            title: format!("the seed's signatures vs memcpy, {device}"),
-            x_label: "log2 of the sequence length (elements)".into(),
-            y_label: "% of memcpy throughput at the same length".into(),
-            log_x: false,
-            log_y: false,
-            series: overview,
-        }
-        .write(&dir.join("all-signatures"))?;
-        written += 1;
-    }
-    Ok(written)
 }
 
 #[cfg(test)]

@@ -2,15 +2,14 @@
 //! (checked against the reference at the benchmarked size), and the CPU path timed on the
 //! host.
 
-use crate::elem::Element;
-use crate::filter::{Filter, FilterError};
-use crate::gpu::{GpuConfig, GpuFilter};
-use crate::serial::reference_f64;
-use crate::testing::relative_error;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use sigpu_runtime::cuda::{gb_per_s, gelem_per_s, time_gpu, Gpu, Timing};
+use sigpu_recurrence::cpu::SUB;
+use sigpu_recurrence::serial::reference_f64;
+use sigpu_recurrence::testing::relative_error;
+use sigpu_recurrence::{Element, Filter, FilterError, GpuConfig, GpuFilter};
+use sigpu_runtime::cuda::{gb_per_s, gelem_per_s, Gpu, Timing};
 
 /// One timed configuration.
 #[derive(Clone, Debug, Serialize)]
@@ -129,13 +128,7 @@ pub fn bench_gpu<T: Element>(
     let g = GpuFilter::new(gpu, filter, config)?;
     let dx = gpu.upload(x)?;
     let mut dy = gpu.alloc_poisoned::<T>(n)?;
-    let timing = time_gpu(gpu, warmup, runs, || {
-        g.run(gpu, &dx, &mut dy, 1, None, None)
-            .map_err(|e| match e {
-                FilterError::Gpu(e) => e,
-                other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
-            })
-    })?;
+    let timing = g.time_run(gpu, (warmup, runs), &dx, &mut dy, 1, None, None)?;
     let (error, error_kind) = if check {
         let y = gpu.download(&dy)?;
         verify(filter, x, &y)?
@@ -152,16 +145,7 @@ pub fn bench_gpu<T: Element>(
         device: format!("{} ({})", gpu.info().name, gpu.arch()),
         n,
         channels: 1,
-        shape: format!(
-            "{}x{}{}{}",
-            cfg.threads,
-            cfg.vpt,
-            if cfg.transpose { "" } else { "d" },
-            match cfg.min_blocks {
-                0 => String::new(),
-                b => format!("/{b}"),
-            }
-        ),
+        shape: shape_name(&cfg),
         factor_len: g.generated().factor_len,
         independent: g.generated().independent,
         tail_carry: g.generated().tail_carry,
@@ -173,6 +157,15 @@ pub fn bench_gpu<T: Element>(
         error_kind,
         timing: Some(timing),
     })
+}
+
+/// A launch shape as `--shapes` takes it: `THREADSxVPT`, `d` for direct loads, `/B` blocks.
+fn shape_name(cfg: &GpuConfig) -> String {
+    let direct = if cfg.transpose { "" } else { "d" };
+    match cfg.min_blocks {
+        0 => format!("{}x{}{direct}", cfg.threads, cfg.vpt),
+        b => format!("{}x{}{direct}/{b}", cfg.threads, cfg.vpt),
+    }
 }
 
 /// Times the CPU path on `x` (one channel): median wall time of `runs` calls.
@@ -219,7 +212,7 @@ pub fn bench_cpu<T: Element>(
         channels: 1,
         shape: format!("{threads} threads, {}", filter.simd().name()),
         factor_len: filter.cpu_factors().len(),
-        independent: filter.cpu_factors().carry_independent(crate::cpu::SUB),
+        independent: filter.cpu_factors().carry_independent(SUB),
         tail_carry: false,
         median_ms,
         gelem_per_s: gelem_per_s(n as f64, median_ms),

@@ -1,0 +1,144 @@
+//! The multi-core CPU path: PLR's chunked algorithm, shaped for caches and out-of-order cores.
+//!
+//! A channel is cut into blocks of `CHAINS` sub-chunks of `SUB` elements. One thread takes a
+//! block (blocks are handed out in order from an atomic counter) and
+//! 1. maps x into y (the non-recursive part, `(a0, … : 0)`), contiguous and vectorisable;
+//! 2. runs the recurrence `(1 : b…)` in its sub-chunks as if each started from zero, the
+//!    `CHAINS` sub-chunks interleaved so their independent dependency chains overlap in the
+//!    core (a lone chain waits out the full FMA latency at every element);
+//! 3. takes the block's carry-in (the true last k values of the previous block) once its
+//!    predecessor has posted it, and propagates it through the sub-chunks with the k×k
+//!    transfer matrix built from the correction factors; it posts the block's carry-out at
+//!    once when the factors say that carry-out cannot depend on the carry-in (decaying
+//!    filters: no serial chain at all), otherwise as soon as it has its carry-in;
+//! 4. corrects each sub-chunk while it is still in cache: y[i] += Σ_j c_j·f_j[i], over the
+//!    (truncated) factor tables; this loop is the SIMD one.
+//!
+//! The block is worked on in a per-thread scratch buffer that stays in L2 and is then written
+//! to y with non-temporal stores (AVX2), so each element costs one read and one write of
+//! memory, without the read-for-ownership a plain store to y would add. The block functions
+//! are compiled twice, once with AVX2+FMA enabled, chosen at run time.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod block;
+mod simd;
+
+pub(crate) use block::{BlockInput, Plan};
+pub use block::{BLOCK, CHAINS, STREAM_BYTES, SUB};
+pub use simd::Simd;
+
+use crate::elem::Element;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Filters one channel: `x` into `y` (same length), with the initial state `zi` added to the
+/// first mapped values, on up to `threads` threads.
+pub(crate) fn filter_channel<T: Element>(
+    plan: &Plan<'_, T>,
+    x: &[T],
+    zi: Option<&[T]>,
+    y: &mut [T],
+    threads: usize,
+) {
+    let n = x.len();
+    let k = plan.fb.len();
+    let nblocks = n.div_ceil(BLOCK);
+    let threads = threads.clamp(1, nblocks.max(1));
+    if threads == 1 {
+        let mut carry = vec![T::ZERO; k];
+        let mut scratch = vec![T::ZERO; BLOCK];
+        for (b, yb) in y.chunks_mut(BLOCK).enumerate() {
+            let prev = carry.clone();
+            let post = |c: &[T]| carry.copy_from_slice(c);
+            let input = BlockInput {
+                plan,
+                x,
+                zi,
+                start: b * BLOCK,
+            };
+            run_block(&input, yb, &mut scratch, || prev, post);
+        }
+        return;
+    }
+    let carries: Vec<AtomicU64> = (0..nblocks * k).map(|_| AtomicU64::new(0)).collect();
+    let ready: Vec<AtomicBool> = (0..nblocks).map(|_| AtomicBool::new(false)).collect();
+    let blocks: Vec<Mutex<&mut [T]>> = y.chunks_mut(BLOCK).map(Mutex::new).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut scratch = vec![T::ZERO; BLOCK];
+                loop {
+                    let b = next.fetch_add(1, Ordering::Relaxed);
+                    if b >= nblocks {
+                        break;
+                    }
+                    let mut yb = blocks[b].lock().unwrap_or_else(|p| p.into_inner());
+                    let wait = || {
+                        if b == 0 {
+                            return vec![T::ZERO; k];
+                        }
+                        // The predecessor was handed out earlier and never waits on us: spin briefly,
+                        // then yield so an oversubscribed machine still makes progress.
+                        let mut spins = 0u32;
+                        while !ready[b - 1].load(Ordering::Acquire) {
+                            spins += 1;
+                            if spins < 2000 {
+                                std::hint::spin_loop();
+                            } else {
+                                std::thread::yield_now();
+                            }
+                        }
+                        (0..k)
+                            .map(|j| {
+                                T::from_bits64(carries[(b - 1) * k + j].load(Ordering::Relaxed))
+                            })
+                            .collect()
+                    };
+                    let post = |c: &[T]| {
+                        for (j, v) in c.iter().enumerate() {
+                            carries[b * k + j].store(v.to_bits64(), Ordering::Relaxed);
+                        }
+                        ready[b].store(true, Ordering::Release);
+                    };
+                    let input = BlockInput {
+                        plan,
+                        x,
+                        zi,
+                        start: b * BLOCK,
+                    };
+                    run_block(&input, &mut yb, &mut scratch, wait, post);
+                }
+            });
+        }
+    });
+}
+
+fn run_block<T: Element>(
+    input: &BlockInput<'_, T>,
+    out: &mut [T],
+    scratch: &mut [T],
+    carry_in: impl FnOnce() -> Vec<T>,
+    post: impl FnOnce(&[T]),
+) {
+    let y = &mut scratch[..out.len()];
+    match input.plan.simd {
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2Fma => {
+            // SAFETY: Simd::Avx2Fma is only chosen when the CpuArch given says AVX2 and FMA.
+            unsafe {
+                avx2::block_fma(input, y, carry_in, post);
+                if input.plan.stream {
+                    avx2::stream_copy(out, y);
+                } else {
+                    out.copy_from_slice(y);
+                }
+            }
+        }
+        _ => {
+            block::block::<T, false>(input, y, carry_in, post);
+            out.copy_from_slice(y);
+        }
+    }
+}
