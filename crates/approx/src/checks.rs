@@ -3,11 +3,11 @@
 
 use crate::apps;
 use crate::catalog::{self, Precision, Version};
-use crate::error::{ApproxError, Result};
+use crate::error::Result;
 use crate::eval::{evaluate, source};
 use crate::numeric::{error_stats, inputs};
 use crate::tune::{Partition, Session, Variant};
-use sigpu_runtime::cuda::{self, compare_exact, Check, CheckReport, Gpu, Tolerance};
+use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, CheckResult, Gpu, Tolerance};
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -40,14 +40,9 @@ pub fn checks() -> Vec<Check> {
     ]
 }
 
-/// A check's result as the registry takes it: GPU errors as they are, the crate's own (a
-/// check that proves nothing, a suite app missing) as the runtime's invalid-argument error,
-/// the only other kind [`Check::run`] can return.
-fn in_runtime_terms(r: Result<CheckReport>) -> cuda::Result<CheckReport> {
-    r.map_err(|e| match e {
-        ApproxError::Gpu(e) => e,
-        other => cuda::Error::Invalid(other.to_string()),
-    })
+/// A check's result as the registry takes it: the report, or the crate's error as it is.
+fn in_runtime_terms(r: Result<CheckReport>) -> CheckResult {
+    Ok(r?)
 }
 
 /// Max ulp allowed for the accurate version: NVIDIA's documented bound plus half an ulp for

@@ -7,15 +7,11 @@ use crate::error::{ClnsError, Result};
 use crate::format::{Clns, ClnsFormat};
 use crate::radian::ClnsF32;
 use crate::sb::{Geometry, Method, Sb, SbF64};
-use sigpu_runtime::cuda::{self, Check, CheckReport, DeviceBuffer, Gpu, Tolerance};
+use sigpu_runtime::cuda::{Check, CheckReport, CheckResult, DeviceBuffer, Gpu, Tolerance};
 
-/// A check's outcome as the registry takes it: a GPU error as it is; any other CLNS error
-/// (a table that cannot be built, a missing twin) is an invalid setup of the check itself.
-fn outcome(r: Result<CheckReport>) -> cuda::Result<CheckReport> {
-    r.map_err(|e| match e {
-        ClnsError::Gpu(e) => e,
-        other => cuda::Error::Invalid(other.to_string()),
-    })
+/// A check's outcome as the registry takes it: the report, or the CLNS error as it is.
+fn outcome(r: Result<CheckReport>) -> CheckResult {
+    Ok(r?)
 }
 
 /// Codes of two CLNS results apart: max of |Δlog| and |Δangle| in angle ulps; ∞ on a class

@@ -1,9 +1,15 @@
 //! The GPU self-check registry: each capability crate lists [`Check`]s that run one kernel on
 //! fresh random inputs and compare it against its CPU twin. `sigpu check` runs them all.
 
-use super::error::Result;
 use super::gpu::Gpu;
 use serde::Serialize;
+
+/// Why a check could not run to a verdict: an error of any crate's type (a driver error, an
+/// LNS or LDPC error, ...), kept with its source chain.
+pub type CheckError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a check returns: its report, or why it could not run.
+pub type CheckResult = std::result::Result<CheckReport, CheckError>;
 
 /// One kernel-versus-CPU-twin comparison.
 #[derive(Clone, Copy)]
@@ -13,14 +19,14 @@ pub struct Check {
     /// One line on what is compared.
     pub about: &'static str,
     /// Runs the check with inputs drawn from a generator seeded by the `u64`.
-    pub run: fn(&Gpu, u64) -> Result<CheckReport>,
+    pub run: fn(&Gpu, u64) -> CheckResult,
 }
 
 impl Check {
     pub const fn new(
         name: &'static str,
         about: &'static str,
-        run: fn(&Gpu, u64) -> Result<CheckReport>,
+        run: fn(&Gpu, u64) -> CheckResult,
     ) -> Check {
         Check { name, about, run }
     }

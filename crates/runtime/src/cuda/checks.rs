@@ -1,7 +1,7 @@
 //! The runtime's own self-checks: a launch, the copy kernel, and texture fetches of every
 //! filter and coordinate mode against the CPU model of the texture unit (`texture::model`).
 
-use super::check::{compare_exact, compare_f32, Check, CheckReport, Tolerance};
+use super::check::{compare_exact, compare_f32, Check, CheckResult, Tolerance};
 use super::compile::KernelSource;
 use super::error::{Error, Result};
 use super::gpu::{grid_1d, Gpu};
@@ -66,7 +66,7 @@ pub fn checks() -> Vec<Check> {
     ]
 }
 
-fn saxpy(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
+fn saxpy(gpu: &Gpu, seed: u64) -> CheckResult {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = (1 << 20) + rng.random_range(1..1000);
     let a: f32 = rng.random_range(-4.0..4.0);
@@ -86,7 +86,7 @@ fn saxpy(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
     Ok(compare_exact(&gpu.download(&dy)?, &want))
 }
 
-fn copy(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
+fn copy(gpu: &Gpu, seed: u64) -> CheckResult {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // An odd length exercises both the float4 body and the scalar tail.
     let n = (1 << 20) + 4 * rng.random_range(0..100) + 3;
@@ -144,7 +144,7 @@ fn texture_check<T: Texel>(
     (width, height): (usize, usize),
     filter: Filter,
     coords: Coordinates,
-) -> Result<CheckReport> {
+) -> CheckResult {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let texels = width * height.max(1);
     let table: Vec<T> = (0..texels)

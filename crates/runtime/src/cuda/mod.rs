@@ -18,7 +18,9 @@ mod texture;
 mod timing;
 
 pub use cache::KernelCache;
-pub use check::{compare_exact, compare_f32, Check, CheckReport, Tolerance};
+pub use check::{
+    compare_exact, compare_f32, Check, CheckError, CheckReport, CheckResult, Tolerance,
+};
 pub use checks::checks;
 pub use clock::sm_clock_mhz;
 pub use compile::{compile, CompileError, Compiled, KernelSource};

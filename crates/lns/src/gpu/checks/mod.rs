@@ -12,22 +12,11 @@ use crate::method::Method;
 use crate::value::Class;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sigpu_runtime::cuda::{self, Check, CheckReport, Gpu, Tolerance};
+use sigpu_runtime::cuda::{Check, CheckReport, CheckResult, Gpu, Tolerance};
 
-/// A check's outcome for the registry: a GPU error stays one; any other error (none is
-/// expected, a check's inputs are valid) is a failed report that says why.
-fn report(result: Result<CheckReport, LnsError>) -> cuda::Result<CheckReport> {
-    match result {
-        Ok(report) => Ok(report),
-        Err(LnsError::Gpu(e)) => Err(e),
-        Err(e) => Ok(CheckReport {
-            elements: 0,
-            mismatches: 0,
-            max_error: 0.0,
-            tolerance: Tolerance { abs: 0.0, rel: 0.0 },
-            note: e.to_string(),
-        }),
-    }
+/// A check's outcome for the registry: the report, or the error (kept as it is) that stopped it.
+fn report(result: Result<CheckReport, LnsError>) -> CheckResult {
+    Ok(result?)
 }
 
 /// Runs `check` on `method` for `format`, its inputs drawn from `seed`.
@@ -36,7 +25,7 @@ fn run_on(
     seed: u64,
     (format, method): (Format, Method),
     check: fn(&Gpu, ChaCha8Rng, &codes::Subject) -> Result<CheckReport, LnsError>,
-) -> cuda::Result<CheckReport> {
+) -> CheckResult {
     let subject = codes::Subject::new(gpu, format, method);
     report(subject.and_then(|s| check(gpu, ChaCha8Rng::seed_from_u64(seed), &s)))
 }
