@@ -11,7 +11,7 @@ use crate::signature::Signature;
 use crate::testing::{random_signature, relative_error};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, Gpu, Result, Tolerance};
+use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, CheckResult, Gpu, Tolerance};
 
 /// The recurrence crate's checks, in the order `sigpu check` runs them.
 pub fn checks() -> Vec<Check> {
@@ -159,20 +159,9 @@ impl Case {
     }
 }
 
-/// A check's result for the runner: driver errors stay errors; anything else the filter
-/// refused (a bug in the check's own setup) is a failed check that says why.
-fn as_check(result: Result<CheckReport, FilterError>) -> Result<CheckReport> {
-    match result {
-        Ok(report) => Ok(report),
-        Err(FilterError::Gpu(e)) => Err(e),
-        Err(other) => Ok(CheckReport {
-            elements: 0,
-            mismatches: 1,
-            max_error: f64::NAN,
-            tolerance: Tolerance { abs: 0.0, rel: 0.0 },
-            note: format!("the filter refused the check's input: {other}"),
-        }),
-    }
+/// A check's result for the runner: the report, or the filter's error as it is.
+fn as_check(result: Result<CheckReport, FilterError>) -> CheckResult {
+    Ok(result?)
 }
 
 fn options(optimize: bool) -> FilterOptions {
@@ -279,11 +268,11 @@ fn compare_float_tol<T: Element>(filter: &Filter<T>, ran: Ran<'_, T>, tol: f64) 
     report
 }
 
-fn float_check<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> Result<CheckReport> {
+fn float_check<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
     as_check(float_case::<T>(gpu, seed, case))
 }
 
-fn int_check<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> Result<CheckReport> {
+fn int_check<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
     as_check(int_case::<T>(gpu, seed, case))
 }
 
