@@ -155,33 +155,16 @@ __device__ __forceinline__ void layered(const signed char* __restrict__ llr, con
     if (tid == 0) iterations_run[cw] = min(it, iterations);
 }
 
-extern "C" __global__ void ldpc_layered_8(const signed char* __restrict__ llr,
-                                         const unsigned* __restrict__ row_start,
-                                         const unsigned* __restrict__ edge_col,
-                                         const unsigned* __restrict__ layer_start, unsigned layers,
-                                         unsigned n, unsigned m, unsigned long long* __restrict__ state,
-                                         unsigned* __restrict__ hard, unsigned* __restrict__ iterations_run,
-                                         unsigned iterations, unsigned early, unsigned mode, unsigned param) {
-    layered<8>(llr, row_start, edge_col, layer_start, layers, n, m, state, hard, iterations_run, iterations,
-                early, mode, param);
-}
-extern "C" __global__ void ldpc_layered_16(const signed char* __restrict__ llr,
-                                         const unsigned* __restrict__ row_start,
-                                         const unsigned* __restrict__ edge_col,
-                                         const unsigned* __restrict__ layer_start, unsigned layers,
-                                         unsigned n, unsigned m, unsigned long long* __restrict__ state,
-                                         unsigned* __restrict__ hard, unsigned* __restrict__ iterations_run,
-                                         unsigned iterations, unsigned early, unsigned mode, unsigned param) {
-    layered<16>(llr, row_start, edge_col, layer_start, layers, n, m, state, hard, iterations_run, iterations,
-                early, mode, param);
-}
-extern "C" __global__ void ldpc_layered_32(const signed char* __restrict__ llr,
-                                         const unsigned* __restrict__ row_start,
-                                         const unsigned* __restrict__ edge_col,
-                                         const unsigned* __restrict__ layer_start, unsigned layers,
-                                         unsigned n, unsigned m, unsigned long long* __restrict__ state,
-                                         unsigned* __restrict__ hard, unsigned* __restrict__ iterations_run,
-                                         unsigned iterations, unsigned early, unsigned mode, unsigned param) {
-    layered<32>(llr, row_start, edge_col, layer_start, layers, n, m, state, hard, iterations_run, iterations,
-                early, mode, param);
-}
+#define LDPC_LAYERED(D)                                                                           \
+    extern "C" __global__ void ldpc_layered_##D(                                                   \
+        const signed char* __restrict__ llr, const unsigned* __restrict__ row_start,                \
+        const unsigned* __restrict__ edge_col, const unsigned* __restrict__ layer_start, unsigned layers, \
+        unsigned n, unsigned m, unsigned long long* __restrict__ state, unsigned* __restrict__ hard, \
+        unsigned* __restrict__ iterations_run, unsigned iterations, unsigned early, unsigned mode,   \
+        unsigned param) {                                                                           \
+        layered<D>(llr, row_start, edge_col, layer_start, layers, n, m, state, hard, iterations_run, \
+                   iterations, early, mode, param);                                                 \
+    }
+LDPC_LAYERED(8)
+LDPC_LAYERED(16)
+LDPC_LAYERED(32)

@@ -8,6 +8,21 @@ use crate::error::{LdpcError, Result};
 use std::fmt::Write as _;
 use std::path::Path;
 
+// `Code::resolve` lives here, not in code.rs, so that this module depends on `Code` and not
+// the other way round.
+impl Code {
+    /// A standard code by name ([`Code::standard`]), or an alist file when `spec` is a path to
+    /// one.
+    pub fn resolve(spec: &str) -> Result<Code> {
+        let path = Path::new(spec);
+        if spec.ends_with(".alist") || path.is_file() {
+            read_alist(path)
+        } else {
+            Code::standard(spec)
+        }
+    }
+}
+
 /// Reads an alist file; every error names the file and line.
 pub fn read_alist(path: &Path) -> Result<Code> {
     let text = std::fs::read_to_string(path).map_err(|source| LdpcError::Io {

@@ -53,12 +53,7 @@ impl Interleaving {
 impl FromStr for Interleaving {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
-        match s
-            .trim()
-            .to_ascii_lowercase()
-            .replace(['-', '_'], "")
-            .as_str()
-        {
+        match crate::channel::name_key(s).as_str() {
             "none" | "off" => Ok(Interleaving::None),
             "dvbt2" | "t2" => Ok(Interleaving::Dvbt2),
             _ => Err(LdpcError::invalid(format!(

@@ -12,17 +12,14 @@
 //! - [`decoder`]: the [`Decoder`] trait and its CPU decoders; [`gpu`]: the CUDA decoder.
 
 pub mod alist;
-pub mod bench;
 pub mod channel;
 mod code;
 pub mod decoder;
 mod encode;
 mod error;
 pub mod gpu;
-mod gpu_layered;
 pub mod interleave;
 pub mod npy;
-pub mod plot;
 pub mod sim;
 pub mod table;
 
