@@ -56,10 +56,12 @@ fn kernel_for(order: &Code) -> Result<(usize, usize)> {
         0..=8 => 8,
         9..=16 => 16,
         17..=32 => 32,
-        _ => return Err(LdpcError::invalid(format!(
+        _ => {
+            return Err(LdpcError::invalid(format!(
             "code {} has a check of degree {degree}; the GPU layered decoder handles at most 32",
             order.name()
-        ))),
+        )))
+        }
     };
     let n = order.n();
     let shared = n.next_multiple_of(2) * 2;

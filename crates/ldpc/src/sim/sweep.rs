@@ -375,7 +375,14 @@ mod tests {
         let out = dir.path().join("sweep.json");
         let code = Code::standard("dvbt2-short-1/2").unwrap();
         let first = run(&code, &[], &spec(&out, &[4.0]), &mut |_| {}).unwrap();
-        assert_eq!(Sweep::read(&out).unwrap(), first);
+        // JSON keeps the counts exactly (tiny floats may lose their last bit).
+        let counts = |s: &Sweep| -> Vec<_> {
+            let c = |p: &PointResult| (p.es_n0_db, p.frames, p.frame_errors, p.bit_errors);
+            s.points.iter().map(c).collect()
+        };
+        let read = Sweep::read(&out).unwrap();
+        assert_eq!(counts(&read), counts(&first));
+        assert_eq!(read.decoder, first.decoder);
         let mut started = Vec::new();
         let both = run(&code, &[], &spec(&out, &[-1.0, 4.0]), &mut |e| {
             if let SweepEvent::Start(db) = e {
@@ -385,7 +392,7 @@ mod tests {
         .unwrap();
         assert_eq!(started, [-1.0], "the point in the file is not run again");
         assert_eq!(both.points.len(), 2);
-        assert_eq!(both.points[1], first.points[0]);
+        assert_eq!(counts(&both)[1], counts(&first)[0]);
         assert!(both.points[0].fer > 0.5);
         let mut other = spec(&out, &[1.0]);
         other.link.seed = 4;
