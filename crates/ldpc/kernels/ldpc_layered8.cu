@@ -37,6 +37,20 @@ __device__ __forceinline__ int correct1(int m, unsigned mode, unsigned param) {
     return m;
 }
 
+// Check r's state, degree and columns (a thread loads its next layer's one layer ahead).
+template <int D>
+__device__ __forceinline__ void load_check(unsigned r, const unsigned long long* __restrict__ st,
+                                           const unsigned* __restrict__ row_start,
+                                           const unsigned* __restrict__ edge_col, unsigned long long& s,
+                                           unsigned& d, unsigned* cols) {
+    s = st[r];
+    unsigned a = row_start[r];
+    d = row_start[r + 1] - a;
+#pragma unroll
+    for (int j = 0; j < D; ++j)
+        if (j < (int)d) cols[j] = edge_col[a + j];
+}
+
 // D: the largest check degree this instance handles (8, 16 or 32).
 template <int D>
 __device__ __forceinline__ void layered(const signed char* __restrict__ llr, const unsigned* __restrict__ row_start,
@@ -56,14 +70,7 @@ __device__ __forceinline__ void layered(const signed char* __restrict__ llr, con
     unsigned nr = layer_start[0] + tid, nd = 0, ncols[D];
     bool nlive = nr < layer_start[1];
     unsigned long long ns = 0;
-    if (nlive) {
-        ns = st[nr];
-        unsigned a = row_start[nr];
-        nd = row_start[nr + 1] - a;
-#pragma unroll
-        for (int j = 0; j < D; ++j)
-            if (j < (int)nd) ncols[j] = edge_col[a + j];
-    }
+    if (nlive) load_check<D>(nr, st, row_start, edge_col, ns, nd, ncols);
     unsigned it = 1;
     for (; it <= iterations; ++it) {
         for (unsigned layer = 0; layer < layers; ++layer) {
@@ -77,14 +84,7 @@ __device__ __forceinline__ void layered(const signed char* __restrict__ llr, con
                 unsigned following = layer + 1 == layers ? 0 : layer + 1;
                 nr = layer_start[following] + tid;
                 nlive = nr < layer_start[following + 1];
-                if (nlive) {
-                    ns = st[nr];
-                    unsigned a = row_start[nr];
-                    nd = row_start[nr + 1] - a;
-#pragma unroll
-                    for (int j = 0; j < D; ++j)
-                        if (j < (int)nd) ncols[j] = edge_col[a + j];
-                }
+                if (nlive) load_check<D>(nr, st, row_start, edge_col, ns, nd, ncols);
             }
             int v2c[D], old[D];
             int min1 = 127, min2 = 127, at = 255;

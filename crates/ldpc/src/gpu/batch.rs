@@ -2,7 +2,8 @@
 //! a batch's input, and timing a batch as the seed did.
 
 use crate::channel::Quantizer;
-use crate::decoder::{DecoderConfig, Llrs};
+use crate::code::Code;
+use crate::decoder::{codewords_of, count_valid, DecodeStats, DecoderConfig, Llrs};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, PinnedHostSlice};
 use sigpu_runtime::cuda::{time_gpu, DriverContext, Gpu, Timing};
@@ -64,6 +65,39 @@ pub(super) trait BatchQueue<'g> {
     fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()>;
     /// Queues a whole batch: the upload (with `transfers`), the kernels, the download.
     fn enqueue_full(&mut self, transfers: bool) -> Result<()>;
+    /// Decodes the `out.len() / N` codewords in the pinned input into `out`; returns the
+    /// iterations run.
+    fn run_batch(&mut self, out: &mut [u8]) -> Result<usize>;
+}
+
+/// [`Decoder::decode`](crate::Decoder::decode) of a GPU decoder: batch after batch through
+/// the pinned buffers.
+pub(super) fn decode_batches<'g>(
+    decoder: &mut impl BatchQueue<'g>,
+    code: &Code,
+    llr: Llrs<'_>,
+    bits: &mut [u8],
+) -> Result<DecodeStats> {
+    let count = codewords_of(code, &llr, bits)?;
+    // The decoder may run on another thread than the one that made it (one worker thread
+    // per GPU in `sim::run_point_parallel`), and pinned-buffer waits use the context.
+    decoder
+        .gpu()
+        .context()
+        .bind_to_thread()
+        .context("making the decoder's CUDA context current")?;
+    let n = code.n();
+    let mut iterations = 0;
+    for (b, out) in bits.chunks_mut(BATCH * n).enumerate() {
+        decoder.fill(llr, b * BATCH, out.len() / n)?;
+        iterations += decoder.run_batch(out)?;
+    }
+    Ok(DecodeStats {
+        codewords: count,
+        valid: count_valid(code, bits),
+        iterations,
+        batches: count.div_ceil(BATCH),
+    })
 }
 
 /// Batch latency as the seed timed it: LLR upload (a batch of 8-bit LLRs from pinned memory),

@@ -5,12 +5,11 @@
 //! twin is [`Fixed8Decoder`] with the same configuration, which it matches bit for bit; the
 //! checks (`sigpu check`) compare them.
 
-use super::batch::{alloc_pinned, fill_input, time_batch, BatchQueue, BATCH};
+use super::batch::{alloc_pinned, decode_batches, fill_input, time_batch, BatchQueue, BATCH};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::decoder::{
-    codewords_of, count_valid, DecodeStats, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Precision,
-    Rule8, Schedule,
+    DecodeStats, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Precision, Rule8, Schedule,
 };
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
@@ -421,6 +420,15 @@ impl<'g> BatchQueue<'g> for GpuDecoder<'g> {
     fn enqueue_full(&mut self, transfers: bool) -> Result<()> {
         self.enqueue(transfers, BATCH / self.sub).map(drop)
     }
+    fn run_batch(&mut self, out: &mut [u8]) -> Result<usize> {
+        // Only the sub-batches that hold some of the codewords run, so a partial batch
+        // costs less when sub-batches are smaller than the batch.
+        let parts = (out.len() / self.order.n()).div_ceil(self.sub);
+        let iterations = self.enqueue(true, parts)?;
+        self.gpu.synchronize()?;
+        self.store(out)?;
+        Ok(iterations)
+    }
 }
 
 impl Decoder for GpuDecoder<'_> {
@@ -444,29 +452,7 @@ impl Decoder for GpuDecoder<'_> {
     }
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
-        let count = codewords_of(&self.code, &llr, bits)?;
-        // The decoder may run on another thread than the one that made it (one worker thread
-        // per GPU in `sim::run_point_parallel`), and pinned-buffer waits use the context.
-        self.gpu
-            .context()
-            .bind_to_thread()
-            .context("making the decoder's CUDA context current")?;
-        let n = self.code.n();
-        let mut iterations = 0;
-        for (b, out) in bits.chunks_mut(BATCH * n).enumerate() {
-            let this = out.len() / n;
-            self.fill(llr, b * BATCH, this)?;
-            // Only the sub-batches that hold some of the codewords run, so a partial batch
-            // costs less when sub-batches are smaller than the batch.
-            iterations += self.enqueue(true, this.div_ceil(self.sub))?;
-            self.gpu.synchronize()?;
-            self.store(out)?;
-        }
-        Ok(DecodeStats {
-            codewords: count,
-            valid: count_valid(&self.code, bits),
-            iterations,
-            batches: count.div_ceil(BATCH),
-        })
+        let code = self.code.clone();
+        decode_batches(self, &code, llr, bits)
     }
 }

@@ -8,14 +8,11 @@
 //! about one wave of an H100's 132 SMs (one block per SM: the posteriors take 130 KB of shared
 //! memory for a normal frame).
 
-use super::batch::{alloc_pinned, fill_input, time_batch, BatchQueue, BATCH};
+use super::batch::{alloc_pinned, decode_batches, fill_input, time_batch, BatchQueue, BATCH};
 use super::flooding::gpu_scale;
 use crate::channel::Quantizer;
 use crate::code::Code;
-use crate::decoder::{
-    codewords_of, count_valid, DecodeStats, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Rule8,
-    Schedule,
-};
+use crate::decoder::{DecodeStats, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Rule8, Schedule};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
@@ -257,6 +254,11 @@ impl<'g> BatchQueue<'g> for LayeredGpuDecoder<'g> {
     fn enqueue_full(&mut self, transfers: bool) -> Result<()> {
         self.enqueue(transfers, BATCH)
     }
+    fn run_batch(&mut self, out: &mut [u8]) -> Result<usize> {
+        self.enqueue(true, out.len() / self.code.n())?;
+        self.gpu.synchronize()?;
+        self.store(out)
+    }
 }
 
 impl Decoder for LayeredGpuDecoder<'_> {
@@ -273,27 +275,7 @@ impl Decoder for LayeredGpuDecoder<'_> {
     }
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
-        let count = codewords_of(&self.code, &llr, bits)?;
-        // The decoder may run on another thread than the one that made it (one worker thread
-        // per GPU in `sim::run_point_parallel`), and pinned-buffer waits use the context.
-        self.gpu
-            .context()
-            .bind_to_thread()
-            .context("making the decoder's CUDA context current")?;
-        let n = self.code.n();
-        let mut iterations = 0;
-        for (b, out) in bits.chunks_mut(BATCH * n).enumerate() {
-            let this = out.len() / n;
-            self.fill(llr, b * BATCH, this)?;
-            self.enqueue(true, this)?;
-            self.gpu.synchronize()?;
-            iterations += self.store(out)?;
-        }
-        Ok(DecodeStats {
-            codewords: count,
-            valid: count_valid(&self.code, bits),
-            iterations,
-            batches: count.div_ceil(BATCH),
-        })
+        let code = self.code.clone();
+        decode_batches(self, &code, llr, bits)
     }
 }
