@@ -37,6 +37,20 @@ __device__ __forceinline__ int correct1(int m, unsigned mode, unsigned param) {
     return m;
 }
 
+// Check r's state, degree and columns (a thread loads its next layer's one layer ahead).
+template <int D>
+__device__ __forceinline__ void load_check(unsigned r, const unsigned long long* __restrict__ st,
+                                           const unsigned* __restrict__ row_start,
+                                           const unsigned* __restrict__ edge_col, unsigned long long& s,
+                                           unsigned& d, unsigned* cols) {
+    s = st[r];
+    unsigned a = row_start[r];
+    d = row_start[r + 1] - a;
+#pragma unroll
+    for (int j = 0; j < D; ++j)
+        if (j < (int)d) cols[j] = edge_col[a + j];
+}
+
 // D: the largest check degree this instance handles (8, 16 or 32).
 template <int D>
 __device__ __forceinline__ void layered(const signed char* __restrict__ llr, const unsigned* __restrict__ row_start,
@@ -56,14 +70,7 @@ __device__ __forceinline__ void layered(const signed char* __restrict__ llr, con
     unsigned nr = layer_start[0] + tid, nd = 0, ncols[D];
     bool nlive = nr < layer_start[1];
     unsigned long long ns = 0;
-    if (nlive) {
-        ns = st[nr];
-        unsigned a = row_start[nr];
-        nd = row_start[nr + 1] - a;
-#pragma unroll
-        for (int j = 0; j < D; ++j)
-            if (j < (int)nd) ncols[j] = edge_col[a + j];
-    }
+    if (nlive) load_check<D>(nr, st, row_start, edge_col, ns, nd, ncols);
     unsigned it = 1;
     for (; it <= iterations; ++it) {
         for (unsigned layer = 0; layer < layers; ++layer) {
@@ -77,14 +84,7 @@ __device__ __forceinline__ void layered(const signed char* __restrict__ llr, con
                 unsigned following = layer + 1 == layers ? 0 : layer + 1;
                 nr = layer_start[following] + tid;
                 nlive = nr < layer_start[following + 1];
-                if (nlive) {
-                    ns = st[nr];
-                    unsigned a = row_start[nr];
-                    nd = row_start[nr + 1] - a;
-#pragma unroll
-                    for (int j = 0; j < D; ++j)
-                        if (j < (int)nd) ncols[j] = edge_col[a + j];
-                }
+                if (nlive) load_check<D>(nr, st, row_start, edge_col, ns, nd, ncols);
             }
             int v2c[D], old[D];
             int min1 = 127, min2 = 127, at = 255;
@@ -155,33 +155,16 @@ __device__ __forceinline__ void layered(const signed char* __restrict__ llr, con
     if (tid == 0) iterations_run[cw] = min(it, iterations);
 }
 
-extern "C" __global__ void ldpc_layered_8(const signed char* __restrict__ llr,
-                                         const unsigned* __restrict__ row_start,
-                                         const unsigned* __restrict__ edge_col,
-                                         const unsigned* __restrict__ layer_start, unsigned layers,
-                                         unsigned n, unsigned m, unsigned long long* __restrict__ state,
-                                         unsigned* __restrict__ hard, unsigned* __restrict__ iterations_run,
-                                         unsigned iterations, unsigned early, unsigned mode, unsigned param) {
-    layered<8>(llr, row_start, edge_col, layer_start, layers, n, m, state, hard, iterations_run, iterations,
-                early, mode, param);
-}
-extern "C" __global__ void ldpc_layered_16(const signed char* __restrict__ llr,
-                                         const unsigned* __restrict__ row_start,
-                                         const unsigned* __restrict__ edge_col,
-                                         const unsigned* __restrict__ layer_start, unsigned layers,
-                                         unsigned n, unsigned m, unsigned long long* __restrict__ state,
-                                         unsigned* __restrict__ hard, unsigned* __restrict__ iterations_run,
-                                         unsigned iterations, unsigned early, unsigned mode, unsigned param) {
-    layered<16>(llr, row_start, edge_col, layer_start, layers, n, m, state, hard, iterations_run, iterations,
-                early, mode, param);
-}
-extern "C" __global__ void ldpc_layered_32(const signed char* __restrict__ llr,
-                                         const unsigned* __restrict__ row_start,
-                                         const unsigned* __restrict__ edge_col,
-                                         const unsigned* __restrict__ layer_start, unsigned layers,
-                                         unsigned n, unsigned m, unsigned long long* __restrict__ state,
-                                         unsigned* __restrict__ hard, unsigned* __restrict__ iterations_run,
-                                         unsigned iterations, unsigned early, unsigned mode, unsigned param) {
-    layered<32>(llr, row_start, edge_col, layer_start, layers, n, m, state, hard, iterations_run, iterations,
-                early, mode, param);
-}
+#define LDPC_LAYERED(D)                                                                           \
+    extern "C" __global__ void ldpc_layered_##D(                                                   \
+        const signed char* __restrict__ llr, const unsigned* __restrict__ row_start,                \
+        const unsigned* __restrict__ edge_col, const unsigned* __restrict__ layer_start, unsigned layers, \
+        unsigned n, unsigned m, unsigned long long* __restrict__ state, unsigned* __restrict__ hard, \
+        unsigned* __restrict__ iterations_run, unsigned iterations, unsigned early, unsigned mode,   \
+        unsigned param) {                                                                           \
+        layered<D>(llr, row_start, edge_col, layer_start, layers, n, m, state, hard, iterations_run, \
+                   iterations, early, mode, param);                                                 \
+    }
+LDPC_LAYERED(8)
+LDPC_LAYERED(16)
+LDPC_LAYERED(32)

@@ -73,154 +73,9 @@ __device__ __forceinline__ unsigned correct(unsigned mins, unsigned mode, unsign
     return mins;
 }
 
-// CN update: one group of W lanes per row, each thread 4 codewords, per-byte SIMD within the word.
-// With D > 0 a row's words are kept in registers (rows of degree <= D), so the messages are
-// read from memory once; D = 0 reads them twice, as the seed did (any degree).
-template <int D>
-__device__ __forceinline__ void cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                                   unsigned rows, unsigned mode, unsigned param) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned r = (unsigned)(i / W), t = (unsigned)(i % W);
-    if (r >= rows) return;
-    unsigned a = row_start[r], d = row_start[r + 1] - a;
-    unsigned* row = m + (size_t)a * W + t;
-    unsigned min1 = 0x7f7f7f7fu, min2 = 0x7f7f7f7fu, at = 0xffffffffu, sgn = 0;
-    unsigned keep[D > 0 ? D : 1];
-#pragma unroll
-    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
-        if (D > 0 && j >= d) break;
-        unsigned x = row[(size_t)j * W];
-        if (D > 0) keep[D > 0 ? j : 0] = x;
-        unsigned mag = __vabsss4(x);
-        unsigned below = __vcmpltu4(mag, min1);
-        min2 = (below & min1) | (~below & __vminu4(min2, mag));
-        min1 = __vminu4(min1, mag);
-        at = (below & (j * 0x01010101u)) | (~below & at);
-        sgn ^= x;
-    }
-    min1 = correct(min1, mode, param);
-    min2 = correct(min2, mode, param);
-#pragma unroll
-    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
-        if (D > 0 && j >= d) break;
-        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : row[(size_t)j * W];
-        unsigned here = __vcmpeq4(at, j * 0x01010101u);
-        unsigned mag = (here & min2) | (~here & min1);
-        unsigned neg = (((sgn ^ x) & 0x80808080u) >> 7) * 0xffu;
-        row[(size_t)j * W] = (mag & ~neg) | (__vneg4(mag) & neg);
-    }
-}
-
-extern "C" __global__ void ldpc_cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                              unsigned rows, unsigned mode, unsigned param) {
-    cn<0>(m, row_start, rows, mode, param);
-}
-extern "C" __global__ void ldpc_cn_8(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                              unsigned rows, unsigned mode, unsigned param) {
-    cn<8>(m, row_start, rows, mode, param);
-}
-extern "C" __global__ void ldpc_cn_16(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                              unsigned rows, unsigned mode, unsigned param) {
-    cn<16>(m, row_start, rows, mode, param);
-}
-extern "C" __global__ void ldpc_cn_32(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                              unsigned rows, unsigned mode, unsigned param) {
-    cn<32>(m, row_start, rows, mode, param);
-}
-
-// VN update; with HARD, also the hard decisions of codewords not yet marked done. With D > 0
-// a column's words are kept in registers (columns of degree <= D).
-template <bool HARD, int D>
-__device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                   const unsigned* __restrict__ col_start,
-                                   const unsigned* __restrict__ col_edges, unsigned n,
-                                   unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned v = (unsigned)(i / W), t = (unsigned)(i % W);
-    bool live = v < n;
-    // Without hard decisions a lane past the last column may leave; with them every lane of
-    // the warp must reach the ballot (a warp holds 32 / W columns).
-    if (!HARD && !live) return;
-    int s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    if (live) {
-        unsigned l = llr[(size_t)v * W + t];
-        s0 = lane_byte(l, 0), s1 = lane_byte(l, 1), s2 = lane_byte(l, 2), s3 = lane_byte(l, 3);
-        unsigned a = col_start[v], d = col_start[v + 1] - a;
-        const unsigned* edges = col_edges + a;
-        unsigned keep[D > 0 ? D : 1];
-#pragma unroll
-        for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
-            if (D > 0 && j >= d) break;
-            unsigned x = m[(size_t)edges[j] * W + t];
-            if (D > 0) keep[D > 0 ? j : 0] = x;
-            s0 += lane_byte(x, 0);
-            s1 += lane_byte(x, 1);
-            s2 += lane_byte(x, 2);
-            s3 += lane_byte(x, 3);
-        }
-#pragma unroll
-        for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
-            if (D > 0 && j >= d) break;
-            size_t k = (size_t)edges[j] * W + t;
-            unsigned x = D > 0 ? keep[D > 0 ? j : 0] : m[k];
-            m[k] = pack4(max(-127, min(127, s0 - lane_byte(x, 0))), max(-127, min(127, s1 - lane_byte(x, 1))),
-                         max(-127, min(127, s2 - lane_byte(x, 2))), max(-127, min(127, s3 - lane_byte(x, 3))));
-        }
-    }
-    if (HARD) {
-        int s[4] = {s0, s1, s2, s3};
-        unsigned shift = (threadIdx.x & 31) / W * W;
-        unsigned mask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
-        for (int j = 0; j < 4; ++j) {
-            unsigned bits = (__ballot_sync(0xffffffffu, s[j] < 0) >> shift) & mask;
-            if (live && t == 0) {
-                unsigned keep_hd = done[j];
-                size_t k = (size_t)v * 4 + j;
-                hd[k] = (hd[k] & keep_hd) | (bits & ~keep_hd);
-            }
-        }
-    }
-}
-
-extern "C" __global__ void ldpc_vn(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                              const unsigned* __restrict__ col_start,
-                              const unsigned* __restrict__ col_edges, unsigned n) {
-    vn<false, 0>(llr, m, col_start, col_edges, n, nullptr, nullptr);
-}
-extern "C" __global__ void ldpc_vn_hd(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                 const unsigned* __restrict__ col_start,
-                                 const unsigned* __restrict__ col_edges, unsigned n,
-                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
-    vn<true, 0>(llr, m, col_start, col_edges, n, hd, done);
-}
-extern "C" __global__ void ldpc_vn_8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                              const unsigned* __restrict__ col_start,
-                              const unsigned* __restrict__ col_edges, unsigned n) {
-    vn<false, 8>(llr, m, col_start, col_edges, n, nullptr, nullptr);
-}
-extern "C" __global__ void ldpc_vn_hd_8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                 const unsigned* __restrict__ col_start,
-                                 const unsigned* __restrict__ col_edges, unsigned n,
-                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
-    vn<true, 8>(llr, m, col_start, col_edges, n, hd, done);
-}
-extern "C" __global__ void ldpc_vn_16(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                              const unsigned* __restrict__ col_start,
-                              const unsigned* __restrict__ col_edges, unsigned n) {
-    vn<false, 16>(llr, m, col_start, col_edges, n, nullptr, nullptr);
-}
-extern "C" __global__ void ldpc_vn_hd_16(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                 const unsigned* __restrict__ col_start,
-                                 const unsigned* __restrict__ col_edges, unsigned n,
-                                 unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
-    vn<true, 16>(llr, m, col_start, col_edges, n, hd, done);
-}
-
-// Vector variants: L = W/4 lanes per row / column, each lane 4 words (16 codewords) through
-// one 16-byte access, so a quarter of the load instructions of the kernels above and
-// four times the bytes in flight per thread. Same layout and arithmetic. D > 0 keeps a
-// row's / column's messages in registers (degree <= D), D = 0 reads them twice.
-#define L (W / 4)
+// The per-byte steps both CN kernels and both VN kernels share: a message joins a row's
+// (min1, min2, argmin, sign) in cn_accumulate and leaves it in cn_message; a column sums its
+// messages in vn_add and gets each back, less its own, in vn_message.
 __device__ __forceinline__ void cn_accumulate(unsigned x, unsigned j, unsigned& min1, unsigned& min2,
                                               unsigned& at, unsigned& sgn) {
     unsigned mag = __vabsss4(x);
@@ -239,6 +94,132 @@ __device__ __forceinline__ unsigned cn_message(unsigned x, unsigned j, unsigned 
     return (mag & ~neg) | (__vneg4(mag) & neg);
 }
 
+__device__ __forceinline__ void vn_add(int* s, unsigned x) {
+    s[0] += lane_byte(x, 0);
+    s[1] += lane_byte(x, 1);
+    s[2] += lane_byte(x, 2);
+    s[3] += lane_byte(x, 3);
+}
+
+__device__ __forceinline__ unsigned vn_message(const int* s, unsigned x) {
+    return pack4(max(-127, min(127, s[0] - lane_byte(x, 0))), max(-127, min(127, s[1] - lane_byte(x, 1))),
+                 max(-127, min(127, s[2] - lane_byte(x, 2))), max(-127, min(127, s[3] - lane_byte(x, 3))));
+}
+
+// CN update: one group of W lanes per row, each thread 4 codewords, per-byte SIMD within the word.
+// With D > 0 a row's words are kept in registers (rows of degree <= D), so the messages are
+// read from memory once; D = 0 reads them twice, as the seed did (any degree).
+template <int D>
+__device__ __forceinline__ void cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
+                                   unsigned rows, unsigned mode, unsigned param) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned r = (unsigned)(i / W), t = (unsigned)(i % W);
+    if (r >= rows) return;
+    unsigned a = row_start[r], d = row_start[r + 1] - a;
+    unsigned* row = m + (size_t)a * W + t;
+    unsigned min1 = 0x7f7f7f7fu, min2 = 0x7f7f7f7fu, at = 0xffffffffu, sgn = 0;
+    unsigned keep[D > 0 ? D : 1];
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        unsigned x = row[(size_t)j * W];
+        if (D > 0) keep[D > 0 ? j : 0] = x;
+        cn_accumulate(x, j, min1, min2, at, sgn);
+    }
+    min1 = correct(min1, mode, param);
+    min2 = correct(min2, mode, param);
+#pragma unroll
+    for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+        if (D > 0 && j >= d) break;
+        unsigned x = D > 0 ? keep[D > 0 ? j : 0] : row[(size_t)j * W];
+        row[(size_t)j * W] = cn_message(x, j, min1, min2, at, sgn);
+    }
+}
+
+// Entry points: one per register-cache bound D (0: re-read), for the 4-byte (cn) and 16-byte
+// (cn_vec) kernels alike.
+#define LDPC_CN(NAME, BODY, D)                                                                    \
+    extern "C" __global__ void NAME(unsigned* __restrict__ m, const unsigned* __restrict__ row_start, \
+                                    unsigned rows, unsigned mode, unsigned param) {              \
+        BODY<D>(m, row_start, rows, mode, param);                                                 \
+    }
+LDPC_CN(ldpc_cn, cn, 0)
+LDPC_CN(ldpc_cn_8, cn, 8)
+LDPC_CN(ldpc_cn_16, cn, 16)
+LDPC_CN(ldpc_cn_32, cn, 32)
+
+// VN update; with HARD, also the hard decisions of codewords not yet marked done. With D > 0
+// a column's words are kept in registers (columns of degree <= D).
+template <bool HARD, int D>
+__device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
+                                   const unsigned* __restrict__ col_start,
+                                   const unsigned* __restrict__ col_edges, unsigned n,
+                                   unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = (unsigned)(i / W), t = (unsigned)(i % W);
+    bool live = v < n;
+    // Without hard decisions a lane past the last column may leave; with them every lane of
+    // the warp must reach the ballot (a warp holds 32 / W columns).
+    if (!HARD && !live) return;
+    int s[4] = {0, 0, 0, 0};
+    if (live) {
+        unsigned l = llr[(size_t)v * W + t];
+        for (int k = 0; k < 4; ++k) s[k] = lane_byte(l, k);
+        unsigned a = col_start[v], d = col_start[v + 1] - a;
+        const unsigned* edges = col_edges + a;
+        unsigned keep[D > 0 ? D : 1];
+#pragma unroll
+        for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+            if (D > 0 && j >= d) break;
+            unsigned x = m[(size_t)edges[j] * W + t];
+            if (D > 0) keep[D > 0 ? j : 0] = x;
+            vn_add(s, x);
+        }
+#pragma unroll
+        for (unsigned j = 0; j < (D > 0 ? (unsigned)D : d); ++j) {
+            if (D > 0 && j >= d) break;
+            size_t k = (size_t)edges[j] * W + t;
+            unsigned x = D > 0 ? keep[D > 0 ? j : 0] : m[k];
+            m[k] = vn_message(s, x);
+        }
+    }
+    if (HARD) {
+        unsigned shift = (threadIdx.x & 31) / W * W;
+        unsigned mask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
+        for (int j = 0; j < 4; ++j) {
+            unsigned bits = (__ballot_sync(0xffffffffu, s[j] < 0) >> shift) & mask;
+            if (live && t == 0) {
+                unsigned keep_hd = done[j];
+                size_t k = (size_t)v * 4 + j;
+                hd[k] = (hd[k] & keep_hd) | (bits & ~keep_hd);
+            }
+        }
+    }
+}
+
+// Entry points ldpc_vn<SUFFIX> and ldpc_vn_hd<SUFFIX> (with hard decisions), for the 4-byte (vn)
+// and 16-byte (vn_vec) kernels alike.
+#define LDPC_VN(SUFFIX, BODY, D)                                                                  \
+    extern "C" __global__ void ldpc_vn##SUFFIX(const unsigned* __restrict__ llr, unsigned* __restrict__ m, \
+                                               const unsigned* __restrict__ col_start,           \
+                                               const unsigned* __restrict__ col_edges, unsigned n) { \
+        BODY<false, D>(llr, m, col_start, col_edges, n, nullptr, nullptr);                       \
+    }                                                                                             \
+    extern "C" __global__ void ldpc_vn_hd##SUFFIX(                                                \
+        const unsigned* __restrict__ llr, unsigned* __restrict__ m,                               \
+        const unsigned* __restrict__ col_start, const unsigned* __restrict__ col_edges, unsigned n, \
+        unsigned* __restrict__ hd, const unsigned* __restrict__ done) {                           \
+        BODY<true, D>(llr, m, col_start, col_edges, n, hd, done);                                 \
+    }
+LDPC_VN(, vn, 0)
+LDPC_VN(_8, vn, 8)
+LDPC_VN(_16, vn, 16)
+
+// Vector variants: L = W/4 lanes per row / column, each lane 4 words (16 codewords) through
+// one 16-byte access, so a quarter of the load instructions of the kernels above and
+// four times the bytes in flight per thread. Same layout and arithmetic. D > 0 keeps a
+// row's / column's messages in registers (degree <= D), D = 0 reads them twice.
+#define L (W / 4)
 template <int D>
 __device__ __forceinline__ void cn_vec(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
                                        unsigned rows, unsigned mode, unsigned param) {
@@ -283,26 +264,8 @@ __device__ __forceinline__ void cn_vec(unsigned* __restrict__ m, const unsigned*
     }
 }
 
-extern "C" __global__ void ldpc_cn_v(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                                     unsigned rows, unsigned mode, unsigned param) {
-    cn_vec<0>(m, row_start, rows, mode, param);
-}
-extern "C" __global__ void ldpc_cn_v8(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                                      unsigned rows, unsigned mode, unsigned param) {
-    cn_vec<8>(m, row_start, rows, mode, param);
-}
-
-__device__ __forceinline__ void vn_add(int* s, unsigned x) {
-    s[0] += lane_byte(x, 0);
-    s[1] += lane_byte(x, 1);
-    s[2] += lane_byte(x, 2);
-    s[3] += lane_byte(x, 3);
-}
-
-__device__ __forceinline__ unsigned vn_message(const int* s, unsigned x) {
-    return pack4(max(-127, min(127, s[0] - lane_byte(x, 0))), max(-127, min(127, s[1] - lane_byte(x, 1))),
-                 max(-127, min(127, s[2] - lane_byte(x, 2))), max(-127, min(127, s[3] - lane_byte(x, 3))));
-}
+LDPC_CN(ldpc_cn_v, cn_vec, 0)
+LDPC_CN(ldpc_cn_v8, cn_vec, 8)
 
 template <bool HARD, int D>
 __device__ __forceinline__ void vn_vec(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
@@ -363,28 +326,8 @@ __device__ __forceinline__ void vn_vec(const unsigned* __restrict__ llr, unsigne
     }
 }
 
-extern "C" __global__ void ldpc_vn_v(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                     const unsigned* __restrict__ col_start,
-                                     const unsigned* __restrict__ col_edges, unsigned n) {
-    vn_vec<false, 0>(llr, m, col_start, col_edges, n, nullptr, nullptr);
-}
-extern "C" __global__ void ldpc_vn_hd_v(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                        const unsigned* __restrict__ col_start,
-                                        const unsigned* __restrict__ col_edges, unsigned n,
-                                        unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
-    vn_vec<true, 0>(llr, m, col_start, col_edges, n, hd, done);
-}
-extern "C" __global__ void ldpc_vn_v8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                      const unsigned* __restrict__ col_start,
-                                      const unsigned* __restrict__ col_edges, unsigned n) {
-    vn_vec<false, 8>(llr, m, col_start, col_edges, n, nullptr, nullptr);
-}
-extern "C" __global__ void ldpc_vn_hd_v8(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                         const unsigned* __restrict__ col_start,
-                                         const unsigned* __restrict__ col_edges, unsigned n,
-                                         unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
-    vn_vec<true, 8>(llr, m, col_start, col_edges, n, hd, done);
-}
+LDPC_VN(_v, vn_vec, 0)
+LDPC_VN(_v8, vn_vec, 8)
 #undef L
 
 // Syndrome: one thread per check; failed[j] collects codewords 4t + j (bit t) with a

@@ -8,6 +8,21 @@ use crate::error::{LdpcError, Result};
 use std::fmt::Write as _;
 use std::path::Path;
 
+// `Code::resolve` lives here, not in code.rs, so that this module depends on `Code` and not
+// the other way round.
+impl Code {
+    /// A standard code by name ([`Code::standard`]), or an alist file when `spec` is a path to
+    /// one.
+    pub fn resolve(spec: &str) -> Result<Code> {
+        let path = Path::new(spec);
+        if spec.ends_with(".alist") || path.is_file() {
+            read_alist(path)
+        } else {
+            Code::standard(spec)
+        }
+    }
+}
+
 /// Reads an alist file; every error names the file and line.
 pub fn read_alist(path: &Path) -> Result<Code> {
     let text = std::fs::read_to_string(path).map_err(|source| LdpcError::Io {
@@ -22,6 +37,38 @@ pub fn read_alist(path: &Path) -> Result<Code> {
         line,
         message,
     })
+}
+
+type Parse<T> = std::result::Result<T, (usize, String)>;
+
+/// Every degree in 1..=max, else an error on `line`.
+fn degrees_within(degrees: &[usize], max: usize, line: usize, what: &str) -> Parse<()> {
+    match degrees.iter().enumerate().find(|(_, &d)| d == 0 || d > max) {
+        Some((i, d)) => Err((
+            line,
+            format!("{what} {} has degree {d}, outside 1..={max}", i + 1),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The column lists (with their lines) must describe the same matrix as the row lists.
+fn columns_match_rows(cols: &[(usize, Vec<usize>)], check_rows: &[Vec<u32>]) -> Parse<()> {
+    for (c, (no, list)) in cols.iter().enumerate() {
+        for &r in list {
+            if !check_rows[r - 1].contains(&(c as u32)) {
+                return Err((
+                    *no,
+                    format!(
+                        "column {} lists row {r}, but row {r} does not list column {}",
+                        c + 1,
+                        c + 1
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parses alist text; errors are `(line, message)`.
@@ -67,17 +114,8 @@ pub fn parse_alist(name: &str, text: &str) -> std::result::Result<Code, (usize, 
     expect_len(col_deg_line, &col_deg, n, "the column degrees")?;
     let (row_deg_line, row_deg) = next_line("the row degrees")?;
     expect_len(row_deg_line, &row_deg, m, "the row degrees")?;
-    for (degrees, max, line, what) in [
-        (&col_deg, maxes[0], col_deg_line, "column"),
-        (&row_deg, maxes[1], row_deg_line, "row"),
-    ] {
-        if let Some((i, d)) = degrees.iter().enumerate().find(|(_, &d)| d == 0 || d > max) {
-            return Err((
-                line,
-                format!("{what} {} has degree {d}, outside 1..={max}", i + 1),
-            ));
-        }
-    }
+    degrees_within(&col_deg, maxes[0], col_deg_line, "column")?;
+    degrees_within(&row_deg, maxes[1], row_deg_line, "row")?;
     let mut read_lists = |count: usize, degrees: &[usize], bound: usize, what: &str| {
         let mut lists = Vec::with_capacity(count);
         for (i, &degree) in degrees.iter().enumerate().take(count) {
@@ -106,21 +144,7 @@ pub fn parse_alist(name: &str, text: &str) -> std::result::Result<Code, (usize, 
         .iter()
         .map(|(_, r)| r.iter().map(|&c| (c - 1) as u32).collect())
         .collect();
-    // The column lists must describe the same matrix as the row lists.
-    for (c, (no, list)) in cols.iter().enumerate() {
-        for &r in list {
-            if !check_rows[r - 1].contains(&(c as u32)) {
-                return Err((
-                    *no,
-                    format!(
-                        "column {} lists row {r}, but row {r} does not list column {}",
-                        c + 1,
-                        c + 1
-                    ),
-                ));
-            }
-        }
-    }
+    columns_match_rows(&cols, &check_rows)?;
     Code::from_rows(name, n, n - m, &check_rows).map_err(|e| (row_deg_line, e.to_string()))
 }
 

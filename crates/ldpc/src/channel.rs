@@ -93,15 +93,15 @@ impl Modulation {
     }
 }
 
+/// A name as the parsers compare it: trimmed, lower case, without `-` and `_`.
+pub(crate) fn name_key(s: &str) -> String {
+    s.trim().to_ascii_lowercase().replace(['-', '_'], "")
+}
+
 impl FromStr for Modulation {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
-        match s
-            .trim()
-            .to_ascii_lowercase()
-            .replace(['-', '_'], "")
-            .as_str()
-        {
+        match name_key(s).as_str() {
             "bpsk" => Ok(Modulation::Bpsk),
             "qpsk" | "4qam" => Ok(Modulation::Qpsk),
             "16qam" | "qam16" => Ok(Modulation::Qam16),

@@ -141,16 +141,6 @@ impl Code {
         EMBEDDED.iter().map(|e| e.name).collect()
     }
 
-    /// A standard code by name, or an alist file when `spec` is a path to one.
-    pub fn resolve(spec: &str) -> Result<Code> {
-        let path = std::path::Path::new(spec);
-        if spec.ends_with(".alist") || path.is_file() {
-            crate::alist::read_alist(path)
-        } else {
-            Code::standard(spec)
-        }
-    }
-
     pub fn name(&self) -> &str {
         &self.name
     }

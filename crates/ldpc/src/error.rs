@@ -34,6 +34,9 @@ pub enum LdpcError {
         #[source]
         source: std::io::Error,
     },
+    /// A sweep file that cannot be read or resumed.
+    #[error("{}: {message}", path.display())]
+    Sweep { path: PathBuf, message: String },
     #[error(transparent)]
     Gpu(#[from] sigpu_runtime::cuda::Error),
 }

@@ -53,12 +53,7 @@ impl Interleaving {
 impl FromStr for Interleaving {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
-        match s
-            .trim()
-            .to_ascii_lowercase()
-            .replace(['-', '_'], "")
-            .as_str()
-        {
+        match crate::channel::name_key(s).as_str() {
             "none" | "off" => Ok(Interleaving::None),
             "dvbt2" | "t2" => Ok(Interleaving::Dvbt2),
             _ => Err(LdpcError::invalid(format!(
@@ -86,6 +81,60 @@ fn dvbt2_rate(code: &Code) -> Option<(bool, u32, u32)> {
 pub struct BitInterleaver {
     /// `perm[p]` is the codeword bit carried by stream bit p (cell p / η, bit y_{p mod η}).
     perm: Vec<u32>,
+}
+
+/// The column twists and the bit-to-cell demultiplexer of a QAM constellation for a normal or
+/// short code of rate a/b (EN 302 755 tables 23, 24, 25); `None` for BPSK and QPSK.
+fn qam_tables(
+    modulation: Modulation,
+    normal: bool,
+    (a, b): (u32, u32),
+) -> Option<(&'static [usize], &'static [usize])> {
+    Some(match modulation {
+        Modulation::Bpsk | Modulation::Qpsk => return None,
+        Modulation::Qam16 => (
+            if normal {
+                &TWIST16_NORMAL
+            } else {
+                &TWIST16_SHORT
+            },
+            match (normal, a, b) {
+                (true, 3, 5) => &DEMUX16_3_5_NORMAL,
+                (false, 1, 3) => &DEMUX16_1_3_SHORT,
+                (false, 2, 5) => &DEMUX16_2_5_SHORT,
+                _ => &DEMUX16,
+            },
+        ),
+        Modulation::Qam64 => (
+            if normal {
+                &TWIST64_NORMAL
+            } else {
+                &TWIST64_SHORT
+            },
+            match (normal, a, b) {
+                (true, 3, 5) => &DEMUX64_3_5_NORMAL,
+                (false, 1, 3) => &DEMUX64_1_3_SHORT,
+                (false, 2, 5) => &DEMUX64_2_5_SHORT,
+                _ => &DEMUX64,
+            },
+        ),
+        Modulation::Qam256 if normal => (
+            &TWIST256_NORMAL,
+            match (a, b) {
+                (3, 5) => &DEMUX256_3_5_NORMAL,
+                (2, 3) => &DEMUX256_2_3_NORMAL,
+                _ => &DEMUX256_NORMAL,
+            },
+        ),
+        Modulation::Qam256 => (
+            &TWIST256_SHORT,
+            match (a, b) {
+                (1, 3) => &DEMUX256_1_3_SHORT,
+                (2, 5) => &DEMUX256_2_5_SHORT,
+                _ => &DEMUX256_SHORT,
+            },
+        ),
+    })
 }
 
 impl BitInterleaver {
@@ -117,59 +166,18 @@ impl BitInterleaver {
                 k + q * s + t
             }
         };
-        let (twist, demux): (&[usize], &[usize]) = match modulation {
-            Modulation::Bpsk => return Ok(identity()),
-            Modulation::Qpsk => {
-                return Ok(if !normal && ((a, b) == (1, 3) || (a, b) == (2, 5)) {
-                    BitInterleaver {
-                        perm: (0..n).map(|j| parity(j) as u32).collect(),
-                    }
-                } else {
-                    identity()
-                })
-            }
-            Modulation::Qam16 => (
-                if normal {
-                    &TWIST16_NORMAL
-                } else {
-                    &TWIST16_SHORT
-                },
-                match (normal, a, b) {
-                    (true, 3, 5) => &DEMUX16_3_5_NORMAL,
-                    (false, 1, 3) => &DEMUX16_1_3_SHORT,
-                    (false, 2, 5) => &DEMUX16_2_5_SHORT,
-                    _ => &DEMUX16,
-                },
-            ),
-            Modulation::Qam64 => (
-                if normal {
-                    &TWIST64_NORMAL
-                } else {
-                    &TWIST64_SHORT
-                },
-                match (normal, a, b) {
-                    (true, 3, 5) => &DEMUX64_3_5_NORMAL,
-                    (false, 1, 3) => &DEMUX64_1_3_SHORT,
-                    (false, 2, 5) => &DEMUX64_2_5_SHORT,
-                    _ => &DEMUX64,
-                },
-            ),
-            Modulation::Qam256 if normal => (
-                &TWIST256_NORMAL,
-                match (a, b) {
-                    (3, 5) => &DEMUX256_3_5_NORMAL,
-                    (2, 3) => &DEMUX256_2_3_NORMAL,
-                    _ => &DEMUX256_NORMAL,
-                },
-            ),
-            Modulation::Qam256 => (
-                &TWIST256_SHORT,
-                match (a, b) {
-                    (1, 3) => &DEMUX256_1_3_SHORT,
-                    (2, 5) => &DEMUX256_2_5_SHORT,
-                    _ => &DEMUX256_SHORT,
-                },
-            ),
+        let Some((twist, demux)) = qam_tables(modulation, normal, (a, b)) else {
+            // BPSK and QPSK have no column twist; QPSK on short 1/3 and 2/5 keeps parity
+            // interleaving.
+            let parity_only =
+                modulation == Modulation::Qpsk && !normal && ((a, b) == (1, 3) || (a, b) == (2, 5));
+            return Ok(if parity_only {
+                BitInterleaver {
+                    perm: (0..n).map(|j| parity(j) as u32).collect(),
+                }
+            } else {
+                identity()
+            });
         };
         // Short 1/4 carries L1 signalling, whose QAM bit interleaving is a different one.
         if (a, b) == (1, 4) {

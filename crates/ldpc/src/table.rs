@@ -22,6 +22,26 @@ pub struct DvbTable {
     pub edges: usize,
 }
 
+/// One address row: addresses below `m`, none repeated.
+fn parse_row(line: &str, m: usize) -> std::result::Result<Vec<u32>, String> {
+    let mut row: Vec<u32> = Vec::new();
+    for token in line.split_whitespace() {
+        let a: u32 = token
+            .parse()
+            .map_err(|_| format!("{token:?} is not an address"))?;
+        if a as usize >= m {
+            return Err(format!(
+                "address {a} is out of range: there are M = N − K = {m} checks"
+            ));
+        }
+        if row.contains(&a) {
+            return Err(format!("address {a} repeats within the row"));
+        }
+        row.push(a);
+    }
+    Ok(row)
+}
+
 impl DvbTable {
     /// Parses a table file's text, checking it against its own header: the number of rows, each
     /// address in range and not repeated within its row, and the edge count. `file` names the
@@ -54,23 +74,7 @@ impl DvbTable {
                     "address row before the `# frame= N= K= ... edges=` header".into(),
                 ));
             };
-            let m = h.n - h.k;
-            let mut row: Vec<u32> = Vec::new();
-            for token in line.split_whitespace() {
-                let a: u32 = token
-                    .parse()
-                    .map_err(|_| err(lineno, format!("{token:?} is not an address")))?;
-                if a as usize >= m {
-                    return Err(err(
-                        lineno,
-                        format!("address {a} is out of range: there are M = N − K = {m} checks"),
-                    ));
-                }
-                if row.contains(&a) {
-                    return Err(err(lineno, format!("address {a} repeats within the row")));
-                }
-                row.push(a);
-            }
+            let row = parse_row(line, h.n - h.k).map_err(|m| err(lineno, m))?;
             if rows.len() == h.rows {
                 return Err(err(
                     lineno,

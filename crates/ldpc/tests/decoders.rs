@@ -1,12 +1,12 @@
 //! Every decoder recovers noiseless and low-noise codewords; the 8-bit decoder's instruction
 //! sets agree bit for bit; early termination changes nothing once frames decode.
 
-use sigpu_ldpc::channel::{Demapper, Modulation, Snr};
+use sigpu_ldpc::channel::{Modulation, Snr};
 use sigpu_ldpc::decoder::Simd;
 use sigpu_ldpc::decoder::{cpu_decoder, Fixed8Decoder};
-use sigpu_ldpc::interleave::Interleaving;
-use sigpu_ldpc::sim::{make_frames, Link};
+use sigpu_ldpc::sim::{make_frames, Frames, Link};
 use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
+use sigpu_runtime::host::CpuArch;
 
 fn config(algorithm: Algorithm, schedule: Schedule, precision: Precision) -> DecoderConfig {
     DecoderConfig {
@@ -40,12 +40,25 @@ fn all_configs() -> Vec<DecoderConfig> {
 }
 
 fn link(seed: u64) -> Link {
-    Link {
-        modulation: Modulation::Qpsk,
-        demapper: Demapper::Exact,
-        interleaving: Interleaving::None,
-        seed,
-    }
+    Link::qpsk(seed)
+}
+
+/// The seed's decoder (8-bit min-sum, flooding, 30 iterations) on `count` frames of `code` at
+/// `es_n0` dB.
+fn minsum8_frames(
+    code: &str,
+    seed: u64,
+    es_n0: f64,
+    count: usize,
+) -> (Code, Frames, DecoderConfig) {
+    let code = Code::standard(code).unwrap();
+    let frames = make_frames(&code, &link(seed), es_n0, 0, count, 2).unwrap();
+    let cfg = config(
+        Algorithm::MinSum,
+        Schedule::Flooding,
+        Precision::Fixed8 { scale: 4.0 },
+    );
+    (code, frames, cfg)
 }
 
 #[test]
@@ -84,7 +97,7 @@ fn fixed8_instruction_sets_agree_bit_for_bit() {
             ..cfg
         };
         let mut reference: Option<Vec<u8>> = None;
-        for simd in Simd::available() {
+        for simd in Simd::available(&CpuArch::host()) {
             let mut dec = Fixed8Decoder::new(code.clone(), cfg)
                 .unwrap()
                 .with_simd(simd)
@@ -101,13 +114,7 @@ fn fixed8_instruction_sets_agree_bit_for_bit() {
 
 #[test]
 fn early_termination_keeps_results_and_saves_iterations() {
-    let code = Code::standard("dvbt2-short-3/4").unwrap();
-    let frames = make_frames(&code, &link(3), 6.0, 0, 64, 2).unwrap();
-    let base = config(
-        Algorithm::MinSum,
-        Schedule::Flooding,
-        Precision::Fixed8 { scale: 4.0 },
-    );
+    let (code, frames, base) = minsum8_frames("dvbt2-short-3/4", 3, 6.0, 64);
     let run = |early| {
         let mut dec = cpu_decoder(
             &code,
@@ -133,13 +140,7 @@ fn early_termination_keeps_results_and_saves_iterations() {
 
 #[test]
 fn quantised_input_decodes_like_float_input() {
-    let code = Code::standard("dvbt2-short-1/2").unwrap();
-    let frames = make_frames(&code, &link(4), 2.5, 0, 8, 2).unwrap();
-    let cfg = config(
-        Algorithm::MinSum,
-        Schedule::Flooding,
-        Precision::Fixed8 { scale: 4.0 },
-    );
+    let (code, frames, cfg) = minsum8_frames("dvbt2-short-1/2", 4, 2.5, 8);
     let mut dec = cpu_decoder(&code, cfg).unwrap();
     let q: Vec<i8> = frames
         .llr

@@ -30,7 +30,11 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Lns(command) => lns::run(one()?, cli.json, command),
         Command::Filter(args) => filter::run(one()?, cli.json, args),
         Command::Bench(BenchCommand::Filter(args)) => bench_filter::run(one()?, cli.json, args),
-        Command::Ldpc(command) => ldpc::run(cli.device, cli.json, command),
+        Command::Ldpc(ldpc::LdpcCommand::Simulate(args)) => {
+            let all = cli.device == Some(DeviceChoice::AllGpus);
+            ldpc::simulate(if all { None } else { one()? }, all, cli.json, args)
+        }
+        Command::Ldpc(command) => ldpc::run(one()?, cli.json, command),
         Command::Bench(BenchCommand::Ldpc(args)) => ldpc::bench(one()?, cli.json, args),
         Command::Approx(command) => approx::run(one()?, cli.json, command),
         Command::Clns(command) => clns::run(one()?, cli.json, command),

@@ -1,1 +1,5 @@
-//! Reproductions and benchmarks for sigpu-ldpc.
+//! Reproductions and benchmarks for sigpu-ldpc: the seed's throughput tables
+//! ([`bench`], `sigpu bench ldpc`) and error-rate charts of sweep files ([`plot`]).
+
+pub mod bench;
+pub mod plot;

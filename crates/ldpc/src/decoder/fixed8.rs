@@ -33,6 +33,7 @@ use super::{
 use crate::channel::Quantizer;
 use crate::code::{Code, Layer};
 use crate::error::{LdpcError, Result};
+use sigpu_runtime::host::CpuArch;
 use std::sync::Mutex;
 
 /// Codewords per CPU SIMD group: one 512-bit register of 8-bit messages. (Groups of 32, half
@@ -91,24 +92,18 @@ pub enum Simd {
 }
 
 impl Simd {
-    pub fn detect() -> Simd {
-        #[cfg(target_arch = "x86_64")]
-        {
-            // The AVX-512 path is compiled with avx512f, avx512bw and avx512vl: all three.
-            if is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512vl")
-            {
-                return Simd::Avx512;
-            }
-            if is_x86_feature_detected!("avx2") {
-                return Simd::Avx2;
-            }
-            if is_x86_feature_detected!("sse4.1") {
-                return Simd::Sse41;
-            }
+    /// The widest set `arch` can run. The AVX-512 path is compiled with avx512f, avx512bw
+    /// and avx512vl: it needs all three.
+    pub fn best(arch: &CpuArch) -> Simd {
+        if arch.avx512_bw_vl() {
+            Simd::Avx512
+        } else if arch.avx2 {
+            Simd::Avx2
+        } else if arch.sse4_1 {
+            Simd::Sse41
+        } else {
+            Simd::Baseline
         }
-        Simd::Baseline
     }
 
     pub fn name(self) -> &'static str {
@@ -120,9 +115,9 @@ impl Simd {
         }
     }
 
-    /// Every set this CPU can run, widest first (for tests and benchmarks).
-    pub fn available() -> Vec<Simd> {
-        let best = Simd::detect();
+    /// Every set `arch` can run, widest first (for tests and benchmarks).
+    pub fn available(arch: &CpuArch) -> Vec<Simd> {
+        let best = Simd::best(arch);
         [Simd::Avx512, Simd::Avx2, Simd::Sse41, Simd::Baseline]
             .into_iter()
             .skip_while(|&s| s != best)
@@ -165,13 +160,13 @@ impl Fixed8Decoder {
             order: code.decoding_order(),
             code,
             config,
-            simd: Simd::detect(),
+            simd: Simd::best(&CpuArch::host()),
         })
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
     pub fn with_simd(mut self, simd: Simd) -> Result<Self> {
-        if !Simd::available().contains(&simd) {
+        if !Simd::available(&CpuArch::host()).contains(&simd) {
             return Err(LdpcError::invalid(format!(
                 "this CPU cannot run {}",
                 simd.name()
@@ -396,7 +391,7 @@ macro_rules! simd_dispatch {
             fn sse41(job: &mut Job<'_>) -> usize {
                 job.$method::<LANES>()
             }
-            // SAFETY: `Simd::detect` / `with_simd` only choose sets this CPU has.
+            // SAFETY: `Simd::best(&CpuArch::host())` / `with_simd` only choose sets this CPU has.
             match $simd {
                 Simd::Avx512 => unsafe { avx512(&mut $job) },
                 Simd::Avx2 => unsafe { avx2(&mut $job) },

@@ -170,6 +170,21 @@ pub struct DecoderConfig {
     pub threads: usize,
 }
 
+/// The seed's decoder: 8-bit min-sum (scale 4), flooding, 50 iterations, no early
+/// termination, every CPU thread — `sigpu ldpc`'s defaults.
+impl Default for DecoderConfig {
+    fn default() -> Self {
+        DecoderConfig {
+            algorithm: Algorithm::MinSum,
+            schedule: Schedule::Flooding,
+            precision: Precision::Fixed8 { scale: 4.0 },
+            iterations: 50,
+            early_termination: false,
+            threads: 0,
+        }
+    }
+}
+
 impl DecoderConfig {
     pub fn validate(&self) -> Result<()> {
         if self.iterations == 0 || self.iterations > 10_000 {

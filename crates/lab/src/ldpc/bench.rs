@@ -1,0 +1,329 @@
+//! Decoder throughput as the seed measured it: a batch of codewords decoded for a fixed number
+//! of iterations without early termination, coded Mbps = N · codewords / batch time, and
+//! information Mbps = K · codewords / batch time.
+
+use anyhow::Result;
+use serde::Serialize;
+use sigpu_ldpc::channel::{Demapper, Quantizer};
+use sigpu_ldpc::decoder::Fixed8Decoder;
+use sigpu_ldpc::gpu::{GpuDecoder, GpuOptions, LayeredGpuDecoder, BATCH};
+use sigpu_ldpc::sim::{make_frames, Link};
+use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
+use sigpu_runtime::cuda::{Gpu, Timing};
+
+/// One code / decoder / iteration count.
+#[derive(Clone, Debug, Serialize)]
+pub struct Throughput {
+    pub code: String,
+    pub n: usize,
+    pub k: usize,
+    pub decoder: String,
+    pub iterations: usize,
+    pub codewords_per_batch: usize,
+    pub runs: usize,
+    /// Batch latency, seconds: median, fastest, slowest.
+    pub median_s: f64,
+    pub min_s: f64,
+    pub max_s: f64,
+    /// From the median batch time.
+    pub coded_mbps: f64,
+    pub info_mbps: f64,
+    /// From the slowest batch (the seed's "minimum throughput").
+    pub min_coded_mbps: f64,
+    /// GPU: median batch time without the LLR upload and hard-decision download.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_only_s: Option<f64>,
+}
+
+impl Throughput {
+    pub fn new(
+        code: &Code,
+        decoder: String,
+        iterations: usize,
+        codewords: usize,
+        mut samples_s: Vec<f64>,
+    ) -> Throughput {
+        let runs = samples_s.len();
+        let median_s = sigpu_runtime::cuda::median(&mut samples_s);
+        let min_s = samples_s.first().copied().unwrap_or(f64::NAN);
+        let max_s = samples_s.last().copied().unwrap_or(f64::NAN);
+        let bits = (code.n() * codewords) as f64;
+        Throughput {
+            code: code.name().to_owned(),
+            n: code.n(),
+            k: code.k(),
+            decoder,
+            iterations,
+            codewords_per_batch: codewords,
+            runs,
+            median_s,
+            min_s,
+            max_s,
+            coded_mbps: bits / median_s / 1e6,
+            info_mbps: bits * code.rate() / median_s / 1e6,
+            min_coded_mbps: bits / max_s / 1e6,
+            device_only_s: None,
+        }
+    }
+}
+
+/// Quantised channel LLRs of `count` random codewords of `code` (QPSK, 1 dB above Es/N0 0),
+/// codeword after codeword: the input the throughput runs decode.
+pub fn bench_llrs(code: &Code, count: usize, scale: f32) -> Result<Vec<i8>> {
+    let link = Link {
+        demapper: Demapper::MaxLog,
+        ..Link::qpsk(1)
+    };
+    let frames = make_frames(
+        code,
+        &link,
+        1.0 + 10.0 * (2.0 * code.rate()).log10(),
+        0,
+        count,
+        sigpu_runtime::host::threads(),
+    )?;
+    let q = Quantizer::new(scale)?;
+    let mut out = vec![0i8; frames.llr.len()];
+    q.quantize_all(&frames.llr, &mut out);
+    Ok(out)
+}
+
+/// Times `decoder` on batches of `codewords` 8-bit LLR codewords: one warm-up, then `runs`.
+pub fn cpu_throughput(
+    decoder: &mut dyn Decoder,
+    iterations: usize,
+    codewords: usize,
+    scale: f32,
+    runs: usize,
+) -> Result<Throughput> {
+    let code = decoder.code().clone();
+    let llr = bench_llrs(&code, codewords, scale)?;
+    let mut bits = vec![0u8; llr.len()];
+    let input = Llrs::I8 {
+        values: &llr,
+        scale,
+    };
+    let mut failed = None;
+    let samples = sigpu_runtime::host::time_cpu(runs, || {
+        if let Err(e) = decoder.decode(input, &mut bits) {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(Throughput::new(
+        &code,
+        decoder.describe(),
+        iterations,
+        codewords,
+        samples,
+    ))
+}
+
+/// What `sigpu bench ldpc` times: every code × schedule × iteration count (× sub-batch and
+/// kernel width on a GPU, flooding only).
+#[derive(Clone, Debug)]
+pub struct BenchSpec {
+    pub codes: Vec<String>,
+    pub iterations: Vec<usize>,
+    /// Timed batches per configuration (default 20 on a GPU, 3 on the CPU).
+    pub runs: Option<usize>,
+    pub algorithm: Algorithm,
+    pub schedules: Vec<Schedule>,
+    pub scale: f32,
+    /// CPU: codewords per timed call.
+    pub codewords: usize,
+    /// GPU: sub-batch sizes to compare (flooding).
+    pub sub_batches: Vec<usize>,
+    /// GPU: also time the seed's one-word-per-thread CN / VN kernels.
+    pub word_kernels: bool,
+}
+
+/// The results of a run, as `--json` prints them.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    pub device: String,
+    pub timing: &'static str,
+    pub results: Vec<Throughput>,
+}
+
+/// One configuration to time.
+#[derive(Clone, Copy)]
+struct Variant {
+    schedule: Schedule,
+    iterations: usize,
+    sub: usize,
+    vector: bool,
+}
+
+/// Sub-batches and kernel widths are flooding options on a GPU; layered (and the CPU) runs
+/// once per iteration count.
+fn variants(spec: &BenchSpec, on_gpu: bool) -> Vec<Variant> {
+    let subs: &[usize] = if on_gpu { &spec.sub_batches } else { &[BATCH] };
+    let vectors: &[bool] = if on_gpu && spec.word_kernels {
+        &[true, false]
+    } else {
+        &[true]
+    };
+    let mut out = Vec::new();
+    for &schedule in &spec.schedules {
+        for &iterations in &spec.iterations {
+            let (subs, vectors) = if schedule == Schedule::Layered {
+                (&[BATCH][..], &[true][..])
+            } else {
+                (subs, vectors)
+            };
+            for &sub in subs {
+                for &vector in vectors {
+                    out.push(Variant {
+                        schedule,
+                        iterations,
+                        sub,
+                        vector,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Times every configuration of `spec` on `gpu` (the CPU decoder without one); `progress`
+/// gets (done, total, what runs next).
+pub fn run(
+    gpu: Option<&Gpu>,
+    spec: &BenchSpec,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<BenchReport> {
+    let runs = spec.runs.unwrap_or(if gpu.is_some() { 20 } else { 3 });
+    let variants = variants(spec, gpu.is_some());
+    let total = spec.codes.len() * variants.len();
+    let mut results = Vec::new();
+    for name in &spec.codes {
+        let code = Code::resolve(name)?;
+        for v in &variants {
+            progress(results.len(), total, &format!("{name} {} it", v.iterations));
+            let config = DecoderConfig {
+                algorithm: spec.algorithm,
+                schedule: v.schedule,
+                precision: Precision::Fixed8 { scale: spec.scale },
+                iterations: v.iterations,
+                early_termination: false,
+                threads: 0,
+            };
+            results.push(measure(gpu, &code, config, *v, spec, runs)?);
+        }
+    }
+    progress(total, total, "");
+    Ok(BenchReport {
+        device: match gpu {
+            Some(g) => format!("{} ({})", g.info().name, g.arch()),
+            None => sigpu_runtime::host::HostInfo::detect().cpu_model,
+        },
+        timing: if gpu.is_some() {
+            "CUDA events around LLR upload (pinned), kernels and hard-decision download; median"
+        } else {
+            "wall clock of decode() on 8-bit LLRs; median"
+        },
+        results,
+    })
+}
+
+fn measure(
+    gpu: Option<&Gpu>,
+    code: &Code,
+    config: DecoderConfig,
+    v: Variant,
+    spec: &BenchSpec,
+    runs: usize,
+) -> Result<Throughput> {
+    let Some(gpu) = gpu else {
+        let mut d = Fixed8Decoder::new(code.clone(), config)?;
+        return cpu_throughput(&mut d, v.iterations, spec.codewords, spec.scale, runs);
+    };
+    let llr = bench_llrs(code, BATCH, spec.scale)?;
+    if v.schedule == Schedule::Layered {
+        let mut d = LayeredGpuDecoder::new(gpu, code.clone(), config)?;
+        return gpu_throughput(
+            &mut d,
+            LayeredGpuDecoder::time_batch,
+            &llr,
+            v.iterations,
+            runs,
+        );
+    }
+    let options = GpuOptions {
+        sub_batch: v.sub,
+        vector: v.vector,
+    };
+    let mut d = GpuDecoder::with_options(gpu, code.clone(), config, options)?;
+    gpu_throughput(&mut d, GpuDecoder::time_batch, &llr, v.iterations, runs)
+}
+
+/// A GPU decoder's batch latency with the transfers (the throughput) and without them
+/// (`device_only_s`), each after 3 warm-up batches.
+fn gpu_throughput<D: Decoder>(
+    d: &mut D,
+    time_batch: fn(&mut D, &[i8], bool, usize, usize) -> sigpu_ldpc::Result<Timing>,
+    llr: &[i8],
+    iterations: usize,
+    runs: usize,
+) -> Result<Throughput> {
+    let timing = time_batch(d, llr, true, 3, runs)?;
+    let samples = timing.samples_ms.iter().map(|ms| ms * 1e-3).collect();
+    let mut t = Throughput::new(d.code(), d.describe(), iterations, BATCH, samples);
+    let device_only = time_batch(d, llr, false, 3, runs)?;
+    t.device_only_s = Some(device_only.median_ms * 1e-3);
+    Ok(t)
+}
+
+impl Throughput {
+    /// The variant the decoder's description ends with: the GPU's sub-batch and access width,
+    /// or the CPU's instruction set.
+    pub fn kernels(&self) -> &str {
+        self.decoder
+            .rsplit_once(" codewords per batch")
+            .or_else(|| self.decoder.rsplit_once("(cpu"))
+            .map_or("-", |(_, tail)| {
+                tail.trim_start_matches([',', ' ']).trim_end_matches(')')
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_multiply_flooding_options_only_on_a_gpu() {
+        let spec = BenchSpec {
+            codes: vec!["dvbt2-short-1/2".into()],
+            iterations: vec![2, 3],
+            runs: Some(1),
+            algorithm: Algorithm::MinSum,
+            schedules: vec![Schedule::Flooding, Schedule::Layered],
+            scale: 4.0,
+            codewords: 64,
+            sub_batches: vec![128, 32],
+            word_kernels: true,
+        };
+        assert_eq!(variants(&spec, false).len(), 4);
+        // Flooding: 2 iteration counts × 2 sub-batches × 2 widths; layered: 2.
+        assert_eq!(variants(&spec, true).len(), 10);
+        let mut seen = Vec::new();
+        let report = run(
+            None,
+            &BenchSpec {
+                schedules: vec![Schedule::Layered],
+                iterations: vec![2],
+                ..spec
+            },
+            &mut |done, total, _| seen.push((done, total)),
+        )
+        .unwrap();
+        assert_eq!(seen, [(0, 1), (1, 1)]);
+        assert!(report.results[0].coded_mbps > 0.0);
+        assert_ne!(report.results[0].kernels(), "-");
+    }
+}

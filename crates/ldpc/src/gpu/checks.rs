@@ -1,0 +1,293 @@
+//! The GPU self-checks (`sigpu check`): each GPU decoder against its CPU twin on fresh frames
+//! near each code's waterfall (so some frames decode and some do not, and messages saturate),
+//! and a simulation point spread over every GPU against the CPU.
+
+use super::flooding::{GpuDecoder, GpuOptions};
+use super::layered::LayeredGpuDecoder;
+use crate::channel::{Demapper, Modulation, Snr};
+use crate::code::Code;
+use crate::decoder::{Algorithm, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Precision, Schedule};
+use crate::error::LdpcError;
+use crate::sim::{make_frames, run_point, run_point_parallel, Frames, Link, PointResult, StopRule};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sigpu_runtime::cuda::{self, compare_exact, Check, CheckReport, Gpu};
+
+/// Which GPU kernels a twin check runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Kernels {
+    /// The fused layered kernel.
+    Layered,
+    /// Flooding in sub-batches of `sub` codewords, 16-byte (`vector`) or 4-byte accesses.
+    Flooding { sub: usize, vector: bool },
+    /// Flooding with the seed's re-reading kernels.
+    Reread,
+}
+
+/// One twin check: the rule, early termination, the code (`None`: a random DVB-T2 short
+/// code) and the codewords decoded.
+#[derive(Clone, Copy)]
+struct Case {
+    algorithm: Algorithm,
+    early: bool,
+    code: Option<&'static str>,
+    count: usize,
+    kernels: Kernels,
+}
+
+fn case(algorithm: Algorithm, kernels: Kernels, count: usize) -> Case {
+    Case {
+        algorithm,
+        early: false,
+        code: None,
+        count,
+        kernels,
+    }
+}
+
+impl Case {
+    fn early(self) -> Case {
+        Case {
+            early: true,
+            ..self
+        }
+    }
+    fn on(self, code: &'static str) -> Case {
+        Case {
+            code: Some(code),
+            ..self
+        }
+    }
+}
+
+const NMS: Algorithm = Algorithm::NormalizedMinSum { alpha: 0.75 };
+const OMS: Algorithm = Algorithm::OffsetMinSum { beta: 0.5 };
+const fn flooding(sub: usize, vector: bool) -> Kernels {
+    Kernels::Flooding { sub, vector }
+}
+
+/// Every LDPC GPU check; see the module documentation.
+pub fn checks() -> Vec<Check> {
+    use Algorithm::MinSum;
+    use Kernels::{Layered, Reread};
+    vec![
+        Check {
+            name: "ldpc/minsum8_layered",
+            about: "fused layered 8-bit min-sum, 2 batches (one partial) of a random DVB-T2 short code, vs CPU twin",
+            run: |gpu, seed| twin_check(gpu, seed, case(MinSum, Layered, 128 + 21)),
+        },
+        Check {
+            name: "ldpc/nms8_layered_normal_early",
+            about: "fused layered 8-bit normalised min-sum with early termination on DVB-T2 normal 1/2, vs CPU twin",
+            run: |gpu, seed| {
+                let nms = Algorithm::NormalizedMinSum { alpha: 0.875 };
+                twin_check(gpu, seed, case(nms, Layered, 128).early().on("dvbt2-normal-1/2"))
+            },
+        },
+        Check {
+            name: "ldpc/oms8_layered_s2_short_8_9",
+            about: "fused layered 8-bit offset min-sum on DVB-S2 short 8/9 (checks of degree 27), vs CPU twin",
+            run: |gpu, seed| twin_check(gpu, seed, case(OMS, Layered, 64).on("dvbs2-short-8/9")),
+        },
+        Check {
+            name: "ldpc/sim_all_gpus",
+            about: "simulation point spread over every GPU of the host (two workers per GPU), counts vs one CPU twin",
+            run: |_, seed| all_gpus_check(seed),
+        },
+        Check {
+            name: "ldpc/minsum8_flooding",
+            about: "8-bit min-sum, 2 batches (one partial) of a random DVB-T2 short code, vs CPU twin",
+            run: |gpu, seed| twin_check(gpu, seed, case(MinSum, flooding(128, true), 128 + 37)),
+        },
+        Check {
+            name: "ldpc/nms8_early_termination",
+            about: "8-bit normalised min-sum with early termination (per-codeword freeze), vs CPU twin",
+            run: |gpu, seed| twin_check(gpu, seed, case(NMS, flooding(64, true), 128).early()),
+        },
+        Check {
+            name: "ldpc/minsum8_sub_batch32",
+            about: "8-bit min-sum in sub-batches of 32 codewords, 2 batches (one partial), vs CPU twin",
+            run: |gpu, seed| twin_check(gpu, seed, case(MinSum, flooding(32, true), 128 + 45)),
+        },
+        Check {
+            name: "ldpc/minsum8_reread",
+            about: "8-bit min-sum with the seed's re-reading kernels (any degree), vs CPU twin",
+            run: |gpu, seed| twin_check(gpu, seed, case(MinSum, Reread, 128).early()),
+        },
+        Check {
+            name: "ldpc/oms8_normal_1_2",
+            about: "8-bit offset min-sum on DVB-T2 normal 1/2, vs CPU twin",
+            run: |gpu, seed| {
+                twin_check(gpu, seed, case(OMS, flooding(128, false), 128).on("dvbt2-normal-1/2"))
+            },
+        },
+    ]
+}
+
+fn invalid(e: LdpcError) -> cuda::Error {
+    match e {
+        LdpcError::Gpu(g) => g,
+        other => cuda::Error::Invalid(other.to_string()),
+    }
+}
+
+/// `sim::run_point_parallel` over every GPU of the host, two decoders (worker threads) per
+/// GPU so that workers race even on a one-GPU host, against `run_point` with the CPU twin on
+/// the same frames: frames, frame errors and bit errors must be equal. The GPU handed in is
+/// not used: the check opens every device itself, as `--device all` does.
+fn all_gpus_check(seed: u64) -> cuda::Result<CheckReport> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let code = Code::standard("dvbt2-short-1/2").map_err(invalid)?;
+    let link = Link::qpsk(rng.random());
+    // From FER ≈ 0.3 (stops on errors after a few batches) to ≈ 0.01 (runs to max_frames).
+    let eb_n0 = rng.random_range(1.6..1.8);
+    let config = DecoderConfig {
+        iterations: 20,
+        early_termination: true,
+        ..DecoderConfig::default()
+    };
+    let stop = StopRule {
+        min_errors: 50,
+        max_frames: 20 * 64,
+        batch: 64,
+    };
+    let threads = sigpu_runtime::host::threads();
+    let gpus = Gpu::open_all()?;
+    let mut decoders = Vec::new();
+    for gpu in gpus.iter().chain(&gpus) {
+        decoders.push(GpuDecoder::new(gpu, code.clone(), config).map_err(invalid)?);
+    }
+    let mut workers: Vec<&mut dyn Decoder> =
+        decoders.iter_mut().map(|d| d as &mut dyn Decoder).collect();
+    let snr = Snr::EbN0(eb_n0);
+    let got = run_point_parallel(&mut workers, &link, snr, stop, threads, &mut |_| {})
+        .map_err(invalid)?;
+    let mut cpu = Fixed8Decoder::new(code, config).map_err(invalid)?;
+    let want = run_point(&mut cpu, &link, snr, stop, threads, &mut |_| {}).map_err(invalid)?;
+    let counts = |p: &PointResult| [p.frames, p.frame_errors, p.bit_errors];
+    Ok(compare_exact(&counts(&got), &counts(&want)).with_note(format!(
+        "{} GPU(s), {} workers, Eb/N0 {eb_n0:.2} dB: {} frames, {} frame errors, {} bit errors (CPU {} / {} / {})",
+        gpus.len(),
+        workers.len(),
+        got.frames,
+        got.frame_errors,
+        got.bit_errors,
+        want.frames,
+        want.frame_errors,
+        want.bit_errors
+    )))
+}
+
+/// A twin check's random inputs: the code, its frames at a random Eb/N0 (dB) and a random
+/// scale and iteration count.
+struct Inputs {
+    name: String,
+    code: Code,
+    frames: Frames,
+    eb_n0: f64,
+    config: DecoderConfig,
+}
+
+fn twin_inputs(seed: u64, case: Case) -> crate::Result<Inputs> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let name = case.code.map_or_else(
+        || {
+            let short: Vec<_> = Code::standard_names()
+                .into_iter()
+                .filter(|n| n.starts_with("dvbt2-short"))
+                .collect();
+            short[rng.random_range(0..short.len())].to_owned()
+        },
+        str::to_owned,
+    );
+    let code = Code::standard(&name)?;
+    let link = Link {
+        demapper: Demapper::MaxLog,
+        ..Link::qpsk(rng.random())
+    };
+    // Eb/N0 between 0.5 and 2.5 dB: below, in and above the waterfalls of these codes.
+    let eb_n0 = rng.random_range(0.5..2.5);
+    let es = Snr::EbN0(eb_n0).es_n0_db(Modulation::Qpsk, code.rate());
+    let threads = sigpu_runtime::host::threads();
+    let frames = make_frames(&code, &link, es, 0, case.count, threads)?;
+    let schedule = match case.kernels {
+        Kernels::Layered => Schedule::Layered,
+        _ => Schedule::Flooding,
+    };
+    let scale = rng.random_range(2.0..6.0);
+    let config = DecoderConfig {
+        algorithm: case.algorithm,
+        schedule,
+        precision: Precision::Fixed8 { scale },
+        iterations: rng.random_range(5..30),
+        early_termination: case.early,
+        threads: 0,
+    };
+    Ok(Inputs {
+        name,
+        code,
+        frames,
+        eb_n0,
+        config,
+    })
+}
+
+/// The GPU decoder a case runs.
+fn gpu_decoder<'g>(
+    gpu: &'g Gpu,
+    code: Code,
+    config: DecoderConfig,
+    kernels: Kernels,
+) -> crate::Result<Box<dyn Decoder + 'g>> {
+    Ok(match kernels {
+        Kernels::Layered => Box::new(LayeredGpuDecoder::new(gpu, code, config)?),
+        Kernels::Reread => {
+            let options = GpuOptions {
+                sub_batch: 128,
+                vector: false,
+            };
+            Box::new(GpuDecoder::with_options(gpu, code, config, options)?.rereading()?)
+        }
+        Kernels::Flooding { sub, vector } => {
+            let options = GpuOptions {
+                sub_batch: sub,
+                vector,
+            };
+            Box::new(GpuDecoder::with_options(gpu, code, config, options)?)
+        }
+    })
+}
+
+fn twin_check(gpu: &Gpu, seed: u64, case: Case) -> cuda::Result<CheckReport> {
+    let Inputs {
+        name,
+        code,
+        frames,
+        eb_n0,
+        config,
+    } = twin_inputs(seed, case).map_err(invalid)?;
+    let mut cpu = Fixed8Decoder::new(code.clone(), config).map_err(invalid)?;
+    let mut want = vec![0u8; frames.llr.len()];
+    let cpu_stats = cpu
+        .decode(Llrs::F32(&frames.llr), &mut want)
+        .map_err(invalid)?;
+    let mut decoder = gpu_decoder(gpu, code, config, case.kernels).map_err(invalid)?;
+    let mut got = vec![0xFFu8; frames.llr.len()];
+    let gpu_stats = decoder
+        .decode(Llrs::F32(&frames.llr), &mut got)
+        .map_err(invalid)?;
+    let kernels = match case.kernels {
+        Kernels::Layered => ", fused layered kernel",
+        Kernels::Reread => ", seed's re-reading kernels",
+        Kernels::Flooding { vector: true, .. } => ", 16-byte kernels",
+        Kernels::Flooding { vector: false, .. } => ", 4-byte kernels",
+    };
+    let sub = match case.kernels {
+        Kernels::Flooding { sub, .. } => sub,
+        _ => 128,
+    };
+    Ok(compare_exact(&got, &want).with_note(format!(
+        "{name}, sub-batch {sub}{kernels}, Eb/N0 {eb_n0:.2} dB, {} iterations, {} of {} valid (cpu {}), iterations run gpu {} cpu {}",
+        config.iterations, gpu_stats.valid, case.count, cpu_stats.valid, gpu_stats.iterations, cpu_stats.iterations
+    )))
+}

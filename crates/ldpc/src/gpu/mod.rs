@@ -1,0 +1,35 @@
+//! The 8-bit min-sum decoders on a CUDA GPU, each bit for bit equal to its CPU twin
+//! ([`crate::decoder::Fixed8Decoder`] with the same configuration):
+//!
+//! - [`GpuDecoder`]: the seed's flooding schedule, CN and VN kernels over 128 codewords per
+//!   batch in the coalesced layout (`kernels/ldpc_minsum8.cu`);
+//! - [`LayeredGpuDecoder`]: the layered schedule fused into one kernel, one block per codeword
+//!   (`kernels/ldpc_layered8.cu`);
+//! - [`decoder`] picks one by schedule; [`checks`] are their self-checks for `sigpu check`.
+
+mod batch;
+mod checks;
+mod flooding;
+mod layered;
+
+pub use batch::BATCH;
+pub use checks::checks;
+pub use flooding::{kernel_source, GpuDecoder, GpuOptions};
+pub use layered::LayeredGpuDecoder;
+
+use crate::code::Code;
+use crate::decoder::{Decoder, DecoderConfig, Schedule};
+use crate::error::Result;
+use sigpu_runtime::cuda::Gpu;
+
+/// The GPU decoder for `config`: [`GpuDecoder`] (flooding) or [`LayeredGpuDecoder`].
+pub fn decoder<'g>(
+    gpu: &'g Gpu,
+    code: &Code,
+    config: DecoderConfig,
+) -> Result<Box<dyn Decoder + 'g>> {
+    Ok(match config.schedule {
+        Schedule::Flooding => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
+        Schedule::Layered => Box::new(LayeredGpuDecoder::new(gpu, code.clone(), config)?),
+    })
+}

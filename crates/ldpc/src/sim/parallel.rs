@@ -1,0 +1,401 @@
+//! One simulation point spread over several decoders of one code, one worker thread each (one
+//! per GPU for `sigpu ldpc simulate --device all`).
+//!
+//! Workers take batches of `stop.batch` frames from a shared counter, so a faster device
+//! decodes more of them. The point folds the batches in index order and stops after the same
+//! batch a single decoder would have stopped after; batches decoded past it are dropped. As
+//! frame f is the same whoever makes it, the counts equal one decoder's, provided the decoders
+//! decode alike (the GPU 8-bit decoders match their CPU twin bit for bit). Only `seconds`
+//! differs.
+
+use super::frames::{make_frames, Frames, Link};
+use super::point::{PointResult, StopRule};
+use crate::channel::Snr;
+use crate::code::Code;
+use crate::decoder::{Decoder, Llrs};
+use crate::error::{LdpcError, Result};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+
+/// Simulates one point with several decoders of one code at once; see the module
+/// documentation. `threads` CPU threads make the frames, shared among the workers; `progress`
+/// is called after every folded batch with the running counts.
+pub fn run_point_parallel(
+    decoders: &mut [&mut (dyn Decoder + '_)],
+    link: &Link,
+    snr: Snr,
+    stop: StopRule,
+    threads: usize,
+    progress: &mut dyn FnMut(&PointResult),
+) -> Result<PointResult> {
+    let code = common_code(decoders, stop)?;
+    let rate = code.rate();
+    let es = snr.es_n0_db(link.modulation, rate);
+    let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
+    let work = Work {
+        code: &code,
+        link,
+        es_n0_db: es,
+        stop,
+        threads_each: (threads / decoders.len()).max(1),
+        batches: stop.max_frames.div_ceil(stop.batch as u64),
+        next_batch: AtomicU64::new(0),
+        stopped: AtomicBool::new(false),
+    };
+    let mut fold = Fold::new(PointResult::new(es, eb), code.k() as u64, stop);
+    let (sender, receiver) = mpsc::channel::<(u64, Result<BatchCounts>)>();
+    std::thread::scope(|s| {
+        for decoder in decoders.iter_mut() {
+            let (sender, work) = (sender.clone(), &work);
+            s.spawn(move || work.run(&mut **decoder, &sender));
+        }
+        // Only the workers' senders are left: the loop ends when the last worker does.
+        drop(sender);
+        for (b, counts) in receiver {
+            fold.add(b, counts, &work.stopped, progress);
+        }
+    });
+    fold.finish()
+}
+
+/// The code every decoder decodes, once the stop rule and the decoders are found usable.
+fn common_code(decoders: &[&mut (dyn Decoder + '_)], stop: StopRule) -> Result<Code> {
+    if stop.batch == 0 || stop.max_frames == 0 {
+        return Err(LdpcError::invalid(
+            "--max-frames and the batch must be at least 1",
+        ));
+    }
+    let Some(first) = decoders.first() else {
+        return Err(LdpcError::invalid(
+            "a simulation needs at least one decoder",
+        ));
+    };
+    let code = first.code().clone();
+    let shape = |c: &Code| (c.name().to_owned(), c.n(), c.m(), c.edges());
+    if let Some(other) = decoders.iter().find(|d| shape(d.code()) != shape(&code)) {
+        return Err(LdpcError::invalid(format!(
+            "all decoders of a simulation must decode one code: {} and {}",
+            code.name(),
+            other.code().name()
+        )));
+    }
+    Ok(code)
+}
+
+/// What the workers share: the point's parameters and the batch counter.
+struct Work<'a> {
+    code: &'a Code,
+    link: &'a Link,
+    es_n0_db: f64,
+    stop: StopRule,
+    /// CPU threads each worker makes its frames with.
+    threads_each: usize,
+    batches: u64,
+    next_batch: AtomicU64,
+    stopped: AtomicBool,
+}
+
+impl Work<'_> {
+    /// One worker: batches until the point stops, the batches run out or one fails.
+    fn run(&self, decoder: &mut dyn Decoder, sender: &mpsc::Sender<(u64, Result<BatchCounts>)>) {
+        while !self.stopped.load(Ordering::Relaxed) {
+            let b = self.next_batch.fetch_add(1, Ordering::Relaxed);
+            if b >= self.batches {
+                break;
+            }
+            let counts = self.batch(decoder, b);
+            let failed = counts.is_err();
+            if sender.send((b, counts)).is_err() || failed {
+                break;
+            }
+        }
+    }
+
+    /// Makes and decodes batch `b`. A panicking decoder becomes this batch's error: the fold
+    /// then stops every worker instead of leaving them to run on to max_frames.
+    fn batch(&self, decoder: &mut dyn Decoder, b: u64) -> Result<BatchCounts> {
+        let first = b * self.stop.batch as u64;
+        let count = (self.stop.batch as u64).min(self.stop.max_frames - first) as usize;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let frames = make_frames(
+                self.code,
+                self.link,
+                self.es_n0_db,
+                first,
+                count,
+                self.threads_each,
+            )?;
+            decode_frames(decoder, self.code, &frames)
+        }))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(LdpcError::Invalid(format!(
+                "the decoder of batch {b} panicked: {what}"
+            )))
+        })
+    }
+}
+
+/// The counts of one batch of frames.
+struct BatchCounts {
+    frames: u64,
+    frame_errors: u64,
+    bit_errors: u64,
+    /// As [`DecodeStats::iterations`](crate::DecodeStats) counts them.
+    iterations: usize,
+}
+
+/// Decodes `frames` and counts the errors.
+fn decode_frames(decoder: &mut dyn Decoder, code: &Code, frames: &Frames) -> Result<BatchCounts> {
+    let mut bits = vec![0u8; frames.llr.len()];
+    let stats = decoder.decode(Llrs::F32(&frames.llr), &mut bits)?;
+    let (frame_errors, bit_errors) = frames.errors(code, &bits);
+    Ok(BatchCounts {
+        frames: (frames.info.len() / code.k()) as u64,
+        frame_errors,
+        bit_errors,
+        iterations: stats.iterations,
+    })
+}
+
+/// Batches folded into the point in index order.
+struct Fold {
+    point: PointResult,
+    k: u64,
+    stop: StopRule,
+    start: std::time::Instant,
+    /// Batches decoded ahead of the next one to fold.
+    done: BTreeMap<u64, Result<BatchCounts>>,
+    next: u64,
+    iterations: usize,
+    failure: Option<LdpcError>,
+}
+
+impl Fold {
+    fn new(point: PointResult, k: u64, stop: StopRule) -> Fold {
+        Fold {
+            point,
+            k,
+            stop,
+            start: std::time::Instant::now(),
+            done: BTreeMap::new(),
+            next: 0,
+            iterations: 0,
+            failure: None,
+        }
+    }
+
+    /// Takes batch `b` and folds every batch now in order. A failed batch counts only when
+    /// the fold reaches it: one decoded past the stopping batch (which a single decoder would
+    /// never have run) cannot fail a finished point.
+    fn add(
+        &mut self,
+        b: u64,
+        counts: Result<BatchCounts>,
+        stopped: &AtomicBool,
+        progress: &mut dyn FnMut(&PointResult),
+    ) {
+        self.done.insert(b, counts);
+        while !stopped.load(Ordering::Relaxed) {
+            let Some(counts) = self.done.remove(&self.next) else {
+                break;
+            };
+            self.next += 1;
+            let c = match counts {
+                Ok(c) => c,
+                Err(e) => {
+                    stopped.store(true, Ordering::Relaxed);
+                    self.failure = Some(e);
+                    break;
+                }
+            };
+            let p = &mut self.point;
+            p.frames += c.frames;
+            p.frame_errors += c.frame_errors;
+            p.bit_errors += c.bit_errors;
+            p.info_bits += c.frames * self.k;
+            self.iterations += c.iterations;
+            p.update_rates();
+            p.mean_iterations = self.iterations as f64 / p.frames as f64;
+            p.seconds = self.start.elapsed().as_secs_f64();
+            progress(p);
+            if p.frame_errors >= self.stop.min_errors || p.frames >= self.stop.max_frames {
+                stopped.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn finish(self) -> Result<PointResult> {
+        match self.failure {
+            Some(e) => Err(e),
+            None => Ok(self.point),
+        }
+    }
+}
+
+/// Simulates one point with one decoder ([`run_point_parallel`] with one worker). `progress` is called after every batch with the
+/// running counts.
+pub fn run_point(
+    decoder: &mut dyn Decoder,
+    link: &Link,
+    snr: Snr,
+    stop: StopRule,
+    threads: usize,
+    progress: &mut dyn FnMut(&PointResult),
+) -> Result<PointResult> {
+    run_point_parallel(&mut [decoder], link, snr, stop, threads, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::{Demapper, Modulation};
+    use crate::interleave::Interleaving;
+
+    /// 8-bit min-sum on DVB-T2 short 1/2, QPSK, at an SNR where about half the frames fail,
+    /// in batches of 3 frames, stopping after 8 frame errors: a point that stops mid-way.
+    fn parallel_case() -> (Code, crate::DecoderConfig, Link, Snr, StopRule) {
+        let config = crate::DecoderConfig {
+            algorithm: crate::Algorithm::MinSum,
+            schedule: crate::Schedule::Flooding,
+            precision: crate::Precision::Fixed8 { scale: 4.0 },
+            iterations: 10,
+            early_termination: true,
+            threads: 1,
+        };
+        let link = Link {
+            modulation: Modulation::Qpsk,
+            demapper: Demapper::Exact,
+            interleaving: Interleaving::None,
+            seed: 3,
+        };
+        let stop = StopRule {
+            min_errors: 8,
+            max_frames: 90,
+            batch: 3,
+        };
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        (code, config, link, Snr::EsN0(1.6), stop)
+    }
+
+    #[test]
+    fn several_decoders_count_what_one_counts() {
+        let (code, config, link, snr, stop) = parallel_case();
+        let mut one = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let single = run_point(one.as_mut(), &link, snr, stop, 1, &mut |_| {}).unwrap();
+        assert!(
+            single.frame_errors >= stop.min_errors && single.frames < stop.max_frames,
+            "the case should stop on errors before max_frames: {single:?}"
+        );
+        // Three workers, one of them with two decoder threads, racing for batches.
+        let mut decoders: Vec<_> = [1, 2, 1]
+            .into_iter()
+            .map(|threads| {
+                let config = crate::DecoderConfig { threads, ..config };
+                crate::decoder::cpu_decoder(&code, config).unwrap()
+            })
+            .collect();
+        let mut refs: Vec<&mut dyn Decoder> = decoders.iter_mut().map(|d| d.as_mut()).collect();
+        let mut calls = Vec::new();
+        let parallel = run_point_parallel(&mut refs, &link, snr, stop, 3, &mut |p| {
+            calls.push(p.frames)
+        })
+        .unwrap();
+        let seconds = PointResult {
+            seconds: 0.0,
+            ..single.clone()
+        };
+        assert_eq!(
+            PointResult {
+                seconds: 0.0,
+                ..parallel
+            },
+            seconds
+        );
+        // Progress comes once per folded batch, in order.
+        let expected: Vec<u64> = (1..=single.frames / 3).map(|b| b * 3).collect();
+        assert_eq!(calls, expected);
+    }
+
+    /// A decoder that panics on its first batch.
+    struct Panicking(Code);
+    impl Decoder for Panicking {
+        fn describe(&self) -> String {
+            "panics".into()
+        }
+        fn code(&self) -> &Code {
+            &self.0
+        }
+        fn decode(
+            &mut self,
+            _: crate::decoder::Llrs<'_>,
+            _: &mut [u8],
+        ) -> Result<crate::decoder::DecodeStats> {
+            panic!("test decoder");
+        }
+    }
+
+    /// A worker whose decoder panics turns into an error naming the batch, and the other
+    /// workers stop instead of running on to max_frames.
+    #[test]
+    fn a_panicking_worker_is_an_error_not_a_crash() {
+        let (code, config, link, snr, stop) = parallel_case();
+        let mut good = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let mut bad = Panicking(code.clone());
+        let mut refs: Vec<&mut dyn Decoder> = vec![good.as_mut(), &mut bad];
+        let mut folded = 0;
+        let e = run_point_parallel(&mut refs, &link, snr, stop, 2, &mut |_| folded += 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("panicked: test decoder"), "{e}");
+    }
+
+    #[test]
+    fn parallel_point_stops_at_max_frames_with_a_partial_batch() {
+        let (code, config, link, _, _) = parallel_case();
+        // A high SNR: no errors, so max_frames (not a multiple of the batch) ends the point.
+        let stop = StopRule {
+            min_errors: 1,
+            max_frames: 7,
+            batch: 3,
+        };
+        let mut a = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let mut b = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let point = run_point_parallel(
+            &mut [a.as_mut(), b.as_mut()],
+            &link,
+            Snr::EsN0(4.0),
+            stop,
+            2,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((point.frames, point.frame_errors), (7, 0));
+        assert_eq!(point.info_bits, 7 * code.k() as u64);
+    }
+
+    #[test]
+    fn parallel_point_refuses_no_decoder_or_mixed_codes() {
+        let (code, config, link, snr, stop) = parallel_case();
+        let err = run_point_parallel(&mut [], &link, snr, stop, 1, &mut |_| {}).unwrap_err();
+        assert!(err.to_string().contains("at least one decoder"), "{err}");
+        let other = Code::standard("dvbt2-short-3/4").unwrap();
+        let mut a = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let mut b = crate::decoder::cpu_decoder(&other, config).unwrap();
+        let err = run_point_parallel(
+            &mut [a.as_mut(), b.as_mut()],
+            &link,
+            snr,
+            stop,
+            1,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("dvbt2-short-3/4"), "{err}");
+    }
+}

@@ -1,0 +1,417 @@
+//! Resumable SNR sweeps: one [`PointResult`] per SNR point, every point written to a JSON
+//! file ([`Sweep`]) as soon as it is done, so that a long sweep can be stopped and resumed
+//! (`sigpu ldpc simulate --out FILE --resume` is this module).
+//!
+//! ```no_run
+//! use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepEvent, SweepSpec};
+//! use sigpu_ldpc::sim::Link;
+//! # fn main() -> sigpu_ldpc::Result<()> {
+//! let code = sigpu_ldpc::Code::standard("dvbt2-short-1/2")?;
+//! let config = sigpu_ldpc::DecoderConfig::default();
+//! let link = Link::qpsk(1);
+//! let mut spec = SweepSpec::new(link, SnrAxis::EbN0, sweep::parse_points("1.0:2.0:0.25")?, config);
+//! spec.out = Some("sweep.json".into());
+//! spec.resume = true;
+//! // No GPUs: the CPU decoder. Each finished point is in sweep.json already.
+//! let sweep = sweep::run(&code, &[], &spec, &mut |event| {
+//!     if let SweepEvent::Point(p) = event {
+//!         println!("{:.2} dB: BER {:.2e}", p.eb_n0_db, p.ber);
+//!     }
+//! })?;
+//! assert_eq!(sweep.points.len(), 5);
+//! # Ok(())
+//! # }
+//! ```
+
+use super::frames::Link;
+use super::parallel::run_point_parallel;
+use super::point::{PointResult, StopRule};
+use crate::channel::Snr;
+use crate::code::Code;
+use crate::decoder::{cpu_decoder, Decoder, DecoderConfig, Precision};
+use crate::error::{LdpcError, Result};
+use crate::gpu::{self, BATCH};
+use crate::interleave::{BitInterleaver, Interleaving};
+use serde::{Deserialize, Serialize};
+use sigpu_runtime::cuda::Gpu;
+use std::path::{Path, PathBuf};
+
+/// The results file of a sweep: what ran, and the points done so far in SNR order.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Sweep {
+    pub code: String,
+    pub modulation: String,
+    pub demapper: String,
+    /// Sweeps written before the interleaver existed ran without one.
+    #[serde(default)]
+    pub bit_interleaver: Interleaving,
+    pub decoder: String,
+    pub seed: u64,
+    pub min_errors: u64,
+    pub max_frames: u64,
+    pub points: Vec<PointResult>,
+}
+
+impl Sweep {
+    /// A sweep file written by [`run`] (or `sigpu ldpc simulate --out`).
+    pub fn read(path: &Path) -> Result<Sweep> {
+        let text = std::fs::read_to_string(path).map_err(|source| LdpcError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|e| LdpcError::Sweep {
+            path: path.to_owned(),
+            message: format!("not a sweep file from `sigpu ldpc simulate --out`: {e}"),
+        })
+    }
+
+    /// Whether `other` ran the same code, link, decoder and seed (its points can be kept).
+    fn same_run(&self, other: &Sweep) -> bool {
+        (
+            &self.code,
+            &self.modulation,
+            &self.demapper,
+            self.bit_interleaver,
+            &self.decoder,
+            self.seed,
+        ) == (
+            &other.code,
+            &other.modulation,
+            &other.demapper,
+            other.bit_interleaver,
+            &other.decoder,
+            other.seed,
+        )
+    }
+
+    /// Writes the file atomically (a stopped sweep leaves the previous version whole).
+    fn write(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| LdpcError::Sweep {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        sigpu_runtime::fs::write_atomic(path, text.as_bytes()).map_err(|source| LdpcError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    }
+}
+
+/// The SNR a sweep's points name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnrAxis {
+    EsN0,
+    EbN0,
+}
+
+impl SnrAxis {
+    pub fn snr(self, db: f64) -> Snr {
+        match self {
+            SnrAxis::EsN0 => Snr::EsN0(db),
+            SnrAxis::EbN0 => Snr::EbN0(db),
+        }
+    }
+
+    /// A point's SNR on this axis, dB.
+    pub fn of(self, p: &PointResult) -> f64 {
+        match self {
+            SnrAxis::EsN0 => p.es_n0_db,
+            SnrAxis::EbN0 => p.eb_n0_db,
+        }
+    }
+
+    /// `Es/N0` or `Eb/N0`.
+    pub fn label(self) -> &'static str {
+        match self {
+            SnrAxis::EsN0 => "Es/N0",
+            SnrAxis::EbN0 => "Eb/N0",
+        }
+    }
+}
+
+/// SNR points in dB: `START:STOP:STEP` (both ends included) or a comma list.
+pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
+    let bad = || {
+        LdpcError::invalid(format!("SNR {spec:?}: expected START:STOP:STEP (e.g. 0.5:2.0:0.1) or a comma list of dB values"))
+    };
+    let Some((start, rest)) = spec.split_once(':') else {
+        return spec
+            .split(',')
+            .map(|s| s.trim().parse::<f64>().map_err(|_| bad()))
+            .collect();
+    };
+    let (stop, step) = rest.split_once(':').ok_or_else(bad)?;
+    let (start, stop, step): (f64, f64, f64) = (
+        start.trim().parse().map_err(|_| bad())?,
+        stop.trim().parse().map_err(|_| bad())?,
+        step.trim().parse().map_err(|_| bad())?,
+    );
+    if ![start, stop, step].iter().all(|x| x.is_finite())
+        || step <= 0.0
+        || stop < start
+        || (stop - start) / step > 10_000.0
+    {
+        return Err(LdpcError::invalid(format!(
+            "SNR {spec:?}: need STEP > 0 and START ≤ STOP, with at most 10000 points"
+        )));
+    }
+    let count = ((stop - start) / step + 1e-9).floor() as usize + 1;
+    // Rounded to 1e-9 dB so points named alike in two runs are the same point.
+    Ok((0..count)
+        .map(|i| ((start + step * i as f64) * 1e9).round() / 1e9)
+        .collect())
+}
+
+/// Frames per decoder call unless a sweep sets its own: a GPU batch (128) on GPUs; on the
+/// CPU, 64 per thread for the 8-bit decoder (one SIMD group each) and 2 per thread for float.
+pub fn default_batch(on_gpus: bool, precision: Precision, threads: usize) -> usize {
+    match (on_gpus, precision) {
+        (true, _) => BATCH,
+        (false, Precision::Fixed8 { .. }) => 64 * threads,
+        (false, Precision::Float) => 2 * threads,
+    }
+}
+
+/// What a sweep runs, besides the decoders.
+#[derive(Clone, Debug)]
+pub struct SweepSpec {
+    /// The decoders' configuration (the file names it; [`run`] builds decoders from it).
+    pub config: DecoderConfig,
+    pub link: Link,
+    pub axis: SnrAxis,
+    /// SNR points in dB on `axis`, in the order they run.
+    pub points: Vec<f64>,
+    /// A point stops after this many frame errors ...
+    pub min_errors: u64,
+    /// ... or this many frames.
+    pub max_frames: u64,
+    /// Frames per decoder call; `None`: [`default_batch`].
+    pub batch: Option<usize>,
+    /// CPU threads making frames.
+    pub threads: usize,
+    /// The results file, rewritten atomically after every point.
+    pub out: Option<PathBuf>,
+    /// Keep the points already in `out` (which must hold the same code, link, decoder and
+    /// seed) instead of running them again.
+    pub resume: bool,
+}
+
+impl SweepSpec {
+    /// A sweep of `points` stopping at 100 frame errors or 10000 frames, on every CPU thread,
+    /// writing no file.
+    pub fn new(link: Link, axis: SnrAxis, points: Vec<f64>, config: DecoderConfig) -> SweepSpec {
+        SweepSpec {
+            config,
+            link,
+            axis,
+            points,
+            min_errors: 100,
+            max_frames: 10_000,
+            batch: None,
+            threads: sigpu_runtime::host::threads(),
+            out: None,
+            resume: false,
+        }
+    }
+
+    /// The file's header (no points) for `code`.
+    fn header(&self, code: &Code) -> Sweep {
+        Sweep {
+            code: code.name().to_owned(),
+            modulation: self.link.modulation.name().to_owned(),
+            demapper: format!("{:?}", self.link.demapper),
+            bit_interleaver: self.link.interleaving,
+            decoder: self.config.describe(),
+            seed: self.link.seed,
+            min_errors: self.min_errors,
+            max_frames: self.max_frames,
+            points: Vec::new(),
+        }
+    }
+
+    /// Refuses what cannot run before any work: counts of zero, a code / constellation the
+    /// interleaver does not cover.
+    fn validate(&self, code: &Code) -> Result<()> {
+        if self.min_errors == 0 || self.max_frames == 0 {
+            return Err(LdpcError::invalid(
+                "--min-errors and --max-frames must be at least 1",
+            ));
+        }
+        BitInterleaver::new(code, self.link.modulation, self.link.interleaving)?;
+        Ok(())
+    }
+
+    /// The header with the points of `out` when resuming one of the same run.
+    fn start(&self, code: &Code) -> Result<Sweep> {
+        let mut sweep = self.header(code);
+        let Some(out) = self
+            .out
+            .as_deref()
+            .filter(|out| self.resume && out.exists())
+        else {
+            return Ok(sweep);
+        };
+        let old = Sweep::read(out)?;
+        if !old.same_run(&sweep) {
+            return Err(LdpcError::Sweep {
+                path: out.to_owned(),
+                message: format!(
+                    "cannot resume: it holds a sweep of {} / {} / {} seed {}, not this one",
+                    old.code, old.modulation, old.decoder, old.seed
+                ),
+            });
+        }
+        sweep.points = old.points;
+        Ok(sweep)
+    }
+}
+
+/// What a sweep reports while it runs.
+#[derive(Clone, Copy, Debug)]
+pub enum SweepEvent<'a> {
+    /// A point starts: its SNR on the sweep's axis, dB (points kept from the file are skipped).
+    Start(f64),
+    /// The running counts of the point, after every batch.
+    Batch(&'a PointResult),
+    /// A point is done (and in the file).
+    Point(&'a PointResult),
+}
+
+/// Runs a sweep of `code` over `gpus`, one decoder and worker thread each, or on the CPU
+/// decoder when `gpus` is empty; see the module documentation.
+pub fn run(
+    code: &Code,
+    gpus: &[Gpu],
+    spec: &SweepSpec,
+    progress: &mut dyn FnMut(SweepEvent<'_>),
+) -> Result<Sweep> {
+    spec.validate(code)?;
+    let mut decoders = if gpus.is_empty() {
+        vec![cpu_decoder(code, spec.config)?]
+    } else {
+        gpus.iter()
+            .map(|gpu| gpu::decoder(gpu, code, spec.config))
+            .collect::<Result<Vec<_>>>()?
+    };
+    let batch = spec
+        .batch
+        .unwrap_or_else(|| default_batch(!gpus.is_empty(), spec.config.precision, spec.threads));
+    let mut workers: Vec<_> = decoders.iter_mut().map(|d| d.as_mut()).collect();
+    run_with(&mut workers, spec, batch, progress)
+}
+
+/// Runs a sweep with the given decoders (of one code, configured as `spec.config`), `batch`
+/// frames per decoder call.
+pub fn run_with(
+    decoders: &mut [&mut (dyn Decoder + '_)],
+    spec: &SweepSpec,
+    batch: usize,
+    progress: &mut dyn FnMut(SweepEvent<'_>),
+) -> Result<Sweep> {
+    let Some(code) = decoders.first().map(|d| d.code().clone()) else {
+        return Err(LdpcError::invalid("a sweep needs at least one decoder"));
+    };
+    spec.validate(&code)?;
+    let mut sweep = spec.start(&code)?;
+    let stop = StopRule {
+        min_errors: spec.min_errors,
+        max_frames: spec.max_frames,
+        batch,
+    };
+    let key = |p: &PointResult| spec.axis.of(p);
+    for &db in &spec.points {
+        if sweep.points.iter().any(|p| (key(p) - db).abs() < 1e-6) {
+            continue;
+        }
+        progress(SweepEvent::Start(db));
+        let snr = spec.axis.snr(db);
+        let point = run_point_parallel(decoders, &spec.link, snr, stop, spec.threads, &mut |p| {
+            progress(SweepEvent::Batch(p))
+        })?;
+        sweep.points.push(point.clone());
+        sweep.points.sort_by(|x, y| key(x).total_cmp(&key(y)));
+        if let Some(out) = &spec.out {
+            sweep.write(out)?;
+        }
+        progress(SweepEvent::Point(&point));
+    }
+    Ok(sweep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_parse_as_ranges_and_lists() {
+        assert_eq!(parse_points("1:2:0.5").unwrap(), [1.0, 1.5, 2.0]);
+        assert_eq!(parse_points("0.1, -2").unwrap(), [0.1, -2.0]);
+        // Steps that do not add up exactly still name the same points as a list would.
+        assert_eq!(parse_points("0.5:0.8:0.1").unwrap(), [0.5, 0.6, 0.7, 0.8]);
+        for bad in ["2:1:0.1", "1:2", "1:2:0", "x", "1:2:-1"] {
+            assert!(parse_points(bad).is_err(), "{bad}");
+        }
+        let e = parse_points("2:1:0.1").unwrap_err().to_string();
+        assert!(e.contains("START ≤ STOP"), "{e}");
+    }
+
+    fn spec(out: &Path, points: &[f64]) -> SweepSpec {
+        let config = DecoderConfig {
+            iterations: 10,
+            threads: 1,
+            ..DecoderConfig::default()
+        };
+        let mut spec = SweepSpec::new(Link::qpsk(3), SnrAxis::EsN0, points.to_vec(), config);
+        (spec.min_errors, spec.max_frames, spec.threads) = (5, 16, 1);
+        spec.batch = Some(8);
+        spec.out = Some(out.to_owned());
+        spec.resume = true;
+        spec
+    }
+
+    #[test]
+    fn a_resumed_sweep_keeps_its_points_and_refuses_another_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep.json");
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        let first = run(&code, &[], &spec(&out, &[4.0]), &mut |_| {}).unwrap();
+        // JSON keeps the counts exactly (tiny floats may lose their last bit).
+        let counts = |s: &Sweep| -> Vec<_> {
+            let c = |p: &PointResult| (p.es_n0_db, p.frames, p.frame_errors, p.bit_errors);
+            s.points.iter().map(c).collect()
+        };
+        let read = Sweep::read(&out).unwrap();
+        assert_eq!(counts(&read), counts(&first));
+        assert_eq!(read.decoder, first.decoder);
+        let mut started = Vec::new();
+        let both = run(&code, &[], &spec(&out, &[-1.0, 4.0]), &mut |e| {
+            if let SweepEvent::Start(db) = e {
+                started.push(db)
+            }
+        })
+        .unwrap();
+        assert_eq!(started, [-1.0], "the point in the file is not run again");
+        assert_eq!(both.points.len(), 2);
+        assert_eq!(counts(&both)[1], counts(&first)[0]);
+        assert!(both.points[0].fer > 0.5);
+        let mut other = spec(&out, &[1.0]);
+        other.link.seed = 4;
+        let e = run(&code, &[], &other, &mut |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("seed 3, not this one"), "{e}");
+        std::fs::write(&out, "{}").unwrap();
+        let e = run(&code, &[], &spec(&out, &[1.0]), &mut |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a sweep file"), "{e}");
+    }
+
+    #[test]
+    fn default_batches_fill_the_device() {
+        let fixed = Precision::Fixed8 { scale: 4.0 };
+        assert_eq!(default_batch(true, Precision::Float, 8), BATCH);
+        assert_eq!(default_batch(false, fixed, 8), 512);
+        assert_eq!(default_batch(false, Precision::Float, 8), 16);
+    }
+}
