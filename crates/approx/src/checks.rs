@@ -3,7 +3,7 @@
 
 use crate::apps;
 use crate::catalog::{self, Precision, Version};
-use crate::error::Result;
+use crate::error::{ApproxError, Result};
 use crate::eval::{evaluate, source};
 use crate::numeric::{error_stats, inputs};
 use crate::tune::{Partition, Session, Variant};

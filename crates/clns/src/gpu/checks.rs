@@ -7,7 +7,7 @@ use crate::error::{ClnsError, Result};
 use crate::format::{Clns, ClnsFormat};
 use crate::radian::ClnsF32;
 use crate::sb::{Geometry, Method, Sb, SbF64};
-use sigpu_runtime::cuda::{Check, CheckReport, CheckResult, DeviceBuffer, Gpu, Tolerance};
+use sigpu_runtime::cuda::{self, Check, CheckReport, CheckResult, DeviceBuffer, Gpu, Tolerance};
 
 /// A check's outcome as the registry takes it: the report, or the CLNS error as it is.
 fn outcome(r: Result<CheckReport>) -> CheckResult {

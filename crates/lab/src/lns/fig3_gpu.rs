@@ -74,7 +74,7 @@ pub fn checks() -> Vec<Check> {
     vec![Check {
         name: "lns/fig3_tables",
         about: "Fig. 3 raw s_b of texture and Horner tables at f = 12, 16 vs the CPU twins",
-        run: |gpu, _seed| check_tables(gpu),
+        run: |gpu, _seed| Ok(check_tables(gpu)?),
     }]
 }
 

@@ -7,11 +7,10 @@ use super::layered::LayeredGpuDecoder;
 use crate::channel::{Demapper, Modulation, Snr};
 use crate::code::Code;
 use crate::decoder::{Algorithm, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Precision, Schedule};
-use crate::error::LdpcError;
 use crate::sim::{make_frames, run_point, run_point_parallel, Frames, Link, PointResult, StopRule};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sigpu_runtime::cuda::{self, compare_exact, Check, CheckReport, Gpu};
+use sigpu_runtime::cuda::{compare_exact, Check, CheckResult, Gpu};
 
 /// Which GPU kernels a twin check runs.
 #[derive(Clone, Copy, PartialEq)]
@@ -124,20 +123,13 @@ pub fn checks() -> Vec<Check> {
     ]
 }
 
-fn invalid(e: LdpcError) -> cuda::Error {
-    match e {
-        LdpcError::Gpu(g) => g,
-        other => cuda::Error::Invalid(other.to_string()),
-    }
-}
-
 /// `sim::run_point_parallel` over every GPU of the host, two decoders (worker threads) per
 /// GPU so that workers race even on a one-GPU host, against `run_point` with the CPU twin on
 /// the same frames: frames, frame errors and bit errors must be equal. The GPU handed in is
 /// not used: the check opens every device itself, as `--device all` does.
-fn all_gpus_check(seed: u64) -> cuda::Result<CheckReport> {
+fn all_gpus_check(seed: u64) -> CheckResult {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let code = Code::standard("dvbt2-short-1/2").map_err(invalid)?;
+    let code = Code::standard("dvbt2-short-1/2")?;
     let link = Link::qpsk(rng.random());
     // From FER ≈ 0.3 (stops on errors after a few batches) to ≈ 0.01 (runs to max_frames).
     let eb_n0 = rng.random_range(1.6..1.8);
@@ -155,15 +147,14 @@ fn all_gpus_check(seed: u64) -> cuda::Result<CheckReport> {
     let gpus = Gpu::open_all()?;
     let mut decoders = Vec::new();
     for gpu in gpus.iter().chain(&gpus) {
-        decoders.push(GpuDecoder::new(gpu, code.clone(), config).map_err(invalid)?);
+        decoders.push(GpuDecoder::new(gpu, code.clone(), config)?);
     }
     let mut workers: Vec<&mut dyn Decoder> =
         decoders.iter_mut().map(|d| d as &mut dyn Decoder).collect();
     let snr = Snr::EbN0(eb_n0);
-    let got = run_point_parallel(&mut workers, &link, snr, stop, threads, &mut |_| {})
-        .map_err(invalid)?;
-    let mut cpu = Fixed8Decoder::new(code, config).map_err(invalid)?;
-    let want = run_point(&mut cpu, &link, snr, stop, threads, &mut |_| {}).map_err(invalid)?;
+    let got = run_point_parallel(&mut workers, &link, snr, stop, threads, &mut |_| {})?;
+    let mut cpu = Fixed8Decoder::new(code, config)?;
+    let want = run_point(&mut cpu, &link, snr, stop, threads, &mut |_| {})?;
     let counts = |p: &PointResult| [p.frames, p.frame_errors, p.bit_errors];
     Ok(compare_exact(&counts(&got), &counts(&want)).with_note(format!(
         "{} GPU(s), {} workers, Eb/N0 {eb_n0:.2} dB: {} frames, {} frame errors, {} bit errors (CPU {} / {} / {})",
@@ -258,24 +249,20 @@ fn gpu_decoder<'g>(
     })
 }
 
-fn twin_check(gpu: &Gpu, seed: u64, case: Case) -> cuda::Result<CheckReport> {
+fn twin_check(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
     let Inputs {
         name,
         code,
         frames,
         eb_n0,
         config,
-    } = twin_inputs(seed, case).map_err(invalid)?;
-    let mut cpu = Fixed8Decoder::new(code.clone(), config).map_err(invalid)?;
+    } = twin_inputs(seed, case)?;
+    let mut cpu = Fixed8Decoder::new(code.clone(), config)?;
     let mut want = vec![0u8; frames.llr.len()];
-    let cpu_stats = cpu
-        .decode(Llrs::F32(&frames.llr), &mut want)
-        .map_err(invalid)?;
-    let mut decoder = gpu_decoder(gpu, code, config, case.kernels).map_err(invalid)?;
+    let cpu_stats = cpu.decode(Llrs::F32(&frames.llr), &mut want)?;
+    let mut decoder = gpu_decoder(gpu, code, config, case.kernels)?;
     let mut got = vec![0xFFu8; frames.llr.len()];
-    let gpu_stats = decoder
-        .decode(Llrs::F32(&frames.llr), &mut got)
-        .map_err(invalid)?;
+    let gpu_stats = decoder.decode(Llrs::F32(&frames.llr), &mut got)?;
     let kernels = match case.kernels {
         Kernels::Layered => ", fused layered kernel",
         Kernels::Reread => ", seed's re-reading kernels",
