@@ -1,9 +1,7 @@
 //! The crate's error: what a caller can get wrong (names, ratios, argument shapes), what the
 //! transformation refuses, and the runtime's GPU errors, wrapped rather than flattened.
 
-use crate::catalog::Precision;
-use crate::search::SearchError;
-use crate::transform::TransformError;
+use crate::precision::Precision;
 use sigpu_runtime::cuda;
 
 /// Everything `sigpu-approx` can fail with.
@@ -49,18 +47,19 @@ pub enum ApproxError {
     VacuousCheck(String),
 }
 
-impl<E: Into<ApproxError> + std::fmt::Display> SearchError<E> {
-    /// The search error as the crate's: a failed measurement keeps its own error, a search that
-    /// could not start names `app`.
-    pub fn for_app(self, app: &str) -> ApproxError {
-        match self {
-            SearchError::Measure(e) => e.into(),
-            other => ApproxError::Search {
-                app: app.to_owned(),
-                what: other.to_string(),
-            },
-        }
-    }
+/// Why a source could not be transformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransformError {
+    #[error("{0}")]
+    Lex(String),
+    #[error("no extern \"C\" __global__ kernel named {name:?} in the source (it has: {known})")]
+    NoKernel { name: String, known: String },
+    #[error("kernel {0:?} calls no standard function and divides nothing: nothing to approximate")]
+    NothingToApproximate(String),
+    #[error("line {line}: {what}")]
+    Syntax { line: usize, what: String },
+    #[error("kernel {kernel:?} uses {what}, which has no form that warps running different bodies can share")]
+    Unsupported { kernel: String, what: String },
 }
 
 /// The crate's result.

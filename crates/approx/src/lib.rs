@@ -55,6 +55,7 @@ mod error;
 pub mod eval;
 mod lex;
 pub mod numeric;
+mod precision;
 pub mod search;
 pub mod transform;
 pub mod tune;

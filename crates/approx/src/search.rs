@@ -363,3 +363,17 @@ mod tests {
             .contains("smp, heu or omg"));
     }
 }
+
+impl<E: Into<ApproxError> + std::fmt::Display> SearchError<E> {
+    /// The search error as the crate's: a failed measurement keeps its own error, a search that
+    /// could not start names `app`.
+    pub fn for_app(self, app: &str) -> ApproxError {
+        match self {
+            SearchError::Measure(e) => e.into(),
+            other => ApproxError::Search {
+                app: app.to_owned(),
+                what: other.to_string(),
+            },
+        }
+    }
+}

@@ -33,6 +33,7 @@
 //! `/=` is left accurate.
 
 use crate::catalog::{self, Function};
+pub use crate::error::TransformError;
 use crate::lex::{matching_close, matching_open, tokens, Kind, Token};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -66,21 +67,6 @@ const TYPE_WORDS: [&str; 12] = [
     "float", "double", "int", "unsigned", "long", "short", "char", "signed", "const", "bool",
     "size_t", "half",
 ];
-
-/// Why a source could not be transformed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TransformError {
-    #[error("{0}")]
-    Lex(String),
-    #[error("no extern \"C\" __global__ kernel named {name:?} in the source (it has: {known})")]
-    NoKernel { name: String, known: String },
-    #[error("kernel {0:?} calls no standard function and divides nothing: nothing to approximate")]
-    NothingToApproximate(String),
-    #[error("line {line}: {what}")]
-    Syntax { line: usize, what: String },
-    #[error("kernel {kernel:?} uses {what}, which has no form that warps running different bodies can share")]
-    Unsupported { kernel: String, what: String },
-}
 
 /// The generated source and what was rewritten.
 #[derive(Clone, Debug, Serialize)]

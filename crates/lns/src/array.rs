@@ -7,19 +7,10 @@
 //! (xlnscpp's summation16bit notes); the fused sum does not.
 
 use crate::arith::{product, AddSub};
-use crate::error::LnsError;
+use crate::error::{LengthError, LnsError};
 use crate::format::Format;
 use crate::value::Class;
 use rayon::prelude::*;
-
-/// Two slices that should have matched in length did not.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("slice lengths differ: {what} has {got} elements, expected {expected}")]
-pub struct LengthError {
-    pub what: &'static str,
-    pub got: usize,
-    pub expected: usize,
-}
 
 fn check_len(what: &'static str, got: usize, expected: usize) -> Result<(), LengthError> {
     if got == expected {

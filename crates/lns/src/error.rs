@@ -1,6 +1,5 @@
 //! The crate's error type.
 
-use crate::array::LengthError;
 use crate::format::FormatError;
 use sigpu_fnapprox::FitError;
 use sigpu_runtime::cuda;
@@ -30,4 +29,13 @@ pub enum LnsError {
     /// The GPU: driver, compilation or launch.
     #[error(transparent)]
     Gpu(#[from] cuda::Error),
+}
+
+/// Two slices that should have matched in length did not.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("slice lengths differ: {what} has {got} elements, expected {expected}")]
+pub struct LengthError {
+    pub what: &'static str,
+    pub got: usize,
+    pub expected: usize,
 }

@@ -45,8 +45,8 @@ mod tables;
 mod value;
 
 pub use arith::{db_f64, sb_f64, Accurate, AddSub};
-pub use array::LengthError;
 pub use certify::{certify, certify_results, Certificate, Which};
+pub use error::LengthError;
 pub use error::LnsError;
 pub use fast::F64Tables;
 pub use format::{Format, FormatError};

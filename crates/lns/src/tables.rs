@@ -59,6 +59,25 @@ fn h_f64(z: f64) -> f64 {
     db_f64(z) - (-z).log2()
 }
 
+/// The polynomial degree `reader` needs, once the segment sizes are known to be in range.
+fn checked_degree(
+    format: Format,
+    reader: Reader,
+    (shift, near_shift, log2m_bits): (u32, u32, u32),
+) -> Result<usize, FitError> {
+    if shift > 24 || near_shift > format.frac_bits.min(24) || log2m_bits > 16 {
+        return Err(FitError::Invalid(format!(
+            "segment sizes out of range (shift {shift} ≤ 24, near_shift {near_shift} ≤ min(F, 24), log2m_bits {log2m_bits} ≤ 16)"
+        )));
+    }
+    match reader {
+        Reader::Horner(d) if (1..=5).contains(&d) => Ok(d),
+        Reader::Horner(d) => Err(FitError::Invalid(format!("Horner degree {d}: use 1 to 5"))),
+        Reader::Texture1 => Ok(1),
+        Reader::Texture2 => Ok(2),
+    }
+}
+
 impl Tables {
     /// Builds the tables: far segments of 2^`shift` codes, near segments of 2^`near_shift`
     /// codes, and 2^`log2m_bits` segments for log2 m.
@@ -70,20 +89,7 @@ impl Tables {
         log2m_bits: u32,
     ) -> Result<Tables, LnsError> {
         let f = format.frac_bits;
-        if shift > 24 || near_shift > f.min(24) || log2m_bits > 16 {
-            return Err(FitError::Invalid(format!(
-                "segment sizes out of range (shift {shift} ≤ 24, near_shift {near_shift} ≤ min(F, 24), log2m_bits {log2m_bits} ≤ 16)"
-            ))
-            .into());
-        }
-        let degree = match reader {
-            Reader::Horner(d) if (1..=5).contains(&d) => d,
-            Reader::Horner(d) => {
-                return Err(FitError::Invalid(format!("Horner degree {d}: use 1 to 5")).into())
-            }
-            Reader::Texture1 => 1,
-            Reader::Texture2 => 2,
-        };
+        let degree = checked_degree(format, reader, (shift, near_shift, log2m_bits))?;
         let ulp = format.ulp();
         // Far segments end at 0, so z = −1 (a multiple of 2^shift codes) is a segment boundary
         // and no d_b segment straddles the switch to the near form.

@@ -3,14 +3,15 @@
 //! texture-cache cliff and streaming element-wise ops ([`super::cliff`]) the whole
 //! `sigpu bench clns` report.
 
+use super::chain::{chain_config, median_ms};
 use super::cliff::{cliff, streaming, CliffRow, StreamRow};
 use anyhow::Result;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use sigpu_clns::gpu::{kernels, random_pairs, Float2, GpuClns, Uint2};
+use sigpu_clns::gpu::{random_pairs, Float2, GpuClns, Uint2};
 use sigpu_clns::{Class, Clns, ClnsF32, ClnsFormat, Geometry, Method};
 use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, LaunchConfig};
-use sigpu_runtime::cuda::{self, sm_clock_mhz, time_gpu, DeviceBuffer, Gpu, Kernel};
+use sigpu_runtime::cuda::{self, sm_clock_mhz, DeviceBuffer, Gpu};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
@@ -43,25 +44,6 @@ pub struct Report {
 
 /// Chains per thread in the Table I kernels (`CHAINS` of clns.cu).
 const CHAINS: u64 = 2;
-
-/// The Table I and cliff launch: 16 blocks of 256 threads per SM.
-pub(super) fn chain_config(gpu: &Gpu) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (gpu.info().sms * 16, 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
-/// The median time in ms of 10 launches of kernel `name` (after 2 warm-up launches).
-pub(super) fn median_ms(
-    gpu: &Gpu,
-    name: &str,
-    mut launch: impl FnMut(&Kernel) -> cuda::Result<()>,
-) -> Result<f64> {
-    let kernel = gpu.kernel(&kernels(), name)?;
-    Ok(time_gpu(gpu, 2, 10, || launch(&kernel))?.median_ms)
-}
 
 /// One Table I measurement context: the table, the chains' launch, the output words.
 struct Chains<'a> {

@@ -1,8 +1,7 @@
 //! The texture-cache cliff (S_b reads at random inputs against table size) and the streaming
 //! element-wise ops (2^26 pairs in device memory against the copy ceiling).
 
-use super::bench::{chain_config, median_ms};
-use super::gpu_error;
+use super::chain::{chain_config, median_ms};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use sigpu_clns::gpu::{random_pairs, GpuClns};
@@ -89,15 +88,11 @@ pub fn streaming(gpu: &Gpu, g: &GpuClns) -> Result<Vec<StreamRow>> {
         "clns add fma",
     ] {
         let t = time_gpu(gpu, 3, 20, || match op {
-            "complex f32 add" => complex_f32(gpu, "stream_cf32_add", &fa, &fb, &mut fout),
-            "complex f32 mul" => complex_f32(gpu, "stream_cf32_mul", &fa, &fb, &mut fout),
-            "clns mul" => g.mul(gpu, &da, &db, &mut out).map_err(gpu_error),
-            "clns add tex" => g
-                .add(gpu, Method::Tex, &da, &db, &mut out)
-                .map_err(gpu_error),
-            _ => g
-                .add(gpu, Method::Fma, &da, &db, &mut out)
-                .map_err(gpu_error),
+            "complex f32 add" => Ok(complex_f32(gpu, "stream_cf32_add", &fa, &fb, &mut fout)?),
+            "complex f32 mul" => Ok(complex_f32(gpu, "stream_cf32_mul", &fa, &fb, &mut fout)?),
+            "clns mul" => g.mul(gpu, &da, &db, &mut out),
+            "clns add tex" => g.add(gpu, Method::Tex, &da, &db, &mut out),
+            _ => g.add(gpu, Method::Fma, &da, &db, &mut out),
         })?;
         let gb = 24.0 * n as f64 / (t.median_ms * 1e-3) / 1e9;
         rows.push(StreamRow {

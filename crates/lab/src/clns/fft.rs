@@ -2,7 +2,7 @@
 //! bits per component (SNR vs rustfft's f64), the word size fixed point needs to match each
 //! CLNS row, the seed's f32-radian variant, and on a GPU the batched CLNS FFT's SNR and speed.
 
-use super::{gpu_error, TextTable};
+use super::TextTable;
 use anyhow::{bail, Context, Result};
 use num_complex::Complex;
 use serde::{Deserialize, Serialize};
@@ -186,7 +186,7 @@ pub fn throughput(
         .collect::<Result<Vec<_>, _>>()?;
     let mut fresh = buffers.iter_mut();
     let t = time_gpu(gpu, warmup, runs, || match fresh.next() {
-        Some(d) => g.fft(gpu, method, d, n).map_err(gpu_error),
+        Some(d) => g.fft(gpu, method, d, n),
         None => unreachable!("time_gpu launches warmup + runs times"),
     })?;
     let s = t.median_ms * 1e-3;

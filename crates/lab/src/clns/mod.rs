@@ -17,27 +17,15 @@
 
 pub mod bench;
 pub mod certify;
+mod chain;
 pub mod cliff;
 pub mod fft;
 pub mod fig45;
 mod render;
-
-use sigpu_clns::ClnsError;
-use sigpu_runtime::cuda;
 
 /// A text table for the terminal: a header and rows of cells (the CLI lays them out).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TextTable {
     pub header: &'static [&'static str],
     pub rows: Vec<Vec<String>>,
-}
-
-/// A CLNS error inside a closure that `time_gpu` times (which takes the runtime's errors):
-/// GPU errors as they are, any other (a caller's mistake the experiment never makes) as an
-/// invalid argument.
-fn gpu_error(e: ClnsError) -> cuda::Error {
-    match e {
-        ClnsError::Gpu(e) => e,
-        other => cuda::Error::Invalid(other.to_string()),
-    }
 }

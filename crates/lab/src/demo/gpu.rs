@@ -9,7 +9,7 @@ use sigpu_lns::hmm::gpu::{emission_words, GpuHmm};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
 use sigpu_recurrence::GpuConfig;
-use sigpu_runtime::cuda::{Check, Gpu};
+use sigpu_runtime::cuda::{time_gpu, Check, Gpu};
 
 pub fn lns_hmm(gpu: &Gpu) -> Result<HmmSection> {
     let (states, steps, batch) = (64, 300, 1024);
@@ -19,7 +19,7 @@ pub fn lns_hmm(gpu: &Gpu) -> Result<HmmSection> {
     let hmm = GpuHmm::new(gpu, &model, format)?;
     let words = gpu.upload(&emission_words(format, &emit))?;
     let mut ll = gpu.alloc_poisoned::<f64>(batch)?;
-    let timing = crate::lns::time_op(gpu, 2, 10, || hmm.forward(gpu, &words, batch, &mut ll))?;
+    let timing = time_gpu(gpu, 2, 10, || hmm.forward(gpu, &words, batch, &mut ll))?;
     let got = gpu.download(&ll)?;
     let seconds = timing.median_ms / 1e3;
     Ok(HmmSection {

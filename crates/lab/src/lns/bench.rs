@@ -3,13 +3,14 @@
 //! streaming add and the fused reductions against the copy ceiling; and the CPU's add
 //! throughput per method.
 
-use super::support::time_op;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use sigpu_lns::gpu::{fused, kernels, GpuMethod};
 use sigpu_lns::{Class, Format, LnsError, Method};
 use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
-use sigpu_runtime::cuda::{self, copy_bandwidth, sm_clock_mhz, DeviceBuffer, Gpu, Launch};
+use sigpu_runtime::cuda::{
+    self, copy_bandwidth, sm_clock_mhz, time_gpu, DeviceBuffer, Gpu, Launch,
+};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
@@ -118,7 +119,7 @@ fn reductions(
     let n = STREAM_WORDS;
     let mut rows = Vec::new();
     for (op, ys) in [("sum", None), ("dot", Some(b))] {
-        let t = time_op(gpu, 3, 20, || fused::fused_into(gpu, format, a, ys, out))?;
+        let t = time_gpu(gpu, 3, 20, || fused::fused_into(gpu, format, a, ys, out))?;
         let words = if ys.is_some() { 2 } else { 1 };
         let gb_per_s = (4 * words * n) as f64 / (t.median_ms * 1e-3) / 1e9;
         rows.push(ReduceRow {
@@ -147,7 +148,7 @@ fn streaming(
     let reductions = reductions(gpu, format, &inputs, &mut out, copy)?;
     let mut rows = Vec::new();
     for m in methods {
-        let t = time_op(gpu, 3, 20, || m.add(gpu, a, b, &mut out))?;
+        let t = time_gpu(gpu, 3, 20, || m.add(gpu, a, b, &mut out))?;
         rows.push(stream_row(m.method.to_string(), t.median_ms, 12.0, copy));
     }
     // Formats of ≤ 16 bits stored as u16 words: 6 bytes per add instead of 12.
@@ -158,7 +159,7 @@ fn streaming(
         };
         let (a16, b16) = (narrow(a)?, narrow(b)?);
         let mut out16 = gpu.alloc_poisoned::<u16>(STREAM_WORDS)?;
-        let t = time_op(gpu, 3, 20, || m.add(gpu, &a16, &b16, &mut out16))?;
+        let t = time_gpu(gpu, 3, 20, || m.add(gpu, &a16, &b16, &mut out16))?;
         let name = format!("{} (u16 words)", m.method);
         rows.push(stream_row(name, t.median_ms, 6.0, copy));
     }
@@ -252,7 +253,7 @@ fn single_rows(
         let gm = GpuMethod::new(gpu, m, format)?;
         let kernel = gpu.kernel(&kernels(), &format!("lns_bench_{m}"))?;
         for both in [0i32, 1] {
-            let t = time_op(gpu, 2, 10, || {
+            let t = time_gpu(gpu, 2, 10, || {
                 let mut launch = gpu.launch(&kernel);
                 gm.table_args(&mut launch);
                 shape.run(&mut launch, &both, out)
@@ -285,7 +286,7 @@ fn blend_rows(
         let kernel = gpu.kernel(&kernels(), name)?;
         for both in [0i32, 1] {
             for lambda in 1..8i32 {
-                let t = time_op(gpu, 2, 10, || {
+                let t = time_gpu(gpu, 2, 10, || {
                     let mut launch = gpu.launch(&kernel);
                     ga.table_args(&mut launch);
                     gb.table_args(&mut launch).arg(&lambda);

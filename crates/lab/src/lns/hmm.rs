@@ -1,13 +1,12 @@
 //! `sigpu lns hmm`: the HMM forward in LNS on a random model, on the CPU or a GPU, timed and
 //! checked against the f64 log-space forward.
 
-use super::support::time_op;
 use anyhow::Result;
 use serde::Serialize;
 use sigpu_lns::hmm::gpu::{emission_words, GpuHmm};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
-use sigpu_runtime::cuda::Gpu;
+use sigpu_runtime::cuda::{time_gpu, Gpu};
 
 /// What to run: a random model of `states` states, `batch` sequences of `steps` emissions.
 #[derive(Clone, Copy, Debug)]
@@ -60,7 +59,7 @@ fn forward(
             let hmm = GpuHmm::new(gpu, model, run.format)?;
             let words = gpu.upload(&emission_words(run.format, emit))?;
             let mut ll = gpu.alloc_poisoned::<f64>(b)?;
-            let timing = time_op(gpu, 1, run.runs, || hmm.forward(gpu, &words, b, &mut ll))?;
+            let timing = time_gpu(gpu, 1, run.runs, || hmm.forward(gpu, &words, b, &mut ll))?;
             let name = gpu.info().name.clone();
             Ok((gpu.download(&ll)?, timing.median_ms / 1e3, name))
         }

@@ -13,9 +13,6 @@ pub mod fig3;
 pub mod fig3_gpu;
 pub mod figure;
 pub mod hmm;
-mod support;
-
-pub use support::time_op;
 
 /// The lab's LNS self-checks (Fig. 3's tables on the GPU against their CPU twins); the
 /// library's own are `sigpu_lns::gpu::checks()`.

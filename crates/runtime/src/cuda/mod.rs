@@ -38,6 +38,8 @@ pub use timing::{gb_per_s, gelem_per_s, median, time_gpu, Timing};
 
 /// Re-exported so capability crates name one CUDA crate version.
 pub use cudarc;
+/// A launch's grid, block and dynamic shared memory, as [`Launch::run`] takes it.
+pub use cudarc::driver::LaunchConfig;
 
 /// A typed buffer in device memory (freed on drop), as [`Gpu::upload`] and
 /// [`Gpu::alloc_poisoned`] return it.
