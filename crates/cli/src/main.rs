@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    match cmd::run(&args) {
+    match cli::run(&args) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -1,8 +1,8 @@
 //! `sigpu bench ...`: measurements whose figures go to BENCHMARKS.md.
 
-use crate::cli::CopyArgs;
 use crate::table;
 use anyhow::{Context, Result};
+use clap::Args;
 use serde::Serialize;
 use sigpu_runtime::cuda::{copy_bandwidth, CopyBench};
 use sigpu_runtime::host::{self, HostCopyBench};
@@ -14,6 +14,22 @@ use std::process::ExitCode;
 enum CopyResult {
     Cuda(CopyBench),
     Cpu(HostCopyBench),
+}
+
+#[derive(Args, Debug)]
+pub struct CopyArgs {
+    /// Buffer size in MiB (default 1024 on a GPU, 256 on the CPU).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub size_mib: Option<u64>,
+    /// Timed repetitions; the median is reported.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub runs: u64,
+    /// Untimed repetitions first.
+    #[arg(long, default_value_t = 5)]
+    pub warmup: u64,
+    /// Also write the JSON result to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitCode> {

@@ -1,13 +1,26 @@
 //! `sigpu check`: every registered GPU kernel against its CPU twin.
 
-use crate::cli::CheckArgs;
 use crate::table;
 use anyhow::{bail, Result};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use sigpu_lab::checks::Summary;
 use sigpu_runtime::cuda::{gpu_required, Check, Gpu, REQUIRE_GPU_ENV};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Seed for the random inputs (default: drawn from the clock and printed, to replay a run).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run only checks whose name contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    /// List the registered checks and exit.
+    #[arg(long)]
+    pub list: bool,
+}
 
 pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitCode> {
     let checks = sigpu_lab::checks::matching(args.filter.as_deref());
