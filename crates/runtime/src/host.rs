@@ -4,27 +4,74 @@
 use serde::Serialize;
 use std::time::Instant;
 
-/// The instruction-set extensions of the host CPU that sigpu's CPU kernels dispatch on.
-///
-/// Detected once per process ([`CpuArch::host`]) and passed down to the code that picks an
-/// instruction set, so every crate sees the same answer and tests can force a narrower one
-/// ([`CpuArch::scalar`], or any subset). A function compiled with `#[target_feature]` may run
-/// only when every feature it was compiled with is `true` here.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
-pub struct CpuArch {
-    pub sse4_1: bool,
-    pub sse4_2: bool,
-    pub avx: bool,
-    pub avx2: bool,
-    pub fma: bool,
-    pub bmi2: bool,
-    pub avx512f: bool,
-    pub avx512bw: bool,
-    pub avx512vl: bool,
-    pub avx512cd: bool,
-    pub avx512dq: bool,
-    pub avx512vbmi: bool,
-    pub neon: bool,
+/// Declares [`CpuArch`] from one table: each field, the name `is_x86_feature_detected!` knows
+/// it by, and the name people use. Detection and the printed list cannot drift apart.
+macro_rules! cpu_arch {
+    ($($field:ident: $x86:tt, $shown:literal;)*) => {
+        /// The instruction-set extensions of the host CPU that sigpu's CPU kernels dispatch on.
+        ///
+        /// Detected once per process ([`CpuArch::host`]) and passed down to the code that picks
+        /// an instruction set, so every crate sees the same answer and tests can force a
+        /// narrower one ([`CpuArch::scalar`], or any subset). A function compiled with
+        /// `#[target_feature]` may run only when every feature it was compiled with is `true`
+        /// here.
+        #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+        pub struct CpuArch {
+            $(pub $field: bool,)*
+            pub neon: bool,
+        }
+
+        impl CpuArch {
+            /// Asks the CPU (uncached; [`CpuArch::host`] is the cached answer).
+            pub fn detect() -> CpuArch {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    CpuArch {
+                        $($field: std::arch::is_x86_feature_detected!($x86),)*
+                        neon: false,
+                    }
+                }
+                #[cfg(target_arch = "aarch64")]
+                {
+                    CpuArch {
+                        neon: std::arch::is_aarch64_feature_detected!("neon"),
+                        ..CpuArch::default()
+                    }
+                }
+                #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+                {
+                    CpuArch::default()
+                }
+            }
+
+            /// The extensions present, as people name them ("SSE4.1 SSE4.2 AVX2 FMA …"), or
+            /// "none".
+            pub fn feature_list(&self) -> String {
+                let all = [$((self.$field, $shown),)* (self.neon, "NEON")];
+                let names: Vec<&str> = all.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect();
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(" ")
+                }
+            }
+        }
+    };
+}
+
+cpu_arch! {
+    sse4_1: "sse4.1", "SSE4.1";
+    sse4_2: "sse4.2", "SSE4.2";
+    avx: "avx", "AVX";
+    avx2: "avx2", "AVX2";
+    fma: "fma", "FMA";
+    bmi2: "bmi2", "BMI2";
+    avx512f: "avx512f", "AVX-512F";
+    avx512bw: "avx512bw", "AVX-512BW";
+    avx512vl: "avx512vl", "AVX-512VL";
+    avx512cd: "avx512cd", "AVX-512CD";
+    avx512dq: "avx512dq", "AVX-512DQ";
+    avx512vbmi: "avx512vbmi", "AVX-512VBMI";
 }
 
 impl CpuArch {
@@ -39,40 +86,6 @@ impl CpuArch {
         CpuArch::default()
     }
 
-    /// Asks the CPU (uncached; [`CpuArch::host`] is the cached answer).
-    pub fn detect() -> CpuArch {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            CpuArch {
-                sse4_1: has!("sse4.1"),
-                sse4_2: has!("sse4.2"),
-                avx: has!("avx"),
-                avx2: has!("avx2"),
-                fma: has!("fma"),
-                bmi2: has!("bmi2"),
-                avx512f: has!("avx512f"),
-                avx512bw: has!("avx512bw"),
-                avx512vl: has!("avx512vl"),
-                avx512cd: has!("avx512cd"),
-                avx512dq: has!("avx512dq"),
-                avx512vbmi: has!("avx512vbmi"),
-                neon: false,
-            }
-        }
-        #[cfg(target_arch = "aarch64")]
-        {
-            CpuArch {
-                neon: std::arch::is_aarch64_feature_detected!("neon"),
-                ..CpuArch::default()
-            }
-        }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        {
-            CpuArch::default()
-        }
-    }
-
     /// AVX2 and FMA: the 256-bit float paths.
     pub fn avx2_fma(&self) -> bool {
         self.avx2 && self.fma
@@ -81,31 +94,6 @@ impl CpuArch {
     /// AVX-512 F, BW and VL: the 512-bit integer and byte paths (and their 256-bit forms).
     pub fn avx512_bw_vl(&self) -> bool {
         self.avx512f && self.avx512bw && self.avx512vl
-    }
-
-    /// The extensions present, as people name them ("SSE4.1 SSE4.2 AVX2 FMA …"), or "none".
-    pub fn feature_list(&self) -> String {
-        let all = [
-            (self.sse4_1, "SSE4.1"),
-            (self.sse4_2, "SSE4.2"),
-            (self.avx, "AVX"),
-            (self.avx2, "AVX2"),
-            (self.fma, "FMA"),
-            (self.bmi2, "BMI2"),
-            (self.avx512f, "AVX-512F"),
-            (self.avx512bw, "AVX-512BW"),
-            (self.avx512vl, "AVX-512VL"),
-            (self.avx512cd, "AVX-512CD"),
-            (self.avx512dq, "AVX-512DQ"),
-            (self.avx512vbmi, "AVX-512VBMI"),
-            (self.neon, "NEON"),
-        ];
-        let names: Vec<&str> = all.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect();
-        if names.is_empty() {
-            "none".to_owned()
-        } else {
-            names.join(" ")
-        }
     }
 
     /// The widest extension present, as people name it.
@@ -123,9 +111,6 @@ impl CpuArch {
         }
     }
 }
-
-/// The former name of [`CpuArch`], kept while the crates move over.
-pub type SimdFeatures = CpuArch;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct HostInfo {

@@ -35,6 +35,26 @@ pub struct HmmSection {
 }
 
 impl HmmSection {
+    /// A measured forward pass of `batch` sequences of `steps` steps over `states` states.
+    pub fn new(
+        device: &str,
+        format: Format,
+        (states, steps, batch): (usize, usize, usize),
+        seconds: f64,
+        max_relative_error: f64,
+    ) -> HmmSection {
+        HmmSection {
+            device: device.to_owned(),
+            format: format.to_string(),
+            states,
+            steps,
+            batch,
+            seconds,
+            g_cells_per_s: (states * states * steps * batch) as f64 / seconds / 1e9,
+            max_relative_error,
+        }
+    }
+
     pub fn line(&self) -> String {
         format!(
             "{} HMM forward ({}, {} states × {} steps × {} sequences): {:.3} G cells/s, \
@@ -68,16 +88,14 @@ pub fn lns_hmm() -> Result<HmmSection> {
     let start = Instant::now();
     let got = model.forward_lns_batch(Format::LNS32, &emit, batch)?;
     let seconds = start.elapsed().as_secs_f64();
-    Ok(HmmSection {
-        device: "cpu".into(),
-        format: Format::LNS32.to_string(),
-        states,
-        steps,
-        batch,
+    let error = hmm_error(&model, &emit, &got)?;
+    Ok(HmmSection::new(
+        "cpu",
+        Format::LNS32,
+        (states, steps, batch),
         seconds,
-        g_cells_per_s: (states * states * steps * batch) as f64 / seconds / 1e9,
-        max_relative_error: hmm_error(&model, &emit, &got)?,
-    })
+        error,
+    ))
 }
 
 /// A 16-bit CLNS FFT against fixed point and f16 of the same width, all vs f64.

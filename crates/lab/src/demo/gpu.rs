@@ -22,17 +22,16 @@ pub fn lns_hmm(gpu: &Gpu) -> Result<HmmSection> {
     let timing = time_gpu(gpu, 2, 10, || hmm.forward(gpu, &words, batch, &mut ll))?;
     let got = gpu.download(&ll)?;
     let seconds = timing.median_ms / 1e3;
-    Ok(HmmSection {
-        device: gpu.info().name.clone(),
-        format: format.to_string(),
-        states,
-        steps,
-        batch,
+    // Every sequence against the f64 forward (a fraction of a second on the host).
+    let error = hmm_error(&model, &emit, &got)?;
+    let shape = (states, steps, batch);
+    Ok(HmmSection::new(
+        &gpu.info().name,
+        format,
+        shape,
         seconds,
-        g_cells_per_s: (states * states * steps * batch) as f64 / seconds / 1e9,
-        // Every sequence against the f64 forward (a fraction of a second on the host).
-        max_relative_error: hmm_error(&model, &emit, &got)?,
-    })
+        error,
+    ))
 }
 
 /// The generated single-pass filter kernel on one long channel, against the copy ceiling.
