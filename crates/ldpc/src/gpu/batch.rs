@@ -24,7 +24,7 @@ pub(super) fn alloc_pinned<T: DeviceRepr>(gpu: &Gpu, len: usize) -> Result<Pinne
 
 /// Copies (quantising if needed) codewords `first .. first + count` of `llr`, `n` LLRs each,
 /// into the front of `host`; with `clear`, the rest of `host` becomes 0 first.
-pub(super) fn fill_input(
+fn fill_input(
     host: &mut PinnedHostSlice<i8>,
     q: Quantizer,
     llr: Llrs<'_>,
@@ -61,8 +61,23 @@ pub(super) trait BatchQueue<'g> {
     /// Code length N.
     fn n(&self) -> usize;
     fn quantizer(&self) -> Quantizer;
+    /// Whether [`BatchQueue::fill`] zeroes the rest of the pinned input (codewords past the
+    /// last ones filled then decode as all-zero words).
+    const CLEAR_INPUT: bool;
+    /// The pinned input buffer: N LLRs per codeword.
+    fn host_input(&mut self) -> &mut PinnedHostSlice<i8>;
     /// Fills the pinned input with codewords `first .. first + count` of `llr`.
-    fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()>;
+    fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()> {
+        let (q, n) = (self.quantizer(), self.n());
+        fill_input(
+            self.host_input(),
+            q,
+            llr,
+            n,
+            (first, count),
+            Self::CLEAR_INPUT,
+        )
+    }
     /// Queues a whole batch: the upload (with `transfers`), the kernels, the download.
     fn enqueue_full(&mut self, transfers: bool) -> Result<()>;
     /// Decodes the `out.len() / N` codewords in the pinned input into `out`; returns the

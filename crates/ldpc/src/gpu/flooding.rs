@@ -5,7 +5,7 @@
 //! twin is [`Fixed8Decoder`] with the same configuration, which it matches bit for bit; the
 //! checks (`sigpu check`) compare them.
 
-use super::batch::{alloc_pinned, decode_batches, fill_input, time_batch, BatchQueue, BATCH};
+use super::batch::{alloc_pinned, decode_batches, time_batch, BatchQueue, BATCH};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::decoder::{
@@ -307,28 +307,22 @@ impl<'g> GpuDecoder<'g> {
             .run(grid_1d(m as usize * k.lanes, 128))?;
         let columns = grid_1d(n as usize * k.lanes, 128);
         let hd_len = n as usize * 4;
-        if hard_decision {
-            let mut hard = b.hard.slice_mut(part * hd_len..(part + 1) * hd_len);
-            self.gpu
-                .launch(&k.vn_hd)
-                .buf(&b.llr)
-                .buf_mut(&mut b.msg)
-                .buf(&b.col_start)
-                .buf(&b.col_edges)
-                .arg(&n)
-                .view_mut(&mut hard)
-                .buf(&b.done)
-                .run(columns)?;
-        } else {
-            self.gpu
-                .launch(&k.vn)
-                .buf(&b.llr)
-                .buf_mut(&mut b.msg)
-                .buf(&b.col_start)
-                .buf(&b.col_edges)
-                .arg(&n)
-                .run(columns)?;
+        // The hard-decision kernel takes the same arguments plus this part's hard decisions
+        // and the done mask.
+        let mut hard = hard_decision.then(|| b.hard.slice_mut(part * hd_len..(part + 1) * hd_len));
+        let mut launch = self
+            .gpu
+            .launch(if hard.is_some() { &k.vn_hd } else { &k.vn });
+        launch
+            .buf(&b.llr)
+            .buf_mut(&mut b.msg)
+            .buf(&b.col_start)
+            .buf(&b.col_edges)
+            .arg(&n);
+        if let Some(hard) = hard.as_mut() {
+            launch.view_mut(hard).buf(&b.done);
         }
+        launch.run(columns)?;
         Ok(())
     }
 
@@ -406,16 +400,9 @@ impl<'g> BatchQueue<'g> for GpuDecoder<'g> {
     fn quantizer(&self) -> Quantizer {
         self.quantizer
     }
-    fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()> {
-        let n = self.order.n();
-        fill_input(
-            &mut self.b.host_input,
-            self.quantizer,
-            llr,
-            n,
-            (first, count),
-            true,
-        )
+    const CLEAR_INPUT: bool = true;
+    fn host_input(&mut self) -> &mut PinnedHostSlice<i8> {
+        &mut self.b.host_input
     }
     fn enqueue_full(&mut self, transfers: bool) -> Result<()> {
         self.enqueue(transfers, BATCH / self.sub).map(drop)

@@ -8,7 +8,7 @@
 //! about one wave of an H100's 132 SMs (one block per SM: the posteriors take 130 KB of shared
 //! memory for a normal frame).
 
-use super::batch::{alloc_pinned, decode_batches, fill_input, time_batch, BatchQueue, BATCH};
+use super::batch::{alloc_pinned, decode_batches, time_batch, BatchQueue, BATCH};
 use super::flooding::gpu_scale;
 use crate::channel::Quantizer;
 use crate::code::Code;
@@ -240,16 +240,9 @@ impl<'g> BatchQueue<'g> for LayeredGpuDecoder<'g> {
     fn quantizer(&self) -> Quantizer {
         self.quantizer
     }
-    fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()> {
-        let n = self.code.n();
-        fill_input(
-            &mut self.host_input,
-            self.quantizer,
-            llr,
-            n,
-            (first, count),
-            false,
-        )
+    const CLEAR_INPUT: bool = false;
+    fn host_input(&mut self) -> &mut PinnedHostSlice<i8> {
+        &mut self.host_input
     }
     fn enqueue_full(&mut self, transfers: bool) -> Result<()> {
         self.enqueue(transfers, BATCH)
