@@ -208,7 +208,7 @@ pub(super) fn time_batch<'g>(
     })?)
 }
 
-/// `impl Decoder` for a GPU decoder `$ty` with `setup: Setup` and an inherent `how()` (how it
+/// `impl Decoder` and `time_batch` for a GPU decoder `$ty` with `setup: Setup` and an inherent `how()` (how it
 /// runs, for `describe`): both decode batch after batch through [`decode_batches`].
 macro_rules! batch_decoder {
     ($ty:ident) => {
@@ -225,6 +225,23 @@ macro_rules! batch_decoder {
                 bits: &mut [u8],
             ) -> crate::error::Result<crate::decoder::DecodeStats> {
                 super::batch::decode_batches(self, llr, bits)
+            }
+        }
+
+        impl $ty<'_> {
+            /// Batch latency as the seed timed it: LLR upload (128 codewords of 8-bit LLRs,
+            /// from pinned memory), the kernels, hard-decision download. `llr` holds 128
+            /// codewords; early termination must be off (nothing may wait). With `transfers`
+            /// false, only the device work is timed, the LLRs staying on the device from a
+            /// first upload.
+            pub fn time_batch(
+                &mut self,
+                llr: &[i8],
+                transfers: bool,
+                warmup: usize,
+                runs: usize,
+            ) -> crate::error::Result<sigpu_runtime::cuda::Timing> {
+                super::batch::time_batch(self, llr, transfers, (warmup, runs))
             }
         }
     };

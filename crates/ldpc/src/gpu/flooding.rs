@@ -5,14 +5,12 @@
 //! twin is [`Fixed8Decoder`] with the same configuration, which it matches bit for bit; the
 //! checks (`sigpu check`) compare them.
 
-use super::batch::{alloc_pinned, batch_decoder, time_batch, BatchQueue, Setup, BATCH};
+use super::batch::{alloc_pinned, batch_decoder, BatchQueue, Setup, BATCH};
 use crate::code::Code;
 use crate::decoder::{DecoderConfig, Schedule};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
-use sigpu_runtime::cuda::{
-    grid_1d, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
-};
+use sigpu_runtime::cuda::{grid_1d, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource};
 
 /// How the GPU decoder runs a batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -332,21 +330,6 @@ impl<'g> GpuDecoder<'g> {
             .context("reading done flags")?;
         stream.synchronize().context("waiting for the syndrome")?;
         Ok(done == [u32::MAX; 4])
-    }
-
-    /// Batch latency as the seed timed it: LLR upload (128 codewords of 8-bit LLRs, from
-    /// pinned memory), transposition, initialisation, the iterations, hard-decision download.
-    /// `llr` holds 128 codewords; early termination must be off (nothing may wait).
-    /// With `transfers` false, only the device work is timed (transposition, initialisation,
-    /// iterations), the LLRs staying on the device from a first upload.
-    pub fn time_batch(
-        &mut self,
-        llr: &[i8],
-        transfers: bool,
-        warmup: usize,
-        runs: usize,
-    ) -> Result<Timing> {
-        time_batch(self, llr, transfers, (warmup, runs))
     }
 
     /// Unpacks the batch's hard decisions: codeword c is in part c / sub, where bit t of word

@@ -8,13 +8,13 @@
 //! about one wave of an H100's 132 SMs (one block per SM: the posteriors take 130 KB of shared
 //! memory for a normal frame).
 
-use super::batch::{alloc_pinned, batch_decoder, time_batch, BatchQueue, Setup, BATCH};
+use super::batch::{alloc_pinned, batch_decoder, BatchQueue, Setup, BATCH};
 use crate::code::Code;
 use crate::decoder::{DecoderConfig, Schedule};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
-use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing};
+use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource};
 
 /// Shared memory a block may use on the GPUs this targets (sm_90: 227 KB).
 const SHARED_LIMIT: usize = 227 * 1024;
@@ -187,18 +187,6 @@ impl<'g> LayeredGpuDecoder<'g> {
                 .context("downloading iteration counts")?;
         }
         Ok(())
-    }
-
-    /// Batch latency as [`super::GpuDecoder::time_batch`] measures it: `llr` holds 128
-    /// codewords of 8-bit LLRs; with `transfers` the upload and hard-decision download count.
-    pub fn time_batch(
-        &mut self,
-        llr: &[i8],
-        transfers: bool,
-        warmup: usize,
-        runs: usize,
-    ) -> Result<Timing> {
-        time_batch(self, llr, transfers, (warmup, runs))
     }
 
     /// Unpacks the hard decisions of the batch just decoded into `out` (bit v % 32 of word
