@@ -233,6 +233,20 @@ fn heu<V: Evaluator>(
     Ok(p)
 }
 
+impl<E: Into<ApproxError> + std::fmt::Display> SearchError<E> {
+    /// The search error as the crate's: a failed measurement keeps its own error, a search that
+    /// could not start names `app`.
+    pub fn for_app(self, app: &str) -> ApproxError {
+        match self {
+            SearchError::Measure(e) => e.into(),
+            other => ApproxError::Search {
+                app: app.to_owned(),
+                what: other.to_string(),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,19 +375,5 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("smp, heu or omg"));
-    }
-}
-
-impl<E: Into<ApproxError> + std::fmt::Display> SearchError<E> {
-    /// The search error as the crate's: a failed measurement keeps its own error, a search that
-    /// could not start names `app`.
-    pub fn for_app(self, app: &str) -> ApproxError {
-        match self {
-            SearchError::Measure(e) => e.into(),
-            other => ApproxError::Search {
-                app: app.to_owned(),
-                what: other.to_string(),
-            },
-        }
     }
 }

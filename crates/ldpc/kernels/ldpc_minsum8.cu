@@ -109,9 +109,18 @@ __device__ __forceinline__ unsigned vn_message(const int* s, unsigned x) {
 // CN update: one group of W lanes per row, each thread 4 codewords, per-byte SIMD within the word.
 // With D > 0 a row's words are kept in registers (rows of degree <= D), so the messages are
 // read from memory once; D = 0 reads them twice, as the seed did (any degree).
+// The parameters of every CN kernel (cn and cn_vec, all D) and of every VN kernel (vn and
+// vn_vec; the hard-decision ones add hd and done), written once.
+#define CN_PARAMS                                                                                  \
+    unsigned *__restrict__ m, const unsigned *__restrict__ row_start, unsigned rows, unsigned mode, \
+        unsigned param
+#define VN_PARAMS                                                                                  \
+    const unsigned *__restrict__ llr, unsigned *__restrict__ m,                                    \
+        const unsigned *__restrict__ col_start, const unsigned *__restrict__ col_edges, unsigned n
+#define VN_HD_PARAMS VN_PARAMS, unsigned *__restrict__ hd, const unsigned *__restrict__ done
+
 template <int D>
-__device__ __forceinline__ void cn(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                                   unsigned rows, unsigned mode, unsigned param) {
+__device__ __forceinline__ void cn(CN_PARAMS) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned r = (unsigned)(i / W), t = (unsigned)(i % W);
     if (r >= rows) return;
@@ -139,10 +148,7 @@ __device__ __forceinline__ void cn(unsigned* __restrict__ m, const unsigned* __r
 // Entry points: one per register-cache bound D (0: re-read), for the 4-byte (cn) and 16-byte
 // (cn_vec) kernels alike.
 #define LDPC_CN(NAME, BODY, D)                                                                    \
-    extern "C" __global__ void NAME(unsigned* __restrict__ m, const unsigned* __restrict__ row_start, \
-                                    unsigned rows, unsigned mode, unsigned param) {              \
-        BODY<D>(m, row_start, rows, mode, param);                                                 \
-    }
+    extern "C" __global__ void NAME(CN_PARAMS) { BODY<D>(m, row_start, rows, mode, param); }
 LDPC_CN(ldpc_cn, cn, 0)
 LDPC_CN(ldpc_cn_8, cn, 8)
 LDPC_CN(ldpc_cn_16, cn, 16)
@@ -151,10 +157,7 @@ LDPC_CN(ldpc_cn_32, cn, 32)
 // VN update; with HARD, also the hard decisions of codewords not yet marked done. With D > 0
 // a column's words are kept in registers (columns of degree <= D).
 template <bool HARD, int D>
-__device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                   const unsigned* __restrict__ col_start,
-                                   const unsigned* __restrict__ col_edges, unsigned n,
-                                   unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+__device__ __forceinline__ void vn(VN_HD_PARAMS) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned v = (unsigned)(i / W), t = (unsigned)(i % W);
     bool live = v < n;
@@ -200,15 +203,10 @@ __device__ __forceinline__ void vn(const unsigned* __restrict__ llr, unsigned* _
 // Entry points ldpc_vn<SUFFIX> and ldpc_vn_hd<SUFFIX> (with hard decisions), for the 4-byte (vn)
 // and 16-byte (vn_vec) kernels alike.
 #define LDPC_VN(SUFFIX, BODY, D)                                                                  \
-    extern "C" __global__ void ldpc_vn##SUFFIX(const unsigned* __restrict__ llr, unsigned* __restrict__ m, \
-                                               const unsigned* __restrict__ col_start,           \
-                                               const unsigned* __restrict__ col_edges, unsigned n) { \
+    extern "C" __global__ void ldpc_vn##SUFFIX(VN_PARAMS) {                                      \
         BODY<false, D>(llr, m, col_start, col_edges, n, nullptr, nullptr);                       \
     }                                                                                             \
-    extern "C" __global__ void ldpc_vn_hd##SUFFIX(                                                \
-        const unsigned* __restrict__ llr, unsigned* __restrict__ m,                               \
-        const unsigned* __restrict__ col_start, const unsigned* __restrict__ col_edges, unsigned n, \
-        unsigned* __restrict__ hd, const unsigned* __restrict__ done) {                           \
+    extern "C" __global__ void ldpc_vn_hd##SUFFIX(VN_HD_PARAMS) {                                \
         BODY<true, D>(llr, m, col_start, col_edges, n, hd, done);                                 \
     }
 LDPC_VN(, vn, 0)
@@ -221,8 +219,7 @@ LDPC_VN(_16, vn, 16)
 // row's / column's messages in registers (degree <= D), D = 0 reads them twice.
 #define L (W / 4)
 template <int D>
-__device__ __forceinline__ void cn_vec(unsigned* __restrict__ m, const unsigned* __restrict__ row_start,
-                                       unsigned rows, unsigned mode, unsigned param) {
+__device__ __forceinline__ void cn_vec(CN_PARAMS) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned r = (unsigned)(i / L), t = (unsigned)(i % L);
     if (r >= rows) return;
@@ -268,10 +265,7 @@ LDPC_CN(ldpc_cn_v, cn_vec, 0)
 LDPC_CN(ldpc_cn_v8, cn_vec, 8)
 
 template <bool HARD, int D>
-__device__ __forceinline__ void vn_vec(const unsigned* __restrict__ llr, unsigned* __restrict__ m,
-                                       const unsigned* __restrict__ col_start,
-                                       const unsigned* __restrict__ col_edges, unsigned n,
-                                       unsigned* __restrict__ hd, const unsigned* __restrict__ done) {
+__device__ __forceinline__ void vn_vec(VN_HD_PARAMS) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned v = (unsigned)(i / L), t = (unsigned)(i % L);
     bool live = v < n;

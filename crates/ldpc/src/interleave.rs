@@ -83,6 +83,26 @@ pub struct BitInterleaver {
     perm: Vec<u32>,
 }
 
+/// The choice of [`qam_tables`] for 16- and 64-QAM, whose tables differ only in size: the
+/// twist of a normal or a short code, and the demultiplexer of rate 3/5 normal, 1/3 short,
+/// 2/5 short, or else the default one.
+fn qam16_or_64(
+    normal: bool,
+    (a, b): (u32, u32),
+    [twist_normal, twist_short]: [&'static [usize]; 2],
+    [demux_3_5_normal, demux_1_3_short, demux_2_5_short, demux]: [&'static [usize]; 4],
+) -> (&'static [usize], &'static [usize]) {
+    (
+        if normal { twist_normal } else { twist_short },
+        match (normal, a, b) {
+            (true, 3, 5) => demux_3_5_normal,
+            (false, 1, 3) => demux_1_3_short,
+            (false, 2, 5) => demux_2_5_short,
+            _ => demux,
+        },
+    )
+}
+
 /// The column twists and the bit-to-cell demultiplexer of a QAM constellation for a normal or
 /// short code of rate a/b (EN 302 755 tables 23, 24, 25); `None` for BPSK and QPSK.
 fn qam_tables(
@@ -92,31 +112,27 @@ fn qam_tables(
 ) -> Option<(&'static [usize], &'static [usize])> {
     Some(match modulation {
         Modulation::Bpsk | Modulation::Qpsk => return None,
-        Modulation::Qam16 => (
-            if normal {
-                &TWIST16_NORMAL
-            } else {
-                &TWIST16_SHORT
-            },
-            match (normal, a, b) {
-                (true, 3, 5) => &DEMUX16_3_5_NORMAL,
-                (false, 1, 3) => &DEMUX16_1_3_SHORT,
-                (false, 2, 5) => &DEMUX16_2_5_SHORT,
-                _ => &DEMUX16,
-            },
+        Modulation::Qam16 => qam16_or_64(
+            normal,
+            (a, b),
+            [&TWIST16_NORMAL, &TWIST16_SHORT],
+            [
+                &DEMUX16_3_5_NORMAL,
+                &DEMUX16_1_3_SHORT,
+                &DEMUX16_2_5_SHORT,
+                &DEMUX16,
+            ],
         ),
-        Modulation::Qam64 => (
-            if normal {
-                &TWIST64_NORMAL
-            } else {
-                &TWIST64_SHORT
-            },
-            match (normal, a, b) {
-                (true, 3, 5) => &DEMUX64_3_5_NORMAL,
-                (false, 1, 3) => &DEMUX64_1_3_SHORT,
-                (false, 2, 5) => &DEMUX64_2_5_SHORT,
-                _ => &DEMUX64,
-            },
+        Modulation::Qam64 => qam16_or_64(
+            normal,
+            (a, b),
+            [&TWIST64_NORMAL, &TWIST64_SHORT],
+            [
+                &DEMUX64_3_5_NORMAL,
+                &DEMUX64_1_3_SHORT,
+                &DEMUX64_2_5_SHORT,
+                &DEMUX64,
+            ],
         ),
         Modulation::Qam256 if normal => (
             &TWIST256_NORMAL,

@@ -29,6 +29,16 @@ fn out64(gpu: &Gpu, n: usize) -> Result<Arg> {
     Ok(Arg::Out(Buf::F64(gpu.alloc_poisoned(n)?)))
 }
 
+/// A 32-bit integer kernel argument (sizes and counts, all far below 2^31).
+fn int(n: usize) -> Arg {
+    Arg::S(Scalar::I32(n as i32))
+}
+
+/// A float kernel argument.
+fn real(x: f32) -> Arg {
+    Arg::S(Scalar::F32(x))
+}
+
 fn plain(precision: Precision, args: Vec<Arg>, config: LaunchConfig) -> Workload {
     Workload {
         precision,
@@ -57,9 +67,9 @@ pub(super) fn blackscholes(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) ->
             up(gpu, uniform(rng, n, 5.0, 30.0))?,
             up(gpu, uniform(rng, n, 1.0, 100.0))?,
             up(gpu, uniform(rng, n, 0.25, 10.0))?,
-            Arg::S(Scalar::F32(0.02)),
-            Arg::S(Scalar::F32(0.30)),
-            Arg::S(Scalar::I32(n as i32)),
+            real(0.02),
+            real(0.30),
+            int(n),
         ],
         full_wave(gpu),
     ))
@@ -71,12 +81,7 @@ pub(super) fn boxmuller(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Re
     let u: Vec<f32> = (0..rngs * per).map(|_| 1.0 - rng.random::<f32>()).collect();
     Ok(plain(
         Precision::F32,
-        vec![
-            out(gpu, rngs * per)?,
-            up(gpu, u)?,
-            Arg::S(Scalar::I32(rngs as i32)),
-            Arg::S(Scalar::I32(per as i32)),
-        ],
+        vec![out(gpu, rngs * per)?, up(gpu, u)?, int(rngs), int(per)],
         grid_1d_cfg(rngs as u32, 256),
     ))
 }
@@ -95,12 +100,12 @@ pub(super) fn montecarlo(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> R
         vec![
             out(gpu, options)?,
             up(gpu, normals)?,
-            Arg::S(Scalar::I32(paths as i32)),
+            int(paths),
             up(gpu, uniform(rng, options, 5.0, 50.0))?,
             up(gpu, uniform(rng, options, 10.0, 25.0))?,
-            Arg::S(Scalar::F32(0.06)),
-            Arg::S(Scalar::F32(0.10)),
-            Arg::S(Scalar::F32(1.0)),
+            real(0.06),
+            real(0.10),
+            real(1.0),
         ],
         LaunchConfig {
             grid_dim: (options as u32, 1, 1),
@@ -120,12 +125,7 @@ pub(super) fn nbody(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Result
         .collect();
     Ok(plain(
         Precision::F32,
-        vec![
-            up(gpu, pos)?,
-            out(gpu, 4 * n)?,
-            Arg::S(Scalar::I32(n as i32)),
-            Arg::S(Scalar::F32(0.01)),
-        ],
+        vec![up(gpu, pos)?, out(gpu, 4 * n)?, int(n), real(0.01)],
         grid_1d_cfg(n as u32, 256),
     ))
 }
@@ -149,12 +149,12 @@ pub(super) fn cp(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Result<Wo
         vec![
             out(gpu, w * h)?,
             up(gpu, a)?,
-            Arg::S(Scalar::I32(atoms as i32)),
-            Arg::S(Scalar::I32(w as i32)),
-            Arg::S(Scalar::I32(h as i32)),
-            Arg::S(Scalar::F32(spacing)),
+            int(atoms),
+            int(w),
+            int(h),
+            real(spacing),
             // The lattice plane sits above every atom: r never reaches 0.
-            Arg::S(Scalar::F32(21.0)),
+            real(21.0),
         ],
         grid_2d(w as u32, h as u32),
     ))
@@ -176,9 +176,9 @@ pub(super) fn mriq(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Result<
             up(gpu, uniform(rng, voxels, -32.0, 32.0))?,
             up(gpu, uniform(rng, voxels, -32.0, 32.0))?,
             up(gpu, uniform(rng, voxels, -32.0, 32.0))?,
-            Arg::S(Scalar::I32(voxels as i32)),
+            int(voxels),
             up(gpu, k)?,
-            Arg::S(Scalar::I32(samples as i32)),
+            int(samples),
         ],
         grid_1d_cfg(voxels as u32, 256),
     ))
@@ -201,8 +201,8 @@ pub(super) fn lavamd(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Resul
             out(gpu, 4 * n)?,
             up(gpu, p)?,
             up(gpu, uniform(rng, n, 0.1, 1.0))?,
-            Arg::S(Scalar::I32(boxes as i32)),
-            Arg::S(Scalar::F32(2.0 * 0.5 * 0.5)),
+            int(boxes),
+            real(2.0 * 0.5 * 0.5),
         ],
         grid_1d_cfg(n as u32, 128),
     ))
@@ -222,11 +222,11 @@ pub(super) fn bilateral(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Re
         vec![
             out(gpu, w * h)?,
             up(gpu, img)?,
-            Arg::S(Scalar::I32(w as i32)),
-            Arg::S(Scalar::I32(h as i32)),
-            Arg::S(Scalar::I32(5)),
-            Arg::S(Scalar::F32(3.0)),
-            Arg::S(Scalar::F32(0.1)),
+            int(w),
+            int(h),
+            int(5),
+            real(3.0),
+            real(0.1),
         ],
         grid_2d(w as u32, h as u32),
     ))
@@ -243,9 +243,9 @@ pub(super) fn srad(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Result<
         vec![
             out(gpu, rows * cols)?,
             up(gpu, j)?,
-            Arg::S(Scalar::I32(rows as i32)),
-            Arg::S(Scalar::I32(cols as i32)),
-            Arg::S(Scalar::F32(0.05)),
+            int(rows),
+            int(cols),
+            real(0.05),
         ],
         grid_2d(cols as u32, rows as u32),
     ))
@@ -283,12 +283,7 @@ pub(super) fn corr(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Result<
         .collect();
     Ok(plain(
         Precision::F64,
-        vec![
-            out64(gpu, m * n)?,
-            up64(gpu, data)?,
-            Arg::S(Scalar::I32(m as i32)),
-            Arg::S(Scalar::I32(n as i32)),
-        ],
+        vec![out64(gpu, m * n)?, up64(gpu, data)?, int(m), int(n)],
         grid_1d_cfg(m as u32, 128),
     ))
 }
@@ -312,7 +307,7 @@ pub(super) fn cfd(gpu: &Gpu, _: &KernelSource, rng: &mut ChaCha8Rng) -> Result<W
             up64(gpu, mz)?,
             up64(gpu, energy)?,
             up64(gpu, area)?,
-            Arg::S(Scalar::I32(cells as i32)),
+            int(cells),
         ],
         grid_1d_cfg(cells as u32, 256),
     ))

@@ -1,6 +1,7 @@
 //! The CPU fast functions measured: error against f64, throughput on all threads, and the
 //! time and error as a growing share of chunks takes the fast path (the λ curve of the CPU).
 
+use super::microbench::error_cells;
 use serde::Serialize;
 use sigpu_approx::apps::Metric;
 use sigpu_approx::cpu::{apply, errors, CpuFunction, SimdPath};
@@ -77,14 +78,15 @@ pub fn table(rows: &[CpuRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
+            let [mean_rel, max_rel, max_ulp] = error_cells(&r.fast_domain);
             vec![
                 format!("{:?}", r.function).to_lowercase(),
                 format!("{:?}", r.path).to_lowercase(),
                 format!("{:.2}", r.fast_gelem_per_s),
                 format!("{:.2}", r.accurate_gelem_per_s),
-                format!("{:.2e}", r.fast_domain.mean_rel),
-                format!("{:.2e}", r.fast_domain.max_rel),
-                format!("{:.1}", r.fast_domain.max_ulp),
+                mean_rel,
+                max_rel,
+                max_ulp,
                 format!("{:.1}", r.accurate_domain.max_ulp),
                 format!("{:.2e}", r.fast_wide.max_rel),
                 r.split

@@ -78,6 +78,15 @@ extern "C" __global__ void {tput}({t} x0, {t} y, int iters, {t}* out) {{
     )
 }
 
+/// The mean and largest relative error and the largest error in ulp, as the tables print them.
+pub(crate) fn error_cells(e: &ErrorStats) -> [String; 3] {
+    [
+        format!("{:.2e}", e.mean_rel),
+        format!("{:.2e}", e.max_rel),
+        format!("{:.1}", e.max_ulp),
+    ]
+}
+
 /// One (function, version) row of the table.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
@@ -128,15 +137,16 @@ impl Report {
                     .sass
                     .as_ref()
                     .map_or("-".into(), |m| format!("{}/{}/{}", m.sfu, m.fp32, m.fp64));
+                let [mean_rel, max_rel, max_ulp] = error_cells(&r.error_domain);
                 vec![
                     r.function.into(),
                     format!("{:?}", r.version).to_lowercase(),
                     format!("{:.1}", r.latency_cycles),
                     format!("{:.2}", r.gops_per_sm),
                     format!("{:.0}", r.gops_total),
-                    format!("{:.2e}", r.error_domain.mean_rel),
-                    format!("{:.2e}", r.error_domain.max_rel),
-                    format!("{:.1}", r.error_domain.max_ulp),
+                    mean_rel,
+                    max_rel,
+                    max_ulp,
                     format!("{:.2e}", r.error_wide.mean_rel),
                     format!("{:.2e}", r.error_wide.max_rel),
                     r.error_wide.class_mismatches.to_string(),

@@ -450,9 +450,7 @@ impl Job<'_> {
                 let sum = variable_node::<L>(llr, edges, &mut g.msg, &mut g.scratch);
                 if harden {
                     let hard: &mut [u8; L] = (&mut g.hard[v * L..(v + 1) * L]).try_into().unwrap();
-                    for w in 0..L {
-                        hard[w] = (hard[w] & done[w]) | ((sum[w] < 0) as u8 & !done[w]);
-                    }
+                    mark_hard::<L>(hard, &sum, &done);
                 }
             }
             if self.early && it < self.iterations && all_valid::<L>(code, &g.hard, &mut done) {
@@ -482,9 +480,7 @@ impl Job<'_> {
             }
             if self.early || it == self.iterations {
                 for (h, p) in g.hard.chunks_exact_mut(L).zip(g.post.chunks_exact(L)) {
-                    for w in 0..L {
-                        h[w] = (h[w] & done[w]) | ((p[w] < 0) as u8 & !done[w]);
-                    }
+                    mark_hard::<L>(h.try_into().unwrap(), p.try_into().unwrap(), &done);
                 }
             }
             if self.early && it < self.iterations && all_valid::<L>(code, &g.hard, &mut done) {
@@ -492,6 +488,15 @@ impl Job<'_> {
             }
         }
         self.iterations
+    }
+}
+
+/// Hard decisions of one bit in `L` codewords from its posteriors `post`: codewords already
+/// found valid (`done` lanes 0xff) keep theirs.
+#[inline(always)]
+fn mark_hard<const L: usize>(hard: &mut [u8; L], post: &[i16; L], done: &[u8; L]) {
+    for w in 0..L {
+        hard[w] = (hard[w] & done[w]) | ((post[w] < 0) as u8 & !done[w]);
     }
 }
 

@@ -3,13 +3,72 @@
 
 use crate::channel::Quantizer;
 use crate::code::Code;
-use crate::decoder::{codewords_of, count_valid, DecodeStats, DecoderConfig, Llrs};
+use crate::decoder::{
+    codewords_of, count_valid, DecodeStats, DecoderConfig, Fixed8Decoder, Llrs, Precision, Rule8,
+    Schedule,
+};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, PinnedHostSlice};
 use sigpu_runtime::cuda::{time_gpu, DriverContext, Gpu, Timing};
 
 /// Codewords per GPU batch: 32 threads × 4 codewords, one 128-byte line per edge.
 pub const BATCH: usize = 128;
+
+/// The 8-bit scale of a configuration the GPU decoders run, or why they cannot.
+fn gpu_scale(config: &DecoderConfig, schedule: Schedule, why: &str) -> Result<f32> {
+    config.validate()?;
+    let Precision::Fixed8 { scale } = config.precision else {
+        return Err(LdpcError::invalid(
+            "the GPU decoder is the 8-bit min-sum: use --precision 8bit (float decoders run on the CPU)",
+        ));
+    };
+    if config.schedule != schedule {
+        return Err(LdpcError::invalid(why));
+    }
+    Ok(scale)
+}
+
+/// What both GPU decoders hold besides kernels and buffers: the GPU, the configuration and
+/// the 8-bit arithmetic it implies.
+pub(super) struct Setup<'g> {
+    pub gpu: &'g Gpu,
+    pub code: Code,
+    pub config: DecoderConfig,
+    pub rule: Rule8,
+    pub quantizer: Quantizer,
+}
+
+impl<'g> Setup<'g> {
+    /// Checks that `config` is an 8-bit `schedule` configuration for `code` (`why` says which
+    /// decoder runs the other schedule) and derives the rule and the quantiser.
+    pub fn new(
+        gpu: &'g Gpu,
+        code: Code,
+        config: DecoderConfig,
+        schedule: Schedule,
+        why: &str,
+    ) -> Result<Setup<'g>> {
+        let scale = gpu_scale(&config, schedule, why)?;
+        // The CPU twin validates the code's degrees and the rule.
+        Fixed8Decoder::new(code.clone(), config)?;
+        Ok(Setup {
+            gpu,
+            code,
+            config,
+            rule: Rule8::new(config.algorithm, scale)?,
+            quantizer: Quantizer::new(scale)?,
+        })
+    }
+
+    /// `Decoder::describe` of a GPU decoder: the configuration, the GPU and `how` it runs.
+    pub fn describe(&self, how: &str) -> String {
+        format!(
+            "{} ({}, {how})",
+            self.config.describe(),
+            self.gpu.info().name
+        )
+    }
+}
 
 /// Pinned host memory for `len` values, which the caller writes (or a device copy fills)
 /// before reading.
@@ -24,7 +83,7 @@ pub(super) fn alloc_pinned<T: DeviceRepr>(gpu: &Gpu, len: usize) -> Result<Pinne
 
 /// Copies (quantising if needed) codewords `first .. first + count` of `llr`, `n` LLRs each,
 /// into the front of `host`; with `clear`, the rest of `host` becomes 0 first.
-pub(super) fn fill_input(
+fn fill_input(
     host: &mut PinnedHostSlice<i8>,
     q: Quantizer,
     llr: Llrs<'_>,
@@ -56,13 +115,28 @@ pub(super) fn fill_input(
 
 /// A GPU decoder as [`time_batch`] drives it.
 pub(super) trait BatchQueue<'g> {
-    fn gpu(&self) -> &'g Gpu;
-    fn config(&self) -> &DecoderConfig;
+    fn setup(&self) -> &Setup<'g>;
     /// Code length N.
-    fn n(&self) -> usize;
-    fn quantizer(&self) -> Quantizer;
+    fn n(&self) -> usize {
+        self.setup().code.n()
+    }
+    /// Whether [`BatchQueue::fill`] zeroes the rest of the pinned input (codewords past the
+    /// last ones filled then decode as all-zero words).
+    const CLEAR_INPUT: bool;
+    /// The pinned input buffer: N LLRs per codeword.
+    fn host_input(&mut self) -> &mut PinnedHostSlice<i8>;
     /// Fills the pinned input with codewords `first .. first + count` of `llr`.
-    fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()>;
+    fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()> {
+        let (q, n) = (self.setup().quantizer, self.n());
+        fill_input(
+            self.host_input(),
+            q,
+            llr,
+            n,
+            (first, count),
+            Self::CLEAR_INPUT,
+        )
+    }
     /// Queues a whole batch: the upload (with `transfers`), the kernels, the download.
     fn enqueue_full(&mut self, transfers: bool) -> Result<()>;
     /// Decodes the `out.len() / N` codewords in the pinned input into `out`; returns the
@@ -74,15 +148,16 @@ pub(super) trait BatchQueue<'g> {
 /// the pinned buffers.
 pub(super) fn decode_batches<'g>(
     decoder: &mut impl BatchQueue<'g>,
-    code: &Code,
     llr: Llrs<'_>,
     bits: &mut [u8],
 ) -> Result<DecodeStats> {
+    let code = &decoder.setup().code.clone();
     let count = codewords_of(code, &llr, bits)?;
     // The decoder may run on another thread than the one that made it (one worker thread
     // per GPU in `sim::run_point_parallel`), and pinned-buffer waits use the context.
     decoder
-        .gpu()
+        .setup()
+        .gpu
         .context()
         .bind_to_thread()
         .context("making the decoder's CUDA context current")?;
@@ -110,7 +185,7 @@ pub(super) fn time_batch<'g>(
     transfers: bool,
     (warmup, runs): (usize, usize),
 ) -> Result<Timing> {
-    if decoder.config().early_termination {
+    if decoder.setup().config.early_termination {
         return Err(LdpcError::invalid("timing runs without early termination"));
     }
     let n = decoder.n();
@@ -121,10 +196,10 @@ pub(super) fn time_batch<'g>(
             llr.len()
         )));
     }
-    let scale = decoder.quantizer().scale;
+    let scale = decoder.setup().quantizer.scale;
     decoder.fill(Llrs::I8 { values: llr, scale }, 0, BATCH)?;
     decoder.enqueue_full(true)?;
-    let gpu = decoder.gpu();
+    let gpu = decoder.setup().gpu;
     Ok(time_gpu(gpu, warmup, runs, || {
         decoder.enqueue_full(transfers).map_err(|e| match e {
             LdpcError::Gpu(g) => g,
@@ -132,3 +207,43 @@ pub(super) fn time_batch<'g>(
         })
     })?)
 }
+
+/// `impl Decoder` and `time_batch` for a GPU decoder `$ty` with `setup: Setup` and an inherent `how()` (how it
+/// runs, for `describe`): both decode batch after batch through [`decode_batches`].
+macro_rules! batch_decoder {
+    ($ty:ident) => {
+        impl crate::decoder::Decoder for $ty<'_> {
+            fn describe(&self) -> String {
+                self.setup.describe(&self.how())
+            }
+            fn code(&self) -> &crate::code::Code {
+                &self.setup.code
+            }
+            fn decode(
+                &mut self,
+                llr: crate::decoder::Llrs<'_>,
+                bits: &mut [u8],
+            ) -> crate::error::Result<crate::decoder::DecodeStats> {
+                super::batch::decode_batches(self, llr, bits)
+            }
+        }
+
+        impl $ty<'_> {
+            /// Batch latency as the seed timed it: LLR upload (128 codewords of 8-bit LLRs,
+            /// from pinned memory), the kernels, hard-decision download. `llr` holds 128
+            /// codewords; early termination must be off (nothing may wait). With `transfers`
+            /// false, only the device work is timed, the LLRs staying on the device from a
+            /// first upload.
+            pub fn time_batch(
+                &mut self,
+                llr: &[i8],
+                transfers: bool,
+                warmup: usize,
+                runs: usize,
+            ) -> crate::error::Result<sigpu_runtime::cuda::Timing> {
+                super::batch::time_batch(self, llr, transfers, (warmup, runs))
+            }
+        }
+    };
+}
+pub(super) use batch_decoder;

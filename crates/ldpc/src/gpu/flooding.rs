@@ -5,17 +5,12 @@
 //! twin is [`Fixed8Decoder`] with the same configuration, which it matches bit for bit; the
 //! checks (`sigpu check`) compare them.
 
-use super::batch::{alloc_pinned, decode_batches, fill_input, time_batch, BatchQueue, BATCH};
-use crate::channel::Quantizer;
+use super::batch::{alloc_pinned, batch_decoder, BatchQueue, Setup, BATCH};
 use crate::code::Code;
-use crate::decoder::{
-    DecodeStats, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Precision, Rule8, Schedule,
-};
+use crate::decoder::{DecoderConfig, Schedule};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
-use sigpu_runtime::cuda::{
-    grid_1d, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
-};
+use sigpu_runtime::cuda::{grid_1d, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource};
 
 /// How the GPU decoder runs a batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,32 +134,14 @@ impl Buffers {
 
 /// 8-bit flooding min-sum on one GPU; see the module documentation.
 pub struct GpuDecoder<'g> {
-    gpu: &'g Gpu,
-    code: Code,
+    setup: Setup<'g>,
     /// `code` in decoding order, as the CPU twin uses it (flooding results do not depend on
     /// it; the memory access pattern does).
     order: Code,
-    config: DecoderConfig,
     /// Codewords decoded together (128, 64 or 32); a batch is `BATCH / sub` of them in turn.
     sub: usize,
-    rule: Rule8,
-    quantizer: Quantizer,
     k: Kernels,
     b: Buffers,
-}
-
-/// The 8-bit scale of a configuration the GPU decoders run, or why they cannot.
-pub(super) fn gpu_scale(config: &DecoderConfig, schedule: Schedule, why: &str) -> Result<f32> {
-    config.validate()?;
-    let Precision::Fixed8 { scale } = config.precision else {
-        return Err(LdpcError::invalid(
-            "the GPU decoder is the 8-bit min-sum: use --precision 8bit (float decoders run on the CPU)",
-        ));
-    };
-    if config.schedule != schedule {
-        return Err(LdpcError::invalid(why));
-    }
-    Ok(scale)
 }
 
 impl<'g> GpuDecoder<'g> {
@@ -186,19 +163,13 @@ impl<'g> GpuDecoder<'g> {
                 "sub-batch {sub}: expected 128, 64 or 32 codewords"
             )));
         }
-        let scale = gpu_scale(&config, Schedule::Flooding, "GpuDecoder runs the seed's flooding schedule; the layered schedule is LayeredGpuDecoder (gpu::decoder picks by schedule)")?;
-        // The twin validates the code's degrees and the rule.
-        Fixed8Decoder::new(code.clone(), config)?;
-        let order = code.decoding_order();
+        let setup = Setup::new(gpu, code, config, Schedule::Flooding, "GpuDecoder runs the seed's flooding schedule; the layered schedule is LayeredGpuDecoder (gpu::decoder picks by schedule)")?;
+        let order = setup.code.decoding_order();
         Ok(GpuDecoder {
-            rule: Rule8::new(config.algorithm, scale)?,
-            quantizer: Quantizer::new(scale)?,
             k: Kernels::load(gpu, sub, &order, options.vector)?,
             b: Buffers::new(gpu, &order, sub)?,
-            gpu,
-            code,
+            setup,
             order,
-            config,
             sub,
         })
     }
@@ -208,9 +179,9 @@ impl<'g> GpuDecoder<'g> {
     pub fn rereading(mut self) -> Result<Self> {
         let src = kernel_source(self.sub);
         self.k.lanes = self.sub / 4;
-        self.k.cn = self.gpu.kernel(&src, "ldpc_cn")?;
-        self.k.vn = self.gpu.kernel(&src, "ldpc_vn")?;
-        self.k.vn_hd = self.gpu.kernel(&src, "ldpc_vn_hd")?;
+        self.k.cn = self.setup.gpu.kernel(&src, "ldpc_cn")?;
+        self.k.vn = self.setup.gpu.kernel(&src, "ldpc_vn")?;
+        self.k.vn_hd = self.setup.gpu.kernel(&src, "ldpc_vn_hd")?;
         Ok(self)
     }
 
@@ -219,7 +190,7 @@ impl<'g> GpuDecoder<'g> {
     /// nothing waits for the GPU; with it, each iteration reads back which codewords are done.
     /// Returns the iterations run.
     fn enqueue(&mut self, transfers: bool, parts: usize) -> Result<usize> {
-        let stream = self.gpu.stream().clone();
+        let stream = self.setup.gpu.stream().clone();
         if transfers {
             stream
                 .memcpy_htod(&self.b.host_input, &mut self.b.input)
@@ -241,9 +212,9 @@ impl<'g> GpuDecoder<'g> {
     /// `input`; its hard decisions go to part `part` of `hard`. With early termination this
     /// waits for the GPU after every iteration. Returns the iterations run.
     fn enqueue_sub_batch(&mut self, part: usize) -> Result<usize> {
-        let early = self.config.early_termination;
+        let early = self.setup.config.early_termination;
         if early {
-            let stream = self.gpu.stream();
+            let stream = self.setup.gpu.stream();
             stream
                 .memcpy_htod(&[0u32; 4], &mut self.b.done)
                 .context("clearing flags")?;
@@ -252,7 +223,7 @@ impl<'g> GpuDecoder<'g> {
                 .context("clearing flags")?;
         }
         self.launch_start(part)?;
-        let iterations = self.config.iterations;
+        let iterations = self.setup.config.iterations;
         for it in 1..=iterations {
             self.launch_iteration(part, early || it == iterations)?;
             if early && it < iterations && self.all_done(part)? {
@@ -275,13 +246,15 @@ impl<'g> GpuDecoder<'g> {
         };
         let b = &mut self.b;
         let input = b.input.slice(part * self.sub * n as usize..);
-        self.gpu
+        self.setup
+            .gpu
             .launch(&self.k.transpose)
             .view(&input)
             .buf_mut(&mut b.llr)
             .arg(&n)
             .run(tile)?;
-        self.gpu
+        self.setup
+            .gpu
             .launch(&self.k.init)
             .buf(&b.llr)
             .buf(&b.edge_col)
@@ -295,9 +268,10 @@ impl<'g> GpuDecoder<'g> {
     /// `part` of `hard`) when `hard_decision`.
     fn launch_iteration(&mut self, part: usize, hard_decision: bool) -> Result<()> {
         let (n, m) = (self.order.n() as u32, self.order.m() as u32);
-        let (mode, param) = self.rule.kernel_args();
+        let (mode, param) = self.setup.rule.kernel_args();
         let (k, b) = (&self.k, &mut self.b);
-        self.gpu
+        self.setup
+            .gpu
             .launch(&k.cn)
             .buf_mut(&mut b.msg)
             .buf(&b.row_start)
@@ -307,28 +281,23 @@ impl<'g> GpuDecoder<'g> {
             .run(grid_1d(m as usize * k.lanes, 128))?;
         let columns = grid_1d(n as usize * k.lanes, 128);
         let hd_len = n as usize * 4;
-        if hard_decision {
-            let mut hard = b.hard.slice_mut(part * hd_len..(part + 1) * hd_len);
-            self.gpu
-                .launch(&k.vn_hd)
-                .buf(&b.llr)
-                .buf_mut(&mut b.msg)
-                .buf(&b.col_start)
-                .buf(&b.col_edges)
-                .arg(&n)
-                .view_mut(&mut hard)
-                .buf(&b.done)
-                .run(columns)?;
-        } else {
-            self.gpu
-                .launch(&k.vn)
-                .buf(&b.llr)
-                .buf_mut(&mut b.msg)
-                .buf(&b.col_start)
-                .buf(&b.col_edges)
-                .arg(&n)
-                .run(columns)?;
+        // The hard-decision kernel takes the same arguments plus this part's hard decisions
+        // and the done mask.
+        let mut hard = hard_decision.then(|| b.hard.slice_mut(part * hd_len..(part + 1) * hd_len));
+        let mut launch = self
+            .setup
+            .gpu
+            .launch(if hard.is_some() { &k.vn_hd } else { &k.vn });
+        launch
+            .buf(&b.llr)
+            .buf_mut(&mut b.msg)
+            .buf(&b.col_start)
+            .buf(&b.col_edges)
+            .arg(&n);
+        if let Some(hard) = hard.as_mut() {
+            launch.view_mut(hard).buf(&b.done);
         }
+        launch.run(columns)?;
         Ok(())
     }
 
@@ -339,7 +308,8 @@ impl<'g> GpuDecoder<'g> {
         let hd_len = n * 4;
         let b = &mut self.b;
         let hard = b.hard.slice(part * hd_len..(part + 1) * hd_len);
-        self.gpu
+        self.setup
+            .gpu
             .launch(&self.k.syndrome)
             .view(&hard)
             .buf(&b.row_start)
@@ -347,33 +317,19 @@ impl<'g> GpuDecoder<'g> {
             .arg(&m)
             .buf_mut(&mut b.failed)
             .run(grid_1d(m as usize, 256))?;
-        self.gpu
+        self.setup
+            .gpu
             .launch(&self.k.mark_done)
             .buf_mut(&mut b.done)
             .buf_mut(&mut b.failed)
             .run(grid_1d(4, 32))?;
-        let stream = self.gpu.stream();
+        let stream = self.setup.gpu.stream();
         let mut done = [0u32; 4];
         stream
             .memcpy_dtoh(&b.done, &mut done)
             .context("reading done flags")?;
         stream.synchronize().context("waiting for the syndrome")?;
         Ok(done == [u32::MAX; 4])
-    }
-
-    /// Batch latency as the seed timed it: LLR upload (128 codewords of 8-bit LLRs, from
-    /// pinned memory), transposition, initialisation, the iterations, hard-decision download.
-    /// `llr` holds 128 codewords; early termination must be off (nothing may wait).
-    /// With `transfers` false, only the device work is timed (transposition, initialisation,
-    /// iterations), the LLRs staying on the device from a first upload.
-    pub fn time_batch(
-        &mut self,
-        llr: &[i8],
-        transfers: bool,
-        warmup: usize,
-        runs: usize,
-    ) -> Result<Timing> {
-        time_batch(self, llr, transfers, (warmup, runs))
     }
 
     /// Unpacks the batch's hard decisions: codeword c is in part c / sub, where bit t of word
@@ -394,28 +350,12 @@ impl<'g> GpuDecoder<'g> {
 }
 
 impl<'g> BatchQueue<'g> for GpuDecoder<'g> {
-    fn gpu(&self) -> &'g Gpu {
-        self.gpu
+    fn setup(&self) -> &Setup<'g> {
+        &self.setup
     }
-    fn config(&self) -> &DecoderConfig {
-        &self.config
-    }
-    fn n(&self) -> usize {
-        self.order.n()
-    }
-    fn quantizer(&self) -> Quantizer {
-        self.quantizer
-    }
-    fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()> {
-        let n = self.order.n();
-        fill_input(
-            &mut self.b.host_input,
-            self.quantizer,
-            llr,
-            n,
-            (first, count),
-            true,
-        )
+    const CLEAR_INPUT: bool = true;
+    fn host_input(&mut self) -> &mut PinnedHostSlice<i8> {
+        &mut self.b.host_input
     }
     fn enqueue_full(&mut self, transfers: bool) -> Result<()> {
         self.enqueue(transfers, BATCH / self.sub).map(drop)
@@ -425,14 +365,17 @@ impl<'g> BatchQueue<'g> for GpuDecoder<'g> {
         // costs less when sub-batches are smaller than the batch.
         let parts = (out.len() / self.order.n()).div_ceil(self.sub);
         let iterations = self.enqueue(true, parts)?;
-        self.gpu.synchronize()?;
+        self.setup.gpu.synchronize()?;
         self.store(out)?;
         Ok(iterations)
     }
 }
 
-impl Decoder for GpuDecoder<'_> {
-    fn describe(&self) -> String {
+batch_decoder!(GpuDecoder);
+
+impl GpuDecoder<'_> {
+    /// How it runs, for [`Decoder::describe`](crate::Decoder::describe).
+    fn how(&self) -> String {
         let sub = if self.sub == BATCH {
             String::new()
         } else {
@@ -440,19 +383,6 @@ impl Decoder for GpuDecoder<'_> {
         };
         // 4 bytes per lane (one word) or 16 (four words): see `GpuOptions::vector`.
         let access = 4 * self.sub / 4 / self.k.lanes;
-        format!(
-            "{} ({}, {BATCH} codewords per batch{sub}, {access}-byte CN/VN accesses)",
-            self.config.describe(),
-            self.gpu.info().name,
-        )
-    }
-
-    fn code(&self) -> &Code {
-        &self.code
-    }
-
-    fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
-        let code = self.code.clone();
-        decode_batches(self, &code, llr, bits)
+        format!("{BATCH} codewords per batch{sub}, {access}-byte CN/VN accesses")
     }
 }

@@ -8,26 +8,20 @@
 //! about one wave of an H100's 132 SMs (one block per SM: the posteriors take 130 KB of shared
 //! memory for a normal frame).
 
-use super::batch::{alloc_pinned, decode_batches, fill_input, time_batch, BatchQueue, BATCH};
-use super::flooding::gpu_scale;
-use crate::channel::Quantizer;
+use super::batch::{alloc_pinned, batch_decoder, BatchQueue, Setup, BATCH};
 use crate::code::Code;
-use crate::decoder::{DecodeStats, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Rule8, Schedule};
+use crate::decoder::{DecoderConfig, Schedule};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
-use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing};
+use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource};
 
 /// Shared memory a block may use on the GPUs this targets (sm_90: 227 KB).
 const SHARED_LIMIT: usize = 227 * 1024;
 
 /// 8-bit layered min-sum on one GPU; see the module documentation.
 pub struct LayeredGpuDecoder<'g> {
-    gpu: &'g Gpu,
-    code: Code,
-    config: DecoderConfig,
-    rule: Rule8,
-    quantizer: Quantizer,
+    setup: Setup<'g>,
     kernel: Kernel,
     /// Threads per block: the largest layer, rounded up to a warp.
     threads: u32,
@@ -104,13 +98,14 @@ fn layer_tables(order: &Code) -> Result<(Vec<u32>, Vec<u32>, usize)> {
 
 impl<'g> LayeredGpuDecoder<'g> {
     pub fn new(gpu: &'g Gpu, code: Code, config: DecoderConfig) -> Result<LayeredGpuDecoder<'g>> {
-        let scale = gpu_scale(
-            &config,
+        let setup = Setup::new(
+            gpu,
+            code,
+            config,
             Schedule::Layered,
             "LayeredGpuDecoder runs the layered schedule",
         )?;
-        Fixed8Decoder::new(code.clone(), config)?;
-        let order = code.decoding_order();
+        let order = setup.code.decoding_order();
         let (variant, shared) = kernel_for(&order)?;
         let (layer_start, edge_col, widest) = layer_tables(&order)?;
         let (n, m) = (order.n(), order.m());
@@ -128,8 +123,6 @@ impl<'g> LayeredGpuDecoder<'g> {
             .context("allocating shared memory for the posteriors")?;
         let words = n.div_ceil(32);
         Ok(LayeredGpuDecoder {
-            rule: Rule8::new(config.algorithm, scale)?,
-            quantizer: Quantizer::new(scale)?,
             threads: widest.next_multiple_of(32) as u32,
             layers: layer_start.len() as u32 - 1,
             shared: shared as u32,
@@ -144,24 +137,22 @@ impl<'g> LayeredGpuDecoder<'g> {
             host_hard: alloc_pinned(gpu, BATCH * words)?,
             host_iterations: alloc_pinned(gpu, BATCH)?,
             kernel,
-            gpu,
-            code,
-            config,
+            setup,
         })
     }
 
     /// Queues upload (with `transfers`), the kernel for `count` codewords, and the download.
     fn enqueue(&mut self, transfers: bool, count: usize) -> Result<()> {
-        let stream = self.gpu.stream();
-        let (n, m) = (self.code.n() as u32, self.code.m() as u32);
+        let stream = self.setup.gpu.stream();
+        let (n, m) = (self.setup.code.n() as u32, self.setup.code.m() as u32);
         if transfers {
             stream
                 .memcpy_htod(&self.host_input, &mut self.input)
                 .context("uploading LLRs")?;
         }
-        let (mode, param) = self.rule.kernel_args();
-        let iterations = self.config.iterations as u32;
-        let early = self.config.early_termination as u32;
+        let (mode, param) = self.setup.rule.kernel_args();
+        let iterations = self.setup.config.iterations as u32;
+        let early = self.setup.config.early_termination as u32;
         let cfg = LaunchConfig {
             grid_dim: (count as u32, 1, 1),
             block_dim: (self.threads, 1, 1),
@@ -169,7 +160,8 @@ impl<'g> LayeredGpuDecoder<'g> {
         };
         // Every buffer holds BATCH codewords (input N bytes, state M words, hard ⌈N/32⌉ words,
         // one iteration count each) and `count` ≤ BATCH blocks run.
-        self.gpu
+        self.setup
+            .gpu
             .launch(&self.kernel)
             .buf(&self.input)
             .buf(&self.row_start)
@@ -197,22 +189,10 @@ impl<'g> LayeredGpuDecoder<'g> {
         Ok(())
     }
 
-    /// Batch latency as [`super::GpuDecoder::time_batch`] measures it: `llr` holds 128
-    /// codewords of 8-bit LLRs; with `transfers` the upload and hard-decision download count.
-    pub fn time_batch(
-        &mut self,
-        llr: &[i8],
-        transfers: bool,
-        warmup: usize,
-        runs: usize,
-    ) -> Result<Timing> {
-        time_batch(self, llr, transfers, (warmup, runs))
-    }
-
     /// Unpacks the hard decisions of the batch just decoded into `out` (bit v % 32 of word
     /// v / 32 per codeword) and returns the iterations its slowest codeword ran.
     fn store(&mut self, out: &mut [u8]) -> Result<usize> {
-        let n = self.code.n();
+        let n = self.setup.code.n();
         let words = n.div_ceil(32);
         let hard = self.host_hard.as_slice().context("pinned output")?;
         for (c, word) in out.chunks_mut(n).enumerate() {
@@ -228,54 +208,28 @@ impl<'g> LayeredGpuDecoder<'g> {
 }
 
 impl<'g> BatchQueue<'g> for LayeredGpuDecoder<'g> {
-    fn gpu(&self) -> &'g Gpu {
-        self.gpu
+    fn setup(&self) -> &Setup<'g> {
+        &self.setup
     }
-    fn config(&self) -> &DecoderConfig {
-        &self.config
-    }
-    fn n(&self) -> usize {
-        self.code.n()
-    }
-    fn quantizer(&self) -> Quantizer {
-        self.quantizer
-    }
-    fn fill(&mut self, llr: Llrs<'_>, first: usize, count: usize) -> Result<()> {
-        let n = self.code.n();
-        fill_input(
-            &mut self.host_input,
-            self.quantizer,
-            llr,
-            n,
-            (first, count),
-            false,
-        )
+    const CLEAR_INPUT: bool = false;
+    fn host_input(&mut self) -> &mut PinnedHostSlice<i8> {
+        &mut self.host_input
     }
     fn enqueue_full(&mut self, transfers: bool) -> Result<()> {
         self.enqueue(transfers, BATCH)
     }
     fn run_batch(&mut self, out: &mut [u8]) -> Result<usize> {
-        self.enqueue(true, out.len() / self.code.n())?;
-        self.gpu.synchronize()?;
+        self.enqueue(true, out.len() / self.setup.code.n())?;
+        self.setup.gpu.synchronize()?;
         self.store(out)
     }
 }
 
-impl Decoder for LayeredGpuDecoder<'_> {
-    fn describe(&self) -> String {
-        format!(
-            "{} ({}, {BATCH} codewords per batch, fused layered kernel, one block per codeword)",
-            self.config.describe(),
-            self.gpu.info().name,
-        )
-    }
+batch_decoder!(LayeredGpuDecoder);
 
-    fn code(&self) -> &Code {
-        &self.code
-    }
-
-    fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
-        let code = self.code.clone();
-        decode_batches(self, &code, llr, bits)
+impl LayeredGpuDecoder<'_> {
+    /// How it runs, for [`Decoder::describe`](crate::Decoder::describe).
+    fn how(&self) -> String {
+        format!("{BATCH} codewords per batch, fused layered kernel, one block per codeword")
     }
 }
