@@ -91,15 +91,6 @@ pub fn run(device: Option<Device>, json: bool, command: &ApproxCommand) -> Resul
 }
 
 /// Prints `value` as JSON, or runs `print` for the tables; always success.
-fn report<T: Serialize>(json: bool, value: &T, print: impl FnOnce(&T)) -> Result<ExitCode> {
-    if json {
-        super::print_json(value)?;
-    } else {
-        print(value);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 fn list(json: bool) -> Result<ExitCode> {
     #[derive(Serialize)]
     struct Listing {
@@ -110,7 +101,7 @@ fn list(json: bool) -> Result<ExitCode> {
         functions: CATALOG,
         apps: APPS,
     };
-    report(json, &listing, |l| {
+    super::report(json, &listing, |l| {
         print_functions(l.functions);
         println!();
         print_apps(l.apps);
@@ -175,13 +166,13 @@ fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCod
         };
         bar.finish_and_clear();
         write_json_out(&args.out, &cpu)?;
-        return report(json, &cpu, print_cpu_bench);
+        return super::report(json, &cpu, print_cpu_bench);
     };
     let progress = |k: &str| bar.set_message(k.to_owned());
     let gpu_report = microbench::run(&gpu, args.samples as usize, &progress)?;
     bar.finish_and_clear();
     write_json_out(&args.out, &gpu_report)?;
-    report(json, &gpu_report, print_gpu_bench)
+    super::report(json, &gpu_report, print_gpu_bench)
 }
 
 fn print_gpu_bench(report: &microbench::Report) {
@@ -230,7 +221,7 @@ fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode>
         figures::write(dir, &summary, run.is_suite())?;
     }
     write_json_out(&args.out, &summary)?;
-    report(json, &summary, |s| print_tune(s, run.is_suite()))
+    super::report(json, &summary, |s| print_tune(s, run.is_suite()))
 }
 
 fn print_tune(summary: &TuneSummary, suite: bool) {

@@ -44,17 +44,8 @@ pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitC
         Some(gpu) => CopyResult::Cuda(copy_bandwidth(gpu, bytes, warmup, runs)?),
         None => CopyResult::Cpu(host::copy_bandwidth(bytes, host::threads(), runs)?),
     };
-    if let Some(path) = &args.out {
-        let text = serde_json::to_string_pretty(&result)?;
-        sigpu_runtime::fs::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("--out {}: cannot write", path.display()))?;
-    }
-    if json {
-        super::print_json(&result)?;
-    } else {
-        print!("{}", render(&result));
-    }
-    Ok(ExitCode::SUCCESS)
+    super::write_json_out(&args.out, &result)?;
+    super::report(json, &result, |r| print!("{}", render(r)))
 }
 
 fn render(result: &CopyResult) -> String {

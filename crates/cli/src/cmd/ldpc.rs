@@ -221,17 +221,14 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
 fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
     let code = Code::resolve(&a.code)?;
     sigpu_ldpc::write_alist(&code, &a.output)?;
-    if json {
-        super::print_json(&code.info())?;
-    } else {
+    super::report(json, &code.info(), |_| {
         let (m, n, ones) = (code.m(), code.n(), code.edges());
         let name = code.name();
         println!(
             "wrote {name} ({m} × {n}, {ones} ones) to {}",
             a.output.display()
         );
-    }
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
@@ -347,9 +344,7 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
         "valid": stats.valid, "iterations": stats.iterations, "seconds": seconds,
         "output": a.output.display().to_string(),
     });
-    if json {
-        super::print_json(&report)?;
-    } else {
+    super::report(json, &report, |_| {
         println!(
             "{}: decoded {} codewords with {} in {seconds:.3} s; {} satisfy every check; wrote {}",
             code.name(),
@@ -358,8 +353,7 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
             stats.valid,
             a.output.display()
         );
-    }
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 impl SimulateArgs {
@@ -480,12 +474,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
     })?;
     bar.finish_and_clear();
     super::write_json_out(&a.out, &report)?;
-    if json {
-        super::print_json(&report)?;
-    } else {
-        print_bench(&report);
-    }
-    Ok(ExitCode::SUCCESS)
+    super::report(json, &report, print_bench)
 }
 
 fn print_bench(report: &BenchReport) {

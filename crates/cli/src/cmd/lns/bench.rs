@@ -55,12 +55,7 @@ fn on_gpu(gpu: &sigpu_runtime::cuda::Gpu, json: bool, args: &BenchLnsArgs) -> Re
             .write(base)
             .with_context(|| format!("--plot {}", base.display()))?;
     }
-    if json {
-        super::super::print_json(&report)?;
-    } else {
-        print_report(&report);
-    }
-    Ok(ExitCode::SUCCESS)
+    super::super::report(json, &report, print_report)
 }
 
 fn print_report(report: &Report) {

@@ -112,12 +112,9 @@ fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<Exi
         &|n| bar.inc(n),
     )?;
     bar.finish_and_clear();
-    if json {
-        super::print_json(&certs)?;
-    } else {
-        print_certificates(args.format, &certs, &skipped);
-    }
-    Ok(ExitCode::SUCCESS)
+    super::report(json, &certs, |_| {
+        print_certificates(args.format, &certs, &skipped)
+    })
 }
 
 fn print_certificates(format: Format, certs: &[Certificate], skipped: &[Method]) {
@@ -178,21 +175,18 @@ fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
         runs: args.runs as usize,
     };
     let report = run_hmm(target.gpu(), &run)?;
-    if json {
-        super::print_json(&report)?;
-    } else {
+    super::report(json, &report, |_| {
         println!(
-            "HMM forward in {} on {}: {s} states, {t} steps, batch {b}: {:.3} ms, {:.1} G cells/s; \
-             log-likelihood relative error vs f64 at most {:.2e} over {} sequences",
-            report.format,
-            report.device,
-            report.seconds * 1e3,
-            report.g_cells_per_s,
-            report.max_relative_error,
-            report.verified
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+        "HMM forward in {} on {}: {s} states, {t} steps, batch {b}: {:.3} ms, {:.1} G cells/s; \
+         log-likelihood relative error vs f64 at most {:.2e} over {} sequences",
+        report.format,
+        report.device,
+        report.seconds * 1e3,
+        report.g_cells_per_s,
+        report.max_relative_error,
+        report.verified
+    );
+    })
 }
 
 fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode> {
