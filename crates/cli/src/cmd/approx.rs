@@ -109,19 +109,6 @@ fn list(json: bool) -> Result<ExitCode> {
 }
 
 fn print_functions(functions: &[Function]) {
-    let rows: Vec<Vec<String>> = functions
-        .iter()
-        .map(|f| {
-            vec![
-                f.key.into(),
-                f.math.into(),
-                f.accurate_cuda.into(),
-                f.approx_ptx.into(),
-                format!("sm_{}", f.min_sm),
-                f.documented_error.into(),
-            ]
-        })
-        .collect();
     let head = [
         "function",
         "math",
@@ -130,25 +117,30 @@ fn print_functions(functions: &[Function]) {
         "needs",
         "documented SFU error",
     ];
-    print!("{}", table::render(&head, &rows));
+    table::print(&head, functions, |f| {
+        vec![
+            f.key.into(),
+            f.math.into(),
+            f.accurate_cuda.into(),
+            f.approx_ptx.into(),
+            format!("sm_{}", f.min_sm),
+            f.documented_error.into(),
+        ]
+    });
 }
 
 fn print_apps(apps: &[App]) {
-    let rows: Vec<Vec<String>> = apps
-        .iter()
-        .map(|a| {
-            vec![
-                a.name.into(),
-                a.abbr.into(),
-                format!("{:?}", a.precision).to_lowercase(),
-                a.functions.into(),
-                format!("{:?}", a.metric),
-                a.about.into(),
-            ]
-        })
-        .collect();
     let head = ["app", "abbr", "type", "functions", "QoS metric", "workload"];
-    print!("{}", table::render(&head, &rows));
+    table::print(&head, apps, |a| {
+        vec![
+            a.name.into(),
+            a.abbr.into(),
+            format!("{:?}", a.precision).to_lowercase(),
+            a.functions.into(),
+            format!("{:?}", a.metric),
+            a.about.into(),
+        ]
+    });
 }
 
 /// `--device cpu` measures the CPU fast functions; otherwise the catalog on the GPU.
