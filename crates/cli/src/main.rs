@@ -3,7 +3,6 @@
 
 mod cli;
 mod cmd;
-mod npy;
 mod table;
 
 use clap::Parser;

@@ -31,6 +31,25 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// A table of `items`, one row each as `row` makes it, under `header`.
+pub fn of<T>(
+    header: &[&str],
+    items: impl IntoIterator<Item = T>,
+    row: impl FnMut(T) -> Vec<String>,
+) -> String {
+    let rows: Vec<Vec<String>> = items.into_iter().map(row).collect();
+    render(header, &rows)
+}
+
+/// Prints the table [`of`] `items`.
+pub fn print<T>(
+    header: &[&str],
+    items: impl IntoIterator<Item = T>,
+    row: impl FnMut(T) -> Vec<String>,
+) {
+    print!("{}", of(header, items, row));
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -1,24 +1,11 @@
 //! Runs the real `sigpu` binary, as a user would.
 
+mod common;
+
+use common::{sigpu, stderr, stdout_json};
+
 use serde_json::Value;
 use std::process::{Command, Output};
-
-fn sigpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sigpu"))
-        .args(args)
-        .env_remove("SIGPU_REQUIRE_GPU")
-        .output()
-        .expect("the sigpu binary runs")
-}
-
-fn stdout_json(out: &Output) -> Value {
-    let text = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 fn gpu_usable() -> bool {
     stdout_json(&sigpu(&["info", "--json"]))["cuda"]["available"] == true

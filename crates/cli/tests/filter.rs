@@ -1,20 +1,11 @@
 //! `sigpu filter` as a user runs it: .npy and raw files in and out, the two filter notations,
 //! zi/zf, and errors that name the bad argument or file.
 
+mod common;
+
+use common::{sigpu, stderr};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn sigpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sigpu"))
-        .args(args)
-        .env_remove("SIGPU_REQUIRE_GPU")
-        .output()
-        .expect("the sigpu binary runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// A 1-D little-endian f64 .npy file.
 fn write_npy_f64(path: &Path, values: &[f64]) {

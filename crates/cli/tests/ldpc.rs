@@ -1,25 +1,11 @@
 //! `sigpu ldpc ...` as a user runs it: decoding a .npy file, a resumable simulation, and the
 //! errors bad input gets.
 
+mod common;
+
+use common::{sigpu, stderr, stdout_json};
+
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn sigpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sigpu"))
-        .args(args)
-        .env_remove("SIGPU_REQUIRE_GPU")
-        .output()
-        .expect("the sigpu binary runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 /// A version-1 .npy file of float32 LLRs, codewords × n.
 fn npy_f32(values: &[f32], rows: usize, cols: usize) -> Vec<u8> {
@@ -64,7 +50,7 @@ fn decode_recovers_the_all_zero_codeword_from_noisy_llrs() {
         args.extend(device_args);
         let out = sigpu(&args);
         assert!(out.status.success(), "{}", stderr(&out));
-        assert_eq!(json(&out)["valid"], 2);
+        assert_eq!(stdout_json(&out)["valid"], 2);
         let bytes = std::fs::read(&output).unwrap();
         assert!(bytes.ends_with(&vec![0u8; 2 * n]) && bytes.len() > 2 * n);
     }
@@ -157,7 +143,7 @@ fn simulate_writes_resumes_and_plots() {
     };
     let first = run("-1.0,4.0");
     assert!(first.status.success(), "{}", stderr(&first));
-    let v = json(&first);
+    let v = stdout_json(&first);
     let points = v["points"].as_array().unwrap();
     assert_eq!(points.len(), 2);
     assert!(
@@ -165,7 +151,7 @@ fn simulate_writes_resumes_and_plots() {
         "far below the threshold every frame fails"
     );
     assert_eq!(points[1]["frame_errors"], 0);
-    let again = json(&run("-1.0:4.0:5.0"));
+    let again = stdout_json(&run("-1.0:4.0:5.0"));
     assert_eq!(
         again["points"], v["points"],
         "resumed points are kept, not rerun"
@@ -183,7 +169,7 @@ fn simulate_writes_resumes_and_plots() {
         merged.to_str().unwrap(),
     ]);
     assert!(plotted.status.success(), "{}", stderr(&plotted));
-    let p = json(&plotted);
+    let p = stdout_json(&plotted);
     assert_eq!(p["series"].as_array().unwrap().len(), 2, "BER and FER");
     assert_eq!(p["series"][1]["points"][0][1], v["points"][0]["fer"]);
     assert!(std::fs::read_to_string(&merged)
@@ -220,7 +206,11 @@ fn simulate_applies_and_checks_the_bit_interleaver() {
     for interleaver in ["auto", "dvbt2", "none"] {
         let out = run("dvbt2-short-1/2", interleaver);
         assert!(out.status.success(), "{interleaver}: {}", stderr(&out));
-        assert_eq!(json(&out)["points"][0]["frame_errors"], 0, "{interleaver}");
+        assert_eq!(
+            stdout_json(&out)["points"][0]["frame_errors"],
+            0,
+            "{interleaver}"
+        );
     }
     let e = stderr(&run("dvbs2-short-1/2", "dvbt2"));
     assert!(
@@ -251,7 +241,7 @@ fn bench_times_both_schedules_on_the_cpu() {
         "64",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let v = json(&out);
+    let v = stdout_json(&out);
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
     for (r, schedule) in results.iter().zip(["flooding", "layered"]) {
@@ -329,7 +319,7 @@ fn device_all_spreads_simulate_only() {
         ])
     };
     let info = sigpu(&["--json", "info"]);
-    let gpu = json(&info)["cuda"]["available"].as_bool().unwrap();
+    let gpu = stdout_json(&info)["cuda"]["available"].as_bool().unwrap();
     let all = simulate("all");
     if gpu {
         // Spread over every GPU, the counts equal one GPU's (frames are seeded per frame).
@@ -337,8 +327,8 @@ fn device_all_spreads_simulate_only() {
         let one = simulate("cuda:0");
         assert!(one.status.success(), "{}", stderr(&one));
         assert_eq!(
-            points_without_seconds(&json(&all)),
-            points_without_seconds(&json(&one))
+            points_without_seconds(&stdout_json(&all)),
+            points_without_seconds(&stdout_json(&one))
         );
     } else {
         // No GPU: a clear error, not a panic (exit code 101).

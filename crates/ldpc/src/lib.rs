@@ -40,6 +40,7 @@
 pub mod alist;
 pub mod channel;
 mod code;
+pub mod decode_file;
 pub mod decoder;
 mod encode;
 mod error;

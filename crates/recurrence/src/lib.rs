@@ -12,6 +12,8 @@
 //! - [`Factors`]: the correction factors, with the seed's optimisations and a switch for them.
 //! - [`gpu`]: the CUDA code generator (the fixed helpers are the header `kernels/plr.cuh`) and
 //!   [`GpuFilter`], which runs the kernel it produces.
+//! - [`io`]: signals in `.npy` and raw files, and [`io::run`], which filters typed data on the
+//!   CPU or a given GPU with zi/zf and timings (what `sigpu filter` calls).
 //! - [`FilterError`]: every way a filter can refuse a signature, a shape or an input.
 //!
 //! Benchmarks and their charts are not here: they are `sigpu-lab`'s (`sigpu bench filter`).
@@ -46,6 +48,7 @@ mod error;
 mod factors;
 mod filter;
 pub mod gpu;
+pub mod io;
 mod poles;
 pub mod serial;
 mod signature;

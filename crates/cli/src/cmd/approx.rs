@@ -91,15 +91,6 @@ pub fn run(device: Option<Device>, json: bool, command: &ApproxCommand) -> Resul
 }
 
 /// Prints `value` as JSON, or runs `print` for the tables; always success.
-fn report<T: Serialize>(json: bool, value: &T, print: impl FnOnce(&T)) -> Result<ExitCode> {
-    if json {
-        super::print_json(value)?;
-    } else {
-        print(value);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 fn list(json: bool) -> Result<ExitCode> {
     #[derive(Serialize)]
     struct Listing {
@@ -110,7 +101,7 @@ fn list(json: bool) -> Result<ExitCode> {
         functions: CATALOG,
         apps: APPS,
     };
-    report(json, &listing, |l| {
+    super::report(json, &listing, |l| {
         print_functions(l.functions);
         println!();
         print_apps(l.apps);
@@ -118,19 +109,6 @@ fn list(json: bool) -> Result<ExitCode> {
 }
 
 fn print_functions(functions: &[Function]) {
-    let rows: Vec<Vec<String>> = functions
-        .iter()
-        .map(|f| {
-            vec![
-                f.key.into(),
-                f.math.into(),
-                f.accurate_cuda.into(),
-                f.approx_ptx.into(),
-                format!("sm_{}", f.min_sm),
-                f.documented_error.into(),
-            ]
-        })
-        .collect();
     let head = [
         "function",
         "math",
@@ -139,25 +117,30 @@ fn print_functions(functions: &[Function]) {
         "needs",
         "documented SFU error",
     ];
-    print!("{}", table::render(&head, &rows));
+    table::print(&head, functions, |f| {
+        vec![
+            f.key.into(),
+            f.math.into(),
+            f.accurate_cuda.into(),
+            f.approx_ptx.into(),
+            format!("sm_{}", f.min_sm),
+            f.documented_error.into(),
+        ]
+    });
 }
 
 fn print_apps(apps: &[App]) {
-    let rows: Vec<Vec<String>> = apps
-        .iter()
-        .map(|a| {
-            vec![
-                a.name.into(),
-                a.abbr.into(),
-                format!("{:?}", a.precision).to_lowercase(),
-                a.functions.into(),
-                format!("{:?}", a.metric),
-                a.about.into(),
-            ]
-        })
-        .collect();
     let head = ["app", "abbr", "type", "functions", "QoS metric", "workload"];
-    print!("{}", table::render(&head, &rows));
+    table::print(&head, apps, |a| {
+        vec![
+            a.name.into(),
+            a.abbr.into(),
+            format!("{:?}", a.precision).to_lowercase(),
+            a.functions.into(),
+            format!("{:?}", a.metric),
+            a.about.into(),
+        ]
+    });
 }
 
 /// `--device cpu` measures the CPU fast functions; otherwise the catalog on the GPU.
@@ -175,13 +158,13 @@ fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCod
         };
         bar.finish_and_clear();
         write_json_out(&args.out, &cpu)?;
-        return report(json, &cpu, print_cpu_bench);
+        return super::report(json, &cpu, print_cpu_bench);
     };
     let progress = |k: &str| bar.set_message(k.to_owned());
     let gpu_report = microbench::run(&gpu, args.samples as usize, &progress)?;
     bar.finish_and_clear();
     write_json_out(&args.out, &gpu_report)?;
-    report(json, &gpu_report, print_gpu_bench)
+    super::report(json, &gpu_report, print_gpu_bench)
 }
 
 fn print_gpu_bench(report: &microbench::Report) {
@@ -230,7 +213,7 @@ fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode>
         figures::write(dir, &summary, run.is_suite())?;
     }
     write_json_out(&args.out, &summary)?;
-    report(json, &summary, |s| print_tune(s, run.is_suite()))
+    super::report(json, &summary, |s| print_tune(s, run.is_suite()))
 }
 
 fn print_tune(summary: &TuneSummary, suite: bool) {

@@ -44,40 +44,28 @@ pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitC
         Some(gpu) => CopyResult::Cuda(copy_bandwidth(gpu, bytes, warmup, runs)?),
         None => CopyResult::Cpu(host::copy_bandwidth(bytes, host::threads(), runs)?),
     };
-    if let Some(path) = &args.out {
-        let text = serde_json::to_string_pretty(&result)?;
-        sigpu_runtime::fs::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("--out {}: cannot write", path.display()))?;
-    }
-    if json {
-        super::print_json(&result)?;
-    } else {
-        print!("{}", render(&result));
-    }
-    Ok(ExitCode::SUCCESS)
+    super::write_json_out(&args.out, &result)?;
+    super::report(json, &result, |r| print!("{}", render(r)))
 }
 
 fn render(result: &CopyResult) -> String {
     match result {
         CopyResult::Cuda(b) => {
-            let rows: Vec<Vec<String>> = b
-                .methods
-                .iter()
-                .map(|m| {
-                    vec![
-                        m.method.clone(),
-                        format!("{:.1}", m.gb_per_s),
-                        format!("{:.4}", m.timing.median_ms),
-                        format!("{:.4}..{:.4}", m.timing.min_ms, m.timing.max_ms),
-                    ]
-                })
-                .collect();
+            let header = ["method", "GB/s", "median ms", "min..max ms"];
+            let table = table::of(&header, &b.methods, |m| {
+                vec![
+                    m.method.clone(),
+                    format!("{:.1}", m.gb_per_s),
+                    format!("{:.4}", m.timing.median_ms),
+                    format!("{:.4}..{:.4}", m.timing.min_ms, m.timing.max_ms),
+                ]
+            });
             format!(
                 "{}: copy of {} MiB, read + write counted, median of {} runs\n{}best: {:.1} GB/s\n",
                 b.device,
                 b.bytes >> 20,
                 b.methods.first().map_or(0, |m| m.timing.samples_ms.len()),
-                table::render(&["method", "GB/s", "median ms", "min..max ms"], &rows),
+                table,
                 b.best_gb_per_s
             )
         }

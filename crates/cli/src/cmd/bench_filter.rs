@@ -78,12 +78,7 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result
             .with_context(|| format!("--plot {}", dir.display()))?;
         eprintln!("wrote {written} charts (SVG + PNG) into {}", dir.display());
     }
-    if json {
-        super::print_json(&report)?;
-    } else {
-        print!("{}", render(&report));
-    }
-    Ok(ExitCode::SUCCESS)
+    super::report(json, &report, |r| print!("{}", render(r)))
 }
 
 fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Report> {

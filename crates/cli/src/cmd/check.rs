@@ -25,11 +25,9 @@ pub struct CheckArgs {
 pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitCode> {
     let checks = sigpu_lab::checks::matching(args.filter.as_deref());
     if args.list {
-        let rows: Vec<Vec<String>> = checks
-            .iter()
-            .map(|c| vec![c.name.into(), c.about.into()])
-            .collect();
-        print!("{}", table::render(&["check", "compares"], &rows));
+        table::print(&["check", "compares"], &checks, |c| {
+            vec![c.name.into(), c.about.into()]
+        });
         return Ok(ExitCode::SUCCESS);
     }
     if checks.is_empty() {

@@ -1,15 +1,15 @@
 //! `sigpu filter`: a linear recurrence / IIR filter over a signal file (.npy or raw), on the
-//! CPU or a GPU, with SciPy's zi / zf state. The filtering is the library's
-//! ([`Filter::apply_batch`], [`GpuFilter::apply_timed`]); this file reads, writes and prints.
+//! CPU or a GPU, with SciPy's zi / zf state. The filtering and the file I/O are the library's
+//! ([`sigpu_recurrence::io`]); this file checks the flags and prints.
 
-use crate::npy;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
-use sigpu_recurrence::gpu::{generate, GpuConfig, GpuFilter};
+use sigpu_recurrence::gpu::{generate, GpuConfig};
+use sigpu_recurrence::io as signal;
 use sigpu_recurrence::{
-    check_finite, from_le_bytes, parse_values, to_le_bytes, with_dtype, DType, Element, Filter,
-    FilterOptions, Signature,
+    check_finite, from_le_bytes, parse_values, with_dtype, DType, Element, Filter, FilterOptions,
+    Signature,
 };
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
@@ -100,7 +100,7 @@ struct Io<'a> {
     input: &'a Path,
     output: &'a Path,
     raw: bool,
-    array: npy::Array,
+    array: signal::Array,
     channels: usize,
 }
 
@@ -182,7 +182,7 @@ fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<Io<'_>> {
             })
         })
         .transpose()?;
-    let array = npy::read(input, raw_dtype).with_context(|| format!("--input {shown}"))?;
+    let array = signal::read(input, raw_dtype).with_context(|| format!("--input {shown}"))?;
     if let Some(d) = dtype.filter(|&d| d != array.dtype) {
         bail!(
             "--input {shown} holds {} values but --dtype says {d}",
@@ -245,85 +245,33 @@ fn filter_typed<T: Element>(
             );
         }
     }
-    let (y, zf, mut summary) = match gpu {
-        Some(gpu) => on_gpu(gpu, &filter, &x, channels, zi.as_deref())?,
-        None => on_cpu(&filter, &x, channels, zi.as_deref())?,
+    let run = signal::run(&filter, gpu, &x, channels, zi.as_deref())?;
+    signal::write(io.output, io.raw, &io.array.shape, &run.y)?;
+    let zf = match &io.args.zf {
+        Some(path) => {
+            let shape = if channels > 1 && io.array.shape.len() == 2 {
+                vec![channels, filter.state_len()]
+            } else {
+                vec![run.zf.len()]
+            };
+            signal::write(path, io.raw, &shape, &run.zf).context("--zf")?;
+            Some(path.display().to_string())
+        }
+        None => None,
     };
-    summary.setup_seconds += setup_seconds;
-    write(io.output, io, &io.array.shape, &to_le_bytes(&y))?;
-    if let Some(path) = &io.args.zf {
-        let shape = if channels > 1 && io.array.shape.len() == 2 {
-            vec![channels, filter.state_len()]
-        } else {
-            vec![zf.len()]
-        };
-        write(path, io, &shape, &to_le_bytes(&zf)).context("--zf")?;
-        summary.zf = Some(path.display().to_string());
-    }
-    summary.output = io.output.display().to_string();
-    summary.msamples_per_s = x.len() as f64 / summary.compute_seconds.max(1e-12) / 1e6;
-    Ok(summary)
-}
-
-/// A summary with what one device measured; the caller fills in the files.
-fn summary<T: Element>(
-    filter: &Filter<T>,
-    device: String,
-    samples: usize,
-    channels: usize,
-) -> Summary {
-    Summary {
+    Ok(Summary {
         signature: filter.signature().to_string(),
         dtype: T::DTYPE,
-        device,
+        device: run.device,
         channels,
-        samples_per_channel: samples / channels,
-        setup_seconds: 0.0,
-        transfer_seconds: None,
-        compute_seconds: 0.0,
-        msamples_per_s: 0.0,
-        output: String::new(),
-        zf: None,
-    }
-}
-
-type Filtered<T> = (Vec<T>, Vec<T>, Summary);
-
-fn on_gpu<T: Element>(
-    gpu: &Gpu,
-    filter: &Filter<T>,
-    x: &[T],
-    channels: usize,
-    zi: Option<&[T]>,
-) -> Result<Filtered<T>> {
-    let start = Instant::now();
-    let g = GpuFilter::new(gpu, filter, GpuConfig::default())?;
-    let setup = start.elapsed().as_secs_f64();
-    let (y, zf, times) = g.apply_timed(gpu, x, channels, zi)?;
-    let device = format!("{} ({})", gpu.info().name, gpu.arch());
-    let mut s = summary(filter, device, x.len(), channels);
-    s.setup_seconds = setup;
-    s.transfer_seconds = Some(times.transfer_seconds);
-    s.compute_seconds = times.compute_seconds;
-    Ok((y, zf, s))
-}
-
-fn on_cpu<T: Element>(
-    filter: &Filter<T>,
-    x: &[T],
-    channels: usize,
-    zi: Option<&[T]>,
-) -> Result<Filtered<T>> {
-    let mut y = vec![T::ZERO; x.len()];
-    let mut zf = vec![T::ZERO; channels * filter.state_len()];
-    let start = Instant::now();
-    filter.apply_batch(x, channels, &mut y, zi, Some(&mut zf))?;
-    let seconds = start.elapsed().as_secs_f64();
-    let threads = sigpu_runtime::host::threads();
-    let device = format!("cpu ({threads} threads, {})", filter.simd().name());
-    let mut s = summary(filter, device, x.len(), channels);
-    s.compute_seconds = seconds;
-    Ok((y, zf, s))
+        samples_per_channel: x.len() / channels,
+        setup_seconds: run.setup_seconds + setup_seconds,
+        transfer_seconds: run.transfer_seconds,
+        compute_seconds: run.compute_seconds,
+        msamples_per_s: x.len() as f64 / run.compute_seconds.max(1e-12) / 1e6,
+        output: io.output.display().to_string(),
+        zf,
+    })
 }
 
 /// --zi as a comma-separated list, or a file when it does not read as one.
@@ -334,27 +282,15 @@ fn read_zi<T: Element>(text: &str, raw: bool) -> Result<Vec<T>> {
     if looks_like_list {
         return parse_values(text).context("--zi");
     }
-    let array = npy::read(Path::new(text), raw.then_some(T::DTYPE))
+    let array = signal::read(Path::new(text), raw.then_some(T::DTYPE))
         .with_context(|| format!("--zi {text}"))?;
-    if array.dtype != T::DTYPE {
+    let Some(zi) = array.values::<T>() else {
         bail!(
             "--zi {text} holds {} values but the signal is {}",
             array.dtype,
             T::DTYPE
         );
-    }
-    let zi: Vec<T> = from_le_bytes(&array.bytes);
+    };
     check_finite(&zi, text).context("--zi")?;
     Ok(zi)
-}
-
-/// `bytes` to `path` in the input's format (raw, or .npy of `shape`).
-fn write(path: &Path, io: &Io<'_>, shape: &[usize], bytes: &[u8]) -> Result<()> {
-    let data = if io.raw {
-        bytes.to_vec()
-    } else {
-        npy::encode(io.array.dtype, shape, bytes)
-    };
-    sigpu_runtime::fs::write_atomic(path, &data)
-        .with_context(|| format!("cannot write {}", path.display()))
 }

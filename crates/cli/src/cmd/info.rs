@@ -17,12 +17,7 @@ pub fn run(json: bool) -> Result<ExitCode> {
         host: HostInfo::detect(),
         cuda: probe(),
     };
-    if json {
-        super::print_json(&info)?;
-    } else {
-        print!("{}", render(&info));
-    }
-    Ok(ExitCode::SUCCESS)
+    super::report(json, &info, |i| print!("{}", render(i)))
 }
 
 fn render(info: &Info) -> String {

@@ -7,12 +7,11 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use sigpu_lab::ldpc::bench::{self as lab_bench, BenchReport, BenchSpec};
 use sigpu_lab::ldpc::plot::{error_rate_svg, sweep_curves, sweep_svg};
-use sigpu_ldpc::decoder::cpu_decoder;
+use sigpu_ldpc::decode_file::decode_npy;
 use sigpu_ldpc::interleave::Interleaving;
-use sigpu_ldpc::npy::{read_llrs, write_u8, NpyLlrs};
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, Sweep, SweepEvent, SweepSpec};
 use sigpu_ldpc::sim::{Link, PointResult};
-use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
+use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Precision, Schedule};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::Device;
 use std::path::PathBuf;
@@ -221,17 +220,14 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
 fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
     let code = Code::resolve(&a.code)?;
     sigpu_ldpc::write_alist(&code, &a.output)?;
-    if json {
-        super::print_json(&code.info())?;
-    } else {
+    super::report(json, &code.info(), |_| {
         let (m, n, ones) = (code.m(), code.n(), code.edges());
         let name = code.name();
         println!(
             "wrote {name} ({m} × {n}, {ones} ones) to {}",
             a.output.display()
         );
-    }
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
@@ -276,20 +272,6 @@ fn codes(json: bool) -> Result<ExitCode> {
         let pairs: Vec<_> = d.iter().map(|(d, c)| format!("{d}:{c}")).collect();
         pairs.join(" ")
     };
-    let rows: Vec<Vec<String>> = infos
-        .iter()
-        .map(|i| {
-            vec![
-                i.name.clone(),
-                i.n.to_string(),
-                i.k.to_string(),
-                format!("{:.4}", i.rate),
-                i.edges.to_string(),
-                degrees(&i.column_degrees),
-                degrees(&i.row_degrees),
-            ]
-        })
-        .collect();
     let header = [
         "code",
         "N",
@@ -299,7 +281,17 @@ fn codes(json: bool) -> Result<ExitCode> {
         "column degrees",
         "check degrees",
     ];
-    print!("{}", table::render(&header, &rows));
+    table::print(&header, &infos, |i| {
+        vec![
+            i.name.clone(),
+            i.n.to_string(),
+            i.k.to_string(),
+            format!("{:.4}", i.rate),
+            i.edges.to_string(),
+            degrees(&i.column_degrees),
+            degrees(&i.row_degrees),
+        ]
+    });
     Ok(ExitCode::SUCCESS)
 }
 
@@ -320,46 +312,24 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
     let gpu = open_device(device)?;
     let code = Code::resolve(&a.code)?;
     let config = a.decoder.config()?;
-    let (llrs, shape) = read_llrs(&a.input)?;
-    let n = code.n();
-    if llrs.is_empty() || llrs.len() % n != 0 || (shape.len() == 2 && shape[1] != n) {
-        let (file, name) = (a.input.display(), code.name());
-        bail!("{file}: shape {shape:?} does not hold whole codewords of {name} (N = {n})");
-    }
-    let mut decoder: Box<dyn Decoder + '_> = match &gpu {
-        Some(gpu) => sigpu_ldpc::gpu::decoder(gpu, &code, config)?,
-        None => cpu_decoder(&code, config)?,
-    };
-    let mut bits = vec![0u8; llrs.len()];
-    let start = std::time::Instant::now();
-    let input = match &llrs {
-        NpyLlrs::F32(v) => Llrs::F32(v),
-        NpyLlrs::I8(v) => Llrs::I8 {
-            values: v,
-            scale: a.decoder.scale,
-        },
-    };
-    let stats = decoder.decode(input, &mut bits)?;
-    let seconds = start.elapsed().as_secs_f64();
-    write_u8(&a.output, &bits, bits.len() / n, n)?;
+    let scale = a.decoder.scale;
+    let done = decode_npy(&code, gpu.as_ref(), config, scale, &a.input, &a.output)?;
+    let (stats, seconds) = (&done.stats, done.seconds);
     let report = serde_json::json!({
-        "code": code.name(), "decoder": decoder.describe(), "codewords": stats.codewords,
+        "code": code.name(), "decoder": done.decoder, "codewords": stats.codewords,
         "valid": stats.valid, "iterations": stats.iterations, "seconds": seconds,
         "output": a.output.display().to_string(),
     });
-    if json {
-        super::print_json(&report)?;
-    } else {
+    super::report(json, &report, |_| {
         println!(
             "{}: decoded {} codewords with {} in {seconds:.3} s; {} satisfy every check; wrote {}",
             code.name(),
             stats.codewords,
-            decoder.describe(),
+            done.decoder,
             stats.valid,
             a.output.display()
         );
-    }
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 impl SimulateArgs {
@@ -480,33 +450,11 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
     })?;
     bar.finish_and_clear();
     super::write_json_out(&a.out, &report)?;
-    if json {
-        super::print_json(&report)?;
-    } else {
-        print_bench(&report);
-    }
-    Ok(ExitCode::SUCCESS)
+    super::report(json, &report, print_bench)
 }
 
 fn print_bench(report: &BenchReport) {
     println!("{}", report.device);
-    let rows: Vec<Vec<String>> = report
-        .results
-        .iter()
-        .map(|r| {
-            let ms = |s: f64| format!("{:.3}", s * 1e3);
-            vec![
-                r.code.clone(),
-                r.iterations.to_string(),
-                format!("{:.1}", r.coded_mbps),
-                format!("{:.1}", r.min_coded_mbps),
-                format!("{:.1}", r.info_mbps),
-                ms(r.median_s),
-                r.device_only_s.map_or("-".into(), ms),
-                r.kernels().to_owned(),
-            ]
-        })
-        .collect();
     let header = [
         "code",
         "iterations",
@@ -517,5 +465,17 @@ fn print_bench(report: &BenchReport) {
         "device-only ms",
         "kernels",
     ];
-    print!("{}", table::render(&header, &rows));
+    let ms = |s: f64| format!("{:.3}", s * 1e3);
+    table::print(&header, &report.results, |r| {
+        vec![
+            r.code.clone(),
+            r.iterations.to_string(),
+            format!("{:.1}", r.coded_mbps),
+            format!("{:.1}", r.min_coded_mbps),
+            format!("{:.1}", r.info_mbps),
+            ms(r.median_s),
+            r.device_only_s.map_or("-".into(), ms),
+            r.kernels().to_owned(),
+        ]
+    });
 }

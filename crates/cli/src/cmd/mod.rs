@@ -22,6 +22,20 @@ fn print_json(value: &impl serde::Serialize) -> Result<()> {
     Ok(())
 }
 
+/// `value` as JSON on stdout with `--json`, else the text `print` writes for it.
+fn report<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    print: impl FnOnce(&T),
+) -> Result<std::process::ExitCode> {
+    if json {
+        print_json(value)?;
+    } else {
+        print(value);
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 /// `--out FILE`: the JSON result written atomically, the file named in any error.
 fn write_json_out(path: &Option<std::path::PathBuf>, value: &impl serde::Serialize) -> Result<()> {
     if let Some(path) = path {

@@ -7,7 +7,7 @@ mod args;
 pub use args::{BenchClnsArgs, ClnsCommand};
 use args::{ClnsCertifyArgs, ClnsCertifyF32Args, ClnsFftArgs, ClnsFig45Args};
 
-use super::{print_json, resolve, spinner, write_json_out as write_json, Need, Target};
+use super::{resolve, spinner, write_json_out as write_json, Need, Target};
 use crate::table;
 use anyhow::{bail, Context, Result};
 use sigpu_clns::certify::Inputs;
@@ -27,16 +27,6 @@ pub fn run(device: Option<Device>, json: bool, command: &ClnsCommand) -> Result<
 
 fn print_table(t: &TextTable) {
     print!("{}", table::render(t.header, &t.rows));
-}
-
-/// JSON on stdout, or the text `print` writes.
-fn output(json: bool, value: &impl serde::Serialize, print: impl FnOnce()) -> Result<ExitCode> {
-    if json {
-        print_json(value)?;
-    } else {
-        print();
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn geometry(format: ClnsFormat, p_cl: Option<usize>, p_theta: Option<usize>) -> Result<Geometry> {
@@ -73,7 +63,7 @@ fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result
         );
     }
     write_json(&args.out, &certs)?;
-    output(json, &certs, || {
+    super::report(json, &certs, |_| {
         println!(
             "{format} S_b on {}, table {}×{} (errors in ulps: Re 2^-{}, Im 2^-{} turn):",
             certs[0].device,
@@ -101,7 +91,7 @@ fn fig45(device: Option<Device>, json: bool, args: &ClnsFig45Args) -> Result<Exi
     if let Some(dir) = &args.plot {
         fig45::plot(&points, dir)?;
     }
-    output(json, &points, || {
+    super::report(json, &points, |_| {
         println!(
             "S_b table error outside the near region ({} inputs of {format}; H100 filter model):",
             points.first().map_or(0, |p| p.inputs)
@@ -134,7 +124,7 @@ fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCod
     if let Some(base) = &args.plot {
         report.plot(opts.size, base)?;
     }
-    output(json, &report, || {
+    super::report(json, &report, |_| {
         println!(
             "FFT N = {}, batch {}, SNR (dB) vs rustfft f64; CLNS S_b by {}:",
             opts.size, opts.batch, opts.method
@@ -160,7 +150,7 @@ fn certify_f32(device: Option<Device>, json: bool, args: &ClnsCertifyF32Args) ->
     let report = lab_certify::certify_f32(g, sizes, args.seed, &|m| bar.set_message(m.to_owned()))?;
     bar.finish_and_clear();
     write_json(&args.out, &report)?;
-    output(json, &report, || {
+    super::report(json, &report, |_| {
         println!(
             "CLNS-f32 (log2|X| and angle in radians, f32 each; 64-bit word) S_b on the CPU, \
              table {}×{} ({} inputs: Re in log2 units, Im in radians):",
@@ -202,7 +192,7 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
     if let Some(base) = &args.plot {
         report.plot_cliff(base)?;
     }
-    output(json, &report, || {
+    super::report(json, &report, |_| {
         println!("{}", report.headline());
         print_table(&report.table1_table());
         let cliff = report.cliff_table();

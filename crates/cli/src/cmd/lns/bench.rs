@@ -55,54 +55,55 @@ fn on_gpu(gpu: &sigpu_runtime::cuda::Gpu, json: bool, args: &BenchLnsArgs) -> Re
             .write(base)
             .with_context(|| format!("--plot {}", base.display()))?;
     }
-    if json {
-        super::super::print_json(&report)?;
-    } else {
-        print_report(&report);
-    }
-    Ok(ExitCode::SUCCESS)
+    super::super::report(json, &report, print_report)
 }
 
 fn print_report(report: &Report) {
-    let rows: Vec<Vec<String>> = (report.rows.iter())
-        .map(|r| {
-            vec![
-                r.method.clone(),
-                r.lambda.map_or("-".into(), |l| format!("{l}/8")),
-                if r.both { "s_b + d_b" } else { "s_b" }.into(),
-                format!("{:.1}", r.g_evals_per_s),
-                format!("{:.2}", r.cycles_per_warp),
-            ]
-        })
-        .collect();
     println!(
         "{} {}: {} SMs at a measured {:.0} MHz, {} evaluations per launch",
         report.device, report.format, report.sms, report.sm_clock_mhz, report.evals_per_launch
     );
     let header = ["method", "lambda", "evaluates", "G evals/s", "cycles/warp"];
-    print!("{}", table::render(&header, &rows));
-    let share = |gb: f64, of_copy: f64| [format!("{gb:.0}"), format!("{:.1}%", 100.0 * of_copy)];
-    let stream: Vec<Vec<String>> = (report.streaming.iter())
-        .map(|r| {
-            let mut row = vec![r.method.clone(), format!("{:.1}", r.g_adds_per_s)];
-            row.extend(share(r.gb_per_s, r.fraction_of_copy));
-            row
-        })
-        .collect();
+    table::print(&header, &report.rows, |r| {
+        vec![
+            r.method.clone(),
+            r.lambda.map_or("-".into(), |l| format!("{l}/8")),
+            if r.both { "s_b + d_b" } else { "s_b" }.into(),
+            format!("{:.1}", r.g_evals_per_s),
+            format!("{:.2}", r.cycles_per_warp),
+        ]
+    });
+    // Name, rate, then GB/s and the share of the copy ceiling: the two streaming tables.
+    let share = |name: String, rate: f64, gb: f64, of_copy: f64| {
+        let rate = format!("{rate:.1}");
+        vec![
+            name,
+            rate,
+            format!("{gb:.0}"),
+            format!("{:.1}%", 100.0 * of_copy),
+        ]
+    };
     let n = report.streaming.first().map_or(0, |r| r.elements);
     println!("streaming add of {n} words (12 bytes per add):");
     let header = ["method", "G adds/s", "GB/s", "of copy"];
-    print!("{}", table::render(&header, &stream));
-    let reductions: Vec<Vec<String>> = (report.reductions.iter())
-        .map(|r| {
-            let mut row = vec![r.op.to_string(), format!("{:.1}", r.g_elems_per_s)];
-            row.extend(share(r.gb_per_s, r.fraction_of_copy));
-            row
-        })
-        .collect();
+    table::print(&header, &report.streaming, |r| {
+        share(
+            r.method.clone(),
+            r.g_adds_per_s,
+            r.gb_per_s,
+            r.fraction_of_copy,
+        )
+    });
     println!("fused reductions over the same words (4 bytes read per word):");
     let header = ["op", "G elements/s", "GB/s", "of copy"];
-    print!("{}", table::render(&header, &reductions));
+    table::print(&header, &report.reductions, |r| {
+        share(
+            r.op.to_string(),
+            r.g_elems_per_s,
+            r.gb_per_s,
+            r.fraction_of_copy,
+        )
+    });
 }
 
 /// `bench lns --device cpu`: element-wise add throughput of every CPU method.
@@ -119,22 +120,13 @@ fn on_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
     if json {
         return super::super::print_json(&rows).map(|_| ExitCode::SUCCESS);
     }
-    let table_rows: Vec<Vec<String>> = (rows.iter())
-        .map(|r| {
-            vec![
-                r.method.clone(),
-                r.threads.to_string(),
-                format!("{:.3}", r.g_adds_per_s),
-            ]
-        })
-        .collect();
     println!(
         "{} add/sub on the CPU, {} elements (log2|x| in [-8, 8], random signs):",
         args.format, rows[0].elements
     );
-    print!(
-        "{}",
-        table::render(&["method", "threads", "G adds/s"], &table_rows)
-    );
+    table::print(&["method", "threads", "G adds/s"], &rows, |r| {
+        let rate = format!("{:.3}", r.g_adds_per_s);
+        vec![r.method.clone(), r.threads.to_string(), rate]
+    });
     Ok(ExitCode::SUCCESS)
 }

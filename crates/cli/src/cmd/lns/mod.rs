@@ -112,29 +112,12 @@ fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<Exi
         &|n| bar.inc(n),
     )?;
     bar.finish_and_clear();
-    if json {
-        super::print_json(&certs)?;
-    } else {
-        print_certificates(args.format, &certs, &skipped);
-    }
-    Ok(ExitCode::SUCCESS)
+    super::report(json, &certs, |_| {
+        print_certificates(args.format, &certs, &skipped)
+    })
 }
 
 fn print_certificates(format: Format, certs: &[Certificate], skipped: &[Method]) {
-    let rows: Vec<Vec<String>> = certs
-        .iter()
-        .map(|c| {
-            vec![
-                c.method.clone(),
-                format!("{:?}", c.func).to_lowercase(),
-                c.inputs.to_string(),
-                format!("{:.4}", c.max_error_ulps),
-                if c.faithful { "yes" } else { "NO" }.into(),
-                format!("{:.4}%", 100.0 * c.share_correctly_rounded),
-                c.worst_input.to_string(),
-            ]
-        })
-        .collect();
     let on = certs.first().map_or("cpu", |c| c.device.as_str());
     let ulps = format.frac_bits;
     println!("{format} on {on}, every input (errors in ulps of 2^-{ulps}):");
@@ -147,7 +130,17 @@ fn print_certificates(format: Format, certs: &[Certificate], skipped: &[Method])
         "correctly rounded",
         "worst z (code)",
     ];
-    print!("{}", table::render(&header, &rows));
+    table::print(&header, certs, |c| {
+        vec![
+            c.method.clone(),
+            format!("{:?}", c.func).to_lowercase(),
+            c.inputs.to_string(),
+            format!("{:.4}", c.max_error_ulps),
+            if c.faithful { "yes" } else { "NO" }.into(),
+            format!("{:.4}%", 100.0 * c.share_correctly_rounded),
+            c.worst_input.to_string(),
+        ]
+    });
     if !skipped.is_empty() {
         let names: Vec<String> = skipped.iter().map(Method::to_string).collect();
         println!("GPU-only methods not certified here: {}", names.join(", "));
@@ -178,21 +171,18 @@ fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
         runs: args.runs as usize,
     };
     let report = run_hmm(target.gpu(), &run)?;
-    if json {
-        super::print_json(&report)?;
-    } else {
+    super::report(json, &report, |r| {
         println!(
             "HMM forward in {} on {}: {s} states, {t} steps, batch {b}: {:.3} ms, {:.1} G cells/s; \
              log-likelihood relative error vs f64 at most {:.2e} over {} sequences",
-            report.format,
-            report.device,
-            report.seconds * 1e3,
-            report.g_cells_per_s,
-            report.max_relative_error,
-            report.verified
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+            r.format,
+            r.device,
+            r.seconds * 1e3,
+            r.g_cells_per_s,
+            r.max_relative_error,
+            r.verified
+        )
+    })
 }
 
 fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode> {

@@ -106,19 +106,15 @@ fn write_chunk_carry<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
         );
     }
     if !plan.independent {
-        let _ = writeln!(w, "        if (ci > 0) {{");
-        let _ = writeln!(w, "            T incl[K];");
-        let _ = writeln!(w, "            #pragma unroll");
-        let _ = writeln!(
-            w,
-            "            for (int r = 0; r < K; ++r) incl[r] = chunk_agg[r];"
-        );
-        let _ = writeln!(w, "            add_transfer(consts, CHUNK, carry, incl);");
-        let _ = writeln!(
-            w,
-            "            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);"
-        );
-        let _ = writeln!(w, "        }}");
+        w.push_str(concat!(
+            "        if (ci > 0) {\n",
+            "            T incl[K];\n",
+            "            #pragma unroll\n",
+            "            for (int r = 0; r < K; ++r) incl[r] = chunk_agg[r];\n",
+            "            add_transfer(consts, CHUNK, carry, incl);\n",
+            "            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);\n",
+            "        }\n",
+        ));
     }
     w.push_str(KERNEL_BLOCK_TAIL_2);
 }

@@ -24,14 +24,13 @@ pub(super) fn write_local_pass<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
     }
     write_map(plan, w);
     if plan.nstate > 0 {
-        let _ = writeln!(w, "    // initial state: zi[ch][i] belongs to element i");
-        let _ = writeln!(w, "    if (has_zi && seg < NSTATE) {{");
-        let _ = writeln!(w, "        #pragma unroll");
-        let _ = writeln!(
-            w,
-            "        for (int i = 0; i < V; ++i) if (seg + i < NSTATE) v[i] += zi[ch * NSTATE + seg + i];"
-        );
-        let _ = writeln!(w, "    }}");
+        w.push_str(concat!(
+            "    // initial state: zi[ch][i] belongs to element i\n",
+            "    if (has_zi && seg < NSTATE) {\n",
+            "        #pragma unroll\n",
+            "        for (int i = 0; i < V; ++i) if (seg + i < NSTATE) v[i] += zi[ch * NSTATE + seg + i];\n",
+            "    }\n",
+        ));
     }
     write_recurrence(plan, w);
     let _ = writeln!(
@@ -132,14 +131,20 @@ pub(super) fn emit_merge<T: Element>(
         );
         return;
     }
-    let _ = writeln!(w, "    {{  // d = {d}: segments of {m} values");
-    let _ = writeln!(w, "        T o[K];");
-    let _ = writeln!(w, "        #pragma unroll");
-    let _ = writeln!(
+    let _ = write!(
         w,
-        "        for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, {var}[r], {d});"
+        concat!(
+            "    {{  // d = {d}: segments of {m} values\n",
+            "        T o[K];\n",
+            "        #pragma unroll\n",
+            "        for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, {var}[r], {d});\n",
+            "        if ({lane} >= {d}) {{\n",
+        ),
+        d = d,
+        m = m,
+        var = var,
+        lane = lane
     );
-    let _ = writeln!(w, "        if ({lane} >= {d}) {{");
     let mut lines = Vec::new();
     for r in 0..k {
         let terms: Vec<String> = (0..k)
