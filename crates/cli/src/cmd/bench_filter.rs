@@ -5,7 +5,6 @@
 use crate::table;
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use sigpu_lab::recurrence::plot;
 use sigpu_lab::recurrence::sweep::{self, Sweep};
@@ -101,10 +100,9 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
         check_up_to: (!args.no_check)
             .then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62))),
     };
-    let bar = ProgressBar::new(sweep.steps() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = super::bar(
+        sweep.steps() as u64,
+        "{spinner} [{bar:30}] {pos}/{len} {msg}",
     );
     let report = sweep::measure(gpu.as_ref(), &sweep, &mut |done, what| {
         bar.set_position(done as u64);

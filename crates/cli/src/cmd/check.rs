@@ -3,7 +3,6 @@
 use crate::table;
 use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use sigpu_lab::checks::Summary;
 use sigpu_runtime::cuda::{gpu_required, Check, Gpu, REQUIRE_GPU_ENV};
 use sigpu_runtime::Device;
@@ -76,10 +75,9 @@ fn clock_seed() -> u64 {
 }
 
 fn run_all(gpu: &Gpu, checks: &[Check], seed: u64) -> Summary {
-    let bar = ProgressBar::new(checks.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = super::bar(
+        checks.len() as u64,
+        "{spinner} [{bar:30}] {pos}/{len} {msg}",
     );
     // Told each check's name before it runs: the bar shows how many have finished.
     let started = std::cell::Cell::new(0u64);

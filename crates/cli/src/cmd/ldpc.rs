@@ -4,7 +4,7 @@
 use crate::table;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use sigpu_lab::ldpc::bench::{self as lab_bench, BenchReport, BenchSpec};
 use sigpu_lab::ldpc::plot::{error_rate_svg, sweep_curves, sweep_svg};
 use sigpu_ldpc::decode_file::decode_npy;
@@ -384,9 +384,7 @@ pub fn simulate(
     }
     // One bar per point, gone once the point's line is printed.
     let mut bar: Option<ProgressBar> = None;
-    let style =
-        ProgressStyle::with_template("{spinner} {prefix} [{bar:30}] {pos}/{len} frames {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style = super::bar_style("{spinner} {prefix} [{bar:30}] {pos}/{len} frames {msg}");
     let result = sweep::run(&code, &gpus, &spec, &mut |event| match event {
         SweepEvent::Start(db) => {
             let b = ProgressBar::new(a.max_frames).with_style(style.clone());

@@ -46,6 +46,17 @@ fn write_json_out(path: &Option<std::path::PathBuf>, value: &impl serde::Seriali
     Ok(())
 }
 
+/// The style drawn by `template` (indicatif's syntax), or the default bar.
+fn bar_style(template: &str) -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+}
+
+/// A progress bar of `len` steps drawn by `template`.
+fn bar(len: u64, template: &str) -> indicatif::ProgressBar {
+    indicatif::ProgressBar::new(len).with_style(bar_style(template))
+}
+
 /// A spinner with a message for work of unknown length, ticking on its own.
 fn spinner() -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new_spinner();

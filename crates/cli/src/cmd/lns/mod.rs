@@ -6,7 +6,6 @@ mod calc;
 use crate::table;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use sigpu_lab::lns::certify::{certify_all, inputs, runnable};
 use sigpu_lab::lns::figure::{figure, PRECISIONS};
 use sigpu_lab::lns::hmm::{run as run_hmm, HmmRun};
@@ -99,10 +98,8 @@ fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<Exi
         };
         bail!("--method {}: runs on {only}", args.method);
     }
-    let bar = ProgressBar::new(inputs(args.format, &run, &funcs)).with_style(
-        ProgressStyle::with_template("{spinner} [{bar:30}] {percent}% {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let total = inputs(args.format, &run, &funcs);
+    let bar = super::bar(total, "{spinner} [{bar:30}] {percent}% {msg}");
     let certs = certify_all(
         gpu,
         args.format,
@@ -187,10 +184,9 @@ fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
 
 fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode> {
     let target = super::resolve(device, super::Need::Either, "lns fig3")?;
-    let count = PRECISIONS.count() as u64;
-    let bar = ProgressBar::new(count).with_style(
-        ProgressStyle::with_template("{spinner} [{bar:30}] f = {pos}/16")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = super::bar(
+        PRECISIONS.count() as u64,
+        "{spinner} [{bar:30}] f = {pos}/16",
     );
     let fig = figure(target.gpu(), &|| bar.inc(1))?;
     bar.finish_and_clear();
