@@ -201,20 +201,18 @@ impl FromStr for ClnsFormat {
 
     /// `clns16`, `clns32` or `i<I>f<F>p<P>` (e.g. `i5f11p16`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "clns16" => Ok(ClnsFormat::CLNS16),
-            "clns32" => Ok(ClnsFormat::CLNS32),
-            other => {
-                let bad = || {
-                    ClnsFormatError(format!(
-                        "{s:?}: expected clns16, clns32 or i<I>f<F>p<P> such as i5f11p16"
-                    ))
-                };
-                let (log, p) = other.split_once('p').ok_or_else(bad)?;
-                let log: Format = log.parse().map_err(|_| bad())?;
-                ClnsFormat::new(log, p.parse().map_err(|_| bad())?)
-            }
+        if let Some(preset) = sigpu_lns::by_name(s, [ClnsFormat::CLNS16, ClnsFormat::CLNS32]) {
+            return Ok(preset);
         }
+        let bad = || {
+            ClnsFormatError(format!(
+                "{s:?}: expected clns16, clns32 or i<I>f<F>p<P> such as i5f11p16"
+            ))
+        };
+        let lower = s.trim().to_ascii_lowercase();
+        let (log, p) = lower.split_once('p').ok_or_else(bad)?;
+        let log: Format = log.parse().map_err(|_| bad())?;
+        ClnsFormat::new(log, p.parse().map_err(|_| bad())?)
     }
 }
 

@@ -364,10 +364,7 @@ pub struct MethodError(String);
 impl std::str::FromStr for Method {
     type Err = MethodError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.to_string() == s.trim().to_ascii_lowercase())
-            .ok_or_else(|| MethodError(s.to_owned()))
+        sigpu_lns::by_name(s, Method::ALL).ok_or_else(|| MethodError(s.to_owned()))
     }
 }
 
