@@ -216,17 +216,23 @@ impl FromStr for ClnsFormat {
     }
 }
 
+/// clns16, clns32 and the format of `bits` bits per component: the sizes tests sweep.
+#[cfg(test)]
+pub(crate) fn presets_and(bits: u32) -> [ClnsFormat; 3] {
+    [
+        ClnsFormat::CLNS16,
+        ClnsFormat::CLNS32,
+        ClnsFormat::with_bits(bits).unwrap(),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn names_round_trip_and_bad_names_are_refused() {
-        for f in [
-            ClnsFormat::CLNS16,
-            ClnsFormat::CLNS32,
-            ClnsFormat::with_bits(12).unwrap(),
-        ] {
+        for f in presets_and(12) {
             assert_eq!(f.to_string().parse(), Ok(f));
         }
         assert_eq!("i5f11p16".parse(), Ok(ClnsFormat::CLNS16));
