@@ -7,6 +7,34 @@ use crate::sb::Sb;
 use num_complex::Complex;
 use std::f64::consts::TAU;
 
+/// x · y as a class, exactly (∞ and zero as IEEE: 0 · ∞ is NaN); the log may leave the
+/// range, which `encode` maps to ∞ or zero.
+fn product(x: Class, y: Class) -> Class {
+    use Class::*;
+    match (x, y) {
+        (NaN, _) | (_, NaN) | (Zero, Inf) | (Inf, Zero) => NaN,
+        (Zero, _) | (_, Zero) => Zero,
+        (Inf, _) | (_, Inf) => Inf,
+        (Finite { log: a, angle: p }, Finite { log: b, angle: q }) => Finite {
+            log: a + b,
+            angle: p.wrapping_add(q),
+        },
+    }
+}
+
+/// 1 / x as a class, exactly: the log negates, the angle turns back; x / y is x · (1 / y).
+fn reciprocal(x: Class) -> Class {
+    match x {
+        Class::Zero => Class::Inf,
+        Class::Inf => Class::Zero,
+        Class::NaN => Class::NaN,
+        Class::Finite { log, angle } => Class::Finite {
+            log: -log,
+            angle: angle.wrapping_neg(),
+        },
+    }
+}
+
 impl ClnsFormat {
     /// The nearest CLNS value to `x`: log2|x| rounded to F bits and arg x to P bits (each
     /// correctly rounded in f64 away from ~1e-16 of a tie). NaN parts give NaN; an infinite
@@ -50,16 +78,7 @@ impl ClnsFormat {
 
     /// x · y, exact (∞ and zero as IEEE: 0 · ∞ is NaN).
     pub fn mul(self, x: Clns, y: Clns) -> Clns {
-        use Class::*;
-        match (self.class(x), self.class(y)) {
-            (NaN, _) | (_, NaN) | (Zero, Inf) | (Inf, Zero) => self.nan(),
-            (Zero, _) | (_, Zero) => self.zero(),
-            (Inf, _) | (_, Inf) => self.inf(),
-            (Finite { log: a, angle: p }, Finite { log: b, angle: q }) => self.encode(Finite {
-                log: a + b,
-                angle: p.wrapping_add(q),
-            }),
-        }
+        self.encode(product(self.class(x), self.class(y)))
     }
 
     /// x · y for operands the caller knows are finite with a product inside the range (an
@@ -76,16 +95,7 @@ impl ClnsFormat {
 
     /// x / y, exact: (x·y)/y = x whenever nothing overflows.
     pub fn div(self, x: Clns, y: Clns) -> Clns {
-        use Class::*;
-        match (self.class(x), self.class(y)) {
-            (NaN, _) | (_, NaN) | (Zero, Zero) | (Inf, Inf) => self.nan(),
-            (Zero, _) | (_, Inf) => self.zero(),
-            (Inf, _) | (_, Zero) => self.inf(),
-            (Finite { log: a, angle: p }, Finite { log: b, angle: q }) => self.encode(Finite {
-                log: a - b,
-                angle: p.wrapping_sub(q),
-            }),
-        }
+        self.encode(product(self.class(x), reciprocal(self.class(y))))
     }
 
     /// x^n, exact: the log multiplies by n and the angle by n mod 2^32 (angles wrap exactly).

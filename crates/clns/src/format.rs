@@ -201,21 +201,29 @@ impl FromStr for ClnsFormat {
 
     /// `clns16`, `clns32` or `i<I>f<F>p<P>` (e.g. `i5f11p16`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "clns16" => Ok(ClnsFormat::CLNS16),
-            "clns32" => Ok(ClnsFormat::CLNS32),
-            other => {
-                let bad = || {
-                    ClnsFormatError(format!(
-                        "{s:?}: expected clns16, clns32 or i<I>f<F>p<P> such as i5f11p16"
-                    ))
-                };
-                let (log, p) = other.split_once('p').ok_or_else(bad)?;
-                let log: Format = log.parse().map_err(|_| bad())?;
-                ClnsFormat::new(log, p.parse().map_err(|_| bad())?)
-            }
+        if let Some(preset) = sigpu_lns::by_name(s, [ClnsFormat::CLNS16, ClnsFormat::CLNS32]) {
+            return Ok(preset);
         }
+        let bad = || {
+            ClnsFormatError(format!(
+                "{s:?}: expected clns16, clns32 or i<I>f<F>p<P> such as i5f11p16"
+            ))
+        };
+        let lower = s.trim().to_ascii_lowercase();
+        let (log, p) = lower.split_once('p').ok_or_else(bad)?;
+        let log: Format = log.parse().map_err(|_| bad())?;
+        ClnsFormat::new(log, p.parse().map_err(|_| bad())?)
     }
+}
+
+/// clns16, clns32 and the format of `bits` bits per component: the sizes tests sweep.
+#[cfg(test)]
+pub(crate) fn presets_and(bits: u32) -> [ClnsFormat; 3] {
+    [
+        ClnsFormat::CLNS16,
+        ClnsFormat::CLNS32,
+        ClnsFormat::with_bits(bits).unwrap(),
+    ]
 }
 
 #[cfg(test)]
@@ -224,11 +232,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_bad_names_are_refused() {
-        for f in [
-            ClnsFormat::CLNS16,
-            ClnsFormat::CLNS32,
-            ClnsFormat::with_bits(12).unwrap(),
-        ] {
+        for f in presets_and(12) {
             assert_eq!(f.to_string().parse(), Ok(f));
         }
         assert_eq!("i5f11p16".parse(), Ok(ClnsFormat::CLNS16));

@@ -364,10 +364,7 @@ pub struct MethodError(String);
 impl std::str::FromStr for Method {
     type Err = MethodError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.to_string() == s.trim().to_ascii_lowercase())
-            .ok_or_else(|| MethodError(s.to_owned()))
+        sigpu_lns::by_name(s, Method::ALL).ok_or_else(|| MethodError(s.to_owned()))
     }
 }
 
@@ -383,6 +380,7 @@ impl Sb for Box<dyn Sb> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::presets_and;
     use num_complex::Complex;
 
     #[test]
@@ -417,11 +415,7 @@ mod tests {
 
     #[test]
     fn essential_zero_rounds_both_parts_to_zero() {
-        for f in [
-            ClnsFormat::CLNS16,
-            ClnsFormat::CLNS32,
-            ClnsFormat::with_bits(10).unwrap(),
-        ] {
+        for f in presets_and(10) {
             let z0 = essential_zero_code(f);
             for theta in [
                 0,

@@ -37,8 +37,14 @@ mod remez;
 pub mod tables;
 
 pub use grid2::Grid2;
-pub use piecewise::{PiecewisePoly, PiecewisePoly64};
+pub use piecewise::{Coefficient, Piecewise, PiecewisePoly, PiecewisePoly64};
 pub use remez::{minimax, Minimax};
+
+/// s_b(z) = log2(1 + 2^z), the function the tests fit.
+#[cfg(test)]
+fn test_sb(z: f64) -> f64 {
+    (1.0 + z.exp2()).log2()
+}
 
 /// Why a fit or table cannot be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -1,44 +1,95 @@
-//! Piecewise polynomials with f32 coefficients on uniform segments.
+//! Piecewise polynomials on uniform segments, with f32 or f64 coefficients.
 
-use crate::remez::{minimax_sampled, sample_points};
+use crate::remez::{minimax, minimax_sampled, sample_points};
 use crate::FitError;
 use rayon::prelude::*;
 
 /// `segments` polynomials of `degree` on uniform segments of `[lo, hi)`; on segment w,
-/// f(lo + (w + s)·h) ≈ Σ c_{w,j} s^j for s ∈ [0, 1), h = (hi − lo) / segments.
+/// f(lo + (w + s)·h) ≈ Σ c_{w,j} s^j for s ∈ [0, 1), h = (hi − lo) / segments. The
+/// coefficient type `C` says how each segment is fitted ([`Coefficient`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct PiecewisePoly {
+pub struct Piecewise<C> {
     pub lo: f64,
     pub hi: f64,
     pub segments: usize,
     pub degree: usize,
     /// Segment-major, ascending degree: `coeffs[w * (degree + 1) + j]`.
-    pub coeffs: Vec<f32>,
-    /// Largest |f − p| over a dense sampling of every segment, with the f32 coefficients
-    /// evaluated exactly (approximation and coefficient rounding, not evaluation rounding).
+    pub coeffs: Vec<C>,
+    /// Largest |f − p| over a dense sampling of every segment, with the coefficients evaluated
+    /// exactly (approximation and coefficient rounding, not evaluation rounding).
     pub max_error: f64,
+}
+
+/// f32 coefficients: each segment's minimax fit is rounded to f32 highest degree first,
+/// re-fitting the lower ones each time (the GPU tables' coefficients).
+pub type PiecewisePoly = Piecewise<f32>;
+
+/// f64 coefficients (the plain minimax fit, nothing rounded): for CPU evaluators in f64,
+/// where f32 would leave too little precision.
+pub type PiecewisePoly64 = Piecewise<f64>;
+
+/// A coefficient type of [`Piecewise`], and how one segment is fitted in it.
+pub trait Coefficient: Copy + Into<f64> + Send + Sync {
+    /// The coefficients (ascending degree) of a fit of `f` on [0, 1] of `degree`.
+    fn fit_segment(f: &dyn Fn(f64) -> f64, degree: usize) -> Vec<Self>;
+}
+
+impl Coefficient for f32 {
+    fn fit_segment(f: &dyn Fn(f64) -> f64, degree: usize) -> Vec<f32> {
+        fit_f32(f, degree)
+    }
+}
+
+impl Coefficient for f64 {
+    fn fit_segment(f: &dyn Fn(f64) -> f64, degree: usize) -> Vec<f64> {
+        minimax(f, degree).coeffs
+    }
 }
 
 /// Dense samples per segment for measuring the error after rounding.
 const CHECK_SAMPLES: usize = 128;
 
-impl PiecewisePoly {
-    /// Fits `f` on `[lo, hi)` with `segments` minimax polynomials of `degree` (0..=8), rounding
-    /// the coefficients to f32 highest degree first and re-fitting the lower ones each time.
+impl<C: Coefficient> Piecewise<C> {
+    /// Fits `f` on `[lo, hi)` with `segments` polynomials of `degree` (0..=8), each fitted by
+    /// [`Coefficient::fit_segment`] (in parallel), and measures the largest error of the
+    /// result over a dense sampling.
     pub fn fit(
         f: impl Fn(f64) -> f64 + Sync,
         lo: f64,
         hi: f64,
         segments: usize,
         degree: usize,
-    ) -> Result<PiecewisePoly, FitError> {
-        let (coeffs, max_error) = fit_segments(&f, lo, hi, segments, degree, fit_f32)?;
-        Ok(PiecewisePoly {
+    ) -> Result<Piecewise<C>, FitError> {
+        if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+            return Err(FitError::Invalid(format!(
+                "domain [{lo}, {hi}) is empty or not finite"
+            )));
+        }
+        if segments == 0 || degree > 8 {
+            return Err(FitError::Invalid(format!(
+                "need at least 1 segment and degree ≤ 8 (got {segments} segments, degree {degree})"
+            )));
+        }
+        let h = (hi - lo) / segments as f64;
+        let fitted: Vec<(Vec<C>, f64)> = (0..segments)
+            .into_par_iter()
+            .map(|w| {
+                let local = |s: f64| f(lo + (w as f64 + s) * h);
+                let c = C::fit_segment(&local, degree);
+                let err = (0..=CHECK_SAMPLES)
+                    .map(|i| i as f64 / CHECK_SAMPLES as f64)
+                    .map(|s| (local(s) - horner_exact(&c, s)).abs())
+                    .fold(0.0, f64::max);
+                (c, err)
+            })
+            .collect();
+        let max_error = fitted.iter().map(|(_, e)| *e).fold(0.0, f64::max);
+        Ok(Piecewise {
             lo,
             hi,
             segments,
             degree,
-            coeffs,
+            coeffs: fitted.into_iter().flat_map(|(c, _)| c).collect(),
             max_error,
         })
     }
@@ -49,7 +100,7 @@ impl PiecewisePoly {
     }
 
     /// The coefficients of segment `w`, ascending degree.
-    pub fn segment(&self, w: usize) -> &[f32] {
+    pub fn segment(&self, w: usize) -> &[C] {
         &self.coeffs[w * (self.degree + 1)..(w + 1) * (self.degree + 1)]
     }
 
@@ -60,12 +111,14 @@ impl PiecewisePoly {
         (w, u - w as f64)
     }
 
-    /// p(x) with the f32 coefficients evaluated in f64: the approximation alone.
+    /// p(x) with the coefficients evaluated in f64: the approximation alone.
     pub fn eval(&self, x: f64) -> f64 {
         let (w, s) = self.locate(x);
-        horner_f32_exact(self.segment(w), s)
+        horner_exact(self.segment(w), s)
     }
+}
 
+impl Piecewise<f32> {
     /// Segment `w` at `s` by f32 Horner with fused multiply-adds, exactly as the GPU's
     /// `fmaf` chain computes it.
     pub fn eval_horner_f32(&self, w: usize, s: f32) -> f32 {
@@ -76,86 +129,19 @@ impl PiecewisePoly {
     }
 }
 
-fn horner_f32_exact(c: &[f32], s: f64) -> f64 {
-    c.iter().rev().fold(0.0, |acc, &c| acc * s + c as f64)
-}
-
-/// Fits every segment with `fit_one` (in parallel) and measures the largest error of the
-/// result over a dense sampling; returns the coefficients, segment-major.
-fn fit_segments<C: Copy + Into<f64> + Send>(
-    f: &(dyn Fn(f64) -> f64 + Sync),
-    lo: f64,
-    hi: f64,
-    segments: usize,
-    degree: usize,
-    fit_one: fn(&dyn Fn(f64) -> f64, usize) -> Vec<C>,
-) -> Result<(Vec<C>, f64), FitError> {
-    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-        return Err(FitError::Invalid(format!(
-            "domain [{lo}, {hi}) is empty or not finite"
-        )));
-    }
-    if segments == 0 || degree > 8 {
-        return Err(FitError::Invalid(format!(
-            "need at least 1 segment and degree ≤ 8 (got {segments} segments, degree {degree})"
-        )));
-    }
-    let h = (hi - lo) / segments as f64;
-    let fitted: Vec<(Vec<C>, f64)> = (0..segments)
-        .into_par_iter()
-        .map(|w| {
-            let local = |s: f64| f(lo + (w as f64 + s) * h);
-            let c = fit_one(&local, degree);
-            let err = (0..=CHECK_SAMPLES)
-                .map(|i| i as f64 / CHECK_SAMPLES as f64)
-                .map(|s| (local(s) - c.iter().rev().fold(0.0, |acc, &c| acc * s + c.into())).abs())
-                .fold(0.0, f64::max);
-            (c, err)
-        })
-        .collect();
-    let max_error = fitted.iter().map(|(_, e)| *e).fold(0.0, f64::max);
-    Ok((fitted.into_iter().flat_map(|(c, _)| c).collect(), max_error))
-}
-
-/// As [`PiecewisePoly`] with f64 coefficients (the plain minimax fit, nothing rounded): for
-/// CPU evaluators in f64, where f32 would leave too little precision.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PiecewisePoly64 {
-    pub lo: f64,
-    pub hi: f64,
-    pub segments: usize,
-    pub degree: usize,
-    /// Segment-major, ascending degree: `coeffs[w * (degree + 1) + j]`.
-    pub coeffs: Vec<f64>,
-    /// Largest |f − p| over a dense sampling of every segment.
-    pub max_error: f64,
-}
-
-impl PiecewisePoly64 {
-    pub fn fit(
-        f: impl Fn(f64) -> f64 + Sync,
-        lo: f64,
-        hi: f64,
-        segments: usize,
-        degree: usize,
-    ) -> Result<PiecewisePoly64, FitError> {
-        let fit_one = |g: &dyn Fn(f64) -> f64, d: usize| crate::remez::minimax(g, d).coeffs;
-        let (coeffs, max_error) = fit_segments(&f, lo, hi, segments, degree, fit_one)?;
-        Ok(PiecewisePoly64 {
-            lo,
-            hi,
-            segments,
-            degree,
-            coeffs,
-            max_error,
-        })
-    }
-
+impl Piecewise<f64> {
     /// Segment `w` at local variable `s` ∈ [0, 1], Horner with fused multiply-adds.
     pub fn eval_segment(&self, w: usize, s: f64) -> f64 {
-        let c = &self.coeffs[w * (self.degree + 1)..(w + 1) * (self.degree + 1)];
-        c.iter().rev().fold(0.0, |acc, &c| acc.mul_add(s, c))
+        self.segment(w)
+            .iter()
+            .rev()
+            .fold(0.0, |acc, &c| acc.mul_add(s, c))
     }
+}
+
+/// Σ c_j s^j by Horner in f64 without fused multiply-adds.
+fn horner_exact<C: Coefficient>(c: &[C], s: f64) -> f64 {
+    c.iter().rev().fold(0.0, |acc, &c| acc * s + c.into())
 }
 
 /// Minimax fit of `f` on [0, 1] with f32 coefficients: round c_d, re-fit degree d − 1 to what
@@ -176,10 +162,7 @@ fn fit_f32(f: &dyn Fn(f64) -> f64, degree: usize) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sb(z: f64) -> f64 {
-        (1.0 + z.exp2()).log2()
-    }
+    use crate::test_sb as sb;
 
     #[test]
     fn sb_degree2_64_segments_per_unit_is_accurate() {

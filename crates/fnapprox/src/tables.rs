@@ -125,10 +125,7 @@ pub fn order2_eval<T: Texel>(texels: &[T], segments: usize, w: usize, s: f32) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sb(z: f64) -> f64 {
-        (1.0 + z.exp2()).log2()
-    }
+    use crate::test_sb as sb;
 
     #[test]
     fn order2_texture_evaluates_the_polynomial_on_the_256_grid() {

@@ -98,6 +98,17 @@ pub(crate) fn product(x: Class, y: Class) -> Class {
     }
 }
 
+/// 1/x as a class, exactly: the log negates (0 and ∞ swap, the sign of ∞ is dropped as
+/// 1/±∞ = 0).
+fn reciprocal(x: Class) -> Class {
+    match x {
+        Class::Zero => Class::Inf { negative: false },
+        Class::Inf { .. } => Class::Zero,
+        Class::NaN => Class::NaN,
+        Class::Finite { negative, log } => finite(negative, -log),
+    }
+}
+
 impl Format {
     pub fn neg(self, a: u32) -> u32 {
         match self.decode(a) {
@@ -124,34 +135,12 @@ impl Format {
 
     /// 1 / a: the log code negates, exactly.
     pub fn recip(self, a: u32) -> u32 {
-        self.encode(match self.decode(a) {
-            Class::Zero => Class::Inf { negative: false },
-            Class::Inf { .. } => Class::Zero,
-            Class::NaN => Class::NaN,
-            Class::Finite { negative, log } => finite(negative, -log),
-        })
+        self.encode(reciprocal(self.decode(a)))
     }
 
-    /// a / b, exact: x · y / y = x whenever nothing overflows.
+    /// a / b = a · (1 / b), exact: x · y / y = x whenever nothing overflows.
     pub fn div(self, a: u32, b: u32) -> u32 {
-        use Class::*;
-        self.encode(match (self.decode(a), self.decode(b)) {
-            (NaN, _) | (_, NaN) | (Zero, Zero) | (Inf { .. }, Inf { .. }) => NaN,
-            (Zero, _) | (_, Inf { .. }) => Zero,
-            (Inf { negative: p }, Finite { negative: q, .. }) => Inf { negative: p != q },
-            (Finite { negative, .. }, Zero) => Inf { negative },
-            (Inf { negative }, Zero) => Inf { negative },
-            (
-                Finite {
-                    negative: p,
-                    log: x,
-                },
-                Finite {
-                    negative: q,
-                    log: y,
-                },
-            ) => finite(p != q, x - y),
-        })
+        self.encode(product(self.decode(a), reciprocal(self.decode(b))))
     }
 
     /// √a: the log code halves, an odd code rounding to even (the only rounding an LNS root

@@ -122,21 +122,26 @@ impl FromStr for Format {
 
     /// `lns16`, `lns32` or `i<I>f<F>` (e.g. `i6f13`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "lns16" => Ok(Format::LNS16),
-            "lns32" => Ok(Format::LNS32),
-            other => {
-                let bad = || {
-                    FormatError(format!(
-                        "{s:?}: expected lns16, lns32 or i<I>f<F> such as i6f13"
-                    ))
-                };
-                let rest = other.strip_prefix('i').ok_or_else(bad)?;
-                let (i, f) = rest.split_once('f').ok_or_else(bad)?;
-                Format::new(i.parse().map_err(|_| bad())?, f.parse().map_err(|_| bad())?)
-            }
+        if let Some(preset) = by_name(s, [Format::LNS16, Format::LNS32]) {
+            return Ok(preset);
         }
+        let bad = || {
+            FormatError(format!(
+                "{s:?}: expected lns16, lns32 or i<I>f<F> such as i6f13"
+            ))
+        };
+        let lower = s.trim().to_ascii_lowercase();
+        let rest = lower.strip_prefix('i').ok_or_else(bad)?;
+        let (i, f) = rest.split_once('f').ok_or_else(bad)?;
+        Format::new(i.parse().map_err(|_| bad())?, f.parse().map_err(|_| bad())?)
     }
+}
+
+/// The value among `named` whose name (its `Display`) is `s`, trimmed and in any case: how
+/// presets and methods parse, so that a name always reads back as what it prints.
+pub fn by_name<T: fmt::Display>(s: &str, named: impl IntoIterator<Item = T>) -> Option<T> {
+    let s = s.trim().to_ascii_lowercase();
+    named.into_iter().find(|v| v.to_string() == s)
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ pub use certify::{certify, certify_results, Certificate, Which};
 pub use error::LengthError;
 pub use error::LnsError;
 pub use fast::F64Tables;
-pub use format::{Format, FormatError};
+pub use format::{by_name, Format, FormatError};
 pub use method::{Method, MethodError};
 pub use poly::F64Poly;
 pub use tables::{Func, Geometry, Local, Reader, Site, Tables};

@@ -3,7 +3,7 @@
 use crate::arith::{Accurate, AddSub};
 use crate::error::LnsError;
 use crate::fast::F64Tables;
-use crate::format::Format;
+use crate::format::{by_name, Format};
 use crate::poly::F64Poly;
 use crate::tables::{Reader, Tables};
 use serde::Serialize;
@@ -175,10 +175,7 @@ impl FromStr for Method {
     type Err = MethodError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.to_string() == s.trim().to_ascii_lowercase())
-            .ok_or_else(|| MethodError(s.to_owned()))
+        by_name(s, Method::ALL).ok_or_else(|| MethodError(s.to_owned()))
     }
 }
 

@@ -14,6 +14,18 @@ fn outcome(r: Result<CheckReport>) -> CheckResult {
     Ok(r?)
 }
 
+/// The registry's entries from `(name, check(args…), about)`: each runs
+/// `outcome(check(gpu, seed, args…))`.
+macro_rules! checks {
+    ($(($name:literal, $check:ident($($arg:expr),*), $about:literal)),* $(,)?) => {
+        vec![$(Check {
+            name: $name,
+            about: $about,
+            run: |gpu, seed| outcome($check(gpu, seed $(, $arg)*)),
+        }),*]
+    };
+}
+
 /// Codes of two CLNS results apart: max of |Δlog| and |Δangle| in angle ulps; ∞ on a class
 /// mismatch.
 fn distance(format: ClnsFormat, x: Clns, y: Clns) -> f64 {
@@ -303,95 +315,28 @@ pub fn checks() -> Vec<Check> {
 
 /// S_b, element-wise ops, the FFT and the finite fast path in clns16.
 fn code_format_checks() -> Vec<Check> {
-    vec![
-        Check {
-            name: "clns/sb_f64",
-            about: "S_b in FP64 vs the CPU f64 twin, certificate inputs (codes exact)",
-            run: |gpu, seed| outcome(check_sb(gpu, seed, Method::F64)),
-        },
-        Check {
-            name: "clns/sb_accurate",
-            about: "S_b in f32 libdevice vs the f64 reference (≤ 1 code)",
-            run: |gpu, seed| outcome(check_sb(gpu, seed, Method::Accurate)),
-        },
-        Check {
-            name: "clns/sb_tex",
-            about: "S_b by the bilinear float2 texture vs the H100 filter model (≤ 1 code)",
-            run: |gpu, seed| outcome(check_sb(gpu, seed, Method::Tex)),
-        },
-        Check {
-            name: "clns/sb_fma",
-            about: "S_b by FMA lerps of the same table vs its f32 twin (≤ 1 code: near region)",
-            run: |gpu, seed| outcome(check_sb(gpu, seed, Method::Fma)),
-        },
-        Check {
-            name: "clns/mul",
-            about:
-                "element-wise CLNS multiply of random pairs (specials) vs ClnsFormat::mul, exact",
-            run: |gpu, seed| outcome(check_op(gpu, seed, None)),
-        },
-        Check {
-            name: "clns/add_f64",
-            about:
-                "element-wise CLNS add (specials, cancellations, near region) vs ClnsFormat::add",
-            run: |gpu, seed| outcome(check_op(gpu, seed, Some(Method::F64))),
-        },
-        Check {
-            name: "clns/add_tex",
-            about: "element-wise CLNS add, texture S_b, vs ClnsFormat::add with the filter model",
-            run: |gpu, seed| outcome(check_op(gpu, seed, Some(Method::Tex))),
-        },
-        Check {
-            name: "clns/add_fma",
-            about: "element-wise CLNS add, FMA-table S_b, vs ClnsFormat::add with its twin",
-            run: |gpu, seed| outcome(check_op(gpu, seed, Some(Method::Fma))),
-        },
-        Check {
-            name: "clns/fft_1024",
-            about:
-                "batched CLNS FFT (tex and f64 S_b) vs the CPU twin: SNR between them, exact codes",
-            run: |gpu, seed| outcome(check_fft(gpu, seed)),
-        },
-        Check {
-            name: "clns/mul_finite",
-            about: "CLNS multiply, finite fast path (no class/range tests), finite pairs: exact",
-            run: |gpu, seed| outcome(check_mul_finite(gpu, seed)),
-        },
-    ]
+    checks! {
+        ("clns/sb_f64", check_sb(Method::F64), "S_b in FP64 vs the CPU f64 twin, certificate inputs (codes exact)"),
+        ("clns/sb_accurate", check_sb(Method::Accurate), "S_b in f32 libdevice vs the f64 reference (≤ 1 code)"),
+        ("clns/sb_tex", check_sb(Method::Tex), "S_b by the bilinear float2 texture vs the H100 filter model (≤ 1 code)"),
+        ("clns/sb_fma", check_sb(Method::Fma), "S_b by FMA lerps of the same table vs its f32 twin (≤ 1 code: near region)"),
+        ("clns/mul", check_op(None), "element-wise CLNS multiply of random pairs (specials) vs ClnsFormat::mul, exact"),
+        ("clns/add_f64", check_op(Some(Method::F64)), "element-wise CLNS add (specials, cancellations, near region) vs ClnsFormat::add"),
+        ("clns/add_tex", check_op(Some(Method::Tex)), "element-wise CLNS add, texture S_b, vs ClnsFormat::add with the filter model"),
+        ("clns/add_fma", check_op(Some(Method::Fma)), "element-wise CLNS add, FMA-table S_b, vs ClnsFormat::add with its twin"),
+        ("clns/fft_1024", check_fft(), "batched CLNS FFT (tex and f64 S_b) vs the CPU twin: SNR between them, exact codes"),
+        ("clns/mul_finite", check_mul_finite(), "CLNS multiply, finite fast path (no class/range tests), finite pairs: exact"),
+    }
 }
 
 /// The f32-radian variant's checks, then the blend add (registered last).
 fn f32_variant_and_blend_checks() -> Vec<Check> {
-    vec![
-        Check {
-            name: "clns/f32_mul",
-            about: "f32-radian CLNS (the seed's) multiply vs ClnsF32::mul, bit for bit",
-            run: |gpu, seed| outcome(check_f32(gpu, seed, None)),
-        },
-        Check {
-            name: "clns/f32_add_f64",
-            about: "f32-radian CLNS add and sub, FP64 S_b, vs the f64 twin (rel. 3e-6)",
-            run: |gpu, seed| outcome(check_f32(gpu, seed, Some(Method::F64))),
-        },
-        Check {
-            name: "clns/f32_add_accurate",
-            about: "f32-radian CLNS add and sub, f32 libdevice S_b, vs the f64 twin (rel. 3e-5)",
-            run: |gpu, seed| outcome(check_f32(gpu, seed, Some(Method::Accurate))),
-        },
-        Check {
-            name: "clns/f32_add_tex",
-            about: "f32-radian CLNS add and sub, texture S_b, vs the filter model (rel. 3e-5)",
-            run: |gpu, seed| outcome(check_f32(gpu, seed, Some(Method::Tex))),
-        },
-        Check {
-            name: "clns/f32_add_fma",
-            about: "f32-radian CLNS add and sub, FMA-table S_b, vs its twin (rel. 3e-5)",
-            run: |gpu, seed| outcome(check_f32(gpu, seed, Some(Method::Fma))),
-        },
-        Check {
-            name: "clns/add_blend",
-            about: "element-wise CLNS add, warps split tex/fma, vs the texture twin (≤ 2 codes)",
-            run: |gpu, seed| outcome(check_op(gpu, seed, Some(Method::Blend))),
-        },
-    ]
+    checks! {
+        ("clns/f32_mul", check_f32(None), "f32-radian CLNS (the seed's) multiply vs ClnsF32::mul, bit for bit"),
+        ("clns/f32_add_f64", check_f32(Some(Method::F64)), "f32-radian CLNS add and sub, FP64 S_b, vs the f64 twin (rel. 3e-6)"),
+        ("clns/f32_add_accurate", check_f32(Some(Method::Accurate)), "f32-radian CLNS add and sub, f32 libdevice S_b, vs the f64 twin (rel. 3e-5)"),
+        ("clns/f32_add_tex", check_f32(Some(Method::Tex)), "f32-radian CLNS add and sub, texture S_b, vs the filter model (rel. 3e-5)"),
+        ("clns/f32_add_fma", check_f32(Some(Method::Fma)), "f32-radian CLNS add and sub, FMA-table S_b, vs its twin (rel. 3e-5)"),
+        ("clns/add_blend", check_op(Some(Method::Blend)), "element-wise CLNS add, warps split tex/fma, vs the texture twin (≤ 2 codes)"),
+    }
 }

@@ -8,6 +8,23 @@ use crate::sb::Method;
 use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
 use sigpu_runtime::cuda::{equal_lengths, streaming_config, DeviceBuffer, Gpu};
 
+/// A public element-wise op `name(&self, gpu, a, b, out)` that launches [`elementwise`]'s
+/// `kernel` (no table, no geometry) on words of type `word`.
+macro_rules! elementwise_op {
+    ($(#[$doc:meta])* $name:ident, $word:ty, $what:literal, $kernel:literal) => {
+        $(#[$doc])*
+        pub fn $name(
+            &self,
+            gpu: &Gpu,
+            a: &DeviceBuffer<$word>,
+            b: &DeviceBuffer<$word>,
+            out: &mut DeviceBuffer<$word>,
+        ) -> Result<()> {
+            elementwise(gpu, $what, $kernel, a, b, out)
+        }
+    };
+}
+
 /// The blend's warp split in the element-wise add: λ of every 8 warps on the texture.
 const BLEND_LAMBDA: i32 = 4;
 
@@ -48,17 +65,14 @@ impl GpuClns {
         Ok(())
     }
 
-    /// out = a · b element-wise by the finite fast path (`ClnsFormat::mul_finite`: the caller
-    /// promises finite operands and in-range products).
-    pub fn mul_finite(
-        &self,
-        gpu: &Gpu,
-        a: &DeviceBuffer<[u32; 2]>,
-        b: &DeviceBuffer<[u32; 2]>,
-        out: &mut DeviceBuffer<[u32; 2]>,
-    ) -> Result<()> {
-        elementwise(gpu, "CLNS mul_finite", "clns_mul_finite_kernel", a, b, out)
-    }
+    elementwise_op!(
+        /// out = a · b element-wise by the finite fast path (`ClnsFormat::mul_finite`: the
+        /// caller promises finite operands and in-range products).
+        mul_finite,
+        [u32; 2],
+        "CLNS mul_finite",
+        "clns_mul_finite_kernel"
+    );
 
     /// out = a ± b element-wise in the f32-radian variant ([`crate::ClnsF32`] as
     /// `[log, angle]`), S_b by `method` (f64, accurate, tex or fma) from this object's table.
@@ -83,16 +97,13 @@ impl GpuClns {
         self.table_op(gpu, "CLNS-f32 add", &name, a, b, out, Some(&negate))
     }
 
-    /// out = a · b element-wise in the f32-radian variant.
-    pub fn mul_f32(
-        &self,
-        gpu: &Gpu,
-        a: &DeviceBuffer<[f32; 2]>,
-        b: &DeviceBuffer<[f32; 2]>,
-        out: &mut DeviceBuffer<[f32; 2]>,
-    ) -> Result<()> {
-        elementwise(gpu, "CLNS-f32 mul", "clnsf_mul_kernel", a, b, out)
-    }
+    elementwise_op!(
+        /// out = a · b element-wise in the f32-radian variant.
+        mul_f32,
+        [f32; 2],
+        "CLNS-f32 mul",
+        "clnsf_mul_kernel"
+    );
 
     /// Launches a table kernel `name(ClnsGeo, tex, const float2* table, const T* a,
     /// const T* b, T* out, unsigned long long n[, int last])` over equal-length buffers.

@@ -41,9 +41,19 @@ pub fn certify(
 
 /// One row per certificate: errors in ulps, the faithful share and the add bound.
 pub fn table(certs: &[Certificate]) -> TextTable {
-    let rows = certs
-        .iter()
-        .map(|c| {
+    TextTable::new(
+        &[
+            "method",
+            "inputs",
+            "Re max",
+            "Re mean",
+            "Im max",
+            "Im mean",
+            "faithful",
+            "add rel. bound",
+        ],
+        certs.iter(),
+        |c| {
             vec![
                 c.method.clone(),
                 c.inputs.to_string(),
@@ -54,21 +64,8 @@ pub fn table(certs: &[Certificate]) -> TextTable {
                 format!("{:.4}%", 100.0 * c.share_faithful),
                 format!("{:.2e}", c.add_relative_bound),
             ]
-        })
-        .collect();
-    TextTable {
-        header: &[
-            "method",
-            "inputs",
-            "Re max",
-            "Re mean",
-            "Im max",
-            "Im mean",
-            "faithful",
-            "add rel. bound",
-        ],
-        rows,
-    }
+        },
+    )
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -113,10 +110,17 @@ pub fn certify_f32(
 impl F32Report {
     /// S_b errors per method.
     pub fn sb_table(&self) -> TextTable {
-        let rows = self
-            .sb
-            .iter()
-            .map(|c| {
+        TextTable::new(
+            &[
+                "method",
+                "Re max",
+                "Re mean",
+                "Im max",
+                "Im mean",
+                "add rel. bound",
+            ],
+            self.sb.iter(),
+            |c| {
                 vec![
                     c.method.clone(),
                     format!("{:.2e}", c.re_max),
@@ -125,28 +129,17 @@ impl F32Report {
                     format!("{:.2e}", c.im_mean),
                     format!("{:.2e}", c.add_relative_bound),
                 ]
-            })
-            .collect();
-        TextTable {
-            header: &[
-                "method",
-                "Re max",
-                "Re mean",
-                "Im max",
-                "Im mean",
-                "add rel. bound",
-            ],
-            rows,
-        }
+            },
+        )
     }
 
     /// Relative errors of each operation (max / mean) per S_b method.
     pub fn ops_table(&self) -> TextTable {
         let pct = |(max, mean): (f64, f64)| format!("{max:.2e} / {mean:.2e}");
-        let rows = self
-            .ops
-            .iter()
-            .map(|e| {
+        TextTable::new(
+            &["S_b", "convert", "mul", "div", "add", "sub"],
+            self.ops.iter(),
+            |e| {
                 vec![
                     e.method.clone(),
                     pct(e.convert),
@@ -155,11 +148,7 @@ impl F32Report {
                     pct(e.add),
                     pct(e.sub),
                 ]
-            })
-            .collect();
-        TextTable {
-            header: &["S_b", "convert", "mul", "div", "add", "sub"],
-            rows,
-        }
+            },
+        )
     }
 }

@@ -228,11 +228,19 @@ impl FftReport {
     pub fn table(&self) -> TextTable {
         let opt = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
         let bits = |b: Option<u32>| b.map_or("-".into(), |b| b.to_string());
-        let rows = self
-            .snr
-            .iter()
-            .zip(&self.fixed_bits_to_match)
-            .map(|(r, m)| {
+        TextTable::new(
+            &[
+                "bits",
+                "CLNS format",
+                "CLNS",
+                "fixed (1/2 per stage)",
+                "fixed (input / N)",
+                "f16",
+                "bf16",
+                "fixed bits to match",
+            ],
+            self.snr.iter().zip(&self.fixed_bits_to_match),
+            |(r, m)| {
                 vec![
                     r.bits.to_string(),
                     r.clns_format.clone(),
@@ -243,21 +251,8 @@ impl FftReport {
                     opt(r.bf16_db),
                     format!("{} / {}", bits(m.1), bits(m.2)),
                 ]
-            })
-            .collect();
-        TextTable {
-            header: &[
-                "bits",
-                "CLNS format",
-                "CLNS",
-                "fixed (1/2 per stage)",
-                "fixed (input / N)",
-                "f16",
-                "bf16",
-                "fixed bits to match",
-            ],
-            rows,
-        }
+            },
+        )
     }
 
     /// The lines after the table: the f32-radian variant, then each GPU row.

@@ -70,9 +70,18 @@ pub const SIZES: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
 
 /// The points as a table: reader, size, KiB, then mean and max of each part.
 pub fn table(points: &[Point]) -> TextTable {
-    let rows = points
-        .iter()
-        .map(|p| {
+    TextTable::new(
+        &[
+            "reader",
+            "P_CL×P_θ",
+            "KiB",
+            "Re mean",
+            "Re max",
+            "Im mean (rad)",
+            "Im max (rad)",
+        ],
+        points.iter(),
+        |p| {
             vec![
                 format!("{:?}", p.reader).to_lowercase(),
                 format!("{}×{}", p.p_cl, p.p_theta),
@@ -82,20 +91,8 @@ pub fn table(points: &[Point]) -> TextTable {
                 format!("{:.2e}", p.im_mean),
                 format!("{:.2e}", p.im_max),
             ]
-        })
-        .collect();
-    TextTable {
-        header: &[
-            "reader",
-            "P_CL×P_θ",
-            "KiB",
-            "Re mean",
-            "Re max",
-            "Im mean (rad)",
-            "Im max (rad)",
-        ],
-        rows,
-    }
+        },
+    )
 }
 
 /// Writes fig4-re.{svg,png} and fig5-im.{svg,png} into `dir` (created if missing).

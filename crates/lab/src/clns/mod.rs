@@ -29,3 +29,17 @@ pub struct TextTable {
     pub header: &'static [&'static str],
     pub rows: Vec<Vec<String>>,
 }
+
+impl TextTable {
+    /// One row per item, its cells made by `row`.
+    pub fn new<T>(
+        header: &'static [&'static str],
+        items: impl IntoIterator<Item = T>,
+        row: impl FnMut(T) -> Vec<String>,
+    ) -> TextTable {
+        TextTable {
+            header,
+            rows: items.into_iter().map(row).collect(),
+        }
+    }
+}

@@ -26,10 +26,10 @@ impl Report {
                 .map(|r| r.g_ops_per_s)
         };
         let (cadd, cmul) = (peer("complex f32 add"), peer("complex f32 mul"));
-        let rows = self
-            .table1
-            .iter()
-            .map(|r| {
+        TextTable::new(
+            &["op", "S_b", "G ops/s", "cycles/warp", "vs target"],
+            self.table1.iter(),
+            |r| {
                 let vs = match (r.op.starts_with("clns"), r.op.contains("mul")) {
                     (true, true) => cadd.map(|p| format!("{:.3}× cf32 add", r.g_ops_per_s / p)),
                     (true, false) => cmul.map(|p| format!("{:.3}× cf32 mul", r.g_ops_per_s / p)),
@@ -42,52 +42,40 @@ impl Report {
                     format!("{:.2}", r.cycles_per_warp),
                     vs.unwrap_or_default(),
                 ]
-            })
-            .collect();
-        TextTable {
-            header: &["op", "S_b", "G ops/s", "cycles/warp", "vs target"],
-            rows,
-        }
+            },
+        )
     }
 
     /// The texture-cache cliff (no rows when measured with `table1_only`).
     pub fn cliff_table(&self) -> TextTable {
-        let rows = self
-            .cliff
-            .iter()
-            .map(|r| {
+        TextTable::new(
+            &["reader", "table", "KiB", "G reads/s"],
+            self.cliff.iter(),
+            |r| {
                 vec![
                     r.reader.clone(),
                     format!("{}×{}", r.p_cl, r.p_theta),
                     format!("{:.0}", r.table_kib),
                     format!("{:.1}", r.g_reads_per_s),
                 ]
-            })
-            .collect();
-        TextTable {
-            header: &["reader", "table", "KiB", "G reads/s"],
-            rows,
-        }
+            },
+        )
     }
 
     /// The streaming element-wise ops against the copy ceiling.
     pub fn streaming_table(&self) -> TextTable {
-        let rows = self
-            .streaming
-            .iter()
-            .map(|r| {
+        TextTable::new(
+            &["op", "G ops/s", "GB/s", "of copy"],
+            self.streaming.iter(),
+            |r| {
                 vec![
                     r.op.clone(),
                     format!("{:.1}", r.g_ops_per_s),
                     format!("{:.0}", r.gb_per_s),
                     format!("{:.1}%", 100.0 * r.fraction_of_copy),
                 ]
-            })
-            .collect();
-        TextTable {
-            header: &["op", "G ops/s", "GB/s", "of copy"],
-            rows,
-        }
+            },
+        )
     }
 
     /// The cliff, G reads/s against table KiB per reader, to BASE.{svg,png}.

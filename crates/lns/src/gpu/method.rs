@@ -12,6 +12,23 @@ use sigpu_runtime::cuda::{
     Texture, TextureDesc,
 };
 
+/// A public element-wise op of [`GpuMethod`] over `add_sub`: `negate_b` says whether b is
+/// subtracted.
+macro_rules! add_sub_op {
+    ($(#[$doc:meta])* $name:ident, $negate_b:literal) => {
+        $(#[$doc])*
+        pub fn $name<W: LnsWord>(
+            &self,
+            gpu: &Gpu,
+            a: &DeviceBuffer<W>,
+            b: &DeviceBuffer<W>,
+            out: &mut DeviceBuffer<W>,
+        ) -> Result<(), LnsError> {
+            self.add_sub(gpu, [a, b], out, $negate_b)
+        }
+    };
+}
+
 /// Where a method's tables live on the device: owned here so they outlive every launch that
 /// uses their handles.
 #[derive(Default)]
@@ -95,28 +112,18 @@ impl GpuMethod {
         Ok(gpu.download(&out)?.into_iter().map(i64::from).collect())
     }
 
-    /// out[i] = a[i] + b[i] on LNS words, on the device (grid-stride, streaming loads). Words
-    /// are `u32`, or `u16` for formats of at most 16 bits (lns16), which halves the traffic.
-    pub fn add<W: LnsWord>(
-        &self,
-        gpu: &Gpu,
-        a: &DeviceBuffer<W>,
-        b: &DeviceBuffer<W>,
-        out: &mut DeviceBuffer<W>,
-    ) -> Result<(), LnsError> {
-        self.add_sub(gpu, [a, b], out, false)
-    }
-
-    /// out[i] = a[i] − b[i] on LNS words, on the device.
-    pub fn sub<W: LnsWord>(
-        &self,
-        gpu: &Gpu,
-        a: &DeviceBuffer<W>,
-        b: &DeviceBuffer<W>,
-        out: &mut DeviceBuffer<W>,
-    ) -> Result<(), LnsError> {
-        self.add_sub(gpu, [a, b], out, true)
-    }
+    add_sub_op!(
+        /// out[i] = a[i] + b[i] on LNS words, on the device (grid-stride, streaming loads).
+        /// Words are `u32`, or `u16` for formats of at most 16 bits (lns16), which halves the
+        /// traffic.
+        add,
+        false
+    );
+    add_sub_op!(
+        /// out[i] = a[i] − b[i] on LNS words, on the device.
+        sub,
+        true
+    );
 
     fn add_sub<W: LnsWord>(
         &self,

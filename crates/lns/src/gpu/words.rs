@@ -6,27 +6,32 @@ use crate::error::LnsError;
 use crate::format::Format;
 use sigpu_runtime::cuda::{equal_lengths, streaming_config, DeviceBuffer, Gpu};
 
-/// out[i] = a[i] · b[i] on LNS words of `format`, exact (as [`Format::mul`]).
-pub fn mul(
-    gpu: &Gpu,
-    format: Format,
-    a: &DeviceBuffer<u32>,
-    b: &DeviceBuffer<u32>,
-    out: &mut DeviceBuffer<u32>,
-) -> Result<(), LnsError> {
-    mul_div(gpu, format, [a, b], out, false)
+/// A public element-wise op over [`mul_div`]: `divide` says whether b divides.
+macro_rules! mul_div_op {
+    ($(#[$doc:meta])* $name:ident, $divide:literal) => {
+        $(#[$doc])*
+        pub fn $name(
+            gpu: &Gpu,
+            format: Format,
+            a: &DeviceBuffer<u32>,
+            b: &DeviceBuffer<u32>,
+            out: &mut DeviceBuffer<u32>,
+        ) -> Result<(), LnsError> {
+            mul_div(gpu, format, [a, b], out, $divide)
+        }
+    };
 }
 
-/// out[i] = a[i] / b[i] on LNS words of `format`, exact (as [`Format::div`]).
-pub fn div(
-    gpu: &Gpu,
-    format: Format,
-    a: &DeviceBuffer<u32>,
-    b: &DeviceBuffer<u32>,
-    out: &mut DeviceBuffer<u32>,
-) -> Result<(), LnsError> {
-    mul_div(gpu, format, [a, b], out, true)
-}
+mul_div_op!(
+    /// out[i] = a[i] · b[i] on LNS words of `format`, exact (as [`Format::mul`]).
+    mul,
+    false
+);
+mul_div_op!(
+    /// out[i] = a[i] / b[i] on LNS words of `format`, exact (as [`Format::div`]).
+    div,
+    true
+);
 
 fn mul_div(
     gpu: &Gpu,

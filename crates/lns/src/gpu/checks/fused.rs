@@ -7,22 +7,21 @@ use crate::gpu::fused::{dot, sum};
 use crate::value::Class;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sigpu_runtime::cuda::{Check, CheckReport, Gpu, Tolerance};
+use sigpu_runtime::cuda::{Check, CheckReport, CheckResult, Gpu, Tolerance};
 
 /// GPU self-checks: fused sum and dot of random words (specials included) vs the CPU twin.
 pub(super) fn checks() -> Vec<Check> {
-    vec![
-        Check {
-            name: "lns/fused_sum_dot_lns16",
-            about: "fused LNS sum and dot of random vectors (specials, cancellation) vs Format::sum/dot",
-            run: |gpu, seed| super::report(check(gpu, seed, Format::LNS16)),
-        },
-        Check {
-            name: "lns/fused_sum_dot_lns32",
-            about: "fused LNS sum and dot of random vectors (specials, cancellation) vs Format::sum/dot",
-            run: |gpu, seed| super::report(check(gpu, seed, Format::LNS32)),
-        },
-    ]
+    checks! {
+        ("lns/fused_sum_dot_lns16", ABOUT, run, Format::LNS16),
+        ("lns/fused_sum_dot_lns32", ABOUT, run, Format::LNS32),
+    }
+}
+
+const ABOUT: &str =
+    "fused LNS sum and dot of random vectors (specials, cancellation) vs Format::sum/dot";
+
+fn run(gpu: &Gpu, seed: u64, format: Format) -> CheckResult {
+    super::report(check(gpu, seed, format))
 }
 
 /// The vectors of test case `case`: lengths from 1 to ~2^21; specials in a few cases only, so

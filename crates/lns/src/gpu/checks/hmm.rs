@@ -6,34 +6,28 @@ use crate::format::Format;
 use crate::hmm::gpu::GpuHmm;
 use crate::hmm::{random_emissions, HmmModel};
 use rand::{Rng, SeedableRng};
-use sigpu_runtime::cuda::{Check, CheckReport, Gpu, Tolerance};
+use sigpu_runtime::cuda::{Check, CheckReport, CheckResult, Gpu, Tolerance};
 
 /// GPU self-checks: the forward on random models with zero transitions and emissions, against
 /// the CPU twin and the f64 reference.
 pub(super) fn checks() -> Vec<Check> {
-    vec![
-        Check {
-            name: "lns/hmm_lns32",
-            about: "HMM forward log-likelihoods (sparse random models) vs the CPU twin and f64",
-            run: |gpu, seed| super::report(check(gpu, seed, Format::LNS32)),
-        },
-        Check {
-            name: "lns/hmm_lns16",
-            about: "HMM forward log-likelihoods (sparse random models) vs the CPU twin and f64",
-            run: |gpu, seed| super::report(check(gpu, seed, Format::LNS16)),
-        },
-        Check {
-            name: "lns/hmm_i7f16",
-            about: "HMM forward of the kernel for any F (here i7f16) vs the CPU twin and f64",
-            run: |gpu, seed| {
-                let i7f16 = Format {
-                    int_bits: 7,
-                    frac_bits: 16,
-                };
-                super::report(check(gpu, seed, i7f16))
-            },
-        },
-    ]
+    checks! {
+        ("lns/hmm_lns32", ABOUT, run, Format::LNS32),
+        ("lns/hmm_lns16", ABOUT, run, Format::LNS16),
+        ("lns/hmm_i7f16", ABOUT_ANY_F, run, I7F16),
+    }
+}
+
+const ABOUT: &str = "HMM forward log-likelihoods (sparse random models) vs the CPU twin and f64";
+const ABOUT_ANY_F: &str =
+    "HMM forward of the kernel for any F (here i7f16) vs the CPU twin and f64";
+const I7F16: Format = Format {
+    int_bits: 7,
+    frac_bits: 16,
+};
+
+fn run(gpu: &Gpu, seed: u64, format: Format) -> CheckResult {
+    super::report(check(gpu, seed, format))
 }
 
 /// Relative log-likelihood tolerance against the twin: a few codes per cell over 120 steps,

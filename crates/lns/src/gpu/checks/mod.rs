@@ -1,6 +1,17 @@
 //! The LNS self-checks `sigpu check` runs: every kernel of lns.cu, reduce.cu and hmm.cu
 //! against its CPU twin on fresh random inputs.
 
+/// The registry's entries from `(name, about, run, subject)`: each runs `run(gpu, seed, subject)`.
+macro_rules! checks {
+    ($(($name:literal, $about:expr, $run:expr, $subject:expr)),* $(,)?) => {
+        vec![$(Check {
+            name: $name,
+            about: $about,
+            run: |gpu, seed| $run(gpu, seed, $subject),
+        }),*]
+    };
+}
+
 mod add;
 mod codes;
 mod fused;
@@ -28,6 +39,14 @@ fn run_on(
 ) -> CheckResult {
     let subject = codes::Subject::new(gpu, format, method);
     report(subject.and_then(|s| check(gpu, ChaCha8Rng::seed_from_u64(seed), &s)))
+}
+
+fn run_codes(gpu: &Gpu, seed: u64, subject: (Format, Method)) -> CheckResult {
+    run_on(gpu, seed, subject, codes::check)
+}
+
+fn run_add(gpu: &Gpu, seed: u64, subject: (Format, Method)) -> CheckResult {
+    run_on(gpu, seed, subject, add::check)
 }
 
 /// How many codes a method's GPU results may stray from its CPU twin: Horner tables and f64
@@ -82,49 +101,31 @@ fn in_codes(
     }
 }
 
-macro_rules! code_checks {
-    ($(($name:literal, $format:expr, $method:expr)),* $(,)?) => {
-        vec![$(Check {
-            name: $name,
-            about: "s_b and d_b codes vs the CPU twin on random input windows",
-            run: |gpu, seed| run_on(gpu, seed, ($format, $method), codes::check),
-        }),*]
-    };
-}
-
-macro_rules! add_checks {
-    ($(($name:literal, $format:expr, $method:expr)),* $(,)?) => {
-        vec![$(Check {
-            name: $name,
-            about: "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format",
-            run: |gpu, seed| run_on(gpu, seed, ($format, $method), add::check),
-        }),*]
-    };
-}
+const CODES: &str = "s_b and d_b codes vs the CPU twin on random input windows";
+const ADD: &str =
+    "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format";
 
 /// The LNS self-checks for `sigpu check`.
 pub fn checks() -> Vec<Check> {
-    let mut checks = code_checks![
-        ("lns/lns16_f64", Format::LNS16, Method::F64),
-        ("lns/lns16_accurate", Format::LNS16, Method::Accurate),
-        ("lns/lns16_sfu", Format::LNS16, Method::Sfu),
-        ("lns/lns16_horner2", Format::LNS16, Method::Horner(2)),
-        ("lns/lns16_horner3", Format::LNS16, Method::Horner(3)),
-        ("lns/lns16_horner4", Format::LNS16, Method::Horner(4)),
-        ("lns/lns16_horner5", Format::LNS16, Method::Horner(5)),
-        ("lns/lns16_tex1", Format::LNS16, Method::Tex1),
-        ("lns/lns16_tex2", Format::LNS16, Method::Tex2),
-        ("lns/lns32_f64", Format::LNS32, Method::F64),
-        ("lns/lns32_horner3", Format::LNS32, Method::Horner(3)),
-        ("lns/lns32_tex1", Format::LNS32, Method::Tex1),
-        ("lns/lns32_tex2", Format::LNS32, Method::Tex2),
-    ];
-    checks.extend(add_checks![
-        ("lns/add_lns16_sfu", Format::LNS16, Method::Sfu),
-        ("lns/add_lns16_tex2", Format::LNS16, Method::Tex2),
-        ("lns/add_lns32_f64", Format::LNS32, Method::F64),
-        ("lns/add_lns32_horner3", Format::LNS32, Method::Horner(3)),
-    ]);
+    let mut checks = checks! {
+        ("lns/lns16_f64", CODES, run_codes, (Format::LNS16, Method::F64)),
+        ("lns/lns16_accurate", CODES, run_codes, (Format::LNS16, Method::Accurate)),
+        ("lns/lns16_sfu", CODES, run_codes, (Format::LNS16, Method::Sfu)),
+        ("lns/lns16_horner2", CODES, run_codes, (Format::LNS16, Method::Horner(2))),
+        ("lns/lns16_horner3", CODES, run_codes, (Format::LNS16, Method::Horner(3))),
+        ("lns/lns16_horner4", CODES, run_codes, (Format::LNS16, Method::Horner(4))),
+        ("lns/lns16_horner5", CODES, run_codes, (Format::LNS16, Method::Horner(5))),
+        ("lns/lns16_tex1", CODES, run_codes, (Format::LNS16, Method::Tex1)),
+        ("lns/lns16_tex2", CODES, run_codes, (Format::LNS16, Method::Tex2)),
+        ("lns/lns32_f64", CODES, run_codes, (Format::LNS32, Method::F64)),
+        ("lns/lns32_horner3", CODES, run_codes, (Format::LNS32, Method::Horner(3))),
+        ("lns/lns32_tex1", CODES, run_codes, (Format::LNS32, Method::Tex1)),
+        ("lns/lns32_tex2", CODES, run_codes, (Format::LNS32, Method::Tex2)),
+        ("lns/add_lns16_sfu", ADD, run_add, (Format::LNS16, Method::Sfu)),
+        ("lns/add_lns16_tex2", ADD, run_add, (Format::LNS16, Method::Tex2)),
+        ("lns/add_lns32_f64", ADD, run_add, (Format::LNS32, Method::F64)),
+        ("lns/add_lns32_horner3", ADD, run_add, (Format::LNS32, Method::Horner(3))),
+    };
     checks.extend(fused::checks());
     checks.extend(hmm::checks());
     checks
