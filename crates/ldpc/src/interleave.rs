@@ -83,24 +83,35 @@ pub struct BitInterleaver {
     perm: Vec<u32>,
 }
 
-/// The choice of [`qam_tables`] for 16- and 64-QAM, whose tables differ only in size: the
-/// twist of a normal or a short code, and the demultiplexer of rate 3/5 normal, 1/3 short,
-/// 2/5 short, or else the default one.
-fn qam16_or_64(
-    normal: bool,
-    (a, b): (u32, u32),
-    [twist_normal, twist_short]: [&'static [usize]; 2],
-    [demux_3_5_normal, demux_1_3_short, demux_2_5_short, demux]: [&'static [usize]; 4],
-) -> (&'static [usize], &'static [usize]) {
-    (
-        if normal { twist_normal } else { twist_short },
-        match (normal, a, b) {
-            (true, 3, 5) => demux_3_5_normal,
-            (false, 1, 3) => demux_1_3_short,
-            (false, 2, 5) => demux_2_5_short,
-            _ => demux,
-        },
-    )
+/// The tables of 16- or 64-QAM, whose choice differs only in size: the twist of a normal or a
+/// short code, and the demultiplexer of rate 3/5 normal, 1/3 short, 2/5 short, or else the
+/// default one.
+struct QamTables {
+    twist_normal: &'static [usize],
+    twist_short: &'static [usize],
+    demux_3_5_normal: &'static [usize],
+    demux_1_3_short: &'static [usize],
+    demux_2_5_short: &'static [usize],
+    demux: &'static [usize],
+}
+
+impl QamTables {
+    /// The twist and demultiplexer for a normal or short code of rate a/b.
+    fn pick(&self, normal: bool, (a, b): (u32, u32)) -> (&'static [usize], &'static [usize]) {
+        (
+            if normal {
+                self.twist_normal
+            } else {
+                self.twist_short
+            },
+            match (normal, a, b) {
+                (true, 3, 5) => self.demux_3_5_normal,
+                (false, 1, 3) => self.demux_1_3_short,
+                (false, 2, 5) => self.demux_2_5_short,
+                _ => self.demux,
+            },
+        )
+    }
 }
 
 /// The column twists and the bit-to-cell demultiplexer of a QAM constellation for a normal or
@@ -112,28 +123,8 @@ fn qam_tables(
 ) -> Option<(&'static [usize], &'static [usize])> {
     Some(match modulation {
         Modulation::Bpsk | Modulation::Qpsk => return None,
-        Modulation::Qam16 => qam16_or_64(
-            normal,
-            (a, b),
-            [&TWIST16_NORMAL, &TWIST16_SHORT],
-            [
-                &DEMUX16_3_5_NORMAL,
-                &DEMUX16_1_3_SHORT,
-                &DEMUX16_2_5_SHORT,
-                &DEMUX16,
-            ],
-        ),
-        Modulation::Qam64 => qam16_or_64(
-            normal,
-            (a, b),
-            [&TWIST64_NORMAL, &TWIST64_SHORT],
-            [
-                &DEMUX64_3_5_NORMAL,
-                &DEMUX64_1_3_SHORT,
-                &DEMUX64_2_5_SHORT,
-                &DEMUX64,
-            ],
-        ),
+        Modulation::Qam16 => QAM16.pick(normal, (a, b)),
+        Modulation::Qam64 => QAM64.pick(normal, (a, b)),
         Modulation::Qam256 if normal => (
             &TWIST256_NORMAL,
             match (a, b) {
@@ -251,10 +242,26 @@ const DEMUX16: [usize; 8] = [7, 1, 4, 2, 5, 3, 6, 0];
 const DEMUX16_3_5_NORMAL: [usize; 8] = [0, 5, 1, 2, 4, 7, 3, 6];
 const DEMUX16_1_3_SHORT: [usize; 8] = [6, 0, 3, 4, 5, 2, 1, 7];
 const DEMUX16_2_5_SHORT: [usize; 8] = [7, 5, 4, 0, 3, 1, 2, 6];
+const QAM16: QamTables = QamTables {
+    twist_normal: &TWIST16_NORMAL,
+    twist_short: &TWIST16_SHORT,
+    demux_3_5_normal: &DEMUX16_3_5_NORMAL,
+    demux_1_3_short: &DEMUX16_1_3_SHORT,
+    demux_2_5_short: &DEMUX16_2_5_SHORT,
+    demux: &DEMUX16,
+};
 const DEMUX64: [usize; 12] = [11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0];
 const DEMUX64_3_5_NORMAL: [usize; 12] = [2, 7, 6, 9, 0, 3, 1, 8, 4, 11, 5, 10];
 const DEMUX64_1_3_SHORT: [usize; 12] = [4, 2, 0, 5, 6, 1, 3, 7, 8, 9, 10, 11];
 const DEMUX64_2_5_SHORT: [usize; 12] = [4, 0, 1, 6, 2, 3, 5, 8, 7, 10, 9, 11];
+const QAM64: QamTables = QamTables {
+    twist_normal: &TWIST64_NORMAL,
+    twist_short: &TWIST64_SHORT,
+    demux_3_5_normal: &DEMUX64_3_5_NORMAL,
+    demux_1_3_short: &DEMUX64_1_3_SHORT,
+    demux_2_5_short: &DEMUX64_2_5_SHORT,
+    demux: &DEMUX64,
+};
 const DEMUX256_NORMAL: [usize; 16] = [15, 1, 13, 3, 8, 11, 9, 5, 10, 6, 4, 7, 12, 2, 14, 0];
 const DEMUX256_3_5_NORMAL: [usize; 16] = [2, 11, 3, 4, 0, 9, 1, 8, 10, 13, 7, 14, 6, 15, 5, 12];
 const DEMUX256_2_3_NORMAL: [usize; 16] = [7, 2, 9, 0, 4, 6, 13, 3, 14, 10, 15, 5, 8, 12, 11, 1];

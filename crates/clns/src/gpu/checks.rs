@@ -7,7 +7,9 @@ use crate::error::{ClnsError, Result};
 use crate::format::{Clns, ClnsFormat};
 use crate::radian::ClnsF32;
 use crate::sb::{Geometry, Method, Sb, SbF64};
-use sigpu_runtime::cuda::{self, Check, CheckReport, CheckResult, DeviceBuffer, Gpu, Tolerance};
+use sigpu_runtime::cuda::{
+    self, compare_by, Check, CheckReport, CheckResult, DeviceBuffer, Gpu, Tolerance,
+};
 
 /// A check's outcome as the registry takes it: the report, or the CLNS error as it is.
 fn outcome(r: Result<CheckReport>) -> CheckResult {
@@ -206,7 +208,7 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
             }
         }
     };
-    let distance = |got: ClnsF32, want: ClnsF32| {
+    let distance = |&got: &ClnsF32, &want: &ClnsF32| {
         // Bit for bit where a tolerance of 0 is asked (NaN payloads aside).
         if tol == 0.0 && got.is_finite() && got != want {
             f64::INFINITY
@@ -214,8 +216,8 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
             crate::radian::distance(got, want)
         }
     };
-    Ok(tally(
-        &results,
+    Ok(compare_by(
+        results,
         tol,
         distance,
         Tolerance { abs: 0.0, rel: tol },
@@ -223,36 +225,13 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
 }
 
 fn report(format: ClnsFormat, results: &[(Clns, Clns)], tol: f64) -> CheckReport {
-    let apart = |got, want| distance(format, got, want);
-    tally(results, tol, apart, Tolerance { abs: tol, rel: 0.0 })
-}
-
-/// (got, want) pairs farther apart than `tol` by `distance` are mismatches; the first is
-/// described in the note.
-fn tally<T: Copy + std::fmt::Debug>(
-    results: &[(T, T)],
-    tol: f64,
-    distance: impl Fn(T, T) -> f64,
-    tolerance: Tolerance,
-) -> CheckReport {
-    let (mut mismatches, mut max_error, mut note) = (0usize, 0.0f64, String::new());
-    for (i, &(got, want)) in results.iter().enumerate() {
-        let d = distance(got, want);
-        max_error = max_error.max(d);
-        if d > tol {
-            if mismatches == 0 {
-                note = format!("first mismatch at [{i}]: got {got:?}, want {want:?}");
-            }
-            mismatches += 1;
-        }
-    }
-    CheckReport {
-        elements: results.len(),
-        mismatches,
-        max_error,
-        tolerance,
-        note,
-    }
+    let apart = |&got: &Clns, &want: &Clns| distance(format, got, want);
+    compare_by(
+        results.iter().copied(),
+        tol,
+        apart,
+        Tolerance { abs: tol, rel: 0.0 },
+    )
 }
 
 /// GPU FFT (N = 1024, batch 64, texture S_b) vs the CPU twin: per-add differences of ≤ 1 code

@@ -129,23 +129,46 @@ pub fn compare_f32(got: &[f32], want: &[f32], tolerance: Tolerance) -> CheckRepo
 /// Compares with `==`: for integers, or floats that must match exactly (a NaN never matches,
 /// so a poisoned output fails; compare `to_bits()` where NaN results are expected).
 pub fn compare_exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> CheckReport {
-    let mut mismatches = got.len().abs_diff(want.len());
-    let mut note = String::new();
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        if g != w {
-            if mismatches == 0 {
-                note = format!("first mismatch at [{i}]: got {g:?}, want {w:?}");
+    let unequal = |g: &&T, w: &&T| if g == w { 0.0 } else { f64::INFINITY };
+    let mut report = compare_by(got.iter().zip(want), 0.0, unequal, Tolerance::EXACT);
+    if got.len() != want.len() {
+        // Missing or extra elements are mismatches too; the note then names no element.
+        report.elements = want.len();
+        report.mismatches += got.len().abs_diff(want.len());
+        report.max_error = f64::INFINITY;
+        report.note.clear();
+    }
+    report
+}
+
+/// Compares (got, want) pairs by `distance`: pairs farther apart than `tol` are mismatches
+/// (the first is described in the note) and the largest distance is the max error. For
+/// number types with their own notion of closeness (CLNS codes, complex values, ...).
+pub fn compare_by<T: std::fmt::Debug>(
+    pairs: impl IntoIterator<Item = (T, T)>,
+    tol: f64,
+    distance: impl Fn(&T, &T) -> f64,
+    tolerance: Tolerance,
+) -> CheckReport {
+    let mut report = CheckReport {
+        elements: 0,
+        mismatches: 0,
+        max_error: 0.0,
+        tolerance,
+        note: String::new(),
+    };
+    for (i, (got, want)) in pairs.into_iter().enumerate() {
+        report.elements += 1;
+        let d = distance(&got, &want);
+        report.max_error = report.max_error.max(d);
+        if d > tol {
+            if report.mismatches == 0 {
+                report.note = format!("first mismatch at [{i}]: got {got:?}, want {want:?}");
             }
-            mismatches += 1;
+            report.mismatches += 1;
         }
     }
-    CheckReport {
-        elements: want.len(),
-        mismatches,
-        max_error: if mismatches == 0 { 0.0 } else { f64::INFINITY },
-        tolerance: Tolerance::EXACT,
-        note,
-    }
+    report
 }
 
 #[cfg(test)]
@@ -210,5 +233,26 @@ mod tests {
         );
         assert!(compare_exact(&[1u8, 2], &[1, 2]).passed());
         assert_eq!(compare_exact(&[1u8, 3, 4], &[1, 2, 5]).mismatches, 2);
+    }
+
+    #[test]
+    fn exact_reports_first_mismatch_or_length() {
+        let r = compare_exact(&[1u8, 3, 4], &[1, 2, 5]);
+        assert_eq!((r.elements, r.mismatches), (3, 2));
+        assert_eq!(r.max_error, f64::INFINITY);
+        assert_eq!(r.note, "first mismatch at [1]: got 3, want 2");
+        let r = compare_exact(&[1u8, 3], &[1, 2, 5]);
+        assert_eq!((r.elements, r.mismatches), (3, 2));
+        assert_eq!((r.max_error, r.note.as_str()), (f64::INFINITY, ""));
+        let r = compare_exact(&[1u8, 2], &[1, 2]);
+        assert_eq!((r.mismatches, r.max_error), (0, 0.0));
+    }
+
+    #[test]
+    fn by_distance_counts_beyond_tol() {
+        let pairs = [(1.0f64, 1.0), (2.0, 2.5), (3.0, 5.0), (4.0, 4.25)];
+        let r = compare_by(pairs, 0.3, |g, w| (g - w).abs(), Tolerance::EXACT);
+        assert_eq!((r.elements, r.mismatches, r.max_error), (4, 2, 2.0));
+        assert_eq!(r.note, "first mismatch at [1]: got 2.0, want 2.5");
     }
 }

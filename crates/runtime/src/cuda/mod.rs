@@ -19,7 +19,7 @@ mod timing;
 
 pub use cache::KernelCache;
 pub use check::{
-    compare_exact, compare_f32, Check, CheckError, CheckReport, CheckResult, Tolerance,
+    compare_by, compare_exact, compare_f32, Check, CheckError, CheckReport, CheckResult, Tolerance,
 };
 pub use checks::checks;
 pub use clock::sm_clock_mhz;
