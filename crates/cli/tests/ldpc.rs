@@ -40,12 +40,6 @@ fn decode_recovers_the_all_zero_codeword_from_noisy_llrs() {
                 output.to_str().unwrap(),
             ],
         );
-        args.extend([
-            "--input",
-            input.to_str().unwrap(),
-            "--output",
-            output.to_str().unwrap(),
-        ]);
         args.extend(device_args);
         assert_eq!(ok_json(&args)["valid"], 2);
         let bytes = std::fs::read(&output).unwrap();
