@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_mentions, fails_with, line, ok, ok_json, sigpu, stderr, stdout_json};
+use common::{assert_mentions, fails_with, line, ok_json, sigpu, stderr, stdout_json};
 
 use serde_json::Value;
 
