@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{sigpu, stderr, stdout_json};
+use common::{exits_with, fails_with, line, ok, ok_json, sigpu, stderr, stdout_json};
 
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -13,9 +13,7 @@ fn gpu_usable() -> bool {
 
 #[test]
 fn info_json_reports_host_and_cuda_status() {
-    let out = sigpu(&["info", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
+    let v = ok_json(&["info", "--json"]);
     assert!(v["host"]["threads"].as_u64().unwrap() >= 1);
     assert!(v["host"]["simd"]["avx2"].is_boolean());
     let cuda = &v["cuda"];
@@ -36,31 +34,25 @@ fn info_json_reports_host_and_cuda_status() {
 
 #[test]
 fn info_text_names_the_gpu_state() {
-    let out = sigpu(&["info"]);
-    assert!(out.status.success());
+    let out = ok(&["info"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("SIMD:") && text.contains("GPU:"), "{text}");
 }
 
 #[test]
 fn bad_device_is_a_usage_error_naming_it() {
-    let out = sigpu(&["--device", "tpu:0", "info"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("tpu:0"), "{}", stderr(&out));
+    exits_with(&["--device", "tpu:0", "info"], 2, "tpu:0");
 }
 
 #[test]
 fn check_lists_the_texture_round_trip() {
-    let out = sigpu(&["check", "--list"]);
-    assert!(out.status.success());
+    let out = ok(&["check", "--list"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("runtime/tex2d_linear_f32"));
 }
 
 #[test]
 fn check_filter_matching_nothing_is_an_error() {
-    let out = sigpu(&["check", "--filter", "no-such-check"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no-such-check"), "{}", stderr(&out));
+    exits_with(&["check", "--filter", "no-such-check"], 1, "no-such-check");
 }
 
 #[test]
@@ -75,55 +67,31 @@ fn check_skips_without_gpu_unless_required() {
         assert_eq!(stdout_json(&out)["failed"], 0);
         return;
     }
-    let out = sigpu(&["check"]);
-    assert!(out.status.success());
-    assert!(stderr(&out).contains("SKIP"), "{}", stderr(&out));
+    let out = ok(&["check"]);
+    common::assert_mentions(&out, "SKIP");
     let required = Command::new(env!("CARGO_BIN_EXE_sigpu"))
         .arg("check")
         .env("SIGPU_REQUIRE_GPU", "1")
         .output()
         .unwrap();
     assert_eq!(required.status.code(), Some(1));
-    assert!(
-        stderr(&required).contains("SIGPU_REQUIRE_GPU"),
-        "{}",
-        stderr(&required)
-    );
-    let explicit = sigpu(&["check", "--device", "cuda:0"]);
-    assert_eq!(explicit.status.code(), Some(1));
-    assert!(
-        stderr(&explicit).contains("cuda:0"),
-        "{}",
-        stderr(&explicit)
-    );
+    common::assert_mentions(&required, "SIGPU_REQUIRE_GPU");
+    exits_with(&["check", "--device", "cuda:0"], 1, "cuda:0");
 }
 
 #[test]
 fn check_on_cpu_explains_itself() {
-    let out = sigpu(&["--device", "cpu", "check"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("--device cuda"), "{}", stderr(&out));
+    exits_with(&["--device", "cpu", "check"], 1, "--device cuda");
 }
 
 #[test]
 fn bench_copy_on_cpu_writes_json_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("results/copy.json");
-    let out = sigpu(&[
-        "bench",
-        "copy",
-        "--device",
-        "cpu",
-        "--size-mib",
-        "8",
-        "--runs",
-        "3",
-        "--json",
-        "--out",
-        path.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
+    let v = ok_json(&line(
+        "bench copy --device cpu --size-mib 8 --runs 3 --json --out",
+        &[path.to_str().unwrap()],
+    ));
     assert_eq!(v["device_kind"], "cpu");
     assert!(v["gb_per_s"].as_f64().unwrap() > 0.0);
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -137,16 +105,16 @@ fn bench_copy_on_cpu_writes_json_atomically() {
 
 #[test]
 fn bench_copy_rejects_zero_size() {
-    let out = sigpu(&["bench", "copy", "--device", "cpu", "--size-mib", "0"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--size-mib"), "{}", stderr(&out));
+    exits_with(
+        &["bench", "copy", "--device", "cpu", "--size-mib", "0"],
+        2,
+        "--size-mib",
+    );
 }
 
 #[test]
 fn demo_runs_on_the_cpu() {
-    let out = sigpu(&["--device", "cpu", "demo", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
+    let v = ok_json(&["--device", "cpu", "demo", "--json"]);
     assert!(v["cpu_copy"]["gb_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(v["gpu_skipped"], "--device cpu");
     assert!(v.get("gpu").is_none());
@@ -233,11 +201,9 @@ fn lns_calc_json_and_exact_identities() {
 
 #[test]
 fn lns_certify_on_the_cpu_reports_faithful_lns16() {
-    let out = sigpu(&[
+    let certs = ok_json(&[
         "lns", "certify", "--format", "lns16", "--method", "horner2", "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let certs = stdout_json(&out);
     let certs = certs.as_array().unwrap();
     assert_eq!(certs.len(), 2);
     for c in certs {
@@ -248,80 +214,59 @@ fn lns_certify_on_the_cpu_reports_faithful_lns16() {
 
 #[test]
 fn bench_lns_method_selection_is_checked_before_measuring() {
-    let out = sigpu(&["bench", "lns", "--device", "cpu", "--method", "f64poly,sfu"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("sfu: runs on the GPU only"),
-        "{}",
-        stderr(&out)
-    );
-    let out = sigpu(&["bench", "lns", "--device", "cpu", "--method", "horner9"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("horner9"), "{}", stderr(&out));
-    let out = sigpu(&["bench", "lns", "--device", "cuda", "--method", "f64poly"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("--device cpu"), "{}", stderr(&out));
+    let cases = [
+        ("cpu", "f64poly,sfu", 1, "sfu: runs on the GPU only"),
+        ("cpu", "horner9", 2, "horner9"),
+        ("cuda", "f64poly", 1, "--device cpu"),
+    ];
+    for (device, method, code, text) in cases {
+        let args = ["bench", "lns", "--device", device, "--method", method];
+        exits_with(&args, code, text);
+    }
 }
 
 #[test]
 fn lns_rejects_bad_format_and_gpu_only_methods_on_cpu() {
-    let out = sigpu(&["lns", "certify", "--format", "i9f23"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("i9f23"), "{}", stderr(&out));
-    let out = sigpu(&["lns", "certify", "--method", "sfu", "--device", "cpu"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("GPU only"), "{}", stderr(&out));
-    let out = sigpu(&["lns", "certify", "--method", "horner9"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("horner9"), "{}", stderr(&out));
+    exits_with(&["lns", "certify", "--format", "i9f23"], 2, "i9f23");
+    let sfu_on_cpu = ["lns", "certify", "--method", "sfu", "--device", "cpu"];
+    exits_with(&sfu_on_cpu, 1, "GPU only");
+    exits_with(&["lns", "certify", "--method", "horner9"], 1, "horner9");
 }
 
 #[test]
 fn lns_hmm_reports_a_small_error_against_f64() {
-    let out = sigpu(&[
+    let v = ok_json(&[
         "lns", "hmm", "--states", "4", "--steps", "50", "--batch", "2", "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
     assert!(v["max_relative_error"].as_f64().unwrap() < 1e-5, "{v}");
     assert_eq!(v["log_likelihoods"].as_array().unwrap().len(), 2);
     let bad = sigpu(&["lns", "hmm", "--states", "0"]);
     assert_eq!(bad.status.code(), Some(2));
     // Each size in range, their product far too large to allocate: an error, not an abort.
-    let huge = sigpu(&[
+    let huge = [
         "lns", "hmm", "--device", "cpu", "--states", "4096", "--steps", "1000000", "--batch",
         "65536",
-    ]);
-    assert_eq!(huge.status.code(), Some(1), "{}", stderr(&huge));
-    assert!(stderr(&huge).contains("--batch 65536"), "{}", stderr(&huge));
+    ];
+    exits_with(&huge, 1, "--batch 65536");
 }
 
 #[test]
 fn approx_tune_rejects_bad_apps_and_qos_before_touching_a_gpu() {
-    let out = sigpu(&["approx", "tune", "--app", "nbodyy"]);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains("--app") && err.contains("nbody") && err.contains("all"),
-        "{err}"
-    );
+    let err = fails_with(&["approx", "tune", "--app", "nbodyy"], "--app");
+    assert!(err.contains("nbody") && err.contains("all"), "{err}");
     for bad in ["0", "1.5", "-0.2", "NaN"] {
         let ratio = format!("--qos-ratio={bad}");
-        let out = sigpu(&["approx", "tune", "--app", "nbody", &ratio]);
-        assert!(!out.status.success(), "--qos-ratio {bad} accepted");
-        assert!(stderr(&out).contains("(0, 1]"), "{}", stderr(&out));
+        fails_with(&["approx", "tune", "--app", "nbody", &ratio], "(0, 1]");
     }
-    let out = sigpu(&["approx", "tune", "--app", "nbody", "--search", "fast"]);
-    assert!(stderr(&out).contains("smp, heu or omg"), "{}", stderr(&out));
-    let out = sigpu(&["--device", "cpu", "approx", "tune", "--app", "nbody"]);
-    assert!(stderr(&out).contains("--device cuda"), "{}", stderr(&out));
+    let search = ["approx", "tune", "--app", "nbody", "--search", "fast"];
+    fails_with(&search, "smp, heu or omg");
+    let on_cpu = ["--device", "cpu", "approx", "tune", "--app", "nbody"];
+    fails_with(&on_cpu, "--device cuda");
 }
 
 #[test]
 fn approx_list_and_transform() {
-    let out = sigpu(&["approx", "list", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
+    let v = ok_json(&["approx", "list", "--json"]);
     assert_eq!(v["functions"].as_array().unwrap().len(), 16);
     assert_eq!(v["apps"].as_array().unwrap().len(), 12);
     let dir = tempfile::tempdir().unwrap();
@@ -332,84 +277,62 @@ fn approx_list_and_transform() {
     )
     .unwrap();
     let dst = dir.path().join("k_lambda.cu");
-    let out = sigpu(&[
-        "approx",
-        "transform",
-        src.to_str().unwrap(),
-        "--kernel",
-        "k",
-        "--output",
-        dst.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    ok(&line(
+        "approx transform",
+        &[
+            src.to_str().unwrap(),
+            "--kernel",
+            "k",
+            "--output",
+            dst.to_str().unwrap(),
+        ],
+    ));
     let text = std::fs::read_to_string(&dst).unwrap();
     assert!(text.contains("k_lambda(float* x, int sg_lambda, unsigned int* sg_slots)"));
-    let out = sigpu(&[
+    let unknown = [
         "approx",
         "transform",
         src.to_str().unwrap(),
         "--kernel",
         "nope",
-    ]);
-    assert!(stderr(&out).contains("no extern \"C\" __global__ kernel named \"nope\""));
+    ];
+    fails_with(&unknown, "no extern \"C\" __global__ kernel named \"nope\"");
 }
 
 #[test]
 fn clns_certify_on_cpu_reports_json_and_rejects_bad_input() {
-    let out = sigpu(&[
+    let v = ok_json(&[
         "clns", "certify", "--device", "cpu", "--method", "f64", "--stride", "997", "--random",
         "500", "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
     assert_eq!(v[0]["method"], "f64");
     assert!(v[0]["re_max_ulps"].as_f64().unwrap() <= 0.5 + 1e-9);
-    let bad = sigpu(&["clns", "certify", "--format", "clns8"]);
-    assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("clns8"), "{}", stderr(&bad));
-    let gpu_only = sigpu(&["clns", "certify", "--device", "cpu", "--method", "accurate"]);
-    assert!(!gpu_only.status.success());
-    assert!(
-        stderr(&gpu_only).contains("GPU only"),
-        "{}",
-        stderr(&gpu_only)
-    );
+    fails_with(&["clns", "certify", "--format", "clns8"], "clns8");
+    let gpu_only = ["clns", "certify", "--device", "cpu", "--method", "accurate"];
+    fails_with(&gpu_only, "GPU only");
 }
 
 #[test]
 fn clns_certify_f32_reports_sb_and_op_errors() {
-    let out = sigpu(&[
-        "clns",
-        "certify-f32",
-        "--grid",
-        "16",
-        "--random",
-        "200",
-        "--pairs",
-        "500",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
+    let v = ok_json(&line(
+        "clns certify-f32 --grid 16 --random 200 --pairs 500 --json",
+        &[],
+    ));
     assert_eq!(v["sb"][0]["method"], "f64");
     assert!(v["sb"][0]["add_relative_bound"].as_f64().unwrap() < 1e-6);
     assert!(
         v["ops"][1]["add"][0].as_f64().unwrap() > 1e-6,
         "tex sums carry the table's error"
     );
-    let bad = sigpu(&["clns", "certify-f32", "--grid", "1"]);
-    assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("--grid"), "{}", stderr(&bad));
+    fails_with(&["clns", "certify-f32", "--grid", "1"], "--grid");
 }
 
 #[test]
 fn clns_fft_compares_word_sizes_and_rejects_bad_sizes() {
-    let out = sigpu(&[
+    let v = ok_json(&[
         "clns", "fft", "--device", "cpu", "--size", "64", "--batch", "2", "--bits", "12,16",
         "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
     let rows = v["snr"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert!(rows[1]["clns_db"].as_f64().unwrap() > rows[1]["fixed_db"].as_f64().unwrap());
@@ -417,62 +340,39 @@ fn clns_fft_compares_word_sizes_and_rejects_bad_sizes() {
     let f32v = &v["f32_variant"];
     assert_eq!(f32v["word_bits"], 64);
     assert!(f32v["clns_f32_db"].as_f64().unwrap() > rows[1]["clns_db"].as_f64().unwrap());
-    let bad = sigpu(&["clns", "fft", "--device", "cpu", "--size", "100"]);
-    assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("--size 100"), "{}", stderr(&bad));
-    let narrow = sigpu(&[
+    fails_with(
+        &["clns", "fft", "--device", "cpu", "--size", "100"],
+        "--size 100",
+    );
+    let narrow = [
         "clns", "fft", "--device", "cpu", "--size", "1024", "--bits", "8",
-    ]);
-    assert!(!narrow.status.success());
-    assert!(stderr(&narrow).contains("--bits 8"), "{}", stderr(&narrow));
+    ];
+    fails_with(&narrow, "--bits 8");
     // batch × size overflowing usize is refused, not wrapped past the 2^26 limit.
-    let huge = sigpu(&[
-        "clns",
-        "fft",
-        "--device",
-        "cpu",
-        "--size",
-        "2",
-        "--batch",
-        "9223372036854775808",
-    ]);
-    assert!(!huge.status.success());
-    assert!(stderr(&huge).contains("--batch"), "{}", stderr(&huge));
+    let huge = line(
+        "clns fft --device cpu --size 2 --batch 9223372036854775808",
+        &[],
+    );
+    fails_with(&huge, "--batch");
 }
 
 #[test]
 fn clns_certify_refuses_a_grid_too_large_to_build() {
-    let out = sigpu(&[
+    let args = [
         "clns", "certify", "--device", "cpu", "--format", "clns32", "--stride", "1",
-    ]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("--stride: stride 1:"),
-        "{}",
-        stderr(&out)
-    );
+    ];
+    fails_with(&args, "--stride: stride 1:");
 }
 
 #[test]
 fn bench_clns_from_a_missing_file_names_it() {
-    let out = sigpu(&["bench", "clns", "--from", "/nonexistent/report.json"]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("/nonexistent/report.json"),
-        "{}",
-        stderr(&out)
-    );
+    let missing = "/nonexistent/report.json";
+    fails_with(&["bench", "clns", "--from", missing], missing);
 }
 
 #[test]
 fn clns_cpu_only_commands_refuse_a_gpu_device() {
     for cmd in ["fig45", "certify-f32"] {
-        let out = sigpu(&["clns", cmd, "--device", "cuda"]);
-        assert!(!out.status.success(), "clns {cmd}");
-        assert!(
-            stderr(&out).contains("runs on the CPU only"),
-            "{}",
-            stderr(&out)
-        );
+        fails_with(&["clns", cmd, "--device", "cuda"], "runs on the CPU only");
     }
 }

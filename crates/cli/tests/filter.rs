@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{sigpu, stderr};
+use common::{fails_with, line, ok, ok_json};
 
 use std::path::Path;
 
@@ -42,8 +42,7 @@ fn read_npy_f64(path: &Path) -> Vec<f64> {
 fn filter_ok(args: &[&str]) {
     let mut full = vec!["--device", "cpu", "filter"];
     full.extend_from_slice(args);
-    let out = sigpu(&full);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    ok(&full);
 }
 
 #[test]
@@ -109,26 +108,17 @@ fn raw_integer_channels_with_zi() {
     )
     .unwrap();
     let yp = dir.path().join("y.bin");
-    let out = sigpu(&[
-        "--device",
-        "cpu",
-        "--json",
-        "filter",
-        "--signature",
-        "(1 : 1)",
-        "--dtype",
-        "i32",
-        "--channels",
-        "2",
-        "--zi",
-        "100,-5",
-        "--input",
-        xp.to_str().unwrap(),
-        "--output",
-        yp.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = ok_json(&line(
+        "--device cpu --json filter --dtype i32 --channels 2 --zi 100,-5",
+        &[
+            "--signature",
+            "(1 : 1)",
+            "--input",
+            xp.to_str().unwrap(),
+            "--output",
+            yp.to_str().unwrap(),
+        ],
+    ));
     assert_eq!(summary["channels"], 2);
     let y: Vec<i32> = std::fs::read(&yp)
         .unwrap()
@@ -143,15 +133,10 @@ fn raw_integer_channels_with_zi() {
 
 #[test]
 fn emit_cuda_needs_no_gpu() {
-    let out = sigpu(&[
-        "filter",
-        "--signature",
-        "(1 : 1)",
-        "--dtype",
-        "i32",
-        "--emit-cuda",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = ok(&line(
+        "filter --dtype i32 --emit-cuda",
+        &["--signature", "(1 : 1)"],
+    ));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("extern \"C\" __global__") && text.contains("typedef unsigned int T;"));
 }
@@ -209,10 +194,7 @@ fn errors_name_the_argument_or_file() {
             .collect();
         let mut full = vec!["--device", "cpu", "filter"];
         full.extend(args.iter().map(String::as_str));
-        let out = sigpu(&full);
-        assert!(!out.status.success(), "{args:?} should fail");
-        let err = stderr(&out);
-        assert!(err.contains(want), "{args:?}: wanted {want:?} in: {err}");
+        let err = fails_with(&full, want);
         assert!(!err.contains("panicked"), "{err}");
     }
     assert!(
@@ -224,27 +206,10 @@ fn errors_name_the_argument_or_file() {
 /// The PLR issue names the benchmark `sigpu bench recur`; it is the same command as `bench filter`.
 #[test]
 fn bench_recur_is_bench_filter_on_the_cpu() {
-    let out = sigpu(&[
-        "--device",
-        "cpu",
-        "--json",
-        "bench",
-        "recur",
-        "--signature",
-        "(0.2 : 0.8)",
-        "--log2-n",
-        "12",
-        "--runs",
-        "2",
-        "--warmup",
-        "1",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = ok_json(&line(
+        "--device cpu --json bench recur --log2-n 12 --runs 2 --warmup 1",
+        &["--signature", "(0.2 : 0.8)"],
+    ));
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{v}");
     assert!(rows[0]["gelem_per_s"].as_f64().unwrap_or(0.0) > 0.0, "{v}");

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{sigpu, stderr, stdout_json};
+use common::{assert_mentions, fails_with, line, ok_json, sigpu, stderr, stdout_json};
 
 use serde_json::Value;
 
@@ -32,25 +32,16 @@ fn decode_recovers_the_all_zero_codeword_from_noisy_llrs() {
         vec!["--precision", "8bit"],
         vec!["--precision", "float", "--decoder", "spa"],
     ] {
-        let mut args = vec![
-            "ldpc",
-            "decode",
-            "--code",
-            "dvbt2-short-1/2",
-            "--iterations",
-            "20",
-            "--json",
-        ];
-        args.extend([
-            "--input",
-            input.to_str().unwrap(),
-            "--output",
-            output.to_str().unwrap(),
-        ]);
+        let mut args = line(
+            "ldpc decode --code dvbt2-short-1/2 --iterations 20 --json --input",
+            &[
+                input.to_str().unwrap(),
+                "--output",
+                output.to_str().unwrap(),
+            ],
+        );
         args.extend(device_args);
-        let out = sigpu(&args);
-        assert!(out.status.success(), "{}", stderr(&out));
-        assert_eq!(stdout_json(&out)["valid"], 2);
+        assert_eq!(ok_json(&args)["valid"], 2);
         let bytes = std::fs::read(&output).unwrap();
         assert!(bytes.ends_with(&vec![0u8; 2 * n]) && bytes.len() > 2 * n);
     }
@@ -62,27 +53,23 @@ fn bad_input_gets_clear_errors() {
     let input = dir.path().join("llr.npy");
     let out_path = dir.path().join("bits.npy");
     let run = |code: &str| {
-        sigpu(&[
-            "ldpc",
-            "decode",
-            "--code",
-            code,
-            "--input",
-            input.to_str().unwrap(),
-            "--output",
-            out_path.to_str().unwrap(),
-        ])
+        sigpu(&line(
+            "ldpc decode --code",
+            &[
+                code,
+                "--input",
+                input.to_str().unwrap(),
+                "--output",
+                out_path.to_str().unwrap(),
+            ],
+        ))
     };
     // Wrong length for the code.
     std::fs::write(&input, npy_f32(&[1.0; 100], 1, 100)).unwrap();
     let out = run("dvbt2-short-1/2");
-    assert!(
-        !out.status.success()
-            && stderr(&out).contains("llr.npy")
-            && stderr(&out).contains("N = 16200"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(!out.status.success());
+    let e = assert_mentions(&out, "llr.npy");
+    assert!(e.contains("N = 16200"), "{e}");
     // Not a .npy file.
     std::fs::write(&input, b"not numpy").unwrap();
     let e = stderr(&run("dvbt2-short-1/2"));
@@ -108,39 +95,14 @@ fn bad_input_gets_clear_errors() {
 fn simulate_writes_resumes_and_plots() {
     let dir = tempfile::tempdir().unwrap();
     let (out_path, plot) = (dir.path().join("sweep.json"), dir.path().join("ber.svg"));
-    let args = |snr: &'static str| {
-        vec![
-            "ldpc",
-            "simulate",
-            "--device",
-            "cpu",
-            "--code",
-            "dvbt2-short-1/2",
-            "--modulation",
-            "qpsk",
-            "--snr",
-            snr,
-            "--iterations",
-            "10",
-            "--max-frames",
-            "64",
-            "--min-errors",
-            "5",
-            "--json",
-            "--out",
-            out_path.to_str().unwrap(),
-            "--resume",
-            "--plot",
-            plot.to_str().unwrap(),
-        ]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>()
-    };
-    let run = |snr| {
-        let a = args(snr);
-        sigpu(&a.iter().map(String::as_str).collect::<Vec<_>>())
-    };
+    let run =
+        |snr: &str| {
+            sigpu(&line(
+            "ldpc simulate --device cpu --code dvbt2-short-1/2 --modulation qpsk --iterations 10 \
+             --max-frames 64 --min-errors 5 --json --resume --snr",
+            &[snr, "--out", out_path.to_str().unwrap(), "--plot", plot.to_str().unwrap()],
+        ))
+        };
     let first = run("-1.0,4.0");
     assert!(first.status.success(), "{}", stderr(&first));
     let v = stdout_json(&first);
@@ -158,18 +120,14 @@ fn simulate_writes_resumes_and_plots() {
     );
     assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
     let merged = dir.path().join("merged.svg");
-    let plotted = sigpu(&[
-        "--json",
-        "ldpc",
-        "plot",
-        "--input",
-        out_path.to_str().unwrap(),
-        "--fer",
-        "--output",
-        merged.to_str().unwrap(),
-    ]);
-    assert!(plotted.status.success(), "{}", stderr(&plotted));
-    let p = stdout_json(&plotted);
+    let p = ok_json(&line(
+        "--json ldpc plot --fer --input",
+        &[
+            out_path.to_str().unwrap(),
+            "--output",
+            merged.to_str().unwrap(),
+        ],
+    ));
     assert_eq!(p["series"].as_array().unwrap().len(), 2, "BER and FER");
     assert_eq!(p["series"][1]["points"][0][1], v["points"][0]["fer"]);
     assert!(std::fs::read_to_string(&merged)
@@ -182,25 +140,9 @@ fn simulate_writes_resumes_and_plots() {
 #[test]
 fn simulate_applies_and_checks_the_bit_interleaver() {
     let run = |code: &str, interleaver: &str| {
-        sigpu(&[
-            "ldpc",
-            "simulate",
-            "--device",
-            "cpu",
-            "--code",
-            code,
-            "--modulation",
-            "16qam",
-            "--bit-interleaver",
-            interleaver,
-            "--eb-n0",
-            "8.0",
-            "--iterations",
-            "5",
-            "--max-frames",
-            "8",
-            "--json",
-        ])
+        let words = "ldpc simulate --device cpu --modulation 16qam --eb-n0 8.0 --iterations 5 \
+             --max-frames 8 --json --code";
+        sigpu(&line(words, &[code, "--bit-interleaver", interleaver]))
     };
     // At 8 dB every 16-QAM frame decodes, with the interleaver or without.
     for interleaver in ["auto", "dvbt2", "none"] {
@@ -223,33 +165,19 @@ fn simulate_applies_and_checks_the_bit_interleaver() {
 
 #[test]
 fn bench_times_both_schedules_on_the_cpu() {
-    let out = sigpu(&[
-        "--json",
-        "bench",
-        "ldpc",
-        "--device",
-        "cpu",
-        "--codes",
-        "dvbt2-short-1/2",
-        "--schedule",
-        "flooding,layered",
-        "--iterations",
-        "2",
-        "--runs",
-        "1",
-        "--codewords",
-        "64",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = stdout_json(&out);
+    let v = ok_json(&line(
+        "--json bench ldpc --device cpu --codes dvbt2-short-1/2 --schedule flooding,layered \
+         --iterations 2 --runs 1 --codewords 64",
+        &[],
+    ));
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
     for (r, schedule) in results.iter().zip(["flooding", "layered"]) {
         assert!(r["decoder"].as_str().unwrap().contains(schedule), "{r:?}");
         assert!(r["coded_mbps"].as_f64().unwrap() > 0.0);
     }
-    let bad = sigpu(&["bench", "ldpc", "--device", "cpu", "--schedule", "zigzag"]);
-    assert!(stderr(&bad).contains("zigzag"), "{}", stderr(&bad));
+    let zigzag = ["bench", "ldpc", "--device", "cpu", "--schedule", "zigzag"];
+    fails_with(&zigzag, "zigzag");
 }
 
 /// Without the run time in seconds, which differs between any two runs.
@@ -287,39 +215,17 @@ fn device_all_spreads_simulate_only() {
             "y.npy",
         ],
     ] {
-        let out = sigpu(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
-        let e = stderr(&out);
-        assert!(
-            e.contains("--device all") && e.contains("ldpc simulate"),
-            "{e}"
-        );
+        let e = common::exits_with(&args, 1, "--device all");
+        assert!(e.contains("ldpc simulate"), "{e}");
     }
     let simulate = |device: &str| {
-        sigpu(&[
-            "--device",
-            device,
-            "--json",
-            "ldpc",
-            "simulate",
-            "--code",
-            "dvbt2-short-1/2",
-            "--modulation",
-            "qpsk",
-            "--snr",
-            "0.8,1.2",
-            "--iterations",
-            "10",
-            "--max-frames",
-            "256",
-            "--min-errors",
-            "20",
-            "--batch",
-            "64",
-        ])
+        let words = "--json ldpc simulate --code dvbt2-short-1/2 --modulation qpsk --snr 0.8,1.2 \
+             --iterations 10 --max-frames 256 --min-errors 20 --batch 64";
+        sigpu(&line(words, &["--device", device]))
     };
-    let info = sigpu(&["--json", "info"]);
-    let gpu = stdout_json(&info)["cuda"]["available"].as_bool().unwrap();
+    let gpu = ok_json(&["--json", "info"])["cuda"]["available"]
+        .as_bool()
+        .unwrap();
     let all = simulate("all");
     if gpu {
         // Spread over every GPU, the counts equal one GPU's (frames are seeded per frame).
@@ -333,10 +239,6 @@ fn device_all_spreads_simulate_only() {
     } else {
         // No GPU: a clear error, not a panic (exit code 101).
         assert_eq!(all.status.code(), Some(1), "{}", stderr(&all));
-        assert!(
-            stderr(&all).contains("--device all: no GPU"),
-            "{}",
-            stderr(&all)
-        );
+        assert_mentions(&all, "--device all: no GPU");
     }
 }

@@ -26,6 +26,7 @@ pub fn matching(filter: Option<&str>) -> Vec<Check> {
 }
 
 /// One check's outcome.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
     pub name: &'static str,
@@ -33,9 +34,7 @@ pub struct Outcome {
     pub seed: u64,
     pub passed: bool,
     pub seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub report: Option<CheckReport>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 

@@ -23,3 +23,46 @@ pub fn stdout_json(out: &Output) -> Value {
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
+
+/// Runs `sigpu` with `args`, which must succeed (the test fails showing its stderr otherwise).
+pub fn ok(args: &[&str]) -> Output {
+    let out = sigpu(args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    out
+}
+
+/// Runs `sigpu` with `args`, which must succeed and print JSON; returns that JSON.
+pub fn ok_json(args: &[&str]) -> Value {
+    stdout_json(&ok(args))
+}
+
+/// Runs `sigpu` with `args`, which must fail with `text` in its stderr; returns the stderr.
+pub fn fails_with(args: &[&str], text: &str) -> String {
+    let out = sigpu(args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert_mentions(&out, text)
+}
+
+/// Runs `sigpu` with `args`, which must exit with `code` and `text` in its stderr; returns
+/// the stderr.
+pub fn exits_with(args: &[&str], code: i32, text: &str) -> String {
+    let out = sigpu(args);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+    assert_mentions(&out, text)
+}
+
+/// Asserts that the command's stderr contains `text`; returns the stderr.
+pub fn assert_mentions(out: &Output, text: &str) -> String {
+    let err = stderr(out);
+    assert!(err.contains(text), "wanted {text:?} in: {err}");
+    err
+}
+
+/// A command line written as one string of space-separated words (none contains a space),
+/// followed by `rest` (paths and other words that may).
+pub fn line<'a>(words: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    words
+        .split_whitespace()
+        .chain(rest.iter().copied())
+        .collect()
+}

@@ -15,15 +15,14 @@ use sigpu_runtime::host::{self, HostCopyBench, HostInfo};
 use std::time::Instant;
 
 /// Everything the demo measured.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct Demo {
     pub host: HostInfo,
     pub cpu_copy: HostCopyBench,
     pub cpu: CpuDemo,
     /// Why the GPU part was skipped, when it was.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_skipped: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuDemo>,
     /// Wall time of the whole demo.
     pub seconds: f64,

@@ -73,10 +73,10 @@ impl Sweep {
 }
 
 /// Everything one run measured; serialised as the report `--out` writes and `--from` reads.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct Report {
     pub device: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub copy_gb_per_s: Option<f64>,
     /// Device-to-device copy at each benchmarked length: the seed's "memcpy" line.
     #[serde(skip_serializing_if = "Vec::is_empty")]
