@@ -3,7 +3,6 @@
 
 mod cli;
 mod cmd;
-mod table;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -48,6 +48,52 @@ pub struct Summary {
     pub checks: Vec<Outcome>,
 }
 
+impl Summary {
+    /// The outcomes as a text table, with the device, the seed and the tally.
+    pub fn text(&self) -> String {
+        let s = self;
+        let rows: Vec<Vec<String>> = s
+            .checks
+            .iter()
+            .map(|o| {
+                let status = if o.passed { "pass" } else { "FAIL" }.to_owned();
+                match (&o.report, &o.error) {
+                    (Some(r), _) => vec![
+                        o.name.into(),
+                        status,
+                        r.elements.to_string(),
+                        r.mismatches.to_string(),
+                        format!("{:.2e}", r.max_error),
+                        r.note.clone(),
+                    ],
+                    (None, e) => vec![
+                        o.name.into(),
+                        status,
+                        "-".into(),
+                        "-".into(),
+                        "-".into(),
+                        e.clone().unwrap_or_default(),
+                    ],
+                }
+            })
+            .collect();
+        let mut out = format!("device {}, seed {}\n", s.device, s.seed);
+        out += &crate::table::render(
+            &[
+                "check",
+                "result",
+                "elements",
+                "mismatches",
+                "max error",
+                "note",
+            ],
+            &rows,
+        );
+        out += &format!("{} of {} checks passed\n", s.passed, s.passed + s.failed);
+        out
+    }
+}
+
 /// Runs `checks` on `gpu`, each with its own seed derived from `seed`; `progress` is told the
 /// name of each check before it runs. A check that errors counts as failed, with the error.
 pub fn run_all(gpu: &Gpu, checks: &[Check], seed: u64, progress: &dyn Fn(&str)) -> Summary {

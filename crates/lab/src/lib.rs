@@ -5,7 +5,8 @@
 //!
 //! - [`checks`]: the self-check registry — every crate's GPU kernels against their CPU twins.
 //! - [`demo`]: the tour `sigpu demo` prints.
-//! - one module per capability with its benchmarks, table and figure reproductions.
+//! - one module per capability with its benchmarks, table and figure reproductions, each
+//!   report with its text form ([`table`]: plain aligned columns) beside its JSON.
 //!
 //! ```
 //! // Every registered check has a `crate/kernel` name; `sigpu check --list` prints them.
@@ -20,3 +21,4 @@ pub mod demo;
 pub mod ldpc;
 pub mod lns;
 pub mod recurrence;
+pub mod table;

@@ -2,7 +2,6 @@
 //! the λ transformation of a user's kernel and the QoS-driven λ search over the app suite.
 
 use super::{resolve, spinner, write_json_out, Need, Target};
-use crate::table;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -14,6 +13,7 @@ use sigpu_approx::{transform, ApproxError};
 use sigpu_lab::approx::cpu_bench::{self, CpuRow};
 use sigpu_lab::approx::tune::{SuiteRun, TuneSummary};
 use sigpu_lab::approx::{figures, microbench};
+use sigpu_lab::table;
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::host::CpuArch;
 use sigpu_runtime::Device;

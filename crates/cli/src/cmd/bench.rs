@@ -1,9 +1,9 @@
 //! `sigpu bench ...`: measurements whose figures go to BENCHMARKS.md.
 
-use crate::table;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
+use sigpu_lab::table;
 use sigpu_runtime::cuda::{copy_bandwidth, CopyBench};
 use sigpu_runtime::host::{self, HostCopyBench};
 use sigpu_runtime::Device;

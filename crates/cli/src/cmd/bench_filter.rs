@@ -2,7 +2,6 @@
 //! one length or the seed's sweep, with peers merged in and plots. The measurement and the
 //! charts are the lab's (`sigpu_lab::recurrence`); this file parses, prints and writes.
 
-use crate::table;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::Value;
@@ -77,7 +76,7 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result
             .with_context(|| format!("--plot {}", dir.display()))?;
         eprintln!("wrote {written} charts (SVG + PNG) into {}", dir.display());
     }
-    super::report(json, &report, |r| print!("{}", render(r)))
+    super::report(json, &report, |r| print!("{}", sweep::render(r)))
 }
 
 fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Report> {
@@ -110,57 +109,4 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
     })?;
     bar.finish_and_clear();
     Ok(report)
-}
-
-fn render(report: &Value) -> String {
-    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
-    let rows: Vec<Vec<String>> = report["rows"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| {
-            let pct = num(r, "percent_of_copy");
-            let opt = if r["optimize"].as_bool() == Some(false) {
-                "off"
-            } else {
-                "on"
-            };
-            vec![
-                text(r, "signature"),
-                text(r, "dtype"),
-                opt.into(),
-                format!("2^{}", (num(r, "n") as u64).trailing_zeros()),
-                text(r, "shape"),
-                format!("{:.4}", num(r, "median_ms")),
-                format!("{:.1}", num(r, "gelem_per_s")),
-                format!("{:.1}", num(r, "gb_per_s")),
-                if pct.is_nan() {
-                    "-".into()
-                } else {
-                    format!("{pct:.1}%")
-                },
-                format!("{:.2e}", num(r, "error")),
-            ]
-        })
-        .collect();
-    let mut out = text(report, "device");
-    if let Some(c) = report.get("copy_gb_per_s").and_then(Value::as_f64) {
-        out += &format!(", copy {c:.1} GB/s");
-    }
-    out += "\n";
-    let head = [
-        "signature",
-        "dtype",
-        "opt",
-        "n",
-        "shape",
-        "median ms",
-        "G elem/s",
-        "GB/s",
-        "of copy",
-        "error",
-    ];
-    out += &table::render(&head, &rows);
-    out
 }

@@ -1,9 +1,9 @@
 //! `sigpu check`: every registered GPU kernel against its CPU twin.
 
-use crate::table;
 use anyhow::{bail, Result};
 use clap::Args;
 use sigpu_lab::checks::Summary;
+use sigpu_lab::table;
 use sigpu_runtime::cuda::{gpu_required, Check, Gpu, REQUIRE_GPU_ENV};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
@@ -59,7 +59,7 @@ pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitC
     if json {
         super::print_json(&summary)?;
     } else {
-        print!("{}", render(&summary));
+        print!("{}", summary.text());
     }
     Ok(if summary.failed == 0 {
         ExitCode::SUCCESS
@@ -87,46 +87,4 @@ fn run_all(gpu: &Gpu, checks: &[Check], seed: u64) -> Summary {
     });
     bar.finish_and_clear();
     summary
-}
-
-fn render(s: &Summary) -> String {
-    let rows: Vec<Vec<String>> = s
-        .checks
-        .iter()
-        .map(|o| {
-            let status = if o.passed { "pass" } else { "FAIL" }.to_owned();
-            match (&o.report, &o.error) {
-                (Some(r), _) => vec![
-                    o.name.into(),
-                    status,
-                    r.elements.to_string(),
-                    r.mismatches.to_string(),
-                    format!("{:.2e}", r.max_error),
-                    r.note.clone(),
-                ],
-                (None, e) => vec![
-                    o.name.into(),
-                    status,
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    e.clone().unwrap_or_default(),
-                ],
-            }
-        })
-        .collect();
-    let mut out = format!("device {}, seed {}\n", s.device, s.seed);
-    out += &table::render(
-        &[
-            "check",
-            "result",
-            "elements",
-            "mismatches",
-            "max error",
-            "note",
-        ],
-        &rows,
-    );
-    out += &format!("{} of {} checks passed\n", s.passed, s.passed + s.failed);
-    out
 }

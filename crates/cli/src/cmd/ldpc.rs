@@ -1,12 +1,12 @@
 //! `sigpu ldpc ...` and `sigpu bench ldpc`: DVB-T2/S2 LDPC codes, decoding a user's LLRs,
 //! error-rate sweeps (`sigpu_ldpc::sim::sweep`) and decoder throughput (`sigpu_lab::ldpc`).
 
-use crate::table;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
-use sigpu_lab::ldpc::bench::{self as lab_bench, BenchReport, BenchSpec};
+use sigpu_lab::ldpc::bench::{self as lab_bench, BenchSpec};
 use sigpu_lab::ldpc::plot::{error_rate_svg, sweep_curves, sweep_svg};
+use sigpu_lab::table;
 use sigpu_ldpc::decode_file::decode_npy;
 use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, Sweep, SweepEvent, SweepSpec};
@@ -448,32 +448,5 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
     })?;
     bar.finish_and_clear();
     super::write_json_out(&a.out, &report)?;
-    super::report(json, &report, print_bench)
-}
-
-fn print_bench(report: &BenchReport) {
-    println!("{}", report.device);
-    let header = [
-        "code",
-        "iterations",
-        "coded Mbps",
-        "(min)",
-        "info Mbps",
-        "batch ms",
-        "device-only ms",
-        "kernels",
-    ];
-    let ms = |s: f64| format!("{:.3}", s * 1e3);
-    table::print(&header, &report.results, |r| {
-        vec![
-            r.code.clone(),
-            r.iterations.to_string(),
-            format!("{:.1}", r.coded_mbps),
-            format!("{:.1}", r.min_coded_mbps),
-            format!("{:.1}", r.info_mbps),
-            ms(r.median_s),
-            r.device_only_s.map_or("-".into(), ms),
-            r.kernels().to_owned(),
-        ]
-    });
+    super::report(json, &report, |r| print!("{}", r.text()))
 }

@@ -291,6 +291,38 @@ impl Throughput {
     }
 }
 
+impl BenchReport {
+    /// The report as text: the device, then one row per code and iteration count.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        out += &format!("{}\n", self.device);
+        let header = [
+            "code",
+            "iterations",
+            "coded Mbps",
+            "(min)",
+            "info Mbps",
+            "batch ms",
+            "device-only ms",
+            "kernels",
+        ];
+        let ms = |s: f64| format!("{:.3}", s * 1e3);
+        out += &crate::table::of(&header, &self.results, |r| {
+            vec![
+                r.code.clone(),
+                r.iterations.to_string(),
+                format!("{:.1}", r.coded_mbps),
+                format!("{:.1}", r.min_coded_mbps),
+                format!("{:.1}", r.info_mbps),
+                ms(r.median_s),
+                r.device_only_s.map_or("-".into(), ms),
+                r.kernels().to_owned(),
+            ]
+        });
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -442,6 +442,61 @@ pub fn cpu_add_throughput(
     })
 }
 
+impl Report {
+    /// The report as text: Table 1 (every method and blend), then the streaming add and the
+    /// fused reductions against the copy ceiling.
+    pub fn text(&self) -> String {
+        let report = self;
+        let mut out = String::new();
+        out += &format!(
+            "{} {}: {} SMs at a measured {:.0} MHz, {} evaluations per launch\n",
+            report.device, report.format, report.sms, report.sm_clock_mhz, report.evals_per_launch
+        );
+        let header = ["method", "lambda", "evaluates", "G evals/s", "cycles/warp"];
+        out += &crate::table::of(&header, &report.rows, |r| {
+            vec![
+                r.method.clone(),
+                r.lambda.map_or("-".into(), |l| format!("{l}/8")),
+                if r.both { "s_b + d_b" } else { "s_b" }.into(),
+                format!("{:.1}", r.g_evals_per_s),
+                format!("{:.2}", r.cycles_per_warp),
+            ]
+        });
+        // Name, rate, then GB/s and the share of the copy ceiling: the two streaming tables.
+        let share = |name: String, rate: f64, gb: f64, of_copy: f64| {
+            let rate = format!("{rate:.1}");
+            vec![
+                name,
+                rate,
+                format!("{gb:.0}"),
+                format!("{:.1}%", 100.0 * of_copy),
+            ]
+        };
+        let n = report.streaming.first().map_or(0, |r| r.elements);
+        out += &format!("streaming add of {n} words (12 bytes per add):\n");
+        let header = ["method", "G adds/s", "GB/s", "of copy"];
+        out += &crate::table::of(&header, &report.streaming, |r| {
+            share(
+                r.method.clone(),
+                r.g_adds_per_s,
+                r.gb_per_s,
+                r.fraction_of_copy,
+            )
+        });
+        out += "fused reductions over the same words (4 bytes read per word):\n";
+        let header = ["op", "G elements/s", "GB/s", "of copy"];
+        out += &crate::table::of(&header, &report.reductions, |r| {
+            share(
+                r.op.to_string(),
+                r.g_elems_per_s,
+                r.gb_per_s,
+                r.fraction_of_copy,
+            )
+        });
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

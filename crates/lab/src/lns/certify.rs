@@ -61,6 +61,42 @@ pub fn certify_all(
     Ok(certs)
 }
 
+/// Certificates as text: one row per method and function, and the methods skipped.
+pub fn text(format: Format, certs: &[Certificate], skipped: &[Method]) -> String {
+    let mut out = String::new();
+    let on = certs.first().map_or("cpu", |c| c.device.as_str());
+    let ulps = format.frac_bits;
+    out += &format!("{format} on {on}, every input (errors in ulps of 2^-{ulps}):\n");
+    let header = [
+        "method",
+        "func",
+        "inputs",
+        "max err",
+        "faithful",
+        "correctly rounded",
+        "worst z (code)",
+    ];
+    out += &crate::table::of(&header, certs, |c| {
+        vec![
+            c.method.clone(),
+            format!("{:?}", c.func).to_lowercase(),
+            c.inputs.to_string(),
+            format!("{:.4}", c.max_error_ulps),
+            if c.faithful { "yes" } else { "NO" }.into(),
+            format!("{:.4}%", 100.0 * c.share_correctly_rounded),
+            c.worst_input.to_string(),
+        ]
+    });
+    if !skipped.is_empty() {
+        let names: Vec<String> = skipped.iter().map(Method::to_string).collect();
+        out += &format!(
+            "GPU-only methods not certified here: {}\n",
+            names.join(", ")
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

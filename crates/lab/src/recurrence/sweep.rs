@@ -249,6 +249,62 @@ pub fn add_peers(report: &mut Value, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// A report (as measured, or read back from `--out` JSON with peers merged in) as a text
+/// table: one row per signature, type, size and launch shape.
+pub fn render(report: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let rows: Vec<Vec<String>> = report["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            let pct = num(r, "percent_of_copy");
+            let opt = if r["optimize"].as_bool() == Some(false) {
+                "off"
+            } else {
+                "on"
+            };
+            vec![
+                text(r, "signature"),
+                text(r, "dtype"),
+                opt.into(),
+                format!("2^{}", (num(r, "n") as u64).trailing_zeros()),
+                text(r, "shape"),
+                format!("{:.4}", num(r, "median_ms")),
+                format!("{:.1}", num(r, "gelem_per_s")),
+                format!("{:.1}", num(r, "gb_per_s")),
+                if pct.is_nan() {
+                    "-".into()
+                } else {
+                    format!("{pct:.1}%")
+                },
+                format!("{:.2e}", num(r, "error")),
+            ]
+        })
+        .collect();
+    let mut out = text(report, "device");
+    if let Some(c) = report.get("copy_gb_per_s").and_then(Value::as_f64) {
+        out += &format!(", copy {c:.1} GB/s");
+    }
+    out += "\n";
+    let head = [
+        "signature",
+        "dtype",
+        "opt",
+        "n",
+        "shape",
+        "median ms",
+        "G elem/s",
+        "GB/s",
+        "of copy",
+        "error",
+    ];
+    out += &crate::table::render(&head, &rows);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,11 +8,11 @@ pub use args::{BenchClnsArgs, ClnsCommand};
 use args::{ClnsCertifyArgs, ClnsCertifyF32Args, ClnsFftArgs, ClnsFig45Args};
 
 use super::{resolve, spinner, write_json_out as write_json, Need, Target};
-use crate::table;
 use anyhow::{bail, Context, Result};
 use sigpu_clns::certify::Inputs;
 use sigpu_clns::{ClnsFormat, Geometry, Method};
 use sigpu_lab::clns::{bench, certify as lab_certify, fft, fig45, TextTable};
+use sigpu_lab::table;
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 

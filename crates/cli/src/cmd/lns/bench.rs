@@ -1,12 +1,10 @@
 //! `sigpu bench lns`: the seed's Table 1 on a GPU (every method and blend, the streaming add
 //! and fused reductions), or the add throughput of the CPU methods.
 
-use crate::table;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use sigpu_lab::lns::bench::{
-    blend_chart, cpu_add_throughput, default_cpu_methods, throughput, Report,
-};
+use sigpu_lab::lns::bench::{blend_chart, cpu_add_throughput, default_cpu_methods, throughput};
+use sigpu_lab::table;
 use sigpu_lns::{Format, Method};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
@@ -55,55 +53,7 @@ fn on_gpu(gpu: &sigpu_runtime::cuda::Gpu, json: bool, args: &BenchLnsArgs) -> Re
             .write(base)
             .with_context(|| format!("--plot {}", base.display()))?;
     }
-    super::super::report(json, &report, print_report)
-}
-
-fn print_report(report: &Report) {
-    println!(
-        "{} {}: {} SMs at a measured {:.0} MHz, {} evaluations per launch",
-        report.device, report.format, report.sms, report.sm_clock_mhz, report.evals_per_launch
-    );
-    let header = ["method", "lambda", "evaluates", "G evals/s", "cycles/warp"];
-    table::print(&header, &report.rows, |r| {
-        vec![
-            r.method.clone(),
-            r.lambda.map_or("-".into(), |l| format!("{l}/8")),
-            if r.both { "s_b + d_b" } else { "s_b" }.into(),
-            format!("{:.1}", r.g_evals_per_s),
-            format!("{:.2}", r.cycles_per_warp),
-        ]
-    });
-    // Name, rate, then GB/s and the share of the copy ceiling: the two streaming tables.
-    let share = |name: String, rate: f64, gb: f64, of_copy: f64| {
-        let rate = format!("{rate:.1}");
-        vec![
-            name,
-            rate,
-            format!("{gb:.0}"),
-            format!("{:.1}%", 100.0 * of_copy),
-        ]
-    };
-    let n = report.streaming.first().map_or(0, |r| r.elements);
-    println!("streaming add of {n} words (12 bytes per add):");
-    let header = ["method", "G adds/s", "GB/s", "of copy"];
-    table::print(&header, &report.streaming, |r| {
-        share(
-            r.method.clone(),
-            r.g_adds_per_s,
-            r.gb_per_s,
-            r.fraction_of_copy,
-        )
-    });
-    println!("fused reductions over the same words (4 bytes read per word):");
-    let header = ["op", "G elements/s", "GB/s", "of copy"];
-    table::print(&header, &report.reductions, |r| {
-        share(
-            r.op.to_string(),
-            r.g_elems_per_s,
-            r.gb_per_s,
-            r.fraction_of_copy,
-        )
-    });
+    super::super::report(json, &report, |r| print!("{}", r.text()))
 }
 
 /// `bench lns --device cpu`: element-wise add throughput of every CPU method.

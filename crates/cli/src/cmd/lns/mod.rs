@@ -3,13 +3,13 @@
 pub mod bench;
 mod calc;
 
-use crate::table;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use sigpu_lab::lns::certify::{certify_all, inputs, runnable};
+use sigpu_lab::lns::certify::{certify_all, inputs, runnable, text};
 use sigpu_lab::lns::figure::{figure, PRECISIONS};
 use sigpu_lab::lns::hmm::{run as run_hmm, HmmRun};
-use sigpu_lns::{Certificate, Format, Method, Which};
+use sigpu_lab::table;
+use sigpu_lns::{Format, Method, Which};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
@@ -110,38 +110,8 @@ fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<Exi
     )?;
     bar.finish_and_clear();
     super::report(json, &certs, |_| {
-        print_certificates(args.format, &certs, &skipped)
+        print!("{}", text(args.format, &certs, &skipped))
     })
-}
-
-fn print_certificates(format: Format, certs: &[Certificate], skipped: &[Method]) {
-    let on = certs.first().map_or("cpu", |c| c.device.as_str());
-    let ulps = format.frac_bits;
-    println!("{format} on {on}, every input (errors in ulps of 2^-{ulps}):");
-    let header = [
-        "method",
-        "func",
-        "inputs",
-        "max err",
-        "faithful",
-        "correctly rounded",
-        "worst z (code)",
-    ];
-    table::print(&header, certs, |c| {
-        vec![
-            c.method.clone(),
-            format!("{:?}", c.func).to_lowercase(),
-            c.inputs.to_string(),
-            format!("{:.4}", c.max_error_ulps),
-            if c.faithful { "yes" } else { "NO" }.into(),
-            format!("{:.4}%", 100.0 * c.share_correctly_rounded),
-            c.worst_input.to_string(),
-        ]
-    });
-    if !skipped.is_empty() {
-        let names: Vec<String> = skipped.iter().map(Method::to_string).collect();
-        println!("GPU-only methods not certified here: {}", names.join(", "));
-    }
 }
 
 fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
