@@ -38,9 +38,8 @@ pub struct BenchArgs {
     /// Random inputs per function and input range (documented domain, wide range).
     #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(1000..=1 << 26))]
     pub samples: u64,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
 }
 
 #[derive(Args, Debug)]
@@ -64,9 +63,8 @@ pub struct TuneArgs {
     /// Write figures (Fig. 4 per app; with `all`, Fig. 8–11) as SVG + PNG into this folder.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
 }
 
 #[derive(Args, Debug)]

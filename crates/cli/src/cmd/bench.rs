@@ -27,9 +27,8 @@ pub struct CopyArgs {
     /// Untimed repetitions first.
     #[arg(long, default_value_t = 5)]
     pub warmup: u64,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
 }
 
 pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitCode> {

@@ -54,9 +54,8 @@ pub struct BenchFilterArgs {
     /// Measure nothing: take the report from this file (written by --out) — to re-plot a run.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result<ExitCode> {

@@ -201,9 +201,8 @@ pub struct BenchArgs {
     /// ones only).
     #[arg(long)]
     pub word_kernels: bool,
-    /// Also write the JSON result here (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
 }
 
 /// Every LDPC command but `simulate`, on one device.

@@ -36,9 +36,17 @@ fn report<T: serde::Serialize>(
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// `--out FILE`: the JSON result written atomically, the file named in any error.
-fn write_json_out(path: &Option<std::path::PathBuf>, value: &impl serde::Serialize) -> Result<()> {
-    if let Some(path) = path {
+/// `--out FILE`: the flag every command that reports figures takes.
+#[derive(clap::Args, Debug)]
+pub struct JsonOut {
+    /// Also write the JSON result to this file (atomically).
+    #[arg(long = "out", value_name = "FILE")]
+    pub path: Option<std::path::PathBuf>,
+}
+
+/// The JSON result written atomically to `--out` when given, the file named in any error.
+fn write_json_out(out: &JsonOut, value: &impl serde::Serialize) -> Result<()> {
+    if let Some(path) = &out.path {
         let text = serde_json::to_string_pretty(value)?;
         sigpu_runtime::fs::write_atomic(path, text.as_bytes())
             .with_context(|| format!("--out {}: cannot write", path.display()))?;

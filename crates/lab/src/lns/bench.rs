@@ -442,6 +442,18 @@ pub fn cpu_add_throughput(
     })
 }
 
+/// A streaming table: name, rate, GB/s and the share of the copy ceiling per row.
+fn share_table(
+    [name, rate]: [&str; 2],
+    rows: impl Iterator<Item = (String, (f64, f64, f64))>,
+) -> String {
+    let header = [name, rate, "GB/s", "of copy"];
+    crate::table::of(&header, rows, |(name, (rate, gb, of_copy))| {
+        let share = format!("{:.1}%", 100.0 * of_copy);
+        vec![name, format!("{rate:.1}"), format!("{gb:.0}"), share]
+    })
+}
+
 impl Report {
     /// The report as text: Table 1 (every method and blend), then the streaming add and the
     /// fused reductions against the copy ceiling.
@@ -462,37 +474,19 @@ impl Report {
                 format!("{:.2}", r.cycles_per_warp),
             ]
         });
-        // Name, rate, then GB/s and the share of the copy ceiling: the two streaming tables.
-        let share = |name: String, rate: f64, gb: f64, of_copy: f64| {
-            let rate = format!("{rate:.1}");
-            vec![
-                name,
-                rate,
-                format!("{gb:.0}"),
-                format!("{:.1}%", 100.0 * of_copy),
-            ]
-        };
         let n = report.streaming.first().map_or(0, |r| r.elements);
         out += &format!("streaming add of {n} words (12 bytes per add):\n");
-        let header = ["method", "G adds/s", "GB/s", "of copy"];
-        out += &crate::table::of(&header, &report.streaming, |r| {
-            share(
-                r.method.clone(),
-                r.g_adds_per_s,
-                r.gb_per_s,
-                r.fraction_of_copy,
-            )
+        let adds = report.streaming.iter().map(|r| {
+            let rate = (r.g_adds_per_s, r.gb_per_s, r.fraction_of_copy);
+            (r.method.clone(), rate)
         });
+        out += &share_table(["method", "G adds/s"], adds);
         out += "fused reductions over the same words (4 bytes read per word):\n";
-        let header = ["op", "G elements/s", "GB/s", "of copy"];
-        out += &crate::table::of(&header, &report.reductions, |r| {
-            share(
-                r.op.to_string(),
-                r.g_elems_per_s,
-                r.gb_per_s,
-                r.fraction_of_copy,
-            )
+        let sums = report.reductions.iter().map(|r| {
+            let rate = (r.g_elems_per_s, r.gb_per_s, r.fraction_of_copy);
+            (r.op.to_string(), rate)
         });
+        out += &share_table(["op", "G elements/s"], sums);
         out
     }
 }

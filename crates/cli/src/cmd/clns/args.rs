@@ -27,9 +27,8 @@ pub struct ClnsCertifyF32Args {
     pub pairs: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
 }
 
 #[derive(Args, Debug)]
@@ -54,9 +53,8 @@ pub struct ClnsCertifyArgs {
     pub random: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
 }
 
 #[derive(Args, Debug)]
@@ -91,9 +89,8 @@ pub struct ClnsFftArgs {
     /// Draw SNR vs bits to BASE.svg and BASE.png.
     #[arg(long, value_name = "BASE")]
     pub plot: Option<std::path::PathBuf>,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
 }
 
 #[derive(Args, Debug)]
@@ -104,9 +101,8 @@ pub struct BenchClnsArgs {
     pub p_cl: Option<usize>,
     #[arg(long)]
     pub p_theta: Option<usize>,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
     /// Draw the texture-cache cliff to BASE.svg and BASE.png.
     #[arg(long, value_name = "BASE")]
     pub plot: Option<std::path::PathBuf>,

@@ -14,9 +14,8 @@ pub struct BenchLnsArgs {
     /// lns16, lns32 or i<I>f<F>.
     #[arg(long, default_value = "lns16")]
     pub format: Format,
-    /// Also write the JSON result to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub out: crate::cmd::JsonOut,
     /// GPU: write the blends' throughput against their warp split λ to BASE.svg and BASE.png.
     #[arg(long, value_name = "BASE")]
     pub plot: Option<std::path::PathBuf>,
