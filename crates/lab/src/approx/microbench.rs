@@ -306,7 +306,7 @@ pub fn run(gpu: &Gpu, error_samples: usize, progress: &dyn Fn(&str)) -> Result<R
     let cubin = compile(&src, gpu.arch(), &KernelCache::from_env())?.cubin;
     let (mixes, sass_note) = match sass::disassemble(&cubin) {
         Ok(text) => (sass::mixes(&text), None),
-        Err(why) => (Default::default(), Some(why)),
+        Err(why) => (Default::default(), Some(why.to_string())),
     };
     let bench = Bench {
         gpu,

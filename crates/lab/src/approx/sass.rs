@@ -93,24 +93,38 @@ fn cuobjdump() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Why a CUBIN image could not be disassembled (the SASS mix is then left out of a report).
+#[derive(Debug, thiserror::Error)]
+pub enum SassError {
+    #[error("cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")]
+    NoCuobjdump,
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{tool} -sass failed: {stderr}")]
+    Failed { tool: String, stderr: String },
+}
+
 /// `cuobjdump -sass` of a CUBIN image, or why it could not be read.
-pub fn disassemble(cubin: &[u8]) -> Result<String, String> {
-    let tool =
-        cuobjdump().ok_or("cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")?;
-    let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+pub fn disassemble(cubin: &[u8]) -> Result<String, SassError> {
+    let io = |what: String| move |source| SassError::Io { what, source };
+    let tool = cuobjdump().ok_or(SassError::NoCuobjdump)?;
+    let dir = tempfile::tempdir().map_err(io("temporary directory".into()))?;
     let file = dir.path().join("kernels.cubin");
-    std::fs::write(&file, cubin).map_err(|e| format!("writing {}: {e}", file.display()))?;
+    std::fs::write(&file, cubin).map_err(io(format!("writing {}", file.display())))?;
     let out = std::process::Command::new(&tool)
         .arg("-sass")
         .arg(&file)
         .output()
-        .map_err(|e| format!("running {}: {e}", tool.display()))?;
+        .map_err(io(format!("running {}", tool.display())))?;
     if !out.status.success() {
-        return Err(format!(
-            "{} -sass failed: {}",
-            tool.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(SassError::Failed {
+            tool: tool.display().to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
