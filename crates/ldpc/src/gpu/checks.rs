@@ -7,7 +7,7 @@ use super::layered::LayeredGpuDecoder;
 use crate::channel::{Demapper, Modulation, Snr};
 use crate::code::Code;
 use crate::decoder::{Algorithm, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Precision, Schedule};
-use crate::sim::{make_frames, run_point, run_point_parallel, Frames, Link, PointResult, StopRule};
+use crate::sim::{make_frames, run_point_parallel, Frames, Link, PointResult, StopRule};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sigpu_runtime::cuda::{compare_exact, Check, CheckResult, Gpu};
@@ -124,7 +124,7 @@ pub fn checks() -> Vec<Check> {
 }
 
 /// `sim::run_point_parallel` over every GPU of the host, two decoders (worker threads) per
-/// GPU so that workers race even on a one-GPU host, against `run_point` with the CPU twin on
+/// GPU so that workers race even on a one-GPU host, against one worker with the CPU twin on
 /// the same frames: frames, frame errors and bit errors must be equal. The GPU handed in is
 /// not used: the check opens every device itself, as `--device all` does.
 fn all_gpus_check(seed: u64) -> CheckResult {
@@ -154,7 +154,7 @@ fn all_gpus_check(seed: u64) -> CheckResult {
     let snr = Snr::EbN0(eb_n0);
     let got = run_point_parallel(&mut workers, &link, snr, stop, threads, &mut |_| {})?;
     let mut cpu = Fixed8Decoder::new(code, config)?;
-    let want = run_point(&mut cpu, &link, snr, stop, threads, &mut |_| {})?;
+    let want = run_point_parallel(&mut [&mut cpu], &link, snr, stop, threads, &mut |_| {})?;
     let counts = |p: &PointResult| [p.frames, p.frame_errors, p.bit_errors];
     Ok(compare_exact(&counts(&got), &counts(&want)).with_note(format!(
         "{} GPU(s), {} workers, Eb/N0 {eb_n0:.2} dB: {} frames, {} frame errors, {} bit errors (CPU {} / {} / {})",

@@ -11,5 +11,5 @@ mod point;
 pub mod sweep;
 
 pub use frames::{make_frames, Frames, Link};
-pub use parallel::{run_point, run_point_parallel};
+pub use parallel::run_point_parallel;
 pub use point::{wilson, PointResult, StopRule};

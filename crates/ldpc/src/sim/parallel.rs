@@ -238,19 +238,6 @@ impl Fold {
     }
 }
 
-/// Simulates one point with one decoder ([`run_point_parallel`] with one worker). `progress` is called after every batch with the
-/// running counts.
-pub fn run_point(
-    decoder: &mut dyn Decoder,
-    link: &Link,
-    snr: Snr,
-    stop: StopRule,
-    threads: usize,
-    progress: &mut dyn FnMut(&PointResult),
-) -> Result<PointResult> {
-    run_point_parallel(&mut [decoder], link, snr, stop, threads, progress)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,7 +274,8 @@ mod tests {
     fn several_decoders_count_what_one_counts() {
         let (code, config, link, snr, stop) = parallel_case();
         let mut one = crate::decoder::cpu_decoder(&code, config).unwrap();
-        let single = run_point(one.as_mut(), &link, snr, stop, 1, &mut |_| {}).unwrap();
+        let single =
+            run_point_parallel(&mut [one.as_mut()], &link, snr, stop, 1, &mut |_| {}).unwrap();
         assert!(
             single.frame_errors >= stop.min_errors && single.frames < stop.max_frames,
             "the case should stop on errors before max_frames: {single:?}"

@@ -231,6 +231,23 @@ fn vector_format(format: Format) -> bool {
     format.log_bits() <= 31 && (4..=24).contains(&format.frac_bits)
 }
 
+/// Runs the instruction-set module's `$f` for the path chosen at construction, or `$scalar`.
+///
+/// SAFETY: `self.path` is a vector path only where `available` held for the `CpuArch` it was
+/// chosen from, and only for a format `vector_format` takes: the one place the vector entry
+/// points are called.
+macro_rules! on_path {
+    ($self:ident, $f:ident($($arg:expr),*), $scalar:block) => {
+        match $self.path {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512 => unsafe { avx512::$f($self, $($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => unsafe { avx2::$f($self, $($arg),*) },
+            Path::Scalar => $scalar,
+        }
+    };
+}
+
 impl AddSub for F64Poly {
     fn format(&self) -> Format {
         self.format
@@ -252,34 +269,20 @@ impl AddSub for F64Poly {
         }
     }
 
-    // SAFETY (both): `self.path` is a vector path only where `available` held for the
-    // CpuArch it was chosen from, and only for a format `vector_format` takes.
     fn eval_codes(&self, db: bool, zs: &[i64], out: &mut [i64]) {
-        match self.path {
-            #[cfg(target_arch = "x86_64")]
-            Path::Avx512 => unsafe { avx512::eval_codes(self, db, zs, out) },
-            #[cfg(target_arch = "x86_64")]
-            Path::Avx2 => unsafe { avx2::eval_codes(self, db, zs, out) },
-            Path::Scalar => {
-                for (o, &z) in out.iter_mut().zip(zs) {
-                    *o = if db { self.db(z) } else { self.sb(z) };
-                }
+        on_path!(self, eval_codes(db, zs, out), {
+            for (o, &z) in out.iter_mut().zip(zs) {
+                *o = if db { self.db(z) } else { self.sb(z) };
             }
-        }
+        })
     }
 
     fn add_words(&self, a: &[u32], b: &[u32], out: &mut [u32]) {
-        match self.path {
-            #[cfg(target_arch = "x86_64")]
-            Path::Avx512 => unsafe { avx512::add_words(self, a, b, out) },
-            #[cfg(target_arch = "x86_64")]
-            Path::Avx2 => unsafe { avx2::add_words(self, a, b, out) },
-            Path::Scalar => {
-                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-                    *o = self.format.add(self, x, y);
-                }
+        on_path!(self, add_words(a, b, out), {
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = self.format.add(self, x, y);
             }
-        }
+        })
     }
 }
 
