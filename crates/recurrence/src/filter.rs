@@ -172,7 +172,8 @@ impl<T: Element> Filter<T> {
 
     /// The instruction set the CPU path will use.
     pub fn simd(&self) -> Simd {
-        Simd::best(&self.options.cpu)
+        // Never more than the CPU has, whatever the options describe.
+        Simd::best(&self.options.cpu.within_host())
     }
 
     /// Filters one channel: returns y and the final state zf (SciPy's `lfilter(b, a, x, zi=zi)`).

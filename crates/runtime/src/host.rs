@@ -44,6 +44,18 @@ macro_rules! cpu_arch {
                 }
             }
 
+            /// Only the extensions both `self` and the host CPU have. Dispatchers take a
+            /// `CpuArch` from their caller to narrow the choice (tests, comparisons); passing it
+            /// through this first means a description the CPU does not match can never select
+            /// an instruction set the CPU lacks.
+            pub fn within_host(self) -> CpuArch {
+                let host = CpuArch::host();
+                CpuArch {
+                    $($field: self.$field && host.$field,)*
+                    neon: self.neon && host.neon,
+                }
+            }
+
             /// The extensions present, as people name them ("SSE4.1 SSE4.2 AVX2 FMA …"), or
             /// "none".
             pub fn feature_list(&self) -> String {
@@ -221,6 +233,20 @@ mod tests {
         assert!(!f.avx512bw || f.avx512f);
         assert_eq!(f, CpuArch::detect(), "the cached answer is the CPU's");
         assert_eq!(CpuArch::scalar().best(), "scalar");
+        // A description claiming everything is cut down to what the CPU has.
+        let all = CpuArch {
+            avx512f: true,
+            avx512bw: true,
+            avx512vl: true,
+            avx2: true,
+            fma: true,
+            neon: true,
+            ..CpuArch::scalar()
+        };
+        let within = all.within_host();
+        assert_eq!(within.avx512f, f.avx512f);
+        assert_eq!(within.neon, f.neon);
+        assert!(!CpuArch::scalar().within_host().avx2);
         assert!(!HostInfo::detect().cpu_model.is_empty());
     }
 

@@ -11,7 +11,8 @@ use std::arch::x86_64::*;
 
 /// Whether a CPU with `arch` runs [`add_words`].
 pub(crate) fn available(arch: &CpuArch) -> bool {
-    arch.avx512f && arch.avx512vl && arch.avx512cd && arch.fma
+    // Every feature the functions below are compiled with.
+    arch.avx512f && arch.avx512vl && arch.avx512cd && arch.fma && arch.avx2
 }
 
 /// The far tables interleaved for one gather index: `[segment][sb, db][c0, c1, c2]`.

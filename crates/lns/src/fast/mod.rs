@@ -49,6 +49,8 @@ impl F64Tables {
     /// The tables for `format`, adding with the vector path `arch` has
     /// ([`CpuArch::scalar`]: none).
     pub fn with_arch(format: Format, arch: CpuArch) -> Result<F64Tables, LnsError> {
+        // Never more than the CPU has, whatever the caller describes.
+        let arch = arch.within_host();
         let f = format.frac_bits;
         let shift = f.saturating_sub(SEGMENTS_PER_UNIT_BITS);
         let far_segments = ((-format.essential_zero_code()) as usize).div_ceil(1 << shift);

@@ -47,8 +47,10 @@ enum Path {
 }
 
 impl Path {
-    /// The widest path `arch` runs, for a format the vector paths take.
+    /// The widest path `arch` runs, for a format the vector paths take; never more than the
+    /// CPU has, whatever `arch` describes.
     fn best(arch: &CpuArch, vector_format: bool) -> Path {
+        let arch = &arch.within_host();
         #[cfg(target_arch = "x86_64")]
         if vector_format {
             if avx512::available(arch) {
