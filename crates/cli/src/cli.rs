@@ -13,8 +13,9 @@ use std::process::ExitCode;
 )]
 pub struct Cli {
     /// Where to run: `cpu`, `cuda` or `cuda:N`. Commands that need a GPU default to cuda:0;
-    /// the others use the GPU when one is usable and the CPU otherwise. `all`: every GPU of
-    /// the host, for `ldpc simulate` only.
+    /// the others use the GPU when one is usable and the CPU otherwise, except `ldpc decode`
+    /// and `ldpc simulate` (the CPU unless a GPU is named: the decoders differ). `all`: every
+    /// GPU of the host, for `ldpc simulate` only.
     #[arg(long, global = true, value_name = "cpu|cuda[:N]|all")]
     pub device: Option<DeviceChoice>,
 

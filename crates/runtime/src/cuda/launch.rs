@@ -6,6 +6,15 @@
 //! checks their count and sizes against the kernel's parameters before the launch, so an
 //! argument list that drifted from the kernel's signature is an error naming the kernel and
 //! the parameter, not undefined behaviour on the device.
+//!
+//! What the check cannot see, and so what every kernel of the workspace promises instead: a
+//! parameter's type beyond its size (an 8-byte number where a pointer is expected passes, as
+//! does `u32` for `float`), which buffers it writes (`buf` is for buffers the kernel only reads:
+//! the stream bookkeeping relies on it), and that it stays within the lengths it is given. That
+//! contract is checked for every kernel by its CPU twin in `sigpu check`, with outputs poisoned
+//! first. Launching is safe in this crate's API on that basis: kernels are sigpu's own `.cu`
+//! files or its generators' output, never foreign code. On a driver older than CUDA 12.4 the
+//! parameter sizes are unknown and only that contract remains.
 
 use super::compile::KernelSource;
 use super::error::{DriverContext, Error, Result};
@@ -146,10 +155,12 @@ impl<'a> Launch<'a> {
         check_signature(self.kernel, &self.sizes)?;
         check_config(self.kernel, &config)?;
         // SAFETY: the argument count and every argument's size match the kernel's parameters
-        // (checked above where the driver reports them); value arguments are `DeviceRepr`
-        // types and buffers are live device allocations of this context borrowed for the
-        // launch. What the kernel does within its buffers is its own contract: every kernel
-        // has a CPU twin and a `sigpu check` that runs it on poisoned outputs.
+        // (checked above where the driver reports them, CUDA >= 12.4); value arguments are
+        // `DeviceRepr` types (`#[repr(C)]`, no pointers) and buffers are live device
+        // allocations of this context borrowed for the launch. The rest is the kernel's
+        // contract (module docs): it reads only `buf`s, writes only `buf_mut`s, stays within
+        // their lengths and takes each argument as the type given; every kernel's `sigpu
+        // check` against its CPU twin, on poisoned outputs, holds it to that.
         unsafe { self.args.launch(config) }
             .map(drop)
             .context(format_args!("launching {}", self.kernel.name))

@@ -26,19 +26,20 @@ pub struct BenchLnsArgs {
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
-    // Flags are checked before any device is opened or anything measured.
-    if device == Some(Device::Cpu) {
-        if let Some(m) = args.method.iter().find(|m| !m.runs_on_cpu()) {
-            bail!("--method {m}: runs on the GPU only (its GPU figures: --device cuda)");
-        }
-    } else if !args.method.is_empty() {
-        bail!(
-            "--method selects CPU methods (with --device cpu); the GPU run measures every method"
-        );
+    let gpu_only =
+        "--method selects CPU methods (with --device cpu); the GPU run measures every method";
+    // A flag conflict the command line alone shows is refused before any device is opened;
+    // otherwise `--method` is judged by where the run really goes. Nothing is measured first.
+    if device.is_some_and(Device::is_cuda) && !args.method.is_empty() {
+        bail!(gpu_only);
     }
     match super::super::resolve(device, super::super::Need::Either, "bench lns")?.into_gpu() {
+        Some(_) if !args.method.is_empty() => bail!(gpu_only),
         Some(gpu) => on_gpu(&gpu, json, args),
-        None => on_cpu(json, args),
+        None => match args.method.iter().find(|m| !m.runs_on_cpu()) {
+            Some(m) => bail!("--method {m}: runs on the GPU only (its GPU figures: --device cuda)"),
+            None => on_cpu(json, args),
+        },
     }
 }
 
