@@ -7,42 +7,37 @@ use crate::error::{ApproxError, Result};
 use crate::eval::{evaluate, source};
 use crate::numeric::{error_stats, inputs};
 use crate::tune::{Partition, Session, Variant};
-use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, CheckResult, Gpu, Tolerance};
+use sigpu_runtime::cuda::{check_result, compare_exact, Check, CheckReport, Gpu, Tolerance};
 
 pub fn checks() -> Vec<Check> {
     vec![
         Check {
             name: "approx/catalog_vs_f64",
             about: "every catalog function, both versions, within its error bound vs f64",
-            run: |gpu, seed| in_runtime_terms(catalog(gpu, seed)),
+            run: |gpu, seed| check_result(catalog(gpu, seed)),
         },
         Check {
             name: "approx/lambda_blackscholes",
             about: "λ kernels of BlackScholes: λ=0 = accurate, λ=max = all-SFU, bit for bit",
-            run: |gpu, seed| in_runtime_terms(lambda_bits(gpu, seed, "blackscholes")),
+            run: |gpu, seed| check_result(lambda_bits(gpu, seed, "blackscholes")),
         },
         Check {
             name: "approx/lambda_mriq",
             about: "λ kernels of MRI-Q (sin/cos in a loop), bit for bit at both ends",
-            run: |gpu, seed| in_runtime_terms(lambda_bits(gpu, seed, "mriq")),
+            run: |gpu, seed| check_result(lambda_bits(gpu, seed, "mriq")),
         },
         Check {
             name: "approx/lambda_montecarlo",
             about:
                 "λ kernels of MonteCarlo (block reduction: barriers in both bodies), bit for bit",
-            run: |gpu, seed| in_runtime_terms(lambda_bits(gpu, seed, "montecarlo")),
+            run: |gpu, seed| check_result(lambda_bits(gpu, seed, "montecarlo")),
         },
         Check {
             name: "approx/lambda_cfd",
             about: "λ kernels of CFD step factor (f64 rcp/rsqrt SFU forms), bit for bit",
-            run: |gpu, seed| in_runtime_terms(lambda_bits(gpu, seed, "cfd")),
+            run: |gpu, seed| check_result(lambda_bits(gpu, seed, "cfd")),
         },
     ]
-}
-
-/// A check's result as the registry takes it: the report, or the crate's error as it is.
-fn in_runtime_terms(r: Result<CheckReport>) -> CheckResult {
-    Ok(r?)
 }
 
 /// Max ulp allowed for the accurate version: NVIDIA's documented bound plus half an ulp for

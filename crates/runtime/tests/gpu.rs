@@ -59,7 +59,7 @@ fn gpu_rejects_bad_input_without_panicking() {
         .expect("2^28 texels exceed the 1-D limit");
     assert!(err.to_string().contains("limit"), "{err}");
     let src = KernelSource::generated("one.cu", "extern \"C\" __global__ void present(int* x) {}");
-    let err = gpu.function(&src, "absent").expect_err("no such kernel");
+    let err = gpu.kernel(&src, "absent").expect_err("no such kernel");
     assert!(err.to_string().contains("present"), "{err}");
     let err = Gpu::open(1 << 20).err().expect("no such ordinal");
     assert!(

@@ -14,7 +14,6 @@ use sigpu_lab::approx::cpu_bench::{self, CpuRow};
 use sigpu_lab::approx::tune::{SuiteRun, TuneSummary};
 use sigpu_lab::approx::{figures, microbench};
 use sigpu_lab::table;
-use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::host::CpuArch;
 use sigpu_runtime::Device;
 use std::path::PathBuf;
@@ -201,9 +200,7 @@ fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode>
         },
     )?;
     run.curve = args.curve;
-    let gpu: Gpu = resolve(device, Need::Gpu, "approx tune")?
-        .into_gpu()
-        .expect("Need::Gpu resolves to a GPU");
+    let gpu = super::resolve_gpu(device, "approx tune")?;
     let bar = spinner();
     let summary = sigpu_lab::approx::tune::run(&gpu, &run, &|m| bar.set_message(m.to_owned()))?;
     bar.finish_and_clear();

@@ -7,11 +7,14 @@ use std::process::ExitCode;
 
 pub fn run(device: Option<Device>, json: bool) -> Result<ExitCode> {
     let (gpu, gpu_skipped) = match device {
-        Some(Device::Cpu) => (None, Some("--device cpu".to_owned())),
-        Some(Device::Cuda(n)) => (Some(super::open_gpu(n)?), None),
+        // Without --device the demo says why the GPU part was skipped.
         None => match Gpu::open_with_compiler(0) {
             Ok(g) => (Some(g), None),
             Err(e) => (None, probe().reason.or(Some(e.to_string()))),
+        },
+        explicit => match super::resolve(explicit, super::Need::Either, "demo")? {
+            super::Target::Gpu(g) => (Some(*g), None),
+            super::Target::Cpu => (None, Some("--device cpu".to_owned())),
         },
     };
     let bar = super::spinner();

@@ -97,8 +97,16 @@ pub fn resolve(device: Option<Device>, need: Need, what: &str) -> Result<Target>
     }
 }
 
+/// [`resolve`] for commands that only run GPU kernels: the GPU itself.
+pub fn resolve_gpu(device: Option<Device>, what: &str) -> Result<Gpu> {
+    match resolve(device, Need::Gpu, what)? {
+        Target::Gpu(gpu) => Ok(*gpu),
+        Target::Cpu => unreachable!("Need::Gpu never resolves to the CPU"),
+    }
+}
+
 /// Device `ordinal` with NVRTC, as every command that runs kernels needs it.
-pub fn open_gpu(ordinal: usize) -> Result<Gpu> {
+fn open_gpu(ordinal: usize) -> Result<Gpu> {
     Gpu::open_with_compiler(ordinal)
         .with_context(|| format!("--device cuda:{ordinal} cannot run kernels"))
 }

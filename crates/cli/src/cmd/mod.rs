@@ -13,7 +13,7 @@ pub mod info;
 pub mod ldpc;
 pub mod lns;
 
-pub use device::{open_gpu, resolve, DeviceChoice, Need, Target};
+pub use device::{resolve, resolve_gpu, DeviceChoice, Need, Target};
 
 use anyhow::{Context, Result};
 

@@ -8,22 +8,17 @@ use crate::format::{Clns, ClnsFormat};
 use crate::radian::ClnsF32;
 use crate::sb::{Geometry, Method, Sb, SbF64};
 use sigpu_runtime::cuda::{
-    self, compare_by, Check, CheckReport, CheckResult, DeviceBuffer, Gpu, Tolerance,
+    self, check_result, compare_by, Check, CheckReport, DeviceBuffer, Gpu, Tolerance,
 };
 
-/// A check's outcome as the registry takes it: the report, or the CLNS error as it is.
-fn outcome(r: Result<CheckReport>) -> CheckResult {
-    Ok(r?)
-}
-
 /// The registry's entries from `(name, check(args…), about)`: each runs
-/// `outcome(check(gpu, seed, args…))`.
+/// `check_result(check(gpu, seed, args…))`.
 macro_rules! checks {
     ($(($name:literal, $check:ident($($arg:expr),*), $about:literal)),* $(,)?) => {
         vec![$(Check {
             name: $name,
             about: $about,
-            run: |gpu, seed| outcome($check(gpu, seed $(, $arg)*)),
+            run: |gpu, seed| check_result($check(gpu, seed $(, $arg)*)),
         }),*]
     };
 }

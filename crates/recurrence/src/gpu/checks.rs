@@ -11,7 +11,9 @@ use crate::signature::Signature;
 use crate::testing::{random_signature, relative_error};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sigpu_runtime::cuda::{compare_exact, Check, CheckReport, CheckResult, Gpu, Tolerance};
+use sigpu_runtime::cuda::{
+    check_result, compare_exact, Check, CheckReport, CheckResult, Gpu, Tolerance,
+};
 
 /// The recurrence crate's checks, in the order `sigpu check` runs them.
 pub fn checks() -> Vec<Check> {
@@ -58,12 +60,12 @@ pub fn checks() -> Vec<Check> {
         Check {
             name: "recurrence/random_f32_noopt",
             about: "random stable order ≤ 8 f32, optimisations off, 3 channels, zi/zf",
-            run: |gpu, seed| as_check(random_float_check::<f32>(gpu, seed, false)),
+            run: |gpu, seed| check_result(random_float_check::<f32>(gpu, seed, false)),
         },
         Check {
             name: "recurrence/random_f64",
             about: "random stable order ≤ 8 f64, 3 channels, zi/zf, vs serial f64 (rel. 1e-12)",
-            run: |gpu, seed| as_check(random_float_check::<f64>(gpu, seed, true)),
+            run: |gpu, seed| check_result(random_float_check::<f64>(gpu, seed, true)),
         },
         Check {
             name: "recurrence/prefix_sum_i32",
@@ -85,12 +87,12 @@ pub fn checks() -> Vec<Check> {
         Check {
             name: "recurrence/lengths_f32",
             about: "(0.04 : 1.6, -0.64) f32 at lengths 1 … chunk ± 1 … primes",
-            run: |gpu, seed| as_check(lengths_check(gpu, seed)),
+            run: |gpu, seed| check_result(lengths_check(gpu, seed)),
         },
         Check {
             name: "recurrence/streaming_f32",
             about: "(0.2, 0.1 : 0.9) f32 in 3 GPU pieces with zf → zi vs one shot",
-            run: |gpu, seed| as_check(streaming_check(gpu, seed)),
+            run: |gpu, seed| check_result(streaming_check(gpu, seed)),
         },
     ]
 }
@@ -157,11 +159,6 @@ impl Case {
             ..self
         }
     }
-}
-
-/// A check's result for the runner: the report, or the filter's error as it is.
-fn as_check(result: Result<CheckReport, FilterError>) -> CheckResult {
-    Ok(result?)
 }
 
 fn options(optimize: bool) -> FilterOptions {
@@ -269,11 +266,11 @@ fn compare_float_tol<T: Element>(filter: &Filter<T>, ran: Ran<'_, T>, tol: f64) 
 }
 
 fn float_check<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
-    as_check(float_case::<T>(gpu, seed, case))
+    check_result(float_case::<T>(gpu, seed, case))
 }
 
 fn int_check<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
-    as_check(int_case::<T>(gpu, seed, case))
+    check_result(int_case::<T>(gpu, seed, case))
 }
 
 fn float_case<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> Result<CheckReport, FilterError> {

@@ -199,23 +199,9 @@ impl<T: Element> GpuFilter<T> {
         zi: Option<&DeviceBuffer<T>>,
         mut zf: Option<&mut DeviceBuffer<T>>,
     ) -> Result<Timing, FilterError> {
-        // time_gpu takes driver errors; the filter's own (wrong sizes: found on the first
-        // run) is kept aside and returned once the timing stops.
-        let mut refused = None;
-        let timing = time_gpu(gpu, warmup, runs, || {
-            match self.run(gpu, x, y, channels, zi, zf.as_deref_mut()) {
-                Err(FilterError::Gpu(e)) => Err(e),
-                Err(other) => {
-                    refused.get_or_insert(other);
-                    Ok(())
-                }
-                Ok(()) => Ok(()),
-            }
-        })?;
-        match refused {
-            Some(e) => Err(e),
-            None => Ok(timing),
-        }
+        time_gpu(gpu, warmup, runs, || {
+            self.run(gpu, x, y, channels, zi, zf.as_deref_mut())
+        })
     }
 
     /// Uploads, filters and downloads: y and zf for `channels` channels.
@@ -226,11 +212,14 @@ impl<T: Element> GpuFilter<T> {
         channels: usize,
         zi: Option<&[T]>,
     ) -> Result<(Vec<T>, Vec<T>), FilterError> {
-        let (y, zf, _) = self.apply_timed(gpu, x, channels, zi)?;
-        Ok((y, zf))
+        let mut io = DeviceIo::upload(gpu, x, zi, self.filter.state_len() * channels)?;
+        let zf = (io.state > 0).then_some(&mut io.zf);
+        self.run(gpu, &io.x, &mut io.y, channels, io.zi.as_ref(), zf)?;
+        io.download(gpu)
     }
 
-    /// [`GpuFilter::apply`], with the time the copies and the kernels took.
+    /// [`GpuFilter::apply`], with the time the copies and the kernels took (the upload is
+    /// waited for, so the kernels run alone between their events).
     pub fn apply_timed(
         &self,
         gpu: &Gpu,
@@ -239,23 +228,14 @@ impl<T: Element> GpuFilter<T> {
         zi: Option<&[T]>,
     ) -> Result<(Vec<T>, Vec<T>, RunTimes), FilterError> {
         let start = Instant::now();
-        let dx = gpu.upload(x)?;
-        let mut dy = gpu.alloc_poisoned::<T>(x.len())?;
-        let dzi = zi.map(|z| gpu.upload(z)).transpose()?;
-        let s = self.filter.state_len() * channels;
-        let mut dzf = gpu.alloc_poisoned::<T>(s.max(1))?;
+        let mut io = DeviceIo::upload(gpu, x, zi, self.filter.state_len() * channels)?;
         gpu.stream().synchronize().context("copying the input")?;
         let upload = start.elapsed().as_secs_f64();
-        let zf_view = if s > 0 { Some(&mut dzf) } else { None };
         // One run between CUDA events: the kernel (and the small final-state kernel).
-        let timing = self.time_run(gpu, (0, 1), &dx, &mut dy, channels, dzi.as_ref(), zf_view)?;
+        let zf = (io.state > 0).then_some(&mut io.zf);
+        let timing = self.time_run(gpu, (0, 1), &io.x, &mut io.y, channels, io.zi.as_ref(), zf)?;
         let start = Instant::now();
-        let y = gpu.download(&dy)?;
-        let zf = if s > 0 {
-            gpu.download(&dzf)?
-        } else {
-            Vec::new()
-        };
+        let (y, zf) = io.download(gpu)?;
         let times = RunTimes {
             transfer_seconds: upload + start.elapsed().as_secs_f64(),
             compute_seconds: timing.median_ms * 1e-3,
@@ -292,5 +272,38 @@ impl<T: Element> GpuFilter<T> {
         }
         lb.epoch += 1;
         Ok(lb)
+    }
+}
+
+/// The device side of one [`GpuFilter::apply`]: the signal, the output, the initial and final
+/// state (`state` values; zf is poisoned until the kernel writes it).
+struct DeviceIo<T: Element> {
+    x: DeviceBuffer<T>,
+    y: DeviceBuffer<T>,
+    zi: Option<DeviceBuffer<T>>,
+    zf: DeviceBuffer<T>,
+    state: usize,
+}
+
+impl<T: Element> DeviceIo<T> {
+    fn upload(gpu: &Gpu, x: &[T], zi: Option<&[T]>, state: usize) -> Result<Self, FilterError> {
+        Ok(DeviceIo {
+            x: gpu.upload(x)?,
+            y: gpu.alloc_poisoned::<T>(x.len())?,
+            zi: zi.map(|z| gpu.upload(z)).transpose()?,
+            zf: gpu.alloc_poisoned::<T>(state.max(1))?,
+            state,
+        })
+    }
+
+    /// y and zf back on the host.
+    fn download(self, gpu: &Gpu) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        let y = gpu.download(&self.y)?;
+        let zf = if self.state > 0 {
+            gpu.download(&self.zf)?
+        } else {
+            Vec::new()
+        };
+        Ok((y, zf))
     }
 }

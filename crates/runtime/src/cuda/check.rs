@@ -11,6 +11,13 @@ pub type CheckError = Box<dyn std::error::Error + Send + Sync>;
 /// What a check returns: its report, or why it could not run.
 pub type CheckResult = std::result::Result<CheckReport, CheckError>;
 
+/// A check's outcome in the registry's terms: the report, or the crate's own error as it is.
+pub fn check_result<E: Into<CheckError>>(
+    result: std::result::Result<CheckReport, E>,
+) -> CheckResult {
+    result.map_err(Into::into)
+}
+
 /// One kernel-versus-CPU-twin comparison.
 #[derive(Clone, Copy)]
 pub struct Check {

@@ -21,6 +21,11 @@ pub struct Gpu {
     cache: KernelCache,
     /// Loaded modules by source name + options, so each source is compiled and loaded once.
     modules: Mutex<HashMap<ModuleId, Arc<CudaModule>>>,
+    /// Kernels already looked up, with their parameter sizes: wrappers ask for their kernel on
+    /// every call, and the lookup and the driver queries are done once.
+    kernels: Mutex<HashMap<(ModuleId, String), Kernel>>,
+    /// Whether the driver reports kernel parameters (`cuFuncGetParamInfo`, CUDA ≥ 12.4).
+    param_info: bool,
 }
 
 /// Source name, NVRTC options and a hash of the code: what makes two loaded modules different.
@@ -48,6 +53,8 @@ impl Gpu {
             info,
             cache: KernelCache::from_env(),
             modules: Mutex::new(HashMap::new()),
+            kernels: Mutex::new(HashMap::new()),
+            param_info: driver_reports_params(),
         })
     }
 
@@ -90,11 +97,10 @@ impl Gpu {
 
     /// Compiles (or takes from the disk cache) and loads `source` for this device, once.
     pub fn module(&self, source: &KernelSource) -> Result<Arc<CudaModule>> {
-        let id = (
-            source.name.to_string(),
-            source.options.clone(),
-            hash_code(&source.expanded()),
-        );
+        self.module_by_id(source, module_id(source))
+    }
+
+    fn module_by_id(&self, source: &KernelSource, id: ModuleId) -> Result<Arc<CudaModule>> {
         let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = modules.get(&id) {
             return Ok(m.clone());
@@ -115,14 +121,33 @@ impl Gpu {
         Ok(module)
     }
 
-    /// The kernel `name` from `source`; an unknown name lists the kernels the image has.
-    pub fn function(&self, source: &KernelSource, name: &str) -> Result<CudaFunction> {
+    /// The kernel `name` from `source`, ready for [`Gpu::launch`]: compiled, loaded and its
+    /// parameters queried on the first call, taken from this device's cache after. An unknown
+    /// name lists the kernels the image has.
+    pub fn kernel(&self, source: &KernelSource, name: &str) -> Result<Kernel> {
+        let key = (module_id(source), name.to_owned());
+        let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = kernels.get(&key) {
+            return Ok(k.clone());
+        }
+        let function = self.function(source, key.0.clone(), name)?;
+        let params = self.param_info.then(|| param_sizes(&function)).flatten();
+        let kernel = Kernel {
+            name: name.into(),
+            function,
+            params: params.map(Into::into),
+        };
+        kernels.insert(key, kernel.clone());
+        Ok(kernel)
+    }
+
+    fn function(&self, source: &KernelSource, id: ModuleId, name: &str) -> Result<CudaFunction> {
         if name.contains('\0') {
             return Err(Error::Invalid(format!(
                 "kernel name {name:?} contains a NUL byte"
             )));
         }
-        let module = self.module(source)?;
+        let module = self.module_by_id(source, id)?;
         module.load_function(name).map_err(|_| {
             let known = compile(source, self.arch(), &self.cache)
                 .map(|c| c.kernel_names())
@@ -191,6 +216,72 @@ macro_rules! plain {
     )*};
 }
 plain!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize);
+
+/// A loaded kernel: the function, its name (for every error) and its parameters' sizes.
+/// Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    name: Arc<str>,
+    function: CudaFunction,
+    /// Byte size of each parameter, in order; `None` where the driver cannot report them.
+    params: Option<Arc<[usize]>>,
+}
+
+impl Kernel {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The driver's function, for attribute and occupancy queries.
+    pub fn function(&self) -> &CudaFunction {
+        &self.function
+    }
+
+    /// The byte size of each parameter, when the driver reports them (CUDA ≥ 12.4).
+    pub fn param_sizes(&self) -> Option<&[usize]> {
+        self.params.as_deref()
+    }
+}
+
+/// Whether the driver has `cuFuncGetParamInfo` (CUDA 12.4).
+fn driver_reports_params() -> bool {
+    let mut version = 0;
+    // SAFETY: plain query into a local.
+    let status = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
+    status == cudarc::driver::sys::CUresult::CUDA_SUCCESS && version >= 12040
+}
+
+/// Every parameter's size (`cuFuncGetParamInfo`); `None` when the query fails: launches of
+/// that kernel are then not checked.
+fn param_sizes(function: &CudaFunction) -> Option<Vec<usize>> {
+    use cudarc::driver::sys;
+    let mut sizes = Vec::new();
+    loop {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: `function` is a live kernel handle; the outputs are locals. An index past the
+        // last parameter returns CUDA_ERROR_INVALID_VALUE, which ends the loop.
+        let status = unsafe {
+            sys::cuFuncGetParamInfo(function.cu_function(), sizes.len(), &mut offset, &mut size)
+        };
+        match status {
+            sys::CUresult::CUDA_SUCCESS => sizes.push(size),
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
+            _ => return None,
+        }
+        if sizes.len() > 4096 {
+            return None;
+        }
+    }
+}
+
+/// What makes two loaded modules different: name, options and the code with its headers.
+fn module_id(source: &KernelSource) -> ModuleId {
+    (
+        source.name.to_string(),
+        source.options.clone(),
+        hash_code(&source.expanded()),
+    )
+}
 
 fn hash_code(code: &str) -> u64 {
     use std::hash::{Hash, Hasher};

@@ -16,78 +16,13 @@
 //! files or its generators' output, never foreign code. On a driver older than CUDA 12.4 the
 //! parameter sizes are unknown and only that contract remains.
 
-use super::compile::KernelSource;
 use super::error::{DriverContext, Error, Result};
-use super::gpu::Gpu;
+use super::gpu::{Gpu, Kernel};
 use super::DeviceBuffer;
 use cudarc::driver::{
-    sys, CudaFunction, CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, LaunchConfig,
-    PushKernelArg,
+    CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
 };
 use std::sync::Arc;
-
-/// A loaded kernel: the function, its name (for every error) and its parameters' sizes.
-#[derive(Clone, Debug)]
-pub struct Kernel {
-    name: String,
-    function: CudaFunction,
-    /// Byte size of each parameter, in order; `None` where the driver cannot report them.
-    params: Option<Vec<usize>>,
-}
-
-impl Kernel {
-    pub(crate) fn new(name: &str, function: CudaFunction) -> Kernel {
-        let params = param_sizes(&function);
-        Kernel {
-            name: name.to_owned(),
-            function,
-            params,
-        }
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The driver's function, for attribute and occupancy queries.
-    pub fn function(&self) -> &CudaFunction {
-        &self.function
-    }
-
-    /// The byte size of each parameter, when the driver reports them (CUDA ≥ 12.4).
-    pub fn param_sizes(&self) -> Option<&[usize]> {
-        self.params.as_deref()
-    }
-}
-
-/// Asks the driver for every parameter's size (`cuFuncGetParamInfo`, CUDA 12.4). `None` when
-/// the driver is older or the query fails: launches are then not checked.
-fn param_sizes(function: &CudaFunction) -> Option<Vec<usize>> {
-    let mut version = 0;
-    // SAFETY: plain query into a local.
-    if unsafe { sys::cuDriverGetVersion(&mut version) } != sys::CUresult::CUDA_SUCCESS
-        || version < 12040
-    {
-        return None;
-    }
-    let mut sizes = Vec::new();
-    loop {
-        let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: `function` is a live kernel handle; the outputs are locals. An index past the
-        // last parameter returns CUDA_ERROR_INVALID_VALUE, which ends the loop.
-        let status = unsafe {
-            sys::cuFuncGetParamInfo(function.cu_function(), sizes.len(), &mut offset, &mut size)
-        };
-        match status {
-            sys::CUresult::CUDA_SUCCESS => sizes.push(size),
-            sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
-            _ => return None,
-        }
-        if sizes.len() > 4096 {
-            return None;
-        }
-    }
-}
 
 /// Types a kernel takes by value: numbers, and `#[repr(C)]` structs that mirror a CUDA struct
 /// (implement it for those next to their `DeviceRepr` impl).
@@ -110,7 +45,7 @@ impl<'a> Launch<'a> {
     pub(crate) fn new(stream: &'a Arc<CudaStream>, kernel: &'a Kernel) -> Launch<'a> {
         Launch {
             kernel,
-            args: stream.launch_builder(&kernel.function),
+            args: stream.launch_builder(kernel.function()),
             sizes: Vec::new(),
         }
     }
@@ -163,7 +98,7 @@ impl<'a> Launch<'a> {
         // check` against its CPU twin, on poisoned outputs, holds it to that.
         unsafe { self.args.launch(config) }
             .map(drop)
-            .context(format_args!("launching {}", self.kernel.name))
+            .context(format_args!("launching {}", self.kernel.name()))
     }
 }
 
@@ -175,7 +110,7 @@ fn check_signature(kernel: &Kernel, sizes: &[usize]) -> Result<()> {
     };
     if params.len() != sizes.len() {
         return Err(Error::Launch {
-            kernel: kernel.name.clone(),
+            kernel: kernel.name().to_owned(),
             reason: format!(
                 "it takes {} parameters, {} arguments were given",
                 params.len(),
@@ -185,7 +120,7 @@ fn check_signature(kernel: &Kernel, sizes: &[usize]) -> Result<()> {
     }
     match params.iter().zip(sizes).position(|(p, s)| p != s) {
         Some(i) => Err(Error::Launch {
-            kernel: kernel.name.clone(),
+            kernel: kernel.name().to_owned(),
             reason: format!(
                 "parameter {i} has {} bytes, the argument given has {}",
                 params[i], sizes[i]
@@ -199,7 +134,7 @@ fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<()> {
     let (g, b) = (config.grid_dim, config.block_dim);
     if g.0 == 0 || g.1 == 0 || g.2 == 0 || b.0 == 0 || b.1 == 0 || b.2 == 0 {
         return Err(Error::Launch {
-            kernel: kernel.name.clone(),
+            kernel: kernel.name().to_owned(),
             reason: format!("empty launch: grid {g:?}, block {b:?}"),
         });
     }
@@ -207,20 +142,9 @@ fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<()> {
 }
 
 impl Gpu {
-    /// The kernel `name` from `source`, ready for [`Gpu::launch`]; an unknown name lists the
-    /// kernels the image has.
-    pub fn kernel(&self, source: &KernelSource, name: &str) -> Result<Kernel> {
-        Ok(Kernel::new(name, self.function(source, name)?))
-    }
-
     /// Starts a launch of `kernel` on this device's stream.
     pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
         Launch::new(self.stream(), kernel)
-    }
-
-    /// Starts a launch of `kernel` on `stream` (a stream of this device's context).
-    pub fn launch_on<'a>(&'a self, stream: &'a Arc<CudaStream>, kernel: &'a Kernel) -> Launch<'a> {
-        Launch::new(stream, kernel)
     }
 }
 

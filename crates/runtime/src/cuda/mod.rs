@@ -19,15 +19,16 @@ mod timing;
 
 pub use cache::KernelCache;
 pub use check::{
-    compare_by, compare_exact, compare_f32, Check, CheckError, CheckReport, CheckResult, Tolerance,
+    check_result, compare_by, compare_exact, compare_f32, Check, CheckError, CheckReport,
+    CheckResult, Tolerance,
 };
 pub use checks::checks;
 pub use clock::sm_clock_mhz;
 pub use compile::{compile, CompileError, Compiled, KernelSource};
 pub use copy::{copy_bandwidth, CopyBench};
 pub use error::{DriverContext, Error, Missing, Result, Unavailable};
-pub use gpu::{grid_1d, Gpu, Plain};
-pub use launch::{equal_lengths, streaming_config, Kernel, KernelValue, Launch};
+pub use gpu::{grid_1d, Gpu, Kernel, Plain};
+pub use launch::{equal_lengths, streaming_config, KernelValue, Launch};
 pub use probe::{nvrtc_version, probe, CudaStatus, DeviceInfo};
 pub use test_support::{
     gpu_for_test, gpu_required, nvrtc_for_test, REQUIRE_GPU_ENV, REQUIRE_NVRTC_ENV,

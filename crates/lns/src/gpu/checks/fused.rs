@@ -21,7 +21,7 @@ const ABOUT: &str =
     "fused LNS sum and dot of random vectors (specials, cancellation) vs Format::sum/dot";
 
 fn run(gpu: &Gpu, seed: u64, format: Format) -> CheckResult {
-    super::report(check(gpu, seed, format))
+    sigpu_runtime::cuda::check_result(check(gpu, seed, format))
 }
 
 /// The vectors of test case `case`: lengths from 1 to ~2^21; specials in a few cases only, so

@@ -27,7 +27,7 @@ const I7F16: Format = Format {
 };
 
 fn run(gpu: &Gpu, seed: u64, format: Format) -> CheckResult {
-    super::report(check(gpu, seed, format))
+    sigpu_runtime::cuda::check_result(check(gpu, seed, format))
 }
 
 /// Relative log-likelihood tolerance against the twin: a few codes per cell over 120 steps,

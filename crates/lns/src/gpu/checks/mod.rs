@@ -23,12 +23,7 @@ use crate::method::Method;
 use crate::value::Class;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sigpu_runtime::cuda::{Check, CheckReport, CheckResult, Gpu, Tolerance};
-
-/// A check's outcome for the registry: the report, or the error (kept as it is) that stopped it.
-fn report(result: Result<CheckReport, LnsError>) -> CheckResult {
-    Ok(result?)
-}
+use sigpu_runtime::cuda::{check_result, Check, CheckReport, CheckResult, Gpu, Tolerance};
 
 /// Runs `check` on `method` for `format`, its inputs drawn from `seed`.
 fn run_on(
@@ -38,7 +33,7 @@ fn run_on(
     check: fn(&Gpu, ChaCha8Rng, &codes::Subject) -> Result<CheckReport, LnsError>,
 ) -> CheckResult {
     let subject = codes::Subject::new(gpu, format, method);
-    report(subject.and_then(|s| check(gpu, ChaCha8Rng::seed_from_u64(seed), &s)))
+    check_result(subject.and_then(|s| check(gpu, ChaCha8Rng::seed_from_u64(seed), &s)))
 }
 
 fn run_codes(gpu: &Gpu, seed: u64, subject: (Format, Method)) -> CheckResult {
