@@ -9,13 +9,14 @@ use std::process::ExitCode;
 #[command(
     name = "sigpu",
     version,
-    about = "Signal-processing arithmetic on every unit of a GPU, and on CPU SIMD"
+    about = "Signal-processing arithmetic on every unit of a GPU, and on CPU SIMD",
+    after_help = "Device: commands that need a GPU default to cuda:0; the others use the GPU when \
+                  one is usable and the CPU otherwise, except `ldpc decode` and `ldpc simulate` \
+                  (the CPU unless a GPU is named: the decoders differ). `ldpc simulate` also \
+                  takes `--device all`: every GPU of the host."
 )]
 pub struct Cli {
-    /// Where to run: `cpu`, `cuda` or `cuda:N`. Commands that need a GPU default to cuda:0;
-    /// the others use the GPU when one is usable and the CPU otherwise, except `ldpc decode`
-    /// and `ldpc simulate` (the CPU unless a GPU is named: the decoders differ). `all`: every
-    /// GPU of the host, for `ldpc simulate` only.
+    /// Where to run: `cpu`, `cuda` or `cuda:N` (default: see `sigpu --help`).
     #[arg(long, global = true, value_name = "cpu|cuda[:N]|all")]
     pub device: Option<DeviceChoice>,
 
@@ -49,7 +50,8 @@ pub enum Command {
     /// Approximate transcendentals on SFUs: catalog, microbenchmark, λ transformation, search.
     #[command(subcommand)]
     Approx(cmd::approx::ApproxCommand),
-    /// Complex LNS: S_b certificates, the seed's Fig. 4/5, FFT accuracy and speed.
+    /// Complex LNS: S_b certificates, Fig. 4/5 of Vouzis & Arnold's CLNS paper, FFT accuracy
+    /// and speed.
     #[command(subcommand)]
     Clns(cmd::clns::ClnsCommand),
 }
@@ -64,7 +66,8 @@ pub enum BenchCommand {
     /// (also `bench recur`, the name the PLR issue uses).
     #[command(alias = "recur")]
     Filter(cmd::bench_filter::BenchFilterArgs),
-    /// LNS s_b / d_b throughput per method and blend, compute-bound (the seed's Table 1).
+    /// LNS s_b / d_b throughput per method and blend, compute-bound (Table 1 of Arnold &
+    /// Collange's texture-LNS paper).
     Lns(cmd::lns::bench::BenchLnsArgs),
     /// CLNS vs complex f32 add/mul (Table I), the texture-cache cliff, streaming ops.
     Clns(cmd::clns::BenchClnsArgs),

@@ -3,6 +3,8 @@
 
 mod cli;
 mod cmd;
+#[cfg(test)]
+mod help_tests;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -58,6 +58,86 @@ impl<'a> Encoder<'a> {
     }
 }
 
+/// Encodes every information word of a `.npy` file of uint8 bits (shape `… × K`, values 0 or
+/// 1) into the codewords of `code` (shape `… × N`), written atomically to `output` as uint8.
+/// Returns the number of codewords. What `sigpu ldpc encode` does.
+pub fn encode_npy(code: &Code, input: &std::path::Path, output: &std::path::Path) -> Result<usize> {
+    let err = |message: String| LdpcError::Npy {
+        file: input.to_owned(),
+        message,
+    };
+    let bytes = std::fs::read(input).map_err(|source| LdpcError::Io {
+        path: input.to_owned(),
+        source,
+    })?;
+    let npy = sigpu_runtime::npy::parse(&bytes, |descr| match descr {
+        "|u1" | "<u1" | "u1" | "|b1" => Ok(1),
+        other => Err(format!(
+            "information bits must be uint8 ('|u1') or bool, not {other:?}; e.g. np.asarray(bits, dtype=np.uint8)"
+        )),
+    })
+    .map_err(|e| err(e.to_string()))?;
+    let (n, k) = (code.n(), code.k());
+    let last = npy.shape.last().copied().unwrap_or(0);
+    if last != k || npy.data.is_empty() {
+        return Err(err(format!(
+            "shape {:?}: the last axis must be K = {k}, the information bits of {}",
+            npy.shape,
+            code.name()
+        )));
+    }
+    if let Some(i) = npy.data.iter().position(|&b| b > 1) {
+        return Err(err(format!(
+            "element {i} is {}: information bits are 0 or 1",
+            npy.data[i]
+        )));
+    }
+    let encoder = Encoder::new(code)?;
+    let words = npy.data.len() / k;
+    let mut out = vec![0u8; words * n];
+    for (info, word) in npy.data.chunks_exact(k).zip(out.chunks_exact_mut(n)) {
+        encoder.encode(info, word)?;
+    }
+    let mut shape = npy.shape.clone();
+    *shape.last_mut().expect("checked above") = n;
+    let file = sigpu_runtime::npy::encode("|u1", &shape, &out);
+    sigpu_runtime::fs::write_atomic(output, &file).map_err(|source| LdpcError::Io {
+        path: output.to_owned(),
+        source,
+    })?;
+    Ok(words)
+}
+
+/// Copies the first K columns (the information bits: the codes are systematic) of a uint8
+/// `.npy` file of codewords (`rows × N`, as `sigpu ldpc decode` writes) to `output`
+/// (`rows × K`), atomically.
+pub fn info_bits_npy(
+    code: &Code,
+    codewords: &std::path::Path,
+    output: &std::path::Path,
+) -> Result<()> {
+    let bytes = std::fs::read(codewords).map_err(|source| LdpcError::Io {
+        path: codewords.to_owned(),
+        source,
+    })?;
+    let npy = sigpu_runtime::npy::parse(&bytes, |descr| match descr {
+        "|u1" => Ok(1),
+        other => Err(format!("codewords must be uint8, not {other:?}")),
+    })
+    .map_err(|e| LdpcError::Npy {
+        file: codewords.to_owned(),
+        message: e.to_string(),
+    })?;
+    let (n, k) = (code.n(), code.k());
+    let info: Vec<u8> = npy
+        .data
+        .chunks_exact(n)
+        .flat_map(|c| &c[..k])
+        .copied()
+        .collect();
+    crate::npy::write_u8(output, &info, npy.data.len() / n, k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,5 +53,5 @@ pub mod table;
 pub use alist::{read_alist, to_alist, write_alist};
 pub use code::{Code, CodeInfo, Layer};
 pub use decoder::{Algorithm, DecodeStats, Decoder, DecoderConfig, Llrs, Precision, Schedule};
-pub use encode::Encoder;
+pub use encode::{encode_npy, info_bits_npy, Encoder};
 pub use error::{LdpcError, Result};

@@ -1,25 +1,39 @@
-//! Line charts for sigpu's reports: written as SVG (text, diffable) and rendered to PNG with
-//! resvg, with DejaVu Sans bundled (`fonts/`, Bitstream Vera license) so labels render anywhere.
-//! [`Style`] adds dashed or colour-grouped series, decade ticks and fixed ranges.
+//! The charts of sigpu's reports, drawn with [`plotters`] (SVG back-end) and rendered to PNG
+//! with resvg. DejaVu Sans is bundled (`fonts/`, Bitstream Vera licence) and is the only font
+//! either step uses, so a machine without system fonts (a CI runner, a GPU server) draws the
+//! same labels and the same layout as any other.
+//!
+//! What every chart gets: ticks at 1-2-5 steps (whole decades on a logarithmic axis, with
+//! 1-2-5 mantissas when the axis spans less than a decade), labels in plain decimals, SI
+//! prefixes (`k`, `M`, `G`) or powers of ten, both axes described, and the legend in its own
+//! band under the plot area, so it can neither hide data nor be cut off. [`Style`] adds dashed
+//! or colour-grouped series, fixed ranges, error bars and upper bounds (points where nothing
+//! was observed, e.g. a BER with zero bit errors, drawn as ▽ at the bound instead of dropped).
 //!
 //! ```
-//! use sigpu_plot::{LineChart, Series};
+//! use sigpu_plot::{Format, LineChart, Series};
 //!
 //! let chart = LineChart {
 //!     title: "throughput".into(),
-//!     x_label: "length".into(),
-//!     y_label: "G elements/s".into(),
+//!     x_label: "length (elements)".into(),
+//!     y_label: "throughput (G elements/s)".into(),
 //!     log_x: true,
 //!     log_y: false,
 //!     series: vec![Series { name: "f32".into(), points: vec![(1e3, 1.0), (1e6, 40.0)] }],
 //! };
 //! let svg = chart.to_svg()?;
-//! assert!(svg.starts_with("<svg") && svg.contains("f32"));
+//! assert!(svg.contains("<svg") && svg.contains("f32"));
+//! let png = chart.render(Format::Png)?;
+//! assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
 //! # Ok::<(), sigpu_plot::PlotError>(())
 //! ```
 
-use std::fmt::Write as _;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 use std::path::Path;
+
+mod ticks;
+pub use ticks::{linear_ticks, log_ticks, TickLabels};
 
 /// One named line of (x, y) points.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +46,7 @@ pub struct Series {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineChart {
     pub title: String,
+    /// Axis descriptions, with units: "throughput (G elements/s)".
     pub x_label: String,
     pub y_label: String,
     pub log_x: bool,
@@ -43,8 +58,10 @@ pub struct LineChart {
 pub enum PlotError {
     #[error("chart has no finite points to draw")]
     Empty,
-    #[error("rendering the SVG: {0}")]
+    #[error("rendering the chart: {0}")]
     Render(String),
+    #[error("{path}: the picture format follows the extension: .png or .svg")]
+    Format { path: String },
     #[error("writing {path}: {source}")]
     Write {
         path: String,
@@ -52,16 +69,43 @@ pub enum PlotError {
     },
 }
 
-const PALETTE: [&str; 8] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+/// A picture format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Svg,
+    Png,
+}
+
+impl Format {
+    /// The format a file name asks for by its extension (`.png`, `.svg`, any case).
+    pub fn of(path: &Path) -> Result<Format, PlotError> {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        match ext.to_ascii_lowercase().as_str() {
+            "png" => Ok(Format::Png),
+            "svg" => Ok(Format::Svg),
+            _ => Err(PlotError::Format {
+                path: path.display().to_string(),
+            }),
+        }
+    }
+}
+
+/// Colour-blind-friendly defaults (matplotlib's tab10 order).
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x17, 0xbe, 0xcf),
 ];
-// Canvas size and plot-area margins (the right margin holds the legend), in pixels.
-const W: f64 = 720.0;
-const H: f64 = 440.0;
-const LEFT: f64 = 70.0;
-const RIGHT: f64 = 170.0;
-const TOP: f64 = 40.0;
-const BOTTOM: f64 = 55.0;
+const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
+const FONT: &str = "sans-serif";
+/// Canvas width and the height of the part above the legend band, in pixels.
+const W: u32 = 860;
+const PLOT_H: u32 = 500;
 
 /// How one series is drawn beyond the defaults (a solid line in palette colour i for series i).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -71,52 +115,37 @@ pub struct Stroke {
     pub colour: Option<usize>,
 }
 
+/// A confidence interval at `x`, drawn as an error bar from `lo` to `hi`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    pub x: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
 /// What a chart may set beyond [`LineChart`]'s fields; [`LineChart::to_svg`] draws with
 /// `Style::default()`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Style {
     /// Per series, by index; series without one are drawn as by default.
     pub strokes: Vec<Stroke>,
-    /// A logarithmic axis gets grid lines and labels at whole decades (`1e-3`, `1e-2`, …)
-    /// instead of five even steps.
-    pub decade_ticks: bool,
     /// Axis ranges in data units, drawn as given (no padding), instead of the data's. With
     /// both, a chart without points draws its empty axes instead of failing.
     pub x_range: Option<(f64, f64)>,
     pub y_range: Option<(f64, f64)>,
-    /// Width of the legend column in pixels (default 170); the canvas widens with it.
-    pub legend_width: Option<f64>,
-}
-
-/// The plot area and the data range it shows (in transformed units: log10 on log axes).
-struct Frame {
-    x0: f64,
-    x1: f64,
-    y0: f64,
-    y1: f64,
-    /// Canvas width and legend column width.
-    w: f64,
-    right: f64,
-}
-
-impl Frame {
-    fn pw(&self) -> f64 {
-        self.w - LEFT - self.right
-    }
-    fn sx(&self, x: f64) -> f64 {
-        LEFT + (x - self.x0) / (self.x1 - self.x0) * self.pw()
-    }
-    fn sy(&self, y: f64) -> f64 {
-        let ph = H - TOP - BOTTOM;
-        TOP + ph - (y - self.y0) / (self.y1 - self.y0) * ph
-    }
+    /// Per series, by index: error bars (e.g. 95% confidence intervals).
+    pub intervals: Vec<Vec<Interval>>,
+    /// Per series, by index: (x, bound) where nothing was observed and only an upper bound
+    /// is known, drawn as ▽ at the bound in the series' colour.
+    pub upper_bounds: Vec<Vec<(f64, f64)>>,
+    /// A line under the legend that explains marks or numbers on the chart.
+    pub note: Option<String>,
 }
 
 impl LineChart {
     fn transform(&self, (x, y): (f64, f64)) -> Option<(f64, f64)> {
-        let x = if self.log_x { x.log10() } else { x };
-        let y = if self.log_y { y.log10() } else { y };
-        (x.is_finite() && y.is_finite()).then_some((x, y))
+        let ok = |v: f64, log: bool| v.is_finite() && (!log || v > 0.0);
+        (ok(x, self.log_x) && ok(y, self.log_y)).then_some((x, y))
     }
 
     /// The chart as a standalone SVG document.
@@ -126,237 +155,626 @@ impl LineChart {
 
     /// The chart as a standalone SVG document, drawn with `style`.
     pub fn to_svg_styled(&self, style: &Style) -> Result<String, PlotError> {
-        let frame = self.frame(style)?;
-        let mut s = String::new();
-        self.draw_axes(&mut s, &frame, style);
-        for (i, series) in self.series.iter().enumerate() {
-            let stroke = style.strokes.get(i).copied().unwrap_or_default();
-            self.draw_series(&mut s, &frame, i, series, stroke);
+        let (xr, yr) = self.ranges(style)?;
+        let legend = Legend::of(self, style);
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (W, PLOT_H + legend.height()))
+                .into_drawing_area();
+            root.fill(&WHITE).map_err(render)?;
+            let (top, bottom) = root.split_vertically(PLOT_H);
+            self.draw(&top, axis(xr, self.log_x), axis(yr, self.log_y), style)?;
+            legend.draw(&bottom)?;
+            root.present().map_err(render)?;
         }
-        s.push_str("</svg>\n");
-        Ok(s)
+        Ok(svg)
     }
 
-    /// The ranges to draw: the style's, else the data's (padded by 5% in y).
-    fn frame(&self, style: &Style) -> Result<Frame, PlotError> {
-        let pts: Vec<(f64, f64)> = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().filter_map(|&p| self.transform(p)))
-            .collect();
-        let given = |range: Option<(f64, f64)>, log: bool| {
-            range.map(|(a, b)| if log { (a.log10(), b.log10()) } else { (a, b) })
-        };
-        let (x_given, y_given) = (
-            given(style.x_range, self.log_x),
-            given(style.y_range, self.log_y),
-        );
-        if pts.is_empty() && (x_given.is_none() || y_given.is_none()) {
-            return Err(PlotError::Empty);
-        }
-        let (mut x0, mut x1, mut y0, mut y1) = pts.iter().fold(
-            (
-                f64::INFINITY,
-                f64::NEG_INFINITY,
-                f64::INFINITY,
-                f64::NEG_INFINITY,
-            ),
-            |(a, b, c, d), &(x, y)| (a.min(x), b.max(x), c.min(y), d.max(y)),
-        );
-        if x1 == x0 {
-            (x0, x1) = (x0 - 1.0, x1 + 1.0);
-        }
-        if y1 == y0 {
-            (y0, y1) = (y0 - 1.0, y1 + 1.0);
-        }
-        let pad = (y1 - y0) * 0.05;
-        let (x0, x1) = x_given.unwrap_or((x0, x1));
-        let (y0, y1) = y_given.unwrap_or((y0 - pad, y1 + pad));
-        let right = style.legend_width.unwrap_or(RIGHT);
-        Ok(Frame {
-            x0,
-            x1,
-            y0,
-            y1,
-            w: W + right - RIGHT,
-            right,
-        })
+    /// The chart in `format`, drawn with the default style.
+    pub fn render(&self, format: Format) -> Result<Vec<u8>, PlotError> {
+        self.render_styled(format, &Style::default())
     }
 
-    /// Canvas, title, plot box, grid with tick labels, axis labels.
-    fn draw_axes(&self, s: &mut String, f: &Frame, style: &Style) {
-        let (w, pw, ph) = (f.w, f.pw(), H - TOP - BOTTOM);
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{H}" font-family="DejaVu Sans, sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(s, r#"<rect width="{w}" height="{H}" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="22" font-size="15" text-anchor="middle">{}</text>"#,
-            LEFT + pw / 2.0,
-            escape(&self.title)
-        );
-        let _ = writeln!(
-            s,
-            r#"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="black"/>"#
-        );
-        let label = |v: f64, log: bool| tick(if log { 10f64.powf(v) } else { v });
-        let decades = |log: bool| log && style.decade_ticks;
-        let xs = ticks(f.x0, f.x1, decades(self.log_x));
-        let ys = ticks(f.y0, f.y1, decades(self.log_y));
-        // Vertical and horizontal grid lines alternate, as they always have in these files.
-        for i in 0..xs.len().max(ys.len()) {
-            if let Some(&fx) = xs.get(i) {
-                let _ = writeln!(
-                    s,
-                    r##"<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#ddd"/><text x="{0}" y="{3}" text-anchor="middle">{4}</text>"##,
-                    f.sx(fx),
-                    TOP,
-                    TOP + ph,
-                    TOP + ph + 16.0,
-                    label(fx, self.log_x)
-                );
-            }
-            if let Some(&fy) = ys.get(i) {
-                let text = if decades(self.log_y) {
-                    format!("1e{fy}")
-                } else {
-                    label(fy, self.log_y)
-                };
-                let _ = writeln!(
-                    s,
-                    r##"<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#ddd"/><text x="{3}" y="{4}" text-anchor="end">{5}</text>"##,
-                    LEFT,
-                    f.sy(fy),
-                    LEFT + pw,
-                    LEFT - 6.0,
-                    f.sy(fy) + 4.0,
-                    text
-                );
-            }
-        }
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
-            LEFT + pw / 2.0,
-            H - 12.0,
-            escape(&self.x_label)
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="16" y="{0}" text-anchor="middle" transform="rotate(-90 16 {0})">{1}</text>"#,
-            TOP + ph / 2.0,
-            escape(&self.y_label)
-        );
+    /// The chart in `format`, drawn with `style`.
+    pub fn render_styled(&self, format: Format, style: &Style) -> Result<Vec<u8>, PlotError> {
+        encode(self.to_svg_styled(style)?, format)
     }
 
-    /// Series `i`: its polyline, a dot per point and its legend entry.
-    fn draw_series(&self, s: &mut String, f: &Frame, i: usize, series: &Series, stroke: Stroke) {
-        let colour = PALETTE[stroke.colour.unwrap_or(i) % PALETTE.len()];
-        let dash = if stroke.dashed {
-            r#" stroke-dasharray="6,4""#
-        } else {
-            ""
-        };
-        let path: Vec<String> = series
-            .points
-            .iter()
-            .filter_map(|&p| self.transform(p))
-            .map(|(x, y)| format!("{:.1},{:.1}", f.sx(x), f.sy(y)))
-            .collect();
-        let _ = writeln!(
-            s,
-            r#"<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{}"/>"#,
-            path.join(" ")
-        );
-        for p in &path {
-            let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
-            let _ = writeln!(s, r#"<circle cx="{x}" cy="{y}" r="2.5" fill="{colour}"/>"#);
-        }
-        let ly = TOP + 10.0 + 18.0 * i as f64;
-        let _ = writeln!(
-            s,
-            r#"<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="{colour}" stroke-width="2"{dash}/><text x="{3}" y="{4}">{5}</text>"#,
-            f.w - f.right + 12.0,
-            ly,
-            f.w - f.right + 32.0,
-            f.w - f.right + 38.0,
-            ly + 4.0,
-            escape(&series.name)
-        );
+    /// Writes the chart to `path` (atomically), as PNG or SVG by its extension.
+    pub fn save(&self, path: &Path, style: &Style) -> Result<(), PlotError> {
+        let bytes = self.render_styled(Format::of(path)?, style)?;
+        write(path, &bytes)
     }
 
     /// Writes `<base>.svg` and `<base>.png`, each atomically.
     pub fn write(&self, base: &Path) -> Result<(), PlotError> {
-        let svg = self.to_svg()?;
-        let png = svg_to_png(&svg)?;
-        for (ext, bytes) in [("svg", svg.as_bytes()), ("png", png.as_slice())] {
-            let path = base.with_extension(ext);
-            sigpu_runtime::fs::write_atomic(&path, bytes).map_err(|source| PlotError::Write {
-                path: path.display().to_string(),
-                source,
-            })?;
+        self.write_styled(base, &Style::default())
+    }
+
+    /// Writes `<base>.svg` and `<base>.png`, each atomically, drawn with `style`.
+    pub fn write_styled(&self, base: &Path, style: &Style) -> Result<(), PlotError> {
+        write_both(base, self.to_svg_styled(style)?)
+    }
+
+    /// The ranges to draw: the style's, else the data's (padded by 5% on linear axes; on log
+    /// axes widened to whole decades when the data span one or more).
+    fn ranges(&self, style: &Style) -> Result<((f64, f64), (f64, f64)), PlotError> {
+        let mut pts: Vec<(f64, f64)> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().filter_map(|&p| self.transform(p)))
+            .collect();
+        // Bounds and interval ends belong in the picture too.
+        for b in style.upper_bounds.iter().flatten() {
+            pts.extend(self.transform(*b));
+        }
+        for i in style.intervals.iter().flatten() {
+            pts.extend(self.transform((i.x, i.hi)));
+        }
+        if pts.is_empty() && (style.x_range.is_none() || style.y_range.is_none()) {
+            return Err(PlotError::Empty);
+        }
+        let span = |vals: Vec<f64>, log: bool| {
+            let (lo, hi) = vals
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
+            pad(lo, hi, log)
+        };
+        let x = match style.x_range {
+            Some(r) => r,
+            None => span(pts.iter().map(|p| p.0).collect(), self.log_x),
+        };
+        let y = match style.y_range {
+            Some(r) => r,
+            None => span(pts.iter().map(|p| p.1).collect(), self.log_y),
+        };
+        Ok((x, y))
+    }
+
+    fn draw(
+        &self,
+        area: &DrawingArea<SVGBackend, Shift>,
+        (x, x_labels): (Axis, TickLabels),
+        (y, y_labels): (Axis, TickLabels),
+        style: &Style,
+    ) -> Result<(), PlotError> {
+        let label_font = (FONT, 18).into_font();
+        let y_width = y_labels
+            .texts()
+            .map(|t| {
+                area.estimate_text_size(&t, &TextStyle::from(label_font.clone()))
+                    .map_or(40, |s| s.0)
+            })
+            .max()
+            .unwrap_or(40);
+        let mut chart = ChartBuilder::on(area)
+            .caption(&self.title, title_font(&self.title, W))
+            .margin_top(10)
+            .margin_right(30)
+            .margin_left(10)
+            .x_label_area_size(52)
+            .y_label_area_size(y_width + 34)
+            .build_cartesian_2d(x, y)
+            .map_err(render)?;
+        let (xf, yf) = (|v: &f64| x_labels.label(*v), |v: &f64| y_labels.label(*v));
+        chart
+            .configure_mesh()
+            .x_labels(32)
+            .y_labels(32)
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .x_label_formatter(&xf)
+            .y_label_formatter(&yf)
+            .label_style(label_font.clone())
+            .axis_desc_style((FONT, 19))
+            .draw()
+            .map_err(render)?;
+        for (i, series) in self.series.iter().enumerate() {
+            let stroke = style.strokes.get(i).copied().unwrap_or_default();
+            let colour = PALETTE[stroke.colour.unwrap_or(i) % PALETTE.len()];
+            let points: Vec<(f64, f64)> = series
+                .points
+                .iter()
+                .filter_map(|&p| self.transform(p))
+                .collect();
+            let line = ShapeStyle::from(&colour).stroke_width(2);
+            if stroke.dashed {
+                chart
+                    .draw_series(DashedLineSeries::new(points.clone(), 8, 5, line))
+                    .map_err(render)?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(points.clone(), line))
+                    .map_err(render)?;
+            }
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                .map_err(render)?;
+            let thin = ShapeStyle::from(&colour).stroke_width(1);
+            let bars = style.intervals.get(i).map_or(&[][..], Vec::as_slice);
+            let floor = chart.y_range().start;
+            for b in bars.iter().filter(|b| b.x.is_finite() && b.hi.is_finite()) {
+                let lo = if self.log_y && b.lo <= 0.0 {
+                    floor
+                } else {
+                    b.lo
+                };
+                let (lo, hi) = (lo.max(floor), b.hi);
+                if self.log_y && hi <= 0.0 {
+                    continue;
+                }
+                chart
+                    .draw_series([PathElement::new(vec![(b.x, lo), (b.x, hi)], thin)])
+                    .map_err(render)?;
+                for end in [lo, hi] {
+                    chart
+                        .draw_series([EmptyElement::at((b.x, end))
+                            + PathElement::new(vec![(-4, 0), (4, 0)], thin)])
+                        .map_err(render)?;
+                }
+            }
+            let bounds = style.upper_bounds.get(i).map_or(&[][..], Vec::as_slice);
+            for &p in bounds.iter().filter(|&&p| self.transform(p).is_some()) {
+                chart
+                    .draw_series([EmptyElement::at(p) + down_triangle(line)])
+                    .map_err(render)?;
+            }
         }
         Ok(())
     }
 }
 
-/// Renders an SVG document to PNG bytes at its own size.
+/// ▽, 11 pixels wide, centred on its anchor.
+fn down_triangle(style: ShapeStyle) -> PathElement<(i32, i32)> {
+    PathElement::new(vec![(-6, -5), (6, -5), (0, 6), (-6, -5)], style)
+}
+
+/// One axis: its coordinate with the key points of [`ticks`], and their labels.
+type Axis = plotters::coord::combinators::WithKeyPoints<Box<dyn DynRanged>>;
+
+fn axis((lo, hi): (f64, f64), log: bool) -> (Axis, TickLabels) {
+    let labels = if log {
+        log_ticks(lo, hi)
+    } else {
+        linear_ticks(lo, hi)
+    };
+    let coord: Box<dyn DynRanged> = if log {
+        Box::new(LogCoord::from((lo..hi).log_scale()))
+    } else {
+        Box::new(plotters::coord::types::RangedCoordf64::from(lo..hi))
+    };
+    (coord.with_key_points(labels.values.clone()), labels)
+}
+
+/// An object-safe view of the two f64 coordinates, so one drawing routine serves all four
+/// combinations of linear and logarithmic axes.
+pub trait DynRanged {
+    fn map_value(&self, value: &f64, limit: (i32, i32)) -> i32;
+    fn range_value(&self) -> std::ops::Range<f64>;
+}
+
+impl<T: Ranged<ValueType = f64>> DynRanged for T {
+    fn map_value(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.map(value, limit)
+    }
+    fn range_value(&self) -> std::ops::Range<f64> {
+        self.range()
+    }
+}
+
+impl Ranged for Box<dyn DynRanged> {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.as_ref().map_value(value, limit)
+    }
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, _: Hint) -> Vec<f64> {
+        // The key points are always bound by `with_key_points`.
+        Vec::new()
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        self.as_ref().range_value()
+    }
+}
+
+fn pad(lo: f64, hi: f64, log: bool) -> (f64, f64) {
+    if log {
+        let (a, b) = (lo.log10(), hi.log10());
+        if b - a >= 1.0 {
+            return (10f64.powf(a.floor()), 10f64.powf(b.ceil()));
+        }
+        let m = ((b - a) * 0.1).max(0.05);
+        return (10f64.powf(a - m), 10f64.powf(b + m));
+    }
+    if hi - lo < 1e-12 * lo.abs().max(1e-300) || hi == lo {
+        let d = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+        return (lo - d, hi + d);
+    }
+    let m = (hi - lo) * 0.05;
+    (lo - m, hi + m)
+}
+
+/// The legend band under the plot: one entry per series (line sample, dot, name), laid out in
+/// as many equal columns as fit, then the note.
+struct Legend {
+    entries: Vec<(String, RGBColor, Mark)>,
+    bound_entry: bool,
+    note: Option<String>,
+    columns: usize,
+    /// The canvas width, pixels.
+    width: u32,
+}
+
+const ROW: u32 = 24;
+
+/// A legend entry's sample: a line (solid or dashed) with a dot, or a bar's colour.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mark {
+    Line,
+    Dashed,
+    Bar,
+}
+
+impl Legend {
+    fn of(chart: &LineChart, style: &Style) -> Legend {
+        let entries: Vec<(String, RGBColor, Mark)> = chart
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let stroke = style.strokes.get(i).copied().unwrap_or_default();
+                let c = PALETTE[stroke.colour.unwrap_or(i) % PALETTE.len()];
+                let mark = if stroke.dashed {
+                    Mark::Dashed
+                } else {
+                    Mark::Line
+                };
+                (s.name.clone(), c, mark)
+            })
+            .collect();
+        let widest = entries.iter().map(|e| text_width(&e.0)).max().unwrap_or(0) + 60;
+        let columns = ((W - 40) / widest.max(1)).clamp(1, 4) as usize;
+        Legend {
+            entries,
+            bound_entry: style.upper_bounds.iter().any(|b| !b.is_empty()),
+            note: style.note.clone(),
+            columns,
+            width: W,
+        }
+    }
+
+    fn rows(&self) -> u32 {
+        self.entries.len().div_ceil(self.columns) as u32
+    }
+
+    fn height(&self) -> u32 {
+        let extra = u32::from(self.bound_entry) + u32::from(self.note.is_some());
+        (self.rows() + extra) * ROW + 12
+    }
+
+    fn draw(&self, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), PlotError> {
+        let font = (FONT, 18).into_font();
+        let col_w = (self.width as i32 - 40) / self.columns as i32;
+        for (k, (name, colour, mark)) in self.entries.iter().enumerate() {
+            let (col, row) = ((k % self.columns) as i32, (k / self.columns) as i32);
+            let (x, y) = (30 + col * col_w, 4 + row * ROW as i32 + ROW as i32 / 2);
+            let line = ShapeStyle::from(colour).stroke_width(2);
+            if *mark == Mark::Bar {
+                area.draw(&Rectangle::new(
+                    [(x + 6, y - 7), (x + 24, y + 7)],
+                    colour.filled(),
+                ))
+                .map_err(render)?;
+            } else if *mark == Mark::Dashed {
+                for s in [0, 12, 24] {
+                    area.draw(&PathElement::new(vec![(x + s, y), (x + s + 7, y)], line))
+                        .map_err(render)?;
+                }
+            } else {
+                area.draw(&PathElement::new(vec![(x, y), (x + 30, y)], line))
+                    .map_err(render)?;
+            }
+            if *mark != Mark::Bar {
+                area.draw(&Circle::new((x + 15, y), 3, colour.filled()))
+                    .map_err(render)?;
+            }
+            area.draw(&Text::new(
+                name.clone(),
+                (x + 38, y),
+                TextStyle::from(font.clone()).pos(text_pos_left()),
+            ))
+            .map_err(render)?;
+        }
+        let mut y = 4 + self.rows() as i32 * ROW as i32 + ROW as i32 / 2;
+        if self.bound_entry {
+            let grey = ShapeStyle::from(&BLACK).stroke_width(2);
+            area.draw(&(EmptyElement::at((45, y)) + down_triangle(grey)))
+                .map_err(render)?;
+            area.draw(&Text::new(
+                "no errors observed: drawn at the 95% upper confidence bound".to_owned(),
+                (68, y),
+                TextStyle::from(font.clone()).pos(text_pos_left()),
+            ))
+            .map_err(render)?;
+            y += ROW as i32;
+        }
+        if let Some(note) = &self.note {
+            area.draw(&Text::new(
+                note.clone(),
+                (30, y),
+                TextStyle::from(font.clone()).pos(text_pos_left()),
+            ))
+            .map_err(render)?;
+        }
+        Ok(())
+    }
+}
+
+fn text_pos_left() -> plotters::style::text_anchor::Pos {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    Pos::new(HPos::Left, VPos::Center)
+}
+
+/// Registers the bundled font under the family name every chart uses, once.
+fn fonts() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // A failure here would mean the bundled file is not a font: the tests catch it.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, DEJAVU);
+    });
+}
+
+static DEJAVU: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+
+/// The title's font: 24 (pixel size ≈ 19) or smaller, so that the title fits the canvas.
+fn title_font(title: &str, width: u32) -> FontDesc<'static> {
+    fonts();
+    let fits = |size: u32| {
+        (FONT, size as f64)
+            .into_font()
+            .box_size(title)
+            .is_ok_and(|b| b.0 + 40 <= width)
+    };
+    let size = (14..=24).rev().find(|&s| fits(s)).unwrap_or(14);
+    (FONT, size as f64).into_font()
+}
+
+/// The width of `text` in pixels at the legend's font size.
+fn text_width(text: &str) -> u32 {
+    fonts();
+    (FONT, 18)
+        .into_font()
+        .box_size(text)
+        .map_or(8 * text.chars().count() as u32, |s| s.0)
+}
+
+fn render<E: std::fmt::Display>(e: E) -> PlotError {
+    PlotError::Render(e.to_string())
+}
+
+fn encode(svg: String, format: Format) -> Result<Vec<u8>, PlotError> {
+    match format {
+        Format::Svg => Ok(svg.into_bytes()),
+        Format::Png => svg_to_png(&svg),
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), PlotError> {
+    sigpu_runtime::fs::write_atomic(path, bytes).map_err(|source| PlotError::Write {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+fn write_both(base: &Path, svg: String) -> Result<(), PlotError> {
+    let png = svg_to_png(&svg)?;
+    write(&base.with_extension("png"), &png)?;
+    write(&base.with_extension("svg"), svg.as_bytes())
+}
+
+/// Renders an SVG document to PNG bytes at its own size, with the bundled font only.
 pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
     use resvg::{tiny_skia, usvg};
-    let mut options = usvg::Options::default();
-    // The bundled DejaVu Sans first, so a machine without fonts (a GPU server) still labels its
-    // charts; system fonts after it.
-    options
-        .fontdb_mut()
-        .load_font_data(include_bytes!("../fonts/DejaVuSans.ttf").to_vec());
-    options.fontdb_mut().load_system_fonts();
-    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| PlotError::Render(e.to_string()))?;
+    let mut options = usvg::Options {
+        font_family: "DejaVu Sans".into(),
+        ..usvg::Options::default()
+    };
+    let db = options.fontdb_mut();
+    db.load_font_data(DEJAVU.to_vec());
+    db.set_sans_serif_family("DejaVu Sans");
+    let tree = usvg::Tree::from_str(svg, &options).map_err(render)?;
     let size = tree.size().to_int_size();
     let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
         .ok_or_else(|| PlotError::Render("empty image".into()))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    pixmap
-        .encode_png()
-        .map_err(|e| PlotError::Render(e.to_string()))
+    pixmap.encode_png().map_err(render)
 }
 
-/// Where the grid lines of an axis from `a` to `b` go: six even steps, or every whole decade
-/// (log axes, in log10 units) when `decades`.
-fn ticks(a: f64, b: f64, decades: bool) -> Vec<f64> {
-    if decades {
-        return ((a.ceil() as i32)..=(b.floor() as i32))
-            .map(f64::from)
+/// A grouped bar chart: one group of bars per category, one bar per series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// The bar series' names, in the order of each group's values.
+    pub series: Vec<String>,
+    pub groups: Vec<BarGroup>,
+    /// A dashed horizontal line at this value (e.g. speedup 1), with its legend text.
+    pub reference: Option<(f64, String)>,
+    /// A line under the legend that explains marks or numbers on the chart.
+    pub note: Option<String>,
+}
+
+/// One category's bars; `labels` are small texts above the bars (e.g. a count), by series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarGroup {
+    pub name: String,
+    pub values: Vec<Option<f64>>,
+    pub labels: Vec<Option<String>>,
+}
+
+impl BarChart {
+    /// The chart as a standalone SVG document.
+    pub fn to_svg(&self) -> Result<String, PlotError> {
+        fonts();
+        let ymax = self
+            .groups
+            .iter()
+            .flat_map(|g| g.values.iter().flatten())
+            .copied()
+            .filter(|v| v.is_finite())
+            .chain(self.reference.iter().map(|r| r.0))
+            .fold(f64::NAN, f64::max);
+        if !ymax.is_finite() {
+            return Err(PlotError::Empty);
+        }
+        let mut entries: Vec<(String, RGBColor, Mark)> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.clone(), bar_colour(i), Mark::Bar))
             .collect();
+        if let Some((_, text)) = &self.reference {
+            entries.push((text.clone(), BLACK, Mark::Dashed));
+        }
+        let n = self.groups.len().max(1);
+        // Room for each group's name under its bars.
+        let width = W.max(110 + 100 * n as u32);
+        let mut legend = Legend {
+            entries,
+            bound_entry: false,
+            note: self.note.clone(),
+            columns: 1,
+            width,
+        };
+        let widest = legend
+            .entries
+            .iter()
+            .map(|e| text_width(&e.0))
+            .max()
+            .unwrap_or(0)
+            + 60;
+        legend.columns = ((width - 40) / widest.max(1)).clamp(1, 5) as usize;
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (width, PLOT_H + legend.height()))
+                .into_drawing_area();
+            root.fill(&WHITE).map_err(render)?;
+            let (top, bottom) = root.split_vertically(PLOT_H);
+            let (y, y_labels) = axis((0.0, ymax * 1.12), false);
+            let centres: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
+            let inner: Box<dyn DynRanged> =
+                Box::new(plotters::coord::types::RangedCoordf64::from(0.0..n as f64));
+            let x = inner.with_key_points(centres);
+            let mut chart = ChartBuilder::on(&top)
+                .caption(&self.title, title_font(&self.title, width))
+                .margin_top(10)
+                .margin_right(20)
+                .margin_left(10)
+                .x_label_area_size(52)
+                .y_label_area_size(70)
+                .build_cartesian_2d(x, y)
+                .map_err(render)?;
+            let names: Vec<&str> = self.groups.iter().map(|g| g.name.as_str()).collect();
+            let xf = |v: &f64| {
+                let i = v.floor() as usize;
+                names.get(i).map_or(String::new(), |s| (*s).to_owned())
+            };
+            let yf = |v: &f64| y_labels.label(*v);
+            chart
+                .configure_mesh()
+                .x_labels(64)
+                .y_labels(32)
+                .disable_x_mesh()
+                .bold_line_style(GRID)
+                .light_line_style(TRANSPARENT)
+                .x_desc(&self.x_label)
+                .y_desc(&self.y_label)
+                .x_label_formatter(&xf)
+                .y_label_formatter(&yf)
+                .label_style((FONT, 16))
+                .axis_desc_style((FONT, 19))
+                .draw()
+                .map_err(render)?;
+            let per = self.series.len().max(1) as f64;
+            let w = 0.8 / per;
+            for (gi, g) in self.groups.iter().enumerate() {
+                for (bi, v) in g.values.iter().enumerate() {
+                    let Some(v) = v.filter(|v| v.is_finite()) else {
+                        continue;
+                    };
+                    let x0 = gi as f64 + 0.1 + w * bi as f64;
+                    chart
+                        .draw_series([Rectangle::new(
+                            [(x0, 0.0), (x0 + w * 0.92, v)],
+                            bar_colour(bi).filled(),
+                        )])
+                        .map_err(render)?;
+                    if let Some(Some(text)) = g.labels.get(bi) {
+                        let style = (FONT, 14).into_font().color(&BLACK).pos(
+                            plotters::style::text_anchor::Pos::new(
+                                plotters::style::text_anchor::HPos::Center,
+                                plotters::style::text_anchor::VPos::Bottom,
+                            ),
+                        );
+                        chart
+                            .draw_series([Text::new(text.clone(), (x0 + w * 0.46, v), style)])
+                            .map_err(render)?;
+                    }
+                }
+            }
+            if let Some((r, _)) = &self.reference {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(0.0, *r), (n as f64, *r)],
+                        6,
+                        4,
+                        ShapeStyle::from(&BLACK).stroke_width(1),
+                    ))
+                    .map_err(render)?;
+            }
+            legend.draw(&bottom)?;
+            root.present().map_err(render)?;
+        }
+        Ok(svg)
     }
-    (0..=5).map(|i| a + (b - a) * i as f64 / 5.0).collect()
+
+    /// Writes `<base>.svg` and `<base>.png`, each atomically.
+    pub fn write(&self, base: &Path) -> Result<(), PlotError> {
+        write_both(base, self.to_svg()?)
+    }
 }
 
-/// A short axis label: plain decimals for moderate magnitudes, scientific otherwise.
-fn tick(v: f64) -> String {
-    if v != 0.0 && !(1e-3..1e5).contains(&v.abs()) {
-        return format!("{v:.2e}");
-    }
-    let s = format!("{v:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
-fn escape(t: &str) -> String {
-    t.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+fn bar_colour(i: usize) -> RGBColor {
+    [
+        RGBColor(0x7f, 0x7f, 0x7f),
+        PALETTE[0],
+        PALETTE[1],
+        PALETTE[2],
+        PALETTE[3],
+    ][i % 5]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Whether the SVG has a text element reading exactly `t` (plotters writes the text on a
+    /// line of its own).
+    fn has_text(svg: &str, t: &str) -> bool {
+        svg.contains(&format!(">\n{t}\n</text>"))
+    }
+
     fn chart() -> LineChart {
         LineChart {
             title: "a <test>".into(),
-            x_label: "x".into(),
-            y_label: "y".into(),
+            x_label: "x (s)".into(),
+            y_label: "y (m)".into(),
             log_x: false,
             log_y: true,
             series: vec![
@@ -373,34 +791,54 @@ mod tests {
     }
 
     #[test]
-    fn svg_has_every_point_and_escapes_text() {
+    fn svg_has_every_drawable_point_labels_and_escapes_text() {
         let svg = chart().to_svg().unwrap();
-        assert_eq!(svg.matches("<circle").count(), 4);
+        assert_eq!(
+            svg.matches("<circle").count(),
+            3 + 1 + 2,
+            "points + legend dots"
+        );
         assert!(svg.contains("a &lt;test&gt;"));
+        assert!(has_text(&svg, "x (s)") && has_text(&svg, "y (m)"));
+        // Whole decades on the log axis.
+        for label in ["1", "10", "100"] {
+            assert!(has_text(&svg, label), "{label}");
+        }
     }
 
     #[test]
     fn renders_a_png_and_writes_both_files() {
         let dir = std::env::temp_dir().join(format!("sigpu-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
         chart().write(&dir.join("c")).unwrap();
         let png = std::fs::read(dir.join("c.png")).unwrap();
-        assert_eq!(&png[1..4], b"PNG");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         assert!(std::fs::read_to_string(dir.join("c.svg"))
             .unwrap()
-            .starts_with("<svg"));
+            .contains("<svg"));
+        chart().save(&dir.join("d.PNG"), &Style::default()).unwrap();
+        assert_eq!(&std::fs::read(dir.join("d.PNG")).unwrap()[1..4], b"PNG");
+        let err = chart().save(&dir.join("e.pdf"), &Style::default());
+        assert!(matches!(err, Err(PlotError::Format { .. })));
         let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
-    fn ticks_are_short() {
-        assert_eq!(tick(2.5), "2.5");
-        assert_eq!(tick(10.0), "10");
-        assert_eq!(tick(1e-6), "1.00e-6");
-        assert_eq!(tick(0.0), "0");
+    fn png_text_is_drawn_with_the_bundled_font() {
+        // Text renders to dark pixels only when a font was found: compare a chart's PNG with
+        // and without a long title in the same spot.
+        let dark = |c: &LineChart| {
+            let png = c.render(Format::Png).unwrap();
+            let img = resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
+            img.pixels().iter().filter(|p| p.red() < 100).count()
+        };
+        let mut titled = chart();
+        titled.title = "W".repeat(40);
+        assert!(dark(&titled) > dark(&chart()) + 500);
     }
 
     #[test]
-    fn styles_dash_share_colours_and_put_ticks_at_decades() {
+    fn styles_dash_share_colours_bars_and_bounds() {
         let style = Style {
             strokes: vec![
                 Stroke::default(),
@@ -409,22 +847,21 @@ mod tests {
                     colour: Some(0),
                 },
             ],
-            decade_ticks: true,
             y_range: Some((1e-4, 1e3)),
-            legend_width: Some(300.0),
+            intervals: vec![vec![Interval {
+                x: 2.0,
+                lo: 5.0,
+                hi: 20.0,
+            }]],
+            upper_bounds: vec![vec![], vec![(3.0, 1e-3)]],
+            note: Some("a note".into()),
             ..Style::default()
         };
         let svg = chart().to_svg_styled(&style).unwrap();
-        assert_eq!(
-            svg.matches("stroke-dasharray").count(),
-            2,
-            "line and legend"
-        );
-        assert_eq!(svg.matches(r##"stroke="#1f77b4""##).count(), 4);
-        for d in -4..=3 {
-            assert!(svg.contains(&format!(">1e{d}</text>")), "{d}");
+        for d in ["10⁻⁴", "10⁻³", "10³"] {
+            assert!(has_text(&svg, d), "{d}");
         }
-        assert!(svg.contains(r#"width="850""#));
+        assert!(has_text(&svg, "a note") && svg.contains("upper confidence bound"));
         // The default style draws as `to_svg` does.
         assert_eq!(
             chart().to_svg_styled(&Style::default()).unwrap(),
@@ -441,7 +878,7 @@ mod tests {
             y_range: Some((1e-6, 1.0)),
             ..Style::default()
         };
-        assert!(c.to_svg_styled(&style).unwrap().starts_with("<svg"));
+        assert!(c.to_svg_styled(&style).unwrap().contains("<svg"));
         assert!(matches!(c.to_svg(), Err(PlotError::Empty)));
     }
 
@@ -450,5 +887,33 @@ mod tests {
         let mut c = chart();
         c.series.clear();
         assert!(matches!(c.to_svg(), Err(PlotError::Empty)));
+    }
+
+    #[test]
+    fn bar_charts_label_groups_and_explain_numbers() {
+        let chart = BarChart {
+            title: "speedup".into(),
+            x_label: "application".into(),
+            y_label: "speedup (×)".into(),
+            series: vec!["a".into(), "b".into()],
+            groups: vec![
+                BarGroup {
+                    name: "bilateral".into(),
+                    values: vec![Some(1.2), Some(0.9)],
+                    labels: vec![None, Some("7".into())],
+                },
+                BarGroup {
+                    name: "nbody".into(),
+                    values: vec![Some(1.5), None],
+                    labels: vec![],
+                },
+            ],
+            reference: Some((1.0, "no speedup".into())),
+            note: Some("numbers: runs".into()),
+        };
+        let svg = chart.to_svg().unwrap();
+        for t in ["bilateral", "nbody", "7", "no speedup", "numbers: runs"] {
+            assert!(has_text(&svg, t), "{t}");
+        }
     }
 }

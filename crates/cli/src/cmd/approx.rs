@@ -1,4 +1,4 @@
-//! `sigpu approx ...`: the SFU function catalog, its microbenchmark (the seed's Tables 4–5),
+//! `sigpu approx ...`: the SFU function catalog, its microbenchmark (Tables 4–5 of Li et al.'s SFU-approximation paper),
 //! the λ transformation of a user's kernel and the QoS-driven λ search over the app suite.
 
 use super::{resolve, spinner, write_json_out, Need, Target};
@@ -24,11 +24,11 @@ pub enum ApproxCommand {
     /// The function catalog (accurate and SFU forms) and the application suite.
     List,
     /// Latency, throughput, error, registers and SASS mix of every catalog function, both
-    /// versions (the seed's Tables 4 and 5).
+    /// versions (Tables 4 and 5 of Li et al.'s SFU-approximation paper).
     Bench(BenchArgs),
     /// Search λ for an app (or all) under a QoS ratio; T(λ)/E(λ) curves and speedups.
     Tune(TuneArgs),
-    /// Write the λ-partitioned version of a kernel in a CUDA file (the seed's Algorithm 1).
+    /// Write the λ-partitioned version of a kernel in a CUDA file (Algorithm 1 of Li et al.'s SFU-approximation paper).
     Transform(TransformArgs),
 }
 
@@ -52,11 +52,11 @@ pub struct TuneArgs {
     /// smp, heu or omg (`--app all` runs all three on one measured curve).
     #[arg(long, default_value = "heu")]
     pub search: Method,
-    /// slot (hardware %warpid, the seed's choice) or block (warp index within the block,
+    /// slot (hardware %warpid, the paper's choice) or block (warp index within the block,
     /// reproducible).
     #[arg(long, default_value = "slot")]
     pub warp_index: Partition,
-    /// Measure every λ (the seed's Fig. 4) instead of only the points the search asks for.
+    /// Measure every λ (Fig. 4 of Li et al.'s SFU-approximation paper) instead of only the points the search asks for.
     #[arg(long)]
     pub curve: bool,
     /// Write figures (Fig. 4 per app; with `all`, Fig. 8–11) as SVG + PNG into this folder.

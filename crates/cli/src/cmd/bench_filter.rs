@@ -1,5 +1,5 @@
 //! `sigpu bench filter`: recurrence / IIR filter throughput against the copy ceiling, over
-//! one length or the seed's sweep, with peers merged in and plots. The measurement and the
+//! one length or the PLR paper's sweep, with peers merged in and plots. The measurement and the
 //! charts are the lab's (`sigpu_lab::recurrence`); this file parses, prints and writes.
 
 use anyhow::{Context, Result};
@@ -14,19 +14,20 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct BenchFilterArgs {
-    /// Signatures to time (repeatable); default: the seed's suite.
+    /// Signatures to time (repeatable); default: the suite of Maleki & Burtscher's PLR paper.
     #[arg(long, value_name = "\"(…)\"")]
     pub signature: Vec<String>,
     /// Element type for --signature (the suite sets its own).
     #[arg(long, default_value = "f32")]
     pub dtype: String,
     /// log2 of the sequence lengths, comma-separated; `A-B` is every length from 2^A to 2^B
-    /// (the seed's sweep is `10-30`).
+    /// (the PLR paper's sweep is `10-30`).
     #[arg(long, default_value = "28", value_name = "L1,L2,A-B,…")]
     pub log2_n: String,
     /// Timed repetitions; the median is reported.
     #[arg(long, default_value_t = 20)]
     pub runs: usize,
+    /// Untimed runs before the timed ones, per configuration.
     #[arg(long, default_value_t = 3)]
     pub warmup: usize,
     /// Also time with the factor optimisations off.

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct FilterArgs {
-    /// The recurrence in the seed's notation, e.g. "(0.2 : 0.8)" or
+    /// The recurrence in the signature notation of Maleki & Burtscher's PLR paper, e.g. "(0.2 : 0.8)" or
     /// "(0.81, -1.62, 0.81 : 1.6, -0.64)" (non-recursive : recursive coefficients).
     #[arg(long, value_name = "\"(a0, … : b1, …)\"", conflicts_with_all = ["b", "a"])]
     pub signature: Option<String>,

@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
 use sigpu_lab::ldpc::bench::{self as lab_bench, BenchSpec};
-use sigpu_lab::ldpc::plot::{error_rate_svg, sweep_curves, sweep_svg};
+use sigpu_lab::ldpc::plot::{self as ldpc_plot, sweep_curves};
 use sigpu_lab::table;
 use sigpu_ldpc::decode_file::decode_npy;
 use sigpu_ldpc::interleave::Interleaving;
@@ -23,11 +23,14 @@ pub enum LdpcCommand {
     Codes,
     /// Write a code's parity-check matrix as an alist file.
     Export(ExportArgs),
+    /// Encode information bits from a .npy file (uint8, … × K) into codewords (… × N).
+    Encode(EncodeArgs),
     /// Decode LLRs from a .npy file (f32 or i8, codewords × N) into hard decisions.
     Decode(DecodeArgs),
-    /// BER / FER over an SNR sweep, with confidence intervals.
+    /// BER / FER over an SNR sweep, with confidence intervals (`--device all`: spread over
+    /// every GPU of the host).
     Simulate(SimulateArgs),
-    /// Draw the BER of several sweep files (from `simulate --out`) in one SVG.
+    /// Draw the BER of several sweep files (from `simulate --out`) in one PNG or SVG.
     Plot(PlotArgs),
 }
 
@@ -42,9 +45,11 @@ pub struct PlotArgs {
     /// Also draw each file's FER, dashed.
     #[arg(long)]
     pub fer: bool,
+    /// The chart's title (default: the first file's code and modulation).
     #[arg(long)]
     pub title: Option<String>,
-    #[arg(long, value_name = "FILE.svg")]
+    /// The picture to write: PNG or SVG, by the extension.
+    #[arg(long, value_name = "FILE.png|FILE.svg")]
     pub output: PathBuf,
 }
 
@@ -53,7 +58,22 @@ pub struct ExportArgs {
     /// A built-in code name (`sigpu ldpc codes`) or an alist file.
     #[arg(long)]
     pub code: String,
+    /// The alist file to write.
     #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct EncodeArgs {
+    /// A built-in code name (`sigpu ldpc codes`) or an alist file of a code with the DVB
+    /// accumulator staircase as its parity part.
+    #[arg(long)]
+    pub code: String,
+    /// Information bits: uint8 (or bool) 0/1, shape … × K (K from `sigpu ldpc codes`).
+    #[arg(long, value_name = "FILE.npy")]
+    pub input: PathBuf,
+    /// Codewords: uint8 0/1, shape … × N, information bits first (systematic).
+    #[arg(long, value_name = "FILE.npy")]
     pub output: PathBuf,
 }
 
@@ -69,6 +89,7 @@ pub struct DecoderArgs {
     /// flooding | layered.
     #[arg(long, default_value = "flooding")]
     pub schedule: String,
+    /// Most decoding iterations per codeword.
     #[arg(long, default_value_t = 50)]
     pub iterations: usize,
     /// Stop each batch once all its codewords satisfy every check.
@@ -104,6 +125,7 @@ impl DecoderArgs {
 
 #[derive(Args, Debug)]
 pub struct DecodeArgs {
+    /// A built-in code name (`sigpu ldpc codes`) or an alist file.
     #[arg(long)]
     pub code: String,
     /// LLRs, ln P(0)/P(1), as float32 or int8 (int8 is taken at --scale steps per unit).
@@ -112,12 +134,17 @@ pub struct DecodeArgs {
     /// Hard decisions, uint8 0/1, codewords × N.
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Also write the information bits alone (the first K of each codeword), uint8,
+    /// codewords × K.
+    #[arg(long, value_name = "FILE.npy")]
+    pub output_info: Option<PathBuf>,
     #[command(flatten)]
     pub decoder: DecoderArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
+    /// A built-in code name (`sigpu ldpc codes`) or an alist file.
     #[arg(long)]
     pub code: String,
     /// bpsk | qpsk | 16qam | 64qam | 256qam (DVB-T2 Gray mapping, unrotated).
@@ -154,6 +181,7 @@ pub struct SimulateArgs {
     /// thread for float).
     #[arg(long)]
     pub batch: Option<usize>,
+    /// Seed of the random information bits and noise: the same seed gives the same frames.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Results file (JSON), rewritten atomically after every point.
@@ -162,8 +190,8 @@ pub struct SimulateArgs {
     /// Skip the points already in --out (same code, link, decoder and seed).
     #[arg(long, requires = "out")]
     pub resume: bool,
-    /// Draw BER and FER against SNR as SVG.
-    #[arg(long, value_name = "FILE.svg")]
+    /// Draw BER and FER against SNR, with confidence intervals: PNG or SVG, by the extension.
+    #[arg(long, value_name = "FILE.png|FILE.svg")]
     pub plot: Option<PathBuf>,
 }
 
@@ -188,17 +216,18 @@ pub struct BenchArgs {
     /// flooding | layered (comma list to compare).
     #[arg(long, value_delimiter = ',', default_value = "flooding")]
     pub schedule: Vec<Schedule>,
+    /// 8-bit LLR scale: quantised = round(LLR · scale), saturated to ±127.
     #[arg(long, default_value_t = 4.0)]
     pub scale: f32,
-    /// CPU: codewords per timed call (default 128, the seed's batch).
+    /// CPU: codewords per timed call (default 128, the batch of the GPU LDPC decoder paper).
     #[arg(long, default_value_t = 128)]
     pub codewords: usize,
     /// GPU: decode each 128-codeword batch as sub-batches of this many codewords (128, 64 or
     /// 32; comma list to compare).
     #[arg(long, value_delimiter = ',', default_value = "128")]
     pub sub_batch: Vec<usize>,
-    /// GPU: also time the seed's one-word-per-thread CN / VN kernels (default: the 16-byte
-    /// ones only).
+    /// GPU: also time the one-word-per-thread check- and variable-node kernels of the GPU
+    /// LDPC decoder paper (default: the 16-byte ones only).
     #[arg(long)]
     pub word_kernels: bool,
     #[command(flatten)]
@@ -210,6 +239,7 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
     match command {
         LdpcCommand::Codes => codes(json),
         LdpcCommand::Export(a) => export(json, a),
+        LdpcCommand::Encode(a) => encode(json, a),
         LdpcCommand::Decode(a) => decode(device, json, a),
         LdpcCommand::Simulate(a) => simulate(device, false, json, a),
         LdpcCommand::Plot(a) => plot(json, a),
@@ -229,7 +259,26 @@ fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
     })
 }
 
+fn encode(json: bool, a: &EncodeArgs) -> Result<ExitCode> {
+    let code = Code::resolve(&a.code)?;
+    let words = sigpu_ldpc::encode_npy(&code, &a.input, &a.output)?;
+    let report = serde_json::json!({
+        "code": code.name(), "n": code.n(), "k": code.k(), "codewords": words,
+        "output": a.output.display().to_string(),
+    });
+    super::report(json, &report, |_| {
+        println!(
+            "{}: encoded {words} codewords (K = {} → N = {}); wrote {}",
+            code.name(),
+            code.k(),
+            code.n(),
+            a.output.display()
+        );
+    })
+}
+
 fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
+    sigpu_plot::Format::of(&a.output).context("--output")?;
     let sweeps = a
         .inputs
         .iter()
@@ -243,8 +292,7 @@ fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
     let curves = sweep_curves(&sweeps, axis, a.fer);
     let title = (a.title.clone())
         .unwrap_or_else(|| format!("{}, {}", sweeps[0].code, sweeps[0].modulation));
-    let svg = error_rate_svg(&title, axis, &curves, if a.fer { 2 } else { 1 })?;
-    sigpu_runtime::fs::write_atomic(&a.output, svg.as_bytes())
+    ldpc_plot::save(&a.output, &title, axis, &curves, if a.fer { 2 } else { 1 })
         .with_context(|| format!("--output {}", a.output.display()))?;
     if json {
         // The curves as drawn: label, dashed (FER) or not, and the (SNR, rate) points.
@@ -313,6 +361,10 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
     let config = a.decoder.config()?;
     let scale = a.decoder.scale;
     let done = decode_npy(&code, gpu.as_ref(), config, scale, &a.input, &a.output)?;
+    if let Some(info) = &a.output_info {
+        sigpu_ldpc::info_bits_npy(&code, &a.output, info)
+            .with_context(|| format!("--output-info {}", info.display()))?;
+    }
     let (stats, seconds) = (&done.stats, done.seconds);
     let report = serde_json::json!({
         "code": code.name(), "decoder": done.decoder, "codewords": stats.codewords,
@@ -373,6 +425,10 @@ pub fn simulate(
     };
     let code = Code::resolve(&a.code)?;
     let spec = a.spec(&code)?;
+    if let Some(path) = &a.plot {
+        // Before the sweep, not after hours of it.
+        sigpu_plot::Format::of(path).context("--plot")?;
+    }
     if gpus.len() > 1 && !json {
         let names: Vec<_> = gpus.iter().map(|g| g.info().name.clone()).collect();
         eprintln!(
@@ -408,8 +464,7 @@ pub fn simulate(
     bar.take().inspect(ProgressBar::finish_and_clear);
     let sweep = result?;
     if let Some(path) = &a.plot {
-        let svg = sweep_svg(&sweep, spec.axis)?;
-        sigpu_runtime::fs::write_atomic(path, svg.as_bytes())
+        ldpc_plot::save_sweep(path, &sweep, spec.axis)
             .with_context(|| format!("--plot {}", path.display()))?;
     }
     if json {
@@ -425,7 +480,7 @@ fn point_line(p: &PointResult) -> String {
     )
 }
 
-/// `sigpu bench ldpc`: the seed's throughput tables.
+/// `sigpu bench ldpc`: the decoder throughput tables.
 pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCode> {
     let gpu = open_device(device)?;
     let spec = BenchSpec {

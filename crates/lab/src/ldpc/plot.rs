@@ -1,69 +1,85 @@
 //! Error-rate charts of sweeps (`sigpu ldpc simulate --plot`, `sigpu ldpc plot`): log-scale
 //! BER / FER against SNR in dB, drawn by `sigpu-plot` with decade grid lines, FER dashed
-//! beside its BER in the same colour.
+//! beside its BER in the same colour, each point with its 95% confidence interval as an error
+//! bar, and points without a single error drawn as ▽ at the interval's upper end (the rate is
+//! below it with 95% confidence) instead of being left out.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
 use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::sim::sweep::{SnrAxis, Sweep};
 use sigpu_ldpc::sim::PointResult;
-use sigpu_plot::{LineChart, Series, Stroke, Style};
+use sigpu_plot::{Format, Interval, LineChart, Series, Stroke, Style};
+use std::path::Path;
 
-/// One curve: (SNR dB, rate) points; rates ≤ 0 are not drawn (nothing to draw on a log axis).
+/// One curve: (SNR dB, rate) points with their 95% confidence intervals.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Curve {
     pub label: String,
     /// Dashed stroke (a FER beside the solid BER of the same colour).
     pub dashed: bool,
     pub points: Vec<(f64, f64)>,
+    /// The 95% interval of each point, in the order of `points`.
+    pub ci: Vec<[f64; 2]>,
 }
 
-/// The points a log axis can show.
-fn drawn(c: &Curve) -> impl Iterator<Item = (f64, f64)> + '_ {
-    c.points.iter().copied().filter(|p| p.1 > 0.0)
-}
-
-/// The SVG document; curves `i` that share `i / per_colour` share a colour.
-pub fn error_rate_svg(
+/// The chart and its style; curves `i` that share `i / per_colour` share a colour.
+pub fn error_rate_chart(
     title: &str,
     axis: SnrAxis,
     curves: &[Curve],
     per_colour: usize,
-) -> Result<String> {
+) -> (LineChart, Style) {
+    let measured = |c: &Curve| {
+        c.points
+            .iter()
+            .zip(&c.ci)
+            .filter(|(p, _)| p.1 > 0.0 && p.0.is_finite())
+            .map(|(&p, &ci)| (p, ci))
+            .collect::<Vec<_>>()
+    };
     let (mut x0, mut x1, mut y0, mut y1) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
         f64::INFINITY,
         f64::NEG_INFINITY,
     );
-    for (x, y) in curves.iter().flat_map(drawn) {
-        (x0, x1) = (x0.min(x), x1.max(x));
-        (y0, y1) = (y0.min(y.log10()), y1.max(y.log10()));
+    for c in curves {
+        for (i, &(x, y)) in c.points.iter().enumerate() {
+            (x0, x1) = (x0.min(x), x1.max(x));
+            // A zero point is drawn at its upper bound; the lower ends of intervals may sit
+            // below the axis (they are cut at its floor).
+            let y = if y > 0.0 {
+                y
+            } else {
+                c.ci.get(i).map_or(0.0, |ci| ci[1])
+            };
+            if y > 0.0 {
+                (y0, y1) = (y0.min(y.log10()), y1.max(y.log10()));
+            }
+        }
     }
     if !x0.is_finite() {
-        (x0, x1, y0, y1) = (0.0, 1.0, -6.0, 0.0);
+        (x0, x1) = (0.0, 1.0);
     }
-    if x1 - x0 < 1e-9 {
-        x1 = x0 + 1.0;
+    if !y0.is_finite() {
+        (y0, y1) = (-6.0, 0.0);
     }
+    let margin = ((x1 - x0) * 0.04).max(0.02);
     // Whole decades from at most 1e-1 up to at most 1 (a rate), at least one decade tall.
     let low = y0.floor().min(-1.0);
-    let high = y1
-        .ceil()
-        .max(y0.floor() + 1.0)
-        .min(0.0)
-        .max(y0.floor() + 1.0);
+    let high = y1.ceil().min(0.0).max(low + 1.0);
     let chart = LineChart {
         title: title.to_owned(),
         x_label: format!("{} (dB)", axis.label()),
-        y_label: "error rate".into(),
+        y_label: "error rate (BER: per bit, FER: per frame)".into(),
         log_x: false,
         log_y: true,
         series: curves
             .iter()
             .map(|c| Series {
                 name: c.label.clone(),
-                points: drawn(c).collect(),
+                points: measured(c).into_iter().map(|(p, _)| p).collect(),
             })
             .collect(),
     };
@@ -74,12 +90,50 @@ pub fn error_rate_svg(
                 colour: Some(i / per_colour.max(1)),
             })
             .collect(),
-        decade_ticks: true,
-        x_range: Some((x0, x1)),
+        x_range: Some((x0 - margin, x1 + margin)),
         y_range: Some((10f64.powf(low), 10f64.powf(high))),
-        legend_width: Some(480.0),
+        intervals: curves
+            .iter()
+            .map(|c| {
+                measured(c)
+                    .into_iter()
+                    .map(|(p, ci)| Interval {
+                        x: p.0,
+                        lo: ci[0],
+                        hi: ci[1],
+                    })
+                    .collect()
+            })
+            .collect(),
+        upper_bounds: curves
+            .iter()
+            .map(|c| {
+                c.points
+                    .iter()
+                    .zip(&c.ci)
+                    .filter(|(p, ci)| p.1 == 0.0 && ci[1] > 0.0)
+                    .map(|(p, ci)| (p.0, ci[1]))
+                    .collect()
+            })
+            .collect(),
+        note: Some("error bars: 95% Wilson confidence intervals".into()),
     };
-    Ok(chart.to_svg_styled(&style)?)
+    (chart, style)
+}
+
+/// Draws the chart of `curves` into `path`, PNG or SVG by its extension.
+pub fn save(
+    path: &Path,
+    title: &str,
+    axis: SnrAxis,
+    curves: &[Curve],
+    per_colour: usize,
+) -> Result<()> {
+    Format::of(path)?;
+    let (chart, style) = error_rate_chart(title, axis, curves, per_colour);
+    chart
+        .save(path, &style)
+        .with_context(|| format!("drawing {}", path.display()))
 }
 
 /// The BER (and with `fer` the FER) curve of each sweep file, labelled with its decoder; a
@@ -93,21 +147,26 @@ pub fn sweep_curves(sweeps: &[Sweep], axis: SnrAxis, fer: bool) -> Vec<Curve> {
             }
             _ => sweep.decoder.clone(),
         };
-        let curve = |what: &str, rate: fn(&PointResult) -> f64| Curve {
+        let curve = |what: &str, rate: fn(&PointResult) -> (f64, [f64; 2])| Curve {
             label: format!("{what} {label}"),
             dashed: what == "FER",
-            points: sweep.points.iter().map(|p| (axis.of(p), rate(p))).collect(),
+            points: sweep
+                .points
+                .iter()
+                .map(|p| (axis.of(p), rate(p).0))
+                .collect(),
+            ci: sweep.points.iter().map(|p| rate(p).1).collect(),
         };
-        curves.push(curve("BER", |p| p.ber));
+        curves.push(curve("BER", |p| (p.ber, p.ber_ci)));
         if fer {
-            curves.push(curve("FER", |p| p.fer));
+            curves.push(curve("FER", |p| (p.fer, p.fer_ci)));
         }
     }
     curves
 }
 
-/// One sweep's BER and FER, titled with its code, modulation and decoder.
-pub fn sweep_svg(sweep: &Sweep, axis: SnrAxis) -> Result<String> {
+/// One sweep's BER and FER, titled with its code, modulation and decoder, into `path`.
+pub fn save_sweep(path: &Path, sweep: &Sweep, axis: SnrAxis) -> Result<()> {
     let curves = sweep_curves(std::slice::from_ref(sweep), axis, true)
         .into_iter()
         .map(|c| Curve {
@@ -116,7 +175,7 @@ pub fn sweep_svg(sweep: &Sweep, axis: SnrAxis) -> Result<String> {
         })
         .collect::<Vec<_>>();
     let title = format!("{}, {}, {}", sweep.code, sweep.modulation, sweep.decoder);
-    error_rate_svg(&title, axis, &curves, 2)
+    save(path, &title, axis, &curves, 2)
 }
 
 #[cfg(test)]
@@ -154,17 +213,25 @@ mod tests {
         let curves = sweep_curves(std::slice::from_ref(&sweep), SnrAxis::EbN0, true);
         assert_eq!(curves[0].label, "BER no bit interleaver, d");
         assert!(curves[1].dashed && curves[1].points[0] == (4.0, 0.5));
-        let svg = sweep_svg(&sweep, SnrAxis::EsN0).unwrap();
-        assert_eq!(svg.matches("<circle").count(), 4);
-        assert!(svg.contains("c &lt;1&gt;") && svg.starts_with("<svg"));
-        assert!(svg.contains(">1e-3</text>") && svg.contains("Es/N0 (dB)"));
+        let (chart, style) = error_rate_chart("t", SnrAxis::EsN0, &curves, 2);
+        // Measured points are drawn with their intervals; the zero point as an upper bound.
+        assert_eq!(chart.series[0].points.len(), 2);
+        assert_eq!(style.intervals[0].len(), 2);
+        assert_eq!(style.upper_bounds[0], vec![(2.0, 1.0)]);
+        let dir = std::env::temp_dir().join(format!("sigpu-ldpc-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        save_sweep(&dir.join("s.png"), &sweep, SnrAxis::EsN0).unwrap();
+        assert_eq!(&std::fs::read(dir.join("s.png")).unwrap()[..4], b"\x89PNG");
+        save_sweep(&dir.join("s.svg"), &sweep, SnrAxis::EsN0).unwrap();
+        let svg = std::fs::read_to_string(dir.join("s.svg")).unwrap();
+        assert!(svg.contains("c &lt;1&gt;") && svg.contains("Es/N0 (dB)"));
+        assert!(save_sweep(&dir.join("s.txt"), &sweep, SnrAxis::EsN0).is_err());
         // Nothing to draw still makes a chart (the axes of an empty sweep).
         let empty = Sweep {
             points: vec![],
             ..sweep
         };
-        assert!(sweep_svg(&empty, SnrAxis::EsN0)
-            .unwrap()
-            .starts_with("<svg"));
+        save_sweep(&dir.join("e.svg"), &empty, SnrAxis::EsN0).unwrap();
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

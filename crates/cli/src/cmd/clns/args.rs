@@ -6,11 +6,12 @@ use clap::{Args, Subcommand};
 pub enum ClnsCommand {
     /// Error of S_b methods over a dense grid, the singular corner and random inputs.
     Certify(ClnsCertifyArgs),
-    /// The seed's Fig. 4/5: mean and max error of Re and Im of S_b vs table size.
+    /// Fig. 4/5 of Vouzis & Arnold's GPU CLNS paper: mean and max error of Re and Im of S_b
+    /// vs table size.
     Fig45(ClnsFig45Args),
     /// Radix-2 FFT SNR vs f64 in CLNS, fixed point, f16 and bf16 at equal word size; GPU speed.
     Fft(ClnsFftArgs),
-    /// The seed's f32-radian variant: S_b error per method and op errors vs num_complex f64.
+    /// The f32-radian variant of Vouzis & Arnold's CLNS: S_b error per method and op errors vs num_complex f64.
     CertifyF32(ClnsCertifyF32Args),
 }
 
@@ -25,6 +26,7 @@ pub struct ClnsCertifyF32Args {
     /// Random operand pairs for the op errors (one in 16 nearly cancelling).
     #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub pairs: u64,
+    /// Seed of the random inputs: the same seed gives the same inputs.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -51,6 +53,7 @@ pub struct ClnsCertifyArgs {
     /// Random inputs added to the grid.
     #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
     pub random: u64,
+    /// Seed of the random inputs: the same seed gives the same inputs.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -59,10 +62,13 @@ pub struct ClnsCertifyArgs {
 
 #[derive(Args, Debug)]
 pub struct ClnsFig45Args {
+    /// clns16, clns32 or i<I>f<F>p<P>.
     #[arg(long, default_value = "clns16")]
     pub format: sigpu_clns::ClnsFormat,
+    /// Grid step in codes along z and θ (1 = every input).
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..))]
     pub stride: u32,
+    /// Random inputs added to the grid.
     #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
     pub random: u64,
     /// Write fig4-re.{svg,png} and fig5-im.{svg,png} into this directory.
@@ -84,6 +90,7 @@ pub struct ClnsFftArgs {
     /// S_b method of the CLNS FFT: f64, tex or fma.
     #[arg(long, default_value = "tex")]
     pub method: String,
+    /// Seed of the random inputs: the same seed gives the same inputs.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Draw SNR vs bits to BASE.svg and BASE.png.
@@ -95,10 +102,13 @@ pub struct ClnsFftArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchClnsArgs {
+    /// clns16, clns32 or i<I>f<F>p<P>.
     #[arg(long, default_value = "clns16")]
     pub format: sigpu_clns::ClnsFormat,
+    /// Table points along |Z| (default: the format's default table).
     #[arg(long)]
     pub p_cl: Option<usize>,
+    /// Table points along θ (default: the format's default table).
     #[arg(long)]
     pub p_theta: Option<usize>,
     #[command(flatten)]

@@ -1,4 +1,4 @@
-//! `sigpu clns ...` (certificates, the seed's Fig. 4/5, FFT accuracy and speed) and
+//! `sigpu clns ...` (certificates, Fig. 4/5 of Vouzis & Arnold's CLNS paper, FFT accuracy and speed) and
 //! `sigpu bench clns` (Table I, the texture-cache cliff): parse, resolve the device, call
 //! `sigpu-lab`'s CLNS experiments, print.
 
@@ -136,7 +136,7 @@ fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCod
     })
 }
 
-/// `sigpu clns certify-f32`: the seed's representation on the CPU (f64 reference and the
+/// `sigpu clns certify-f32`: Vouzis & Arnold's representation on the CPU (f64 reference and the
 /// texture / FMA twins of the GPU kernels, on clns16's default table).
 fn certify_f32(device: Option<Device>, json: bool, args: &ClnsCertifyF32Args) -> Result<ExitCode> {
     resolve(device, Need::Cpu, "clns certify-f32")?;

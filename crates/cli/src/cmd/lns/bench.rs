@@ -1,4 +1,4 @@
-//! `sigpu bench lns`: the seed's Table 1 on a GPU (every method and blend, the streaming add
+//! `sigpu bench lns`: Table 1 of Arnold & Collange's texture-LNS paper on a GPU (every method and blend, the streaming add
 //! and fused reductions), or the add throughput of the CPU methods.
 
 use anyhow::{bail, Context, Result};

@@ -1,4 +1,4 @@
-//! `sigpu lns ...`: certificates, the calculator, the HMM forward and the seed's Fig. 3.
+//! `sigpu lns ...`: certificates, the calculator, the HMM forward and Fig. 3 of Arnold & Collange's texture-LNS paper.
 
 pub mod bench;
 mod calc;
@@ -22,7 +22,8 @@ pub enum LnsCommand {
     Calc(calc::CalcArgs),
     /// HMM forward algorithm in LNS on a random model: log-likelihood error vs f64 and speed.
     Hmm(HmmArgs),
-    /// The seed's Fig. 3: worst-case s_b error in bits vs input precision, per table method.
+    /// Fig. 3 of Arnold & Collange's texture-LNS paper: worst-case s_b error in bits vs input
+    /// precision, per table method.
     Fig3(Fig3Args),
 }
 
@@ -38,10 +39,13 @@ pub struct HmmArgs {
     /// lns16, lns32 or i<I>f<F>.
     #[arg(long, default_value = "lns32")]
     pub format: Format,
+    /// Hidden states of the model.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub states: u64,
+    /// Observations per sequence (forward-algorithm steps).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub steps: u64,
+    /// Independent sequences run together.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub batch: u64,
     /// Seed of the random model and emissions.
@@ -63,7 +67,10 @@ pub struct CertifyArgs {
     /// sb, db or both.
     #[arg(long, default_value = "both", value_parser = ["sb", "db", "both"])]
     pub func: String,
-    /// f64, accurate, sfu, horner2..horner5, tex1, tex2, or `all`.
+    /// One of f64, f64table, f64poly, accurate, sfu, horner2..horner5, tex1, tex2; or `all`
+    /// (the default): every method the device runs. On the CPU: f64, f64table, f64poly,
+    /// horner2..horner5, tex1, tex2 (the GPU table methods' CPU twins); on a GPU: f64,
+    /// accurate, sfu, horner2..horner5, tex1, tex2.
     #[arg(long, default_value = "all")]
     pub method: String,
 }
