@@ -57,6 +57,9 @@ pub struct FftReport {
     pub f32_variant: fft::F32Row,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gpu: Vec<GpuFftRow>,
+    /// What limits the figures, when something other than the word size does (e.g. the S_b
+    /// method capping the SNR), and what to use instead.
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -124,13 +127,45 @@ pub fn run(opts: &FftOptions, gpu: Option<&Gpu>, progress: &dyn Fn(&str)) -> Res
             (r.bits, bits_for(&per_stage), bits_for(&input))
         })
         .collect();
+    let notes = cap_note(&method.to_string(), &snr).into_iter().collect();
     Ok(FftReport {
         method: method.to_string(),
         fixed_bits_to_match,
         snr,
         f32_variant,
         gpu: gpu_rows,
+        notes,
     })
+}
+
+/// A note when the CLNS SNR stops rising with the word size (less than 1 dB per added bit
+/// while fixed point still gains over 3 dB per bit): the S_b method's own error, not the word,
+/// then sets the SNR.
+fn cap_note(method: &str, snr: &[SnrRow]) -> Option<String> {
+    let first = snr.windows(2).position(|w| {
+        let db = (w[1].bits - w[0].bits).max(1) as f64;
+        w[1].clns_db - w[0].clns_db < db && w[1].fixed_db - w[0].fixed_db > 3.0 * db
+    })?;
+    let (from, cap) = (snr[first + 1].bits, snr[first].clns_db);
+    let why = match method {
+        "tex" => {
+            "the texture S_b table's interpolation error (the GPU filter's weights have 8 \
+             fractional bits)"
+        }
+        "f64" => "the S_b evaluation",
+        _ => "the S_b method's own error",
+    };
+    let instead = if method == "f64" {
+        String::new()
+    } else {
+        "; use --method f64 (S_b in double precision, the accuracy ceiling) to see what the \
+         words alone allow"
+            .into()
+    };
+    Some(format!(
+        "note: the CLNS SNR stops rising at about {cap:.1} dB from {from} bits on with S_b by \
+         {method}: {why} limits it there, not the word size, so fixed point overtakes CLNS at larger words{instead}"
+    ))
 }
 
 /// The GPU FFT of `x` in `format`: its SNR against f64 and its throughput.
@@ -259,7 +294,7 @@ impl FftReport {
     pub fn summary(&self) -> Vec<String> {
         let v = &self.f32_variant;
         let mut lines = vec![format!(
-            "CLNS-f32 (the seed's log2|X| and angle in radians, f32 each: a 64-bit word, 32 bits \
+            "CLNS-f32 (Vouzis & Arnold's log2|X| and angle in radians, f32 each: a 64-bit word, 32 bits \
              per component), S_b by {}: {:.1} dB; other 64-bit words: fixed point 32-bit \
              per component {:.1} dB (1/2 per stage) / {:.1} dB (input / N), complex f32 {:.1} dB",
             self.method, v.clns_f32_db, v.fixed32_db, v.fixed32_input_scaled_db, v.complex_f32_db

@@ -129,7 +129,7 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
     }
     if overview.len() > 1 {
         LineChart {
-            title: format!("the seed's signatures vs memcpy, {device}"),
+            title: format!("PLR paper's signatures vs memcpy, {device}"),
             x_label: "log2 of the sequence length (elements)".into(),
             y_label: "% of memcpy throughput at the same length".into(),
             log_x: false,

@@ -133,6 +133,9 @@ fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCod
         for line in report.summary() {
             println!("{line}");
         }
+        for note in &report.notes {
+            println!("{note}");
+        }
     })
 }
 
