@@ -21,4 +21,5 @@ pub mod demo;
 pub mod ldpc;
 pub mod lns;
 pub mod recurrence;
+pub mod replot;
 pub mod table;

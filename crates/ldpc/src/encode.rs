@@ -58,9 +58,9 @@ impl<'a> Encoder<'a> {
     }
 }
 
-/// Encodes every information word of a `.npy` file of uint8 bits (shape `… × K`, values 0 or
-/// 1) into the codewords of `code` (shape `… × N`), written atomically to `output` as uint8.
-/// Returns the number of codewords. What `sigpu ldpc encode` does.
+/// Encodes every information word of a `.npy` file of uint8 bits (shape `… × K`, each bit 0
+/// or 1) into the codewords of `code` (shape `… × N`), written atomically to `output` as
+/// uint8, and returns the number of codewords: what `sigpu ldpc encode` does.
 pub fn encode_npy(code: &Code, input: &std::path::Path, output: &std::path::Path) -> Result<usize> {
     let err = |message: String| LdpcError::Npy {
         file: input.to_owned(),

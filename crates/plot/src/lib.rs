@@ -90,6 +90,9 @@ impl Format {
     }
 }
 
+/// An axis range in data units: (low, high).
+type Range = (f64, f64);
+
 /// Colour-blind-friendly defaults (matplotlib's tab10 order).
 const PALETTE: [RGBColor; 8] = [
     RGBColor(0x1f, 0x77, 0xb4),
@@ -198,7 +201,7 @@ impl LineChart {
 
     /// The ranges to draw: the style's, else the data's (padded by 5% on linear axes; on log
     /// axes widened to whole decades when the data span one or more).
-    fn ranges(&self, style: &Style) -> Result<((f64, f64), (f64, f64)), PlotError> {
+    fn ranges(&self, style: &Style) -> Result<(Range, Range), PlotError> {
         let mut pts: Vec<(f64, f64)> = self
             .series
             .iter()
@@ -383,11 +386,13 @@ impl Ranged for Box<dyn DynRanged> {
 
 fn pad(lo: f64, hi: f64, log: bool) -> (f64, f64) {
     if log {
+        // Whole decades when that adds little; else 5% of the span each side.
         let (a, b) = (lo.log10(), hi.log10());
-        if b - a >= 1.0 {
-            return (10f64.powf(a.floor()), 10f64.powf(b.ceil()));
+        let (fa, cb) = (a.floor(), b.ceil());
+        if b - a >= 1.0 && (a - fa) + (cb - b) <= 0.15 * (b - a) {
+            return (10f64.powf(fa), 10f64.powf(cb));
         }
-        let m = ((b - a) * 0.1).max(0.05);
+        let m = ((b - a) * 0.05).max(0.02);
         return (10f64.powf(a - m), 10f64.powf(b + m));
     }
     if hi - lo < 1e-12 * lo.abs().max(1e-300) || hi == lo {

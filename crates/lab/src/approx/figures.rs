@@ -3,7 +3,7 @@
 
 use super::tune::{geomean, TuneSummary};
 use anyhow::{Context, Result};
-use sigpu_approx::search::Method;
+use sigpu_approx::search::{Method, Point};
 use sigpu_approx::tune::AppReport;
 use sigpu_plot::{BarChart, BarGroup, LineChart, Series};
 use std::path::Path;
@@ -28,30 +28,36 @@ pub fn write(dir: &Path, summary: &TuneSummary, suite: bool) -> Result<()> {
 
 /// Fig. 4 for one app: T(λ)/T(0) and E(λ)/E(λ_max) on one axis.
 pub fn fig4(r: &AppReport) -> LineChart {
-    let t0 = r.curve.first().map_or(1.0, |p| p.time);
-    let emax = r.sfu_error.max(f64::MIN_POSITIVE);
+    let partition = format!("{:?}", r.partition).to_lowercase();
+    fig4_of(r.app, &partition, &r.curve, r.sfu_error)
+}
+
+/// [`fig4`] from a report's parts (also how saved results are redrawn).
+pub fn fig4_of(app: &str, partition: &str, curve: &[Point], sfu_error: f64) -> LineChart {
+    let t0 = curve.first().map_or(1.0, |p| p.time);
+    let emax = sfu_error.max(f64::MIN_POSITIVE);
+    let index = match partition {
+        "slot" => "λ: hardware warp slots (%warpid < λ) on the SFU path",
+        "block" => "λ: warps of each block (by index) on the SFU path",
+        _ => "λ (warps on the SFU path)",
+    };
     LineChart {
-        title: format!(
-            "{}: time and error against λ ({:?} warp index)",
-            r.app, r.partition
-        ),
-        x_label: "λ (warps on the SFU path)".into(),
+        title: format!("{app}: time and error against λ ({partition} warp index)"),
+        x_label: index.into(),
         y_label: "time T(λ)/T(0), error E(λ)/E(λmax) (ratios)".into(),
         log_x: false,
         log_y: false,
         series: vec![
             Series {
                 name: "time T(λ)/T(0)".into(),
-                points: r
-                    .curve
+                points: curve
                     .iter()
                     .map(|p| (p.lambda as f64, p.time / t0))
                     .collect(),
             },
             Series {
                 name: "error E(λ)/E(λmax)".into(),
-                points: r
-                    .curve
+                points: curve
                     .iter()
                     .map(|p| (p.lambda as f64, p.error / emax))
                     .collect(),
@@ -59,9 +65,6 @@ pub fn fig4(r: &AppReport) -> LineChart {
         ],
     }
 }
-
-/// One app's bars: (speedup, runs) for SFU, SMP, HEU and OMG (runs 0 where not a search).
-type Bars = [Option<(f64, usize)>; 4];
 
 /// Fig. 8–11 per app and the geometric means: (label, bars).
 fn groups(reports: &[AppReport]) -> Vec<(String, Bars)> {
@@ -94,6 +97,16 @@ fn groups(reports: &[AppReport]) -> Vec<(String, Bars)> {
 /// Fig. 8–11: speedup over the accurate kernel per app for SFU (all approximate), SMP, HEU
 /// and OMG, with each search's run count above its bar and the geometric means at the end.
 pub fn fig8(reports: &[AppReport], ratio: f64, device: &str) -> BarChart {
+    fig8_of(groups(reports), ratio, device)
+}
+
+/// One app's bars by name: (speedup, runs) for SFU, SMP, HEU and OMG (runs 0 where not a
+/// search).
+pub type Bars = [Option<(f64, usize)>; 4];
+
+/// [`fig8`] from (app, bars) groups, the geometric means last (also how saved results are
+/// redrawn).
+pub fn fig8_of(groups: Vec<(String, Bars)>, ratio: f64, device: &str) -> BarChart {
     BarChart {
         title: format!("Speedup over the accurate kernel at QoS ratio {ratio} ({device})"),
         x_label: "application".into(),
@@ -104,7 +117,7 @@ pub fn fig8(reports: &[AppReport], ratio: f64, device: &str) -> BarChart {
             "HEU: linear-approaching search".into(),
             "OMG: exhaustive search".into(),
         ],
-        groups: groups(reports)
+        groups: groups
             .into_iter()
             .map(|(name, bars)| BarGroup {
                 name,
@@ -179,20 +192,14 @@ mod tests {
             gm_sfu.is_nan(),
             "a NaN speedup makes the mean NaN: {gm_sfu}"
         );
-        let svg = fig8_svg(&reports[..2], 0.8, "test GPU");
-        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
-        for label in [
-            ">BLA<",
-            ">NBO<",
-            ">GM<",
-            ">SFU (λ max)<",
-            ">OMG<",
-            "(test GPU)",
-        ] {
-            assert!(svg.contains(label), "{label} missing");
+        let svg = fig8(&reports[..2], 0.8, "test GPU").to_svg().unwrap();
+        for label in ["BLA", "NBO", "geometric mean", "OMG: exhaustive search"] {
+            assert!(svg.contains(&format!(">\n{label}\n<")), "{label} missing");
         }
-        // Bars: 4 per group, 3 groups, and the 4 legend swatches.
-        assert_eq!(svg.matches("width=\"12\"").count(), 12);
-        assert_eq!(svg.matches("width=\"10\"").count(), 4);
+        assert!(svg.contains("(test GPU)"));
+        // The run counts above the search bars: 3 + i runs for search i, in 2 apps.
+        for runs in ["3", "4", "5"] {
+            assert_eq!(svg.matches(&format!(">\n{runs}\n<")).count(), 2, "{runs}");
+        }
     }
 }

@@ -235,26 +235,47 @@ pub fn throughput(
     })
 }
 
+/// SNR against bits per component: `rows` are [bits, CLNS dB, fixed point scaled 1/2 per
+/// stage dB, fixed point with the input scaled by 1/N dB] (also how saved results are redrawn).
+pub fn snr_chart(method: &str, n: usize, rows: &[[f64; 4]]) -> LineChart {
+    let line = |name: String, k: usize| Series {
+        name,
+        points: rows.iter().map(|r| (r[0], r[k])).collect(),
+    };
+    let how = match method {
+        "tex" => "texture table",
+        "fma" => "FMA polynomial",
+        "f64" => "f64",
+        other => other,
+    };
+    LineChart {
+        title: format!("FFT N = {n}: SNR against f64 at equal bits per component"),
+        x_label: "bits per component (real and imaginary, or log-magnitude and angle)".into(),
+        y_label: "SNR against an f64 FFT (dB)".into(),
+        log_x: false,
+        log_y: false,
+        series: vec![
+            line(format!("CLNS, S_b by {how}"), 1),
+            line("fixed point, scaled 1/2 per stage".into(), 2),
+            line("fixed point, input scaled by 1/N".into(), 3),
+        ],
+    }
+}
+
 impl FftReport {
     /// SNR against bits per component, CLNS and both fixed-point scalings, to BASE.{svg,png}.
     pub fn plot(&self, n: usize, base: &Path) -> Result<()> {
-        let line = |name: &str, pick: fn(&SnrRow) -> f64| Series {
-            name: name.into(),
-            points: self.snr.iter().map(|r| (r.bits as f64, pick(r))).collect(),
-        };
-        let chart = LineChart {
-            title: format!("FFT N = {n}: SNR vs f64 at equal bits per component"),
-            x_label: "bits per component".into(),
-            y_label: "SNR (dB)".into(),
-            log_x: false,
-            log_y: false,
-            series: vec![
-                line(&format!("CLNS ({} S_b)", self.method), |r| r.clns_db),
-                line("fixed, 1/2 per stage", |r| r.fixed_db),
-                line("fixed, input / N", |r| r.fixed_input_scaled_db),
-            ],
-        };
-        chart
+        let rows: Vec<[f64; 4]> = (self.snr.iter())
+            .map(|r| {
+                [
+                    r.bits as f64,
+                    r.clns_db,
+                    r.fixed_db,
+                    r.fixed_input_scaled_db,
+                ]
+            })
+            .collect();
+        snr_chart(&self.method, n, &rows)
             .write(base)
             .with_context(|| format!("--plot {}", base.display()))
     }

@@ -99,19 +99,21 @@ pub fn table(points: &[Point]) -> TextTable {
 pub fn plot(points: &[Point], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("--plot {}", dir.display()))?;
     type Pick = fn(&Point) -> (f64, f64);
-    let figures: [(&str, &str, Pick); 2] = [
+    let figures: [(&str, &str, Pick, &str); 2] = [
         (
             "fig4-re",
-            "Fig. 4: error of Re S_b (log2 units) vs table size",
+            "Fig. 4 of Vouzis & Arnold's CLNS paper: error of Re S_b against table size",
             |p| (p.re_mean, p.re_max),
+            "absolute error of Re S_b (log2 units)",
         ),
         (
             "fig5-im",
-            "Fig. 5: error of Im S_b (radians) vs table size",
+            "Fig. 5 of Vouzis & Arnold's CLNS paper: error of Im S_b against table size",
             |p| (p.im_mean, p.im_max),
+            "absolute error of Im S_b (radians)",
         ),
     ];
-    for (name, title, pick) in figures {
+    for (name, title, pick, y_label) in figures {
         let mut series = Vec::new();
         for (reader, label) in [(Reader::Texture, "texture"), (Reader::Fma, "FMA")] {
             for (stat, max) in [("mean", false), ("max", true)] {
@@ -124,15 +126,15 @@ pub fn plot(points: &[Point], dir: &Path) -> Result<()> {
                     })
                     .collect();
                 series.push(Series {
-                    name: format!("{label} {stat}"),
+                    name: format!("{label}, {stat} error"),
                     points,
                 });
             }
         }
         let chart = LineChart {
             title: title.into(),
-            x_label: "P_CL = P_θ (points per axis)".into(),
-            y_label: "absolute error".into(),
+            x_label: "table points per axis, P_CL = P_θ".into(),
+            y_label: y_label.into(),
             log_x: true,
             log_y: true,
             series,

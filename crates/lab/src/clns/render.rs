@@ -104,7 +104,7 @@ impl Report {
                 self.device
             ),
             x_label: "table size (KiB of float2 texels)".into(),
-            y_label: "G reads/s".into(),
+            y_label: "S_b reads (G/s)".into(),
             log_x: true,
             log_y: false,
             series,

@@ -217,7 +217,11 @@ mod tests {
         // Measured points are drawn with their intervals; the zero point as an upper bound.
         assert_eq!(chart.series[0].points.len(), 2);
         assert_eq!(style.intervals[0].len(), 2);
-        assert_eq!(style.upper_bounds[0], vec![(2.0, 1.0)]);
+        assert_eq!(
+            style.upper_bounds[0],
+            vec![(5.0, 1.0)],
+            "Eb/N0 = Es/N0 + 3 dB here"
+        );
         let dir = std::env::temp_dir().join(format!("sigpu-ldpc-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         save_sweep(&dir.join("s.png"), &sweep, SnrAxis::EsN0).unwrap();

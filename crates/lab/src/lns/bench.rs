@@ -12,7 +12,7 @@ use sigpu_runtime::cuda::{
     self, copy_bandwidth, sm_clock_mhz, time_gpu, DeviceBuffer, Gpu, Launch,
 };
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Row {
     /// A method, or `A+B` for a blend.
     pub method: String,
@@ -336,15 +336,17 @@ pub fn throughput(gpu: &Gpu, format: Format, progress: &dyn Fn(&str)) -> Result<
 /// s_b throughput of each blend A+B against λ (warps of every 8 on A): λ = 0 is B alone and
 /// λ = 8 is A alone, from the single-method rows of the same run.
 pub fn blend_chart(report: &Report) -> sigpu_plot::LineChart {
+    blend_chart_of(&report.format, &report.device, &report.rows)
+}
+
+/// [`blend_chart`] from a report's parts (also how saved results are redrawn).
+pub fn blend_chart_of(format: &str, device: &str, rows: &[Row]) -> sigpu_plot::LineChart {
     let single = |m: &str| {
-        report
-            .rows
-            .iter()
+        rows.iter()
             .find(|r| r.method == m && r.lambda.is_none() && !r.both)
             .map(|r| r.g_evals_per_s)
     };
-    let mut names: Vec<&str> = report
-        .rows
+    let mut names: Vec<&str> = rows
         .iter()
         .filter(|r| r.lambda.is_some())
         .map(|r| r.method.as_str())
@@ -356,9 +358,7 @@ pub fn blend_chart(report: &Report) -> sigpu_plot::LineChart {
             let (a, b) = name.split_once('+').unwrap_or((name, name));
             let mut points: Vec<(f64, f64)> = single(b).map(|g| (0.0, g)).into_iter().collect();
             points.extend(
-                report
-                    .rows
-                    .iter()
+                rows.iter()
                     .filter(|r| r.method == name && !r.both)
                     .filter_map(|r| r.lambda.map(|l| (l as f64, r.g_evals_per_s))),
             );
@@ -370,12 +370,9 @@ pub fn blend_chart(report: &Report) -> sigpu_plot::LineChart {
         })
         .collect();
     sigpu_plot::LineChart {
-        title: format!(
-            "{} s_b blends on {}: throughput vs warp split",
-            report.format, report.device
-        ),
-        x_label: "lambda: warps of every 8 on the first method".into(),
-        y_label: "G s_b evaluations / s".into(),
+        title: format!("{format} s_b blends A+B on {device}: throughput vs warp split"),
+        x_label: "λ: warps of every 8 that run method A (0: B alone, 8: A alone)".into(),
+        y_label: "throughput (G s_b evaluations/s)".into(),
         log_x: false,
         log_y: false,
         series,

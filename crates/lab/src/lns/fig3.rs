@@ -8,7 +8,7 @@ use serde::Serialize;
 use sigpu_fnapprox::{tables as tex, FitError, PiecewisePoly};
 use sigpu_lns::sb_f64;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Fig3Point {
     pub method: String,
     /// Fractional bits of the input z.

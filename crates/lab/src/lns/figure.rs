@@ -1,10 +1,49 @@
-//! `sigpu lns fig3`: the seed's Fig. 3 for f = 8..23 on a GPU or from the CPU twins, as a
+//! `sigpu lns fig3`: Fig. 3 of Arnold & Collange's texture-LNS paper for f = 8..23 on a GPU or from the CPU twins, as a
 //! table and a chart.
 
 use super::fig3::{fig3 as on_cpu, Fig3Point, FIG3_METHODS};
 use super::fig3_gpu::{fig3 as on_gpu, FIG3_GPU_METHODS};
 use anyhow::Result;
 use sigpu_runtime::cuda::Gpu;
+
+/// Accuracy in bits against f, one series per method (in `methods`' order), measured on
+/// `source`; also how saved results are redrawn.
+pub fn chart(source: &str, methods: &[&str], points: &[Fig3Point]) -> sigpu_plot::LineChart {
+    let series = methods
+        .iter()
+        .map(|m| sigpu_plot::Series {
+            name: method_name(m),
+            points: (points.iter())
+                .filter(|p| p.method == *m)
+                .map(|p| (p.f as f64, p.bits))
+                .collect(),
+        })
+        .collect();
+    sigpu_plot::LineChart {
+        title: format!("Worst-case s_b accuracy, 2^(f-8) segments on [-1, 0] ({source})"),
+        x_label: "input precision f (fractional bits)".into(),
+        y_label: "output accuracy: -log2 of the worst error (bits)".into(),
+        log_x: false,
+        log_y: false,
+        series,
+    }
+}
+
+/// A method's legend entry: its CLI name and what it is.
+fn method_name(m: &str) -> String {
+    let what = match m {
+        "tex1" => "1-D linear-filtered texture",
+        "tex2" => "order-2 texture (bilinear-filter trick)",
+        "sfu" => "special-function units",
+        "accurate" => "f32 libdevice",
+        "f64" => "f64",
+        h if h.starts_with("horner") => {
+            return format!("{h}: f32 FMA polynomial of degree {}", &h[6..])
+        }
+        _ => return m.to_owned(),
+    };
+    format!("{m}: {what}")
+}
 
 /// The input precisions of the figure.
 pub const PRECISIONS: std::ops::RangeInclusive<u32> = 8..=23;
@@ -45,28 +84,7 @@ pub fn figure(gpu: Option<&Gpu>, progress: &dyn Fn()) -> Result<Figure> {
 impl Figure {
     /// Accuracy in bits against f, one series per method.
     pub fn chart(&self) -> sigpu_plot::LineChart {
-        let series = self
-            .methods
-            .iter()
-            .map(|m| sigpu_plot::Series {
-                name: m.to_string(),
-                points: (self.points.iter())
-                    .filter(|p| p.method == *m)
-                    .map(|p| (p.f as f64, p.bits))
-                    .collect(),
-            })
-            .collect();
-        sigpu_plot::LineChart {
-            title: format!(
-                "s_b worst-case accuracy, k = 2^(f-8) segments on [-1, 0] ({})",
-                self.source
-            ),
-            x_label: "input precision f (fractional bits)".into(),
-            y_label: "output accuracy (bits)".into(),
-            log_x: false,
-            log_y: false,
-            series,
-        }
+        chart(&self.source, &self.methods, &self.points)
     }
 
     /// One row per precision: f, then each method's bits (`-` where missing).

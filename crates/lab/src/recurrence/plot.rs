@@ -251,10 +251,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("sigpu-filter-plot-{}", std::process::id()));
         assert_eq!(write_charts(&report, &dir).unwrap(), 3);
         let svg = std::fs::read_to_string(dir.join("prefix-sum-i32.svg")).unwrap();
-        assert!(svg.contains(">memcpy<") && svg.contains(">sigpu<"));
-        assert!(svg.contains(">torch.cumsum<") && !svg.contains("CPU"));
+        assert!(svg.contains(">\nmemcpy\n<") && svg.contains(">\nsigpu\n<"));
+        assert!(svg.contains(">\ntorch.cumsum\n<") && !svg.contains("CPU"));
         let all = std::fs::read_to_string(dir.join("all-signatures.svg")).unwrap();
-        assert!(all.contains(">prefix-sum i32<") && all.contains("% of memcpy"));
+        assert!(all.contains(">\nprefix-sum i32\n<") && all.contains("% of memcpy"));
         assert!(dir.join("all-signatures.png").exists());
         let _ = std::fs::remove_dir_all(dir);
     }
