@@ -20,8 +20,11 @@ pub fn chart(source: &str, methods: &[&str], points: &[Fig3Point]) -> sigpu_plot
         })
         .collect();
     sigpu_plot::LineChart {
-        title: format!("Worst-case s_b accuracy, 2^(f-8) segments on [-1, 0] ({source})"),
-        x_label: "input precision f (fractional bits)".into(),
+        title: format!(
+            "Fig. 3 of Arnold & Collange's texture-LNS paper: worst-case s_b accuracy ({source})"
+        ),
+        x_label: "input precision f (fractional bits; tables of 2^(f-8) segments on [-1, 0])"
+            .into(),
         y_label: "output accuracy: -log2 of the worst error (bits)".into(),
         log_x: false,
         log_y: false,
