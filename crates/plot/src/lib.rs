@@ -254,7 +254,7 @@ impl LineChart {
             .unwrap_or(40);
         let mut chart = ChartBuilder::on(area)
             .caption(&self.title, title_font(&self.title, W))
-            .margin_top(10)
+            .margin_top(14)
             .margin_right(30)
             .margin_left(10)
             .x_label_area_size(52)
@@ -678,7 +678,7 @@ impl BarChart {
             let x = inner.with_key_points(centres);
             let mut chart = ChartBuilder::on(&top)
                 .caption(&self.title, title_font(&self.title, width))
-                .margin_top(10)
+                .margin_top(14)
                 .margin_right(20)
                 .margin_left(10)
                 .x_label_area_size(52)
@@ -805,8 +805,8 @@ mod tests {
         );
         assert!(svg.contains("a &lt;test&gt;"));
         assert!(has_text(&svg, "x (s)") && has_text(&svg, "y (m)"));
-        // Whole decades on the log axis.
-        for label in ["1", "10", "100"] {
+        // 1-2-5 steps on a log axis of two decades.
+        for label in ["1", "2", "5", "10", "20", "50", "100"] {
             assert!(has_text(&svg, label), "{label}");
         }
     }

@@ -83,12 +83,13 @@ pub fn linear_ticks(lo: f64, hi: f64) -> TickLabels {
     TickLabels { values, kind }
 }
 
-/// Ticks at whole decades when the axis spans at least one (every second or third one on a
+/// Ticks at whole decades when the axis holds four or more (every second or third one on a
 /// very wide axis), else at 1-2-5 mantissas (all of 1…9 when even those are too few).
 pub fn log_ticks(lo: f64, hi: f64) -> TickLabels {
     let (a, b) = (lo.log10(), hi.log10());
     let (d0, d1) = ((a - 1e-9).ceil() as i32, (b + 1e-9).floor() as i32);
-    if d1 >= d0 + 2 {
+    // Four decades or more: the decades alone are enough ticks; fewer get 1-2-5 mantissas.
+    if d1 >= d0 + 3 {
         let every = ((d1 - d0) as usize).div_ceil(12).max(1);
         let values: Vec<f64> = (d0..=d1).step_by(every).map(|d| 10f64.powi(d)).collect();
         // Plain numbers read best while they are short; powers of ten beyond.
@@ -196,7 +197,14 @@ mod tests {
 
     #[test]
     fn log_axes_tick_at_decades() {
-        assert_eq!(labels(&log_ticks(8.01e-4, 0.167)), ["0.001", "0.01", "0.1"]);
+        assert_eq!(
+            labels(&log_ticks(8.01e-4, 0.167)),
+            ["0.001", "0.002", "0.005", "0.01", "0.02", "0.05", "0.1"]
+        );
+        assert_eq!(
+            labels(&log_ticks(1e-4, 0.167)),
+            ["10⁻⁴", "10⁻³", "10⁻²", "10⁻¹"]
+        );
         assert_eq!(
             labels(&log_ticks(13.929, 4705.068)),
             ["20", "50", "100", "200", "500", "1000", "2000"]
