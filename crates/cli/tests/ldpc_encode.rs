@@ -258,3 +258,82 @@ fn plots_follow_the_extension() {
         ".png or .svg",
     );
 }
+
+#[test]
+fn decode_soft_writes_the_library_decoders_posteriors() {
+    use sigpu_ldpc::decoder::cpu_decoder;
+    use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Llrs, Precision};
+    let dir = tempfile::tempdir().unwrap();
+    let d = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    let code = Code::standard("dvbt2-short-1/2").unwrap();
+    let n = code.n();
+    // The all-zero codeword with every 30th LLR pointing the wrong way, two frames.
+    let llr: Vec<f32> = (0..2 * n)
+        .map(|i| if i % 30 == 0 { -0.7 } else { 2.5 })
+        .collect();
+    let header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': (2, {n}), }}\n");
+    let mut file = b"\x93NUMPY\x01\x00".to_vec();
+    file.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    file.extend_from_slice(header.as_bytes());
+    file.extend(llr.iter().flat_map(|v| v.to_le_bytes()));
+    std::fs::write(d("llr.npy"), file).unwrap();
+    let args = |extra: &[&str]| {
+        let mut a: Vec<String> = [
+            "ldpc",
+            "decode",
+            "--code",
+            "dvbt2-short-1/2",
+            "--input",
+            &d("llr.npy"),
+            "--output",
+            &d("hard.npy"),
+            "--soft",
+            &d("post.npy"),
+            "--decoder",
+            "spa",
+            "--iterations",
+            "20",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    // The 8-bit decoder (the default) keeps no f32 posteriors: refused, naming the way out.
+    let eight = args(&[]);
+    let eight: Vec<&str> = eight.iter().map(String::as_str).collect();
+    fails_with(&eight, "--precision float");
+    let float = args(&["--precision", "float"]);
+    let float: Vec<&str> = float.iter().map(String::as_str).collect();
+    ok(&float);
+    let bytes = std::fs::read(d("post.npy")).unwrap();
+    let npy = sigpu_runtime::npy::parse(&bytes, |descr| {
+        assert_eq!(descr, "<f4");
+        Ok(4)
+    })
+    .unwrap();
+    assert_eq!(npy.shape, [2, n]);
+    let got: Vec<f32> = npy
+        .data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // The library's f32 decoder on the same LLRs gives the same posteriors, bit for bit.
+    let config = DecoderConfig {
+        algorithm: Algorithm::SumProduct,
+        precision: Precision::Float,
+        iterations: 20,
+        ..DecoderConfig::default()
+    };
+    let mut decoder = cpu_decoder(&code, config).unwrap();
+    let (mut bits, mut want) = (vec![0u8; 2 * n], vec![0f32; 2 * n]);
+    decoder
+        .decode_soft(Llrs::F32(&llr), &mut bits, &mut want)
+        .unwrap();
+    assert_eq!(got, want);
+    // Decoded to the all-zero word: every posterior positive, and surer than the channel.
+    let (hard, _) = read_u8(std::path::Path::new(&d("hard.npy")));
+    assert!(hard.iter().all(|&b| b == 0));
+    assert!(got.iter().zip(&llr).all(|(p, c)| *p > 0.0 && *p > c.abs()));
+}

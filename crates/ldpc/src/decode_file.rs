@@ -56,3 +56,56 @@ pub fn decode_npy(
         seconds,
     })
 }
+
+/// What [`decode_npy_soft`] did.
+#[derive(Clone, Debug)]
+pub struct SoftDecoded {
+    pub decoder: String,
+    pub stats: DecodeStats,
+    pub seconds: f64,
+}
+
+/// As [`decode_npy`] on the CPU, and also writes each bit's posterior LLR (ln P(0)/P(1) after
+/// the last iteration, float32, codewords × N) to `soft`. Posteriors come from the f32 decoder
+/// only: `config` must ask for float precision (the 8-bit and GPU decoders keep none).
+pub fn decode_npy_soft(
+    code: &Code,
+    config: DecoderConfig,
+    scale: f32,
+    input: &Path,
+    output: &Path,
+    soft: &Path,
+) -> Result<SoftDecoded> {
+    let (llrs, shape) = read_llrs(input)?;
+    let n = code.n();
+    if llrs.is_empty() || llrs.len() % n != 0 || (shape.len() == 2 && shape[1] != n) {
+        let name = code.name();
+        return Err(LdpcError::Npy {
+            file: input.to_owned(),
+            message: format!("shape {shape:?} does not hold whole codewords of {name} (N = {n})"),
+        });
+    }
+    let mut decoder = cpu_decoder(code, config)?;
+    let mut bits = vec![0u8; llrs.len()];
+    let mut posterior = vec![0f32; llrs.len()];
+    let start = std::time::Instant::now();
+    let values = match &llrs {
+        NpyLlrs::I8(v) => Llrs::I8 { values: v, scale },
+        NpyLlrs::F32(v) => Llrs::F32(v),
+    };
+    let stats = decoder.decode_soft(values, &mut bits, &mut posterior)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let rows = bits.len() / n;
+    write_u8(output, &bits, rows, n)?;
+    let bytes: Vec<u8> = posterior.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let file = sigpu_runtime::npy::encode("<f4", &[rows, n], &bytes);
+    sigpu_runtime::fs::write_atomic(soft, &file).map_err(|source| LdpcError::Io {
+        path: soft.to_owned(),
+        source,
+    })?;
+    Ok(SoftDecoded {
+        decoder: decoder.describe(),
+        stats,
+        seconds,
+    })
+}

@@ -138,6 +138,10 @@ pub struct DecodeArgs {
     /// codewords × K.
     #[arg(long, value_name = "FILE.npy")]
     pub output_info: Option<PathBuf>,
+    /// Also write each bit's posterior LLR (ln P(0)/P(1) after the last iteration), float32,
+    /// codewords × N. Needs the f32 CPU decoder: --precision float, no --device cuda.
+    #[arg(long, value_name = "FILE.npy")]
+    pub soft: Option<PathBuf>,
     #[command(flatten)]
     pub decoder: DecoderArgs,
 }
@@ -360,6 +364,9 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
     let code = Code::resolve(&a.code)?;
     let config = a.decoder.config()?;
     let scale = a.decoder.scale;
+    if let Some(soft) = &a.soft {
+        return decode_soft(json, a, &code, gpu.is_some(), soft);
+    }
     let done = decode_npy(&code, gpu.as_ref(), config, scale, &a.input, &a.output)?;
     if let Some(info) = &a.output_info {
         sigpu_ldpc::info_bits_npy(&code, &a.output, info)
@@ -379,6 +386,53 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
             done.decoder,
             stats.valid,
             a.output.display()
+        );
+    })
+}
+
+/// `ldpc decode --soft`: the f32 CPU decoder, with posterior LLRs.
+fn decode_soft(
+    json: bool,
+    a: &DecodeArgs,
+    code: &Code,
+    on_gpu: bool,
+    soft: &std::path::Path,
+) -> Result<ExitCode> {
+    let config = a.decoder.config()?;
+    if on_gpu || !matches!(config.precision, Precision::Float) {
+        bail!(
+            "--soft: posterior LLRs come from the f32 CPU decoder only; add --precision float \
+             (and leave out --device cuda)"
+        );
+    }
+    let done = sigpu_ldpc::decode_file::decode_npy_soft(
+        code,
+        config,
+        a.decoder.scale,
+        &a.input,
+        &a.output,
+        soft,
+    )?;
+    if let Some(info) = &a.output_info {
+        sigpu_ldpc::info_bits_npy(code, &a.output, info)
+            .with_context(|| format!("--output-info {}", info.display()))?;
+    }
+    let stats = &done.stats;
+    let report = serde_json::json!({
+        "code": code.name(), "decoder": done.decoder, "codewords": stats.codewords,
+        "valid": stats.valid, "iterations": stats.iterations, "seconds": done.seconds,
+        "output": a.output.display().to_string(), "soft": soft.display().to_string(),
+    });
+    super::report(json, &report, |_| {
+        println!(
+            "{}: decoded {} codewords with {} in {:.3} s; {} satisfy every check; wrote {} and the posterior LLRs to {}",
+            code.name(),
+            stats.codewords,
+            done.decoder,
+            done.seconds,
+            stats.valid,
+            a.output.display(),
+            soft.display()
         );
     })
 }

@@ -39,6 +39,36 @@ impl Decoder for FloatDecoder {
     }
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
+        self.run(llr, bits, None)
+    }
+
+    fn decode_soft(
+        &mut self,
+        llr: Llrs<'_>,
+        bits: &mut [u8],
+        posterior: &mut [f32],
+    ) -> Result<DecodeStats> {
+        if posterior.len() != bits.len() {
+            return Err(crate::LdpcError::invalid(format!(
+                "decoding {}: room for {} posterior LLRs, need {}",
+                self.code.name(),
+                posterior.len(),
+                bits.len()
+            )));
+        }
+        self.run(llr, bits, Some(posterior))
+    }
+}
+
+impl FloatDecoder {
+    /// Decodes into `bits`, and with `posterior` also the posterior LLR of every bit (the
+    /// channel LLR plus every check's last message, after the last iteration run).
+    fn run(
+        &self,
+        llr: Llrs<'_>,
+        bits: &mut [u8],
+        posterior: Option<&mut [f32]>,
+    ) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
         let n = self.code.n();
         let threads = worker_threads(self.config.threads).min(count.max(1));
@@ -47,6 +77,10 @@ impl Decoder for FloatDecoder {
         // Each codeword's output chunk, handed out one at a time.
         let outputs: Mutex<Vec<Option<&mut [u8]>>> =
             Mutex::new(bits.chunks_mut(n).map(Some).collect());
+        let soft: Mutex<Vec<Option<&mut [f32]>>> = Mutex::new(match posterior {
+            Some(p) => p.chunks_mut(n).map(Some).collect(),
+            None => Vec::new(),
+        });
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
@@ -71,6 +105,10 @@ impl Decoder for FloatDecoder {
                             .take()
                             .expect("each codeword is decoded once");
                         out.copy_from_slice(&work.hard);
+                        let mut soft = soft.lock().unwrap_or_else(|p| p.into_inner());
+                        if let Some(post) = soft.get_mut(i).and_then(Option::take) {
+                            post.copy_from_slice(&work.post);
+                        }
                     }
                 });
             }

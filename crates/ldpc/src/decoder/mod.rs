@@ -63,6 +63,20 @@ pub trait Decoder: Send {
     fn code(&self) -> &Code;
     /// Decodes `llr.len() / N` codewords into `bits` (same length, 0 or 1 per byte).
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats>;
+    /// As [`Decoder::decode`], and writes each bit's posterior LLR (ln P(0)/P(1), the value
+    /// the hard decision is the sign of) to `posterior` (same length as `bits`). Only the f32
+    /// CPU decoder keeps f32 posteriors; the others refuse.
+    fn decode_soft(
+        &mut self,
+        _llr: Llrs<'_>,
+        _bits: &mut [u8],
+        _posterior: &mut [f32],
+    ) -> Result<DecodeStats> {
+        Err(LdpcError::invalid(format!(
+            "{}: posterior LLRs come from the f32 CPU decoder only (precision float, no GPU)",
+            self.describe()
+        )))
+    }
 }
 
 /// The check-node rule.
