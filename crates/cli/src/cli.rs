@@ -17,7 +17,7 @@ use std::process::ExitCode;
 )]
 pub struct Cli {
     /// Where to run: `cpu`, `cuda` or `cuda:N` (default: see `sigpu --help`).
-    #[arg(long, global = true, value_name = "cpu|cuda[:N]|all")]
+    #[arg(long, global = true, value_name = "cpu|cuda[:N]")]
     pub device: Option<DeviceChoice>,
 
     /// Print results as JSON on stdout instead of text.

@@ -70,6 +70,14 @@ fn the_device_policy_is_stated_once() {
         .map(ToString::to_string)
         .unwrap_or_default();
     assert!(!help.contains("ldpc") && !help.contains('\n'), "{help}");
+    let shown = device
+        .get_value_names()
+        .map(|v| v.join(" "))
+        .unwrap_or_default();
+    assert!(
+        !shown.contains("all"),
+        "`all` is for `ldpc simulate` only: {shown}"
+    );
     let after = cmd
         .get_after_help()
         .map(ToString::to_string)
