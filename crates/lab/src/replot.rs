@@ -107,7 +107,7 @@ pub fn approx_tune(json: &Path, dir: &Path) -> Result<()> {
     let gm = |k: usize| geomean(groups.iter().filter_map(|g| g.1[k].map(|v| v.0)));
     let means = [gm(0), gm(1), gm(2), gm(3)].map(|v| Some((v, 0)));
     groups.push(("geometric mean".into(), means));
-    fig8_of(groups, num(&v, "qos_ratio"), text(&v, "device"))
+    fig8_of(groups, num(&v, "qos_ratio"), &partition, text(&v, "device"))
         .write(&dir.join(format!("fig8_speedup_{partition}")))?;
     Ok(())
 }

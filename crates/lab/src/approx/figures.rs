@@ -97,7 +97,11 @@ fn groups(reports: &[AppReport]) -> Vec<(String, Bars)> {
 /// Fig. 8–11: speedup over the accurate kernel per app for SFU (all approximate), SMP, HEU
 /// and OMG, with each search's run count above its bar and the geometric means at the end.
 pub fn fig8(reports: &[AppReport], ratio: f64, device: &str) -> BarChart {
-    fig8_of(groups(reports), ratio, device)
+    let partition = reports
+        .first()
+        .map(|r| format!("{:?}", r.partition).to_lowercase())
+        .unwrap_or_default();
+    fig8_of(groups(reports), ratio, &partition, device)
 }
 
 /// One app's bars by name: (speedup, runs) for SFU, SMP, HEU and OMG (runs 0 where not a
@@ -106,9 +110,11 @@ pub type Bars = [Option<(f64, usize)>; 4];
 
 /// [`fig8`] from (app, bars) groups, the geometric means last (also how saved results are
 /// redrawn).
-pub fn fig8_of(groups: Vec<(String, Bars)>, ratio: f64, device: &str) -> BarChart {
+pub fn fig8_of(groups: Vec<(String, Bars)>, ratio: f64, partition: &str, device: &str) -> BarChart {
     BarChart {
-        title: format!("Speedup over the accurate kernel at QoS ratio {ratio} ({device})"),
+        title: format!(
+            "Speedup over the accurate kernel at QoS ratio {ratio}, {partition} warp index ({device})"
+        ),
         x_label: "application".into(),
         y_label: "speedup over the accurate kernel (×)".into(),
         series: vec![
