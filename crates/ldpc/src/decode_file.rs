@@ -16,6 +16,8 @@ pub struct FileDecoded {
     pub stats: DecodeStats,
     /// The decoding alone (not reading or writing the files).
     pub seconds: f64,
+    /// The input's type: `float32`, `int8`, or `float64` (converted to float32 on reading).
+    pub input_dtype: &'static str,
 }
 
 /// Decodes every codeword in `input` with `config` on `gpu` (or the CPU), `scale` being the
@@ -44,7 +46,7 @@ pub fn decode_npy(
     let mut bits = vec![0u8; llrs.len()];
     let start = std::time::Instant::now();
     let values = match &llrs {
-        NpyLlrs::F32(v) => Llrs::F32(v),
+        NpyLlrs::F32(v) | NpyLlrs::F64AsF32(v) => Llrs::F32(v),
         NpyLlrs::I8(v) => Llrs::I8 { values: v, scale },
     };
     let stats = decoder.decode(values, &mut bits)?;
@@ -54,5 +56,10 @@ pub fn decode_npy(
         decoder: decoder.describe(),
         stats,
         seconds,
+        input_dtype: match llrs {
+            NpyLlrs::F32(_) => "float32",
+            NpyLlrs::F64AsF32(_) => "float64",
+            NpyLlrs::I8(_) => "int8",
+        },
     })
 }

@@ -1,5 +1,5 @@
-//! NumPy `.npy` files (format versions 1–3, C order, little-endian): LLRs in as f32 or i8,
-//! hard decisions out as u8.
+//! NumPy `.npy` files (format versions 1–3, C order, little-endian): LLRs in as f32, f64
+//! (numpy's default, converted to f32) or i8, hard decisions out as u8.
 
 use crate::error::{LdpcError, Result};
 use std::path::Path;
@@ -8,13 +8,16 @@ use std::path::Path;
 #[derive(Debug)]
 pub enum NpyLlrs {
     F32(Vec<f32>),
+    /// float64 in the file, converted to f32 (the decoders' precision; an LLR's magnitude
+    /// must fit in f32).
+    F64AsF32(Vec<f32>),
     I8(Vec<i8>),
 }
 
 impl NpyLlrs {
     pub fn len(&self) -> usize {
         match self {
-            NpyLlrs::F32(v) => v.len(),
+            NpyLlrs::F32(v) | NpyLlrs::F64AsF32(v) => v.len(),
             NpyLlrs::I8(v) => v.len(),
         }
     }
@@ -23,7 +26,7 @@ impl NpyLlrs {
     }
 }
 
-/// Reads a 1-D or 2-D array of `<f4` or `|i1`; returns it with its shape.
+/// Reads a 1-D or 2-D array of `<f4`, `<f8` or `|i1`; returns it with its shape.
 pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
     let err = |message: String| LdpcError::Npy {
         file: path.to_owned(),
@@ -35,9 +38,11 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
     })?;
     let npy = sigpu_runtime::npy::parse(&bytes, |descr| match descr {
         "<f4" => Ok(4),
+        "<f8" => Ok(8),
         "|i1" | "<i1" | "i1" => Ok(1),
         other => Err(format!(
-            "LLRs must be float32 ('<f4') or int8 ('|i1'), not {other:?}"
+            "LLRs must be float32 ('<f4'), float64 ('<f8', converted to float32) or int8 \
+             ('|i1'), not {other:?}; e.g. np.save(path, llr.astype(np.float32))"
         )),
     })
     .map_err(|e| err(e.to_string()))?;
@@ -54,13 +59,26 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect(),
         ),
+        "<f8" => NpyLlrs::F64AsF32(
+            npy.data
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")) as f32)
+                .collect(),
+        ),
         // The only other type parse accepted.
         _ => NpyLlrs::I8(npy.data.iter().map(|&b| b as i8).collect()),
     };
-    if let NpyLlrs::F32(v) = &values {
+    if let NpyLlrs::F32(v) | NpyLlrs::F64AsF32(v) = &values {
         // ±∞ would meet ∓∞ in the float decoders' sums and give NaN beliefs: reject both.
         if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-            return Err(err(format!("LLR {i} is {} (LLRs must be finite)", v[i])));
+            let why = match values {
+                NpyLlrs::F64AsF32(_) => " (after conversion to float32)",
+                _ => "",
+            };
+            return Err(err(format!(
+                "LLR {i} is {}{why} (LLRs must be finite)",
+                v[i]
+            )));
         }
     }
     Ok((values, shape))
@@ -103,7 +121,11 @@ mod tests {
         std::fs::write(&p, npy("|i1", "(3,)", &[1, 255, 3])).unwrap();
         assert!(matches!(read_llrs(&p).unwrap().0, NpyLlrs::I8(ref x) if x == &[1, -1, 3]));
         for (bytes, want) in [
-            (npy("<f8", "(1,)", &[0; 8]), "float32"),
+            (npy("<i4", "(1,)", &[0; 4]), "astype(np.float32)"),
+            (
+                npy("<f8", "(1,)", &1e300f64.to_le_bytes()),
+                "after conversion to float32",
+            ),
             (npy("<f4", "(2,)", &[0; 4]), "needs 8 data bytes"),
             (npy("<f4", "(1, 1, 1)", &[0; 4]), "2-D"),
             (npy("<f4", "(4611686018427387904, 4)", &[0; 4]), "too large"),
@@ -114,6 +136,23 @@ mod tests {
             let e = read_llrs(&p).unwrap_err().to_string();
             assert!(e.contains(want) && e.contains("a.npy"), "{e}");
         }
+    }
+
+    #[test]
+    fn float64_is_converted_to_float32() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.npy");
+        let f: Vec<u8> = [1.5f64, -0.1]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        std::fs::write(&p, npy("<f8", "(2,)", &f)).unwrap();
+        let (v, shape) = read_llrs(&p).unwrap();
+        assert!(
+            matches!(v, NpyLlrs::F64AsF32(ref x) if x == &[1.5, -0.1f32]),
+            "{v:?}"
+        );
+        assert_eq!(shape, [2]);
     }
 
     #[test]

@@ -106,7 +106,8 @@ impl DecoderArgs {
 pub struct DecodeArgs {
     #[arg(long)]
     pub code: String,
-    /// LLRs, ln P(0)/P(1), as float32 or int8 (int8 is taken at --scale steps per unit).
+    /// LLRs, ln P(0)/P(1), as float32, float64 (converted to float32) or int8 (int8 is taken
+    /// at --scale steps per unit).
     #[arg(long, value_name = "FILE")]
     pub input: PathBuf,
     /// Hard decisions, uint8 0/1, codewords × N.
@@ -317,8 +318,11 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
     let report = serde_json::json!({
         "code": code.name(), "decoder": done.decoder, "codewords": stats.codewords,
         "valid": stats.valid, "iterations": stats.iterations, "seconds": seconds,
-        "output": a.output.display().to_string(),
+        "output": a.output.display().to_string(), "input_dtype": done.input_dtype,
     });
+    if done.input_dtype == "float64" && !json {
+        eprintln!("note: --input holds float64 LLRs; decoded after conversion to float32");
+    }
     super::report(json, &report, |_| {
         println!(
             "{}: decoded {} codewords with {} in {seconds:.3} s; {} satisfy every check; wrote {}",
