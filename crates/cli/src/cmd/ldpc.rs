@@ -60,7 +60,8 @@ pub struct ExportArgs {
 /// The decoder choice shared by every LDPC command.
 #[derive(Args, Debug, Clone)]
 pub struct DecoderArgs {
-    /// spa | minsum | nms[:alpha] | oms[:beta]
+    /// spa | minsum | nms[:alpha] | oms[:beta]; α in [0.0625, 1] (default 0.875), β in [0, 8]
+    /// LLR units (default 0.5).
     #[arg(long, default_value = "minsum")]
     pub decoder: String,
     /// float | 8bit (the GPU decoder is 8-bit; sum-product is float only).
@@ -74,7 +75,7 @@ pub struct DecoderArgs {
     /// Stop each batch once all its codewords satisfy every check.
     #[arg(long)]
     pub early_termination: bool,
-    /// 8-bit LLR scale: quantised = round(LLR · scale), saturated to ±127.
+    /// 8-bit LLR scale, in [0.25, 32]: quantised = round(LLR · scale), saturated to ±127.
     #[arg(long, default_value_t = 4.0)]
     pub scale: f32,
     /// CPU threads (0 = all).
