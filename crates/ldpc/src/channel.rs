@@ -300,9 +300,10 @@ impl Quantizer {
     pub fn new(scale: f32) -> Result<Quantizer> {
         if !(Self::MIN_SCALE..=Self::MAX_SCALE).contains(&scale) {
             return Err(LdpcError::invalid(format!(
-                "LLR scale (--scale) {scale} must be in [{}, {}]: quantised = round(LLR · scale) \
+                "LLR scale (--scale) {} must be in [{}, {}]: quantised = round(LLR · scale) \
                  within ±127, so the scale sets the step (1/scale) and the largest LLR kept \
                  (127/scale); the default 4 keeps LLRs up to 31.75 in steps of 0.25",
+                crate::decoder::short(scale),
                 Self::MIN_SCALE,
                 Self::MAX_SCALE
             )));

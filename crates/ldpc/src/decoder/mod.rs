@@ -86,6 +86,16 @@ pub enum Algorithm {
 /// gap an offset corrects; an offset past 8 erases nearly every message.
 pub const MAX_OFFSET: f32 = 8.0;
 
+/// `x` as written when short, else in scientific notation (1e30, not 31 digits).
+pub(crate) fn short(x: f32) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 8 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// The smallest normalised-min-sum α accepted: the 8-bit decoders keep α in sixteenths.
 pub const MIN_ALPHA: f32 = 1.0 / 16.0;
 
@@ -141,14 +151,16 @@ impl Algorithm {
         match *self {
             Algorithm::NormalizedMinSum { alpha } if !(MIN_ALPHA..=1.0).contains(&alpha) => {
                 Err(LdpcError::invalid(format!(
-                    "decoder nms:{alpha}: α must be in [0.0625, 1] (the magnitude is scaled by α; \
-                     0.75–0.9 are usual)"
+                    "decoder nms:{}: α must be in [0.0625, 1] (the magnitude is scaled by α; \
+                     0.75–0.9 are usual)",
+                    short(alpha)
                 )))
             }
             Algorithm::OffsetMinSum { beta } if !(0.0..=MAX_OFFSET).contains(&beta) => {
                 Err(LdpcError::invalid(format!(
-                    "decoder oms:{beta}: β must be in [0, {MAX_OFFSET}] LLR units (the offset \
-                     subtracted from each magnitude; 0.15–1 are usual)"
+                    "decoder oms:{}: β must be in [0, {MAX_OFFSET}] LLR units (the offset \
+                     subtracted from each magnitude; 0.15–1 are usual)",
+                    short(beta)
                 )))
             }
             _ => Ok(()),
