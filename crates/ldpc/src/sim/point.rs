@@ -99,8 +99,9 @@ fn wilson_real(k: f64, n: f64, z: f64) -> [f64; 2] {
 /// - the interval is Wilson's for p·n/d errors of n/d bits, n = F·k, with the Student-t
 ///   quantile of `frame_errors` degrees of freedom in place of the normal one: the spread is
 ///   learnt from the failed frames alone, and with a handful of them it is itself uncertain
-///   (the normal quantile covered 86–88% in simulations with 2–6 failed frames; with t,
-///   95–99%; with 100 failed frames t is 1.98, the normal 1.96).
+///   (the normal quantile covered 85–89% in simulations with 1–6 failed frames; with t,
+///   95–99%; with 100 failed frames t is 1.98, the normal 1.96;
+///   `scripts/ber_interval_coverage.py`).
 ///
 /// With a single frame the spread is unknown and every bit is taken as possibly alike
 /// (d = k: the frame is the trial). With no error the lower bound is exactly 0 and the upper
