@@ -52,8 +52,6 @@ pub mod table;
 
 pub use alist::{read_alist, to_alist, write_alist};
 pub use code::{Code, CodeInfo, Layer};
-pub use decoder::{
-    Algorithm, DecodeStats, Decoder, DecoderConfig, DecoderSpec, Llrs, Precision, Schedule,
-};
+pub use decoder::{Algorithm, DecodeStats, Decoder, DecoderConfig, Llrs, Precision, Schedule};
 pub use encode::Encoder;
 pub use error::{LdpcError, Result};
