@@ -3,7 +3,7 @@
 //! `sigpu ldpc decode` does, here so that any program can do it too.
 
 use crate::decoder::cpu_decoder;
-use crate::npy::{read_llrs, write_u8, NpyLlrs};
+use crate::npy::{read_llrs_typed, write_u8, NpyLlrs};
 use crate::{Code, DecodeStats, Decoder, DecoderConfig, LdpcError, Llrs, Result};
 use sigpu_runtime::cuda::Gpu;
 use std::path::Path;
@@ -30,7 +30,7 @@ pub fn decode_npy(
     input: &Path,
     output: &Path,
 ) -> Result<FileDecoded> {
-    let (llrs, shape) = read_llrs(input)?;
+    let (llrs, shape, input_dtype) = read_llrs_typed(input)?;
     let n = code.n();
     if llrs.is_empty() || llrs.len() % n != 0 || (shape.len() == 2 && shape[1] != n) {
         let name = code.name();
@@ -46,7 +46,7 @@ pub fn decode_npy(
     let mut bits = vec![0u8; llrs.len()];
     let start = std::time::Instant::now();
     let values = match &llrs {
-        NpyLlrs::F32(v) | NpyLlrs::F64AsF32(v) => Llrs::F32(v),
+        NpyLlrs::F32(v) => Llrs::F32(v),
         NpyLlrs::I8(v) => Llrs::I8 { values: v, scale },
     };
     let stats = decoder.decode(values, &mut bits)?;
@@ -56,10 +56,6 @@ pub fn decode_npy(
         decoder: decoder.describe(),
         stats,
         seconds,
-        input_dtype: match llrs {
-            NpyLlrs::F32(_) => "float32",
-            NpyLlrs::F64AsF32(_) => "float64",
-            NpyLlrs::I8(_) => "int8",
-        },
+        input_dtype,
     })
 }

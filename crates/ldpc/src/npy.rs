@@ -7,17 +7,16 @@ use std::path::Path;
 /// LLRs read from a file.
 #[derive(Debug)]
 pub enum NpyLlrs {
+    /// float32 in the file, or float64 converted to f32 (the decoders' precision; an LLR's
+    /// magnitude must fit in f32): [`read_llrs_typed`] says which.
     F32(Vec<f32>),
-    /// float64 in the file, converted to f32 (the decoders' precision; an LLR's magnitude
-    /// must fit in f32).
-    F64AsF32(Vec<f32>),
     I8(Vec<i8>),
 }
 
 impl NpyLlrs {
     pub fn len(&self) -> usize {
         match self {
-            NpyLlrs::F32(v) | NpyLlrs::F64AsF32(v) => v.len(),
+            NpyLlrs::F32(v) => v.len(),
             NpyLlrs::I8(v) => v.len(),
         }
     }
@@ -26,8 +25,14 @@ impl NpyLlrs {
     }
 }
 
-/// Reads a 1-D or 2-D array of `<f4`, `<f8` or `|i1`; returns it with its shape.
+/// Reads a 1-D or 2-D array of `<f4`, `<f8` (converted to f32) or `|i1`; returns it with its
+/// shape.
 pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
+    read_llrs_typed(path).map(|(values, shape, _)| (values, shape))
+}
+
+/// [`read_llrs`], with the file's type: `float32`, `float64` (converted) or `int8`.
+pub fn read_llrs_typed(path: &Path) -> Result<(NpyLlrs, Vec<usize>, &'static str)> {
     let err = |message: String| LdpcError::Npy {
         file: path.to_owned(),
         message,
@@ -59,7 +64,7 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect(),
         ),
-        "<f8" => NpyLlrs::F64AsF32(
+        "<f8" => NpyLlrs::F32(
             npy.data
                 .chunks_exact(8)
                 .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")) as f32)
@@ -68,12 +73,18 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
         // The only other type parse accepted.
         _ => NpyLlrs::I8(npy.data.iter().map(|&b| b as i8).collect()),
     };
-    if let NpyLlrs::F32(v) | NpyLlrs::F64AsF32(v) = &values {
+    let dtype = match npy.descr.as_str() {
+        "<f4" => "float32",
+        "<f8" => "float64",
+        _ => "int8",
+    };
+    if let NpyLlrs::F32(v) = &values {
         // ±∞ would meet ∓∞ in the float decoders' sums and give NaN beliefs: reject both.
         if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-            let why = match values {
-                NpyLlrs::F64AsF32(_) => " (after conversion to float32)",
-                _ => "",
+            let why = if dtype == "float64" {
+                " (after conversion to float32)"
+            } else {
+                ""
             };
             return Err(err(format!(
                 "LLR {i} is {}{why} (LLRs must be finite)",
@@ -81,7 +92,7 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
             )));
         }
     }
-    Ok((values, shape))
+    Ok((values, shape, dtype))
 }
 
 /// Writes a 2-D `u8` array (rows × cols) atomically.
@@ -147,12 +158,12 @@ mod tests {
             .flat_map(|x| x.to_le_bytes())
             .collect();
         std::fs::write(&p, npy("<f8", "(2,)", &f)).unwrap();
-        let (v, shape) = read_llrs(&p).unwrap();
+        let (v, shape, dtype) = read_llrs_typed(&p).unwrap();
         assert!(
-            matches!(v, NpyLlrs::F64AsF32(ref x) if x == &[1.5, -0.1f32]),
+            matches!(v, NpyLlrs::F32(ref x) if x == &[1.5, -0.1f32]),
             "{v:?}"
         );
-        assert_eq!(shape, [2]);
+        assert_eq!((shape.as_slice(), dtype), (&[2usize][..], "float64"));
     }
 
     #[test]
