@@ -225,3 +225,19 @@ fn simulate_json_names_the_decoder_as_fields_and_mean_iterations_per_frame() {
         "the old point is kept"
     );
 }
+
+#[test]
+fn certify_of_a_format_whose_range_ends_before_the_essential_zero_is_faithful() {
+    // i2f10 (like i3f20 and i4f20): the f64 reference was "not faithful" at one input below
+    // the most negative z an add can produce.
+    let certs = ok_json(&line(
+        "lns certify --format i2f10 --method f64 --device cpu --json",
+        &[],
+    ));
+    let certs = certs.as_array().unwrap();
+    assert_eq!(certs.len(), 2);
+    for c in certs {
+        assert_eq!(c["faithful"], true, "{c}");
+        assert_eq!(c["correctly_rounded"], c["inputs"], "{c}");
+    }
+}
