@@ -191,10 +191,7 @@ fn lns_calc_json_and_exact_identities() {
         "1000000 - 1000000\n3 / 3\n",
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = stdout_json(&out);
     assert_eq!(rows[0]["value"], 0.0, "x − x is exactly zero");
     assert_eq!(rows[1]["value"], 1.0);
 }

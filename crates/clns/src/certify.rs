@@ -37,6 +37,9 @@ pub enum CertifyError {
         points: u128,
         max: u128,
     },
+    /// A grid whose certificate needs more memory than the machine has available.
+    #[error("{message}")]
+    Memory { message: String },
 }
 
 /// The most grid points [`Inputs::standard_checked`] builds (2^30: about 12 GiB of inputs,
@@ -101,7 +104,63 @@ impl Inputs {
                 max: MAX_GRID_POINTS,
             });
         }
+        Inputs::check_memory(
+            format,
+            stride,
+            random,
+            sigpu_runtime::host::available_memory(),
+        )?;
         Ok(Inputs::standard(format, stride, random, seed))
+    }
+
+    /// Bytes a certificate over [`Inputs::standard`]'s inputs holds at once: the inputs
+    /// (z i64 + θ u32) and one result per input (i64 + u32, padded), on the host.
+    pub fn memory_bytes(format: ClnsFormat, stride: u32, random: usize) -> u128 {
+        (Inputs::grid_points(format, stride) + 65 * 65 + random as u128) * (12 + 16)
+    }
+
+    /// Refuses a grid whose certificate would not fit in `available` bytes, naming the
+    /// smallest stride that would.
+    pub fn check_memory(
+        format: ClnsFormat,
+        stride: u32,
+        random: usize,
+        available: Option<u64>,
+    ) -> Result<(), CertifyError> {
+        let need =
+            |stride: u32| Inputs::memory_bytes(format, stride, random).min(u64::MAX as u128) as u64;
+        let fits = |stride: u32| {
+            sigpu_runtime::host::check_memory(need(stride), available, "", "").is_ok()
+        };
+        if fits(stride) {
+            return Ok(());
+        }
+        // The grid shrinks as the stride grows: the first stride that fits, by doubling then
+        // bisecting.
+        let mut hi = stride.max(1);
+        while !fits(hi) && hi < u32::MAX / 2 {
+            hi *= 2;
+        }
+        let mut lo = hi / 2;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        let message = sigpu_runtime::host::check_memory(
+            need(stride),
+            available,
+            &format!(
+                "the grid of {} inputs of {format} at stride {stride}",
+                Inputs::grid_points(format, stride)
+            ),
+            &format!("take a stride of at least {hi}"),
+        )
+        .unwrap_err();
+        Err(CertifyError::Memory { message })
     }
 
     /// Every `stride`-th code of z ∈ [essential zero, 0] × every `stride`-th angle of θ ∈ [0, π]
@@ -127,6 +186,10 @@ impl Inputs {
             ts.push(half);
         }
         let mut inputs = Inputs::default();
+        // Exactly what is pushed below (at most): no doubling of a large vector.
+        let count = zs.len() * ts.len() + 65 * 65 + random;
+        inputs.z.reserve_exact(count);
+        inputs.theta.reserve_exact(count);
         let mut push = |z: i64, t: i64| {
             // Z = −1 exactly never reaches S_b: x + (−x) is zero before it.
             if z == 0 && t == half {
@@ -183,7 +246,110 @@ pub struct Certificate {
     pub add_relative_bound: f64,
 }
 
-/// Certifies results `got[i]` = (Re code, Im angle) for `inputs`.
+/// Running error statistics over inputs, merged in any order: maxima with the index where
+/// they occur (the largest index on ties, whatever the split), sums, the faithful count.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    re_max: f64,
+    re_at: usize,
+    im_max: f64,
+    im_at: usize,
+    re_sum: f64,
+    im_sum: f64,
+    faithful: usize,
+    n: usize,
+}
+
+impl Tally {
+    fn add(mut self, i: usize, (re, im): (f64, f64)) -> Tally {
+        if re >= self.re_max {
+            (self.re_max, self.re_at) = (re, i);
+        }
+        if im >= self.im_max {
+            (self.im_max, self.im_at) = (im, i);
+        }
+        self.re_sum += re;
+        self.im_sum += im;
+        self.faithful += (re < 1.0 && im < 1.0) as usize;
+        self.n += 1;
+        self
+    }
+
+    fn merge(self, o: Tally) -> Tally {
+        let pick = |a: (f64, usize), b: (f64, usize)| {
+            if b.0 > a.0 || (b.0 == a.0 && b.1 > a.1) {
+                b
+            } else {
+                a
+            }
+        };
+        let (re_max, re_at) = pick((self.re_max, self.re_at), (o.re_max, o.re_at));
+        let (im_max, im_at) = pick((self.im_max, self.im_at), (o.im_max, o.im_at));
+        Tally {
+            re_max,
+            re_at,
+            im_max,
+            im_at,
+            re_sum: self.re_sum + o.re_sum,
+            im_sum: self.im_sum + o.im_sum,
+            faithful: self.faithful + o.faithful,
+            n: self.n + o.n,
+        }
+    }
+}
+
+/// |error| of the result `(gr, ga)` at input `i`, in ulps of each part.
+fn error_at(format: ClnsFormat, inputs: &Inputs, i: usize, (gr, ga): (i64, u32)) -> (f64, f64) {
+    let (z, t) = (inputs.z[i], inputs.theta[i]);
+    let (re, im) = if z < essential_zero_code(format) {
+        (0.0, 0.0)
+    } else {
+        sb_exact(format, z, t)
+    };
+    let f_ulp = format.log.ulp();
+    let re_err = (gr as f64 * f_ulp - re).abs() / f_ulp;
+    // Signed angle difference in turns, wrapped to (−1/2, 1/2].
+    let ga_turns = (ga as i32) as f64 / 4_294_967_296.0;
+    let d = ga_turns - im;
+    let d = d - d.round();
+    (re_err, d.abs() / format.angle_ulp_turns())
+}
+
+fn certificate(
+    format: ClnsFormat,
+    method: &str,
+    device: &str,
+    inputs: &Inputs,
+    t: Tally,
+) -> Certificate {
+    let n = t.n.max(1) as f64;
+    let shift = format.angle_shift();
+    let at = |i: usize| {
+        inputs
+            .z
+            .get(i)
+            .map_or((0, 0), |&z| (z, (inputs.theta[i] >> shift) as u64))
+    };
+    let (f_ulp, p_ulp) = (format.log.ulp(), format.angle_ulp_turns());
+    Certificate {
+        format: format.to_string(),
+        method: method.to_owned(),
+        device: device.to_owned(),
+        inputs: t.n,
+        re_max_ulps: t.re_max,
+        re_mean_ulps: t.re_sum / n,
+        im_max_ulps: t.im_max,
+        im_mean_ulps: t.im_sum / n,
+        share_faithful: t.faithful as f64 / n,
+        re_worst: at(t.re_at),
+        im_worst: at(t.im_at),
+        add_relative_bound: std::f64::consts::LN_2 * t.re_max * f_ulp
+            + std::f64::consts::TAU * t.im_max * p_ulp,
+    }
+}
+
+/// Certifies results `got[i]` = (Re code, Im angle) for `inputs`; the errors are folded as
+/// they are computed (no per-input array beside the inputs and results).
 pub fn certify_results(
     format: ClnsFormat,
     method: &str,
@@ -197,69 +363,27 @@ pub fn certify_results(
             results: got.len(),
         });
     }
-    let f_ulp = format.log.ulp();
-    let p_ulp = format.angle_ulp_turns();
-    let shift = format.angle_shift();
-    let errors: Vec<(f64, f64)> = (0..inputs.len())
+    let tally = (0..inputs.len())
         .into_par_iter()
-        .map(|i| {
-            let (z, t) = (inputs.z[i], inputs.theta[i]);
-            let (re, im) = if z < essential_zero_code(format) {
-                (0.0, 0.0)
-            } else {
-                sb_exact(format, z, t)
-            };
-            let (gr, ga) = got[i];
-            let re_err = (gr as f64 * f_ulp - re).abs() / f_ulp;
-            // Signed angle difference in turns, wrapped to (−1/2, 1/2].
-            let ga_turns = (ga as i32) as f64 / 4_294_967_296.0;
-            let d = ga_turns - im;
-            let d = d - d.round();
-            (re_err, d.abs() / p_ulp)
+        .fold(Tally::default, |t, i| {
+            t.add(i, error_at(format, inputs, i, got[i]))
         })
-        .collect();
-    let n = errors.len().max(1) as f64;
-    let argmax = |pick: fn(&(f64, f64)) -> f64| {
-        errors
-            .iter()
-            .enumerate()
-            .max_by(|a, b| pick(a.1).total_cmp(&pick(b.1)))
-            .map_or(0, |(i, _)| i)
-    };
-    let (ri, ii) = (argmax(|e| e.0), argmax(|e| e.1));
-    let at = |i: usize| {
-        inputs
-            .z
-            .get(i)
-            .map_or((0, 0), |&z| (z, (inputs.theta[i] >> shift) as u64))
-    };
-    let re_max = errors.get(ri).map_or(0.0, |e| e.0);
-    let im_max = errors.get(ii).map_or(0.0, |e| e.1);
-    Ok(Certificate {
-        format: format.to_string(),
-        method: method.to_owned(),
-        device: device.to_owned(),
-        inputs: errors.len(),
-        re_max_ulps: re_max,
-        re_mean_ulps: errors.iter().map(|e| e.0).sum::<f64>() / n,
-        im_max_ulps: im_max,
-        im_mean_ulps: errors.iter().map(|e| e.1).sum::<f64>() / n,
-        share_faithful: errors.iter().filter(|e| e.0 < 1.0 && e.1 < 1.0).count() as f64 / n,
-        re_worst: at(ri),
-        im_worst: at(ii),
-        add_relative_bound: std::f64::consts::LN_2 * re_max * f_ulp
-            + std::f64::consts::TAU * im_max * p_ulp,
-    })
+        .reduce(Tally::default, Tally::merge);
+    Ok(certificate(format, method, device, inputs, tally))
 }
 
-/// Certifies a CPU evaluator.
+/// Certifies a CPU evaluator, each result checked as it is made (nothing per input is kept
+/// beside the inputs).
 pub fn certify(m: &(impl Sb + ?Sized), method: &str, inputs: &Inputs) -> Certificate {
-    let got: Vec<(i64, u32)> = (0..inputs.len())
+    let format = m.format();
+    let tally = (0..inputs.len())
         .into_par_iter()
-        .map(|i| m.sb(inputs.z[i], inputs.theta[i]))
-        .collect();
-    certify_results(m.format(), method, "cpu", inputs, &got)
-        .expect("one result per input by construction")
+        .fold(Tally::default, |t, i| {
+            let got = m.sb(inputs.z[i], inputs.theta[i]);
+            t.add(i, error_at(format, inputs, i, got))
+        })
+        .reduce(Tally::default, Tally::merge);
+    certificate(format, method, "cpu", inputs, tally)
 }
 
 #[cfg(test)]
@@ -311,5 +435,34 @@ mod tests {
         let e = Inputs::standard_checked(ClnsFormat::CLNS32, 1, 0, 1).unwrap_err();
         assert!(e.to_string().contains("stride 1:"), "{e}");
         assert!(Inputs::standard_checked(f, 4099, 0, 1).is_ok());
+    }
+
+    #[test]
+    fn a_grid_that_does_not_fit_in_memory_is_refused_with_the_stride_that_does() {
+        let f = ClnsFormat::CLNS16;
+        let gib = 1u64 << 30;
+        // Every input of clns16 (`--stride 1`, the help's "every input") once aborted at 18 GB.
+        let need = Inputs::memory_bytes(f, 1, 1_000_000);
+        assert!(need > 8 * gib as u128, "{need}");
+        let e = Inputs::check_memory(f, 1, 1_000_000, Some(8 * gib))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("at stride 1 needs about") && e.contains("8.0 GiB is available"),
+            "{e}"
+        );
+        let stride: u32 = e.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(
+            Inputs::check_memory(f, stride, 1_000_000, Some(8 * gib)).is_ok(),
+            "{e}"
+        );
+        assert!(
+            Inputs::check_memory(f, stride - 1, 1_000_000, Some(8 * gib)).is_err(),
+            "{e}"
+        );
+        assert!(
+            Inputs::check_memory(f, 1, 0, None).is_ok(),
+            "unknown memory: allowed"
+        );
     }
 }

@@ -134,6 +134,14 @@ pub fn parse_alist(name: &str, text: &str) -> std::result::Result<Code, (usize, 
             if let Some(&x) = list.iter().find(|&&x| x > bound) {
                 return Err((no, format!("{what} {}: index {x} exceeds {bound}", i + 1)));
             }
+            // A parity-check matrix holds 0 or 1: an index listed twice is a malformed file
+            // (and the other side's lists could not agree with it).
+            let mut sorted = list.clone();
+            sorted.sort_unstable();
+            if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                let other = if what == "column" { "row" } else { "column" };
+                return Err((no, format!("{what} {} lists {other} {} twice", i + 1, w[0])));
+            }
             lists.push((no, list));
         }
         Ok(lists)
@@ -227,6 +235,15 @@ mod tests {
         assert!(
             msg.contains("does not list") && (8..=14).contains(&line),
             "{line} {msg}"
+        );
+        // A degree-2 column listing row 1 twice: once taken silently from the row lists.
+        assert_eq!(
+            bad("1 2 0\n", "1 1 0\n"),
+            (8, "column 4 lists row 1 twice".to_owned())
+        );
+        assert_eq!(
+            bad("1 4 5 7\n", "1 4 4 7\n"),
+            (12, "row 1 lists column 4 twice".to_owned())
         );
         let (line, msg) = parse_alist("h", &HAMMING[..40]).unwrap_err();
         assert!(msg.contains("file ends") || line > 0, "{msg}");

@@ -124,6 +124,16 @@ pub enum Demapper {
     MaxLog,
 }
 
+impl Demapper {
+    /// The name `--demapper` takes: `exact` or `max-log`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Demapper::Exact => "exact",
+            Demapper::MaxLog => "max-log",
+        }
+    }
+}
+
 impl FromStr for Demapper {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
@@ -283,14 +293,28 @@ pub struct Quantizer {
 }
 
 impl Quantizer {
+    /// `scale` in [`Quantizer::MIN_SCALE`], [`Quantizer::MAX_SCALE`]: it sets both the step
+    /// (1/scale) and the largest LLR kept (127/scale); outside, either every LLR saturates to
+    /// its sign (at scale 1e9 the decoder sees ±127 for ±1e-7) or the steps are coarser than
+    /// the LLRs themselves.
     pub fn new(scale: f32) -> Result<Quantizer> {
-        if !(scale.is_finite() && scale > 0.0) {
+        if !(Self::MIN_SCALE..=Self::MAX_SCALE).contains(&scale) {
             return Err(LdpcError::invalid(format!(
-                "LLR scale {scale} must be a positive number (quantised = round(LLR · scale))"
+                "LLR scale (--scale) {} must be in [{}, {}]: quantised = round(LLR · scale) \
+                 within ±127, so the scale sets the step (1/scale) and the largest LLR kept \
+                 (127/scale); the default 4 keeps LLRs up to 31.75 in steps of 0.25",
+                crate::decoder::short(scale),
+                Self::MIN_SCALE,
+                Self::MAX_SCALE
             )));
         }
         Ok(Quantizer { scale })
     }
+
+    /// Largest LLR kept 508, step 4.
+    pub const MIN_SCALE: f32 = 0.25;
+    /// Largest LLR kept 3.97, step 1/32.
+    pub const MAX_SCALE: f32 = 32.0;
 
     pub fn quantize(&self, llr: f32) -> i8 {
         (llr * self.scale).round().clamp(-127.0, 127.0) as i8

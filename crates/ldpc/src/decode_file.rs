@@ -3,7 +3,7 @@
 //! `sigpu ldpc decode` does, here so that any program can do it too.
 
 use crate::decoder::cpu_decoder;
-use crate::npy::{read_llrs, write_u8, NpyLlrs};
+use crate::npy::{read_llrs_typed, write_u8, NpyLlrs};
 use crate::{Code, DecodeStats, Decoder, DecoderConfig, LdpcError, Llrs, Result};
 use sigpu_runtime::cuda::Gpu;
 use std::path::Path;
@@ -16,6 +16,8 @@ pub struct FileDecoded {
     pub stats: DecodeStats,
     /// The decoding alone (not reading or writing the files).
     pub seconds: f64,
+    /// The input's type: `float32`, `int8`, or `float64` (converted to float32 on reading).
+    pub input_dtype: &'static str,
 }
 
 /// Decodes every codeword in `input` with `config` on `gpu` (or the CPU), `scale` being the
@@ -28,7 +30,7 @@ pub fn decode_npy(
     input: &Path,
     output: &Path,
 ) -> Result<FileDecoded> {
-    let (llrs, shape) = read_llrs(input)?;
+    let (llrs, shape, input_dtype) = read_llrs_typed(input)?;
     let n = code.n();
     if llrs.is_empty() || llrs.len() % n != 0 || (shape.len() == 2 && shape[1] != n) {
         let name = code.name();
@@ -54,6 +56,7 @@ pub fn decode_npy(
         decoder: decoder.describe(),
         stats,
         seconds,
+        input_dtype,
     })
 }
 

@@ -28,7 +28,8 @@ pub enum LdpcError {
     /// A parameter out of range, a buffer of the wrong length, and the like.
     #[error("{0}")]
     Invalid(String),
-    #[error("{}: {source}", path.display())]
+    /// The OS error is the source (printed once, after the path, by `{:#}` or a report).
+    #[error("{}", path.display())]
     Io {
         path: PathBuf,
         #[source]

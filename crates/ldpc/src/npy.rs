@@ -1,5 +1,5 @@
-//! NumPy `.npy` files (format versions 1–3, C order, little-endian): LLRs in as f32 or i8,
-//! hard decisions out as u8.
+//! NumPy `.npy` files (format versions 1–3, C order, little-endian): LLRs in as f32, f64
+//! (numpy's default, converted to f32) or i8, hard decisions out as u8.
 
 use crate::error::{LdpcError, Result};
 use std::path::Path;
@@ -7,6 +7,8 @@ use std::path::Path;
 /// LLRs read from a file.
 #[derive(Debug)]
 pub enum NpyLlrs {
+    /// float32 in the file, or float64 converted to f32 (the decoders' precision; an LLR's
+    /// magnitude must fit in f32): [`read_llrs_typed`] says which.
     F32(Vec<f32>),
     I8(Vec<i8>),
 }
@@ -23,8 +25,14 @@ impl NpyLlrs {
     }
 }
 
-/// Reads a 1-D or 2-D array of `<f4` or `|i1`; returns it with its shape.
+/// Reads a 1-D or 2-D array of `<f4`, `<f8` (converted to f32) or `|i1`; returns it with its
+/// shape.
 pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
+    read_llrs_typed(path).map(|(values, shape, _)| (values, shape))
+}
+
+/// [`read_llrs`], with the file's type: `float32`, `float64` (converted) or `int8`.
+pub fn read_llrs_typed(path: &Path) -> Result<(NpyLlrs, Vec<usize>, &'static str)> {
     let err = |message: String| LdpcError::Npy {
         file: path.to_owned(),
         message,
@@ -35,9 +43,11 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
     })?;
     let npy = sigpu_runtime::npy::parse(&bytes, |descr| match descr {
         "<f4" => Ok(4),
+        "<f8" => Ok(8),
         "|i1" | "<i1" | "i1" => Ok(1),
         other => Err(format!(
-            "LLRs must be float32 ('<f4') or int8 ('|i1'), not {other:?}"
+            "LLRs must be float32 ('<f4'), float64 ('<f8', converted to float32) or int8 \
+             ('|i1'), not {other:?}; e.g. np.save(path, llr.astype(np.float32))"
         )),
     })
     .map_err(|e| err(e.to_string()))?;
@@ -54,16 +64,35 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect(),
         ),
+        "<f8" => NpyLlrs::F32(
+            npy.data
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")) as f32)
+                .collect(),
+        ),
         // The only other type parse accepted.
         _ => NpyLlrs::I8(npy.data.iter().map(|&b| b as i8).collect()),
+    };
+    let dtype = match npy.descr.as_str() {
+        "<f4" => "float32",
+        "<f8" => "float64",
+        _ => "int8",
     };
     if let NpyLlrs::F32(v) = &values {
         // ±∞ would meet ∓∞ in the float decoders' sums and give NaN beliefs: reject both.
         if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-            return Err(err(format!("LLR {i} is {} (LLRs must be finite)", v[i])));
+            let why = if dtype == "float64" {
+                " (after conversion to float32)"
+            } else {
+                ""
+            };
+            return Err(err(format!(
+                "LLR {i} is {}{why} (LLRs must be finite)",
+                v[i]
+            )));
         }
     }
-    Ok((values, shape))
+    Ok((values, shape, dtype))
 }
 
 /// Writes a 2-D `u8` array (rows × cols) atomically.
@@ -103,7 +132,11 @@ mod tests {
         std::fs::write(&p, npy("|i1", "(3,)", &[1, 255, 3])).unwrap();
         assert!(matches!(read_llrs(&p).unwrap().0, NpyLlrs::I8(ref x) if x == &[1, -1, 3]));
         for (bytes, want) in [
-            (npy("<f8", "(1,)", &[0; 8]), "float32"),
+            (npy("<i4", "(1,)", &[0; 4]), "astype(np.float32)"),
+            (
+                npy("<f8", "(1,)", &1e300f64.to_le_bytes()),
+                "after conversion to float32",
+            ),
             (npy("<f4", "(2,)", &[0; 4]), "needs 8 data bytes"),
             (npy("<f4", "(1, 1, 1)", &[0; 4]), "2-D"),
             (npy("<f4", "(4611686018427387904, 4)", &[0; 4]), "too large"),
@@ -114,6 +147,23 @@ mod tests {
             let e = read_llrs(&p).unwrap_err().to_string();
             assert!(e.contains(want) && e.contains("a.npy"), "{e}");
         }
+    }
+
+    #[test]
+    fn float64_is_converted_to_float32() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.npy");
+        let f: Vec<u8> = [1.5f64, -0.1]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        std::fs::write(&p, npy("<f8", "(2,)", &f)).unwrap();
+        let (v, shape, dtype) = read_llrs_typed(&p).unwrap();
+        assert!(
+            matches!(v, NpyLlrs::F32(ref x) if x == &[1.5, -0.1f32]),
+            "{v:?}"
+        );
+        assert_eq!((shape.as_slice(), dtype), (&[2usize][..], "float64"));
     }
 
     #[test]

@@ -164,3 +164,63 @@ fn quantised_input_decodes_like_float_input() {
         .is_err());
     assert!(dec.decode(Llrs::F32(&frames.llr), &mut a[1..]).is_err());
 }
+
+#[test]
+fn decoder_parameters_are_checked_alike_on_every_path() {
+    // Parameters a rule does not take, and values out of range, refused by the parser...
+    for (spec, want) in [
+        ("nms:2", "α must be in [0.0625, 1]"),
+        ("nms:0", "α must be in [0.0625, 1]"),
+        ("nms:-0.5", "α must be in"),
+        ("oms:1e30", "β must be in [0, 8]"),
+        ("oms:-1", "β must be in"),
+        ("minsum:3", "min-sum takes no parameter"),
+        ("spa:7", "sum-product takes no parameter"),
+        ("nms:x", "not a number"),
+        ("nms:nan", "not a number"),
+    ] {
+        let e = Algorithm::parse(spec).unwrap_err().to_string();
+        assert!(e.contains(want), "{spec}: {e}");
+    }
+    assert_eq!(
+        Algorithm::parse("NMS: 0.75").unwrap(),
+        Algorithm::NormalizedMinSum { alpha: 0.75 }
+    );
+    // ... and by every decoder built from a configuration made without the parser (the GPU
+    // decoders run the same `DecoderConfig::validate` before touching the device).
+    let code = Code::standard("dvbt2-short-1/2").unwrap();
+    for algorithm in [
+        Algorithm::NormalizedMinSum { alpha: 2.0 },
+        Algorithm::NormalizedMinSum { alpha: 0.0 },
+        Algorithm::OffsetMinSum { beta: 1e30 },
+        Algorithm::OffsetMinSum { beta: f32::NAN },
+    ] {
+        for precision in [Precision::Float, Precision::Fixed8 { scale: 4.0 }] {
+            let c = config(algorithm, Schedule::Flooding, precision);
+            let e = cpu_decoder(&code, c).err().expect("refused").to_string();
+            assert!(e.contains("must be in"), "{algorithm:?} {precision:?}: {e}");
+            assert!(c.validate().is_err());
+        }
+    }
+    // An offset the 8-bit step cannot represent would silently be plain min-sum.
+    let c = config(
+        Algorithm::OffsetMinSum { beta: 0.1 },
+        Schedule::Flooding,
+        Precision::Fixed8 { scale: 4.0 },
+    );
+    let e = cpu_decoder(&code, c).err().expect("refused").to_string();
+    assert!(e.contains("half the 8-bit step"), "{e}");
+    // An LLR scale that saturates every LLR to its sign (or rounds all to 0) is refused.
+    for scale in [1e9, 0.01, 0.0, f32::NAN] {
+        let c = config(
+            Algorithm::MinSum,
+            Schedule::Flooding,
+            Precision::Fixed8 { scale },
+        );
+        let e = cpu_decoder(&code, c).err().expect("refused").to_string();
+        assert!(
+            e.contains("--scale") && e.contains("[0.25, 32]"),
+            "{scale}: {e}"
+        );
+    }
+}

@@ -21,8 +21,15 @@ pub enum Which {
 impl Which {
     /// Every input code worth checking: from one below the essential zero up to 0 (s_b) or −1
     /// (d_b; d_b(0) is the exact x − x = 0 case, handled before any method runs).
+    ///
+    /// No add meets a z below `min_code − max_code` (the difference of the smallest and the
+    /// largest finite code). In formats with few integer bits (i4f20, i3f20, i2f10) that edge
+    /// comes before s_b drops below half an ulp, so the essential zero is clamped to it and
+    /// "one below" is an input no add can produce, where every method returns 0 by design
+    /// although s_b is not 0 there: the check starts at the edge instead.
     pub fn inputs(self, format: Format) -> std::ops::RangeInclusive<i64> {
-        let lo = format.essential_zero_code() - 1;
+        let reachable = format.min_code() - format.max_code();
+        let lo = (format.essential_zero_code() - 1).max(reachable);
         match self {
             Which::Sb => lo..=0,
             Which::Db => lo..=-1,
@@ -192,6 +199,35 @@ mod tests {
             assert_eq!(c.correctly_rounded, c.inputs, "{c:?}");
             assert_eq!(c.inputs, func.inputs(Format::LNS16).count() as u64);
         }
+    }
+
+    #[test]
+    fn formats_whose_range_ends_before_the_essential_zero_certify_from_the_edge() {
+        // i4f20, i3f20 and i2f10 were all "not faithful", the f64 reference included, at
+        // one input below the most negative z an add can produce. i3f10 and i2f10 have the same
+        // clamped essential zero with few inputs.
+        for format in ["i3f10", "i2f10", "i2f6"] {
+            let format: Format = format.parse().unwrap();
+            let edge = format.min_code() - format.max_code();
+            assert_eq!(format.essential_zero_code(), edge, "{format}: clamped");
+            for func in [Which::Sb, Which::Db] {
+                assert_eq!(*func.inputs(format).start(), edge, "{format}");
+                let c = certify(&Accurate(format), func, "accurate", &|_| {});
+                assert_eq!(c.correctly_rounded, c.inputs, "{format} {c:?}");
+                assert!(c.faithful, "{c:?}");
+                // The edge itself is computed, not cut to 0: s_b there is several ulps.
+                if func == Which::Sb {
+                    assert!(func.exact(format, edge) > 1.0 && Accurate(format).sb(edge) > 0);
+                }
+            }
+        }
+        // Where the essential zero is inside the range, one code below it is still checked.
+        let lns16 = Format::LNS16;
+        assert!(lns16.essential_zero_code() > lns16.min_code() - lns16.max_code());
+        assert_eq!(
+            *Which::Sb.inputs(lns16).start(),
+            lns16.essential_zero_code() - 1
+        );
     }
 
     #[test]

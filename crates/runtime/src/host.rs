@@ -148,6 +148,65 @@ pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Memory this process can still take, in bytes: the kernel's `MemAvailable`, lowered to the
+/// headroom of a cgroup v2 memory limit when one is set; `None` where neither can be read.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().strip_suffix("kB"))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(|kb| kb * 1024)
+        });
+    let read = |name: &str| -> Option<u64> {
+        std::fs::read_to_string(format!("/sys/fs/cgroup/{name}"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let cgroup =
+        read("memory.max").map(|max| max.saturating_sub(read("memory.current").unwrap_or(0)));
+    match (meminfo, cgroup) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Share of the available memory one command may plan to take.
+const MEMORY_SHARE: f64 = 0.9;
+
+/// Refuses, before any allocation, work that needs `need` bytes when `available` bytes (see
+/// [`available_memory`]; `None`: unknown, allowed) cannot hold it with a margin. The error
+/// says what needs how much, what is available, and `change` (what to change).
+pub fn check_memory(
+    need: u64,
+    available: Option<u64>,
+    what: &str,
+    change: &str,
+) -> Result<(), String> {
+    match available {
+        Some(free) if need as f64 > MEMORY_SHARE * free as f64 => Err(format!(
+            "{what} needs about {} of memory and {} is available: {change}",
+            show_bytes(need),
+            show_bytes(free)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes as GiB (or MiB below 1 GiB), one decimal.
+pub fn show_bytes(bytes: u64) -> String {
+    let gib = bytes as f64 / (1u64 << 30) as f64;
+    if gib >= 1.0 {
+        format!("{gib:.1} GiB")
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
 fn cpu_model() -> Option<String> {
     let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
     text.lines()
@@ -224,6 +283,25 @@ pub fn copy_bandwidth(bytes: usize, threads: usize, runs: usize) -> std::io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_is_checked_against_what_is_available() {
+        let gib = 1u64 << 30;
+        assert!(check_memory(8 * gib, Some(16 * gib), "x", "y").is_ok());
+        let e = check_memory(18 * gib, Some(16 * gib), "the grid", "take --stride 2").unwrap_err();
+        assert_eq!(
+            e,
+            "the grid needs about 18.0 GiB of memory and 16.0 GiB is available: take --stride 2"
+        );
+        // Unknown: allowed (the allocation itself may still fail cleanly).
+        assert!(check_memory(u64::MAX, None, "x", "y").is_ok());
+        assert_eq!(show_bytes(3 << 19), "1.5 MiB");
+        // On Linux the kernel says something plausible.
+        if cfg!(target_os = "linux") {
+            let a = available_memory().expect("MemAvailable");
+            assert!(a > (16 << 20) && a < (1u64 << 50), "{a}");
+        }
+    }
 
     #[test]
     fn detects_a_consistent_feature_set() {

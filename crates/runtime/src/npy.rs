@@ -69,10 +69,23 @@ pub fn parse(
         .ok_or_else(|| bad("malformed 'descr'"))?
         .to_owned();
     let size = element(&descr).map_err(bad)?;
-    if field("fortran_order")?.starts_with("True") {
-        return Err(bad(
-            "it is stored in Fortran order; save it with np.ascontiguousarray first",
-        ));
+    // numpy writes the Python literal False or True; anything else ('yes', 1, ...) is not
+    // a layout this reader can vouch for, so it is refused rather than taken as C order.
+    let fortran = field("fortran_order")?;
+    let literal = fortran.split([',', '}']).next().unwrap_or_default().trim();
+    match literal {
+        "False" => {}
+        "True" => {
+            return Err(bad(
+                "it is stored in Fortran order; save it with np.ascontiguousarray first",
+            ))
+        }
+        other => {
+            let shown: String = other.chars().take(40).collect();
+            return Err(bad(format!(
+                "'fortran_order' is {shown}, not False or True as numpy writes it"
+            )));
+        }
     }
     let shape_text = field("shape")?;
     let inner = shape_text
@@ -180,5 +193,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not float32"), "{e}");
+    }
+
+    #[test]
+    fn fortran_order_must_be_a_python_bool() {
+        let f4 = |d: &str| {
+            if d == "<f4" {
+                Ok(4)
+            } else {
+                Err(String::new())
+            }
+        };
+        let with = |order: &str| {
+            let header =
+                format!("{{'descr': '<f4', 'fortran_order': {order}, 'shape': (2, 2), }}\n");
+            let mut file = MAGIC.to_vec();
+            file.extend_from_slice(&[1, 0]);
+            file.extend_from_slice(&(header.len() as u16).to_le_bytes());
+            file.extend_from_slice(header.as_bytes());
+            file.extend_from_slice(&[0; 16]);
+            file
+        };
+        assert!(parse(&with("False"), f4).is_ok());
+        assert!(parse(&with("True"), f4)
+            .unwrap_err()
+            .to_string()
+            .contains("Fortran order"));
+        for order in ["'yes'", "1", "false", "Falsey"] {
+            let e = parse(&with(order), f4).unwrap_err().to_string();
+            assert!(e.contains("not False or True"), "{order}: {e}");
+        }
     }
 }

@@ -80,7 +80,8 @@ pub struct EncodeArgs {
 /// The decoder choice shared by every LDPC command.
 #[derive(Args, Debug, Clone)]
 pub struct DecoderArgs {
-    /// spa | minsum | nms[:alpha] | oms[:beta]
+    /// spa | minsum | nms[:alpha] | oms[:beta]; α in [0.0625, 1] (default 0.875), β in [0, 8]
+    /// LLR units (default 0.5).
     #[arg(long, default_value = "minsum")]
     pub decoder: String,
     /// float | 8bit (the GPU decoder is 8-bit; sum-product is float only).
@@ -95,7 +96,7 @@ pub struct DecoderArgs {
     /// Stop each batch once all its codewords satisfy every check.
     #[arg(long)]
     pub early_termination: bool,
-    /// 8-bit LLR scale: quantised = round(LLR · scale), saturated to ±127.
+    /// 8-bit LLR scale, in [0.25, 32]: quantised = round(LLR · scale), saturated to ±127.
     #[arg(long, default_value_t = 4.0)]
     pub scale: f32,
     /// CPU threads (0 = all).
@@ -128,7 +129,8 @@ pub struct DecodeArgs {
     /// A built-in code name (`sigpu ldpc codes`) or an alist file.
     #[arg(long)]
     pub code: String,
-    /// LLRs, ln P(0)/P(1), as float32 or int8 (int8 is taken at --scale steps per unit).
+    /// LLRs, ln P(0)/P(1), as float32, float64 (converted to float32) or int8 (int8 is taken
+    /// at --scale steps per unit).
     #[arg(long, value_name = "FILE")]
     pub input: PathBuf,
     /// Hard decisions, uint8 0/1, codewords × N.
@@ -376,8 +378,11 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
     let report = serde_json::json!({
         "code": code.name(), "decoder": done.decoder, "codewords": stats.codewords,
         "valid": stats.valid, "iterations": stats.iterations, "seconds": seconds,
-        "output": a.output.display().to_string(),
+        "output": a.output.display().to_string(), "input_dtype": done.input_dtype,
     });
+    if done.input_dtype == "float64" && !json {
+        eprintln!("note: --input holds float64 LLRs; decoded after conversion to float32");
+    }
     super::report(json, &report, |_| {
         println!(
             "{}: decoded {} codewords with {} in {seconds:.3} s; {} satisfy every check; wrote {}",

@@ -145,7 +145,7 @@ pub fn sweep_curves(sweeps: &[Sweep], axis: SnrAxis, fer: bool) -> Vec<Curve> {
             Interleaving::None if sweep.modulation.ends_with("qam") => {
                 format!("no bit interleaver, {}", sweep.decoder)
             }
-            _ => sweep.decoder.clone(),
+            _ => sweep.decoder.to_string(),
         };
         let curve = |what: &str, rate: fn(&PointResult) -> (f64, [f64; 2])| Curve {
             label: format!("{what} {label}"),

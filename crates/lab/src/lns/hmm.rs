@@ -7,6 +7,7 @@ use sigpu_lns::hmm::gpu::{emission_words, GpuHmm};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
 use sigpu_runtime::cuda::{time_gpu, Gpu};
+use sigpu_runtime::host::available_memory;
 
 /// What to run: a random model of `states` states, `batch` sequences of `steps` emissions.
 #[derive(Clone, Copy, Debug)]
@@ -66,9 +67,33 @@ fn forward(
     }
 }
 
+/// Refuses a run whose emissions would not fit in `available` bytes of host memory (f64 each,
+/// and their words too for a GPU), naming the largest batch that would.
+fn check_memory(
+    on_gpu: bool,
+    states: usize,
+    steps: usize,
+    batch: usize,
+    available: Option<u64>,
+) -> Result<()> {
+    let per_sequence = (states * steps) as u64 * if on_gpu { 8 + 4 } else { 8 };
+    let need = per_sequence.saturating_mul(batch as u64);
+    let fits = available.map_or(batch as u64, |a| {
+        (0.9 * a as f64 / per_sequence as f64) as u64
+    });
+    sigpu_runtime::host::check_memory(
+        need,
+        available,
+        &format!("{states} states × {steps} steps × batch {batch} of emission probabilities"),
+        &format!("lower --batch to {} or fewer (or --steps)", fits.max(1)),
+    )
+    .map_err(anyhow::Error::msg)
+}
+
 /// Runs the forward and checks the first `run.verify` sequences against f64.
 pub fn run(gpu: Option<&Gpu>, run: &HmmRun) -> Result<HmmReport> {
     let (s, t, b) = (run.states, run.steps, run.batch);
+    check_memory(gpu.is_some(), s, t, b, available_memory())?;
     let model = HmmModel::random(s, run.seed);
     let emit = random_emissions(b, t, s, run.seed.wrapping_add(1));
     let (got, seconds, device) = forward(gpu, run, &model, &emit)?;
@@ -99,6 +124,26 @@ pub fn run(gpu: Option<&Gpu>, run: &HmmRun) -> Result<HmmReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emissions_that_do_not_fit_are_refused_before_allocating() {
+        // --states 1 --steps 16384 --batch 65536: 2^30 emissions, 8 GiB as f64.
+        let gib = 1u64 << 30;
+        let e = check_memory(false, 1, 16384, 65536, Some(8 * gib))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "1 states × 16384 steps × batch 65536 of emission probabilities needs about 8.0 GiB \
+             of memory and 8.0 GiB is available: lower --batch to 58982 or fewer (or --steps)"
+        );
+        assert!(check_memory(false, 1, 16384, 58982, Some(8 * gib)).is_ok());
+        assert!(
+            check_memory(true, 1, 16384, 58982, Some(8 * gib)).is_err(),
+            "GPU: words too"
+        );
+        assert!(check_memory(false, 1, 16384, 65536, None).is_ok());
+    }
 
     #[test]
     fn cpu_forward_is_close_to_f64() {

@@ -53,18 +53,25 @@ pub enum Rule8 {
 impl Rule8 {
     /// The 8-bit rule for `algorithm` with channel LLRs quantised at `scale` steps per unit.
     pub fn new(algorithm: Algorithm, scale: f32) -> Result<Rule8> {
+        // The same range check as the float decoders; then what 8 bits can represent.
+        algorithm.validate()?;
         Ok(match algorithm {
             Algorithm::MinSum => Rule8::Plain,
+            // α ≥ 1/16 by validate: it rounds to at least one sixteenth.
             Algorithm::NormalizedMinSum { alpha } => {
-                if !(alpha > 0.0 && alpha <= 1.0) {
-                    return Err(LdpcError::invalid(format!(
-                        "normalised min-sum α = {alpha} must be in (0, 1]"
-                    )));
-                }
                 Rule8::Normalized(((alpha * 16.0).round() as u8).clamp(1, 16))
             }
             Algorithm::OffsetMinSum { beta } => {
-                Rule8::Offset((beta * scale).round().clamp(0.0, 127.0) as u8)
+                let steps = (beta * scale).round();
+                if beta > 0.0 && steps == 0.0 {
+                    // Would silently become plain min-sum.
+                    return Err(LdpcError::invalid(format!(
+                        "decoder oms:{beta}: β is below half the 8-bit step 1/{scale}; give \
+                         β ≥ {} or a larger --scale",
+                        0.5 / scale
+                    )));
+                }
+                Rule8::Offset(steps.clamp(0.0, 127.0) as u8)
             }
             Algorithm::SumProduct => {
                 return Err(LdpcError::invalid("sum-product has no 8-bit form"))
@@ -223,7 +230,9 @@ impl Decoder for Fixed8Decoder {
                             self.simd,
                         );
                         group.store(n, out);
-                        *iterations.lock().unwrap_or_else(|p| p.into_inner()) += its;
+                        // Every codeword of the group ran the group's iterations.
+                        *iterations.lock().unwrap_or_else(|p| p.into_inner()) +=
+                            its * (out.len() / n);
                     }
                 });
             }

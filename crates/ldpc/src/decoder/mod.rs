@@ -18,7 +18,7 @@ pub use float::FloatDecoder;
 
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 
 /// Channel LLRs for any number of codewords, codeword after codeword.
@@ -50,8 +50,10 @@ pub struct DecodeStats {
     pub codewords: usize,
     /// Codewords whose hard decision satisfies every check.
     pub valid: usize,
-    /// Iterations run, summed over the decoder's batches (a batch stops early only with
-    /// early termination).
+    /// Iterations run, summed over the codewords: a codeword counts the iterations its batch
+    /// (SIMD group, GPU batch; the float decoders: the codeword alone) ran, so
+    /// `iterations / codewords` is the mean per codeword on every decoder. A batch stops early
+    /// only with early termination.
     pub iterations: usize,
     pub batches: usize,
 }
@@ -93,34 +95,99 @@ pub enum Algorithm {
     OffsetMinSum { beta: f32 },
 }
 
+/// The largest offset-min-sum β accepted (LLR units). Min-sum overestimates the sum-product
+/// magnitude by less than ln(d_c − 1) (≈ 3.4 for the DVB codes' largest check degree, 30), the
+/// gap an offset corrects; an offset past 8 erases nearly every message.
+pub const MAX_OFFSET: f32 = 8.0;
+
+/// `x` as written when short, else in scientific notation (1e30, not 31 digits).
+pub(crate) fn short(x: f32) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 8 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// The smallest normalised-min-sum α accepted: the 8-bit decoders keep α in sixteenths.
+pub const MIN_ALPHA: f32 = 1.0 / 16.0;
+
 impl Algorithm {
-    /// Parses `spa`, `minsum`, `nms[:alpha]`, `oms[:beta]`.
+    /// Parses `spa`, `minsum`, `nms[:alpha]`, `oms[:beta]` (what [`Algorithm::cli_name`]
+    /// gives, with the parameter after a colon), and checks the parameter with
+    /// [`Algorithm::validate`]: a parameter the rule does not take (`minsum:3`) is refused.
     pub fn parse(s: &str) -> Result<Algorithm> {
         let lower = s.trim().to_ascii_lowercase();
         let (head, arg) = match lower.split_once([':', '=']) {
-            Some((h, a)) => (h.to_owned(), Some(a.to_owned())),
+            Some((h, a)) => (h.trim().to_owned(), Some(a.trim().to_owned())),
             None => (lower.clone(), None),
         };
         let number = |default: f32| -> Result<f32> {
             arg.as_deref().map_or(Ok(default), |a| {
                 a.parse()
                     .ok()
-                    .filter(|x: &f32| x.is_finite() && *x >= 0.0)
+                    .filter(|x: &f32| x.is_finite())
                     .ok_or_else(|| {
-                        LdpcError::invalid(format!("decoder {s:?}: {a:?} is not a number ≥ 0"))
+                        LdpcError::invalid(format!("decoder {s:?}: {a:?} is not a number"))
                     })
             })
         };
-        match head.as_str() {
-            "spa" | "sum-product" | "bp" => Ok(Algorithm::SumProduct),
-            "ms" | "minsum" | "min-sum" => Ok(Algorithm::MinSum),
-            "nms" | "normalized" | "normalised" => Ok(Algorithm::NormalizedMinSum {
+        let none = |name: &str| -> Result<()> {
+            match &arg {
+                None => Ok(()),
+                Some(a) => Err(LdpcError::invalid(format!(
+                    "decoder {s:?}: {name} takes no parameter (got {a:?}); only nms:alpha and oms:beta do"
+                ))),
+            }
+        };
+        let algorithm = match head.as_str() {
+            "spa" | "sum-product" | "bp" => none("sum-product").map(|_| Algorithm::SumProduct)?,
+            "ms" | "minsum" | "min-sum" => none("min-sum").map(|_| Algorithm::MinSum)?,
+            "nms" | "normalized" | "normalised" => Algorithm::NormalizedMinSum {
                 alpha: number(0.875)?,
-            }),
-            "oms" | "offset" => Ok(Algorithm::OffsetMinSum { beta: number(0.5)? }),
-            _ => Err(LdpcError::invalid(format!(
-                "unknown decoder {s:?}: expected spa, minsum, nms[:alpha] or oms[:beta]"
-            ))),
+            },
+            "oms" | "offset" => Algorithm::OffsetMinSum { beta: number(0.5)? },
+            _ => {
+                return Err(LdpcError::invalid(format!(
+                    "unknown decoder {s:?}: expected spa, minsum, nms[:alpha] or oms[:beta]"
+                )))
+            }
+        };
+        algorithm.validate()?;
+        Ok(algorithm)
+    }
+
+    /// The one range check of the rule's parameter, made by every decoder (float, 8-bit CPU,
+    /// GPU) before it runs: α in [1/16, 1] (α > 1 amplifies messages and α → 0 erases them),
+    /// β in [0, [`MAX_OFFSET`]].
+    pub fn validate(&self) -> Result<()> {
+        match *self {
+            Algorithm::NormalizedMinSum { alpha } if !(MIN_ALPHA..=1.0).contains(&alpha) => {
+                Err(LdpcError::invalid(format!(
+                    "decoder nms:{}: α must be in [0.0625, 1] (the magnitude is scaled by α; \
+                     0.75–0.9 are usual)",
+                    short(alpha)
+                )))
+            }
+            Algorithm::OffsetMinSum { beta } if !(0.0..=MAX_OFFSET).contains(&beta) => {
+                Err(LdpcError::invalid(format!(
+                    "decoder oms:{}: β must be in [0, {MAX_OFFSET}] LLR units (the offset \
+                     subtracted from each magnitude; 0.15–1 are usual)",
+                    short(beta)
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The name `--decoder` takes: `spa`, `minsum`, `nms` or `oms`.
+    pub fn cli_name(&self) -> &'static str {
+        match self {
+            Algorithm::SumProduct => "spa",
+            Algorithm::MinSum => "minsum",
+            Algorithm::NormalizedMinSum { .. } => "nms",
+            Algorithm::OffsetMinSum { .. } => "oms",
         }
     }
 
@@ -135,7 +202,7 @@ impl Algorithm {
 }
 
 /// Message-passing order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Schedule {
     /// All checks, then all bits (the seed's schedule).
@@ -201,6 +268,7 @@ impl Default for DecoderConfig {
 
 impl DecoderConfig {
     pub fn validate(&self) -> Result<()> {
+        self.algorithm.validate()?;
         if self.iterations == 0 || self.iterations > 10_000 {
             return Err(LdpcError::invalid(format!(
                 "--iterations {} must be in 1..=10000",
@@ -236,6 +304,55 @@ impl DecoderConfig {
         )
         .replace("Flooding", "flooding")
         .replace("Layered", "layered")
+    }
+}
+
+/// A decoder configuration as files and `--json` give it: every field machine-readable and
+/// spelled as the command line spells it (`kind`: `spa` | `minsum` | `nms` | `oms`,
+/// `precision`: `float` | `8bit`), with the prose [`DecoderConfig::describe`] beside. Thread
+/// counts are left out: they do not change the results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecoderSpec {
+    pub kind: String,
+    /// Normalised min-sum's α (`nms` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f32>,
+    /// Offset min-sum's β in LLR units (`oms` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f32>,
+    pub precision: String,
+    /// The 8-bit LLR scale (`8bit` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f32>,
+    pub schedule: Schedule,
+    pub iterations: usize,
+    pub early_termination: bool,
+    /// [`DecoderConfig::describe`], for labels.
+    pub description: String,
+}
+
+impl From<&DecoderConfig> for DecoderSpec {
+    fn from(c: &DecoderConfig) -> DecoderSpec {
+        let (alpha, beta) = match c.algorithm {
+            Algorithm::NormalizedMinSum { alpha } => (Some(alpha), None),
+            Algorithm::OffsetMinSum { beta } => (None, Some(beta)),
+            _ => (None, None),
+        };
+        let (precision, scale) = match c.precision {
+            Precision::Float => ("float", None),
+            Precision::Fixed8 { scale } => ("8bit", Some(scale)),
+        };
+        DecoderSpec {
+            kind: c.algorithm.cli_name().to_owned(),
+            alpha,
+            beta,
+            precision: precision.to_owned(),
+            scale,
+            schedule: c.schedule,
+            iterations: c.iterations,
+            early_termination: c.early_termination,
+            description: c.describe(),
+        }
     }
 }
 

@@ -165,7 +165,8 @@ pub(super) fn decode_batches<'g>(
     let mut iterations = 0;
     for (b, out) in bits.chunks_mut(BATCH * n).enumerate() {
         decoder.fill(llr, b * BATCH, out.len() / n)?;
-        iterations += decoder.run_batch(out)?;
+        // Every codeword of the batch ran the batch's iterations.
+        iterations += decoder.run_batch(out)? * (out.len() / n);
     }
     Ok(DecodeStats {
         codewords: count,

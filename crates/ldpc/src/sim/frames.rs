@@ -45,14 +45,22 @@ impl Frames {
     /// Frame errors and information-bit errors of `decoded` (hard decisions, N per frame)
     /// against the information words sent.
     pub fn errors(&self, code: &Code, decoded: &[u8]) -> (u64, u64) {
+        let [frame_errors, bit_errors, _] = self.error_counts(code, decoded);
+        (frame_errors, bit_errors)
+    }
+
+    /// Frame errors, bit errors and the sum over frames of each frame's bit errors squared
+    /// (the spread a BER interval needs: [`super::point::ber_interval`]).
+    pub fn error_counts(&self, code: &Code, decoded: &[u8]) -> [u64; 3] {
         let (n, k) = (code.n(), code.k());
-        let (mut frame_errors, mut bit_errors) = (0, 0);
+        let [mut frame_errors, mut bit_errors, mut squares] = [0u64; 3];
         for (word, info) in decoded.chunks(n).zip(self.info.chunks(k)) {
             let errors = word[..k].iter().zip(info).filter(|(a, b)| a != b).count() as u64;
             bit_errors += errors;
+            squares += errors * errors;
             frame_errors += (errors > 0) as u64;
         }
-        (frame_errors, bit_errors)
+        [frame_errors, bit_errors, squares]
     }
 }
 

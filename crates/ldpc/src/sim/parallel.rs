@@ -146,6 +146,7 @@ struct BatchCounts {
     frames: u64,
     frame_errors: u64,
     bit_errors: u64,
+    bit_errors_sq: u64,
     /// As [`DecodeStats::iterations`](crate::DecodeStats) counts them.
     iterations: usize,
 }
@@ -154,11 +155,12 @@ struct BatchCounts {
 fn decode_frames(decoder: &mut dyn Decoder, code: &Code, frames: &Frames) -> Result<BatchCounts> {
     let mut bits = vec![0u8; frames.llr.len()];
     let stats = decoder.decode(Llrs::F32(&frames.llr), &mut bits)?;
-    let (frame_errors, bit_errors) = frames.errors(code, &bits);
+    let [frame_errors, bit_errors, bit_errors_sq] = frames.error_counts(code, &bits);
     Ok(BatchCounts {
         frames: (frames.info.len() / code.k()) as u64,
         frame_errors,
         bit_errors,
+        bit_errors_sq,
         iterations: stats.iterations,
     })
 }
@@ -218,6 +220,7 @@ impl Fold {
             p.frames += c.frames;
             p.frame_errors += c.frame_errors;
             p.bit_errors += c.bit_errors;
+            p.bit_errors_sq = p.bit_errors_sq.saturating_add(c.bit_errors_sq);
             p.info_bits += c.frames * self.k;
             self.iterations += c.iterations;
             p.update_rates();
@@ -268,6 +271,33 @@ mod tests {
         };
         let code = Code::standard("dvbt2-short-1/2").unwrap();
         (code, config, link, Snr::EsN0(1.6), stop)
+    }
+
+    #[test]
+    fn mean_iterations_is_per_frame_on_every_cpu_decoder() {
+        // A batch of 8 frames at 10 iterations without early termination: 10 per frame,
+        // whether the decoder counts codeword by codeword (float) or in SIMD groups (8-bit,
+        // which once reported 10 / 8).
+        let (code, config, link, snr, _) = parallel_case();
+        let stop = StopRule {
+            min_errors: u64::MAX,
+            max_frames: 16,
+            batch: 8,
+        };
+        for precision in [
+            crate::Precision::Fixed8 { scale: 4.0 },
+            crate::Precision::Float,
+        ] {
+            let config = crate::DecoderConfig {
+                early_termination: false,
+                precision,
+                ..config
+            };
+            let mut d = crate::decoder::cpu_decoder(&code, config).unwrap();
+            let p =
+                run_point_parallel(&mut [d.as_mut()], &link, snr, stop, 1, &mut |_| {}).unwrap();
+            assert_eq!((p.frames, p.mean_iterations), (16, 10.0), "{precision:?}");
+        }
     }
 
     #[test]

@@ -24,6 +24,7 @@
 //! ```
 
 use super::frames::Link;
+use super::header::{demapper_key, SweepDecoder};
 use super::parallel::run_point_parallel;
 use super::point::{PointResult, StopRule};
 use crate::channel::Snr;
@@ -45,7 +46,7 @@ pub struct Sweep {
     /// Sweeps written before the interleaver existed ran without one.
     #[serde(default)]
     pub bit_interleaver: Interleaving,
-    pub decoder: String,
+    pub decoder: SweepDecoder,
     pub seed: u64,
     pub min_errors: u64,
     pub max_frames: u64,
@@ -70,16 +71,16 @@ impl Sweep {
         (
             &self.code,
             &self.modulation,
-            &self.demapper,
+            demapper_key(&self.demapper),
             self.bit_interleaver,
-            &self.decoder,
+            self.decoder.description(),
             self.seed,
         ) == (
             &other.code,
             &other.modulation,
-            &other.demapper,
+            demapper_key(&other.demapper),
             other.bit_interleaver,
-            &other.decoder,
+            other.decoder.description(),
             other.seed,
         )
     }
@@ -219,9 +220,9 @@ impl SweepSpec {
         Sweep {
             code: code.name().to_owned(),
             modulation: self.link.modulation.name().to_owned(),
-            demapper: format!("{:?}", self.link.demapper),
+            demapper: self.link.demapper.name().to_owned(),
             bit_interleaver: self.link.interleaving,
-            decoder: self.config.describe(),
+            decoder: (&self.config).into(),
             seed: self.link.seed,
             min_errors: self.min_errors,
             max_frames: self.max_frames,

@@ -17,8 +17,8 @@ use std::process::ExitCode;
 pub enum LnsCommand {
     /// Evaluate s_b / d_b by a method at every input of a format and report the error.
     Certify(CertifyArgs),
-    /// Read lines `a op b` (op one of + - * /) on stdin; print each result as a decimal and as
-    /// the raw LNS word.
+    /// Read lines `a op b` (op one of + - * /, spaces optional) on stdin; print each result as
+    /// a decimal and as the raw LNS word, with why when it is ±inf or NaN (`--json`: one array).
     Calc(calc::CalcArgs),
     /// HMM forward algorithm in LNS on a random model: log-likelihood error vs f64 and speed.
     Hmm(HmmArgs),
