@@ -3,7 +3,7 @@
 //! `sigpu ldpc decode` does, here so that any program can do it too.
 
 use crate::decoder::cpu_decoder;
-use crate::npy::{read_llrs_typed, write_u8, NpyLlrs};
+use crate::npy::{read_llrs, read_llrs_typed, write_u8, NpyLlrs};
 use crate::{Code, DecodeStats, Decoder, DecoderConfig, LdpcError, Llrs, Result};
 use sigpu_runtime::cuda::Gpu;
 use std::path::Path;
