@@ -36,14 +36,32 @@ fn nvrtc_compiles_the_sos_kernel_for_sm_90() {
         return;
     }
     for (threads, vpt) in [(256, 0), (128, 32), (512, 16), (32, 4), (1024, 8)] {
-        compiles::<f32>(&BUTTER8_01, SosConfig { threads, vpt });
+        for force_look_back in [false, true] {
+            compiles::<f32>(
+                &BUTTER8_01,
+                SosConfig {
+                    threads,
+                    vpt,
+                    force_look_back,
+                },
+            );
+        }
     }
     compiles::<f64>(&BUTTER8_01, SosConfig::default());
+    compiles::<f64>(
+        &BUTTER8_01,
+        SosConfig {
+            threads: 128,
+            vpt: 32,
+            force_look_back: false,
+        },
+    );
     compiles::<f64>(
         &BUTTER8_01[..1],
         SosConfig {
             threads: 64,
             vpt: 2,
+            force_look_back: false,
         },
     );
 }
@@ -80,5 +98,34 @@ fn gpu_matches_the_emulation() {
             "zf {zf:?} vs {zfe:?}"
         );
     }
-    let _ = DType::F32;
+}
+
+#[test]
+fn tail_carry_only_where_the_cascade_forgets_its_state() {
+    let t = |dtype: DType, sos: &[[f64; 6]]| {
+        let config = SosConfig::default().normalized(dtype).unwrap();
+        match dtype {
+            DType::F32 => SosTables::new(sos_coefficients::<f32>(sos).unwrap(), config).tail,
+            _ => SosTables::new(sos_coefficients::<f64>(sos).unwrap(), config).tail,
+        }
+    };
+    // butter(8, 0.1) forgets within 1024 samples to below f32 rounding, not within 512 to f64's.
+    assert!(t(DType::F32, &BUTTER8_01));
+    assert!(!t(DType::F64, &BUTTER8_01));
+    // a pole at 0.997 keeps 5% of its state after 1024 samples
+    let slow = [[
+        1e-5,
+        2e-5,
+        1e-5,
+        1.0,
+        -1.9936440506040927,
+        0.993890031869166,
+    ]];
+    assert!(!t(DType::F32, &slow));
+    let forced = SosConfig {
+        force_look_back: true,
+        ..SosConfig::default()
+    };
+    let c = sos_coefficients::<f32>(&BUTTER8_01).unwrap();
+    assert!(!SosTables::new(c, forced.normalized(DType::F32).unwrap()).tail);
 }

@@ -99,6 +99,11 @@ impl<T: Element> GpuSos<T> {
         &self.tables.coefs
     }
 
+    /// The compiled kernel (for attribute and occupancy queries).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
     /// The launch shape in use.
     pub fn config(&self) -> SosConfig {
         self.tables.config
@@ -289,7 +294,7 @@ impl<T: Element> GpuSos<T> {
         }
         let config = LaunchConfig {
             grid_dim: (chunks as u32, 1, 1),
-            block_dim: (self.tables.config.threads as u32, 1, 1),
+            block_dim: (self.tables.block_threads() as u32, 1, 1),
             shared_mem_bytes: 0,
         };
         // SAFETY: the parameters match the kernel's (checked above where the driver reports

@@ -71,6 +71,19 @@ pub fn checks() -> Vec<Check> {
             },
         },
         Check {
+            name: "recurrence/sos_butter8_f32_look_back",
+            about:
+                "the same through the look-back kernel (tail carry forced off), 2 channels, zi/zf",
+            run: |gpu, seed| {
+                let forced = SosConfig {
+                    force_look_back: true,
+                    ..SosConfig::default()
+                };
+                let case = Case::new(&BUTTER8_01, 2, (1 << 20) + 77).state().on(forced);
+                check_result(contract::<f32>(gpu, seed, case))
+            },
+        },
+        Check {
             name: "recurrence/sos_lowcut_f32_state",
             about: "sosfilt butter(8, 0.005) (poles to 0.997) f32, 3 channels, zi/zf",
             run: |gpu, seed| {
@@ -99,6 +112,7 @@ pub fn checks() -> Vec<Check> {
                 let case = Case::new(&BUTTER3_HIGH, 2, 50_001).state().on(SosConfig {
                     threads: 64,
                     vpt: 4,
+                    force_look_back: false,
                 });
                 check_result(contract::<f64>(gpu, seed, case))
             },

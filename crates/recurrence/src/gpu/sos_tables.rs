@@ -15,6 +15,9 @@ pub struct SosConfig {
     pub threads: usize,
     /// Consecutive values per thread (whole 16-byte vectors); 0 picks 128 bytes per thread.
     pub vpt: usize,
+    /// Resolve every chunk's carries by the look-back even where the cascade decays fast
+    /// enough for the tail carry (for tests and measurements).
+    pub force_look_back: bool,
 }
 
 impl Default for SosConfig {
@@ -22,6 +25,7 @@ impl Default for SosConfig {
         SosConfig {
             threads: 256,
             vpt: 0,
+            force_look_back: false,
         }
     }
 }
@@ -64,10 +68,7 @@ impl SosConfig {
                 MAX_TILE_BYTES / 1024
             )));
         }
-        Ok(SosConfig {
-            threads: self.threads,
-            vpt,
-        })
+        Ok(SosConfig { vpt, ..*self })
     }
 }
 
@@ -253,6 +254,14 @@ pub struct SosTables<T> {
     pub lane_pow: Vec<T>,
     /// [s][l] = A^(l CHUNK), l ≤ 32, in f64: the device buffer `chunk_pow`.
     pub chunk_pow: Vec<f64>,
+    /// [s] = A^(32 V) in f64.
+    pub warp_step: Vec<[f64; 4]>,
+    /// The largest state the whole cascade keeps, after 32 V samples of zero input, from any
+    /// unit initial state of any section.
+    pub decay: f64,
+    /// Each block recomputes its carry-ins from the previous chunk's last 32 V inputs (no
+    /// look-back): `decay` is below a thousandth of `T`'s rounding and not forced off.
+    pub tail: bool,
 }
 
 impl<T: Element> SosTables<T> {
@@ -269,6 +278,9 @@ impl<T: Element> SosTables<T> {
             warp_pow: Vec::new(),
             lane_pow: Vec::new(),
             chunk_pow: Vec::new(),
+            warp_step: Vec::new(),
+            decay: 0.0,
+            tail: false,
         };
         for c in &t.coefs {
             let a = M2::transition(c[4].to_f64(), c[5].to_f64());
@@ -284,6 +296,7 @@ impl<T: Element> SosTables<T> {
             t.warp_merge
                 .push(std::array::from_fn(|k| rnd(&av.pow(1 << k))));
             let a32 = av.pow(32);
+            t.warp_step.push(a32.values());
             let log_warps = warps.trailing_zeros() as usize;
             t.block_merge.push(
                 (0..log_warps.max(1))
@@ -300,7 +313,20 @@ impl<T: Element> SosTables<T> {
                 t.chunk_pow.extend(ac.pow(l).values());
             }
         }
+        let c64: Vec<[f64; 6]> = t.coefs.iter().map(|r| r.map(|x| x.to_f64())).collect();
+        t.decay = cascade_decay(&c64, 32 * v);
+        let eps = if T::DTYPE == DType::F32 {
+            f32::EPSILON as f64
+        } else {
+            f64::EPSILON
+        };
+        t.tail = !config.force_look_back && t.decay < 1e-3 * eps;
         t
+    }
+
+    /// Threads per block: the chunk's, and the tail warp's.
+    pub fn block_threads(&self) -> usize {
+        self.config.threads + if self.tail { 32 } else { 0 }
     }
 
     pub fn sections(&self) -> usize {
@@ -340,6 +366,13 @@ impl<T: Element> SosTables<T> {
             threads * v
         );
         let _ = writeln!(w, "#define Q (V * (int)sizeof(T) / 16)");
+        let _ = writeln!(
+            w,
+            "#define SOS_TAIL {}  // carry-ins recomputed by a tail warp (cascade decay {:.1e} over 32 V)\n#define BLOCK_THREADS {}",
+            u8::from(self.tail),
+            self.decay,
+            self.block_threads()
+        );
         let rows = |items: Vec<String>| format!("{{{}}}", items.join(", "));
         let mat = |m: &[T; 4]| rows(m.iter().map(|x| lit(*x)).collect());
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
@@ -386,11 +419,36 @@ impl<T: Element> SosTables<T> {
             .map(|ms| rows(ms.iter().map(mat64).collect()))
             .collect();
         let _ = writeln!(w, "__constant__ double SOS_WP[S][WARPS][4] = {};", rows(wp));
+        let w32: Vec<String> = self.warp_step.iter().map(mat64).collect();
+        let _ = writeln!(w, "__constant__ double SOS_W32[S][4] = {};", rows(w32));
         let calls: Vec<String> = (0..s).map(|i| format!("SOS_SECTION({i})")).collect();
         let _ = writeln!(w, "#define SOS_SECTIONS {}", calls.join(" "));
         let _ = writeln!(w, "\n#include \"{SOS_HEADER_NAME}\"");
         w
     }
+}
+
+/// The largest state (any section) the cascade holds after `w` samples of zero input, from
+/// each unit initial state of each section, in f64: how much a chunk's carry-in still matters
+/// `w` samples on (0 when it is far below every rounding).
+pub fn cascade_decay(coefs: &[[f64; 6]], w: usize) -> f64 {
+    let ns = coefs.len();
+    let mut worst = 0.0f64;
+    for start in 0..2 * ns {
+        let mut z = vec![0.0f64; 2 * ns];
+        z[start] = 1.0;
+        for _ in 0..w {
+            let mut u = 0.0;
+            for (s, c) in coefs.iter().enumerate() {
+                let yv = c[0] * u + z[2 * s];
+                z[2 * s] = c[1] * u - c[4] * yv + z[2 * s + 1];
+                z[2 * s + 1] = c[2] * u - c[5] * yv;
+                u = yv;
+            }
+        }
+        worst = z.iter().fold(worst, |m, v| m.max(v.abs()));
+    }
+    worst
 }
 
 /// The header the generated prelude includes: the kernel itself.
