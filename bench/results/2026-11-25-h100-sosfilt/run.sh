@@ -9,7 +9,7 @@ S=.gpu/sigpu
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu.txt"
 echo "== checks"; $S --json check --device cuda --seed 31 recurrence > "$OUT/check.json"; $S check --device cuda --seed 31 recurrence 2>&1 | tail -25
 echo "== sos bench"; $S bench filter --device cuda --sos --log2-n 26,28 --runs 20 --warmup 3 \
-  --sos-shapes "${SHAPES:-default,128x32,512x16,256x16,128x64}" --check-up-to 28 --out "$OUT/sos.json" 2>&1 | tail -20
+  --sos-shapes "${SHAPES:-default,defaultl,128x32,512x16,128x64,256x16l}" --check-up-to 28 --out "$OUT/sos.json" 2>&1 | tail -20
 echo "== cupyx peer"; timeout 200 python3 bench/peers/sosfilt_cupyx.py --log2-n 26,28 --runs 10 > "$OUT/peer.json" 2> "$OUT/peer.err"; tail -3 "$OUT/peer.err"; cat "$OUT/peer.json"
 echo "== (b, a)"; $S bench filter --device cuda --signature "(0.81, -1.62, 0.81 : 1.6, -0.64)" --log2-n 26,28 --runs 20 --out "$OUT/ba.json" 2>&1 | tail -6
 if [ -n "${NCU:-}" ] && command -v ncu >/dev/null; then

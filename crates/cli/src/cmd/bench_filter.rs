@@ -139,16 +139,25 @@ fn run_sos(
         .sos_shapes
         .split(',')
         .map(|t| -> Result<sigpu_recurrence::SosConfig> {
+            // A trailing `l` forces the look-back kernel.
             let t = t.trim();
+            let (t, force_look_back) = match t.strip_suffix('l') {
+                Some(rest) => (rest, true),
+                None => (t, false),
+            };
             if t == "default" {
-                return Ok(sigpu_recurrence::SosConfig::default());
+                return Ok(sigpu_recurrence::SosConfig {
+                    force_look_back,
+                    ..Default::default()
+                });
             }
             let (a, b) = t
                 .split_once('x')
-                .context("--sos-shapes: expected THREADSxVPT")?;
+                .context("--sos-shapes: expected THREADSxVPT[l]")?;
             Ok(sigpu_recurrence::SosConfig {
                 threads: a.parse().with_context(|| format!("--sos-shapes: {a:?}"))?,
                 vpt: b.parse().with_context(|| format!("--sos-shapes: {b:?}"))?,
+                force_look_back,
             })
         })
         .collect::<Result<Vec<_>>>()?;
