@@ -3,7 +3,9 @@
 // The generated prelude defines, before including this header: the element type T; S (sections),
 // V (values per thread), THREADS, WARPS, CHUNK = THREADS * V, Q (16-byte vectors per thread),
 // LOG_WARPS; and the __constant__ tables, all computed exactly on the host and rounded once:
-//   SOS_B[S][3], SOS_A[S][2]     b0 b1 b2 and a1 a2 of each section, in T;
+//   SosCoef<s>::b0, b1, b2, na1, na2   section s's b0 b1 b2 and -a1 -a2 in T, as constexpr
+//                                      literals (so 0, 1 and 2 cost what they should);
+//   SOS_A[S][2]                  a1 a2 of each section, in T (for zf);
 //   SOS_F[S][2][V]               (A^i)[0][j]: output i of a thread from a unit state j at its start;
 //   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2);
 //   SOS_BM[S][LOG_WARPS + 1][4]  A^(2^k 32 V), the block's merges over warps;
@@ -131,17 +133,24 @@ __device__ __forceinline__ void sos_look_back(const unsigned int* flags, const d
 
 // Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
 // CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf.
+// b * u + c and b * u for a coefficient b known at compile time: 0 and 1 cost nothing, and the
+// rest is one fused multiply-add (the order written out, as the compiler keeps it).
+#define SOS_MADD(b, u, c) ((b) == (T)0 ? (c) : (b) == (T)1 ? (u) + (c) : fma((b), (u), (c)))
+#define SOS_MUL(b, u) ((b) == (T)0 ? (T)0 : (b) == (T)1 ? (u) : (b) * (u))
+
+// Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
+// CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf.
 template <int s, bool CAPTURE>
 __device__ __forceinline__ void sos_local(T* v, T& d0, T& d1, int at, T& z0, T& z1) {
-    const T b0 = SOS_B[s][0], b1 = SOS_B[s][1], b2 = SOS_B[s][2];
-    const T a1 = SOS_A[s][0], a2 = SOS_A[s][1];
+    constexpr T b0 = SosCoef<s>::b0, b1 = SosCoef<s>::b1, b2 = SosCoef<s>::b2;
+    constexpr T na1 = SosCoef<s>::na1, na2 = SosCoef<s>::na2;  // -a1, -a2
     d0 = (T)0; d1 = (T)0;
     #pragma unroll
     for (int i = 0; i < V; ++i) {
         const T u = v[i];
-        const T yv = b0 * u + d0;
-        d0 = b1 * u - a1 * yv + d1;
-        d1 = b2 * u - a2 * yv;
+        const T yv = SOS_MADD(b0, u, d0);
+        d0 = SOS_MADD(na1, yv, SOS_MADD(b1, u, d1));
+        d1 = SOS_MADD(na2, yv, SOS_MUL(b2, u));
         v[i] = yv;
         if (CAPTURE && i == at) { z0 = d0; z1 = d1; }
     }
@@ -162,8 +171,8 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
         const int d = 1 << k;
         const T p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
         if (lane >= d) {
-            a0 += SOS_WM[s][k][0] * p0 + SOS_WM[s][k][1] * p1;
-            a1 += SOS_WM[s][k][2] * p0 + SOS_WM[s][k][3] * p1;
+            a0 = fma(SOS_WM[s][k][1], p1, fma(SOS_WM[s][k][0], p0, a0));
+            a1 = fma(SOS_WM[s][k][3], p1, fma(SOS_WM[s][k][2], p0, a1));
         }
     }
     T e0 = __shfl_up_sync(FULL_MASK, a0, 1), e1 = __shfl_up_sync(FULL_MASK, a1, 1);
@@ -175,7 +184,7 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
     // needs its own lanes' carries; its end state is this chunk's carry-in.
     if (warp == WARPS) {
         #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] += SOS_F[s][0][i] * e0 + SOS_F[s][1][i] * e1;
+        for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], e1, fma(SOS_F[s][0][i], e0, v[i]));
         return;
     }
     C t0 = 0.0, t1 = 0.0;
@@ -233,7 +242,7 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
     const T c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
     const T c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
     #pragma unroll
-    for (int i = 0; i < V; ++i) v[i] += SOS_F[s][0][i] * c0 + SOS_F[s][1][i] * c1;
+    for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));
     if (capture && at >= 0 && at < V) {
         // the state after the channel's last sample: the local one plus A^(at+1) c
         C q0 = (C)c0, q1 = (C)c1;

@@ -376,17 +376,24 @@ impl<T: Element> SosTables<T> {
         let rows = |items: Vec<String>| format!("{{{}}}", items.join(", "));
         let mat = |m: &[T; 4]| rows(m.iter().map(|x| lit(*x)).collect());
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
-        let b: Vec<String> = self
-            .coefs
-            .iter()
-            .map(|c| rows(c[..3].iter().map(|x| lit(*x)).collect()))
-            .collect();
+        let _ = writeln!(w, "template <int s> struct SosCoef;");
+        for (i, c) in self.coefs.iter().enumerate() {
+            let neg = |x: T| x.mul(T::from_f64(-1.0));
+            let _ = writeln!(
+                w,
+                "template <> struct SosCoef<{i}> {{ static constexpr T b0 = {}, b1 = {}, b2 = {}, na1 = {}, na2 = {}; }};",
+                lit(c[0]),
+                lit(c[1]),
+                lit(c[2]),
+                lit(neg(c[4])),
+                lit(neg(c[5]))
+            );
+        }
         let a: Vec<String> = self
             .coefs
             .iter()
             .map(|c| rows(c[4..].iter().map(|x| lit(*x)).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_B[S][3] = {};", rows(b));
         let _ = writeln!(w, "__constant__ T SOS_A[S][2] = {};", rows(a));
         let f: Vec<String> = self
             .f
