@@ -187,18 +187,30 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
         for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], e1, fma(SOS_F[s][0][i], e0, v[i]));
         return;
     }
-    C t0 = 0.0, t1 = 0.0;
+    // The chunk's carry-in: the tail warp's end state, or zi for a channel's first chunk.
+    T cin0 = s_warp[P][WARPS][0], cin1 = s_warp[P][WARPS][1];
     if (ci == 0) {
-        if (has_zi) { t0 = (C)zi[(ch * S + s) * 2]; t1 = (C)zi[(ch * S + s) * 2 + 1]; }
-    } else {
-        t0 = (C)s_warp[P][WARPS][0]; t1 = (C)s_warp[P][WARPS][1];
+        cin0 = has_zi ? zi[(ch * S + s) * 2] : (T)0;
+        cin1 = has_zi ? zi[(ch * S + s) * 2 + 1] : (T)0;
     }
-    // the carry into this warp: Horner over the warps before it, t <- A^(32 V) t + agg_k
-    for (int k = 0; k < warp; ++k) {
-        const C u0 = SOS_W32[s][0] * t0 + SOS_W32[s][1] * t1 + (C)s_warp[P][k][0];
-        const C u1 = SOS_W32[s][2] * t0 + SOS_W32[s][3] * t1 + (C)s_warp[P][k][1];
-        t0 = u0; t1 = u1;
+    // Every warp scans the warps' end states itself (a lane per warp, doubling merges), so one
+    // barrier per section suffices; the carry into warp w is the prefix before it plus the
+    // chunk's carry-in through w 32 V values.
+    T w0 = lane < WARPS ? s_warp[P][lane][0] : (T)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (T)0;
+    #pragma unroll
+    for (int k = 0; k < LOG_WARPS; ++k) {
+        const int d = 1 << k;
+        const T p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
+        if (lane >= d) {
+            w0 = fma(SOS_BM[s][k][1], p1, fma(SOS_BM[s][k][0], p0, w0));
+            w1 = fma(SOS_BM[s][k][3], p1, fma(SOS_BM[s][k][2], p0, w1));
+        }
     }
+    const int before = warp > 0 ? warp - 1 : 0;
+    T t0 = __shfl_sync(FULL_MASK, w0, before), t1 = __shfl_sync(FULL_MASK, w1, before);
+    if (warp == 0) { t0 = (T)0; t1 = (T)0; }
+    t0 = fma((T)SOS_WP[s][warp][1], cin1, fma((T)SOS_WP[s][warp][0], cin0, t0));
+    t1 = fma((T)SOS_WP[s][warp][3], cin1, fma((T)SOS_WP[s][warp][2], cin0, t1));
 #else
     if (warp == 0) {
         // block: inclusive scan over the warps' end states, a lane per warp
@@ -260,7 +272,12 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
 // aggs, incls, counters, epoch): x and y hold channels x n values (y may be x), zi and zf
 // channels x S x 2 (read / written only when has_zi / has_zf), the look-back buffers at least
 // chunks x S entries.
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) sos_filter(
+#if MIN_BLOCKS > 0
+#define SOS_BOUNDS __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS)
+#else
+#define SOS_BOUNDS __launch_bounds__(BLOCK_THREADS)
+#endif
+extern "C" __global__ void SOS_BOUNDS sos_filter(
     const T* x, T* y, long long n, long long chunks_per_channel,
     const T* zi, int has_zi, T* zf, int has_zf,
     const T* __restrict__ lane_pow, const C* __restrict__ chunk_pow,

@@ -18,6 +18,8 @@ pub struct SosConfig {
     /// Resolve every chunk's carries by the look-back even where the cascade decays fast
     /// enough for the tail carry (for tests and measurements).
     pub force_look_back: bool,
+    /// Blocks per SM asked of the register allocator (`__launch_bounds__`); 0 leaves it free.
+    pub min_blocks: usize,
 }
 
 impl Default for SosConfig {
@@ -26,6 +28,7 @@ impl Default for SosConfig {
             threads: 256,
             vpt: 0,
             force_look_back: false,
+            min_blocks: 0,
         }
     }
 }
@@ -373,6 +376,7 @@ impl<T: Element> SosTables<T> {
             self.decay,
             self.block_threads()
         );
+        let _ = writeln!(w, "#define MIN_BLOCKS {}", self.config.min_blocks);
         let rows = |items: Vec<String>| format!("{{{}}}", items.join(", "));
         let mat = |m: &[T; 4]| rows(m.iter().map(|x| lit(*x)).collect());
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
