@@ -24,10 +24,10 @@ pub struct SosConfig {
 
 impl Default for SosConfig {
     fn default() -> Self {
-        // 320 × 128 bytes (a 40 KiB staging tile, 2 blocks per SM): the fastest of 128–320
-        // threads × 32 f32 measured on an H100 (butter(8, 0.1), 2^26 and 2^28 samples).
+        // 256 threads × 128 bytes (3 blocks per SM): the fastest of 128–320 threads × 32 f32
+        // measured on an H100 (butter(8, 0.1), 2^26 and 2^28 samples).
         SosConfig {
-            threads: 320,
+            threads: 256,
             vpt: 0,
             force_look_back: false,
             min_blocks: 0,
