@@ -509,7 +509,7 @@ pub fn emulate<T: Element>(
     let (v, threads, ns) = (t.config.vpt, t.config.threads, t.sections());
     let warps = threads / 32;
     let chunk = t.config.chunk();
-    let n = if channels == 0 { 0 } else { x.len() / channels };
+    let n = x.len().checked_div(channels).unwrap_or(0);
     let mut y = x.to_vec();
     let mut zf = vec![T::ZERO; channels * ns * 2];
     for ch in 0..channels {
@@ -644,7 +644,7 @@ pub fn sosfilt_serial<T: Element>(
     zi: Option<&[T]>,
 ) -> (Vec<T>, Vec<T>) {
     let ns = coefs.len();
-    let n = if channels == 0 { 0 } else { x.len() / channels };
+    let n = x.len().checked_div(channels).unwrap_or(0);
     let mut y = vec![T::ZERO; x.len()];
     let mut zf = vec![T::ZERO; channels * ns * 2];
     for ch in 0..channels {
@@ -676,7 +676,7 @@ pub fn sosfilt_extended(
     zi: Option<&[f64]>,
 ) -> (Vec<f64>, Vec<f64>) {
     let ns = coefs.len();
-    let n = if channels == 0 { 0 } else { x.len() / channels };
+    let n = x.len().checked_div(channels).unwrap_or(0);
     let mut y = vec![0.0; x.len()];
     let mut zf = vec![0.0; channels * ns * 2];
     let c: Vec<[Dd; 6]> = coefs.iter().map(|r| r.map(Dd::from)).collect();
@@ -704,11 +704,7 @@ pub fn sosfilt_extended(
 /// max |got − want| / max |want| over each channel of length `n` (the worst channel); NaN in
 /// `got` counts as infinite.
 pub fn channel_error<T: Element>(got: &[T], want: &[f64], channels: usize) -> f64 {
-    let n = if channels == 0 {
-        0
-    } else {
-        want.len() / channels
-    };
+    let n = want.len().checked_div(channels).unwrap_or(0);
     (0..channels)
         .map(|c| {
             let w = &want[c * n..(c + 1) * n];
