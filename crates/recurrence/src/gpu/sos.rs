@@ -308,8 +308,10 @@ impl<T: Element> GpuSos<T> {
                 )));
             }
         }
+        let cpb = self.tables.chunks_per_block();
+        let blocks = per_channel.div_ceil(cpb) * channels;
         let config = LaunchConfig {
-            grid_dim: (chunks as u32, 1, 1),
+            grid_dim: (blocks as u32, 1, 1),
             block_dim: (self.tables.block_threads() as u32, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -419,7 +421,7 @@ pub fn kernel_source<T: Element>(tables: &SosTables<T>) -> KernelSource {
     let prelude = tables.prelude();
     let c = tables.config;
     let name = format!(
-        "sos_{}_s{}_{}x{}{}_{}.cu",
+        "sos_{}_s{}_{}x{}{}c{}_{}.cu",
         T::DTYPE,
         tables.sections(),
         c.threads,
@@ -428,6 +430,7 @@ pub fn kernel_source<T: Element>(tables: &SosTables<T>) -> KernelSource {
             0 => String::new(),
             b => format!("b{b}"),
         },
+        tables.chunks_per_block(),
         short_hash(&prelude)
     );
     KernelSource::generated(name, prelude).with_header(SOS_HEADER_NAME, SOS_HEADER)

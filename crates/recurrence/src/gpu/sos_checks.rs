@@ -84,6 +84,18 @@ pub fn checks() -> Vec<Check> {
             },
         },
         Check {
+            name: "recurrence/sos_butter8_f32_chunks_per_block",
+            about: "the tail-carry kernel with 3 chunks per block, 3 channels of odd length, zi/zf",
+            run: |gpu, seed| {
+                let three = SosConfig {
+                    chunks_per_block: 3,
+                    ..SosConfig::default()
+                };
+                let case = Case::new(&BUTTER8_01, 3, 300_007).state().on(three);
+                check_result(contract::<f32>(gpu, seed, case))
+            },
+        },
+        Check {
             name: "recurrence/sos_lowcut_f32_state",
             about: "sosfilt butter(8, 0.005) (poles to 0.997) f32, 3 channels, zi/zf",
             run: |gpu, seed| {

@@ -45,6 +45,10 @@ pub struct SosConfig {
     pub force_look_back: bool,
     /// Blocks per SM asked of the register allocator (`__launch_bounds__`); 0 leaves it free.
     pub min_blocks: usize,
+    /// Consecutive chunks one block filters with the tail-carry kernel (0 or 1: one); after the
+    /// first, a chunk's carry-ins are the previous chunk's end states. The look-back kernel
+    /// always takes one.
+    pub chunks_per_block: usize,
 }
 
 impl Default for SosConfig {
@@ -56,6 +60,7 @@ impl Default for SosConfig {
             vpt: 0,
             force_look_back: false,
             min_blocks: 0,
+            chunks_per_block: 1,
         }
     }
 }
@@ -354,6 +359,15 @@ impl<T: Element> SosTables<T> {
         t
     }
 
+    /// Chunks one block filters: `config.chunks_per_block` with the tail carry, else 1.
+    pub fn chunks_per_block(&self) -> usize {
+        if self.tail {
+            self.config.chunks_per_block.max(1)
+        } else {
+            1
+        }
+    }
+
     /// Threads per block: the chunk's, and the tail warp's.
     pub fn block_threads(&self) -> usize {
         self.config.threads + if self.tail { 32 } else { 0 }
@@ -404,6 +418,11 @@ impl<T: Element> SosTables<T> {
             self.block_threads()
         );
         let _ = writeln!(w, "#define MIN_BLOCKS {}", self.config.min_blocks);
+        let _ = writeln!(
+            w,
+            "#define CPB {}  // chunks per block",
+            self.chunks_per_block()
+        );
         let rows = |items: Vec<String>| format!("{{{}}}", items.join(", "));
         let mat = |m: &[T; 4]| rows(m.iter().map(|x| lit(*x)).collect());
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
@@ -859,6 +878,7 @@ mod tests {
         vpt: 8,
         force_look_back: false,
         min_blocks: 0,
+        chunks_per_block: 1,
     };
 
     #[test]
