@@ -1,11 +1,25 @@
 //! The GPU path: [`codegen`] writes a CUDA kernel for one signature and element type, NVRTC
 //! compiles it with the header `plr.cuh` (through `sigpu-runtime`, cached on disk), and
 //! [`GpuFilter`] launches it on device buffers: any length, many channels, zi/zf.
+//! [`GpuSos`] runs scipy's `sosfilt` with every second-order section fused into one kernel
+//! (`kernels/sos.cuh` behind a generated prelude; host tables, references and the CPU emulation
+//! of its scheme in [`sos_tables`]).
 
 mod checks;
 pub mod codegen;
+mod sos;
+mod sos_checks;
+pub mod sos_tables;
 
-pub use checks::checks;
+pub use sos::{kernel_source as sos_kernel_source, GpuSos, RawSosCall, SosConfig};
+
+/// The recurrence crate's checks, in the order `sigpu check` runs them: the (b, a) kernels,
+/// then the fused second-order sections.
+pub fn checks() -> Vec<sigpu_runtime::cuda::Check> {
+    let mut all = checks::checks();
+    all.extend(sos_checks::checks());
+    all
+}
 pub use codegen::{
     generate, Generated, GpuConfig, FILTER_KERNEL, PLR_HEADER, PLR_HEADER_NAME, STATE_KERNEL,
 };
