@@ -59,6 +59,18 @@ pub struct BenchFilterArgs {
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result<ExitCode> {
+    let inputs = [
+        ("--from", args.from.as_deref()),
+        ("--peers", args.peers.as_deref()),
+    ];
+    let inputs: Vec<_> = inputs
+        .into_iter()
+        .filter_map(|(f, p)| Some((f, p?)))
+        .collect();
+    super::check_files(&Vec::from_iter(args.out.output()), &inputs)?;
+    if let Some(dir) = &args.plot {
+        super::check_dir("--plot", dir)?;
+    }
     let mut report = match &args.from {
         Some(path) => sweep::load_report(path)?,
         None => serde_json::to_value(measure(device, args)?)?,

@@ -159,7 +159,9 @@ pub struct SimulateArgs {
     /// Results file (JSON), rewritten atomically after every point.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Skip the points already in --out (same code, link, decoder and seed).
+    /// Skip the points already in --out (same code, link, decoder and seed). Points the file
+    /// ran with another --min-errors / --max-frames run again (each one is named on stderr).
+    /// --out is locked while the sweep runs: a second sweep on the same file is refused.
     #[arg(long, requires = "out")]
     pub resume: bool,
     /// Draw BER and FER against SNR as SVG.
@@ -217,6 +219,7 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
 }
 
 fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
+    super::check_files(&[("--output", &a.output)], &[])?;
     let code = Code::resolve(&a.code)?;
     sigpu_ldpc::write_alist(&code, &a.output)?;
     super::report(json, &code.info(), |_| {
@@ -230,6 +233,8 @@ fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
 }
 
 fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
+    let inputs: Vec<_> = a.inputs.iter().map(|p| ("--input", p.as_path())).collect();
+    super::check_files(&[("--output", &a.output)], &inputs)?;
     let sweeps = a
         .inputs
         .iter()
@@ -308,6 +313,7 @@ fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
 }
 
 fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode> {
+    super::check_files(&[("--output", &a.output)], &[("--input", &a.input)])?;
     let gpu = open_device(device)?;
     let code = Code::resolve(&a.code)?;
     let config = a.decoder.config()?;
@@ -366,6 +372,12 @@ pub fn simulate(
     json: bool,
     a: &SimulateArgs,
 ) -> Result<ExitCode> {
+    let outputs = [("--out", a.out.as_deref()), ("--plot", a.plot.as_deref())];
+    let outputs: Vec<_> = outputs
+        .into_iter()
+        .filter_map(|(f, p)| Some((f, p?)))
+        .collect();
+    super::check_files(&outputs, &[])?;
     let gpus = if all_gpus {
         Gpu::open_all().context("--device all: no GPU can run kernels on this host")?
     } else {
@@ -398,6 +410,7 @@ pub fn simulate(
                 "{errors} frame errors, BER {ber:.2e}, FER {fer:.2e}"
             ));
         }
+        SweepEvent::Note(note) => eprintln!("{note}"),
         SweepEvent::Point(p) => {
             bar.take().inspect(ProgressBar::finish_and_clear);
             if !json {
@@ -427,6 +440,7 @@ fn point_line(p: &PointResult) -> String {
 
 /// `sigpu bench ldpc`: the seed's throughput tables.
 pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCode> {
+    super::check_files(&Vec::from_iter(a.out.output()), &[])?;
     let gpu = open_device(device)?;
     let spec = BenchSpec {
         codes: a.codes.clone(),
