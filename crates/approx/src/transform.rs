@@ -589,7 +589,11 @@ pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformErr
     let toks = tokens(source).map_err(TransformError::Lex)?;
     let defs = functions(source, &toks);
     let k = find_kernel(&defs, kernel)?;
-    let text_of = |a: usize, b: usize| &source[toks[a].start..toks[b].end];
+    // Tokens a..=b; none when b < a (empty parameters `()`, no return type before the name).
+    let text_of = |a: usize, b: usize| match b.checked_sub(a) {
+        Some(_) => &source[toks[a].start..toks[b].end],
+        None => "",
+    };
     let body_of = |d: &FnDef| &source[toks[d.body.0].end..toks[d.body.1].start];
     let devices: Vec<&FnDef> = defs.iter().filter(|d| !d.global).collect();
     let copied = reaching_devices(&devices, |d| body_of(d).to_owned())?;

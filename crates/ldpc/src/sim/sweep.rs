@@ -135,10 +135,22 @@ pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
         LdpcError::invalid(format!("SNR {spec:?}: expected START:STOP:STEP (e.g. 0.5:2.0:0.1) or a comma list of dB values"))
     };
     let Some((start, rest)) = spec.split_once(':') else {
-        return spec
+        // Finite values only: "inf" and "nan" parse as f64 but name no channel.
+        let points = spec
             .split(',')
-            .map(|s| s.trim().parse::<f64>().map_err(|_| bad()))
-            .collect();
+            .map(|s| {
+                (s.trim().parse::<f64>().ok())
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(bad)
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        if points.len() > 10_001 {
+            return Err(LdpcError::invalid(format!(
+                "SNR list of {} points: at most 10001",
+                points.len()
+            )));
+        }
+        return Ok(points);
     };
     let (stop, step) = rest.split_once(':').ok_or_else(bad)?;
     let (start, stop, step): (f64, f64, f64) = (
@@ -408,7 +420,9 @@ mod tests {
         assert_eq!(parse_points("0.1, -2").unwrap(), [0.1, -2.0]);
         // Steps that do not add up exactly still name the same points as a list would.
         assert_eq!(parse_points("0.5:0.8:0.1").unwrap(), [0.5, 0.6, 0.7, 0.8]);
-        for bad in ["2:1:0.1", "1:2", "1:2:0", "x", "1:2:-1"] {
+        for bad in [
+            "2:1:0.1", "1:2", "1:2:0", "x", "1:2:-1", "inf", "1,nan", "-inf:1:1",
+        ] {
             assert!(parse_points(bad).is_err(), "{bad}");
         }
         let e = parse_points("2:1:0.1").unwrap_err().to_string();
