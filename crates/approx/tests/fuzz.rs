@@ -70,3 +70,16 @@ fn fuzz_transform_cuda_source() {
         accepted
     });
 }
+
+/// What the fuzzer found: a function named at the very start of the source (no return type)
+/// and a kernel without parameters made the transform slice out of bounds.
+#[test]
+fn kernels_with_no_return_type_or_parameters_do_not_panic() {
+    let cases = [
+        ("g(float x) { return expf(x); }\nextern \"C\" __global__ void k(float* o) { o[0] = g(1.0f); }", "k"),
+        ("extern \"C\" __global__ void k() { float y = expf(1.0f); }", "k"),
+    ];
+    for (source, kernel) in cases {
+        let _ = sigpu_approx::transform::transform(source, kernel);
+    }
+}

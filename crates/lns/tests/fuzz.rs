@@ -29,3 +29,12 @@ fn fuzz_format_and_method_names() {
         },
     );
 }
+
+/// What the fuzzer found: field widths whose sum overflows u32 panicked in `Format::new`.
+#[test]
+fn huge_field_widths_are_refused() {
+    for name in ["i8f4294967295", "i4294967295f1", "i2147483648f2147483648"] {
+        let e = name.parse::<Format>().unwrap_err().to_string();
+        assert!(e.contains("32 bits"), "{name}: {e}");
+    }
+}
