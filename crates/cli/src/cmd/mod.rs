@@ -39,7 +39,7 @@ fn report<T: serde::Serialize>(
 /// `--out FILE`: the flag every command that reports figures takes.
 #[derive(clap::Args, Debug)]
 pub struct JsonOut {
-    /// Also write the JSON result to this file (atomically).
+    /// Also write the JSON result to this file (atomically; its directory must exist).
     #[arg(long = "out", value_name = "FILE")]
     pub path: Option<std::path::PathBuf>,
 }

@@ -131,6 +131,10 @@ impl SnrAxis {
 
 /// SNR points in dB: `START:STOP:STEP` (both ends included) or a comma list.
 pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
+    // No channel lies beyond ±1000 dB, and the bound keeps the 1e-9 dB rounding below finite
+    // (1e308 · 1e9 would be infinite).
+    const LIMIT_DB: f64 = 1000.0;
+    let within = |x: f64| x.is_finite() && x.abs() <= LIMIT_DB;
     let bad = || {
         LdpcError::invalid(format!("SNR {spec:?}: expected START:STOP:STEP (e.g. 0.5:2.0:0.1) or a comma list of dB values"))
     };
@@ -139,9 +143,14 @@ pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
         let points = spec
             .split(',')
             .map(|s| {
-                (s.trim().parse::<f64>().ok())
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(bad)
+                let x = s.trim().parse::<f64>().ok().filter(|x| x.is_finite());
+                match x {
+                    Some(x) if within(x) => Ok(x),
+                    Some(_) => Err(LdpcError::invalid(format!(
+                        "SNR {spec:?}: values must lie within ±{LIMIT_DB} dB"
+                    ))),
+                    None => Err(bad()),
+                }
             })
             .collect::<Result<Vec<f64>>>()?;
         if points.len() > 10_001 {
@@ -165,6 +174,11 @@ pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
     {
         return Err(LdpcError::invalid(format!(
             "SNR {spec:?}: need STEP > 0 and START ≤ STOP, with at most 10000 points"
+        )));
+    }
+    if !within(start) || !within(stop) {
+        return Err(LdpcError::invalid(format!(
+            "SNR {spec:?}: values must lie within ±{LIMIT_DB} dB"
         )));
     }
     let count = ((stop - start) / step + 1e-9).floor() as usize + 1;
@@ -421,7 +435,17 @@ mod tests {
         // Steps that do not add up exactly still name the same points as a list would.
         assert_eq!(parse_points("0.5:0.8:0.1").unwrap(), [0.5, 0.6, 0.7, 0.8]);
         for bad in [
-            "2:1:0.1", "1:2", "1:2:0", "x", "1:2:-1", "inf", "1,nan", "-inf:1:1",
+            "2:1:0.1",
+            "1:2",
+            "1:2:0",
+            "x",
+            "1:2:-1",
+            "inf",
+            "1,nan",
+            "-inf:1:1",
+            "64:1e308:1e308",
+            "2000",
+            "-1e4:0:1",
         ] {
             assert!(parse_points(bad).is_err(), "{bad}");
         }
