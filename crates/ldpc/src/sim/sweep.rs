@@ -183,9 +183,17 @@ pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
     }
     let count = ((stop - start) / step + 1e-9).floor() as usize + 1;
     // Rounded to 1e-9 dB so points named alike in two runs are the same point.
-    Ok((0..count)
+    let points: Vec<f64> = (0..count)
         .map(|i| ((start + step * i as f64) * 1e9).round() / 1e9)
-        .collect())
+        .collect();
+    // The last point may pass STOP by the tolerance above (1e-9 steps): still within the
+    // bound, so that a list of these points parses too.
+    if !points.iter().all(|&x| within(x)) {
+        return Err(LdpcError::invalid(format!(
+            "SNR {spec:?}: values must lie within ±{LIMIT_DB} dB"
+        )));
+    }
+    Ok(points)
 }
 
 /// Frames per decoder call unless a sweep sets its own: a GPU batch (128) on GPUs; on the
@@ -446,6 +454,7 @@ mod tests {
             "64:1e308:1e308",
             "2000",
             "-1e4:0:1",
+            "01e-9:1e3:08",
         ] {
             assert!(parse_points(bad).is_err(), "{bad}");
         }
