@@ -589,7 +589,16 @@ pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformErr
     let toks = tokens(source).map_err(TransformError::Lex)?;
     let defs = functions(source, &toks);
     let k = find_kernel(&defs, kernel)?;
-    let text_of = |a: usize, b: usize| &source[toks[a].start..toks[b].end];
+    // Tokens a..=b; none when b < a (empty parameters `()`, no return type before the name).
+    let text_of = |a: usize, b: usize| match b.checked_sub(a) {
+        Some(_) => &source[toks[a].start..toks[b].end],
+        None => "",
+    };
+    // What precedes the name (qualifiers, return type): nothing for a name at the start.
+    let head_of = |d: &FnDef| match d.name_tok > d.decl_start {
+        true => text_of(d.decl_start, d.name_tok - 1),
+        false => "",
+    };
     let body_of = |d: &FnDef| &source[toks[d.body.0].end..toks[d.body.1].start];
     let devices: Vec<&FnDef> = defs.iter().filter(|d| !d.global).collect();
     let copied = reaching_devices(&devices, |d| body_of(d).to_owned())?;
@@ -609,7 +618,7 @@ pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformErr
         let body = rewrite_body(body_of(d), &copied, &mut rewrites)?;
         out += &format!(
             "\n{} {}_sg_sfu{} {{{}}}",
-            text_of(d.decl_start, d.name_tok - 1),
+            head_of(d),
             d.name,
             text_of(d.params.0, d.params.1),
             body
@@ -622,7 +631,7 @@ pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformErr
     let (shared_free, shared) = hoist_shared(kernel, body_of(k))?;
     let generated = Generated {
         kernel,
-        head: text_of(k.decl_start, k.name_tok - 1),
+        head: head_of(k),
         params: text_of(k.params.0 + 1, k.params.1 - 1).trim().to_owned(),
         sfu_body,
         lambda_sfu_body: unaligned_barriers(&rewrite_body(

@@ -88,6 +88,13 @@ fn check_on_cpu_explains_itself() {
 fn bench_copy_on_cpu_writes_json_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("results/copy.json");
+    // No directory is made for an output: a typo must not become a new directory.
+    let args = line(
+        "bench copy --device cpu --size-mib 8 --runs 3 --json --out",
+        &[path.to_str().unwrap()],
+    );
+    fails_with(&args, "does not exist");
+    std::fs::create_dir(dir.path().join("results")).unwrap();
     let v = ok_json(&line(
         "bench copy --device cpu --size-mib 8 --runs 3 --json --out",
         &[path.to_str().unwrap()],

@@ -38,7 +38,13 @@ impl Format {
     /// A format with `int_bits` + `frac_bits` log bits; the word (with the sign) must fit 32
     /// bits and hold at least one integer bit.
     pub fn new(int_bits: u32, frac_bits: u32) -> Result<Format, FormatError> {
-        if int_bits == 0 || int_bits + frac_bits + 1 > 32 || int_bits + frac_bits < 3 {
+        // Each field below 32 first, so the sums cannot overflow (i8f4294967295).
+        if int_bits == 0
+            || int_bits >= 32
+            || frac_bits >= 32
+            || int_bits + frac_bits + 1 > 32
+            || int_bits + frac_bits < 3
+        {
             return Err(FormatError(format!(
                 "i{int_bits}f{frac_bits}: need I ≥ 1, I + F ≥ 3 and 1 + I + F ≤ 32 bits"
             )));

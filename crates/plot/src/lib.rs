@@ -814,6 +814,7 @@ mod tests {
     #[test]
     fn renders_a_png_and_writes_both_files() {
         let dir = std::env::temp_dir().join(format!("sigpu-plot-{}", std::process::id()));
+        // Outputs get no directory made for them (sigpu_runtime::fs).
         std::fs::create_dir_all(&dir).unwrap();
         chart().write(&dir.join("c")).unwrap();
         let png = std::fs::read(dir.join("c.png")).unwrap();

@@ -10,6 +10,7 @@
 //!   the filter), event timing and the self-check type sit beside them.
 //! - [`Device`]: the `cpu | cuda[:N]` choice every command and library entry point takes.
 //! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
+//! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
 //! - [`npy`]: the `.npy` container every command reads and writes arrays in.
 //!
 //! ```
@@ -35,6 +36,7 @@
 pub mod cuda;
 mod device;
 pub mod fs;
+pub mod fuzz;
 pub mod host;
 pub mod npy;
 

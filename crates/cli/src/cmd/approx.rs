@@ -142,6 +142,10 @@ fn print_apps(apps: &[App]) {
 
 /// `--device cpu` measures the CPU fast functions; otherwise the catalog on the GPU.
 fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCode> {
+    super::check(
+        &[super::Output::File("--out", args.out.path.as_deref())],
+        &[],
+    )?;
     let target = match device {
         Some(Device::Cpu) => Target::Cpu,
         _ => resolve(device, Need::Gpu, "approx bench")?,
@@ -192,6 +196,11 @@ fn print_cpu_bench(report: &CpuBench) {
 }
 
 fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode> {
+    let outputs = [
+        super::Output::File("--out", args.out.path.as_deref()),
+        super::Output::Dir("--plot", args.plot.as_deref()),
+    ];
+    super::check(&outputs, &[])?;
     let mut run = SuiteRun::new(&args.app, args.qos_ratio, args.search, args.warp_index).map_err(
         |e| match e {
             ApproxError::Ratio(_) => anyhow::anyhow!("--qos-ratio: {e}"),
@@ -235,6 +244,10 @@ fn print_tune(summary: &TuneSummary, suite: bool) {
 
 /// CPU only: reads, transforms and writes a source; no device is involved.
 fn transform_cmd(json: bool, args: &TransformArgs) -> Result<ExitCode> {
+    super::check(
+        &[super::Output::File("--output", args.output.as_deref())],
+        &[("--input", Some(&args.input))],
+    )?;
     let code = std::fs::read_to_string(&args.input)
         .with_context(|| format!("reading {}", args.input.display()))?;
     let t = transform::transform(&code, &args.kernel)

@@ -32,6 +32,7 @@ pub struct CopyArgs {
 }
 
 pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitCode> {
+    super::check_files(&Vec::from_iter(args.out.output()), &[])?;
     let target = super::resolve(device, super::Need::Either, "bench copy")?;
     let gpu = target.gpu();
     let mib = args

@@ -75,6 +75,18 @@ pub struct BenchFilterArgs {
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result<ExitCode> {
+    let inputs = [
+        ("--from", args.from.as_deref()),
+        ("--peers", args.peers.as_deref()),
+    ];
+    let inputs: Vec<_> = inputs
+        .into_iter()
+        .filter_map(|(f, p)| Some((f, p?)))
+        .collect();
+    super::check_files(&Vec::from_iter(args.out.output()), &inputs)?;
+    if let Some(dir) = &args.plot {
+        super::check_dir("--plot", dir)?;
+    }
     if let Some(spec) = &args.sos {
         return run_sos(device, json, args, spec);
     }

@@ -125,6 +125,15 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
         print!("{source}");
         return Ok(ExitCode::SUCCESS);
     }
+    // Before reading anything: --output and --zf must be two writable files, neither an input.
+    let zi_file = (args.zi.as_deref()).map(Path::new).filter(|p| p.exists());
+    super::check(
+        &[
+            super::Output::File("--output", args.output.as_deref()),
+            super::Output::File("--zf", args.zf.as_deref()),
+        ],
+        &[("--input", args.input.as_deref()), ("--zi", zi_file)],
+    )?;
     let io = read_input(args, dtype)?;
     let gpu = super::resolve(device, super::Need::Either, "filter")?.into_gpu();
     let summary = with_dtype!(io.array.dtype, T => {

@@ -193,7 +193,9 @@ pub struct SimulateArgs {
     /// Results file (JSON), rewritten atomically after every point.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Skip the points already in --out (same code, link, decoder and seed).
+    /// Skip the points already in --out (same code, link, decoder and seed). Points the file
+    /// ran with another --min-errors / --max-frames run again (each one is named on stderr).
+    /// --out is locked while the sweep runs: a second sweep on the same file is refused.
     #[arg(long, requires = "out")]
     pub resume: bool,
     /// Draw BER and FER against SNR, with confidence intervals: PNG or SVG, by the extension.
@@ -253,6 +255,7 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
 }
 
 fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
+    super::check_files(&[("--output", &a.output)], &[])?;
     let code = Code::resolve(&a.code)?;
     sigpu_ldpc::write_alist(&code, &a.output)?;
     super::report(json, &code.info(), |_| {
@@ -266,6 +269,7 @@ fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
 }
 
 fn encode(json: bool, a: &EncodeArgs) -> Result<ExitCode> {
+    super::check_files(&[("--output", &a.output)], &[("--input", &a.input)])?;
     let code = Code::resolve(&a.code)?;
     let words = sigpu_ldpc::encode_npy(&code, &a.input, &a.output)?;
     let report = serde_json::json!({
@@ -285,6 +289,8 @@ fn encode(json: bool, a: &EncodeArgs) -> Result<ExitCode> {
 
 fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
     sigpu_plot::Format::of(&a.output).context("--output")?;
+    let inputs: Vec<_> = a.inputs.iter().map(|p| ("--input", p.as_path())).collect();
+    super::check_files(&[("--output", &a.output)], &inputs)?;
     let sweeps = a
         .inputs
         .iter()
@@ -362,6 +368,10 @@ fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
 }
 
 fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode> {
+    let mut outputs = vec![("--output", a.output.as_path())];
+    outputs.extend(a.output_info.as_deref().map(|p| ("--output-info", p)));
+    outputs.extend(a.soft.as_deref().map(|p| ("--soft", p)));
+    super::check_files(&outputs, &[("--input", &a.input)])?;
     let gpu = open_device(device)?;
     let code = Code::resolve(&a.code)?;
     let config = a.decoder.config()?;
@@ -477,6 +487,12 @@ pub fn simulate(
     json: bool,
     a: &SimulateArgs,
 ) -> Result<ExitCode> {
+    let outputs = [("--out", a.out.as_deref()), ("--plot", a.plot.as_deref())];
+    let outputs: Vec<_> = outputs
+        .into_iter()
+        .filter_map(|(f, p)| Some((f, p?)))
+        .collect();
+    super::check_files(&outputs, &[])?;
     let gpus = if all_gpus {
         Gpu::open_all().context("--device all: no GPU can run kernels on this host")?
     } else {
@@ -513,6 +529,7 @@ pub fn simulate(
                 "{errors} frame errors, BER {ber:.2e}, FER {fer:.2e}"
             ));
         }
+        SweepEvent::Note(note) => eprintln!("{note}"),
         SweepEvent::Point(p) => {
             bar.take().inspect(ProgressBar::finish_and_clear);
             if !json {
@@ -541,6 +558,7 @@ fn point_line(p: &PointResult) -> String {
 
 /// `sigpu bench ldpc`: the decoder throughput tables.
 pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCode> {
+    super::check_files(&Vec::from_iter(a.out.output()), &[])?;
     let gpu = open_device(device)?;
     let spec = BenchSpec {
         codes: a.codes.clone(),

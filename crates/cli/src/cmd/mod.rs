@@ -39,9 +39,105 @@ fn report<T: serde::Serialize>(
 /// `--out FILE`: the flag every command that reports figures takes.
 #[derive(clap::Args, Debug)]
 pub struct JsonOut {
-    /// Also write the JSON result to this file (atomically).
+    /// Also write the JSON result to this file (atomically; its directory must exist).
     #[arg(long = "out", value_name = "FILE")]
     pub path: Option<std::path::PathBuf>,
+}
+
+impl JsonOut {
+    /// `--out` for [`check_files`], when given.
+    pub(crate) fn output(&self) -> Option<(&'static str, &std::path::Path)> {
+        self.path.as_deref().map(|p| ("--out", p))
+    }
+}
+
+/// Every output a command will write, checked before any work: each can be written (its
+/// directory exists — none is created — and takes a new file; it is no directory), none is
+/// also an input, and no two outputs are one file (character devices such as /dev/null
+/// excepted). Errors name the flag. `outputs` and `inputs` are (flag, path) pairs.
+pub(crate) fn check_files(
+    outputs: &[(&str, &std::path::Path)],
+    inputs: &[(&str, &std::path::Path)],
+) -> Result<()> {
+    use sigpu_runtime::fs::same_file;
+    use std::os::unix::fs::FileTypeExt;
+    let device =
+        |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.file_type().is_char_device());
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        for (in_flag, input) in inputs {
+            if same_file(path, input) {
+                anyhow::bail!(
+                    "{flag} {} is also {in_flag}: writing it would destroy the input; choose \
+                     another output file",
+                    path.display()
+                );
+            }
+        }
+        for (other_flag, other) in &outputs[i + 1..] {
+            if same_file(path, other) && !device(path) {
+                anyhow::bail!(
+                    "{flag} {} and {other_flag} {} are the same file: one would overwrite the \
+                     other; give each output its own file",
+                    path.display(),
+                    other.display()
+                );
+            }
+        }
+        sigpu_runtime::fs::check_output(path)
+            .with_context(|| format!("{flag} {}: cannot write", path.display()))?;
+    }
+    Ok(())
+}
+
+/// One output flag of a command, for [`check`].
+pub(crate) enum Output<'a> {
+    /// A file.
+    File(&'static str, Option<&'a std::path::Path>),
+    /// `--plot BASE`: BASE.svg and BASE.png.
+    Base(&'static str, Option<&'a std::path::Path>),
+    /// A directory files are written into.
+    Dir(&'static str, Option<&'a std::path::Path>),
+}
+
+/// [`check_files`] and [`check_dir`] over a command's output flags (those not given are
+/// skipped), `inputs` being the files it reads.
+pub(crate) fn check(
+    outputs: &[Output<'_>],
+    inputs: &[(&'static str, Option<&std::path::Path>)],
+) -> Result<()> {
+    let mut files: Vec<(&str, std::path::PathBuf)> = Vec::new();
+    for output in outputs {
+        match *output {
+            Output::File(flag, Some(p)) => files.push((flag, p.to_owned())),
+            Output::Base(flag, Some(p)) => files.extend(base_files(p).map(|f| (flag, f))),
+            Output::Dir(flag, Some(p)) => check_dir(flag, p)?,
+            _ => {}
+        }
+    }
+    let files: Vec<_> = files.iter().map(|(f, p)| (*f, p.as_path())).collect();
+    let inputs: Vec<_> = inputs
+        .iter()
+        .filter_map(|(f, p)| Some((*f, (*p)?)))
+        .collect();
+    check_files(&files, &inputs)
+}
+
+/// `--plot BASE`: the two files it becomes (BASE.svg, BASE.png), for [`check_files`].
+pub(crate) fn base_files(base: &std::path::Path) -> [std::path::PathBuf; 2] {
+    [base.with_extension("svg"), base.with_extension("png")]
+}
+
+/// A flag naming a directory that files are written into: it must exist (none is created, so
+/// a typo is an error, not a new directory) and take new files.
+pub(crate) fn check_dir(flag: &str, dir: &std::path::Path) -> Result<()> {
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{flag} {}: no such directory (create it first; sigpu makes no directories)",
+            dir.display()
+        );
+    }
+    sigpu_runtime::fs::check_output(&dir.join("sigpu-write-check"))
+        .with_context(|| format!("{flag} {}: cannot write into it", dir.display()))
 }
 
 /// The JSON result written atomically to `--out` when given, the file named in any error.

@@ -132,14 +132,35 @@ impl SnrAxis {
 
 /// SNR points in dB: `START:STOP:STEP` (both ends included) or a comma list.
 pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
+    // No channel lies beyond ±1000 dB, and the bound keeps the 1e-9 dB rounding below finite
+    // (1e308 · 1e9 would be infinite).
+    const LIMIT_DB: f64 = 1000.0;
+    let within = |x: f64| x.is_finite() && x.abs() <= LIMIT_DB;
     let bad = || {
         LdpcError::invalid(format!("SNR {spec:?}: expected START:STOP:STEP (e.g. 0.5:2.0:0.1) or a comma list of dB values"))
     };
     let Some((start, rest)) = spec.split_once(':') else {
-        return spec
+        // Finite values only: "inf" and "nan" parse as f64 but name no channel.
+        let points = spec
             .split(',')
-            .map(|s| s.trim().parse::<f64>().map_err(|_| bad()))
-            .collect();
+            .map(|s| {
+                let x = s.trim().parse::<f64>().ok().filter(|x| x.is_finite());
+                match x {
+                    Some(x) if within(x) => Ok(x),
+                    Some(_) => Err(LdpcError::invalid(format!(
+                        "SNR {spec:?}: values must lie within ±{LIMIT_DB} dB"
+                    ))),
+                    None => Err(bad()),
+                }
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        if points.len() > 10_001 {
+            return Err(LdpcError::invalid(format!(
+                "SNR list of {} points: at most 10001",
+                points.len()
+            )));
+        }
+        return Ok(points);
     };
     let (stop, step) = rest.split_once(':').ok_or_else(bad)?;
     let (start, stop, step): (f64, f64, f64) = (
@@ -156,11 +177,24 @@ pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
             "SNR {spec:?}: need STEP > 0 and START ≤ STOP, with at most 10000 points"
         )));
     }
+    if !within(start) || !within(stop) {
+        return Err(LdpcError::invalid(format!(
+            "SNR {spec:?}: values must lie within ±{LIMIT_DB} dB"
+        )));
+    }
     let count = ((stop - start) / step + 1e-9).floor() as usize + 1;
     // Rounded to 1e-9 dB so points named alike in two runs are the same point.
-    Ok((0..count)
+    let points: Vec<f64> = (0..count)
         .map(|i| ((start + step * i as f64) * 1e9).round() / 1e9)
-        .collect())
+        .collect();
+    // The last point may pass STOP by the tolerance above (1e-9 steps): still within the
+    // bound, so that a list of these points parses too.
+    if !points.iter().all(|&x| within(x)) {
+        return Err(LdpcError::invalid(format!(
+            "SNR {spec:?}: values must lie within ±{LIMIT_DB} dB"
+        )));
+    }
+    Ok(points)
 }
 
 /// Frames per decoder call unless a sweep sets its own: a GPU batch (128) on GPUs; on the
@@ -193,7 +227,9 @@ pub struct SweepSpec {
     /// The results file, rewritten atomically after every point.
     pub out: Option<PathBuf>,
     /// Keep the points already in `out` (which must hold the same code, link, decoder and
-    /// seed) instead of running them again.
+    /// seed) instead of running them again; points that ran with another `min_errors` /
+    /// `max_frames` run again ([`SweepEvent::Note`] names each). `out` is locked while the
+    /// sweep runs ([`sigpu_runtime::fs::lock_exclusive`]).
     pub resume: bool,
 }
 
@@ -242,15 +278,16 @@ impl SweepSpec {
         Ok(())
     }
 
-    /// The header with the points of `out` when resuming one of the same run.
-    fn start(&self, code: &Code) -> Result<Sweep> {
+    /// The header with the points of `out` when resuming one of the same run, and what the
+    /// user should be told about the points the file held.
+    fn start(&self, code: &Code) -> Result<(Sweep, Vec<String>)> {
         let mut sweep = self.header(code);
         let Some(out) = self
             .out
             .as_deref()
             .filter(|out| self.resume && out.exists())
         else {
-            return Ok(sweep);
+            return Ok((sweep, Vec::new()));
         };
         let old = Sweep::read(out)?;
         if !old.same_run(&sweep) {
@@ -262,8 +299,46 @@ impl SweepSpec {
                 ),
             });
         }
-        sweep.points = old.points;
-        Ok(sweep)
+        if (old.min_errors, old.max_frames) == (self.min_errors, self.max_frames) {
+            sweep.points = old.points;
+            return Ok((sweep, Vec::new()));
+        }
+        // The file's points stopped by another rule: their counts (and intervals) answer
+        // another question, so the ones this run asks for run again. A point of the file this
+        // run does not ask for would be kept under a header naming a rule it never ran with:
+        // refused, before any work.
+        let rule = |e: u64, f: u64| format!("--min-errors {e} --max-frames {f}");
+        let (was, now) = (
+            rule(old.min_errors, old.max_frames),
+            rule(self.min_errors, self.max_frames),
+        );
+        let key = |p: &PointResult| self.axis.of(p);
+        let asked = |db: f64| self.points.iter().any(|&x| (x - db).abs() < 1e-6);
+        let orphans: Vec<String> = (old.points.iter().map(key))
+            .filter(|&db| !asked(db))
+            .map(|db| format!("{db}"))
+            .collect();
+        if !orphans.is_empty() {
+            return Err(LdpcError::Sweep {
+                path: out.to_owned(),
+                message: format!(
+                    "cannot resume: its points ran with {was}, this run asks for {now}; its \
+                     points at {} dB are not in this run's list, so they would be kept under \
+                     the wrong rule. Resume with {was}, add those points, or write another --out",
+                    orphans.join(", ")
+                ),
+            });
+        }
+        let notes = (old.points.iter())
+            .map(|p| {
+                format!(
+                    "{} {:.2} dB: the file's point ran with {was}; running it again with {now}",
+                    self.axis.label(),
+                    key(p)
+                )
+            })
+            .collect();
+        Ok((sweep, notes))
     }
 }
 
@@ -276,6 +351,9 @@ pub enum SweepEvent<'a> {
     Batch(&'a PointResult),
     /// A point is done (and in the file).
     Point(&'a PointResult),
+    /// Something the user should know before the points run: a resumed file's point that
+    /// runs again because it stopped by another rule.
+    Note(&'a str),
 }
 
 /// Runs a sweep of `code` over `gpus`, one decoder and worker thread each, or on the CPU
@@ -313,7 +391,23 @@ pub fn run_with(
         return Err(LdpcError::invalid("a sweep needs at least one decoder"));
     };
     spec.validate(&code)?;
-    let mut sweep = spec.start(&code)?;
+    // Held to the end: a second process on the same file would overwrite these points with
+    // its own. Taken before the file is read, so the points resumed are the file's last.
+    let _lock = match &spec.out {
+        Some(out) => {
+            let io = |source| LdpcError::Io {
+                path: out.clone(),
+                source,
+            };
+            sigpu_runtime::fs::check_output(out).map_err(io)?;
+            Some(sigpu_runtime::fs::lock_exclusive(out).map_err(io)?)
+        }
+        None => None,
+    };
+    let (mut sweep, notes) = spec.start(&code)?;
+    for note in &notes {
+        progress(SweepEvent::Note(note));
+    }
     let stop = StopRule {
         min_errors: spec.min_errors,
         max_frames: spec.max_frames,
@@ -349,7 +443,20 @@ mod tests {
         assert_eq!(parse_points("0.1, -2").unwrap(), [0.1, -2.0]);
         // Steps that do not add up exactly still name the same points as a list would.
         assert_eq!(parse_points("0.5:0.8:0.1").unwrap(), [0.5, 0.6, 0.7, 0.8]);
-        for bad in ["2:1:0.1", "1:2", "1:2:0", "x", "1:2:-1"] {
+        for bad in [
+            "2:1:0.1",
+            "1:2",
+            "1:2:0",
+            "x",
+            "1:2:-1",
+            "inf",
+            "1,nan",
+            "-inf:1:1",
+            "64:1e308:1e308",
+            "2000",
+            "-1e4:0:1",
+            "01e-9:1e3:08",
+        ] {
             assert!(parse_points(bad).is_err(), "{bad}");
         }
         let e = parse_points("2:1:0.1").unwrap_err().to_string();
@@ -406,6 +513,53 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not a sweep file"), "{e}");
+    }
+
+    #[test]
+    fn a_resume_with_another_stopping_rule_runs_the_points_again_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep.json");
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        run(&code, &[], &spec(&out, &[4.0]), &mut |_| {}).unwrap();
+        let mut longer = spec(&out, &[4.0]);
+        longer.max_frames = 32;
+        let (mut notes, mut started) = (Vec::new(), Vec::new());
+        let sweep = run(&code, &[], &longer, &mut |e| match e {
+            SweepEvent::Note(n) => notes.push(n.to_owned()),
+            SweepEvent::Start(db) => started.push(db),
+            _ => {}
+        })
+        .unwrap();
+        assert_eq!(started, [4.0], "the point runs again");
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("--max-frames 16") && notes[0].contains("--max-frames 32"));
+        assert_eq!(sweep.points[0].frames, 32);
+        assert_eq!(Sweep::read(&out).unwrap().max_frames, 32);
+        // A file point this run does not ask for cannot be kept under the new rule.
+        let mut other = spec(&out, &[3.0]);
+        other.min_errors = 7;
+        let e = run(&code, &[], &other, &mut |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at 4 dB are not in this run's list"), "{e}");
+        assert_eq!(
+            Sweep::read(&out).unwrap().points.len(),
+            1,
+            "the file is untouched"
+        );
+    }
+
+    #[test]
+    fn a_second_sweep_on_the_same_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep.json");
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        let _held = sigpu_runtime::fs::lock_exclusive(&out).unwrap();
+        let e = run(&code, &[], &spec(&out, &[4.0]), &mut |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("being written by another process"), "{e}");
+        assert!(!out.exists());
     }
 
     #[test]

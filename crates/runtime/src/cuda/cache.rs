@@ -89,6 +89,10 @@ impl KernelCache {
     pub(crate) fn store(&self, name: &str, key: &str, cubin: &[u8]) {
         if let Some(path) = self.path(name, key) {
             // Ignored on purpose: an unwritable cache must not fail the compile it serves.
+            // The cache directory is the cache's own, made here (outputs get no mkdir).
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
             let _ = write_atomic(&path, cubin);
         }
     }

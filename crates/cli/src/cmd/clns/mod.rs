@@ -39,6 +39,10 @@ fn geometry(format: ClnsFormat, p_cl: Option<usize>, p_theta: Option<usize>) -> 
 }
 
 fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result<ExitCode> {
+    super::check(
+        &[super::Output::File("--out", args.out.path.as_deref())],
+        &[],
+    )?;
     let format = args.format;
     let methods: Vec<Method> = if args.method == "all" {
         Method::ALL.to_vec()
@@ -80,6 +84,7 @@ fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result
 }
 
 fn fig45(device: Option<Device>, json: bool, args: &ClnsFig45Args) -> Result<ExitCode> {
+    super::check(&[super::Output::Dir("--plot", args.plot.as_deref())], &[])?;
     resolve(device, Need::Cpu, "clns fig45")?;
     let format = args.format;
     let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, 4)
@@ -101,6 +106,11 @@ fn fig45(device: Option<Device>, json: bool, args: &ClnsFig45Args) -> Result<Exi
 }
 
 fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCode> {
+    let outputs = [
+        super::Output::File("--out", args.out.path.as_deref()),
+        super::Output::Base("--plot", args.plot.as_deref()),
+    ];
+    super::check(&outputs, &[])?;
     let opts = fft::FftOptions {
         size: args.size,
         batch: args.batch,
@@ -142,6 +152,10 @@ fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCod
 /// `sigpu clns certify-f32`: Vouzis & Arnold's representation on the CPU (f64 reference and the
 /// texture / FMA twins of the GPU kernels, on clns16's default table).
 fn certify_f32(device: Option<Device>, json: bool, args: &ClnsCertifyF32Args) -> Result<ExitCode> {
+    super::check(
+        &[super::Output::File("--out", args.out.path.as_deref())],
+        &[],
+    )?;
     resolve(device, Need::Cpu, "clns certify-f32")?;
     let g = Geometry::default_for(ClnsFormat::CLNS16);
     let sizes = (
@@ -171,6 +185,11 @@ fn certify_f32(device: Option<Device>, json: bool, args: &ClnsCertifyF32Args) ->
 
 /// `sigpu bench clns`: measured on the GPU, or a saved report read back (`--from`).
 pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result<ExitCode> {
+    let outputs = [
+        super::Output::File("--out", args.out.path.as_deref()),
+        super::Output::Base("--plot", args.plot.as_deref()),
+    ];
+    super::check(&outputs, &[("--from", args.from.as_deref())])?;
     let report: bench::Report = match &args.from {
         Some(path) => {
             let text = std::fs::read_to_string(path)

@@ -26,6 +26,11 @@ pub struct BenchLnsArgs {
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
+    let outputs = [
+        super::super::Output::File("--out", args.out.path.as_deref()),
+        super::super::Output::Base("--plot", args.plot.as_deref()),
+    ];
+    super::super::check(&outputs, &[])?;
     let gpu_only =
         "--method selects CPU methods (with --device cpu); the GPU run measures every method";
     // A flag conflict the command line alone shows is refused before any device is opened;

@@ -160,6 +160,7 @@ fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
 }
 
 fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode> {
+    super::check(&[super::Output::Base("--plot", args.plot.as_deref())], &[])?;
     let target = super::resolve(device, super::Need::Either, "lns fig3")?;
     let bar = super::bar(
         PRECISIONS.count() as u64,
