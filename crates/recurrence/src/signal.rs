@@ -452,3 +452,63 @@ pub fn sosfiltfilt<T: Element>(
         report: filter.report().clone(),
     })
 }
+
+/// `x` (C order, `shape`) as channel-major rows along `axis`: returns (rows, channels, n).
+/// For callers that run a compiled [`Lfilter`] / [`Sos`] themselves (the CLI, device paths).
+pub fn to_channels<T: Copy>(
+    x: &[T],
+    shape: &[usize],
+    axis: isize,
+) -> Result<(Vec<T>, usize, usize), FilterError> {
+    let lay = Axis::new(shape, x.len(), axis, "x")?;
+    Ok((lay.gather(x), lay.channels(), lay.n))
+}
+
+/// The inverse of [`to_channels`]: rows of `len` values back into `shape` with the axis
+/// replaced by `len` (y: len = n; zf of a (b, a) filter: len = state length).
+pub fn from_channels<T: Copy + Default>(
+    rows: &[T],
+    shape: &[usize],
+    axis: isize,
+    len: usize,
+) -> Result<Vec<T>, FilterError> {
+    let mut s = shape.to_vec();
+    let lay = Axis::new(shape, shape.iter().product(), axis, "x")?;
+    s[lay.ax] = len;
+    Ok(Axis { n: len, ..lay }.scatter(rows))
+}
+
+/// A (b, a) zi of shape `zshape` for input `shape` / `axis` as channel-major `[channel][s]`,
+/// with SciPy's broadcasting; the error gives the shape expected.
+pub fn lfilter_state<T: Element>(
+    zi: &[T],
+    zshape: &[usize],
+    shape: &[usize],
+    axis: isize,
+    state_len: usize,
+) -> Result<Vec<T>, FilterError> {
+    let lay = Axis::new(shape, shape.iter().product(), axis, "x")?;
+    let mut want = shape.to_vec();
+    want[lay.ax] = state_len;
+    broadcast_state(zi, zshape, &want, lay, state_len)
+}
+
+/// The zi shape SciPy expects: (b, a) → x's shape with the axis replaced by the state length;
+/// sections → `(n_sections, …x's shape with the axis replaced by 2…)`.
+pub fn zi_shape(
+    shape: &[usize],
+    axis: isize,
+    sections: Option<usize>,
+    state_len: usize,
+) -> Result<Vec<usize>, FilterError> {
+    let lay = Axis::new(shape, shape.iter().product(), axis, "x")?;
+    let mut want = shape.to_vec();
+    match sections {
+        Some(ns) => {
+            want[lay.ax] = 2;
+            want.insert(0, ns);
+        }
+        None => want[lay.ax] = state_len,
+    }
+    Ok(want)
+}
