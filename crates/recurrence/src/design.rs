@@ -653,19 +653,23 @@ fn fir_map<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, u: &mut [T]) {
     }
 }
 
-/// SciPy's transposed direct form II over one channel; `z` is zi on entry, zf on exit.
+/// SciPy's transposed direct form II over one channel, with SciPy's order of operations
+/// (`y = z0 + b0·x`, `z_m = (z_{m+1} + x·b_{m+1}) − y·a_{m+1}`), so that f64 results match it
+/// bit for bit; `z` is zi on entry, zf on exit.
 fn tdf2<T: Element>(b: &[T], a: &[T], x: &[T], y: &mut [T], z: &mut [T]) {
     let k = z.len();
     let coef = |v: &[T], i: usize| v.get(i).copied().unwrap_or(T::ZERO);
-    let neg = |v: T| T::from_f64(-v.to_f64());
+    let sub = |p: T, q: T| T::from_f64(p.to_f64() - q.to_f64());
     for (xi, yi) in x.iter().zip(y.iter_mut()) {
-        let out = coef(b, 0).mul(*xi).add(coef(z, 0));
+        let out = coef(z, 0).add(coef(b, 0).mul(*xi));
         for m in 0..k {
             let next = if m + 1 < k { z[m + 1] } else { T::ZERO };
-            z[m] = coef(b, m + 1)
-                .mul(*xi)
-                .add(neg(coef(a, m + 1)).mul(out))
-                .add(next);
+            let t = if m + 1 < k {
+                next.add(xi.mul(coef(b, m + 1)))
+            } else {
+                xi.mul(coef(b, m + 1))
+            };
+            z[m] = sub(t, out.mul(coef(a, m + 1)));
         }
         *yi = out;
     }
@@ -718,6 +722,32 @@ fn pole_cascade<T: Element>(
     }
     secs.sort_by(|p, q| p.0.total_cmp(&q.0));
     let rows: Vec<[f64; 6]> = secs.iter().map(|s| s.1).collect();
+    // The sections must multiply back to A (to the rounding of their coefficients): a root
+    // finder that converged twice to one root, or not at all, is caught here.
+    let mut prod = vec![crate::dd::Dd::new(1.0)];
+    let mut scale = vec![1.0f64];
+    for r in &rows {
+        let mut next = vec![crate::dd::Dd::ZERO; prod.len() + 2];
+        let mut next_scale = vec![0.0f64; prod.len() + 2];
+        for (i, p) in prod.iter().enumerate() {
+            for (j, &c) in [1.0, r[4], r[5]].iter().enumerate() {
+                next[i + j] = next[i + j].add(p.mul_f64(c));
+                next_scale[i + j] += scale[i] * c.abs();
+            }
+        }
+        prod = next;
+        scale = next_scale;
+    }
+    let mut worst = 0.0f64;
+    for (i, p) in prod.iter().enumerate() {
+        let want = a.get(i).copied().unwrap_or(0.0);
+        worst = worst.max((p.to_f64() - want).abs() / scale[i].max(f64::MIN_POSITIVE));
+    }
+    if worst > 64.0 * f64::EPSILON {
+        return Err(FilterError::Coefficients(format!(
+            "the pole sections do not multiply back to a (relative residual {worst:.1e})"
+        )));
+    }
     let sos = Sos::<T>::new(
         &rows,
         FilterOptions {
