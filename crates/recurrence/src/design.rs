@@ -581,37 +581,60 @@ impl<T: Element> Lfilter<T> {
                 }
                 Ok(())
             }
-            Kind::Cascade { ff, poles } => {
-                let mut u = vec![T::ZERO; x.len()];
-                for c in 0..channels {
-                    let r = c * n..(c + 1) * n;
-                    fir_map(
-                        ff,
-                        &x[r.clone()],
-                        zi.map(|z| &z[c * s..(c + 1) * s]),
-                        &mut u[r],
-                    );
-                }
+            Kind::Cascade { poles, .. } => {
+                let u = self.cascade_input(x, channels, zi).expect("a cascade");
                 poles.apply_batch(&u, channels, y, None, None)?;
                 if let Some(zf) = zf {
-                    let fb: Vec<f64> = self.a[1..].iter().map(|v| -v).collect();
-                    for c in 0..channels {
-                        let r = c * n..(c + 1) * n;
-                        let xs: Vec<f64> = x[r.clone()].iter().map(|v| v.to_f64()).collect();
-                        let ys: Vec<f64> = y[r].iter().map(|v| v.to_f64()).collect();
-                        let zs: Option<Vec<f64>> =
-                            zi.map(|z| z[c * s..(c + 1) * s].iter().map(|v| v.to_f64()).collect());
-                        let mut fbp = fb.clone();
-                        fbp.resize(s.max(fb.len()), 0.0);
-                        let st = final_state(&self.b, &fbp, s, &xs, &ys, zs.as_deref());
-                        for (o, v) in zf[c * s..(c + 1) * s].iter_mut().zip(st) {
-                            *o = T::from_f64(v);
-                        }
-                    }
+                    zf.copy_from_slice(&self.final_states(x, y, channels, zi));
                 }
                 Ok(())
             }
         }
+    }
+
+    /// For the `pole-cascade` method: the input of the all-pole sections, Σ_j b_j·x[n−j]
+    /// plus zi in the first samples, channel by channel (what a device then runs through
+    /// [`Lfilter::pole_sections`]). None for the other methods.
+    pub fn cascade_input(&self, x: &[T], channels: usize, zi: Option<&[T]>) -> Option<Vec<T>> {
+        let Kind::Cascade { ff, .. } = &self.kind else {
+            return None;
+        };
+        let (s, n) = (self.state_len, x.len() / channels.max(1));
+        let mut u = vec![T::ZERO; x.len()];
+        for c in 0..channels {
+            let r = c * n..(c + 1) * n;
+            fir_map(
+                ff,
+                &x[r.clone()],
+                zi.map(|z| &z[c * s..(c + 1) * s]),
+                &mut u[r],
+            );
+        }
+        Some(u)
+    }
+
+    /// SciPy's zf of every channel from its input, output and zi, in f64 from the f64
+    /// coefficients (for methods whose state is not the (b, a) one).
+    pub fn final_states(&self, x: &[T], y: &[T], channels: usize, zi: Option<&[T]>) -> Vec<T> {
+        let (s, n) = (self.state_len, x.len() / channels.max(1));
+        let mut fb: Vec<f64> = self.a[1..].iter().map(|v| -v).collect();
+        fb.resize(s.max(fb.len()), 0.0);
+        let mut out = Vec::with_capacity(channels * s);
+        for c in 0..channels {
+            // The last max(s, 1) + 1 samples decide zf, with zi only while it still reaches.
+            let keep = n.min(s + 1);
+            let r = (c + 1) * n - keep..(c + 1) * n;
+            let xs: Vec<f64> = x[r.clone()].iter().map(|v| v.to_f64()).collect();
+            let ys: Vec<f64> = y[r].iter().map(|v| v.to_f64()).collect();
+            let zs: Option<Vec<f64>> = if keep == n {
+                zi.map(|z| z[c * s..(c + 1) * s].iter().map(|v| v.to_f64()).collect())
+            } else {
+                None
+            };
+            let st = final_state(&self.b, &fb, s, &xs, &ys, zs.as_deref());
+            out.extend(st.into_iter().map(T::from_f64));
+        }
+        out
     }
 }
 

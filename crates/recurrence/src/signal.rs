@@ -512,3 +512,58 @@ pub fn zi_shape(
     }
     Ok(want)
 }
+
+/// A sections zi of shape `(n_sections, …shape with the axis → 2…)` as channel-major
+/// `[channel][section][2]` (the layout of [`Sos::apply_batch`] and the GPU cascade).
+pub fn sos_state<T: Element>(
+    zi: &[T],
+    zshape: &[usize],
+    shape: &[usize],
+    axis: isize,
+    n_sections: usize,
+) -> Result<Vec<T>, FilterError> {
+    let lay = Axis::new(shape, shape.iter().product(), axis, "x")?;
+    let want = zi_shape(shape, axis, Some(n_sections), 2)?;
+    if zshape != want.as_slice() || zi.len() != want.iter().product::<usize>() {
+        return Err(FilterError::Input(format!(
+            "zi has shape {zshape:?}; expected {want:?}: (n_sections, …x's shape with axis {} \
+             replaced by 2…)",
+            lay.ax
+        )));
+    }
+    let channels = lay.channels();
+    let per = channels * 2;
+    let zl = Axis { n: 2, ..lay };
+    let mut cm = vec![T::ZERO; channels * 2 * n_sections];
+    for s in 0..n_sections {
+        let sec = zl.gather(&zi[s * per..(s + 1) * per]);
+        for c in 0..channels {
+            cm[c * 2 * n_sections + 2 * s] = sec[c * 2];
+            cm[c * 2 * n_sections + 2 * s + 1] = sec[c * 2 + 1];
+        }
+    }
+    Ok(cm)
+}
+
+/// The inverse of [`sos_state`]: channel-major states back into SciPy's zf shape.
+pub fn sos_state_out<T: Element>(
+    cm: &[T],
+    shape: &[usize],
+    axis: isize,
+    n_sections: usize,
+) -> Result<Vec<T>, FilterError> {
+    let lay = Axis::new(shape, shape.iter().product(), axis, "x")?;
+    let channels = lay.channels();
+    let per = channels * 2;
+    let zl = Axis { n: 2, ..lay };
+    let mut out = Vec::with_capacity(n_sections * per);
+    for s in 0..n_sections {
+        let mut sec = vec![T::ZERO; per];
+        for c in 0..channels {
+            sec[c * 2] = cm[c * 2 * n_sections + 2 * s];
+            sec[c * 2 + 1] = cm[c * 2 * n_sections + 2 * s + 1];
+        }
+        out.extend(zl.scatter(sec));
+    }
+    Ok(out)
+}

@@ -561,10 +561,52 @@ fn filter_typed<T: Element>(
                 let zf = signal::from_channels(&run.zf, &shape, axis, f.state_len())?;
                 (y, zi.as_ref().map(|_| zf), zf_shape, run.device)
             }
+            // Sections, and (b, a) filters run as pole sections, go to the fused GPU cascade.
+            (built, Some(gpu)) if T::DTYPE.is_float() && gpu_sections(built).is_some() => {
+                let (rows, channels, _) = signal::to_channels(&x, &shape, axis)?;
+                let sections = gpu_sections(built).expect("checked");
+                let t0 = Instant::now();
+                let g = sigpu_recurrence::GpuSos::<T>::new(gpu, &sections).context(flag)?;
+                setup_seconds += t0.elapsed().as_secs_f64();
+                let ns = sections.len();
+                match built {
+                    Built::Sos(_) => {
+                        let zi_cm = match &zi {
+                            Some((z, zs)) => Some(signal::sos_state(z, zs, &shape, axis, ns)?),
+                            None => None,
+                        };
+                        let (y, zf) = g
+                            .apply(gpu, &rows, channels, zi_cm.as_deref())
+                            .context(flag)?;
+                        let y = signal::from_channels(&y, &shape, axis, n)?;
+                        let zf_shape = signal::zi_shape(&shape, axis, Some(ns), 2)?;
+                        let zf = signal::sos_state_out(&zf, &shape, axis, ns)?;
+                        (y, zi.as_ref().map(|_| zf), zf_shape, gpu_name(gpu))
+                    }
+                    Built::Ba(f, ..) => {
+                        let zi_rows = match &zi {
+                            Some((z, zs)) => {
+                                Some(signal::lfilter_state(z, zs, &shape, axis, f.state_len())?)
+                            }
+                            None => None,
+                        };
+                        let u = f
+                            .cascade_input(&rows, channels, zi_rows.as_deref())
+                            .expect("pole-cascade");
+                        let (y_rows, _) = g.apply(gpu, &u, channels, None).context(flag)?;
+                        let zf_rows = f.final_states(&rows, &y_rows, channels, zi_rows.as_deref());
+                        let y = signal::from_channels(&y_rows, &shape, axis, n)?;
+                        let zf_shape = signal::zi_shape(&shape, axis, None, f.state_len())?;
+                        let zf = signal::from_channels(&zf_rows, &shape, axis, f.state_len())?;
+                        note = Some("numerator (FIR) on the CPU, pole sections on the GPU".into());
+                        (y, zi.as_ref().map(|_| zf), zf_shape, gpu_name(gpu))
+                    }
+                }
+            }
             _ => {
                 if gpu.is_some() {
                     note = Some(format!(
-                        "method {} runs on the CPU; the GPU runs the plr method",
+                        "method {} runs on the CPU; the GPU runs plr, sos and pole-cascade",
                         report.method.name()
                     ));
                 }
@@ -636,6 +678,22 @@ fn filter_typed<T: Element>(
         clipped,
         note,
     })
+}
+
+fn gpu_name(gpu: &Gpu) -> String {
+    format!("{} ({})", gpu.info().name, gpu.arch())
+}
+
+/// The sections a GPU runs for this filter: given sections (blocked method), or a (b, a)
+/// filter's pole sections.
+fn gpu_sections<T: Element>(built: &Built<T>) -> Option<Vec<[f64; 6]>> {
+    match built {
+        Built::Sos(s) if s.report().method == sigpu_recurrence::Method::Sos => {
+            Some(s.sections().to_vec())
+        }
+        Built::Ba(f, ..) => f.pole_sections().map(|s| s.sections().to_vec()),
+        _ => None,
+    }
 }
 
 fn cpu_device(options: &FilterOptions) -> String {
