@@ -11,7 +11,9 @@
 //   SOS_BM[S][LOG_WARPS + 1][4]  A^(2^k 32 V), the block's merges over warps;
 //   SOS_WP[S][WARPS][4]          A^(w 32 V) in double: the chunk's carry-in into warp w;
 //   SOS_W32[S][4]                A^(32 V) in double;
-// and the switch SOS_TAIL (0 or 1) with BLOCK_THREADS = THREADS + 32 * SOS_TAIL.
+// and the switch SOS_TAIL (0 or 1) with BLOCK_THREADS = THREADS + 32 * SOS_TAIL, and CPB: the
+// consecutive chunks one block filters (1 without SOS_TAIL); after its first, a chunk's carry-ins
+// are the previous chunk's end states, so the tail warp works once per CPB chunks.
 // and passes two tables in global memory: lane_pow[S][32][4] = A^(l V) in T (lane-indexed), and
 // chunk_pow[S][33][4] = A^(l CHUNK) in double (the look-back's powers of the chunk transfer).
 //
@@ -74,6 +76,7 @@ __device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, lo
         uint4* p = reinterpret_cast<uint4*>(dst + wseg);
         #pragma unroll
         for (int q = 0; q < Q; ++q) __stcs(p + 32 * q + lane, tile[sos_slot(32 * q + lane)]);
+        __syncwarp();  // the tile is free for the next chunk's load
     } else {
         #pragma unroll
         for (int i = 0; i < V; ++i) if (seg + i < n) dst[seg + i] = v[i];
@@ -160,8 +163,14 @@ template <int s>
 __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow,
         const C* __restrict__ chunk_pow, const T* zi, int has_zi, T* zf, bool capture, int at,
         long long g, long long ch, long long ci, unsigned int* flags, double2* aggs, double2* incls,
-        unsigned int epoch, int lane, int warp, T (*s_warp)[WARPS + 1][2], C (*s_carry)[2]) {
+        unsigned int epoch, int lane, int warp, T (*s_warp)[WARPS + 1][2], C (*s_carry)[2],
+        bool first, int nb, T (*s_next)[S][2]) {
     constexpr int P = s & 1;  // shared buffers alternate between sections: one barrier each
+#if SOS_TAIL
+    // After a block's first chunk the carry-ins come from its previous chunk: the tail warp
+    // only keeps the barrier.
+    if (warp == WARPS && !first) { __syncthreads(); return; }
+#endif
     T a0, a1, z0 = (T)0, z1 = (T)0;
     if (capture) sos_local<s, true>(v, a0, a1, at, z0, z1);
     else sos_local<s, false>(v, a0, a1, at, z0, z1);
@@ -187,8 +196,10 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
         for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], e1, fma(SOS_F[s][0][i], e0, v[i]));
         return;
     }
-    // The chunk's carry-in: the tail warp's end state, or zi for a channel's first chunk.
-    T cin0 = s_warp[P][WARPS][0], cin1 = s_warp[P][WARPS][1];
+    // The chunk's carry-in: the tail warp's end state (a block's first chunk), the end state of
+    // the block's previous chunk, or zi for a channel's first chunk.
+    T cin0 = first ? s_warp[P][WARPS][0] : s_next[nb][s][0];
+    T cin1 = first ? s_warp[P][WARPS][1] : s_next[nb][s][1];
     if (ci == 0) {
         cin0 = has_zi ? zi[(ch * S + s) * 2] : (T)0;
         cin1 = has_zi ? zi[(ch * S + s) * 2 + 1] : (T)0;
@@ -211,6 +222,11 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
     if (warp == 0) { t0 = (T)0; t1 = (T)0; }
     t0 = fma((T)SOS_WP[s][warp][1], cin1, fma((T)SOS_WP[s][warp][0], cin0, t0));
     t1 = fma((T)SOS_WP[s][warp][3], cin1, fma((T)SOS_WP[s][warp][2], cin0, t1));
+    if (CPB > 1 && warp == WARPS - 1 && lane == 31) {
+        // the chunk's true end state, the block's next chunk's carry-in: a + A^(32 V) t
+        s_next[nb ^ 1][s][0] = a0 + (T)SOS_W32[s][0] * t0 + (T)SOS_W32[s][1] * t1;
+        s_next[nb ^ 1][s][1] = a1 + (T)SOS_W32[s][2] * t0 + (T)SOS_W32[s][3] * t1;
+    }
 #else
     if (warp == 0) {
         // block: inclusive scan over the warps' end states, a lane per warp
@@ -288,8 +304,13 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     __shared__ C s_carry[2][2];        // the chunk's carry-in
     __shared__ uint4 s_tile[WARPS + SOS_TAIL][32 * Q];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __shared__ T s_next[2][S][2];      // a chunk's end states: the block's next chunk's carry-ins
 #if SOS_TAIL
-    const long long g = blockIdx.x;  // blocks never wait on one another
+    // Block b filters CPB consecutive chunks of one channel; blocks never wait on one another.
+    const long long g = blockIdx.x;
+    const long long blocks_per_channel = (chunks_per_channel + CPB - 1) / CPB;
+    const long long ch = g / blocks_per_channel;
+    const long long ci0 = (g - ch * blocks_per_channel) * CPB;
 #else
     if (threadIdx.x == 0) {
         // Chunks in start order, so a chunk only ever waits on chunks already running.
@@ -299,19 +320,24 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     }
     __syncthreads();
     const long long g = s_chunk;
-#endif
     const long long ch = g / chunks_per_channel;
-    const long long ci = g - ch * chunks_per_channel;
+    const long long ci0 = g - ch * chunks_per_channel;
+#endif
     const T* xc = x + ch * n;
     T* yc = y + ch * n;
     // The tail warp (SOS_TAIL) takes the previous chunk's last 32 V values.
     const bool tail = SOS_TAIL && warp == WARPS;
-    const long long wseg = ci * CHUNK + (tail ? -32LL * V : (long long)warp * 32 * V);
-    const long long seg = wseg + (long long)lane * V;
     // 16-byte accesses where both channel starts are 16-byte aligned (raw pointers may not be)
     const bool vec_ok = (((unsigned long long)xc | (unsigned long long)yc) & 15ull) == 0;
+    for (int c = 0; c < CPB; ++c) {
+    const long long ci = ci0 + c;
+    if (ci >= chunks_per_channel) break;
+    const bool first = c == 0;
+    const int nb = c & 1;
+    const long long wseg = ci * CHUNK + (tail ? -32LL * V : (long long)warp * 32 * V);
+    const long long seg = wseg + (long long)lane * V;
     __align__(16) T v[V];
-    if (!tail || ci > 0) {
+    if (!tail || (ci > 0 && first)) {
         sos_load(xc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
     } else {
         #pragma unroll
@@ -323,8 +349,9 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     const bool holds_last = __any_sync(FULL_MASK, at >= 0);
     const bool capture = has_zf && ci == chunks_per_channel - 1 && holds_last;
 #define SOS_SECTION(s) sos_section<s>(v, lane_pow, chunk_pow, zi, has_zi, zf, capture, at, g, ch, ci, \
-        flags, aggs, incls, epoch, lane, warp, s_warp, s_carry);
+        flags, aggs, incls, epoch, lane, warp, s_warp, s_carry, first, nb, s_next);
     SOS_SECTIONS  // the prelude's SOS_SECTION(0) ... SOS_SECTION(S - 1)
 #undef SOS_SECTION
     if (!tail) sos_store(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
+    }
 }

@@ -12,6 +12,8 @@
 //! - [`Factors`]: the correction factors, with the seed's optimisations and a switch for them.
 //! - [`gpu`]: the CUDA code generator (the fixed helpers are the header `kernels/plr.cuh`) and
 //!   [`GpuFilter`], which runs the kernel it produces.
+//! - [`GpuSos`]: scipy's `sosfilt` (second-order sections) on the GPU, all sections fused in one
+//!   pass over memory; host slices, device buffers or raw pointers on a caller's stream.
 //! - [`io`]: signals in `.npy` and raw files, and [`io::run`], which filters typed data on the
 //!   CPU or a given GPU with zi/zf and timings (what `sigpu filter` calls).
 //! - [`FilterError`]: every way a filter can refuse a signature, a shape or an input.

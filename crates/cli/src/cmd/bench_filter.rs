@@ -57,9 +57,14 @@ pub struct BenchFilterArgs {
     #[arg(long, value_name = "butter8|ROWS", num_args = 0..=1, default_missing_value = "butter8")]
     pub sos: Option<String>,
     /// Launch shapes for --sos, THREADSxVPT comma-separated (`default`: the library's); an `l`
-    /// after a shape forces the look-back kernel where the tail carry would be chosen, `/B`
-    /// asks the register allocator for B blocks per SM.
-    #[arg(long, default_value = "default", value_name = "default|TxV[l][/B],…")]
+    /// after a shape forces the look-back kernel where the tail carry would be chosen, `cN` has
+    /// each block filter N consecutive chunks (tail carry), `/B` asks the register allocator
+    /// for B blocks per SM.
+    #[arg(
+        long,
+        default_value = "default",
+        value_name = "default|TxV[cN][l][/B],…"
+    )]
     pub sos_shapes: String,
     /// Measure nothing: take the report from this file (written by --out) — to re-plot a run.
     #[arg(long, value_name = "FILE")]
@@ -152,10 +157,19 @@ fn run_sos(
                 Some(rest) => (rest, true),
                 None => (t, false),
             };
+            // `cN`: N chunks per block (tail-carry kernel).
+            let (t, chunks_per_block) = match t.split_once('c') {
+                Some((shape, c)) => (
+                    shape,
+                    c.parse().with_context(|| format!("--sos-shapes: {c:?}"))?,
+                ),
+                None => (t, 1),
+            };
             if t == "default" {
                 return Ok(sigpu_recurrence::SosConfig {
                     force_look_back,
                     min_blocks,
+                    chunks_per_block,
                     ..Default::default()
                 });
             }
@@ -167,6 +181,7 @@ fn run_sos(
                 vpt: b.parse().with_context(|| format!("--sos-shapes: {b:?}"))?,
                 force_look_back,
                 min_blocks,
+                chunks_per_block,
             })
         })
         .collect::<Result<Vec<_>>>()?;

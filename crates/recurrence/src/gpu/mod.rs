@@ -1,6 +1,9 @@
 //! The GPU path: [`codegen`] writes a CUDA kernel for one signature and element type, NVRTC
 //! compiles it with the header `plr.cuh` (through `sigpu-runtime`, cached on disk), and
 //! [`GpuFilter`] launches it on device buffers: any length, many channels, zi/zf.
+//! [`GpuSos`] runs scipy's `sosfilt` with every second-order section fused into one kernel
+//! (`kernels/sos.cuh` behind a generated prelude; host tables, references and the CPU emulation
+//! of its scheme in [`sos_tables`]).
 
 mod checks;
 pub mod codegen;

@@ -4,6 +4,22 @@
 //! precision; the correction tables are exact powers of each section's state transition,
 //! computed on the host in double-double and rounded once ([`SosTables`]). The kernel is the
 //! header `kernels/sos.cuh` behind a generated prelude holding the tables as constants.
+//!
+//! ```no_run
+//! use sigpu_recurrence::GpuSos;
+//! use sigpu_runtime::cuda::Gpu;
+//!
+//! let gpu = Gpu::open_with_compiler(0)?;
+//! // scipy.signal.butter(2, 0.1, output='sos')
+//! let sos = [[0.020083365564211232, 0.040166731128422464, 0.020083365564211232,
+//!             1.0, -1.5610180758007182, 0.6413515380575631]];
+//! let filter = GpuSos::<f32>::new(&gpu, &sos)?;
+//! let x = vec![1.0f32; 3 * 100_000]; // 3 channels, one after another
+//! let zi = vec![0.0f32; 3 * filter.state_len()]; // [channel][section][2]
+//! let (y, zf) = filter.apply(&gpu, &x, 3, Some(&zi))?;
+//! assert_eq!((y.len(), zf.len()), (x.len(), 6));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::sos_tables::{short_hash, SosTables, SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
 pub use super::sos_tables::{sos_coefficients, SosConfig};
@@ -292,8 +308,10 @@ impl<T: Element> GpuSos<T> {
                 )));
             }
         }
+        let cpb = self.tables.chunks_per_block();
+        let blocks = per_channel.div_ceil(cpb) * channels;
         let config = LaunchConfig {
-            grid_dim: (chunks as u32, 1, 1),
+            grid_dim: (blocks as u32, 1, 1),
             block_dim: (self.tables.block_threads() as u32, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -403,7 +421,7 @@ pub fn kernel_source<T: Element>(tables: &SosTables<T>) -> KernelSource {
     let prelude = tables.prelude();
     let c = tables.config;
     let name = format!(
-        "sos_{}_s{}_{}x{}{}_{}.cu",
+        "sos_{}_s{}_{}x{}{}c{}_{}.cu",
         T::DTYPE,
         tables.sections(),
         c.threads,
@@ -412,6 +430,7 @@ pub fn kernel_source<T: Element>(tables: &SosTables<T>) -> KernelSource {
             0 => String::new(),
             b => format!("b{b}"),
         },
+        tables.chunks_per_block(),
         short_hash(&prelude)
     );
     KernelSource::generated(name, prelude).with_header(SOS_HEADER_NAME, SOS_HEADER)
