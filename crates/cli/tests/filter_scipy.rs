@@ -29,6 +29,8 @@ fn signal_of(n: usize) -> Vec<f64> {
         .collect()
 }
 
+// scipy.signal.butter(4, 0.05, output='sos') as printed.
+#[allow(clippy::excessive_precision)]
 const SOS: [[f64; 6]; 2] = [
     [
         3.1238976917082617e-05,

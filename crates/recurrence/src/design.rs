@@ -297,11 +297,12 @@ pub fn lfilter_zi(b: &[f64], a: &[f64]) -> Result<Vec<f64>, FilterError> {
                 "lfilter_zi: the filter has a pole at z = 1 (no steady state)".into(),
             ));
         }
-        for r in col + 1..k {
-            let f = m[r][col] / d;
+        let pivot_row = m[col].clone();
+        for row in m.iter_mut().skip(col + 1) {
+            let f = row[col] / d;
             if f != 0.0 {
-                for c in col..=k {
-                    m[r][c] -= f * m[col][c];
+                for (v, p) in row.iter_mut().zip(&pivot_row).skip(col) {
+                    *v -= f * p;
                 }
             }
         }

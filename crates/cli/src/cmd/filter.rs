@@ -276,7 +276,7 @@ fn spec(args: &FilterArgs) -> Result<Spec> {
 fn read_sos(text: &str) -> Result<Vec<[f64; 6]>> {
     let path = Path::new(text);
     if path.is_file() {
-        let array = signal_io::read(path, None).with_context(|| format!("{text}"))?;
+        let array = signal_io::read(path, None).with_context(|| text.to_string())?;
         let values: Vec<f64> = match array.dtype {
             DType::F64 => array.values::<f64>().unwrap_or_default(),
             DType::F32 => (array.values::<f32>().unwrap_or_default())
@@ -285,7 +285,7 @@ fn read_sos(text: &str) -> Result<Vec<[f64; 6]>> {
                 .collect(),
             other => bail!("{text} holds {other} values; sections are float32 or float64"),
         };
-        return Ok(signal::sos_rows(&values, &array.shape).with_context(|| text.to_owned())?);
+        return signal::sos_rows(&values, &array.shape).with_context(|| text.to_owned());
     }
     let rows: Vec<&str> = text.split(';').filter(|r| !r.trim().is_empty()).collect();
     let mut values = Vec::new();
