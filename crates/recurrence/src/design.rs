@@ -467,9 +467,21 @@ impl<T: Element> Lfilter<T> {
         // equally tight: the all-pole cascade's intermediate signals can be large where the
         // numerator's zeros cancel them, in high-pass and band-pass designs); otherwise
         // SciPy's own algorithm, which keeps the contract by construction.
+        // The serial form runs the coefficients rounded to T: where that rounding makes them
+        // unstable (butter(8, 0.02) in f32), its output is garbage, so the cascade (sections
+        // from the f64 poles, each checked in T) is taken whatever the bounds say, or the
+        // filter is refused.
+        let a_t: Vec<f64> = a[1..].iter().map(|&v| T::from_f64(v).to_f64()).collect();
+        let serial_ok = options.allow_unstable
+            || matches!(
+                step_down(&a_t),
+                Stability::Stable { .. } | Stability::Marginal
+            );
         let (kind, method, bound) = match cascade {
             Some((poles, _))
-                if !forced && (16.0 * casc_bound <= serial || (k <= 2 && casc_bound <= serial)) =>
+                if !serial_ok
+                    || (!forced
+                        && (16.0 * casc_bound <= serial || (k <= 2 && casc_bound <= serial))) =>
             {
                 (
                     Kind::Cascade {
@@ -480,7 +492,16 @@ impl<T: Element> Lfilter<T> {
                     casc_bound,
                 )
             }
-            _ => (serial_kind(), Method::Serial, serial),
+            _ if serial_ok => (serial_kind(), Method::Serial, serial),
+            _ => {
+                return Err(FilterError::Coefficients(format!(
+                    "{sig}: rounded to {}, these (b, a) coefficients are unstable (exact \
+                     step-down), and the filter could not be factored into stable sections; \
+                     run it in f64 (--dtype f64), or give it as second-order sections (--sos; \
+                     scipy's output='sos')",
+                    T::DTYPE
+                )))
+            }
         };
         Ok(Lfilter {
             b,

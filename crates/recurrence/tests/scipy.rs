@@ -107,21 +107,31 @@ fn accuracy_contract_against_scipy_at_the_same_dtype() {
                     (o.y, o.report.method)
                 }
             };
-            let y32: Vec<f64> = match form {
-                "ba" => {
-                    signal::lfilter(&b, &a, &x32, &shape, -1, None, &opts)
-                        .unwrap()
-                        .y
+            let out32 = match form {
+                "ba" => signal::lfilter(&b, &a, &x32, &shape, -1, None, &opts),
+                _ => signal::sosfilt(&sos, &x32, &shape, -1, None, &opts),
+            };
+            // Never a silent wrong answer: where the (b, a) rounded to f32 is unstable (scipy's
+            // f32 output is then non-finite), sigpu runs stable f32 sections from the f64
+            // poles, or refuses saying so.
+            let y32: Vec<f64> = match out32 {
+                Ok(o) => o.y.iter().map(|&v| v as f64).collect(),
+                Err(e) => {
+                    assert!(
+                        e.to_string().contains("are unstable"),
+                        "{name} {form} f32: {e}"
+                    );
+                    assert!(
+                        r["scipy_f32"].as_f64().unwrap() >= 1.0,
+                        "{name}: refused {e}"
+                    );
+                    continue;
                 }
-                _ => {
-                    signal::sosfilt(&sos, &x32, &shape, -1, None, &opts)
-                        .unwrap()
-                        .y
-                }
-            }
-            .iter()
-            .map(|&v| v as f64)
-            .collect();
+            };
+            assert!(
+                y32.iter().all(|v| v.is_finite()),
+                "{name} {form} f32: non-finite output"
+            );
             *methods.entry(m64.name()).or_insert(0) += 1;
             let (e64, e32) = (err(&y64), err(&y32));
             let (s64, s32) = (
