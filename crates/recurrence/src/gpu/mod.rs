@@ -4,6 +4,9 @@
 
 mod checks;
 pub mod codegen;
+mod raw;
+
+pub use raw::RawIo;
 
 pub use checks::checks;
 pub use codegen::{

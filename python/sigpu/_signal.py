@@ -1,0 +1,417 @@
+"""scipy.signal's IIR filters over sigpu's parallel recurrence: same names, argument order,
+defaults and return shapes as scipy.signal.
+
+dtype policy: the output keeps the input's floating type (float32 in, float32 out; float64 in,
+float64 out) and integer or boolean input is filtered as float64. scipy instead returns
+``result_type(b, a, x)``, so float32 samples with float64 coefficients come back as float64
+there; sigpu's float32 path computes in float32 with the coefficients rounded to float32, and
+its results are compared with scipy's within the filter contract's tolerance. Complex and
+float16 input raise TypeError.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _native
+from ._arrays import (
+    GpuArray,
+    contiguous_last,
+    empty_like_kind,
+    gpu_array,
+    move_back,
+    parse_device,
+)
+
+ArrayLike = Any
+
+
+def _coefs(c: ArrayLike, name: str) -> np.ndarray:
+    arr = np.asarray(c)
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name}: complex coefficients are not supported")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: coefficients must be numbers, not {arr.dtype}")
+    arr = np.atleast_1d(arr.astype(np.float64))
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(arr)):
+        i = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{name}[{i}] is {arr[i]}: coefficients must be finite")
+    return arr
+
+
+def _work_dtype(dtype: np.dtype) -> np.dtype:
+    if dtype.kind == "f" and dtype.itemsize in (4, 8):
+        return dtype
+    if dtype.kind in "biu":
+        return np.dtype(np.float64)
+    if dtype.kind == "c":
+        raise TypeError(f"complex input ({dtype}) is not supported")
+    raise TypeError(f"input of dtype {dtype} is not supported: use float32 or float64")
+
+
+def _state_len(b: np.ndarray, a: np.ndarray) -> int:
+    return max(len(a), len(b)) - 1
+
+
+def _padded(b: np.ndarray, a: np.ndarray) -> Tuple[list, list]:
+    # Equal lengths: the library's state then has scipy's max(len(a), len(b)) - 1 values.
+    n = max(len(a), len(b))
+    return (
+        np.concatenate([b, np.zeros(n - len(b))]).tolist(),
+        np.concatenate([a, np.zeros(n - len(a))]).tolist(),
+    )
+
+
+def _axis(axis: int, ndim: int) -> int:
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for an array of {ndim} dimension(s)")
+    return int(axis) % ndim
+
+
+def lfilter(
+    b: ArrayLike,
+    a: ArrayLike,
+    x: ArrayLike,
+    axis: int = -1,
+    zi: Optional[ArrayLike] = None,
+    *,
+    device: Optional[str] = None,
+) -> Any:
+    """Filter ``x`` along ``axis`` with the IIR filter ``b / a`` (scipy.signal.lfilter).
+
+    Returns ``y``, or ``(y, zf)`` when ``zi`` is given. ``x`` may be a numpy array (CPU) or a
+    PyTorch / CuPy CUDA array, filtered on its device on the caller's current stream and
+    returned as the same type. ``device``: None (the input's device), "cpu", "cuda" or
+    "cuda:N".
+    """
+    b = _coefs(b, "b")
+    a = _coefs(a, "a")
+    if a[0] == 0:
+        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
+    dev = parse_device(device)
+    g = gpu_array(x)
+    if g is not None:
+        return _lfilter_gpu(b, a, g, axis, zi, dev)
+    x = np.asarray(x)
+    if x.ndim == 0:
+        raise ValueError("x must have at least one dimension")
+    dtype = _work_dtype(x.dtype)
+    ax = _axis(axis, x.ndim)
+    k = _state_len(b, a)
+    xm = np.moveaxis(x, ax, -1)
+    lead, n = xm.shape[:-1], xm.shape[-1]
+    rows = int(np.prod(lead, dtype=np.int64))
+    x2 = np.ascontiguousarray(xm, dtype=dtype).reshape(rows, n)
+    zi2 = None
+    if zi is not None:
+        zi2 = _zi_rows(zi, x.shape, ax, k, dtype, rows)
+    bl, al = _padded(b, a)
+    if dev is not None and dev >= 0:
+        y2, zf2 = _native.lfilter_cuda_host(bl, al, x2, dev, zi2)
+    elif dtype == np.float32:
+        y2, zf2 = _native.lfilter_f32(bl, al, x2, zi2)
+    else:
+        y2, zf2 = _native.lfilter_f64(bl, al, x2, zi2)
+    y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
+    if zi is None:
+        return y
+    zf = np.moveaxis(zf2.reshape(lead + (k,)), -1, ax)
+    return y, zf
+
+
+def _zi_rows(
+    zi: ArrayLike, shape: Tuple[int, ...], ax: int, k: int, dtype: np.dtype, rows: int
+) -> np.ndarray:
+    want = shape[:ax] + (k,) + shape[ax + 1 :]
+    z = np.asarray(zi)
+    if z.dtype.kind == "c":
+        raise TypeError("complex zi is not supported")
+    try:
+        z = np.broadcast_to(z, want)
+    except ValueError:
+        raise ValueError(
+            f"zi has shape {z.shape}; it must be {want} (x's shape with axis {ax} replaced by "
+            f"max(len(a), len(b)) - 1 = {k})"
+        ) from None
+    return np.ascontiguousarray(np.moveaxis(z, ax, -1), dtype=dtype).reshape(rows, k)
+
+
+def _lfilter_gpu(
+    b: np.ndarray, a: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]
+) -> Any:
+    if dev == -1:
+        raise ValueError(
+            "device='cpu' with a CUDA array: move the array to the host first (.cpu() / .get())"
+        )
+    if dev is not None and dev != g.device:
+        raise ValueError(f"device='cuda:{dev}' but the array is on cuda:{g.device}")
+    if len(g.shape) == 0:
+        raise ValueError("x must have at least one dimension")
+    dtype = _work_dtype(g.dtype)
+    name = dtype.name
+    ax = _axis(axis, len(g.shape))
+    k = _state_len(b, a)
+    moved = ax != len(g.shape) - 1
+    if moved or not g.c_contiguous or g.dtype != dtype:
+        src = gpu_array(contiguous_last(g, ax, name))
+    else:
+        src = g
+    assert src is not None
+    n = src.shape[-1]
+    lead = src.shape[:-1]
+    rows = int(np.prod(lead, dtype=np.int64))
+    y = empty_like_kind(src, src.shape, name)
+    yg = gpu_array(y)
+    assert yg is not None
+    zi_dev = zf = None
+    zi_ptr = zf_ptr = None
+    if zi is not None:
+        want = g.shape[:ax] + (k,) + g.shape[ax + 1 :]
+        zg = gpu_array(zi)
+        if zg is None:
+            znp = np.broadcast_to(np.asarray(zi, dtype=dtype), want)
+            znp = np.ascontiguousarray(np.moveaxis(znp, ax, -1))
+            zi_dev = _upload_like(src, znp)
+        else:
+            if tuple(zg.shape) != want:
+                raise ValueError(f"zi has shape {zg.shape}; it must be {want}")
+            zi_dev = contiguous_last(zg, ax, name)
+        zi_ptr = gpu_array(zi_dev).ptr  # type: ignore[union-attr]
+        zf = empty_like_kind(src, tuple(lead) + (k,), name)
+        zf_ptr = gpu_array(zf).ptr  # type: ignore[union-attr]
+    if rows > 0 and n > 0:
+        bl, al = _padded(b, a)
+        _native.lfilter_cuda(
+            bl, al, name, src.ptr, yg.ptr, rows, n, src.device, src.stream, zi=zi_ptr, zf=zf_ptr
+        )
+    elif zi is not None and zf is not None:
+        zf[...] = zi_dev
+    if moved:
+        y = move_back(y, g.kind, ax)
+        if zf is not None:
+            zf = move_back(zf, g.kind, ax)
+    return y if zi is None else (y, zf)
+
+
+def _upload_like(g: GpuArray, host: np.ndarray) -> Any:
+    if g.kind == "torch":
+        import torch
+
+        return torch.as_tensor(host, device=g.obj.device)
+    import cupy
+
+    with cupy.cuda.Device(g.device):
+        return cupy.asarray(host)
+
+
+def lfilter_zi(b: ArrayLike, a: ArrayLike) -> np.ndarray:
+    """Initial state of ``lfilter`` for a step response's steady state (scipy's
+    lfilter_zi): ``lfilter(b, a, x, zi=lfilter_zi(b, a) * x[0])``."""
+    b = _coefs(b, "b")
+    a = _coefs(a, "a")
+    # Leading zeros of a do not change the filter; a[0] normalises it.
+    nz = np.flatnonzero(a)
+    if nz.size == 0:
+        raise ValueError("a must have at least one nonzero coefficient")
+    a = a[nz[0] :]
+    b = b / a[0]
+    a = a / a[0]
+    n = max(len(a), len(b))
+    a = np.concatenate([a, np.zeros(n - len(a))])
+    b = np.concatenate([b, np.zeros(n - len(b))])
+    if n == 1:
+        return np.zeros(0)
+    # Steady state of the transposed direct form II for a unit step: (I - A) z = B with A the
+    # companion matrix's transpose.
+    companion = np.zeros((n - 1, n - 1))
+    companion[0, :] = -a[1:]
+    companion[1:, :-1] += np.eye(n - 2)
+    i_minus_a = np.eye(n - 1) - companion.T
+    rhs = b[1:] - a[1:] * b[0]
+    return np.linalg.solve(i_minus_a, rhs)
+
+
+def _sos(sos: ArrayLike) -> np.ndarray:
+    s = np.asarray(sos)
+    if s.dtype.kind == "c":
+        raise TypeError("complex sos is not supported")
+    s = np.atleast_2d(s.astype(np.float64))
+    if s.ndim != 2 or s.shape[1] != 6:
+        raise ValueError(f"sos must have shape (n_sections, 6), got {np.shape(sos)}")
+    if s.shape[0] == 0:
+        raise ValueError("sos has no sections")
+    if not np.all(np.isfinite(s)):
+        raise ValueError("sos coefficients must be finite")
+    if np.any(s[:, 3] != 1.0):
+        raise ValueError("each section of sos must have a[0] = 1 (column 3)")
+    return s
+
+
+def sosfilt(
+    sos: ArrayLike,
+    x: ArrayLike,
+    axis: int = -1,
+    zi: Optional[ArrayLike] = None,
+    *,
+    device: Optional[str] = None,
+) -> Any:
+    """Filter with cascaded second-order sections (scipy.signal.sosfilt): each section runs
+    through ``lfilter`` in turn. ``zi`` has shape ``(n_sections, ..., 2, ...)``."""
+    s = _sos(sos)
+    y = x
+    zfs = []
+    for i in range(s.shape[0]):
+        if zi is None:
+            y = lfilter(s[i, :3], s[i, 3:], y, axis=axis, device=device)
+        else:
+            y, zf = lfilter(s[i, :3], s[i, 3:], y, axis=axis, zi=zi[i], device=device)
+            zfs.append(zf)
+    if zi is None:
+        return y
+    g = gpu_array(y)
+    if g is None:
+        return y, np.stack(zfs)
+    if g.kind == "torch":
+        import torch
+
+        return y, torch.stack(zfs)
+    import cupy
+
+    return y, cupy.stack(zfs)
+
+
+def sosfilt_zi(sos: ArrayLike) -> np.ndarray:
+    """Initial states of ``sosfilt`` for a step response's steady state (scipy's
+    sosfilt_zi), shape (n_sections, 2)."""
+    s = _sos(sos)
+    zi = np.empty((s.shape[0], 2))
+    scale = 1.0
+    for i in range(s.shape[0]):
+        b, a = s[i, :3], s[i, 3:]
+        zi[i] = scale * lfilter_zi(b, a)
+        scale *= b.sum() / a.sum()
+    return zi
+
+
+def _odd_ext(x: np.ndarray, n: int, axis: int) -> np.ndarray:
+    if n < 1:
+        return x
+    left_end = np.take(x, [0], axis=axis)
+    left = np.flip(np.take(x, np.arange(1, n + 1), axis=axis), axis=axis)
+    right_end = np.take(x, [-1], axis=axis)
+    right = np.flip(np.take(x, np.arange(-n - 1, -1), axis=axis), axis=axis)
+    return np.concatenate((2 * left_end - left, x, 2 * right_end - right), axis=axis)
+
+
+def _even_ext(x: np.ndarray, n: int, axis: int) -> np.ndarray:
+    if n < 1:
+        return x
+    left = np.flip(np.take(x, np.arange(1, n + 1), axis=axis), axis=axis)
+    right = np.flip(np.take(x, np.arange(-n - 1, -1), axis=axis), axis=axis)
+    return np.concatenate((left, x, right), axis=axis)
+
+
+def _const_ext(x: np.ndarray, n: int, axis: int) -> np.ndarray:
+    if n < 1:
+        return x
+    left = np.repeat(np.take(x, [0], axis=axis), n, axis=axis)
+    right = np.repeat(np.take(x, [-1], axis=axis), n, axis=axis)
+    return np.concatenate((left, x, right), axis=axis)
+
+
+def _extend(x: np.ndarray, padtype: Optional[str], padlen: int, axis: int) -> np.ndarray:
+    if padtype not in ("odd", "even", "constant", None):
+        raise ValueError(f"unknown padtype {padtype!r}: expected 'odd', 'even', 'constant' or None")
+    if padtype is None or padlen == 0:
+        return x
+    if x.shape[axis] <= padlen:
+        raise ValueError(
+            f"the length of the input along axis {axis} ({x.shape[axis]}) must be greater than "
+            f"padlen, which is {padlen}"
+        )
+    return {"odd": _odd_ext, "even": _even_ext, "constant": _const_ext}[padtype](x, padlen, axis)
+
+
+def _cpu_only(x: Any, what: str) -> np.ndarray:
+    if gpu_array(x) is not None:
+        raise TypeError(f"{what} takes host (numpy) arrays; GPU arrays go through lfilter/sosfilt")
+    arr = np.asarray(x)
+    if arr.ndim == 0:
+        raise ValueError("x must have at least one dimension")
+    return arr.astype(_work_dtype(arr.dtype), copy=False)
+
+
+def filtfilt(
+    b: ArrayLike,
+    a: ArrayLike,
+    x: ArrayLike,
+    axis: int = -1,
+    padtype: Optional[str] = "odd",
+    padlen: Optional[int] = None,
+    method: str = "pad",
+    irlen: Optional[int] = None,
+) -> np.ndarray:
+    """Zero-phase forward-backward filtering (scipy.signal.filtfilt, method 'pad')."""
+    if method != "pad":
+        raise ValueError(f"method {method!r}: only 'pad' is supported")
+    b = _coefs(b, "b")
+    a = _coefs(a, "a")
+    x = _cpu_only(x, "filtfilt")
+    ax = _axis(axis, x.ndim)
+    edge = 3 * max(len(a), len(b)) if padlen is None else int(padlen)
+    if padtype is None:
+        edge = 0
+    ext = _extend(x, padtype, edge, ax)
+    zi = lfilter_zi(b, a)
+    shape = [1] * x.ndim
+    shape[ax] = zi.size
+    zi = zi.reshape(shape)
+    x0 = np.take(ext, [0], axis=ax)
+    y, _ = lfilter(b, a, ext, axis=ax, zi=zi * x0)
+    y0 = np.take(y, [-1], axis=ax)
+    y, _ = lfilter(b, a, np.flip(y, axis=ax), axis=ax, zi=zi * y0)
+    y = np.flip(y, axis=ax)
+    if edge > 0:
+        y = np.take(y, np.arange(edge, y.shape[ax] - edge), axis=ax)
+    return y
+
+
+def sosfiltfilt(
+    sos: ArrayLike,
+    x: ArrayLike,
+    axis: int = -1,
+    padtype: Optional[str] = "odd",
+    padlen: Optional[int] = None,
+) -> np.ndarray:
+    """Zero-phase forward-backward filtering with second-order sections
+    (scipy.signal.sosfiltfilt)."""
+    s = _sos(sos)
+    x = _cpu_only(x, "sosfiltfilt")
+    ax = _axis(axis, x.ndim)
+    # scipy's default pad: 3 × (2 · sections + 1 − the sections with b[2] = a[2] = 0).
+    ntaps = 2 * s.shape[0] + 1 - min(int(np.sum(s[:, 2] == 0)), int(np.sum(s[:, 5] == 0)))
+    edge = 3 * ntaps if padlen is None else int(padlen)
+    if padtype is None:
+        edge = 0
+    ext = _extend(x, padtype, edge, ax)
+    zi = sosfilt_zi(s)
+    shape = [1] * (x.ndim + 1)
+    shape[0] = s.shape[0]
+    shape[ax + 1] = 2
+    zi = zi.reshape(shape)
+    x0 = np.expand_dims(np.take(ext, [0], axis=ax), 0)
+    y, _ = sosfilt(s, ext, axis=ax, zi=zi * x0)
+    y0 = np.expand_dims(np.take(y, [-1], axis=ax), 0)
+    y, _ = sosfilt(s, np.flip(y, axis=ax), axis=ax, zi=zi * y0)
+    y = np.flip(y, axis=ax)
+    if edge > 0:
+        y = np.take(y, np.arange(edge, y.shape[ax] - edge), axis=ax)
+    return y
