@@ -32,14 +32,14 @@ def standard_codes() -> List[str]:
     return list(_native.Code.standard_names())
 
 
-def _bits2d(bits: Any, width: int, what: str) -> np.ndarray:
+def _bits2d(bits: Any, width: int, what: str, label: str = "N") -> np.ndarray:
     arr = np.asarray(bits)
     if arr.dtype.kind not in "biu":
         raise TypeError(f"{what} must be integers 0/1 (uint8), not {arr.dtype}")
     if arr.ndim == 0:
         raise ValueError(f"{what} must have at least one dimension")
     if arr.shape[-1] != width:
-        raise ValueError(f"{what}: the last axis must have {width} bits, got {arr.shape[-1]}")
+        raise ValueError(f"{what}: the last axis must have {label} = {width} bits, got {arr.shape[-1]}")
     if arr.size and (arr.min() < 0 or arr.max() > 1):
         raise ValueError(f"{what} must be 0 or 1")
     return np.ascontiguousarray(arr, dtype=np.uint8).reshape(-1, width)
@@ -92,7 +92,7 @@ class Code:
         """Codewords (… × N, uint8) of information words (… × K, 0/1): systematic, the
         information bits first."""
         arr = np.asarray(bits)
-        flat = _bits2d(arr, self.k, "bits")
+        flat = _bits2d(arr, self.k, "bits", "K")
         words = self._code.encode(flat)
         return words.reshape(arr.shape[:-1] + (self.n,))
 

@@ -47,7 +47,7 @@ class Array:
         w = np.asarray(words)
         if w.dtype != np.uint32:
             raise TypeError(f"words must be uint32, not {w.dtype}")
-        out._words = np.ascontiguousarray(w)
+        out._words = w.copy(order="C")
         return out
 
     @property

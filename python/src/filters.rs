@@ -135,6 +135,8 @@ fn gpu_filter(key: Key, b: &[f64], a: &[f64]) -> PyResult<Arc<AnyGpuFilter>> {
             )))
         }
     };
+    // The constants were uploaded on the device's own stream; launches go on the caller's.
+    gpu.synchronize().map_err(crate::runtime_err)?;
     let built = Arc::new(built);
     let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
     // A long-running process that filters on many short-lived streams keeps a bounded cache.

@@ -28,6 +28,9 @@ impl<T: Element> GpuFilter<T> {
     /// Launches of one `GpuFilter` share its look-back state, so they must be ordered: use one
     /// `GpuFilter` per stream.
     ///
+    /// [`GpuFilter::new`] uploads the filter's constants on `gpu`'s own stream: synchronise
+    /// it ([`Gpu::synchronize`]) once before the first `run_raw` on another stream.
+    ///
     /// # Safety
     /// Every address must be a live allocation of `gpu`'s (primary) context holding the
     /// elements `io` says, and stay so until the work on `stream` is done; `stream` must
@@ -64,13 +67,20 @@ impl<T: Element> GpuFilter<T> {
             }
             let (n64, per_channel) = (n as i64, per_channel as i64);
             let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
+            let before = guard.as_ref().map(|lb| lb.chunks);
             let lookback = match self.generated.tail_carry {
                 true => None,
                 false => Some(self.lookback_for(gpu, &mut guard, chunks)?),
             };
-            // The look-back buffers are allocated and reset on the device's own stream; the
-            // caller's stream may not be ordered after it.
-            gpu.synchronize()?;
+            // The constants and the look-back buffers are uploaded, allocated and reset on the
+            // device's own stream, which the caller's stream is not ordered after: wait for
+            // that work when there was some (a new filter or buffer, a wrapped epoch).
+            let fresh = lookback
+                .as_ref()
+                .is_some_and(|lb| before != Some(lb.chunks) || lb.epoch == 1);
+            if fresh {
+                gpu.synchronize()?;
+            }
             let zi_or_consts = if zi.is_some() {
                 zi_ptr
             } else {
