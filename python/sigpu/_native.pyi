@@ -55,7 +55,7 @@ class Code:
         scale: float,
         device: Optional[int],
         threads: int,
-    ) -> Tuple[np.ndarray, Tuple[int, int, int, int]]: ...
+    ) -> Tuple[np.ndarray, Tuple[int, Optional[int], int, int]]: ...
     def decode_cuda(
         self,
         llr: int,
@@ -70,7 +70,7 @@ class Code:
         device: int,
         stream: int,
         threads: int,
-    ) -> Tuple[int, int, int, int]: ...
+    ) -> Tuple[int, Optional[int], int, int]: ...
 
 def modulate(bits: np.ndarray, modulation_name: str) -> np.ndarray: ...
 def demap(

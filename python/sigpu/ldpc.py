@@ -115,8 +115,12 @@ class Code:
         same type, on the same device). ``decoder``: "minsum", "nms[:alpha]", "oms[:beta]" or
         "spa"; ``precision``: "8bit" (the CPU SIMD and the GPU decoders) or "float" (CPU);
         ``device``: None (CUDA arrays on their GPU, numpy on the CPU), "cpu", "cuda[:N]".
-        With ``return_stats``, also a dict of codewords, valid codewords, iterations and
-        batches.
+        With ``return_stats``, also a dict of codewords, valid codewords (None when a CUDA
+        array was decoded on the device: not counted there), iterations and batches.
+
+        CUDA arrays: the 8-bit flooding decoder reads the LLRs and writes the decisions on the
+        device, ordered on the caller's current stream (the call returns once the work is
+        queued); the layered and float decoders copy through the host.
         """
         if not isinstance(iterations, (int, np.integer)) or iterations < 1:
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
@@ -136,7 +140,7 @@ class Code:
             out = empty_like_kind(g, g.shape, "uint8")
             og = gpu_array(out)
             assert og is not None
-            st = (frames, 0, 0, 0)
+            st = (frames, 0, 0, 0)  # type: Sequence[Optional[int]]
             if frames > 0:
                 st = self._code.decode_cuda(
                     g.ptr, og.ptr, frames, *cfg, g.device, g.stream, int(threads)
@@ -157,7 +161,8 @@ class Code:
         return (bits, _stats(st)) if return_stats else bits
 
 
-def _stats(st: Sequence[int]) -> Dict[str, int]:
+def _stats(st: Sequence[Optional[int]]) -> Dict[str, Optional[int]]:
+    # valid is None where the decoding stayed on the device (not counted there).
     return {"codewords": st[0], "valid": st[1], "iterations": st[2], "batches": st[3]}
 
 

@@ -6,6 +6,7 @@ use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use sigpu_ldpc::channel::{Channel, Demapper, Modulation};
+use sigpu_ldpc::gpu::GpuDecoder;
 use sigpu_ldpc::interleave::{BitInterleaver, Interleaving};
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
 use sigpu_ldpc::sim::Link;
@@ -22,6 +23,8 @@ type Decoders = HashMap<String, Box<dyn Decoder + 'static>>;
 pub struct PyCode {
     code: Code,
     decoders: Mutex<Decoders>,
+    /// Flooding GPU decoders for LLRs already on the device, by configuration and device.
+    device_decoders: Mutex<HashMap<String, GpuDecoder<'static>>>,
 }
 
 /// Everything that picks a decoder except the device, from the Python keywords.
@@ -55,8 +58,11 @@ fn config(
     Ok(config)
 }
 
-fn stats_tuple(s: &sigpu_ldpc::DecodeStats) -> (usize, usize, usize, usize) {
-    (s.codewords, s.valid, s.iterations, s.batches)
+/// (codewords, valid codewords — None where not counted —, iterations, batches).
+type Stats = (usize, Option<usize>, usize, usize);
+
+fn stats_tuple(s: &sigpu_ldpc::DecodeStats) -> Stats {
+    (s.codewords, Some(s.valid), s.iterations, s.batches)
 }
 
 impl PyCode {
@@ -97,6 +103,7 @@ impl PyCode {
         Ok(PyCode {
             code: code.map_err(ldpc_err)?,
             decoders: Mutex::new(HashMap::new()),
+            device_decoders: Mutex::new(HashMap::new()),
         })
     }
 
@@ -189,7 +196,7 @@ impl PyCode {
         scale: f32,
         device: Option<usize>,
         threads: usize,
-    ) -> PyResult<(Bound<'py, PyArray2<u8>>, (usize, usize, usize, usize))> {
+    ) -> PyResult<(Bound<'py, PyArray2<u8>>, Stats)> {
         let cfg = config(
             decoder,
             precision,
@@ -232,7 +239,7 @@ impl PyCode {
         device: usize,
         stream: u64,
         threads: usize,
-    ) -> PyResult<(usize, usize, usize, usize)> {
+    ) -> PyResult<Stats> {
         let cfg = config(
             decoder,
             precision,
@@ -247,6 +254,31 @@ impl PyCode {
             let gpu = device::gpu(device)?;
             // SAFETY: the stream is the caller's current stream on `device`.
             let s = unsafe { gpu.borrowed_stream(stream) };
+            // The flooding 8-bit decoder reads and writes device memory directly; the others
+            // take the LLRs through the host.
+            if cfg.schedule == Schedule::Flooding
+                && matches!(cfg.precision, Precision::Fixed8 { .. })
+            {
+                let key = format!("{cfg:?}/{device}");
+                let mut map = self
+                    .device_decoders
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                if !map.contains_key(&key) {
+                    let d = GpuDecoder::new(gpu, self.code.clone(), cfg).map_err(ldpc_err)?;
+                    map.insert(key.clone(), d);
+                }
+                let d = map.get_mut(&key).expect("inserted above");
+                // SAFETY: as for the copies below; the caller's stream orders later uses.
+                let iterations =
+                    unsafe { d.decode_device(&s, llr, out, frames) }.map_err(ldpc_err)?;
+                return Ok((
+                    frames,
+                    None,
+                    iterations,
+                    frames.div_ceil(sigpu_ldpc::gpu::BATCH),
+                ));
+            }
             let mut host = vec![0f32; frames * n];
             // SAFETY: `llr` is the data pointer of a live C-contiguous float32 array of
             // frames × N elements on `device` (checked by the Python half).
