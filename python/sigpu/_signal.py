@@ -113,7 +113,8 @@ def lfilter(
     zi2 = None
     if zi is not None:
         zi2 = _zi_rows(zi, x.shape, ax, k, dtype, rows)
-    bl, al = _padded(b, a)
+    # The state's length only matters with zi; without it the coefficients go as given.
+    bl, al = _padded(b, a) if zi is not None else (b.tolist(), a.tolist())
     if dev is not None and dev >= 0:
         y2, zf2 = _native.lfilter_cuda_host(bl, al, x2, dev, zi2)
     elif dtype == np.float32:
@@ -188,7 +189,7 @@ def _lfilter_gpu(
         zf = empty_like_kind(src, tuple(lead) + (k,), name)
         zf_ptr = gpu_array(zf).ptr  # type: ignore[union-attr]
     if rows > 0 and n > 0:
-        bl, al = _padded(b, a)
+        bl, al = _padded(b, a) if zi is not None else (b.tolist(), a.tolist())
         _native.lfilter_cuda(
             bl, al, name, src.ptr, yg.ptr, rows, n, src.device, src.stream, zi=zi_ptr, zf=zf_ptr
         )
