@@ -16,8 +16,9 @@ pub enum FilterError {
     #[error("unknown element type {0:?} (expected f32, f64, i32 or i64)")]
     UnknownDType(String),
     #[error(
-        "the recurrence {signature} is unstable: a pole has magnitude {magnitude:.6} > 1, so \
-         its output grows without bound (allow it explicitly to run it anyway)"
+        "the filter {signature} is unstable: a pole has magnitude {magnitude:.6} > 1 (exact \
+         step-down test on the coefficients as they run), so its output grows without bound; \
+         pass --allow-unstable (library: FilterOptions.allow_unstable) to run it anyway"
     )]
     Unstable { signature: String, magnitude: f64 },
     /// Input, output or state of the wrong size, or input values the filter refuses.

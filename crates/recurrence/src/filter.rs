@@ -87,6 +87,15 @@ impl<T: Element> Filter<T> {
                 })
                 .collect()
         };
+        if signature.feedback.len() > crate::design::MAX_ORDER {
+            return Err(FilterError::Coefficients(format!(
+                "{} recursive coefficients: at most {} are supported (set-up cost and accuracy \
+                 both degrade with the order); give a high-order IIR filter as second-order \
+                 sections (--sos, scipy's output='sos')",
+                signature.feedback.len(),
+                crate::design::MAX_ORDER
+            )));
+        }
         let ff = convert("non-recursive", &signature.feedforward)?;
         let fb = convert("recursive", &signature.feedback)?;
         if ff.is_empty() || fb.is_empty() {
@@ -98,11 +107,24 @@ impl<T: Element> Filter<T> {
         let rounded: Vec<f64> = fb.iter().map(|v| v.to_f64()).collect();
         let max_pole = crate::poles::max_root_magnitude(&rounded);
         // A NaN magnitude (the root finder overflowed on huge coefficients) is not stable either.
-        let unstable = max_pole.is_nan() || max_pole > 1.0 + STABILITY_SLACK;
+        let unstable = if T::DTYPE.is_float() && !options.allow_unstable {
+            // Exact step-down on the coefficients as T holds them; roots only decide the
+            // marginal case (poles on the unit circle, e.g. prefix sums).
+            let a: Vec<f64> = rounded.iter().map(|v| -v).collect();
+            match crate::stability::step_down(&a) {
+                crate::stability::Stability::Stable { .. } => false,
+                crate::stability::Stability::Unstable { .. } => true,
+                crate::stability::Stability::Marginal => {
+                    max_pole.is_nan() || max_pole > 1.0 + STABILITY_SLACK
+                }
+            }
+        } else {
+            max_pole.is_nan() || max_pole > 1.0 + STABILITY_SLACK
+        };
         if T::DTYPE.is_float() && !options.allow_unstable && unstable {
             return Err(FilterError::Unstable {
                 signature: signature.to_string(),
-                magnitude: max_pole,
+                magnitude: max_pole.max(1.0),
             });
         }
         let cpu_factors = Factors::compute(&fb, SUB, options.optimize);
@@ -305,7 +327,7 @@ impl<T: Element> Filter<T> {
 }
 
 /// Threads the process may use, asked once (the answer reads cgroup files).
-fn host_threads() -> usize {
+pub(crate) fn host_threads() -> usize {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(sigpu_runtime::host::threads)
 }

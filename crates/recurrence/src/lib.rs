@@ -43,6 +43,8 @@
 //! ```
 
 pub mod cpu;
+mod dd;
+mod design;
 mod elem;
 mod error;
 mod factors;
@@ -51,9 +53,13 @@ pub mod gpu;
 pub mod io;
 mod poles;
 pub mod serial;
+pub mod signal;
 mod signature;
+mod sos;
+pub mod stability;
 pub mod testing;
 
+pub use design::{lfilter_zi, short, Lfilter, Method, Report, MAX_ORDER};
 pub use elem::{from_le_bytes, to_le_bytes, DType, Element};
 pub use error::{FilterError, ParseError};
 pub use factors::{mat_mul, Factors, TableKind};
@@ -61,3 +67,4 @@ pub use filter::{check_finite, lfilter, parse_values, Filter, FilterOptions, Str
 pub use gpu::{GpuConfig, GpuFilter, RunTimes};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
 pub use signature::{Coef, Signature};
+pub use sos::{sosfilt_zi, Sos, MAX_SECTIONS, SEG};

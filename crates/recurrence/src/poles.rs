@@ -36,10 +36,19 @@ impl C {
 
 /// The largest |z| over the roots of z^k − b[0]·z^(k−1) − … − b[k−1] (0 when every b is 0).
 pub fn max_root_magnitude(b: &[f64]) -> f64 {
+    roots(b)
+        .iter()
+        .fold(0.0, |m, &(re, im)| m.max(re.hypot(im)))
+}
+
+/// The roots of z^k − b[0]·z^(k−1) − … − b[k−1] as (re, im), zeros for trailing zero
+/// coefficients included; Durand–Kerner in f64 (polish with [`polish`] where it matters).
+pub(crate) fn roots(b: &[f64]) -> Vec<(f64, f64)> {
+    let all = b.len();
     // Trailing zero coefficients are roots at 0: drop them.
     let k = b.iter().rposition(|&v| v != 0.0).map_or(0, |i| i + 1);
     if k == 0 {
-        return 0.0;
+        return vec![(0.0, 0.0); all];
     }
     // Monic p(z) = z^k + c1 z^(k-1) + … + ck with ci = −b[i-1].
     let c: Vec<f64> = b[..k].iter().map(|&v| -v).collect();
@@ -78,7 +87,48 @@ pub fn max_root_magnitude(b: &[f64]) -> f64 {
             break;
         }
     }
-    roots.iter().fold(0.0, |m, r| m.max(r.abs()))
+    let mut out: Vec<(f64, f64)> = roots.iter().map(|r| (r.0, r.1)).collect();
+    out.resize(all, (0.0, 0.0));
+    out
+}
+
+/// Newton's method on the roots of z^N + a[0]·z^(N−1) + … + a[N−1], with the polynomial
+/// evaluated in double-double so the roots come out accurate to f64 rounding even where the
+/// polynomial is ill-conditioned (f64 evaluation stalls at an error of cond·ε). Returns false
+/// when some root did not settle (a multiple root, or a start too far off).
+pub(crate) fn polish(a: &[f64], roots: &mut [(f64, f64)]) -> bool {
+    use crate::dd::Cdd;
+    let mut ok = true;
+    for r in roots.iter_mut() {
+        let mut settled = false;
+        for _ in 0..30 {
+            let (zr, zi) = *r;
+            let mut p = Cdd::default().add_f64(1.0);
+            let mut d = C(0.0, 0.0);
+            let mut pf = C(1.0, 0.0);
+            for &c in a {
+                d = d.mul(C(zr, zi)).add(pf);
+                pf = pf.mul(C(zr, zi)).add(C(c, 0.0));
+                p = p.mul_c(zr, zi).add_f64(c);
+            }
+            let pv = C(p.re.to_f64(), p.im.to_f64());
+            if pv.abs() == 0.0 {
+                settled = true;
+                break;
+            }
+            if d.abs() == 0.0 {
+                break;
+            }
+            let step = pv.div(d);
+            *r = (zr - step.0, zi - step.1);
+            if step.abs() <= 4.0 * f64::EPSILON * C(zr, zi).abs().max(f64::MIN_POSITIVE) {
+                settled = true;
+                break;
+            }
+        }
+        ok &= settled;
+    }
+    ok
 }
 
 #[cfg(test)]

@@ -1,0 +1,679 @@
+//! The accuracy contract and the choice of method for a `(b, a)` filter.
+//!
+//! **Contract.** For every stable filter, the output is within 4× the error SciPy's
+//! `lfilter` / `sosfilt` makes at the same dtype, both measured against the exact output of
+//! the coefficients as given (f64). Before running, the library predicts a bound on
+//! max|y − y_exact| / max|x| for each way it could run the filter and for SciPy's serial
+//! transposed direct form II (the `reference_bound`), all from the coefficients:
+//!
+//! - serial (SciPy's algorithm): ε·(k+1)·‖h_{1/A}‖₁·(Σ|b| + Σ|a|·‖h‖₁), where h_{1/A} is the
+//!   impulse response of the recursive part and h the filter's;
+//! - `plr` (blocked, carries corrected with factor tables computed in double-double): the
+//!   serial bound plus ε·(k+2)·Σ_m max|F_m|·‖h‖₁ — the carries are outputs, and their products
+//!   with the factors (up to 3e9 for butter(8, 0.02) over a 2,072-sample block) cancel;
+//! - `pole-cascade`: the numerator b as an FIR, then 1/A as a cascade of all-pole biquads built
+//!   from A's roots (found in f64, polished by Newton's method with the polynomial evaluated in
+//!   double-double, paired into conjugate sections, the poles nearest the unit circle last as
+//!   in SciPy's `zpk2sos`); bound: the FIR's error through ‖h_{1/A}‖₁, each section's rounding
+//!   through the sections after it, the rounding of each section's coefficients to the dtype,
+//!   and the blocking term of [`crate::Sos`].
+//!
+//! The method with the smallest bound wins, except that `plr` (the GPU's single-pass kernel)
+//! is kept whenever its bound is within 2× of the smallest. When neither blocked method is
+//! within 2× of the serial bound, the filter runs serially (`serial`), which is SciPy's
+//! algorithm and keeps the contract by construction. Unstable filters (exact step-down on the
+//! coefficients in the dtype that runs, or on each section) are refused.
+
+use crate::elem::Element;
+use crate::error::FilterError;
+use crate::filter::{Filter, FilterOptions, Strategy};
+use crate::serial::final_state;
+use crate::signature::Signature;
+use crate::sos::{eps, Sos};
+use crate::stability::{step_down, Stability};
+
+/// How a filter runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// No recursive part: a map (FIR), parallel.
+    Fir,
+    /// The (b, a) recurrence blocked with correction factors (PLR), multi-core / single-pass GPU.
+    Plr,
+    /// (b, a) run as its numerator (FIR) followed by all-pole second-order sections from A's
+    /// poles, blocked.
+    PoleCascade,
+    /// SciPy's serial transposed direct form II, one sample after another (per channel).
+    Serial,
+    /// Given second-order sections, blocked.
+    Sos,
+    /// Given second-order sections, serially (SciPy's loop).
+    SosSerial,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Fir => "fir",
+            Method::Plr => "plr",
+            Method::PoleCascade => "pole-cascade",
+            Method::Serial => "serial",
+            Method::Sos => "sos",
+            Method::SosSerial => "sos-serial",
+        }
+    }
+}
+
+/// The method chosen for a filter and its predicted error.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Report {
+    pub method: Method,
+    /// Predicted bound on max|y − y_exact| / max|x| for the method chosen, where y_exact is
+    /// the exact output of the coefficients as given (f64). A worst case over inputs: typical
+    /// errors are 10–100× smaller. Exact integer filters report 0.
+    pub error_bound: f64,
+    /// The same bound for SciPy's serial algorithm at the same dtype: the contract holds
+    /// the measured error within 4× of SciPy's.
+    pub reference_bound: f64,
+}
+
+/// A number for a message: as Rust prints it when that is short, else in exponent notation
+/// (`1e300`, not 301 digits).
+pub fn short(v: f64) -> String {
+    let plain = format!("{v}");
+    if plain.len() <= 20 {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// The most recursive coefficients a (b, a) filter or signature may have: set-up (factor
+/// tables, exact stability) grows with the square of the order. Higher-order filters belong
+/// in second-order sections.
+pub const MAX_ORDER: usize = 64;
+
+/// Impulse responses are followed until they decay below 1e-17 of their ℓ1 norm, at most
+/// this many samples (beyond, the filter counts as non-decaying).
+const IMPULSE_CAP: usize = 1 << 18;
+
+/// ℓ1 norm of the impulse response of `b / a` (a monic: a[0] = 1), serial f64, and whether
+/// it decayed within the cap.
+fn l1_impulse(b: &[f64], a: &[f64]) -> (f64, bool) {
+    let k = a.len() - 1;
+    let mut hist = vec![0.0f64; k.max(1)];
+    let mut total = 0.0;
+    let mut window = 0.0;
+    for n in 0..IMPULSE_CAP {
+        let mut v = b.get(n).copied().unwrap_or(0.0);
+        for j in 1..=k {
+            v -= a[j] * hist[j - 1];
+        }
+        if k > 0 {
+            hist.rotate_right(1);
+            hist[0] = v;
+        }
+        total += v.abs();
+        window += v.abs();
+        if !total.is_finite() {
+            return (f64::INFINITY, false);
+        }
+        if n % 512 == 511 {
+            if n > b.len() + 2 * k && window <= 1e-17 * total {
+                return (total, true);
+            }
+            window = 0.0;
+        }
+    }
+    (total, false)
+}
+
+/// ℓ1 norm of a cascade's impulse response (sections `[b0 b1 b2 1 a1 a2]`).
+pub(crate) fn l1_cascade(sections: &[[f64; 6]]) -> (f64, bool) {
+    let mut z = vec![[0.0f64; 2]; sections.len()];
+    let (mut total, mut window) = (0.0, 0.0);
+    for n in 0..IMPULSE_CAP {
+        let mut v = if n == 0 { 1.0 } else { 0.0 };
+        for (c, st) in sections.iter().zip(z.iter_mut()) {
+            let out = c[0] * v + st[0];
+            st[0] = c[1] * v - c[4] * out + st[1];
+            st[1] = c[2] * v - c[5] * out;
+            v = out;
+        }
+        total += v.abs();
+        window += v.abs();
+        if !total.is_finite() {
+            return (f64::INFINITY, false);
+        }
+        if n % 512 == 511 {
+            if window <= 1e-17 * total {
+                return (total, true);
+            }
+            window = 0.0;
+        }
+    }
+    (total, false)
+}
+
+pub(crate) struct SosBounds {
+    pub serial: f64,
+    pub blocked: f64,
+}
+
+/// Bounds for a cascade run serially and blocked (see the module docs), per unit max|x|.
+pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> SosBounds {
+    let s = coef.len();
+    // m[i]: max|signal| after section i per unit input (m[0]: the input); r[i]: the gain
+    // from an error injected in section i's output to the cascade output.
+    let mut m = vec![1.0f64; s + 1];
+    for i in 0..s {
+        m[i + 1] = l1_cascade(&coef[..=i]).0;
+    }
+    let mut r = vec![1.0f64; s + 1];
+    for i in 0..s {
+        r[i] = l1_cascade(&coef[i..]).0;
+    }
+    let mut serial = 0.0;
+    let mut blocked = 0.0;
+    for (i, c) in coef.iter().enumerate() {
+        // Section i: 5 roundings on values of size ≤ m[i], m[i+1], through sections i.. (its
+        // own recursion included).
+        let size = (c[0].abs() + c[1].abs() + c[2].abs()) * m[i]
+            + (1.0 + c[4].abs() + c[5].abs()) * m[i + 1];
+        serial += 2.0 * size * r[i];
+        // Blocking: each state's carry times its factor table, summed in f64 (the carries are
+        // true states, so only the f64 rounding of the correction is new).
+        let state = (c[1].abs() + c[2].abs()) * m[i] + (c[4].abs() + c[5].abs()) * m[i + 1];
+        for f in &factors[2 * i..2 * i + 2] {
+            let peak = f.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            blocked += 2.0 * f64::EPSILON / 2.0 * peak * state;
+        }
+    }
+    SosBounds {
+        serial: u * serial,
+        blocked: u * serial + blocked,
+    }
+}
+
+/// SciPy's `lfilter_zi(b, a)`: the initial state that starts the filter in the steady state of
+/// a unit step (multiply by x[0]). Length max(len(a), len(b)) − 1.
+pub fn lfilter_zi(b: &[f64], a: &[f64]) -> Result<Vec<f64>, FilterError> {
+    let lead = a
+        .iter()
+        .position(|&v| v != 0.0)
+        .ok_or_else(|| FilterError::Coefficients("a has no non-zero coefficient".into()))?;
+    let a = &a[lead..];
+    if b.is_empty() {
+        return Err(FilterError::Coefficients("b is empty".into()));
+    }
+    if let Some(v) = a.iter().chain(b).find(|v| !v.is_finite()) {
+        return Err(FilterError::Coefficients(format!(
+            "coefficient {} is not finite",
+            short(*v)
+        )));
+    }
+    let n = a.len().max(b.len());
+    let mut an = vec![0.0; n];
+    let mut bn = vec![0.0; n];
+    for (i, v) in a.iter().enumerate() {
+        an[i] = v / a[0];
+    }
+    for (i, v) in b.iter().enumerate() {
+        bn[i] = v / a[0];
+    }
+    let k = n - 1;
+    if k == 0 {
+        return Ok(Vec::new());
+    }
+    // (I − companion(a)ᵀ) zi = b[1:] − a[1:]·b[0]; companion(a)ᵀ has −a[1:] in its first
+    // column and ones above the diagonal.
+    let mut m = vec![vec![0.0f64; k + 1]; k];
+    for (i, row) in m.iter_mut().enumerate() {
+        row[i] += 1.0;
+        row[0] += an[i + 1];
+        if i + 1 < k {
+            row[i + 1] -= 1.0;
+        }
+        row[k] = bn[i + 1] - an[i + 1] * bn[0];
+    }
+    // Gaussian elimination with partial pivoting.
+    for col in 0..k {
+        let piv = (col..k)
+            .max_by(|&p, &q| m[p][col].abs().total_cmp(&m[q][col].abs()))
+            .unwrap_or(col);
+        m.swap(col, piv);
+        let d = m[col][col];
+        if d == 0.0 {
+            return Err(FilterError::Coefficients(
+                "lfilter_zi: the filter has a pole at z = 1 (no steady state)".into(),
+            ));
+        }
+        for r in col + 1..k {
+            let f = m[r][col] / d;
+            if f != 0.0 {
+                for c in col..=k {
+                    m[r][c] -= f * m[col][c];
+                }
+            }
+        }
+    }
+    let mut zi = vec![0.0; k];
+    for r in (0..k).rev() {
+        let mut v = m[r][k];
+        for c in r + 1..k {
+            v -= m[r][c] * zi[c];
+        }
+        zi[r] = v / m[r][r];
+    }
+    Ok(zi)
+}
+
+/// A `(b, a)` filter compiled for element type `T` with the method the contract picks.
+#[derive(Clone, Debug)]
+pub struct Lfilter<T: Element> {
+    /// b / a[0] and a / a[0] in f64, as given.
+    b: Vec<f64>,
+    a: Vec<f64>,
+    state_len: usize,
+    kind: Kind<T>,
+    report: Report,
+}
+
+#[derive(Clone, Debug)]
+enum Kind<T: Element> {
+    Direct(Box<Filter<T>>),
+    Cascade { ff: Vec<T>, poles: Box<Sos<T>> },
+    Serial { b: Vec<T>, a: Vec<T> },
+}
+
+impl<T: Element> Lfilter<T> {
+    /// SciPy's `lfilter(b, a)` convention: a[0] normalises.
+    pub fn new(b: &[f64], a: &[f64], options: FilterOptions) -> Result<Self, FilterError> {
+        let sig = Signature::from_lfilter(b, a)?;
+        Self::from_signature(&sig, options)
+    }
+
+    /// A filter in the seed's notation; integer element types run exactly (wrapping) with
+    /// the blocked method.
+    pub fn from_signature(sig: &Signature, options: FilterOptions) -> Result<Self, FilterError> {
+        let order = sig.feedback.len();
+        if order > MAX_ORDER {
+            return Err(FilterError::Coefficients(format!(
+                "{} recursive coefficients: at most {MAX_ORDER} are supported (set-up cost \
+                 and accuracy both degrade with the order); give a high-order IIR filter as \
+                 second-order sections (--sos, scipy's output='sos')",
+                order
+            )));
+        }
+        let b: Vec<f64> = sig.feedforward.iter().map(|c| c.value).collect();
+        let mut a = vec![1.0];
+        a.extend(sig.feedback.iter().map(|c| -c.value));
+        while a.len() > 1 && a[a.len() - 1] == 0.0 {
+            a.pop();
+        }
+        let state_len = sig.state_len;
+        if !T::DTYPE.is_float() {
+            let f = Filter::<T>::new(sig, options)?;
+            let report = Report {
+                method: if a.len() == 1 {
+                    Method::Fir
+                } else {
+                    Method::Plr
+                },
+                error_bound: 0.0,
+                reference_bound: 0.0,
+            };
+            return Ok(Lfilter {
+                b,
+                a,
+                state_len,
+                kind: Kind::Direct(Box::new(f)),
+                report,
+            });
+        }
+        let u = eps::<T>();
+        if a.len() == 1 {
+            let f = Filter::<T>::new(sig, options)?;
+            let sb: f64 = b.iter().map(|v| v.abs()).sum();
+            let bound = u * b.len() as f64 * sb;
+            return Ok(Lfilter {
+                b,
+                a,
+                state_len,
+                kind: Kind::Direct(Box::new(f)),
+                report: Report {
+                    method: Method::Fir,
+                    error_bound: bound,
+                    reference_bound: bound,
+                },
+            });
+        }
+        // Stability, exactly, of the f64 coefficients (what every method approximates).
+        let k = a.len() - 1;
+        if !options.allow_unstable {
+            check_stable(sig, &a[1..])?;
+        }
+        let sb: f64 = b.iter().map(|v| v.abs()).sum();
+        let sa: f64 = a.iter().map(|v| v.abs()).sum();
+        let (l1a, decays) = l1_impulse(&[1.0], &a);
+        let (l1h, _) = l1_impulse(&b, &a);
+        let serial = u * (k + 1) as f64 * l1a * (sb + sa * l1h);
+        // PLR with factors computed in double-double: build it (its own stability check runs on
+        // the coefficients in T).
+        let plr = Filter::<T>::new(
+            sig,
+            FilterOptions {
+                allow_unstable: true,
+                ..options
+            },
+        )?;
+        let plr_stable_in_t = plr.max_pole() <= 1.0 || {
+            let at: Vec<f64> = plr.feedback().iter().map(|v| -v.to_f64()).collect();
+            matches!(step_down(&at), Stability::Stable { .. })
+        };
+        let f = plr.cpu_factors();
+        let g: f64 = (0..f.order())
+            .map(|j| {
+                f.table(j)
+                    .iter()
+                    .fold(0.0f64, |m, v| m.max(v.to_f64().abs()))
+            })
+            .sum();
+        let plr_bound = if plr_stable_in_t {
+            serial + u * (k + 2) as f64 * g * l1h
+        } else {
+            f64::INFINITY
+        };
+        let forced = options.strategy == Strategy::Serial;
+        // Orders ≤ 2, and higher orders whose factors stay small (Σ max|F_m| with k + 2
+        // roundings ≤ 64: the blocking adds rounding-level error), run blocked as (b, a): the
+        // measured error then matches the serial one. Larger factor growth runs as sections.
+        let benign = k <= 2 || g * (k + 2) as f64 <= 64.0;
+        if !forced && benign && plr_bound.is_finite() {
+            return Ok(Lfilter {
+                b,
+                a,
+                state_len,
+                kind: Kind::Direct(Box::new(plr)),
+                report: Report {
+                    method: Method::Plr,
+                    error_bound: plr_bound,
+                    reference_bound: serial,
+                },
+            });
+        }
+        let _ = decays;
+        let cascade = pole_cascade::<T>(&a, options).ok();
+        let casc_bound = cascade.as_ref().map_or(f64::INFINITY, |(s, extra)| {
+            let fir = u * (b.len() + 1) as f64 * sb * l1a;
+            fir + sb * s.report().error_bound + extra * l1h
+        });
+        let ff: Vec<T> = b.iter().map(|&v| T::from_f64(v)).collect();
+        let serial_kind = || Kind::Serial {
+            b: ff.clone(),
+            a: a.iter().map(|&v| T::from_f64(v)).collect(),
+        };
+        // The cascade only where its bound is below the serial one; otherwise SciPy's own
+        // algorithm, which keeps the contract by construction.
+        let (kind, method, bound) = match cascade {
+            Some((poles, _)) if !forced && casc_bound <= serial => (
+                Kind::Cascade {
+                    ff: ff.clone(),
+                    poles: Box::new(poles),
+                },
+                Method::PoleCascade,
+                casc_bound,
+            ),
+            _ => (serial_kind(), Method::Serial, serial),
+        };
+        Ok(Lfilter {
+            b,
+            a,
+            state_len,
+            kind,
+            report: Report {
+                method,
+                error_bound: bound,
+                reference_bound: serial,
+            },
+        })
+    }
+
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// max(len(a), len(b)) − 1: SciPy's zi / zf length per channel.
+    pub fn state_len(&self) -> usize {
+        self.state_len
+    }
+
+    /// The PLR filter when that is the method (what the GPU kernel generator takes).
+    pub fn plr(&self) -> Option<&Filter<T>> {
+        match &self.kind {
+            Kind::Direct(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The all-pole sections when the method is `pole-cascade`.
+    pub fn pole_sections(&self) -> Option<&Sos<T>> {
+        match &self.kind {
+            Kind::Cascade { poles, .. } => Some(poles),
+            _ => None,
+        }
+    }
+
+    /// b / a[0] and a / a[0] as f64.
+    pub fn coefficients(&self) -> (&[f64], &[f64]) {
+        (&self.b, &self.a)
+    }
+
+    /// One channel: y and zf (SciPy's `lfilter(b, a, x, zi=zi)`).
+    pub fn apply(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        let mut y = vec![T::ZERO; x.len()];
+        let mut zf = vec![T::ZERO; self.state_len];
+        self.apply_batch(x, 1, &mut y, zi, Some(&mut zf))?;
+        Ok((y, zf))
+    }
+
+    /// `channels` channels one after another in `x`; zi / zf `state_len()` values per channel.
+    pub fn apply_batch(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+    ) -> Result<(), FilterError> {
+        let s = self.state_len;
+        if channels == 0 || x.len() % channels != 0 || y.len() != x.len() {
+            return Err(FilterError::Input(format!(
+                "{} input values, {} output values and {channels} channel(s) do not fit",
+                x.len(),
+                y.len()
+            )));
+        }
+        for (what, len) in [
+            ("zi", zi.map(<[T]>::len)),
+            ("zf", zf.as_ref().map(|z| z.len())),
+        ] {
+            if let Some(len) = len {
+                if len != channels * s {
+                    return Err(FilterError::Input(format!(
+                        "{what} holds {len} values; {channels} channel(s) of state {s} \
+                         (max(len(b), len(a)) - 1) need {}",
+                        channels * s
+                    )));
+                }
+            }
+        }
+        let n = x.len() / channels;
+        match &self.kind {
+            Kind::Direct(f) => f.apply_batch(x, channels, y, zi, zf),
+            Kind::Serial { b, a } => {
+                let mut zf = zf;
+                for c in 0..channels {
+                    let r = c * n..(c + 1) * n;
+                    let mut st: Vec<T> = match zi {
+                        Some(z) => z[c * s..(c + 1) * s].to_vec(),
+                        None => vec![T::ZERO; s],
+                    };
+                    tdf2(b, a, &x[r.clone()], &mut y[r], &mut st);
+                    if let Some(zf) = zf.as_deref_mut() {
+                        zf[c * s..(c + 1) * s].copy_from_slice(&st);
+                    }
+                }
+                Ok(())
+            }
+            Kind::Cascade { ff, poles } => {
+                let mut u = vec![T::ZERO; x.len()];
+                for c in 0..channels {
+                    let r = c * n..(c + 1) * n;
+                    fir_map(
+                        ff,
+                        &x[r.clone()],
+                        zi.map(|z| &z[c * s..(c + 1) * s]),
+                        &mut u[r],
+                    );
+                }
+                poles.apply_batch(&u, channels, y, None, None)?;
+                if let Some(zf) = zf {
+                    let fb: Vec<f64> = self.a[1..].iter().map(|v| -v).collect();
+                    for c in 0..channels {
+                        let r = c * n..(c + 1) * n;
+                        let xs: Vec<f64> = x[r.clone()].iter().map(|v| v.to_f64()).collect();
+                        let ys: Vec<f64> = y[r].iter().map(|v| v.to_f64()).collect();
+                        let zs: Option<Vec<f64>> =
+                            zi.map(|z| z[c * s..(c + 1) * s].iter().map(|v| v.to_f64()).collect());
+                        let mut fbp = fb.clone();
+                        fbp.resize(s.max(fb.len()), 0.0);
+                        let st = final_state(&self.b, &fbp, s, &xs, &ys, zs.as_deref());
+                        for (o, v) in zf[c * s..(c + 1) * s].iter_mut().zip(st) {
+                            *o = T::from_f64(v);
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The unstable-filter error for (b, a) when the exact step-down finds a pole outside.
+fn check_stable(sig: &Signature, a: &[f64]) -> Result<(), FilterError> {
+    match step_down(a) {
+        Stability::Stable { .. } => Ok(()),
+        st => {
+            let fb: Vec<f64> = a.iter().map(|v| -v).collect();
+            let m = crate::poles::max_root_magnitude(&fb);
+            if matches!(st, Stability::Marginal) && m <= 1.0 + crate::poles::STABILITY_SLACK {
+                return Ok(());
+            }
+            Err(FilterError::Unstable {
+                signature: sig.to_string(),
+                magnitude: m.max(1.0),
+            })
+        }
+    }
+}
+
+/// u[n] = Σ_j ff[j]·x[n−j] + zi[n] (n < len(zi)).
+fn fir_map<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, u: &mut [T]) {
+    for (ui, &xi) in u.iter_mut().zip(x) {
+        *ui = ff[0].mul(xi);
+    }
+    for (j, &f) in ff.iter().enumerate().skip(1) {
+        if j >= x.len() {
+            break;
+        }
+        for (ui, &xi) in u[j..].iter_mut().zip(x) {
+            *ui = f.mul(xi).add(*ui);
+        }
+    }
+    if let Some(zi) = zi {
+        for (ui, &z) in u.iter_mut().zip(zi) {
+            *ui = ui.add(z);
+        }
+    }
+}
+
+/// SciPy's transposed direct form II over one channel; `z` is zi on entry, zf on exit.
+fn tdf2<T: Element>(b: &[T], a: &[T], x: &[T], y: &mut [T], z: &mut [T]) {
+    let k = z.len();
+    let coef = |v: &[T], i: usize| v.get(i).copied().unwrap_or(T::ZERO);
+    let neg = |v: T| T::from_f64(-v.to_f64());
+    for (xi, yi) in x.iter().zip(y.iter_mut()) {
+        let out = coef(b, 0).mul(*xi).add(coef(z, 0));
+        for m in 0..k {
+            let next = if m + 1 < k { z[m + 1] } else { T::ZERO };
+            z[m] = coef(b, m + 1)
+                .mul(*xi)
+                .add(neg(coef(a, m + 1)).mul(out))
+                .add(next);
+        }
+        *yi = out;
+    }
+}
+
+/// 1/A as all-pole sections (b = [1, 0, 0]) from A's polished roots, poles nearest the unit
+/// circle last; with the output-error term of rounding each section to T, per unit
+/// max|y|·‖h‖₁ (Σ_s ‖h_{1/A_s}‖₁·Σ|δa_s|).
+fn pole_cascade<T: Element>(
+    a: &[f64],
+    options: FilterOptions,
+) -> Result<(Sos<T>, f64), FilterError> {
+    let fb: Vec<f64> = a[1..].iter().map(|v| -v).collect();
+    let mut roots = crate::poles::roots(&fb);
+    if !crate::poles::polish(&a[1..], &mut roots) {
+        return Err(FilterError::Coefficients("the poles did not settle".into()));
+    }
+    let scale = roots
+        .iter()
+        .fold(0.0f64, |m, r| m.max(r.0.hypot(r.1)))
+        .max(1e-300);
+    let tol = 1e-9 * scale;
+    let mut complex: Vec<(f64, f64)> = roots.iter().copied().filter(|r| r.1 > tol).collect();
+    let mut real: Vec<f64> = roots
+        .iter()
+        .filter(|r| r.1.abs() <= tol)
+        .map(|r| r.0)
+        .collect();
+    if 2 * complex.len() + real.len() != roots.len() {
+        return Err(FilterError::Coefficients(
+            "the poles do not pair into conjugates".into(),
+        ));
+    }
+    let mut secs: Vec<(f64, [f64; 6])> = Vec::new();
+    for (re, im) in complex.drain(..) {
+        let a2 = crate::dd::Dd::new(re)
+            .mul(crate::dd::Dd::new(re))
+            .add(crate::dd::Dd::new(im).mul(crate::dd::Dd::new(im)))
+            .to_f64();
+        secs.push((re.hypot(im), [1.0, 0.0, 0.0, 1.0, -2.0 * re, a2]));
+    }
+    real.sort_by(|p, q| p.abs().total_cmp(&q.abs()));
+    for pair in real.chunks(2) {
+        let row = match pair {
+            [p, q] => [1.0, 0.0, 0.0, 1.0, -(p + q), p * q],
+            [p] => [1.0, 0.0, 0.0, 1.0, -p, 0.0],
+            _ => unreachable!(),
+        };
+        secs.push((pair.iter().fold(0.0f64, |m, v| m.max(v.abs())), row));
+    }
+    secs.sort_by(|p, q| p.0.total_cmp(&q.0));
+    let rows: Vec<[f64; 6]> = secs.iter().map(|s| s.1).collect();
+    let sos = Sos::<T>::new(
+        &rows,
+        FilterOptions {
+            allow_unstable: false,
+            ..options
+        },
+    )?;
+    let u = eps::<T>();
+    let extra: f64 = rows
+        .iter()
+        .map(|r| l1_cascade(&[*r]).0 * u * (r[4].abs() + r[5].abs()) * 2.0)
+        .sum();
+    Ok((sos, extra))
+}

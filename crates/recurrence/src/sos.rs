@@ -1,0 +1,672 @@
+//! Second-order sections (SciPy's `sosfilt` layout): a cascade of biquads, each row
+//! `[b0, b1, b2, 1, a1, a2]`, run in transposed direct form II exactly as SciPy runs it, and
+//! parallelised over blocks of the signal.
+//!
+//! **Blocked cascade.** The signal is cut into segments of [`SEG`] samples. Each segment is
+//! filtered through the whole cascade from a zero state (8 segments interleaved per thread, so
+//! that the biquads' dependency chains overlap in the core); its true output is that local
+//! output plus the cascade's zero-input response to the true state at the segment's start —
+//! a linear combination of 2·n_sections factor tables `F_j` (the response to a unit value in
+//! state j). The true states are carried from segment to segment with the 2S×2S transfer
+//! matrix in f64. The factor tables and the transfer matrix are computed once per filter in
+//! double-double and rounded once, never by the recurrence in the element type; tables are
+//! cut where every entry falls below ε·2⁻⁸ of its largest (below the rounding of the sum).
+//! Blocking adds an error of about ε·Σ_j max|F_j|·|state_j|, which [`Sos::new`] predicts and
+//! compares with SciPy's own serial error ([`crate::Report`]); where blocking would cost
+//! accuracy the cascade runs serially per channel instead.
+
+use crate::dd::Dd;
+use crate::design::{self, Method, Report};
+use crate::elem::{madd, Element};
+use crate::error::FilterError;
+use crate::filter::{host_threads, FilterOptions, Strategy};
+use crate::stability::{step_down, Stability};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Samples per segment (not a power of two: interleaved chains a power-of-two stride apart
+/// alias in the L1 sets).
+pub const SEG: usize = 2072;
+/// Segments filtered interleaved by one thread.
+const GROUP: usize = 8;
+/// Channels shorter than this run serially.
+const SERIAL_BELOW: usize = 2 * SEG * GROUP;
+/// The most sections a cascade may have (the set-up cost grows with its square).
+pub const MAX_SECTIONS: usize = 128;
+
+/// A cascade of second-order sections compiled for element type `T` (f32 or f64).
+#[derive(Clone, Debug)]
+pub struct Sos<T: Element> {
+    /// Rows in T: b0 b1 b2 −a1 −a2 (negated feedback, for multiply-adds).
+    rows: Vec<[T; 5]>,
+    /// The rows as given to `new` after rounding to T, as f64: [b0 b1 b2 1 a1 a2].
+    coef: Vec<[f64; 6]>,
+    /// factors[j][i]: cascade output i samples into a segment for a unit state j (j = 2s + m).
+    factors: Vec<Vec<f64>>,
+    /// State after SEG samples of zero input, row-major 2S × 2S.
+    transfer: Vec<f64>,
+    options: FilterOptions,
+    blocked: bool,
+    report: Report,
+}
+
+impl<T: Element> Sos<T> {
+    /// Checks and compiles `sos` (rows `[b0, b1, b2, 1, a1, a2]`, SciPy's `(n_sections, 6)`):
+    /// finite values, a0 = 1 exactly (SciPy does not normalise rows), each section stable in
+    /// `T` (exact step-down) unless `options.allow_unstable`.
+    pub fn new(sos: &[[f64; 6]], options: FilterOptions) -> Result<Self, FilterError> {
+        if !T::DTYPE.is_float() {
+            return Err(FilterError::Coefficients(format!(
+                "second-order sections run in f32 or f64, not {}",
+                T::DTYPE
+            )));
+        }
+        if sos.is_empty() {
+            return Err(FilterError::Coefficients(
+                "sos has no sections: expected shape (n_sections, 6)".into(),
+            ));
+        }
+        if sos.len() > MAX_SECTIONS {
+            return Err(FilterError::Coefficients(format!(
+                "sos has {} sections; at most {MAX_SECTIONS} are supported",
+                sos.len()
+            )));
+        }
+        let mut coef = Vec::with_capacity(sos.len());
+        for (s, row) in sos.iter().enumerate() {
+            if let Some(i) = row.iter().position(|v| !v.is_finite()) {
+                return Err(FilterError::Coefficients(format!(
+                    "sos[{s}, {i}] is {}: coefficients must be finite",
+                    design::short(row[i])
+                )));
+            }
+            if row[3] != 1.0 {
+                return Err(FilterError::Coefficients(format!(
+                    "sos[{s}, 3] (a0 of section {s}) is {}; every row must be [b0, b1, b2, 1, a1, a2] \
+                     with a0 = 1, as scipy.signal.sosfilt requires (divide the row by its a0)",
+                    design::short(row[3])
+                )));
+            }
+            let mut r = [0.0; 6];
+            for i in 0..6 {
+                let v = T::from_f64(row[i]);
+                if !v.is_finite() {
+                    return Err(FilterError::Coefficients(format!(
+                        "sos[{s}, {i}] = {} does not fit in {}",
+                        design::short(row[i]),
+                        T::DTYPE
+                    )));
+                }
+                r[i] = v.to_f64();
+            }
+            if !options.allow_unstable {
+                if let Err(m) = section_stable(r[4], r[5]) {
+                    return Err(FilterError::Unstable {
+                        signature: format!("sos section {s} [{}]", fmt_row(&r)),
+                        magnitude: m,
+                    });
+                }
+            }
+            coef.push(r);
+        }
+        let rows = coef
+            .iter()
+            .map(|r| {
+                [
+                    T::from_f64(r[0]),
+                    T::from_f64(r[1]),
+                    T::from_f64(r[2]),
+                    T::from_f64(-r[4]),
+                    T::from_f64(-r[5]),
+                ]
+            })
+            .collect();
+        let (factors, transfer) = factor_tables(&coef, T::DTYPE.size() == 4);
+        let bounds = design::sos_bounds(&coef, &factors, eps::<T>());
+        let blocked = options.strategy != Strategy::Serial
+            && (options.strategy == Strategy::Chunked || bounds.blocked <= 2.0 * bounds.serial);
+        let report = Report {
+            method: if blocked {
+                Method::Sos
+            } else {
+                Method::SosSerial
+            },
+            error_bound: if blocked {
+                bounds.blocked
+            } else {
+                bounds.serial
+            },
+            reference_bound: bounds.serial,
+        };
+        Ok(Sos {
+            rows,
+            coef,
+            factors,
+            transfer,
+            options,
+            blocked,
+            report,
+        })
+    }
+
+    pub fn n_sections(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// State values per channel: 2 per section (SciPy's zi for one channel, `(n_sections, 2)`).
+    pub fn state_len(&self) -> usize {
+        2 * self.rows.len()
+    }
+
+    /// The sections as `T` holds them, `[b0, b1, b2, 1, a1, a2]` per row.
+    pub fn sections(&self) -> &[[f64; 6]] {
+        &self.coef
+    }
+
+    /// The method and the predicted error bound.
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// Filters one channel; returns y and zf (`(n_sections, 2)` flattened).
+    pub fn apply(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        let mut y = vec![T::ZERO; x.len()];
+        let mut zf = vec![T::ZERO; self.state_len()];
+        self.apply_batch(x, 1, &mut y, zi, Some(&mut zf))?;
+        Ok((y, zf))
+    }
+
+    /// Filters `channels` channels of equal length stored one after another in `x` into `y`.
+    /// `zi` / `zf` hold `[channel][section][2]` (2·n_sections values per channel).
+    pub fn apply_batch(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+    ) -> Result<(), FilterError> {
+        let s2 = self.state_len();
+        if channels == 0 || x.len() % channels != 0 || y.len() != x.len() {
+            return Err(FilterError::Input(format!(
+                "{} input values, {} output values and {channels} channel(s) do not fit",
+                x.len(),
+                y.len()
+            )));
+        }
+        for (what, len) in [
+            ("zi", zi.map(<[T]>::len)),
+            ("zf", zf.as_ref().map(|z| z.len())),
+        ] {
+            if let Some(len) = len {
+                if len != channels * s2 {
+                    return Err(FilterError::Input(format!(
+                        "{what} holds {len} values; {channels} channel(s) × {} sections × 2 \
+                         need {}",
+                        self.n_sections(),
+                        channels * s2
+                    )));
+                }
+            }
+        }
+        let n = x.len() / channels;
+        let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
+        let mut states = vec![0.0f64; channels * s2];
+        if let Some(zi) = zi {
+            for (s, z) in states.iter_mut().zip(zi) {
+                *s = z.to_f64();
+            }
+        }
+        if n > 0 {
+            let per_channel_threads = if channels >= threads { 1 } else { threads };
+            let next = AtomicUsize::new(0);
+            let work: Vec<Mutex<(&mut [T], &mut [f64])>> = y
+                .chunks_mut(n)
+                .zip(states.chunks_mut(s2))
+                .map(Mutex::new)
+                .collect();
+            let workers = threads.min(channels).max(1);
+            std::thread::scope(|scope| {
+                for _ in 0..workers {
+                    scope.spawn(|| loop {
+                        let c = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = work.get(c) else { break };
+                        let mut item = item.lock().unwrap_or_else(|p| p.into_inner());
+                        let (yc, st) = &mut *item;
+                        self.run_channel(&x[c * n..(c + 1) * n], yc, st, per_channel_threads);
+                    });
+                }
+            });
+        }
+        if let Some(zf) = zf {
+            for (z, s) in zf.iter_mut().zip(&states) {
+                *z = T::from_f64(*s);
+            }
+        }
+        Ok(())
+    }
+
+    /// One channel; `state` holds zi on entry and zf on exit.
+    fn run_channel(&self, x: &[T], y: &mut [T], state: &mut [f64], threads: usize) {
+        let n = x.len();
+        let serial = !self.blocked
+            || match self.options.strategy {
+                Strategy::Serial => true,
+                Strategy::Chunked => n < SEG,
+                Strategy::Auto => n < SERIAL_BELOW,
+            };
+        if serial {
+            self.serial(x, y, state);
+            return;
+        }
+        let s2 = self.state_len();
+        let full = n / SEG;
+        let simd = crate::cpu::Simd::best(&self.options.cpu.within_host());
+        // Phase 1: every whole segment from a zero state, groups of GROUP interleaved.
+        let mut ends = vec![0.0f64; full * s2];
+        {
+            let units: Vec<Mutex<(&mut [T], &mut [f64])>> = y[..full * SEG]
+                .chunks_mut(GROUP * SEG)
+                .zip(ends.chunks_mut(GROUP * s2))
+                .map(Mutex::new)
+                .collect();
+            let next = AtomicUsize::new(0);
+            let workers = threads.clamp(1, units.len().max(1));
+            std::thread::scope(|scope| {
+                for _ in 0..workers {
+                    scope.spawn(|| loop {
+                        let u = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(unit) = units.get(u) else { break };
+                        let mut unit = unit.lock().unwrap_or_else(|p| p.into_inner());
+                        let (yu, eu) = &mut *unit;
+                        let start = u * GROUP * SEG;
+                        yu.copy_from_slice(&x[start..start + yu.len()]);
+                        local_dispatch(simd, &self.rows, yu, eu);
+                    });
+                }
+            });
+        }
+        // Phase 2: the true state before every segment, in f64.
+        let mut starts = vec![0.0f64; (full + 1) * s2];
+        starts[..s2].copy_from_slice(state);
+        for w in 0..full {
+            let (done, rest) = starts.split_at_mut((w + 1) * s2);
+            let prev = &done[w * s2..];
+            let next = &mut rest[..s2];
+            for r in 0..s2 {
+                let row = &self.transfer[r * s2..(r + 1) * s2];
+                let mut v = ends[w * s2 + r];
+                for (t, p) in row.iter().zip(prev) {
+                    v += t * p;
+                }
+                next[r] = v;
+            }
+        }
+        // Phase 3: corrections, in parallel; the partial last segment runs serially.
+        {
+            let segs: Vec<Mutex<&mut [T]>> =
+                y[..full * SEG].chunks_mut(SEG).map(Mutex::new).collect();
+            let next = AtomicUsize::new(0);
+            let workers = threads.clamp(1, segs.len().max(1));
+            std::thread::scope(|scope| {
+                for _ in 0..workers {
+                    scope.spawn(|| {
+                        let mut acc = vec![0.0f64; SEG];
+                        loop {
+                            let w = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(seg) = segs.get(w) else { break };
+                            let mut seg = seg.lock().unwrap_or_else(|p| p.into_inner());
+                            correct_dispatch(
+                                simd,
+                                &self.factors,
+                                &starts[w * s2..(w + 1) * s2],
+                                &mut seg,
+                                &mut acc,
+                            );
+                        }
+                    });
+                }
+            });
+        }
+        state.copy_from_slice(&starts[full * s2..]);
+        let (xt, yt) = (&x[full * SEG..], &mut y[full * SEG..]);
+        self.serial(xt, yt, state);
+    }
+
+    /// SciPy's `_sosfilt` loop: sample by sample through every section, state in T.
+    fn serial(&self, x: &[T], y: &mut [T], state: &mut [f64]) {
+        let mut z: Vec<T> = state.iter().map(|&v| T::from_f64(v)).collect();
+        for (xi, yi) in x.iter().zip(y.iter_mut()) {
+            let mut v = *xi;
+            for (r, st) in self.rows.iter().zip(z.chunks_mut(2)) {
+                let out = r[0].mul(v).add(st[0]);
+                st[0] = r[1].mul(v).add(r[3].mul(out)).add(st[1]);
+                st[1] = r[2].mul(v).add(r[4].mul(out));
+                v = out;
+            }
+            *yi = v;
+        }
+        for (s, v) in state.iter_mut().zip(&z) {
+            *s = v.to_f64();
+        }
+    }
+}
+
+fn fmt_row(r: &[f64; 6]) -> String {
+    r.iter()
+        .map(|&v| design::short(v))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Exact stability of one section 1 + a1 z⁻¹ + a2 z⁻²: Err(largest pole magnitude) when a
+/// pole lies outside the unit circle (poles on the circle, e.g. an integrator, are allowed as
+/// SciPy allows them).
+pub(crate) fn section_stable(a1: f64, a2: f64) -> Result<(), f64> {
+    match step_down(&[a1, a2]) {
+        Stability::Stable { .. } => Ok(()),
+        Stability::Marginal | Stability::Unstable { .. } => {
+            let m = crate::poles::max_root_magnitude(&[-a1, -a2]);
+            if m > 1.0 + crate::poles::STABILITY_SLACK || m.is_nan() {
+                Err(m)
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+pub(crate) fn eps<T: Element>() -> f64 {
+    if T::DTYPE.size() == 4 {
+        f32::EPSILON as f64 / 2.0
+    } else {
+        f64::EPSILON / 2.0
+    }
+}
+
+/// The cascade's zero-input output for each unit state over SEG samples, and the transfer
+/// matrix, in double-double. Tables are cut after the last entry above ε·2⁻⁸ of their peak.
+pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let s2 = 2 * coef.len();
+    let mut tables = vec![Vec::with_capacity(SEG); s2];
+    let mut transfer = vec![0.0; s2 * s2];
+    for j in 0..s2 {
+        let mut st = vec![Dd::ZERO; s2];
+        st[j] = Dd::new(1.0);
+        for _ in 0..SEG {
+            let mut v = Dd::ZERO;
+            for (s, c) in coef.iter().enumerate() {
+                let out = v.mul_f64(c[0]).add(st[2 * s]);
+                let z0 = v.mul_f64(c[1]).sub(out.mul_f64(c[4])).add(st[2 * s + 1]);
+                let z1 = v.mul_f64(c[2]).sub(out.mul_f64(c[5]));
+                st[2 * s] = z0;
+                st[2 * s + 1] = z1;
+                v = out;
+            }
+            tables[j].push(v.to_f64());
+        }
+        for r in 0..s2 {
+            transfer[r * s2 + j] = st[r].to_f64();
+        }
+    }
+    let eps = if single {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let mut len = 0;
+    for t in &tables {
+        let peak = t.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if let Some(last) = t.iter().rposition(|v| v.abs() > peak * eps / 256.0) {
+            len = len.max(last + 1);
+        }
+    }
+    for t in &mut tables {
+        t.truncate(len);
+    }
+    (tables, transfer)
+}
+
+fn local_dispatch<T: Element>(
+    simd: crate::cpu::Simd,
+    rows: &[[T; 5]],
+    y: &mut [T],
+    ends: &mut [f64],
+) {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        crate::cpu::Simd::Avx2Fma => {
+            // SAFETY: Avx2Fma is only chosen when the CPU has AVX2 and FMA.
+            unsafe { local_fma(rows, y, ends) }
+        }
+        _ => local_segments::<T, false>(rows, y, ends),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn local_fma<T: Element>(rows: &[[T; 5]], y: &mut [T], ends: &mut [f64]) {
+    local_segments::<T, true>(rows, y, ends)
+}
+
+/// Whole segments of `y` (holding x on entry) through the cascade from a zero state;
+/// `ends[w]` receives segment w's final state.
+#[inline(always)]
+fn local_segments<T: Element, const FMA: bool>(rows: &[[T; 5]], y: &mut [T], ends: &mut [f64]) {
+    let segs = y.len() / SEG;
+    if segs == GROUP {
+        local_group::<T, FMA, GROUP>(rows, y, ends);
+    } else {
+        for (w, seg) in y.chunks_mut(SEG).enumerate() {
+            local_group::<T, FMA, 1>(rows, seg, &mut ends[w * 2 * rows.len()..]);
+        }
+    }
+}
+
+#[inline(always)]
+fn local_group<T: Element, const FMA: bool, const G: usize>(
+    rows: &[[T; 5]],
+    y: &mut [T],
+    ends: &mut [f64],
+) {
+    let s2 = 2 * rows.len();
+    for (s, r) in rows.iter().enumerate() {
+        let (b0, b1, b2, na1, na2) = (r[0], r[1], r[2], r[3], r[4]);
+        let mut z0 = [T::ZERO; G];
+        let mut z1 = [T::ZERO; G];
+        for i in 0..SEG {
+            for w in 0..G {
+                let idx = w * SEG + i;
+                let v = y[idx];
+                let out = madd::<T, FMA>(b0, v, z0[w]);
+                z0[w] = madd::<T, FMA>(b1, v, madd::<T, FMA>(na1, out, z1[w]));
+                z1[w] = madd::<T, FMA>(b2, v, na2.mul(out));
+                y[idx] = out;
+            }
+        }
+        for w in 0..G {
+            ends[w * s2 + 2 * s] = z0[w].to_f64();
+            ends[w * s2 + 2 * s + 1] = z1[w].to_f64();
+        }
+    }
+}
+
+fn correct_dispatch<T: Element>(
+    simd: crate::cpu::Simd,
+    factors: &[Vec<f64>],
+    state: &[f64],
+    y: &mut [T],
+    acc: &mut [f64],
+) {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        crate::cpu::Simd::Avx2Fma => {
+            // SAFETY: Avx2Fma is only chosen when the CPU has AVX2 and FMA.
+            unsafe { correct_fma(factors, state, y, acc) }
+        }
+        _ => correct::<T>(factors, state, y, acc),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn correct_fma<T: Element>(
+    factors: &[Vec<f64>],
+    state: &[f64],
+    y: &mut [T],
+    acc: &mut [f64],
+) {
+    correct::<T>(factors, state, y, acc)
+}
+
+/// y[i] += Σ_j state_j · F_j[i], summed in f64.
+#[inline(always)]
+fn correct<T: Element>(factors: &[Vec<f64>], state: &[f64], y: &mut [T], acc: &mut [f64]) {
+    let len = factors.first().map_or(0, Vec::len).min(y.len());
+    if len == 0 || state.iter().all(|&s| s == 0.0) {
+        return;
+    }
+    let acc = &mut acc[..len];
+    acc.fill(0.0);
+    for (f, &s) in factors.iter().zip(state) {
+        if s != 0.0 {
+            for (a, &v) in acc.iter_mut().zip(&f[..len]) {
+                *a = v.mul_add(s, *a);
+            }
+        }
+    }
+    for (v, &a) in y[..len].iter_mut().zip(acc.iter()) {
+        *v = T::from_f64(v.to_f64() + a);
+    }
+}
+
+/// SciPy's `sosfilt_zi`: the steady state of each section for a unit step, scaled by the DC
+/// gains of the sections before it; multiply by x[0] for a start without a transient.
+/// Shape `(n_sections, 2)`, flattened.
+pub fn sosfilt_zi(sos: &[[f64; 6]]) -> Result<Vec<f64>, FilterError> {
+    // Validate as an f64 cascade (finite, a0 = 1); stability is not required for the algebra.
+    let opts = FilterOptions {
+        allow_unstable: true,
+        ..FilterOptions::default()
+    };
+    Sos::<f64>::new(sos, opts)?;
+    let mut out = Vec::with_capacity(2 * sos.len());
+    let mut scale = 1.0;
+    for row in sos {
+        let zi = crate::design::lfilter_zi(&row[..3], &row[3..])?;
+        out.extend(zi.iter().map(|v| v * scale));
+        let (nb, na) = (row[0] + row[1] + row[2], row[3] + row[4] + row[5]);
+        scale *= nb / na;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn butter4() -> Vec<[f64; 6]> {
+        // scipy.signal.butter(4, 0.05, output='sos')
+        vec![
+            [
+                3.1238976917082617e-05,
+                6.2477953834165235e-05,
+                3.1238976917082617e-05,
+                1.0,
+                -1.7259333950369407,
+                7.4744737190779109e-01,
+            ],
+            [
+                1.0,
+                2.0,
+                1.0,
+                1.0,
+                -1.8638004920752349,
+                8.8703299965269455e-01,
+            ],
+        ]
+    }
+
+    #[test]
+    fn blocked_equals_serial_and_streams() {
+        let sos = butter4();
+        let n = 3 * SERIAL_BELOW + 1234;
+        let x: Vec<f64> = (0..n)
+            .map(|i| ((i * 7919) % 1013) as f64 / 506.0 - 1.0)
+            .collect();
+        let opts = FilterOptions {
+            threads: Some(3),
+            ..FilterOptions::default()
+        };
+        let f = Sos::<f64>::new(&sos, opts).unwrap();
+        assert_eq!(f.report().method, Method::Sos);
+        let serial = Sos::<f64>::new(
+            &sos,
+            FilterOptions {
+                strategy: Strategy::Serial,
+                ..opts
+            },
+        )
+        .unwrap();
+        let zi = [0.1, -0.2, 0.3, 0.05];
+        let (y, zf) = f.apply(&x, Some(&zi)).unwrap();
+        let (ys, zfs) = serial.apply(&x, Some(&zi)).unwrap();
+        let peak = ys.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let err = y
+            .iter()
+            .zip(&ys)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        assert!(err <= 1e-13 * peak, "{err}");
+        for (a, b) in zf.iter().zip(&zfs) {
+            assert!((a - b).abs() <= 1e-13 * peak, "{a} {b}");
+        }
+        // Two halves with the carried state equal one pass.
+        let cut = n / 2 + 17;
+        let (y1, z1) = f.apply(&x[..cut], Some(&zi)).unwrap();
+        let (y2, z2) = f.apply(&x[cut..], Some(&z1)).unwrap();
+        let joined: Vec<f64> = y1.into_iter().chain(y2).collect();
+        let err = joined
+            .iter()
+            .zip(&ys)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        assert!(err <= 1e-13 * peak, "{err}");
+        assert!((z2[3] - zfs[3]).abs() <= 1e-13 * peak);
+    }
+
+    #[test]
+    fn bad_sections_are_refused() {
+        let opts = FilterOptions::default();
+        let mut s = butter4();
+        s[1][3] = 2.0;
+        let e = Sos::<f64>::new(&s, opts).unwrap_err().to_string();
+        assert!(e.contains("sos[1, 3]") && e.contains("a0 = 1"), "{e}");
+        let mut s = butter4();
+        s[0][1] = f64::NAN;
+        let e = Sos::<f64>::new(&s, opts).unwrap_err().to_string();
+        assert!(e.contains("sos[0, 1]"), "{e}");
+        let mut s = butter4();
+        s[0][5] = 1.2;
+        let e = Sos::<f64>::new(&s, opts).unwrap_err().to_string();
+        assert!(
+            e.contains("unstable") && e.contains("--allow-unstable"),
+            "{e}"
+        );
+        assert!(Sos::<f64>::new(&[], opts).is_err());
+        assert!(Sos::<i32>::new(&butter4(), opts).is_err());
+    }
+
+    #[test]
+    fn zi_is_scipys() {
+        // scipy.signal.sosfilt_zi(butter(4, 0.05, output='sos'))
+        let zi = sosfilt_zi(&butter4()).unwrap();
+        let want = [
+            0.0057768879174478,
+            -0.00431003020598291,
+            0.9941918731056267,
+            -0.8812248727583222,
+        ];
+        for (a, b) in zi.iter().zip(want) {
+            assert!((a - b).abs() < 1e-9, "{zi:?}");
+        }
+    }
+}
