@@ -64,7 +64,7 @@ pub use elem::{from_le_bytes, to_le_bytes, DType, Element};
 pub use error::{FilterError, ParseError};
 pub use factors::{mat_mul, Factors, TableKind};
 pub use filter::{check_finite, lfilter, parse_values, Filter, FilterOptions, Strategy};
-pub use gpu::{GpuConfig, GpuFilter, RunTimes};
+pub use gpu::{GpuConfig, GpuFilter, GpuSos, RawSosCall, RunTimes, SosConfig};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
 pub use signature::{Coef, Signature};
 pub use sos::{sosfilt_zi, Sos, MAX_SECTIONS, SEG};

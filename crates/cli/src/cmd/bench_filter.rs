@@ -51,6 +51,15 @@ pub struct BenchFilterArgs {
     /// this directory.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+    /// Time the fused second-order-section cascade (scipy's sosfilt) in f32 instead: `butter8`
+    /// (the default: butter(8, 0.1) as 4 sections) or rows `b0,b1,b2,a0,a1,a2` separated by
+    /// `;`. Uses --log2-n, --runs, --warmup, --no-check, --check-up-to and --sos-shapes.
+    #[arg(long, value_name = "butter8|ROWS", num_args = 0..=1, default_missing_value = "butter8")]
+    pub sos: Option<String>,
+    /// Launch shapes for --sos, THREADSxVPT comma-separated (`default`: the library's); an `l`
+    /// after a shape forces the look-back kernel where the tail carry would be chosen.
+    #[arg(long, default_value = "default", value_name = "default|TxV[l],…")]
+    pub sos_shapes: String,
     /// Measure nothing: take the report from this file (written by --out) — to re-plot a run.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
@@ -59,6 +68,9 @@ pub struct BenchFilterArgs {
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result<ExitCode> {
+    if let Some(spec) = &args.sos {
+        return run_sos(device, json, args, spec);
+    }
     let mut report = match &args.from {
         Some(path) => sweep::load_report(path)?,
         None => serde_json::to_value(measure(device, args)?)?,
@@ -108,4 +120,67 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
     })?;
     bar.finish_and_clear();
     Ok(report)
+}
+
+/// `--sos`: the fused cascade on the GPU.
+fn run_sos(
+    device: Option<Device>,
+    json: bool,
+    args: &BenchFilterArgs,
+    spec: &str,
+) -> Result<ExitCode> {
+    use sigpu_lab::recurrence::sos_bench::{measure_sos, parse_sos, render_sos, SosBench};
+    let (name, sos) = parse_sos(spec)?;
+    let Some(gpu) = super::resolve(device, super::Need::Gpu, "bench filter --sos")?.into_gpu()
+    else {
+        anyhow::bail!("bench filter --sos: the fused cascade runs on a GPU; none was resolved");
+    };
+    let shapes = args
+        .sos_shapes
+        .split(',')
+        .map(|t| -> Result<sigpu_recurrence::SosConfig> {
+            // A trailing `l` forces the look-back kernel.
+            let t = t.trim();
+            let (t, force_look_back) = match t.strip_suffix('l') {
+                Some(rest) => (rest, true),
+                None => (t, false),
+            };
+            if t == "default" {
+                return Ok(sigpu_recurrence::SosConfig {
+                    force_look_back,
+                    ..Default::default()
+                });
+            }
+            let (a, b) = t
+                .split_once('x')
+                .context("--sos-shapes: expected THREADSxVPT[l]")?;
+            Ok(sigpu_recurrence::SosConfig {
+                threads: a.parse().with_context(|| format!("--sos-shapes: {a:?}"))?,
+                vpt: b.parse().with_context(|| format!("--sos-shapes: {b:?}"))?,
+                force_look_back,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let bench = SosBench {
+        name,
+        sos,
+        sizes: sweep::parse_sizes(&args.log2_n)?,
+        shapes,
+        warmup: args.warmup,
+        runs: args.runs,
+        check_up_to: (!args.no_check)
+            .then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62))),
+    };
+    let bar = super::bar(
+        bench.sizes.len() as u64,
+        "{spinner} [{bar:30}] {pos}/{len} {msg}",
+    );
+    let report = measure_sos(&gpu, &bench, &mut |done, what| {
+        bar.set_position(done as u64);
+        bar.set_message(what.to_owned());
+    })?;
+    bar.finish_and_clear();
+    let value = serde_json::to_value(&report)?;
+    super::write_json_out(&args.out, &value)?;
+    super::report(json, &value, |_| print!("{}", render_sos(&report)))
 }

@@ -6,8 +6,6 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use sigpu_recurrence::cpu::SUB;
-use sigpu_recurrence::serial::reference_f64;
-use sigpu_recurrence::testing::relative_error;
 use sigpu_recurrence::{Element, Filter, FilterError, GpuConfig, GpuFilter};
 use sigpu_runtime::cuda::{gb_per_s, gelem_per_s, Gpu, Timing};
 
@@ -73,7 +71,9 @@ pub fn bench_input<T: Element>(n: usize, seed: u64) -> Vec<T> {
 }
 
 /// How far `y` is from the truth for `x`: relative error vs serial f64 (floats) or the count
-/// of elements differing from the CPU path (integers).
+/// of elements differing from the CPU path (integers). Streams: the reference is computed
+/// alongside the comparison (floats) or in pieces carrying the state (integers), so checking
+/// 2^28 samples needs no memory beyond x and y.
 pub fn verify<T: Element>(
     filter: &Filter<T>,
     x: &[T],
@@ -81,21 +81,79 @@ pub fn verify<T: Element>(
 ) -> Result<(f64, &'static str), FilterError> {
     if T::DTYPE.is_float() {
         let to64 = |v: &[T]| v.iter().map(|v| v.to_f64()).collect::<Vec<_>>();
-        let want = reference_f64(
-            &to64(filter.feedforward()),
-            &to64(filter.feedback()),
-            &to64(x),
-            None,
-        );
         Ok((
-            relative_error(&to64(y), &want),
+            streaming_error(&to64(filter.feedforward()), &to64(filter.feedback()), x, y),
             "relative to max|y_ref|, vs serial f64",
         ))
     } else {
-        let (want, _) = filter.apply(x, None)?;
-        let wrong = want.iter().zip(y).filter(|(a, b)| a != b).count();
+        const PIECE: usize = 1 << 20;
+        let mut state: Option<Vec<T>> = None;
+        let mut wrong = 0;
+        for (xs, ys) in x.chunks(PIECE).zip(y.chunks(PIECE)) {
+            let (want, zf) = filter.apply(xs, state.as_deref())?;
+            wrong += want.iter().zip(ys).filter(|(a, b)| a != b).count();
+            state = Some(zf);
+        }
         Ok((wrong as f64, "elements differing from the CPU path"))
     }
+}
+
+/// max |y − y_ref| / max |y_ref| for the serial f64 recurrence (SciPy's lfilter, a[0] = 1, zero
+/// initial state), computed sample by sample with only the last inputs and outputs kept.
+pub fn streaming_error<T: Element>(ff: &[f64], fb: &[f64], x: &[T], y: &[T]) -> f64 {
+    let (p, k) = (ff.len(), fb.len());
+    // Rings of the last p inputs and k outputs, newest at `head`.
+    let (mut xs, mut ys) = (vec![0.0f64; p.max(1)], vec![0.0f64; k.max(1)]);
+    let (mut xh, mut yh) = (0usize, 0usize);
+    let (mut scale, mut err) = (0.0f64, 0.0f64);
+    for (xi, yi) in x.iter().zip(y) {
+        xh = (xh + 1) % xs.len();
+        xs[xh] = xi.to_f64();
+        let mut v = 0.0;
+        for (j, a) in ff.iter().enumerate() {
+            v += a * xs[(xh + xs.len() - j) % xs.len()];
+        }
+        for (l, b) in fb.iter().enumerate() {
+            v += b * ys[(yh + ys.len() - l) % ys.len()];
+        }
+        if k > 0 {
+            yh = (yh + 1) % ys.len();
+            ys[yh] = v;
+        }
+        scale = scale.max(v.abs());
+        let g = yi.to_f64();
+        err = if g.is_nan() {
+            f64::INFINITY
+        } else {
+            err.max((g - v).abs())
+        };
+    }
+    err / scale.max(f64::MIN_POSITIVE)
+}
+
+/// Refuses a benchmark whose buffers would not fit in the memory the host has available,
+/// saying how much it needs: checked before anything is allocated.
+pub fn check_host_memory(bytes: u64, what: &str) -> anyhow::Result<()> {
+    let Some(available) = available_memory() else {
+        return Ok(());
+    };
+    // Leave a fifth for everything else the process and the host hold.
+    if bytes > available / 5 * 4 {
+        anyhow::bail!(
+            "{what} needs {:.1} GB of host memory and {:.1} GB is available: lower --log2-n",
+            bytes as f64 / 1e9,
+            available as f64 / 1e9
+        );
+    }
+    Ok(())
+}
+
+/// MemAvailable from /proc/meminfo, in bytes (None where there is no such file).
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// How a GPU measurement is taken.
@@ -222,4 +280,44 @@ pub fn bench_cpu<T: Element>(
         error_kind,
         timing: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sigpu_recurrence::serial::reference_f64;
+
+    #[test]
+    fn streaming_error_equals_the_stored_reference() {
+        let (ff, fb) = ([0.1, -0.05, 0.02], [0.9, -0.1, 0.05]);
+        let x: Vec<f32> = (0..3000)
+            .map(|i| ((i * 37) % 23) as f32 / 11.0 - 1.0)
+            .collect();
+        let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        let want = reference_f64(&ff, &fb, &x64, None);
+        let mut y: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+        let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let rounded = want
+            .iter()
+            .zip(&y)
+            .fold(0.0f64, |m, (w, g)| m.max((w - *g as f64).abs()))
+            / scale;
+        assert_eq!(streaming_error(&ff, &fb, &x, &y), rounded);
+        y[2000] += 0.5;
+        assert!(streaming_error(&ff, &fb, &x, &y) > 0.1);
+        y[10] = f32::NAN;
+        assert_eq!(streaming_error(&ff, &fb, &x, &y), f64::INFINITY);
+    }
+
+    #[test]
+    fn memory_beyond_the_host_is_refused_up_front() {
+        let e = check_host_memory(u64::MAX / 2, "a test")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("a test needs") && e.contains("lower --log2-n"),
+            "{e}"
+        );
+        check_host_memory(1 << 20, "a small test").unwrap();
+    }
 }

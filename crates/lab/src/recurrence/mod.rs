@@ -4,8 +4,10 @@
 //!   the reference at the benchmarked size, and the seeded benchmark input.
 //! - [`sweep`]: the seed's suite over lengths and launch shapes, with the copy ceiling — the
 //!   report `--out` writes.
+//! - [`sos_bench`]: the fused second-order-section cascade (`--sos`) against the copy ceiling.
 //! - [`plot`]: throughput-vs-length charts from such a report (saved runs can be re-plotted).
 
 pub mod bench;
 pub mod plot;
+pub mod sos_bench;
 pub mod sweep;

@@ -111,6 +111,12 @@ pub fn measure(
     let mut done = 0;
     for (sig, dtype) in &sweep.cases {
         for &n in &sweep.sizes {
+            // x and y (and the GPU's output downloaded for the check) live on the host; the
+            // check streams its reference.
+            super::bench::check_host_memory(
+                2 * (n * dtype.size()) as u64,
+                &format!("{sig} {dtype} at 2^{}", n.trailing_zeros()),
+            )?;
             with_dtype!(*dtype, T => {
                 let x = bench_input::<T>(n, 1);
                 for &optimize in sweep.optimize_modes() {

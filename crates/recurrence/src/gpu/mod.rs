@@ -5,10 +5,21 @@
 mod checks;
 pub mod codegen;
 mod raw;
+mod sos;
+mod sos_checks;
+pub mod sos_tables;
 
 pub use raw::RawIo;
 
-pub use checks::checks;
+pub use sos::{kernel_source as sos_kernel_source, GpuSos, RawSosCall, SosConfig};
+
+/// The recurrence crate's checks, in the order `sigpu check` runs them: the (b, a) kernels,
+/// then the fused second-order sections.
+pub fn checks() -> Vec<sigpu_runtime::cuda::Check> {
+    let mut all = checks::checks();
+    all.extend(sos_checks::checks());
+    all
+}
 pub use codegen::{
     generate, Generated, GpuConfig, FILTER_KERNEL, PLR_HEADER, PLR_HEADER_NAME, STATE_KERNEL,
 };

@@ -1,0 +1,291 @@
+//! `sigpu bench filter --sos`: the fused second-order-section cascade timed on a GPU with CUDA
+//! events, against the device's copy ceiling, with its error checked at the benchmarked size
+//! against a serial f64 cascade (and the serial cascade in the element type, as scipy's
+//! `sosfilt` runs it, beside it: the accuracy contract's yardstick).
+
+use super::bench::bench_input;
+use anyhow::{Context, Result};
+use serde::Serialize;
+use sigpu_recurrence::{Element, GpuSos, SosConfig};
+use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum as Attr;
+use sigpu_runtime::cuda::{copy_bandwidth, gb_per_s, gelem_per_s, Gpu, Timing};
+
+/// scipy.signal.butter(8, 0.1, output='sos'): the benchmark's filter (max |pole| 0.941).
+pub const BUTTER8_01: [[f64; 6]; 4] = [
+    [
+        1.7625537291912854e-07,
+        3.525107458382571e-07,
+        1.7625537291912854e-07,
+        1.0,
+        -1.4597062543768673,
+        0.5348259849616107,
+    ],
+    [1.0, 2.0, 1.0, 1.0, -1.5132907658389045, 0.5911680745682053],
+    [1.0, 2.0, 1.0, 1.0, -1.6234056976410005, 0.7069497656826822],
+    [1.0, 2.0, 1.0, 1.0, -1.7939618452517712, 0.8862831120070135],
+];
+
+/// One timed configuration of the cascade.
+#[derive(Clone, Debug, Serialize)]
+pub struct SosRow {
+    pub filter: String,
+    pub sections: usize,
+    pub dtype: String,
+    pub device: String,
+    pub n: usize,
+    /// Launch shape, threads × values per thread.
+    pub shape: String,
+    /// The compiled kernel's registers per thread and local (spill) bytes, and how many blocks
+    /// the driver fits on one SM.
+    pub registers: i32,
+    pub local_bytes: i32,
+    pub blocks_per_sm: u32,
+    pub median_ms: f64,
+    pub g_samples_per_s: f64,
+    /// Read + write bytes per second.
+    pub gb_per_s: f64,
+    pub percent_of_copy: f64,
+    /// max |y − y_ref| / max |y_ref| against a serial f64 cascade of the same (rounded)
+    /// coefficients; NaN when not checked.
+    pub error: f64,
+    /// The serial cascade in the element type (scipy's sosfilt loop) against the same
+    /// reference: the contract asks `error <= 4 × serial_error`.
+    pub serial_error: f64,
+    pub timing: Timing,
+}
+
+/// What `--sos` measures.
+#[derive(Clone, Debug)]
+pub struct SosBench {
+    pub name: String,
+    pub sos: Vec<[f64; 6]>,
+    pub sizes: Vec<usize>,
+    pub shapes: Vec<SosConfig>,
+    pub warmup: usize,
+    pub runs: usize,
+    /// Check the error at lengths up to this one (the checks are serial passes).
+    pub check_up_to: Option<usize>,
+}
+
+/// The report `--sos` prints and writes.
+#[derive(Serialize)]
+pub struct SosReport {
+    pub device: String,
+    pub copy_gb_per_s: f64,
+    pub rows: Vec<SosRow>,
+}
+
+/// Runs `bench` in f32 on `gpu`; `progress(done, what)` before each size.
+pub fn measure_sos(
+    gpu: &Gpu,
+    bench: &SosBench,
+    progress: &mut dyn FnMut(usize, &str),
+) -> Result<SosReport> {
+    let copy = copy_bandwidth(gpu, 1 << 30, 3, 20)?.best_gb_per_s;
+    let mut rows = Vec::new();
+    for (i, &n) in bench.sizes.iter().enumerate() {
+        progress(i, &format!("{} f32 2^{}", bench.name, n.trailing_zeros()));
+        super::bench::check_host_memory(
+            8 * n as u64,
+            &format!("--sos f32 at 2^{}", n.trailing_zeros()),
+        )?;
+        let x = bench_input::<f32>(n, 1);
+        let check = bench.check_up_to.is_some_and(|l| n <= l);
+        for (k, &shape) in bench.shapes.iter().enumerate() {
+            rows.push(time_shape(gpu, bench, &x, shape, copy, check && k == 0)?);
+        }
+    }
+    Ok(SosReport {
+        device: format!("{} ({})", gpu.info().name, gpu.arch()),
+        copy_gb_per_s: copy,
+        rows,
+    })
+}
+
+fn time_shape<T: Element>(
+    gpu: &Gpu,
+    bench: &SosBench,
+    x: &[T],
+    shape: SosConfig,
+    copy: f64,
+    check: bool,
+) -> Result<SosRow> {
+    let n = x.len();
+    let g = GpuSos::<T>::with_config(gpu, &bench.sos, shape)
+        .with_context(|| format!("--sos {} with shape {shape:?}", bench.name))?;
+    let dx = gpu.upload(x)?;
+    let mut dy = gpu.alloc_poisoned::<T>(n)?;
+    let timing = g.time_run(gpu, (bench.warmup, bench.runs), &dx, &mut dy, 1)?;
+    let (error, serial_error) = if check {
+        let y = gpu.download(&dy)?;
+        streaming_errors(g.coefficients(), x, &y)
+    } else {
+        (f64::NAN, f64::NAN)
+    };
+    let f = g.kernel().function();
+    let attr = |a| f.get_attribute(a).unwrap_or(-1);
+    let cfg = g.config();
+    let bytes = 2.0 * (n * std::mem::size_of::<T>()) as f64;
+    let gb = gb_per_s(bytes, timing.median_ms);
+    Ok(SosRow {
+        filter: bench.name.clone(),
+        sections: g.sections(),
+        dtype: T::DTYPE.to_string(),
+        device: format!("{} ({})", gpu.info().name, gpu.arch()),
+        n,
+        shape: format!(
+            "{}x{}{}",
+            cfg.threads,
+            cfg.vpt,
+            if g.tables().tail {
+                " tail"
+            } else {
+                " look-back"
+            }
+        ),
+        registers: attr(Attr::CU_FUNC_ATTRIBUTE_NUM_REGS),
+        local_bytes: attr(Attr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+        blocks_per_sm: f
+            .occupancy_max_active_blocks_per_multiprocessor(cfg.threads as u32, 0, None)
+            .unwrap_or(0),
+        median_ms: timing.median_ms,
+        g_samples_per_s: gelem_per_s(n as f64, timing.median_ms),
+        gb_per_s: gb,
+        percent_of_copy: 100.0 * gb / copy,
+        error,
+        serial_error,
+        timing,
+    })
+}
+
+/// (GPU error, serial-in-T error), both relative to max |y_ref| of a serial f64 cascade, in
+/// one pass that keeps no reference array (2^28 samples need no extra memory).
+pub fn streaming_errors<T: Element>(coefs: &[[T; 6]], x: &[T], y: &[T]) -> (f64, f64) {
+    let c64: Vec<[f64; 6]> = coefs.iter().map(|r| r.map(|v| v.to_f64())).collect();
+    let ns = coefs.len();
+    let (mut z64, mut zt) = (vec![0.0f64; 2 * ns], vec![T::ZERO; 2 * ns]);
+    let (mut scale, mut err, mut serial) = (0.0f64, 0.0f64, 0.0f64);
+    let neg = |a: T| a.mul(T::from_f64(-1.0));
+    for (xi, yi) in x.iter().zip(y) {
+        let (mut u, mut ut) = (xi.to_f64(), *xi);
+        for s in 0..ns {
+            let c = &c64[s];
+            let yv = c[0] * u + z64[2 * s];
+            z64[2 * s] = c[1] * u - c[4] * yv + z64[2 * s + 1];
+            z64[2 * s + 1] = c[2] * u - c[5] * yv;
+            u = yv;
+            let ct = &coefs[s];
+            let yt = ct[0].mul(ut).add(zt[2 * s]);
+            zt[2 * s] = ct[1].mul(ut).add(neg(ct[4].mul(yt))).add(zt[2 * s + 1]);
+            zt[2 * s + 1] = ct[2].mul(ut).add(neg(ct[5].mul(yt)));
+            ut = yt;
+        }
+        scale = scale.max(u.abs());
+        let g = yi.to_f64();
+        err = if g.is_nan() {
+            f64::INFINITY
+        } else {
+            err.max((g - u).abs())
+        };
+        serial = serial.max((ut.to_f64() - u).abs());
+    }
+    let scale = scale.max(f64::MIN_POSITIVE);
+    (err / scale, serial / scale)
+}
+
+/// The report as a text table.
+pub fn render_sos(report: &SosReport) -> String {
+    let rows: Vec<Vec<String>> = report
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.filter.clone(),
+                r.dtype.clone(),
+                format!("2^{}", r.n.trailing_zeros()),
+                r.shape.clone(),
+                format!("{}/{}/{}", r.registers, r.local_bytes, r.blocks_per_sm),
+                format!("{:.4}", r.median_ms),
+                format!("{:.1}", r.g_samples_per_s),
+                format!("{:.1}", r.gb_per_s),
+                format!("{:.1}%", r.percent_of_copy),
+                format!("{:.2e}", r.error),
+                format!("{:.2e}", r.serial_error),
+            ]
+        })
+        .collect();
+    let mut out = format!("{}, copy {:.1} GB/s\n", report.device, report.copy_gb_per_s);
+    out += &crate::table::render(
+        &[
+            "filter",
+            "dtype",
+            "n",
+            "shape",
+            "regs/local/blk",
+            "median ms",
+            "G samples/s",
+            "GB/s",
+            "of copy",
+            "error",
+            "serial error",
+        ],
+        &rows,
+    );
+    out
+}
+
+/// `--sos` values: `butter8` (the benchmark's butter(8, 0.1)), or rows `b0,b1,b2,a0,a1,a2`
+/// separated by `;`.
+pub fn parse_sos(spec: &str) -> Result<(String, Vec<[f64; 6]>)> {
+    let spec = spec.trim();
+    if spec.is_empty() || spec == "butter8" {
+        return Ok(("butter(8, 0.1)".into(), BUTTER8_01.to_vec()));
+    }
+    let mut rows = Vec::new();
+    for (r, row) in spec.split(';').enumerate() {
+        let vals: Vec<f64> = row
+            .split(',')
+            .map(|v| {
+                v.trim()
+                    .parse::<f64>()
+                    .with_context(|| format!("--sos row {r}: {v:?} is not a number"))
+            })
+            .collect::<Result<_>>()?;
+        let row: [f64; 6] = vals.try_into().map_err(|v: Vec<f64>| {
+            anyhow::anyhow!("--sos row {r} has {} values; a section has 6", v.len())
+        })?;
+        rows.push(row);
+    }
+    Ok((format!("{} section(s)", rows.len()), rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sos_spec_parses_and_names_bad_rows() {
+        assert_eq!(parse_sos("butter8").unwrap().1.len(), 4);
+        let (_, rows) = parse_sos("1,0,0,1,-0.5,0; 1,2,1,1,0,0").unwrap();
+        assert_eq!(rows[1], [1.0, 2.0, 1.0, 1.0, 0.0, 0.0]);
+        let e = parse_sos("1,0,0,1,-0.5").unwrap_err().to_string();
+        assert!(e.contains("row 0 has 5 values"), "{e}");
+        let e = parse_sos("1,0,0,1,x,0").unwrap_err().to_string();
+        assert!(e.contains("row 0") && e.contains("\"x\""), "{e}");
+    }
+
+    #[test]
+    fn streaming_errors_see_a_wrong_output() {
+        let coefs: Vec<[f32; 6]> = BUTTER8_01.iter().map(|r| r.map(|v| v as f32)).collect();
+        let x: Vec<f32> = (0..5000)
+            .map(|i| ((i * 31) % 17) as f32 / 8.0 - 1.0)
+            .collect();
+        let (y, _) = sigpu_recurrence::gpu::sos_tables::sosfilt_serial(&coefs, &x, 1, None);
+        let (err, serial) = streaming_errors(&coefs, &x, &y);
+        assert_eq!(err, serial);
+        assert!(serial > 0.0 && serial < 1e-5, "{serial}");
+        let mut bad = y.clone();
+        bad[4000] += 0.01;
+        assert!(streaming_errors(&coefs, &x, &bad).0 > 1e-3);
+    }
+}

@@ -1,0 +1,304 @@
+// sos.cuh: the fused second-order-section cascade (scipy.signal.sosfilt), one pass over memory.
+//
+// The generated prelude defines, before including this header: the element type T; S (sections),
+// V (values per thread), THREADS, WARPS, CHUNK = THREADS * V, Q (16-byte vectors per thread),
+// LOG_WARPS; and the __constant__ tables, all computed exactly on the host and rounded once:
+//   SOS_B[S][3], SOS_A[S][2]     b0 b1 b2 and a1 a2 of each section, in T;
+//   SOS_F[S][2][V]               (A^i)[0][j]: output i of a thread from a unit state j at its start;
+//   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2);
+//   SOS_BM[S][LOG_WARPS + 1][4]  A^(2^k 32 V), the block's merges over warps;
+//   SOS_WP[S][WARPS][4]          A^(w 32 V) in double: the chunk's carry-in into warp w;
+//   SOS_W32[S][4]                A^(32 V) in double;
+// and the switch SOS_TAIL (0 or 1) with BLOCK_THREADS = THREADS + 32 * SOS_TAIL.
+// and passes two tables in global memory: lane_pow[S][32][4] = A^(l V) in T (lane-indexed), and
+// chunk_pow[S][33][4] = A^(l CHUNK) in double (the look-back's powers of the chunk transfer).
+//
+// A is a section's state transition in transposed direct form II, the state (d0, d1) being
+// scipy's zi for the section: y = b0 u + d0, d0' = b1 u - a1 y + d1, d1' = b2 u - a2 y; with no
+// input, (d0, d1)' = [[-a1, 1], [-a2, 0]] (d0, d1) and y = d0.
+//
+// One block filters one chunk through every section in turn. Per section: each thread runs the
+// section from zero state over its V values; threads merge their end states (warp shuffles, then
+// warps through shared memory); warp 0 posts the chunk's end state from zero (partial), resolves
+// the chunk's true carry-in by the decoupled look-back over the same section of earlier chunks,
+// and posts the chunk's true end state (full) in double; every thread adds its carry-in's
+// response to its values, which are then the next section's input. Chunk g's section s waits only
+// on chunk g-1's section s partial, which follows its section s-1: a staircase of depth S, never a
+// chain along the signal. Carries between chunks travel and combine in double (f32 blocks, f64
+// carries): errors do not accumulate along the look-back chain.
+//
+// SOS_TAIL (chosen on the host where the whole cascade's zero-input response over 32 V samples is
+// below a thousandth of the element type's rounding): the block has one more warp, which runs the
+// cascade from zero state over the previous chunk's last 32 V inputs; its end states are this
+// chunk's carry-ins, so there is no look-back and blocks never wait on one another (the scheme of
+// the (b, a) kernel's tail carry, for all sections at once). One barrier per section.
+
+typedef double C;  // carry type
+#define FULL_MASK 0xffffffffu
+#define STATUS_PARTIAL 1u
+#define STATUS_FULL 2u
+
+// Slot of 16-byte vector idx in a warp's staging tile, swizzled so that both the striped
+// (32q + lane) and the blocked (Q*lane + q) patterns are free of bank conflicts.
+__device__ __forceinline__ int sos_slot(int idx) { return idx ^ ((idx >> 3) & 7); }
+
+// A warp's 32*V values from wseg on, read with coalesced 16-byte loads and handed to their
+// threads (V consecutive values each) through shared memory; zero past n.
+__device__ __forceinline__ void sos_load(const T* src, long long n, long long seg, long long wseg,
+                                         bool vec_ok, uint4* tile, int lane, T* v) {
+    if (vec_ok && wseg + 32 * V <= n) {
+        const uint4* p = reinterpret_cast<const uint4*>(src + wseg);
+        uint4 r[Q];
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) r[q] = __ldcs(p + 32 * q + lane);
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) tile[sos_slot(32 * q + lane)] = r[q];
+        __syncwarp();
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) reinterpret_cast<uint4*>(v)[q] = tile[sos_slot(Q * lane + q)];
+        __syncwarp();
+    } else {
+        #pragma unroll
+        for (int i = 0; i < V; ++i) v[i] = seg + i < n ? src[seg + i] : (T)0;
+    }
+}
+
+__device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, long long wseg,
+                                          bool vec_ok, uint4* tile, int lane, const T* v) {
+    if (vec_ok && wseg + 32 * V <= n) {
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) tile[sos_slot(Q * lane + q)] = reinterpret_cast<const uint4*>(v)[q];
+        __syncwarp();
+        uint4* p = reinterpret_cast<uint4*>(dst + wseg);
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) __stcs(p + 32 * q + lane, tile[sos_slot(32 * q + lane)]);
+    } else {
+        #pragma unroll
+        for (int i = 0; i < V; ++i) if (seg + i < n) dst[seg + i] = v[i];
+    }
+}
+
+// Publishes a section's 2-value state of chunk slot gs with a status; the flag is written after
+// the values are visible device-wide, and carries the launch's epoch so stale flags never match.
+__device__ __forceinline__ void sos_post(unsigned int* flags, double2* values, long long gs, C v0, C v1,
+                                         unsigned int status, unsigned int epoch) {
+    __stcg(&values[gs], make_double2(v0, v1));
+    __threadfence();
+    atomicExch(&flags[gs], (epoch << 2) | status);
+}
+
+// Decoupled look-back by warp 0 for section s of chunk g: lane l inspects chunk g-1-l. Once
+// every lane's chunk has posted, the nearest full state and the partial ones after it are folded:
+// carry = sum_l A_C^l value(g-1-l). No full state in the window: step 32 chunks back.
+__device__ __forceinline__ void sos_look_back(const unsigned int* flags, const double2* aggs,
+        const double2* incls, const C* __restrict__ chunk_pow, int s, long long g, long long first,
+        unsigned int epoch, int lane, C& c0, C& c1) {
+    c0 = 0.0; c1 = 0.0;
+    C m00 = 1.0, m01 = 0.0, m10 = 0.0, m11 = 1.0;  // A_C^(32 w) for window w
+    const C* pw = chunk_pow + ((long long)s * 33 + lane) * 4;
+    const C p00 = pw[0], p01 = pw[1], p10 = pw[2], p11 = pw[3];
+    const C* p32 = chunk_pow + ((long long)s * 33 + 32) * 4;
+    long long base = g - 1;
+    while (true) {
+        const long long idx = base - lane;
+        const bool inside = idx >= first;
+        unsigned int f = (epoch << 2) | STATUS_FULL;
+        do {
+            if (inside) f = *((volatile const unsigned int*)&flags[idx * S + s]);
+        } while (__any_sync(FULL_MASK, (f >> 2) != epoch));
+        const unsigned int fulls = __ballot_sync(FULL_MASK, (f & 3u) == STATUS_FULL);
+        const int stop = fulls ? __ffs(fulls) - 1 : 32;
+        C v0 = 0.0, v1 = 0.0;
+        if (inside && lane <= stop) {
+            const double2 t = __ldcg(&((lane == stop ? incls : aggs)[idx * S + s]));
+            v0 = t.x; v1 = t.y;
+        }
+        C q0 = p00 * v0 + p01 * v1, q1 = p10 * v0 + p11 * v1;
+        #pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            q0 += __shfl_xor_sync(FULL_MASK, q0, off);
+            q1 += __shfl_xor_sync(FULL_MASK, q1, off);
+        }
+        c0 += m00 * q0 + m01 * q1;
+        c1 += m10 * q0 + m11 * q1;
+        if (stop < 32) break;
+        const C n00 = m00 * p32[0] + m01 * p32[2], n01 = m00 * p32[1] + m01 * p32[3];
+        const C n10 = m10 * p32[0] + m11 * p32[2], n11 = m10 * p32[1] + m11 * p32[3];
+        m00 = n00; m01 = n01; m10 = n10; m11 = n11;
+        base -= 32;
+    }
+}
+
+// Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
+// CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf.
+template <int s, bool CAPTURE>
+__device__ __forceinline__ void sos_local(T* v, T& d0, T& d1, int at, T& z0, T& z1) {
+    const T b0 = SOS_B[s][0], b1 = SOS_B[s][1], b2 = SOS_B[s][2];
+    const T a1 = SOS_A[s][0], a2 = SOS_A[s][1];
+    d0 = (T)0; d1 = (T)0;
+    #pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const T u = v[i];
+        const T yv = b0 * u + d0;
+        d0 = b1 * u - a1 * yv + d1;
+        d1 = b2 * u - a2 * yv;
+        v[i] = yv;
+        if (CAPTURE && i == at) { z0 = d0; z1 = d1; }
+    }
+}
+
+template <int s>
+__device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow,
+        const C* __restrict__ chunk_pow, const T* zi, int has_zi, T* zf, bool capture, int at,
+        long long g, long long ch, long long ci, unsigned int* flags, double2* aggs, double2* incls,
+        unsigned int epoch, int lane, int warp, T (*s_warp)[WARPS + 1][2], C (*s_carry)[2]) {
+    constexpr int P = s & 1;  // shared buffers alternate between sections: one barrier each
+    T a0, a1, z0 = (T)0, z1 = (T)0;
+    if (capture) sos_local<s, true>(v, a0, a1, at, z0, z1);
+    else sos_local<s, false>(v, a0, a1, at, z0, z1);
+    // warp: inclusive scan of the threads' end states, a <- a + A^(dV) (a of lane - d)
+    #pragma unroll
+    for (int k = 0; k < 5; ++k) {
+        const int d = 1 << k;
+        const T p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
+        if (lane >= d) {
+            a0 += SOS_WM[s][k][0] * p0 + SOS_WM[s][k][1] * p1;
+            a1 += SOS_WM[s][k][2] * p0 + SOS_WM[s][k][3] * p1;
+        }
+    }
+    T e0 = __shfl_up_sync(FULL_MASK, a0, 1), e1 = __shfl_up_sync(FULL_MASK, a1, 1);
+    if (lane == 0) { e0 = (T)0; e1 = (T)0; }
+    if (lane == 31) { s_warp[P][warp][0] = a0; s_warp[P][warp][1] = a1; }
+    __syncthreads();
+#if SOS_TAIL
+    // The tail warp's segment (the previous chunk's last 32 V values, from zero state) only
+    // needs its own lanes' carries; its end state is this chunk's carry-in.
+    if (warp == WARPS) {
+        #pragma unroll
+        for (int i = 0; i < V; ++i) v[i] += SOS_F[s][0][i] * e0 + SOS_F[s][1][i] * e1;
+        return;
+    }
+    C t0 = 0.0, t1 = 0.0;
+    if (ci == 0) {
+        if (has_zi) { t0 = (C)zi[(ch * S + s) * 2]; t1 = (C)zi[(ch * S + s) * 2 + 1]; }
+    } else {
+        t0 = (C)s_warp[P][WARPS][0]; t1 = (C)s_warp[P][WARPS][1];
+    }
+    // the carry into this warp: Horner over the warps before it, t <- A^(32 V) t + agg_k
+    for (int k = 0; k < warp; ++k) {
+        const C u0 = SOS_W32[s][0] * t0 + SOS_W32[s][1] * t1 + (C)s_warp[P][k][0];
+        const C u1 = SOS_W32[s][2] * t0 + SOS_W32[s][3] * t1 + (C)s_warp[P][k][1];
+        t0 = u0; t1 = u1;
+    }
+#else
+    if (warp == 0) {
+        // block: inclusive scan over the warps' end states, a lane per warp
+        T w0 = lane < WARPS ? s_warp[P][lane][0] : (T)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (T)0;
+        #pragma unroll
+        for (int k = 0; k < LOG_WARPS; ++k) {
+            const int d = 1 << k;
+            const T p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
+            if (lane >= d) {
+                w0 += SOS_BM[s][k][0] * p0 + SOS_BM[s][k][1] * p1;
+                w1 += SOS_BM[s][k][2] * p0 + SOS_BM[s][k][3] * p1;
+            }
+        }
+        if (lane < WARPS) { s_warp[P][lane][0] = w0; s_warp[P][lane][1] = w1; }
+        const C g0 = (C)__shfl_sync(FULL_MASK, w0, WARPS - 1), g1 = (C)__shfl_sync(FULL_MASK, w1, WARPS - 1);
+        C c0 = 0.0, c1 = 0.0;
+        const long long gs = g * S + s;
+        if (ci == 0) {
+            if (has_zi) { c0 = (C)zi[(ch * S + s) * 2]; c1 = (C)zi[(ch * S + s) * 2 + 1]; }
+        } else {
+            if (lane == 0) sos_post(flags, aggs, gs, g0, g1, STATUS_PARTIAL, epoch);
+            sos_look_back(flags, aggs, incls, chunk_pow, s, g, g - ci, epoch, lane, c0, c1);
+        }
+        if (lane == 0) {
+            const C* pc = chunk_pow + ((long long)s * 33 + 1) * 4;  // A^CHUNK
+            sos_post(flags, incls, gs, g0 + pc[0] * c0 + pc[1] * c1, g1 + pc[2] * c0 + pc[3] * c1,
+                     STATUS_FULL, epoch);
+            s_carry[P][0] = c0; s_carry[P][1] = c1;
+        }
+    }
+    __syncthreads();
+    // the carry into this warp: the warps before it, and the chunk's carry-in through them
+    const C cin0 = s_carry[P][0], cin1 = s_carry[P][1];
+    C t0 = SOS_WP[s][warp][0] * cin0 + SOS_WP[s][warp][1] * cin1;
+    C t1 = SOS_WP[s][warp][2] * cin0 + SOS_WP[s][warp][3] * cin1;
+    if (warp > 0) { t0 += (C)s_warp[P][warp - 1][0]; t1 += (C)s_warp[P][warp - 1][1]; }
+#endif
+    // the carry into this thread
+    const T tw0 = (T)t0, tw1 = (T)t1;
+    const T* lp = lane_pow + ((long long)s * 32 + lane) * 4;
+    const T c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
+    const T c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
+    #pragma unroll
+    for (int i = 0; i < V; ++i) v[i] += SOS_F[s][0][i] * c0 + SOS_F[s][1][i] * c1;
+    if (capture && at >= 0 && at < V) {
+        // the state after the channel's last sample: the local one plus A^(at+1) c
+        C q0 = (C)c0, q1 = (C)c1;
+        for (int i = 0; i <= at; ++i) {
+            const C y = q0;
+            q0 = -(C)SOS_A[s][0] * y + q1;
+            q1 = -(C)SOS_A[s][1] * y;
+        }
+        zf[(ch * S + s) * 2] = (T)((C)z0 + q0);
+        zf[(ch * S + s) * 2 + 1] = (T)((C)z1 + q1);
+    }
+}
+
+// sos_filter(x, y, n, chunks_per_channel, zi, has_zi, zf, has_zf, lane_pow, chunk_pow, flags,
+// aggs, incls, counters, epoch): x and y hold channels x n values (y may be x), zi and zf
+// channels x S x 2 (read / written only when has_zi / has_zf), the look-back buffers at least
+// chunks x S entries.
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) sos_filter(
+    const T* x, T* y, long long n, long long chunks_per_channel,
+    const T* zi, int has_zi, T* zf, int has_zf,
+    const T* __restrict__ lane_pow, const C* __restrict__ chunk_pow,
+    unsigned int* flags, double2* aggs, double2* incls, unsigned int* counters, unsigned int epoch)
+{
+    __shared__ long long s_chunk;
+    __shared__ T s_warp[2][WARPS + 1][2];  // warp end states (slot WARPS: the tail warp's)
+    __shared__ C s_carry[2][2];        // the chunk's carry-in
+    __shared__ uint4 s_tile[WARPS + SOS_TAIL][32 * Q];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#if SOS_TAIL
+    const long long g = blockIdx.x;  // blocks never wait on one another
+#else
+    if (threadIdx.x == 0) {
+        // Chunks in start order, so a chunk only ever waits on chunks already running.
+        const unsigned int g = atomicAdd(&counters[epoch & 1], 1u);
+        if (g == 0) counters[(epoch + 1) & 1] = 0;  // the next launch's counter
+        s_chunk = g;
+    }
+    __syncthreads();
+    const long long g = s_chunk;
+#endif
+    const long long ch = g / chunks_per_channel;
+    const long long ci = g - ch * chunks_per_channel;
+    const T* xc = x + ch * n;
+    T* yc = y + ch * n;
+    // The tail warp (SOS_TAIL) takes the previous chunk's last 32 V values.
+    const bool tail = SOS_TAIL && warp == WARPS;
+    const long long wseg = ci * CHUNK + (tail ? -32LL * V : (long long)warp * 32 * V);
+    const long long seg = wseg + (long long)lane * V;
+    // 16-byte accesses where both channel starts are 16-byte aligned (raw pointers may not be)
+    const bool vec_ok = (((unsigned long long)xc | (unsigned long long)yc) & 15ull) == 0;
+    __align__(16) T v[V];
+    if (!tail || ci > 0) {
+        sos_load(xc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
+    } else {
+        #pragma unroll
+        for (int i = 0; i < V; ++i) v[i] = (T)0;
+    }
+    // Only the warp holding the channel's last sample captures states for zf.
+    const long long at_ll = n - 1 - seg;
+    const int at = (at_ll >= 0 && at_ll < V) ? (int)at_ll : -1;
+    const bool holds_last = __any_sync(FULL_MASK, at >= 0);
+    const bool capture = has_zf && ci == chunks_per_channel - 1 && holds_last;
+#define SOS_SECTION(s) sos_section<s>(v, lane_pow, chunk_pow, zi, has_zi, zf, capture, at, g, ch, ci, \
+        flags, aggs, incls, epoch, lane, warp, s_warp, s_carry);
+    SOS_SECTIONS  // the prelude's SOS_SECTION(0) ... SOS_SECTION(S - 1)
+#undef SOS_SECTION
+    if (!tail) sos_store(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
+}

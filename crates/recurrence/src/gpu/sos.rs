@@ -1,0 +1,414 @@
+//! [`GpuSos`]: scipy's `sosfilt` on a GPU with every section fused into one kernel, so the
+//! signal is read once and written once whatever the number of sections. Each section's
+//! carries between chunks are resolved by a single-pass decoupled look-back in double
+//! precision; the correction tables are exact powers of each section's state transition,
+//! computed on the host in double-double and rounded once ([`SosTables`]). The kernel is the
+//! header `kernels/sos.cuh` behind a generated prelude holding the tables as constants.
+
+use super::sos_tables::{short_hash, SosTables, SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
+pub use super::sos_tables::{sos_coefficients, SosConfig};
+use crate::elem::Element;
+use crate::error::FilterError;
+use sigpu_runtime::cuda::cudarc::driver::sys::{self, CUevent_flags};
+use sigpu_runtime::cuda::cudarc::driver::{
+    result, CudaEvent, DevicePtr, DevicePtrMut, LaunchConfig,
+};
+use sigpu_runtime::cuda::{
+    time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
+};
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+/// Epochs wrap before they overflow the 30 bits a flag keeps for them.
+const MAX_EPOCH: u32 = (1 << 30) - 1;
+
+/// A second-order-section cascade compiled for one GPU and element type (f32 or f64).
+pub struct GpuSos<T: Element> {
+    tables: SosTables<T>,
+    kernel: Kernel,
+    lane_pow: DeviceBuffer<T>,
+    chunk_pow: DeviceBuffer<f64>,
+    lookback: Mutex<Option<Lookback>>,
+}
+
+/// Per (chunk, section) flags and states for the look-back, the chunk counters, and an event
+/// recorded after each launch so that launches on different streams never overlap on them.
+struct Lookback {
+    flags: DeviceBuffer<u32>,
+    aggs: DeviceBuffer<[f64; 2]>,
+    incls: DeviceBuffer<[f64; 2]>,
+    counters: DeviceBuffer<u32>,
+    slots: usize,
+    epoch: u32,
+    done: CudaEvent,
+}
+
+/// One call on raw device memory (the zero-copy path of bindings): addresses as integers
+/// (`CUdeviceptr`), 0 for an absent zi / zf.
+#[derive(Clone, Copy, Debug)]
+pub struct RawSosCall {
+    pub x: u64,
+    pub y: u64,
+    /// Samples per channel.
+    pub n: usize,
+    pub channels: usize,
+    pub zi: u64,
+    pub zf: u64,
+    /// A `CUstream` handle as an integer (torch: `torch.cuda.current_stream().cuda_stream`,
+    /// cupy: `cupy.cuda.get_current_stream().ptr`); 0 is the legacy default stream.
+    pub stream: usize,
+}
+
+impl<T: Element> GpuSos<T> {
+    /// The cascade of scipy's sos rows `[b0 b1 b2 a0 a1 a2]` with the default launch shape.
+    /// Refuses (naming the row and column) an empty list, a0 ≠ 1, NaN or infinite values,
+    /// values that do not fit `T`, an unstable section and element types other than f32/f64.
+    pub fn new(gpu: &Gpu, sos: &[[f64; 6]]) -> Result<Self, FilterError> {
+        Self::with_config(gpu, sos, SosConfig::default())
+    }
+
+    pub fn with_config(
+        gpu: &Gpu,
+        sos: &[[f64; 6]],
+        config: SosConfig,
+    ) -> Result<Self, FilterError> {
+        let coefs = sos_coefficients::<T>(sos)?;
+        let config = config.normalized(T::DTYPE)?;
+        let tables = SosTables::new(coefs, config);
+        let kernel = gpu.kernel(&kernel_source(&tables), SOS_KERNEL)?;
+        Ok(GpuSos {
+            lane_pow: gpu.upload(&tables.lane_pow)?,
+            chunk_pow: gpu.upload(&tables.chunk_pow)?,
+            tables,
+            kernel,
+            lookback: Mutex::new(None),
+        })
+    }
+
+    pub fn sections(&self) -> usize {
+        self.tables.sections()
+    }
+
+    /// zi / zf values per channel: 2 per section.
+    pub fn state_len(&self) -> usize {
+        2 * self.sections()
+    }
+
+    /// The coefficients as rounded to `T`, rows of 6.
+    pub fn coefficients(&self) -> &[[T; 6]] {
+        &self.tables.coefs
+    }
+
+    /// The compiled kernel (for attribute and occupancy queries).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// The launch shape in use.
+    pub fn config(&self) -> SosConfig {
+        self.tables.config
+    }
+
+    /// The tables the kernel runs with (for the CPU emulation and the benchmark's report).
+    pub fn tables(&self) -> &SosTables<T> {
+        &self.tables
+    }
+
+    /// Filters `channels` channels of equal length stored one after another in `x` into `y`;
+    /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
+    /// (d0, d1) as scipy's sosfilt keeps it). Only enqueues work on the GPU's stream.
+    pub fn run(
+        &self,
+        gpu: &Gpu,
+        x: &DeviceBuffer<T>,
+        y: &mut DeviceBuffer<T>,
+        channels: usize,
+        zi: Option<&DeviceBuffer<T>>,
+        zf: Option<&mut DeviceBuffer<T>>,
+    ) -> Result<(), FilterError> {
+        let n = self.check_shapes(
+            x.len(),
+            y.len(),
+            channels,
+            zi.map(|z| z.len()),
+            zf.as_ref().map(|z| z.len()),
+        )?;
+        let stream = gpu.stream();
+        let (xp, _gx) = x.device_ptr(stream);
+        let (yp, _gy) = y.device_ptr_mut(stream);
+        let zip = zi.map(|z| z.device_ptr(stream));
+        let mut zf = zf;
+        let zfp = zf.as_mut().map(|z| z.device_ptr_mut(stream));
+        let call = RawSosCall {
+            x: xp,
+            y: yp,
+            n,
+            channels,
+            zi: zip.as_ref().map_or(0, |p| p.0),
+            zf: zfp.as_ref().map_or(0, |p| p.0),
+            stream: stream.cu_stream() as usize,
+        };
+        // SAFETY: the pointers are live buffers of this context with the lengths just checked,
+        // borrowed (and their stream bookkeeping held by the guards) until the work is enqueued
+        // on the buffers' own stream; y is exclusively borrowed, so it overlaps nothing.
+        unsafe { self.enqueue(gpu, call) }
+    }
+
+    /// [`GpuSos::run`] on raw device memory and a caller's stream: what a binding that holds
+    /// torch or cupy arrays calls. Only enqueues work on `call.stream`.
+    ///
+    /// # Safety
+    /// `x` and `y` address `channels * n` values of `T`, `zi` and `zf` (when not 0)
+    /// `channels * state_len()` values, all in device memory of `gpu`'s context (the device's
+    /// primary context, which torch and cupy use too), alive until the stream has run the work;
+    /// `stream` is a stream of that context or 0. `y` may equal `x` (in place) and `zf` may equal
+    /// `zi`; other overlaps are not allowed.
+    pub unsafe fn run_raw(&self, gpu: &Gpu, call: RawSosCall) -> Result<(), FilterError> {
+        if call.x == 0 || call.y == 0 {
+            return Err(FilterError::Input(
+                "x and y must be device addresses, not 0".into(),
+            ));
+        }
+        if call.n.checked_mul(call.channels).is_none() {
+            return Err(FilterError::Input(format!(
+                "{} channels x {} samples overflows",
+                call.channels, call.n
+            )));
+        }
+        // SAFETY: the caller's contract (above).
+        unsafe { self.enqueue(gpu, call) }
+    }
+
+    /// Lengths against each other; returns the samples per channel.
+    fn check_shapes(
+        &self,
+        x: usize,
+        y: usize,
+        channels: usize,
+        zi: Option<usize>,
+        zf: Option<usize>,
+    ) -> Result<usize, FilterError> {
+        if channels == 0 {
+            return Err(FilterError::Input("channels must be at least 1".into()));
+        }
+        if x % channels != 0 {
+            return Err(FilterError::Input(format!(
+                "x holds {x} values, not a whole number of samples for {channels} channels"
+            )));
+        }
+        if y != x {
+            return Err(FilterError::Input(format!(
+                "y holds {y} values; x holds {x}"
+            )));
+        }
+        let s = self.state_len() * channels;
+        for (name, len) in [("zi", zi), ("zf", zf)] {
+            if let Some(len) = len {
+                if len != s {
+                    return Err(FilterError::Input(format!(
+                        "{name} holds {len} values; {channels} channel(s) x {} section(s) x 2 \
+                         need {s} (layout [channel][section][2])",
+                        self.sections()
+                    )));
+                }
+            }
+        }
+        Ok(x / channels)
+    }
+
+    /// Enqueues the kernel (or, for empty channels, zf = zi) on `call.stream`.
+    unsafe fn enqueue(&self, gpu: &Gpu, call: RawSosCall) -> Result<(), FilterError> {
+        let stream = call.stream as sys::CUstream;
+        gpu.context()
+            .bind_to_thread()
+            .context("making the GPU's context current")?;
+        let (n, channels) = (call.n, call.channels);
+        let state_bytes = channels * self.state_len() * std::mem::size_of::<T>();
+        if n == 0 || channels == 0 {
+            if call.zf != 0 && call.zf != call.zi {
+                let r = if call.zi != 0 {
+                    unsafe { result::memcpy_dtod_async(call.zf, call.zi, state_bytes, stream) }
+                } else {
+                    unsafe { result::memset_d8_async(call.zf, 0, state_bytes, stream) }
+                };
+                r.context("setting zf of empty channels")?;
+            }
+            return Ok(());
+        }
+        let chunk = self.tables.config.chunk();
+        let per_channel = n.div_ceil(chunk);
+        let chunks = per_channel * channels;
+        if chunks > i32::MAX as usize / self.sections().max(1) {
+            return Err(FilterError::Input(format!(
+                "{chunks} chunks of {chunk} samples is more than one launch can take"
+            )));
+        }
+        let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
+        let lb = self.lookback_for(gpu, &mut guard, chunks * self.sections())?;
+        let what = "ordering the launch after the previous one";
+        // The previous launch (on whatever stream) is done with the look-back state first.
+        unsafe {
+            result::stream::wait_event(
+                stream,
+                lb.done.cu_event(),
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .context(what)?;
+        let (flags, _g1) = lb.flags.device_ptr_mut(gpu.stream());
+        let (aggs, _g2) = lb.aggs.device_ptr_mut(gpu.stream());
+        let (incls, _g3) = lb.incls.device_ptr_mut(gpu.stream());
+        let (counters, _g4) = lb.counters.device_ptr_mut(gpu.stream());
+        let (lane_pow, _g5) = self.lane_pow.device_ptr(gpu.stream());
+        let (chunk_pow, _g6) = self.chunk_pow.device_ptr(gpu.stream());
+        let (mut x, mut y, mut zi, mut zf) = (call.x, call.y, call.zi, call.zf);
+        let (mut n64, mut per64) = (n as i64, per_channel as i64);
+        let (mut has_zi, mut has_zf) = (i32::from(call.zi != 0), i32::from(call.zf != 0));
+        let (mut lane_pow, mut chunk_pow) = (lane_pow, chunk_pow);
+        let (mut flags, mut aggs, mut incls, mut counters) = (flags, aggs, incls, counters);
+        let mut epoch = lb.epoch;
+        let mut params: [*mut c_void; 15] = [
+            (&mut x) as *mut u64 as *mut c_void,
+            (&mut y) as *mut u64 as *mut c_void,
+            (&mut n64) as *mut i64 as *mut c_void,
+            (&mut per64) as *mut i64 as *mut c_void,
+            (&mut zi) as *mut u64 as *mut c_void,
+            (&mut has_zi) as *mut i32 as *mut c_void,
+            (&mut zf) as *mut u64 as *mut c_void,
+            (&mut has_zf) as *mut i32 as *mut c_void,
+            (&mut lane_pow) as *mut u64 as *mut c_void,
+            (&mut chunk_pow) as *mut u64 as *mut c_void,
+            (&mut flags) as *mut u64 as *mut c_void,
+            (&mut aggs) as *mut u64 as *mut c_void,
+            (&mut incls) as *mut u64 as *mut c_void,
+            (&mut counters) as *mut u64 as *mut c_void,
+            (&mut epoch) as *mut u32 as *mut c_void,
+        ];
+        if let Some(sizes) = self.kernel.param_sizes() {
+            let want = [8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 4];
+            if sizes != want {
+                return Err(FilterError::Config(format!(
+                    "{SOS_KERNEL} takes parameters of {sizes:?} bytes, the launch passes {want:?}"
+                )));
+            }
+        }
+        let config = LaunchConfig {
+            grid_dim: (chunks as u32, 1, 1),
+            block_dim: (self.tables.block_threads() as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the parameters match the kernel's (checked above where the driver reports
+        // them; by construction of sos.cuh otherwise) and point at locals alive for the call;
+        // the look-back buffers hold `chunks * sections` slots; the rest is the caller's.
+        unsafe {
+            result::launch_kernel(
+                self.kernel.function().cu_function(),
+                config.grid_dim,
+                config.block_dim,
+                0,
+                stream,
+                &mut params,
+            )
+        }
+        .context(format_args!("launching {SOS_KERNEL}"))?;
+        unsafe { result::event::record(lb.done.cu_event(), stream) }
+            .context("recording the launch's event")?;
+        Ok(())
+    }
+
+    /// The look-back buffers for `slots` (chunk, section) pairs, and a fresh epoch.
+    fn lookback_for<'a>(
+        &self,
+        gpu: &Gpu,
+        slot: &'a mut Option<Lookback>,
+        slots: usize,
+    ) -> Result<&'a mut Lookback, FilterError> {
+        let stream = gpu.stream();
+        let what = "allocating look-back state";
+        if slot.as_ref().is_none_or(|lb| lb.slots < slots) {
+            if let Some(old) = slot.as_ref() {
+                // Launches still queued may use the old buffers: wait for them to finish.
+                old.done.synchronize().context(what)?;
+            }
+            let slots = slots.next_power_of_two();
+            let done = gpu
+                .context()
+                .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+                .context(what)?;
+            *slot = Some(Lookback {
+                flags: stream.alloc_zeros::<u32>(slots).context(what)?,
+                aggs: stream.alloc_zeros::<[f64; 2]>(slots).context(what)?,
+                incls: stream.alloc_zeros::<[f64; 2]>(slots).context(what)?,
+                counters: stream.alloc_zeros::<u32>(2).context(what)?,
+                slots,
+                epoch: 0,
+                done,
+            });
+            let lb = slot.as_ref().expect("just set");
+            // Launches on other streams start after the zeroing.
+            lb.done.record(stream).context(what)?;
+        }
+        let lb = slot.as_mut().expect("allocated above");
+        if lb.epoch >= MAX_EPOCH {
+            lb.done.synchronize().context(what)?;
+            stream.memset_zeros(&mut lb.flags).context(what)?;
+            stream.memset_zeros(&mut lb.counters).context(what)?;
+            lb.done.record(stream).context(what)?;
+            lb.epoch = 0;
+        }
+        lb.epoch += 1;
+        Ok(lb)
+    }
+
+    /// Uploads, filters and downloads: (y, zf) for `channels` channels (zf always computed;
+    /// from zero state without zi).
+    pub fn apply(
+        &self,
+        gpu: &Gpu,
+        x: &[T],
+        channels: usize,
+        zi: Option<&[T]>,
+    ) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        self.check_shapes(x.len(), x.len(), channels, zi.map(<[T]>::len), None)?;
+        let dx = gpu.upload(x)?;
+        let mut dy = gpu.alloc_poisoned::<T>(x.len().max(1))?;
+        let dzi = zi.map(|z| gpu.upload(z)).transpose()?;
+        let mut dzf = gpu.alloc_poisoned::<T>(channels * self.state_len())?;
+        if x.is_empty() {
+            let zf = zi.map_or_else(|| vec![T::ZERO; channels * self.state_len()], <[T]>::to_vec);
+            return Ok((Vec::new(), zf));
+        }
+        self.run(gpu, &dx, &mut dy, channels, dzi.as_ref(), Some(&mut dzf))?;
+        Ok((gpu.download(&dy)?, gpu.download(&dzf)?))
+    }
+
+    /// [`GpuSos::run`] without state, timed with CUDA events: `warmup` untimed runs, then the
+    /// median of `runs`.
+    pub fn time_run(
+        &self,
+        gpu: &Gpu,
+        (warmup, runs): (usize, usize),
+        x: &DeviceBuffer<T>,
+        y: &mut DeviceBuffer<T>,
+        channels: usize,
+    ) -> Result<Timing, FilterError> {
+        time_gpu(gpu, warmup, runs, || {
+            self.run(gpu, x, y, channels, None, None)
+        })
+    }
+}
+
+/// The generated prelude with the kernel header attached, as NVRTC compiles it.
+pub fn kernel_source<T: Element>(tables: &SosTables<T>) -> KernelSource {
+    let prelude = tables.prelude();
+    let c = tables.config;
+    let name = format!(
+        "sos_{}_s{}_{}x{}_{}.cu",
+        T::DTYPE,
+        tables.sections(),
+        c.threads,
+        c.vpt,
+        short_hash(&prelude)
+    );
+    KernelSource::generated(name, prelude).with_header(SOS_HEADER_NAME, SOS_HEADER)
+}

@@ -1,0 +1,378 @@
+//! `sigpu check` twins of the fused cascade: [`GpuSos`] on fresh random inputs against the
+//! serial cascade in double-double, held to the accuracy contract (within 4× the error of the
+//! serial cascade in the same element type, as scipy's `sosfilt` runs it), and against the CPU
+//! emulation of its own block and carry scheme.
+
+use super::sos::{GpuSos, RawSosCall, SosConfig};
+use super::sos_tables::{channel_error, emulate, sosfilt_extended, sosfilt_serial};
+use crate::elem::{DType, Element};
+use crate::error::FilterError;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sigpu_runtime::cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
+use sigpu_runtime::cuda::{check_result, Check, CheckReport, DriverContext, Gpu, Tolerance};
+
+/// scipy.signal.butter(8, 0.1, output='sos'): max |pole| 0.941.
+pub const BUTTER8_01: [[f64; 6]; 4] = [
+    [
+        1.7625537291912854e-07,
+        3.525107458382571e-07,
+        1.7625537291912854e-07,
+        1.0,
+        -1.4597062543768673,
+        0.5348259849616107,
+    ],
+    [1.0, 2.0, 1.0, 1.0, -1.5132907658389045, 0.5911680745682053],
+    [1.0, 2.0, 1.0, 1.0, -1.6234056976410005, 0.7069497656826822],
+    [1.0, 2.0, 1.0, 1.0, -1.7939618452517712, 0.8862831120070135],
+];
+
+/// scipy.signal.butter(8, 0.005, output='sos'): max |pole| 0.9969, a low cutoff.
+pub const BUTTER8_0005: [[f64; 6]; 4] = [
+    [
+        1.390933448977224e-17,
+        2.781866897954448e-17,
+        1.390933448977224e-17,
+        1.0,
+        -1.9694134549270441,
+        0.9696564465548368,
+    ],
+    [1.0, 2.0, 1.0, 1.0, -1.973972869306222, 0.9742164234870525],
+    [1.0, 2.0, 1.0, 1.0, -1.982453350239147, 0.9826979507649495],
+    [1.0, 2.0, 1.0, 1.0, -1.9936440506040927, 0.993890031869166],
+];
+
+/// A first-order section (odd orders: b2 = a2 = 0) and a high-pass biquad: butter(3, 0.2,
+/// 'high', output='sos').
+const BUTTER3_HIGH: [[f64; 6]; 2] = [
+    [
+        0.5276243825019431,
+        -0.5276243825019431,
+        0.0,
+        1.0,
+        -0.5095254494944288,
+        0.0,
+    ],
+    [1.0, -2.0, 1.0, 1.0, -1.2505164308487402, 0.5457233155094577],
+];
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        Check {
+            name: "recurrence/sos_butter8_f32",
+            about:
+                "sosfilt butter(8, 0.1) as 4 fused sections, f32, vs double-double (4x serial f32)",
+            run: |gpu, seed| {
+                check_result(contract::<f32>(
+                    gpu,
+                    seed,
+                    Case::new(&BUTTER8_01, 1, (1 << 20) + 77),
+                ))
+            },
+        },
+        Check {
+            name: "recurrence/sos_butter8_f32_look_back",
+            about:
+                "the same through the look-back kernel (tail carry forced off), 2 channels, zi/zf",
+            run: |gpu, seed| {
+                let forced = SosConfig {
+                    force_look_back: true,
+                    ..SosConfig::default()
+                };
+                let case = Case::new(&BUTTER8_01, 2, (1 << 20) + 77).state().on(forced);
+                check_result(contract::<f32>(gpu, seed, case))
+            },
+        },
+        Check {
+            name: "recurrence/sos_lowcut_f32_state",
+            about: "sosfilt butter(8, 0.005) (poles to 0.997) f32, 3 channels, zi/zf",
+            run: |gpu, seed| {
+                check_result(contract::<f32>(
+                    gpu,
+                    seed,
+                    Case::new(&BUTTER8_0005, 3, 300_001).state(),
+                ))
+            },
+        },
+        Check {
+            name: "recurrence/sos_f64_state",
+            about: "sosfilt butter(8, 0.1) f64, 3 channels, zi/zf, vs double-double",
+            run: |gpu, seed| {
+                check_result(contract::<f64>(
+                    gpu,
+                    seed,
+                    Case::new(&BUTTER8_01, 3, 200_003).state(),
+                ))
+            },
+        },
+        Check {
+            name: "recurrence/sos_odd_order_f64",
+            about: "sosfilt butter(3, 0.2, 'high'): first-order section, 64-thread blocks, zi/zf",
+            run: |gpu, seed| {
+                let case = Case::new(&BUTTER3_HIGH, 2, 50_001).state().on(SosConfig {
+                    threads: 64,
+                    vpt: 4,
+                    force_look_back: false,
+                });
+                check_result(contract::<f64>(gpu, seed, case))
+            },
+        },
+        Check {
+            name: "recurrence/sos_lengths_f32",
+            about: "sosfilt f32 at lengths 1 … chunk ± 1 … primes, zi/zf, vs the CPU emulation",
+            run: |gpu, seed| check_result(lengths(gpu, seed)),
+        },
+        Check {
+            name: "recurrence/sos_streaming_f64",
+            about: "sosfilt f64 in 3 GPU pieces with zf → zi vs one shot",
+            run: |gpu, seed| check_result(streaming(gpu, seed)),
+        },
+        Check {
+            name: "recurrence/sos_raw_stream_inplace",
+            about: "sosfilt f32 through raw pointers on a second stream, in place (y = x, zf = zi)",
+            run: |gpu, seed| check_result(raw_in_place(gpu, seed)),
+        },
+    ]
+}
+
+#[derive(Clone, Copy)]
+struct Case {
+    sos: &'static [[f64; 6]],
+    channels: usize,
+    n: usize,
+    state: bool,
+    config: SosConfig,
+}
+
+impl Case {
+    fn new(sos: &'static [[f64; 6]], channels: usize, n: usize) -> Case {
+        Case {
+            sos,
+            channels,
+            n,
+            state: false,
+            config: SosConfig::default(),
+        }
+    }
+    fn state(self) -> Case {
+        Case {
+            state: true,
+            ..self
+        }
+    }
+    fn on(self, config: SosConfig) -> Case {
+        Case { config, ..self }
+    }
+}
+
+fn random<T: Element>(rng: &mut ChaCha8Rng, len: usize, half: f64) -> Vec<T> {
+    (0..len)
+        .map(|_| T::from_f64(rng.random_range(-half..half)))
+        .collect()
+}
+
+fn to64<T: Element>(v: &[T]) -> Vec<f64> {
+    v.iter().map(|x| x.to_f64()).collect()
+}
+
+/// The smallest bound the contract is judged against: a few units of rounding, where the
+/// serial run happens to be nearly exact.
+fn floor<T: Element>() -> f64 {
+    8.0 * if T::DTYPE == DType::F32 {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    }
+}
+
+/// Output and zf of a run against the extended reference, with the serial run in `T` as the
+/// yardstick: the GPU passes within 4× the serial error (or the floor).
+fn judge<T: Element>(
+    coefs: &[[T; 6]],
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+    (y, zf): (&[T], Option<&[T]>),
+) -> CheckReport {
+    let c64: Vec<[f64; 6]> = coefs.iter().map(|r| r.map(|v| v.to_f64())).collect();
+    let zi64 = zi.map(to64);
+    let (yr, zfr) = sosfilt_extended(&c64, &to64(x), channels, zi64.as_deref());
+    let (ys, zfs) = sosfilt_serial(coefs, x, channels, zi);
+    let serial = channel_error(&ys, &yr, channels);
+    let tol = (4.0 * serial).max(floor::<T>());
+    let n = x.len() / channels;
+    let mut mismatches = 0;
+    let mut first = String::new();
+    for c in 0..channels {
+        let w = &yr[c * n..(c + 1) * n];
+        let scale = w.iter().fold(f64::MIN_POSITIVE, |m, v| m.max(v.abs()));
+        for (i, (g, w)) in y[c * n..(c + 1) * n].iter().zip(w).enumerate() {
+            let g = g.to_f64();
+            if g.is_nan() || (g - w).abs() / scale > tol {
+                if mismatches == 0 {
+                    first = format!("; first mismatch channel {c} [{i}]: got {g:e}, want {w:e}");
+                }
+                mismatches += 1;
+            }
+        }
+    }
+    let err = channel_error(y, &yr, channels);
+    let mut note = format!(
+        "serial {} error {serial:.2e}, ratio {:.2}{first}",
+        T::DTYPE,
+        err / serial.max(1e-300)
+    );
+    if let Some(zf) = zf {
+        // zf is judged on the signal's scale, against the serial run's zf error likewise.
+        let scale = yr.iter().fold(f64::MIN_POSITIVE, |m, v| m.max(v.abs()));
+        let dev = |z: &[T]| {
+            to64(z)
+                .iter()
+                .zip(&zfr)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max)
+                / scale
+        };
+        let (zerr, zserial) = (dev(zf), dev(&zfs));
+        if zerr.is_nan() || zerr > (4.0 * zserial).max(floor::<T>()) {
+            mismatches += 1;
+            note += &format!("; zf error {zerr:.2e} vs serial {zserial:.2e}");
+        }
+    }
+    CheckReport {
+        elements: x.len(),
+        mismatches,
+        max_error: err,
+        tolerance: Tolerance { abs: 0.0, rel: tol },
+        note,
+    }
+}
+
+fn contract<T: Element>(gpu: &Gpu, seed: u64, case: Case) -> Result<CheckReport, FilterError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let g = GpuSos::<T>::with_config(gpu, case.sos, case.config)?;
+    let x: Vec<T> = random(&mut rng, case.channels * case.n, 1.0);
+    let zi: Option<Vec<T>> = case
+        .state
+        .then(|| random(&mut rng, case.channels * g.state_len(), 0.5));
+    let (y, zf) = g.apply(gpu, &x, case.channels, zi.as_deref())?;
+    Ok(judge(
+        g.coefficients(),
+        &x,
+        case.channels,
+        zi.as_deref(),
+        (&y, Some(&zf)),
+    ))
+}
+
+/// Lengths around the chunk size: the GPU against its CPU emulation (same tables, same
+/// scheme: they differ by the rounding of fused multiply-adds only) and the contract.
+fn lengths(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let g = GpuSos::<f32>::new(gpu, &BUTTER8_01)?;
+    let chunk = g.config().chunk();
+    let mut total = CheckReport {
+        elements: 0,
+        mismatches: 0,
+        max_error: 0.0,
+        tolerance: Tolerance {
+            abs: 0.0,
+            rel: 1e-5,
+        },
+        note: String::new(),
+    };
+    for n in [
+        1,
+        2,
+        31,
+        33,
+        chunk - 1,
+        chunk,
+        chunk + 1,
+        3 * chunk + 7,
+        65_537,
+        1_000_003,
+    ] {
+        let channels = 2;
+        let x: Vec<f32> = random(&mut rng, channels * n, 1.0);
+        let zi: Vec<f32> = random(&mut rng, channels * g.state_len(), 0.5);
+        let (y, zf) = g.apply(gpu, &x, channels, Some(&zi))?;
+        let r = judge(g.coefficients(), &x, channels, Some(&zi), (&y, Some(&zf)));
+        let (ye, zfe) = emulate(g.tables(), &x, channels, Some(&zi));
+        let twin = channel_error(&y, &to64(&ye), channels).max(channel_error(&zf, &to64(&zfe), 1));
+        total.elements += r.elements;
+        total.max_error = total.max_error.max(twin);
+        if (r.mismatches > 0 || twin > 1e-5) && total.mismatches == 0 {
+            total.note = format!("n = {n}: {} (vs emulation {twin:.2e})", r.note);
+        }
+        total.mismatches += r.mismatches + usize::from(twin > 1e-5);
+    }
+    if total.mismatches == 0 {
+        total.note = "max error vs the CPU emulation; every length within the contract".into();
+    }
+    Ok(total)
+}
+
+fn streaming(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let g = GpuSos::<f64>::new(gpu, &BUTTER8_0005)?;
+    let n = 250_000;
+    let x: Vec<f64> = random(&mut rng, n, 1.0);
+    let (whole, zf_whole) = g.apply(gpu, &x, 1, None)?;
+    let mut y = Vec::with_capacity(n);
+    let mut z = vec![0.0; g.state_len()];
+    for (a, b) in [(0, 70_001), (70_001, 70_002), (70_002, n)] {
+        let (part, zf) = g.apply(gpu, &x[a..b], 1, Some(&z))?;
+        y.extend(part);
+        z = zf;
+    }
+    let err = channel_error(&y, &whole, 1).max(channel_error(&z, &zf_whole, 1));
+    let tol = 1e-12;
+    Ok(CheckReport {
+        elements: n,
+        mismatches: usize::from(!(err <= tol)),
+        max_error: err,
+        tolerance: Tolerance { abs: 0.0, rel: tol },
+        note: "pieces (70001, 1, rest) vs one shot, y and zf".into(),
+    })
+}
+
+fn raw_in_place(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let g = GpuSos::<f32>::new(gpu, &BUTTER8_0005)?;
+    let (channels, n) = (2, 123_457);
+    let x: Vec<f32> = random(&mut rng, channels * n, 1.0);
+    let zi: Vec<f32> = random(&mut rng, channels * g.state_len(), 0.5);
+    let stream = gpu.context().new_stream().context("creating a stream")?;
+    let mut buf = stream.clone_htod(&x).context("copying host to device")?;
+    let mut state = stream.clone_htod(&zi).context("copying host to device")?;
+    {
+        let (p, _gp) = buf.device_ptr_mut(&stream);
+        let (z, _gz) = state.device_ptr_mut(&stream);
+        let call = RawSosCall {
+            x: p,
+            y: p,
+            n,
+            channels,
+            zi: z,
+            zf: z,
+            stream: stream.cu_stream() as usize,
+        };
+        // SAFETY: both buffers live on this context and outlive the synchronisation below;
+        // in place is allowed.
+        unsafe { g.run_raw(gpu, call)? };
+    }
+    stream.synchronize().context("waiting for the stream")?;
+    let y = stream.clone_dtoh(&buf).context("copying device to host")?;
+    let zf = stream
+        .clone_dtoh(&state)
+        .context("copying device to host")?;
+    let _ = buf.device_ptr(&stream);
+    Ok(judge(
+        g.coefficients(),
+        &x,
+        channels,
+        Some(&zi),
+        (&y, Some(&zf)),
+    ))
+}
