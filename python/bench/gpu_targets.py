@@ -105,6 +105,16 @@ for name, (b, a) in FILTERS.items():
     res[name] = r
     log("sigpu torch", name, r)
 out["sigpu_lfilter_torch"] = res
+import scipy.signal as ss
+
+sos = ss.butter(8, 0.1, output="sos")
+r = wall(lambda: sigpu.sosfilt(sos, x), sync, args.runs)
+r["gb_per_s"] = nbytes / r["median_ms"] / 1e6
+r["of_copy"] = r["gb_per_s"] / copy["gb_per_s"]
+yy = sigpu.sosfilt(sos, x[: 1 << 20]).double().cpu().numpy()
+r["max_abs_error_vs_scipy_f64_first_2^20"] = float(np.max(np.abs(yy - ss.sosfilt(sos, x[: 1 << 20].double().cpu().numpy()))))
+out["sigpu_sosfilt_torch_butter8"] = r
+log("sigpu sosfilt torch", r)
 del y
 
 # ---- cupy
@@ -133,6 +143,13 @@ try:
         resc[name] = r
         log("sigpu cupy", name, r)
     out["sigpu_lfilter_cupy"] = resc
+    r = wall(lambda: sigpu.sosfilt(sos, xc), csync, args.runs)
+    r["gb_per_s"] = nbytes / r["median_ms"] / 1e6
+    peer = wall(lambda: cs.sosfilt(cupy.asarray(sos, cupy.float32), xc), csync, 3, warmup=1)
+    r["cupyx_sosfilt_ms"] = peer["median_ms"]
+    r["vs_cupyx"] = peer["median_ms"] / r["median_ms"]
+    out["sigpu_sosfilt_cupy_butter8"] = r
+    log("sigpu sosfilt cupy", r)
     del xc, yc
 except ImportError as e:
     out["cupy"] = f"not importable: {e}"

@@ -115,3 +115,29 @@ def hmm_forward(
     device: Optional[int] = None,
 ) -> np.ndarray: ...
 def approx_f32(function: str, x: np.ndarray) -> np.ndarray: ...
+def signal_run(
+    kind: str,
+    b: List[float],
+    a: List[float],
+    x: np.ndarray,
+    axis: int,
+    zi: Optional[np.ndarray] = None,
+    padlen: Optional[int] = None,
+    sos_shape: Optional[List[int]] = None,
+    allow_unstable: bool = False,
+) -> Tuple[np.ndarray, Optional[np.ndarray], str]: ...
+def signal_lfilter_zi(b: List[float], a: List[float]) -> List[float]: ...
+def signal_sosfilt_zi(sos: List[float], shape: List[int]) -> List[float]: ...
+def sosfilt_cuda(
+    sos: List[float],
+    sos_shape: List[int],
+    dtype: str,
+    x: int,
+    y: int,
+    channels: int,
+    n: int,
+    device: int,
+    stream: int,
+    zi: int = 0,
+    zf: int = 0,
+) -> None: ...

@@ -9,6 +9,7 @@ mod device;
 mod filters;
 mod ldpc;
 mod lns;
+mod signal;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -79,5 +80,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     filters::register(m)?;
     ldpc::register(m)?;
     lns::register(m)?;
+    signal::register(m)?;
     Ok(())
 }

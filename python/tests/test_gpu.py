@@ -63,7 +63,17 @@ def test_gpu_sosfilt(xp):
     name, lib, to, back = xp
     sos = ss.butter(8, 0.1, output="sos")
     x = RNG.standard_normal(200_000)
-    np.testing.assert_allclose(back(sigpu.sosfilt(sos, to(x))), ss.sosfilt(sos, x), atol=1e-9)
+    y = sigpu.sosfilt(sos, to(x))
+    assert type(y) is type(to(x))
+    np.testing.assert_allclose(back(y), ss.sosfilt(sos, x), atol=1e-9)
+    x2 = RNG.standard_normal((3000, 3))
+    zi = RNG.standard_normal((sos.shape[0], 2, 3))
+    y, zf = sigpu.sosfilt(sos, to(x2), axis=0, zi=to(zi))
+    y2, zf2 = ss.sosfilt(sos, x2, axis=0, zi=zi)
+    np.testing.assert_allclose(back(y), y2, atol=1e-9)
+    np.testing.assert_allclose(back(zf), zf2, atol=1e-9)
+    x32 = x.astype(np.float32)
+    np.testing.assert_allclose(back(sigpu.sosfilt(sos, to(x32))), ss.sosfilt(sos, x), atol=2e-4)
 
 
 def test_the_callers_stream_orders_the_work(gpu):
