@@ -141,3 +141,11 @@ def sosfilt_cuda(
     zi: int = 0,
     zf: int = 0,
 ) -> None: ...
+def filter_rows(
+    b: List[float],
+    a: List[float],
+    x: np.ndarray,
+    zi: Optional[np.ndarray] = None,
+    sos_shape: Optional[List[int]] = None,
+    allow_unstable: bool = False,
+) -> Tuple[np.ndarray, Optional[np.ndarray]]: ...

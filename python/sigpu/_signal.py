@@ -117,13 +117,19 @@ def lfilter(
     k = _state_len(b, a)
     if dev is not None and dev >= 0:
         return _lfilter_host_on_gpu(b, a, x, ax, zi, k, dtype, dev)
-    zc = None
-    if zi is not None:
-        want = x.shape[:ax] + (k,) + x.shape[ax + 1 :]
-        zc = np.ascontiguousarray(_broadcast_zi(zi, want, ax, k), dtype=dtype)
-    xc = np.ascontiguousarray(x, dtype=dtype)
-    y, zf, _ = _native.signal_run("lfilter", b.tolist(), a.tolist(), xc, ax, zi=zc)
-    return y if zi is None else (y, zf)
+    # Rows of the axis, contiguous (a copy only when x is not laid out so already).
+    xm = np.moveaxis(x, ax, -1)
+    lead, n = xm.shape[:-1], xm.shape[-1]
+    rows = int(np.prod(lead, dtype=np.int64))
+    x2 = np.ascontiguousarray(xm, dtype=dtype).reshape(rows, n)
+    if zi is None:
+        y2, _ = _native.filter_rows(b.tolist(), a.tolist(), x2)
+        return np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
+    zi2 = _zi_rows(zi, x.shape, ax, k, dtype, rows)
+    bl, al = _padded(b, a)
+    y2, zf2 = _native.filter_rows(bl, al, x2, zi2)
+    y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
+    return y, np.moveaxis(zf2.reshape(lead + (k,)), -1, ax)
 
 
 def _broadcast_zi(zi: ArrayLike, want: Tuple[int, ...], ax: int, k: int) -> np.ndarray:
@@ -289,14 +295,27 @@ def sosfilt(
                 y, zf = lfilter(s[i, :3], s[i, 3:], y, axis=ax, zi=np.asarray(zi)[i], device=device)
                 zfs.append(zf)
         return y if zi is None else (y, np.stack(zfs))
-    zc = None
+    sections = s.shape[0]
+    xm = np.moveaxis(x, ax, -1)
+    lead, n = xm.shape[:-1], xm.shape[-1]
+    rows = int(np.prod(lead, dtype=np.int64))
+    x2 = np.ascontiguousarray(xm, dtype=dtype).reshape(rows, n)
+    zi2 = None
     if zi is not None:
-        zc = np.ascontiguousarray(np.asarray(zi), dtype=dtype)
-    y, zf, _ = _native.signal_run(
-        "sosfilt", s.ravel().tolist(), [], np.ascontiguousarray(x, dtype=dtype), ax, zi=zc,
-        sos_shape=list(s.shape),
-    )
-    return y if zi is None else (y, zf)
+        want = (sections,) + x.shape[:ax] + (2,) + x.shape[ax + 1 :]
+        z = np.asarray(zi)
+        if z.shape != want:
+            raise ValueError(f"zi has shape {z.shape}; it must be {want} (n_sections, then x's "
+                             f"shape with axis {ax} replaced by 2)")
+        # scipy's (sections, ..., 2 at axis, ...) → rows of [section][2].
+        z = np.moveaxis(np.moveaxis(z, ax + 1, -1), 0, -2)
+        zi2 = np.ascontiguousarray(z, dtype=dtype).reshape(rows, 2 * sections)
+    y2, zf2 = _native.filter_rows(s.ravel().tolist(), [], x2, zi2, sos_shape=list(s.shape))
+    y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
+    if zi is None:
+        return y
+    zf = zf2.reshape(lead + (sections, 2))
+    return y, np.moveaxis(np.moveaxis(zf, -2, 0), -1, ax + 1)
 
 
 def _moveaxis(arr: Any, kind: str, src: int, dst: int) -> Any:
