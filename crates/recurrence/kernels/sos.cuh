@@ -3,7 +3,9 @@
 // The generated prelude defines, before including this header: the element type T; S (sections),
 // V (values per thread), THREADS, WARPS, CHUNK = THREADS * V, Q (16-byte vectors per thread),
 // LOG_WARPS; and the __constant__ tables, all computed exactly on the host and rounded once:
-//   SOS_B[S][3], SOS_A[S][2]     b0 b1 b2 and a1 a2 of each section, in T;
+//   SosCoef<s>::b0, b1, b2, na1, na2   section s's b0 b1 b2 and -a1 -a2 in T, as constexpr
+//                                      literals (so 0, 1 and 2 cost what they should);
+//   SOS_A[S][2]                  a1 a2 of each section, in T (for zf);
 //   SOS_F[S][2][V]               (A^i)[0][j]: output i of a thread from a unit state j at its start;
 //   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2);
 //   SOS_BM[S][LOG_WARPS + 1][4]  A^(2^k 32 V), the block's merges over warps;
@@ -131,17 +133,24 @@ __device__ __forceinline__ void sos_look_back(const unsigned int* flags, const d
 
 // Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
 // CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf.
+// b * u + c and b * u for a coefficient b known at compile time: 0 and 1 cost nothing, and the
+// rest is one fused multiply-add (the order written out, as the compiler keeps it).
+#define SOS_MADD(b, u, c) ((b) == (T)0 ? (c) : (b) == (T)1 ? (u) + (c) : fma((b), (u), (c)))
+#define SOS_MUL(b, u) ((b) == (T)0 ? (T)0 : (b) == (T)1 ? (u) : (b) * (u))
+
+// Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
+// CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf.
 template <int s, bool CAPTURE>
 __device__ __forceinline__ void sos_local(T* v, T& d0, T& d1, int at, T& z0, T& z1) {
-    const T b0 = SOS_B[s][0], b1 = SOS_B[s][1], b2 = SOS_B[s][2];
-    const T a1 = SOS_A[s][0], a2 = SOS_A[s][1];
+    constexpr T b0 = SosCoef<s>::b0, b1 = SosCoef<s>::b1, b2 = SosCoef<s>::b2;
+    constexpr T na1 = SosCoef<s>::na1, na2 = SosCoef<s>::na2;  // -a1, -a2
     d0 = (T)0; d1 = (T)0;
     #pragma unroll
     for (int i = 0; i < V; ++i) {
         const T u = v[i];
-        const T yv = b0 * u + d0;
-        d0 = b1 * u - a1 * yv + d1;
-        d1 = b2 * u - a2 * yv;
+        const T yv = SOS_MADD(b0, u, d0);
+        d0 = SOS_MADD(na1, yv, SOS_MADD(b1, u, d1));
+        d1 = SOS_MADD(na2, yv, SOS_MUL(b2, u));
         v[i] = yv;
         if (CAPTURE && i == at) { z0 = d0; z1 = d1; }
     }
@@ -162,8 +171,8 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
         const int d = 1 << k;
         const T p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
         if (lane >= d) {
-            a0 += SOS_WM[s][k][0] * p0 + SOS_WM[s][k][1] * p1;
-            a1 += SOS_WM[s][k][2] * p0 + SOS_WM[s][k][3] * p1;
+            a0 = fma(SOS_WM[s][k][1], p1, fma(SOS_WM[s][k][0], p0, a0));
+            a1 = fma(SOS_WM[s][k][3], p1, fma(SOS_WM[s][k][2], p0, a1));
         }
     }
     T e0 = __shfl_up_sync(FULL_MASK, a0, 1), e1 = __shfl_up_sync(FULL_MASK, a1, 1);
@@ -175,21 +184,33 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
     // needs its own lanes' carries; its end state is this chunk's carry-in.
     if (warp == WARPS) {
         #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] += SOS_F[s][0][i] * e0 + SOS_F[s][1][i] * e1;
+        for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], e1, fma(SOS_F[s][0][i], e0, v[i]));
         return;
     }
-    C t0 = 0.0, t1 = 0.0;
+    // The chunk's carry-in: the tail warp's end state, or zi for a channel's first chunk.
+    T cin0 = s_warp[P][WARPS][0], cin1 = s_warp[P][WARPS][1];
     if (ci == 0) {
-        if (has_zi) { t0 = (C)zi[(ch * S + s) * 2]; t1 = (C)zi[(ch * S + s) * 2 + 1]; }
-    } else {
-        t0 = (C)s_warp[P][WARPS][0]; t1 = (C)s_warp[P][WARPS][1];
+        cin0 = has_zi ? zi[(ch * S + s) * 2] : (T)0;
+        cin1 = has_zi ? zi[(ch * S + s) * 2 + 1] : (T)0;
     }
-    // the carry into this warp: Horner over the warps before it, t <- A^(32 V) t + agg_k
-    for (int k = 0; k < warp; ++k) {
-        const C u0 = SOS_W32[s][0] * t0 + SOS_W32[s][1] * t1 + (C)s_warp[P][k][0];
-        const C u1 = SOS_W32[s][2] * t0 + SOS_W32[s][3] * t1 + (C)s_warp[P][k][1];
-        t0 = u0; t1 = u1;
+    // Every warp scans the warps' end states itself (a lane per warp, doubling merges), so one
+    // barrier per section suffices; the carry into warp w is the prefix before it plus the
+    // chunk's carry-in through w 32 V values.
+    T w0 = lane < WARPS ? s_warp[P][lane][0] : (T)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (T)0;
+    #pragma unroll
+    for (int k = 0; k < LOG_WARPS; ++k) {
+        const int d = 1 << k;
+        const T p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
+        if (lane >= d) {
+            w0 = fma(SOS_BM[s][k][1], p1, fma(SOS_BM[s][k][0], p0, w0));
+            w1 = fma(SOS_BM[s][k][3], p1, fma(SOS_BM[s][k][2], p0, w1));
+        }
     }
+    const int before = warp > 0 ? warp - 1 : 0;
+    T t0 = __shfl_sync(FULL_MASK, w0, before), t1 = __shfl_sync(FULL_MASK, w1, before);
+    if (warp == 0) { t0 = (T)0; t1 = (T)0; }
+    t0 = fma((T)SOS_WP[s][warp][1], cin1, fma((T)SOS_WP[s][warp][0], cin0, t0));
+    t1 = fma((T)SOS_WP[s][warp][3], cin1, fma((T)SOS_WP[s][warp][2], cin0, t1));
 #else
     if (warp == 0) {
         // block: inclusive scan over the warps' end states, a lane per warp
@@ -233,7 +254,7 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
     const T c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
     const T c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
     #pragma unroll
-    for (int i = 0; i < V; ++i) v[i] += SOS_F[s][0][i] * c0 + SOS_F[s][1][i] * c1;
+    for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));
     if (capture && at >= 0 && at < V) {
         // the state after the channel's last sample: the local one plus A^(at+1) c
         C q0 = (C)c0, q1 = (C)c1;
@@ -251,7 +272,12 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
 // aggs, incls, counters, epoch): x and y hold channels x n values (y may be x), zi and zf
 // channels x S x 2 (read / written only when has_zi / has_zf), the look-back buffers at least
 // chunks x S entries.
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) sos_filter(
+#if MIN_BLOCKS > 0
+#define SOS_BOUNDS __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS)
+#else
+#define SOS_BOUNDS __launch_bounds__(BLOCK_THREADS)
+#endif
+extern "C" __global__ void SOS_BOUNDS sos_filter(
     const T* x, T* y, long long n, long long chunks_per_channel,
     const T* zi, int has_zi, T* zf, int has_zf,
     const T* __restrict__ lane_pow, const C* __restrict__ chunk_pow,

@@ -18,10 +18,12 @@
 //!   through the sections after it, the rounding of each section's coefficients to the dtype,
 //!   and the blocking term of [`crate::Sos`].
 //!
-//! The method with the smallest bound wins, except that `plr` (the GPU's single-pass kernel)
-//! is kept whenever its bound is within 2× of the smallest. When neither blocked method is
-//! within 2× of the serial bound, the filter runs serially (`serial`), which is SciPy's
-//! algorithm and keeps the contract by construction. Unstable filters (exact step-down on the
+//! Choice: `plr` (the GPU's single-pass kernel) wherever the factors stay small
+//! (Σ max|F_m|·(k+2) ≤ 64: blocking adds rounding-level error — measured, the PLR error
+//! otherwise exceeds SciPy's by 10–30× even with exact factors, because the serial bound is
+//! far looser than the blocking term); else `pole-cascade` where its bound is 16× below the
+//! serial one (orders ≤ 2: below it); else `serial`, which is SciPy's algorithm and keeps the
+//! contract by construction. Unstable filters (exact step-down on the
 //! coefficients in the dtype that runs, or on each section) are refused.
 
 use crate::elem::Element;
@@ -155,6 +157,34 @@ pub(crate) fn l1_cascade(sections: &[[f64; 6]]) -> (f64, bool) {
     (total, false)
 }
 
+/// Samples until the cascade's impulse response has decayed (below 1e-17 of its ℓ1 norm over
+/// a 512-sample window), at most the cap.
+fn decay_len(sections: &[[f64; 6]]) -> usize {
+    let mut z = vec![[0.0f64; 2]; sections.len()];
+    let (mut total, mut window) = (0.0, 0.0);
+    for n in 0..IMPULSE_CAP {
+        let mut v = if n == 0 { 1.0 } else { 0.0 };
+        for (c, st) in sections.iter().zip(z.iter_mut()) {
+            let out = c[0] * v + st[0];
+            st[0] = c[1] * v - c[4] * out + st[1];
+            st[1] = c[2] * v - c[5] * out;
+            v = out;
+        }
+        total += v.abs();
+        window += v.abs();
+        if !total.is_finite() {
+            return n + 1;
+        }
+        if n % 512 == 511 {
+            if window <= 1e-17 * total {
+                return n + 1;
+            }
+            window = 0.0;
+        }
+    }
+    IMPULSE_CAP
+}
+
 pub(crate) struct SosBounds {
     pub serial: f64,
     pub blocked: f64,
@@ -164,14 +194,33 @@ pub(crate) struct SosBounds {
 pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> SosBounds {
     let s = coef.len();
     // m[i]: max|signal| after section i per unit input (m[0]: the input); r[i]: the gain
-    // from an error injected in section i's output to the cascade output.
+    // from an error injected in section i's output to the cascade output. Impulse responses
+    // of every prefix and suffix of the cascade, over the whole cascade's decay length.
+    let len = decay_len(coef);
+    let run = |sec: &[f64; 6], h: &mut [f64]| {
+        let (mut z0, mut z1) = (0.0, 0.0);
+        for v in h.iter_mut() {
+            let x = *v;
+            let out = sec[0] * x + z0;
+            z0 = sec[1] * x - sec[4] * out + z1;
+            z1 = sec[2] * x - sec[5] * out;
+            *v = out;
+        }
+    };
+    let l1 = |h: &[f64]| h.iter().map(|v| v.abs()).sum::<f64>();
     let mut m = vec![1.0f64; s + 1];
+    let mut h = vec![0.0f64; len];
+    h[0] = 1.0;
     for i in 0..s {
-        m[i + 1] = l1_cascade(&coef[..=i]).0;
+        run(&coef[i], &mut h);
+        m[i + 1] = l1(&h);
     }
     let mut r = vec![1.0f64; s + 1];
-    for i in 0..s {
-        r[i] = l1_cascade(&coef[i..]).0;
+    h.fill(0.0);
+    h[0] = 1.0;
+    for i in (0..s).rev() {
+        run(&coef[i], &mut h);
+        r[i] = l1(&h);
     }
     let mut serial = 0.0;
     let mut blocked = 0.0;
@@ -385,10 +434,10 @@ impl<T: Element> Lfilter<T> {
             f64::INFINITY
         };
         let forced = options.strategy == Strategy::Serial;
-        // Orders ≤ 2, and higher orders whose factors stay small (Σ max|F_m| with k + 2
-        // roundings ≤ 64: the blocking adds rounding-level error), run blocked as (b, a): the
-        // measured error then matches the serial one. Larger factor growth runs as sections.
-        let benign = k <= 2 || g * (k + 2) as f64 <= 64.0;
+        // Filters whose factors stay small (Σ max|F_m| with k + 2 roundings ≤ 64: the blocking
+        // adds rounding-level error) run blocked as (b, a): the measured error then matches
+        // the serial one. Larger factor growth (poles near 1, high orders) runs as sections.
+        let benign = g * (k + 2) as f64 <= 64.0;
         if !forced && benign && plr_bound.is_finite() {
             return Ok(Lfilter {
                 b,
@@ -413,17 +462,23 @@ impl<T: Element> Lfilter<T> {
             b: ff.clone(),
             a: a.iter().map(|&v| T::from_f64(v)).collect(),
         };
-        // The cascade only where its bound is below the serial one; otherwise SciPy's own
-        // algorithm, which keeps the contract by construction.
+        // The cascade only where its bound is 16× below the serial one (the two bounds are not
+        // equally tight: the all-pole cascade's intermediate signals can be large where the
+        // numerator's zeros cancel them, in high-pass and band-pass designs); otherwise
+        // SciPy's own algorithm, which keeps the contract by construction.
         let (kind, method, bound) = match cascade {
-            Some((poles, _)) if !forced && casc_bound <= serial => (
-                Kind::Cascade {
-                    ff: ff.clone(),
-                    poles: Box::new(poles),
-                },
-                Method::PoleCascade,
-                casc_bound,
-            ),
+            Some((poles, _))
+                if !forced && (16.0 * casc_bound <= serial || (k <= 2 && casc_bound <= serial)) =>
+            {
+                (
+                    Kind::Cascade {
+                        ff: ff.clone(),
+                        poles: Box::new(poles),
+                    },
+                    Method::PoleCascade,
+                    casc_bound,
+                )
+            }
             _ => (serial_kind(), Method::Serial, serial),
         };
         Ok(Lfilter {
@@ -598,19 +653,23 @@ fn fir_map<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, u: &mut [T]) {
     }
 }
 
-/// SciPy's transposed direct form II over one channel; `z` is zi on entry, zf on exit.
+/// SciPy's transposed direct form II over one channel, with SciPy's order of operations
+/// (`y = z0 + b0·x`, `z_m = (z_{m+1} + x·b_{m+1}) − y·a_{m+1}`), so that f64 results match it
+/// bit for bit; `z` is zi on entry, zf on exit.
 fn tdf2<T: Element>(b: &[T], a: &[T], x: &[T], y: &mut [T], z: &mut [T]) {
     let k = z.len();
     let coef = |v: &[T], i: usize| v.get(i).copied().unwrap_or(T::ZERO);
-    let neg = |v: T| T::from_f64(-v.to_f64());
+    let sub = |p: T, q: T| T::from_f64(p.to_f64() - q.to_f64());
     for (xi, yi) in x.iter().zip(y.iter_mut()) {
-        let out = coef(b, 0).mul(*xi).add(coef(z, 0));
+        let out = coef(z, 0).add(coef(b, 0).mul(*xi));
         for m in 0..k {
             let next = if m + 1 < k { z[m + 1] } else { T::ZERO };
-            z[m] = coef(b, m + 1)
-                .mul(*xi)
-                .add(neg(coef(a, m + 1)).mul(out))
-                .add(next);
+            let t = if m + 1 < k {
+                next.add(xi.mul(coef(b, m + 1)))
+            } else {
+                xi.mul(coef(b, m + 1))
+            };
+            z[m] = sub(t, out.mul(coef(a, m + 1)));
         }
         *yi = out;
     }
@@ -663,6 +722,32 @@ fn pole_cascade<T: Element>(
     }
     secs.sort_by(|p, q| p.0.total_cmp(&q.0));
     let rows: Vec<[f64; 6]> = secs.iter().map(|s| s.1).collect();
+    // The sections must multiply back to A (to the rounding of their coefficients): a root
+    // finder that converged twice to one root, or not at all, is caught here.
+    let mut prod = vec![crate::dd::Dd::new(1.0)];
+    let mut scale = vec![1.0f64];
+    for r in &rows {
+        let mut next = vec![crate::dd::Dd::ZERO; prod.len() + 2];
+        let mut next_scale = vec![0.0f64; prod.len() + 2];
+        for (i, p) in prod.iter().enumerate() {
+            for (j, &c) in [1.0, r[4], r[5]].iter().enumerate() {
+                next[i + j] = next[i + j].add(p.mul_f64(c));
+                next_scale[i + j] += scale[i] * c.abs();
+            }
+        }
+        prod = next;
+        scale = next_scale;
+    }
+    let mut worst = 0.0f64;
+    for (i, p) in prod.iter().enumerate() {
+        let want = a.get(i).copied().unwrap_or(0.0);
+        worst = worst.max((p.to_f64() - want).abs() / scale[i].max(f64::MIN_POSITIVE));
+    }
+    if worst > 64.0 * f64::EPSILON {
+        return Err(FilterError::Coefficients(format!(
+            "the pole sections do not multiply back to a (relative residual {worst:.1e})"
+        )));
+    }
     let sos = Sos::<T>::new(
         &rows,
         FilterOptions {

@@ -85,9 +85,9 @@ impl Axis {
     }
 
     /// Channel-major copy: channel c = o·inner + i holds the n values along the axis.
-    fn gather<T: Copy>(&self, x: &[T]) -> Vec<T> {
+    fn gather<'a, T: Copy>(&self, x: &'a [T]) -> std::borrow::Cow<'a, [T]> {
         if self.inner == 1 {
-            return x.to_vec();
+            return std::borrow::Cow::Borrowed(x);
         }
         let mut out = Vec::with_capacity(x.len());
         for o in 0..self.outer {
@@ -97,12 +97,12 @@ impl Axis {
                 }
             }
         }
-        out
+        std::borrow::Cow::Owned(out)
     }
 
-    fn scatter<T: Copy + Default>(&self, cm: &[T]) -> Vec<T> {
+    fn scatter<T: Copy + Default>(&self, cm: Vec<T>) -> Vec<T> {
         if self.inner == 1 {
-            return cm.to_vec();
+            return cm;
         }
         let mut out = vec![T::default(); cm.len()];
         for o in 0..self.outer {
@@ -161,10 +161,10 @@ pub fn lfilter<T: Element>(
     filter.apply_batch(&xc, channels, &mut y, zi_cm.as_deref(), zf.as_deref_mut())?;
     let zlay = Axis { n: s, ..lay };
     Ok(Output {
-        y: lay.scatter(&y),
+        y: lay.scatter(y),
         shape: shape.to_vec(),
         zf_shape: if zf.is_some() { want } else { Vec::new() },
-        zf: zf.map(|z| zlay.scatter(&z)),
+        zf: zf.map(|z| zlay.scatter(z)),
         report: filter.report().clone(),
     })
 }
@@ -311,12 +311,12 @@ pub fn sosfilt<T: Element>(
                 sec[c * 2] = cm[c * 2 * ns + 2 * s];
                 sec[c * 2 + 1] = cm[c * 2 * ns + 2 * s + 1];
             }
-            out.extend(zl.scatter(&sec));
+            out.extend(zl.scatter(sec));
         }
         out
     });
     Ok(Output {
-        y: lay.scatter(&y),
+        y: lay.scatter(y),
         shape: shape.to_vec(),
         zf_shape: if zf.is_some() { want } else { Vec::new() },
         zf,
@@ -409,7 +409,7 @@ pub fn filtfilt<T: Element>(
     };
     let y = forward_backward(&lay.gather(x), lay.n, edge, &zi, run)?;
     Ok(Output {
-        y: lay.scatter(&y),
+        y: lay.scatter(y),
         shape: shape.to_vec(),
         zf: None,
         zf_shape: Vec::new(),
@@ -445,7 +445,7 @@ pub fn sosfiltfilt<T: Element>(
     };
     let y = forward_backward(&lay.gather(x), lay.n, edge, &zi, run)?;
     Ok(Output {
-        y: lay.scatter(&y),
+        y: lay.scatter(y),
         shape: shape.to_vec(),
         zf: None,
         zf_shape: Vec::new(),
@@ -461,7 +461,7 @@ pub fn to_channels<T: Copy>(
     axis: isize,
 ) -> Result<(Vec<T>, usize, usize), FilterError> {
     let lay = Axis::new(shape, x.len(), axis, "x")?;
-    Ok((lay.gather(x), lay.channels(), lay.n))
+    Ok((lay.gather(x).into_owned(), lay.channels(), lay.n))
 }
 
 /// The inverse of [`to_channels`]: rows of `len` values back into `shape` with the axis
@@ -475,7 +475,7 @@ pub fn from_channels<T: Copy + Default>(
     let mut s = shape.to_vec();
     let lay = Axis::new(shape, shape.iter().product(), axis, "x")?;
     s[lay.ax] = len;
-    Ok(Axis { n: len, ..lay }.scatter(rows))
+    Ok(Axis { n: len, ..lay }.scatter(rows.to_vec()))
 }
 
 /// A (b, a) zi of shape `zshape` for input `shape` / `axis` as channel-major `[channel][s]`,

@@ -124,7 +124,7 @@ impl<T: Element> Sos<T> {
         let (factors, transfer) = factor_tables(&coef, T::DTYPE.size() == 4);
         let bounds = design::sos_bounds(&coef, &factors, eps::<T>());
         let blocked = options.strategy != Strategy::Serial
-            && (options.strategy == Strategy::Chunked || bounds.blocked <= 2.0 * bounds.serial);
+            && (options.strategy == Strategy::Chunked || bounds.blocked <= 4.0 * bounds.serial);
         let report = Report {
             method: if blocked {
                 Method::Sos

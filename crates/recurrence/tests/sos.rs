@@ -43,6 +43,7 @@ fn nvrtc_compiles_the_sos_kernel_for_sm_90() {
                     threads,
                     vpt,
                     force_look_back,
+                    min_blocks: if threads == 256 { 4 } else { 0 },
                 },
             );
         }
@@ -53,7 +54,7 @@ fn nvrtc_compiles_the_sos_kernel_for_sm_90() {
         SosConfig {
             threads: 128,
             vpt: 32,
-            force_look_back: false,
+            ..SosConfig::default()
         },
     );
     compiles::<f64>(
@@ -61,7 +62,7 @@ fn nvrtc_compiles_the_sos_kernel_for_sm_90() {
         SosConfig {
             threads: 64,
             vpt: 2,
-            force_look_back: false,
+            ..SosConfig::default()
         },
     );
 }

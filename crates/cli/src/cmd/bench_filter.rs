@@ -57,8 +57,9 @@ pub struct BenchFilterArgs {
     #[arg(long, value_name = "butter8|ROWS", num_args = 0..=1, default_missing_value = "butter8")]
     pub sos: Option<String>,
     /// Launch shapes for --sos, THREADSxVPT comma-separated (`default`: the library's); an `l`
-    /// after a shape forces the look-back kernel where the tail carry would be chosen.
-    #[arg(long, default_value = "default", value_name = "default|TxV[l],…")]
+    /// after a shape forces the look-back kernel where the tail carry would be chosen, `/B`
+    /// asks the register allocator for B blocks per SM.
+    #[arg(long, default_value = "default", value_name = "default|TxV[l][/B],…")]
     pub sos_shapes: String,
     /// Measure nothing: take the report from this file (written by --out) — to re-plot a run.
     #[arg(long, value_name = "FILE")]
@@ -139,8 +140,14 @@ fn run_sos(
         .sos_shapes
         .split(',')
         .map(|t| -> Result<sigpu_recurrence::SosConfig> {
-            // A trailing `l` forces the look-back kernel.
-            let t = t.trim();
+            // A trailing `l` forces the look-back kernel; `/B` asks for B blocks per SM.
+            let (t, min_blocks) = match t.trim().split_once('/') {
+                Some((shape, b)) => (
+                    shape,
+                    b.parse().with_context(|| format!("--sos-shapes: {b:?}"))?,
+                ),
+                None => (t.trim(), 0),
+            };
             let (t, force_look_back) = match t.strip_suffix('l') {
                 Some(rest) => (rest, true),
                 None => (t, false),
@@ -148,6 +155,7 @@ fn run_sos(
             if t == "default" {
                 return Ok(sigpu_recurrence::SosConfig {
                     force_look_back,
+                    min_blocks,
                     ..Default::default()
                 });
             }
@@ -158,6 +166,7 @@ fn run_sos(
                 threads: a.parse().with_context(|| format!("--sos-shapes: {a:?}"))?,
                 vpt: b.parse().with_context(|| format!("--sos-shapes: {b:?}"))?,
                 force_look_back,
+                min_blocks,
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -199,7 +199,9 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
         let signature = match &spec {
             Spec::Signature(s) => s.clone(),
             Spec::Ba(b, a) => Signature::from_lfilter(b, a).context("--b/--a")?,
-            Spec::Sos(_) => bail!("--emit-cuda shows the (b, a) / signature kernel; give --signature or --b/--a"),
+            Spec::Sos(_) => bail!(
+                "--emit-cuda shows the (b, a) / signature kernel; give --signature or --b/--a"
+            ),
         };
         let source = with_dtype!(dtype.unwrap_or(DType::F32), T => {
             let filter = Filter::<T>::new(&signature, options).context(spec.flag())?;
@@ -211,7 +213,8 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
     let input = read_input(args, dtype)?;
     let compute = compute_dtype(&spec, &input, dtype)?;
     let gpu = super::resolve(device, super::Need::Either, "filter")?.into_gpu();
-    let summary = with_dtype!(compute, T => filter_typed::<T>(&spec, options, gpu.as_ref(), &input, args)?);
+    let summary =
+        with_dtype!(compute, T => filter_typed::<T>(&spec, options, gpu.as_ref(), &input, args)?);
     let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     if json {
         let text = serde_json::to_string_pretty(&summary)?;
@@ -254,9 +257,7 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
 /// The filter from --signature, --b/--a or --sos, with errors naming the flag.
 fn spec(args: &FilterArgs) -> Result<Spec> {
     match (&args.signature, &args.b, &args.a, &args.sos) {
-        (Some(s), ..) => Ok(Spec::Signature(
-            Signature::parse(s).context("--signature")?,
-        )),
+        (Some(s), ..) => Ok(Spec::Signature(Signature::parse(s).context("--signature")?)),
         (None, Some(b), Some(a), _) => {
             let b = parse_values::<f64>(b).context("--b")?;
             let a = parse_values::<f64>(a).context("--a")?;
@@ -375,14 +376,31 @@ fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<Input> {
             } else {
                 vec![len]
             };
-            Ok(Input { shown, format, dtype, shape, bytes, wav: None })
+            Ok(Input {
+                shown,
+                format,
+                dtype,
+                shape,
+                bytes,
+                wav: None,
+            })
         }
         Format::Npy => {
             let array = signal_io::parse(&bytes).with_context(|| format!("--input {shown}"))?;
             if let Some(d) = dtype.filter(|&d| d != array.dtype && array.dtype.is_float()) {
-                bail!("--input {shown} holds {} values but --dtype says {d}", array.dtype);
+                bail!(
+                    "--input {shown} holds {} values but --dtype says {d}",
+                    array.dtype
+                );
             }
-            Ok(Input { shown, format, dtype: array.dtype, shape: array.shape, bytes: array.bytes, wav: None })
+            Ok(Input {
+                shown,
+                format,
+                dtype: array.dtype,
+                shape: array.shape,
+                bytes: array.bytes,
+                wav: None,
+            })
         }
         Format::Wav => {
             let mut reader = hound::WavReader::new(std::io::Cursor::new(bytes))
@@ -405,7 +423,14 @@ fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<Input> {
             };
             let channels = spec.channels as usize;
             let shape = vec![values.len() / channels.max(1), channels];
-            Ok(Input { shown, format, dtype: DType::F64, shape, bytes: to_le_bytes(&values), wav: Some(spec) })
+            Ok(Input {
+                shown,
+                format,
+                dtype: DType::F64,
+                shape,
+                bytes: to_le_bytes(&values),
+                wav: Some(spec),
+            })
         }
     }
 }
@@ -416,14 +441,21 @@ fn compute_dtype(spec: &Spec, input: &Input, dtype: Option<DType>) -> Result<DTy
     let d = dtype.unwrap_or(input.dtype);
     if d.is_float() {
         if input.wav.is_some() && dtype.is_none() {
-            let float32 = input.wav.is_some_and(|w| w.sample_format == hound::SampleFormat::Float);
+            let float32 = input
+                .wav
+                .is_some_and(|w| w.sample_format == hound::SampleFormat::Float);
             return Ok(if float32 { DType::F32 } else { DType::F64 });
         }
         return Ok(d);
     }
     match spec {
         Spec::Signature(s) => {
-            if let Some(c) = s.feedforward.iter().chain(&s.feedback).find(|c| c.int.is_none()) {
+            if let Some(c) = s
+                .feedforward
+                .iter()
+                .chain(&s.feedback)
+                .find(|c| c.int.is_none())
+            {
                 bail!(
                     "--input {} holds {d} values, so --signature runs as an exact integer \
                      recurrence, but its coefficient {} is not an integer: pass --dtype f64 \
@@ -469,9 +501,16 @@ fn filter_typed<T: Element>(
         .unwrap_or(if input.format == Format::Wav { 0 } else { -1 });
     let nd = shape.len() as isize;
     if axis >= nd || axis < -nd {
-        bail!("--axis {axis} is out of range for the {nd}-D input {} of shape {shape:?}", input.shown);
+        bail!(
+            "--axis {axis} is out of range for the {nd}-D input {} of shape {shape:?}",
+            input.shown
+        );
     }
-    let ax = if axis < 0 { (nd + axis) as usize } else { axis as usize };
+    let ax = if axis < 0 {
+        (nd + axis) as usize
+    } else {
+        axis as usize
+    };
     let n = shape[ax];
     let channels = x.len() / n.max(1);
     // Build once: set-up time, method and state length (errors name the flag given).
@@ -502,14 +541,19 @@ fn filter_typed<T: Element>(
         (out.y, None, Vec::new(), cpu_device(&options))
     } else {
         match (&built, gpu) {
-            (Built::Ba(f, ..), Some(gpu)) if f.plr().is_some() => {
+            // The GPU runs the plr method; integer recurrences run it exactly on either device.
+            (Built::Ba(f, ..), gpu)
+                if f.plr().is_some() && (gpu.is_some() || !T::DTYPE.is_float()) =>
+            {
                 let plr = f.plr().expect("checked");
                 let (rows, channels, _) = signal::to_channels(&x, &shape, axis)?;
                 let zi_rows = match &zi {
-                    Some((z, zs)) => Some(signal::lfilter_state(z, zs, &shape, axis, f.state_len())?),
+                    Some((z, zs)) => {
+                        Some(signal::lfilter_state(z, zs, &shape, axis, f.state_len())?)
+                    }
                     None => None,
                 };
-                let run = signal_io::run(plr, Some(gpu), &rows, channels, zi_rows.as_deref())?;
+                let run = signal_io::run(plr, gpu, &rows, channels, zi_rows.as_deref())?;
                 setup_seconds += run.setup_seconds;
                 transfer_seconds = run.transfer_seconds;
                 let y = signal::from_channels(&run.y, &shape, axis, n)?;
@@ -551,15 +595,22 @@ fn filter_typed<T: Element>(
             let zeros = vec![T::ZERO; want.iter().product()];
             let zero_ref = (zeros.as_slice(), want.as_slice());
             let out = match spec {
-                Spec::Sos(rows) => signal::sosfilt(rows, &x, &shape, axis, Some(zero_ref), &options),
+                Spec::Sos(rows) => {
+                    signal::sosfilt(rows, &x, &shape, axis, Some(zero_ref), &options)
+                }
                 _ => {
                     let (b, a) = built.ba();
                     signal::lfilter(b, a, &x, &shape, axis, Some(zero_ref), &options)
                 }
             }
             .context(flag)?;
-            write_plain(path, input.format == Format::Raw, &out.zf_shape, &out.zf.unwrap_or_default())
-                .context("--zf")?;
+            write_plain(
+                path,
+                input.format == Format::Raw,
+                &out.zf_shape,
+                &out.zf.unwrap_or_default(),
+            )
+            .context("--zf")?;
             Some(path.display().to_string())
         }
         _ => None,
@@ -655,7 +706,11 @@ fn read_zi<T: Element>(text: &str, raw: bool, want: &[usize]) -> Result<(Vec<T>,
         let array = signal_io::read(path, raw.then_some(T::DTYPE))
             .with_context(|| format!("--zi {text}"))?;
         let Some(values) = array.values::<T>() else {
-            bail!("--zi {text} holds {} values but the filter runs in {}", array.dtype, T::DTYPE);
+            bail!(
+                "--zi {text} holds {} values but the filter runs in {}",
+                array.dtype,
+                T::DTYPE
+            );
         };
         (values, (!raw).then_some(array.shape))
     } else if T::DTYPE.is_float() {
@@ -681,7 +736,12 @@ fn read_zi<T: Element>(text: &str, raw: bool, want: &[usize]) -> Result<(Vec<T>,
 
 /// Writes y in the input's format: .npy / raw in the compute dtype, WAV in the input's sample
 /// format. Returns the number of clipped samples for integer WAV.
-fn write_output<T: Element>(path: &Path, input: &Input, shape: &[usize], y: &[T]) -> Result<Option<usize>> {
+fn write_output<T: Element>(
+    path: &Path,
+    input: &Input,
+    shape: &[usize],
+    y: &[T],
+) -> Result<Option<usize>> {
     let shown = path.display();
     match (input.format, input.wav) {
         (Format::Wav, Some(spec)) => {
@@ -722,14 +782,20 @@ fn write_output<T: Element>(path: &Path, input: &Input, shape: &[usize], y: &[T]
 
 fn write_plain<T: Element>(path: &Path, raw: bool, shape: &[usize], values: &[T]) -> Result<()> {
     let bytes = to_le_bytes(values);
-    let data = if raw { bytes } else { signal_io::encode(T::DTYPE, shape, &bytes) };
+    let data = if raw {
+        bytes
+    } else {
+        signal_io::encode(T::DTYPE, shape, &bytes)
+    };
     put(path, &data, "")
 }
 
 fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
-        out.write_all(data).and_then(|()| out.flush()).context("writing stdout")?;
+        out.write_all(data)
+            .and_then(|()| out.flush())
+            .context("writing stdout")?;
         return Ok(());
     }
     sigpu_runtime::fs::write_atomic(path, data)

@@ -403,11 +403,15 @@ pub fn kernel_source<T: Element>(tables: &SosTables<T>) -> KernelSource {
     let prelude = tables.prelude();
     let c = tables.config;
     let name = format!(
-        "sos_{}_s{}_{}x{}_{}.cu",
+        "sos_{}_s{}_{}x{}{}_{}.cu",
         T::DTYPE,
         tables.sections(),
         c.threads,
         c.vpt,
+        match c.min_blocks {
+            0 => String::new(),
+            b => format!("b{b}"),
+        },
         short_hash(&prelude)
     );
     KernelSource::generated(name, prelude).with_header(SOS_HEADER_NAME, SOS_HEADER)

@@ -112,7 +112,7 @@ pub fn checks() -> Vec<Check> {
                 let case = Case::new(&BUTTER3_HIGH, 2, 50_001).state().on(SosConfig {
                     threads: 64,
                     vpt: 4,
-                    force_look_back: false,
+                    ..SosConfig::default()
                 });
                 check_result(contract::<f64>(gpu, seed, case))
             },

@@ -18,6 +18,8 @@ pub struct SosConfig {
     /// Resolve every chunk's carries by the look-back even where the cascade decays fast
     /// enough for the tail carry (for tests and measurements).
     pub force_look_back: bool,
+    /// Blocks per SM asked of the register allocator (`__launch_bounds__`); 0 leaves it free.
+    pub min_blocks: usize,
 }
 
 impl Default for SosConfig {
@@ -26,6 +28,7 @@ impl Default for SosConfig {
             threads: 256,
             vpt: 0,
             force_look_back: false,
+            min_blocks: 0,
         }
     }
 }
@@ -373,20 +376,28 @@ impl<T: Element> SosTables<T> {
             self.decay,
             self.block_threads()
         );
+        let _ = writeln!(w, "#define MIN_BLOCKS {}", self.config.min_blocks);
         let rows = |items: Vec<String>| format!("{{{}}}", items.join(", "));
         let mat = |m: &[T; 4]| rows(m.iter().map(|x| lit(*x)).collect());
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
-        let b: Vec<String> = self
-            .coefs
-            .iter()
-            .map(|c| rows(c[..3].iter().map(|x| lit(*x)).collect()))
-            .collect();
+        let _ = writeln!(w, "template <int s> struct SosCoef;");
+        for (i, c) in self.coefs.iter().enumerate() {
+            let neg = |x: T| x.mul(T::from_f64(-1.0));
+            let _ = writeln!(
+                w,
+                "template <> struct SosCoef<{i}> {{ static constexpr T b0 = {}, b1 = {}, b2 = {}, na1 = {}, na2 = {}; }};",
+                lit(c[0]),
+                lit(c[1]),
+                lit(c[2]),
+                lit(neg(c[4])),
+                lit(neg(c[5]))
+            );
+        }
         let a: Vec<String> = self
             .coefs
             .iter()
             .map(|c| rows(c[4..].iter().map(|x| lit(*x)).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_B[S][3] = {};", rows(b));
         let _ = writeln!(w, "__constant__ T SOS_A[S][2] = {};", rows(a));
         let f: Vec<String> = self
             .f

@@ -80,8 +80,8 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 1);
         if (lane >= 1) {
-            a[0] += 0.47850794f * o[0] + -0.36028874f * o[1];
-            a[1] += 0.56295043f * o[0] + -0.42221323f * o[1];
+            a[0] += 0.47850856f * o[0] + -0.3602887f * o[1];
+            a[1] += 0.5629511f * o[0] + -0.4222132f * o[1];
         }
     }
     {  // d = 2: segments of 32 values
@@ -89,8 +89,8 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 2);
         if (lane >= 2) {
-            a[0] += 0.026145548f * o[0] + -0.02028262f * o[1];
-            a[1] += 0.031691544f * o[0] + -0.024560967f * o[1];
+            a[0] += 0.02614553f * o[0] + -0.020282583f * o[1];
+            a[1] += 0.031691536f * o[0] + -0.024560926f * o[1];
         }
     }
     {  // d = 4: segments of 64 values
@@ -98,8 +98,8 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 4);
         if (lane >= 4) {
-            a[0] += 4.080309e-5f * o[0] + -3.2140175e-5f * o[1];
-            a[1] += 5.021913e-5f * o[0] + -3.9547424e-5f * o[1];
+            a[0] += 4.080263e-5f * o[0] + -3.213988e-5f * o[1];
+            a[1] += 5.0218565e-5f * o[0] + -3.9547078e-5f * o[1];
         }
     }
     {  // d = 8: segments of 128 values
@@ -107,8 +107,8 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 8);
         if (lane >= 8) {
-            a[0] += 5.0837334e-11f * o[0] + -4.0354442e-11f * o[1];
-            a[1] += 6.305391e-11f * o[0] + -5.0048826e-11f * o[1];
+            a[0] += 5.0835867e-11f * o[0] + -4.0353342e-11f * o[1];
+            a[1] += 6.30521e-11f * o[0] + -5.004749e-11f * o[1];
         }
     }
     {  // d = 16: segments of 256 values
@@ -116,8 +116,8 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 16);
         if (lane >= 16) {
-            a[0] += 3.9922878e-23f * o[0] + -3.1817487e-23f * o[1];
-            a[1] += 4.9709237e-23f * o[0] + -3.9616285e-23f * o[1];
+            a[0] += 3.9922512e-23f * o[0] + -3.1813596e-23f * o[1];
+            a[1] += 4.970874e-23f * o[0] + -3.9611477e-23f * o[1];
         }
     }
     #pragma unroll
@@ -174,21 +174,21 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     add_transfer(consts, (long long)lane * V, tw, c);
     // v[i] += sum_j c[j] * f_j[i]
     v[0] += 1.6f * c[0] + -0.64f * c[1];
-    v[1] += 1.9200002f * c[0] + -1.024f * c[1];
-    v[2] += 2.0480003f * c[0] + -1.2288f * c[1];
-    v[3] += 2.0480006f * c[0] + -1.31072f * c[1];
-    v[4] += 1.9660807f * c[0] + -1.31072f * c[1];
-    v[5] += 1.8350087f * c[0] + -1.2582912f * c[1];
-    v[6] += 1.6777223f * c[0] + -1.1744053f * c[1];
-    v[7] += 1.5099502f * c[0] + -1.0737422f * c[1];
-    v[8] += 1.342178f * c[0] + -0.966368f * c[1];
-    v[9] += 1.1811167f * c[0] + -0.8589939f * c[1];
-    v[10] += 1.0307928f * c[0] + -0.75591475f * c[1];
-    v[11] += 0.8933538f * c[0] + -0.65970755f * c[1];
-    v[12] += 0.7696587f * c[0] + -0.5717467f * c[1];
-    v[13] += 0.6597075f * c[0] + -0.49258193f * c[1];
-    v[14] += 0.56295043f * c[0] + -0.42221323f * c[1];
-    v[15] += 0.47850794f * c[0] + -0.36028874f * c[1];
+    v[1] += 1.9200001f * c[0] + -1.024f * c[1];
+    v[2] += 2.048f * c[0] + -1.2288f * c[1];
+    v[3] += 2.0480003f * c[0] + -1.3107201f * c[1];
+    v[4] += 1.9660805f * c[0] + -1.3107202f * c[1];
+    v[5] += 1.8350086f * c[0] + -1.2582915f * c[1];
+    v[6] += 1.6777223f * c[0] + -1.1744055f * c[1];
+    v[7] += 1.5099504f * c[0] + -1.0737423f * c[1];
+    v[8] += 1.3421783f * c[0] + -0.9663682f * c[1];
+    v[9] += 1.181117f * c[0] + -0.85899407f * c[1];
+    v[10] += 1.0307933f * c[0] + -0.7559149f * c[1];
+    v[11] += 0.89335436f * c[0] + -0.6597077f * c[1];
+    v[12] += 0.76965934f * c[0] + -0.57174677f * c[1];
+    v[13] += 0.65970814f * c[0] + -0.49258196f * c[1];
+    v[14] += 0.5629511f * c[0] + -0.4222132f * c[1];
+    v[15] += 0.47850856f * c[0] + -0.3602887f * c[1];
     store_warp(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
 }
 

@@ -77,7 +77,7 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 1);
         if (lane >= 1) {
-            a[0] += 0.028147507f * o[0];
+            a[0] += 0.028147504f * o[0];
         }
     }
     {  // d = 2: segments of 32 values
@@ -85,7 +85,7 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 2);
         if (lane >= 2) {
-            a[0] += 0.0007922823f * o[0];
+            a[0] += 0.000792282f * o[0];
         }
     }
     {  // d = 4: segments of 64 values
@@ -93,7 +93,7 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 4);
         if (lane >= 4) {
-            a[0] += 6.277111e-7f * o[0];
+            a[0] += 6.277108e-7f * o[0];
         }
     }
     {  // d = 8: segments of 128 values
@@ -101,7 +101,7 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 8);
         if (lane >= 8) {
-            a[0] += 3.9402097e-13f * o[0];
+            a[0] += 3.940208e-13f * o[0];
         }
     }
     {  // d = 16: segments of 256 values
@@ -109,7 +109,7 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         #pragma unroll
         for (int r = 0; r < K; ++r) o[r] = __shfl_up_sync(FULL_MASK, a[r], 16);
         if (lane >= 16) {
-            a[0] += 1.5525255e-25f * o[0];
+            a[0] += 1.552524e-25f * o[0];
         }
     }
     #pragma unroll
@@ -171,16 +171,16 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     v[3] += 0.40960002f * c[0];
     v[4] += 0.32768002f * c[0];
     v[5] += 0.26214403f * c[0];
-    v[6] += 0.20971523f * c[0];
-    v[7] += 0.16777219f * c[0];
-    v[8] += 0.13421775f * c[0];
-    v[9] += 0.107374206f * c[0];
-    v[10] += 0.08589937f * c[0];
-    v[11] += 0.0687195f * c[0];
-    v[12] += 0.0549756f * c[0];
-    v[13] += 0.04398048f * c[0];
-    v[14] += 0.035184383f * c[0];
-    v[15] += 0.028147507f * c[0];
+    v[6] += 0.20971522f * c[0];
+    v[7] += 0.16777217f * c[0];
+    v[8] += 0.13421774f * c[0];
+    v[9] += 0.1073742f * c[0];
+    v[10] += 0.08589936f * c[0];
+    v[11] += 0.06871949f * c[0];
+    v[12] += 0.05497559f * c[0];
+    v[13] += 0.043980476f * c[0];
+    v[14] += 0.03518438f * c[0];
+    v[15] += 0.028147504f * c[0];
     store_warp(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
 }
 
