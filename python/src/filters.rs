@@ -1,9 +1,9 @@
-//! `lfilter` on the CPU (numpy arrays) and on a GPU (device addresses of a PyTorch tensor or
-//! a CuPy array, launched on the caller's stream).
+//! `lfilter` on a GPU: device addresses of a PyTorch tensor or a CuPy array, launched on the
+//! caller's stream, or host rows uploaded and downloaded.
 
 use crate::{device, filter_err, value_err};
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray2};
 use pyo3::prelude::*;
 use sigpu_recurrence::gpu::RawIo;
 use sigpu_recurrence::{
@@ -11,88 +11,6 @@ use sigpu_recurrence::{
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-
-type Pair<'py, T> = (Bound<'py, PyArray2<T>>, Bound<'py, PyArray2<T>>);
-
-/// y and zf of `channels × n` input rows (C order), zi `channels × state` or none.
-fn lfilter_rows<'py, T>(
-    py: Python<'py>,
-    b: Vec<f64>,
-    a: Vec<f64>,
-    x: PyReadonlyArray2<'py, T>,
-    zi: Option<PyReadonlyArray2<'py, T>>,
-    threads: Option<usize>,
-) -> PyResult<Pair<'py, T>>
-where
-    T: Element + numpy::Element,
-{
-    let (channels, n) = x.as_array().dim();
-    let xs = x.as_slice().map_err(value_err)?;
-    let zs = match &zi {
-        Some(z) => Some(z.as_slice().map_err(value_err)?),
-        None => None,
-    };
-    let (y, zf, state) = py
-        .detach(|| -> Result<_, sigpu_recurrence::FilterError> {
-            let signature = Signature::from_lfilter(&b, &a)?;
-            check_finite(xs, "x")?;
-            if let Some(z) = zs {
-                check_finite(z, "zi")?;
-            }
-            let options = FilterOptions {
-                threads,
-                ..FilterOptions::default()
-            };
-            let filter = Filter::<T>::new(&signature, options)?;
-            let state = filter.state_len();
-            let mut y = vec![T::ZERO; xs.len()];
-            let mut zf = vec![T::ZERO; channels * state];
-            if channels > 0 {
-                filter.apply_batch(xs, channels, &mut y, zs, Some(&mut zf))?;
-            }
-            Ok((y, zf, state))
-        })
-        .map_err(filter_err)?;
-    let y = Array2::from_shape_vec((channels, n), y).map_err(value_err)?;
-    let zf = Array2::from_shape_vec((channels, state), zf).map_err(value_err)?;
-    Ok((y.into_pyarray(py), zf.into_pyarray(py)))
-}
-
-/// lfilter of the rows of a C-contiguous float64 array: (y, zf).
-#[pyfunction]
-#[pyo3(signature = (b, a, x, zi=None, threads=None))]
-fn lfilter_f64<'py>(
-    py: Python<'py>,
-    b: Vec<f64>,
-    a: Vec<f64>,
-    x: PyReadonlyArray2<'py, f64>,
-    zi: Option<PyReadonlyArray2<'py, f64>>,
-    threads: Option<usize>,
-) -> PyResult<Pair<'py, f64>> {
-    lfilter_rows(py, b, a, x, zi, threads)
-}
-
-/// lfilter of the rows of a C-contiguous float32 array: (y, zf).
-#[pyfunction]
-#[pyo3(signature = (b, a, x, zi=None, threads=None))]
-fn lfilter_f32<'py>(
-    py: Python<'py>,
-    b: Vec<f64>,
-    a: Vec<f64>,
-    x: PyReadonlyArray2<'py, f32>,
-    zi: Option<PyReadonlyArray2<'py, f32>>,
-    threads: Option<usize>,
-) -> PyResult<Pair<'py, f32>> {
-    lfilter_rows(py, b, a, x, zi, threads)
-}
-
-/// The state length (max(len(b), len(a)) − 1 after trimming) of a (b, a) pair, checked.
-#[pyfunction]
-fn lfilter_state_len(b: Vec<f64>, a: Vec<f64>) -> PyResult<usize> {
-    Ok(Signature::from_lfilter(&b, &a)
-        .map_err(filter_err)?
-        .state_len)
-}
 
 enum AnyGpuFilter {
     F32(GpuFilter<f32>),
@@ -240,6 +158,7 @@ fn lfilter_cuda_host<'py>(
         let bits = |v: &[f64]| v.iter().map(|c| c.to_bits()).collect::<Vec<_>>();
         let key = (bits(b), bits(a), dtype, device, u64::MAX);
         let (y, zf) = py.detach(|| -> PyResult<(Vec<T>, Vec<T>)> {
+            check_finite(xs, "x").map_err(filter_err)?;
             let f = gpu_filter(key, b, a)?;
             let gpu = device::gpu(device)?;
             let any: &dyn std::any::Any = match &*f {
@@ -277,9 +196,6 @@ fn lfilter_cuda_host<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(lfilter_f64, m)?)?;
-    m.add_function(wrap_pyfunction!(lfilter_f32, m)?)?;
-    m.add_function(wrap_pyfunction!(lfilter_state_len, m)?)?;
     m.add_function(wrap_pyfunction!(lfilter_cuda, m)?)?;
     m.add_function(wrap_pyfunction!(lfilter_cuda_host, m)?)?;
     Ok(())
