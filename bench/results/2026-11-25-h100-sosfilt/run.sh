@@ -10,7 +10,7 @@ D=${D:-.gpu}; S=$D/sigpu
 PEER=bench/peers/sosfilt_cupyx.py; [ -f "$D/sosfilt_cupyx.py" ] && PEER=$D/sosfilt_cupyx.py
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 echo "== checks"; $S check --device cuda --seed 31 --filter recurrence 2>&1 | tee "$OUT/check.txt" | tail -25
-echo "== sos bench"; $S bench filter --device cuda --sos --log2-n 26,28 --runs 20 --warmup 3 \
+echo "== sos bench"; $S bench filter --device cuda --sos --log2-n 26,28 --runs 30 --warmup 5 \
   --sos-shapes "${SHAPES:-default,defaultl,128x32,512x16,128x64,256x16l}" --check-up-to 28 --out "$OUT/sos.json" 2>&1 | tail -20
 echo "== cupyx peer"; timeout 200 python3 "$PEER" --log2-n 26,28 --runs 10 > "$OUT/peer.json"; cat "$OUT/peer.json"
 echo "== (b, a)"; $S bench filter --device cuda --signature "(0.81, -1.62, 0.81 : 1.6, -0.64)" --log2-n 26,28 --runs 20 --out "$OUT/ba.json" 2>&1 | tail -6

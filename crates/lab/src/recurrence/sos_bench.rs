@@ -125,7 +125,7 @@ fn time_shape<T: Element>(
     let f = g.kernel().function();
     let attr = |a| f.get_attribute(a).unwrap_or(-1);
     let cfg = g.config();
-    let bytes = 2.0 * (n * std::mem::size_of::<T>()) as f64;
+    let bytes = 2.0 * std::mem::size_of_val(x) as f64;
     let gb = gb_per_s(bytes, timing.median_ms);
     Ok(SosRow {
         filter: bench.name.clone(),
