@@ -114,6 +114,11 @@ pub fn checks() -> Vec<Check> {
             run: |gpu, seed| twin_check(gpu, seed, case(MinSum, Reread, 128).early()),
         },
         Check {
+            name: "ldpc/minsum8_device_io",
+            about: "8-bit min-sum on float32 LLRs already on the device (quantised and unpacked by kernels), 2 batches (one partial), vs CPU twin",
+            run: device_io_check,
+        },
+        Check {
             name: "ldpc/oms8_normal_1_2",
             about: "8-bit offset min-sum on DVB-T2 normal 1/2, vs CPU twin",
             run: |gpu, seed| {
@@ -276,5 +281,39 @@ fn twin_check(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
     Ok(compare_exact(&got, &want).with_note(format!(
         "{name}, sub-batch {sub}{kernels}, Eb/N0 {eb_n0:.2} dB, {} iterations, {} of {} valid (cpu {}), iterations run gpu {} cpu {}",
         config.iterations, gpu_stats.valid, case.count, cpu_stats.valid, gpu_stats.iterations, cpu_stats.iterations
+    )))
+}
+
+/// [`GpuDecoder::decode_device`]: float32 LLRs already on the device (quantised there) and the
+/// decisions unpacked there, 2 batches (one partial), vs the CPU twin.
+fn device_io_check(gpu: &Gpu, seed: u64) -> CheckResult {
+    use sigpu_runtime::cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
+    let count = 128 + 29;
+    let Inputs {
+        name,
+        code,
+        frames,
+        eb_n0,
+        config,
+    } = twin_inputs(seed, case(Algorithm::MinSum, flooding(128, true), count))?;
+    let mut cpu = Fixed8Decoder::new(code.clone(), config)?;
+    let mut want = vec![0u8; frames.llr.len()];
+    cpu.decode(Llrs::F32(&frames.llr), &mut want)?;
+    let mut decoder = GpuDecoder::new(gpu, code, config)?;
+    let llr = gpu.upload(&frames.llr)?;
+    let mut out = gpu.alloc_poisoned::<u8>(want.len())?;
+    let stream = gpu.stream().clone();
+    let iterations = {
+        let (src, _read) = llr.device_ptr(&stream);
+        let (dst, _write) = out.device_ptr_mut(&stream);
+        // SAFETY: both buffers are live allocations of this GPU holding count × N values,
+        // used on its own stream.
+        unsafe { decoder.decode_device(&stream, src, dst, count) }?
+    };
+    gpu.synchronize()?;
+    let got = gpu.download(&out)?;
+    Ok(compare_exact(&got, &want).with_note(format!(
+        "{name}, device-resident LLRs and decisions, Eb/N0 {eb_n0:.2} dB, {} iterations (run: {iterations})",
+        config.iterations
     )))
 }

@@ -5,6 +5,9 @@
 //! twin is [`Fixed8Decoder`] with the same configuration, which it matches bit for bit; the
 //! checks (`sigpu check`) compare them.
 
+#[path = "device_io.rs"]
+mod device_io;
+
 use super::batch::{alloc_pinned, batch_decoder, BatchQueue, Setup, BATCH};
 use crate::code::Code;
 use crate::decoder::{DecoderConfig, Schedule};

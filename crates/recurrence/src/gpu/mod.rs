@@ -7,9 +7,12 @@
 
 mod checks;
 pub mod codegen;
+mod raw;
 mod sos;
 mod sos_checks;
 pub mod sos_tables;
+
+pub use raw::RawIo;
 
 pub use sos::{kernel_source as sos_kernel_source, GpuSos, RawSosCall, SosConfig};
 

@@ -9,6 +9,7 @@ mod clock;
 mod compile;
 mod copy;
 mod error;
+pub mod foreign;
 mod gpu;
 mod launch;
 mod libs;

@@ -1,0 +1,47 @@
+"""sigpu: signal-processing arithmetic on the CPU and CUDA GPUs.
+
+- ``sigpu.lfilter``, ``lfilter_zi``, ``sosfilt``, ``sosfilt_zi``, ``filtfilt``,
+  ``sosfiltfilt``: scipy.signal's IIR filters (same names, arguments and return shapes), on
+  numpy arrays (multi-core CPU) or on PyTorch / CuPy CUDA arrays (on their device, on the
+  caller's stream, returned as the same type).
+- ``sigpu.ldpc``: LDPC codes (DVB-T2 and alist), encoder, channel, decoders, simulations.
+- ``sigpu.lns``: logarithmic-number-system arrays and the HMM forward algorithm.
+- ``sigpu.approx``: fast float32 exp / log / sin / cos.
+
+Importing sigpu touches no GPU: CUDA is initialised by the first call that uses one.
+"""
+
+from __future__ import annotations
+
+import json as _json
+from typing import Any, Dict
+
+from . import _native
+from ._signal import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
+from . import approx, ldpc, lns
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "info",
+    "cuda_available",
+    "lfilter",
+    "lfilter_zi",
+    "sosfilt",
+    "sosfilt_zi",
+    "filtfilt",
+    "sosfiltfilt",
+    "ldpc",
+    "lns",
+    "approx",
+]
+
+
+def info() -> Dict[str, Any]:
+    """The host, CUDA driver, NVRTC and devices: the document ``sigpu info --json`` prints."""
+    return _json.loads(_native.info_json())
+
+
+def cuda_available() -> bool:
+    """Whether a CUDA driver, a device and NVRTC are usable (initialises the driver)."""
+    return bool(_native.cuda_status()[0])

@@ -1,0 +1,185 @@
+"""Recognising GPU arrays (PyTorch tensors, CuPy arrays, any ``__cuda_array_interface__``
+producer) without importing their libraries, and making outputs of the same type."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+
+@dataclass
+class GpuArray:
+    """A CUDA array as its producer describes it: the data stays where it is."""
+
+    obj: Any
+    kind: str  # "torch" | "cupy"
+    ptr: int
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]  # in elements
+    dtype: np.dtype
+    device: int
+    stream: int  # cudaStream_t of the producer's current stream on `device`; 0 = legacy
+
+    @property
+    def c_contiguous(self) -> bool:
+        expect = 1
+        for n, s in zip(reversed(self.shape), reversed(self.strides)):
+            if n > 1 and s != expect:
+                return False
+            expect *= n
+        return True
+
+
+_TORCH_DTYPES = {
+    "torch.float32": "float32",
+    "torch.float64": "float64",
+    "torch.int32": "int32",
+    "torch.int64": "int64",
+    "torch.uint8": "uint8",
+    "torch.int8": "int8",
+    "torch.float16": "float16",
+    "torch.bfloat16": "bfloat16",
+    "torch.complex64": "complex64",
+    "torch.complex128": "complex128",
+    "torch.bool": "bool",
+}
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.startswith("torch") and "torch" in sys.modules
+
+
+def _is_cupy(x: Any) -> bool:
+    return type(x).__module__.startswith("cupy") and "cupy" in sys.modules
+
+
+def gpu_array(x: Any) -> Optional[GpuArray]:
+    """The description of ``x`` when it is a CUDA array, else None (numpy and the like)."""
+    if _is_torch(x):
+        import torch
+
+        if not isinstance(x, torch.Tensor) or not x.is_cuda:
+            return None
+        name = _TORCH_DTYPES.get(str(x.dtype))
+        if name is None or name == "bfloat16":
+            raise TypeError(f"sigpu does not take {x.dtype} tensors")
+        dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
+        return GpuArray(
+            obj=x,
+            kind="torch",
+            ptr=int(x.data_ptr()),
+            shape=tuple(x.shape),
+            strides=tuple(x.stride()),
+            dtype=np.dtype(name),
+            device=int(dev),
+            stream=int(torch.cuda.current_stream(dev).cuda_stream),
+        )
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is None:
+        if hasattr(x, "__dlpack_device__"):
+            kind, _ = x.__dlpack_device__()
+            if kind in (2, 13):
+                raise TypeError(
+                    f"{type(x).__name__}: a CUDA array without __cuda_array_interface__; "
+                    "pass it through torch.from_dlpack or cupy.from_dlpack"
+                )
+        return None
+    if not _is_cupy(x):
+        raise TypeError(
+            f"{type(x).__name__}: sigpu returns GPU results as PyTorch tensors or CuPy arrays; "
+            "wrap this array with cupy.asarray or torch.as_tensor"
+        )
+    import cupy
+
+    dtype = np.dtype(cai["typestr"])
+    shape = tuple(cai["shape"])
+    if cai.get("strides") is None:
+        strides = _c_strides(shape)
+    else:
+        strides = tuple(s // dtype.itemsize for s in cai["strides"])
+    stream = cai.get("stream")
+    if stream is None:
+        stream = cupy.cuda.get_current_stream().ptr
+    # The protocol's 1 is the legacy default stream (handle 0); 2 the per-thread one.
+    stream = 0 if stream == 1 else int(stream)
+    return GpuArray(
+        obj=x,
+        kind="cupy",
+        ptr=int(cai["data"][0]),
+        shape=shape,
+        strides=strides,
+        dtype=dtype,
+        device=int(x.device.id),
+        stream=stream,
+    )
+
+
+def _c_strides(shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    out = []
+    acc = 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def empty_like_kind(g: GpuArray, shape: Tuple[int, ...], dtype: str) -> Any:
+    """A new C-contiguous array on ``g``'s device, of ``g``'s library."""
+    if g.kind == "torch":
+        import torch
+
+        return torch.empty(shape, dtype=getattr(torch, dtype), device=g.obj.device)
+    import cupy
+
+    with cupy.cuda.Device(g.device):
+        return cupy.empty(shape, dtype=dtype)
+
+
+def contiguous_last(g: GpuArray, axis: int, dtype: str) -> Any:
+    """``g``'s array with ``axis`` moved last, as a C-contiguous array of ``dtype`` (a device
+    copy only when it is not so already)."""
+    x = g.obj
+    if g.kind == "torch":
+        import torch
+
+        x = torch.movedim(x, axis, -1).to(getattr(torch, dtype)).contiguous()
+        return x
+    import cupy
+
+    with cupy.cuda.Device(g.device):
+        return cupy.ascontiguousarray(cupy.moveaxis(x, axis, -1), dtype=dtype)
+
+
+def move_back(x: Any, kind: str, axis: int) -> Any:
+    """The inverse of moving ``axis`` last: a view."""
+    if kind == "torch":
+        import torch
+
+        return torch.movedim(x, -1, axis)
+    import cupy
+
+    return cupy.moveaxis(x, -1, axis)
+
+
+def parse_device(device: Optional[str]) -> Optional[int]:
+    """None → None (choose), "cpu" → -1, "cuda" → 0, "cuda:N" → N."""
+    if device is None:
+        return None
+    if not isinstance(device, str):
+        raise TypeError(f"device must be None, 'cpu', 'cuda' or 'cuda:N', not {device!r}")
+    d = device.strip().lower()
+    if d == "cpu":
+        return -1
+    if d in ("cuda", "gpu"):
+        return 0
+    if d.startswith("cuda:"):
+        try:
+            n = int(d[5:])
+        except ValueError:
+            n = -1
+        if n >= 0:
+            return n
+    raise ValueError(f"device {device!r}: expected None, 'cpu', 'cuda' or 'cuda:N'")

@@ -1,0 +1,144 @@
+"""The compiled module: arrays arrive checked and laid out by the Python half."""
+
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+__version__: str
+
+def info_json() -> str: ...
+def cuda_status() -> Tuple[bool, Optional[str]]: ...
+def lfilter_cuda(
+    b: List[float],
+    a: List[float],
+    dtype: str,
+    x: int,
+    y: int,
+    channels: int,
+    n: int,
+    device: int,
+    stream: int,
+    zi: Optional[int] = None,
+    zf: Optional[int] = None,
+    sync: bool = False,
+) -> None: ...
+def lfilter_cuda_host(
+    b: List[float], a: List[float], x: np.ndarray, device: int, zi: Optional[np.ndarray] = None
+) -> Tuple[np.ndarray, np.ndarray]: ...
+
+class Code:
+    def __init__(self, spec: str) -> None: ...
+    @staticmethod
+    def standard_names() -> List[str]: ...
+    name: str
+    n: int
+    k: int
+    m: int
+    rate: float
+    def h_csr(self) -> Tuple[np.ndarray, np.ndarray]: ...
+    def encode(self, info: np.ndarray) -> np.ndarray: ...
+    def decode(
+        self,
+        llr: np.ndarray,
+        decoder: str,
+        precision: str,
+        schedule: str,
+        iterations: int,
+        early_termination: bool,
+        scale: float,
+        device: Optional[int],
+        threads: int,
+    ) -> Tuple[np.ndarray, Tuple[int, Optional[int], int, int]]: ...
+    def decode_cuda(
+        self,
+        llr: int,
+        out: int,
+        frames: int,
+        decoder: str,
+        precision: str,
+        schedule: str,
+        iterations: int,
+        early_termination: bool,
+        scale: float,
+        device: int,
+        stream: int,
+        threads: int,
+    ) -> Tuple[int, Optional[int], int, int]: ...
+
+def modulate(bits: np.ndarray, modulation_name: str) -> np.ndarray: ...
+def demap(
+    cells: np.ndarray, modulation_name: str, es_n0_db: float, demapper: str, bits: int
+) -> np.ndarray: ...
+def interleave(code: Code, words: np.ndarray, modulation_name: str) -> np.ndarray: ...
+def deinterleave(code: Code, llr: np.ndarray, modulation_name: str) -> np.ndarray: ...
+def simulate(
+    code: Code,
+    axis: str,
+    points: str,
+    modulation_name: str,
+    demapper: str,
+    interleaver: str,
+    seed: int,
+    min_errors: int,
+    max_frames: int,
+    batch: Optional[int],
+    decoder: str,
+    precision: str,
+    schedule: str,
+    iterations: int,
+    early_termination: bool,
+    scale: float,
+    devices: List[int],
+    threads: int,
+    out: Optional[str] = None,
+    resume: bool = False,
+) -> str: ...
+def lns_format(name: str) -> Tuple[int, float, int, int]: ...
+def lns_from_f64(fmt: str, x: np.ndarray) -> np.ndarray: ...
+def lns_to_f64(fmt: str, w: np.ndarray) -> np.ndarray: ...
+def lns_binary(fmt: str, op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
+def lns_sum(fmt: str, w: np.ndarray) -> int: ...
+def lns_dot(fmt: str, a: np.ndarray, b: np.ndarray) -> int: ...
+def hmm_forward(
+    fmt: str,
+    log_pi: List[float],
+    log_a: List[float],
+    log_b: np.ndarray,
+    batch: int,
+    device: Optional[int] = None,
+) -> np.ndarray: ...
+def approx_f32(function: str, x: np.ndarray) -> np.ndarray: ...
+def signal_run(
+    kind: str,
+    b: List[float],
+    a: List[float],
+    x: np.ndarray,
+    axis: int,
+    zi: Optional[np.ndarray] = None,
+    padlen: Optional[int] = None,
+    sos_shape: Optional[List[int]] = None,
+    allow_unstable: bool = False,
+) -> Tuple[np.ndarray, Optional[np.ndarray], str]: ...
+def signal_lfilter_zi(b: List[float], a: List[float]) -> List[float]: ...
+def signal_sosfilt_zi(sos: List[float], shape: List[int]) -> List[float]: ...
+def sosfilt_cuda(
+    sos: List[float],
+    sos_shape: List[int],
+    dtype: str,
+    x: int,
+    y: int,
+    channels: int,
+    n: int,
+    device: int,
+    stream: int,
+    zi: int = 0,
+    zf: int = 0,
+) -> None: ...
+def filter_rows(
+    b: List[float],
+    a: List[float],
+    x: np.ndarray,
+    zi: Optional[np.ndarray] = None,
+    sos_shape: Optional[List[int]] = None,
+    allow_unstable: bool = False,
+) -> Tuple[np.ndarray, Optional[np.ndarray]]: ...

@@ -1,0 +1,305 @@
+"""LDPC codes in the vocabulary of Sionna and AFF3CT: a code, its encoder, a DVB-T2 channel
+(mapper, AWGN, demapper, bit interleaver), decoders on the CPU or a CUDA GPU, and resumable
+BER/FER simulations with the same file format as ``sigpu ldpc simulate``.
+
+LLRs are ln P(b = 0) / P(b = 1): positive means 0.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+from ._arrays import empty_like_kind, gpu_array, parse_device
+
+__all__ = [
+    "Code",
+    "modulate",
+    "awgn",
+    "demap",
+    "interleave",
+    "deinterleave",
+    "simulate",
+    "standard_codes",
+]
+
+
+def standard_codes() -> List[str]:
+    """Names of the built-in codes (DVB-T2 normal and short frames, all rates)."""
+    return list(_native.Code.standard_names())
+
+
+def _bits2d(bits: Any, width: int, what: str, label: str = "N") -> np.ndarray:
+    arr = np.asarray(bits)
+    if arr.dtype.kind not in "biu":
+        raise TypeError(f"{what} must be integers 0/1 (uint8), not {arr.dtype}")
+    if arr.ndim == 0:
+        raise ValueError(f"{what} must have at least one dimension")
+    if arr.shape[-1] != width:
+        raise ValueError(f"{what}: the last axis must have {label} = {width} bits, got {arr.shape[-1]}")
+    if arr.size and (arr.min() < 0 or arr.max() > 1):
+        raise ValueError(f"{what} must be 0 or 1")
+    return np.ascontiguousarray(arr, dtype=np.uint8).reshape(-1, width)
+
+
+class Code:
+    """An LDPC code: ``Code("dvbt2-normal-1/2")`` or ``Code("path/to/code.alist")``."""
+
+    def __init__(self, spec: str) -> None:
+        if not isinstance(spec, str):
+            spec = str(spec)
+        self._code = _native.Code(spec)
+
+    @property
+    def name(self) -> str:
+        return self._code.name
+
+    @property
+    def n(self) -> int:
+        """Codeword length N."""
+        return self._code.n
+
+    @property
+    def k(self) -> int:
+        """Information bits K."""
+        return self._code.k
+
+    @property
+    def m(self) -> int:
+        """Parity checks (rows of H)."""
+        return self._code.m
+
+    @property
+    def rate(self) -> float:
+        return self._code.rate
+
+    @property
+    def H(self) -> Any:
+        """The parity-check matrix as a scipy.sparse CSR matrix (m × n, uint8)."""
+        import scipy.sparse
+
+        indptr, indices = self._code.h_csr()
+        data = np.ones(len(indices), dtype=np.uint8)
+        return scipy.sparse.csr_matrix((data, indices, indptr), shape=(self.m, self.n))
+
+    def __repr__(self) -> str:
+        return repr(self._code)
+
+    def encode(self, bits: Any) -> np.ndarray:
+        """Codewords (… × N, uint8) of information words (… × K, 0/1): systematic, the
+        information bits first."""
+        arr = np.asarray(bits)
+        flat = _bits2d(arr, self.k, "bits", "K")
+        words = self._code.encode(flat)
+        return words.reshape(arr.shape[:-1] + (self.n,))
+
+    def decode(
+        self,
+        llr: Any,
+        decoder: str = "minsum",
+        precision: str = "8bit",
+        schedule: str = "flooding",
+        iterations: int = 50,
+        early_termination: bool = False,
+        scale: float = 4.0,
+        device: Optional[str] = None,
+        threads: int = 0,
+        return_stats: bool = False,
+    ) -> Any:
+        """Hard decisions (… × N, uint8, 0/1) of channel LLRs (… × N, float32).
+
+        ``llr`` may be a numpy array or a PyTorch / CuPy CUDA array (the result is then of the
+        same type, on the same device). ``decoder``: "minsum", "nms[:alpha]", "oms[:beta]" or
+        "spa"; ``precision``: "8bit" (the CPU SIMD and the GPU decoders) or "float" (CPU);
+        ``device``: None (CUDA arrays on their GPU, numpy on the CPU), "cpu", "cuda[:N]".
+        With ``return_stats``, also a dict of codewords, valid codewords (None when a CUDA
+        array was decoded on the device: not counted there), iterations and batches.
+
+        CUDA arrays: the 8-bit flooding decoder reads the LLRs and writes the decisions on the
+        device, ordered on the caller's current stream (the call returns once the work is
+        queued); the layered and float decoders copy through the host.
+        """
+        if not isinstance(iterations, (int, np.integer)) or iterations < 1:
+            raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
+        dev = parse_device(device)
+        g = gpu_array(llr)
+        cfg = (decoder, precision, schedule, int(iterations), bool(early_termination), float(scale))
+        if g is not None:
+            if dev == -1:
+                raise ValueError("device='cpu' with a CUDA array: move it to the host first")
+            if g.dtype != np.float32:
+                raise TypeError(f"llr must be float32, not {g.dtype}")
+            if len(g.shape) == 0 or g.shape[-1] != self.n:
+                raise ValueError(f"llr: the last axis must have N = {self.n} values, got shape {g.shape}")
+            if not g.c_contiguous:
+                raise ValueError("llr: a CUDA array must be C-contiguous (call .contiguous())")
+            frames = int(np.prod(g.shape[:-1], dtype=np.int64))
+            out = empty_like_kind(g, g.shape, "uint8")
+            og = gpu_array(out)
+            assert og is not None
+            st = (frames, 0, 0, 0)  # type: Sequence[Optional[int]]
+            if frames > 0:
+                st = self._code.decode_cuda(
+                    g.ptr, og.ptr, frames, *cfg, g.device, g.stream, int(threads)
+                )
+            return (out, _stats(st)) if return_stats else out
+        arr = np.asarray(llr)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"llr must be real numbers (float32), not {arr.dtype}")
+        if arr.ndim == 0 or arr.shape[-1] != self.n:
+            raise ValueError(f"llr: the last axis must have N = {self.n} values, got shape {arr.shape}")
+        flat = np.ascontiguousarray(arr, dtype=np.float32).reshape(-1, self.n)
+        if not np.all(np.isfinite(flat)):
+            i = int(np.flatnonzero(~np.isfinite(flat.ravel()))[0])
+            raise ValueError(f"llr[{i}] (flattened) is not finite")
+        gpu = None if dev is None or dev < 0 else dev
+        bits, st = self._code.decode(flat, *cfg, gpu, int(threads))
+        bits = bits.reshape(arr.shape)
+        return (bits, _stats(st)) if return_stats else bits
+
+
+def _stats(st: Sequence[Optional[int]]) -> Dict[str, Optional[int]]:
+    # valid is None where the decoding stayed on the device (not counted there).
+    return {"codewords": st[0], "valid": st[1], "iterations": st[2], "batches": st[3]}
+
+
+def modulate(bits: Any, modulation: str = "qpsk") -> np.ndarray:
+    """Complex cells (unit mean energy, DVB-T2 Gray mapping) of bits (0/1, any shape; the
+    last axis is mapped, zero-padded to whole symbols)."""
+    arr = np.asarray(bits)
+    if arr.dtype.kind not in "biu":
+        raise TypeError(f"bits must be integers 0/1, not {arr.dtype}")
+    if arr.ndim == 0:
+        raise ValueError("bits must have at least one dimension")
+    rows = np.ascontiguousarray(arr, dtype=np.uint8).reshape(-1, arr.shape[-1])
+    out = []
+    for r in rows:
+        iq = _native.modulate(r, modulation)
+        out.append(iq[:, 0] + 1j * iq[:, 1])
+    cells = np.stack(out) if out else np.zeros((0, 0), complex)
+    return cells.reshape(arr.shape[:-1] + (cells.shape[-1],))
+
+
+def awgn(x: Any, es_n0_db: float, seed: Optional[int] = None, *, real: bool = False) -> np.ndarray:
+    """``x`` plus complex white Gaussian noise of variance N0 = 10^(-Es/N0 / 10) (N0/2 per
+    real dimension; with ``real``, noise on the real axis only, as for BPSK)."""
+    x = np.asarray(x)
+    rng = np.random.default_rng(seed)
+    sigma = np.sqrt(10 ** (-float(es_n0_db) / 10) / 2)
+    noise = sigma * rng.standard_normal(x.shape)
+    if not real:
+        noise = noise + 1j * sigma * rng.standard_normal(x.shape)
+    return x + noise
+
+
+def demap(
+    y: Any, es_n0_db: float, modulation: str = "qpsk", demapper: str = "exact", bits: Optional[int] = None
+) -> np.ndarray:
+    """Bit LLRs (float32) of received cells (complex, any shape; the last axis is demapped):
+    ``bits`` per row (default: all the cells' bits)."""
+    arr = np.asarray(y)
+    if arr.ndim == 0:
+        raise ValueError("y must have at least one dimension")
+    rows = arr.reshape(-1, arr.shape[-1])
+    per = {"bpsk": 1, "qpsk": 2, "16qam": 4, "64qam": 6, "256qam": 8}.get(
+        modulation.strip().lower().replace("-", "").replace("_", ""), None
+    )
+    if per is None:
+        _native.modulate(np.zeros(1, np.uint8), modulation)  # raises with the library's message
+        per = 1
+    nbits = arr.shape[-1] * per if bits is None else int(bits)
+    out = []
+    for r in rows:
+        iq = np.ascontiguousarray(np.stack([r.real, r.imag], axis=-1), dtype=np.float64)
+        out.append(_native.demap(iq, modulation, float(es_n0_db), demapper, nbits))
+    llr = np.stack(out) if out else np.zeros((0, nbits), np.float32)
+    return llr.reshape(arr.shape[:-1] + (nbits,))
+
+
+def interleave(code: Code, words: Any, modulation: str) -> np.ndarray:
+    """Codewords (… × N) in the DVB-T2 bit interleaver's cell order for ``modulation``."""
+    arr = np.asarray(words)
+    flat = _bits2d(arr, code.n, "words")
+    return _native.interleave(code._code, flat, modulation).reshape(arr.shape)
+
+
+def deinterleave(code: Code, llr: Any, modulation: str) -> np.ndarray:
+    """LLRs (… × N) from the DVB-T2 cell order back to codeword order."""
+    arr = np.asarray(llr)
+    flat = np.ascontiguousarray(arr, dtype=np.float32).reshape(-1, code.n)
+    return _native.deinterleave(code._code, flat, modulation).reshape(arr.shape)
+
+
+def simulate(
+    code: Union[Code, str],
+    snr_db: Optional[Any] = None,
+    ebn0_db: Optional[Any] = None,
+    *,
+    modulation: str = "qpsk",
+    demapper: str = "exact",
+    bit_interleaver: str = "auto",
+    decoder: str = "minsum",
+    precision: str = "8bit",
+    schedule: str = "flooding",
+    iterations: int = 50,
+    early_termination: bool = False,
+    scale: float = 4.0,
+    min_errors: int = 100,
+    max_frames: int = 10000,
+    batch: Optional[int] = None,
+    seed: int = 1,
+    threads: int = 0,
+    device: Optional[str] = None,
+    out: Optional[str] = None,
+    resume: bool = False,
+) -> Any:
+    """BER / FER over an SNR sweep, as ``sigpu ldpc simulate`` (same defaults, same frames
+    for a seed, same results file and resume rules). ``snr_db`` (Es/N0) or ``ebn0_db``: a
+    number, a list, or "START:STOP:STEP". Returns one dict per point (a pandas DataFrame when
+    pandas is installed)."""
+    if isinstance(code, str):
+        code = Code(code)
+    if (snr_db is None) == (ebn0_db is None):
+        raise ValueError("give exactly one of snr_db (Es/N0) and ebn0_db")
+    axis, pts = ("esn0", snr_db) if snr_db is not None else ("ebn0", ebn0_db)
+    points = _points(pts)
+    dev = parse_device(device)
+    devices = [] if dev is None or dev < 0 else [dev]
+    text = _native.simulate(
+        code._code,
+        axis,
+        points,
+        modulation,
+        demapper,
+        bit_interleaver,
+        int(seed),
+        int(min_errors),
+        int(max_frames),
+        batch,
+        decoder,
+        precision,
+        schedule,
+        int(iterations),
+        bool(early_termination),
+        float(scale),
+        devices,
+        int(threads),
+        out=None if out is None else str(out),
+        resume=bool(resume),
+    )
+    rows = json.loads(text)["points"]
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)
+
+
+def _points(pts: Any) -> str:
+    """The points as the CLI's --snr text (parsed by the library, so ranges match)."""
+    if isinstance(pts, str):
+        return pts
+    return ",".join(repr(float(p)) for p in np.atleast_1d(np.asarray(pts, dtype=np.float64)))

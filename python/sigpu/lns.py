@@ -1,0 +1,179 @@
+"""Logarithmic number system arrays: each value is a sign and a fixed-point log2|x| packed in
+a word (``lns16``: 5 integer + 10 fraction bits; ``lns32``: 8 + 23; ``i<I>f<F>``: any with
+1 + I + F ≤ 32). Products and quotients are exact; sums are faithful (within one unit in the
+last place of the log, certified over every input of lns16 and lns32); ``sum`` and ``dot`` are
+fused, rounded once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _native
+from ._arrays import gpu_array, parse_device
+
+__all__ = ["Array", "hmm_forward", "ulp"]
+
+
+def ulp(format: str = "lns32") -> float:
+    """One unit in the last place of log2|x| of ``format``: 2^-F."""
+    return _native.lns_format(format)[1]
+
+
+class Array:
+    """An array of LNS values in one format, held as raw words (uint32) on the host."""
+
+    __array_priority__ = 1000
+
+    def __init__(self, values: Any, format: str = "lns32") -> None:
+        _native.lns_format(format)  # validates the name with the library's message
+        self.format = format
+        arr = np.asarray(values)
+        if arr.dtype.kind == "c":
+            raise TypeError("complex values cannot be held in LNS")
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"LNS arrays hold numbers, not {arr.dtype}")
+        flat = np.ascontiguousarray(arr, dtype=np.float64).ravel()
+        self._words = _native.lns_from_f64(format, flat).reshape(arr.shape)
+
+    @classmethod
+    def from_words(cls, words: Any, format: str = "lns32") -> "Array":
+        """An array of existing raw words (uint32)."""
+        out = cls.__new__(cls)
+        _native.lns_format(format)
+        out.format = format
+        w = np.asarray(words)
+        if w.dtype != np.uint32:
+            raise TypeError(f"words must be uint32, not {w.dtype}")
+        out._words = w.copy(order="C")
+        return out
+
+    @property
+    def words(self) -> np.ndarray:
+        """The raw words as a read-only numpy view."""
+        v = self._words.view()
+        v.flags.writeable = False
+        return v
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return self._words.shape
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+    def to_numpy(self) -> np.ndarray:
+        """The values as float64 (exact: every LNS value of F ≤ 52 bits is a float64... up to
+        the rounding of 2^(log) to 53 bits)."""
+        flat = _native.lns_to_f64(self.format, np.ascontiguousarray(self._words).ravel())
+        return flat.reshape(self.shape)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = self.to_numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"sigpu.lns.Array({self.to_numpy()!r}, format={self.format!r})"
+
+    def _other(self, other: Any) -> "Array":
+        if isinstance(other, Array):
+            if other.format != self.format:
+                raise ValueError(f"formats differ: {self.format} and {other.format}")
+            return other
+        return Array(other, self.format)
+
+    def _binary(self, other: Any, op: str, reverse: bool = False) -> "Array":
+        o = self._other(other)
+        a, b = (o, self) if reverse else (self, o)
+        wa, wb = np.broadcast_arrays(a._words, b._words)
+        shape = wa.shape
+        out = _native.lns_binary(
+            self.format,
+            op,
+            np.ascontiguousarray(wa).ravel(),
+            np.ascontiguousarray(wb).ravel(),
+        )
+        return Array.from_words(out.reshape(shape), self.format)
+
+    def __add__(self, o: Any) -> "Array":
+        return self._binary(o, "add")
+
+    def __radd__(self, o: Any) -> "Array":
+        return self._binary(o, "add", True)
+
+    def __sub__(self, o: Any) -> "Array":
+        return self._binary(o, "sub")
+
+    def __rsub__(self, o: Any) -> "Array":
+        return self._binary(o, "sub", True)
+
+    def __mul__(self, o: Any) -> "Array":
+        return self._binary(o, "mul")
+
+    def __rmul__(self, o: Any) -> "Array":
+        return self._binary(o, "mul", True)
+
+    def __truediv__(self, o: Any) -> "Array":
+        return self._binary(o, "div")
+
+    def __rtruediv__(self, o: Any) -> "Array":
+        return self._binary(o, "div", True)
+
+    def sum(self) -> "Array":
+        """Σ of every element, fused: rounded once (a 0-d Array)."""
+        w = _native.lns_sum(self.format, np.ascontiguousarray(self._words).ravel())
+        return Array.from_words(np.array(w, dtype=np.uint32), self.format)
+
+    def dot(self, other: Any) -> "Array":
+        """Σ self·other of two 1-D arrays, fused (exact products, rounded once)."""
+        o = self._other(other)
+        if self._words.ndim != 1 or o._words.ndim != 1:
+            raise ValueError("dot takes two 1-D arrays")
+        if len(o) != len(self):
+            raise ValueError(f"dot: lengths {len(self)} and {len(o)} differ")
+        w = _native.lns_dot(self.format, self._words, np.ascontiguousarray(o._words))
+        return Array.from_words(np.array(w, dtype=np.uint32), self.format)
+
+
+def hmm_forward(
+    log_pi: Any,
+    log_A: Any,
+    log_B: Any,
+    format: str = "lns32",
+    device: Optional[str] = None,
+) -> Union[float, np.ndarray]:
+    """ln P(observations) of an HMM by the forward algorithm computed in LNS.
+
+    ``log_pi``: (S,) initial log-probabilities; ``log_A``: (S, S) transition log-probabilities
+    (from row to column); ``log_B``: (T, S) emission log-probabilities of one sequence, or
+    (batch, T, S) for a batch (natural logs). Returns a float, or an array of ``batch``.
+    ``device``: None or "cpu" (all cores), "cuda[:N]" (one block per sequence; F ≤ 23).
+    """
+    pi = np.ascontiguousarray(np.asarray(log_pi, dtype=np.float64))
+    A = np.ascontiguousarray(np.asarray(log_A, dtype=np.float64))
+    if gpu_array(log_B) is not None:
+        raise TypeError("log_B must be a host (numpy) array")
+    B = np.asarray(log_B, dtype=np.float64)
+    if pi.ndim != 1:
+        raise ValueError(f"log_pi must be 1-D (S,), got shape {pi.shape}")
+    s = pi.shape[0]
+    if A.shape != (s, s):
+        raise ValueError(f"log_A must be (S, S) = ({s}, {s}), got shape {A.shape}")
+    single = B.ndim == 2
+    if B.ndim not in (2, 3) or B.shape[-1] != s:
+        raise ValueError(f"log_B must be (T, {s}) or (batch, T, {s}), got shape {B.shape}")
+    if single:
+        B = B[None]
+    if B.shape[1] == 0:
+        raise ValueError("log_B has no time steps")
+    for name, arr in (("log_pi", pi), ("log_A", A), ("log_B", B)):
+        if np.any(np.isnan(arr)) or np.any(arr > 1e-12):
+            raise ValueError(f"{name} must hold log-probabilities (≤ 0, not NaN)")
+    dev = parse_device(device)
+    gpu = None if dev is None or dev < 0 else dev
+    ll = _native.hmm_forward(
+        format, pi.tolist(), A.ravel().tolist(), np.ascontiguousarray(B).ravel(), B.shape[0], gpu
+    )
+    return float(ll[0]) if single else ll

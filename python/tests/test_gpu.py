@@ -1,0 +1,128 @@
+"""The GPU paths: PyTorch tensors and CuPy arrays filtered on their device, returned as the same
+type (no host copy), on the caller's stream; LDPC decoding of CUDA tensors bit for bit equal to
+the CPU decoder; the HMM on a GPU. Skipped without a GPU (SIGPU_REQUIRE_GPU=1: a failure)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.signal as ss
+
+import sigpu
+from sigpu import ldpc, lns
+
+RNG = np.random.default_rng(21)
+
+
+def _lib(name):
+    try:
+        return __import__(name)
+    except ImportError:
+        if __import__("os").environ.get("SIGPU_REQUIRE_GPU") == "1":
+            pytest.fail(f"SIGPU_REQUIRE_GPU=1 but {name} is not installed")
+        pytest.skip(f"{name} is not installed")
+
+
+@pytest.fixture(params=["torch", "cupy"])
+def xp(request, gpu):
+    lib = _lib(request.param)
+    if request.param == "torch":
+        to = lambda a: lib.as_tensor(a, device="cuda")
+        back = lambda t: t.cpu().numpy()
+    else:
+        to = lambda a: lib.asarray(a)
+        back = lambda t: lib.asnumpy(t)
+    return request.param, lib, to, back
+
+
+def test_lfilter_on_gpu_arrays_equals_scipy(xp):
+    name, lib, to, back = xp
+    b, a = ss.butter(4, 0.2)
+    for dtype, atol in ((np.float64, 1e-10), (np.float32, 2e-4)):
+        x = RNG.standard_normal((3, 100_003)).astype(dtype)
+        y = sigpu.lfilter(b, a, to(x))
+        assert type(y) is type(to(x)), "the result is of the input's library"
+        assert str(y.dtype).endswith(np.dtype(dtype).name)
+        np.testing.assert_allclose(back(y), ss.lfilter(b, a, x.astype(np.float64)), atol=atol)
+
+
+def test_gpu_axis_zi_and_non_contiguous(xp):
+    name, lib, to, back = xp
+    b, a = ss.cheby1(3, 1, 0.3)
+    x = RNG.standard_normal((5000, 4))
+    zi = RNG.standard_normal((3, 4))
+    y, zf = sigpu.lfilter(b, a, to(x), axis=0, zi=to(zi))
+    y2, zf2 = ss.lfilter(b, a, x, axis=0, zi=zi)
+    np.testing.assert_allclose(back(y), y2, atol=1e-10)
+    np.testing.assert_allclose(back(zf), zf2, atol=1e-10)
+    xt = to(RNG.standard_normal((4, 8000)))[:, ::2]
+    np.testing.assert_allclose(back(sigpu.lfilter(b, a, xt)), ss.lfilter(b, a, back(xt)), atol=1e-10)
+
+
+def test_gpu_sosfilt(xp):
+    name, lib, to, back = xp
+    sos = ss.butter(8, 0.1, output="sos")
+    x = RNG.standard_normal(200_000)
+    y = sigpu.sosfilt(sos, to(x))
+    assert type(y) is type(to(x))
+    np.testing.assert_allclose(back(y), ss.sosfilt(sos, x), atol=1e-9)
+    x2 = RNG.standard_normal((3000, 3))
+    zi = RNG.standard_normal((sos.shape[0], 2, 3))
+    y, zf = sigpu.sosfilt(sos, to(x2), axis=0, zi=to(zi))
+    y2, zf2 = ss.sosfilt(sos, x2, axis=0, zi=zi)
+    np.testing.assert_allclose(back(y), y2, atol=1e-9)
+    np.testing.assert_allclose(back(zf), zf2, atol=1e-9)
+    x32 = x.astype(np.float32)
+    np.testing.assert_allclose(back(sigpu.sosfilt(sos, to(x32))), ss.sosfilt(sos, x), atol=2e-4)
+
+
+def test_the_callers_stream_orders_the_work(gpu):
+    torch = _lib("torch")
+    b, a = [0.3, 0.2], [1.0, -0.6]
+    s = torch.cuda.Stream()
+    x_host = RNG.standard_normal(1 << 22).astype(np.float32)
+    with torch.cuda.stream(s):
+        x = torch.as_tensor(x_host, device="cuda") * 2  # still running on s when lfilter runs
+        y = sigpu.lfilter(b, a, x)
+        z = y * 1  # ordered after lfilter on s
+    s.synchronize()
+    np.testing.assert_allclose(z.cpu().numpy(), ss.lfilter(b, a, 2 * x_host.astype(np.float64)), atol=2e-4)
+
+
+def test_numpy_input_on_the_gpu(gpu):
+    b, a = ss.butter(2, 0.2)
+    x = RNG.standard_normal((2, 50_000))
+    y = sigpu.lfilter(b, a, x, device="cuda")
+    assert isinstance(y, np.ndarray)
+    np.testing.assert_allclose(y, ss.lfilter(b, a, x), atol=1e-10)
+
+
+def test_cuda_array_with_device_cpu_is_refused(xp):
+    name, lib, to, back = xp
+    with pytest.raises(ValueError, match="device='cpu' with a CUDA array"):
+        sigpu.lfilter([1.0], [1.0], to(np.ones(4)), device="cpu")
+
+
+@pytest.mark.parametrize("schedule", ["flooding", "layered"])
+def test_decode_cuda_tensor_equals_the_cpu_decoder(xp, schedule):
+    name, lib, to, back = xp
+    code = ldpc.Code("dvbt2-short-1/2")
+    info = RNG.integers(0, 2, (130, code.k), dtype=np.uint8)
+    words = code.encode(info)
+    llr = ldpc.demap(ldpc.awgn(ldpc.modulate(words), 1.3, seed=2), 1.3)
+    bits = code.decode(to(llr), schedule=schedule, iterations=10)
+    assert type(bits) is type(to(llr))
+    want = code.decode(llr, schedule=schedule, iterations=10, device="cpu")
+    np.testing.assert_array_equal(back(bits), want)
+
+
+def test_hmm_on_the_gpu_equals_the_cpu(gpu):
+    rng = np.random.default_rng(4)
+    s, t = 16, 300
+    pi = np.log(rng.dirichlet(np.ones(s)))
+    A = np.log(rng.dirichlet(np.ones(s), size=s))
+    B = np.log(rng.uniform(0.01, 1, (4, t, s)))
+    cpu = lns.hmm_forward(pi, A, B, "lns32")
+    dev = lns.hmm_forward(pi, A, B, "lns32", device="cuda")
+    bound = (1.5 * t + 2) * lns.ulp("lns32") * np.log(2)
+    np.testing.assert_allclose(dev, cpu, atol=2 * bound)
