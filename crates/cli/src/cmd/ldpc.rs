@@ -288,9 +288,9 @@ fn encode(json: bool, a: &EncodeArgs) -> Result<ExitCode> {
 }
 
 fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
-    sigpu_plot::Format::of(&a.output).context("--output")?;
     let inputs: Vec<_> = a.inputs.iter().map(|p| ("--input", p.as_path())).collect();
     super::check_files(&[("--output", &a.output)], &inputs)?;
+    sigpu_plot::Format::of(&a.output).context("--output")?;
     let sweeps = a
         .inputs
         .iter()

@@ -555,9 +555,10 @@ mod tests {
         let out = dir.path().join("sweep.json");
         let code = Code::standard("dvbt2-short-1/2").unwrap();
         let _held = sigpu_runtime::fs::lock_exclusive(&out).unwrap();
-        let e = run(&code, &[], &spec(&out, &[4.0]), &mut |_| {})
-            .unwrap_err()
-            .to_string();
+        let e = run(&code, &[], &spec(&out, &[4.0]), &mut |_| {}).unwrap_err();
+        // The path is the error's text; what happened is its source (printed after it).
+        let source = std::error::Error::source(&e).map(ToString::to_string);
+        let e = format!("{e}: {}", source.unwrap_or_default());
         assert!(e.contains("being written by another process"), "{e}");
         assert!(!out.exists());
     }
