@@ -311,7 +311,13 @@ fn lengths(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
         let (y, zf) = g.apply(gpu, &x, channels, Some(&zi))?;
         let r = judge(g.coefficients(), &x, channels, Some(&zi), (&y, Some(&zf)));
         let (ye, zfe) = emulate(g.tables(), &x, channels, Some(&zi));
-        let twin = channel_error(&y, &to64(&ye), channels).max(channel_error(&zf, &to64(&zfe), 1));
+        // The outputs agree to FMA rounding (1e-5 of max |y|). The final states are each an f32
+        // result within the contract of the exact zf (judged above); the emulation's own zf error
+        // reaches 1.3e-5 of max |zf| (300 seeds at chunk ± 1, 3·chunk + 7), so the two may
+        // differ by the sum of both errors: 4e-5.
+        let twin_y = channel_error(&y, &to64(&ye), channels);
+        let twin_zf = channel_error(&zf, &to64(&zfe), 1);
+        let twin = twin_y.max(twin_zf / 4.0);
         total.elements += r.elements;
         total.max_error = total.max_error.max(twin);
         if (r.mismatches > 0 || twin > 1e-5) && total.mismatches == 0 {
