@@ -10,8 +10,11 @@
 //! - [`crate::gpu::LayeredGpuDecoder`]: the 8-bit layered schedule on a CUDA GPU in one fused
 //!   kernel, bit for bit equal to the CPU one ([`crate::gpu::decoder`] picks by schedule).
 
+mod compact;
 mod fixed8;
 mod float;
+
+pub use compact::{decode_scalar as compact_decode_scalar, CompactDecoder, CompactLayout};
 
 pub use fixed8::{Fixed8Decoder, Rule8, Simd, LANES};
 pub use float::FloatDecoder;
@@ -211,6 +214,10 @@ pub enum Schedule {
     /// check alone), each layer's output used by the next (row-layered). Float decoders go
     /// check by check; the 8-bit ones let a layer's checks read the posteriors together.
     Layered,
+    /// Layered check by check with saturated 8-bit posteriors and compressed check state
+    /// (min1, min2, index, sign bits): the fast 8-bit CPU decoder ([`CompactDecoder`]).
+    #[serde(rename = "layered-compact")]
+    LayeredCompact,
 }
 
 impl FromStr for Schedule {
@@ -219,8 +226,9 @@ impl FromStr for Schedule {
         match s.trim().to_ascii_lowercase().as_str() {
             "flooding" | "flood" => Ok(Schedule::Flooding),
             "layered" => Ok(Schedule::Layered),
+            "layered-compact" | "compact" => Ok(Schedule::LayeredCompact),
             _ => Err(LdpcError::invalid(format!(
-                "unknown schedule {s:?}: expected flooding or layered"
+                "unknown schedule {s:?}: expected flooding, layered or layered-compact"
             ))),
         }
     }
@@ -282,6 +290,11 @@ impl DecoderConfig {
                     "sum-product runs in float only: use --precision float",
                 ));
             }
+        } else if self.schedule == Schedule::LayeredCompact {
+            return Err(LdpcError::invalid(
+                "--schedule layered-compact is an 8-bit decoder: use --precision 8bit \
+                 (or --schedule layered for float)",
+            ));
         }
         Ok(())
     }
@@ -303,6 +316,7 @@ impl DecoderConfig {
             }
         )
         .replace("Flooding", "flooding")
+        .replace("LayeredCompact", "layered-compact")
         .replace("Layered", "layered")
     }
 }
@@ -361,6 +375,9 @@ pub fn cpu_decoder(code: &Code, config: DecoderConfig) -> Result<Box<dyn Decoder
     config.validate()?;
     Ok(match config.precision {
         Precision::Float => Box::new(FloatDecoder::new(code.clone(), config)?),
+        Precision::Fixed8 { .. } if config.schedule == Schedule::LayeredCompact => {
+            Box::new(CompactDecoder::new(code.clone(), config)?)
+        }
         Precision::Fixed8 { .. } => Box::new(Fixed8Decoder::new(code.clone(), config)?),
     })
 }
