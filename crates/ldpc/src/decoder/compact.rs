@@ -331,15 +331,23 @@ impl Group {
     ) -> (usize, [u8; LANES]) {
         let code = &layout.code;
         let lines = layout.state_lines();
-        let sign_bytes = layout.sign_bytes;
         let mut scratch = [[0i8; LANES]; MAX_CHECK_DEGREE];
         let mut done = [0u8; LANES];
         let mut ran = config.iterations;
         for it in 1..=config.iterations {
             for r in 0..code.m() {
+                if r + PREFETCH_CHECKS < code.m() {
+                    let ahead = r + PREFETCH_CHECKS;
+                    for &c in code.row(ahead) {
+                        prefetch(self.post[c as usize].0.as_ptr());
+                    }
+                    for line in &self.state[ahead * lines..(ahead + 1) * lines] {
+                        prefetch(line.0.as_ptr());
+                    }
+                }
                 let cols = code.row(r);
                 let state = &mut self.state[r * lines..(r + 1) * lines];
-                check::<LANES>(rule, cols, &mut self.post, state, sign_bytes, &mut scratch);
+                check::<LANES>(rule, cols, &mut self.post, state, &mut scratch);
             }
             if config.early_termination || it == config.iterations {
                 for (h, p) in self.hard.iter_mut().zip(&self.post) {
@@ -359,6 +367,23 @@ impl Group {
         mark_valid(code, &self.hard, &mut done);
         (ran, done)
     }
+}
+
+/// Checks ahead of the current one whose posterior and state lines are prefetched: without it
+/// the first read of each posterior line (≈ 7 streams at once, more than the hardware
+/// prefetcher follows) stalled the decoder for ~40% of its time.
+const PREFETCH_CHECKS: usize = 4;
+
+/// Asks for the cache line at `p` ahead of its use (a hint; no effect on results).
+#[inline(always)]
+fn prefetch(p: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Marks lanes whose hard decision satisfies every check (0xFF).
@@ -389,7 +414,6 @@ fn check<const L: usize>(
     cols: &[u32],
     post: &mut [Line],
     state: &mut [Line],
-    sign_bytes: usize,
     v2c: &mut [[i8; L]; MAX_CHECK_DEGREE],
 ) {
     let (head, signs) = state.split_at_mut(3);
@@ -413,10 +437,12 @@ fn check<const L: usize>(
             let x = p[w].saturating_sub(old).max(-127);
             t[w] = x;
             let a = x.unsigned_abs();
-            let below1 = a < min1[w];
-            min2[w] = if below1 { min1[w] } else { min2[w].min(a) };
+            // min2 = min(min2, max(min1, a)): no select on the minima, so LLVM keeps them
+            // in registers (the select form went through a masked store to the stack and a
+            // reload each edge, a store-forwarding stall).
+            at[w] = if a < min1[w] { j as u8 } else { at[w] };
+            min2[w] = min2[w].min(min1[w].max(a));
             min1[w] = min1[w].min(a);
-            at[w] = if below1 { j as u8 } else { at[w] };
             parity[w] ^= x as u8;
         }
     }
@@ -439,12 +465,11 @@ fn check<const L: usize>(
         min1[w] = min1[w].min(C2V_MAX);
         min2[w] = min2[w].min(C2V_MAX);
     }
-    for s in signs[..sign_bytes].iter_mut() {
-        s.0 = [0; LANES];
-    }
+    // Sign bits are gathered in a register and written a byte plane at a time.
+    let mut acc = [0u8; L];
+    let degree = cols.len();
     for (j, &c) in cols.iter().enumerate() {
         let p = &mut post[c as usize].0;
-        let sb = &mut signs[j / 8].0;
         let bit = 1u8 << (j % 8);
         let t = &v2c[j];
         for w in 0..L {
@@ -454,7 +479,14 @@ fn check<const L: usize>(
             let s = ((parity[w] ^ t[w] as u8) as i8) >> 7;
             let c2v = (mag ^ s).wrapping_sub(s);
             p[w] = t[w].saturating_add(c2v).max(-127);
-            sb[w] = (sb[w] as u8 | (bit & s as u8)) as i8;
+            acc[w] |= bit & s as u8;
+        }
+        if j % 8 == 7 || j + 1 == degree {
+            let plane = &mut signs[j / 8].0;
+            for w in 0..L {
+                plane[w] = acc[w] as i8;
+                acc[w] = 0;
+            }
         }
     }
     for w in 0..L {
