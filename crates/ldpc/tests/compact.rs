@@ -28,19 +28,21 @@ const RULES: [Algorithm; 3] = [
 
 #[test]
 fn simd_decoder_equals_its_scalar_twin_bit_for_bit() {
-    // A DVB code (renumbered parity bits) and, through an alist-like row list, the same code
-    // without its DVB structure (identity numbering).
+    // A DVB code (renumbered parity bits; check degrees 4–7, each with its own unrolled
+    // loop), the same code through a plain row list (identity numbering), and a rate-3/4 code
+    // (degrees past 8: the generic loop and two sign bytes per check).
     let dvb = Code::standard("dvbt2-short-1/2").unwrap();
     let rows: Vec<Vec<u32>> = (0..dvb.m()).map(|r| dvb.row(r).to_vec()).collect();
     let plain = Code::from_rows("plain", dvb.n(), dvb.k(), &rows).unwrap();
+    let high = Code::standard("dvbt2-short-3/4").unwrap();
     let n = dvb.n();
-    // Near the waterfall, where frames fail and posteriors saturate: 70 frames = one full
-    // group and one partial one.
-    let es = Snr::EbN0(1.2).es_n0_db(Modulation::Qpsk, dvb.rate());
-    let frames = make_frames(&dvb, &Link::qpsk(7), es, 0, 70, 2).unwrap();
     let q = Quantizer::new(4.0).unwrap();
-    let quantised: Vec<i8> = frames.llr.iter().map(|&l| q.quantize(l)).collect();
-    for code in [&dvb, &plain] {
+    for (code, eb_n0) in [(&dvb, 1.2), (&plain, 1.2), (&high, 2.6)] {
+        // Near the waterfall, where frames fail and posteriors saturate: 70 frames = one full
+        // group and one partial one.
+        let es = Snr::EbN0(eb_n0).es_n0_db(Modulation::Qpsk, code.rate());
+        let frames = make_frames(code, &Link::qpsk(7), es, 0, 70, 2).unwrap();
+        let quantised: Vec<i8> = frames.llr.iter().map(|&l| q.quantize(l)).collect();
         let layout = CompactLayout::new(code).unwrap();
         for algorithm in RULES {
             for iterations in [1, 6] {

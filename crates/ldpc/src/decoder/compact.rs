@@ -347,7 +347,17 @@ impl Group {
                 }
                 let cols = code.row(r);
                 let state = &mut self.state[r * lines..(r + 1) * lines];
-                check::<LANES>(rule, cols, &mut self.post, state, &mut scratch);
+                // A constant degree lets LLVM unroll the edge loops and fold the per-edge
+                // index and bit constants (DVB rate 1/2 checks have degree 7).
+                let (post, v2c) = (&mut self.post, &mut scratch);
+                match cols.len() {
+                    4 => check::<LANES>(rule, &cols[..4], post, state, v2c),
+                    5 => check::<LANES>(rule, &cols[..5], post, state, v2c),
+                    6 => check::<LANES>(rule, &cols[..6], post, state, v2c),
+                    7 => check::<LANES>(rule, &cols[..7], post, state, v2c),
+                    8 => check::<LANES>(rule, &cols[..8], post, state, v2c),
+                    _ => check::<LANES>(rule, cols, post, state, v2c),
+                }
             }
             if config.early_termination || it == config.iterations {
                 for (h, p) in self.hard.iter_mut().zip(&self.post) {
