@@ -434,16 +434,25 @@ fn check<const L: usize>(
     let mut min2 = [127u8; L];
     let mut at = [0u8; L];
     let mut parity = [0u8; L];
+    // The sign byte of edges j..j+8, shifted left once per edge so that edge j's bit is
+    // always the top one (bit 7 − j mod 8 holds edge j): no per-edge variable shift.
+    let mut bits = [0u8; L];
     for (j, &c) in cols.iter().enumerate() {
         let p = &post[c as usize].0;
-        let sb = &signs[j / 8].0;
-        let bit = 1u8 << (j % 8);
+        if j % 8 == 0 {
+            let plane = &signs[j / 8].0;
+            for w in 0..L {
+                bits[w] = plane[w] as u8;
+            }
+        }
         let t = &mut v2c[j];
         for w in 0..L {
             let here = ((old_at[w] == j as u8) as u8).wrapping_neg();
             let mag = (old1[w] ^ ((old1[w] ^ old2[w]) & here)) as i8;
-            let neg = ((sb[w] as u8 & bit) != 0) as i8;
-            let old = (mag ^ -neg).wrapping_add(neg);
+            // 0 or −1.
+            let neg = (bits[w] as i8) >> 7;
+            bits[w] = bits[w].wrapping_add(bits[w]);
+            let old = (mag ^ neg).wrapping_sub(neg);
             let x = p[w].saturating_sub(old).max(-127);
             t[w] = x;
             let a = x.unsigned_abs();
@@ -480,7 +489,7 @@ fn check<const L: usize>(
     let degree = cols.len();
     for (j, &c) in cols.iter().enumerate() {
         let p = &mut post[c as usize].0;
-        let bit = 1u8 << (j % 8);
+        let bit = 0x80u8 >> (j % 8);
         let t = &v2c[j];
         for w in 0..L {
             let here = ((at[w] == j as u8) as u8).wrapping_neg();
