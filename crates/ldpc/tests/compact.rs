@@ -93,6 +93,26 @@ fn decodes_low_noise_frames_and_terminates_early() {
                 assert_eq!(&w[..code.k()], info, "{}", dec.describe());
                 assert!(code.is_codeword(w));
             }
+            // The same frames as 8-bit LLRs, at the decoder's scale and at another one.
+            for scale in [4.0, 8.0] {
+                let q = Quantizer::new(scale).unwrap();
+                let values: Vec<i8> = frames.llr.iter().map(|&l| q.quantize(l)).collect();
+                let mut again = vec![9u8; 5 * n];
+                dec.decode(
+                    Llrs::I8 {
+                        values: &values,
+                        scale,
+                    },
+                    &mut again,
+                )
+                .unwrap();
+                assert_eq!(
+                    again,
+                    bits,
+                    "{} from 8-bit LLRs at scale {scale}",
+                    dec.describe()
+                );
+            }
             if early {
                 assert!(stats.iterations < 5 * 30 / 2, "{stats:?}");
             } else {

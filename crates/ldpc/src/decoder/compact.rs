@@ -205,6 +205,9 @@ impl Decoder for CompactDecoder {
     }
 }
 
+/// Bits per block of the lane transposition in `Group::store`.
+const TRANSPOSE: usize = 64;
+
 /// A byte buffer of 64-byte lines, so each bit's or state field's 64 lanes are one line.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
@@ -252,6 +255,7 @@ impl Group {
                     }
                 }
                 Llrs::I8 { values, scale } => {
+                    // Re-quantised only when the input's scale differs from the decoder's.
                     let same = scale == q.scale;
                     for (b, &l) in values[range].iter().enumerate() {
                         self.post[layout.perm[b] as usize].0[w] = if same {
@@ -269,9 +273,14 @@ impl Group {
     /// original bit order).
     fn store(&self, layout: &CompactLayout, out: &mut [u8]) {
         let n = layout.code.n();
-        for (w, word) in out.chunks_mut(n).enumerate() {
-            for (b, bit) in word.iter_mut().enumerate() {
-                *bit = self.hard[layout.perm[b] as usize][w];
+        // In blocks of TRANSPOSE bits: the block's lines stay in L1 while each codeword's
+        // run of the block is written in order.
+        for b0 in (0..n).step_by(TRANSPOSE) {
+            let b1 = (b0 + TRANSPOSE).min(n);
+            for (w, word) in out.chunks_mut(n).enumerate() {
+                for b in b0..b1 {
+                    word[b] = self.hard[layout.perm[b] as usize][w];
+                }
             }
         }
     }
