@@ -5,6 +5,8 @@
 //!   (plain, normalised, offset), flooding or layered, threads over codewords.
 //! - [`Fixed8Decoder`]: the seed's 8-bit min-sum on the CPU — flooding with its VN / CN /
 //!   VN-with-hard-decision passes, or layered — SIMD over codewords, threads over groups.
+//! - [`CompactDecoder`]: 8-bit layered min-sum with saturated 8-bit posteriors and compressed
+//!   check state (`Schedule::LayeredCompact`), SIMD over 64 codewords — the fast CPU decoder.
 //! - [`crate::gpu::GpuDecoder`]: the same 8-bit flooding min-sum on a CUDA GPU, 128 codewords
 //!   per batch in the coalesced layout, bit for bit equal to the CPU one.
 //! - [`crate::gpu::LayeredGpuDecoder`]: the 8-bit layered schedule on a CUDA GPU in one fused
