@@ -52,6 +52,8 @@ pub mod table;
 
 pub use alist::{read_alist, to_alist, write_alist};
 pub use code::{Code, CodeInfo, Layer};
-pub use decoder::{Algorithm, DecodeStats, Decoder, DecoderConfig, Llrs, Precision, Schedule};
+pub use decoder::{
+    Algorithm, CompactDecoder, DecodeStats, Decoder, DecoderConfig, Llrs, Precision, Schedule,
+};
 pub use encode::{encode_npy, info_bits_npy, Encoder};
 pub use error::{LdpcError, Result};

@@ -87,7 +87,7 @@ pub struct DecoderArgs {
     /// float | 8bit (the GPU decoder is 8-bit; sum-product is float only).
     #[arg(long, default_value = "8bit")]
     pub precision: String,
-    /// flooding | layered.
+    /// flooding | layered | layered-compact (8-bit CPU: compressed check state).
     #[arg(long, default_value = "flooding")]
     pub schedule: String,
     /// Most decoding iterations per codeword.
@@ -221,7 +221,7 @@ pub struct BenchArgs {
     /// spa | minsum | nms[:alpha] | oms[:beta] (8-bit).
     #[arg(long, default_value = "minsum")]
     pub decoder: String,
-    /// flooding | layered (comma list to compare).
+    /// flooding | layered | layered-compact (CPU only) (comma list to compare).
     #[arg(long, value_delimiter = ',', default_value = "flooding")]
     pub schedule: Vec<Schedule>,
     /// 8-bit LLR scale: quantised = round(LLR · scale), saturated to ±127.

@@ -5,7 +5,6 @@
 use anyhow::Result;
 use serde::Serialize;
 use sigpu_ldpc::channel::{Demapper, Quantizer};
-use sigpu_ldpc::decoder::Fixed8Decoder;
 use sigpu_ldpc::gpu::{GpuDecoder, GpuOptions, LayeredGpuDecoder, BATCH};
 use sigpu_ldpc::sim::{make_frames, Link};
 use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
@@ -169,7 +168,7 @@ fn variants(spec: &BenchSpec, on_gpu: bool) -> Vec<Variant> {
     let mut out = Vec::new();
     for &schedule in &spec.schedules {
         for &iterations in &spec.iterations {
-            let (subs, vectors) = if schedule == Schedule::Layered {
+            let (subs, vectors) = if schedule != Schedule::Flooding {
                 (&[BATCH][..], &[true][..])
             } else {
                 (subs, vectors)
@@ -239,8 +238,9 @@ fn measure(
     runs: usize,
 ) -> Result<Throughput> {
     let Some(gpu) = gpu else {
-        let mut d = Fixed8Decoder::new(code.clone(), config)?;
-        return cpu_throughput(&mut d, v.iterations, spec.codewords, spec.scale, runs);
+        // cpu_decoder picks the compact decoder for layered-compact.
+        let mut d = sigpu_ldpc::decoder::cpu_decoder(code, config)?;
+        return cpu_throughput(&mut *d, v.iterations, spec.codewords, spec.scale, runs);
     };
     let llr = bench_llrs(code, BATCH, spec.scale)?;
     if v.schedule == Schedule::Layered {

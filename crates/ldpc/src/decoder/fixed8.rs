@@ -153,6 +153,11 @@ impl Fixed8Decoder {
                 "the 8-bit decoder needs --precision 8bit",
             ));
         };
+        if config.schedule == Schedule::LayeredCompact {
+            return Err(LdpcError::invalid(
+                "--schedule layered-compact runs in the compact decoder (cpu_decoder picks it)",
+            ));
+        }
         let degree = code.max_row_degree().max(code.max_col_degree());
         if degree > 254 {
             return Err(LdpcError::invalid(format!(
@@ -334,7 +339,8 @@ impl Group {
         };
         match config.schedule {
             Schedule::Flooding => simd_dispatch!(simd, job, flooding),
-            Schedule::Layered => simd_dispatch!(simd, job, layered),
+            // `new` sends layered-compact to `CompactDecoder`.
+            Schedule::Layered | Schedule::LayeredCompact => simd_dispatch!(simd, job, layered),
         }
     }
 }

@@ -150,7 +150,8 @@ impl Work {
     fn decode(&mut self, code: &Code, config: &DecoderConfig, llr: &[f32]) -> usize {
         match config.schedule {
             Schedule::Flooding => self.flooding(code, config, llr),
-            Schedule::Layered => self.layered(code, config, llr),
+            // layered-compact is refused for float by `DecoderConfig::validate`.
+            Schedule::Layered | Schedule::LayeredCompact => self.layered(code, config, llr),
         }
     }
 

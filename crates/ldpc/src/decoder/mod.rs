@@ -5,13 +5,18 @@
 //!   (plain, normalised, offset), flooding or layered, threads over codewords.
 //! - [`Fixed8Decoder`]: the seed's 8-bit min-sum on the CPU — flooding with its VN / CN /
 //!   VN-with-hard-decision passes, or layered — SIMD over codewords, threads over groups.
+//! - [`CompactDecoder`]: 8-bit layered min-sum with saturated 8-bit posteriors and compressed
+//!   check state (`Schedule::LayeredCompact`), SIMD over 64 codewords — the fast CPU decoder.
 //! - [`crate::gpu::GpuDecoder`]: the same 8-bit flooding min-sum on a CUDA GPU, 128 codewords
 //!   per batch in the coalesced layout, bit for bit equal to the CPU one.
 //! - [`crate::gpu::LayeredGpuDecoder`]: the 8-bit layered schedule on a CUDA GPU in one fused
 //!   kernel, bit for bit equal to the CPU one ([`crate::gpu::decoder`] picks by schedule).
 
+mod compact;
 mod fixed8;
 mod float;
+
+pub use compact::{decode_scalar as compact_decode_scalar, CompactDecoder, CompactLayout};
 
 pub use fixed8::{Fixed8Decoder, Rule8, Simd, LANES};
 pub use float::FloatDecoder;
@@ -211,6 +216,10 @@ pub enum Schedule {
     /// check alone), each layer's output used by the next (row-layered). Float decoders go
     /// check by check; the 8-bit ones let a layer's checks read the posteriors together.
     Layered,
+    /// Layered check by check with saturated 8-bit posteriors and compressed check state
+    /// (min1, min2, index, sign bits): the fast 8-bit CPU decoder ([`CompactDecoder`]).
+    #[serde(rename = "layered-compact")]
+    LayeredCompact,
 }
 
 impl FromStr for Schedule {
@@ -219,8 +228,9 @@ impl FromStr for Schedule {
         match s.trim().to_ascii_lowercase().as_str() {
             "flooding" | "flood" => Ok(Schedule::Flooding),
             "layered" => Ok(Schedule::Layered),
+            "layered-compact" | "compact" => Ok(Schedule::LayeredCompact),
             _ => Err(LdpcError::invalid(format!(
-                "unknown schedule {s:?}: expected flooding or layered"
+                "unknown schedule {s:?}: expected flooding, layered or layered-compact"
             ))),
         }
     }
@@ -282,6 +292,11 @@ impl DecoderConfig {
                     "sum-product runs in float only: use --precision float",
                 ));
             }
+        } else if self.schedule == Schedule::LayeredCompact {
+            return Err(LdpcError::invalid(
+                "--schedule layered-compact is an 8-bit decoder: use --precision 8bit \
+                 (or --schedule layered for float)",
+            ));
         }
         Ok(())
     }
@@ -303,6 +318,7 @@ impl DecoderConfig {
             }
         )
         .replace("Flooding", "flooding")
+        .replace("LayeredCompact", "layered-compact")
         .replace("Layered", "layered")
     }
 }
@@ -361,6 +377,9 @@ pub fn cpu_decoder(code: &Code, config: DecoderConfig) -> Result<Box<dyn Decoder
     config.validate()?;
     Ok(match config.precision {
         Precision::Float => Box::new(FloatDecoder::new(code.clone(), config)?),
+        Precision::Fixed8 { .. } if config.schedule == Schedule::LayeredCompact => {
+            Box::new(CompactDecoder::new(code.clone(), config)?)
+        }
         Precision::Fixed8 { .. } => Box::new(Fixed8Decoder::new(code.clone(), config)?),
     })
 }

@@ -31,5 +31,11 @@ pub fn decoder<'g>(
     Ok(match config.schedule {
         Schedule::Flooding => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
         Schedule::Layered => Box::new(LayeredGpuDecoder::new(gpu, code.clone(), config)?),
+        Schedule::LayeredCompact => {
+            return Err(crate::LdpcError::invalid(
+                "--schedule layered-compact is a CPU decoder: use --device cpu, or \
+                 --schedule layered / flooding on a GPU",
+            ))
+        }
     })
 }
