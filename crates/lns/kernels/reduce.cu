@@ -2,10 +2,13 @@
 // twin): every term (a product of two codes for the dot, exact) is scaled by a running maximum
 // and summed in f64 with Neumaier's compensation; the total is rounded to a code once.
 //
-// One pass: each thread keeps (M, s, c) = largest binade seen, compensated sum of
-// 2^(value - M); a larger binade rescales the sum exactly (rare after the first elements). Blocks reduce their threads and
-// write one partial; a single block combines the partials in a fixed order, so a launch
-// configuration always gives the same word.
+// One pass: each thread keeps M = the largest binade seen and compensated sums of
+// 2^(value - M); a larger binade rescales the sums exactly (rare after the first elements).
+// Terms are scaled by 2^-M for an integer M, never by a fractional power: rescaling is then
+// exact, and x and -x give exactly opposite terms whichever thread and whichever M they meet,
+// so sums that cancel do so exactly, as on the CPU. Blocks reduce their threads and write one
+// partial; a single block combines the partials in a fixed order, so a launch configuration
+// always gives the same word.
 
 struct LnsFmt {
     int F;         // fractional bits
@@ -31,15 +34,6 @@ struct Partial {
 #define CLS_INF 2
 #define CLS_NAN 3
 
-__device__ __forceinline__ int red_class(unsigned w, const LnsFmt& f, long long& code, bool& neg) {
-    const int L = f.log_bits;
-    const int c = (int)(w << (32 - L)) >> (32 - L);
-    neg = (w >> L) & 1u;
-    code = c;
-    if (c == -(1 << (L - 1))) return neg ? CLS_NAN : CLS_ZERO;
-    return c == (1 << (L - 1)) - 1 ? CLS_INF : CLS_FINITE;
-}
-
 // The class of x * y (exact), as src/arith.rs `product`: NaN and 0 * inf give NaN.
 __device__ __forceinline__ int red_product(int cx, int cy) {
     if (cx == CLS_NAN || cy == CLS_NAN) return CLS_NAN;
@@ -53,23 +47,6 @@ __device__ __forceinline__ void red_add(double& s, double& comp, double v) {
     const double t = s + v;
     comp += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
     s = t;
-}
-
-// Terms are scaled by 2^-M for an integer M (the largest binade seen), never by a fractional
-// power: rescaling is then exact, and x and -x give exactly opposite terms whichever thread and
-// whichever M they meet, so sums that cancel do so exactly, as on the CPU.
-__device__ __forceinline__ void red_term(Partial& p, long long code, bool neg, int F, double ulp) {
-    const long long binade = code >> F;
-    if (binade > p.max) {
-        if (p.max != RED_NONE) {
-            const int drop = (int)max(p.max - binade, -2000ll);
-            p.sum = ldexp(p.sum, drop);
-            p.comp = ldexp(p.comp, drop);
-        }
-        p.max = binade;
-    }
-    const double v = exp2((double)(code - (p.max << F)) * ulp);
-    red_add(p.sum, p.comp, neg ? -v : v);
 }
 
 __device__ __forceinline__ Partial red_merge(Partial a, const Partial& b) {
@@ -116,27 +93,175 @@ __device__ Partial red_block(Partial p) {
 
 __device__ __forceinline__ Partial red_empty() { return Partial{RED_NONE, 0.0, 0.0, 0, 0}; }
 
-// Per-block partials of sum xs (ys == nullptr) or sum xs[i] * ys[i].
-extern "C" __global__ void lns_fused_partials(LnsFmt f, const unsigned* __restrict__ xs,
-                                              const unsigned* __restrict__ ys, long long n,
-                                              Partial* __restrict__ out) {
-    const double ulp = exp2(-(double)f.F);
-    Partial p = red_empty();
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        long long code;
-        bool neg;
-        int cls = red_class(__ldcs(&xs[i]), f, code, neg);
-        if (ys) {
-            long long cy;
-            bool ny;
-            cls = red_product(cls, red_class(__ldcs(&ys[i]), f, cy, ny));
-            code += cy;
-            neg ^= ny;
+// Per-thread state of the streaming pass: two independent (sum, comp) accumulators, so two
+// compensated adds are in flight per thread, over one shared integer binade M (32-bit codes).
+struct Acc {
+    int max;  // largest binade seen (INT_MIN: none)
+    double s0, c0, s1, c1;
+    int flags;
+};
+
+#define ACC_NONE (-2147483647 - 1)
+#define EXP_TBITS 8
+
+// exp2 of a code's fraction frac / 2^F in [0, 1): the table holds 2^(j / 256) (f64, from
+// exp2) for the top 8 fraction bits; the rest, r = low bits, is below 2^(F - 8) codes, i.e.
+// below 2^-8 in the exponent, and 2^(r ulp) - 1 = r q(r) with q a degree-4 Taylor polynomial
+// in r (coefficients (ln 2 ulp)^k / k!, parameters in the constant bank): its truncation error
+// is (ln 2 / 256)^6 / 720 < 2^-60, so a term is within ~3 f64 ulps of 2^(frac ulp) (exp2 itself
+// within 1), far below the final rounding to a code (2^-23 of a binade for lns32).
+struct ExpPoly {
+    double c1, c2, c3, c4, c5;  // (ln 2 * 2^-F)^k / k!
+    unsigned rmask;             // low fraction bits (F - tb of them)
+    int rshift;                 // F - tb
+};
+
+__device__ __forceinline__ void acc_add(double& s, double& c, double v) { red_add(s, c, v); }
+
+// The finite term +-2^(bin + frac ulp) into accumulator k (0 or 1) of a.
+template <int K>
+__device__ __forceinline__ void acc_term(Acc& a, int bin, unsigned frac, bool neg, const double* tab,
+                                         const ExpPoly& e) {
+    if (bin > a.max) {
+        if (a.max != ACC_NONE) {
+            // Exact power-of-two rescale (underflow only below 2^-1074).
+            const int drop = max(a.max - bin, -2000);
+            a.s0 = ldexp(a.s0, drop);
+            a.c0 = ldexp(a.c0, drop);
+            a.s1 = ldexp(a.s1, drop);
+            a.c1 = ldexp(a.c1, drop);
         }
-        if (cls == CLS_FINITE) red_term(p, code, neg, f.F, ulp);
-        else if (cls == CLS_NAN) p.flags |= RED_NAN;
-        else if (cls == CLS_INF) p.flags |= neg ? RED_NINF : RED_PINF;
+        a.max = bin;
+    }
+    const int d = bin - a.max;  // <= 0
+    const double r = (double)(frac & e.rmask);
+    const double q = fma(r, fma(r, fma(r, fma(r, e.c5, e.c4), e.c3), e.c2), e.c1);
+    double t = tab[frac >> e.rshift];
+    t = d >= -1022 ? t * __hiloint2double((d + 1023) << 20, 0) : ldexp(t, max(d, -2000));
+    double v = fma(t, r * q, t);
+    v = neg ? -v : v;
+    if (K == 0) acc_add(a.s0, a.c0, v);
+    else acc_add(a.s1, a.c1, v);
+}
+
+// Word w as (class, binade, fraction, sign), 32-bit arithmetic only.
+__device__ __forceinline__ int acc_split(unsigned w, int L, int F, int& bin, unsigned& frac, bool& neg) {
+    const int c = (int)(w << (32 - L)) >> (32 - L);
+    neg = (w >> L) & 1u;
+    bin = c >> F;
+    frac = (unsigned)c & ((1u << F) - 1u);
+    if (c == -(1 << (L - 1))) return neg ? CLS_NAN : CLS_ZERO;
+    return c == (1 << (L - 1)) - 1 ? CLS_INF : CLS_FINITE;
+}
+
+template <int K>
+__device__ __forceinline__ void acc_word(Acc& a, unsigned w, int L, int F, const double* tab,
+                                         const ExpPoly& e) {
+    int bin;
+    unsigned frac;
+    bool neg;
+    const int cls = acc_split(w, L, F, bin, frac, neg);
+    if (cls == CLS_FINITE) acc_term<K>(a, bin, frac, neg, tab, e);
+    else if (cls == CLS_NAN) a.flags |= RED_NAN;
+    else if (cls == CLS_INF) a.flags |= neg ? RED_NINF : RED_PINF;
+}
+
+// The exact product x * y: binades add, fractions add with a carry into the binade.
+template <int K>
+__device__ __forceinline__ void acc_pair(Acc& a, unsigned x, unsigned y, int L, int F, const double* tab,
+                                         const ExpPoly& e) {
+    int bx, by;
+    unsigned fx, fy;
+    bool nx, ny;
+    const int cls = red_product(acc_split(x, L, F, bx, fx, nx), acc_split(y, L, F, by, fy, ny));
+    const bool neg = nx ^ ny;
+    if (cls == CLS_FINITE) {
+        const unsigned f = fx + fy;  // < 2^(F + 1) <= 2^31
+        acc_term<K>(a, bx + by + (int)(f >> F), f & ((1u << F) - 1u), neg, tab, e);
+    } else if (cls == CLS_NAN) {
+        a.flags |= RED_NAN;
+    } else if (cls == CLS_INF) {
+        a.flags |= neg ? RED_NINF : RED_PINF;
+    }
+}
+
+// Per-block partials of sum xs (ys == nullptr) or sum xs[i] * ys[i]. One pass, 16-byte
+// streaming loads (when both buffers are 16-byte aligned), two loads in flight per array and
+// thread, two accumulators per thread. The order of the terms depends only on n and the grid,
+// so a launch configuration always gives the same word.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    lns_fused_partials(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs,
+                       const unsigned* __restrict__ ys, long long n, Partial* __restrict__ out) {
+    __shared__ double tab[1 << EXP_TBITS];
+    const int tb = f.F < EXP_TBITS ? f.F : EXP_TBITS;
+    for (int j = threadIdx.x; j < (1 << tb); j += blockDim.x) tab[j] = exp2((double)j / (double)(1 << tb));
+    __syncthreads();
+    const int L = f.log_bits, F = f.F;
+    Acc a{ACC_NONE, 0.0, 0.0, 0.0, 0.0, 0};
+    const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const bool aligned = ((((size_t)xs) | ((size_t)ys)) & 15) == 0;
+    long long done = 0;
+    if (aligned) {
+        const uint4* xv = reinterpret_cast<const uint4*>(xs);
+        const uint4* yv = reinterpret_cast<const uint4*>(ys);
+        const long long nv = n >> 2;
+        long long i = tid;
+        for (; i + stride < nv; i += 2 * stride) {
+            const uint4 p = __ldcs(xv + i), q = __ldcs(xv + i + stride);
+            if (ys) {
+                const uint4 u = __ldcs(yv + i), v = __ldcs(yv + i + stride);
+                acc_pair<0>(a, p.x, u.x, L, F, tab, e);
+                acc_pair<1>(a, p.y, u.y, L, F, tab, e);
+                acc_pair<0>(a, p.z, u.z, L, F, tab, e);
+                acc_pair<1>(a, p.w, u.w, L, F, tab, e);
+                acc_pair<0>(a, q.x, v.x, L, F, tab, e);
+                acc_pair<1>(a, q.y, v.y, L, F, tab, e);
+                acc_pair<0>(a, q.z, v.z, L, F, tab, e);
+                acc_pair<1>(a, q.w, v.w, L, F, tab, e);
+            } else {
+                acc_word<0>(a, p.x, L, F, tab, e);
+                acc_word<1>(a, p.y, L, F, tab, e);
+                acc_word<0>(a, p.z, L, F, tab, e);
+                acc_word<1>(a, p.w, L, F, tab, e);
+                acc_word<0>(a, q.x, L, F, tab, e);
+                acc_word<1>(a, q.y, L, F, tab, e);
+                acc_word<0>(a, q.z, L, F, tab, e);
+                acc_word<1>(a, q.w, L, F, tab, e);
+            }
+        }
+        if (i < nv) {
+            const uint4 p = __ldcs(xv + i);
+            if (ys) {
+                const uint4 u = __ldcs(yv + i);
+                acc_pair<0>(a, p.x, u.x, L, F, tab, e);
+                acc_pair<1>(a, p.y, u.y, L, F, tab, e);
+                acc_pair<0>(a, p.z, u.z, L, F, tab, e);
+                acc_pair<1>(a, p.w, u.w, L, F, tab, e);
+            } else {
+                acc_word<0>(a, p.x, L, F, tab, e);
+                acc_word<1>(a, p.y, L, F, tab, e);
+                acc_word<0>(a, p.z, L, F, tab, e);
+                acc_word<1>(a, p.w, L, F, tab, e);
+            }
+        }
+        done = nv << 2;
+    }
+    for (long long i = done + tid; i < n; i += stride) {
+        if (ys) acc_pair<0>(a, __ldcs(&xs[i]), __ldcs(&ys[i]), L, F, tab, e);
+        else acc_word<0>(a, __ldcs(&xs[i]), L, F, tab, e);
+    }
+    Partial p = red_empty();
+    p.flags = a.flags;
+    if (a.max != ACC_NONE) {
+        p.max = a.max;
+        p.sum = a.s0;
+        p.comp = a.c0;
+        Partial q = red_empty();
+        q.max = a.max;
+        q.sum = a.s1;
+        q.comp = a.c1;
+        p = red_merge(p, q);
     }
     p = red_block(p);
     if (threadIdx.x == 0) out[blockIdx.x] = p;
