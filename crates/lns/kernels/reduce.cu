@@ -116,11 +116,21 @@ struct ExpPoly {
     int rshift;                 // F - tb
 };
 
-__device__ __forceinline__ void acc_add(double& s, double& c, double v) { red_add(s, c, v); }
+// s + v into (s, c) with Knuth's branch-free TwoSum: the same exact rounding error as
+// red_add's Neumaier step (so the same bits), without the compare and selects.
+__device__ __forceinline__ void acc_add(double& s, double& c, double v) {
+    const double t = s + v;
+    const double bv = t - s;
+    const double as = t - bv;
+    c += (s - as) + (v - bv);
+    s = t;
+}
 
-// The finite term +-2^(bin + frac ulp) into accumulator k (0 or 1) of a.
+// The finite term +-2^(bin + frac ulp) (sign bit sbit: 0 or 0x80000000) into accumulator K.
+// 2^d with d = bin - M >= -1022 goes straight into the table entry's exponent field (exact: the
+// entry is in [1, 2), the result stays normal), the sign into its sign bit.
 template <int K>
-__device__ __forceinline__ void acc_term(Acc& a, int bin, unsigned frac, bool neg, const double* tab,
+__device__ __forceinline__ void acc_term(Acc& a, int bin, unsigned frac, unsigned sbit, const double* tab,
                                          const ExpPoly& e) {
     if (bin > a.max) {
         if (a.max != ACC_NONE) {
@@ -136,21 +146,26 @@ __device__ __forceinline__ void acc_term(Acc& a, int bin, unsigned frac, bool ne
     const int d = bin - a.max;  // <= 0
     const double r = (double)(frac & e.rmask);
     const double q = fma(r, fma(r, fma(r, fma(r, e.c5, e.c4), e.c3), e.c2), e.c1);
-    double t = tab[frac >> e.rshift];
-    t = d >= -1022 ? t * __hiloint2double((d + 1023) << 20, 0) : ldexp(t, max(d, -2000));
-    double v = fma(t, r * q, t);
-    v = neg ? -v : v;
+    const double t = tab[frac >> e.rshift];
+    double ts;
+    if (d >= -1022) {
+        ts = __hiloint2double((__double2hiint(t) + (d << 20)) ^ (int)sbit, __double2loint(t));
+    } else {
+        ts = ldexp(t, max(d, -2000));
+        ts = sbit ? -ts : ts;
+    }
+    const double v = fma(ts, r * q, ts);
     if (K == 0) acc_add(a.s0, a.c0, v);
     else acc_add(a.s1, a.c1, v);
 }
 
-// Word w as (class, binade, fraction, sign), 32-bit arithmetic only.
-__device__ __forceinline__ int acc_split(unsigned w, int L, int F, int& bin, unsigned& frac, bool& neg) {
+// Word w as (class, binade, fraction, sign bit), 32-bit arithmetic only.
+__device__ __forceinline__ int acc_split(unsigned w, int L, int F, int& bin, unsigned& frac, unsigned& sbit) {
     const int c = (int)(w << (32 - L)) >> (32 - L);
-    neg = (w >> L) & 1u;
+    sbit = (w << (31 - L)) & 0x80000000u;
     bin = c >> F;
     frac = (unsigned)c & ((1u << F) - 1u);
-    if (c == -(1 << (L - 1))) return neg ? CLS_NAN : CLS_ZERO;
+    if (c == -(1 << (L - 1))) return sbit ? CLS_NAN : CLS_ZERO;
     return c == (1 << (L - 1)) - 1 ? CLS_INF : CLS_FINITE;
 }
 
@@ -158,12 +173,11 @@ template <int K>
 __device__ __forceinline__ void acc_word(Acc& a, unsigned w, int L, int F, const double* tab,
                                          const ExpPoly& e) {
     int bin;
-    unsigned frac;
-    bool neg;
-    const int cls = acc_split(w, L, F, bin, frac, neg);
-    if (cls == CLS_FINITE) acc_term<K>(a, bin, frac, neg, tab, e);
+    unsigned frac, sbit;
+    const int cls = acc_split(w, L, F, bin, frac, sbit);
+    if (cls == CLS_FINITE) acc_term<K>(a, bin, frac, sbit, tab, e);
     else if (cls == CLS_NAN) a.flags |= RED_NAN;
-    else if (cls == CLS_INF) a.flags |= neg ? RED_NINF : RED_PINF;
+    else if (cls == CLS_INF) a.flags |= sbit ? RED_NINF : RED_PINF;
 }
 
 // The exact product x * y: binades add, fractions add with a carry into the binade.
@@ -171,17 +185,69 @@ template <int K>
 __device__ __forceinline__ void acc_pair(Acc& a, unsigned x, unsigned y, int L, int F, const double* tab,
                                          const ExpPoly& e) {
     int bx, by;
-    unsigned fx, fy;
-    bool nx, ny;
-    const int cls = red_product(acc_split(x, L, F, bx, fx, nx), acc_split(y, L, F, by, fy, ny));
-    const bool neg = nx ^ ny;
+    unsigned fx, fy, sx, sy;
+    const int cls = red_product(acc_split(x, L, F, bx, fx, sx), acc_split(y, L, F, by, fy, sy));
+    const unsigned sbit = sx ^ sy;
     if (cls == CLS_FINITE) {
         const unsigned f = fx + fy;  // < 2^(F + 1) <= 2^31
-        acc_term<K>(a, bx + by + (int)(f >> F), f & ((1u << F) - 1u), neg, tab, e);
+        acc_term<K>(a, bx + by + (int)(f >> F), f & ((1u << F) - 1u), sbit, tab, e);
     } else if (cls == CLS_NAN) {
         a.flags |= RED_NAN;
     } else if (cls == CLS_INF) {
-        a.flags |= neg ? RED_NINF : RED_PINF;
+        a.flags |= sbit ? RED_NINF : RED_PINF;
+    }
+}
+
+// Fast paths once a whole vector is known finite: no class tests per word.
+template <int K>
+__device__ __forceinline__ void acc_fin(Acc& a, unsigned w, int L, int F, const double* tab, const ExpPoly& e) {
+    acc_term<K>(a, (int)(w << (32 - L)) >> (32 - L + F), w & ((1u << F) - 1u), (w << (31 - L)) & 0x80000000u,
+                tab, e);
+}
+
+template <int K>
+__device__ __forceinline__ void acc_fin2(Acc& a, unsigned x, unsigned y, int L, int F, const double* tab,
+                                         const ExpPoly& e) {
+    const unsigned fmask = (1u << F) - 1u;
+    const unsigned f = (x & fmask) + (y & fmask);
+    const int bin = ((int)(x << (32 - L)) >> (32 - L + F)) + ((int)(y << (32 - L)) >> (32 - L + F)) + (int)(f >> F);
+    acc_term<K>(a, bin, f & fmask, ((x ^ y) << (31 - L)) & 0x80000000u, tab, e);
+}
+
+// True when no word of p is zero, NaN or +-inf: the log field minus the inf code, unsigned,
+// is 0 (inf) or 1 (the zero/NaN code) only for those.
+__device__ __forceinline__ bool acc_finite4(uint4 p, unsigned lmask, unsigned inf) {
+    const unsigned m = min(min((p.x & lmask) - inf, (p.y & lmask) - inf), min((p.z & lmask) - inf, (p.w & lmask) - inf));
+    return m > 1u;
+}
+
+__device__ __forceinline__ void acc_vec(Acc& a, uint4 p, int L, int F, unsigned lmask, unsigned inf,
+                                        const double* tab, const ExpPoly& e) {
+    if (acc_finite4(p, lmask, inf)) {
+        acc_fin<0>(a, p.x, L, F, tab, e);
+        acc_fin<1>(a, p.y, L, F, tab, e);
+        acc_fin<0>(a, p.z, L, F, tab, e);
+        acc_fin<1>(a, p.w, L, F, tab, e);
+    } else {
+        acc_word<0>(a, p.x, L, F, tab, e);
+        acc_word<1>(a, p.y, L, F, tab, e);
+        acc_word<0>(a, p.z, L, F, tab, e);
+        acc_word<1>(a, p.w, L, F, tab, e);
+    }
+}
+
+__device__ __forceinline__ void acc_vec2(Acc& a, uint4 p, uint4 u, int L, int F, unsigned lmask, unsigned inf,
+                                         const double* tab, const ExpPoly& e) {
+    if (acc_finite4(p, lmask, inf) && acc_finite4(u, lmask, inf)) {
+        acc_fin2<0>(a, p.x, u.x, L, F, tab, e);
+        acc_fin2<1>(a, p.y, u.y, L, F, tab, e);
+        acc_fin2<0>(a, p.z, u.z, L, F, tab, e);
+        acc_fin2<1>(a, p.w, u.w, L, F, tab, e);
+    } else {
+        acc_pair<0>(a, p.x, u.x, L, F, tab, e);
+        acc_pair<1>(a, p.y, u.y, L, F, tab, e);
+        acc_pair<0>(a, p.z, u.z, L, F, tab, e);
+        acc_pair<1>(a, p.w, u.w, L, F, tab, e);
     }
 }
 
@@ -207,43 +273,22 @@ extern "C" __global__ void __launch_bounds__(256, 4)
         const uint4* yv = reinterpret_cast<const uint4*>(ys);
         const long long nv = n >> 2;
         long long i = tid;
+        const unsigned lmask = (1u << L) - 1u,  // L <= 31
+                        inf = (1u << (L - 1)) - 1u;
         for (; i + stride < nv; i += 2 * stride) {
             const uint4 p = __ldcs(xv + i), q = __ldcs(xv + i + stride);
             if (ys) {
                 const uint4 u = __ldcs(yv + i), v = __ldcs(yv + i + stride);
-                acc_pair<0>(a, p.x, u.x, L, F, tab, e);
-                acc_pair<1>(a, p.y, u.y, L, F, tab, e);
-                acc_pair<0>(a, p.z, u.z, L, F, tab, e);
-                acc_pair<1>(a, p.w, u.w, L, F, tab, e);
-                acc_pair<0>(a, q.x, v.x, L, F, tab, e);
-                acc_pair<1>(a, q.y, v.y, L, F, tab, e);
-                acc_pair<0>(a, q.z, v.z, L, F, tab, e);
-                acc_pair<1>(a, q.w, v.w, L, F, tab, e);
+                acc_vec2(a, p, u, L, F, lmask, inf, tab, e);
+                acc_vec2(a, q, v, L, F, lmask, inf, tab, e);
             } else {
-                acc_word<0>(a, p.x, L, F, tab, e);
-                acc_word<1>(a, p.y, L, F, tab, e);
-                acc_word<0>(a, p.z, L, F, tab, e);
-                acc_word<1>(a, p.w, L, F, tab, e);
-                acc_word<0>(a, q.x, L, F, tab, e);
-                acc_word<1>(a, q.y, L, F, tab, e);
-                acc_word<0>(a, q.z, L, F, tab, e);
-                acc_word<1>(a, q.w, L, F, tab, e);
+                acc_vec(a, p, L, F, lmask, inf, tab, e);
+                acc_vec(a, q, L, F, lmask, inf, tab, e);
             }
         }
         if (i < nv) {
-            const uint4 p = __ldcs(xv + i);
-            if (ys) {
-                const uint4 u = __ldcs(yv + i);
-                acc_pair<0>(a, p.x, u.x, L, F, tab, e);
-                acc_pair<1>(a, p.y, u.y, L, F, tab, e);
-                acc_pair<0>(a, p.z, u.z, L, F, tab, e);
-                acc_pair<1>(a, p.w, u.w, L, F, tab, e);
-            } else {
-                acc_word<0>(a, p.x, L, F, tab, e);
-                acc_word<1>(a, p.y, L, F, tab, e);
-                acc_word<0>(a, p.z, L, F, tab, e);
-                acc_word<1>(a, p.w, L, F, tab, e);
-            }
+            if (ys) acc_vec2(a, __ldcs(xv + i), __ldcs(yv + i), L, F, lmask, inf, tab, e);
+            else acc_vec(a, __ldcs(xv + i), L, F, lmask, inf, tab, e);
         }
         done = nv << 2;
     }
