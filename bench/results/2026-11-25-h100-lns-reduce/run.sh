@@ -24,6 +24,6 @@ if [ "${NCU:-0}" = 1 ]; then
 fi
 # Static SASS of the reduction kernel from the NVRTC cache, and its opcode mix.
 for f in /tmp/sigpu-kc/*; do cuobjdump -sass "$f" 2>/dev/null | grep -q lns_fused_partials && cuobjdump -sass "$f" > "$OUT/sass.txt"; done
-awk '/Function : lns_fused_partials/{on=1;next} /Function :/{on=0} on' "$OUT/sass.txt" \
+awk '/Function : lns_fused_partials_narrow/{on=1;next} /Function :/{on=0} on' "$OUT/sass.txt" \
   | grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z0-9_.]+' | awk '{print $NF}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -40
 } 2>&1 | tee "$OUT/log.txt"

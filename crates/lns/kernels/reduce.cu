@@ -126,29 +126,44 @@ __device__ __forceinline__ void acc_add(double& s, double& c, double v) {
     s = t;
 }
 
-// The finite term +-2^(bin + frac ulp) (sign bit sbit: 0 or 0x80000000) into accumulator K.
-// 2^d with d = bin - M >= -1022 goes straight into the table entry's exponent field (exact: the
-// entry is in [1, 2), the result stays normal), the sign into its sign bit.
-template <int K>
-__device__ __forceinline__ void acc_term(Acc& a, int bin, unsigned frac, unsigned sbit, const double* tab,
-                                         const ExpPoly& e) {
-    if (bin > a.max) {
+// Makes m the accumulators' binade if it is larger: an exact power-of-two rescale (underflow
+// only below 2^-1074). NARROW formats (I <= 8: binades of terms, products included, within 512
+// of each other) rescale by one multiply with 2^drop built from its bits.
+template <bool NARROW>
+__device__ __forceinline__ void acc_raise(Acc& a, int m) {
+    if (m > a.max) {
         if (a.max != ACC_NONE) {
-            // Exact power-of-two rescale (underflow only below 2^-1074).
-            const int drop = max(a.max - bin, -2000);
-            a.s0 = ldexp(a.s0, drop);
-            a.c0 = ldexp(a.c0, drop);
-            a.s1 = ldexp(a.s1, drop);
-            a.c1 = ldexp(a.c1, drop);
+            const int drop = max(a.max - m, -2000);
+            if (NARROW) {
+                const double k = __hiloint2double((drop + 1023) << 20, 0);
+                a.s0 *= k;
+                a.c0 *= k;
+                a.s1 *= k;
+                a.c1 *= k;
+            } else {
+                a.s0 = ldexp(a.s0, drop);
+                a.c0 = ldexp(a.c0, drop);
+                a.s1 = ldexp(a.s1, drop);
+                a.c1 = ldexp(a.c1, drop);
+            }
         }
-        a.max = bin;
+        a.max = m;
     }
+}
+
+// The finite term +-2^(bin + frac ulp) (sign bit sbit: 0 or 0x80000000) into accumulator K,
+// bin <= the accumulators' binade M. 2^d with d = bin - M >= -1022 goes straight into the
+// table entry's exponent field (exact: the entry is in [1, 2), the result stays normal), the
+// sign into its sign bit; NARROW formats never see d < -1022.
+template <bool NARROW, int K>
+__device__ __forceinline__ void acc_scaled(Acc& a, int bin, unsigned frac, unsigned sbit, const double* tab,
+                                           const ExpPoly& e) {
     const int d = bin - a.max;  // <= 0
     const double r = (double)(frac & e.rmask);
     const double q = fma(r, fma(r, fma(r, fma(r, e.c5, e.c4), e.c3), e.c2), e.c1);
     const double t = tab[frac >> e.rshift];
     double ts;
-    if (d >= -1022) {
+    if (NARROW || d >= -1022) {
         ts = __hiloint2double((__double2hiint(t) + (d << 20)) ^ (int)sbit, __double2loint(t));
     } else {
         ts = ldexp(t, max(d, -2000));
@@ -157,6 +172,13 @@ __device__ __forceinline__ void acc_term(Acc& a, int bin, unsigned frac, unsigne
     const double v = fma(ts, r * q, ts);
     if (K == 0) acc_add(a.s0, a.c0, v);
     else acc_add(a.s1, a.c1, v);
+}
+
+template <int K>
+__device__ __forceinline__ void acc_term(Acc& a, int bin, unsigned frac, unsigned sbit, const double* tab,
+                                         const ExpPoly& e) {
+    acc_raise<false>(a, bin);
+    acc_scaled<false, K>(a, bin, frac, sbit, tab, e);
 }
 
 // Word w as (class, binade, fraction, sign bit), 32-bit arithmetic only.
@@ -198,21 +220,11 @@ __device__ __forceinline__ void acc_pair(Acc& a, unsigned x, unsigned y, int L, 
     }
 }
 
-// Fast paths once a whole vector is known finite: no class tests per word.
-template <int K>
-__device__ __forceinline__ void acc_fin(Acc& a, unsigned w, int L, int F, const double* tab, const ExpPoly& e) {
-    acc_term<K>(a, (int)(w << (32 - L)) >> (32 - L + F), w & ((1u << F) - 1u), (w << (31 - L)) & 0x80000000u,
-                tab, e);
-}
+// Fast paths once a whole vector is known finite: no class tests per word, one binade test
+// per vector.
+__device__ __forceinline__ int acc_bin(unsigned w, int L, int F) { return (int)(w << (32 - L)) >> (32 - L + F); }
 
-template <int K>
-__device__ __forceinline__ void acc_fin2(Acc& a, unsigned x, unsigned y, int L, int F, const double* tab,
-                                         const ExpPoly& e) {
-    const unsigned fmask = (1u << F) - 1u;
-    const unsigned f = (x & fmask) + (y & fmask);
-    const int bin = ((int)(x << (32 - L)) >> (32 - L + F)) + ((int)(y << (32 - L)) >> (32 - L + F)) + (int)(f >> F);
-    acc_term<K>(a, bin, f & fmask, ((x ^ y) << (31 - L)) & 0x80000000u, tab, e);
-}
+__device__ __forceinline__ unsigned acc_sbit(unsigned w, int L) { return (w << (31 - L)) & 0x80000000u; }
 
 // True when no word of p is zero, NaN or +-inf: the log field minus the inf code, unsigned,
 // is 0 (inf) or 1 (the zero/NaN code) only for those.
@@ -221,13 +233,18 @@ __device__ __forceinline__ bool acc_finite4(uint4 p, unsigned lmask, unsigned in
     return m > 1u;
 }
 
+template <bool NARROW>
 __device__ __forceinline__ void acc_vec(Acc& a, uint4 p, int L, int F, unsigned lmask, unsigned inf,
                                         const double* tab, const ExpPoly& e) {
     if (acc_finite4(p, lmask, inf)) {
-        acc_fin<0>(a, p.x, L, F, tab, e);
-        acc_fin<1>(a, p.y, L, F, tab, e);
-        acc_fin<0>(a, p.z, L, F, tab, e);
-        acc_fin<1>(a, p.w, L, F, tab, e);
+        const unsigned fm = (1u << F) - 1u;
+        const int b0 = acc_bin(p.x, L, F), b1 = acc_bin(p.y, L, F), b2 = acc_bin(p.z, L, F),
+                  b3 = acc_bin(p.w, L, F);
+        acc_raise<NARROW>(a, max(max(b0, b1), max(b2, b3)));
+        acc_scaled<NARROW, 0>(a, b0, p.x & fm, acc_sbit(p.x, L), tab, e);
+        acc_scaled<NARROW, 1>(a, b1, p.y & fm, acc_sbit(p.y, L), tab, e);
+        acc_scaled<NARROW, 0>(a, b2, p.z & fm, acc_sbit(p.z, L), tab, e);
+        acc_scaled<NARROW, 1>(a, b3, p.w & fm, acc_sbit(p.w, L), tab, e);
     } else {
         acc_word<0>(a, p.x, L, F, tab, e);
         acc_word<1>(a, p.y, L, F, tab, e);
@@ -236,13 +253,22 @@ __device__ __forceinline__ void acc_vec(Acc& a, uint4 p, int L, int F, unsigned 
     }
 }
 
+template <bool NARROW>
 __device__ __forceinline__ void acc_vec2(Acc& a, uint4 p, uint4 u, int L, int F, unsigned lmask, unsigned inf,
                                          const double* tab, const ExpPoly& e) {
     if (acc_finite4(p, lmask, inf) && acc_finite4(u, lmask, inf)) {
-        acc_fin2<0>(a, p.x, u.x, L, F, tab, e);
-        acc_fin2<1>(a, p.y, u.y, L, F, tab, e);
-        acc_fin2<0>(a, p.z, u.z, L, F, tab, e);
-        acc_fin2<1>(a, p.w, u.w, L, F, tab, e);
+        const unsigned fm = (1u << F) - 1u;
+        const unsigned f0 = (p.x & fm) + (u.x & fm), f1 = (p.y & fm) + (u.y & fm), f2 = (p.z & fm) + (u.z & fm),
+                       f3 = (p.w & fm) + (u.w & fm);
+        const int b0 = acc_bin(p.x, L, F) + acc_bin(u.x, L, F) + (int)(f0 >> F);
+        const int b1 = acc_bin(p.y, L, F) + acc_bin(u.y, L, F) + (int)(f1 >> F);
+        const int b2 = acc_bin(p.z, L, F) + acc_bin(u.z, L, F) + (int)(f2 >> F);
+        const int b3 = acc_bin(p.w, L, F) + acc_bin(u.w, L, F) + (int)(f3 >> F);
+        acc_raise<NARROW>(a, max(max(b0, b1), max(b2, b3)));
+        acc_scaled<NARROW, 0>(a, b0, f0 & fm, acc_sbit(p.x ^ u.x, L), tab, e);
+        acc_scaled<NARROW, 1>(a, b1, f1 & fm, acc_sbit(p.y ^ u.y, L), tab, e);
+        acc_scaled<NARROW, 0>(a, b2, f2 & fm, acc_sbit(p.z ^ u.z, L), tab, e);
+        acc_scaled<NARROW, 1>(a, b3, f3 & fm, acc_sbit(p.w ^ u.w, L), tab, e);
     } else {
         acc_pair<0>(a, p.x, u.x, L, F, tab, e);
         acc_pair<1>(a, p.y, u.y, L, F, tab, e);
@@ -255,9 +281,10 @@ __device__ __forceinline__ void acc_vec2(Acc& a, uint4 p, uint4 u, int L, int F,
 // streaming loads (when both buffers are 16-byte aligned), two loads in flight per array and
 // thread, two accumulators per thread. The order of the terms depends only on n and the grid,
 // so a launch configuration always gives the same word.
-extern "C" __global__ void __launch_bounds__(256, 4)
-    lns_fused_partials(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs,
-                       const unsigned* __restrict__ ys, long long n, Partial* __restrict__ out) {
+template <bool NARROW>
+__device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const unsigned* __restrict__ xs,
+                                               const unsigned* __restrict__ ys, long long n,
+                                               Partial* __restrict__ out) {
     __shared__ double tab[1 << EXP_TBITS];
     const int tb = f.F < EXP_TBITS ? f.F : EXP_TBITS;
     for (int j = threadIdx.x; j < (1 << tb); j += blockDim.x) tab[j] = exp2((double)j / (double)(1 << tb));
@@ -279,16 +306,16 @@ extern "C" __global__ void __launch_bounds__(256, 4)
             const uint4 p = __ldcs(xv + i), q = __ldcs(xv + i + stride);
             if (ys) {
                 const uint4 u = __ldcs(yv + i), v = __ldcs(yv + i + stride);
-                acc_vec2(a, p, u, L, F, lmask, inf, tab, e);
-                acc_vec2(a, q, v, L, F, lmask, inf, tab, e);
+                acc_vec2<NARROW>(a, p, u, L, F, lmask, inf, tab, e);
+                acc_vec2<NARROW>(a, q, v, L, F, lmask, inf, tab, e);
             } else {
-                acc_vec(a, p, L, F, lmask, inf, tab, e);
-                acc_vec(a, q, L, F, lmask, inf, tab, e);
+                acc_vec<NARROW>(a, p, L, F, lmask, inf, tab, e);
+                acc_vec<NARROW>(a, q, L, F, lmask, inf, tab, e);
             }
         }
         if (i < nv) {
-            if (ys) acc_vec2(a, __ldcs(xv + i), __ldcs(yv + i), L, F, lmask, inf, tab, e);
-            else acc_vec(a, __ldcs(xv + i), L, F, lmask, inf, tab, e);
+            if (ys) acc_vec2<NARROW>(a, __ldcs(xv + i), __ldcs(yv + i), L, F, lmask, inf, tab, e);
+            else acc_vec<NARROW>(a, __ldcs(xv + i), L, F, lmask, inf, tab, e);
         }
         done = nv << 2;
     }
@@ -310,6 +337,20 @@ extern "C" __global__ void __launch_bounds__(256, 4)
     }
     p = red_block(p);
     if (threadIdx.x == 0) out[blockIdx.x] = p;
+}
+
+// Formats of more than 8 integer bits (binades of terms up to 2^30 apart).
+extern "C" __global__ void __launch_bounds__(256, 4)
+    lns_fused_partials(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs, const unsigned* __restrict__ ys,
+                       long long n, Partial* __restrict__ out) {
+    fused_partials<false>(f, e, xs, ys, n, out);
+}
+
+// Formats of at most 8 integer bits (lns16, lns32): no term is below 2^-1022 of the largest.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    lns_fused_partials_narrow(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs,
+                              const unsigned* __restrict__ ys, long long n, Partial* __restrict__ out) {
+    fused_partials<true>(f, e, xs, ys, n, out);
 }
 
 // Combines n partials (one block of 1024 threads) and rounds the total to one word.

@@ -123,7 +123,14 @@ pub fn fused_into(
     // Four blocks per SM are resident (`__launch_bounds__(256, 4)`): one wave, no tail.
     let blocks = (xs.len().div_ceil(THREADS as usize)).clamp(1, gpu.info().sms as usize * 4);
     let mut parts = gpu.alloc_poisoned::<f64>(blocks * PARTIAL_F64S)?;
-    let partials = gpu.kernel(&kernels(), "lns_fused_partials")?;
+    // ≤ 8 integer bits: binades of terms (products included) stay within 512 of each other, so
+    // every scale 2^d is a normal f64 built from its bits.
+    let name = if format.int_bits <= 8 {
+        "lns_fused_partials_narrow"
+    } else {
+        "lns_fused_partials"
+    };
+    let partials = gpu.kernel(&kernels(), name)?;
     let finish = gpu.kernel(&kernels(), "lns_fused_finish")?;
     let null: u64 = 0;
     {
