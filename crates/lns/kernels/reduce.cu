@@ -253,6 +253,31 @@ __device__ __forceinline__ void acc_vec(Acc& a, uint4 p, int L, int F, unsigned 
     }
 }
 
+// Eight words (two vectors) under one finiteness test and one binade test, so eight
+// independent terms are in flight per thread.
+template <bool NARROW>
+__device__ __forceinline__ void acc_vec8(Acc& a, uint4 p, uint4 q, int L, int F, unsigned lmask, unsigned inf,
+                                         const double* tab, const ExpPoly& e) {
+    if (acc_finite4(p, lmask, inf) && acc_finite4(q, lmask, inf)) {
+        const unsigned fm = (1u << F) - 1u;
+        const int b0 = acc_bin(p.x, L, F), b1 = acc_bin(p.y, L, F), b2 = acc_bin(p.z, L, F),
+                  b3 = acc_bin(p.w, L, F), b4 = acc_bin(q.x, L, F), b5 = acc_bin(q.y, L, F),
+                  b6 = acc_bin(q.z, L, F), b7 = acc_bin(q.w, L, F);
+        acc_raise<NARROW>(a, max(max(max(b0, b1), max(b2, b3)), max(max(b4, b5), max(b6, b7))));
+        acc_scaled<NARROW, 0>(a, b0, p.x & fm, acc_sbit(p.x, L), tab, e);
+        acc_scaled<NARROW, 1>(a, b1, p.y & fm, acc_sbit(p.y, L), tab, e);
+        acc_scaled<NARROW, 0>(a, b2, p.z & fm, acc_sbit(p.z, L), tab, e);
+        acc_scaled<NARROW, 1>(a, b3, p.w & fm, acc_sbit(p.w, L), tab, e);
+        acc_scaled<NARROW, 0>(a, b4, q.x & fm, acc_sbit(q.x, L), tab, e);
+        acc_scaled<NARROW, 1>(a, b5, q.y & fm, acc_sbit(q.y, L), tab, e);
+        acc_scaled<NARROW, 0>(a, b6, q.z & fm, acc_sbit(q.z, L), tab, e);
+        acc_scaled<NARROW, 1>(a, b7, q.w & fm, acc_sbit(q.w, L), tab, e);
+    } else {
+        acc_vec<NARROW>(a, p, L, F, lmask, inf, tab, e);
+        acc_vec<NARROW>(a, q, L, F, lmask, inf, tab, e);
+    }
+}
+
 template <bool NARROW>
 __device__ __forceinline__ void acc_vec2(Acc& a, uint4 p, uint4 u, int L, int F, unsigned lmask, unsigned inf,
                                          const double* tab, const ExpPoly& e) {
@@ -309,8 +334,7 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
                 acc_vec2<NARROW>(a, p, u, L, F, lmask, inf, tab, e);
                 acc_vec2<NARROW>(a, q, v, L, F, lmask, inf, tab, e);
             } else {
-                acc_vec<NARROW>(a, p, L, F, lmask, inf, tab, e);
-                acc_vec<NARROW>(a, q, L, F, lmask, inf, tab, e);
+                acc_vec8<NARROW>(a, p, q, L, F, lmask, inf, tab, e);
             }
         }
         if (i < nv) {
