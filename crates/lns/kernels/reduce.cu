@@ -102,18 +102,24 @@ struct Acc {
 };
 
 #define ACC_NONE (-2147483647 - 1)
-#define EXP_TBITS 8
+#define EXP_TBITS 10
 
-// exp2 of a code's fraction frac / 2^F in [0, 1): the table holds 2^(j / 256) (f64, from
-// exp2) for the top 8 fraction bits; the rest, r = low bits, is below 2^(F - 8) codes, i.e.
-// below 2^-8 in the exponent, and 2^(r ulp) - 1 = r q(r) with q a degree-4 Taylor polynomial
+// Blocks of 256 threads resident per SM (the register budget: 64 per thread at 4).
+#ifndef RED_MINB
+#define RED_MINB 4
+#endif
+
+// exp2 of a code's fraction frac / 2^F in [0, 1): the table holds 2^(j / 1024) (f64, from
+// exp2) for the top 10 fraction bits; the rest, r = low bits, is below 2^(F - 10) codes, i.e.
+// below 2^-10 in the exponent, and 2^(r ulp) - 1 = r q(r) with q a degree-3 Taylor polynomial
 // in r (coefficients (ln 2 ulp)^k / k!, parameters in the constant bank): its truncation error
-// is (ln 2 / 256)^6 / 720 < 2^-60, so a term is within ~3 f64 ulps of 2^(frac ulp) (exp2 itself
-// within 1), far below the final rounding to a code (2^-23 of a binade for lns32).
+// is (ln 2 / 1024)^5 / 120 < 2^-59, so a term is within ~3 f64 ulps of 2^(frac ulp) (exp2 itself
+// within 1), far below the final rounding to a code (2^-23 of a binade for lns32). r is made
+// exact by the 2^52 trick (one f64 add) rather than an int-to-f64 conversion.
 struct ExpPoly {
-    double c1, c2, c3, c4, c5;  // (ln 2 * 2^-F)^k / k!
-    unsigned rmask;             // low fraction bits (F - tb of them)
-    int rshift;                 // F - tb
+    double c1, c2, c3, c4;  // (ln 2 * 2^-F)^k / k!
+    unsigned rmask;         // low fraction bits (F - tb of them)
+    int rshift;             // F - tb
 };
 
 // s + v into (s, c) with Knuth's branch-free TwoSum: the same exact rounding error as
@@ -159,8 +165,8 @@ template <bool NARROW, int K>
 __device__ __forceinline__ void acc_scaled(Acc& a, int bin, unsigned frac, unsigned sbit, const double* tab,
                                            const ExpPoly& e) {
     const int d = bin - a.max;  // <= 0
-    const double r = (double)(frac & e.rmask);
-    const double q = fma(r, fma(r, fma(r, fma(r, e.c5, e.c4), e.c3), e.c2), e.c1);
+    const double r = __hiloint2double(0x43300000, (int)(frac & e.rmask)) - 4503599627370496.0;
+    const double q = fma(r, fma(r, fma(r, e.c4, e.c3), e.c2), e.c1);
     const double t = tab[frac >> e.rshift];
     double ts;
     if (NARROW || d >= -1022) {
@@ -364,14 +370,14 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
 }
 
 // Formats of more than 8 integer bits (binades of terms up to 2^30 apart).
-extern "C" __global__ void __launch_bounds__(256, 4)
+extern "C" __global__ void __launch_bounds__(256, RED_MINB)
     lns_fused_partials(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs, const unsigned* __restrict__ ys,
                        long long n, Partial* __restrict__ out) {
     fused_partials<false>(f, e, xs, ys, n, out);
 }
 
 // Formats of at most 8 integer bits (lns16, lns32): no term is below 2^-1022 of the largest.
-extern "C" __global__ void __launch_bounds__(256, 4)
+extern "C" __global__ void __launch_bounds__(256, RED_MINB)
     lns_fused_partials_narrow(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs,
                               const unsigned* __restrict__ ys, long long n, Partial* __restrict__ out) {
     fused_partials<true>(f, e, xs, ys, n, out);

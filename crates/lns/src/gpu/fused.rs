@@ -6,8 +6,8 @@
 //! One pass over the data: each thread keeps the largest binade seen and rescales its sums by
 //! an exact power of two when it grows (so x and −x cancel exactly wherever they meet); blocks
 //! write partials that one block combines in a fixed order, so a buffer gives the same word on
-//! every call. Terms are 2^(fraction) from a 256-entry f64 table times a degree-5 polynomial in
-//! the low fraction bits (truncation < 2^-60, each term within ~3 f64 ulps of its exact value,
+//! every call. Terms are 2^(fraction) from a 1024-entry f64 table times a degree-4 polynomial in
+//! the low fraction bits (truncation < 2^-59, each term within ~3 f64 ulps of its exact value,
 //! as against exp2's 1), read with 16-byte loads into two compensated accumulators per thread.
 
 use crate::error::LnsError;
@@ -32,12 +32,12 @@ struct LnsFmt {
 unsafe impl DeviceRepr for LnsFmt {}
 impl KernelValue for LnsFmt {}
 
-/// `struct ExpPoly` in reduce.cu: 2^(r·ulp) − 1 = r·(c1 + c2 r + … + c5 r^4) for the low
-/// fraction bits r of a code (below 2^-8 in the exponent), the top 8 bits from a table.
+/// `struct ExpPoly` in reduce.cu: 2^(r·ulp) − 1 = r·(c1 + c2 r + c3 r² + c4 r³) for the low
+/// fraction bits r of a code (below 2^-10 in the exponent), the top 10 bits from a table.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 struct ExpPoly {
-    c: [f64; 5],
+    c: [f64; 4],
     rmask: u32,
     rshift: i32,
 }
@@ -46,13 +46,13 @@ struct ExpPoly {
 unsafe impl DeviceRepr for ExpPoly {}
 impl KernelValue for ExpPoly {}
 
-/// Fraction bits looked up in the kernel's table of 2^(j/256).
-const TABLE_BITS: u32 = 8;
+/// Fraction bits looked up in the kernel's table of 2^(j/1024) (`EXP_TBITS` in reduce.cu).
+const TABLE_BITS: u32 = 10;
 
 impl ExpPoly {
     fn new(format: Format) -> ExpPoly {
         let x = std::f64::consts::LN_2 * format.ulp();
-        let mut c = [0.0; 5];
+        let mut c = [0.0; 4];
         let mut term = 1.0;
         for (k, ck) in c.iter_mut().enumerate() {
             term *= x / (k + 1) as f64;
@@ -166,8 +166,8 @@ mod tests {
         let j = frac >> e.rshift;
         let t = (j as f64 / (1u64 << tb) as f64).exp2();
         let r = (frac & e.rmask) as f64;
-        let [c1, c2, c3, c4, c5] = e.c;
-        let q = r.mul_add(r.mul_add(r.mul_add(r.mul_add(c5, c4), c3), c2), c1);
+        let [c1, c2, c3, c4] = e.c;
+        let q = r.mul_add(r.mul_add(r.mul_add(c4, c3), c2), c1);
         t.mul_add(r * q, t)
     }
 
