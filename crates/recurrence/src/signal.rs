@@ -401,19 +401,8 @@ pub fn filtfilt<T: Element>(
     let edge = padlen.unwrap_or(3 * a.len().max(b.len()));
     check_padlen(lay.n, edge)?;
     let zi = ba_zi(b, a)?;
-    let channels = lay.channels();
-    let run = |data: &[T], z: &[T]| -> Result<Vec<T>, FilterError> {
-        let mut y = vec![T::ZERO; data.len()];
-        filter.apply_batch(data, channels, &mut y, Some(z), None)?;
-        Ok(y)
-    };
-    let y = forward_backward(&lay.gather(x), lay.n, edge, &zi, run)?;
-    Ok(Output {
-        y: lay.scatter(y),
-        shape: shape.to_vec(),
-        zf: None,
-        zf_shape: Vec::new(),
-        report: filter.report().clone(),
+    zero_phase(x, shape, &lay, edge, &zi, filter.report(), |d, c, y, z| {
+        filter.apply_batch(d, c, y, Some(z), None)
     })
 }
 
@@ -437,19 +426,35 @@ pub fn sosfiltfilt<T: Element>(
     let edge = padlen.unwrap_or(3 * ntaps);
     check_padlen(lay.n, edge)?;
     let zi = sos_zi(sos)?;
+    zero_phase(x, shape, &lay, edge, &zi, filter.report(), |d, c, y, z| {
+        filter.apply_batch(d, c, y, Some(z), None)
+    })
+}
+
+/// The forward and backward passes of `filtfilt` / `sosfiltfilt` over x's channels (gathered
+/// along the axis, scattered back), `apply` being the filter's batch call with initial state.
+fn zero_phase<T: Element>(
+    x: &[T],
+    shape: &[usize],
+    lay: &Axis,
+    edge: usize,
+    zi: &[f64],
+    report: &Report,
+    apply: impl Fn(&[T], usize, &mut [T], &[T]) -> Result<(), FilterError>,
+) -> Result<Output<T>, FilterError> {
     let channels = lay.channels();
     let run = |data: &[T], z: &[T]| -> Result<Vec<T>, FilterError> {
         let mut y = vec![T::ZERO; data.len()];
-        filter.apply_batch(data, channels, &mut y, Some(z), None)?;
+        apply(data, channels, &mut y, z)?;
         Ok(y)
     };
-    let y = forward_backward(&lay.gather(x), lay.n, edge, &zi, run)?;
+    let y = forward_backward(&lay.gather(x), lay.n, edge, zi, run)?;
     Ok(Output {
         y: lay.scatter(y),
         shape: shape.to_vec(),
         zf: None,
         zf_shape: Vec::new(),
-        report: filter.report().clone(),
+        report: report.clone(),
     })
 }
 
