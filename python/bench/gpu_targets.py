@@ -8,7 +8,16 @@
   flooding, 50 iterations, no early termination) as coded Mbps, against Sionna's LDPCBPDecoder
   (min-sum, 50 iterations) on the same LLRs when Sionna is importable.
 
-usage: gpu_targets.py [--log2-n 28] [--runs 20] [--frames 1024] > results.json
+Each lfilter entry also says where a synchronised call's time goes: `host_ms`, the host time
+of the call alone started on an idle GPU (everything before the launch, plus the return);
+`kernel_events_ms`, CUDA events around the bare native launch on a preallocated output (the
+kernel as a single launch); `pipelined_ms`, events around back-to-back calls per call (the
+host work hidden behind the previous kernel); `general_path`, the same call through the
+general path (`device="cuda"`: array description, then the checks) in the same run; and
+`parts_us`, the host time of each step of the call (median of many).
+
+usage: gpu_targets.py [--log2-n 28] [--runs 20] [--frames 1024] [--skip ldpc,cupyx]
+  > results.json
 Prints one JSON object (progress on stderr)."""
 
 from __future__ import annotations
@@ -26,12 +35,15 @@ ap.add_argument("--log2-n", type=int, default=28)
 ap.add_argument("--runs", type=int, default=20)
 ap.add_argument("--frames", type=int, default=1024)
 ap.add_argument("--sionna-runs", type=int, default=3)
+ap.add_argument("--skip", default="", help="comma-separated: ldpc (the decoder part), cupyx (the CuPy peers)")
 args = ap.parse_args()
+skip = set(filter(None, args.skip.split(",")))
+t_start = time.perf_counter()
 
 import torch  # noqa: E402
 
 import sigpu  # noqa: E402
-from sigpu import ldpc  # noqa: E402
+from sigpu import _arrays, _native, _signal, ldpc  # noqa: E402
 
 
 def log(*a):
@@ -68,6 +80,82 @@ def events(fn, runs, warmup=3):
     return statistics.median(times)
 
 
+def host(fn, sync, runs, warmup=3):
+    """Median host time (ms) of fn() alone, each started on an idle GPU (synchronised first):
+    for an asynchronous call, the host work before its launch and after it."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        sync()
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    sync()
+    return statistics.median(times)
+
+
+def micro_us(fn, reps=200):
+    """Median host time (µs) of fn(), over `reps` calls timed in blocks of 10."""
+    fn()
+    times = []
+    for _ in range(max(reps // 10, 1)):
+        t = time.perf_counter()
+        for _ in range(10):
+            fn()
+        times.append((time.perf_counter() - t) * 1e5)
+    return statistics.median(times)
+
+
+def pipelined(fn, calls=10, warmup=2):
+    """CUDA-event time (ms) per call of `calls` back-to-back calls on the current torch stream:
+    the host work of a call overlaps the previous call's kernel."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(calls):
+        fn()
+    e.record()
+    e.synchronize()
+    return s.elapsed_time(e) / calls
+
+
+def breakdown(b, a, arr, kind, sync):
+    """Where a synchronised sigpu.lfilter call on `arr` spends its time (see the docstring)."""
+    ba = _signal._validated(b, a)
+    io = _signal._direct_io(arr, -1)
+    assert io is not None, "the direct path should take this array"
+    yk, name, xp, yp, rows, cols, dev, stream = io
+    launch = lambda: _native.lfilter_cuda(ba.bl, ba.al, name, xp, yp, rows, cols, dev, stream)
+    r = {"host_ms": host(lambda: sigpu.lfilter(b, a, arr), sync, args.runs)}
+    if kind == "torch":
+        r["kernel_events_ms"] = events(launch, args.runs)
+        r["pipelined_ms"] = pipelined(lambda: sigpu.lfilter(b, a, arr))
+    g = wall(lambda: sigpu.lfilter(b, a, arr, device="cuda"), sync, args.runs)
+    g["host_ms"] = host(lambda: sigpu.lfilter(b, a, arr, device="cuda"), sync, args.runs)
+    r["general_path"] = g
+    parts = {
+        "validate_coefs": micro_us(lambda: _signal._validated(b, a)),
+        "direct_io": micro_us(lambda: _signal._direct_io(arr, -1)),
+        "describe_general": micro_us(lambda: _arrays.gpu_array(arr)),
+        "native_launch": 1e3 * host(launch, sync, args.runs),
+    }
+    if kind == "torch":
+        parts["empty_like"] = micro_us(lambda: torch.empty_like(arr))
+        parts["raw_stream"] = micro_us(lambda: _arrays.torch_stream(torch, 0))
+        parts["current_stream_object"] = micro_us(lambda: torch.cuda.current_stream(0).cuda_stream)
+    else:
+        parts["empty"] = micro_us(lambda: cupy.empty(arr.shape, arr.dtype))
+        parts["array_interface"] = micro_us(lambda: arr.__cuda_array_interface__)
+        parts["current_stream"] = micro_us(lambda: cupy.cuda.get_current_stream().ptr)
+    r["parts_us"] = parts
+    sync()
+    del yk
+    return r
+
+
 out = {
     "torch": torch.__version__,
     "device": torch.cuda.get_device_name(0),
@@ -85,6 +173,7 @@ sync = torch.cuda.synchronize
 copy = wall(lambda: y.copy_(x), sync, args.runs)
 copy["gb_per_s"] = nbytes / copy["median_ms"] / 1e6
 copy["events_ms"] = events(lambda: y.copy_(x), args.runs)
+copy["host_ms"] = host(lambda: y.copy_(x), sync, args.runs)
 out["torch_copy"] = copy
 log("torch copy", copy)
 first = time.perf_counter()
@@ -102,6 +191,7 @@ for name, (b, a) in FILTERS.items():
 
     ref = ss.lfilter(b, a, x[: 1 << 20].double().cpu().numpy())
     r["max_abs_error_vs_scipy_f64_first_2^20"] = float(np.max(np.abs(yy - ref)))
+    r.update(breakdown(b, a, x, "torch", sync))
     res[name] = r
     log("sigpu torch", name, r)
 out["sigpu_lfilter_torch"] = res
@@ -111,6 +201,7 @@ sos = ss.butter(8, 0.1, output="sos")
 r = wall(lambda: sigpu.sosfilt(sos, x), sync, args.runs)
 r["gb_per_s"] = nbytes / r["median_ms"] / 1e6
 r["of_copy"] = r["gb_per_s"] / copy["gb_per_s"]
+r["host_ms"] = host(lambda: sigpu.sosfilt(sos, x), sync, args.runs)
 yy = sigpu.sosfilt(sos, x[: 1 << 20]).double().cpu().numpy()
 r["max_abs_error_vs_scipy_f64_first_2^20"] = float(np.max(np.abs(yy - ss.sosfilt(sos, x[: 1 << 20].double().cpu().numpy()))))
 out["sigpu_sosfilt_torch_butter8"] = r
@@ -127,6 +218,7 @@ try:
     csync = cupy.cuda.runtime.deviceSynchronize
     cc = wall(lambda: yc.__setitem__(Ellipsis, xc), csync, args.runs)
     cc["gb_per_s"] = nbytes / cc["median_ms"] / 1e6
+    cc["host_ms"] = host(lambda: yc.__setitem__(Ellipsis, xc), csync, args.runs)
     out["cupy_copy"] = cc
     resc = {}
     for name, (b, a) in FILTERS.items():
@@ -134,20 +226,23 @@ try:
         r["gb_per_s"] = nbytes / r["median_ms"] / 1e6
         r["of_copy"] = r["gb_per_s"] / cc["gb_per_s"]
         assert isinstance(sigpu.lfilter(b, a, xc[:16]), cupy.ndarray)
-        peer = wall(lambda: cs.lfilter(cupy.asarray(b, cupy.float32), cupy.asarray(a, cupy.float32), xc), csync, 3, warmup=1)
-        r["cupyx_lfilter_ms"] = peer["median_ms"]
-        r["vs_cupyx"] = peer["median_ms"] / r["median_ms"]
-        yp = cs.lfilter(cupy.asarray(b, cupy.float32), cupy.asarray(a, cupy.float32), xc[: 1 << 20])
-        ys = sigpu.lfilter(b, a, xc[: 1 << 20])
-        r["max_abs_diff_vs_cupyx_first_2^20"] = float(cupy.max(cupy.abs(yp - ys)))
+        if "cupyx" not in skip:
+            peer = wall(lambda: cs.lfilter(cupy.asarray(b, cupy.float32), cupy.asarray(a, cupy.float32), xc), csync, 3, warmup=1)
+            r["cupyx_lfilter_ms"] = peer["median_ms"]
+            r["vs_cupyx"] = peer["median_ms"] / r["median_ms"]
+            yp = cs.lfilter(cupy.asarray(b, cupy.float32), cupy.asarray(a, cupy.float32), xc[: 1 << 20])
+            ys = sigpu.lfilter(b, a, xc[: 1 << 20])
+            r["max_abs_diff_vs_cupyx_first_2^20"] = float(cupy.max(cupy.abs(yp - ys)))
+        r.update(breakdown(b, a, xc, "cupy", csync))
         resc[name] = r
         log("sigpu cupy", name, r)
     out["sigpu_lfilter_cupy"] = resc
     r = wall(lambda: sigpu.sosfilt(sos, xc), csync, args.runs)
     r["gb_per_s"] = nbytes / r["median_ms"] / 1e6
-    peer = wall(lambda: cs.sosfilt(cupy.asarray(sos, cupy.float32), xc), csync, 3, warmup=1)
-    r["cupyx_sosfilt_ms"] = peer["median_ms"]
-    r["vs_cupyx"] = peer["median_ms"] / r["median_ms"]
+    if "cupyx" not in skip:
+        peer = wall(lambda: cs.sosfilt(cupy.asarray(sos, cupy.float32), xc), csync, 3, warmup=1)
+        r["cupyx_sosfilt_ms"] = peer["median_ms"]
+        r["vs_cupyx"] = peer["median_ms"] / r["median_ms"]
     out["sigpu_sosfilt_cupy_butter8"] = r
     log("sigpu sosfilt cupy", r)
     del xc, yc
@@ -157,6 +252,10 @@ del x
 torch.cuda.empty_cache()
 
 # ---- LDPC
+if "ldpc" in skip:
+    out["total_s"] = time.perf_counter() - t_start
+    print(json.dumps(out, indent=1))
+    sys.exit(0)
 code = ldpc.Code("dvbt2-normal-1/2")
 F, N = args.frames, code.n
 # All-zero codeword, BPSK over AWGN at Eb/N0 = 2 dB: LLR = 2y/σ² (ln P(0)/P(1)).
@@ -204,4 +303,5 @@ try:
 except Exception as e:  # noqa: BLE001
     out["sionna_LDPCBPDecoder"] = f"not run: {type(e).__name__}: {e}"
 
+out["total_s"] = time.perf_counter() - t_start
 print(json.dumps(out, indent=1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -56,26 +56,64 @@ def _is_cupy(x: Any) -> bool:
     return type(x).__module__.startswith("cupy") and "cupy" in sys.modules
 
 
+# torch.dtype → numpy dtype, and the raw current-stream query, of the torch module they were
+# read from: filled on the first tensor seen (importing sigpu imports no torch).
+_TORCH_NP: Dict[Any, Optional[np.dtype]] = {}
+_torch_raw_stream: Any = None
+_torch_seen: Any = None
+
+
+def _torch_facts(torch: Any) -> None:
+    global _TORCH_NP, _torch_raw_stream, _torch_seen
+    table = {}
+    for tname, npname in _TORCH_DTYPES.items():
+        t = getattr(torch, tname[len("torch.") :], None)
+        if t is not None:
+            table[t] = np.dtype(npname) if npname != "bfloat16" else None
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:  # older torch: the same handle through the Stream object
+
+        def raw(dev: int) -> int:
+            return torch.cuda.current_stream(dev).cuda_stream
+
+    _TORCH_NP, _torch_raw_stream, _torch_seen = table, raw, torch
+
+
+def torch_stream(torch: Any, device: int) -> int:
+    """The cudaStream_t of torch's current stream on ``device`` (0: the legacy default stream),
+    read without building a torch.cuda.Stream object."""
+    if torch is not _torch_seen:
+        _torch_facts(torch)
+    return int(_torch_raw_stream(device))
+
+
+def torch_np_dtype(torch: Any, dtype: Any) -> Optional[np.dtype]:
+    """numpy's dtype for a torch dtype; None for bfloat16 (and unknown types)."""
+    if torch is not _torch_seen:
+        _torch_facts(torch)
+    return _TORCH_NP.get(dtype)
+
+
 def gpu_array(x: Any) -> Optional[GpuArray]:
     """The description of ``x`` when it is a CUDA array, else None (numpy and the like)."""
     if _is_torch(x):
-        import torch
+        torch = sys.modules["torch"]
 
         if not isinstance(x, torch.Tensor) or not x.is_cuda:
             return None
-        name = _TORCH_DTYPES.get(str(x.dtype))
-        if name is None or name == "bfloat16":
+        dtype = torch_np_dtype(torch, x.dtype)
+        if dtype is None:
             raise TypeError(f"sigpu does not take {x.dtype} tensors")
-        dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
+        dev = x.get_device()
         return GpuArray(
             obj=x,
             kind="torch",
             ptr=int(x.data_ptr()),
             shape=tuple(x.shape),
             strides=tuple(x.stride()),
-            dtype=np.dtype(name),
-            device=int(dev),
-            stream=int(torch.cuda.current_stream(dev).cuda_stream),
+            dtype=dtype,
+            device=dev,
+            stream=torch_stream(torch, dev),
         )
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is None:
@@ -136,6 +174,14 @@ def empty_like_kind(g: GpuArray, shape: Tuple[int, ...], dtype: str) -> Any:
 
     with cupy.cuda.Device(g.device):
         return cupy.empty(shape, dtype=dtype)
+
+
+def data_ptr(x: Any, kind: str) -> int:
+    """The device address of an array made here (``empty_like_kind``, ``contiguous_last``):
+    read directly, without the array-interface round trip."""
+    if kind == "torch":
+        return int(x.data_ptr())
+    return int(x.data.ptr)
 
 
 def contiguous_last(g: GpuArray, axis: int, dtype: str) -> Any:

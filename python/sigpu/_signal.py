@@ -20,7 +20,10 @@ float16 input raise TypeError.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union
+import math
+import struct
+import sys
+from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
@@ -28,10 +31,12 @@ from . import _native
 from ._arrays import (
     GpuArray,
     contiguous_last,
+    data_ptr,
     empty_like_kind,
     gpu_array,
     move_back,
     parse_device,
+    torch_stream,
 )
 
 ArrayLike = Any
@@ -85,6 +90,124 @@ def _axis(axis: int, ndim: int) -> int:
     return int(axis) % ndim
 
 
+class _Ba:
+    """A validated (b, a): float64 arrays, and the lists the native calls take."""
+
+    __slots__ = ("b", "a", "bl", "al")
+
+    def __init__(self, b: np.ndarray, a: np.ndarray) -> None:
+        b.flags.writeable = False
+        a.flags.writeable = False
+        self.b, self.a = b, a
+        self.bl, self.al = b.tolist(), a.tolist()
+
+
+# Validated coefficients by their exact values (see _ba_key): a filter applied again skips the
+# checks and conversions. Bounded: cleared when full.
+_BA_CACHE: Dict[Any, _Ba] = {}
+_BA_CACHE_MAX = 256
+_I53 = 1 << 53  # ints up to here are exact as float64, as _coefs takes them
+
+
+def _ba_key(c: Any) -> Any:
+    """A key naming ``c``'s values exactly (their float64 bits, or the numpy array's dtype and
+    bytes), or None for anything else (validated anew on each call): lists and tuples of
+    Python floats and ints, and 1-D real numpy arrays."""
+    t = type(c)
+    if t is list or t is tuple:
+        for v in c:
+            if type(v) is not float and (type(v) is not int or not -_I53 <= v <= _I53):
+                return None
+        try:
+            return struct.pack(f"{len(c)}d", *c)
+        except (OverflowError, struct.error):
+            return None
+    if t is np.ndarray and c.ndim == 1 and c.dtype.kind in "iuf":
+        return (c.dtype.str, c.tobytes())
+    return None
+
+
+def _validated(b: ArrayLike, a: ArrayLike) -> _Ba:
+    kb, ka = _ba_key(b), _ba_key(a)
+    key = None if kb is None or ka is None else (kb, ka)
+    if key is not None:
+        hit = _BA_CACHE.get(key)
+        if hit is not None:
+            return hit
+    bv = _coefs(b, "b")
+    av = _coefs(a, "a")
+    if av[0] == 0:
+        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
+    ba = _Ba(bv, av)
+    if key is not None:
+        if len(_BA_CACHE) >= _BA_CACHE_MAX:
+            _BA_CACHE.clear()
+        _BA_CACHE[key] = ba
+    return ba
+
+
+_FAST_CHARS = {"f": "float32", "d": "float64"}
+
+
+def _direct_io(x: Any, axis: Any) -> Optional[tuple]:
+    """The common GPU call, read straight from the array's attributes: for a C-contiguous
+    float32 / float64 torch or CuPy CUDA array filtered along its last axis, a new output of
+    the array's library on its device and ``(y, dtype name, x address, y address, rows, n,
+    device, stream)``, the stream being the caller's current one there. No array-interface
+    dict, no description object, no device synchronisation. None for anything else (another
+    type, layout, dtype or axis, an empty array), which takes the general path."""
+    if type(axis) is not int:
+        return None
+    t = type(x)
+    tm = sys.modules.get("torch")
+    if tm is not None and t is tm.Tensor:
+        if not x.is_cuda:
+            return None
+        dt = x.dtype
+        if dt is tm.float32:
+            name = "float32"
+        elif dt is tm.float64:
+            name = "float64"
+        else:
+            return None
+        nd = x.dim()
+        if nd == 0 or (axis != -1 and axis != nd - 1) or not x.is_contiguous():
+            return None
+        n = x.size(-1)
+        total = x.numel()
+        if n == 0 or total == 0:
+            return None
+        dev = x.get_device()
+        y = tm.empty_like(x, memory_format=tm.contiguous_format)
+        return (y, name, x.data_ptr(), y.data_ptr(), total // n, n, dev, torch_stream(tm, dev))
+    cm = sys.modules.get("cupy")
+    if cm is not None and t is cm.ndarray:
+        dt = x.dtype
+        name = _FAST_CHARS.get(dt.char)
+        nd = x.ndim
+        if name is None or nd == 0 or (axis != -1 and axis != nd - 1):
+            return None
+        if not x.flags.c_contiguous:
+            return None
+        shape = x.shape
+        n = shape[-1]
+        total = x.size
+        if n == 0 or total == 0:
+            return None
+        dev = x.device.id
+        # The stream the array interface reports: CuPy's current stream (the protocol's 1,
+        # the legacy default stream, is handle 0).
+        stream = cm.cuda.get_current_stream().ptr
+        stream = 0 if stream == 1 else int(stream)
+        if cm.cuda.runtime.getDevice() == dev:
+            y = cm.empty(shape, dtype=dt)
+        else:
+            with cm.cuda.Device(dev):
+                y = cm.empty(shape, dtype=dt)
+        return (y, name, x.data.ptr, y.data.ptr, total // n, n, dev, stream)
+    return None
+
+
 def lfilter(
     b: ArrayLike,
     a: ArrayLike,
@@ -103,10 +226,13 @@ def lfilter(
     than filtering them on the CPU (BENCHMARKS.md: the kernel of a 2^26 filter takes 0.2 ms,
     its transfers 200 ms); "cuda" with a host array uploads, filters and downloads.
     """
-    b = _coefs(b, "b")
-    a = _coefs(a, "a")
-    if a[0] == 0:
-        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
+    ba = _validated(b, a)
+    if zi is None and device is None:
+        io = _direct_io(x, axis)
+        if io is not None:
+            _native.lfilter_cuda(ba.bl, ba.al, *io[1:])
+            return io[0]
+    b, a = ba.b, ba.a
     dev = parse_device(device)
     g = gpu_array(x)
     if g is not None:
@@ -196,10 +322,9 @@ def _lfilter_gpu(
     assert src is not None
     n = src.shape[-1]
     lead = src.shape[:-1]
-    rows = int(np.prod(lead, dtype=np.int64))
+    rows = math.prod(lead)
     y = empty_like_kind(src, src.shape, name)
-    yg = gpu_array(y)
-    assert yg is not None
+    y_ptr = data_ptr(y, g.kind)
     zi_dev = zf = None
     zi_ptr = zf_ptr = None
     if zi is not None:
@@ -215,11 +340,11 @@ def _lfilter_gpu(
             zi_dev = contiguous_last(zg, ax, name)
         zi_ptr = gpu_array(zi_dev).ptr  # type: ignore[union-attr]
         zf = empty_like_kind(src, tuple(lead) + (k,), name)
-        zf_ptr = gpu_array(zf).ptr  # type: ignore[union-attr]
+        zf_ptr = data_ptr(zf, g.kind)
     if rows > 0 and n > 0:
         bl, al = _padded(b, a) if zi is not None else (b.tolist(), a.tolist())
         _native.lfilter_cuda(
-            bl, al, name, src.ptr, yg.ptr, rows, n, src.device, src.stream, zi=zi_ptr, zf=zf_ptr
+            bl, al, name, src.ptr, y_ptr, rows, n, src.device, src.stream, zi_ptr, zf_ptr
         )
     elif zi is not None and zf is not None:
         zf[...] = zi_dev
@@ -265,6 +390,27 @@ def _sos(sos: ArrayLike) -> np.ndarray:
     return s
 
 
+# Validated sos arrays by dtype, shape and bytes: (float64 array, flattened list, shape list).
+_SOS_CACHE: Dict[Any, Tuple[np.ndarray, list, list]] = {}
+
+
+def _sos_validated(sos: ArrayLike) -> Tuple[np.ndarray, list, list]:
+    key = None
+    if type(sos) is np.ndarray and sos.ndim == 2 and sos.dtype.kind in "iuf":
+        key = (sos.dtype.str, sos.shape, sos.tobytes())
+        hit = _SOS_CACHE.get(key)
+        if hit is not None:
+            return hit
+    s = _sos(sos)
+    s.flags.writeable = False
+    entry = (s, s.ravel().tolist(), list(s.shape))
+    if key is not None:
+        if len(_SOS_CACHE) >= _BA_CACHE_MAX:
+            _SOS_CACHE.clear()
+        _SOS_CACHE[key] = entry
+    return entry
+
+
 def sosfilt(
     sos: ArrayLike,
     x: ArrayLike,
@@ -276,7 +422,12 @@ def sosfilt(
     """Filter with cascaded second-order sections (scipy.signal.sosfilt). ``zi`` has shape
     ``(n_sections, ..., 2, ...)`` (x's shape with ``axis`` replaced by 2). On a CUDA array all
     sections run fused in one kernel on the array's device and stream."""
-    s = _sos(sos)
+    s, flat, shape = _sos_validated(sos)
+    if zi is None and device is None:
+        io = _direct_io(x, axis)
+        if io is not None:
+            _native.sosfilt_cuda(flat, shape, *io[1:])
+            return io[0]
     dev = parse_device(device)
     g = gpu_array(x)
     if g is not None:
@@ -349,11 +500,10 @@ def _sosfilt_gpu(s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike],
         src = g
     assert src is not None
     n, lead = src.shape[-1], src.shape[:-1]
-    rows = int(np.prod(lead, dtype=np.int64))
+    rows = math.prod(lead)
     sections = s.shape[0]
     y = empty_like_kind(src, src.shape, name)
-    yg = gpu_array(y)
-    assert yg is not None
+    y_ptr = data_ptr(y, g.kind)
     zi_ptr = zf_ptr = 0
     zf = None
     if zi is not None:
@@ -373,10 +523,10 @@ def _sosfilt_gpu(s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike],
         zdev = gpu_array(contiguous_last(gpu_array(zdev), -1, name)).obj  # type: ignore[union-attr]
         zi_ptr = gpu_array(zdev).ptr  # type: ignore[union-attr]
         zf = empty_like_kind(src, tuple(lead) + (sections, 2), name)
-        zf_ptr = gpu_array(zf).ptr  # type: ignore[union-attr]
+        zf_ptr = data_ptr(zf, g.kind)
     if rows > 0 and n > 0:
         _native.sosfilt_cuda(
-            s.ravel().tolist(), list(s.shape), name, src.ptr, yg.ptr, rows, n, src.device,
+            s.ravel().tolist(), list(s.shape), name, src.ptr, y_ptr, rows, n, src.device,
             src.stream, zi=zi_ptr, zf=zf_ptr,
         )
     elif zf is not None:

@@ -89,6 +89,35 @@ def test_the_callers_stream_orders_the_work(gpu):
     np.testing.assert_allclose(z.cpu().numpy(), ss.lfilter(b, a, 2 * x_host.astype(np.float64)), atol=2e-4)
 
 
+def test_direct_path_equals_the_general_path(xp):
+    """The common call (C-contiguous, last axis, no zi) and the general path (device="cuda")
+    launch the same kernel on the same memory: equal bit for bit, same type and device."""
+    name, lib, to, back = xp
+    b, a = ss.butter(3, 0.15)
+    sos = ss.butter(6, 0.1, output="sos")
+    for dtype in (np.float32, np.float64):
+        x = to(RNG.standard_normal((3, 50_001)).astype(dtype))
+        y = sigpu.lfilter(b, a, x)
+        assert type(y) is type(x) and y.shape == x.shape and str(y.dtype) == str(x.dtype)
+        assert y.device == x.device
+        np.testing.assert_array_equal(back(y), back(sigpu.lfilter(b, a, x, device="cuda")))
+        np.testing.assert_array_equal(back(sigpu.sosfilt(sos, x)), back(sigpu.sosfilt(sos, x, device="cuda")))
+        np.testing.assert_allclose(back(y), ss.lfilter(b, a, back(x).astype(np.float64)),
+                                   atol=1e-10 if dtype == np.float64 else 2e-4)
+
+
+def test_the_callers_cupy_stream_orders_the_work(gpu):
+    cupy = _lib("cupy")
+    b, a = [0.3, 0.2], [1.0, -0.6]
+    x_host = RNG.standard_normal(1 << 22).astype(np.float32)
+    with cupy.cuda.Stream(non_blocking=True) as s:
+        x = cupy.asarray(x_host) * 2  # still running on s when lfilter runs
+        y = sigpu.lfilter(b, a, x)
+        z = y * 1  # ordered after lfilter on s
+    s.synchronize()
+    np.testing.assert_allclose(cupy.asnumpy(z), ss.lfilter(b, a, 2 * x_host.astype(np.float64)), atol=2e-4)
+
+
 def test_numpy_input_on_the_gpu(gpu):
     b, a = ss.butter(2, 0.2)
     x = RNG.standard_normal((2, 50_000))
