@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _native
-from ._arrays import empty_like_kind, gpu_array, parse_device
+from ._arrays import data_ptr, empty_like_kind, gpu_array, parse_device
 
 __all__ = [
     "Code",
@@ -138,12 +138,10 @@ class Code:
                 raise ValueError("llr: a CUDA array must be C-contiguous (call .contiguous())")
             frames = int(np.prod(g.shape[:-1], dtype=np.int64))
             out = empty_like_kind(g, g.shape, "uint8")
-            og = gpu_array(out)
-            assert og is not None
             st = (frames, 0, 0, 0)  # type: Sequence[Optional[int]]
             if frames > 0:
                 st = self._code.decode_cuda(
-                    g.ptr, og.ptr, frames, *cfg, g.device, g.stream, int(threads)
+                    g.ptr, data_ptr(out, g.kind), frames, *cfg, g.device, g.stream, int(threads)
                 )
             return (out, _stats(st)) if return_stats else out
         arr = np.asarray(llr)
