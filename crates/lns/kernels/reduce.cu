@@ -308,6 +308,14 @@ __device__ __forceinline__ void acc_vec2(Acc& a, uint4 p, uint4 u, int L, int F,
     }
 }
 
+// The words t .. n - 1 (one to three of them) as a vector, the missing lanes zero words.
+__device__ __forceinline__ uint4 acc_tail(const unsigned* __restrict__ v, long long t, long long n, unsigned zero) {
+    uint4 p = make_uint4(__ldcs(&v[t]), zero, zero, zero);
+    if (t + 1 < n) p.y = __ldcs(&v[t + 1]);
+    if (t + 2 < n) p.z = __ldcs(&v[t + 2]);
+    return p;
+}
+
 // Per-block partials of sum xs (ys == nullptr) or sum xs[i] * ys[i]. One pass, 16-byte
 // streaming loads (when both buffers are 16-byte aligned), two loads in flight per array and
 // thread, two accumulators per thread. The order of the terms depends only on n and the grid,
@@ -325,7 +333,6 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
     const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
     const bool aligned = ((((size_t)xs) | ((size_t)ys)) & 15) == 0;
-    long long done = 0;
     if (aligned) {
         const uint4* xv = reinterpret_cast<const uint4*>(xs);
         const uint4* yv = reinterpret_cast<const uint4*>(ys);
@@ -347,11 +354,26 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
             if (ys) acc_vec2<NARROW>(a, __ldcs(xv + i), __ldcs(yv + i), L, F, lmask, inf, tab, e);
             else acc_vec<NARROW>(a, __ldcs(xv + i), L, F, lmask, inf, tab, e);
         }
-        done = nv << 2;
-    }
-    for (long long i = done + tid; i < n; i += stride) {
-        if (ys) acc_pair<0>(a, __ldcs(&xs[i]), __ldcs(&ys[i]), L, F, tab, e);
-        else acc_word<0>(a, __ldcs(&xs[i]), L, F, tab, e);
+        // The last n mod 4 words: one vector padded with zero words, taken by the thread that
+        // owns vector nv in the grid-stride order, its lanes into accumulators 0, 1, 0 as in
+        // every other vector. (Handing them to threads 0, 1, 2 splits an x, -x pair between
+        // two running sums that round differently: the pair then leaves a residue instead of
+        // cancelling, and an exactly zero total came out as a tiny nonzero word.)
+        if ((nv << 2) < n && tid == nv % stride) {
+            const unsigned zero = 1u << (L - 1);  // the zero word: the reserved code, sign clear
+            const long long t = nv << 2;
+            if (ys) acc_vec2<NARROW>(a, acc_tail(xs, t, n, zero), acc_tail(ys, t, n, zero), L, F, lmask, inf, tab, e);
+            else acc_vec<NARROW>(a, acc_tail(xs, t, n, zero), L, F, lmask, inf, tab, e);
+        }
+    } else {
+        // Unaligned buffers (never from the host side, whose buffers are whole allocations):
+        // one word at a time, thread t taking words t, t + stride, ... With an even stride the
+        // two words of a pair 2k, 2k + 1 meet mirrored threads, and red_block's tree merges the
+        // even lanes' sum with the odd lanes' last, so such pairs still cancel exactly.
+        for (long long i = tid; i < n; i += stride) {
+            if (ys) acc_pair<0>(a, __ldcs(&xs[i]), __ldcs(&ys[i]), L, F, tab, e);
+            else acc_word<0>(a, __ldcs(&xs[i]), L, F, tab, e);
+        }
     }
     Partial p = red_empty();
     p.flags = a.flags;

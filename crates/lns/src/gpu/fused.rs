@@ -156,6 +156,9 @@ pub fn fused_into(
 }
 
 #[cfg(test)]
+pub(crate) mod model;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -98,3 +98,23 @@ fn check(gpu: &Gpu, seed: u64, format: Format) -> Result<CheckReport, LnsError> 
         note,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::fused::model::{fused, Tail};
+
+    #[test]
+    fn explore_seed_21() {
+        let format = Format::LNS32;
+        let check = checks().into_iter().find(|c| c.name == "lns/fused_sum_dot_lns32").unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(check.seed(21));
+        for case in 0..24 {
+            let (xs, ys) = vectors(&mut rng, format, case);
+            let want = (format.sum(&xs), format.dot(&xs, &ys).unwrap());
+            let old = (fused(format, &xs, None, 132, Tail::PerThread), fused(format, &xs, Some(&ys), 132, Tail::PerThread));
+            let new = (fused(format, &xs, None, 132, Tail::OneVector), fused(format, &xs, Some(&ys), 132, Tail::OneVector));
+            println!("case {case} n {} want {:#x} {:#x} old {:#x} {:#x} new {:#x} {:#x}", xs.len(), want.0, want.1, old.0, old.1, new.0, new.1);
+        }
+    }
+}
