@@ -308,6 +308,23 @@ __device__ __forceinline__ void acc_vec2(Acc& a, uint4 p, uint4 u, int L, int F,
     }
 }
 
+// The thread's partial: its two accumulators merged (same binade).
+__device__ __forceinline__ Partial acc_partial(const Acc& a) {
+    Partial p = red_empty();
+    p.flags = a.flags;
+    if (a.max != ACC_NONE) {
+        p.max = a.max;
+        p.sum = a.s0;
+        p.comp = a.c0;
+        Partial q = red_empty();
+        q.max = a.max;
+        q.sum = a.s1;
+        q.comp = a.c1;
+        p = red_merge(p, q);
+    }
+    return p;
+}
+
 // The words t .. n - 1 (one to three of them) as a vector, the missing lanes zero words.
 __device__ __forceinline__ uint4 acc_tail(const unsigned* __restrict__ v, long long t, long long n, unsigned zero) {
     uint4 p = make_uint4(__ldcs(&v[t]), zero, zero, zero);
@@ -333,6 +350,7 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
     const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
     const bool aligned = ((((size_t)xs) | ((size_t)ys)) & 15) == 0;
+    Partial tail = red_empty();
     if (aligned) {
         const uint4* xv = reinterpret_cast<const uint4*>(xs);
         const uint4* yv = reinterpret_cast<const uint4*>(ys);
@@ -355,38 +373,31 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
             else acc_vec<NARROW>(a, __ldcs(xv + i), L, F, lmask, inf, tab, e);
         }
         // The last n mod 4 words: one vector padded with zero words, taken by the thread that
-        // owns vector nv in the grid-stride order, its lanes into accumulators 0, 1, 0 as in
-        // every other vector. (Handing them to threads 0, 1, 2 splits an x, -x pair between
-        // two running sums that round differently: the pair then leaves a residue instead of
-        // cancelling, and an exactly zero total came out as a tiny nonzero word.)
+        // owns vector nv in the grid-stride order into accumulators of its own, lanes into
+        // accumulators 0, 1, 0 as in every other vector; its partial joins the thread's last.
+        // Handing these words to threads 0, 1, 2 split an x, -x pair between two running sums
+        // that round differently, so the pair left a residue instead of cancelling (an exactly
+        // zero total came out as a tiny nonzero word); adding them to the thread's running
+        // sums broke the mirror between its two accumulators (pairs 2k, 2k + 1 give sums s and
+        // -s, which merge to exactly 0) wherever n is odd, and a last word far below the others
+        // was lost in the compensation's rounding.
         if ((nv << 2) < n && tid == nv % stride) {
             const unsigned zero = 1u << (L - 1);  // the zero word: the reserved code, sign clear
             const long long t = nv << 2;
-            if (ys) acc_vec2<NARROW>(a, acc_tail(xs, t, n, zero), acc_tail(ys, t, n, zero), L, F, lmask, inf, tab, e);
-            else acc_vec<NARROW>(a, acc_tail(xs, t, n, zero), L, F, lmask, inf, tab, e);
+            Acc b{ACC_NONE, 0.0, 0.0, 0.0, 0.0, 0};
+            if (ys) acc_vec2<NARROW>(b, acc_tail(xs, t, n, zero), acc_tail(ys, t, n, zero), L, F, lmask, inf, tab, e);
+            else acc_vec<NARROW>(b, acc_tail(xs, t, n, zero), L, F, lmask, inf, tab, e);
+            tail = acc_partial(b);
         }
     } else {
-        // Unaligned buffers (never from the host side, whose buffers are whole allocations):
-        // one word at a time, thread t taking words t, t + stride, ... With an even stride the
-        // two words of a pair 2k, 2k + 1 meet mirrored threads, and red_block's tree merges the
-        // even lanes' sum with the odd lanes' last, so such pairs still cancel exactly.
+        // Unaligned buffers (the host side never passes them: its buffers are whole
+        // allocations): one word at a time into accumulator 0, thread t taking t, t + stride, ...
         for (long long i = tid; i < n; i += stride) {
             if (ys) acc_pair<0>(a, __ldcs(&xs[i]), __ldcs(&ys[i]), L, F, tab, e);
             else acc_word<0>(a, __ldcs(&xs[i]), L, F, tab, e);
         }
     }
-    Partial p = red_empty();
-    p.flags = a.flags;
-    if (a.max != ACC_NONE) {
-        p.max = a.max;
-        p.sum = a.s0;
-        p.comp = a.c0;
-        Partial q = red_empty();
-        q.max = a.max;
-        q.sum = a.s1;
-        q.comp = a.c1;
-        p = red_merge(p, q);
-    }
+    Partial p = red_merge(acc_partial(a), tail);
     p = red_block(p);
     if (threadIdx.x == 0) out[blockIdx.x] = p;
 }

@@ -73,9 +73,7 @@ const THREADS: u32 = 256;
 
 /// Σ xs, fused (see [`Format::sum`]).
 pub fn sum(gpu: &Gpu, format: Format, xs: &DeviceBuffer<u32>) -> Result<u32, LnsError> {
-    let mut out = gpu.alloc_poisoned::<u32>(1)?;
-    fused_into(gpu, format, xs, None, &mut out)?;
-    Ok(gpu.download(&out)?[0])
+    fused_word(gpu, format, xs, None, None)
 }
 
 /// Σ xs[i]·ys[i], fused (see [`Format::dot`]).
@@ -85,9 +83,7 @@ pub fn dot(
     xs: &DeviceBuffer<u32>,
     ys: &DeviceBuffer<u32>,
 ) -> Result<u32, LnsError> {
-    let mut out = gpu.alloc_poisoned::<u32>(1)?;
-    fused_into(gpu, format, xs, Some(ys), &mut out)?;
-    Ok(gpu.download(&out)?[0])
+    fused_word(gpu, format, xs, Some(ys), None)
 }
 
 /// One-dimensional launch shape.
@@ -107,6 +103,38 @@ pub fn fused_into(
     ys: Option<&DeviceBuffer<u32>>,
     out: &mut DeviceBuffer<u32>,
 ) -> Result<(), LnsError> {
+    fused_on_grid(gpu, format, xs, ys, out, None)
+}
+
+/// Blocks of the partials kernel for `n` words on a device of `sms` SMs: enough to keep every
+/// SM's memory pipe busy, the grid stride covering the rest. Four blocks per SM are resident
+/// (`__launch_bounds__(256, 4)`): one wave, no tail.
+pub(crate) fn blocks_for(n: usize, sms: usize) -> usize {
+    n.div_ceil(THREADS as usize).clamp(1, sms * 4)
+}
+
+/// The word Σ xs or Σ xs·ys on a grid of `blocks` blocks (None: [`blocks_for`]), so the
+/// self-check can reach the ends of the grid-stride loop with short vectors.
+pub(crate) fn fused_word(
+    gpu: &Gpu,
+    format: Format,
+    xs: &DeviceBuffer<u32>,
+    ys: Option<&DeviceBuffer<u32>>,
+    blocks: Option<usize>,
+) -> Result<u32, LnsError> {
+    let mut out = gpu.alloc_poisoned::<u32>(1)?;
+    fused_on_grid(gpu, format, xs, ys, &mut out, blocks)?;
+    Ok(gpu.download(&out)?[0])
+}
+
+fn fused_on_grid(
+    gpu: &Gpu,
+    format: Format,
+    xs: &DeviceBuffer<u32>,
+    ys: Option<&DeviceBuffer<u32>>,
+    out: &mut DeviceBuffer<u32>,
+    blocks: Option<usize>,
+) -> Result<(), LnsError> {
     if let Some(ys) = ys {
         equal_lengths("fused LNS dot", &[xs.len(), ys.len()])?;
     }
@@ -119,9 +147,9 @@ pub fn fused_into(
     };
     let poly = ExpPoly::new(format);
     let n = xs.len() as i64;
-    // Enough blocks to keep every SM's memory pipe busy; the grid stride covers the rest.
-    // Four blocks per SM are resident (`__launch_bounds__(256, 4)`): one wave, no tail.
-    let blocks = (xs.len().div_ceil(THREADS as usize)).clamp(1, gpu.info().sms as usize * 4);
+    let blocks = blocks
+        .unwrap_or_else(|| blocks_for(xs.len(), gpu.info().sms as usize))
+        .clamp(1, 1 << 20);
     let mut parts = gpu.alloc_poisoned::<f64>(blocks * PARTIAL_F64S)?;
     // ≤ 8 integer bits: binades of terms (products included) stay within 512 of each other, so
     // every scale 2^d is a normal f64 built from its bits.

@@ -18,9 +18,13 @@ pub(crate) enum Tail {
     /// first written. An x, −x pair in the tail then lands in two threads, whose running sums
     /// round differently, so the pair no longer cancels exactly.
     PerThread,
-    /// The tail as one vector padded with zero words, by the thread that owns vector `n / 4`
-    /// in the grid-stride order, lanes into accumulators 0, 1, 0 as in every vector.
-    OneVector,
+    /// One vector padded with zero words, by the thread that owns vector `n / 4` in the
+    /// grid-stride order, lanes into that thread's accumulators 0, 1, 0. Pairs cancel, but a
+    /// lone last word breaks the mirror between the two accumulators.
+    SharedAccumulators,
+    /// As `SharedAccumulators`, into accumulators of its own whose partial joins the thread's:
+    /// the kernel.
+    OwnAccumulators,
 }
 
 const CLS_ZERO: u8 = 0;
@@ -394,17 +398,38 @@ impl Ctx {
     }
 }
 
-/// Blocks the host side launches for `n` words on a device of `sms` SMs.
-pub(crate) fn blocks(n: usize, sms: usize) -> usize {
-    n.div_ceil(THREADS as usize).clamp(1, sms * 4)
+/// `acc_partial`: the two accumulators merged.
+fn partial(a: &Acc) -> Partial {
+    let mut p = Partial {
+        flags: a.flags,
+        ..EMPTY
+    };
+    if a.max != ACC_NONE {
+        p.max = a.max as i64;
+        p.sum = a.s[0];
+        p.comp = a.c[0];
+        let q = Partial {
+            max: a.max as i64,
+            sum: a.s[1],
+            comp: a.c[1],
+            flags: 0,
+        };
+        p = red_merge(p, &q);
+    }
+    p
 }
 
-/// The word `fused_into` leaves for Σ xs (`ys` None) or Σ xs·ys on a device of `sms` SMs, the
-/// buffers 16-byte aligned.
-pub(crate) fn fused(format: Format, xs: &[u32], ys: Option<&[u32]>, sms: usize, tail: Tail) -> u32 {
+/// The word the kernels leave for Σ xs (`ys` None) or Σ xs·ys on a grid of `nblocks` blocks
+/// of 256 threads (`blocks_for(n, sms)` on a device of `sms` SMs), the buffers 16-byte aligned.
+pub(crate) fn fused(
+    format: Format,
+    xs: &[u32],
+    ys: Option<&[u32]>,
+    nblocks: usize,
+    tail: Tail,
+) -> u32 {
     let cx = Ctx::new(format);
     let n = xs.len();
-    let nblocks = blocks(n, sms);
     let threads = THREADS as usize;
     let stride = nblocks * threads;
     let nv = n >> 2;
@@ -442,6 +467,13 @@ pub(crate) fn fused(format: Format, xs: &[u32], ys: Option<&[u32]>, sms: usize, 
                     None => cx.vec(&mut a, vx(i)),
                 }
             }
+            let mut b = Acc {
+                max: ACC_NONE,
+                s: [0.0; 2],
+                c: [0.0; 2],
+                flags: 0,
+            };
+            let owner = 4 * nv < n && tid == nv % stride;
             match tail {
                 Tail::PerThread => {
                     let mut i = 4 * nv + tid;
@@ -453,31 +485,20 @@ pub(crate) fn fused(format: Format, xs: &[u32], ys: Option<&[u32]>, sms: usize, 
                         i += stride;
                     }
                 }
-                Tail::OneVector => {
-                    if 4 * nv < n && tid == nv % stride {
-                        match ys {
-                            Some(ys) => cx.vec2(&mut a, pad(xs), pad(ys)),
-                            None => cx.vec(&mut a, pad(xs)),
-                        }
+                Tail::SharedAccumulators | Tail::OwnAccumulators if owner => {
+                    let acc = if tail == Tail::OwnAccumulators {
+                        &mut b
+                    } else {
+                        &mut a
+                    };
+                    match ys {
+                        Some(ys) => cx.vec2(acc, pad(xs), pad(ys)),
+                        None => cx.vec(acc, pad(xs)),
                     }
                 }
+                _ => {}
             }
-            let mut p = Partial {
-                flags: a.flags,
-                ..EMPTY
-            };
-            if a.max != ACC_NONE {
-                p.max = a.max as i64;
-                p.sum = a.s[0];
-                p.comp = a.c[0];
-                let q = Partial {
-                    max: a.max as i64,
-                    sum: a.s[1],
-                    comp: a.c[1],
-                    flags: 0,
-                };
-                p = red_merge(p, &q);
-            }
+            let p = red_merge(partial(&a), &partial(&b));
             block.push(p);
         }
         parts.push(red_block(block));
