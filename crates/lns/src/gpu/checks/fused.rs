@@ -17,7 +17,8 @@ pub(super) fn checks() -> Vec<Check> {
     }
 }
 
-const ABOUT: &str = "fused LNS sum and dot of random and structured vectors (specials, zero words, \
+const ABOUT: &str =
+    "fused LNS sum and dot of random and structured vectors (specials, zero words, \
      exact cancellation, every tail length, grid-stride edges) vs Format::sum/dot";
 
 fn run(gpu: &Gpu, seed: u64, format: Format) -> CheckResult {
@@ -195,8 +196,16 @@ fn check(gpu: &Gpu, seed: u64, format: Format) -> Result<CheckReport, LnsError> 
         let Case { xs, ys, blocks } = draw(&mut rng, format, k, sms);
         let (dx, dy) = (gpu.upload(&xs)?, gpu.upload(&ys)?);
         let results = [
-            ("sum", fused_word(gpu, format, &dx, None, blocks)?, format.sum(&xs)),
-            ("dot", fused_word(gpu, format, &dx, Some(&dy), blocks)?, format.dot(&xs, &ys)?),
+            (
+                "sum",
+                fused_word(gpu, format, &dx, None, blocks)?,
+                format.sum(&xs),
+            ),
+            (
+                "dot",
+                fused_word(gpu, format, &dx, Some(&dy), blocks)?,
+                format.dot(&xs, &ys)?,
+            ),
         ];
         for (op, got, want) in results {
             elements += 1;
@@ -250,7 +259,11 @@ mod tests {
         } else {
             "lns/fused_sum_dot_lns32"
         };
-        checks().into_iter().find(|c| c.name == name).unwrap().seed(run_seed)
+        checks()
+            .into_iter()
+            .find(|c| c.name == name)
+            .unwrap()
+            .seed(run_seed)
     }
 
     /// The model's word for a case, on the grid the check launches.
@@ -277,7 +290,10 @@ mod tests {
         assert_eq!(case.xs.len(), 10746);
         assert_eq!(format.sum(&case.xs), format.zero());
         assert_eq!(model(format, &case, false, Tail::PerThread), 0xd6f8_46d6);
-        assert_eq!(model(format, &case, false, Tail::OwnAccumulators), format.zero());
+        assert_eq!(
+            model(format, &case, false, Tail::OwnAccumulators),
+            format.zero()
+        );
         let dot = format.dot(&case.xs, &case.ys).unwrap();
         assert_eq!(model(format, &case, true, Tail::OwnAccumulators), dot);
     }
@@ -358,47 +374,9 @@ mod tests {
                 }
             }
         }
-        assert!(per_thread > 0 && shared > 0, "{per_thread} {shared}: the sweep lost its edge");
-    }
-}
-
-#[cfg(test)]
-mod tmp_explore {
-    use super::*;
-    use crate::gpu::fused::model::{fused, Tail};
-    use rayon::prelude::*;
-
-    #[test]
-    #[ignore]
-    fn sweep_seeds() {
-        for format in [Format::LNS32, Format::LNS16] {
-            let t = std::time::Instant::now();
-            let mut rng = ChaCha8Rng::seed_from_u64(5);
-            let mut words = 0;
-            for k in 0..CASES {
-                let c = draw(&mut rng, format, k, 132);
-                words += c.xs.len();
-                std::hint::black_box((format.sum(&c.xs), format.dot(&c.xs, &c.ys).unwrap()));
-            }
-            println!("{format}: {words} words, {:.3} s", t.elapsed().as_secs_f64());
-        }
-        for format in [Format::LNS32, Format::LNS16] {
-            for run_seed in 1..=60u64 {
-                let name = if format == Format::LNS16 { "lns/fused_sum_dot_lns16" } else { "lns/fused_sum_dot_lns32" };
-                let seed = checks().into_iter().find(|c| c.name == name).unwrap().seed(run_seed);
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                let cases: Vec<Case> = (0..CASES).map(|k| draw(&mut rng, format, k, 132)).collect();
-                let bad: Vec<String> = cases.par_iter().enumerate().flat_map(|(k, c)| {
-                    let b = c.blocks.unwrap_or_else(|| blocks_for(c.xs.len(), 132));
-                    let mut v = vec![];
-                    for tail in [Tail::PerThread, Tail::SharedAccumulators, Tail::OwnAccumulators] {
-                        if codes_apart(format, fused(format, &c.xs, None, b, tail), format.sum(&c.xs)) > 1 { v.push(format!("{tail:?} case {k} sum n {}", c.xs.len())); }
-                        if codes_apart(format, fused(format, &c.xs, Some(&c.ys), b, tail), format.dot(&c.xs, &c.ys).unwrap()) > 1 { v.push(format!("{tail:?} case {k} dot n {}", c.xs.len())); }
-                    }
-                    v
-                }).collect();
-                println!("{format} seed {run_seed}: {bad:?}");
-            }
-        }
+        assert!(
+            per_thread > 0 && shared > 0,
+            "{per_thread} {shared}: the sweep lost its edge"
+        );
     }
 }

@@ -44,7 +44,10 @@ pub(crate) fn ldexp(x: f64, k: i32) -> f64 {
     }
     let bits = x.to_bits();
     let neg = bits >> 63 == 1;
-    let (mut mant, mut exp) = ((bits & ((1 << 52) - 1)) as i64, ((bits >> 52) & 0x7ff) as i64);
+    let (mut mant, mut exp) = (
+        (bits & ((1 << 52) - 1)) as i64,
+        ((bits >> 52) & 0x7ff) as i64,
+    );
     if exp == 0 {
         exp = 1; // subnormal: no hidden bit
     } else {
@@ -115,7 +118,10 @@ fn red_merge(mut a: Partial, b: &Partial) -> Partial {
         return a;
     }
     if a.max == RED_NONE {
-        return Partial { flags: a.flags, ..*b };
+        return Partial {
+            flags: a.flags,
+            ..*b
+        };
     }
     let m = a.max.max(b.max);
     let da = (a.max - m).max(-2000) as i32;
@@ -306,9 +312,9 @@ impl Ctx {
     fn pair(&self, a: &mut Acc, k: usize, x: u32, y: u32) {
         let (cx, bx, fx, sx) = self.split(x);
         let (cy, by, fy, sy) = self.split(y);
-        let cls = if cx == CLS_NAN || cy == CLS_NAN {
-            CLS_NAN
-        } else if (cx == CLS_ZERO && cy == CLS_INF) || (cx == CLS_INF && cy == CLS_ZERO) {
+        // `red_product`: NaN, and 0·∞, give NaN.
+        let zero_inf = (cx == CLS_ZERO && cy == CLS_INF) || (cx == CLS_INF && cy == CLS_ZERO);
+        let cls = if cx == CLS_NAN || cy == CLS_NAN || zero_inf {
             CLS_NAN
         } else if cx == CLS_ZERO || cy == CLS_ZERO {
             CLS_ZERO
@@ -537,7 +543,9 @@ fn finish(format: Format, parts: &[Partial]) -> u32 {
         return special as u32 & mask;
     }
     let lg = (p.max << format.frac_bits) as f64 + total.abs().log2() / ulp;
-    let code = lg.clamp(-1099511627776.0, 1099511627776.0).round_ties_even() as i64;
+    let code = lg
+        .clamp(-1099511627776.0, 1099511627776.0)
+        .round_ties_even() as i64;
     let s = if total < 0.0 { sign } else { 0 };
     if code > inf - 1 {
         s | (inf as u32 & mask)
