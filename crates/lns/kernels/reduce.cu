@@ -1,6 +1,8 @@
-// Fused LNS sum and dot product (src/gpu_fused.rs is the host side, src/array.rs the CPU
-// twin): every term (a product of two codes for the dot, exact) is scaled by a running maximum
-// and summed in f64 with Neumaier's compensation; the total is rounded to a code once.
+// Fused LNS sum and dot product (src/gpu/fused.rs is the host side, src/array.rs the CPU
+// twin, src/gpu/fused/model.rs a CPU model of this file, operation for operation, that the
+// unit tests run; keep the two in step): every term (a product of two codes for the dot,
+// exact) is scaled by a running maximum and summed in f64 with Neumaier's compensation; the
+// total is rounded to a code once.
 //
 // One pass: each thread keeps M = the largest binade seen and compensated sums of
 // 2^(value - M); a larger binade rescales the sums exactly (rare after the first elements).

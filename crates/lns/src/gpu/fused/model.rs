@@ -1,6 +1,7 @@
 //! A CPU model of `kernels/reduce.cu`, operation for operation: the thread / block / grid
 //! partition of the terms, the 8-word and 4-word finite fast paths and their per-word fallback,
-//! the scalar tail, the two TwoSum accumulators per thread, the integer max-shift, the table
+//! the last n mod 4 words (as the kernel takes them, or as earlier forms did: [`Tail`]), the
+//! two TwoSum accumulators per thread, the integer max-shift, the table
 //! and polynomial terms, the warp-shuffle and shared-memory merges and the finishing block.
 //! Tests run it where no GPU is present: a result that depends on which thread or accumulator
 //! meets which term (exact cancellation above all) shows up here as on the device.
