@@ -166,6 +166,45 @@ fn streaming(
     Ok((rows, reductions))
 }
 
+/// The fused reductions alone (`sigpu bench lns --reduce-only`), against the copy ceiling.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReduceReport {
+    pub device: String,
+    pub format: String,
+    /// Device-to-device copy of 2^30 bytes in the same run, read + write counted (GB/s).
+    pub copy_gb_per_s: f64,
+    pub reductions: Vec<ReduceRow>,
+}
+
+/// Fused sum and dot of 2^28 streaming words (the inputs of [`throughput`]'s streaming add).
+pub fn reductions_only(gpu: &Gpu, format: Format) -> Result<ReduceReport, LnsError> {
+    let copy = copy_bandwidth(gpu, 1 << 30, 3, 20)?.best_gb_per_s;
+    let inputs = stream_inputs(gpu, format)?;
+    let mut out = gpu.alloc_poisoned::<u32>(1)?;
+    Ok(ReduceReport {
+        device: format!("{} ({})", gpu.info().name, gpu.arch()),
+        format: format.to_string(),
+        copy_gb_per_s: copy,
+        reductions: reductions(gpu, format, &inputs, &mut out, copy)?,
+    })
+}
+
+impl ReduceReport {
+    pub fn text(&self) -> String {
+        let n = self.reductions.first().map_or(0, |r| r.elements);
+        let mut out = format!(
+            "{} {}: copy {:.0} GB/s; fused reductions of {n} words (4 bytes read per word):\n",
+            self.device, self.format, self.copy_gb_per_s
+        );
+        let sums = self.reductions.iter().map(|r| {
+            let rate = (r.g_elems_per_s, r.gb_per_s, r.fraction_of_copy);
+            (r.op.to_string(), rate)
+        });
+        out += &share_table(["op", "G elements/s"], sums);
+        out
+    }
+}
+
 /// Blends measured: (A, B) pairs of units that can run side by side.
 pub const BLENDS: [(Method, Method, &str); 4] = [
     (Method::Tex2, Method::Sfu, "lns_blend_tex2_sfu"),

@@ -3,7 +3,9 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use sigpu_lab::lns::bench::{blend_chart, cpu_add_throughput, default_cpu_methods, throughput};
+use sigpu_lab::lns::bench::{
+    blend_chart, cpu_add_throughput, default_cpu_methods, reductions_only, throughput,
+};
 use sigpu_lab::table;
 use sigpu_lns::{Format, Method};
 use sigpu_runtime::Device;
@@ -23,6 +25,9 @@ pub struct BenchLnsArgs {
     /// CPU method without GPU tables (f64, f64table, f64poly).
     #[arg(long, value_name = "M,...", value_delimiter = ',')]
     pub method: Vec<Method>,
+    /// GPU: measure only the fused sum and dot of 2^28 words (and the copy ceiling).
+    #[arg(long)]
+    pub reduce_only: bool,
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
@@ -38,9 +43,15 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
     if device.is_some_and(Device::is_cuda) && !args.method.is_empty() {
         bail!(gpu_only);
     }
+    if args.reduce_only && (!args.method.is_empty() || args.plot.is_some()) {
+        bail!("--reduce-only measures the fused sum and dot alone: drop --method and --plot");
+    }
     match super::super::resolve(device, super::super::Need::Either, "bench lns")?.into_gpu() {
         Some(_) if !args.method.is_empty() => bail!(gpu_only),
         Some(gpu) => on_gpu(&gpu, json, args),
+        None if args.reduce_only => {
+            bail!("--reduce-only: the fused reductions run on the GPU only (--device cuda)")
+        }
         None => match args.method.iter().find(|m| !m.runs_on_cpu()) {
             Some(m) => bail!("--method {m}: runs on the GPU only (its GPU figures: --device cuda)"),
             None => on_cpu(json, args),
@@ -49,6 +60,11 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
 }
 
 fn on_gpu(gpu: &sigpu_runtime::cuda::Gpu, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
+    if args.reduce_only {
+        let report = reductions_only(gpu, args.format)?;
+        super::super::write_json_out(&args.out, &report)?;
+        return super::super::report(json, &report, |r| print!("{}", r.text()));
+    }
     let bar = indicatif::ProgressBar::new_spinner();
     let report = throughput(gpu, args.format, &|m| bar.set_message(m.to_owned()))?;
     bar.finish_and_clear();
