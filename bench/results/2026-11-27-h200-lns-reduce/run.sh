@@ -3,14 +3,14 @@
 # (lns/fused_sum_dot_lns16, lns/fused_sum_dot_lns32) on run seeds 1-60, then the fused
 # reductions' benchmark (lns32, lns16) and the torch peers. From the repository root:
 #
-#   OUT=$OUT bash bench/results/2026-11-27-h100-lns-reduce/run.sh
+#   OUT=$OUT bash bench/results/2026-11-27-h200-lns-reduce/run.sh
 #
 # D = folder with the stripped release `sigpu` built from this tree (default .gpu).
 set -u
 : "${OUT:?set OUT to the folder the results go to}"
 D=${D:-.gpu}
 S="$D/sigpu"
-HERE=bench/results/2026-11-27-h100-lns-reduce
+HERE=bench/results/2026-11-27-h200-lns-reduce
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export SIGPU_KERNEL_CACHE=${SIGPU_KERNEL_CACHE:-/tmp/sigpu-kc}
 mkdir -p "$OUT/checks"
