@@ -192,13 +192,23 @@ fn unwritable_outputs_are_found_before_any_work() {
         "does not exist",
     );
     assert!(!typo.exists());
-    // A --plot DIR must exist too.
+    // A --plot DIR must exist too (the --from file exists: inputs are checked first).
+    let from = dir.path().join("x.json");
+    std::fs::write(&from, "{}").unwrap();
     fails_with(
         &line(
             "bench filter --device cpu --from",
-            &["x.json", "--plot", s(&typo)],
+            &[s(&from), "--plot", s(&typo)],
         ),
         "no such directory",
+    );
+    // A missing input is named by its flag, before any work.
+    fails_with(
+        &line(
+            "bench filter --device cpu --from",
+            &["missing.json", "--plot", s(dir.path())],
+        ),
+        "--from missing.json: cannot read: No such file",
     );
     assert!(!typo.exists());
 }
