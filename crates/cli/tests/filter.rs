@@ -160,7 +160,17 @@ fn errors_name_the_argument_or_file() {
         ("--signature|(1 : 1.5)|--input|G|--output|O", "unstable"),
         (
             "--signature|(1 : 0.5)|--input|missing.npy|--output|O",
-            "missing.npy",
+            "--input missing.npy: cannot read",
+        ),
+        // A huge pole is shown in exponent notation, not as a 301-digit number.
+        (
+            "--b|1|--a|1,1e300|--input|G|--output|O",
+            "magnitude 1.000000e300 > 1",
+        ),
+        // Just above 1 in f32: enough digits to show it is above 1.
+        (
+            "--b|1|--a|1,-1.0000001|--input|G|--output|O",
+            "magnitude 1.0000001 > 1",
         ),
         ("--signature|(1 : 0.5)|--input|X|--output|O", "x.npy[1]"),
         (

@@ -184,7 +184,7 @@ fn decode_output_info_returns_the_encoded_information_bits() {
     file.extend_from_slice(header.as_bytes());
     file.extend(llr.iter().flat_map(|v| v.to_le_bytes()));
     std::fs::write(d("llr.npy"), file).unwrap();
-    ok(&[
+    let out = ok(&[
         "ldpc",
         "decode",
         "--code",
@@ -196,6 +196,26 @@ fn decode_output_info_returns_the_encoded_information_bits() {
         "--output-info",
         &d("info.npy"),
     ]);
+    // Every file written is named, in text and in JSON.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("the information bits to {}", d("info.npy"))),
+        "{text}"
+    );
+    let report = ok_json(&[
+        "--json",
+        "ldpc",
+        "decode",
+        "--code",
+        code,
+        "--input",
+        &d("llr.npy"),
+        "--output",
+        &d("hard.npy"),
+        "--output-info",
+        &d("info.npy"),
+    ]);
+    assert_eq!(report["output_info"].as_str(), Some(d("info.npy").as_str()));
     let (hard, _) = read_u8(std::path::Path::new(&d("hard.npy")));
     assert_eq!(hard, cw, "the decoder corrects every flipped bit");
     let (got, shape) = read_u8(std::path::Path::new(&d("info.npy")));

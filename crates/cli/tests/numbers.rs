@@ -126,6 +126,10 @@ fn decode_names_a_missing_file_once_and_takes_float64() {
     };
     let err = fails_with(&args(""), "No such file");
     assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("--input {i}: cannot read")),
+        "names the flag: {err}"
+    );
     // float64, numpy's default: decoded after conversion, and said so.
     let llr: Vec<u8> = (0..16200).flat_map(|_| 3.0f64.to_le_bytes()).collect();
     std::fs::write(&input, npy("<f8", 16200, &llr)).unwrap();

@@ -192,13 +192,23 @@ fn unwritable_outputs_are_found_before_any_work() {
         "does not exist",
     );
     assert!(!typo.exists());
-    // A --plot DIR must exist too.
+    // A --plot DIR must exist too (the --from file exists: inputs are checked first).
+    let from = dir.path().join("x.json");
+    std::fs::write(&from, "{}").unwrap();
     fails_with(
         &line(
             "bench filter --device cpu --from",
-            &["x.json", "--plot", s(&typo)],
+            &[s(&from), "--plot", s(&typo)],
         ),
         "no such directory",
+    );
+    // A missing input is named by its flag, before any work.
+    fails_with(
+        &line(
+            "bench filter --device cpu --from",
+            &["missing.json", "--plot", s(dir.path())],
+        ),
+        "--from missing.json: cannot read: No such file",
     );
     assert!(!typo.exists());
 }
@@ -276,9 +286,14 @@ fn resume_with_another_stopping_rule_runs_the_points_again() {
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["max_frames"], 16);
     assert_eq!(v["points"][0]["frames"], 16);
-    // The same rule: the point is kept, nothing said.
+    // The same rule: the point is kept (shown as kept), not run again.
     let same = ok(&line(run, &["16", "--out", s(&out)]));
     assert!(!stderr(&same).contains("running it again"));
+    let text = String::from_utf8_lossy(&same.stdout);
+    assert!(
+        text.contains("16 frames") && text.contains(&format!("(kept from {})", s(&out))),
+        "{text}"
+    );
 }
 
 /// Finding 14: a closed stdout ends the command quietly (SIGPIPE, as `head` expects of any

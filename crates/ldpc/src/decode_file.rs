@@ -3,7 +3,7 @@
 //! `sigpu ldpc decode` does, here so that any program can do it too.
 
 use crate::decoder::cpu_decoder;
-use crate::npy::{read_llrs, read_llrs_typed, write_u8, NpyLlrs};
+use crate::npy::{read_llrs_typed, write_u8, NpyLlrs};
 use crate::{Code, DecodeStats, Decoder, DecoderConfig, LdpcError, Llrs, Result};
 use sigpu_runtime::cuda::Gpu;
 use std::path::Path;
@@ -66,6 +66,8 @@ pub struct SoftDecoded {
     pub decoder: String,
     pub stats: DecodeStats,
     pub seconds: f64,
+    /// The input's type, as [`FileDecoded::input_dtype`].
+    pub input_dtype: &'static str,
 }
 
 /// As [`decode_npy`] on the CPU, and also writes each bit's posterior LLR (ln P(0)/P(1) after
@@ -79,7 +81,7 @@ pub fn decode_npy_soft(
     output: &Path,
     soft: &Path,
 ) -> Result<SoftDecoded> {
-    let (llrs, shape) = read_llrs(input)?;
+    let (llrs, shape, input_dtype) = read_llrs_typed(input)?;
     let n = code.n();
     if llrs.is_empty() || llrs.len() % n != 0 || (shape.len() == 2 && shape[1] != n) {
         let name = code.name();
@@ -110,5 +112,6 @@ pub fn decode_npy_soft(
         decoder: decoder.describe(),
         stats,
         seconds,
+        input_dtype,
     })
 }

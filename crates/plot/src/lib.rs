@@ -141,7 +141,8 @@ pub struct Style {
     /// Per series, by index: (x, bound) where nothing was observed and only an upper bound
     /// is known, drawn as ▽ at the bound in the series' colour.
     pub upper_bounds: Vec<Vec<(f64, f64)>>,
-    /// A line under the legend that explains marks or numbers on the chart.
+    /// Lines under the legend that explain marks, numbers or names on the chart (one row per
+    /// `\n`-separated line).
     pub note: Option<String>,
 }
 
@@ -457,7 +458,8 @@ impl Legend {
     }
 
     fn height(&self) -> u32 {
-        let extra = u32::from(self.bound_entry) + u32::from(self.note.is_some());
+        let note_lines = self.note.as_deref().map_or(0, |n| n.lines().count() as u32);
+        let extra = u32::from(self.bound_entry) + note_lines;
         (self.rows() + extra) * ROW + 12
     }
 
@@ -507,13 +509,15 @@ impl Legend {
             .map_err(render)?;
             y += ROW as i32;
         }
-        if let Some(note) = &self.note {
+        // One row per line of the note.
+        for line in self.note.iter().flat_map(|n| n.lines()) {
             area.draw(&Text::new(
-                note.clone(),
+                line.to_owned(),
                 (30, y),
                 TextStyle::from(font.clone()).pos(text_pos_left()),
             ))
             .map_err(render)?;
+            y += ROW as i32;
         }
         Ok(())
     }
@@ -611,7 +615,8 @@ pub struct BarChart {
     pub groups: Vec<BarGroup>,
     /// A dashed horizontal line at this value (e.g. speedup 1), with its legend text.
     pub reference: Option<(f64, String)>,
-    /// A line under the legend that explains marks or numbers on the chart.
+    /// Lines under the legend that explain marks, numbers or names on the chart (one row per
+    /// `\n`-separated line).
     pub note: Option<String>,
 }
 

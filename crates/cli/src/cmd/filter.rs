@@ -641,7 +641,7 @@ fn filter_typed<T: Element>(
     let clipped = write_output(output, input, &shape, &y)?;
     let zf_written = match (&args.zf, zf) {
         (Some(path), Some(zf)) => {
-            write_plain(path, input.format == Format::Raw, &zf_shape, &zf).context("--zf")?;
+            write_plain(path, input.format == Format::Raw, &zf_shape, &zf, "--zf")?;
             Some(path.display().to_string())
         }
         (Some(path), None) => {
@@ -664,8 +664,8 @@ fn filter_typed<T: Element>(
                 input.format == Format::Raw,
                 &out.zf_shape,
                 &out.zf.unwrap_or_default(),
-            )
-            .context("--zf")?;
+                "--zf",
+            )?;
             Some(path.display().to_string())
         }
         _ => None,
@@ -845,20 +845,27 @@ fn write_output<T: Element>(
             Ok(Some(clipped))
         }
         _ => {
-            write_plain(path, input.format == Format::Raw, shape, y).context("--output")?;
+            write_plain(path, input.format == Format::Raw, shape, y, "--output")?;
             Ok(None)
         }
     }
 }
 
-fn write_plain<T: Element>(path: &Path, raw: bool, shape: &[usize], values: &[T]) -> Result<()> {
+/// Writes `values` as .npy (or raw) to `path` for `flag`, which errors name.
+fn write_plain<T: Element>(
+    path: &Path,
+    raw: bool,
+    shape: &[usize],
+    values: &[T],
+    flag: &str,
+) -> Result<()> {
     let bytes = to_le_bytes(values);
     let data = if raw {
         bytes
     } else {
         signal_io::encode(T::DTYPE, shape, &bytes)
     };
-    put(path, &data, "")
+    put(path, &data, flag)
 }
 
 fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
@@ -866,7 +873,7 @@ fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
         let mut out = std::io::stdout().lock();
         out.write_all(data)
             .and_then(|()| out.flush())
-            .context("writing stdout")?;
+            .with_context(|| format!("{flag} -: writing stdout"))?;
         return Ok(());
     }
     sigpu_runtime::fs::write_atomic(path, data)

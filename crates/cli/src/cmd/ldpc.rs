@@ -385,22 +385,24 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
             .with_context(|| format!("--output-info {}", info.display()))?;
     }
     let (stats, seconds) = (&done.stats, done.seconds);
-    let report = serde_json::json!({
+    let mut report = serde_json::json!({
         "code": code.name(), "decoder": done.decoder, "codewords": stats.codewords,
         "valid": stats.valid, "iterations": stats.iterations, "seconds": seconds,
         "output": a.output.display().to_string(), "input_dtype": done.input_dtype,
     });
-    if done.input_dtype == "float64" && !json {
-        eprintln!("note: --input holds float64 LLRs; decoded after conversion to float32");
+    if let Some(info) = &a.output_info {
+        report["output_info"] = info.display().to_string().into();
     }
+    float64_note(json, done.input_dtype);
     super::report(json, &report, |_| {
         println!(
-            "{}: decoded {} codewords with {} in {seconds:.3} s; {} satisfy every check; wrote {}",
+            "{}: decoded {} codewords with {} in {seconds:.3} s; {} satisfy every check; wrote {}{}",
             code.name(),
             stats.codewords,
             done.decoder,
             stats.valid,
-            a.output.display()
+            a.output.display(),
+            info_written(a)
         );
     })
 }
@@ -433,23 +435,44 @@ fn decode_soft(
             .with_context(|| format!("--output-info {}", info.display()))?;
     }
     let stats = &done.stats;
-    let report = serde_json::json!({
+    let mut report = serde_json::json!({
         "code": code.name(), "decoder": done.decoder, "codewords": stats.codewords,
         "valid": stats.valid, "iterations": stats.iterations, "seconds": done.seconds,
         "output": a.output.display().to_string(), "soft": soft.display().to_string(),
+        "input_dtype": done.input_dtype,
     });
+    if let Some(info) = &a.output_info {
+        report["output_info"] = info.display().to_string().into();
+    }
+    float64_note(json, done.input_dtype);
     super::report(json, &report, |_| {
         println!(
-            "{}: decoded {} codewords with {} in {:.3} s; {} satisfy every check; wrote {} and the posterior LLRs to {}",
+            "{}: decoded {} codewords with {} in {:.3} s; {} satisfy every check; wrote {}{}, the posterior LLRs to {}",
             code.name(),
             stats.codewords,
             done.decoder,
             done.seconds,
             stats.valid,
             a.output.display(),
+            info_written(a),
             soft.display()
         );
     })
+}
+
+/// Says (on stderr, in text mode) that float64 LLRs were converted to float32.
+fn float64_note(json: bool, input_dtype: &str) {
+    if input_dtype == "float64" && !json {
+        eprintln!("note: --input holds float64 LLRs; decoded after conversion to float32");
+    }
+}
+
+/// ", the information bits to FILE" when `--output-info` was given: every file written is
+/// named.
+fn info_written(a: &DecodeArgs) -> String {
+    (a.output_info.as_deref())
+        .map(|info| format!(", the information bits to {}", info.display()))
+        .unwrap_or_default()
 }
 
 impl SimulateArgs {
@@ -514,6 +537,8 @@ pub fn simulate(
     }
     // One bar per point, gone once the point's line is printed.
     let mut bar: Option<ProgressBar> = None;
+    // The SNRs of the points this run computed; the others came from --out (--resume).
+    let mut fresh: Vec<f64> = Vec::new();
     let style = super::bar_style("{spinner} {prefix} [{bar:30}] {pos}/{len} frames {msg}");
     let result = sweep::run(&code, &gpus, &spec, &mut |event| match event {
         SweepEvent::Start(db) => {
@@ -532,6 +557,7 @@ pub fn simulate(
         SweepEvent::Note(note) => eprintln!("{note}"),
         SweepEvent::Point(p) => {
             bar.take().inspect(ProgressBar::finish_and_clear);
+            fresh.push(spec.axis.of(p));
             if !json {
                 println!("{}", point_line(p));
             }
@@ -539,6 +565,12 @@ pub fn simulate(
     });
     bar.take().inspect(ProgressBar::finish_and_clear);
     let sweep = result?;
+    if let (false, Some(out)) = (json, &a.out) {
+        // Points resumed from the file are part of the result: shown too, marked as such.
+        for p in (sweep.points.iter()).filter(|p| !fresh.contains(&spec.axis.of(p))) {
+            println!("{} (kept from {})", point_line(p), out.display());
+        }
+    }
     if let Some(path) = &a.plot {
         ldpc_plot::save_sweep(path, &sweep, spec.axis)
             .with_context(|| format!("--plot {}", path.display()))?;

@@ -51,10 +51,11 @@ impl JsonOut {
     }
 }
 
-/// Every output a command will write, checked before any work: each can be written (its
-/// directory exists — none is created — and takes a new file; it is no directory), none is
-/// also an input, and no two outputs are one file (character devices such as /dev/null
-/// excepted). Errors name the flag. `outputs` and `inputs` are (flag, path) pairs.
+/// Every file a command will read or write, checked before any work: each input exists and
+/// is no directory; each output can be written (its directory exists — none is created — and
+/// takes a new file; it is no directory), none is also an input, and no two outputs are one
+/// file (character devices such as /dev/null excepted). Errors name the flag. `outputs` and
+/// `inputs` are (flag, path) pairs.
 pub(crate) fn check_files(
     outputs: &[(&str, &std::path::Path)],
     inputs: &[(&str, &std::path::Path)],
@@ -63,6 +64,16 @@ pub(crate) fn check_files(
     use std::os::unix::fs::FileTypeExt;
     let device =
         |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.file_type().is_char_device());
+    for (flag, input) in inputs {
+        match std::fs::metadata(input) {
+            Ok(m) if m.is_dir() => anyhow::bail!(
+                "{flag} {}: cannot read: it is a directory, not a file",
+                input.display()
+            ),
+            Ok(_) => {}
+            Err(e) => anyhow::bail!("{flag} {}: cannot read: {e}", input.display()),
+        }
+    }
     for (i, (flag, path)) in outputs.iter().enumerate() {
         for (in_flag, input) in inputs {
             if same_file(path, input) {

@@ -306,7 +306,7 @@ fn code_format_checks() -> Vec<Check> {
 /// The f32-radian variant's checks, then the blend add (registered last).
 fn f32_variant_and_blend_checks() -> Vec<Check> {
     checks! {
-        ("clns/f32_mul", check_f32(None), "f32-radian CLNS (the seed's) multiply vs ClnsF32::mul, bit for bit"),
+        ("clns/f32_mul", check_f32(None), "f32-radian CLNS (Vouzis & Arnold's) multiply vs ClnsF32::mul, bit for bit"),
         ("clns/f32_add_f64", check_f32(Some(Method::F64)), "f32-radian CLNS add and sub, FP64 S_b, vs the f64 twin (rel. 3e-6)"),
         ("clns/f32_add_accurate", check_f32(Some(Method::Accurate)), "f32-radian CLNS add and sub, f32 libdevice S_b, vs the f64 twin (rel. 3e-5)"),
         ("clns/f32_add_tex", check_f32(Some(Method::Tex)), "f32-radian CLNS add and sub, texture S_b, vs the filter model (rel. 3e-5)"),

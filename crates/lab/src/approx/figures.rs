@@ -41,8 +41,12 @@ pub fn fig4_of(app: &str, partition: &str, curve: &[Point], sfu_error: f64) -> L
         "block" => "λ: warps of each block (by index) on the SFU path",
         _ => "λ (warps on the SFU path)",
     };
+    let name = match long_name(app) {
+        Some(long) => format!("{app} ({long})"),
+        None => app.to_owned(),
+    };
     LineChart {
-        title: format!("{app}: time and error against λ ({partition} warp index)"),
+        title: format!("{name}: time and error against λ ({partition} warp index)"),
         x_label: index.into(),
         y_label: "time T(λ)/T(0), error E(λ)/E(λmax) (ratios)".into(),
         log_x: false,
@@ -64,6 +68,38 @@ pub fn fig4_of(app: &str, partition: &str, curve: &[Point], sfu_error: f64) -> L
             },
         ],
     }
+}
+
+/// What the suite's short app names stand for, as the figures explain them.
+const LONG_NAMES: [(&str, &str); 12] = [
+    ("blackscholes", "Black-Scholes option pricing"),
+    ("montecarlo", "Monte-Carlo option pricing"),
+    ("cp", "Coulombic potential"),
+    ("lavamd", "lavaMD particle pair potential"),
+    ("nbody", "all-pairs n-body"),
+    ("corr", "correlation preprocessing"),
+    ("gaussian", "Gaussian elimination"),
+    ("boxmuller", "Box-Muller normal random numbers"),
+    ("cfd", "computational fluid dynamics step factor"),
+    ("mriq", "MRI-Q, MRI reconstruction"),
+    ("bilateral", "bilateral image filter"),
+    ("srad", "speckle-reducing anisotropic diffusion"),
+];
+
+/// The long name of an app of the suite, `None` for another name.
+pub fn long_name(app: &str) -> Option<&'static str> {
+    LONG_NAMES.iter().find(|(a, _)| *a == app).map(|(_, l)| *l)
+}
+
+/// The Fig. 8 note lines that expand the abbreviated names among `apps`, a few per line.
+fn abbreviations<'a>(apps: impl Iterator<Item = &'a str>) -> Vec<String> {
+    // Names that read as words already are not repeated.
+    const PLAIN: [&str; 4] = ["blackscholes", "montecarlo", "nbody", "bilateral"];
+    let expanded: Vec<String> = apps
+        .filter(|a| !PLAIN.contains(a))
+        .filter_map(|a| long_name(a).map(|l| format!("{a}: {l}")))
+        .collect();
+    expanded.chunks(4).map(|c| c.join(" · ")).collect()
 }
 
 /// Fig. 8–11 per app and the geometric means: (label, bars).
@@ -111,6 +147,10 @@ pub type Bars = [Option<(f64, usize)>; 4];
 /// [`fig8`] from (app, bars) groups, the geometric means last (also how saved results are
 /// redrawn).
 pub fn fig8_of(groups: Vec<(String, Bars)>, ratio: f64, partition: &str, device: &str) -> BarChart {
+    let mut note = vec![
+        "number above a bar: kernel runs the search measured before it settled on its λ".into(),
+    ];
+    note.extend(abbreviations(groups.iter().map(|g| g.0.as_str())));
     BarChart {
         title: format!(
             "Speedup over the accurate kernel at QoS ratio {ratio}, {partition} warp index ({device})"
@@ -135,9 +175,7 @@ pub fn fig8_of(groups: Vec<(String, Bars)>, ratio: f64, partition: &str, device:
             })
             .collect(),
         reference: Some((1.0, "speedup 1 (the accurate kernel)".into())),
-        note: Some(
-            "number above a bar: kernel runs the search measured before it settled on its λ".into(),
-        ),
+        note: Some(note.join("\n")),
     }
 }
 
@@ -207,5 +245,39 @@ mod tests {
         for runs in ["3", "4", "5"] {
             assert_eq!(svg.matches(&format!(">\n{runs}\n<")).count(), 2, "{runs}");
         }
+    }
+
+    #[test]
+    fn abbreviated_app_names_are_expanded_in_the_figures() {
+        let names = [
+            "blackscholes",
+            "cp",
+            "corr",
+            "mriq",
+            "srad",
+            "geometric mean",
+        ];
+        let lines = abbreviations(names.into_iter());
+        assert_eq!(
+            lines,
+            [
+                "cp: Coulombic potential · corr: correlation preprocessing · mriq: MRI-Q, MRI \
+                 reconstruction · srad: speckle-reducing anisotropic diffusion"
+            ]
+        );
+        let groups = names.map(|n| (n.to_owned(), [Some((1.0, 0)); 4])).to_vec();
+        let svg = fig8_of(groups, 0.8, "slot", "test GPU").to_svg().unwrap();
+        assert!(svg.contains("cp: Coulombic potential"), "the note is drawn");
+        let curve = [Point {
+            lambda: 0,
+            time: 1.0,
+            error: 0.0,
+        }];
+        assert!(fig4_of("cp", "slot", &curve, 1.0)
+            .title
+            .starts_with("cp (Coulombic potential): "));
+        assert!(fig4_of("mine", "slot", &curve, 1.0)
+            .title
+            .starts_with("mine: "));
     }
 }

@@ -110,7 +110,7 @@ pub fn checks() -> Vec<Check> {
         },
         Check {
             name: "ldpc/minsum8_reread",
-            about: "8-bit min-sum with the seed's re-reading kernels (any degree), vs CPU twin",
+            about: "8-bit min-sum with the GPU LDPC decoder paper's re-reading kernels (any degree), vs CPU twin",
             run: |gpu, seed| twin_check(gpu, seed, case(MinSum, Reread, 128).early()),
         },
         Check {
@@ -270,7 +270,7 @@ fn twin_check(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
     let gpu_stats = decoder.decode(Llrs::F32(&frames.llr), &mut got)?;
     let kernels = match case.kernels {
         Kernels::Layered => ", fused layered kernel",
-        Kernels::Reread => ", seed's re-reading kernels",
+        Kernels::Reread => ", re-reading kernels of the GPU LDPC decoder paper",
         Kernels::Flooding { vector: true, .. } => ", 16-byte kernels",
         Kernels::Flooding { vector: false, .. } => ", 4-byte kernels",
     };

@@ -166,7 +166,7 @@ impl<'g> GpuDecoder<'g> {
                 "sub-batch {sub}: expected 128, 64 or 32 codewords"
             )));
         }
-        let setup = Setup::new(gpu, code, config, Schedule::Flooding, "GpuDecoder runs the seed's flooding schedule; the layered schedule is LayeredGpuDecoder (gpu::decoder picks by schedule)")?;
+        let setup = Setup::new(gpu, code, config, Schedule::Flooding, "GpuDecoder runs the flooding schedule of the GPU LDPC decoder paper; the layered schedule is LayeredGpuDecoder (gpu::decoder picks by schedule)")?;
         let order = setup.code.decoding_order();
         Ok(GpuDecoder {
             k: Kernels::load(gpu, sub, &order, options.vector)?,
