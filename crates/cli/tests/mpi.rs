@@ -6,8 +6,9 @@
 mod common;
 
 use common::*;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
+#[cfg(feature = "mpi")]
+use std::{path::Path, process::Output};
 
 /// Refused: every process of `mpirun -n 2` would run the whole sweep.
 #[cfg(not(feature = "mpi"))]
@@ -58,7 +59,7 @@ fn mpirun(ranks: usize, args: &[&str]) -> Option<Command> {
 }
 
 #[cfg(feature = "mpi")]
-fn run(mut c: Command) -> Output {
+fn run(c: &mut Command) -> Output {
     let out = c.output().expect("mpirun runs");
     assert!(out.status.success(), "{c:?}: {}", stderr(&out));
     out
@@ -102,7 +103,7 @@ fn counts_are_equal_on_1_2_and_3_ranks_and_to_one_process() {
             return;
         };
         c.args(["--out", &out_arg]);
-        let printed = run(c);
+        let printed = run(&mut c);
         assert_eq!(counts(&out), want, "{ranks} ranks");
         // Rank 0 alone prints the points.
         let lines = String::from_utf8_lossy(&printed.stdout).lines().count();
@@ -220,10 +221,10 @@ fn certificates_are_equal_on_3_ranks_and_to_one_process() {
         "lns", "certify", "--device", "cpu", "--format", "lns16", "--json",
     ];
     let want = ok_json(&args);
-    let Some(c) = mpirun(3, &args) else {
+    let Some(mut c) = mpirun(3, &args) else {
         return;
     };
-    let got = stdout_json(&run(c));
+    let got = stdout_json(&run(&mut c));
     assert_eq!(got, want);
     assert!(want.as_array().is_some_and(|a| a.len() >= 4), "{want}");
 }

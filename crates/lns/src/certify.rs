@@ -337,7 +337,10 @@ mod tests {
                 );
             }
         }
-        assert_eq!(certify_part(&t, Which::Sb, 1..=0, &|_| {}), Part::default());
+        assert_eq!(
+            certify_part(&t, Which::Sb, std::ops::RangeInclusive::new(1, 0), &|_| {}),
+            Part::default()
+        );
     }
 
     #[test]

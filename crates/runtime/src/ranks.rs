@@ -24,9 +24,14 @@ pub trait Ranks {
     /// `root`'s `bytes` on every rank (what the other ranks pass is not read).
     fn broadcast(&self, root: usize, bytes: &[u8]) -> Vec<u8>;
 
-    /// CPU threads this rank should use: the host's, shared among the ranks on it.
+    /// CPU threads this rank should use: the cores the launcher bound it to (Open MPI's
+    /// `--map-by slot:PE=4 --bind-to core`, Slurm's `--cpus-per-task=4`), or where it is not
+    /// bound to fewer than the host's cores, the host's threads shared among the ranks on it.
     fn threads(&self) -> usize {
-        (host::threads() / self.local_size().max(1)).max(1)
+        match bound_cpus() {
+            Some(cpus) => cpus,
+            None => (host::threads() / self.local_size().max(1)).max(1),
+        }
     }
 
     /// `n` items split into `size()` consecutive shares: this rank's, as `start .. end`.
@@ -97,6 +102,23 @@ pub fn share(n: u64, rank: usize, size: usize) -> std::ops::Range<u64> {
     let (base, extra) = (n / size, n % size);
     let start = rank * base + rank.min(extra);
     start..start + base + u64::from(rank < extra)
+}
+
+/// The CPUs this process may run on, where that is fewer than the host's online CPUs (a
+/// launcher bound it to them).
+fn bound_cpus() -> Option<usize> {
+    // SAFETY: sched_getaffinity fills the zeroed set it is given, of the size given;
+    // sysconf has no memory effects.
+    let (online, mine) = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let got = libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+        let online = libc::sysconf(libc::_SC_NPROCESSORS_ONLN);
+        (online, (got == 0).then(|| libc::CPU_COUNT(&set)))
+    };
+    let mine = usize::try_from(mine?).ok().filter(|&n| n > 0)?;
+    usize::try_from(online)
+        .is_ok_and(|online| mine < online)
+        .then_some(mine)
 }
 
 /// A run of one process.

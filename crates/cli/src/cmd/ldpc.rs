@@ -527,7 +527,7 @@ fn simulate_on(
         Ok((gpus, code, spec))
     })();
     let (gpus, code, spec) = sigpu_runtime::ranks::agree(ranks, prepared, |e| format!("{e:#}"))
-        .map_err(|e| e.map_or_else(anyhow::Error::new, |e| e))?;
+        .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
     if gpus.len() > 1 && !json {
         let names: Vec<_> = gpus.iter().map(|g| g.info().name.clone()).collect();
         let on = if ranks.size() > 1 {

@@ -3,13 +3,13 @@
 //! `ldpc simulate` and `lns certify` split their work across them.
 
 use anyhow::Result;
-use sigpu_runtime::ranks::{self, One, RankFailure, Ranks};
+use sigpu_runtime::ranks::{self, One, Ranks};
 use std::process::ExitCode;
 
 /// Runs `command` (named in errors, e.g. `ldpc simulate`) on the ranks this process is one
 /// of. Under MPI with several ranks, a failure every rank learnt of together (a
-/// [`RankFailure`]) is printed by rank 0 alone and every rank exits with status 1; any other
-/// failure, or a panic, on any rank is printed with its rank and ends every rank
+/// [`ranks::RankFailure`]) is printed by rank 0 alone and every rank exits with status 1; any
+/// other failure, or a panic, on any rank is printed with its rank and ends every rank
 /// (`MPI_Abort`), where the others would otherwise wait for it forever.
 pub fn run(command: &str, f: impl FnOnce(&dyn Ranks) -> Result<ExitCode>) -> Result<ExitCode> {
     match ranks::launched_by_mpi() {
@@ -22,7 +22,7 @@ pub fn run(command: &str, f: impl FnOnce(&dyn Ranks) -> Result<ExitCode>) -> Res
 #[cfg(feature = "mpi")]
 pub fn agreed(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.is::<RankFailure>()
+        c.is::<ranks::RankFailure>()
             || matches!(
                 c.downcast_ref::<sigpu_ldpc::LdpcError>(),
                 Some(sigpu_ldpc::LdpcError::Ranks(_))

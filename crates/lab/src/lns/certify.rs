@@ -108,7 +108,7 @@ pub fn certify_ranks(
             Ok(parts)
         })();
         let parts = ranks::agree(ranks, parts, |e| format!("{e:#}"))
-            .map_err(|e| e.map_or_else(anyhow::Error::new, |e| e))?;
+            .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
         let words: Vec<u64> = parts.iter().flat_map(|p| p.to_words()).collect();
         let all = ranks.all_gather(&words);
         for (i, &func) in funcs.iter().enumerate() {

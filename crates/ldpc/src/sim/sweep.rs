@@ -375,9 +375,9 @@ pub fn run(
 /// number of ranks. Rank 0 alone reads (`resume`), locks and writes `spec.out`, decides the
 /// batch (`spec.batch`, or [`default_batch`] of rank 0's devices and `spec.threads`) and
 /// sends `progress` events; on the other ranks the returned sweep holds only the points run
-/// here. Each rank makes frames with its share of `spec.threads` (the host's threads divided
-/// among the ranks on it), and a decoder configured for every thread (`threads` 0) gets that
-/// share too. Any rank's failure is every rank's error ([`LdpcError::Ranks`]), the file
+/// here. Each rank makes frames with [`Ranks::threads`] threads (the cores the launcher bound
+/// it to, or the host's divided among the ranks on it), and a decoder configured for every
+/// thread (`threads` 0) gets as many. Any rank's failure is every rank's error ([`LdpcError::Ranks`]), the file
 /// keeping every point finished before it.
 pub fn run_ranks(
     ranks: &dyn Ranks,
@@ -388,7 +388,7 @@ pub fn run_ranks(
 ) -> Result<Sweep> {
     let mut local = spec.clone();
     if ranks.size() > 1 {
-        local.threads = (spec.threads / ranks.local_size()).max(1);
+        local.threads = ranks.threads();
         if local.config.threads == 0 {
             local.config.threads = local.threads;
         }

@@ -121,7 +121,7 @@ fn certify_on(
         Ok(target)
     })();
     let target = sigpu_runtime::ranks::agree(ranks, target, |e| format!("{e:#}"))
-        .map_err(|e| e.map_or_else(anyhow::Error::new, |e| e))?;
+        .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
     let gpu = target.gpu();
     let (run, skipped) = runnable(&methods, gpu.is_some());
     let (rank, size) = (ranks.rank(), ranks.size());
