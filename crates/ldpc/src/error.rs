@@ -40,9 +40,19 @@ pub enum LdpcError {
     Sweep { path: PathBuf, message: String },
     #[error(transparent)]
     Gpu(#[from] sigpu_runtime::cuda::Error),
+    /// A failure on one rank of a run spread over several (MPI), returned by every rank.
+    #[error(transparent)]
+    Ranks(#[from] sigpu_runtime::ranks::RankFailure),
 }
 
 impl LdpcError {
+    /// `local` on every rank of `ranks` when it is `Ok` everywhere, else every rank's
+    /// [`LdpcError::Ranks`] naming the first rank that failed and its error. Collective.
+    pub(crate) fn agree<T>(ranks: &dyn sigpu_runtime::ranks::Ranks, local: Result<T>) -> Result<T> {
+        sigpu_runtime::ranks::agree(ranks, local, |e| sigpu_runtime::ranks::error_chain(e))
+            .map_err(|e| e.unwrap_or_else(LdpcError::Ranks))
+    }
+
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         LdpcError::Invalid(message.into())
     }

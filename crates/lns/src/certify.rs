@@ -77,13 +77,65 @@ pub struct Certificate {
     pub near_ties: u64,
 }
 
-#[derive(Clone, Copy, Default)]
-struct Tally {
+/// The tally of a certificate over part of a function's inputs ([`certify_part`]). Parts of
+/// consecutive input ranges merged in input order ([`Part::merge`]) give the certificate of
+/// their union exactly as one pass over it does: counts add, the worst input is the lowest
+/// one with the largest error. So the inputs can be split across processes (MPI ranks: each
+/// sends [`Part::to_words`]) and the certificate equals one process's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Part {
     max_err: f64,
     worst: i64,
     correct: u64,
     near_ties: u64,
     n: u64,
+}
+
+type Tally = Part;
+
+impl Part {
+    /// The part as 5 words, for sending between processes.
+    pub fn to_words(self) -> [u64; 5] {
+        [
+            self.max_err.to_bits(),
+            self.worst as u64,
+            self.correct,
+            self.near_ties,
+            self.n,
+        ]
+    }
+
+    /// The part [`Part::to_words`] wrote.
+    pub fn from_words(w: [u64; 5]) -> Part {
+        Part {
+            max_err: f64::from_bits(w[0]),
+            worst: w[1] as i64,
+            correct: w[2],
+            near_ties: w[3],
+            n: w[4],
+        }
+    }
+
+    /// Inputs tallied.
+    pub fn inputs(self) -> u64 {
+        self.n
+    }
+
+    /// This part followed by `later`, the part of the inputs right after this one's.
+    pub fn merge(self, later: Part) -> Part {
+        Tally::merge_tallies(self, later)
+    }
+
+    /// The certificate of `func` by `method` over the inputs tallied, made on `device`.
+    pub fn certificate(
+        self,
+        format: Format,
+        func: Which,
+        method: &str,
+        device: &str,
+    ) -> Certificate {
+        certificate(format, func, method, device, self)
+    }
 }
 
 impl Tally {
@@ -100,7 +152,7 @@ impl Tally {
         self
     }
 
-    fn merge(self, o: Tally) -> Tally {
+    fn merge_tallies(self, o: Tally) -> Tally {
         let (max_err, worst) = if o.max_err > self.max_err {
             (o.max_err, o.worst)
         } else {
@@ -142,7 +194,21 @@ pub fn certify(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Certificate {
     let format = m.format();
-    let inputs = func.inputs(format);
+    certify_part(m, func, func.inputs(format), progress).certificate(format, func, method, "cpu")
+}
+
+/// [`certify`] over the inputs `inputs` alone (a sub-range of `func.inputs(format)`, possibly
+/// empty): the part to merge with the others' ([`Part`]).
+pub fn certify_part(
+    m: &impl AddSub,
+    func: Which,
+    inputs: std::ops::RangeInclusive<i64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Part {
+    let format = m.format();
+    if inputs.is_empty() {
+        return Part::default();
+    }
     let chunk = 1 << 16;
     let starts: Vec<i64> = inputs.clone().step_by(chunk).collect();
     let end = *inputs.end();
@@ -160,8 +226,8 @@ pub fn certify(
             progress(t.n);
             t
         })
-        .reduce(Tally::default, Tally::merge);
-    certificate(format, func, method, "cpu", tally)
+        .reduce(Tally::default, Tally::merge_tallies);
+    tally
 }
 
 /// Certifies results computed elsewhere (e.g. on a GPU): `results[i]` is the method's code at
@@ -173,16 +239,21 @@ pub fn certify_results(
     device: &str,
     results: &[i64],
 ) -> Certificate {
-    let start = *func.inputs(format).start();
-    let tally = results
+    part_of_results(format, func, *func.inputs(format).start(), results)
+        .certificate(format, func, method, device)
+}
+
+/// The [`Part`] of results computed elsewhere: `results[i]` is the method's code at input
+/// `start + i`.
+pub fn part_of_results(format: Format, func: Which, start: i64, results: &[i64]) -> Part {
+    results
         .par_iter()
         .enumerate()
         .fold(Tally::default, |t, (i, &got)| {
             let z = start + i as i64;
             t.add(z, got, func.exact(format, z))
         })
-        .reduce(Tally::default, Tally::merge);
-    certificate(format, func, method, device, tally)
+        .reduce(Tally::default, Tally::merge_tallies)
 }
 
 #[cfg(test)]
@@ -236,6 +307,40 @@ mod tests {
         let c = certify(&t, Which::Db, "horner1", &|_| {});
         assert!(!c.faithful && c.max_error_ulps > 2.0, "{c:?}");
         assert!(c.share_correctly_rounded < 1.0);
+    }
+
+    #[test]
+    fn parts_merged_in_order_certify_as_one_pass() {
+        // A coarse table: errors > 1 ulp at many inputs, ties in the worst error included.
+        let t = Tables::build(Format::LNS16, Reader::Horner(1), 9, 9, 2).unwrap();
+        for func in [Which::Sb, Which::Db] {
+            let whole = certify(&t, func, "horner1", &|_| {});
+            let inputs = func.inputs(Format::LNS16);
+            let n = inputs.clone().count() as u64;
+            for parts in [1, 2, 3, 7] {
+                let merged = (0..parts)
+                    .map(|r| {
+                        let s = sigpu_runtime::ranks::share(n, r, parts);
+                        let lo = inputs.start() + s.start as i64;
+                        let part = certify_part(
+                            &t,
+                            func,
+                            lo..=lo + s.end as i64 - s.start as i64 - 1,
+                            &|_| {},
+                        );
+                        Part::from_words(part.to_words())
+                    })
+                    .fold(Part::default(), Part::merge);
+                assert_eq!(
+                    merged.certificate(Format::LNS16, func, "horner1", "cpu"),
+                    whole
+                );
+            }
+        }
+        assert_eq!(
+            certify_part(&t, Which::Sb, std::ops::RangeInclusive::new(1, 0), &|_| {}),
+            Part::default()
+        );
     }
 
     #[test]

@@ -45,7 +45,9 @@ mod tables;
 mod value;
 
 pub use arith::{db_f64, sb_f64, Accurate, AddSub};
-pub use certify::{certify, certify_results, Certificate, Which};
+pub use certify::{
+    certify, certify_part, certify_results, part_of_results, Certificate, Part, Which,
+};
 pub use error::LengthError;
 pub use error::LnsError;
 pub use fast::F64Tables;

@@ -12,6 +12,8 @@
 //! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
 //! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
 //! - [`npy`]: the `.npy` container every command reads and writes arrays in.
+//! - [`ranks`]: work spread over processes (MPI ranks with the `mpi` feature), as the
+//!   LDPC simulation and the LNS certificates split it.
 //!
 //! ```
 //! use sigpu_runtime::{cuda, host::CpuArch, Device};
@@ -39,5 +41,6 @@ pub mod fs;
 pub mod fuzz;
 pub mod host;
 pub mod npy;
+pub mod ranks;
 
 pub use device::{Device, ParseDeviceError};

@@ -13,6 +13,7 @@ use sigpu_ldpc::sim::sweep::{self, SnrAxis, Sweep, SweepEvent, SweepSpec};
 use sigpu_ldpc::sim::{Link, PointResult};
 use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Precision, Schedule};
 use sigpu_runtime::cuda::Gpu;
+use sigpu_runtime::ranks::Ranks;
 use sigpu_runtime::Device;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -503,44 +504,78 @@ impl SimulateArgs {
     }
 }
 
-/// `sigpu ldpc simulate`: on the CPU, one GPU, or with `all_gpus` every GPU of the host.
+/// `sigpu ldpc simulate`: on the CPU, one GPU, or with `all_gpus` every GPU of the host; under
+/// an MPI launcher (built with `--features mpi`) on every rank, each with its own device(s),
+/// rank 0 alone writing the file and printing.
 pub fn simulate(
     device: Option<Device>,
     all_gpus: bool,
     json: bool,
     a: &SimulateArgs,
 ) -> Result<ExitCode> {
-    let outputs = [("--out", a.out.as_deref()), ("--plot", a.plot.as_deref())];
-    let outputs: Vec<_> = outputs
-        .into_iter()
-        .filter_map(|(f, p)| Some((f, p?)))
-        .collect();
-    super::check_files(&outputs, &[])?;
-    let gpus = if all_gpus {
-        Gpu::open_all().context("--device all: no GPU can run kernels on this host")?
-    } else {
-        open_device(device)?.into_iter().collect()
-    };
-    let code = Code::resolve(&a.code)?;
-    let spec = a.spec(&code)?;
-    if let Some(path) = &a.plot {
-        // Before the sweep, not after hours of it.
-        sigpu_plot::Format::of(path).context("--plot")?;
-    }
+    super::ranks::run("ldpc simulate", |ranks| {
+        simulate_on(ranks, device, all_gpus, json, a)
+    })
+}
+
+fn simulate_on(
+    ranks: &dyn Ranks,
+    device: Option<Device>,
+    all_gpus: bool,
+    json: bool,
+    a: &SimulateArgs,
+) -> Result<ExitCode> {
+    let root = ranks.rank() == 0;
+    let prepared = (|| -> Result<_> {
+        if root {
+            // Rank 0 alone writes the files: they are checked where they are written.
+            let outputs = [("--out", a.out.as_deref()), ("--plot", a.plot.as_deref())];
+            let outputs: Vec<_> = outputs
+                .into_iter()
+                .filter_map(|(f, p)| Some((f, p?)))
+                .collect();
+            super::check_files(&outputs, &[])?;
+            if let Some(path) = &a.plot {
+                // Before the sweep, not after hours of it.
+                sigpu_plot::Format::of(path).context("--plot")?;
+            }
+        }
+        let gpus = if all_gpus {
+            Gpu::open_all().context("--device all: no GPU can run kernels on this host")?
+        } else {
+            open_device(device)?.into_iter().collect()
+        };
+        let code = Code::resolve(&a.code)?;
+        let spec = a.spec(&code)?;
+        Ok((gpus, code, spec))
+    })();
+    let (gpus, code, spec) = sigpu_runtime::ranks::agree(ranks, prepared, |e| format!("{e:#}"))
+        .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
     if gpus.len() > 1 && !json {
         let names: Vec<_> = gpus.iter().map(|g| g.info().name.clone()).collect();
+        let on = if ranks.size() > 1 {
+            format!("rank {}: ", ranks.rank())
+        } else {
+            String::new()
+        };
         eprintln!(
-            "spreading the sweep over {} GPUs: {}",
+            "{on}spreading the sweep over {} GPUs: {}",
             gpus.len(),
             names.join(", ")
         );
     }
-    // One bar per point, gone once the point's line is printed.
+    if root && ranks.size() > 1 && !json {
+        eprintln!(
+            "spreading the sweep over {} MPI ranks; rank 0 writes the results",
+            ranks.size()
+        );
+    }
+    // One bar per point, gone once the point's line is printed (rank 0 only).
     let mut bar: Option<ProgressBar> = None;
     // The SNRs of the points this run computed; the others came from --out (--resume).
     let mut fresh: Vec<f64> = Vec::new();
     let style = super::bar_style("{spinner} {prefix} [{bar:30}] {pos}/{len} frames {msg}");
-    let result = sweep::run(&code, &gpus, &spec, &mut |event| match event {
+    let result = sweep::run_ranks(ranks, &code, &gpus, &spec, &mut |event| match event {
         SweepEvent::Start(db) => {
             let b = ProgressBar::new(a.max_frames).with_style(style.clone());
             b.set_prefix(format!("{} {db:.2} dB", spec.axis.label()));
@@ -565,6 +600,9 @@ pub fn simulate(
     });
     bar.take().inspect(ProgressBar::finish_and_clear);
     let sweep = result?;
+    if !root {
+        return Ok(ExitCode::SUCCESS);
+    }
     if let (false, Some(out)) = (json, &a.out) {
         // Points resumed from the file are part of the result: shown too, marked as such.
         for p in (sweep.points.iter()).filter(|p| !fresh.contains(&spec.axis.of(p))) {

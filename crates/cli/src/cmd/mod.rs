@@ -12,6 +12,7 @@ pub mod filter;
 pub mod info;
 pub mod ldpc;
 pub mod lns;
+pub mod ranks;
 
 pub use device::{resolve, resolve_gpu, DeviceChoice, Need, Target};
 

@@ -3,8 +3,9 @@
 
 use anyhow::{Context, Result};
 use sigpu_lns::gpu::GpuMethod;
-use sigpu_lns::{certify, Certificate, Format, Method, Which};
+use sigpu_lns::{certify_part, Certificate, Format, Method, Part, Which};
 use sigpu_runtime::cuda::Gpu;
+use sigpu_runtime::ranks::{self, One, Ranks};
 
 /// `methods` split into those that run where the certificates are made (`on_gpu` or the CPU)
 /// and those that do not, in order.
@@ -24,6 +25,23 @@ pub fn inputs(format: Format, methods: &[Method], funcs: &[Which]) -> u64 {
     methods.len() as u64 * per_method
 }
 
+/// How many inputs this rank of `size` evaluates when [`certify_ranks`] splits them.
+pub fn inputs_share(
+    format: Format,
+    methods: &[Method],
+    funcs: &[Which],
+    rank: usize,
+    size: usize,
+) -> u64 {
+    let per_method: u64 = (funcs.iter())
+        .map(|f| {
+            let s = ranks::share(f.inputs(format).count() as u64, rank, size);
+            s.end - s.start
+        })
+        .sum();
+    methods.len() as u64 * per_method
+}
+
 /// Certificates of each of `methods` (all runnable there) for each of `funcs`, on `gpu` or
 /// on the CPU. `stage` is told what runs next, `progress` how many inputs were evaluated.
 pub fn certify_all(
@@ -34,28 +52,74 @@ pub fn certify_all(
     stage: &dyn Fn(String),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Certificate>> {
+    certify_ranks(&One, gpu, format, methods, funcs, stage, progress)
+}
+
+/// [`certify_all`] with every function's inputs split across `ranks` (MPI ranks: `mpirun -n R
+/// sigpu lns certify`) in consecutive shares, each rank on its own `gpu` or CPU. Collective:
+/// every rank calls it with the same format, methods and functions. The shares' tallies are
+/// gathered on every rank and merged in input order ([`Part`]), so every rank returns the
+/// certificates one process makes (the device named is rank 0's). A failure on any rank (a
+/// table that cannot be built, a GPU error) is every rank's error, naming the rank.
+pub fn certify_ranks(
+    ranks: &dyn Ranks,
+    gpu: Option<&Gpu>,
+    format: Format,
+    methods: &[Method],
+    funcs: &[Which],
+    stage: &dyn Fn(String),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<Certificate>> {
+    let device = match gpu {
+        Some(gpu) => format!("{} ({})", gpu.info().name, gpu.arch()),
+        None => "cpu".to_owned(),
+    };
+    let device = String::from_utf8_lossy(&ranks.broadcast(0, device.as_bytes())).into_owned();
     let mut certs = Vec::new();
     for &m in methods {
         stage(format!("{m} tables"));
-        match gpu {
-            Some(gpu) => {
-                let on_gpu = GpuMethod::new(gpu, m, format)
-                    .with_context(|| format!("preparing {m} for {format} on the GPU"))?;
-                for &func in funcs {
-                    stage(format!("{m} {func:?}"));
-                    certs.push(on_gpu.certify(gpu, func, progress)?);
+        let parts = (|| -> Result<Vec<Part>> {
+            let mut parts = Vec::new();
+            let range = |func: Which| {
+                let inputs = func.inputs(format);
+                let s = ranks.share(inputs.clone().count() as u64);
+                *inputs.start() + s.start as i64..=*inputs.start() + s.end as i64 - 1
+            };
+            match gpu {
+                Some(gpu) => {
+                    let on_gpu = GpuMethod::new(gpu, m, format)
+                        .with_context(|| format!("preparing {m} for {format} on the GPU"))?;
+                    for &func in funcs {
+                        stage(format!("{m} {func:?}"));
+                        parts.push(on_gpu.certify_part(gpu, func, range(func), progress)?);
+                    }
+                }
+                None => {
+                    let eval = m
+                        .cpu(format)
+                        .with_context(|| format!("building {m} tables for {format}"))?
+                        .context("CPU evaluator")?;
+                    for &func in funcs {
+                        stage(format!("{m} {func:?}"));
+                        parts.push(certify_part(&eval, func, range(func), progress));
+                    }
                 }
             }
-            None => {
-                let eval = m
-                    .cpu(format)
-                    .with_context(|| format!("building {m} tables for {format}"))?
-                    .context("CPU evaluator")?;
-                for &func in funcs {
-                    stage(format!("{m} {func:?}"));
-                    certs.push(certify(&eval, func, &m.to_string(), progress));
-                }
-            }
+            Ok(parts)
+        })();
+        let parts = ranks::agree(ranks, parts, |e| format!("{e:#}"))
+            .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
+        let words: Vec<u64> = parts.iter().flat_map(|p| p.to_words()).collect();
+        let all = ranks.all_gather(&words);
+        for (i, &func) in funcs.iter().enumerate() {
+            // Rank r's part of function i, in rank (= input) order.
+            let merged = (all.chunks(5 * funcs.len()))
+                .map(|rank| {
+                    let w = &rank[5 * i..5 * i + 5];
+                    Part::from_words([w[0], w[1], w[2], w[3], w[4]])
+                })
+                .fold(Part::default(), Part::merge);
+            certs.push(merged.certificate(format, func, &m.to_string(), &device));
         }
     }
     Ok(certs)
@@ -114,5 +178,28 @@ mod tests {
         assert!(certs.iter().all(|c| c.faithful));
         let total: u64 = certs.iter().map(|c| c.inputs).sum();
         assert_eq!(total, inputs(Format::LNS16, &run, &funcs));
+    }
+
+    #[test]
+    fn certificates_over_ranks_equal_one_process() {
+        let methods = [Method::Horner(2), Method::Tex1];
+        let funcs = [Which::Sb, Which::Db];
+        let format = Format::LNS16;
+        let one = certify_all(None, format, &methods, &funcs, &|_| {}, &|_| {}).unwrap();
+        for size in [2, 3] {
+            let done = std::sync::atomic::AtomicU64::new(0);
+            let all = ranks::on_threads(size, |r| {
+                let add = |n| {
+                    done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                };
+                certify_ranks(r, None, format, &methods, &funcs, &|_| {}, &add).unwrap()
+            });
+            assert!(all.iter().all(|c| *c == one), "{size} ranks");
+            let shares: u64 = (0..size)
+                .map(|r| inputs_share(format, &methods, &funcs, r, size))
+                .sum();
+            assert_eq!(done.into_inner(), shares);
+            assert_eq!(shares, inputs(format, &methods, &funcs));
+        }
     }
 }

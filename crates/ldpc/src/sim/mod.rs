@@ -4,7 +4,8 @@
 //! sample size that the spread of bit errors between frames gives, [`ber_interval`]).
 //!
 //! Frame f at a given SNR draws everything from its own generator, seeded by (seed, SNR, f),
-//! so results are reproducible whatever the batch size, thread count or device.
+//! so results are reproducible whatever the batch size, thread count or device, and the same
+//! on any number of processes ([`run_point_ranks`], [`sweep::run_ranks`]: MPI ranks).
 
 mod frames;
 mod header;
@@ -14,5 +15,5 @@ pub mod sweep;
 
 pub use frames::{make_frames, Frames, Link};
 pub use header::SweepDecoder;
-pub use parallel::run_point_parallel;
+pub use parallel::{run_point_parallel, run_point_ranks};
 pub use point::{ber_interval, wilson, PointResult, StopRule};

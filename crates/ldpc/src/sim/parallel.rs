@@ -7,6 +7,13 @@
 //! frame f is the same whoever makes it, the counts equal one decoder's, provided the decoders
 //! decode alike (the GPU 8-bit decoders match their CPU twin bit for bit). Only `seconds`
 //! differs.
+//!
+//! [`run_point_ranks`] spreads a point over processes (MPI ranks, [`Ranks`]), each with its
+//! own decoders, in rounds: in round k the run's S decoders (all ranks together) take batches
+//! kS .. kS + S, rank r the ones at its offset (the decoders of the ranks before it), one per
+//! decoder; every rank's counts are gathered by every rank, and every rank folds them in
+//! index order with the same [`Fold`] as above. So every rank reaches the same stopping batch
+//! at the same round, and the counts equal one process's for any number of ranks.
 
 use super::frames::{make_frames, Frames, Link};
 use super::point::{PointResult, StopRule};
@@ -14,6 +21,7 @@ use crate::channel::Snr;
 use crate::code::Code;
 use crate::decoder::{Decoder, Llrs};
 use crate::error::{LdpcError, Result};
+use sigpu_runtime::ranks::{RankFailure, Ranks};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -56,6 +64,124 @@ pub fn run_point_parallel(
             fold.add(b, counts, &work.stopped, progress);
         }
     });
+    fold.finish()
+}
+
+/// Words of one batch's record in a round: status ([`ABSENT`], [`DONE`] or [`FAILED`]),
+/// frames, frame errors, bit errors, Σ bit errors², iterations.
+const RECORD: usize = 6;
+const ABSENT: u64 = 0;
+const DONE: u64 = 1;
+const FAILED: u64 = 2;
+
+/// Simulates one point over `ranks`, each rank with its own `decoders` (of one code) and
+/// `threads` CPU threads making frames; see the module documentation. Collective: every rank
+/// calls it with the same link, SNR and stop rule, and every rank returns the same counts (or
+/// the same error: a batch that failed on one rank fails the point on all, naming the rank).
+/// `progress` is called on every rank after every folded batch. On one rank it is
+/// [`run_point_parallel`].
+pub fn run_point_ranks(
+    ranks: &dyn Ranks,
+    decoders: &mut [&mut (dyn Decoder + '_)],
+    link: &Link,
+    snr: Snr,
+    stop: StopRule,
+    threads: usize,
+    progress: &mut dyn FnMut(&PointResult),
+) -> Result<PointResult> {
+    if ranks.size() == 1 {
+        return run_point_parallel(decoders, link, snr, stop, threads, progress);
+    }
+    let code = LdpcError::agree(ranks, common_code(decoders, stop))?;
+    let rate = code.rate();
+    let es = snr.es_n0_db(link.modulation, rate);
+    let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
+    let work = Work {
+        code: &code,
+        link,
+        es_n0_db: es,
+        stop,
+        threads_each: (threads / decoders.len()).max(1),
+        batches: stop.max_frames.div_ceil(stop.batch as u64),
+        next_batch: AtomicU64::new(0),
+        stopped: AtomicBool::new(false),
+    };
+    // Decoders per rank: the round's layout.
+    let per_rank = ranks.all_gather(&[decoders.len() as u64]);
+    let widest = per_rank.iter().copied().max().unwrap_or(1) as usize;
+    let round_size: u64 = per_rank.iter().sum();
+    let offsets: Vec<u64> = (per_rank.iter())
+        .scan(0, |at, &n| {
+            *at += n;
+            Some(*at - n)
+        })
+        .collect();
+    let mut fold = Fold::new(PointResult::new(es, eb), code.k() as u64, stop);
+    for first in (0..work.batches).step_by(round_size as usize) {
+        let mine: Vec<u64> = (0..decoders.len() as u64)
+            .map(|i| first + offsets[ranks.rank()] + i)
+            .filter(|&b| b < work.batches)
+            .collect();
+        let results = work.decode_each(decoders, &mine);
+        let mut words = vec![0u64; widest * RECORD];
+        for (record, result) in words.chunks_mut(RECORD).zip(&results) {
+            record.copy_from_slice(&match result {
+                Ok(c) => [
+                    DONE,
+                    c.frames,
+                    c.frame_errors,
+                    c.bit_errors,
+                    c.bit_errors_sq,
+                    c.iterations as u64,
+                ],
+                Err(_) => [FAILED, 0, 0, 0, 0, 0],
+            });
+        }
+        let all = ranks.all_gather(&words);
+        // Batches that failed, and on which rank.
+        let mut failed = BTreeMap::new();
+        for (rank, records) in all.chunks(widest * RECORD).enumerate() {
+            for (i, r) in records.chunks(RECORD).enumerate() {
+                let b = first + offsets[rank] + i as u64;
+                let counts = match r[0] {
+                    DONE => Ok(BatchCounts {
+                        frames: r[1],
+                        frame_errors: r[2],
+                        bit_errors: r[3],
+                        bit_errors_sq: r[4],
+                        iterations: r[5] as usize,
+                    }),
+                    ABSENT => continue,
+                    _ => {
+                        failed.insert(b, rank);
+                        Err(LdpcError::invalid(""))
+                    }
+                };
+                fold.add(b, counts, &work.stopped, progress);
+            }
+        }
+        if fold.failure.is_some() {
+            // The fold stopped at the first failed batch: the smallest one failed. Its rank
+            // tells every rank what went wrong.
+            let (&b, &rank) = failed.iter().next().expect("a failed batch was folded");
+            let message = match mine.iter().position(|&m| m == b) {
+                Some(i) if rank == ranks.rank() => match &results[i] {
+                    Err(e) => sigpu_runtime::ranks::error_chain(e),
+                    Ok(_) => String::new(),
+                },
+                _ => String::new(),
+            };
+            let text = ranks.broadcast(rank, message.as_bytes());
+            return Err(LdpcError::Ranks(RankFailure {
+                rank,
+                size: ranks.size(),
+                message: format!("batch {b}: {}", String::from_utf8_lossy(&text)),
+            }));
+        }
+        if work.stopped.load(Ordering::Relaxed) {
+            break;
+        }
+    }
     fold.finish()
 }
 
@@ -110,6 +236,27 @@ impl Work<'_> {
                 break;
             }
         }
+    }
+
+    /// Batch `batches[i]` on decoder i, all at once (at most one batch per decoder).
+    fn decode_each(
+        &self,
+        decoders: &mut [&mut (dyn Decoder + '_)],
+        batches: &[u64],
+    ) -> Vec<Result<BatchCounts>> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (decoders.iter_mut().zip(batches))
+                .map(|(decoder, &b)| s.spawn(move || self.batch(&mut **decoder, b)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    // `batch` catches a decoder's panic; anything else is a bug here.
+                    h.join()
+                        .unwrap_or_else(|_| Err(LdpcError::invalid("a worker panicked")))
+                })
+                .collect()
+        })
     }
 
     /// Makes and decodes batch `b`. A panicking decoder becomes this batch's error: the fold
@@ -371,6 +518,66 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("panicked: test decoder"), "{e}");
+    }
+
+    /// The point of `parallel_case` on `size` thread-ranks, rank r with r + 1 decoders (the
+    /// round layout differs from rank to rank), seconds zeroed.
+    fn on_ranks(size: usize, stop: StopRule, fail_on: Option<usize>) -> Vec<Result<PointResult>> {
+        let (code, config, link, snr, _) = parallel_case();
+        sigpu_runtime::ranks::on_threads(size, |ranks| {
+            let mut decoders: Vec<Box<dyn Decoder>> = (0..=ranks.rank())
+                .map(|_| crate::decoder::cpu_decoder(&code, config).unwrap())
+                .collect();
+            if fail_on == Some(ranks.rank()) {
+                decoders[0] = Box::new(Panicking(code.clone()));
+            }
+            let mut refs: Vec<&mut dyn Decoder> = decoders.iter_mut().map(|d| d.as_mut()).collect();
+            run_point_ranks(ranks, &mut refs, &link, snr, stop, 1, &mut |_| {})
+                .map(|p| PointResult { seconds: 0.0, ..p })
+        })
+    }
+
+    #[test]
+    fn ranks_count_what_one_process_counts() {
+        let (code, config, link, snr, stop) = parallel_case();
+        let mut one = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let single =
+            run_point_parallel(&mut [one.as_mut()], &link, snr, stop, 1, &mut |_| {}).unwrap();
+        let single = PointResult {
+            seconds: 0.0,
+            ..single
+        };
+        // Stopping on errors mid-way, and at max_frames with a partial last batch.
+        let at_max = StopRule {
+            min_errors: u64::MAX,
+            max_frames: 17,
+            ..stop
+        };
+        let mut one = crate::decoder::cpu_decoder(&code, config).unwrap();
+        let full =
+            run_point_parallel(&mut [one.as_mut()], &link, snr, at_max, 1, &mut |_| {}).unwrap();
+        assert_eq!(full.frames, 17);
+        for size in [1, 2, 3] {
+            for point in on_ranks(size, stop, None) {
+                assert_eq!(point.unwrap(), single, "{size} ranks");
+            }
+            for point in on_ranks(size, at_max, None) {
+                let point = point.unwrap();
+                assert_eq!((point.frames, point.frame_errors), (17, full.frame_errors));
+                assert_eq!(point.bit_errors_sq, full.bit_errors_sq, "{size} ranks");
+            }
+        }
+    }
+
+    #[test]
+    fn a_batch_failing_on_one_rank_fails_the_point_on_every_rank() {
+        let (.., stop) = parallel_case();
+        for result in on_ranks(3, stop, Some(1)) {
+            let e = result.unwrap_err().to_string();
+            // Rank 1's first decoder takes batch 1 of the first round.
+            assert!(e.starts_with("rank 1 of 3: batch 1: "), "{e}");
+            assert!(e.contains("panicked: test decoder"), "{e}");
+        }
     }
 
     #[test]

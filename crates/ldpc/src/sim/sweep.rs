@@ -25,7 +25,7 @@
 
 use super::frames::Link;
 use super::header::{demapper_key, SweepDecoder};
-use super::parallel::run_point_parallel;
+use super::parallel::run_point_ranks;
 use super::point::{PointResult, StopRule};
 use crate::channel::Snr;
 use crate::code::Code;
@@ -35,6 +35,7 @@ use crate::gpu::{self, BATCH};
 use crate::interleave::{BitInterleaver, Interleaving};
 use serde::{Deserialize, Serialize};
 use sigpu_runtime::cuda::Gpu;
+use sigpu_runtime::ranks::{One, Ranks};
 use std::path::{Path, PathBuf};
 
 /// The results file of a sweep: what ran, and the points done so far in SNR order.
@@ -364,19 +365,50 @@ pub fn run(
     spec: &SweepSpec,
     progress: &mut dyn FnMut(SweepEvent<'_>),
 ) -> Result<Sweep> {
-    spec.validate(code)?;
-    let mut decoders = if gpus.is_empty() {
-        vec![cpu_decoder(code, spec.config)?]
-    } else {
-        gpus.iter()
-            .map(|gpu| gpu::decoder(gpu, code, spec.config))
-            .collect::<Result<Vec<_>>>()?
-    };
+    run_ranks(&One, code, gpus, spec, progress)
+}
+
+/// [`run`] spread over `ranks` (MPI ranks: `mpirun -n R sigpu ldpc simulate …`), each rank
+/// decoding on its own `gpus` (or its CPU when it has none). Collective: every rank calls it
+/// with the same `spec`. Every point's frames are split across the ranks and folded in index
+/// order on every rank ([`run_point_ranks`]), so the counts equal one process's for any
+/// number of ranks. Rank 0 alone reads (`resume`), locks and writes `spec.out`, decides the
+/// batch (`spec.batch`, or [`default_batch`] of rank 0's devices and `spec.threads`) and
+/// sends `progress` events; on the other ranks the returned sweep holds only the points run
+/// here. Each rank makes frames with [`Ranks::threads`] threads (the cores the launcher bound
+/// it to, or the host's divided among the ranks on it), and a decoder configured for every
+/// thread (`threads` 0) gets as many. Any rank's failure is every rank's error ([`LdpcError::Ranks`]), the file
+/// keeping every point finished before it.
+pub fn run_ranks(
+    ranks: &dyn Ranks,
+    code: &Code,
+    gpus: &[Gpu],
+    spec: &SweepSpec,
+    progress: &mut dyn FnMut(SweepEvent<'_>),
+) -> Result<Sweep> {
+    let mut local = spec.clone();
+    if ranks.size() > 1 {
+        local.threads = ranks.threads();
+        if local.config.threads == 0 {
+            local.config.threads = local.threads;
+        }
+    }
+    let decoders = spec.validate(code).and_then(|()| {
+        if gpus.is_empty() {
+            Ok(vec![cpu_decoder(code, local.config)?])
+        } else {
+            gpus.iter()
+                .map(|gpu| gpu::decoder(gpu, code, local.config))
+                .collect::<Result<Vec<_>>>()
+        }
+    });
+    let mut decoders = LdpcError::agree(ranks, decoders)?;
+    // Rank 0's, as one process on its host would take it: with rank 0's thread count.
     let batch = spec
         .batch
         .unwrap_or_else(|| default_batch(!gpus.is_empty(), spec.config.precision, spec.threads));
     let mut workers: Vec<_> = decoders.iter_mut().map(|d| d.as_mut()).collect();
-    run_with(&mut workers, spec, batch, progress)
+    run_with_ranks(ranks, &mut workers, &local, batch, progress)
 }
 
 /// Runs a sweep with the given decoders (of one code, configured as `spec.config`), `batch`
@@ -387,13 +419,90 @@ pub fn run_with(
     batch: usize,
     progress: &mut dyn FnMut(SweepEvent<'_>),
 ) -> Result<Sweep> {
-    let Some(code) = decoders.first().map(|d| d.code().clone()) else {
-        return Err(LdpcError::invalid("a sweep needs at least one decoder"));
+    run_with_ranks(&One, decoders, spec, batch, progress)
+}
+
+/// [`run_with`] over `ranks`, as [`run_ranks`] describes; `batch` counts on rank 0 only.
+pub fn run_with_ranks(
+    ranks: &dyn Ranks,
+    decoders: &mut [&mut (dyn Decoder + '_)],
+    spec: &SweepSpec,
+    batch: usize,
+    progress: &mut dyn FnMut(SweepEvent<'_>),
+) -> Result<Sweep> {
+    let code = decoders
+        .first()
+        .map(|d| d.code().clone())
+        .ok_or_else(|| LdpcError::invalid("a sweep needs at least one decoder"));
+    let code = LdpcError::agree(ranks, code.and_then(|c| spec.validate(&c).map(|()| c)))?;
+    let root = ranks.rank() == 0;
+    // Rank 0: the lock, the file's points and the points to run.
+    let plan = if root {
+        start_file(spec, &code)
+    } else {
+        Ok((None, spec.header(&code), Vec::new()))
     };
-    spec.validate(&code)?;
-    // Held to the end: a second process on the same file would overwrite these points with
-    // its own. Taken before the file is read, so the points resumed are the file's last.
-    let _lock = match &spec.out {
+    let (_lock, mut sweep, notes) = LdpcError::agree(ranks, plan)?;
+    for note in &notes {
+        progress(SweepEvent::Note(note));
+    }
+    let key = |p: &PointResult| spec.axis.of(p);
+    let todo: Vec<f64> = (spec.points.iter().copied())
+        .filter(|&db| !sweep.points.iter().any(|p| (key(p) - db).abs() < 1e-6))
+        .collect();
+    // What rank 0 decided, on every rank: the batch and the points to run.
+    let mut decided = (batch as u64).to_le_bytes().to_vec();
+    decided.extend(todo.iter().flat_map(|db| db.to_le_bytes()));
+    let decided = ranks.broadcast(0, &decided);
+    let word = |c: &[u8]| <[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes);
+    let mut words = decided.chunks(8).map(word);
+    let batch = words.next().unwrap_or(1) as usize;
+    let todo: Vec<f64> = words.map(f64::from_bits).collect();
+    let stop = StopRule {
+        min_errors: spec.min_errors,
+        max_frames: spec.max_frames,
+        batch,
+    };
+    for db in todo {
+        if root {
+            progress(SweepEvent::Start(db));
+        }
+        let snr = spec.axis.snr(db);
+        let point = run_point_ranks(
+            ranks,
+            decoders,
+            &spec.link,
+            snr,
+            stop,
+            spec.threads,
+            &mut |p| {
+                if root {
+                    progress(SweepEvent::Batch(p))
+                }
+            },
+        )?;
+        sweep.points.push(point.clone());
+        sweep.points.sort_by(|x, y| key(x).total_cmp(&key(y)));
+        let written = match &spec.out {
+            Some(out) if root => sweep.write(out),
+            _ => Ok(()),
+        };
+        LdpcError::agree(ranks, written)?;
+        if root {
+            progress(SweepEvent::Point(&point));
+        }
+    }
+    Ok(sweep)
+}
+
+/// The lock on `spec.out` (held to the end: a second process on the same file would overwrite
+/// these points with its own; taken before the file is read, so the points resumed are the
+/// file's last), the sweep with the points kept from the file, and the notes for the user.
+fn start_file(
+    spec: &SweepSpec,
+    code: &Code,
+) -> Result<(Option<sigpu_runtime::fs::OutputLock>, Sweep, Vec<String>)> {
+    let lock = match &spec.out {
         Some(out) => {
             let io = |source| LdpcError::Io {
                 path: out.clone(),
@@ -404,33 +513,8 @@ pub fn run_with(
         }
         None => None,
     };
-    let (mut sweep, notes) = spec.start(&code)?;
-    for note in &notes {
-        progress(SweepEvent::Note(note));
-    }
-    let stop = StopRule {
-        min_errors: spec.min_errors,
-        max_frames: spec.max_frames,
-        batch,
-    };
-    let key = |p: &PointResult| spec.axis.of(p);
-    for &db in &spec.points {
-        if sweep.points.iter().any(|p| (key(p) - db).abs() < 1e-6) {
-            continue;
-        }
-        progress(SweepEvent::Start(db));
-        let snr = spec.axis.snr(db);
-        let point = run_point_parallel(decoders, &spec.link, snr, stop, spec.threads, &mut |p| {
-            progress(SweepEvent::Batch(p))
-        })?;
-        sweep.points.push(point.clone());
-        sweep.points.sort_by(|x, y| key(x).total_cmp(&key(y)));
-        if let Some(out) = &spec.out {
-            sweep.write(out)?;
-        }
-        progress(SweepEvent::Point(&point));
-    }
-    Ok(sweep)
+    let (sweep, notes) = spec.start(code)?;
+    Ok((lock, sweep, notes))
 }
 
 #[cfg(test)]
@@ -547,6 +631,58 @@ mod tests {
             1,
             "the file is untouched"
         );
+    }
+
+    #[test]
+    fn a_sweep_over_ranks_writes_one_file_equal_to_one_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        let zero = |s: Sweep| -> Vec<PointResult> {
+            let zero = |p: PointResult| PointResult { seconds: 0.0, ..p };
+            s.points.into_iter().map(zero).collect()
+        };
+        let one = dir.path().join("one.json");
+        let single = zero(run(&code, &[], &spec(&one, &[0.0, 4.0]), &mut |_| {}).unwrap());
+        let out = dir.path().join("ranks.json");
+        // The file holds the first point; the ranks resume it.
+        run(&code, &[], &spec(&out, &[0.0]), &mut |_| {}).unwrap();
+        let events = std::sync::Mutex::new(Vec::new());
+        let sweeps = sigpu_runtime::ranks::on_threads(3, |ranks| {
+            let mut mine = Vec::new();
+            let s = run_ranks(ranks, &code, &[], &spec(&out, &[0.0, 4.0]), &mut |e| {
+                if let SweepEvent::Start(db) = e {
+                    mine.push(db)
+                }
+            });
+            events.lock().unwrap().push((ranks.rank(), mine));
+            s.unwrap()
+        });
+        assert_eq!(zero(Sweep::read(&out).unwrap()), single);
+        assert_eq!(zero(sweeps[0].clone()), single);
+        assert_eq!(
+            sweeps[1].points.len(),
+            1,
+            "the other ranks hold the points they ran"
+        );
+        let mut events = events.into_inner().unwrap();
+        events.sort_by_key(|e| e.0);
+        assert_eq!(events, [(0, vec![4.0]), (1, vec![]), (2, vec![])]);
+        // A rank that cannot start (here: no decoder) fails the sweep on every rank.
+        let errors = sigpu_runtime::ranks::on_threads(2, |ranks| {
+            let mut d = cpu_decoder(&code, spec(&out, &[1.0]).config).unwrap();
+            let mut decoders: Vec<&mut dyn Decoder> = vec![d.as_mut()];
+            if ranks.rank() == 1 {
+                decoders.clear();
+            }
+            let spec = spec(&out, &[1.0]);
+            run_with_ranks(ranks, &mut decoders, &spec, 8, &mut |_| {})
+                .unwrap_err()
+                .to_string()
+        });
+        for e in errors {
+            assert_eq!(e, "rank 1 of 2: a sweep needs at least one decoder");
+        }
+        assert_eq!(Sweep::read(&out).unwrap().points.len(), 2, "untouched");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! One s_b/d_b method for one format on a GPU: its tables uploaded, its kernels launched.
 
 use super::{kernels, Geo, LnsWord};
-use crate::certify::{certify_results, Certificate, Which};
+use crate::certify::{part_of_results, Certificate, Part, Which};
 use crate::error::LnsError;
 use crate::format::Format;
 use crate::method::Method;
@@ -161,9 +161,22 @@ impl GpuMethod {
         func: Which,
         progress: &dyn Fn(u64),
     ) -> Result<Certificate, LnsError> {
-        let inputs = func.inputs(self.format);
+        let part = self.certify_part(gpu, func, func.inputs(self.format), progress)?;
+        let device = format!("{} ({})", gpu.info().name, gpu.arch());
+        Ok(part.certificate(self.format, func, &self.method.to_string(), &device))
+    }
+
+    /// [`GpuMethod::certify`] over the inputs `inputs` alone (a sub-range of
+    /// `func.inputs(format)`, possibly empty), as a [`Part`] to merge with the others'.
+    pub fn certify_part(
+        &self,
+        gpu: &Gpu,
+        func: Which,
+        inputs: std::ops::RangeInclusive<i64>,
+        progress: &dyn Fn(u64),
+    ) -> Result<Part, LnsError> {
         let (start, end) = (*inputs.start(), *inputs.end());
-        let mut results = Vec::with_capacity((end - start + 1) as usize);
+        let mut results = Vec::with_capacity((end - start + 1).max(0) as usize);
         let chunk = 1i64 << 25;
         let mut at = start;
         while at <= end {
@@ -172,14 +185,7 @@ impl GpuMethod {
             progress(n as u64);
             at += n;
         }
-        let device = format!("{} ({})", gpu.info().name, gpu.arch());
-        Ok(certify_results(
-            self.format,
-            func,
-            &self.method.to_string(),
-            &device,
-            &results,
-        ))
+        Ok(part_of_results(self.format, func, start, &results))
     }
 }
 

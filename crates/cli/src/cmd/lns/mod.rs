@@ -5,11 +5,12 @@ mod calc;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use sigpu_lab::lns::certify::{certify_all, inputs, runnable, text};
+use sigpu_lab::lns::certify::{certify_ranks, inputs_share, runnable, text};
 use sigpu_lab::lns::figure::{figure, PRECISIONS};
 use sigpu_lab::lns::hmm::{run as run_hmm, HmmRun};
 use sigpu_lab::table;
 use sigpu_lns::{Format, Method, Which};
+use sigpu_runtime::ranks::Ranks;
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
@@ -84,7 +85,19 @@ pub fn run(device: Option<Device>, json: bool, command: &LnsCommand) -> Result<E
     }
 }
 
+/// `sigpu lns certify`: under an MPI launcher (built with `--features mpi`) every function's
+/// inputs are split across the ranks, each on its own device; rank 0 prints the certificates,
+/// equal to one process's.
 fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<ExitCode> {
+    super::ranks::run("lns certify", |ranks| certify_on(ranks, device, json, args))
+}
+
+fn certify_on(
+    ranks: &dyn Ranks,
+    device: Option<Device>,
+    json: bool,
+    args: &CertifyArgs,
+) -> Result<ExitCode> {
     let methods: Vec<Method> = if args.method == "all" {
         Method::ALL.to_vec()
     } else {
@@ -95,19 +108,30 @@ fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<Exi
         "db" => vec![Which::Db],
         _ => vec![Which::Sb, Which::Db],
     };
-    let target = super::resolve(device, super::Need::Either, "lns certify")?;
+    let target = (|| -> Result<_> {
+        let target = super::resolve(device, super::Need::Either, "lns certify")?;
+        let (run, _) = runnable(&methods, target.gpu().is_some());
+        if run.is_empty() {
+            let only = match target.gpu() {
+                Some(_) => "the CPU only (use --device cpu)",
+                None => "the GPU only (use --device cuda)",
+            };
+            bail!("--method {}: runs on {only}", args.method);
+        }
+        Ok(target)
+    })();
+    let target = sigpu_runtime::ranks::agree(ranks, target, |e| format!("{e:#}"))
+        .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
     let gpu = target.gpu();
     let (run, skipped) = runnable(&methods, gpu.is_some());
-    if run.is_empty() {
-        let only = match gpu {
-            Some(_) => "the CPU only (use --device cpu)",
-            None => "the GPU only (use --device cuda)",
-        };
-        bail!("--method {}: runs on {only}", args.method);
-    }
-    let total = inputs(args.format, &run, &funcs);
+    let (rank, size) = (ranks.rank(), ranks.size());
+    let total = inputs_share(args.format, &run, &funcs, rank, size);
     let bar = super::bar(total, "{spinner} [{bar:30}] {percent}% {msg}");
-    let certs = certify_all(
+    if rank != 0 {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let certs = certify_ranks(
+        ranks,
         gpu,
         args.format,
         &run,
@@ -116,6 +140,9 @@ fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<Exi
         &|n| bar.inc(n),
     )?;
     bar.finish_and_clear();
+    if rank != 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
     super::report(json, &certs, |_| {
         print!("{}", text(args.format, &certs, &skipped))
     })
