@@ -507,7 +507,13 @@ fn filter_typed<T: Element>(
 ) -> Result<Summary> {
     let flag = spec.flag();
     let x: Vec<T> = input_values(input);
-    check_finite(&x, &input.shown).with_context(|| format!("--input {}", input.shown))?;
+    // Every CPU call below refuses non-finite input itself (sections at no cost, through the
+    // filter's state); the GPU paths are given checked input.
+    let finite =
+        || check_finite(&x, &input.shown).with_context(|| format!("--input {}", input.shown));
+    if gpu.is_some() {
+        finite()?;
+    }
     let shape = input.shape.clone();
     let axis = args
         .axis
@@ -545,6 +551,7 @@ fn filter_typed<T: Element>(
         if gpu.is_some() {
             note = Some("filtfilt runs on the CPU".into());
         }
+        finite()?;
         let out = match spec {
             Spec::Ba(b, a) => signal::filtfilt(b, a, &x, &shape, axis, args.padlen, &options),
             Spec::Sos(rows) => signal::sosfiltfilt(rows, &x, &shape, axis, args.padlen, &options),
@@ -630,8 +637,12 @@ fn filter_typed<T: Element>(
                         let (b, a) = built.ba();
                         signal::lfilter(b, a, &x, &shape, axis, zref, &options)
                     }
+                };
+                if out.is_err() {
+                    // A non-finite input is reported naming the input file.
+                    finite()?;
                 }
-                .context(flag)?;
+                let out = out.context(flag)?;
                 (out.y, out.zf, out.zf_shape, cpu_device(&options))
             }
         }
