@@ -564,7 +564,7 @@ impl<T: Element> Lfilter<T> {
         zf: Option<&mut [T]>,
     ) -> Result<(), FilterError> {
         let s = self.state_len;
-        if channels == 0 || x.len() % channels != 0 || y.len() != x.len() {
+        if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
             return Err(FilterError::Input(format!(
                 "{} input values, {} output values and {channels} channel(s) do not fit",
                 x.len(),

@@ -204,7 +204,7 @@ impl<T: Element> Sos<T> {
         zf: Option<&mut [T]>,
     ) -> Result<bool, FilterError> {
         let s2 = self.state_len();
-        if channels == 0 || x.len() % channels != 0 || y.len() != x.len() {
+        if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
             return Err(FilterError::Input(format!(
                 "{} input values, {} output values and {channels} channel(s) do not fit",
                 x.len(),
@@ -404,8 +404,9 @@ pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, 
         }
         (table, st.iter().map(|v| v.to_f64()).collect())
     };
-    let results: Vec<Mutex<Option<(Vec<f64>, Vec<f64>)>>> =
-        (0..s2).map(|_| Mutex::new(None)).collect();
+    // Per unit state: its table and its column of the transfer matrix.
+    type Unit = Option<(Vec<f64>, Vec<f64>)>;
+    let results: Vec<Mutex<Unit>> = (0..s2).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let work = || loop {
         let j = next.fetch_add(1, Ordering::Relaxed);

@@ -369,7 +369,7 @@ pub fn render_sos_cpu(report: &SosCpuReport) -> String {
             ]
         })
         .collect();
-    let mut out = format!("{}", report.device);
+    let mut out = report.device.clone();
     if let Some(l) = report.load_average {
         out += &format!(", load {:.2} {:.2} {:.2}", l[0], l[1], l[2]);
     }

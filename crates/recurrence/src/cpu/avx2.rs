@@ -93,7 +93,7 @@ fn sos_local_n<const S: usize>(
 ) {
     use super::sos::{GROUP, SEG};
     use std::arch::x86_64::*;
-    assert!(rows.len() == S && y.len() == GROUP * SEG && SEG % 4 == 0);
+    assert!(rows.len() == S && y.len() == GROUP * SEG && SEG.is_multiple_of(4));
     assert!(src.is_none_or(|s| s.len() == y.len()));
     let c = |k: usize| -> [__m256d; S] { std::array::from_fn(|s| _mm256_set1_pd(rows[s][k])) };
     let (b0, b1, b2, na1, na2) = (c(0), c(1), c(2), c(3), c(4));

@@ -12,7 +12,7 @@
 use super::sos::{GROUP, SEG};
 use std::arch::x86_64::*;
 
-const _: () = assert!(GROUP == 8 && SEG % 8 == 0);
+const _: () = assert!(GROUP == 8 && SEG.is_multiple_of(8));
 
 /// 8×8 transpose: out[t] lane w = rows[w] lane t.
 #[inline]

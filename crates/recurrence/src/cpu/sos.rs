@@ -103,7 +103,7 @@ pub(crate) fn run_whole_segments<T: Element>(
     threads: usize,
 ) -> bool {
     let n = x.len();
-    debug_assert!(n % SEG == 0 && y.len() == n);
+    debug_assert!(n.is_multiple_of(SEG) && y.len() == n);
     let s2 = state.len();
     let nblocks = n.div_ceil(BLOCK);
     let stream = std::mem::size_of_val(y) >= STREAM_BYTES;
