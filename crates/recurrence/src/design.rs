@@ -185,6 +185,7 @@ fn decay_len(sections: &[[f64; 6]]) -> usize {
     IMPULSE_CAP
 }
 
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct SosBounds {
     pub serial: f64,
     pub blocked: f64,

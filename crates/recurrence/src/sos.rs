@@ -124,7 +124,7 @@ impl<T: Element> Sos<T> {
             .collect::<Vec<[T; 5]>>();
         let rows64 = rows.iter().map(|r| r.map(|v| v.to_f64())).collect();
         let tables = factor_tables_cached(&coef, T::DTYPE.size() == 4);
-        let bounds = design::sos_bounds(&coef, &tables.0, eps::<T>());
+        let bounds = tables.2;
         let blocked = options.strategy != Strategy::Serial
             && (options.strategy == Strategy::Chunked || bounds.blocked <= 4.0 * bounds.serial);
         let report = Report {
@@ -351,13 +351,13 @@ pub(crate) fn eps<T: Element>() -> f64 {
     }
 }
 
-/// Factor tables and transfer matrix of one cascade ([`factor_tables`]), shared between the
-/// filters compiled from the same rows.
-pub(crate) type Tables = Arc<(Vec<Vec<f64>>, Vec<f64>)>;
+/// Factor tables and transfer matrix of one cascade ([`factor_tables`]) and its error bounds
+/// ([`design::sos_bounds`]), shared between the filters compiled from the same rows.
+pub(crate) type Tables = Arc<(Vec<Vec<f64>>, Vec<f64>, design::SosBounds)>;
 
-/// [`factor_tables`] through a small per-process cache keyed by the rows' bits: filtering
-/// many signals with the same sections (blocks of a stream, a loop over files, repeated
-/// `sosfilt` calls from Python) computes the double-double tables once.
+/// [`factor_tables`] and the bounds through a small per-process cache keyed by the rows' bits:
+/// filtering many signals with the same sections (blocks of a stream, a loop over files,
+/// repeated `sosfilt` calls from Python) computes the double-double tables once.
 pub(crate) fn factor_tables_cached(coef: &[[f64; 6]], single: bool) -> Tables {
     type Key = (Vec<u64>, bool);
     static CACHE: Mutex<Vec<(Key, Tables)>> = Mutex::new(Vec::new());
@@ -369,7 +369,10 @@ pub(crate) fn factor_tables_cached(coef: &[[f64; 6]], single: bool) -> Tables {
             return t.clone();
         }
     }
-    let tables: Tables = Arc::new(factor_tables(coef, single));
+    let (factors, transfer) = factor_tables(coef, single);
+    let eps = if single { eps::<f32>() } else { eps::<f64>() };
+    let bounds = design::sos_bounds(coef, &factors, eps);
+    let tables: Tables = Arc::new((factors, transfer, bounds));
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     if cache.len() >= KEEP {
         cache.remove(0);
