@@ -11,10 +11,16 @@
 //!    segment's end state;
 //! 2. takes the true state at the block's start once its predecessor has posted it, carries
 //!    it through the segments with the 2S×2S transfer matrix in f64 and posts the block's end
-//!    state at once (the chain between blocks is this small step, not the filtering);
+//!    state at once (the chain between blocks is this small step, not the filtering). A block
+//!    kept waiting longer than [`HELP_AFTER`] (its predecessor's thread descheduled on a busy
+//!    machine) computes the predecessor's end state itself from the one before — the same
+//!    code on the same inputs, so the bits are the same whoever posts — instead of waiting for
+//!    that thread to run again;
 //! 3. corrects each segment in the scratch buffer with Σ_j state_j·F_j (f64 factor tables),
-//!    then copies the block to y, with non-temporal stores when the output is larger than the
-//!    caches (one read of x and one write of y per sample, no read-for-ownership of y).
+//!    then copies the block to y: with non-temporal stores when the output is large and was
+//!    written before (one read of x and one write of y per sample, no read-for-ownership of
+//!    y), with plain stores into a freshly allocated output (the kernel has just zeroed its
+//!    pages, whose lines are still cached).
 //!
 //! Non-finite values are absorbing in the cascade (a NaN or an infinity entering a section
 //! leaves its state non-finite to the end of the segment), so a non-finite input always shows
@@ -25,6 +31,7 @@ use crate::elem::Element;
 use sigpu_runtime::host::CpuArch;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 pub(crate) use crate::sos::SEG;
 /// Segments per block (the eight lanes of an AVX-512 f64 register).
@@ -87,10 +94,21 @@ pub(crate) struct Plan<'a, T> {
     /// State after SEG samples of zero input, row-major 2S × 2S.
     pub(crate) transfer: &'a [f64],
     pub(crate) kernel: Kernel,
+    /// Write the output with non-temporal stores (large outputs that were written before;
+    /// a freshly allocated output is faster with plain stores, its zeroed lines being cached).
+    pub(crate) stream: bool,
+    /// How long a block waits for its predecessor's end state before computing it itself.
+    pub(crate) help_after: Duration,
 }
 
-/// Outputs of at least this many bytes per channel are streamed past the caches.
-const STREAM_BYTES: usize = super::STREAM_BYTES;
+/// [`Plan::help_after`]: about two blocks' filtering at full speed, so that on an idle machine
+/// a block never redoes its predecessor's work; the crate's unit tests help at once, so that
+/// the path runs in every multi-threaded test.
+pub(crate) const HELP_AFTER: Duration = if cfg!(test) {
+    Duration::ZERO
+} else {
+    Duration::from_micros(60)
+};
 
 /// The whole segments of one channel: `x.len()` (= `y.len()`) a multiple of SEG, at least one
 /// block. `state` holds the true state before x on entry (f64) and after it on exit. Returns
@@ -106,18 +124,55 @@ pub(crate) fn run_whole_segments<T: Element>(
     debug_assert!(n.is_multiple_of(SEG) && y.len() == n);
     let s2 = state.len();
     let nblocks = n.div_ceil(BLOCK);
-    let stream = std::mem::size_of_val(y) >= STREAM_BYTES;
+    let stream = plan.stream;
     let carries: Vec<AtomicU64> = (0..nblocks * s2).map(|_| AtomicU64::new(0)).collect();
     let ready: Vec<AtomicBool> = (0..nblocks).map(|_| AtomicBool::new(false)).collect();
     let blocks: Vec<Mutex<&mut [T]>> = y.chunks_mut(BLOCK).map(Mutex::new).collect();
     let next = AtomicUsize::new(0);
     let nonfinite = AtomicBool::new(false);
     let zi: &[f64] = state;
+    // Block p's true end state: posted by its owner, or by a thread that was kept waiting for
+    // it (see `help_after`); both compute it with the same code from the same inputs, so the
+    // bits are the same whoever posts first.
+    let post = |p: usize, end: &[f64]| {
+        for (c, &s) in carries[p * s2..(p + 1) * s2].iter().zip(end) {
+            c.store(s.to_bits(), Ordering::Relaxed);
+        }
+        ready[p].store(true, Ordering::Release);
+    };
+    let posted = |p: usize, into: &mut [f64]| -> bool {
+        if !ready[p].load(Ordering::Acquire) {
+            return false;
+        }
+        for (s, c) in into.iter_mut().zip(&carries[p * s2..(p + 1) * s2]) {
+            *s = f64::from_bits(c.load(Ordering::Relaxed));
+        }
+        true
+    };
+    // The true state before block b (b's carry-in), its segments' starts and end into
+    // starts[..(segs + 1)·2S].
+    let carry = |ends: &[f64], starts: &mut [f64], segs: usize| {
+        for w in 0..segs {
+            let (done, rest) = starts.split_at_mut((w + 1) * s2);
+            let prev = &done[w * s2..];
+            for (r, out) in rest[..s2].iter_mut().enumerate() {
+                let row = &plan.transfer[r * s2..(r + 1) * s2];
+                let mut v = ends[w * s2 + r];
+                for (t, p) in row.iter().zip(prev) {
+                    v += t * p;
+                }
+                *out = v;
+            }
+        }
+    };
+    let block_len = |b: usize| BLOCK.min(n - b * BLOCK);
     let work = || {
         let mut scratch = vec![T::ZERO; BLOCK];
         let mut ends = vec![0.0f64; GROUP * s2];
         let mut starts = vec![0.0f64; (GROUP + 1) * s2];
         let mut acc = vec![0.0f64; SEG];
+        // For helping a late predecessor: allocated on first use.
+        let (mut scratch2, mut ends2, mut starts2) = (Vec::new(), Vec::new(), Vec::new());
         loop {
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= nblocks {
@@ -132,8 +187,32 @@ pub(crate) fn run_whole_segments<T: Element>(
             if b == 0 {
                 starts[..s2].copy_from_slice(zi);
             } else {
+                let p = b - 1;
+                let waited = Instant::now();
                 let mut spins = 0u32;
-                while !ready[b - 1].load(Ordering::Acquire) {
+                while !posted(p, &mut starts[..s2]) {
+                    // The predecessor's thread is late (descheduled on a busy machine): once
+                    // its own carry-in is known, compute its end state here (one block's
+                    // filtering) instead of waiting for that thread to run again.
+                    if waited.elapsed() >= plan.help_after {
+                        starts2.resize((GROUP + 1) * s2, 0.0);
+                        let have = if p == 0 {
+                            starts2[..s2].copy_from_slice(zi);
+                            true
+                        } else {
+                            posted(p - 1, &mut starts2[..s2])
+                        };
+                        if have {
+                            scratch2.resize(BLOCK, T::ZERO);
+                            ends2.resize(GROUP * s2, 0.0);
+                            let (pstart, plen) = (p * BLOCK, block_len(p));
+                            local(plan, &x[pstart..pstart + plen], &mut scratch2, &mut ends2);
+                            let psegs = plen / SEG;
+                            carry(&ends2, &mut starts2, psegs);
+                            post(p, &starts2[psegs * s2..(psegs + 1) * s2]);
+                            continue;
+                        }
+                    }
                     spins += 1;
                     if spins < 2000 {
                         std::hint::spin_loop();
@@ -141,29 +220,9 @@ pub(crate) fn run_whole_segments<T: Element>(
                         std::thread::yield_now();
                     }
                 }
-                for (s, c) in starts[..s2].iter_mut().zip(&carries[(b - 1) * s2..b * s2]) {
-                    *s = f64::from_bits(c.load(Ordering::Relaxed));
-                }
             }
-            for w in 0..segs {
-                let (done, rest) = starts.split_at_mut((w + 1) * s2);
-                let prev = &done[w * s2..];
-                for (r, out) in rest[..s2].iter_mut().enumerate() {
-                    let row = &plan.transfer[r * s2..(r + 1) * s2];
-                    let mut v = ends[w * s2 + r];
-                    for (t, p) in row.iter().zip(prev) {
-                        v += t * p;
-                    }
-                    *out = v;
-                }
-            }
-            for (c, &s) in carries[b * s2..(b + 1) * s2]
-                .iter()
-                .zip(&starts[segs * s2..(segs + 1) * s2])
-            {
-                c.store(s.to_bits(), Ordering::Relaxed);
-            }
-            ready[b].store(true, Ordering::Release);
+            carry(&ends, &mut starts, segs);
+            post(b, &starts[segs * s2..(segs + 1) * s2]);
             if ends[..segs * s2].iter().any(|v| !v.is_finite()) {
                 nonfinite.store(true, Ordering::Relaxed);
             }
