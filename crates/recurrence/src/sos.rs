@@ -194,6 +194,26 @@ impl<T: Element> Sos<T> {
             .map(|_| ())
     }
 
+    /// [`Sos::apply_batch`] into an output that was just allocated and never written (numpy's
+    /// `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
+    /// [`crate::check_finite`] does (`what` names x in the message) without a pass over x:
+    /// only when a state turns non-finite is x searched. Plain stores into the fresh output
+    /// (see `apply_batch_flagged`). y and zf are unspecified after an error.
+    pub fn apply_batch_new_output(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+        what: &str,
+    ) -> Result<(), FilterError> {
+        if self.apply_batch_flagged(x, channels, y, zi, zf, true)? {
+            crate::check_finite(x, what)?;
+        }
+        Ok(())
+    }
+
     /// [`Sos::apply_batch`]; returns whether a non-finite value appeared in a state (a
     /// non-finite input, or an overflow). `fresh`: y was just allocated and never written
     /// ([`crate::cpu::output_vec`]): its pages are zeroed by the kernel on the first write and
