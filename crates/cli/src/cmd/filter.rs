@@ -558,7 +558,7 @@ fn filter_typed<T: Element>(
             Spec::Signature(_) => unreachable!("clap refuses --filtfilt with --signature"),
         }
         .context(flag)?;
-        (out.y, None, Vec::new(), cpu_device(&options))
+        (out.y, None, Vec::new(), cpu_device(&options, report.method))
     } else {
         match (&built, gpu) {
             // The GPU runs the plr method; integer recurrences run it exactly on either device.
@@ -643,7 +643,12 @@ fn filter_typed<T: Element>(
                     finite()?;
                 }
                 let out = out.context(flag)?;
-                (out.y, out.zf, out.zf_shape, cpu_device(&options))
+                (
+                    out.y,
+                    out.zf,
+                    out.zf_shape,
+                    cpu_device(&options, report.method),
+                )
             }
         }
     };
@@ -720,10 +725,18 @@ fn gpu_sections<T: Element>(built: &Built<T>) -> Option<Vec<[f64; 6]>> {
     }
 }
 
-fn cpu_device(options: &FilterOptions) -> String {
+/// The CPU and the instruction set the method's engine runs with (the section engine's for
+/// sections and pole cascades, the (b, a) block functions' otherwise).
+fn cpu_device(options: &FilterOptions, method: sigpu_recurrence::Method) -> String {
+    use sigpu_recurrence::Method;
     let threads = options.threads.unwrap_or_else(sigpu_runtime::host::threads);
-    let simd = sigpu_recurrence::cpu::Simd::best(&options.cpu.within_host());
-    format!("cpu ({threads} threads, {})", simd.name())
+    let isa = match method {
+        Method::Sos | Method::PoleCascade => {
+            sigpu_recurrence::cpu::SosKernel::best(&options.cpu).name()
+        }
+        _ => sigpu_recurrence::cpu::Simd::best(&options.cpu.within_host()).name(),
+    };
+    format!("cpu ({threads} threads, {isa})")
 }
 
 fn describe(spec: &Spec) -> String {
