@@ -250,7 +250,8 @@ impl<T: Element> Rows<T> {
     ) -> Result<(), FilterError> {
         match self {
             Rows::Ba(f) => f.apply_batch(x, channels, y, zi, zf),
-            Rows::Sos(f) => f.apply_batch(x, channels, y, zi, zf),
+            // y is numpy's fresh array; non-finite x is found through the cascade's state.
+            Rows::Sos(f) => f.apply_batch_new_output(x, channels, y, zi, zf, "x"),
         }
     }
 }
@@ -280,7 +281,10 @@ fn rows_run<'py, T: Element + numpy::Element>(
                 None => Rows::Ba(Lfilter::<T>::new(b, a, options)?),
                 Some(shape) => Rows::Sos(Sos::<T>::new(&signal::sos_rows(b, shape)?, options)?),
             };
-            check_finite(xs, "x")?;
+            // Sections refuse non-finite x while filtering, at no cost (Sos::run below).
+            if matches!(f, Rows::Ba(_)) {
+                check_finite(xs, "x")?;
+            }
             if let Some(z) = zs {
                 check_finite(z, "zi")?;
             }

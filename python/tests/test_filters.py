@@ -154,6 +154,10 @@ def test_device_cpu_is_accepted_and_bad_devices_are_refused():
         (lambda: sigpu.lfilter([1, 2], [1.0, 0.5], np.ones(4), zi=np.ones(3)), ValueError, "zi has shape"),
         (lambda: sigpu.lfilter([1.0], [1.0], np.array([1.0, np.nan])), ValueError, r"x\[1\] is NaN"),
         (lambda: sigpu.sosfilt(np.ones((2, 5)), np.ones(4)), ValueError, r"\(n_sections, 6\)"),
+        (lambda: sigpu.sosfilt([[1, 0, 0, 1, -0.5, 0]], np.array([1.0, 2.0, np.inf, 4.0])), ValueError,
+         r"x\[2\] is inf"),
+        (lambda: sigpu.sosfilt([[1, 0, 0, 1, -0.5, 0]], np.r_[np.zeros(70000), np.nan]), ValueError,
+         r"x\[70000\] is NaN"),
         (lambda: sigpu.filtfilt([1.0], [1.0, -0.5], np.ones(3)), ValueError, "padlen"),
     ],
 )

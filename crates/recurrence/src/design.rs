@@ -185,6 +185,7 @@ fn decay_len(sections: &[[f64; 6]]) -> usize {
     IMPULSE_CAP
 }
 
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct SosBounds {
     pub serial: f64,
     pub blocked: f64,
@@ -564,7 +565,7 @@ impl<T: Element> Lfilter<T> {
         zf: Option<&mut [T]>,
     ) -> Result<(), FilterError> {
         let s = self.state_len;
-        if channels == 0 || x.len() % channels != 0 || y.len() != x.len() {
+        if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
             return Err(FilterError::Input(format!(
                 "{} input values, {} output values and {channels} channel(s) do not fit",
                 x.len(),

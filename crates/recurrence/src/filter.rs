@@ -302,7 +302,7 @@ impl<T: Element> Filter<T> {
         if channels == 0 {
             return Err(FilterError::Input("channels must be at least 1".into()));
         }
-        if x_len % channels != 0 {
+        if !x_len.is_multiple_of(channels) {
             return Err(FilterError::Input(format!(
                 "{x_len} input values do not split into {channels} channels of equal length"
             )));

@@ -156,7 +156,7 @@ pub fn lfilter<T: Element>(
     };
     let xc = lay.gather(x);
     let channels = lay.channels();
-    let mut y = vec![T::ZERO; xc.len()];
+    let mut y = crate::cpu::output_vec(xc.len());
     let mut zf = zi_cm.as_ref().map(|_| vec![T::ZERO; channels * s]);
     filter.apply_batch(&xc, channels, &mut y, zi_cm.as_deref(), zf.as_deref_mut())?;
     let zlay = Axis { n: s, ..lay };
@@ -267,7 +267,6 @@ pub fn sosfilt<T: Element>(
 ) -> Result<Output<T>, FilterError> {
     check_float::<T>()?;
     let lay = Axis::new(shape, x.len(), axis, "x")?;
-    check_finite(x, "x")?;
     let filter = Sos::<T>::new(sos, *options)?;
     let ns = filter.n_sections();
     let mut want = vec![ns];
@@ -299,9 +298,14 @@ pub fn sosfilt<T: Element>(
         }
     };
     let xc = lay.gather(x);
-    let mut y = vec![T::ZERO; xc.len()];
+    let mut y = crate::cpu::output_vec(xc.len());
     let mut zf = zi_cm.as_ref().map(|_| vec![T::ZERO; channels * 2 * ns]);
-    filter.apply_batch(&xc, channels, &mut y, zi_cm.as_deref(), zf.as_deref_mut())?;
+    // Non-finite inputs show in the filter's state (they are absorbing in the cascade); only
+    // then is x searched, to name the first by its index in x.
+    let (zi_cm, zf_cm) = (zi_cm.as_deref(), zf.as_deref_mut());
+    if filter.apply_batch_flagged(&xc, channels, &mut y, zi_cm, zf_cm, true)? {
+        check_finite(x, "x")?;
+    }
     let zf = zf.map(|cm| {
         let zl = Axis { n: 2, ..lay };
         let mut out = Vec::with_capacity(ns * per);

@@ -22,13 +22,13 @@ use crate::error::FilterError;
 use crate::filter::{host_threads, FilterOptions, Strategy};
 use crate::stability::{step_down, Stability};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Samples per segment (not a power of two: interleaved chains a power-of-two stride apart
 /// alias in the L1 sets).
 pub const SEG: usize = 2072;
 /// Segments filtered interleaved by one thread.
-const GROUP: usize = 8;
+const GROUP: usize = crate::cpu::sos::GROUP;
 /// Channels shorter than this run serially.
 const SERIAL_BELOW: usize = 2 * SEG * GROUP;
 /// The most sections a cascade may have (the set-up cost grows with its square).
@@ -39,12 +39,13 @@ pub const MAX_SECTIONS: usize = 128;
 pub struct Sos<T: Element> {
     /// Rows in T: b0 b1 b2 −a1 −a2 (negated feedback, for multiply-adds).
     rows: Vec<[T; 5]>,
+    /// The same rows as f64 values (exact: they are T's values), for the f64 kernels.
+    rows64: Vec<[f64; 5]>,
     /// The rows as given to `new` after rounding to T, as f64: [b0 b1 b2 1 a1 a2].
     coef: Vec<[f64; 6]>,
-    /// factors[j][i]: cascade output i samples into a segment for a unit state j (j = 2s + m).
-    factors: Vec<Vec<f64>>,
-    /// State after SEG samples of zero input, row-major 2S × 2S.
-    transfer: Vec<f64>,
+    /// .0[j][i]: cascade output i samples into a segment for a unit state j (j = 2s + m);
+    /// .1: the state after SEG samples of zero input, row-major 2S × 2S.
+    tables: Tables,
     options: FilterOptions,
     blocked: bool,
     report: Report,
@@ -120,9 +121,10 @@ impl<T: Element> Sos<T> {
                     T::from_f64(-r[5]),
                 ]
             })
-            .collect();
-        let (factors, transfer) = factor_tables(&coef, T::DTYPE.size() == 4);
-        let bounds = design::sos_bounds(&coef, &factors, eps::<T>());
+            .collect::<Vec<[T; 5]>>();
+        let rows64 = rows.iter().map(|r| r.map(|v| v.to_f64())).collect();
+        let tables = factor_tables_cached(&coef, T::DTYPE.size() == 4);
+        let bounds = tables.2;
         let blocked = options.strategy != Strategy::Serial
             && (options.strategy == Strategy::Chunked || bounds.blocked <= 4.0 * bounds.serial);
         let report = Report {
@@ -140,9 +142,9 @@ impl<T: Element> Sos<T> {
         };
         Ok(Sos {
             rows,
+            rows64,
             coef,
-            factors,
-            transfer,
+            tables,
             options,
             blocked,
             report,
@@ -177,7 +179,9 @@ impl<T: Element> Sos<T> {
     }
 
     /// Filters `channels` channels of equal length stored one after another in `x` into `y`.
-    /// `zi` / `zf` hold `[channel][section][2]` (2·n_sections values per channel).
+    /// `zi` / `zf` hold `[channel][section][2]` (2·n_sections values per channel). Inputs are
+    /// not checked for NaN or infinity here (they spread to the outputs after them);
+    /// [`crate::signal::sosfilt`] refuses them.
     pub fn apply_batch(
         &self,
         x: &[T],
@@ -186,8 +190,47 @@ impl<T: Element> Sos<T> {
         zi: Option<&[T]>,
         zf: Option<&mut [T]>,
     ) -> Result<(), FilterError> {
+        self.apply_batch_flagged(x, channels, y, zi, zf, false)
+            .map(|_| ())
+    }
+
+    /// [`Sos::apply_batch`] into an output that was just allocated and never written (numpy's
+    /// `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
+    /// [`crate::check_finite`] does (`what` names x in the message) without a pass over x:
+    /// only when a state turns non-finite is x searched. Plain stores into the fresh output
+    /// (see `apply_batch_flagged`). y and zf are unspecified after an error.
+    pub fn apply_batch_new_output(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+        what: &str,
+    ) -> Result<(), FilterError> {
+        if self.apply_batch_flagged(x, channels, y, zi, zf, true)? {
+            crate::check_finite(x, what)?;
+        }
+        Ok(())
+    }
+
+    /// [`Sos::apply_batch`]; returns whether a non-finite value appeared in a state (a
+    /// non-finite input, or an overflow). `fresh`: y was just allocated and never written
+    /// ([`crate::cpu::output_vec`]): its pages are zeroed by the kernel on the first write and
+    /// those lines are still in the caches, so plain stores beat non-temporal ones (measured:
+    /// 10–20% less time for a fresh 2^22–2^26-sample output, while a reused output ≥ 8 MiB is
+    /// faster with non-temporal stores).
+    pub(crate) fn apply_batch_flagged(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+        fresh: bool,
+    ) -> Result<bool, FilterError> {
         let s2 = self.state_len();
-        if channels == 0 || x.len() % channels != 0 || y.len() != x.len() {
+        if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
             return Err(FilterError::Input(format!(
                 "{} input values, {} output values and {channels} channel(s) do not fit",
                 x.len(),
@@ -217,6 +260,7 @@ impl<T: Element> Sos<T> {
                 *s = z.to_f64();
             }
         }
+        let nonfinite = std::sync::atomic::AtomicBool::new(false);
         if n > 0 {
             let per_channel_threads = if channels >= threads { 1 } else { threads };
             let next = AtomicUsize::new(0);
@@ -233,7 +277,10 @@ impl<T: Element> Sos<T> {
                         let Some(item) = work.get(c) else { break };
                         let mut item = item.lock().unwrap_or_else(|p| p.into_inner());
                         let (yc, st) = &mut *item;
-                        self.run_channel(&x[c * n..(c + 1) * n], yc, st, per_channel_threads);
+                        let xc = &x[c * n..(c + 1) * n];
+                        if self.run_channel(xc, yc, st, per_channel_threads, fresh) {
+                            nonfinite.store(true, Ordering::Relaxed);
+                        }
                     });
                 }
             });
@@ -243,11 +290,19 @@ impl<T: Element> Sos<T> {
                 *z = T::from_f64(*s);
             }
         }
-        Ok(())
+        Ok(nonfinite.into_inner() || states.iter().any(|v| !v.is_finite()))
     }
 
-    /// One channel; `state` holds zi on entry and zf on exit.
-    fn run_channel(&self, x: &[T], y: &mut [T], state: &mut [f64], threads: usize) {
+    /// One channel; `state` holds zi on entry and zf on exit. Returns whether a non-finite
+    /// value appeared in the filter's state.
+    fn run_channel(
+        &self,
+        x: &[T],
+        y: &mut [T],
+        state: &mut [f64],
+        threads: usize,
+        fresh: bool,
+    ) -> bool {
         let n = x.len();
         let serial = !self.blocked
             || match self.options.strategy {
@@ -257,80 +312,28 @@ impl<T: Element> Sos<T> {
             };
         if serial {
             self.serial(x, y, state);
-            return;
+            return state.iter().any(|v| !v.is_finite());
         }
-        let s2 = self.state_len();
-        let full = n / SEG;
-        let simd = crate::cpu::Simd::best(&self.options.cpu.within_host());
-        // Phase 1: every whole segment from a zero state, groups of GROUP interleaved.
-        let mut ends = vec![0.0f64; full * s2];
-        {
-            let units: Vec<Mutex<(&mut [T], &mut [f64])>> = y[..full * SEG]
-                .chunks_mut(GROUP * SEG)
-                .zip(ends.chunks_mut(GROUP * s2))
-                .map(Mutex::new)
-                .collect();
-            let next = AtomicUsize::new(0);
-            let workers = threads.clamp(1, units.len().max(1));
-            std::thread::scope(|scope| {
-                for _ in 0..workers {
-                    scope.spawn(|| loop {
-                        let u = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(unit) = units.get(u) else { break };
-                        let mut unit = unit.lock().unwrap_or_else(|p| p.into_inner());
-                        let (yu, eu) = &mut *unit;
-                        let start = u * GROUP * SEG;
-                        yu.copy_from_slice(&x[start..start + yu.len()]);
-                        local_dispatch(simd, &self.rows, yu, eu);
-                    });
-                }
-            });
-        }
-        // Phase 2: the true state before every segment, in f64.
-        let mut starts = vec![0.0f64; (full + 1) * s2];
-        starts[..s2].copy_from_slice(state);
-        for w in 0..full {
-            let (done, rest) = starts.split_at_mut((w + 1) * s2);
-            let prev = &done[w * s2..];
-            let next = &mut rest[..s2];
-            for r in 0..s2 {
-                let row = &self.transfer[r * s2..(r + 1) * s2];
-                let mut v = ends[w * s2 + r];
-                for (t, p) in row.iter().zip(prev) {
-                    v += t * p;
-                }
-                next[r] = v;
-            }
-        }
-        // Phase 3: corrections, in parallel; the partial last segment runs serially.
-        {
-            let segs: Vec<Mutex<&mut [T]>> =
-                y[..full * SEG].chunks_mut(SEG).map(Mutex::new).collect();
-            let next = AtomicUsize::new(0);
-            let workers = threads.clamp(1, segs.len().max(1));
-            std::thread::scope(|scope| {
-                for _ in 0..workers {
-                    scope.spawn(|| {
-                        let mut acc = vec![0.0f64; SEG];
-                        loop {
-                            let w = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(seg) = segs.get(w) else { break };
-                            let mut seg = seg.lock().unwrap_or_else(|p| p.into_inner());
-                            correct_dispatch(
-                                simd,
-                                &self.factors,
-                                &starts[w * s2..(w + 1) * s2],
-                                &mut seg,
-                                &mut acc,
-                            );
-                        }
-                    });
-                }
-            });
-        }
-        state.copy_from_slice(&starts[full * s2..]);
-        let (xt, yt) = (&x[full * SEG..], &mut y[full * SEG..]);
-        self.serial(xt, yt, state);
+        let whole = n / SEG * SEG;
+        let plan = crate::cpu::sos::Plan {
+            rows: &self.rows,
+            rows64: &self.rows64,
+            factors: &self.tables.0,
+            transfer: &self.tables.1,
+            kernel: crate::cpu::SosKernel::best(&self.options.cpu),
+            stream: !fresh && std::mem::size_of_val(y) >= crate::cpu::STREAM_BYTES,
+            help_after: crate::cpu::sos::HELP_AFTER,
+        };
+        let nonfinite = crate::cpu::sos::run_whole_segments(
+            &plan,
+            &x[..whole],
+            &mut y[..whole],
+            state,
+            threads,
+        );
+        // The partial last segment runs serially from the true state, which also gives zf.
+        self.serial(&x[whole..], &mut y[whole..], state);
+        nonfinite || state.iter().any(|v| !v.is_finite())
     }
 
     /// SciPy's `_sosfilt` loop: sample by sample through every section, state in T.
@@ -384,18 +387,51 @@ pub(crate) fn eps<T: Element>() -> f64 {
     }
 }
 
+/// Factor tables and transfer matrix of one cascade ([`factor_tables`]) and its error bounds
+/// ([`design::sos_bounds`]), shared between the filters compiled from the same rows.
+pub(crate) type Tables = Arc<(Vec<Vec<f64>>, Vec<f64>, design::SosBounds)>;
+
+/// [`factor_tables`] and the bounds through a small per-process cache keyed by the rows' bits:
+/// filtering many signals with the same sections (blocks of a stream, a loop over files,
+/// repeated `sosfilt` calls from Python) computes the double-double tables once.
+pub(crate) fn factor_tables_cached(coef: &[[f64; 6]], single: bool) -> Tables {
+    type Key = (Vec<u64>, bool);
+    static CACHE: Mutex<Vec<(Key, Tables)>> = Mutex::new(Vec::new());
+    const KEEP: usize = 8;
+    let key: Key = (coef.iter().flatten().map(|v| v.to_bits()).collect(), single);
+    {
+        let cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, t)) = cache.iter().find(|(k, _)| *k == key) {
+            return t.clone();
+        }
+    }
+    let (factors, transfer) = factor_tables(coef, single);
+    let eps = if single { eps::<f32>() } else { eps::<f64>() };
+    let bounds = design::sos_bounds(coef, &factors, eps);
+    let tables: Tables = Arc::new((factors, transfer, bounds));
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    if cache.len() >= KEEP {
+        cache.remove(0);
+    }
+    cache.push((key, tables.clone()));
+    tables
+}
+
 /// The cascade's zero-input output for each unit state over SEG samples, and the transfer
 /// matrix, in double-double. Tables are cut after the last entry above ε·2⁻⁸ of their peak.
+/// The 2S unit states are independent (each runs on its own thread where there are several);
+/// a unit state in section s leaves the sections before it at exactly zero, so they are
+/// skipped.
 pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, Vec<f64>) {
     let s2 = 2 * coef.len();
-    let mut tables = vec![Vec::with_capacity(SEG); s2];
-    let mut transfer = vec![0.0; s2 * s2];
-    for j in 0..s2 {
+    let one = |j: usize| -> (Vec<f64>, Vec<f64>) {
+        let mut table = Vec::with_capacity(SEG);
         let mut st = vec![Dd::ZERO; s2];
         st[j] = Dd::new(1.0);
+        let first = j / 2;
         for _ in 0..SEG {
             let mut v = Dd::ZERO;
-            for (s, c) in coef.iter().enumerate() {
+            for (s, c) in coef.iter().enumerate().skip(first) {
                 let out = v.mul_f64(c[0]).add(st[2 * s]);
                 let z0 = v.mul_f64(c[1]).sub(out.mul_f64(c[4])).add(st[2 * s + 1]);
                 let z1 = v.mul_f64(c[2]).sub(out.mul_f64(c[5]));
@@ -403,11 +439,40 @@ pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, 
                 st[2 * s + 1] = z1;
                 v = out;
             }
-            tables[j].push(v.to_f64());
+            table.push(v.to_f64());
         }
-        for r in 0..s2 {
-            transfer[r * s2 + j] = st[r].to_f64();
+        (table, st.iter().map(|v| v.to_f64()).collect())
+    };
+    // Per unit state: its table and its column of the transfer matrix.
+    type Unit = Option<(Vec<f64>, Vec<f64>)>;
+    let results: Vec<Mutex<Unit>> = (0..s2).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let j = next.fetch_add(1, Ordering::Relaxed);
+        let Some(slot) = results.get(j) else { break };
+        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(one(j));
+    };
+    let threads = host_threads().min(s2);
+    if threads <= 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
+    let mut tables = Vec::with_capacity(s2);
+    let mut transfer = vec![0.0; s2 * s2];
+    for (j, slot) in results.into_iter().enumerate() {
+        let (table, column) = slot
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .expect("every unit state was computed");
+        for (r, v) in column.into_iter().enumerate() {
+            transfer[r * s2 + j] = v;
         }
+        tables.push(table);
     }
     let eps = if single {
         f32::EPSILON as f64
@@ -427,7 +492,7 @@ pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, 
     (tables, transfer)
 }
 
-fn local_dispatch<T: Element>(
+pub(crate) fn local_dispatch<T: Element>(
     simd: crate::cpu::Simd,
     rows: &[[T; 5]],
     y: &mut [T],
@@ -491,7 +556,7 @@ fn local_group<T: Element, const FMA: bool, const G: usize>(
     }
 }
 
-fn correct_dispatch<T: Element>(
+pub(crate) fn correct_dispatch<T: Element>(
     simd: crate::cpu::Simd,
     factors: &[Vec<f64>],
     state: &[f64],
@@ -564,6 +629,7 @@ pub fn sosfilt_zi(sos: &[[f64; 6]]) -> Result<Vec<f64>, FilterError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    const BLOCK_SAMPLES: usize = crate::cpu::sos::BLOCK;
 
     // scipy's values as printed (17 digits round-trip).
     #[allow(clippy::excessive_precision)]
@@ -633,6 +699,113 @@ mod tests {
             .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
         assert!(err <= 1e-13 * peak, "{err}");
         assert!((z2[3] - zfs[3]).abs() <= 1e-13 * peak);
+    }
+
+    /// Sections with poles of radius `r` at angles spread over (0, π/2), unit DC gain.
+    fn cascade(n: usize, r: f64) -> Vec<[f64; 6]> {
+        (0..n)
+            .map(|s| {
+                let th = 0.2 + 0.3 * s as f64;
+                let (a1, a2) = (-2.0 * r * th.cos(), r * r);
+                let g = (1.0 + a1 + a2) / 4.0;
+                [g, 2.0 * g, g, 1.0, a1, a2]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_kernel_and_section_count_equals_serial() {
+        use sigpu_runtime::host::CpuArch;
+        let host = CpuArch::host();
+        let arches = [
+            host,
+            CpuArch {
+                avx512f: false,
+                ..host
+            },
+            CpuArch::scalar(),
+        ];
+        let n = BLOCK_SAMPLES * 3 + 5 * SEG + 777;
+        let x: Vec<f64> = (0..n)
+            .map(|i| ((i * 7919) % 1013) as f64 / 506.0 - 1.0)
+            .collect();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        for sections in [1, 3, 4, 5, 9] {
+            let sos = cascade(sections, 0.97);
+            let zi: Vec<f64> = (0..2 * sections).map(|j| 0.1 * j as f64 - 0.3).collect();
+            let zi32: Vec<f32> = zi.iter().map(|&v| v as f32).collect();
+            let serial_opts = FilterOptions {
+                strategy: Strategy::Serial,
+                ..FilterOptions::default()
+            };
+            let (ys, zfs) = Sos::<f64>::new(&sos, serial_opts)
+                .unwrap()
+                .apply(&x, Some(&zi))
+                .unwrap();
+            let (ys32, _) = Sos::<f32>::new(&sos, serial_opts)
+                .unwrap()
+                .apply(&x32, Some(&zi32))
+                .unwrap();
+            let peak = ys.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let serial32 = ys32
+                .iter()
+                .zip(&ys)
+                .fold(0.0f64, |m, (a, b)| m.max((*a as f64 - b).abs()));
+            for cpu in arches {
+                for threads in [1, 2, 3] {
+                    let opts = FilterOptions {
+                        threads: Some(threads),
+                        cpu,
+                        strategy: Strategy::Chunked,
+                        ..FilterOptions::default()
+                    };
+                    let f = Sos::<f64>::new(&sos, opts).unwrap();
+                    let (y, zf) = f.apply(&x, Some(&zi)).unwrap();
+                    let err = y
+                        .iter()
+                        .zip(&ys)
+                        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+                    let what = format!("{sections} sections, {cpu:?}, {threads} threads");
+                    assert!(err <= 1e-12 * peak, "{what}: {err}");
+                    for (a, b) in zf.iter().zip(&zfs) {
+                        assert!((a - b).abs() <= 1e-12 * peak, "{what}: zf {a} {b}");
+                    }
+                    let (y32, _) = Sos::<f32>::new(&sos, opts)
+                        .unwrap()
+                        .apply(&x32, Some(&zi32))
+                        .unwrap();
+                    let err32 = y32
+                        .iter()
+                        .zip(&ys)
+                        .fold(0.0f64, |m, (a, b)| m.max((*a as f64 - b).abs()));
+                    assert!(
+                        err32 <= 4.0 * serial32.max(1e-6 * peak),
+                        "{what}: f32 {err32}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn non_finite_inputs_are_found_through_the_state() {
+        let sos = butter4();
+        let n = 3 * SERIAL_BELOW + 99;
+        let mut x: Vec<f64> = (0..n).map(|i| (i % 17) as f64 - 8.0).collect();
+        let opts = FilterOptions {
+            threads: Some(2),
+            ..FilterOptions::default()
+        };
+        for at in [0, SEG - 1, 2 * BLOCK_SAMPLES + 3, n - 1] {
+            let keep = x[at];
+            x[at] = if at % 2 == 0 { f64::NAN } else { f64::INFINITY };
+            let e = crate::signal::sosfilt(&sos, &x, &[n], -1, None, &opts)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("x[{at}]")), "{at}: {e}");
+            x[at] = keep;
+        }
+        assert!(crate::signal::sosfilt(&sos, &x, &[n], -1, None, &opts).is_ok());
     }
 
     #[test]

@@ -52,9 +52,11 @@ pub struct BenchFilterArgs {
     /// this directory.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
-    /// Time the fused second-order-section cascade (scipy's sosfilt) in f32 instead: `butter8`
-    /// (the default: butter(8, 0.1) as 4 sections) or rows `b0,b1,b2,a0,a1,a2` separated by
-    /// `;`. Uses --log2-n, --runs, --warmup, --no-check, --check-up-to and --sos-shapes.
+    /// Time the second-order-section cascade (scipy's sosfilt) instead: `butter8` (the
+    /// default: butter(8, 0.1) as 4 sections), `butter8-0.02`, or rows `b0,b1,b2,a0,a1,a2`
+    /// separated by `;`. On a GPU the fused kernel in f32; with `--device cpu` the CPU engine
+    /// in f64 (engine alone and the library call, with --threads). Uses --log2-n, --runs,
+    /// --warmup, --no-check, --check-up-to and --sos-shapes.
     #[arg(long, value_name = "butter8|ROWS", num_args = 0..=1, default_missing_value = "butter8")]
     pub sos: Option<String>,
     /// Launch shapes for --sos, THREADSxVPT comma-separated (`default`: the library's); an `l`
@@ -67,6 +69,9 @@ pub struct BenchFilterArgs {
         value_name = "default|TxV[cN][l][/B],…"
     )]
     pub sos_shapes: String,
+    /// CPU threads for `--sos --device cpu` (default: all the process may use).
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Measure nothing: take the report from this file (written by --out) — to re-plot a run.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
@@ -141,6 +146,32 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
     Ok(report)
 }
 
+/// `--sos --device cpu`: the CPU section engine in f64 (engine alone and the library call).
+fn run_sos_cpu(
+    json: bool,
+    args: &BenchFilterArgs,
+    name: String,
+    sos: Vec<[f64; 6]>,
+) -> Result<ExitCode> {
+    use sigpu_lab::recurrence::sos_bench::{measure_sos_cpu, render_sos_cpu, SosBench};
+    let bench = SosBench {
+        name,
+        sos,
+        sizes: sweep::parse_sizes(&args.log2_n)?,
+        shapes: Vec::new(),
+        warmup: args.warmup,
+        runs: args.runs,
+        check_up_to: (!args.no_check)
+            .then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62))),
+    };
+    let report = measure_sos_cpu(&bench, args.threads, &mut |_, what| {
+        eprintln!("timing {what}");
+    })?;
+    let value = serde_json::to_value(&report)?;
+    super::write_json_out(&args.out, &value)?;
+    super::report(json, &value, |_| print!("{}", render_sos_cpu(&report)))
+}
+
 /// `--sos`: the fused cascade on the GPU.
 fn run_sos(
     device: Option<Device>,
@@ -150,9 +181,9 @@ fn run_sos(
 ) -> Result<ExitCode> {
     use sigpu_lab::recurrence::sos_bench::{measure_sos, parse_sos, render_sos, SosBench};
     let (name, sos) = parse_sos(spec)?;
-    let Some(gpu) = super::resolve(device, super::Need::Gpu, "bench filter --sos")?.into_gpu()
+    let Some(gpu) = super::resolve(device, super::Need::Either, "bench filter --sos")?.into_gpu()
     else {
-        anyhow::bail!("bench filter --sos: the fused cascade runs on a GPU; none was resolved");
+        return run_sos_cpu(json, args, name, sos);
     };
     let shapes = args
         .sos_shapes

@@ -507,7 +507,13 @@ fn filter_typed<T: Element>(
 ) -> Result<Summary> {
     let flag = spec.flag();
     let x: Vec<T> = input_values(input);
-    check_finite(&x, &input.shown).with_context(|| format!("--input {}", input.shown))?;
+    // Every CPU call below refuses non-finite input itself (sections at no cost, through the
+    // filter's state); the GPU paths are given checked input.
+    let finite =
+        || check_finite(&x, &input.shown).with_context(|| format!("--input {}", input.shown));
+    if gpu.is_some() {
+        finite()?;
+    }
     let shape = input.shape.clone();
     let axis = args
         .axis
@@ -545,13 +551,14 @@ fn filter_typed<T: Element>(
         if gpu.is_some() {
             note = Some("filtfilt runs on the CPU".into());
         }
+        finite()?;
         let out = match spec {
             Spec::Ba(b, a) => signal::filtfilt(b, a, &x, &shape, axis, args.padlen, &options),
             Spec::Sos(rows) => signal::sosfiltfilt(rows, &x, &shape, axis, args.padlen, &options),
             Spec::Signature(_) => unreachable!("clap refuses --filtfilt with --signature"),
         }
         .context(flag)?;
-        (out.y, None, Vec::new(), cpu_device(&options))
+        (out.y, None, Vec::new(), cpu_device(&options, report.method))
     } else {
         match (&built, gpu) {
             // The GPU runs the plr method; integer recurrences run it exactly on either device.
@@ -630,9 +637,18 @@ fn filter_typed<T: Element>(
                         let (b, a) = built.ba();
                         signal::lfilter(b, a, &x, &shape, axis, zref, &options)
                     }
+                };
+                if out.is_err() {
+                    // A non-finite input is reported naming the input file.
+                    finite()?;
                 }
-                .context(flag)?;
-                (out.y, out.zf, out.zf_shape, cpu_device(&options))
+                let out = out.context(flag)?;
+                (
+                    out.y,
+                    out.zf,
+                    out.zf_shape,
+                    cpu_device(&options, report.method),
+                )
             }
         }
     };
@@ -709,10 +725,18 @@ fn gpu_sections<T: Element>(built: &Built<T>) -> Option<Vec<[f64; 6]>> {
     }
 }
 
-fn cpu_device(options: &FilterOptions) -> String {
+/// The CPU and the instruction set the method's engine runs with (the section engine's for
+/// sections and pole cascades, the (b, a) block functions' otherwise).
+fn cpu_device(options: &FilterOptions, method: sigpu_recurrence::Method) -> String {
+    use sigpu_recurrence::Method;
     let threads = options.threads.unwrap_or_else(sigpu_runtime::host::threads);
-    let simd = sigpu_recurrence::cpu::Simd::best(&options.cpu.within_host());
-    format!("cpu ({threads} threads, {})", simd.name())
+    let isa = match method {
+        Method::Sos | Method::PoleCascade => {
+            sigpu_recurrence::cpu::SosKernel::best(&options.cpu).name()
+        }
+        _ => sigpu_recurrence::cpu::Simd::best(&options.cpu.within_host()).name(),
+    };
+    format!("cpu ({threads} threads, {isa})")
 }
 
 fn describe(spec: &Spec) -> String {

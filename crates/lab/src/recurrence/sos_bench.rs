@@ -25,6 +25,22 @@ pub const BUTTER8_01: [[f64; 6]; 4] = [
     [1.0, 2.0, 1.0, 1.0, -1.7939618452517712, 0.8862831120070135],
 ];
 
+/// scipy.signal.butter(8, 0.02, output='sos'): poles to 0.988, factor tables over the whole
+/// segment.
+pub const BUTTER8_002: [[f64; 6]; 4] = [
+    [
+        8.098259786747707e-13,
+        1.6196519573495413e-12,
+        8.098259786747707e-13,
+        1.0,
+        -1.8802595219238372,
+        0.8839771204173436,
+    ],
+    [1.0, 2.0, 1.0, 1.0, -1.8970134052508192, 0.9007641290712767],
+    [1.0, 2.0, 1.0, 1.0, -1.928769222871887, 0.9325827334397969],
+    [1.0, 2.0, 1.0, 1.0, -1.971898055346293, 0.9757968390803613],
+];
+
 /// One timed configuration of the cascade.
 #[derive(Clone, Debug, Serialize)]
 pub struct SosRow {
@@ -193,6 +209,189 @@ pub fn streaming_errors<T: Element>(coefs: &[[T; 6]], x: &[T], y: &[T]) -> (f64,
     (err / scale, serial / scale)
 }
 
+/// One CPU measurement of the section engine (f64, one channel).
+#[derive(Clone, Debug, Serialize)]
+pub struct SosCpuRow {
+    pub filter: String,
+    pub sections: usize,
+    pub dtype: String,
+    pub n: usize,
+    pub threads: usize,
+    /// The section engine's instruction set.
+    pub kernel: String,
+    /// The method the accuracy contract chose (`sos` blocked, `sos-serial`).
+    pub method: String,
+    /// `Sos::new` the first time in the process: checks, factor tables and transfer matrix
+    /// (double-double), error bounds.
+    pub setup_first_ms: f64,
+    /// `Sos::new` later (the tables come from the per-process cache).
+    pub setup_ms: f64,
+    /// The engine alone: `Sos::apply_batch` into an output that is reused between runs.
+    pub engine_ms: f64,
+    pub engine_m_samples_per_s: f64,
+    /// The library call scipy's `sosfilt` maps to (`signal::sosfilt`, what the Python package
+    /// runs): set-up, a fresh output, the non-finite check, zf handling.
+    pub library_ms: f64,
+    pub library_m_samples_per_s: f64,
+    /// Min and max of the library call's timed runs.
+    pub library_range_ms: [f64; 2],
+    /// max |y − y_ref| / max |y_ref| against a serial f64 cascade; NaN when not checked.
+    pub error: f64,
+    /// scipy's serial loop in f64 against the same reference.
+    pub serial_error: f64,
+}
+
+/// The CPU report: rows and the machine's load average when measured.
+#[derive(Serialize)]
+pub struct SosCpuReport {
+    pub device: String,
+    pub load_average: Option<[f64; 3]>,
+    pub rows: Vec<SosCpuRow>,
+}
+
+/// Times the CPU section engine in f64 on `threads` threads (None: all): engine and library
+/// call interleaved in each round, medians of `bench.runs`.
+pub fn measure_sos_cpu(
+    bench: &SosBench,
+    threads: Option<usize>,
+    progress: &mut dyn FnMut(usize, &str),
+) -> Result<SosCpuReport> {
+    use sigpu_recurrence::{signal, FilterOptions, Sos};
+    use std::time::Instant;
+    let options = FilterOptions {
+        threads,
+        ..FilterOptions::default()
+    };
+    let threads = threads.unwrap_or_else(sigpu_runtime::host::threads);
+    let kernel = sigpu_recurrence::cpu::SosKernel::best(&options.cpu);
+    let t = Instant::now();
+    Sos::<f64>::new(&bench.sos, options)?;
+    let setup_first_ms = t.elapsed().as_secs_f64() * 1e3;
+    let mut rows = Vec::new();
+    for (i, &n) in bench.sizes.iter().enumerate() {
+        progress(i, &format!("{} f64 2^{}", bench.name, n.trailing_zeros()));
+        super::bench::check_host_memory(
+            24 * n as u64,
+            &format!("--sos f64 at 2^{}", n.trailing_zeros()),
+        )?;
+        let x = bench_input::<f64>(n, 1);
+        let mut y = vec![0.0f64; n];
+        let (mut setup, mut engine, mut library) = (Vec::new(), Vec::new(), Vec::new());
+        let mut last = None;
+        for r in 0..bench.warmup + bench.runs {
+            let t = Instant::now();
+            let f = Sos::<f64>::new(&bench.sos, options)?;
+            let t_setup = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            f.apply_batch(&x, 1, &mut y, None, None)?;
+            let t_engine = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let out = signal::sosfilt(&bench.sos, &x, &[n], -1, None, &options)?;
+            let t_library = t.elapsed().as_secs_f64();
+            std::hint::black_box(&out.y);
+            if r >= bench.warmup {
+                setup.push(t_setup);
+                engine.push(t_engine);
+                library.push(t_library);
+            }
+            last = Some((f.report().method.name().to_string(), out.y));
+        }
+        let (method, ylib) = last.context("no runs")?;
+        let check = bench.check_up_to.is_some_and(|l| n <= l);
+        let (error, serial_error) = if check {
+            let coefs: Vec<[f64; 6]> = bench.sos.clone();
+            let (e1, s1) = streaming_errors(&coefs, &x, &y);
+            let (e2, _) = streaming_errors(&coefs, &x, &ylib);
+            (e1.max(e2), s1)
+        } else {
+            (f64::NAN, f64::NAN)
+        };
+        let med = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2] * 1e3
+        };
+        let range = [
+            library.iter().cloned().fold(f64::INFINITY, f64::min) * 1e3,
+            library.iter().cloned().fold(0.0, f64::max) * 1e3,
+        ];
+        let (setup_ms, engine_ms, library_ms) =
+            (med(&mut setup), med(&mut engine), med(&mut library));
+        rows.push(SosCpuRow {
+            filter: bench.name.clone(),
+            sections: bench.sos.len(),
+            dtype: "f64".into(),
+            n,
+            threads,
+            kernel: kernel.name().into(),
+            method,
+            setup_first_ms,
+            setup_ms,
+            engine_ms,
+            engine_m_samples_per_s: n as f64 / engine_ms / 1e3,
+            library_ms,
+            library_m_samples_per_s: n as f64 / library_ms / 1e3,
+            library_range_ms: range,
+            error,
+            serial_error,
+        });
+    }
+    Ok(SosCpuReport {
+        device: format!("cpu ({threads} threads, {})", kernel.name()),
+        load_average: load_average(),
+        rows,
+    })
+}
+
+/// /proc/loadavg's three figures (Linux).
+fn load_average() -> Option<[f64; 3]> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let mut it = text.split_whitespace().map(|v| v.parse::<f64>().ok());
+    Some([it.next()??, it.next()??, it.next()??])
+}
+
+/// The CPU report as a text table.
+pub fn render_sos_cpu(report: &SosCpuReport) -> String {
+    let rows: Vec<Vec<String>> = report
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.filter.clone(),
+                format!("2^{}", r.n.trailing_zeros()),
+                r.method.clone(),
+                format!("{:.2}/{:.3}", r.setup_first_ms, r.setup_ms),
+                format!("{:.3}", r.engine_ms),
+                format!("{:.0}", r.engine_m_samples_per_s),
+                format!("{:.3}", r.library_ms),
+                format!("{:.0}", r.library_m_samples_per_s),
+                format!("{:.2e}", r.error),
+                format!("{:.2e}", r.serial_error),
+            ]
+        })
+        .collect();
+    let mut out = report.device.clone();
+    if let Some(l) = report.load_average {
+        out += &format!(", load {:.2} {:.2} {:.2}", l[0], l[1], l[2]);
+    }
+    out += "\n";
+    out += &crate::table::render(
+        &[
+            "filter",
+            "n",
+            "method",
+            "setup ms 1st/later",
+            "engine ms",
+            "engine M/s",
+            "sosfilt ms",
+            "sosfilt M/s",
+            "error",
+            "serial error",
+        ],
+        &rows,
+    );
+    out
+}
+
 /// The report as a text table.
 pub fn render_sos(report: &SosReport) -> String {
     let rows: Vec<Vec<String>> = report
@@ -234,12 +433,15 @@ pub fn render_sos(report: &SosReport) -> String {
     out
 }
 
-/// `--sos` values: `butter8` (the benchmark's butter(8, 0.1)), or rows `b0,b1,b2,a0,a1,a2`
+/// `--sos` values: `butter8` (the benchmark's butter(8, 0.1)), `butter8-0.02`, or rows `b0,b1,b2,a0,a1,a2`
 /// separated by `;`.
 pub fn parse_sos(spec: &str) -> Result<(String, Vec<[f64; 6]>)> {
     let spec = spec.trim();
     if spec.is_empty() || spec == "butter8" {
         return Ok(("butter(8, 0.1)".into(), BUTTER8_01.to_vec()));
+    }
+    if spec == "butter8-0.02" {
+        return Ok(("butter(8, 0.02)".into(), BUTTER8_002.to_vec()));
     }
     let mut rows = Vec::new();
     for (r, row) in spec.split(';').enumerate() {

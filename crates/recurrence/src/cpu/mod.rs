@@ -21,16 +21,51 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod block;
 mod simd;
+pub(crate) mod sos;
 
 pub(crate) use block::{BlockInput, Plan};
 pub use block::{BLOCK, CHAINS, STREAM_BYTES, SUB};
 pub use simd::Simd;
+pub use sos::Kernel as SosKernel;
 
 use crate::elem::Element;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+/// A zeroed vector of `len` values for an output, its pages left untouched (calloc) and, on
+/// Linux from 4 MiB, advised to be backed by 2 MiB huge pages (as numpy does for its arrays):
+/// the first write of a fresh output then takes 1/512 of the page faults.
+pub fn output_vec<T: Element>(len: usize) -> Vec<T> {
+    let v = vec![T::ZERO; len];
+    advise_huge_pages(&v);
+    v
+}
+
+fn advise_huge_pages<T>(v: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = std::mem::size_of_val(v);
+        if bytes < 4 << 20 {
+            return;
+        }
+        let start = v.as_ptr() as usize;
+        let (a, e) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
+        if e > a {
+            // SAFETY: [a, e) lies inside v's allocation; MADV_HUGEPAGE changes how pages are
+            // backed, never their contents. A refusal (no THP) changes nothing.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, e - a, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
 
 /// Filters one channel: `x` into `y` (same length), with the initial state `zi` added to the
 /// first mapped values, on up to `threads` threads.

@@ -207,7 +207,7 @@ impl<T: Element> GpuSos<T> {
         if channels == 0 {
             return Err(FilterError::Input("channels must be at least 1".into()));
         }
-        if x % channels != 0 {
+        if !x.is_multiple_of(channels) {
             return Err(FilterError::Input(format!(
                 "x holds {x} values, not a whole number of samples for {channels} channels"
             )));

@@ -79,7 +79,7 @@ impl SosConfig {
 
     /// The shape used for `dtype`: vpt defaulted and rounded up to whole 16-byte vectors.
     pub fn normalized(&self, dtype: DType) -> Result<SosConfig, FilterError> {
-        if self.threads == 0 || self.threads % 32 != 0 || self.threads > 1024 {
+        if self.threads == 0 || !self.threads.is_multiple_of(32) || self.threads > 1024 {
             return Err(FilterError::Config(format!(
                 "threads per block must be a multiple of 32 up to 1024, not {}",
                 self.threads

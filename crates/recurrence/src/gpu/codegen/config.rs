@@ -41,7 +41,7 @@ impl GpuConfig {
     /// The shape actually used for `dtype` and order `k`: vpt rounded up to whole 16-byte
     /// vectors and to at least k (a thread's last k values are its carry-out).
     pub fn normalized(&self, dtype: DType, k: usize) -> Result<GpuConfig, FilterError> {
-        if self.threads == 0 || self.threads % 32 != 0 || self.threads > 1024 {
+        if self.threads == 0 || !self.threads.is_multiple_of(32) || self.threads > 1024 {
             return Err(FilterError::Config(format!(
                 "threads per block must be a multiple of 32 up to 1024, not {}",
                 self.threads

@@ -1,0 +1,167 @@
+//! The second-order-section engine's f64 kernels with AVX-512F: eight segments of the signal in
+//! the eight lanes of a zmm register. Called only when the `CpuArch` the filter was given has
+//! AVX-512F and FMA ([`super::sos::Kernel::Avx512`]).
+//!
+//! - [`local_group`]: [`GROUP`] segments of [`SEG`] samples through up to four sections from a
+//!   zero state, every sample passing all of them while in registers. Eight samples of each
+//!   segment are loaded as eight rows, transposed 8×8 in registers so that register t holds
+//!   sample t of every segment, run through the sections, and transposed back.
+//! - [`correct`]: y[i] += Σ_j state_j · F_j[i] over one segment, eight samples per register
+//!   and eight registers in flight (the sums over j are dependency chains).
+
+use super::sos::{GROUP, SEG};
+use std::arch::x86_64::*;
+
+const _: () = assert!(GROUP == 8 && SEG.is_multiple_of(8));
+
+/// 8×8 transpose: out[t] lane w = rows[w] lane t.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn transpose8(r: [__m512d; 8]) -> [__m512d; 8] {
+    // Pairs: t0 = r0[0] r1[0] r0[2] r1[2] …, t1 = r0[1] r1[1] r0[3] r1[3] ….
+    let t0 = _mm512_unpacklo_pd(r[0], r[1]);
+    let t1 = _mm512_unpackhi_pd(r[0], r[1]);
+    let t2 = _mm512_unpacklo_pd(r[2], r[3]);
+    let t3 = _mm512_unpackhi_pd(r[2], r[3]);
+    let t4 = _mm512_unpacklo_pd(r[4], r[5]);
+    let t5 = _mm512_unpackhi_pd(r[4], r[5]);
+    let t6 = _mm512_unpacklo_pd(r[6], r[7]);
+    let t7 = _mm512_unpackhi_pd(r[6], r[7]);
+    // Quads: u0 = r0..r3 at samples 0 and 4, u2 at 2 and 6, u1 at 1 and 5, u3 at 3 and 7.
+    let lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+    let hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    let u0 = _mm512_permutex2var_pd(t0, lo, t2);
+    let u2 = _mm512_permutex2var_pd(t0, hi, t2);
+    let u1 = _mm512_permutex2var_pd(t1, lo, t3);
+    let u3 = _mm512_permutex2var_pd(t1, hi, t3);
+    let u4 = _mm512_permutex2var_pd(t4, lo, t6);
+    let u6 = _mm512_permutex2var_pd(t4, hi, t6);
+    let u5 = _mm512_permutex2var_pd(t5, lo, t7);
+    let u7 = _mm512_permutex2var_pd(t5, hi, t7);
+    // Halves: rows 0..3 from u, rows 4..7 from the u of rows 4..7.
+    [
+        _mm512_shuffle_f64x2(u0, u4, 0x44),
+        _mm512_shuffle_f64x2(u1, u5, 0x44),
+        _mm512_shuffle_f64x2(u2, u6, 0x44),
+        _mm512_shuffle_f64x2(u3, u7, 0x44),
+        _mm512_shuffle_f64x2(u0, u4, 0xEE),
+        _mm512_shuffle_f64x2(u1, u5, 0xEE),
+        _mm512_shuffle_f64x2(u2, u6, 0xEE),
+        _mm512_shuffle_f64x2(u3, u7, 0xEE),
+    ]
+}
+
+/// `src` (or `y` itself when `None`; GROUP·SEG samples, segment w at w·SEG) through `rows`
+/// (1 … 4 sections, each `[b0, b1, b2, −a1, −a2]`) from a zero state into `y`;
+/// `ends[w][2s + m]` receives segment w's final state of section s.
+#[target_feature(enable = "avx512f,fma")]
+pub(super) fn local_group(
+    rows: &[[f64; 5]],
+    src: Option<&[f64]>,
+    y: &mut [f64],
+    ends: &mut [[f64; 8]; 8],
+) {
+    match rows.len() {
+        1 => local_group_n::<1>(rows, src, y, ends),
+        2 => local_group_n::<2>(rows, src, y, ends),
+        3 => local_group_n::<3>(rows, src, y, ends),
+        4 => local_group_n::<4>(rows, src, y, ends),
+        n => unreachable!("{n} sections in one pass"),
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,fma")]
+fn local_group_n<const S: usize>(
+    rows: &[[f64; 5]],
+    src: Option<&[f64]>,
+    y: &mut [f64],
+    ends: &mut [[f64; 8]; 8],
+) {
+    assert!(rows.len() == S && y.len() == GROUP * SEG);
+    assert!(src.is_none_or(|s| s.len() == y.len()));
+    let c = |k: usize| -> [__m512d; S] { std::array::from_fn(|s| _mm512_set1_pd(rows[s][k])) };
+    let (b0, b1, b2, na1, na2) = (c(0), c(1), c(2), c(3), c(4));
+    let mut z0 = [_mm512_setzero_pd(); S];
+    let mut z1 = [_mm512_setzero_pd(); S];
+    let p = y.as_mut_ptr();
+    let q = src.map_or(p as *const f64, <[f64]>::as_ptr);
+    for i in (0..SEG).step_by(8) {
+        // SAFETY: w·SEG + i + 8 ≤ GROUP·SEG = y.len() = src.len() (asserted), so every 8-lane
+        // access is inside y (or src).
+        let r: [__m512d; 8] =
+            std::array::from_fn(|w| unsafe { _mm512_loadu_pd(q.add(w * SEG + i)) });
+        let v = transpose8(r);
+        let mut o = [_mm512_setzero_pd(); 8];
+        for t in 0..8 {
+            let mut u = v[t];
+            for s in 0..S {
+                let out = _mm512_fmadd_pd(b0[s], u, z0[s]);
+                z0[s] = _mm512_fmadd_pd(na1[s], out, _mm512_fmadd_pd(b1[s], u, z1[s]));
+                z1[s] = _mm512_fmadd_pd(na2[s], out, _mm512_mul_pd(b2[s], u));
+                u = out;
+            }
+            o[t] = u;
+        }
+        let r = transpose8(o);
+        for (w, row) in r.iter().enumerate() {
+            // SAFETY: as for the loads.
+            unsafe { _mm512_storeu_pd(p.add(w * SEG + i), *row) };
+        }
+    }
+    for s in 0..S {
+        let (mut a, mut b) = ([0.0f64; 8], [0.0f64; 8]);
+        // SAFETY: 8-lane stores into 8-element arrays.
+        unsafe {
+            _mm512_storeu_pd(a.as_mut_ptr(), z0[s]);
+            _mm512_storeu_pd(b.as_mut_ptr(), z1[s]);
+        }
+        for w in 0..GROUP {
+            ends[w][2 * s] = a[w];
+            ends[w][2 * s + 1] = b[w];
+        }
+    }
+}
+
+/// y[i] += Σ_j state[j] · factors[j][i] for i < min(table length, y.len()).
+#[target_feature(enable = "avx512f,fma")]
+pub(super) fn correct(factors: &[Vec<f64>], state: &[f64], y: &mut [f64]) {
+    let len = factors.first().map_or(0, Vec::len).min(y.len());
+    if len == 0 || state.iter().all(|&s| s == 0.0) {
+        return;
+    }
+    let used: Vec<(&[f64], __m512d)> = factors
+        .iter()
+        .zip(state)
+        .filter(|(_, s)| **s != 0.0)
+        .map(|(f, &s)| (&f[..len], _mm512_set1_pd(s)))
+        .collect();
+    const UNROLL: usize = 8;
+    let step = 8 * UNROLL;
+    let whole = len / step * step;
+    let p = y.as_mut_ptr();
+    for i in (0..whole).step_by(step) {
+        let mut acc = [_mm512_setzero_pd(); UNROLL];
+        for (f, s) in &used {
+            let q = f.as_ptr();
+            for (u, a) in acc.iter_mut().enumerate() {
+                // SAFETY: i + 8u + 8 ≤ whole ≤ len = f.len().
+                *a = _mm512_fmadd_pd(*s, unsafe { _mm512_loadu_pd(q.add(i + 8 * u)) }, *a);
+            }
+        }
+        for (u, a) in acc.iter().enumerate() {
+            // SAFETY: i + 8u + 8 ≤ whole ≤ len ≤ y.len().
+            unsafe {
+                let at = p.add(i + 8 * u);
+                _mm512_storeu_pd(at, _mm512_add_pd(_mm512_loadu_pd(at), *a));
+            }
+        }
+    }
+    for (i, v) in y.iter_mut().enumerate().take(len).skip(whole) {
+        let mut a = 0.0f64;
+        for (f, s) in factors.iter().zip(state) {
+            a = f[i].mul_add(*s, a);
+        }
+        *v += a;
+    }
+}

@@ -1,0 +1,332 @@
+//! The blocked second-order-section cascade ([`crate::Sos`]) on CPU threads.
+//!
+//! A channel's whole segments ([`SEG`] samples) are grouped into blocks of [`GROUP`]
+//! segments, handed out in order from an atomic counter (more blocks than threads, so a thread
+//! that is slowed down simply takes fewer). For each block a thread
+//! 1. filters its segments through the whole cascade from a zero state into a per-thread
+//!    scratch buffer that stays in L2 (f64 with AVX-512: the eight segments are the eight
+//!    lanes of a register, each sample passing every section — four per register pass —
+//!    while in registers; f64 with AVX2: two quads of segments in ymm lanes; f32 and the
+//!    scalar build: eight interleaved scalar chains, one section at a time), keeping each
+//!    segment's end state;
+//! 2. takes the true state at the block's start once its predecessor has posted it, carries
+//!    it through the segments with the 2S×2S transfer matrix in f64 and posts the block's end
+//!    state at once (the chain between blocks is this small step, not the filtering). A block
+//!    kept waiting longer than [`HELP_AFTER`] (its predecessor's thread descheduled on a busy
+//!    machine) computes the predecessor's end state itself from the one before — the same
+//!    code on the same inputs, so the bits are the same whoever posts — instead of waiting for
+//!    that thread to run again;
+//! 3. corrects each segment in the scratch buffer with Σ_j state_j·F_j (f64 factor tables),
+//!    then copies the block to y: with non-temporal stores when the output is large and was
+//!    written before (one read of x and one write of y per sample, no read-for-ownership of
+//!    y), with plain stores into a freshly allocated output (the kernel has just zeroed its
+//!    pages, whose lines are still cached).
+//!
+//! Non-finite values are absorbing in the cascade (a NaN or an infinity entering a section
+//! leaves its state non-finite to the end of the segment), so a non-finite input always shows
+//! in a segment's end state: [`run_whole_segments`] reports it and the caller looks for the
+//! offending input only then, instead of checking every input before filtering.
+
+use crate::elem::Element;
+use sigpu_runtime::host::CpuArch;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+pub(crate) use crate::sos::SEG;
+/// Segments per block (the eight lanes of an AVX-512 f64 register).
+pub(crate) const GROUP: usize = 8;
+/// Samples per block: the unit of work a thread takes.
+pub(crate) const BLOCK: usize = GROUP * SEG;
+/// Sections per register pass of the AVX-512 kernel (states and coefficients of four sections
+/// fill the 32 zmm registers with the transposes); longer cascades run in passes.
+const PASS: usize = 4;
+
+/// The instruction set the section engine runs with, chosen once from a `CpuArch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// f64 signals: eight segments in the lanes of a zmm register (f32 signals: the scalar
+    /// chains compiled with AVX2+FMA).
+    Avx512,
+    /// f64 signals: four segments per ymm register (f32: the scalar chains).
+    Avx2Fma,
+    Scalar,
+}
+
+impl Kernel {
+    /// The best kernel `arch` (narrowed to the host) can run.
+    pub fn best(arch: &CpuArch) -> Kernel {
+        let arch = arch.within_host();
+        if cfg!(target_arch = "x86_64") && arch.avx512f && arch.avx2_fma() {
+            Kernel::Avx512
+        } else if cfg!(target_arch = "x86_64") && arch.avx2_fma() {
+            Kernel::Avx2Fma
+        } else {
+            Kernel::Scalar
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Avx512 => "AVX-512",
+            Kernel::Avx2Fma => "AVX2+FMA",
+            Kernel::Scalar => "scalar",
+        }
+    }
+
+    /// The kernel of the (b, a) block functions' instruction sets for the scalar-chain path.
+    fn simd(self) -> super::Simd {
+        match self {
+            Kernel::Avx512 | Kernel::Avx2Fma => super::Simd::Avx2Fma,
+            Kernel::Scalar => super::Simd::Scalar,
+        }
+    }
+}
+
+/// What every block of one filter shares.
+pub(crate) struct Plan<'a, T> {
+    /// Rows in T: b0 b1 b2 −a1 −a2.
+    pub(crate) rows: &'a [[T; 5]],
+    /// The same rows in f64 (for the f64 kernels).
+    pub(crate) rows64: &'a [[f64; 5]],
+    /// factors[j][i]: cascade output i samples into a segment for a unit state j.
+    pub(crate) factors: &'a [Vec<f64>],
+    /// State after SEG samples of zero input, row-major 2S × 2S.
+    pub(crate) transfer: &'a [f64],
+    pub(crate) kernel: Kernel,
+    /// Write the output with non-temporal stores (large outputs that were written before;
+    /// a freshly allocated output is faster with plain stores, its zeroed lines being cached).
+    pub(crate) stream: bool,
+    /// How long a block waits for its predecessor's end state before computing it itself.
+    pub(crate) help_after: Duration,
+}
+
+/// [`Plan::help_after`]: about two blocks' filtering at full speed, so that on an idle machine
+/// a block never redoes its predecessor's work; the crate's unit tests help at once, so that
+/// the path runs in every multi-threaded test.
+pub(crate) const HELP_AFTER: Duration = if cfg!(test) {
+    Duration::ZERO
+} else {
+    Duration::from_micros(60)
+};
+
+/// The whole segments of one channel: `x.len()` (= `y.len()`) a multiple of SEG, at least one
+/// block. `state` holds the true state before x on entry (f64) and after it on exit. Returns
+/// whether a non-finite value appeared (a non-finite input, or an overflow).
+pub(crate) fn run_whole_segments<T: Element>(
+    plan: &Plan<'_, T>,
+    x: &[T],
+    y: &mut [T],
+    state: &mut [f64],
+    threads: usize,
+) -> bool {
+    let n = x.len();
+    debug_assert!(n.is_multiple_of(SEG) && y.len() == n);
+    let s2 = state.len();
+    let nblocks = n.div_ceil(BLOCK);
+    let stream = plan.stream;
+    let carries: Vec<AtomicU64> = (0..nblocks * s2).map(|_| AtomicU64::new(0)).collect();
+    let ready: Vec<AtomicBool> = (0..nblocks).map(|_| AtomicBool::new(false)).collect();
+    let blocks: Vec<Mutex<&mut [T]>> = y.chunks_mut(BLOCK).map(Mutex::new).collect();
+    let next = AtomicUsize::new(0);
+    let nonfinite = AtomicBool::new(false);
+    let zi: &[f64] = state;
+    // Block p's true end state: posted by its owner, or by a thread that was kept waiting for
+    // it (see `help_after`); both compute it with the same code from the same inputs, so the
+    // bits are the same whoever posts first.
+    let post = |p: usize, end: &[f64]| {
+        for (c, &s) in carries[p * s2..(p + 1) * s2].iter().zip(end) {
+            c.store(s.to_bits(), Ordering::Relaxed);
+        }
+        ready[p].store(true, Ordering::Release);
+    };
+    let posted = |p: usize, into: &mut [f64]| -> bool {
+        if !ready[p].load(Ordering::Acquire) {
+            return false;
+        }
+        for (s, c) in into.iter_mut().zip(&carries[p * s2..(p + 1) * s2]) {
+            *s = f64::from_bits(c.load(Ordering::Relaxed));
+        }
+        true
+    };
+    // The true state before block b (b's carry-in), its segments' starts and end into
+    // starts[..(segs + 1)·2S].
+    let carry = |ends: &[f64], starts: &mut [f64], segs: usize| {
+        for w in 0..segs {
+            let (done, rest) = starts.split_at_mut((w + 1) * s2);
+            let prev = &done[w * s2..];
+            for (r, out) in rest[..s2].iter_mut().enumerate() {
+                let row = &plan.transfer[r * s2..(r + 1) * s2];
+                let mut v = ends[w * s2 + r];
+                for (t, p) in row.iter().zip(prev) {
+                    v += t * p;
+                }
+                *out = v;
+            }
+        }
+    };
+    let block_len = |b: usize| BLOCK.min(n - b * BLOCK);
+    let work = || {
+        let mut scratch = vec![T::ZERO; BLOCK];
+        let mut ends = vec![0.0f64; GROUP * s2];
+        let mut starts = vec![0.0f64; (GROUP + 1) * s2];
+        let mut acc = vec![0.0f64; SEG];
+        // For helping a late predecessor: allocated on first use.
+        let (mut scratch2, mut ends2, mut starts2) = (Vec::new(), Vec::new(), Vec::new());
+        loop {
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            if b >= nblocks {
+                break;
+            }
+            let mut yb = blocks[b].lock().unwrap_or_else(|p| p.into_inner());
+            let start = b * BLOCK;
+            let len = yb.len();
+            let segs = len / SEG;
+            local(plan, &x[start..start + len], &mut scratch, &mut ends);
+            // The true state at the block's start.
+            if b == 0 {
+                starts[..s2].copy_from_slice(zi);
+            } else {
+                let p = b - 1;
+                let waited = Instant::now();
+                let mut spins = 0u32;
+                while !posted(p, &mut starts[..s2]) {
+                    // The predecessor's thread is late (descheduled on a busy machine): once
+                    // its own carry-in is known, compute its end state here (one block's
+                    // filtering) instead of waiting for that thread to run again.
+                    if waited.elapsed() >= plan.help_after {
+                        starts2.resize((GROUP + 1) * s2, 0.0);
+                        let have = if p == 0 {
+                            starts2[..s2].copy_from_slice(zi);
+                            true
+                        } else {
+                            posted(p - 1, &mut starts2[..s2])
+                        };
+                        if have {
+                            scratch2.resize(BLOCK, T::ZERO);
+                            ends2.resize(GROUP * s2, 0.0);
+                            let (pstart, plen) = (p * BLOCK, block_len(p));
+                            local(plan, &x[pstart..pstart + plen], &mut scratch2, &mut ends2);
+                            let psegs = plen / SEG;
+                            carry(&ends2, &mut starts2, psegs);
+                            post(p, &starts2[psegs * s2..(psegs + 1) * s2]);
+                            continue;
+                        }
+                    }
+                    spins += 1;
+                    if spins < 2000 {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+            carry(&ends, &mut starts, segs);
+            post(b, &starts[segs * s2..(segs + 1) * s2]);
+            if ends[..segs * s2].iter().any(|v| !v.is_finite()) {
+                nonfinite.store(true, Ordering::Relaxed);
+            }
+            for w in 0..segs {
+                let seg = &mut scratch[w * SEG..(w + 1) * SEG];
+                correct(plan, &starts[w * s2..(w + 1) * s2], seg, &mut acc);
+            }
+            copy_out(plan.kernel, stream, &mut yb, &scratch[..len]);
+        }
+    };
+    let threads = threads.clamp(1, nblocks);
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
+    for (s, c) in state.iter_mut().zip(&carries[(nblocks - 1) * s2..]) {
+        *s = f64::from_bits(c.load(Ordering::Relaxed));
+    }
+    nonfinite.into_inner()
+}
+
+/// The block's segments from a zero state: x (len ≤ BLOCK, whole segments) into
+/// `scratch[..len]`, each segment's end state into `ends[w·2S..]`.
+fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [T], ends: &mut [f64]) {
+    let len = x.len();
+    let s2 = 2 * plan.rows.len();
+    #[cfg(target_arch = "x86_64")]
+    if plan.kernel != Kernel::Scalar {
+        if let (Some(x), Some(scratch)) = (as_f64(x), as_f64_mut(scratch)) {
+            let mut e = [[0.0f64; 8]; 8];
+            for (p, rows) in plan.rows64.chunks(PASS).enumerate() {
+                let src = if p == 0 {
+                    if len < BLOCK {
+                        scratch[..len].copy_from_slice(x);
+                        scratch[len..].fill(0.0);
+                        None
+                    } else {
+                        Some(x)
+                    }
+                } else {
+                    None
+                };
+                if plan.kernel == Kernel::Avx512 {
+                    // SAFETY: Kernel::Avx512 is only chosen when the CPU has AVX-512F and FMA.
+                    unsafe { super::avx512::local_group(rows, src, scratch, &mut e) };
+                } else {
+                    // SAFETY: Kernel::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
+                    unsafe { super::avx2::sos_local_group(rows, src, scratch, &mut e) };
+                }
+                for (w, ew) in e.iter().enumerate().take(len / SEG) {
+                    let at = w * s2 + 2 * p * PASS;
+                    ends[at..at + 2 * rows.len()].copy_from_slice(&ew[..2 * rows.len()]);
+                }
+            }
+            return;
+        }
+    }
+    scratch[..len].copy_from_slice(x);
+    crate::sos::local_dispatch(plan.kernel.simd(), plan.rows, &mut scratch[..len], ends);
+}
+
+fn correct<T: Element>(plan: &Plan<'_, T>, state: &[f64], seg: &mut [T], acc: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(seg) = as_f64_mut(seg) {
+        match plan.kernel {
+            // SAFETY: Kernel::Avx512 is only chosen when the CPU has AVX-512F and FMA.
+            Kernel::Avx512 => unsafe { super::avx512::correct(plan.factors, state, seg) },
+            // SAFETY: Kernel::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
+            Kernel::Avx2Fma => unsafe { super::avx2::sos_correct(plan.factors, state, seg) },
+            Kernel::Scalar => {
+                crate::sos::correct_dispatch(plan.kernel.simd(), plan.factors, state, seg, acc)
+            }
+        }
+        return;
+    }
+    crate::sos::correct_dispatch(plan.kernel.simd(), plan.factors, state, seg, acc);
+}
+
+fn copy_out<T: Element>(kernel: Kernel, stream: bool, dst: &mut [T], src: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    if stream && kernel != Kernel::Scalar {
+        // SAFETY: Avx512 and Avx2Fma are only chosen when the CPU has AVX2.
+        unsafe { super::avx2::stream_copy(dst, src) };
+        return;
+    }
+    let _ = (kernel, stream);
+    dst.copy_from_slice(src);
+}
+
+fn as_f64<T: Element>(v: &[T]) -> Option<&[f64]> {
+    (T::DTYPE == crate::DType::F64).then(|| {
+        // SAFETY: T is f64 (its DTYPE says so): same layout, same length.
+        unsafe { std::slice::from_raw_parts(v.as_ptr() as *const f64, v.len()) }
+    })
+}
+
+fn as_f64_mut<T: Element>(v: &mut [T]) -> Option<&mut [f64]> {
+    (T::DTYPE == crate::DType::F64).then(|| {
+        // SAFETY: T is f64 (its DTYPE says so): same layout, same length.
+        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut f64, v.len()) }
+    })
+}
