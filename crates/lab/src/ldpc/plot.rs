@@ -29,9 +29,15 @@ pub struct Curve {
 
 /// Which intervals the chart's error bars are, one line each: the FER's Wilson interval, the
 /// BER's frame-level one, and the worst case over spreads for BER points read from files that
-/// lack the spread of errors between frames.
+/// lack the spread of errors between frames. Points without an error are left out: they are
+/// drawn as ▽, and with no error both BER methods give the same bound.
 pub fn interval_note(curves: &[Curve]) -> String {
-    let has = |m: &str| curves.iter().any(|c| c.ci_method.iter().any(|&x| x == m));
+    let has = |m: &str| {
+        curves.iter().any(|c| {
+            let drawn = c.points.iter().map(|p| p.1 > 0.0);
+            drawn.zip(&c.ci_method).any(|(bar, &x)| bar && x == m)
+        })
+    };
     let mut lines = vec!["error bars: 95% confidence intervals".to_owned()];
     if has("wilson") {
         lines[0].push_str("; FER: Wilson score interval over frames");
@@ -247,6 +253,13 @@ mod tests {
             "{note}"
         );
         assert!(!note.contains("widest"), "{note}");
+        // A point without errors is drawn as ▽, not as a bar of its method.
+        let mut zero = curve(&["frames-t", "frames-worst-case"]);
+        zero.points[0].1 = 0.0;
+        assert_eq!(
+            interval_note(&[zero]),
+            interval_note(&[curve(&["frames-worst-case"])])
+        );
         let old = interval_note(&[curve(&["frames-worst-case"])]);
         assert!(
             old.contains("widest interval of any spread") && !old.contains("FER"),
