@@ -194,13 +194,14 @@ fn wilson_real(k: f64, n: f64, z: f64) -> [f64; 2] {
 ///   learnt from the failed frames alone, and with a handful of them it is itself uncertain
 ///   (the normal quantile covered 85–89% in simulations with 1–6 failed frames; with t,
 ///   95–99%; with 100 failed frames t is 1.98, the normal 1.96;
-///   `scripts/ber_interval_coverage.py`).
+///   `scripts/ber_interval_coverage.py`); beyond 10⁵ failed frames the normal quantile.
 ///
 /// With a single frame the spread is unknown and every bit is taken as possibly alike
 /// (d = k: the frame is the trial). With no error the lower bound is exactly 0 and the upper
 /// the FER's (a failed frame may carry up to k bit errors, and nothing shows how many): at
 /// least as wide as any clustering allows. Checked against a frame-level bootstrap
-/// (resampling whole frames) in the tests.
+/// (resampling whole frames) in the tests. Without Σ eᵢ² (old sweep files), see
+/// [`ber_interval_worst_case`].
 pub fn ber_interval(
     frames: u64,
     k: u64,
@@ -260,7 +261,8 @@ fn counts_fit(frames: u64, k: u64, frame_errors: u64, errors: u64) -> bool {
 /// The largest Σ eᵢ² of `errors` bit errors spread over `frame_errors` failed frames, each
 /// holding 1 to k of them: as many frames full (k errors) as the errors allow, one frame
 /// with the rest, the others with one error each (the spread that majorises every other;
-/// Σ eᵢ² is Schur-convex). Infinite when the counts fit no spread ([`counts_fit`]).
+/// Σ eᵢ² is Schur-convex). Infinite when the counts fit no spread (fewer bit errors than
+/// failed frames, more than they hold, or more failed frames than frames).
 pub fn max_errors_sq(frames: u64, k: u64, frame_errors: u64, errors: u64) -> f64 {
     if errors == 0 && frame_errors == 0 {
         return 0.0;
