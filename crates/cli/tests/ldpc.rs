@@ -130,11 +130,55 @@ fn simulate_writes_resumes_and_plots() {
     ));
     assert_eq!(p["series"].as_array().unwrap().len(), 2, "BER and FER");
     assert_eq!(p["series"][1]["points"][0][1], v["points"][0]["fer"]);
+    assert_eq!(v["points"][0]["ber_ci_method"], "frames-t");
+    assert_eq!(p["series"][0]["ci_method"][0], "frames-t");
+    assert_eq!(p["series"][1]["ci_method"][0], "wilson");
     assert!(std::fs::read_to_string(&merged)
         .unwrap()
         .starts_with("<svg"));
     let e = stderr(&run("2:1:0.1"));
     assert!(e.contains("START ≤ STOP"), "{e}");
+}
+
+#[test]
+fn plot_draws_old_sweeps_with_worst_case_ber_intervals() {
+    // A committed sweep written before Σ e² was kept.
+    let input = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/results/2026-11-21-h100-ldpc-sim/2026-11-21-h100-sim-qpsk-n12-ms8.json"
+    );
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(input).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("old.svg");
+    let p = ok_json(&line(
+        "--json ldpc plot --fer --input",
+        &[input, "--output", svg.to_str().unwrap()],
+    ));
+    let ber = &p["series"][0];
+    let wpoints = written["points"].as_array().unwrap();
+    let mut widened = 0;
+    for (i, w) in wpoints.iter().enumerate() {
+        if w["bit_errors"] == 0 {
+            continue;
+        }
+        assert_eq!(ber["ci_method"][i], "frames-worst-case");
+        let (lo, hi) = (
+            ber["ci"][i][0].as_f64().unwrap(),
+            ber["ci"][i][1].as_f64().unwrap(),
+        );
+        let (wlo, whi) = (
+            w["ber_ci"][0].as_f64().unwrap(),
+            w["ber_ci"][1].as_f64().unwrap(),
+        );
+        assert!(
+            lo <= wlo && hi >= whi,
+            "point {i}: [{lo}, {hi}] vs [{wlo}, {whi}]"
+        );
+        widened += 1;
+    }
+    assert!(widened > 0);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("FER: Wilson") && text.contains("widest interval"));
 }
 
 #[test]

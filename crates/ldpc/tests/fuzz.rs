@@ -132,6 +132,13 @@ fn fuzz_sweep_file() {
 "seed":1,"min_errors":100,"max_frames":10000,"points":[{"es_n0_db":1.0,"eb_n0_db":-0.5,
 "frames":128,"frame_errors":100,"bit_errors":3000,"info_bits":920000,"ber":0.003,"fer":0.78,
 "ber_ci":[0.002,0.004],"fer_ci":[0.7,0.85],"mean_iterations":40.5,"seconds":1.5}]}"#;
+    // Written since Σ e² is kept: with it and the interval's method.
+    let seed_sq = r#"{"code":"dvbt2-short-1/2","modulation":"qpsk","demapper":"exact",
+"bit_interleaver":"dvbt2","decoder":"minsum, flooding, 8-bit (scale 4), 50 iterations",
+"seed":1,"min_errors":100,"max_frames":10000,"points":[{"es_n0_db":1.0,"eb_n0_db":-0.5,
+"frames":128,"frame_errors":100,"bit_errors":3000,"bit_errors_sq":120000,"info_bits":920000,
+"ber":0.003,"fer":0.78,"ber_ci":[0.002,0.004],"fer_ci":[0.7,0.85],
+"ber_ci_method":"frames-t","mean_iterations":40.5,"seconds":1.5}]}"#;
     let dict = [
         "\"",
         "{",
@@ -146,22 +153,36 @@ fn fuzz_sweep_file() {
     ];
     let dir = scratch();
     let path = dir.path().join("sweep.json");
-    fuzz::run("ldpc sweep file", &seeds(&[seed]), &dict, 8192, |b| {
-        let Ok(sweep) = serde_json::from_slice::<Sweep>(b) else {
-            return false;
-        };
-        // Written and read back, the counts are the same.
-        let text = serde_json::to_string(&sweep).expect("a sweep serialises");
-        std::fs::write(&path, &text).unwrap();
-        let again = Sweep::read(&path).expect("a written sweep reads back");
-        assert_eq!(again.points.len(), sweep.points.len());
-        for (a, b) in again.points.iter().zip(&sweep.points) {
-            let counts =
-                |p: &sigpu_ldpc::sim::PointResult| (p.frames, p.frame_errors, p.bit_errors);
-            assert_eq!(counts(a), counts(b));
-        }
-        true
-    });
+    fuzz::run(
+        "ldpc sweep file",
+        &seeds(&[seed, seed_sq]),
+        &dict,
+        8192,
+        |b| {
+            let Ok(sweep) = serde_json::from_slice::<Sweep>(b) else {
+                return false;
+            };
+            // Written and read back, the counts are the same.
+            let text = serde_json::to_string(&sweep).expect("a sweep serialises");
+            std::fs::write(&path, &text).unwrap();
+            let again = Sweep::read(&path).expect("a written sweep reads back");
+            assert_eq!(again.points.len(), sweep.points.len());
+            for (a, b) in again.points.iter().zip(&sweep.points) {
+                let counts =
+                    |p: &sigpu_ldpc::sim::PointResult| (p.frames, p.frame_errors, p.bit_errors);
+                assert_eq!(counts(a), counts(b));
+                // The BER interval is made again from the counts, the same way each time.
+                assert_eq!(a.ber_ci_method, b.ber_ci_method);
+                assert_eq!(a.ber_ci.map(f64::to_bits), b.ber_ci.map(f64::to_bits));
+                let [lo, hi] = a.ber_ci;
+                assert!(
+                    (0.0..=1.0).contains(&lo) && lo <= hi && hi <= 1.0,
+                    "{lo} {hi}"
+                );
+            }
+            true
+        },
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use sigpu_lab::table;
 use sigpu_ldpc::decode_file::decode_npy;
 use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, Sweep, SweepEvent, SweepSpec};
-use sigpu_ldpc::sim::{Link, PointResult};
+use sigpu_ldpc::sim::{BerCiMethod, Link, PointResult};
 use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Precision, Schedule};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::ranks::Ranks;
@@ -620,8 +620,13 @@ fn simulate_on(
 }
 
 fn point_line(p: &PointResult) -> String {
+    // A point of an old file (no Σ e²) has the worst case over spreads: said beside it.
+    let worst = match p.ber_ci_method {
+        BerCiMethod::FramesWorstCase => " (worst case over spreads)",
+        BerCiMethod::FramesT => "",
+    };
     format!(
-        "Es/N0 {:.2} dB (Eb/N0 {:.2}): {} frames, {} frame errors, BER {:.3e} [{:.2e}, {:.2e}], FER {:.3e} [{:.2e}, {:.2e}], {:.1} iterations/frame, {:.1} s",
+        "Es/N0 {:.2} dB (Eb/N0 {:.2}): {} frames, {} frame errors, BER {:.3e} [{:.2e}, {:.2e}]{worst}, FER {:.3e} [{:.2e}, {:.2e}], {:.1} iterations/frame, {:.1} s",
         p.es_n0_db, p.eb_n0_db, p.frames, p.frame_errors, p.ber, p.ber_ci[0], p.ber_ci[1], p.fer, p.fer_ci[0], p.fer_ci[1], p.mean_iterations, p.seconds
     )
 }

@@ -2,13 +2,14 @@
 //! BER / FER against SNR in dB, drawn by `sigpu-plot` with decade grid lines, FER dashed
 //! beside its BER in the same colour, each point with its 95% confidence interval as an error
 //! bar, and points without a single error drawn as ▽ at the interval's upper end (the rate is
-//! below it with 95% confidence) instead of being left out.
+//! below it with 95% confidence) instead of being left out. The note under the legend names
+//! the intervals drawn ([`interval_note`]).
 
 use anyhow::{Context, Result};
 use serde::Serialize;
 use sigpu_ldpc::interleave::Interleaving;
 use sigpu_ldpc::sim::sweep::{SnrAxis, Sweep};
-use sigpu_ldpc::sim::PointResult;
+use sigpu_ldpc::sim::{BerCiMethod, PointResult};
 use sigpu_plot::{Format, Interval, LineChart, Series, Stroke, Style};
 use std::path::Path;
 
@@ -21,6 +22,46 @@ pub struct Curve {
     pub points: Vec<(f64, f64)>,
     /// The 95% interval of each point, in the order of `points`.
     pub ci: Vec<[f64; 2]>,
+    /// How each interval was made, in the order of `points`: `wilson` (FER), `frames-t` or
+    /// `frames-worst-case` (BER, [`BerCiMethod`]).
+    pub ci_method: Vec<&'static str>,
+}
+
+/// Which intervals the chart's error bars are, one line each: the FER's Wilson interval, the
+/// BER's frame-level one, and the worst case over spreads for BER points read from files that
+/// lack the spread of errors between frames. Points without an error are left out: they are
+/// drawn as ▽, and with no error both BER methods give the same bound.
+pub fn interval_note(curves: &[Curve]) -> String {
+    let has = |m: &str| {
+        curves.iter().any(|c| {
+            let drawn = c.points.iter().map(|p| p.1 > 0.0);
+            drawn.zip(&c.ci_method).any(|(bar, &x)| bar && x == m)
+        })
+    };
+    let mut lines = vec!["error bars: 95% confidence intervals".to_owned()];
+    if has("wilson") {
+        lines[0].push_str("; FER: Wilson score interval over frames");
+    }
+    let (t, worst) = (
+        has(BerCiMethod::FramesT.name()),
+        has(BerCiMethod::FramesWorstCase.name()),
+    );
+    let ber = "BER: over frames, as bit errors cluster in frames";
+    match (t, worst) {
+        (true, false) => lines.push(format!("{ber} (Wilson on n / design effect, t quantile)")),
+        (false, true) => lines.extend([
+            format!("{ber}; these files lack the per-frame spread, so the bars"),
+            "are the widest interval of any spread of their bit errors over the failed frames"
+                .to_owned(),
+        ]),
+        (true, true) => lines.extend([
+            format!("{ber} (Wilson on n / design effect, t quantile); points from"),
+            "files without the per-frame spread: the widest interval of any spread over the frames"
+                .to_owned(),
+        ]),
+        (false, false) => {}
+    }
+    lines.join("\n")
 }
 
 /// The chart and its style; curves `i` that share `i / per_colour` share a colour.
@@ -116,7 +157,7 @@ pub fn error_rate_chart(
                     .collect()
             })
             .collect(),
-        note: Some("error bars: 95% Wilson confidence intervals".into()),
+        note: Some(interval_note(curves)),
     };
     (chart, style)
 }
@@ -147,7 +188,7 @@ pub fn sweep_curves(sweeps: &[Sweep], axis: SnrAxis, fer: bool) -> Vec<Curve> {
             }
             _ => sweep.decoder.to_string(),
         };
-        let curve = |what: &str, rate: fn(&PointResult) -> (f64, [f64; 2])| Curve {
+        let curve = |what: &str, rate: fn(&PointResult) -> (f64, [f64; 2], &'static str)| Curve {
             label: format!("{what} {label}"),
             dashed: what == "FER",
             points: sweep
@@ -156,10 +197,11 @@ pub fn sweep_curves(sweeps: &[Sweep], axis: SnrAxis, fer: bool) -> Vec<Curve> {
                 .map(|p| (axis.of(p), rate(p).0))
                 .collect(),
             ci: sweep.points.iter().map(|p| rate(p).1).collect(),
+            ci_method: sweep.points.iter().map(|p| rate(p).2).collect(),
         };
-        curves.push(curve("BER", |p| (p.ber, p.ber_ci)));
+        curves.push(curve("BER", |p| (p.ber, p.ber_ci, p.ber_ci_method.name())));
         if fer {
-            curves.push(curve("FER", |p| (p.fer, p.fer_ci)));
+            curves.push(curve("FER", |p| (p.fer, p.fer_ci, "wilson")));
         }
     }
     curves
@@ -189,8 +231,47 @@ mod tests {
             "mean_iterations": 1.0, "seconds": 1.0
         }))
         .unwrap();
-        p.ber = ber;
+        // Read without Σ e², the point has the worst case over spreads; the chart draws
+        // whatever interval it is given.
+        assert_eq!(p.ber_ci_method, BerCiMethod::FramesWorstCase);
+        (p.ber, p.ber_ci) = (ber, [0.0, 1.0]);
         p
+    }
+
+    #[test]
+    fn the_note_names_the_intervals_drawn() {
+        let curve = |methods: &[&'static str]| Curve {
+            label: "x".into(),
+            dashed: false,
+            points: vec![(1.0, 0.1); methods.len()],
+            ci: vec![[0.0, 1.0]; methods.len()],
+            ci_method: methods.to_vec(),
+        };
+        let note = interval_note(&[curve(&["frames-t"]), curve(&["wilson"])]);
+        assert!(
+            note.contains("FER: Wilson") && note.contains("BER: over frames"),
+            "{note}"
+        );
+        assert!(!note.contains("widest"), "{note}");
+        // A point without errors is drawn as ▽, not as a bar of its method.
+        let mut zero = curve(&["frames-t", "frames-worst-case"]);
+        zero.points[0].1 = 0.0;
+        assert_eq!(
+            interval_note(&[zero]),
+            interval_note(&[curve(&["frames-worst-case"])])
+        );
+        let old = interval_note(&[curve(&["frames-worst-case"])]);
+        assert!(
+            old.contains("widest interval of any spread") && !old.contains("FER"),
+            "{old}"
+        );
+        let both = interval_note(&[curve(&["frames-t", "frames-worst-case"])]);
+        assert!(both.contains("t quantile") && both.contains("without the per-frame spread"));
+        // Every line fits the chart's width: 860 pixels from x = 30, ~7.5 pixels a character
+        // in the charts' 18-pixel font (a 100-character line of the note takes 745).
+        for line in [note, old, both].iter().flat_map(|n| n.lines()) {
+            assert!(line.chars().count() <= 104, "{line}");
+        }
     }
 
     #[test]

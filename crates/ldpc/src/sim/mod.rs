@@ -1,7 +1,9 @@
 //! Error-rate simulation: random information words, the staircase encoder, a DVB-T2
 //! constellation over AWGN, a demapper and any [`Decoder`](crate::Decoder); BER over information bits and FER
 //! with 95% confidence intervals (FER: Wilson over frames; BER: Wilson on the effective
-//! sample size that the spread of bit errors between frames gives, [`ber_interval`]).
+//! sample size that the spread of bit errors between frames gives, [`ber_interval`], or for
+//! points read from files that lack that spread the worst case over every spread,
+//! [`ber_interval_worst_case`]; [`BerCiMethod`] says which).
 //!
 //! Frame f at a given SNR draws everything from its own generator, seeded by (seed, SNR, f),
 //! so results are reproducible whatever the batch size, thread count or device, and the same
@@ -16,4 +18,7 @@ pub mod sweep;
 pub use frames::{make_frames, Frames, Link};
 pub use header::SweepDecoder;
 pub use parallel::{run_point_parallel, run_point_ranks};
-pub use point::{ber_interval, wilson, PointResult, StopRule};
+pub use point::{
+    ber_interval, ber_interval_worst_case, max_errors_sq, spread_fits, wilson, BerCiMethod,
+    PointResult, StopRule,
+};

@@ -686,6 +686,105 @@ mod tests {
     }
 
     #[test]
+    fn an_old_file_reads_and_resumes_with_worst_case_ber_intervals() {
+        use crate::sim::{ber_interval_worst_case, BerCiMethod};
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep.json");
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        run(&code, &[], &spec(&out, &[-1.0]), &mut |_| {}).unwrap();
+        // As written before Σ e² was kept: no `bit_errors_sq`, no `ber_ci_method`, and the
+        // bit-independent BER interval.
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let obj = v["points"][0].as_object_mut().unwrap();
+        obj.remove("bit_errors_sq");
+        obj.remove("ber_ci_method");
+        let count = |key: &str| obj[key].as_u64().unwrap();
+        let (f, m, e) = (count("frames"), count("frame_errors"), count("bit_errors"));
+        let k = code.k() as u64;
+        let narrow = crate::sim::wilson(e, f * k);
+        obj.insert("ber_ci".into(), serde_json::json!(narrow));
+        std::fs::write(&out, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        let old = Sweep::read(&out).unwrap();
+        let p = &old.points[0];
+        assert!(
+            e > m && m > 1,
+            "several failed frames, many bit errors: {m} {e}"
+        );
+        assert_eq!(p.ber_ci_method, BerCiMethod::FramesWorstCase);
+        assert_eq!(p.ber_ci, ber_interval_worst_case(f, k, m, e));
+        assert!(p.ber_ci[0] < narrow[0] && p.ber_ci[1] > narrow[1]);
+        // Resumed, the old point keeps its counts and the worst case; the new one has Σ e².
+        let both = run(&code, &[], &spec(&out, &[-1.0, 4.0]), &mut |_| {}).unwrap();
+        let methods = |s: &Sweep| s.points.iter().map(|p| p.ber_ci_method).collect::<Vec<_>>();
+        assert_eq!(
+            methods(&both),
+            [BerCiMethod::FramesWorstCase, BerCiMethod::FramesT]
+        );
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            text.contains("\"ber_ci_method\": \"frames-worst-case\""),
+            "{text}"
+        );
+        assert!(text.contains("\"ber_ci_method\": \"frames-t\""), "{text}");
+        assert_eq!(
+            Sweep::read(&out).unwrap(),
+            both,
+            "the file reads back as written"
+        );
+    }
+
+    #[test]
+    fn committed_sweeps_read_with_the_interval_their_counts_allow() {
+        use crate::sim::BerCiMethod;
+        let read = |file: &str| {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../bench/results")
+                .join(file);
+            let written: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            (written, Sweep::read(&path).unwrap())
+        };
+        // Written with Σ e²: the interval as written (the same formula on the same counts).
+        let (written, sweep) = read("2026-11-27-h200x2-multigpu/sim-qpsk-cuda0.json");
+        for (p, w) in sweep
+            .points
+            .iter()
+            .zip(written["points"].as_array().unwrap())
+        {
+            assert_eq!(p.ber_ci_method, BerCiMethod::FramesT);
+            for (a, b) in p.ber_ci.iter().zip(w["ber_ci"].as_array().unwrap()) {
+                let b = b.as_f64().unwrap();
+                assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+            }
+        }
+        // Written before Σ e² was kept (as every sweep drawn in docs/ldpc/): the worst case.
+        let (written, sweep) =
+            read("2026-11-21-h100-ldpc-sim/2026-11-21-h100-sim-16qam-n12-ms8-50.json");
+        for (p, w) in sweep
+            .points
+            .iter()
+            .zip(written["points"].as_array().unwrap())
+        {
+            assert!(w.get("bit_errors_sq").is_none());
+            let old = [
+                w["ber_ci"][0].as_f64().unwrap(),
+                w["ber_ci"][1].as_f64().unwrap(),
+            ];
+            if p.bit_errors == 0 {
+                assert_eq!(p.ber_ci[0], 0.0);
+                continue;
+            }
+            assert_eq!(p.ber_ci_method, BerCiMethod::FramesWorstCase);
+            assert!(
+                p.ber_ci[0] <= old[0] && p.ber_ci[1] >= old[1],
+                "{:?} vs {old:?}",
+                p.ber_ci
+            );
+        }
+    }
+
+    #[test]
     fn a_second_sweep_on_the_same_file_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("sweep.json");
