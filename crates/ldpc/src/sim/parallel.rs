@@ -38,19 +38,8 @@ pub fn run_point_parallel(
     progress: &mut dyn FnMut(&PointResult),
 ) -> Result<PointResult> {
     let code = common_code(decoders, stop)?;
-    let rate = code.rate();
-    let es = snr.es_n0_db(link.modulation, rate);
-    let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
-    let work = Work {
-        code: &code,
-        link,
-        es_n0_db: es,
-        stop,
-        threads_each: (threads / decoders.len()).max(1),
-        batches: stop.max_frames.div_ceil(stop.batch as u64),
-        next_batch: AtomicU64::new(0),
-        stopped: AtomicBool::new(false),
-    };
+    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len());
+    let es = work.es_n0_db;
     let mut fold = Fold::new(PointResult::new(es, eb), code.k() as u64, stop);
     let (sender, receiver) = mpsc::channel::<(u64, Result<BatchCounts>)>();
     std::thread::scope(|s| {
@@ -93,19 +82,8 @@ pub fn run_point_ranks(
         return run_point_parallel(decoders, link, snr, stop, threads, progress);
     }
     let code = LdpcError::agree(ranks, common_code(decoders, stop))?;
-    let rate = code.rate();
-    let es = snr.es_n0_db(link.modulation, rate);
-    let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
-    let work = Work {
-        code: &code,
-        link,
-        es_n0_db: es,
-        stop,
-        threads_each: (threads / decoders.len()).max(1),
-        batches: stop.max_frames.div_ceil(stop.batch as u64),
-        next_batch: AtomicU64::new(0),
-        stopped: AtomicBool::new(false),
-    };
+    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len());
+    let es = work.es_n0_db;
     // Decoders per rank: the round's layout.
     let per_rank = ranks.all_gather(&[decoders.len() as u64]);
     let widest = per_rank.iter().copied().max().unwrap_or(1) as usize;
@@ -222,7 +200,33 @@ struct Work<'a> {
     stopped: AtomicBool,
 }
 
-impl Work<'_> {
+impl<'a> Work<'a> {
+    /// The point's work for `decoders` workers sharing `threads` frame-making threads, and its
+    /// Eb/N0 (dB).
+    fn new(
+        code: &'a Code,
+        link: &'a Link,
+        snr: Snr,
+        stop: StopRule,
+        threads: usize,
+        decoders: usize,
+    ) -> (Self, f64) {
+        let rate = code.rate();
+        let es = snr.es_n0_db(link.modulation, rate);
+        let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
+        let work = Work {
+            code,
+            link,
+            es_n0_db: es,
+            stop,
+            threads_each: (threads / decoders.max(1)).max(1),
+            batches: stop.max_frames.div_ceil(stop.batch as u64),
+            next_batch: AtomicU64::new(0),
+            stopped: AtomicBool::new(false),
+        };
+        (work, eb)
+    }
+
     /// One worker: batches until the point stops, the batches run out or one fails.
     fn run(&self, decoder: &mut dyn Decoder, sender: &mpsc::Sender<(u64, Result<BatchCounts>)>) {
         while !self.stopped.load(Ordering::Relaxed) {
