@@ -15,8 +15,10 @@
 //!    (truncated) factor tables; this loop is the SIMD one.
 //!
 //! The block is worked on in a per-thread scratch buffer that stays in L2 and is then written
-//! to y with non-temporal stores (AVX2), so each element costs one read and one write of
-//! memory, without the read-for-ownership a plain store to y would add. The block functions
+//! to y with non-temporal stores (AVX2) when y is large and was written before, so each
+//! element costs one read and one write of memory, without the read-for-ownership a plain
+//! store to y would add; a fresh output (its pages zeroed by the kernel at the first write,
+//! the lines then still cached) takes plain stores. The block functions
 //! are compiled twice, once with AVX2+FMA enabled, chosen at run time.
 
 #[cfg(target_arch = "x86_64")]
