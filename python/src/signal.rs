@@ -249,8 +249,9 @@ impl<T: Element> Rows<T> {
         zf: Option<&mut [T]>,
     ) -> Result<(), FilterError> {
         match self {
-            Rows::Ba(f) => f.apply_batch(x, channels, y, zi, zf),
-            // y is numpy's fresh array; non-finite x is found through the cascade's state.
+            // y is numpy's fresh array; non-finite x is found through the local recurrences
+            // (plr) or the cascade's state (sections), other methods check x first.
+            Rows::Ba(f) => f.apply_batch_new_output(x, channels, y, zi, zf, "x"),
             Rows::Sos(f) => f.apply_batch_new_output(x, channels, y, zi, zf, "x"),
         }
     }
@@ -281,10 +282,7 @@ fn rows_run<'py, T: Element + numpy::Element>(
                 None => Rows::Ba(Lfilter::<T>::new(b, a, options)?),
                 Some(shape) => Rows::Sos(Sos::<T>::new(&signal::sos_rows(b, shape)?, options)?),
             };
-            // Sections refuse non-finite x while filtering, at no cost (Sos::run below).
-            if matches!(f, Rows::Ba(_)) {
-                check_finite(xs, "x")?;
-            }
+            // Non-finite x is refused while filtering (Rows::run below).
             if let Some(z) = zs {
                 check_finite(z, "zi")?;
             }

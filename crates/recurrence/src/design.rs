@@ -564,6 +564,37 @@ impl<T: Element> Lfilter<T> {
         zi: Option<&[T]>,
         zf: Option<&mut [T]>,
     ) -> Result<(), FilterError> {
+        self.run(x, channels, y, zi, zf, None)
+    }
+
+    /// [`Lfilter::apply_batch`] into an output that was just allocated and never written
+    /// (numpy's `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
+    /// [`crate::check_finite`] does (`what` names x in the message). The `plr` method finds
+    /// non-finite inputs through its local recurrences, without a pass over x, and writes the
+    /// fresh output with plain stores ([`Filter::apply_batch_new_output`]); the other methods
+    /// check x first. y and zf are unspecified after an error.
+    pub fn apply_batch_new_output(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+        what: &str,
+    ) -> Result<(), FilterError> {
+        self.run(x, channels, y, zi, zf, Some(what))
+    }
+
+    /// `fresh`: y is a fresh output and x is to be checked, named so.
+    fn run(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+        fresh: Option<&str>,
+    ) -> Result<(), FilterError> {
         let s = self.state_len;
         if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
             return Err(FilterError::Input(format!(
@@ -587,6 +618,15 @@ impl<T: Element> Lfilter<T> {
             }
         }
         let n = x.len() / channels;
+        if let Some(what) = fresh {
+            if let Kind::Direct(f) = &self.kind {
+                if f.apply_batch_flagged(x, channels, y, zi, zf, true)? {
+                    crate::check_finite(x, what)?;
+                }
+                return Ok(());
+            }
+            crate::check_finite(x, what)?;
+        }
         match &self.kind {
             Kind::Direct(f) => f.apply_batch(x, channels, y, zi, zf),
             Kind::Serial { b, a } => {

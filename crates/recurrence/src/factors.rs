@@ -115,6 +115,35 @@ impl<T: Element> Factors<T> {
         self.tables.len()
     }
 
+    /// Drops the tables' tail where everything left adds up to at most `tol` (Σ over tables
+    /// and positions of |f_j[i]|): a carry c then changes the dropped outputs by at most
+    /// tol·|c| in all. With `tol` = ε·2⁻⁸ of the element type that is far below one rounding
+    /// of the output (carries are output values), as in the section engine's tables; decaying
+    /// f64 filters, whose tables reach DBL_MIN only after thousands of places, then correct a
+    /// few hundred elements per chunk and their chunks' carry-outs stop depending on the
+    /// carry-ins ([`Factors::carry_independent`]). Only with the optimisations on.
+    pub fn truncate_negligible(&mut self, tol: f64) {
+        if !self.optimized || !T::DTYPE.is_float() {
+            return;
+        }
+        let mut tail = 0.0f64;
+        let mut len = self.len();
+        while len > 0 {
+            let here: f64 = self.tables.iter().map(|t| t[len - 1].to_f64().abs()).sum();
+            if tail + here > tol {
+                break;
+            }
+            tail += here;
+            len -= 1;
+        }
+        for (t, kind) in self.tables.iter_mut().zip(&mut self.kinds) {
+            t.truncate(len);
+            if t.iter().all(|&v| v == T::ZERO) {
+                *kind = TableKind::Zero;
+            }
+        }
+    }
+
     /// The chunk length the tables were computed for.
     pub fn chunk(&self) -> usize {
         self.chunk
@@ -245,6 +274,37 @@ mod tests {
         let f = Factors::<f64>::compute(&[0.8], 9216, true);
         assert_eq!(f.len(), (f64::MIN_POSITIVE.ln() / 0.8f64.ln()) as usize);
         assert!(f.carry_independent(9216) && !f.carry_independent(f.len()));
+    }
+
+    #[test]
+    fn negligible_tails_are_dropped_for_the_cpu() {
+        // butter(2, 0.1): |p| = 0.80; DBL_MIN is reached only after ~3,190 places.
+        let fb = [1.5610180758007182, -0.6413515380575631];
+        let full = Factors::<f64>::compute(&fb, 2072, true);
+        assert_eq!(full.len(), 2072);
+        assert!(!full.carry_independent(2072));
+        let tol = f64::EPSILON / 512.0;
+        let mut cut = full.clone();
+        cut.truncate_negligible(tol);
+        assert!((150..300).contains(&cut.len()), "{}", cut.len());
+        assert!(cut.carry_independent(2072));
+        let tail: f64 = (0..2)
+            .map(|j| {
+                full.table(j)[cut.len()..]
+                    .iter()
+                    .map(|v| v.abs())
+                    .sum::<f64>()
+            })
+            .sum();
+        assert!(tail <= tol, "{tail:e}");
+        assert_eq!(cut.table(0), &full.table(0)[..cut.len()]);
+        // A slow pole keeps its whole table; without the optimisations nothing is cut.
+        let mut slow = Factors::<f64>::compute(&[0.9999], 2072, true);
+        slow.truncate_negligible(tol);
+        assert_eq!(slow.len(), 2072);
+        let mut off = Factors::<f64>::compute(&fb, 2072, false);
+        off.truncate_negligible(tol);
+        assert_eq!(off.len(), 2072);
     }
 
     #[test]

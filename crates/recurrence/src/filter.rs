@@ -127,7 +127,11 @@ impl<T: Element> Filter<T> {
                 magnitude: max_pole.max(1.0),
             });
         }
-        let cpu_factors = Factors::compute(&fb, SUB, options.optimize);
+        let mut cpu_factors = Factors::compute(&fb, SUB, options.optimize);
+        // The CPU path drops the tables' negligible tails (Σ|f| ≤ ε·2⁻⁸ of T): f64 tables
+        // that reach DBL_MIN only past the chunk's end would otherwise correct every element
+        // and chain every block to its predecessor.
+        cpu_factors.truncate_negligible(crate::sos::eps::<T>() / 256.0);
         let transfer_sub = cpu_factors.transfer(SUB);
         Ok(Filter {
             signature: signature.clone(),
@@ -216,6 +220,45 @@ impl<T: Element> Filter<T> {
         zi: Option<&[T]>,
         zf: Option<&mut [T]>,
     ) -> Result<(), FilterError> {
+        self.apply_batch_flagged(x, channels, y, zi, zf, false)
+            .map(|_| ())
+    }
+
+    /// [`Filter::apply_batch`] into an output that was just allocated and never written
+    /// (numpy's `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
+    /// [`check_finite`] does (`what` names x in the message) without a pass over x: NaN and
+    /// ±inf are absorbing in the blocked path's local recurrences, so only when one of them
+    /// ends non-finite is x searched. Plain stores into the fresh output. y and zf are
+    /// unspecified after an error.
+    pub fn apply_batch_new_output(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+        what: &str,
+    ) -> Result<(), FilterError> {
+        if self.apply_batch_flagged(x, channels, y, zi, zf, true)? {
+            check_finite(x, what)?;
+        }
+        Ok(())
+    }
+
+    /// [`Filter::apply_batch`]; returns true when x may hold a non-finite value (a local
+    /// recurrence ended non-finite — a non-finite input or an overflow — or a channel ran
+    /// serially, which is not watched). `fresh`: y was just allocated and never written; its
+    /// pages are zeroed by the kernel at the first write and those lines are then still in
+    /// the caches, so plain stores beat non-temporal ones there (as in the section engine).
+    pub(crate) fn apply_batch_flagged(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+        fresh: bool,
+    ) -> Result<bool, FilterError> {
         let n = self.check_shapes(x.len(), channels, y.len(), zi.map(<[T]>::len))?;
         if let Some(zf) = &zf {
             let want = channels * self.state_len;
@@ -235,7 +278,7 @@ impl<T: Element> Filter<T> {
             transfer_sub: &self.transfer_sub,
             independent: self.cpu_factors.carry_independent(SUB),
             simd: self.simd(),
-            stream: n * std::mem::size_of::<T>() >= cpu::STREAM_BYTES,
+            stream: !fresh && n * std::mem::size_of::<T>() >= cpu::STREAM_BYTES,
         };
         let serial = match self.options.strategy {
             Strategy::Serial => true,
@@ -244,12 +287,17 @@ impl<T: Element> Filter<T> {
         };
         let s = self.state_len;
         let zi_of = |c: usize| zi.map(|z| &z[c * s..(c + 1) * s]);
+        let flagged = std::sync::atomic::AtomicBool::new(false);
         let run_one = |c: usize, y: &mut [T], threads: usize| {
             let xc = &x[c * n..(c + 1) * n];
-            if serial {
+            let finite = if serial {
                 filter_serial(&self.ff, &self.fb, xc, zi_of(c), y);
+                false
             } else {
-                cpu::filter_channel(&plan, xc, zi_of(c), y, threads);
+                cpu::filter_channel(&plan, xc, zi_of(c), y, threads)
+            };
+            if !finite {
+                flagged.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         };
         if n > 0 {
@@ -277,7 +325,7 @@ impl<T: Element> Filter<T> {
         if let Some(zf) = zf {
             self.final_states(x, y, channels, zi, zf);
         }
-        Ok(())
+        Ok(flagged.into_inner())
     }
 
     /// zf for each of `channels` channels, from its last inputs and outputs (and zi).

@@ -142,7 +142,6 @@ pub fn lfilter<T: Element>(
 ) -> Result<Output<T>, FilterError> {
     check_float::<T>()?;
     let lay = Axis::new(shape, x.len(), axis, "x")?;
-    check_finite(x, "x")?;
     let filter = Lfilter::<T>::new(b, a, *options)?;
     let s = filter.state_len();
     let mut want = shape.to_vec();
@@ -158,7 +157,21 @@ pub fn lfilter<T: Element>(
     let channels = lay.channels();
     let mut y = crate::cpu::output_vec(xc.len());
     let mut zf = zi_cm.as_ref().map(|_| vec![T::ZERO; channels * s]);
-    filter.apply_batch(&xc, channels, &mut y, zi_cm.as_deref(), zf.as_deref_mut())?;
+    // Non-finite inputs show in the plr method's local recurrences; only then is x searched
+    // (the other methods check x first). The index named is xc's, which is x's for the last
+    // axis; otherwise x itself is searched for the message.
+    let fresh = filter.apply_batch_new_output(
+        &xc,
+        channels,
+        &mut y,
+        zi_cm.as_deref(),
+        zf.as_deref_mut(),
+        "x",
+    );
+    if let Err(e) = fresh {
+        check_finite(x, "x")?;
+        return Err(e);
+    }
     let zlay = Axis { n: s, ..lay };
     Ok(Output {
         y: lay.scatter(y),
@@ -400,7 +413,6 @@ pub fn filtfilt<T: Element>(
 ) -> Result<Output<T>, FilterError> {
     check_float::<T>()?;
     let lay = Axis::new(shape, x.len(), axis, "x")?;
-    check_finite(x, "x")?;
     let filter = Lfilter::<T>::new(b, a, *options)?;
     let edge = padlen.unwrap_or(3 * a.len().max(b.len()));
     check_padlen(lay.n, edge)?;

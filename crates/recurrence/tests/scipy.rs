@@ -343,3 +343,52 @@ fn bad_input_is_refused_clearly() {
         .method;
     assert_eq!(m, Method::Plr);
 }
+
+/// The plr method finds non-finite inputs through its local recurrences (no pass over x):
+/// a NaN or ±inf anywhere in a long input — first or last sample, a sub-chunk's edge, the
+/// partial last block, another channel, along another axis — is refused naming its index in
+/// x, in f32 (tables that end early) and f64, with one thread or two; finite input runs.
+#[test]
+fn plr_refuses_non_finite_input_anywhere_without_a_pass() {
+    fn run<T: sigpu_recurrence::Element>(threads: usize) {
+        let opts = FilterOptions {
+            threads: Some(threads),
+            ..FilterOptions::default()
+        };
+        let (b, a) = ([0.2, 0.1], [1.0, -1.2, 0.5]);
+        assert_eq!(
+            Lfilter::<T>::new(&b, &a, opts).unwrap().report().method,
+            sigpu_recurrence::Method::Plr
+        );
+        let n = 3 * sigpu_recurrence::cpu::BLOCK + 2072 + 17;
+        let x: Vec<T> = (0..2 * n)
+            .map(|i| T::from_f64(((i * 7919) % 101) as f64 / 50.0 - 1.0))
+            .collect();
+        assert!(signal::lfilter(&b, &a, &x, &[2, n], -1, None, &opts).is_ok());
+        let sub = sigpu_recurrence::cpu::SUB;
+        for &at in &[
+            0,
+            sub - 1,
+            sub,
+            2 * sub + 5,
+            3 * sub * 8 + 3,
+            n - 1,
+            n + 7,
+            2 * n - 1,
+        ] {
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                let mut xb = x.clone();
+                xb[at] = T::from_f64(bad);
+                let e = signal::lfilter(&b, &a, &xb, &[2, n], -1, None, &opts).unwrap_err();
+                assert!(e.to_string().contains(&format!("x[{at}]")), "{e} ({at})");
+                // Along axis 0 the index named is still x's.
+                let e = signal::lfilter(&b, &a, &xb, &[n, 2], 0, None, &opts).unwrap_err();
+                assert!(e.to_string().contains(&format!("x[{at}]")), "{e} ({at})");
+            }
+        }
+    }
+    for threads in [1, 2] {
+        run::<f32>(threads);
+        run::<f64>(threads);
+    }
+}

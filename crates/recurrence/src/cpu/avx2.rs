@@ -11,7 +11,7 @@ pub(super) unsafe fn block_fma<T: Element>(
     y: &mut [T],
     carry_in: impl FnOnce() -> Vec<T>,
     post: impl FnOnce(&[T]),
-) {
+) -> bool {
     block::<T, true>(input, y, carry_in, post)
 }
 

@@ -42,14 +42,18 @@ pub(crate) struct BlockInput<'a, T> {
     pub(crate) start: usize,
 }
 
-/// One block: `y` holds elements `start..start + y.len()` of the channel.
+/// One block: `y` holds elements `start..start + y.len()` of the channel. Returns whether
+/// every sub-chunk's local recurrence ended finite: NaN and ±inf are absorbing in the map and
+/// the local recurrence (every coefficient enters every step through a multiply-add, and
+/// 0·inf is NaN), so a sub-chunk's last local value is non-finite whenever one of its inputs
+/// is (or when finite inputs overflowed).
 #[inline(always)]
 pub(super) fn block<T: Element, const FMA: bool>(
     input: &BlockInput<'_, T>,
     y: &mut [T],
     carry_in: impl FnOnce() -> Vec<T>,
     post: impl FnOnce(&[T]),
-) {
+) -> bool {
     let plan = input.plan;
     map::<T, FMA>(plan.ff, input.x, input.zi, input.start, y);
     if y.len() == BLOCK {
@@ -66,10 +70,14 @@ pub(super) fn block<T: Element, const FMA: bool>(
         chains_any::<T, FMA>(plan.fb, &mut y[..whole * SUB]);
         recur_local::<T, FMA>(plan.fb, &mut y[whole * SUB..]);
     }
+    let finite = y
+        .chunks(SUB)
+        .all(|sub| sub.last().is_none_or(|v| v.is_finite()));
     let carries = block_carries::<T, FMA>(plan, y, carry_in, post);
     for (w, sub) in y.chunks_mut(SUB).enumerate() {
         correct::<T, FMA>(plan.factors, &carries[w], sub);
     }
+    finite
 }
 
 /// The true last k values before each sub-chunk of `y` (filtered locally, from zero): the

@@ -15,8 +15,10 @@
 //!    (truncated) factor tables; this loop is the SIMD one.
 //!
 //! The block is worked on in a per-thread scratch buffer that stays in L2 and is then written
-//! to y with non-temporal stores (AVX2), so each element costs one read and one write of
-//! memory, without the read-for-ownership a plain store to y would add. The block functions
+//! to y with non-temporal stores (AVX2) when y is large and was written before, so each
+//! element costs one read and one write of memory, without the read-for-ownership a plain
+//! store to y would add; a fresh output (its pages zeroed by the kernel at the first write,
+//! the lines then still cached) takes plain stores. The block functions
 //! are compiled twice, once with AVX2+FMA enabled, chosen at run time.
 
 #[cfg(target_arch = "x86_64")]
@@ -68,14 +70,15 @@ fn advise_huge_pages<T>(v: &[T]) {
 }
 
 /// Filters one channel: `x` into `y` (same length), with the initial state `zi` added to the
-/// first mapped values, on up to `threads` threads.
+/// first mapped values, on up to `threads` threads. Returns false when a non-finite value
+/// appeared in a local recurrence (a non-finite input, or an overflow; see `block::block`).
 pub(crate) fn filter_channel<T: Element>(
     plan: &Plan<'_, T>,
     x: &[T],
     zi: Option<&[T]>,
     y: &mut [T],
     threads: usize,
-) {
+) -> bool {
     let n = x.len();
     let k = plan.fb.len();
     let nblocks = n.div_ceil(BLOCK);
@@ -83,6 +86,7 @@ pub(crate) fn filter_channel<T: Element>(
     if threads == 1 {
         let mut carry = vec![T::ZERO; k];
         let mut scratch = vec![T::ZERO; BLOCK];
+        let mut finite = true;
         for (b, yb) in y.chunks_mut(BLOCK).enumerate() {
             let prev = carry.clone();
             let post = |c: &[T]| carry.copy_from_slice(c);
@@ -92,14 +96,15 @@ pub(crate) fn filter_channel<T: Element>(
                 zi,
                 start: b * BLOCK,
             };
-            run_block(&input, yb, &mut scratch, || prev, post);
+            finite &= run_block(&input, yb, &mut scratch, || prev, post);
         }
-        return;
+        return finite;
     }
     let carries: Vec<AtomicU64> = (0..nblocks * k).map(|_| AtomicU64::new(0)).collect();
     let ready: Vec<AtomicBool> = (0..nblocks).map(|_| AtomicBool::new(false)).collect();
     let blocks: Vec<Mutex<&mut [T]>> = y.chunks_mut(BLOCK).map(Mutex::new).collect();
     let next = AtomicUsize::new(0);
+    let non_finite = AtomicBool::new(false);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
@@ -143,11 +148,14 @@ pub(crate) fn filter_channel<T: Element>(
                         zi,
                         start: b * BLOCK,
                     };
-                    run_block(&input, &mut yb, &mut scratch, wait, post);
+                    if !run_block(&input, &mut yb, &mut scratch, wait, post) {
+                        non_finite.store(true, Ordering::Relaxed);
+                    }
                 }
             });
         }
     });
+    !non_finite.load(Ordering::Relaxed)
 }
 
 fn run_block<T: Element>(
@@ -156,24 +164,26 @@ fn run_block<T: Element>(
     scratch: &mut [T],
     carry_in: impl FnOnce() -> Vec<T>,
     post: impl FnOnce(&[T]),
-) {
+) -> bool {
     let y = &mut scratch[..out.len()];
     match input.plan.simd {
         #[cfg(target_arch = "x86_64")]
         Simd::Avx2Fma => {
             // SAFETY: Simd::Avx2Fma is only chosen when the CpuArch given says AVX2 and FMA.
             unsafe {
-                avx2::block_fma(input, y, carry_in, post);
+                let finite = avx2::block_fma(input, y, carry_in, post);
                 if input.plan.stream {
                     avx2::stream_copy(out, y);
                 } else {
                     out.copy_from_slice(y);
                 }
+                finite
             }
         }
         _ => {
-            block::block::<T, false>(input, y, carry_in, post);
+            let finite = block::block::<T, false>(input, y, carry_in, post);
             out.copy_from_slice(y);
+            finite
         }
     }
 }
