@@ -306,15 +306,28 @@ fn a_closed_stdout_ends_commands_quietly() {
         (&["lns", "calc"], "1 + 2\n3 * 4\n"),
     ];
     for (args, input) in cases {
+        // A pipe whose reader is gone before the command starts (`| head -0`), so its first
+        // write fails whatever the timing (a reader closed after the spawn can lose the race to
+        // a short output that fits in the pipe's buffer).
+        let mut fds = [0; 2];
+        // SAFETY: pipe(2) fills the two descriptors, each owned once below.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: fds[0] and fds[1] are open and owned by nobody else.
+        let (reader, writer) = unsafe {
+            use std::os::fd::FromRawFd;
+            (
+                std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+                std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+            )
+        };
+        drop(reader);
         let mut child = Command::new(env!("CARGO_BIN_EXE_sigpu"))
             .args(args)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+            .stdout(Stdio::from(writer))
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        // The reader goes away before the command writes (`| head -0`).
-        drop(child.stdout.take());
         let mut stdin = child.stdin.take().unwrap();
         std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
         drop(stdin);
