@@ -134,7 +134,7 @@ pub fn streaming_error<T: Element>(ff: &[f64], fb: &[f64], x: &[T], y: &[T]) -> 
 /// Refuses a benchmark whose buffers would not fit in the memory the host has available,
 /// saying how much it needs: checked before anything is allocated.
 pub fn check_host_memory(bytes: u64, what: &str) -> anyhow::Result<()> {
-    let Some(available) = available_memory() else {
+    let Some(available) = sigpu_runtime::host::available_memory() else {
         return Ok(());
     };
     // Leave a fifth for everything else the process and the host hold.
@@ -146,14 +146,6 @@ pub fn check_host_memory(bytes: u64, what: &str) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// MemAvailable from /proc/meminfo, in bytes (None where there is no such file).
-fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 /// How a GPU measurement is taken.

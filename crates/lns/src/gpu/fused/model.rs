@@ -335,21 +335,21 @@ impl Ctx {
         }
     }
 
+    /// Finite words under one binade test: the accumulators raised once to the largest
+    /// binade, then each word scaled in, lanes alternating between the two accumulators.
+    fn finite_words(&self, a: &mut Acc, ws: &[u32]) {
+        let top = ws.iter().map(|&w| self.bin(w)).max().unwrap();
+        self.raise(a, top, self.narrow);
+        for (lane, &w) in ws.iter().enumerate() {
+            let bin = self.bin(w);
+            self.scaled(a, lane & 1, bin, w & self.fm(), self.sbit(w), self.narrow);
+        }
+    }
+
     /// `acc_vec`: one vector of the sum.
     fn vec(&self, a: &mut Acc, p: [u32; 4]) {
         if self.finite4(p) {
-            let bins = p.map(|w| self.bin(w));
-            self.raise(a, *bins.iter().max().unwrap(), self.narrow);
-            for (lane, &w) in p.iter().enumerate() {
-                self.scaled(
-                    a,
-                    lane & 1,
-                    bins[lane],
-                    w & self.fm(),
-                    self.sbit(w),
-                    self.narrow,
-                );
-            }
+            self.finite_words(a, &p);
         } else {
             for (lane, &w) in p.iter().enumerate() {
                 self.word(a, lane & 1, w);
@@ -360,19 +360,7 @@ impl Ctx {
     /// `acc_vec8`: two vectors of the sum under one test.
     fn vec8(&self, a: &mut Acc, p: [u32; 4], q: [u32; 4]) {
         if self.finite4(p) && self.finite4(q) {
-            let ws = [p[0], p[1], p[2], p[3], q[0], q[1], q[2], q[3]];
-            let bins = ws.map(|w| self.bin(w));
-            self.raise(a, *bins.iter().max().unwrap(), self.narrow);
-            for (lane, &w) in ws.iter().enumerate() {
-                self.scaled(
-                    a,
-                    lane & 1,
-                    bins[lane],
-                    w & self.fm(),
-                    self.sbit(w),
-                    self.narrow,
-                );
-            }
+            self.finite_words(a, &[p[0], p[1], p[2], p[3], q[0], q[1], q[2], q[3]]);
         } else {
             self.vec(a, p);
             self.vec(a, q);
