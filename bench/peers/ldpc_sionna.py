@@ -6,8 +6,9 @@ Timed like sigpu's GPU decoder: CUDA events around the LLR upload (from pinned h
 the decoder call and the hard-decision download; median of RUNS after WARMUP.
 
 usage: ldpc_sionna.py H.alist ITERATIONS CN_UPDATE [RUNS] [BATCH]
-       (CN_UPDATE: minsum | boxplus-phi | offset-minsum)
-Prints one JSON object. Needs torch, scipy and sionna-no-rt on PYTHONPATH; h5py and
+       (ITERATIONS: a count or a comma list, e.g. 20,30,50, timed in one process;
+        CN_UPDATE: minsum | boxplus-phi | offset-minsum)
+Prints one JSON object per iteration count, one per line. Needs torch, scipy and sionna-no-rt on PYTHONPATH; h5py and
 matplotlib, which Sionna imports but the decoder does not use, are stubbed when absent.
 """
 import json
@@ -40,13 +41,18 @@ def read_alist(path):
 
 
 def main():
-    path, iterations, cn_update = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    path, iteration_list, cn_update = sys.argv[1], sys.argv[2], sys.argv[3]
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     batch = int(sys.argv[5]) if len(sys.argv) > 5 else 128
+    pcm = read_alist(path)
+    for iterations in (int(x) for x in iteration_list.split(",")):
+        print(json.dumps(time_decoder(pcm, iterations, cn_update, runs, batch)), flush=True)
+
+
+def time_decoder(pcm, iterations, cn_update, runs, batch):
     import sionna
     from sionna.phy.fec.ldpc import LDPCBPDecoder
 
-    pcm = read_alist(path)
     m, n = pcm.shape
     dec = LDPCBPDecoder(pcm, cn_update=cn_update, num_iter=iterations, hard_out=True, device="cuda:0")
     # All-zero codeword, BPSK at Eb/N0 = 2 dB; Sionna's LLRs are ln P(1)/P(0).
@@ -67,13 +73,13 @@ def main():
             times.append(start.elapsed_time(stop))
     ms = statistics.median(times)
     errors = int(out.sum().item())
-    print(json.dumps({
+    return {
         "peer": f"sionna {sionna.__version__} LDPCBPDecoder cn_update={cn_update}, flooding",
         "torch": torch.__version__, "n": n, "k": n - m, "iterations": iterations, "batch": batch,
         "runs": runs, "median_ms": ms, "min_ms": min(times), "max_ms": max(times),
         "coded_mbps": n * batch / (ms * 1e-3) / 1e6, "info_mbps": (n - m) * batch / (ms * 1e-3) / 1e6,
         "bit_errors_at_2dB": errors,
-    }))
+    }
 
 
 if __name__ == "__main__":
