@@ -176,10 +176,71 @@ __device__ int db_f64(const Geo& g, const unsigned long long*, int z) {
     return to_code_d(log(-expm1(zd * 0.69314718055994531)) / 0.69314718055994531, g.F);
 }
 
+// ---- f32split: faithful lns32 in f32 alone (src/f32split.rs, its bit-exact CPU twin) ----------
+// Each segment record is 8 words: [C as int, a0, a1, a2, a3, 0, 0, 0]; the value in codes is
+// C + round(a0 + s (a1 + s (a2 + s a3))), C exact, the f32 part only the variation within the
+// segment. Only correctly rounded f32 operations (fmaf, __fadd_rn) and exact bit tricks, so the
+// CPU twin gives the same words. Geo: shift = F - 5 (far and h segments), near_shift = shift,
+// log2m_bits = 6.
+
+// (x mod 2^b) 2^-b, exact: the low b bits as an f32 mantissa, minus 1 (no int -> float
+// conversion, which would share the SFU's quarter-rate pipe).
+__device__ __forceinline__ float unit_frac(unsigned int x, int b) {
+    return __fadd_rn(__uint_as_float(0x3f800000u | ((x << (23 - b)) & 0x7fffffu)), -1.0f);
+}
+
+// The record's integer part (in c) and its residual polynomial at s, unrounded.
+__device__ __forceinline__ float split_read(unsigned long long table, unsigned int w, float s, int& c) {
+    const float* __restrict__ t = reinterpret_cast<const float*>(table);
+    const float4 r = __ldg(reinterpret_cast<const float4*>(t) + 2 * w);
+    const float a3 = __ldg(t + 8 * w + 4);
+    c = __float_as_int(r.x);
+    return fmaf(fmaf(fmaf(a3, s, r.w), s, r.z), s, r.y);
+}
+
+// round(p) ties to even for |p| < 2^22: the integer lands in the low mantissa bits of p + 1.5 2^23.
+__device__ __forceinline__ int round_small(float p) {
+    return __float_as_int(__fadd_rn(p, 12582912.0f)) - 0x4b400000;
+}
+
+// s_b, or d_b for z <= -2^F, from the far table at z0 <= z <= 0.
+__device__ __forceinline__ int split_far(const Geo& g, unsigned long long table, int z) {
+    const unsigned int u = (unsigned int)(z + (g.far_segments << g.shift));
+    int c;
+    const float p = split_read(table, u >> g.shift, unit_frac(u, g.shift), c);
+    return c + round_small(p);
+}
+
+// d_b for -2^F < z < 0: (e - F) 2^F + log2 m + h(z), |z| = 2^(e - F) m; the two residual
+// polynomials are added in f32 before the one rounding.
+__device__ __forceinline__ int split_near(const Geo& g, const unsigned long long* t, int z) {
+    const unsigned int k = (unsigned int)(-z);
+    const int e = 31 - __clz((int)k);
+    const unsigned int mant = (k << (23 - e)) & 0x7fffffu;
+    const unsigned int u = (unsigned int)(z + (1 << g.F));
+    int cm, ch;
+    const float pm = split_read(t[3], mant >> (23 - g.log2m_bits), unit_frac(mant, 23 - g.log2m_bits), cm);
+    const float ph = split_read(t[2], u >> g.shift, unit_frac(u, g.shift), ch);
+    return ((e - g.F) << g.F) + cm + ch + round_small(__fadd_rn(pm, ph));
+}
+
+// s_b (sub = false) or d_b: s_b and far d_b share one code path (only the table differs), so
+// an add whose lanes mix sums and differences runs it once. Below z0 the far path reads the
+// first segment (z clamped) and the result is replaced by 0.
+__device__ __forceinline__ int sbdb_split(const Geo& g, const unsigned long long* t, int z, bool sub) {
+    if (sub && z > -(1 << g.F)) return split_near(g, t, z);
+    const int v = split_far(g, sub ? t[1] : t[0], max(z, g.z0));
+    return z < g.z0 ? 0 : v;
+}
+
+__device__ int sb_split(const Geo& g, const unsigned long long* t, int z) { return sbdb_split(g, t, z, false); }
+__device__ int db_split(const Geo& g, const unsigned long long* t, int z) { return sbdb_split(g, t, z, true); }
+
 // Every method of src/method.rs that has a kernel: X(name, s_b evaluator, d_b evaluator). The
 // entry points of each family below are stamped from this one list.
 #define LNS_METHODS(X)                                                                          \
     X(f64, sb_f64, db_f64) \
+    X(f32split, sb_split, db_split) \
     X(accurate, sb_formula<Libdevice>, db_formula<Libdevice>) \
     X(sfu, sb_sfu, db_sfu) \
     X(horner2, sb_table<Horner<2>>, db_table<Horner<2>>) \
@@ -286,6 +347,11 @@ template <> struct SbDb<sb_sfu, db_sfu> {
         return sbdb_sfu(g, t, z, sub);
     }
 };
+template <> struct SbDb<sb_split, db_split> {
+    static __device__ __forceinline__ int eval(const Geo& g, const unsigned long long* t, int z, bool sub) {
+        return sbdb_split(g, t, z, sub);
+    }
+};
 
 // x + y through the method's s_b / d_b, exactly as Format::add in src/arith.rs.
 template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
@@ -316,18 +382,60 @@ __device__ __forceinline__ unsigned int lns_neg(const Geo& g, unsigned int w) {
     return unpack(g, w).log == -(1 << (g.log_bits - 1)) ? w : w ^ (1u << g.log_bits);
 }
 
+// Element-wise streaming over words of type W: out[i] = op(a[i], b[i]). 16-byte vectors
+// (4 u32 or 8 u16 words) with streaming loads and stores, LNS_ADD_UNROLL vectors per thread and
+// step in flight, so the loads of a warp cover whole 512-byte lines and enough bytes are in
+// flight per SM; then the last n mod (16 / sizeof W) words (or all of them, for buffers not
+// 16-byte aligned) one at a time. Each word is computed alone, so the result does not depend on
+// the path.
+#ifndef LNS_ADD_UNROLL
+#define LNS_ADD_UNROLL 2
+#endif
+template <typename W, class Op>
+__device__ __forceinline__ void stream2(const W* __restrict__ a, const W* __restrict__ b, W* __restrict__ out,
+                                        unsigned long long n, Op op) {
+    constexpr int V = 16 / sizeof(W), U = LNS_ADD_UNROLL;
+    union Vec { uint4 v; W w[V]; };
+    const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long done = 0;
+    if ((((unsigned long long)a | (unsigned long long)b | (unsigned long long)out) & 15) == 0) {
+        const unsigned long long nv = n / V;
+        const uint4* a4 = reinterpret_cast<const uint4*>(a);
+        const uint4* b4 = reinterpret_cast<const uint4*>(b);
+        uint4* o4 = reinterpret_cast<uint4*>(out);
+        for (unsigned long long base = tid; base < nv; base += stride * U) {
+            Vec x[U], y[U];
+#pragma unroll
+            for (int k = 0; k < U; ++k) {
+                const unsigned long long i = base + k * stride;
+                if (i < nv) { x[k].v = __ldcs(a4 + i); y[k].v = __ldcs(b4 + i); }
+            }
+#pragma unroll
+            for (int k = 0; k < U; ++k) {
+                const unsigned long long i = base + k * stride;
+                if (i < nv) {
+                    Vec r;
+#pragma unroll
+                    for (int j = 0; j < V; ++j) r.w[j] = (W)op(x[k].w[j], y[k].w[j]);
+                    __stcs(o4 + i, r.v);
+                }
+            }
+        }
+        done = nv * V;
+    }
+    for (unsigned long long i = done + tid; i < n; i += stride) out[i] = (W)op(__ldcs(&a[i]), __ldcs(&b[i]));
+}
+
 // out = a + b, or a - b when `negate_b` is set, over words of type W (u32, or u16 for formats
 // of at most 16 bits: half the memory traffic).
 template <typename W, int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
 __device__ void lns_add_loop(const Geo& g, const unsigned long long* t, const W* __restrict__ a,
                              const W* __restrict__ b, W* __restrict__ out, unsigned long long n,
                              int negate_b) {
-    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        const unsigned int y = __ldcs(&b[i]);
-        out[i] = (W)lns_add<SB, DB>(g, t, __ldcs(&a[i]), negate_b ? lns_neg(g, y) : y);
-    }
+    stream2<W>(a, b, out, n, [&](unsigned int x, unsigned int y) {
+        return lns_add<SB, DB>(g, t, x, negate_b ? lns_neg(g, y) : y);
+    });
 }
 
 #define LNS_ADD_KERNEL(NAME, SB, DB)                                                            \
@@ -384,8 +492,5 @@ extern "C" __global__ void lns_mul_div_words(Geo g, const unsigned int* __restri
                                              const unsigned int* __restrict__ b,
                                              unsigned int* __restrict__ out, unsigned long long n,
                                              int div) {
-    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        out[i] = lns_mul_div(g, __ldcs(&a[i]), __ldcs(&b[i]), div != 0);
+    stream2<unsigned int>(a, b, out, n, [&](unsigned int x, unsigned int y) { return lns_mul_div(g, x, y, div != 0); });
 }

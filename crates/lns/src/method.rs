@@ -2,6 +2,7 @@
 
 use crate::arith::{Accurate, AddSub};
 use crate::error::LnsError;
+use crate::f32split::F32Split;
 use crate::fast::F64Tables;
 use crate::format::{by_name, Format};
 use crate::poly::F64Poly;
@@ -21,6 +22,10 @@ pub enum Method {
     /// f64 range reduction with three 16-entry tables and two degree-4 polynomials
     /// ([`F64Poly`]): the CPU's fast faithful method. CPU only.
     F64Poly,
+    /// Piecewise cubics in f32 FMA arithmetic whose constant terms are split into an exact
+    /// integer code and an f32 residual ([`F32Split`]): faithful on lns32 without FP64, and
+    /// bit-exact between the GPU kernel and its CPU twin.
+    F32Split,
     /// f32 libdevice `log2f(1 + exp2f(z))`; d_b near 0 in the analytic form. GPU only.
     Accurate,
     /// The special-function units: `ex2.approx` / `lg2.approx`. GPU only.
@@ -35,10 +40,11 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order reports list them.
-    pub const ALL: [Method; 11] = [
+    pub const ALL: [Method; 12] = [
         Method::F64,
         Method::F64Table,
         Method::F64Poly,
+        Method::F32Split,
         Method::Accurate,
         Method::Sfu,
         Method::Horner(2),
@@ -128,6 +134,7 @@ impl Method {
             Method::F64 => Some(Box::new(Accurate(format))),
             Method::F64Table => Some(Box::new(F64Tables::new(format)?)),
             Method::F64Poly => Some(Box::new(F64Poly::new(format)?)),
+            Method::F32Split => Some(Box::new(F32Split::new(format)?)),
             Method::Accurate | Method::Sfu => None,
             table => Some(Box::new(table.tables(format).expect("table method")?)),
         })
@@ -158,6 +165,7 @@ impl fmt::Display for Method {
             Method::F64 => f.write_str("f64"),
             Method::F64Table => f.write_str("f64table"),
             Method::F64Poly => f.write_str("f64poly"),
+            Method::F32Split => f.write_str("f32split"),
             Method::Accurate => f.write_str("accurate"),
             Method::Sfu => f.write_str("sfu"),
             Method::Horner(d) => write!(f, "horner{d}"),
@@ -168,7 +176,7 @@ impl fmt::Display for Method {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, accurate, sfu, horner2..horner5, tex1, tex2")]
+#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, f32split, accurate, sfu, horner2..horner5, tex1, tex2")]
 pub struct MethodError(String);
 
 impl FromStr for Method {
