@@ -84,7 +84,8 @@ fn round_small(p: f32) -> i32 {
 /// One segment record for g on [0, 1] (g in codes).
 fn record(g: &dyn Fn(f64) -> f64) -> Result<[u32; RECORD], FitError> {
     let fit = minimax(g, DEGREE);
-    if !(fit.max_error < 0.05) {
+    // A NaN error (a failed fit) is refused too.
+    if fit.max_error.is_nan() || fit.max_error >= 0.05 {
         return Err(FitError::Invalid(format!(
             "f32split segment fit error {:e} codes",
             fit.max_error
@@ -266,5 +267,71 @@ mod tests {
     fn refuses_formats_beyond_its_bit_tricks() {
         assert!(F32Split::new(Format::new(4, 27).unwrap()).is_err());
         assert!(F32Split::new(Format::new(3, 2).unwrap()).is_err());
+    }
+}
+
+#[cfg(test)]
+mod export_for_harness {
+    use super::*;
+    use crate::certify::Which;
+    use std::io::Write;
+
+    fn mix(i: u64) -> u64 {
+        let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn put(dir: &str, name: &str, words: &[u32]) {
+        let mut f = std::fs::File::create(format!("{dir}/{name}")).unwrap();
+        for w in words {
+            f.write_all(&w.to_le_bytes()).unwrap();
+        }
+    }
+
+    #[test]
+    #[ignore = "writes the standalone GPU harness's inputs"]
+    fn export() {
+        let dir = std::env::var("F32SPLIT_EXPORT").unwrap();
+        let format = Format::LNS32;
+        let m = F32Split::new(format).unwrap();
+        let geo = [
+            format.frac_bits,
+            m.shift,
+            m.far_segments as u32,
+            m.shift,
+            LOG2M_BITS,
+            format.essential_zero_code() as i32 as u32,
+            format.log_bits(),
+        ];
+        put(&dir, "geo.bin", &geo);
+        for (i, t) in m.tables.iter().enumerate() {
+            put(&dir, &format!("t{i}.bin"), t);
+        }
+        let mut sums = Vec::new();
+        for func in [Which::Sb, Which::Db] {
+            let inputs = func.inputs(format);
+            let start = *inputs.start();
+            let h = inputs
+                .clone()
+                .map(|z| {
+                    let c = func.eval(&m, z) as i32 as u32 as u64;
+                    c.wrapping_mul(mix((z - start) as u64))
+                })
+                .fold(0u64, u64::wrapping_add);
+            sums.push(start as u64);
+            sums.push(inputs.count() as u64);
+            sums.push(h);
+        }
+        let words: Vec<u32> = sums.iter().flat_map(|&s| [s as u32, (s >> 32) as u32]).collect();
+        put(&dir, "sums.bin", &words);
+        let (a, b) = crate::poly::tests::pairs(format, (1 << 18) + 3, 11);
+        let add: Vec<u32> = a.iter().zip(&b).map(|(&x, &y)| format.add(&m, x, y)).collect();
+        let sub: Vec<u32> = a.iter().zip(&b).map(|(&x, &y)| format.sub(&m, x, y)).collect();
+        let mul: Vec<u32> = a.iter().zip(&b).map(|(&x, &y)| format.mul(x, y)).collect();
+        for (name, v) in [("a", &a), ("b", &b), ("add", &add), ("sub", &sub), ("mul", &mul)] {
+            put(&dir, &format!("{name}.bin"), v);
+        }
     }
 }

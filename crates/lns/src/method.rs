@@ -69,10 +69,13 @@ impl Method {
     }
 
     /// The GPU's default add/sub method: the fastest one certified faithful over every input
-    /// on the H100 (BENCHMARKS.md): the SFUs for lns16, FP64 for anything else.
+    /// on the H100 (BENCHMARKS.md): the SFUs for lns16, [`F32Split`] (f32 FMA only) for lns32,
+    /// FP64 for anything else (f32split is certified on lns16 and lns32 only).
     pub fn gpu_default(format: Format) -> Method {
         if format == Format::LNS16 {
             Method::Sfu
+        } else if format == Format::LNS32 {
+            Method::F32Split
         } else {
             Method::F64
         }
