@@ -13,6 +13,9 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 #include "lns.cu"
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define BOUNDS_NAME STR(LNS_ADD_BOUNDS)
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); exit(1); } } while (0)
 
@@ -218,7 +221,7 @@ int main(int argc, char** argv) {
     const unsigned blocks = (unsigned)std::min<unsigned long long>((N + 255) / 256, (unsigned long long)sms * 32);
     auto row = [&](const char* name, double ms, double bytes) {
         const double gbs = bytes * N / (ms * 1e-3) / 1e9;
-        printf("STREAM %-34s U=%d: %.3f ms, %.1f G ops/s, %.0f GB/s, %.1f%% of copy\n", name, LNS_ADD_UNROLL, ms, N / (ms * 1e-3) / 1e9, gbs, 100 * gbs / copy_best);
+        printf("STREAM %-38s U=%d fastpath=%d %s: %.3f ms, %.1f G ops/s, %.0f GB/s, %.1f%% of copy\n", name, LNS_ADD_UNROLL, LNS_ADD_FASTPATH, BOUNDS_NAME, ms, N / (ms * 1e-3) / 1e9, gbs, 100 * gbs / copy_best);
     };
     double ms;
     ms = median_ms(3, 20, [&] { scalar_add<unsigned, sb_split, db_split><<<blocks, 256>>>(g, th[0], th[1], th[2], th[3], a, b, o2, N, 0); });

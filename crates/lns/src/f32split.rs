@@ -3,14 +3,16 @@
 //!
 //! f32 cannot hold s_b(z) · 2^F to within half a code once the value passes 2^22 codes (its
 //! ulp there is half a code), so the f32 Horner methods stay ~1 ulp off at F = 23. Here each
-//! segment's polynomial is split: its constant term, in codes, into an exact integer C and an
-//! f32 residual a0 (|a0| ≤ 1/2), so the f32 part only carries the variation within the segment
-//! (≤ 2^18 codes at F = 23, where the f32 ulp is 2^-6 codes):
+//! segment's polynomial is split: its constant term c0, in codes, is held as the integer
+//! K = round(128 · c0), i.e. an exact integer part C = ⌊K / 128⌋ and a fraction
+//! a0 = (K mod 128) / 128 (within 2^-8 codes of c0), so the f32 part only carries the variation
+//! within the segment (≤ 2^18 codes at F = 23, where the f32 ulp is 2^-6 codes):
 //!
 //!   code = C + round(a0 + s·(a1 + s·(a2 + s·a3))),   s ∈ [0, 1) the local variable,
 //!
-//! three FMAs in f32, the rounding to an integer by adding 1.5 · 2^23 (exact round-to-nearest-
-//! even for |p| < 2^22), and one integer add. Every f32 operation is a correctly rounded IEEE
+//! three FMAs in f32 (a0 enters as the f32 1 + a0, built from K's low bits, and the 1 is taken
+//! back from C), the rounding to an integer by adding 1.5 · 2^23 (exact round-to-nearest-even
+//! for |p| < 2^22), and one integer add. Every f32 operation is a correctly rounded IEEE
 //! operation (fmaf, add), and the local variable is exact (built from the code's bits), so the
 //! CPU reproduces the kernel bit for bit and certifies it over every input.
 //!
@@ -22,8 +24,9 @@
 //! before the one rounding. Degree 3 everywhere: degree 2 would need 256 segments per unit near
 //! z = −1, where d_b''' ≈ 3.
 //!
-//! A segment is 8 words (32 bytes, aligned: two vector loads on the GPU):
-//! `[C as i32, a0, a1, a2, a3, 0, 0, 0]`.
+//! A segment is 4 words, `[K as i32, a1, a2, a3]`: 16 bytes, one vector load on the GPU (a
+//! layout with C and an f32 a0 apart took two loads, and the streaming add's loads of random
+//! segments are L1 wavefronts, one per distinct line).
 
 use crate::arith::{db_f64, AddSub};
 use crate::error::LnsError;
@@ -31,7 +34,7 @@ use crate::format::Format;
 use sigpu_fnapprox::{minimax, FitError};
 
 /// Words per segment record.
-pub const RECORD: usize = 8;
+pub const RECORD: usize = 4;
 /// Degree of every segment polynomial.
 const DEGREE: usize = 3;
 /// log2 of far (and h) segments per unit of z.
@@ -69,10 +72,13 @@ fn unit_frac(x: u32, b: u32) -> f32 {
 /// `split_read` returns).
 #[inline(always)]
 fn read(table: &[u32], w: usize, s: f32) -> (i32, f32) {
-    let r = &table[w * RECORD..w * RECORD + 5];
+    let r = &table[w * RECORD..(w + 1) * RECORD];
     let a = |j: usize| f32::from_bits(r[j]);
-    let p = a(4).mul_add(s, a(3)).mul_add(s, a(2)).mul_add(s, a(1));
-    (r[0] as i32, p)
+    let k = r[0] as i32;
+    // 1 + (K mod 128) / 128, exact; its 1 comes off the integer part.
+    let one_a0 = f32::from_bits(0x3f80_0000 | ((r[0] << 16) & 0x7f_0000));
+    let p = a(3).mul_add(s, a(2)).mul_add(s, a(1)).mul_add(s, one_a0);
+    ((k >> 7) - 1, p)
 }
 
 /// round(p), ties to even, for |p| < 2^22, by the kernel's magic add.
@@ -91,22 +97,32 @@ fn record(g: &dyn Fn(f64) -> f64) -> Result<[u32; RECORD], FitError> {
             fit.max_error
         )));
     }
-    let c = fit.coeffs[0].round_ties_even();
+    // |c0| ≤ 2^23 codes (s_b(0) = 1 at F = 23), so 128 · c0 fits an i32.
+    let k = (fit.coeffs[0] * 128.0).round_ties_even();
+    if k.abs() >= 2_147_483_648.0 {
+        return Err(FitError::Invalid(format!(
+            "f32split constant {k} / 128 codes"
+        )));
+    }
     let mut r = [0u32; RECORD];
-    r[0] = (c as i32) as u32;
-    r[1] = ((fit.coeffs[0] - c) as f32).to_bits();
-    for j in 1..=DEGREE {
-        r[j + 1] = (fit.coeffs[j] as f32).to_bits();
+    r[0] = (k as i32) as u32;
+    for (slot, c) in r[1..].iter_mut().zip(&fit.coeffs[1..=DEGREE]) {
+        *slot = (*c as f32).to_bits();
     }
     Ok(r)
 }
 
 impl F32Split {
-    /// The tables for `format` (5 ≤ F ≤ 23: the local variables and m are built from f32
-    /// mantissa bits).
+    /// Whether `format` has tables: 5 ≤ F ≤ 23 (the local variables and m are built from f32
+    /// mantissa bits, and far segments hold 2^(F − 5) codes).
+    pub fn takes(format: Format) -> bool {
+        (PER_UNIT_BITS..=23).contains(&format.frac_bits)
+    }
+
+    /// The tables for `format`, one that [`F32Split::takes`].
     pub fn new(format: Format) -> Result<F32Split, LnsError> {
         let f = format.frac_bits;
-        if !(PER_UNIT_BITS..=23).contains(&f) {
+        if !F32Split::takes(format) {
             return Err(LnsError::Unsupported(format!(
                 "f32split takes formats with 5 ≤ F ≤ 23, not {format}"
             )));
@@ -324,13 +340,30 @@ mod export_for_harness {
             sums.push(inputs.count() as u64);
             sums.push(h);
         }
-        let words: Vec<u32> = sums.iter().flat_map(|&s| [s as u32, (s >> 32) as u32]).collect();
+        let words: Vec<u32> = sums
+            .iter()
+            .flat_map(|&s| [s as u32, (s >> 32) as u32])
+            .collect();
         put(&dir, "sums.bin", &words);
         let (a, b) = crate::poly::tests::pairs(format, (1 << 18) + 3, 11);
-        let add: Vec<u32> = a.iter().zip(&b).map(|(&x, &y)| format.add(&m, x, y)).collect();
-        let sub: Vec<u32> = a.iter().zip(&b).map(|(&x, &y)| format.sub(&m, x, y)).collect();
+        let add: Vec<u32> = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| format.add(&m, x, y))
+            .collect();
+        let sub: Vec<u32> = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| format.sub(&m, x, y))
+            .collect();
         let mul: Vec<u32> = a.iter().zip(&b).map(|(&x, &y)| format.mul(x, y)).collect();
-        for (name, v) in [("a", &a), ("b", &b), ("add", &add), ("sub", &sub), ("mul", &mul)] {
+        for (name, v) in [
+            ("a", &a),
+            ("b", &b),
+            ("add", &add),
+            ("sub", &sub),
+            ("mul", &mul),
+        ] {
             put(&dir, &format!("{name}.bin"), v);
         }
     }

@@ -92,6 +92,12 @@ impl Method {
         !matches!(self, Method::F64Table | Method::F64Poly)
     }
 
+    /// Whether the method takes `format` (every method but f32split takes every format the
+    /// crate has; f32split needs 5 ≤ F ≤ 23): what `--method all` runs.
+    pub fn takes(self, format: Format) -> bool {
+        self != Method::F32Split || F32Split::takes(format)
+    }
+
     /// The table reader of a table-driven method.
     pub fn reader(self) -> Option<Reader> {
         match self {

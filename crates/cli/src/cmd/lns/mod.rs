@@ -99,7 +99,9 @@ fn certify_on(
     args: &CertifyArgs,
 ) -> Result<ExitCode> {
     let methods: Vec<Method> = if args.method == "all" {
-        Method::ALL.to_vec()
+        (Method::ALL.into_iter())
+            .filter(|m| m.takes(args.format))
+            .collect()
     } else {
         vec![args.method.parse().context("--method")?]
     };
