@@ -25,8 +25,11 @@
 //! z = −1, where d_b''' ≈ 3.
 //!
 //! A segment is 4 words, `[K as i32, a1, a2, a3]`: 16 bytes, one vector load on the GPU (a
-//! layout with C and an f32 a0 apart took two loads, and the streaming add's loads of random
-//! segments are L1 wavefronts, one per distinct line).
+//! layout with C and an f32 a0 apart took two loads: 958 against 1,045 G evals/s on the H100).
+//!
+//! Certified over every lns32 input (CPU and H100 alike, the same codes): s_b within 0.5131
+//! ulp, d_b within 0.5405 ulp, 99.8% correctly rounded. The fits' own error is ≲ 2^-5 codes;
+//! the f32 rounding of the residual and a0's 2^-8 codes make up the rest above 1/2.
 
 use crate::arith::{db_f64, AddSub};
 use crate::error::LnsError;
