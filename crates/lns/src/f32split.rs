@@ -28,8 +28,8 @@
 //! layout with C and an f32 a0 apart took two loads: 958 against 1,045 G evals/s on the H100).
 //!
 //! Certified over every lns32 input (CPU and H100 alike, the same codes): s_b within 0.5131
-//! ulp, d_b within 0.5405 ulp, 99.8% correctly rounded. The fits' own error is ≲ 2^-5 codes;
-//! the f32 rounding of the residual and a0's 2^-8 codes make up the rest above 1/2.
+//! ulp, d_b within 0.5405 ulp, 99.8% correctly rounded (a fit above 0.05 codes is refused;
+//! the f32 roundings of the residual and a0's 2^-8 codes add to it).
 
 use crate::arith::{db_f64, AddSub};
 use crate::error::LnsError;
