@@ -1,7 +1,7 @@
 // s_b(z) = log2(1 + 2^z) and d_b(z) = log2(1 - 2^z) on LNS codes, by every method of
 // sigpu-lns (src/method.rs). Each kernel evaluates codes z = start .. start + n - 1 and writes
-// the rounded result codes. The CPU twins are in src/tables.rs (table methods, bit-exact) and
-// src/arith.rs (f64). Geometry and the near-zero form of d_b are explained in src/tables.rs.
+// the rounded result codes. The CPU twins are in src/tables.rs (table methods, bit-exact),
+// src/f32split.rs (f32split, bit-exact) and src/arith.rs (f64). Geometry and the near-zero form of d_b are explained in src/tables.rs.
 
 // Codes are 32-bit: |z| < 2^31 for every format of at most 32 bits, and 32-bit integer
 // arithmetic is native where 64-bit is emulated.
@@ -176,10 +176,71 @@ __device__ int db_f64(const Geo& g, const unsigned long long*, int z) {
     return to_code_d(log(-expm1(zd * 0.69314718055994531)) / 0.69314718055994531, g.F);
 }
 
+// ---- f32split: faithful lns32 in f32 alone (src/f32split.rs, its bit-exact CPU twin) ----------
+// Each segment record is 4 words, [K, a1, a2, a3] (one 16-byte load); the value in codes is
+// C + round(a0 + s (a1 + s (a2 + s a3))) with C = K >> 7 exact and a0 = (K & 127) / 128, so the
+// f32 part carries only the variation within the segment. Only correctly rounded f32 operations (fmaf, __fadd_rn) and exact bit tricks, so the
+// CPU twin gives the same words. Geo: shift = F - 5 (far and h segments), near_shift = shift,
+// log2m_bits = 6.
+
+// (x mod 2^b) 2^-b, exact: the low b bits as an f32 mantissa, minus 1 (no int -> float
+// conversion, which would share the SFU's quarter-rate pipe).
+__device__ __forceinline__ float unit_frac(unsigned int x, int b) {
+    return __fadd_rn(__uint_as_float(0x3f800000u | ((x << (23 - b)) & 0x7fffffu)), -1.0f);
+}
+
+// The record's integer part (in c) and its residual polynomial at s, unrounded.
+__device__ __forceinline__ float split_read(unsigned long long table, unsigned int w, float s, int& c) {
+    const float4 r = __ldg(reinterpret_cast<const float4*>(table) + w);
+    const int k = __float_as_int(r.x);
+    c = (k >> 7) - 1;  // the 1 of one_a0 below
+    const float one_a0 = __uint_as_float(0x3f800000u | (((unsigned int)k << 16) & 0x7f0000u));
+    return fmaf(fmaf(fmaf(r.w, s, r.z), s, r.y), s, one_a0);
+}
+
+// round(p) ties to even for |p| < 2^22: the integer lands in the low mantissa bits of p + 1.5 2^23.
+__device__ __forceinline__ int round_small(float p) {
+    return __float_as_int(__fadd_rn(p, 12582912.0f)) - 0x4b400000;
+}
+
+// s_b, or d_b for z <= -2^F, from the far table at z0 <= z <= 0.
+__device__ __forceinline__ int split_far(const Geo& g, unsigned long long table, int z) {
+    const unsigned int u = (unsigned int)(z + (g.far_segments << g.shift));
+    int c;
+    const float p = split_read(table, u >> g.shift, unit_frac(u, g.shift), c);
+    return c + round_small(p);
+}
+
+// d_b for -2^F < z < 0: (e - F) 2^F + log2 m + h(z), |z| = 2^(e - F) m; the two residual
+// polynomials are added in f32 before the one rounding.
+__device__ __forceinline__ int split_near(const Geo& g, const unsigned long long* t, int z) {
+    const unsigned int k = (unsigned int)(-z);
+    const int e = 31 - __clz((int)k);
+    const unsigned int mant = (k << (23 - e)) & 0x7fffffu;
+    const unsigned int u = (unsigned int)(z + (1 << g.F));
+    int cm, ch;
+    const float pm = split_read(t[3], mant >> (23 - g.log2m_bits), unit_frac(mant, 23 - g.log2m_bits), cm);
+    const float ph = split_read(t[2], u >> g.shift, unit_frac(u, g.shift), ch);
+    return ((e - g.F) << g.F) + cm + ch + round_small(__fadd_rn(pm, ph));
+}
+
+// s_b (sub = false) or d_b: s_b and far d_b share one code path (only the table differs), so
+// an add whose lanes mix sums and differences runs it once. Below z0 the far path reads the
+// first segment (z clamped) and the result is replaced by 0.
+__device__ __forceinline__ int sbdb_split(const Geo& g, const unsigned long long* t, int z, bool sub) {
+    if (sub && z > -(1 << g.F)) return split_near(g, t, z);
+    const int v = split_far(g, sub ? t[1] : t[0], max(z, g.z0));
+    return z < g.z0 ? 0 : v;
+}
+
+__device__ int sb_split(const Geo& g, const unsigned long long* t, int z) { return sbdb_split(g, t, z, false); }
+__device__ int db_split(const Geo& g, const unsigned long long* t, int z) { return sbdb_split(g, t, z, true); }
+
 // Every method of src/method.rs that has a kernel: X(name, s_b evaluator, d_b evaluator). The
 // entry points of each family below are stamped from this one list.
 #define LNS_METHODS(X)                                                                          \
     X(f64, sb_f64, db_f64) \
+    X(f32split, sb_split, db_split) \
     X(accurate, sb_formula<Libdevice>, db_formula<Libdevice>) \
     X(sfu, sb_sfu, db_sfu) \
     X(horner2, sb_table<Horner<2>>, db_table<Horner<2>>) \
@@ -286,6 +347,11 @@ template <> struct SbDb<sb_sfu, db_sfu> {
         return sbdb_sfu(g, t, z, sub);
     }
 };
+template <> struct SbDb<sb_split, db_split> {
+    static __device__ __forceinline__ int eval(const Geo& g, const unsigned long long* t, int z, bool sub) {
+        return sbdb_split(g, t, z, sub);
+    }
+};
 
 // x + y through the method's s_b / d_b, exactly as Format::add in src/arith.rs.
 template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
@@ -311,10 +377,119 @@ __device__ unsigned int lns_add(const Geo& g, const unsigned long long* t, unsig
     return pack(g, negative, log);
 }
 
+// x + y for two finite nonzero words (no special code among them): lns_add without its
+// special-case tests, for vectors known to hold none.
+template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
+__device__ __forceinline__ unsigned int lns_add_finite(const Geo& g, const unsigned long long* t, unsigned int a, unsigned int b) {
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const Word x = unpack(g, a), y = unpack(g, b);
+    const bool x_big = x.log >= y.log;
+    const int big = x_big ? x.log : y.log, z = x_big ? y.log - x.log : x.log - y.log;
+    const bool negative = x_big ? x.negative : y.negative;
+    const bool sub = x.negative != y.negative;
+    if (sub && z == 0) return pack(g, false, special);  // x + (-x) = 0 exactly
+    const int log = big + SbDb<SB, DB>::eval(g, t, z, sub);
+    if (log > inf - 1) return pack(g, negative, inf);
+    if (log < special + 1) return pack(g, false, special);
+    return pack(g, negative, log);
+}
+
+// Whether a word holds a special code (zero, NaN, +-infinity): its log field + 1 is the most
+// negative code or one above it (3 integer operations).
+__device__ __forceinline__ bool is_special(const Geo& g, unsigned int w) {
+    const unsigned int field = (1u << g.log_bits) - 1u, top = 1u << (g.log_bits - 1);
+    return ((w + 1u) & (field - 1u)) == top;
+}
+
 // -y: the sign flips except on the special code (zero stays zero, NaN stays NaN).
 __device__ __forceinline__ unsigned int lns_neg(const Geo& g, unsigned int w) {
     return unpack(g, w).log == -(1 << (g.log_bits - 1)) ? w : w ^ (1u << g.log_bits);
 }
+
+// Element-wise streaming over words of type W: out[i] = op.one(a[i], b[i]), a vector of V
+// words at a time through op.vec (which may schedule its words as it likes). 16-byte vectors
+// (4 u32 or 8 u16 words) with streaming loads and stores, LNS_ADD_UNROLL vectors per thread and
+// step in flight, so the loads of a warp cover whole 512-byte lines and enough bytes are in
+// flight per SM; then the last n mod (16 / sizeof W) words (or all of them, for buffers not
+// 16-byte aligned) one at a time. Each word is computed alone, so the result does not depend on
+// the path.
+#ifndef LNS_ADD_UNROLL
+#define LNS_ADD_UNROLL 1
+#endif
+template <typename W, class Op>
+__device__ __forceinline__ void stream2(const W* __restrict__ a, const W* __restrict__ b, W* __restrict__ out,
+                                        unsigned long long n, Op op) {
+    constexpr int V = 16 / sizeof(W), U = LNS_ADD_UNROLL;
+    union Vec { uint4 v; W w[V]; };
+    const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long done = 0;
+    if ((((unsigned long long)a | (unsigned long long)b | (unsigned long long)out) & 15) == 0) {
+        const unsigned long long nv = n / V;
+        const uint4* a4 = reinterpret_cast<const uint4*>(a);
+        const uint4* b4 = reinterpret_cast<const uint4*>(b);
+        uint4* o4 = reinterpret_cast<uint4*>(out);
+        for (unsigned long long base = tid; base < nv; base += stride * U) {
+            Vec x[U], y[U];
+#pragma unroll
+            for (int k = 0; k < U; ++k) {
+                const unsigned long long i = base + k * stride;
+                if (i < nv) { x[k].v = __ldcs(a4 + i); y[k].v = __ldcs(b4 + i); }
+            }
+#pragma unroll
+            for (int k = 0; k < U; ++k) {
+                const unsigned long long i = base + k * stride;
+                if (i < nv) {
+                    Vec r;
+                    op.template vec<W, V>(x[k].w, y[k].w, r.w);
+                    __stcs(o4 + i, r.v);
+                }
+            }
+        }
+        done = nv * V;
+    }
+    for (unsigned long long i = done + tid; i < n; i += stride) out[i] = (W)op.one(__ldcs(&a[i]), __ldcs(&b[i]));
+}
+
+// An element-wise op word by word: `vec` applies `one` to each word of a vector.
+template <class Self> struct WordByWord {
+    template <typename W, int V> __device__ __forceinline__ void vec(const W* x, const W* y, W* r) const {
+#pragma unroll
+        for (int j = 0; j < V; ++j) r[j] = (W)static_cast<const Self*>(this)->one(x[j], y[j]);
+    }
+};
+
+// a + b, or a - b when `negate_b` is set, through the method's s_b / d_b.
+#ifndef LNS_ADD_FASTPATH
+#define LNS_ADD_FASTPATH 1
+#endif
+template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
+struct AddOp : WordByWord<AddOp<SB, DB>> {
+    const Geo& g;
+    const unsigned long long* t;
+    int negate_b;
+    __device__ AddOp(const Geo& g, const unsigned long long* t, int negate_b) : g(g), t(t), negate_b(negate_b) {}
+    __device__ __forceinline__ unsigned int one(unsigned int x, unsigned int y) const {
+        return lns_add<SB, DB>(g, t, x, negate_b ? lns_neg(g, y) : y);
+    }
+#if LNS_ADD_FASTPATH
+    // A vector without special words (the common case) skips the special-case tests; the
+    // words are those of `one` either way.
+    template <typename W, int V> __device__ __forceinline__ void vec(const W* x, const W* y, W* r) const {
+        bool special = false;
+#pragma unroll
+        for (int j = 0; j < V; ++j) special |= is_special(g, x[j]) | is_special(g, y[j]);
+        if (special) {
+#pragma unroll
+            for (int j = 0; j < V; ++j) r[j] = (W)one(x[j], y[j]);
+        } else {
+            const unsigned int flip = negate_b ? 1u << g.log_bits : 0u;
+#pragma unroll
+            for (int j = 0; j < V; ++j) r[j] = (W)lns_add_finite<SB, DB>(g, t, x[j], y[j] ^ flip);
+        }
+    }
+#endif
+};
 
 // out = a + b, or a - b when `negate_b` is set, over words of type W (u32, or u16 for formats
 // of at most 16 bits: half the memory traffic).
@@ -322,16 +497,14 @@ template <typename W, int (*SB)(const Geo&, const unsigned long long*, int), int
 __device__ void lns_add_loop(const Geo& g, const unsigned long long* t, const W* __restrict__ a,
                              const W* __restrict__ b, W* __restrict__ out, unsigned long long n,
                              int negate_b) {
-    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        const unsigned int y = __ldcs(&b[i]);
-        out[i] = (W)lns_add<SB, DB>(g, t, __ldcs(&a[i]), negate_b ? lns_neg(g, y) : y);
-    }
+    stream2<W>(a, b, out, n, AddOp<SB, DB>(g, t, negate_b));
 }
 
+#ifndef LNS_ADD_BOUNDS
+#define LNS_ADD_BOUNDS
+#endif
 #define LNS_ADD_KERNEL(NAME, SB, DB)                                                            \
-    extern "C" __global__ void NAME(Geo g, unsigned long long t0, unsigned long long t1,       \
+    extern "C" __global__ void LNS_ADD_BOUNDS NAME(Geo g, unsigned long long t0, unsigned long long t1,       \
                                     unsigned long long t2, unsigned long long t3,              \
                                     const unsigned int* __restrict__ a,                        \
                                     const unsigned int* __restrict__ b,                        \
@@ -340,7 +513,7 @@ __device__ void lns_add_loop(const Geo& g, const unsigned long long* t, const W*
         const unsigned long long t[4] = {t0, t1, t2, t3};                                       \
         lns_add_loop<unsigned int, SB, DB>(g, t, a, b, out, n, negate_b);                       \
     }                                                                                           \
-    extern "C" __global__ void NAME##_u16(Geo g, unsigned long long t0, unsigned long long t1, \
+    extern "C" __global__ void LNS_ADD_BOUNDS NAME##_u16(Geo g, unsigned long long t0, unsigned long long t1, \
                                           unsigned long long t2, unsigned long long t3,        \
                                           const unsigned short* __restrict__ a,                \
                                           const unsigned short* __restrict__ b,                \
@@ -380,12 +553,16 @@ __device__ unsigned int lns_mul_div(const Geo& g, unsigned int a, unsigned int b
     return pack(g, neg, (int)log);
 }
 
+struct MulDivOp : WordByWord<MulDivOp> {
+    const Geo& g;
+    bool div;
+    __device__ MulDivOp(const Geo& g, bool div) : g(g), div(div) {}
+    __device__ __forceinline__ unsigned int one(unsigned int x, unsigned int y) const { return lns_mul_div(g, x, y, div); }
+};
+
 extern "C" __global__ void lns_mul_div_words(Geo g, const unsigned int* __restrict__ a,
                                              const unsigned int* __restrict__ b,
                                              unsigned int* __restrict__ out, unsigned long long n,
                                              int div) {
-    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        out[i] = lns_mul_div(g, __ldcs(&a[i]), __ldcs(&b[i]), div != 0);
+    stream2<unsigned int>(a, b, out, n, MulDivOp(g, div != 0));
 }

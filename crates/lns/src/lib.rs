@@ -35,6 +35,7 @@ mod arith;
 mod array;
 mod certify;
 mod error;
+mod f32split;
 mod fast;
 mod format;
 pub mod gpu;
@@ -50,6 +51,7 @@ pub use certify::{
 };
 pub use error::LengthError;
 pub use error::LnsError;
+pub use f32split::F32Split;
 pub use fast::F64Tables;
 pub use format::{by_name, Format, FormatError};
 pub use method::{Method, MethodError};

@@ -2,6 +2,7 @@
 
 use crate::arith::{Accurate, AddSub};
 use crate::error::LnsError;
+use crate::f32split::F32Split;
 use crate::fast::F64Tables;
 use crate::format::{by_name, Format};
 use crate::poly::F64Poly;
@@ -21,6 +22,10 @@ pub enum Method {
     /// f64 range reduction with three 16-entry tables and two degree-4 polynomials
     /// ([`F64Poly`]): the CPU's fast faithful method. CPU only.
     F64Poly,
+    /// Piecewise cubics in f32 FMA arithmetic whose constant terms are split into an exact
+    /// integer code and an f32 residual ([`F32Split`]): faithful on lns32 without FP64, and
+    /// bit-exact between the GPU kernel and its CPU twin.
+    F32Split,
     /// f32 libdevice `log2f(1 + exp2f(z))`; d_b near 0 in the analytic form. GPU only.
     Accurate,
     /// The special-function units: `ex2.approx` / `lg2.approx`. GPU only.
@@ -35,10 +40,11 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order reports list them.
-    pub const ALL: [Method; 11] = [
+    pub const ALL: [Method; 12] = [
         Method::F64,
         Method::F64Table,
         Method::F64Poly,
+        Method::F32Split,
         Method::Accurate,
         Method::Sfu,
         Method::Horner(2),
@@ -63,10 +69,13 @@ impl Method {
     }
 
     /// The GPU's default add/sub method: the fastest one certified faithful over every input
-    /// on the H100 (BENCHMARKS.md): the SFUs for lns16, FP64 for anything else.
+    /// on the H100 (BENCHMARKS.md): the SFUs for lns16, [`F32Split`] (f32 FMA only) for lns32,
+    /// FP64 for anything else (f32split is certified on lns16 and lns32 only).
     pub fn gpu_default(format: Format) -> Method {
         if format == Format::LNS16 {
             Method::Sfu
+        } else if format == Format::LNS32 {
+            Method::F32Split
         } else {
             Method::F64
         }
@@ -81,6 +90,12 @@ impl Method {
     /// Methods with a GPU kernel.
     pub fn runs_on_gpu(self) -> bool {
         !matches!(self, Method::F64Table | Method::F64Poly)
+    }
+
+    /// Whether the method takes `format` (every method but f32split takes every format the
+    /// crate has; f32split needs 5 ≤ F ≤ 23): what `--method all` runs.
+    pub fn takes(self, format: Format) -> bool {
+        self != Method::F32Split || F32Split::takes(format)
     }
 
     /// The table reader of a table-driven method.
@@ -128,6 +143,7 @@ impl Method {
             Method::F64 => Some(Box::new(Accurate(format))),
             Method::F64Table => Some(Box::new(F64Tables::new(format)?)),
             Method::F64Poly => Some(Box::new(F64Poly::new(format)?)),
+            Method::F32Split => Some(Box::new(F32Split::new(format)?)),
             Method::Accurate | Method::Sfu => None,
             table => Some(Box::new(table.tables(format).expect("table method")?)),
         })
@@ -158,6 +174,7 @@ impl fmt::Display for Method {
             Method::F64 => f.write_str("f64"),
             Method::F64Table => f.write_str("f64table"),
             Method::F64Poly => f.write_str("f64poly"),
+            Method::F32Split => f.write_str("f32split"),
             Method::Accurate => f.write_str("accurate"),
             Method::Sfu => f.write_str("sfu"),
             Method::Horner(d) => write!(f, "horner{d}"),
@@ -168,7 +185,7 @@ impl fmt::Display for Method {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, accurate, sfu, horner2..horner5, tex1, tex2")]
+#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, f32split, accurate, sfu, horner2..horner5, tex1, tex2")]
 pub struct MethodError(String);
 
 impl FromStr for Method {

@@ -287,7 +287,10 @@ fn single_rows(
     progress: &dyn Fn(&str),
 ) -> Result<(Vec<Row>, Vec<GpuMethod>), LnsError> {
     let (mut rows, mut methods) = (Vec::new(), Vec::new());
-    for m in Method::ALL.into_iter().filter(|m| m.runs_on_gpu()) {
+    for m in Method::ALL
+        .into_iter()
+        .filter(|m| m.runs_on_gpu() && m.takes(format))
+    {
         progress(&m.to_string());
         let gm = GpuMethod::new(gpu, m, format)?;
         let kernel = gpu.kernel(&kernels(), &format!("lns_bench_{m}"))?;
@@ -429,11 +432,11 @@ pub struct CpuRow {
 }
 
 /// The CPU methods `bench lns --device cpu` measures by default: every CPU method without GPU
-/// tables (f64, f64table, f64poly).
+/// tables (f64, f64table, f64poly; f32split's CPU code is the scalar twin of its kernel).
 pub fn default_cpu_methods() -> Vec<Method> {
     Method::ALL
         .into_iter()
-        .filter(|m| m.runs_on_cpu() && m.reader().is_none())
+        .filter(|m| m.runs_on_cpu() && m.reader().is_none() && *m != Method::F32Split)
         .collect()
 }
 

@@ -3,6 +3,7 @@
 use super::{kernels, Geo, LnsWord};
 use crate::certify::{part_of_results, Certificate, Part, Which};
 use crate::error::LnsError;
+use crate::f32split::{F32Split, LOG2M_BITS};
 use crate::format::Format;
 use crate::method::Method;
 use crate::tables::{Func, Reader, Tables};
@@ -34,6 +35,7 @@ macro_rules! add_sub_op {
 #[derive(Default)]
 struct Storage {
     _buffers: Vec<DeviceBuffer<f32>>,
+    _words: Vec<DeviceBuffer<u32>>,
     _textures: Vec<Texture<f32>>,
 }
 
@@ -67,6 +69,14 @@ impl GpuMethod {
             ..Geo::default()
         };
         let (handles, storage) = match &tables {
+            None if method == Method::F32Split => {
+                let split = F32Split::new(format)?;
+                geo.shift = split.shift as i32;
+                geo.far_segments = split.far_segments as i32;
+                geo.near_shift = split.shift as i32;
+                geo.log2m_bits = LOG2M_BITS as i32;
+                upload_words(gpu, &split.tables)?
+            }
             None => ([0; 4], Storage::default()),
             Some(t) => {
                 let g = &t.geometry;
@@ -187,6 +197,21 @@ impl GpuMethod {
         }
         Ok(part_of_results(self.format, func, start, &results))
     }
+}
+
+/// Uploads [`F32Split`]'s four tables of segment records as word buffers.
+fn upload_words(gpu: &Gpu, tables: &[Vec<u32>; 4]) -> Result<([u64; 4], Storage), LnsError> {
+    let mut handles = [0u64; 4];
+    let mut storage = Storage::default();
+    for (h, table) in handles.iter_mut().zip(tables) {
+        let buf = gpu.upload(table)?;
+        *h = {
+            let (ptr, _sync) = buf.device_ptr(gpu.stream());
+            ptr
+        };
+        storage._words.push(buf);
+    }
+    Ok((handles, storage))
 }
 
 /// Uploads a table set: coefficient buffers for Horner, textures for the texture readers.

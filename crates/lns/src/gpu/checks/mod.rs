@@ -113,12 +113,15 @@ pub fn checks() -> Vec<Check> {
         ("lns/lns16_tex1", CODES, run_codes, (Format::LNS16, Method::Tex1)),
         ("lns/lns16_tex2", CODES, run_codes, (Format::LNS16, Method::Tex2)),
         ("lns/lns32_f64", CODES, run_codes, (Format::LNS32, Method::F64)),
+        ("lns/lns16_f32split", CODES, run_codes, (Format::LNS16, Method::F32Split)),
+        ("lns/lns32_f32split", CODES, run_codes, (Format::LNS32, Method::F32Split)),
         ("lns/lns32_horner3", CODES, run_codes, (Format::LNS32, Method::Horner(3))),
         ("lns/lns32_tex1", CODES, run_codes, (Format::LNS32, Method::Tex1)),
         ("lns/lns32_tex2", CODES, run_codes, (Format::LNS32, Method::Tex2)),
         ("lns/add_lns16_sfu", ADD, run_add, (Format::LNS16, Method::Sfu)),
         ("lns/add_lns16_tex2", ADD, run_add, (Format::LNS16, Method::Tex2)),
         ("lns/add_lns32_f64", ADD, run_add, (Format::LNS32, Method::F64)),
+        ("lns/add_lns32_f32split", ADD, run_add, (Format::LNS32, Method::F32Split)),
         ("lns/add_lns32_horner3", ADD, run_add, (Format::LNS32, Method::Horner(3))),
     };
     checks.extend(fused::checks());
