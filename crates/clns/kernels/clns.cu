@@ -120,6 +120,7 @@ struct FmaRead {
 
 __device__ __forceinline__ float mufu_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float mufu_lg2(float x) { float y; asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float mufu_sin(float x) { float y; asm("sin.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float mufu_cos(float x) { float y; asm("cos.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float mufu_sqrt(float x) { float y; asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float mufu_rcp(float x) { float y; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
@@ -139,15 +140,14 @@ __device__ __forceinline__ SfuPolar sfu_polar(float z, float u, unsigned sign) {
     const float r = mufu_ex2(z);
     // -expm1(z ln 2) = -(z ln2)(1 + z ln2 / 2 + (z ln2)^2 / 6): relative error < 5e-7 for z > -2^-5.
     const float d = z > SFU_SMALL_Z ? z * fmaf(z, fmaf(z, -0.0555041087f, -0.240226507f), -0.693147181f) : 1.0f - r;
+#ifdef SFU_MUFU_SIN
+    const float s = 2.0f * mufu_sin(u * 3.14159265f);
+#else
     const float v = u * u;
     // 2 sin(pi u) on [0, 1/2], relative error 9.4e-7.
     const float s = u * fmaf(v, fmaf(v, fmaf(v, -1.11680341f, 5.08721495f), -10.3347359f), 6.28317928f);
-#ifdef SFU_COS_POLY
-    // cos(pi u) on [0, 1/2], absolute error 4.7e-8.
-    const float c = fmaf(v, fmaf(v, fmaf(v, fmaf(v, 0.219698176f, -1.33188093f), 4.05841208f), -4.93479300f), 0.99999994f);
-#else
-    const float c = mufu_cos(u * 3.14159265f);  // cos(phi / 2)
 #endif
+    const float c = mufu_cos(u * 3.14159265f);  // cos(phi / 2)
     const float rs = r * s, rs2 = rs * s;
     const float q = fmaf(d, d, rs2);     // |1 + Z|^2
     const float x = fmaf(0.5f, rs2, d);  // Re(1 + Z) >= 0
@@ -294,7 +294,10 @@ __device__ __forceinline__ uint2 clns_add<Sfu>(const ClnsGeo& g, unsigned long l
     const unsigned sign = (unsigned)(t0 ^ diff) & 0x80000000u;
     const SfuPolar p = sfu_polar(sfu_code_to_log2(g, -abs(diff)), sfu_phi_turns(theta), sign);
     const int log = max(a, b) + sfu_round(p.lq, pow2i(g.F - 1));
-    const unsigned angle = (diff >= 0 ? x.y : y.y) + ((unsigned)sfu_round(p.im, pow2i(g.P)) << (32 - g.P));
+    // (k << (32 - P)) for the rounded Im code k, as one multiply-add of the magic's bits.
+    const unsigned unit = 1u << (32 - g.P);
+    const unsigned angle = (diff >= 0 ? x.y : y.y) - SFU_MAGIC_BITS * unit
+                         + (unsigned)__float_as_int(fmaf(p.im, pow2i(g.P), SFU_MAGIC)) * unit;
     if ((unsigned)(log - special - 1) >= finite_span) return log > 0 ? clns_inf(g) : clns_zero(g);
     return make_uint2((unsigned)log, angle);
 }
