@@ -225,3 +225,18 @@ fn geo(format: ClnsFormat, geometry: Geometry) -> Result<ClnsGeo> {
         near_phi_rad,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::sfu_format;
+    use crate::format::ClnsFormat;
+
+    #[test]
+    fn the_sfu_method_serves_narrow_formats_only() {
+        assert!(sfu_format(ClnsFormat::CLNS16));
+        assert!(sfu_format(ClnsFormat::with_bits(20).unwrap()));
+        // i5f16 + 21 angle bits: the angle no longer fits the method's 20 bits.
+        assert!(!sfu_format(ClnsFormat::with_bits(21).unwrap()));
+        assert!(!sfu_format(ClnsFormat::CLNS32));
+    }
+}
