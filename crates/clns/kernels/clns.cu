@@ -272,21 +272,17 @@ __device__ __forceinline__ uint2 clns_add(const ClnsGeo& g, unsigned long long t
 }
 
 // The SFU add: the reduction of clns_add folded into the S_b evaluation, branch-free on finite
-// operands. |a - b| and |theta| by integer abs; the mirror (theta > pi after the swap) is the
-// sign of t0 xor that of a - b, applied as the sign of the atan argument; x + (-x) needs no
-// test: q = 0 gives lg2 = -inf, a log code far below the range, which the range check turns
-// into exact zero. The same results as clns_add<M> with M::sb = Sfu::sb (both parts of S_b
-// are odd in the mirror, the rounding is symmetric).
+// operands with an in-range sum. |a - b| and |theta| by integer abs; the mirror (theta > pi
+// after the swap) is the sign of t0 xor that of a - b, applied as the sign of the atan argument;
+// x + (-x) needs no test: q = 0 gives lg2 = -inf, a log code far below the range, which the
+// range check turns into exact zero. Special operands and out-of-range sums share one rarely
+// taken branch at the end (the math before it is harmless on any codes). The same results as
+// clns_add<M> with M::sb = Sfu::sb (both parts of S_b are odd in the mirror, the rounding is
+// symmetric).
 template <>
 __device__ __forceinline__ uint2 clns_add<Sfu>(const ClnsGeo& g, unsigned long long, const float2*, uint2 x, uint2 y) {
     const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
     const unsigned finite_span = (unsigned)(inf - special - 1);
-    if ((unsigned)((int)x.x - special - 1) >= finite_span || (unsigned)((int)y.x - special - 1) >= finite_span) {
-        const int cx = clns_class(g, x), cy = clns_class(g, y);
-        if (cx == 2 || cy == 2 || (cx == 3 && cy == 3)) return clns_nan(g);
-        if (cx == 3 || cy == 3) return clns_inf(g);
-        return cx == 1 ? y : x;
-    }
     const int a = (int)x.x, b = (int)y.x;
     const int diff = a - b;
     const int t0 = (int)(y.y - x.y);           // small - big angle, or its negation
@@ -298,8 +294,14 @@ __device__ __forceinline__ uint2 clns_add<Sfu>(const ClnsGeo& g, unsigned long l
     const unsigned unit = 1u << (32 - g.P);
     const unsigned angle = (diff >= 0 ? x.y : y.y) - SFU_MAGIC_BITS * unit
                          + (unsigned)__float_as_int(fmaf(p.im, pow2i(g.P), SFU_MAGIC)) * unit;
-    if ((unsigned)(log - special - 1) >= finite_span) return log > 0 ? clns_inf(g) : clns_zero(g);
-    return make_uint2((unsigned)log, angle);
+    // Finite operands: min(a, b) > special and max(a, b) < inf (clns_class's classes).
+    const bool finite_in = min(a, b) > special && max(a, b) < inf;
+    if (finite_in && (unsigned)(log - special - 1) < finite_span) return make_uint2((unsigned)log, angle);
+    if (finite_in) return log > 0 ? clns_inf(g) : clns_zero(g);
+    const int cx = clns_class(g, x), cy = clns_class(g, y);
+    if (cx == 2 || cy == 2 || (cx == 3 && cy == 3)) return clns_nan(g);
+    if (cx == 3 || cy == 3) return clns_inf(g);
+    return cx == 1 ? y : x;
 }
 
 // ---- kernels ----------------------------------------------------------------------------------
