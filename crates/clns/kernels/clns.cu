@@ -162,7 +162,7 @@ __device__ __forceinline__ SfuPolar sfu_polar(float z, float u, unsigned sign) {
 
 // Integer <-> float by the 1.5 * 2^23 magic (full-rate FP32/INT32 ops instead of the quarter-rate
 // conversions, which share the MUFU's throughput): exact for |codes| < 2^22, which
-// GpuClns::check_sfu_format guarantees (F <= 16, P <= 20).
+// Method::serves guarantees (F <= 16, I <= 5, P <= 20; GpuClns refuses other formats).
 __device__ __forceinline__ float sfu_code_to_log2(const ClnsGeo& g, int z) {
     // 1.5 * 2^(23 - F) + z 2^-F, then the magic's value off: z 2^-F exactly.
     const int m = ((150 - g.F) << 23) | 0x400000;

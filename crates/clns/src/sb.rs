@@ -327,6 +327,15 @@ impl Method {
         }
     }
 
+    /// Whether this method has kernels for `format`: every method but the SFUs' serves every
+    /// code format; the SFU kernels take ≤ 16 log fraction bits, ≤ 5 integer bits and ≤ 20
+    /// angle bits (their 1.5·2^23 magic conversions are exact below 2^22, and the MUFU errors,
+    /// ~2^-22, leave no margin beyond).
+    pub fn serves(self, format: ClnsFormat) -> bool {
+        self != Method::Sfu
+            || (format.frac_bits() <= 16 && format.log.int_bits <= 5 && format.angle_bits <= 20)
+    }
+
     pub fn runs_on_cpu(self) -> bool {
         matches!(self, Method::F64 | Method::Tex | Method::Fma)
     }
@@ -472,6 +481,16 @@ mod tests {
         assert!(SbTable::new(f, g, Reader::Fma).is_err());
         g.z_min = 0;
         assert!(SbTable::new(f, g, Reader::Fma).is_err());
+    }
+
+    #[test]
+    fn the_sfu_method_serves_narrow_formats_only() {
+        assert!(Method::Sfu.serves(ClnsFormat::CLNS16));
+        assert!(Method::Sfu.serves(ClnsFormat::with_bits(20).unwrap()));
+        // i5f16 + 21 angle bits: the angle no longer fits the method's 20 bits.
+        assert!(!Method::Sfu.serves(ClnsFormat::with_bits(21).unwrap()));
+        assert!(!Method::Sfu.serves(ClnsFormat::CLNS32));
+        assert!(Method::Tex.serves(ClnsFormat::CLNS32));
     }
 
     #[test]

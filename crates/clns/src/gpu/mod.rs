@@ -186,7 +186,7 @@ impl GpuClns {
     /// the 1.5·2^23 magic (exact for codes below 2^22) and their MUFU errors (~2^-22) leave
     /// no margin beyond ~16 bits per part.
     pub(crate) fn check_method(&self, method: Method) -> Result<()> {
-        if method == Method::Sfu && !sfu_format(self.format) {
+        if !method.serves(self.format) {
             return Err(ClnsError::NoKernel {
                 what: format!("S_b by sfu in {}", self.format),
                 why: "the SFU method takes ≤ 16 log fraction bits, ≤ 5 integer bits and ≤ 20 angle bits",
@@ -194,12 +194,6 @@ impl GpuClns {
         }
         Ok(())
     }
-}
-
-/// Formats the SFU method serves: S_b codes stay below 2^22 (|Re| ≤ (F + 2)·2^F, Im < 2^P),
-/// differences of log codes too (≤ 2^(I+F)), and the angle converts exactly (P ≤ 23).
-pub(crate) fn sfu_format(format: ClnsFormat) -> bool {
-    format.frac_bits() <= 16 && format.log.int_bits <= 5 && format.angle_bits <= 20
 }
 
 /// The kernels' geometry for `format`'s table `geometry`.
@@ -224,19 +218,4 @@ fn geo(format: ClnsFormat, geometry: Geometry) -> Result<ClnsGeo> {
         near_z_rad,
         near_phi_rad,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sfu_format;
-    use crate::format::ClnsFormat;
-
-    #[test]
-    fn the_sfu_method_serves_narrow_formats_only() {
-        assert!(sfu_format(ClnsFormat::CLNS16));
-        assert!(sfu_format(ClnsFormat::with_bits(20).unwrap()));
-        // i5f16 + 21 angle bits: the angle no longer fits the method's 20 bits.
-        assert!(!sfu_format(ClnsFormat::with_bits(21).unwrap()));
-        assert!(!sfu_format(ClnsFormat::CLNS32));
-    }
 }

@@ -222,6 +222,9 @@ fn clns_rows(c: &mut Chains, pool: &[Clns], progress: &dyn Fn(&str)) -> Result<V
         (Method::Blend, 4),
         (Method::Blend, 6),
     ] {
+        if !method.serves(c.g.format) {
+            continue;
+        }
         progress(&format!("clns add {method}"));
         let ms = c.time_add(&format!("bench_clns_add_{method}"), &init, lambda)?;
         let label = if method == Method::Blend {
