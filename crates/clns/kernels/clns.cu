@@ -109,6 +109,86 @@ struct FmaRead {
     }
 };
 
+// ---- S_b through the SFUs: MUFU ex2 / cos / lg2 / sqrt / rcp and short FMA polynomials ----------
+// The same cancellation-free form as F64 and Accurate, every transcendental an approximate MUFU
+// op (PTX .approx.ftz) except where a MUFU error would be amplified: d = 1 - r for |z| < 2^-5
+// (cancellation; a Taylor cubic of -expm1 instead), s = 2 sin(phi/2) (relative accuracy needed
+// next to Z = -1; an odd degree-7 minimax polynomial), and the angle from the half-angle form
+// arg(1 + Z) = 2 atan(y / (|1 + Z| + x)), the atan an odd degree-11 minimax polynomial on
+// [0, 1). Five MUFU ops per S_b. Twin: the f64 reference (sb::SbF64); the error contract is a
+// bound (docs/design/clns.md), certified over the clns16 lattice by clns_certify_sfu.
+
+__device__ __forceinline__ float mufu_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float mufu_lg2(float x) { float y; asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float mufu_sin(float x) { float y; asm("sin.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float mufu_cos(float x) { float y; asm("cos.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float mufu_sqrt(float x) { float y; asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float mufu_rcp(float x) { float y; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+
+#define SFU_SMALL_Z -0.03125f  // above it (z in log2 units) d comes from the Taylor cubic
+#define SFU_MAGIC 12582912.0f  // 1.5 * 2^23: adding it rounds to an integer (ties to even)
+#define SFU_MAGIC_BITS 0x4B400000
+
+struct SfuPolar {
+    float lq;  // log2 |1 + Z|^2
+    float im;  // arg(1 + Z) in turns, negated when asked (mirrored inputs)
+};
+
+// z = log2 |Z| <= 0, u = phi / 2pi = (pi - theta) in turns, u in [0, 1/2]; `sign` (0 or the
+// sign bit) negates the angle: both parts are odd in it, so the mirror costs one XOR.
+__device__ __forceinline__ SfuPolar sfu_polar(float z, float u, unsigned sign) {
+    const float r = mufu_ex2(z);
+    // -expm1(z ln 2) = -(z ln2)(1 + z ln2 / 2 + (z ln2)^2 / 6): relative error < 5e-7 for z > -2^-5.
+    const float d = z > SFU_SMALL_Z ? z * fmaf(z, fmaf(z, -0.0555041087f, -0.240226507f), -0.693147181f) : 1.0f - r;
+#ifdef SFU_MUFU_SIN
+    const float s = 2.0f * mufu_sin(u * 3.14159265f);
+#else
+    const float v = u * u;
+    // 2 sin(pi u) on [0, 1/2], relative error 9.4e-7.
+    const float s = u * fmaf(v, fmaf(v, fmaf(v, -1.11680341f, 5.08721495f), -10.3347359f), 6.28317928f);
+#endif
+    const float c = mufu_cos(u * 3.14159265f);  // cos(phi / 2)
+    const float rs = r * s, rs2 = rs * s;
+    const float q = fmaf(d, d, rs2);     // |1 + Z|^2
+    const float x = fmaf(0.5f, rs2, d);  // Re(1 + Z) >= 0
+    const float y = __uint_as_float(__float_as_uint(rs * c) ^ sign);  // +-Im(1 + Z), |Im| = r sin(phi)
+    const float t = y * mufu_rcp(mufu_sqrt(q) + x);  // tan(arg / 2), |t| < 1
+    const float w = t * t;
+    // atan(t) / pi on [-1, 1], absolute error 5.3e-7: arg(1 + Z) in turns.
+    const float a = t * fmaf(w, fmaf(w, fmaf(w, fmaf(w, fmaf(w, -0.00373031525f, 0.0167581718f), -0.0370597057f),
+                                                0.0616058223f), -0.105877139f), 0.318302631f);
+    return {mufu_lg2(q), a};
+}
+
+// Integer <-> float by the 1.5 * 2^23 magic (full-rate FP32/INT32 ops instead of the quarter-rate
+// conversions, which share the MUFU's throughput): exact for |codes| < 2^22, which
+// Method::serves guarantees (F <= 16, I <= 5, P <= 20; GpuClns refuses other formats).
+__device__ __forceinline__ float sfu_code_to_log2(const ClnsGeo& g, int z) {
+    // 1.5 * 2^(23 - F) + z 2^-F, then the magic's value off: z 2^-F exactly.
+    const int m = ((150 - g.F) << 23) | 0x400000;
+    return __int_as_float(m + z) - __int_as_float(m);
+}
+// phi = pi - theta in turns from theta in angle units (<= 2^31): 1.5 - (1 + theta 2^-32),
+// both steps exact while P <= 23.
+__device__ __forceinline__ float sfu_phi_turns(unsigned theta) {
+    return 1.5f - __uint_as_float(0x3F800000u + (theta >> 9));
+}
+__device__ __forceinline__ int sfu_round(float v, float scale) {
+    return __float_as_int(fmaf(v, scale, SFU_MAGIC)) - SFU_MAGIC_BITS;
+}
+__device__ __forceinline__ SbOut sfu_round_out(const ClnsGeo& g, SfuPolar p) {
+    SbOut o;
+    o.re = sfu_round(p.lq, pow2i(g.F - 1));
+    o.im = (unsigned)sfu_round(p.im, pow2i(g.P)) << (32 - g.P);
+    return o;
+}
+
+struct Sfu {
+    static __device__ SbOut sb(const ClnsGeo& g, unsigned long long, const float2*, int z, unsigned theta) {
+        return sfu_round_out(g, sfu_polar(sfu_code_to_log2(g, z), sfu_phi_turns(theta), 0u));
+    }
+};
+
 template <class R> struct Table {
     static __device__ SbOut sb(const ClnsGeo& g, unsigned long long tex, const float2* table, int z, unsigned theta) {
         if (z < g.z_min) return SbOut{0, 0u};
@@ -191,6 +271,39 @@ __device__ __forceinline__ uint2 clns_add(const ClnsGeo& g, unsigned long long t
     return clns_finite(g, big + s.re, big_angle + (mirrored ? 0u - s.im : s.im));
 }
 
+// The SFU add: the reduction of clns_add folded into the S_b evaluation, branch-free on finite
+// operands with an in-range sum. |a - b| and |theta| by integer abs; the mirror (theta > pi
+// after the swap) is the sign of t0 xor that of a - b, applied as the sign of the atan argument;
+// x + (-x) needs no test: q = 0 gives lg2 = -inf, a log code far below the range, which the
+// range check turns into exact zero. Special operands and out-of-range sums share one rarely
+// taken branch at the end (the math before it is harmless on any codes). The same results as
+// clns_add<M> with M::sb = Sfu::sb (both parts of S_b are odd in the mirror, the rounding is
+// symmetric).
+template <>
+__device__ __forceinline__ uint2 clns_add<Sfu>(const ClnsGeo& g, unsigned long long, const float2*, uint2 x, uint2 y) {
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const unsigned finite_span = (unsigned)(inf - special - 1);
+    const int a = (int)x.x, b = (int)y.x;
+    const int diff = a - b;
+    const int t0 = (int)(y.y - x.y);           // small - big angle, or its negation
+    const unsigned theta = (unsigned)abs(t0);  // the reduced theta in [0, 2^31]
+    const unsigned sign = (unsigned)(t0 ^ diff) & 0x80000000u;
+    const SfuPolar p = sfu_polar(sfu_code_to_log2(g, -abs(diff)), sfu_phi_turns(theta), sign);
+    const int log = max(a, b) + sfu_round(p.lq, pow2i(g.F - 1));
+    // (k << (32 - P)) for the rounded Im code k, as one multiply-add of the magic's bits.
+    const unsigned unit = 1u << (32 - g.P);
+    const unsigned angle = (diff >= 0 ? x.y : y.y) - SFU_MAGIC_BITS * unit
+                         + (unsigned)__float_as_int(fmaf(p.im, pow2i(g.P), SFU_MAGIC)) * unit;
+    // Finite operands: min(a, b) > special and max(a, b) < inf (clns_class's classes).
+    const bool finite_in = min(a, b) > special && max(a, b) < inf;
+    if (finite_in && (unsigned)(log - special - 1) < finite_span) return make_uint2((unsigned)log, angle);
+    if (finite_in) return log > 0 ? clns_inf(g) : clns_zero(g);
+    const int cx = clns_class(g, x), cy = clns_class(g, y);
+    if (cx == 2 || cy == 2 || (cx == 3 && cy == 3)) return clns_nan(g);
+    if (cx == 3 || cy == 3) return clns_inf(g);
+    return cx == 1 ? y : x;
+}
+
 // ---- kernels ----------------------------------------------------------------------------------
 
 #define CLNS_SB_KERNEL(NAME, M)                                                                  \
@@ -204,6 +317,7 @@ CLNS_SB_KERNEL(clns_sb_f64, F64)
 CLNS_SB_KERNEL(clns_sb_accurate, Accurate)
 CLNS_SB_KERNEL(clns_sb_tex, Tex)
 CLNS_SB_KERNEL(clns_sb_fma, Fma)
+CLNS_SB_KERNEL(clns_sb_sfu, Sfu)
 
 #define CLNS_ADD_KERNEL(NAME, M)                                                                 \
     extern "C" __global__ void NAME(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table, \
@@ -217,6 +331,7 @@ CLNS_ADD_KERNEL(clns_add_f64, F64)
 CLNS_ADD_KERNEL(clns_add_accurate, Accurate)
 CLNS_ADD_KERNEL(clns_add_tex, Tex)
 CLNS_ADD_KERNEL(clns_add_fma, Fma)
+CLNS_ADD_KERNEL(clns_add_sfu, Sfu)
 
 extern "C" __global__ void clns_mul_kernel(ClnsGeo g, const uint2* __restrict__ a, const uint2* __restrict__ b,
                                            uint2* __restrict__ out, unsigned long long n) {
@@ -371,6 +486,7 @@ BENCH_CLNS_ADD(bench_clns_add_f64, F64)
 BENCH_CLNS_ADD(bench_clns_add_accurate, Accurate)
 BENCH_CLNS_ADD(bench_clns_add_tex, Tex)
 BENCH_CLNS_ADD(bench_clns_add_fma, Fma)
+BENCH_CLNS_ADD(bench_clns_add_sfu, Sfu)
 
 // Blend: warps with (warp index % 8) < lambda read the texture, the others the FMA path.
 extern "C" __global__ void bench_clns_add_blend(ClnsGeo g, unsigned long long tex, const float2* __restrict__ table,
@@ -451,6 +567,7 @@ CLNS_FFT_KERNEL(clns_fft_f64, F64)
 CLNS_FFT_KERNEL(clns_fft_accurate, Accurate)
 CLNS_FFT_KERNEL(clns_fft_tex, Tex)
 CLNS_FFT_KERNEL(clns_fft_fma, Fma)
+CLNS_FFT_KERNEL(clns_fft_sfu, Sfu)
 
 // ---- the f32-radian variant (the seed's representation; twin: src/radian.rs) ----------------------
 // A value is float2 {log2 |X|, angle in radians in (-pi_f32, pi_f32]}; zero is log -inf, complex
@@ -508,6 +625,13 @@ struct RadAccurate {
         return make_float2(0.5f * log2f(fmaf(d, d, rs2)), atan2f(r * sinf(phi), fmaf(0.5f, rs2, d)));
     }
 };
+// Through the SFUs (sfu_polar): phi to turns by one multiply, the angle back to radians.
+struct RadSfu {
+    static __device__ float2 sb(const ClnsGeo&, unsigned long long, const float2*, float z, float, float phi) {
+        const SfuPolar p = sfu_polar(z, __fmul_rn(phi, 0.159154943f), 0u);
+        return make_float2(0.5f * p.lq, __fmul_rn(p.im, 6.28318531f));
+    }
+};
 template <class R> struct RadTable {
     static __device__ float2 sb(const ClnsGeo& g, unsigned long long tex, const float2* table, float z, float theta, float phi) {
         if (z < RAD_Z_MIN) return make_float2(0.0f, 0.0f);
@@ -555,6 +679,7 @@ CLNSF_ADD_KERNEL(clnsf_add_f64, RadF64)
 CLNSF_ADD_KERNEL(clnsf_add_accurate, RadAccurate)
 CLNSF_ADD_KERNEL(clnsf_add_tex, RadTable<TexRead>)
 CLNSF_ADD_KERNEL(clnsf_add_fma, RadTable<FmaRead>)
+CLNSF_ADD_KERNEL(clnsf_add_sfu, RadSfu)
 
 extern "C" __global__ void clnsf_mul_kernel(const float2* __restrict__ a, const float2* __restrict__ b,
                                             float2* __restrict__ out, unsigned long long n) {
@@ -589,3 +714,86 @@ BENCH_CLNSF_ADD(bench_clnsf_add_f64, RadF64)
 BENCH_CLNSF_ADD(bench_clnsf_add_accurate, RadAccurate)
 BENCH_CLNSF_ADD(bench_clnsf_add_tex, RadTable<TexRead>)
 BENCH_CLNSF_ADD(bench_clnsf_add_fma, RadTable<FmaRead>)
+BENCH_CLNSF_ADD(bench_clnsf_add_sfu, RadSfu)
+
+// ---- certificate of the SFU S_b over a whole lattice (twin: certify::LatticeCertificate) --------
+// Point i of the lattice is z = -(i / nt) (a log code, z in [z_lo, 0]) and the angle code
+// k = i % nt (theta = k 2^(32-P), theta in [0, pi]: nt = 2^(P-1) + 1). Against the f64
+// cancellation-free form (at |Z| = 1 the exact theta / 2), each thread keeps the largest error of
+// each part in ulps; the block's maxima go to worst[] as (error bits << 32 | point), by 64-bit
+// atomicMax (errors are non-negative floats: their bits order as they do); wrong[] counts results
+// off the correctly rounded codes. Part 2 and 3 of worst[] hold the f32-radian variant's largest
+// absolute errors at the same points (Re in log2 units, Im in radians; z and phi rounded to f32
+// first, the reference at those f32 inputs), for z >= -126 (below, it reads S_b as 0).
+__device__ __forceinline__ unsigned long long warp_max_u64(unsigned long long v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const unsigned long long w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = w > v ? w : v;
+    }
+    return v;
+}
+
+__device__ __forceinline__ void sb_reference(double z, double phi_turns, double* re, double* im) {
+    const double r = exp2(z);
+    const double d = -expm1(z * 0.69314718055994531);
+    const double s = 2.0 * sinpi(phi_turns);
+    const double rs2 = r * s * s;
+    *re = 0.5 * log2(d * d + rs2);
+    *im = atan2(r * sinpi(2.0 * phi_turns), d + 0.5 * rs2) * 0.15915494309189535;
+}
+
+__device__ __forceinline__ void certify_sfu_body(const ClnsGeo& g, int z_lo, unsigned long long n,
+                                                 unsigned long long* worst, unsigned long long* wrong) {
+    const unsigned nt = (1u << (g.P - 1)) + 1u;
+    unsigned long long w[4] = {0, 0, 0, 0};
+    unsigned long long bad[2] = {0, 0};
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const int z = -(int)(i / nt);
+        const unsigned k = (unsigned)(i % nt);
+        const unsigned theta = k << (32 - g.P);
+        if (z < z_lo || (z == 0 && theta == HALF_TURN)) continue;  // Z = -1: x + (-x), exact zero in the add
+        const SbOut s = Sfu::sb(g, 0, nullptr, z, theta);
+        double re, im;
+        const double zd = (double)z * (double)pow2i(-g.F);
+        sb_reference(zd, (double)(HALF_TURN - theta) * 2.3283064365386963e-10, &re, &im);
+        if (z == 0) im = (double)theta * 1.1641532182693481e-10;
+        const double re_u = re * (double)pow2i(g.F), im_u = im * (double)pow2i(g.P);
+        const int im_code = (int)s.im >> (32 - g.P);
+        const float e_re = (float)fabs((double)s.re - re_u), e_im = (float)fabs((double)im_code - im_u);
+        const unsigned long long idx = i & 0xffffffffull;
+        w[0] = max(w[0], ((unsigned long long)__float_as_uint(e_re) << 32) | idx);
+        w[1] = max(w[1], ((unsigned long long)__float_as_uint(e_im) << 32) | idx);
+        bad[0] += (double)s.re != rint(re_u);
+        bad[1] += (double)im_code != rint(im_u);
+        if (z >= -126 * (1 << g.F)) {
+            // The f32-radian variant at the same point: phi in radians rounded to f32.
+            const float zf = (float)zd;
+            const float phi = (float)((double)(HALF_TURN - theta) * 1.4629180792671596e-09);  // 2 pi / 2^32
+            const float2 v = RadSfu::sb(g, 0, nullptr, zf, 0.0f, phi);
+            double rre, rim;
+            sb_reference((double)zf, (double)phi * 0.15915494309189535, &rre, &rim);
+            const float a_re = (float)fabs((double)v.x - rre), a_im = (float)fabs((double)v.y - rim * 6.283185307179586);
+            w[2] = max(w[2], ((unsigned long long)__float_as_uint(a_re) << 32) | idx);
+            w[3] = max(w[3], ((unsigned long long)__float_as_uint(a_im) << 32) | idx);
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+        const unsigned long long m = warp_max_u64(w[p]);
+        if ((threadIdx.x & 31) == 0 && m) atomicMax(worst + p, m);
+    }
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+        unsigned long long c = bad[p];
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
+        if ((threadIdx.x & 31) == 0 && c) atomicAdd(wrong + p, c);
+    }
+}
+
+extern "C" __global__ void clns_certify_sfu(ClnsGeo g, int z_lo, unsigned long long n,
+                                            unsigned long long* worst, unsigned long long* wrong) {
+    certify_sfu_body(g, z_lo, n, worst, wrong);
+}

@@ -289,15 +289,27 @@ pub enum Method {
     Fma,
     /// Warps split between Tex and Fma (λ of every 8 on the texture units). GPU only.
     Blend,
+    /// The cancellation-free form through the SFUs (MUFU ex2, cos, lg2, sqrt, rcp) and short
+    /// FMA polynomials (−expm1 near z = 0, 2·sin(φ/2), atan): no table. GPU only, code formats
+    /// of ≤ 16 log fraction bits and ≤ 20 angle bits (and the f32-radian variant); its
+    /// contract is a bound, not a twin: ≤ [`SFU_BOUND_ULPS`] in each part, certified over
+    /// every clns16 input by `clns_certify_sfu`.
+    Sfu,
 }
 
+/// The SFU method's error bound for clns16 (either part, ulps of the rounded result): 0.5 from
+/// the rounding plus the evaluation error the MUFU and polynomial bounds allow (≤ 0.1 ulp,
+/// docs/design/clns.md), which the lattice certificate confirms on the device.
+pub const SFU_BOUND_ULPS: f64 = 0.6;
+
 impl Method {
-    pub const ALL: [Method; 5] = [
+    pub const ALL: [Method; 6] = [
         Method::F64,
         Method::Accurate,
         Method::Tex,
         Method::Fma,
         Method::Blend,
+        Method::Sfu,
     ];
 
     /// The CPU's default: f64, certified correctly rounded (≤ 0.5 ulp) for clns16 and clns32.
@@ -313,6 +325,15 @@ impl Method {
         } else {
             Method::F64
         }
+    }
+
+    /// Whether this method has kernels for `format`: every method but the SFUs' serves every
+    /// code format; the SFU kernels take ≤ 16 log fraction bits, ≤ 5 integer bits and ≤ 20
+    /// angle bits (their 1.5·2^23 magic conversions are exact below 2^22, and the MUFU errors,
+    /// ~2^-22, leave no margin beyond).
+    pub fn serves(self, format: ClnsFormat) -> bool {
+        self != Method::Sfu
+            || (format.frac_bits() <= 16 && format.log.int_bits <= 5 && format.angle_bits <= 20)
     }
 
     pub fn runs_on_cpu(self) -> bool {
@@ -340,7 +361,7 @@ impl Method {
                 geometry,
                 self.reader().expect("table method"),
             )?)),
-            Method::Accurate | Method::Blend => None,
+            Method::Accurate | Method::Blend | Method::Sfu => None,
         })
     }
 }
@@ -353,12 +374,13 @@ impl std::fmt::Display for Method {
             Method::Tex => "tex",
             Method::Fma => "fma",
             Method::Blend => "blend",
+            Method::Sfu => "sfu",
         })
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown S_b method {0:?}: expected one of f64, accurate, tex, fma, blend")]
+#[error("unknown S_b method {0:?}: expected one of f64, accurate, tex, fma, blend, sfu")]
 pub struct MethodError(String);
 
 impl std::str::FromStr for Method {
@@ -459,6 +481,16 @@ mod tests {
         assert!(SbTable::new(f, g, Reader::Fma).is_err());
         g.z_min = 0;
         assert!(SbTable::new(f, g, Reader::Fma).is_err());
+    }
+
+    #[test]
+    fn the_sfu_method_serves_narrow_formats_only() {
+        assert!(Method::Sfu.serves(ClnsFormat::CLNS16));
+        assert!(Method::Sfu.serves(ClnsFormat::with_bits(20).unwrap()));
+        // i5f16 + 21 angle bits: the angle no longer fits the method's 20 bits.
+        assert!(!Method::Sfu.serves(ClnsFormat::with_bits(21).unwrap()));
+        assert!(!Method::Sfu.serves(ClnsFormat::CLNS32));
+        assert!(Method::Tex.serves(ClnsFormat::CLNS32));
     }
 
     #[test]

@@ -39,3 +39,17 @@ fn gpu_ops_reject_mismatched_lengths() {
     let mut d = gpu.upload(&[[0u32; 2]; 12]).unwrap();
     assert!(g.fft(&gpu, Method::Tex, &mut d, 12).is_err());
 }
+
+#[test]
+fn the_sfu_method_refuses_wide_formats() {
+    let Some(gpu) = gpu_for_test("the_sfu_method_refuses_wide_formats") else {
+        return;
+    };
+    use sigpu_clns::{gpu::GpuClns, ClnsFormat, Geometry, Method};
+    let f = ClnsFormat::CLNS32;
+    let g = GpuClns::new(&gpu, f, Geometry::default_for(f)).unwrap();
+    let a = gpu.upload(&[[0u32; 2]; 4]).unwrap();
+    let mut out = gpu.alloc_poisoned::<[u32; 2]>(4).unwrap();
+    assert!(g.add(&gpu, Method::Sfu, &a, &a, &mut out).is_err());
+    assert!(g.certify_sfu_lattice(&gpu).is_err());
+}

@@ -6,7 +6,7 @@ use crate::certify::Inputs;
 use crate::error::{ClnsError, Result};
 use crate::format::{Clns, ClnsFormat};
 use crate::radian::ClnsF32;
-use crate::sb::{Geometry, Method, Sb, SbF64};
+use crate::sb::{Geometry, Method, Sb, SbF64, SFU_BOUND_ULPS};
 use sigpu_runtime::cuda::{
     self, check_result, compare_by, Check, CheckReport, DeviceBuffer, Gpu, Tolerance,
 };
@@ -170,8 +170,9 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
             0.0
         }
         Some(m) => {
+            // Methods without a bit-exact twin (f32 libdevice, the SFUs) against the f64 one.
             let twin = crate::radian::evaluator(
-                if m == Method::Accurate {
+                if matches!(m, Method::Accurate | Method::Sfu) {
                     Method::F64
                 } else {
                     m
@@ -227,6 +228,46 @@ fn report(format: ClnsFormat, results: &[(Clns, Clns)], tol: f64) -> CheckReport
         apart,
         Tolerance { abs: tol, rel: 0.0 },
     )
+}
+
+/// The SFU S_b over every clns16 input (2.1·10^9 (z, θ), reduced on the device): the largest
+/// error of each part must stay within [`SFU_BOUND_ULPS`], and the f32-radian variant's S_b
+/// within 3e-5 (log2 units and radians) at the same points.
+fn check_sfu_lattice(gpu: &Gpu, _seed: u64) -> Result<CheckReport> {
+    let format = ClnsFormat::CLNS16;
+    let g = GpuClns::new(gpu, format, Geometry::default_for(format))?;
+    let c = g.certify_sfu_lattice(gpu)?;
+    let parts = [
+        (c.re.error, SFU_BOUND_ULPS),
+        (c.im.error, SFU_BOUND_ULPS),
+        (c.radian_re.error, 3e-5),
+        (c.radian_im.error, 3e-5),
+    ];
+    // NaN (a broken evaluation) fails as surely as a large error.
+    let mismatches = parts.iter().filter(|(e, b)| e.is_nan() || e > b).count();
+    Ok(CheckReport {
+        elements: c.points as usize,
+        mismatches,
+        max_error: c.re.error.max(c.im.error),
+        tolerance: Tolerance {
+            abs: SFU_BOUND_ULPS,
+            rel: 0.0,
+        },
+        note: format!(
+            "Re {:.4} ulp at (z {}, θ {}), Im {:.4} ulp at (z {}, θ {}); {} / {} codes off the \
+             correct rounding; f32-radian S_b: Re {:.2e}, Im {:.2e} rad",
+            c.re.error,
+            c.re.z,
+            c.re.theta_code,
+            c.im.error,
+            c.im.z,
+            c.im.theta_code,
+            c.off_correct_rounding[0],
+            c.off_correct_rounding[1],
+            c.radian_re.error,
+            c.radian_im.error
+        ),
+    })
 }
 
 /// GPU FFT (N = 1024, batch 64, texture S_b) vs the CPU twin: per-add differences of ≤ 1 code
@@ -312,5 +353,9 @@ fn f32_variant_and_blend_checks() -> Vec<Check> {
         ("clns/f32_add_tex", check_f32(Some(Method::Tex)), "f32-radian CLNS add and sub, texture S_b, vs the filter model (rel. 3e-5)"),
         ("clns/f32_add_fma", check_f32(Some(Method::Fma)), "f32-radian CLNS add and sub, FMA-table S_b, vs its twin (rel. 3e-5)"),
         ("clns/add_blend", check_op(Some(Method::Blend)), "element-wise CLNS add, warps split tex/fma, vs the texture twin (≤ 2 codes)"),
+        ("clns/sb_sfu", check_sb(Method::Sfu), "S_b through the SFUs (MUFU + FMA polynomials) vs the f64 reference (≤ 1 code)"),
+        ("clns/add_sfu", check_op(Some(Method::Sfu)), "element-wise CLNS add through the SFUs vs ClnsFormat::add with f64 S_b (≤ 1 code)"),
+        ("clns/f32_add_sfu", check_f32(Some(Method::Sfu)), "f32-radian CLNS add and sub through the SFUs vs the f64 twin (rel. 3e-5)"),
+        ("clns/certify_sfu", check_sfu_lattice(), "SFU S_b at all 2.1e9 clns16 (z, θ) vs f64: ≤ 0.6 ulp per part (f32-radian ≤ 3e-5)"),
     }
 }

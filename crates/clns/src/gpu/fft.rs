@@ -28,6 +28,7 @@ impl GpuClns {
                 format: self.format.to_string(),
             });
         }
+        self.check_method(method)?;
         // One block per transform: the batch is the grid, at most 2^31 − 1 blocks.
         let batch = u32::try_from(len / n)
             .ok()

@@ -4,10 +4,12 @@
 
 mod checks;
 mod fft;
+mod lattice;
 mod ops;
 mod pairs;
 
 pub use checks::checks;
+pub use lattice::SfuLatticeCertificate;
 pub use pairs::random_pairs;
 
 use crate::certify::{certify_results, Certificate, Inputs};
@@ -133,6 +135,7 @@ impl GpuClns {
                 why: "evaluate tex and fma separately",
             });
         }
+        self.check_method(method)?;
         let kernel = gpu.kernel(&kernels(), &format!("clns_sb_{method}"))?;
         let tex = self.texture_handle();
         let mut all = Vec::with_capacity(inputs.len());
@@ -175,6 +178,21 @@ impl GpuClns {
             inputs,
             &got,
         )?)
+    }
+}
+
+impl GpuClns {
+    /// Refuses a method this object's format is outside of: the SFU kernels convert codes by
+    /// the 1.5·2^23 magic (exact for codes below 2^22) and their MUFU errors (~2^-22) leave
+    /// no margin beyond ~16 bits per part.
+    pub(crate) fn check_method(&self, method: Method) -> Result<()> {
+        if !method.serves(self.format) {
+            return Err(ClnsError::NoKernel {
+                what: format!("S_b by sfu in {}", self.format),
+                why: "the SFU method takes ≤ 16 log fraction bits, ≤ 5 integer bits and ≤ 20 angle bits",
+            });
+        }
+        Ok(())
     }
 }
 

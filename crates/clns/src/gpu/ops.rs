@@ -39,6 +39,7 @@ impl GpuClns {
         out: &mut DeviceBuffer<[u32; 2]>,
     ) -> Result<()> {
         // clns_add_blend takes λ after n; the other add kernels end at n.
+        self.check_method(method)?;
         let lambda = (method == Method::Blend).then_some(&BLEND_LAMBDA);
         let name = format!("clns_add_{method}");
         self.table_op(gpu, "CLNS add", &name, a, b, out, lambda)
@@ -75,7 +76,8 @@ impl GpuClns {
     );
 
     /// out = a ± b element-wise in the f32-radian variant ([`crate::ClnsF32`] as
-    /// `[log, angle]`), S_b by `method` (f64, accurate, tex or fma) from this object's table.
+    /// `[log, angle]`), S_b by `method` (f64, accurate, tex, fma or sfu; the tables are this
+    /// object's; sfu serves the f32 variant whatever the code format).
     pub fn add_f32(
         &self,
         gpu: &Gpu,
@@ -89,7 +91,7 @@ impl GpuClns {
         if method == Method::Blend {
             return Err(ClnsError::NoKernel {
                 what: "CLNS-f32 add".into(),
-                why: "no blend kernel (f64, accurate, tex, fma)",
+                why: "no blend kernel (f64, accurate, tex, fma, sfu)",
             });
         }
         let name = format!("clnsf_add_{method}");

@@ -217,10 +217,14 @@ fn clns_rows(c: &mut Chains, pool: &[Clns], progress: &dyn Fn(&str)) -> Result<V
         (Method::Fma, 0),
         (Method::Accurate, 0),
         (Method::F64, 0),
+        (Method::Sfu, 0),
         (Method::Blend, 2),
         (Method::Blend, 4),
         (Method::Blend, 6),
     ] {
+        if !method.serves(c.g.format) {
+            continue;
+        }
         progress(&format!("clns add {method}"));
         let ms = c.time_add(&format!("bench_clns_add_{method}"), &init, lambda)?;
         let label = if method == Method::Blend {
@@ -246,7 +250,13 @@ fn f32_variant_rows(c: &mut Chains, pool: &[Clns], progress: &dyn Fn(&str)) -> R
     progress("clns-f32 mul");
     let ms = c.time_mul("bench_clnsf_mul", false, &init, Float2([0.0f32, 0.1f32]))?;
     let mut rows = vec![c.row("clns-f32 mul", None, ms)];
-    for method in [Method::Tex, Method::Fma, Method::Accurate, Method::F64] {
+    for method in [
+        Method::Tex,
+        Method::Fma,
+        Method::Accurate,
+        Method::F64,
+        Method::Sfu,
+    ] {
         progress(&format!("clns-f32 add {method}"));
         let ms = c.time_add(&format!("bench_clnsf_add_{method}"), &init, 0)?;
         rows.push(c.row("clns-f32 add", Some(method.to_string()), ms));

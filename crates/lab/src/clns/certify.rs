@@ -12,7 +12,7 @@ use sigpu_runtime::cuda::Gpu;
 
 /// Certificates of `methods` over `inputs`, on `gpu` if given (every method but the blend)
 /// or on the CPU (the methods with a CPU evaluator), and the names of the methods skipped
-/// (GPU-only methods on the CPU, the blend on the GPU).
+/// (GPU-only methods on the CPU, the blend on the GPU, methods without kernels for `format`).
 pub fn certify(
     gpu: Option<&Gpu>,
     format: ClnsFormat,
@@ -28,7 +28,9 @@ pub fn certify(
     for &m in methods {
         progress(&format!("{m}: {} inputs", inputs.len()));
         match (gpu, &on_gpu) {
-            (Some(gpu), Some(t)) if m != Method::Blend => certs.push(t.certify(gpu, m, inputs)?),
+            (Some(gpu), Some(t)) if m != Method::Blend && m.serves(format) => {
+                certs.push(t.certify(gpu, m, inputs)?)
+            }
             (None, _) if m.runs_on_cpu() => {
                 let eval = m.cpu(format, geometry)?.context("CPU evaluator")?;
                 certs.push(certify_cpu(&eval, &m.to_string(), inputs));

@@ -38,7 +38,7 @@ pub struct ClnsCertifyArgs {
     /// clns16, clns32 or i<I>f<F>p<P>.
     #[arg(long, default_value = "clns16")]
     pub format: sigpu_clns::ClnsFormat,
-    /// f64, accurate, tex, fma, or `all`.
+    /// f64, accurate, tex, fma, sfu, or `all` (on the GPU, the methods with kernels for the format).
     #[arg(long, default_value = "all")]
     pub method: String,
     /// Table points along |Z| (default: the format's default table).

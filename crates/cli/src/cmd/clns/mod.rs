@@ -61,7 +61,7 @@ fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result
     bar.finish_and_clear();
     if certs.is_empty() {
         bail!(
-            "--method {}: nothing to certify on this device ({} runs on the GPU only)",
+            "--method {}: nothing to certify here ({}: GPU only, or no kernel for this format)",
             args.method,
             skipped.join(", ")
         );
