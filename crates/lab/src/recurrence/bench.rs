@@ -209,9 +209,15 @@ pub fn bench_gpu<T: Element>(
     })
 }
 
-/// A launch shape as `--shapes` takes it: `THREADSxVPT`, `d` for direct loads, `/B` blocks.
+/// A launch shape as `--shapes` takes it: `THREADSxVPT`, `d` for direct loads, `n` for no
+/// look-back warp, `/B` blocks.
 fn shape_name(cfg: &GpuConfig) -> String {
-    let direct = if cfg.transpose { "" } else { "d" };
+    let direct = match (cfg.transpose, cfg.lookback_warp) {
+        (true, true) => "",
+        (false, true) => "d",
+        (true, false) => "n",
+        (false, false) => "dn",
+    };
     match cfg.min_blocks {
         0 => format!("{}x{}{direct}", cfg.threads, cfg.vpt),
         b => format!("{}x{}{direct}/{b}", cfg.threads, cfg.vpt),
