@@ -97,7 +97,10 @@ fn generated_source_bakes_in_the_constants() {
     };
     let (name, slow) = source("(0.001 : 0.999)", DType::F32, true, warp0);
     assert!(slow.contains("look_back(flags") && !slow.contains("THREADS + 32"));
-    assert!(!slow.contains("named_barrier(") && name.ends_with("_256x32t.cu"), "{name}");
+    assert!(
+        !slow.contains("named_barrier(") && name.ends_with("_256x32t.cu"),
+        "{name}"
+    );
     // Prefix sums: 512 threads (64 KiB of dynamic shared memory), no multiplications by 1 in
     // the merges, integer arithmetic unsigned.
     let (name, code) = source("(1 : 1)", DType::I32, true, GpuConfig::default());
