@@ -6,7 +6,10 @@
 //   PLR_LOOK_BACK  the kernel chains chunks through the decoupled look-back (0: the tail-carry
 //                  kernel, which recomputes each carry-in and needs no flags);
 //   PLR_TRANSPOSE  warps load and store through a shared-memory transpose;
-//   PLR_ONES       a prefix sum (order 1, every factor 1): carries add without multiplications.
+//   PLR_ONES       a prefix sum (order 1, every factor 1): carries add without multiplications;
+//   PLR_LOOK_BACK_WARP  an extra warp (warp WARPS) looks back from the block's start while the
+//                  others load and merge; they meet at named barriers (1: the data warps,
+//                  2: the whole block) instead of __syncthreads.
 // What follows the include (the map, the recurrence and the merges with the coefficients
 // written in, the kernels) is generated per filter.
 
@@ -50,6 +53,14 @@ __device__ __forceinline__ void post(unsigned int* flags, T* values, long long g
     atomicExch(&flags[g], (epoch << 2) | status);
 }
 
+#endif
+
+#if PLR_LOOK_BACK_WARP
+// bar.sync on barrier `id` for `count` threads (a multiple of 32), so some warps can meet
+// while others keep running.
+__device__ __forceinline__ void named_barrier(int id, int count) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
 #endif
 
 #if PLR_TRANSPOSE

@@ -83,12 +83,29 @@ fn generated_source_bakes_in_the_constants() {
             && !code.contains("unsigned int* flags"),
         "0.8 decays within a warp's 512 values: the carry-in is recomputed, no look-back"
     );
-    // A pole at 0.999 decays too slowly: decoupled look-back, over chunks of 256 x 32 values.
+    // A pole at 0.999 decays too slowly: decoupled look-back, over chunks of 256 x 32 values,
+    // by a look-back warp (one more per block) that meets the others at named barriers.
     let (name, slow) = source("(0.001 : 0.999)", DType::F32, true, GpuConfig::default());
+    assert!(slow.contains("look_back(flags") && slow.contains("__launch_bounds__(THREADS + 32)"));
+    assert!(slow.contains("if (warp == WARPS)") && slow.contains("named_barrier(2, THREADS + 32)"));
+    assert!(!slow.contains("__syncthreads();\n    if (warp == 0)"));
+    assert!(name.ends_with("_256x32tw.cu"), "{name}");
+    // Without the look-back warp, warp 0 looks back after the merge.
+    let warp0 = GpuConfig {
+        lookback_warp: false,
+        ..GpuConfig::default()
+    };
+    let (name, slow) = source("(0.001 : 0.999)", DType::F32, true, warp0);
     assert!(slow.contains("look_back(flags") && !slow.contains("THREADS + 32"));
-    assert!(name.ends_with("_256x32t.cu"), "{name}");
-    // Prefix sums: no multiplications by 1 in the merges, integer arithmetic unsigned.
-    let (_, code) = source("(1 : 1)", DType::I32, true, GpuConfig::default());
+    assert!(
+        !slow.contains("named_barrier(") && name.ends_with("_256x32t.cu"),
+        "{name}"
+    );
+    // Prefix sums: 512 threads (64 KiB of dynamic shared memory), no multiplications by 1 in
+    // the merges, integer arithmetic unsigned.
+    let (name, code) = source("(1 : 1)", DType::I32, true, GpuConfig::default());
+    assert!(name.ends_with("_512x32tw.cu"), "{name}");
+    assert!(code.contains("extern __shared__ uint4 s_tiles[];"));
     assert!(code.contains("typedef unsigned int T;"));
     assert!(
         code.contains("v[1] += v[0];") && !code.contains("1u * "),
@@ -137,6 +154,14 @@ fn nvrtc_compiles_generated_kernels_for_sm_90() {
                     vpt: 8,
                     transpose: false,
                     min_blocks: 4,
+                    lookback_warp: true,
+                },
+                GpuConfig {
+                    threads: 128,
+                    vpt: 16,
+                    transpose: true,
+                    min_blocks: 0,
+                    lookback_warp: false,
                 },
             ] {
                 let (name, code) = source(sig, dtype, optimize, config);

@@ -34,9 +34,14 @@ pub struct BenchFilterArgs {
     #[arg(long)]
     pub compare_optimize: bool,
     /// GPU launch shapes to time, THREADSxVPT comma-separated; a `d` after it loads and
-    /// stores directly instead of through the shared-memory transpose, `/B` asks the
-    /// register allocator for B blocks per SM; `default` is the library's choice per filter.
-    #[arg(long, default_value = "default", value_name = "default|TxV[d][/B],…")]
+    /// stores directly instead of through the shared-memory transpose, an `n` has warp 0 look
+    /// back instead of a dedicated look-back warp, `/B` asks the register allocator for B
+    /// blocks per SM; `default` is the library's choice per filter.
+    #[arg(
+        long,
+        default_value = "default",
+        value_name = "default|TxV[d][n][/B],…"
+    )]
     pub shapes: String,
     /// Skip checking results against the reference at the benchmarked size.
     #[arg(long)]

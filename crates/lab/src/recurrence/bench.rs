@@ -195,7 +195,7 @@ pub fn bench_gpu<T: Element>(
         device: format!("{} ({})", gpu.info().name, gpu.arch()),
         n,
         channels: 1,
-        shape: shape_name(&cfg),
+        shape: shape_name(&cfg, !g.generated().tail_carry),
         factor_len: g.generated().factor_len,
         independent: g.generated().independent,
         tail_carry: g.generated().tail_carry,
@@ -209,9 +209,15 @@ pub fn bench_gpu<T: Element>(
     })
 }
 
-/// A launch shape as `--shapes` takes it: `THREADSxVPT`, `d` for direct loads, `/B` blocks.
-fn shape_name(cfg: &GpuConfig) -> String {
-    let direct = if cfg.transpose { "" } else { "d" };
+/// A launch shape as `--shapes` takes it: `THREADSxVPT`, `d` for direct loads, `n` for a
+/// look-back kernel without the look-back warp, `/B` blocks.
+fn shape_name(cfg: &GpuConfig, looks_back: bool) -> String {
+    let direct = match (cfg.transpose, cfg.lookback_warp || !looks_back) {
+        (true, true) => "",
+        (false, true) => "d",
+        (true, false) => "n",
+        (false, false) => "dn",
+    };
     match cfg.min_blocks {
         0 => format!("{}x{}{direct}", cfg.threads, cfg.vpt),
         b => format!("{}x{}{direct}/{b}", cfg.threads, cfg.vpt),

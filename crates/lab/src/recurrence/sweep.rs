@@ -206,7 +206,8 @@ pub fn parse_sizes(spec: &str) -> Result<Vec<usize>> {
     Ok(sizes)
 }
 
-/// `default` or `THREADSxVPT[d][/B]`.
+/// `default` or `THREADSxVPT[d][n][/B]` (`d`: direct loads; `n`: warp 0 looks back, no
+/// look-back warp).
 pub fn parse_shape(t: &str) -> Result<GpuConfig> {
     let t = t.trim();
     if t == "default" {
@@ -219,18 +220,23 @@ pub fn parse_shape(t: &str) -> Result<GpuConfig> {
         ),
         None => (t, 0),
     };
+    let (warp0, t) = match t.strip_suffix('n') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
     let (direct, t) = match t.strip_suffix('d') {
         Some(rest) => (true, rest),
         None => (false, t),
     };
     let (a, b) = t
         .split_once('x')
-        .context("--shapes: expected THREADSxVPT[d][/B]")?;
+        .context("--shapes: expected THREADSxVPT[d][n][/B]")?;
     Ok(GpuConfig {
         threads: a.parse().with_context(|| format!("--shapes: {a:?}"))?,
         vpt: b.parse().with_context(|| format!("--shapes: {b:?}"))?,
         transpose: !direct,
         min_blocks,
+        lookback_warp: !warp0,
     })
 }
 
@@ -330,6 +336,9 @@ mod tests {
         assert_eq!((c.threads, c.vpt, c.min_blocks), (256, 32, 4));
         assert!(!c.transpose);
         assert!(parse_shape("128x16").unwrap().transpose);
+        let w = parse_shape("512x32dn").unwrap();
+        assert!(!w.transpose && !w.lookback_warp);
+        assert!(parse_shape("512x32").unwrap().lookback_warp);
         assert_eq!(parse_shape("default").unwrap(), GpuConfig::default());
         assert!(parse_shape("256").is_err());
     }

@@ -105,6 +105,7 @@ const DIRECT: GpuConfig = GpuConfig {
     vpt: 0,
     transpose: false,
     min_blocks: 0,
+    lookback_warp: true,
 };
 
 /// 32-thread blocks: the carry-in warp reads the whole previous chunk.
@@ -113,6 +114,7 @@ const ONE_WARP: GpuConfig = GpuConfig {
     vpt: 0,
     transpose: true,
     min_blocks: 0,
+    lookback_warp: true,
 };
 
 /// One checked filter run: signature, channels × length, and the choices around it.

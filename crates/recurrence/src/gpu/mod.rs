@@ -30,6 +30,7 @@ pub use codegen::{
 use crate::elem::Element;
 use crate::error::FilterError;
 use crate::filter::Filter;
+use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
 use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
 use sigpu_runtime::cuda::{time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, Timing};
 use std::sync::Mutex;
@@ -74,6 +75,16 @@ impl<T: Element> GpuFilter<T> {
         let generated = generate(filter, config)?;
         let source = generated.kernel_source();
         let kernel = gpu.kernel(&source, FILTER_KERNEL)?;
+        if generated.shared_bytes > 48 * 1024 {
+            // Over the 48 KiB a block gets by default: opt in (512 x 32 4-byte values: 64 KiB).
+            kernel
+                .function()
+                .set_attribute(
+                    CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    generated.shared_bytes as i32,
+                )
+                .context("opting in to the transpose tiles' shared memory")?;
+        }
         let state_kernel = gpu.kernel(&source, STATE_KERNEL)?;
         let constants = gpu.upload(&generated.constants)?;
         Ok(GpuFilter {
@@ -198,7 +209,7 @@ impl<T: Element> GpuFilter<T> {
         let config = LaunchConfig {
             grid_dim: (chunks as u32, 1, 1),
             block_dim: (self.generated.block_threads() as u32, 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: self.generated.shared_bytes as u32,
         };
         Ok(launch.run(config)?)
     }

@@ -108,7 +108,7 @@ impl<T: Element> GpuFilter<T> {
             let config = LaunchConfig {
                 grid_dim: (chunks as u32, 1, 1),
                 block_dim: (self.generated.block_threads() as u32, 1, 1),
-                shared_mem_bytes: 0,
+                shared_mem_bytes: self.generated.shared_bytes as u32,
             };
             launch.run(config)?;
         }

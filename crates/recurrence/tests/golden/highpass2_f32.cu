@@ -20,6 +20,7 @@ typedef float T;
 #define PLR_LOOK_BACK 0  // chunks chained by the decoupled look-back
 #define PLR_TRANSPOSE 1  // warps load and store through shared memory
 #define PLR_ONES 0       // prefix sum: every factor is 1
+#define PLR_LOOK_BACK_WARP 0  // an extra warp looks back from the block's start
 
 #include "plr.cuh"
 

@@ -20,6 +20,7 @@ typedef double T;
 #define PLR_LOOK_BACK 1  // chunks chained by the decoupled look-back
 #define PLR_TRANSPOSE 1  // warps load and store through shared memory
 #define PLR_ONES 0       // prefix sum: every factor is 1
+#define PLR_LOOK_BACK_WARP 1  // an extra warp looks back from the block's start
 
 #include "plr.cuh"
 
@@ -124,7 +125,7 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
+extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,
     const T* __restrict__ zi, int has_zi, const T* __restrict__ consts,
     unsigned int* flags, T* aggs, T* incls, unsigned int* counters, unsigned int epoch)
@@ -132,7 +133,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
     __shared__ long long s_chunk;
     __shared__ T s_warp[WARPS * K];  // warp aggregates, then inclusive warp prefixes
     __shared__ T s_carry[K];         // the chunk's carry-in
-    __shared__ uint4 s_tile[WARPS][32 * Q];  // a warp's values in transit
+    __shared__ T s_agg[K];           // the chunk's aggregate, for the look-back warp
+    extern __shared__ uint4 s_tiles[];  // the warps' values in transit, 32 * Q each
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (threadIdx.x == 0) {
         // Chunks in start order, so a chunk only ever waits on chunks already running.
@@ -144,6 +146,30 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
     const long long g = s_chunk;
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
+    if (warp == WARPS) {
+        // The look-back warp: the carry from the chunks before this one, while the other
+        // warps load and merge the chunk's values.
+        T carry[K];
+        if (ci > 0) {
+            look_back(flags, aggs, incls, consts, g, ch * chunks_per_channel, epoch, lane, carry);
+        } else {
+            #pragma unroll
+            for (int r = 0; r < K; ++r) carry[r] = (T)0;
+        }
+        if (lane == 0) {
+            #pragma unroll
+            for (int r = 0; r < K; ++r) s_carry[r] = carry[r];
+        }
+        named_barrier(2, THREADS + 32);  // warp 0 has left the chunk's aggregate in s_agg
+        if (ci > 0) {
+            T incl[K];
+            #pragma unroll
+            for (int r = 0; r < K; ++r) incl[r] = s_agg[r];
+            add_transfer(consts, CHUNK, carry, incl);
+            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);
+        }
+        return;
+    }
     const T* xc = x + ch * n;
     T* yc = y + ch * n;
     const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
@@ -151,12 +177,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
     const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
     __align__(16) T v[V];
     T a[K], e[K];
-    local_pass(xc, n, seg, wseg, vec_ok, s_tile[warp], lane, zi, has_zi, ch, v, a, e);
+    local_pass(xc, n, seg, wseg, vec_ok, s_tiles + warp * 32 * Q, lane, zi, has_zi, ch, v, a, e);
     if (lane == 31) {
         #pragma unroll
         for (int r = 0; r < K; ++r) s_warp[warp * K + r] = a[r];
     }
-    __syncthreads();
+    named_barrier(1, THREADS);  // the data warps only (the look-back warp is polling)
     if (warp == 0) {
         // block: doubling merges over the warp aggregates, a lane per warp
         T wv[K];
@@ -200,20 +226,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
             carry[r] = (T)0;
         }
         if (lane == 0) post(flags, ci == 0 ? incls : aggs, g, chunk_agg, ci == 0 ? STATUS_FULL : STATUS_PARTIAL, epoch);
-        if (ci > 0) look_back(flags, aggs, incls, consts, g, ch * chunks_per_channel, epoch, lane, carry);
-        if (ci > 0) {
-            T incl[K];
-            #pragma unroll
-            for (int r = 0; r < K; ++r) incl[r] = chunk_agg[r];
-            add_transfer(consts, CHUNK, carry, incl);
-            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);
-        }
         if (lane == 0) {
             #pragma unroll
-            for (int r = 0; r < K; ++r) s_carry[r] = carry[r];
+            for (int r = 0; r < K; ++r) s_agg[r] = chunk_agg[r];
         }
     }
-    __syncthreads();
+    named_barrier(2, THREADS + 32);  // the look-back warp has left the carry-in in s_carry
     // carry into this warp: the warps before it, plus the chunk's carry-in through them
     T tw[K], cin[K];
     #pragma unroll
@@ -244,7 +262,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) plr_filter(
     v[13] += 15.0 * c[0] + -14.0 * c[1];
     v[14] += 16.0 * c[0] + -15.0 * c[1];
     v[15] += 17.0 * c[0] + -16.0 * c[1];
-    store_warp(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
+    store_warp(yc, n, seg, wseg, vec_ok, s_tiles + warp * 32 * Q, lane, v);
 }
 
 // zf[ch][i] = zi[ch][n+i] (while n+i < NSTATE) + sum_{m>i} a_m x[n+i-m] + b_m y[n+i-m]

@@ -6,7 +6,9 @@ use crate::error::FilterError;
 /// The launch shape a kernel is generated for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct GpuConfig {
-    /// Threads per block (a multiple of 32, at most 1024).
+    /// Threads per block that filter values (a multiple of 32, at most 1024). 0 (the default)
+    /// picks by filter what measured fastest on an H100: 512 for prefix sums (the look-back
+    /// kernel with every factor 1), 256 otherwise.
     pub threads: usize,
     /// Consecutive values per thread (a multiple of 16 bytes' worth of elements). 0 (the
     /// default) picks by filter what measured fastest on an H100: 64 bytes per thread where
@@ -19,15 +21,21 @@ pub struct GpuConfig {
     pub transpose: bool,
     /// Blocks per SM asked of the register allocator (`__launch_bounds__`); 0 leaves it free.
     pub min_blocks: usize,
+    /// In the look-back kernel, one extra warp per block runs the decoupled look-back from the
+    /// block's start, while the other warps load and merge the chunk, instead of warp 0
+    /// looking back after the merge with the block waiting at a barrier. Used where the kernel
+    /// looks back and the block has room for the warp (threads ≤ 992).
+    pub lookback_warp: bool,
 }
 
 impl Default for GpuConfig {
     fn default() -> Self {
         GpuConfig {
-            threads: 256,
+            threads: 0,
             vpt: 0,
             transpose: true,
             min_blocks: 0,
+            lookback_warp: true,
         }
     }
 }
@@ -39,7 +47,8 @@ impl GpuConfig {
     }
 
     /// The shape actually used for `dtype` and order `k`: vpt rounded up to whole 16-byte
-    /// vectors and to at least k (a thread's last k values are its carry-out).
+    /// vectors and to at least k (a thread's last k values are its carry-out). Threads 0 (pick
+    /// by filter) must be resolved before.
     pub fn normalized(&self, dtype: DType, k: usize) -> Result<GpuConfig, FilterError> {
         if self.threads == 0 || !self.threads.is_multiple_of(32) || self.threads > 1024 {
             return Err(FilterError::Config(format!(
@@ -54,11 +63,6 @@ impl GpuConfig {
                 "{vpt} values per thread is more than the 64 supported"
             )));
         }
-        Ok(GpuConfig {
-            threads: self.threads,
-            vpt,
-            transpose: self.transpose,
-            min_blocks: self.min_blocks,
-        })
+        Ok(GpuConfig { vpt, ..*self })
     }
 }

@@ -13,8 +13,10 @@ pub const STATE_KERNEL: &str = "plr_final_state";
 /// `plr_filter`: its parameters, the chunk's carry-in, the correction and the store.
 pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
     let transpose = plan.config.transpose;
-    // The tail-carry kernel has an extra warp (WARPS) that recomputes the carry-in.
-    let block = if plan.tail_carry {
+    let lookback_warp = plan.config.lookback_warp;
+    // The tail-carry kernel has an extra warp (WARPS) that recomputes the carry-in; the
+    // look-back kernel one that looks back, where it has the look-back warp.
+    let block = if plan.tail_carry || lookback_warp {
         "THREADS + 32"
     } else {
         "THREADS"
@@ -35,22 +37,45 @@ pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String
          const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,\n    \
          const T* __restrict__ zi, int has_zi, const T* __restrict__ consts{lookback_params})\n{{"
     );
-    let tile = |warps: &str| {
-        if transpose {
-            format!(
-                "    __shared__ uint4 s_tile[{warps}][32 * Q];  // a warp's values in transit\n"
-            )
-        } else {
-            String::new()
-        }
+    // The tail-carry kernel's tiles are static (WARPS + 1 of them); the look-back kernel's
+    // are dynamic, so that chunks over 48 KiB fit.
+    let tile_arg = match (transpose, plan.tail_carry) {
+        (false, _) => "nullptr",
+        (true, true) => "s_tile[warp]",
+        (true, false) => "s_tiles + warp * 32 * Q",
     };
-    let tile_arg = if transpose { "s_tile[warp]" } else { "nullptr" };
     if plan.tail_carry {
-        let head = TAIL_KERNEL_HEAD.replace("TILE_DECL", &tile("WARPS + 1"));
+        let decl = if transpose {
+            "    __shared__ uint4 s_tile[WARPS + 1][32 * Q];  // a warp's values in transit\n"
+        } else {
+            ""
+        };
+        let head = TAIL_KERNEL_HEAD.replace("TILE_DECL", decl);
         w.push_str(&head.replace("TILE_ARG", tile_arg));
     } else {
-        let head = KERNEL_PROLOGUE.replace("TILE_DECL", &tile("WARPS"));
-        w.push_str(&head.replace("TILE_ARG", tile_arg));
+        let decl = if transpose {
+            "    extern __shared__ uint4 s_tiles[];  // the warps' values in transit, 32 * Q each\n"
+        } else {
+            ""
+        };
+        let agg = if lookback_warp {
+            "    __shared__ T s_agg[K];           // the chunk's aggregate, for the look-back warp\n"
+        } else {
+            ""
+        };
+        let head = KERNEL_PROLOGUE
+            .replace("TILE_DECL", decl)
+            .replace("AGG_DECL", agg)
+            .replace("TILE_ARG", tile_arg)
+            .replace(
+                "LOOK_BACK_WARP",
+                &if lookback_warp {
+                    look_back_warp(plan)
+                } else {
+                    String::new()
+                },
+            );
+        w.push_str(&head);
         write_chunk_carry(plan, w);
     }
     w.push_str(CARRY_IN);
@@ -58,16 +83,45 @@ pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String
     if transpose {
         let _ = writeln!(
             w,
-            "    store_warp(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);\n}}\n"
+            "    store_warp(yc, n, seg, wseg, vec_ok, {tile_arg}, lane, v);\n}}\n"
         );
     } else {
         let _ = writeln!(w, "    store_segment(yc, n, seg, vec_ok, v);\n}}\n");
     }
 }
 
+/// The look-back warp (warp WARPS): the chunk's carry-in from its predecessors' posts, polled
+/// from the block's start while the other warps load and merge; then, unless the chunk posted
+/// its full carry at once, the full carry from the aggregate warp 0 leaves in s_agg.
+fn look_back_warp<T: Element>(plan: &Plan<'_, T>) -> String {
+    let mut s = String::from(LOOK_BACK_WARP_HEAD);
+    if !plan.independent {
+        s.push_str(concat!(
+            "        if (ci > 0) {\n",
+            "            T incl[K];\n",
+            "            #pragma unroll\n",
+            "            for (int r = 0; r < K; ++r) incl[r] = s_agg[r];\n",
+            "            add_transfer(consts, CHUNK, carry, incl);\n",
+            "            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);\n",
+            "        }\n",
+        ));
+    }
+    s.push_str("        return;\n    }\n");
+    s
+}
+
 /// The look-back kernel's block merge over the warps, the chunk's posts and its carry-in.
 fn write_chunk_carry<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
-    w.push_str(KERNEL_BLOCK_HEAD);
+    let lookback_warp = plan.config.lookback_warp;
+    let head = if lookback_warp {
+        KERNEL_BLOCK_HEAD.replace(
+            "    __syncthreads();\n",
+            "    named_barrier(1, THREADS);  // the data warps only (the look-back warp is polling)\n",
+        )
+    } else {
+        KERNEL_BLOCK_HEAD.to_owned()
+    };
+    w.push_str(&head);
     let mut d = 1;
     while d < plan.warps {
         emit_merge(
@@ -93,6 +147,10 @@ fn write_chunk_carry<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
             w,
             "        if (lane == 0) post(flags, ci == 0 ? incls : aggs, g, chunk_agg, ci == 0 ? STATUS_FULL : STATUS_PARTIAL, epoch);"
         );
+    }
+    if lookback_warp {
+        w.push_str(LOOK_BACK_WARP_HANDOFF);
+        return;
     }
     if plan.need_carry {
         let _ = writeln!(
@@ -162,7 +220,7 @@ pub(super) fn write_state_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String)
 const KERNEL_PROLOGUE: &str = r#"    __shared__ long long s_chunk;
     __shared__ T s_warp[WARPS * K];  // warp aggregates, then inclusive warp prefixes
     __shared__ T s_carry[K];         // the chunk's carry-in
-TILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+AGG_DECLTILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (threadIdx.x == 0) {
         // Chunks in start order, so a chunk only ever waits on chunks already running.
         const unsigned int g = atomicAdd(&counters[epoch & 1], 1u);
@@ -173,7 +231,7 @@ TILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const long long g = s_chunk;
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
-    const T* xc = x + ch * n;
+LOOK_BACK_WARP    const T* xc = x + ch * n;
     T* yc = y + ch * n;
     const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
     const long long seg = wseg + (long long)lane * V;
@@ -210,6 +268,31 @@ TILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     }
     __syncthreads();
     if (tail) return;
+"#;
+
+const LOOK_BACK_WARP_HEAD: &str = r#"    if (warp == WARPS) {
+        // The look-back warp: the carry from the chunks before this one, while the other
+        // warps load and merge the chunk's values.
+        T carry[K];
+        if (ci > 0) {
+            look_back(flags, aggs, incls, consts, g, ch * chunks_per_channel, epoch, lane, carry);
+        } else {
+            #pragma unroll
+            for (int r = 0; r < K; ++r) carry[r] = (T)0;
+        }
+        if (lane == 0) {
+            #pragma unroll
+            for (int r = 0; r < K; ++r) s_carry[r] = carry[r];
+        }
+        named_barrier(2, THREADS + 32);  // warp 0 has left the chunk's aggregate in s_agg
+"#;
+
+const LOOK_BACK_WARP_HANDOFF: &str = r#"        if (lane == 0) {
+            #pragma unroll
+            for (int r = 0; r < K; ++r) s_agg[r] = chunk_agg[r];
+        }
+    }
+    named_barrier(2, THREADS + 32);  // the look-back warp has left the carry-in in s_carry
 "#;
 
 const KERNEL_BLOCK_HEAD: &str = r#"    if (lane == 31) {

@@ -11,8 +11,10 @@
 //! - Threads merge their last k values with warp shuffles (5 doubling steps), then warps merge
 //!   through shared memory, using the transfer matrices M_m[r][j] = f_j[m-1-r].
 //! - Chunks chain through a decoupled look-back over a 32-chunk window: a chunk posts its
-//!   local aggregate, warp 0 folds its predecessors' posts (with powers of the chunk transfer
-//!   matrix) back to the nearest full carry. When the factors were truncated inside the chunk,
+//!   local aggregate; a look-back warp (one warp more per block, polling from the block's
+//!   start while the other warps load and merge; or warp 0 after the merge, without it) folds
+//!   its predecessors' posts (with powers of the chunk transfer matrix) back to the nearest
+//!   full carry. When the factors were truncated inside the chunk,
 //!   its carry-out does not depend on its carry-in and it posts the full carry at once, so
 //!   decaying filters have no serial chain.
 //! - Each thread then adds its carry-in times the factors to its values and stores them.
@@ -63,12 +65,21 @@ pub struct Generated<T> {
     /// The factors vanish within a warp's 32 × vpt values: each block recomputes its carry-in
     /// from the previous chunk's last inputs with an extra warp, and there is no look-back.
     pub tail_carry: bool,
+    /// Dynamic shared memory the filter kernel is launched with (the look-back kernel's
+    /// transpose tiles; may exceed the 48 KiB a block gets without opting in).
+    pub shared_bytes: usize,
 }
 
 impl<T> Generated<T> {
-    /// Threads per block of the filter kernel (the tail-carry kernel has one warp more).
+    /// Threads per block of the filter kernel (the tail-carry kernel and the look-back warp
+    /// add one warp).
     pub fn block_threads(&self) -> usize {
-        self.config.threads + if self.tail_carry { 32 } else { 0 }
+        self.config.threads
+            + if self.tail_carry || self.config.lookback_warp {
+                32
+            } else {
+                0
+            }
     }
 }
 
@@ -100,5 +111,6 @@ pub fn generate<T: Element>(
         factor_len: plan.len,
         independent: plan.independent,
         tail_carry: plan.tail_carry,
+        shared_bytes: plan.dynamic_shared_bytes(),
     })
 }

@@ -13,6 +13,8 @@ use std::fmt::Write;
 pub const PLR_HEADER: &str = include_str!("../../../kernels/plr.cuh");
 /// The name the generated source includes [`PLR_HEADER`] by.
 pub const PLR_HEADER_NAME: &str = "plr.cuh";
+/// Shared memory one block may opt in to on sm_90 (227 KiB).
+pub const MAX_DYNAMIC_SHARED: usize = 232_448;
 
 /// What the generator decides for one filter and launch shape before writing code.
 pub(super) struct Plan<'a, T: Element> {
@@ -41,20 +43,40 @@ impl<'a, T: Element> Plan<'a, T> {
     pub(super) fn new(filter: &'a Filter<T>, config: GpuConfig) -> Result<Self, FilterError> {
         let k = filter.order();
         let auto_vpt = config.vpt == 0;
-        let mut config = config.normalized(T::DTYPE, k)?;
+        let auto_threads = config.threads == 0;
+        let requested = GpuConfig {
+            threads: if auto_threads { 256 } else { config.threads },
+            ..config
+        };
+        let mut config = requested.normalized(T::DTYPE, k)?;
         if auto_vpt {
             let small = 64 / T::DTYPE.size();
             let tail = filter.factors_for(config.threads * small).len() + k <= 32 * small;
             config.vpt = if tail { small } else { 128 / T::DTYPE.size() };
             config = config.normalized(T::DTYPE, k)?;
         }
-        let chunk = config.chunk();
         let optimize = filter.options().optimize;
+        let is_ones = |factors: &Factors<T>, chunk: usize| {
+            optimize && k == 1 && factors.kind(0) == TableKind::Ones && factors.len() == chunk
+        };
+        // Prefix sums (the look-back kernel, every factor 1) run fastest with 512 threads per
+        // block and a look-back warp on an H100 (338 G elements/s against 307 for 256 threads
+        // without the warp, i32 and f32 at 2^28).
+        if auto_threads && is_ones(&filter.factors_for(config.chunk()), config.chunk()) {
+            config.threads = 512;
+        }
+        let chunk = config.chunk();
         let factors = filter.factors_for(chunk);
         let len = factors.len();
         let need_carry = factors.table_nonzero();
-        let ones = optimize && k == 1 && factors.kind(0) == TableKind::Ones && len == chunk;
-        Ok(Plan {
+        let ones = is_ones(&factors, chunk);
+        // The factors vanish within one warp's span: a chunk's carry-in is the carry-out,
+        // from zero, of the previous chunk's last 32 * V inputs, which an extra warp
+        // recomputes (unless no carry is ever needed: all factors zero).
+        let tail_carry = need_carry && len + k <= 32 * config.vpt;
+        config.lookback_warp =
+            config.lookback_warp && !tail_carry && need_carry && config.threads + 32 <= 1024;
+        let plan = Plan {
             filter,
             ff: filter.feedforward(),
             fb: filter.feedback(),
@@ -66,15 +88,33 @@ impl<'a, T: Element> Plan<'a, T> {
             warps: config.threads / 32,
             optimize,
             independent: factors.carry_independent(chunk),
-            // The factors vanish within one warp's span: a chunk's carry-in is the carry-out,
-            // from zero, of the previous chunk's last 32 * V inputs, which an extra warp
-            // recomputes (unless no carry is ever needed: all factors zero).
-            tail_carry: need_carry && len + k <= 32 * config.vpt,
+            tail_carry,
             factors,
             len,
             need_carry,
             ones,
-        })
+        };
+        let tile = plan.dynamic_shared_bytes();
+        if tile > MAX_DYNAMIC_SHARED {
+            return Err(FilterError::Config(format!(
+                "{} threads x {} values of {} bytes need {tile} bytes of shared memory, more \
+                 than the {MAX_DYNAMIC_SHARED} a block can have",
+                config.threads,
+                config.vpt,
+                T::DTYPE.size()
+            )));
+        }
+        Ok(plan)
+    }
+
+    /// Dynamic shared memory of the filter kernel: the look-back kernel's transpose tiles
+    /// (the tail-carry kernel declares its own statically).
+    pub(super) fn dynamic_shared_bytes(&self) -> usize {
+        if self.tail_carry || !self.config.transpose {
+            0
+        } else {
+            self.chunk * T::DTYPE.size()
+        }
     }
 
     /// Constants buffer: extended factor tables, then powers of the chunk transfer matrix.
@@ -195,13 +235,18 @@ impl<'a, T: Element> Plan<'a, T> {
             "#define PLR_ONES {}       // prefix sum: every factor is 1",
             flag(self.ones)
         );
+        let _ = writeln!(
+            w,
+            "#define PLR_LOOK_BACK_WARP {}  // an extra warp looks back from the block's start",
+            flag(self.config.lookback_warp)
+        );
     }
 
     /// A file name for NVRTC messages and the kernel cache: the shape and a hash of `source`.
     pub(super) fn file_name(&self, source: &str) -> String {
         let c = self.config;
         format!(
-            "plr_{}_k{}_p{}_{}_{}x{}{}{}{}.cu",
+            "plr_{}_k{}_p{}_{}_{}x{}{}{}{}{}.cu",
             T::DTYPE,
             self.k,
             self.ff.len() - 1,
@@ -209,6 +254,7 @@ impl<'a, T: Element> Plan<'a, T> {
             c.threads,
             c.vpt,
             if c.transpose { "t" } else { "" },
+            if c.lookback_warp { "w" } else { "" },
             match c.min_blocks {
                 0 => String::new(),
                 b => format!("b{b}"),

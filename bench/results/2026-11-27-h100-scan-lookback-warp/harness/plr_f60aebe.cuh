@@ -1,0 +1,189 @@
+// plr.cuh: the fixed device helpers of every kernel sigpu-recurrence generates (PLR).
+//
+// The generated source defines, before including this header: the element type T; the launch
+// shape and filter constants K, NSTATE, V, THREADS, WARPS, CHUNK, FAC_LEN, FAC_STRIDE,
+// TPOW_OFFSET, Q, FULL_MASK, STATUS_PARTIAL and STATUS_FULL; and three switches, each 0 or 1:
+//   PLR_LOOK_BACK  the kernel chains chunks through the decoupled look-back (0: the tail-carry
+//                  kernel, which recomputes each carry-in and needs no flags);
+//   PLR_TRANSPOSE  warps load and store through a shared-memory transpose;
+//   PLR_ONES       a prefix sum (order 1, every factor 1): carries add without multiplications.
+// What follows the include (the map, the recurrence and the merges with the coefficients
+// written in, the kernels) is generated per filter.
+
+// f_j at chunk position q >= -K: the weight of carry j (the value j+1 places before the
+// chunk) in element q; 1 where the carry itself stands, 0 past the truncated table.
+__device__ __forceinline__ T factor(const T* __restrict__ consts, int j, int q) {
+    return q < FAC_LEN ? consts[j * FAC_STRIDE + K + q] : (T)0;
+}
+
+// V consecutive values from seg on; zero past n. 16-byte loads where aligned and whole.
+__device__ __forceinline__ void load_segment(const T* __restrict__ src, long long n, long long seg, bool vec_ok, T* v) {
+    if (vec_ok && seg + V <= n) {
+        const uint4* p = reinterpret_cast<const uint4*>(src + seg);
+        #pragma unroll
+        for (int q = 0; q < V * (int)sizeof(T) / 16; ++q) reinterpret_cast<uint4*>(v)[q] = p[q];
+    } else {
+        #pragma unroll
+        for (int i = 0; i < V; ++i) v[i] = seg + i < n ? src[seg + i] : (T)0;
+    }
+}
+
+__device__ __forceinline__ void store_segment(T* __restrict__ dst, long long n, long long seg, bool vec_ok, const T* v) {
+    if (vec_ok && seg + V <= n) {
+        uint4* p = reinterpret_cast<uint4*>(dst + seg);
+        #pragma unroll
+        for (int q = 0; q < V * (int)sizeof(T) / 16; ++q) p[q] = reinterpret_cast<const uint4*>(v)[q];
+    } else {
+        #pragma unroll
+        for (int i = 0; i < V; ++i) if (seg + i < n) dst[seg + i] = v[i];
+    }
+}
+
+#if PLR_LOOK_BACK
+// Publishes K values of chunk g with a status; the flag is written after the values are
+// visible device-wide. Flags carry the launch's epoch, so stale flags never match.
+__device__ __forceinline__ void post(unsigned int* flags, T* values, long long g, const T* v,
+                                     unsigned int status, unsigned int epoch) {
+    #pragma unroll
+    for (int r = 0; r < K; ++r) __stcg(&values[g * K + r], v[r]);
+    __threadfence();
+    atomicExch(&flags[g], (epoch << 2) | status);
+}
+
+#endif
+
+#if PLR_TRANSPOSE
+// Slot of 16-byte vector idx in a warp's staging tile, swizzled so that both the striped
+// (32q + lane) and the blocked (Q*lane + q) patterns are free of bank conflicts.
+__device__ __forceinline__ int slot(int idx) { return idx ^ ((idx >> 3) & 7); }
+
+// A warp's 32*V values from wseg on, read with coalesced 16-byte loads (lane l takes vectors
+// 32q + l), handed to their threads (V consecutive values each) through shared memory.
+__device__ __forceinline__ void load_warp(const T* __restrict__ src, long long n, long long seg, long long wseg,
+                                          bool vec_ok, uint4* tile, int lane, T* v) {
+    if (vec_ok && wseg + 32 * V <= n) {
+        const uint4* p = reinterpret_cast<const uint4*>(src + wseg);
+        uint4 r[Q];
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) r[q] = p[32 * q + lane];
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) tile[slot(32 * q + lane)] = r[q];
+        __syncwarp();
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) reinterpret_cast<uint4*>(v)[q] = tile[slot(Q * lane + q)];
+        __syncwarp();
+    } else {
+        load_segment(src, n, seg, false, v);
+    }
+}
+
+__device__ __forceinline__ void store_warp(T* __restrict__ dst, long long n, long long seg, long long wseg,
+                                           bool vec_ok, uint4* tile, int lane, const T* v) {
+    if (vec_ok && wseg + 32 * V <= n) {
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) tile[slot(Q * lane + q)] = reinterpret_cast<const uint4*>(v)[q];
+        __syncwarp();
+        uint4* p = reinterpret_cast<uint4*>(dst + wseg);
+        #pragma unroll
+        for (int q = 0; q < Q; ++q) p[32 * q + lane] = tile[slot(32 * q + lane)];
+    } else {
+        store_segment(dst, n, seg, false, v);
+    }
+}
+
+#endif
+
+// out[r] += sum_j f_j[m-1-r] * c[j]: what the K carries before a segment of m elements
+// add to its last K values.
+__device__ __forceinline__ void add_transfer(const T* __restrict__ consts, long long m, const T* c, T* out) {
+#if PLR_ONES
+    out[0] += c[0];  // prefix sum: every factor is 1
+#else
+    if (m - K >= FAC_LEN) return;  // truncated: no effect
+    #pragma unroll
+    for (int r = 0; r < K; ++r) {
+        #pragma unroll
+        for (int j = 0; j < K; ++j) out[r] += factor(consts, j, (int)(m - 1 - r)) * c[j];
+    }
+#endif
+}
+
+#if PLR_LOOK_BACK
+// Decoupled look-back by one warp: lane l inspects chunk g-1-l. Once every lane's chunk has
+// posted, the nearest full carry and the partial aggregates after it are folded:
+// carry = sum_l T_C^l * value(g-1-l), T_C being the chunk transfer matrix. Chunks before the
+// channel's first count as full with zero carry. No full carry in the window: step 32 back.
+__device__ __forceinline__ void look_back(const unsigned int* flags, const T* aggs, const T* incls,
+                          const T* __restrict__ consts, long long g, long long first,
+                          unsigned int epoch, int lane, T* carry) {
+    #pragma unroll
+    for (int r = 0; r < K; ++r) carry[r] = (T)0;
+#if !PLR_ONES
+    T scale[K * K];  // T_C^(32 w) for window w
+    #pragma unroll
+    for (int i = 0; i < K * K; ++i) scale[i] = (i / K == i % K) ? (T)1 : (T)0;
+#endif
+    long long base = g - 1;
+    while (true) {
+        const long long idx = base - lane;
+        const bool inside = idx >= first;
+        unsigned int f = (epoch << 2) | STATUS_FULL;
+        do {
+            if (inside) f = *((volatile const unsigned int*)&flags[idx]);
+        } while (__any_sync(FULL_MASK, (f >> 2) != epoch));
+        const unsigned int fulls = __ballot_sync(FULL_MASK, (f & 3u) == STATUS_FULL);
+        const int stop = fulls ? __ffs(fulls) - 1 : 32;
+        T val[K];
+        #pragma unroll
+        for (int r = 0; r < K; ++r) val[r] = (T)0;
+        if (inside && lane <= stop) {
+            const T* src = lane == stop ? incls : aggs;
+            #pragma unroll
+            for (int r = 0; r < K; ++r) val[r] = __ldcg(&src[idx * K + r]);
+        }
+#if PLR_ONES
+        T part[K] = {val[0]};  // T_C^l = 1 for a prefix sum
+#else
+        T part[K];  // T_C^lane * val
+        const T* pw = consts + TPOW_OFFSET + lane * K * K;
+        #pragma unroll
+        for (int r = 0; r < K; ++r) {
+            part[r] = (T)0;
+            #pragma unroll
+            for (int j = 0; j < K; ++j) part[r] += pw[r * K + j] * val[j];
+        }
+#endif
+        #pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            #pragma unroll
+            for (int r = 0; r < K; ++r) part[r] += __shfl_xor_sync(FULL_MASK, part[r], off);
+        }
+#if PLR_ONES
+        carry[0] += part[0];
+        if (stop < 32) break;
+#else
+        #pragma unroll
+        for (int r = 0; r < K; ++r) {
+            #pragma unroll
+            for (int j = 0; j < K; ++j) carry[r] += scale[r * K + j] * part[j];
+        }
+        if (stop < 32) break;
+        const T* p32 = consts + TPOW_OFFSET + 32 * K * K;
+        T next[K * K];
+        #pragma unroll
+        for (int r = 0; r < K; ++r) {
+            #pragma unroll
+            for (int c = 0; c < K; ++c) {
+                T acc = (T)0;
+                #pragma unroll
+                for (int i = 0; i < K; ++i) acc += scale[r * K + i] * p32[i * K + c];
+                next[r * K + c] = acc;
+            }
+        }
+        #pragma unroll
+        for (int i = 0; i < K * K; ++i) scale[i] = next[i];
+#endif
+        base -= 32;
+    }
+}
+#endif
