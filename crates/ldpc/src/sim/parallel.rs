@@ -15,7 +15,8 @@
 //! index order with the same [`Fold`] as above. So every rank reaches the same stopping batch
 //! at the same round, and the counts equal one process's for any number of ranks.
 
-use super::frames::{make_frames, Frames, Link};
+use super::chain::FramePlan;
+use super::frames::{make_planned_frames, FrameCounts as BatchCounts, Frames, Link};
 use super::point::{PointResult, StopRule};
 use crate::channel::Snr;
 use crate::code::Code;
@@ -38,7 +39,7 @@ pub fn run_point_parallel(
     progress: &mut dyn FnMut(&PointResult),
 ) -> Result<PointResult> {
     let code = common_code(decoders, stop)?;
-    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len());
+    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len())?;
     let es = work.es_n0_db;
     let mut fold = Fold::new(PointResult::new(es, eb), code.k() as u64, stop);
     let (sender, receiver) = mpsc::channel::<(u64, Result<BatchCounts>)>();
@@ -82,7 +83,8 @@ pub fn run_point_ranks(
         return run_point_parallel(decoders, link, snr, stop, threads, progress);
     }
     let code = LdpcError::agree(ranks, common_code(decoders, stop))?;
-    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len());
+    let work = Work::new(&code, link, snr, stop, threads, decoders.len());
+    let (work, eb) = LdpcError::agree(ranks, work)?;
     let es = work.es_n0_db;
     // Decoders per rank: the round's layout.
     let per_rank = ranks.all_gather(&[decoders.len() as u64]);
@@ -190,7 +192,8 @@ fn common_code(decoders: &[&mut (dyn Decoder + '_)], stop: StopRule) -> Result<C
 /// What the workers share: the point's parameters and the batch counter.
 struct Work<'a> {
     code: &'a Code,
-    link: &'a Link,
+    /// The point's frame chain (the frames, whoever makes them).
+    plan: FramePlan<'a>,
     es_n0_db: f64,
     stop: StopRule,
     /// CPU threads each worker makes its frames with.
@@ -210,13 +213,13 @@ impl<'a> Work<'a> {
         stop: StopRule,
         threads: usize,
         decoders: usize,
-    ) -> (Self, f64) {
+    ) -> Result<(Self, f64)> {
         let rate = code.rate();
         let es = snr.es_n0_db(link.modulation, rate);
         let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
         let work = Work {
             code,
-            link,
+            plan: FramePlan::new(code, link, es)?,
             es_n0_db: es,
             stop,
             threads_each: (threads / decoders.max(1)).max(1),
@@ -224,7 +227,7 @@ impl<'a> Work<'a> {
             next_batch: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
         };
-        (work, eb)
+        Ok((work, eb))
     }
 
     /// One worker: batches until the point stops, the batches run out or one fails.
@@ -263,20 +266,18 @@ impl<'a> Work<'a> {
         })
     }
 
-    /// Makes and decodes batch `b`. A panicking decoder becomes this batch's error: the fold
-    /// then stops every worker instead of leaving them to run on to max_frames.
+    /// Makes and decodes batch `b`: on the decoder's device when it has a frame chain
+    /// ([`Decoder::simulate_frames`]), else with frames made here. A panicking decoder
+    /// becomes this batch's error: the fold then stops every worker instead of leaving them to
+    /// run on to max_frames.
     fn batch(&self, decoder: &mut dyn Decoder, b: u64) -> Result<BatchCounts> {
         let first = b * self.stop.batch as u64;
         let count = (self.stop.batch as u64).min(self.stop.max_frames - first) as usize;
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let frames = make_frames(
-                self.code,
-                self.link,
-                self.es_n0_db,
-                first,
-                count,
-                self.threads_each,
-            )?;
+            if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
+                return counts;
+            }
+            let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
             decode_frames(decoder, self.code, &frames)
         }))
         .unwrap_or_else(|panic| {
@@ -290,16 +291,6 @@ impl<'a> Work<'a> {
             )))
         })
     }
-}
-
-/// The counts of one batch of frames.
-struct BatchCounts {
-    frames: u64,
-    frame_errors: u64,
-    bit_errors: u64,
-    bit_errors_sq: u64,
-    /// As [`DecodeStats::iterations`](crate::DecodeStats) counts them.
-    iterations: usize,
 }
 
 /// Decodes `frames` and counts the errors.
