@@ -46,7 +46,7 @@ __device__ __forceinline__ uint4 chain_draw(uint2 key, unsigned stream, unsigned
     return chain_philox(make_uint4((unsigned)index, (unsigned)(index >> 32), stream, 0u), key);
 }
 
-// Codeword bit c of the frame in shared memory: information bits, then parity.
+// Codeword bit c of a frame: information bits, then parity.
 __device__ __forceinline__ unsigned chain_bit(const unsigned* info, const unsigned* par, int k,
                                               unsigned c) {
     if (c < (unsigned)k) return (info[c >> 5] >> (c & 31)) & 1u;
@@ -94,17 +94,30 @@ __device__ __forceinline__ void chain_demap_axis(double y, const double* levels,
     }
 }
 
-// Symbols of one frame: noise, demapping, LLRs to their codeword positions.
+// Symbols of frames first .. first + count, one thread each (grid-stride): the symbol's noise
+// draw, its axes' levels from the encoded bits, the demapper, the LLRs to their codeword
+// positions in llr (count x n).
 template <int PER_AXIS>
 __device__ void chain_symbols(const unsigned* info, const unsigned* par, const unsigned* perm,
-                              const double* levels_g, int n, int k, int axes, int exact,
-                              double sigma, double scale, uint2 key, float* llr) {
+                              const double* levels_g, int n, int k, int m, int axes, int exact,
+                              double sigma, double scale, unsigned long long seed,
+                              unsigned long long es_bits, unsigned long long first, int count,
+                              float* llr) {
     const int bps = PER_AXIS * axes;
     double levels[1 << PER_AXIS];
 #pragma unroll
     for (int l = 0; l < (1 << PER_AXIS); ++l) levels[l] = levels_g[l];
-    int symbols = (n + bps - 1) / bps;
-    for (int s = threadIdx.x; s < symbols; s += blockDim.x) {
+    long long symbols = (n + bps - 1) / bps;
+    int kw = (k + 31) / 32, mw = (m + 31) / 32;
+    long long total = symbols * count;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+        int f = (int)(i / symbols);
+        int s = (int)(i - (long long)f * symbols);
+        uint2 key = chain_frame_key(seed, es_bits, first + (unsigned long long)f);
+        const unsigned* fi = info + (long long)f * kw;
+        const unsigned* fp = par + (long long)f * mw;
+        float* out = llr + (long long)f * n;
         uint4 w = chain_draw(key, STREAM_NOISE, (unsigned long long)s);
         double g[2];
         portable_gauss_pair(w, &g[0], &g[1]);
@@ -113,31 +126,29 @@ __device__ void chain_symbols(const unsigned* info, const unsigned* par, const u
 #pragma unroll
             for (int j = 0; j < PER_AXIS; ++j) {
                 int p = s * bps + axis + axes * j;
-                unsigned bit = p < n ? chain_bit(info, par, k, perm[p]) : 0u;
+                unsigned bit = p < n ? chain_bit(fi, fp, k, perm[p]) : 0u;
                 v = (v << 1) | (int)bit;
             }
             double y = PADD(levels[v], PMUL(sigma, g[axis]));
-            double out[PER_AXIS];
-            chain_demap_axis<PER_AXIS>(y, levels, scale, exact, out);
+            double l[PER_AXIS];
+            chain_demap_axis<PER_AXIS>(y, levels, scale, exact, l);
 #pragma unroll
             for (int j = 0; j < PER_AXIS; ++j) {
                 int p = s * bps + axis + axes * j;
-                if (p < n) llr[perm[p]] = __double2float_rn(out[j]);
+                if (p < n) out[perm[p]] = __double2float_rn(l[j]);
             }
         }
     }
 }
 
-// Frames first .. first + count: LLRs (count x n, codeword order) and information words
-// (count x ceil(k / 32), bit i of a frame is bit i % 32 of word i / 32). Launch with one block
-// per frame and a multiple of 32 threads; n <= 32 * CHAIN_WORDS.
-extern "C" __global__ void ldpc_chain_frames(
+// Information and parity words of frames first .. first + count (count x ceil(k / 32) and
+// count x ceil(m / 32); bit i of a frame is bit i % 32 of word i / 32), one block per frame
+// of a multiple of 32 threads; k, m <= 32 * CHAIN_WORDS.
+extern "C" __global__ void ldpc_chain_encode(
     const unsigned* __restrict__ row_start, const unsigned* __restrict__ info_end,
-    const unsigned* __restrict__ edge_col, const unsigned* __restrict__ perm,
-    const double* __restrict__ levels, int n, int k, int m, int per_axis, int axes, int exact,
-    double sigma, double scale, unsigned long long seed, unsigned long long es_bits,
-    unsigned long long first, int count, float* __restrict__ llr,
-    unsigned* __restrict__ info_out) {
+    const unsigned* __restrict__ edge_col, int k, int m, unsigned long long seed,
+    unsigned long long es_bits, unsigned long long first, int count,
+    unsigned* __restrict__ info_out, unsigned* __restrict__ par_out) {
     __shared__ unsigned info[CHAIN_WORDS];
     __shared__ unsigned par[CHAIN_WORDS];
     int f = blockIdx.x;
@@ -206,13 +217,20 @@ extern "C" __global__ void ldpc_chain_frames(
         }
     }
     __syncthreads();
+    for (int w = threadIdx.x; w < mw; w += blockDim.x) par_out[(long long)f * mw + w] = par[w];
+}
 
-    float* out = llr + (long long)f * n;
+// The channel LLRs (count x n, codeword order) of the frames ldpc_chain_encode encoded.
+extern "C" __global__ void ldpc_chain_llr(
+    const unsigned* __restrict__ info, const unsigned* __restrict__ par,
+    const unsigned* __restrict__ perm, const double* __restrict__ levels, int n, int k, int m,
+    int per_axis, int axes, int exact, double sigma, double scale, unsigned long long seed,
+    unsigned long long es_bits, unsigned long long first, int count, float* __restrict__ llr) {
     switch (per_axis) {
-        case 1: chain_symbols<1>(info, par, perm, levels, n, k, axes, exact, sigma, scale, key, out); break;
-        case 2: chain_symbols<2>(info, par, perm, levels, n, k, axes, exact, sigma, scale, key, out); break;
-        case 3: chain_symbols<3>(info, par, perm, levels, n, k, axes, exact, sigma, scale, key, out); break;
-        default: chain_symbols<4>(info, par, perm, levels, n, k, axes, exact, sigma, scale, key, out); break;
+        case 1: chain_symbols<1>(info, par, perm, levels, n, k, m, axes, exact, sigma, scale, seed, es_bits, first, count, llr); break;
+        case 2: chain_symbols<2>(info, par, perm, levels, n, k, m, axes, exact, sigma, scale, seed, es_bits, first, count, llr); break;
+        case 3: chain_symbols<3>(info, par, perm, levels, n, k, m, axes, exact, sigma, scale, seed, es_bits, first, count, llr); break;
+        default: chain_symbols<4>(info, par, perm, levels, n, k, m, axes, exact, sigma, scale, seed, es_bits, first, count, llr); break;
     }
 }
 

@@ -41,7 +41,7 @@ pub fn run_point_parallel(
     let code = common_code(decoders, stop)?;
     let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len())?;
     let es = work.es_n0_db;
-    let mut fold = Fold::new(PointResult::new(es, eb), code.k() as u64, stop);
+    let mut fold = Fold::new(PointResult::new(es, eb), &code, stop);
     let (sender, receiver) = mpsc::channel::<(u64, Result<BatchCounts>)>();
     std::thread::scope(|s| {
         for decoder in decoders.iter_mut() {
@@ -96,7 +96,7 @@ pub fn run_point_ranks(
             Some(*at - n)
         })
         .collect();
-    let mut fold = Fold::new(PointResult::new(es, eb), code.k() as u64, stop);
+    let mut fold = Fold::new(PointResult::new(es, eb), &code, stop);
     for first in (0..work.batches).step_by(round_size as usize) {
         let mine: Vec<u64> = (0..decoders.len() as u64)
             .map(|i| first + offsets[ranks.rank()] + i)
@@ -311,6 +311,7 @@ fn decode_frames(decoder: &mut dyn Decoder, code: &Code, frames: &Frames) -> Res
 struct Fold {
     point: PointResult,
     k: u64,
+    n: u64,
     stop: StopRule,
     start: std::time::Instant,
     /// Batches decoded ahead of the next one to fold.
@@ -321,10 +322,11 @@ struct Fold {
 }
 
 impl Fold {
-    fn new(point: PointResult, k: u64, stop: StopRule) -> Fold {
+    fn new(point: PointResult, code: &Code, stop: StopRule) -> Fold {
         Fold {
             point,
-            k,
+            k: code.k() as u64,
+            n: code.n() as u64,
             stop,
             start: std::time::Instant::now(),
             done: BTreeMap::new(),
@@ -368,6 +370,7 @@ impl Fold {
             p.update_rates();
             p.mean_iterations = self.iterations as f64 / p.frames as f64;
             p.seconds = self.start.elapsed().as_secs_f64();
+            p.update_throughput(Some(self.n));
             progress(p);
             if p.frame_errors >= self.stop.min_errors || p.frames >= self.stop.max_frames {
                 stopped.store(true, Ordering::Relaxed);
@@ -466,17 +469,7 @@ mod tests {
             calls.push(p.frames)
         })
         .unwrap();
-        let seconds = PointResult {
-            seconds: 0.0,
-            ..single.clone()
-        };
-        assert_eq!(
-            PointResult {
-                seconds: 0.0,
-                ..parallel
-            },
-            seconds
-        );
+        assert_eq!(parallel.untimed(), single.untimed());
         // Progress comes once per folded batch, in order.
         let expected: Vec<u64> = (1..=single.frames / 3).map(|b| b * 3).collect();
         assert_eq!(calls, expected);
@@ -528,7 +521,7 @@ mod tests {
             }
             let mut refs: Vec<&mut dyn Decoder> = decoders.iter_mut().map(|d| d.as_mut()).collect();
             run_point_ranks(ranks, &mut refs, &link, snr, stop, 1, &mut |_| {})
-                .map(|p| PointResult { seconds: 0.0, ..p })
+                .map(|p| p.untimed())
         })
     }
 
@@ -538,10 +531,7 @@ mod tests {
         let mut one = crate::decoder::cpu_decoder(&code, config).unwrap();
         let single =
             run_point_parallel(&mut [one.as_mut()], &link, snr, stop, 1, &mut |_| {}).unwrap();
-        let single = PointResult {
-            seconds: 0.0,
-            ..single
-        };
+        let single = single.untimed();
         // Stopping on errors mid-way, and at max_frames with a partial last batch.
         let at_max = StopRule {
             min_errors: u64::MAX,

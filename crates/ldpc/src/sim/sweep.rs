@@ -225,6 +225,10 @@ pub struct SweepSpec {
     pub batch: Option<usize>,
     /// CPU threads making frames.
     pub threads: usize,
+    /// On GPUs, make the frames on the device ([`crate::gpu::ChainDecoder`], flooding
+    /// schedule) rather than on the host: the same frames and counts, without the host's
+    /// frame rate as the limit. Ignored on the CPU.
+    pub device_frames: bool,
     /// The results file, rewritten atomically after every point.
     pub out: Option<PathBuf>,
     /// Keep the points already in `out` (which must hold the same code, link, decoder and
@@ -247,6 +251,7 @@ impl SweepSpec {
             max_frames: 10_000,
             batch: None,
             threads: sigpu_runtime::host::threads(),
+            device_frames: true,
             out: None,
             resume: false,
         }
@@ -398,7 +403,7 @@ pub fn run_ranks(
             Ok(vec![cpu_decoder(code, local.config)?])
         } else {
             gpus.iter()
-                .map(|gpu| gpu::decoder(gpu, code, local.config))
+                .map(|gpu| gpu::simulation_decoder(gpu, code, local.config, spec.device_frames))
                 .collect::<Result<Vec<_>>>()
         }
     });
@@ -638,7 +643,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let code = Code::standard("dvbt2-short-1/2").unwrap();
         let zero = |s: Sweep| -> Vec<PointResult> {
-            let zero = |p: PointResult| PointResult { seconds: 0.0, ..p };
+            let zero = |p: PointResult| p.untimed();
             s.points.into_iter().map(zero).collect()
         };
         let one = dir.path().join("one.json");
