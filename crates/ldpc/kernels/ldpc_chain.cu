@@ -1,12 +1,14 @@
-// The simulation's frame chain on the GPU, one block per frame: information bits from
-// Philox4x32-10 keyed by (seed, SNR, frame), the staircase encoder, the bit interleaver, the
-// constellation, Box-Muller noise and the demapper's log-sum-exp, LLRs rounded once to f32.
+// The simulation's frame chain on the GPU: ldpc_chain_encode (one block per frame) draws the
+// information bits from Philox4x32-10 keyed by (seed, SNR, frame) and encodes them (staircase
+// accumulator); ldpc_chain_llr (one thread per symbol of every frame) interleaves, maps, adds
+// Box-Muller noise and demaps (log-sum-exp or max-log), LLRs rounded once to f32;
+// ldpc_chain_count_errors counts each decoded frame's information-bit errors.
 // The CPU twin is crates/ldpc/src/sim/chain.rs (FramePlan::make_frame): the same integer
 // generator, the same encoder result (XOR), and the same IEEE basic operations in the same
 // order (ldpc_portable_math.cuh), so every LLR is bit-identical to the CPU's.
 #include "ldpc_portable_math.cuh"
 
-// Information and parity words held in shared memory: codes up to 65,536 bits.
+// Information and parity words the encoder holds in shared memory: K and M up to 65,536 bits.
 #define CHAIN_WORDS 2048
 #define STREAM_INFO 0u
 #define STREAM_NOISE 1u

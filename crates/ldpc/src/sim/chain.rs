@@ -273,7 +273,10 @@ mod tests {
         let var = z.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (count - 1.0);
         // 129,600 samples: the mean within 5 σ/√n, the variance within 5 √(2/n).
         assert!(mean.abs() < 5.0 / count.sqrt(), "mean {mean}");
-        assert!((var - 1.0).abs() < 5.0 * (2.0 / count).sqrt(), "variance {var}");
+        assert!(
+            (var - 1.0).abs() < 5.0 * (2.0 / count).sqrt(),
+            "variance {var}"
+        );
         // KS: D·√n below 1.95 (the 0.1% critical value is 1.95).
         use statrs::distribution::{ContinuousCDF, Normal};
         let phi = Normal::new(0.0, 1.0).unwrap();

@@ -15,8 +15,8 @@ mod frames;
 mod header;
 mod parallel;
 pub mod philox;
-pub mod portable;
 mod point;
+pub mod portable;
 pub mod sweep;
 
 pub use chain::FramePlan;

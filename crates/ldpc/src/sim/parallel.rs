@@ -520,8 +520,7 @@ mod tests {
                 decoders[0] = Box::new(Panicking(code.clone()));
             }
             let mut refs: Vec<&mut dyn Decoder> = decoders.iter_mut().map(|d| d.as_mut()).collect();
-            run_point_ranks(ranks, &mut refs, &link, snr, stop, 1, &mut |_| {})
-                .map(|p| p.untimed())
+            run_point_ranks(ranks, &mut refs, &link, snr, stop, 1, &mut |_| {}).map(|p| p.untimed())
         })
     }
 

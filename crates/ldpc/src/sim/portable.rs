@@ -11,17 +11,20 @@
 //! fused multiply-add is used, on purpose: without hardware FMA the CPU would call a slow
 //! software `fma`.
 //!
-//! Accuracy against f64 libm on dense grids (the unit tests assert these bounds):
-//! [`exp`] on [−708, 0] within 4 ulp, [`ln`] on (0, ∞) normal numbers within 3 ulp, [`ln_1p`]
-//! on [0, 1] within 4 ulp, [`sincos_turns`] within 2e-16 absolute. Gaussian samples made from
-//! them ([`gauss_pair`]) are therefore within a few 1e-16 relative of the libm ones.
+//! Accuracy against f64 libm on dense grids (errors in units of 2⁻⁵² relative; the unit tests
+//! assert the bounds, the measured worst case in brackets): [`exp`] on [−708, 0] within 2
+//! (1.0), [`ln`] over [2⁻⁵³, 8) within 2.5 (2.0; absolute near 1), [`ln_1p`] on [0, 8] within
+//! 3.5 (2.7), [`sincos_turns`] within 1e-15 absolute (7.2e-16, most of it the rounding of
+//! libm's own argument 2πt). Gaussian samples ([`gauss_pair`]) agree with libm's Box–Muller
+//! to 1e-14 relative; the LLRs with the libm demapper to 1e-12 (tested in `sim::chain`).
 
 /// ln 2 split in two: `LN2_HI` has 32 significant bits, so k · LN2_HI is exact for |k| < 2²¹
 /// (fdlibm's split).
 const LN2_HI: u64 = 0x3FE6_2E42_FEE0_0000;
 const LN2_LO: u64 = 0x3DEA_39EF_3579_3C76;
-const LOG2_E: f64 = 1.442_695_040_888_963_4;
-const FRAC_PI_2: f64 = 1.570_796_326_794_896_6;
+// std's constants; the kernel spells them 1.4426950408889634 and 1.5707963267948966 (the
+// same doubles, a unit test checks).
+use std::f64::consts::{FRAC_PI_2, LOG2_E};
 /// Below this, [`exp`] returns 0 (e^−708 ≈ 3e-308, the bottom of the normal numbers): the
 /// frame chain only adds these to 1 or larger.
 pub const EXP_UNDERFLOW: f64 = -708.0;
@@ -80,7 +83,7 @@ pub fn ln(x: f64) -> f64 {
     ef * f64::from_bits(LN2_HI) + (2.0 * s * p + ef * f64::from_bits(LN2_LO))
 }
 
-/// ln(1 + z) for z in [0, 1], without the cancellation of ln(1 + z) for small z (the
+/// ln(1 + z) for z ≥ 0, without the cancellation of ln(1 + z) for small z (the
 /// rounding of 1 + z is corrected by z / (u − 1)).
 pub fn ln_1p(z: f64) -> f64 {
     let u = 1.0 + z;
@@ -168,7 +171,21 @@ mod tests {
     }
 
     #[test]
-    fn exp_is_within_4_ulp_of_libm() {
+    fn the_kernel_spells_the_same_constants() {
+        assert_eq!(LOG2_E, "1.4426950408889634".parse::<f64>().unwrap());
+        assert_eq!(FRAC_PI_2, "1.5707963267948966".parse::<f64>().unwrap());
+        assert_eq!(
+            std::f64::consts::SQRT_2,
+            "1.4142135623730951".parse::<f64>().unwrap()
+        );
+        let kernel = include_str!("../../kernels/ldpc_portable_math.cuh");
+        for literal in ["1.4426950408889634", "1.5707963267948966", "1.4142135623730951"] {
+            assert!(kernel.contains(literal), "{literal}");
+        }
+    }
+
+    #[test]
+    fn exp_is_within_2_ulp_of_libm() {
         let mut worst: f64 = 0.0;
         let n = 2_000_000;
         for i in 0..=n {
@@ -180,14 +197,15 @@ mod tests {
             let x = -(i as f64) * 1e-6;
             worst = worst.max(ulps(exp(x), x.exp()));
         }
-        assert!(worst <= 4.0, "exp: {worst} ulp");
+        println!("exp: worst error {worst:e}");
+        assert!(worst <= 2.0, "exp: {worst} ulp");
         assert_eq!(exp(-709.0), 0.0);
         assert_eq!(exp(0.0), 1.0);
         assert_eq!(exp(f64::NEG_INFINITY), 0.0);
     }
 
     #[test]
-    fn ln_is_within_3_ulp_of_libm() {
+    fn ln_is_within_2_5_ulp_of_libm() {
         let mut worst: f64 = 0.0;
         // Every binade of (0, 1] that Box–Muller's u1 reaches, and around 1 densely.
         for e in -53..=2 {
@@ -203,25 +221,28 @@ mod tests {
                 worst = worst.max(err);
             }
         }
-        assert!(worst <= 3.0, "ln: {worst} ulp");
+        println!("ln: worst error {worst:e}");
+        assert!(worst <= 2.5, "ln: {worst} ulp");
         assert_eq!(ln(1.0), 0.0);
     }
 
     #[test]
-    fn ln_1p_is_within_4_ulp_of_libm() {
+    fn ln_1p_is_within_3_5_ulp_of_libm() {
         let mut worst: f64 = 0.0;
+        // [0, 8]: the demapper's sums of up to 7 terms of at most 1.
         for i in 0..=1_000_000 {
-            let z = i as f64 / 1_000_000.0;
+            let z = 8.0 * i as f64 / 1_000_000.0;
             worst = worst.max(ulps(ln_1p(z), z.ln_1p()));
             let tiny = 1e-18 * (1.0 + i as f64);
             worst = worst.max(ulps(ln_1p(tiny), tiny.ln_1p()));
         }
-        assert!(worst <= 4.0, "ln_1p: {worst} ulp");
+        println!("ln_1p: worst error {worst:e}");
+        assert!(worst <= 3.5, "ln_1p: {worst} ulp");
         assert_eq!(ln_1p(0.0), 0.0);
     }
 
     #[test]
-    fn sincos_is_within_2e_16_of_libm() {
+    fn sincos_is_within_1e_15_of_libm() {
         let mut worst: f64 = 0.0;
         let n = 4_000_000;
         for i in 0..n {
@@ -232,7 +253,8 @@ mod tests {
             assert!(c * c + s * s - 1.0 < 1e-15);
         }
         // libm's own argument 2πt carries up to 4.4e-16 · t of rounding: the bound allows it.
-        assert!(worst <= 2e-15, "sincos: {worst}");
+        println!("sincos: worst error {worst:e}");
+        assert!(worst <= 1e-15, "sincos: {worst}");
         assert_eq!(sincos_turns(0.0), (1.0, 0.0));
         assert_eq!(sincos_turns(0.25), (0.0, 1.0));
         assert_eq!(sincos_turns(0.5), (-1.0, 0.0));
