@@ -56,10 +56,12 @@ __device__ __forceinline__ unsigned chain_bit(const unsigned* info, const unsign
     return (par[p >> 5] >> (p & 31)) & 1u;
 }
 
-// LLRs of the PER_AXIS bits of one axis value y (sim::chain::demap_axis).
+// LLRs of the PER_AXIS bits of one axis value y (sim::chain::demap_axis). Fully unrolled, so
+// the metrics stay in registers: the largest of each set is tracked by value beside its index.
 template <int PER_AXIS>
-__device__ __forceinline__ void chain_demap_axis(double y, const double* levels, double scale,
-                                                 int exact, double* out) {
+__device__ __forceinline__ void chain_demap_axis(double y, const double (&levels)[1 << PER_AXIS],
+                                                 double scale, int exact,
+                                                 double (&out)[PER_AXIS]) {
     const int L = 1 << PER_AXIS;
     double metric[L];
 #pragma unroll
@@ -73,19 +75,23 @@ __device__ __forceinline__ void chain_demap_axis(double y, const double* levels,
         double half[2];
 #pragma unroll
         for (int b = 0; b < 2; ++b) {
+            // The first largest metric of the set (table order, strictly greater replaces).
             int best = -1;
+            double hi = 0.0;
 #pragma unroll
             for (int l = 0; l < L; ++l) {
-                bool member = (((l & mask) != 0) ? 1 : 0) == b;
-                if (member && (best < 0 || metric[l] > metric[best])) best = l;
+                const bool member = (((l & mask) != 0) ? 1 : 0) == b;
+                if (member && (best < 0 || metric[l] > hi)) {
+                    best = l;
+                    hi = metric[l];
+                }
             }
-            double hi = metric[best];
             double h = hi;
             if (exact) {
                 double sum = 0.0;
 #pragma unroll
                 for (int l = 0; l < L; ++l) {
-                    bool member = (((l & mask) != 0) ? 1 : 0) == b;
+                    const bool member = (((l & mask) != 0) ? 1 : 0) == b;
                     if (member && l != best) sum = PADD(sum, portable_exp(PSUB(metric[l], hi)));
                 }
                 if (sum > 0.0) h = PADD(hi, portable_ln_1p(sum));
@@ -96,47 +102,49 @@ __device__ __forceinline__ void chain_demap_axis(double y, const double* levels,
     }
 }
 
-// Symbols of frames first .. first + count, one thread each (grid-stride): the symbol's noise
-// draw, its axes' levels from the encoded bits, the demapper, the LLRs to their codeword
-// positions in llr (count x n).
-template <int PER_AXIS>
+// Symbols of frames first .. first + count: blockIdx.y is the frame, one thread per symbol
+// (grid-stride over x). The symbol's noise draw, its axes' levels from the encoded bits, the
+// demapper, the LLRs to their codeword positions in llr (count x n).
+template <int PER_AXIS, int AXES>
 __device__ void chain_symbols(const unsigned* info, const unsigned* par, const unsigned* perm,
-                              const double* levels_g, int n, int k, int m, int axes, int exact,
+                              const double* levels_g, int n, int k, int m, int exact,
                               double sigma, double scale, unsigned long long seed,
-                              unsigned long long es_bits, unsigned long long first, int count,
-                              float* llr) {
-    const int bps = PER_AXIS * axes;
-    double levels[1 << PER_AXIS];
+                              unsigned long long es_bits, unsigned long long first, float* llr) {
+    const int bps = PER_AXIS * AXES;
+    const int L = 1 << PER_AXIS;
+    double levels[L];
 #pragma unroll
-    for (int l = 0; l < (1 << PER_AXIS); ++l) levels[l] = levels_g[l];
-    long long symbols = (n + bps - 1) / bps;
-    int kw = (k + 31) / 32, mw = (m + 31) / 32;
-    long long total = symbols * count;
-    long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
-        int f = (int)(i / symbols);
-        int s = (int)(i - (long long)f * symbols);
-        uint2 key = chain_frame_key(seed, es_bits, first + (unsigned long long)f);
-        const unsigned* fi = info + (long long)f * kw;
-        const unsigned* fp = par + (long long)f * mw;
-        float* out = llr + (long long)f * n;
+    for (int l = 0; l < L; ++l) levels[l] = levels_g[l];
+    const int symbols = (n + bps - 1) / bps;
+    const int kw = (k + 31) / 32, mw = (m + 31) / 32;
+    const int f = blockIdx.y;
+    const uint2 key = chain_frame_key(seed, es_bits, first + (unsigned long long)f);
+    const unsigned* fi = info + (long long)f * kw;
+    const unsigned* fp = par + (long long)f * mw;
+    float* out = llr + (long long)f * n;
+    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < symbols; s += gridDim.x * blockDim.x) {
         uint4 w = chain_draw(key, STREAM_NOISE, (unsigned long long)s);
         double g[2];
         portable_gauss_pair(w, &g[0], &g[1]);
-        for (int axis = 0; axis < axes; ++axis) {
+#pragma unroll
+        for (int axis = 0; axis < AXES; ++axis) {
             int v = 0;
 #pragma unroll
             for (int j = 0; j < PER_AXIS; ++j) {
-                int p = s * bps + axis + axes * j;
+                int p = s * bps + axis + AXES * j;
                 unsigned bit = p < n ? chain_bit(fi, fp, k, perm[p]) : 0u;
                 v = (v << 1) | (int)bit;
             }
-            double y = PADD(levels[v], PMUL(sigma, g[axis]));
+            // levels[v] without a dynamic index (which would put the table in local memory).
+            double level = levels[0];
+#pragma unroll
+            for (int l = 1; l < L; ++l) level = v == l ? levels[l] : level;
+            double y = PADD(level, PMUL(sigma, g[axis]));
             double l[PER_AXIS];
             chain_demap_axis<PER_AXIS>(y, levels, scale, exact, l);
 #pragma unroll
             for (int j = 0; j < PER_AXIS; ++j) {
-                int p = s * bps + axis + axes * j;
+                int p = s * bps + axis + AXES * j;
                 if (p < n) out[perm[p]] = __double2float_rn(l[j]);
             }
         }
@@ -222,18 +230,26 @@ extern "C" __global__ void ldpc_chain_encode(
     for (int w = threadIdx.x; w < mw; w += blockDim.x) par_out[(long long)f * mw + w] = par[w];
 }
 
-// The channel LLRs (count x n, codeword order) of the frames ldpc_chain_encode encoded.
+// The channel LLRs (count x n, codeword order) of the frames ldpc_chain_encode encoded. Grid:
+// x covers the symbols of a frame (grid-stride), y the count frames.
 extern "C" __global__ void ldpc_chain_llr(
     const unsigned* __restrict__ info, const unsigned* __restrict__ par,
     const unsigned* __restrict__ perm, const double* __restrict__ levels, int n, int k, int m,
     int per_axis, int axes, int exact, double sigma, double scale, unsigned long long seed,
-    unsigned long long es_bits, unsigned long long first, int count, float* __restrict__ llr) {
-    switch (per_axis) {
-        case 1: chain_symbols<1>(info, par, perm, levels, n, k, m, axes, exact, sigma, scale, seed, es_bits, first, count, llr); break;
-        case 2: chain_symbols<2>(info, par, perm, levels, n, k, m, axes, exact, sigma, scale, seed, es_bits, first, count, llr); break;
-        case 3: chain_symbols<3>(info, par, perm, levels, n, k, m, axes, exact, sigma, scale, seed, es_bits, first, count, llr); break;
-        default: chain_symbols<4>(info, par, perm, levels, n, k, m, axes, exact, sigma, scale, seed, es_bits, first, count, llr); break;
+    unsigned long long es_bits, unsigned long long first, float* __restrict__ llr) {
+#define CHAIN_SYMBOLS(P, A) \
+    chain_symbols<P, A>(info, par, perm, levels, n, k, m, exact, sigma, scale, seed, es_bits, first, llr)
+    if (axes == 1) {
+        CHAIN_SYMBOLS(1, 1);
+        return;
     }
+    switch (per_axis) {
+        case 1: CHAIN_SYMBOLS(1, 2); break;
+        case 2: CHAIN_SYMBOLS(2, 2); break;
+        case 3: CHAIN_SYMBOLS(3, 2); break;
+        default: CHAIN_SYMBOLS(4, 2); break;
+    }
+#undef CHAIN_SYMBOLS
 }
 
 // Information-bit errors of each decoded frame: hard (count x n bytes, 0/1) against the

@@ -184,8 +184,8 @@ pub struct SimulateArgs {
     /// ... or this many frames.
     #[arg(long, default_value_t = 10_000)]
     pub max_frames: u64,
-    /// Frames per decoder call (default 128 on a GPU, 64 per CPU thread for 8-bit, 2 per
-    /// thread for float).
+    /// Frames per decoder call (default 1024 on a GPU making the frames, 128 on a GPU fed
+    /// from the host, 64 per CPU thread for 8-bit, 2 per thread for float).
     #[arg(long)]
     pub batch: Option<usize>,
     /// On GPUs, make the frames (bits, encoder, mapper, noise, demapper) on the host instead

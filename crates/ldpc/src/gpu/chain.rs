@@ -20,6 +20,13 @@ use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, KernelSource};
 
 /// Words of 32 bits the encoding kernel holds per frame for each of K and M.
 const CHAIN_WORDS: usize = 2048;
+/// The simulation batch of a [`ChainDecoder`] unless a sweep sets its own: 8 decoder batches,
+/// so the chain's launches and the per-batch copy of the counts weigh little beside decoding
+/// (`sim::sweep` takes it for GPUs with frames made there).
+pub const CHAIN_BATCH: usize = 8 * BATCH;
+
+/// Frames per [`GpuFrameChain::make`]: the LLR kernel's grid has one row per frame.
+const MAX_FRAMES: usize = 65_535;
 /// Threads per block of the kernels.
 const THREADS: u32 = 256;
 
@@ -132,6 +139,11 @@ impl<'g> GpuFrameChain<'g> {
     /// Makes frames `first .. first + count` of `plan` on the device (their LLRs and
     /// information words stay there).
     pub fn make(&mut self, plan: &FramePlan<'_>, first: u64, count: usize) -> Result<()> {
+        if count > MAX_FRAMES {
+            return Err(LdpcError::invalid(format!(
+                "the GPU frame chain makes at most {MAX_FRAMES} frames at once, not {count}"
+            )));
+        }
         self.prepare(plan, count.max(1))?;
         if count == 0 {
             return Ok(());
@@ -139,7 +151,7 @@ impl<'g> GpuFrameChain<'g> {
         let gpu = self.gpu;
         let source = chain_source();
         let encode = gpu.kernel(&source, "ldpc_chain_encode")?;
-        let symbols = gpu.kernel(&source, "ldpc_chain_llr")?;
+        let symbols_kernel = gpu.kernel(&source, "ldpc_chain_llr")?;
         let m = plan.link.modulation;
         let (n, k, mm) = (
             self.code.n() as i32,
@@ -167,9 +179,10 @@ impl<'g> GpuFrameChain<'g> {
                 shared_mem_bytes: 0,
             })?;
         let link = self.link.as_ref().expect("prepared");
-        let total = count * self.code.n().div_ceil(m.bits_per_symbol());
-        let blocks = total.div_ceil(THREADS as usize).min(1 << 20) as u32;
-        gpu.launch(&symbols)
+        let symbols = self.code.n().div_ceil(m.bits_per_symbol());
+        // x: the symbols of a frame (up to 32,400: 127 blocks); y: the frames.
+        let blocks_x = symbols.div_ceil(THREADS as usize) as u32;
+        gpu.launch(&symbols_kernel)
             .buf(&self.info)
             .buf(&self.parity)
             .buf(&link.perm)
@@ -185,10 +198,9 @@ impl<'g> GpuFrameChain<'g> {
             .arg(&seed)
             .arg(&es_bits)
             .arg(&first)
-            .arg(&count32)
             .buf_mut(&mut self.llr)
             .run(LaunchConfig {
-                grid_dim: (blocks, 1, 1),
+                grid_dim: (blocks_x, count as u32, 1),
                 block_dim: (THREADS, 1, 1),
                 shared_mem_bytes: 0,
             })?;
@@ -296,9 +308,21 @@ impl<'g> ChainDecoder<'g> {
         })
     }
 
+    /// Frames `first .. first + count` made, decoded and counted on the GPU, at most
+    /// [`CHAIN_BATCH`] · 2 at a time (the buffers hold that many).
     fn simulate(&mut self, plan: &FramePlan<'_>, first: u64, count: usize) -> Result<FrameCounts> {
-        self.chain.make(plan, first, count)?;
-        self.chain.decode_and_count(&mut self.decoder, count)
+        let mut total = FrameCounts::default();
+        for at in (0..count).step_by(2 * CHAIN_BATCH) {
+            let c = (count - at).min(2 * CHAIN_BATCH);
+            self.chain.make(plan, first + at as u64, c)?;
+            let counts = self.chain.decode_and_count(&mut self.decoder, c)?;
+            total.frames += counts.frames;
+            total.frame_errors += counts.frame_errors;
+            total.bit_errors += counts.bit_errors;
+            total.bit_errors_sq += counts.bit_errors_sq;
+            total.iterations += counts.iterations;
+        }
+        Ok(total)
     }
 }
 

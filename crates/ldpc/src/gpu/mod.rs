@@ -17,7 +17,7 @@ mod flooding;
 mod layered;
 
 pub use batch::BATCH;
-pub use chain::{chain_source, simulation_decoder, ChainDecoder, GpuFrameChain};
+pub use chain::{chain_source, simulation_decoder, ChainDecoder, GpuFrameChain, CHAIN_BATCH};
 pub use flooding::{kernel_source, GpuDecoder, GpuOptions};
 pub use layered::LayeredGpuDecoder;
 

@@ -179,7 +179,11 @@ mod tests {
             "1.4142135623730951".parse::<f64>().unwrap()
         );
         let kernel = include_str!("../../kernels/ldpc_portable_math.cuh");
-        for literal in ["1.4426950408889634", "1.5707963267948966", "1.4142135623730951"] {
+        for literal in [
+            "1.4426950408889634",
+            "1.5707963267948966",
+            "1.4142135623730951",
+        ] {
             assert!(kernel.contains(literal), "{literal}");
         }
     }

@@ -198,8 +198,10 @@ pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
     Ok(points)
 }
 
-/// Frames per decoder call unless a sweep sets its own: a GPU batch (128) on GPUs; on the
-/// CPU, 64 per thread for the 8-bit decoder (one SIMD group each) and 2 per thread for float.
+/// Frames per decoder call unless a sweep sets its own: a GPU batch (128) on GPUs (whose
+/// frames are made on the host; with frames made on the GPU, [`crate::gpu::CHAIN_BATCH`]);
+/// on the CPU, 64 per thread for the 8-bit decoder (one SIMD group each) and 2 per thread for
+/// float.
 pub fn default_batch(on_gpus: bool, precision: Precision, threads: usize) -> usize {
     match (on_gpus, precision) {
         (true, _) => BATCH,
@@ -255,6 +257,12 @@ impl SweepSpec {
             out: None,
             resume: false,
         }
+    }
+
+    /// Whether GPUs make this sweep's frames ([`crate::gpu::simulation_decoder`]: asked for,
+    /// and the flooding schedule).
+    pub fn frames_on_gpu(&self) -> bool {
+        self.device_frames && self.config.schedule == crate::decoder::Schedule::Flooding
     }
 
     /// The file's header (no points) for `code`.
@@ -409,9 +417,13 @@ pub fn run_ranks(
     });
     let mut decoders = LdpcError::agree(ranks, decoders)?;
     // Rank 0's, as one process on its host would take it: with rank 0's thread count.
-    let batch = spec
-        .batch
-        .unwrap_or_else(|| default_batch(!gpus.is_empty(), spec.config.precision, spec.threads));
+    let batch = spec.batch.unwrap_or_else(|| {
+        if !gpus.is_empty() && spec.frames_on_gpu() {
+            gpu::CHAIN_BATCH
+        } else {
+            default_batch(!gpus.is_empty(), spec.config.precision, spec.threads)
+        }
+    });
     let mut workers: Vec<_> = decoders.iter_mut().map(|d| d.as_mut()).collect();
     run_with_ranks(ranks, &mut workers, &local, batch, progress)
 }
