@@ -42,7 +42,7 @@ impl Modulation {
     }
 
     /// Bits per real axis (BPSK uses the real axis only).
-    fn bits_per_axis(self) -> usize {
+    pub fn bits_per_axis(self) -> usize {
         match self {
             Modulation::Bpsk => 1,
             m => m.bits_per_symbol() / 2,
@@ -72,7 +72,7 @@ impl Modulation {
 
     /// The PAM level of one axis for its bits `bits` (first bit most significant): level index
     /// i (0 = most negative) carries the Gray code of L − 1 − i, so the first bit is the sign.
-    fn axis_level(self, bits: usize) -> f64 {
+    pub fn axis_level(self, bits: usize) -> f64 {
         let levels = 1usize << self.bits_per_axis();
         // Invert Gray: g → index of the reflected-binary code.
         let mut b = bits;
@@ -195,6 +195,11 @@ impl Channel {
 
     pub fn modulation(&self) -> Modulation {
         self.modulation
+    }
+
+    /// Noise variance per real dimension, N0/2.
+    pub fn sigma2(&self) -> f64 {
+        self.sigma2
     }
 
     /// Maps `bits` (0/1 per byte; a multiple of the bits per symbol, or padded with zeros),

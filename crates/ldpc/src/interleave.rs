@@ -221,6 +221,11 @@ impl BitInterleaver {
         }
     }
 
+    /// `perm()[p]` is the codeword bit carried by stream bit p.
+    pub fn perm(&self) -> &[u32] {
+        &self.perm
+    }
+
     /// The LLRs back in codeword order: `llr[perm[p]] = stream[p]`.
     pub fn deinterleave(&self, stream: &[f32], llr: &mut [f32]) {
         for (&s, &p) in stream.iter().zip(&self.perm) {

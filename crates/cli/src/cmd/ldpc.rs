@@ -184,10 +184,15 @@ pub struct SimulateArgs {
     /// ... or this many frames.
     #[arg(long, default_value_t = 10_000)]
     pub max_frames: u64,
-    /// Frames per decoder call (default 128 on a GPU, 64 per CPU thread for 8-bit, 2 per
-    /// thread for float).
+    /// Frames per decoder call (default 1024 on a GPU making the frames, 128 on a GPU fed
+    /// from the host, 64 per CPU thread for 8-bit, 2 per thread for float).
     #[arg(long)]
     pub batch: Option<usize>,
+    /// On GPUs, make the frames (bits, encoder, mapper, noise, demapper) on the host instead
+    /// of on the GPU (the GPU frame chain, used with the flooding schedule): the same frames
+    /// and counts, for comparing the two.
+    #[arg(long)]
+    pub host_frames: bool,
     /// Seed of the random information bits and noise: the same seed gives the same frames.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -498,6 +503,7 @@ impl SimulateArgs {
         spec.min_errors = self.min_errors;
         spec.max_frames = self.max_frames;
         spec.batch = self.batch;
+        spec.device_frames = !self.host_frames;
         spec.out = self.out.clone();
         spec.resume = self.resume;
         Ok(spec)
@@ -626,8 +632,9 @@ fn point_line(p: &PointResult) -> String {
         BerCiMethod::FramesT => "",
     };
     format!(
-        "Es/N0 {:.2} dB (Eb/N0 {:.2}): {} frames, {} frame errors, BER {:.3e} [{:.2e}, {:.2e}]{worst}, FER {:.3e} [{:.2e}, {:.2e}], {:.1} iterations/frame, {:.1} s",
-        p.es_n0_db, p.eb_n0_db, p.frames, p.frame_errors, p.ber, p.ber_ci[0], p.ber_ci[1], p.fer, p.fer_ci[0], p.fer_ci[1], p.mean_iterations, p.seconds
+        "Es/N0 {:.2} dB (Eb/N0 {:.2}): {} frames, {} frame errors, BER {:.3e} [{:.2e}, {:.2e}]{worst}, FER {:.3e} [{:.2e}, {:.2e}], {:.1} iterations/frame, {:.1} s ({:.0} frames/s, {:.1} Mbps information, {:.1} Mbps coded)",
+        p.es_n0_db, p.eb_n0_db, p.frames, p.frame_errors, p.ber, p.ber_ci[0], p.ber_ci[1], p.fer, p.fer_ci[0], p.fer_ci[1], p.mean_iterations, p.seconds,
+        p.frames_per_s, p.info_mbps, p.coded_mbps
     )
 }
 

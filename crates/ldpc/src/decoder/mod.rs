@@ -84,6 +84,19 @@ pub trait Decoder: Send {
             self.describe()
         )))
     }
+
+    /// Makes frames `first .. first + count` of `plan` on this decoder's own device, decodes
+    /// them there and counts their errors, so that only the counts come back (the GPU frame
+    /// chain, [`crate::gpu::ChainDecoder`]). `None`: this decoder has no frame chain, and the
+    /// caller makes the frames ([`crate::sim::make_frames`]: the same frames) and decodes them.
+    fn simulate_frames(
+        &mut self,
+        _plan: &crate::sim::FramePlan<'_>,
+        _first: u64,
+        _count: usize,
+    ) -> Option<Result<crate::sim::FrameCounts>> {
+        None
+    }
 }
 
 /// The check-node rule.

@@ -5,22 +5,33 @@
 //!   batch in the coalesced layout (`kernels/ldpc_minsum8.cu`);
 //! - [`LayeredGpuDecoder`]: the layered schedule fused into one kernel, one block per codeword
 //!   (`kernels/ldpc_layered8.cu`);
-//! - [`decoder`] picks one by schedule; [`checks`] are their self-checks for `sigpu check`.
+//! - [`decoder`] picks one by schedule; [`checks`] are their self-checks for `sigpu check`;
+//! - [`GpuFrameChain`] / [`ChainDecoder`]: the simulation's frames made on the GPU, bit for
+//!   bit the CPU's ([`simulation_decoder`] picks it for `ldpc simulate`).
 
 mod batch;
+mod chain;
+mod chain_checks;
 mod checks;
 mod flooding;
 mod layered;
 
 pub use batch::BATCH;
-pub use checks::checks;
+pub use chain::{chain_source, simulation_decoder, ChainDecoder, GpuFrameChain, CHAIN_BATCH};
 pub use flooding::{kernel_source, GpuDecoder, GpuOptions};
 pub use layered::LayeredGpuDecoder;
 
 use crate::code::Code;
 use crate::decoder::{Decoder, DecoderConfig, Schedule};
 use crate::error::Result;
-use sigpu_runtime::cuda::Gpu;
+use sigpu_runtime::cuda::{Check, Gpu};
+
+/// Every LDPC GPU self-check: the decoders' and the frame chain's.
+pub fn checks() -> Vec<Check> {
+    let mut all = checks::checks();
+    all.extend(chain_checks::checks());
+    all
+}
 
 /// The GPU decoder for `config`: [`GpuDecoder`] (flooding) or [`LayeredGpuDecoder`].
 pub fn decoder<'g>(

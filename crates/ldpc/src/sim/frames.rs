@@ -1,16 +1,15 @@
 //! Transmitted frames: random information words, the staircase encoder, the bit interleaver,
 //! a DVB-T2 constellation over AWGN and the demapper's LLRs.
 //!
-//! Frame f at a given SNR draws everything from its own generator, seeded by (seed, SNR, f),
-//! so frames are the same whatever the batch size, thread count or device.
+//! Frame f at a given SNR draws everything from a counter-based generator keyed by (seed, SNR,
+//! f) ([`super::chain`]), so frames are the same whatever the batch size, thread count,
+//! device (the GPU frame chain makes the same ones) or rank.
 
-use crate::channel::{Channel, Demapper, Modulation};
+use super::chain::FramePlan;
+use crate::channel::{Demapper, Modulation};
 use crate::code::Code;
-use crate::encode::Encoder;
 use crate::error::Result;
-use crate::interleave::{BitInterleaver, Interleaving};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::interleave::Interleaving;
 
 /// What a simulation point transmits.
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +63,8 @@ impl Frames {
     }
 }
 
-/// Makes frames `first .. first + count` at `es_n0_db`, in parallel over `threads`.
+/// Makes frames `first .. first + count` at `es_n0_db`, in parallel over `threads`, with the
+/// frame chain's CPU twin ([`FramePlan`]): the frames the GPU chain makes, bit for bit.
 pub fn make_frames(
     code: &Code,
     link: &Link,
@@ -73,10 +73,13 @@ pub fn make_frames(
     count: usize,
     threads: usize,
 ) -> Result<Frames> {
-    let encoder = Encoder::new(code)?;
-    let channel = Channel::new(link.modulation, link.demapper, es_n0_db)?;
-    let interleaver = BitInterleaver::new(code, link.modulation, link.interleaving)?;
-    let (n, k) = (code.n(), code.k());
+    let plan = FramePlan::new(code, link, es_n0_db)?;
+    Ok(make_planned_frames(&plan, first, count, threads))
+}
+
+/// [`make_frames`] with the point's plan made once.
+pub fn make_planned_frames(plan: &FramePlan, first: u64, count: usize, threads: usize) -> Frames {
+    let (n, k) = (plan.code.n(), plan.code.k());
     let mut info = vec![0u8; count * k];
     let mut llr = vec![0f32; count * n];
     let jobs = std::sync::Mutex::new(info.chunks_mut(k).zip(llr.chunks_mut(n)).enumerate());
@@ -85,44 +88,47 @@ pub fn make_frames(
             s.spawn(|| {
                 let mut word = vec![0u8; n];
                 let mut stream = vec![0u8; n];
-                let mut soft = vec![0f32; n];
                 loop {
                     let Some((i, (info, llr))) =
                         jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
                     else {
                         break;
                     };
-                    let mut rng = frame_rng(link.seed, es_n0_db, first + i as u64);
-                    for b in info.iter_mut() {
-                        *b = rng.random_range(0..2);
-                    }
-                    encoder
-                        .encode(info, &mut word)
-                        .expect("lengths are the code's");
-                    interleaver.interleave(&word, &mut stream);
-                    channel.transmit(&stream, &mut soft, &mut rng);
-                    interleaver.deinterleave(&soft, llr);
+                    plan.make_frame(first + i as u64, info, llr, &mut word, &mut stream);
                 }
             });
         }
     });
-    Ok(Frames { info, llr })
+    Frames { info, llr }
 }
 
-/// The generator of frame `frame` at `es_n0_db` (SplitMix64 over the three keys).
-fn frame_rng(seed: u64, es_n0_db: f64, frame: u64) -> ChaCha8Rng {
-    let mut x = seed;
-    for key in [es_n0_db.to_bits(), frame] {
-        x = splitmix(x ^ splitmix(key));
+/// The counts of a batch of decoded frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameCounts {
+    pub frames: u64,
+    pub frame_errors: u64,
+    pub bit_errors: u64,
+    /// Σ over frames of (the frame's bit errors)².
+    pub bit_errors_sq: u64,
+    /// As [`DecodeStats::iterations`](crate::DecodeStats) counts them.
+    pub iterations: usize,
+}
+
+impl FrameCounts {
+    /// The counts of frames whose information bit errors are `errors`, one per frame.
+    pub fn of_errors(errors: impl IntoIterator<Item = u64>, iterations: usize) -> FrameCounts {
+        let mut c = FrameCounts {
+            iterations,
+            ..FrameCounts::default()
+        };
+        for e in errors {
+            c.frames += 1;
+            c.bit_errors += e;
+            c.bit_errors_sq += e * e;
+            c.frame_errors += (e > 0) as u64;
+        }
+        c
     }
-    ChaCha8Rng::seed_from_u64(x)
-}
-
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -5,17 +5,22 @@
 //! points read from files that lack that spread the worst case over every spread,
 //! [`ber_interval_worst_case`]; [`BerCiMethod`] says which).
 //!
-//! Frame f at a given SNR draws everything from its own generator, seeded by (seed, SNR, f),
+//! Frame f at a given SNR draws everything from a counter-based generator keyed by (seed, SNR, f)
+//! ([`chain`]; the GPU frame chain makes the same frames),
 //! so results are reproducible whatever the batch size, thread count or device, and the same
 //! on any number of processes ([`run_point_ranks`], [`sweep::run_ranks`]: MPI ranks).
 
+pub mod chain;
 mod frames;
 mod header;
 mod parallel;
+pub mod philox;
 mod point;
+pub mod portable;
 pub mod sweep;
 
-pub use frames::{make_frames, Frames, Link};
+pub use chain::FramePlan;
+pub use frames::{make_frames, make_planned_frames, FrameCounts, Frames, Link};
 pub use header::SweepDecoder;
 pub use parallel::{run_point_parallel, run_point_ranks};
 pub use point::{

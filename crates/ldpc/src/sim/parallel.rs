@@ -15,7 +15,8 @@
 //! index order with the same [`Fold`] as above. So every rank reaches the same stopping batch
 //! at the same round, and the counts equal one process's for any number of ranks.
 
-use super::frames::{make_frames, Frames, Link};
+use super::chain::FramePlan;
+use super::frames::{make_planned_frames, FrameCounts as BatchCounts, Frames, Link};
 use super::point::{PointResult, StopRule};
 use crate::channel::Snr;
 use crate::code::Code;
@@ -38,9 +39,9 @@ pub fn run_point_parallel(
     progress: &mut dyn FnMut(&PointResult),
 ) -> Result<PointResult> {
     let code = common_code(decoders, stop)?;
-    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len());
+    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len())?;
     let es = work.es_n0_db;
-    let mut fold = Fold::new(PointResult::new(es, eb), code.k() as u64, stop);
+    let mut fold = Fold::new(PointResult::new(es, eb), &code, stop);
     let (sender, receiver) = mpsc::channel::<(u64, Result<BatchCounts>)>();
     std::thread::scope(|s| {
         for decoder in decoders.iter_mut() {
@@ -82,7 +83,8 @@ pub fn run_point_ranks(
         return run_point_parallel(decoders, link, snr, stop, threads, progress);
     }
     let code = LdpcError::agree(ranks, common_code(decoders, stop))?;
-    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len());
+    let work = Work::new(&code, link, snr, stop, threads, decoders.len());
+    let (work, eb) = LdpcError::agree(ranks, work)?;
     let es = work.es_n0_db;
     // Decoders per rank: the round's layout.
     let per_rank = ranks.all_gather(&[decoders.len() as u64]);
@@ -94,7 +96,7 @@ pub fn run_point_ranks(
             Some(*at - n)
         })
         .collect();
-    let mut fold = Fold::new(PointResult::new(es, eb), code.k() as u64, stop);
+    let mut fold = Fold::new(PointResult::new(es, eb), &code, stop);
     for first in (0..work.batches).step_by(round_size as usize) {
         let mine: Vec<u64> = (0..decoders.len() as u64)
             .map(|i| first + offsets[ranks.rank()] + i)
@@ -190,7 +192,8 @@ fn common_code(decoders: &[&mut (dyn Decoder + '_)], stop: StopRule) -> Result<C
 /// What the workers share: the point's parameters and the batch counter.
 struct Work<'a> {
     code: &'a Code,
-    link: &'a Link,
+    /// The point's frame chain (the frames, whoever makes them).
+    plan: FramePlan<'a>,
     es_n0_db: f64,
     stop: StopRule,
     /// CPU threads each worker makes its frames with.
@@ -210,13 +213,13 @@ impl<'a> Work<'a> {
         stop: StopRule,
         threads: usize,
         decoders: usize,
-    ) -> (Self, f64) {
+    ) -> Result<(Self, f64)> {
         let rate = code.rate();
         let es = snr.es_n0_db(link.modulation, rate);
         let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
         let work = Work {
             code,
-            link,
+            plan: FramePlan::new(code, link, es)?,
             es_n0_db: es,
             stop,
             threads_each: (threads / decoders.max(1)).max(1),
@@ -224,7 +227,7 @@ impl<'a> Work<'a> {
             next_batch: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
         };
-        (work, eb)
+        Ok((work, eb))
     }
 
     /// One worker: batches until the point stops, the batches run out or one fails.
@@ -263,20 +266,18 @@ impl<'a> Work<'a> {
         })
     }
 
-    /// Makes and decodes batch `b`. A panicking decoder becomes this batch's error: the fold
-    /// then stops every worker instead of leaving them to run on to max_frames.
+    /// Makes and decodes batch `b`: on the decoder's device when it has a frame chain
+    /// ([`Decoder::simulate_frames`]), else with frames made here. A panicking decoder
+    /// becomes this batch's error: the fold then stops every worker instead of leaving them to
+    /// run on to max_frames.
     fn batch(&self, decoder: &mut dyn Decoder, b: u64) -> Result<BatchCounts> {
         let first = b * self.stop.batch as u64;
         let count = (self.stop.batch as u64).min(self.stop.max_frames - first) as usize;
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let frames = make_frames(
-                self.code,
-                self.link,
-                self.es_n0_db,
-                first,
-                count,
-                self.threads_each,
-            )?;
+            if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
+                return counts;
+            }
+            let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
             decode_frames(decoder, self.code, &frames)
         }))
         .unwrap_or_else(|panic| {
@@ -290,16 +291,6 @@ impl<'a> Work<'a> {
             )))
         })
     }
-}
-
-/// The counts of one batch of frames.
-struct BatchCounts {
-    frames: u64,
-    frame_errors: u64,
-    bit_errors: u64,
-    bit_errors_sq: u64,
-    /// As [`DecodeStats::iterations`](crate::DecodeStats) counts them.
-    iterations: usize,
 }
 
 /// Decodes `frames` and counts the errors.
@@ -320,6 +311,7 @@ fn decode_frames(decoder: &mut dyn Decoder, code: &Code, frames: &Frames) -> Res
 struct Fold {
     point: PointResult,
     k: u64,
+    n: u64,
     stop: StopRule,
     start: std::time::Instant,
     /// Batches decoded ahead of the next one to fold.
@@ -330,10 +322,11 @@ struct Fold {
 }
 
 impl Fold {
-    fn new(point: PointResult, k: u64, stop: StopRule) -> Fold {
+    fn new(point: PointResult, code: &Code, stop: StopRule) -> Fold {
         Fold {
             point,
-            k,
+            k: code.k() as u64,
+            n: code.n() as u64,
             stop,
             start: std::time::Instant::now(),
             done: BTreeMap::new(),
@@ -377,6 +370,7 @@ impl Fold {
             p.update_rates();
             p.mean_iterations = self.iterations as f64 / p.frames as f64;
             p.seconds = self.start.elapsed().as_secs_f64();
+            p.update_throughput(Some(self.n));
             progress(p);
             if p.frame_errors >= self.stop.min_errors || p.frames >= self.stop.max_frames {
                 stopped.store(true, Ordering::Relaxed);
@@ -475,17 +469,7 @@ mod tests {
             calls.push(p.frames)
         })
         .unwrap();
-        let seconds = PointResult {
-            seconds: 0.0,
-            ..single.clone()
-        };
-        assert_eq!(
-            PointResult {
-                seconds: 0.0,
-                ..parallel
-            },
-            seconds
-        );
+        assert_eq!(parallel.untimed(), single.untimed());
         // Progress comes once per folded batch, in order.
         let expected: Vec<u64> = (1..=single.frames / 3).map(|b| b * 3).collect();
         assert_eq!(calls, expected);
@@ -536,8 +520,7 @@ mod tests {
                 decoders[0] = Box::new(Panicking(code.clone()));
             }
             let mut refs: Vec<&mut dyn Decoder> = decoders.iter_mut().map(|d| d.as_mut()).collect();
-            run_point_ranks(ranks, &mut refs, &link, snr, stop, 1, &mut |_| {})
-                .map(|p| PointResult { seconds: 0.0, ..p })
+            run_point_ranks(ranks, &mut refs, &link, snr, stop, 1, &mut |_| {}).map(|p| p.untimed())
         })
     }
 
@@ -547,10 +530,7 @@ mod tests {
         let mut one = crate::decoder::cpu_decoder(&code, config).unwrap();
         let single =
             run_point_parallel(&mut [one.as_mut()], &link, snr, stop, 1, &mut |_| {}).unwrap();
-        let single = PointResult {
-            seconds: 0.0,
-            ..single
-        };
+        let single = single.untimed();
         // Stopping on errors mid-way, and at max_frames with a partial last batch.
         let at_max = StopRule {
             min_errors: u64::MAX,

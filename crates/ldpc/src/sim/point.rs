@@ -32,6 +32,12 @@ pub struct PointResult {
     pub ber_ci_method: BerCiMethod,
     pub mean_iterations: f64,
     pub seconds: f64,
+    /// Frames simulated per second (`frames / seconds`: making, decoding and counting).
+    pub frames_per_s: f64,
+    /// Information bits per second, Mbit/s (`frames · K / seconds`).
+    pub info_mbps: f64,
+    /// Code bits per second, Mbit/s (`frames · N / seconds`).
+    pub coded_mbps: f64,
 }
 
 /// Which construction a point's BER interval comes from (`ber_ci_method` in sweep files).
@@ -76,6 +82,9 @@ struct PointFile {
     fer_ci: [f64; 2],
     mean_iterations: f64,
     seconds: f64,
+    /// N: files from before the rates were kept lack it, and their points no coded rate.
+    #[serde(default)]
+    coded_mbps: f64,
 }
 
 impl From<PointFile> for PointResult {
@@ -95,8 +104,16 @@ impl From<PointFile> for PointResult {
             ber_ci_method: BerCiMethod::FramesT,
             mean_iterations: f.mean_iterations,
             seconds: f.seconds,
+            frames_per_s: 0.0,
+            info_mbps: 0.0,
+            coded_mbps: 0.0,
         };
         (p.ber_ci, p.ber_ci_method) = p.ber_interval();
+        // The rates again from the counts; the coded one from the file's (N is not kept).
+        p.update_throughput(None);
+        if p.coded_mbps == 0.0 && p.seconds > 0.0 {
+            p.coded_mbps = f.coded_mbps;
+        }
         p
     }
 }
@@ -118,6 +135,32 @@ impl PointResult {
             ber_ci_method: BerCiMethod::FramesT,
             mean_iterations: 0.0,
             seconds: 0.0,
+            frames_per_s: 0.0,
+            info_mbps: 0.0,
+            coded_mbps: 0.0,
+        }
+    }
+
+    /// The point without its timing (seconds and rates zeroed): what two runs of one point
+    /// on any devices agree on.
+    pub fn untimed(&self) -> PointResult {
+        PointResult {
+            seconds: 0.0,
+            frames_per_s: 0.0,
+            info_mbps: 0.0,
+            coded_mbps: 0.0,
+            ..self.clone()
+        }
+    }
+
+    /// `frames_per_s`, `info_mbps` and (given N) `coded_mbps` from the counts and `seconds`.
+    pub(super) fn update_throughput(&mut self, n: Option<u64>) {
+        if self.seconds > 0.0 {
+            self.frames_per_s = self.frames as f64 / self.seconds;
+            self.info_mbps = self.info_bits as f64 / self.seconds / 1e6;
+            if let Some(n) = n {
+                self.coded_mbps = (self.frames * n) as f64 / self.seconds / 1e6;
+            }
         }
     }
 

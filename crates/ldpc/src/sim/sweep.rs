@@ -198,8 +198,10 @@ pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
     Ok(points)
 }
 
-/// Frames per decoder call unless a sweep sets its own: a GPU batch (128) on GPUs; on the
-/// CPU, 64 per thread for the 8-bit decoder (one SIMD group each) and 2 per thread for float.
+/// Frames per decoder call unless a sweep sets its own: a GPU batch (128) on GPUs (whose
+/// frames are made on the host; with frames made on the GPU, [`crate::gpu::CHAIN_BATCH`]);
+/// on the CPU, 64 per thread for the 8-bit decoder (one SIMD group each) and 2 per thread for
+/// float.
 pub fn default_batch(on_gpus: bool, precision: Precision, threads: usize) -> usize {
     match (on_gpus, precision) {
         (true, _) => BATCH,
@@ -225,6 +227,10 @@ pub struct SweepSpec {
     pub batch: Option<usize>,
     /// CPU threads making frames.
     pub threads: usize,
+    /// On GPUs, make the frames on the device ([`crate::gpu::ChainDecoder`], flooding
+    /// schedule) rather than on the host: the same frames and counts, without the host's
+    /// frame rate as the limit. Ignored on the CPU.
+    pub device_frames: bool,
     /// The results file, rewritten atomically after every point.
     pub out: Option<PathBuf>,
     /// Keep the points already in `out` (which must hold the same code, link, decoder and
@@ -247,9 +253,16 @@ impl SweepSpec {
             max_frames: 10_000,
             batch: None,
             threads: sigpu_runtime::host::threads(),
+            device_frames: true,
             out: None,
             resume: false,
         }
+    }
+
+    /// Whether GPUs make this sweep's frames ([`crate::gpu::simulation_decoder`]: asked for,
+    /// and the flooding schedule).
+    pub fn frames_on_gpu(&self) -> bool {
+        self.device_frames && self.config.schedule == crate::decoder::Schedule::Flooding
     }
 
     /// The file's header (no points) for `code`.
@@ -398,15 +411,19 @@ pub fn run_ranks(
             Ok(vec![cpu_decoder(code, local.config)?])
         } else {
             gpus.iter()
-                .map(|gpu| gpu::decoder(gpu, code, local.config))
+                .map(|gpu| gpu::simulation_decoder(gpu, code, local.config, spec.device_frames))
                 .collect::<Result<Vec<_>>>()
         }
     });
     let mut decoders = LdpcError::agree(ranks, decoders)?;
     // Rank 0's, as one process on its host would take it: with rank 0's thread count.
-    let batch = spec
-        .batch
-        .unwrap_or_else(|| default_batch(!gpus.is_empty(), spec.config.precision, spec.threads));
+    let batch = spec.batch.unwrap_or_else(|| {
+        if !gpus.is_empty() && spec.frames_on_gpu() {
+            gpu::CHAIN_BATCH
+        } else {
+            default_batch(!gpus.is_empty(), spec.config.precision, spec.threads)
+        }
+    });
     let mut workers: Vec<_> = decoders.iter_mut().map(|d| d.as_mut()).collect();
     run_with_ranks(ranks, &mut workers, &local, batch, progress)
 }
@@ -638,7 +655,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let code = Code::standard("dvbt2-short-1/2").unwrap();
         let zero = |s: Sweep| -> Vec<PointResult> {
-            let zero = |p: PointResult| PointResult { seconds: 0.0, ..p };
+            let zero = |p: PointResult| p.untimed();
             s.points.into_iter().map(zero).collect()
         };
         let one = dir.path().join("one.json");
