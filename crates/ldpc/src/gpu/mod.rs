@@ -5,15 +5,20 @@
 //!   batch in the coalesced layout (`kernels/ldpc_minsum8.cu`);
 //! - [`LayeredGpuDecoder`]: the layered schedule fused into one kernel, one block per codeword
 //!   (`kernels/ldpc_layered8.cu`);
+//! - [`CompactGpuDecoder`]: the compact layered schedule (`layered-compact`: saturated 8-bit
+//!   posteriors, compressed check state, 4 codewords per thread), twin of the CPU's
+//!   [`crate::decoder::CompactDecoder`] (`kernels/ldpc_compact8.cu`);
 //! - [`decoder`] picks one by schedule; [`checks`] are their self-checks for `sigpu check`.
 
 mod batch;
 mod checks;
+mod compact;
 mod flooding;
 mod layered;
 
 pub use batch::BATCH;
 pub use checks::checks;
+pub use compact::{CompactGpuDecoder, SlotTables, COMPACT_BATCH};
 pub use flooding::{kernel_source, GpuDecoder, GpuOptions};
 pub use layered::LayeredGpuDecoder;
 
@@ -22,7 +27,8 @@ use crate::decoder::{Decoder, DecoderConfig, Schedule};
 use crate::error::Result;
 use sigpu_runtime::cuda::Gpu;
 
-/// The GPU decoder for `config`: [`GpuDecoder`] (flooding) or [`LayeredGpuDecoder`].
+/// The GPU decoder for `config`: [`GpuDecoder`] (flooding), [`LayeredGpuDecoder`] (layered) or
+/// [`CompactGpuDecoder`] (layered-compact).
 pub fn decoder<'g>(
     gpu: &'g Gpu,
     code: &Code,
@@ -31,11 +37,6 @@ pub fn decoder<'g>(
     Ok(match config.schedule {
         Schedule::Flooding => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
         Schedule::Layered => Box::new(LayeredGpuDecoder::new(gpu, code.clone(), config)?),
-        Schedule::LayeredCompact => {
-            return Err(crate::LdpcError::invalid(
-                "--schedule layered-compact is a CPU decoder: use --device cpu, or \
-                 --schedule layered / flooding on a GPU",
-            ))
-        }
+        Schedule::LayeredCompact => Box::new(CompactGpuDecoder::new(gpu, code.clone(), config)?),
     })
 }

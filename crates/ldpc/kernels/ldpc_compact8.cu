@@ -1,0 +1,196 @@
+// Compact layered 8-bit min-sum on the GPU, 4 codewords per thread (one byte lane each of a
+// 32-bit word): the GPU form of the CPU's compact decoder (crates/ldpc/src/decoder/compact.rs,
+// twin `compact::decode_scalar`), bit for bit.
+//
+// One block decodes a group of 4 codewords through all layers and iterations in one launch.
+// - Posteriors P: saturated i8, the 4 codewords of a bit in one word; bits are renumbered as
+//   the CPU decoder does (parity bit K + j at K + (j mod q)·360 + j div q), so the code is
+//   quasi-cyclic with Z = 360: layer l (360 checks) has D circulant slots, slot k joining check
+//   t to bit g_k·360 + (t + s_k) mod 360. Thread t owns check t of every layer: a warp's loads
+//   of one slot are 32 consecutive words (one wrap at most).
+//   The first `shared_groups` 360-bit groups of P live in shared memory (227 KB hold 161 of a
+//   normal frame's 180 groups for 4 codewords); the rest (the last parity groups, two edges
+//   per bit) in a global scratch area of the block, which stays in L2. A slot's group is the
+//   same for all its threads, so the choice is uniform: one generic pointer per slot.
+// - Check state instead of messages, per check and 4 codewords (16 bytes, global memory,
+//   coalesced: thread t reads and writes its own uint4): min1, min2 (corrected, capped at 31),
+//   a one-hot byte marking min1's slot (bit 7 − k for slot k), and the c2v sign bits
+//   (bit 7 − k). The byte masks of slot k are `__byte_perm(word << k, 0, 0xBA98)`.
+// - Schedule: layer after layer; DVB layers whose checks share no bit (the host refuses
+//   others) so the 360 checks of a layer in parallel equal the twin's check-by-check order.
+//   Slots are in ascending group order, which is ascending renumbered column order, the twin's
+//   edge order, so "the first edge met wins ties" holds. A slot may miss one check (the
+//   staircase's corner: check 0 of layer 0 has no bit in the last parity group); a missing
+//   edge takes no part in the minima, the signs or P. The order of a check's edges does not
+//   change its result (ties give min1 = min2), so the slots need only list its edges.
+// - Layers whose checks share bits (8 of normal 1/2's 90: a table row with two addresses
+//   congruent mod q, so one group is joined twice) run in rounds: the host gives each check
+//   its depth (1 + the largest depth of the earlier checks of its layer that share a bit with
+//   it), and round r updates the checks of depth r. A check then sees exactly the updates of
+//   the earlier checks it shares bits with, as in the twin's check-by-check order, and the
+//   checks of one round share no bit.
+// Arithmetic (twin): old c2v_k = (k = argmin ? min2 : min1) with sign bit k;
+//   v2c_k = max(sat(P − old), −127); min1 ≤ min2 the two smallest |v2c| (strictly smaller
+//   replaces: the first one met wins ties); corrected (mode 1: ⌊m·k/16⌋, mode 2: max(m − b, 0))
+//   and capped at 31; new c2v_k = (k = argmin ? min2 : min1) with the sign of the product of
+//   the other v2c signs; P = max(sat(v2c + c2v), −127). Hard decision P < 0.
+
+#define Z 360u
+#define C2V_CAP 0x1f1f1f1fu
+#define SLOT_NONE 0xffffu   // miss: no check lacks this slot's edge
+#define SLOT_EMPTY 0xfffeu  // miss: padding slot, no edge at all
+
+// Byte mask (0x00 / 0xff) of each byte's top bit.
+__device__ __forceinline__ unsigned top_mask(unsigned w) { return __byte_perm(w, 0, 0xBA98); }
+
+__device__ __forceinline__ unsigned correct4(unsigned m, unsigned mode, unsigned param) {
+    if (mode == 1) {  // m * k / 16 per byte, via two 16-bit lanes per word
+        unsigned lo = (((m & 0x00ff00ffu) * param) >> 4) & 0x00ff00ffu;
+        unsigned hi = ((((m >> 8) & 0x00ff00ffu) * param) >> 4) & 0x00ff00ffu;
+        m = lo | (hi << 8);
+    } else if (mode == 2) {
+        m = __vsubus4(m, param * 0x01010101u);
+    }
+    return __vminu4(m, C2V_CAP);
+}
+
+// The original index of renumbered bit v (parity bits of DVB codes renumbered when q > 0).
+__device__ __forceinline__ unsigned original_bit(unsigned v, unsigned k, unsigned q) {
+    if (q == 0 || v < k) return v;
+    unsigned r = v - k;
+    return k + (r % Z) * q + r / Z;
+}
+
+// in: count codewords of n i8 LLRs (codeword-major, original bit order); block b decodes
+// codewords 4b .. 4b+3 (lanes past count decode zeros and are not written).
+// slots: layers × D words, g | s << 16 (group, shift); miss: layers × D, the check t that
+// lacks the slot's edge or SLOT_NONE / SLOT_EMPTY. global_p: per block (groups −
+// shared_groups)·360 words; state: per block layers·360 uint4. hard: per codeword ⌈n/32⌉
+// words, bit v % 32 of word v / 32 = hard decision of original bit v.
+template <int D>
+__device__ __forceinline__ void compact(const signed char* __restrict__ in, unsigned count,
+                                        const unsigned* __restrict__ slots,
+                                        const unsigned* __restrict__ miss,
+                                        const unsigned char* __restrict__ depth,
+                                        const unsigned* __restrict__ rounds, unsigned layers,
+                                        unsigned n, unsigned k, unsigned q,
+                                        unsigned shared_groups, unsigned* __restrict__ global_p,
+                                        uint4* __restrict__ state, unsigned* __restrict__ hard,
+                                        unsigned iterations, unsigned mode, unsigned param) {
+    extern __shared__ unsigned shared_p[];
+    const unsigned groups = n / Z;
+    const unsigned b = blockIdx.x, t = threadIdx.x;
+    unsigned* gp = global_p + (size_t)b * (groups - shared_groups) * Z;
+    uint4* st = state + (size_t)b * layers * Z;
+
+    // P from the LLRs (-128 -> -127), renumbered.
+    for (unsigned v = t; v < n; v += blockDim.x) {
+        unsigned o = original_bit(v, k, q), w = 0;
+#pragma unroll
+        for (unsigned c = 0; c < 4; ++c) {
+            unsigned cw = 4 * b + c;
+            int x = cw < count ? in[(size_t)cw * n + o] : 0;
+            w |= (unsigned)(max(x, -127) & 0xff) << (8 * c);
+        }
+        if (v < shared_groups * Z) shared_p[v] = w;
+        else gp[v - shared_groups * Z] = w;
+    }
+    __syncthreads();
+
+    const bool active = t < Z;
+    for (unsigned it = 0; it < iterations; ++it) {
+        for (unsigned l = 0; l < layers; ++l) {
+          const unsigned nr = __ldg(&rounds[l]);
+          for (unsigned r = 0; r < nr; ++r) {
+            if (active && (nr == 1 || depth[l * Z + t] == r)) {
+                uint4 s = it == 0 ? make_uint4(0, 0, 0, 0) : st[l * Z + t];
+                unsigned old1 = s.x, d12 = s.x ^ s.y, oat = s.z, osg = s.w;
+                unsigned* ptr[D];
+                bool present[D];
+                unsigned x[D];
+#pragma unroll
+                for (int j = 0; j < D; ++j) {
+                    unsigned gs = __ldg(&slots[l * D + j]);
+                    unsigned ms = __ldg(&miss[l * D + j]);
+                    unsigned g = gs & 0xffffu, sh = gs >> 16;
+                    unsigned u = t + sh;
+                    u = u >= Z ? u - Z : u;
+                    ptr[j] = (g < shared_groups ? shared_p + g * Z : gp + (g - shared_groups) * Z) + u;
+                    present[j] = ms != SLOT_EMPTY && ms != t;
+                }
+                unsigned p[D];
+#pragma unroll
+                for (int j = 0; j < D; ++j) p[j] = *ptr[j];
+                unsigned min1 = 0x7f7f7f7fu, min2 = 0x7f7f7f7fu, at = 0x80808080u, parity = 0;
+#pragma unroll
+                for (int j = 0; j < D; ++j) {
+                    unsigned here = top_mask(oat << j), neg = top_mask(osg << j);
+                    unsigned mag = old1 ^ (d12 & here);
+                    unsigned old = (mag & ~neg) | (__vneg4(mag) & neg);
+                    unsigned v = __vmaxs4(__vsubss4(p[j], old), 0x81818181u);
+                    v = present[j] ? v : 0x7f7f7f7fu;
+                    x[j] = v;
+                    unsigned a = __vabsss4(v);
+                    unsigned below = __vcmpltu4(a, min1);
+                    at = (below & (0x80808080u >> j)) | (~below & at);
+                    min2 = __vminu4(min2, __vmaxu4(min1, a));
+                    min1 = __vminu4(min1, a);
+                    parity ^= v;
+                }
+                min1 = correct4(min1, mode, param);
+                min2 = correct4(min2, mode, param);
+                unsigned n12 = min1 ^ min2, signs = 0;
+#pragma unroll
+                for (int j = 0; j < D; ++j) {
+                    unsigned here = top_mask(at << j);
+                    unsigned mag = min1 ^ (n12 & here);
+                    unsigned neg = top_mask(parity ^ x[j]);
+                    unsigned c2v = (mag & ~neg) | (__vneg4(mag) & neg);
+                    unsigned v = __vmaxs4(__vaddss4(x[j], c2v), 0x81818181u);
+                    signs |= neg & (0x80808080u >> j);
+                    if (present[j]) *ptr[j] = v;
+                }
+                st[l * Z + t] = make_uint4(min1, min2, at, signs);
+            }
+            __syncthreads();
+          }
+        }
+    }
+
+    // Hard decisions in original bit order, one ballot per codeword lane.
+    const unsigned words = (n + 31) / 32;
+    for (unsigned o = t; o < words * 32; o += blockDim.x) {
+        unsigned w = 0;
+        if (o < n) {
+            // The renumbered position of original bit o (inverse of original_bit).
+            unsigned v = o;
+            if (q != 0 && o >= k) {
+                unsigned j = o - k;
+                v = k + (j % q) * Z + j / q;
+            }
+            w = v < shared_groups * Z ? shared_p[v] : gp[v - shared_groups * Z];
+        }
+#pragma unroll
+        for (unsigned c = 0; c < 4; ++c) {
+            unsigned bits = __ballot_sync(0xffffffffu, (w >> (8 * c + 7)) & 1);
+            unsigned cw = 4 * b + c;
+            if ((t & 31) == 0 && cw < count) hard[(size_t)cw * words + o / 32] = bits;
+        }
+    }
+}
+
+#define LDPC_COMPACT(D)                                                                           \
+    extern "C" __global__ void __launch_bounds__(384, 1) ldpc_compact_##D(                       \
+        const signed char* __restrict__ in, unsigned count, const unsigned* __restrict__ slots,  \
+        const unsigned* __restrict__ miss, const unsigned char* __restrict__ depth,              \
+        const unsigned* __restrict__ rounds, unsigned layers, unsigned n, unsigned k, unsigned q,  \
+        unsigned shared_groups, unsigned* __restrict__ global_p, uint4* __restrict__ state,      \
+        unsigned* __restrict__ hard, unsigned iterations, unsigned mode, unsigned param) {       \
+        compact<D>(in, count, slots, miss, depth, rounds, layers, n, k, q, shared_groups, global_p, state, hard, \
+                   iterations, mode, param);                                                      \
+    }
+LDPC_COMPACT(4)
+LDPC_COMPACT(5)
+LDPC_COMPACT(6)
+LDPC_COMPACT(7)
+LDPC_COMPACT(8)
