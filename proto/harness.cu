@@ -78,7 +78,9 @@ int main(int argc, char** argv) {
   vector<int8_t> llr((size_t)maxB * c.n);
   for (int cw = 0; cw < maxB; ++cw) { double sigma = cw % 3 == 0 ? 1.2 : 0.85 + 0.02 * (cw % 7);
     for (int i = 0; i < c.n; ++i) { double y = (cw % 5 == 0 ? (urand() < 0.5 ? 1 : -1) : 1) + sigma * grand(); double l = 2 * y / (sigma * sigma) * 2.0; llr[(size_t)cw * c.n + i] = (int8_t)max(-128.0, min(127.0, nearbyint(l))); } }
-  auto kern = D == 7 ? ldpc_compact_7 : D == 8 ? ldpc_compact_8 : D == 6 ? ldpc_compact_6 : D == 5 ? ldpc_compact_5 : ldpc_compact_4;
+  bool w16 = argc > 3 && string(argv[3]) == "16";
+  auto kern = w16 ? (D == 7 ? ldpc_compact16_7 : ldpc_compact16_8) : D == 7 ? ldpc_compact_7 : D == 8 ? ldpc_compact_8 : D == 6 ? ldpc_compact_6 : D == 5 ? ldpc_compact_5 : ldpc_compact_4;
+  printf("kernel %s\n", w16 ? "16x2" : "bytes");
   CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   int8_t* din; unsigned *dsl, *dms, *dgp, *dhard; uint4* dst;
   int words = (c.n + 31) / 32;

@@ -15,7 +15,7 @@
 // - Check state instead of messages, per check and 4 codewords (16 bytes, global memory,
 //   coalesced: thread t reads and writes its own uint4): min1, min2 (corrected, capped at 31),
 //   a one-hot byte marking min1's slot (bit 7 − k for slot k), and the c2v sign bits
-//   (bit 7 − k). The byte masks of slot k are `__byte_perm(word << k, 0, 0xBA98)`.
+//   (bit 7 − k). The byte masks of slot k are `prmt(word << k, 0, 0xBA98)`.
 // - Schedule: layer after layer; DVB layers whose checks share no bit (the host refuses
 //   others) so the 360 checks of a layer in parallel equal the twin's check-by-check order.
 //   Slots are in ascending group order, which is ascending renumbered column order, the twin's
@@ -40,8 +40,14 @@
 #define SLOT_NONE 0xffffu   // miss: no check lacks this slot's edge
 #define SLOT_EMPTY 0xfffeu  // miss: padding slot, no edge at all
 
-// Byte mask (0x00 / 0xff) of each byte's top bit.
-__device__ __forceinline__ unsigned top_mask(unsigned w) { return __byte_perm(w, 0, 0xBA98); }
+// Byte mask (0x00 / 0xff) of each byte's top bit: prmt with sign replication (selector
+// nibbles 8..B). Written in PTX: __byte_perm is specified on the low 3 bits of each nibble
+// only, and the compiler folded 0xBA98 to the identity 0x3210 in places.
+__device__ __forceinline__ unsigned top_mask(unsigned w) {
+    unsigned r;
+    asm("prmt.b32 %0, %1, 0, 0xBA98;" : "=r"(r) : "r"(w));
+    return r;
+}
 
 __device__ __forceinline__ unsigned correct4(unsigned m, unsigned mode, unsigned param) {
     if (mode == 1) {  // m * k / 16 per byte, via two 16-bit lanes per word
@@ -61,13 +67,127 @@ __device__ __forceinline__ unsigned original_bit(unsigned v, unsigned k, unsigne
     return k + (r % Z) * q + r / Z;
 }
 
+// prmt with an arbitrary selector (sign replication included).
+__device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
+    unsigned r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+    return r;
+}
+
+// The same update in 16-bit lanes: a word of 4 codewords splits into two halves of 2 lanes
+// (h = 0: codewords 0 and 2, h = 1: codewords 1 and 3), in which sm_90's DPX instructions add,
+// saturate, and take minima natively (__viaddmax_s16x2, min/max.s16x2), where the
+// byte-lane intrinsics above are emulated by several instructions each. A check's minima
+// are kept as keys |v2c|·16 + slot, so one min/max pair tracks the magnitude and the slot of
+// min1 together (equal magnitudes: the lower slot wins, as the first edge met does in the
+// twin). State and P stay in bytes in memory.
+#define LANES16 0x00010001u
+// Lane-wise signed 16-bit minimum / maximum (PTX min/max.s16x2, native on sm_90).
+__device__ __forceinline__ unsigned min16x2(unsigned a, unsigned b) {
+    unsigned r;
+    asm("min.s16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+__device__ __forceinline__ unsigned max16x2(unsigned a, unsigned b) {
+    unsigned r;
+    asm("max.s16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+template <int D>
+__device__ __forceinline__ void check16(uint4 s, unsigned* const* ptr,
+                                        const bool* present, unsigned mode, unsigned param,
+                                        uint4* st) {
+    // Byte -> 16-bit lane selectors: sign-extended values, zero-extended values, byte masks.
+    const unsigned SX[2] = {0xA280u, 0xB391u}, ZX[2] = {0x4240u, 0x4341u},
+                   MK[2] = {0xAA88u, 0xBB99u};
+    unsigned m1[2], m12[2], nm1[2], nm12[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        unsigned a = prmt(s.x, 0, ZX[h]), b = prmt(s.y, 0, ZX[h]);
+        unsigned na = __viaddmax_s16x2(~a, LANES16, 0x80008000u);
+        unsigned nb = __viaddmax_s16x2(~b, LANES16, 0x80008000u);
+        m1[h] = a;
+        m12[h] = a ^ b;
+        nm1[h] = na;
+        nm12[h] = na ^ nb;
+    }
+    unsigned x[D][2], key[D][2];
+    unsigned min1[2] = {0x07ff07ffu, 0x07ff07ffu}, min2[2] = {0x07ff07ffu, 0x07ff07ffu};
+    unsigned parity[2] = {0, 0};
+    unsigned p[D];
+#pragma unroll
+    for (int j = 0; j < D; ++j) p[j] = *ptr[j];
+#pragma unroll
+    for (int j = 0; j < D; ++j) {
+        unsigned zs = s.z << j, ws = s.w << j;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            unsigned here = prmt(zs, 0, MK[h]), neg = prmt(ws, 0, MK[h]);
+            unsigned pos = m1[h] ^ (m12[h] & here), ng = nm1[h] ^ (nm12[h] & here);
+            unsigned add = (pos & neg) | (ng & ~neg);  // -old c2v
+            unsigned pv = prmt(p[j], 0, SX[h]);
+            unsigned v = min16x2(__viaddmax_s16x2(pv, add, 0xff81ff81u), 0x007f007fu);
+            unsigned a = __viaddmax_s16x2(~v, LANES16, v);  // |v| = max(-v, v)
+            unsigned k = a * 16u + (unsigned)j * LANES16;
+            if (!present[j]) {
+                v = 0;
+                k = 0x07ff07ffu;
+            }
+            x[j][h] = v;
+            key[j][h] = k;
+            min2[h] = min16x2(min2[h], max16x2(min1[h], k));
+            min1[h] = min16x2(min1[h], k);
+            parity[h] ^= v;
+        }
+    }
+    unsigned n1[2], n12[2], nn1[2], nn12[2], sg[2] = {0, 0}, at[2] = {0, 0};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        unsigned a = (min1[h] >> 4) & 0x0fff0fffu, b = (min2[h] >> 4) & 0x0fff0fffu;
+        if (mode == 1) {
+            a = ((a * param) >> 4) & 0x0fff0fffu;
+            b = ((b * param) >> 4) & 0x0fff0fffu;
+        } else if (mode == 2) {
+            unsigned nb = ((0u - param) & 0xffffu) * LANES16;  // -param in both lanes
+            a = __viaddmax_s16x2(a, nb, 0);
+            b = __viaddmax_s16x2(b, nb, 0);
+        }
+        a = min16x2(a, 0x001f001fu);
+        b = min16x2(b, 0x001f001fu);
+        unsigned na = __viaddmax_s16x2(~a, LANES16, 0x80008000u);
+        unsigned nb = __viaddmax_s16x2(~b, LANES16, 0x80008000u);
+        n1[h] = a;
+        n12[h] = a ^ b;
+        nn1[h] = na;
+        nn12[h] = na ^ nb;
+    }
+#pragma unroll
+    for (int j = 0; j < D; ++j) {
+        unsigned out[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            // 0xffff in a lane where slot j is not min1's.
+            unsigned other = min16x2(key[j][h] ^ min1[h], LANES16) * 0xffffu;
+            unsigned neg = prmt(parity[h] ^ x[j][h], 0, 0xBB99u);
+            unsigned pos = n1[h] ^ (n12[h] & ~other), ng = nn1[h] ^ (nn12[h] & ~other);
+            unsigned c2v = (ng & neg) | (pos & ~neg);
+            out[h] = min16x2(__viaddmax_s16x2(x[j][h], c2v, 0xff81ff81u), 0x007f007fu);
+            sg[h] |= neg & (0x80008000u >> j);
+            at[h] |= ~other & (0x80008000u >> j);
+        }
+        if (present[j]) *ptr[j] = prmt(out[0], out[1], 0x6240u);
+    }
+    *st = make_uint4(prmt(n1[0], n1[1], 0x6240u), prmt(n1[0] ^ n12[0], n1[1] ^ n12[1], 0x6240u),
+                     prmt(at[0], at[1], 0x7351u), prmt(sg[0], sg[1], 0x7351u));
+}
+
 // in: count codewords of n i8 LLRs (codeword-major, original bit order); block b decodes
 // codewords 4b .. 4b+3 (lanes past count decode zeros and are not written).
 // slots: layers × D words, g | s << 16 (group, shift); miss: layers × D, the check t that
 // lacks the slot's edge or SLOT_NONE / SLOT_EMPTY. global_p: per block (groups −
 // shared_groups)·360 words; state: per block layers·360 uint4. hard: per codeword ⌈n/32⌉
 // words, bit v % 32 of word v / 32 = hard decision of original bit v.
-template <int D>
+template <int D, bool W16>
 __device__ __forceinline__ void compact(const signed char* __restrict__ in, unsigned count,
                                         const unsigned* __restrict__ slots,
                                         const unsigned* __restrict__ miss,
@@ -98,12 +218,36 @@ __device__ __forceinline__ void compact(const signed char* __restrict__ in, unsi
     __syncthreads();
 
     const bool active = t < Z;
+    // A thread's check state of its next layer is loaded one layer ahead (it was written an
+    // iteration ago), so its latency is off the layer's critical path.
+    uint4 s_next = make_uint4(0, 0, 0, 0);
     for (unsigned it = 0; it < iterations; ++it) {
         for (unsigned l = 0; l < layers; ++l) {
+          const uint4 s_cur = s_next;
+          {
+              const bool wrap = l + 1 == layers;
+              const unsigned nl = wrap ? 0 : l + 1, nit = wrap ? it + 1 : it;
+              if (active && nit > 0 && nit < iterations) s_next = st[nl * Z + t];
+          }
           const unsigned nr = __ldg(&rounds[l]);
           for (unsigned r = 0; r < nr; ++r) {
-            if (active && (nr == 1 || depth[l * Z + t] == r)) {
-                uint4 s = it == 0 ? make_uint4(0, 0, 0, 0) : st[l * Z + t];
+            if (W16 && active && (nr == 1 || depth[l * Z + t] == r)) {
+                const uint4 s = s_cur;
+                unsigned* ptr[D];
+                bool present[D];
+#pragma unroll
+                for (int j = 0; j < D; ++j) {
+                    unsigned gs = __ldg(&slots[l * D + j]);
+                    unsigned ms = __ldg(&miss[l * D + j]);
+                    unsigned g = gs & 0xffffu, sh = gs >> 16;
+                    unsigned u = t + sh;
+                    u = u >= Z ? u - Z : u;
+                    ptr[j] = (g < shared_groups ? shared_p + g * Z : gp + (g - shared_groups) * Z) + u;
+                    present[j] = ms != SLOT_EMPTY && ms != t;
+                }
+                check16<D>(s, ptr, present, mode, param, &st[l * Z + t]);
+            } else if (!W16 && active && (nr == 1 || depth[l * Z + t] == r)) {
+                const uint4 s = s_cur;
                 unsigned old1 = s.x, d12 = s.x ^ s.y, oat = s.z, osg = s.w;
                 unsigned* ptr[D];
                 bool present[D];
@@ -179,6 +323,7 @@ __device__ __forceinline__ void compact(const signed char* __restrict__ in, unsi
     }
 }
 
+
 #define LDPC_COMPACT(D)                                                                           \
     extern "C" __global__ void __launch_bounds__(384, 1) ldpc_compact_##D(                       \
         const signed char* __restrict__ in, unsigned count, const unsigned* __restrict__ slots,  \
@@ -186,8 +331,17 @@ __device__ __forceinline__ void compact(const signed char* __restrict__ in, unsi
         const unsigned* __restrict__ rounds, unsigned layers, unsigned n, unsigned k, unsigned q,  \
         unsigned shared_groups, unsigned* __restrict__ global_p, uint4* __restrict__ state,      \
         unsigned* __restrict__ hard, unsigned iterations, unsigned mode, unsigned param) {       \
-        compact<D>(in, count, slots, miss, depth, rounds, layers, n, k, q, shared_groups, global_p, state, hard, \
-                   iterations, mode, param);                                                      \
+        compact<D, false>(in, count, slots, miss, depth, rounds, layers, n, k, q, shared_groups,     \
+                          global_p, state, hard, iterations, mode, param);                       \
+    }                                                                                             \
+    extern "C" __global__ void __launch_bounds__(384, 1) ldpc_compact16_##D(                     \
+        const signed char* __restrict__ in, unsigned count, const unsigned* __restrict__ slots,  \
+        const unsigned* __restrict__ miss, const unsigned char* __restrict__ depth,              \
+        const unsigned* __restrict__ rounds, unsigned layers, unsigned n, unsigned k, unsigned q, \
+        unsigned shared_groups, unsigned* __restrict__ global_p, uint4* __restrict__ state,      \
+        unsigned* __restrict__ hard, unsigned iterations, unsigned mode, unsigned param) {       \
+        compact<D, true>(in, count, slots, miss, depth, rounds, layers, n, k, q, shared_groups,      \
+                         global_p, state, hard, iterations, mode, param);                        \
     }
 LDPC_COMPACT(4)
 LDPC_COMPACT(5)

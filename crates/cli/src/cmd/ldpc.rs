@@ -222,7 +222,7 @@ pub struct BenchArgs {
     /// spa | minsum | nms[:alpha] | oms[:beta] (8-bit).
     #[arg(long, default_value = "minsum")]
     pub decoder: String,
-    /// flooding | layered | layered-compact (CPU only) (comma list to compare).
+    /// flooding | layered | layered-compact (comma list to compare).
     #[arg(long, value_delimiter = ',', default_value = "flooding")]
     pub schedule: Vec<Schedule>,
     /// 8-bit LLR scale: quantised = round(LLR · scale), saturated to ±127.
@@ -239,6 +239,10 @@ pub struct BenchArgs {
     /// LDPC decoder paper (default: the 16-byte ones only).
     #[arg(long)]
     pub word_kernels: bool,
+    /// GPU, layered-compact: codewords per batch (multiples of 4; comma list to compare).
+    /// 528 fills an H100 once (one block of 4 codewords per SM); fewer lower the latency.
+    #[arg(long, value_delimiter = ',', default_value = "528")]
+    pub compact_batch: Vec<usize>,
     #[command(flatten)]
     pub out: crate::cmd::JsonOut,
 }
@@ -645,6 +649,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
         codewords: a.codewords,
         sub_batches: a.sub_batch.clone(),
         word_kernels: a.word_kernels,
+        compact_batches: a.compact_batch.clone(),
     };
     let bar = ProgressBar::new(0);
     let report = lab_bench::run(gpu.as_ref(), &spec, &mut |done, total, what| {

@@ -284,7 +284,7 @@ impl<'g> CompactGpuDecoder<'g> {
         let shared_groups = groups.min(SHARED_LIMIT / (Z * 4));
         let renumbered = layout.perm.iter().enumerate().any(|(i, &p)| p as usize != i);
         let src = KernelSource::embedded("ldpc_compact8.cu", include_str!("../../kernels/ldpc_compact8.cu"));
-        let kernel = gpu.kernel(&src, &format!("ldpc_compact_{}", tables.degree.max(4)))?;
+        let kernel = gpu.kernel(&src, &format!("ldpc_compact16_{}", tables.degree.max(4)))?;
         let shared = shared_groups * Z * 4;
         kernel
             .function()
