@@ -15,7 +15,7 @@
 // - Check state instead of messages, per check and 4 codewords (16 bytes, global memory,
 //   coalesced: thread t reads and writes its own uint4): min1, min2 (corrected, capped at 31),
 //   a one-hot byte marking min1's slot (bit 7 − k for slot k), and the c2v sign bits
-//   (bit 7 − k). The byte masks of slot k are `prmt(word << k, 0, 0xBA98)`.
+//   (bit 7 − k). Slot k's lane masks are a prmt with sign replication of `word << k`.
 // - Schedule: layer after layer; DVB layers whose checks share no bit (the host refuses
 //   others) so the 360 checks of a layer in parallel equal the twin's check-by-check order.
 //   Slots are in ascending group order, which is ascending renumbered column order, the twin's
@@ -36,29 +36,8 @@
 //   the other v2c signs; P = max(sat(v2c + c2v), −127). Hard decision P < 0.
 
 #define Z 360u
-#define C2V_CAP 0x1f1f1f1fu
 #define SLOT_NONE 0xffffu   // miss: no check lacks this slot's edge
 #define SLOT_EMPTY 0xfffeu  // miss: padding slot, no edge at all
-
-// Byte mask (0x00 / 0xff) of each byte's top bit: prmt with sign replication (selector
-// nibbles 8..B). Written in PTX: __byte_perm is specified on the low 3 bits of each nibble
-// only, and the compiler folded 0xBA98 to the identity 0x3210 in places.
-__device__ __forceinline__ unsigned top_mask(unsigned w) {
-    unsigned r;
-    asm("prmt.b32 %0, %1, 0, 0xBA98;" : "=r"(r) : "r"(w));
-    return r;
-}
-
-__device__ __forceinline__ unsigned correct4(unsigned m, unsigned mode, unsigned param) {
-    if (mode == 1) {  // m * k / 16 per byte, via two 16-bit lanes per word
-        unsigned lo = (((m & 0x00ff00ffu) * param) >> 4) & 0x00ff00ffu;
-        unsigned hi = ((((m >> 8) & 0x00ff00ffu) * param) >> 4) & 0x00ff00ffu;
-        m = lo | (hi << 8);
-    } else if (mode == 2) {
-        m = __vsubus4(m, param * 0x01010101u);
-    }
-    return __vminu4(m, C2V_CAP);
-}
 
 // The original index of renumbered bit v (parity bits of DVB codes renumbered when q > 0).
 __device__ __forceinline__ unsigned original_bit(unsigned v, unsigned k, unsigned q) {
@@ -74,13 +53,15 @@ __device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
     return r;
 }
 
-// The same update in 16-bit lanes: a word of 4 codewords splits into two halves of 2 lanes
-// (h = 0: codewords 0 and 2, h = 1: codewords 1 and 3), in which sm_90's DPX instructions add,
-// saturate, and take minima natively (__viaddmax_s16x2, min/max.s16x2), where the
-// byte-lane intrinsics above are emulated by several instructions each. A check's minima
-// are kept as keys |v2c|·16 + slot, so one min/max pair tracks the magnitude and the slot of
-// min1 together (equal magnitudes: the lower slot wins, as the first edge met does in the
-// twin). State and P stay in bytes in memory.
+// One check's update in 16-bit lanes: a word of 4 codewords splits into two halves of 2
+// lanes (h = 0: codewords 0 and 2, h = 1: codewords 1 and 3), in which sm_90's DPX
+// instructions add, saturate and take minima natively (__viaddmax_s16x2, min/max.s16x2).
+// The same update on byte lanes (__vsubss4, __vminu4, ...: emulated by several instructions
+// each on sm_90) issued about as many instructions per check (~870) and ran 9% slower; two
+// threads per check (one half each, 768 threads) ran 10% slower. A check's minima are kept as keys
+// |v2c|·16 + slot, so one min/max pair tracks the magnitude and the slot of min1 together
+// (equal magnitudes: the lower slot wins, as the first edge met does in the twin). State and
+// P stay in bytes in memory.
 #define LANES16 0x00010001u
 // Lane-wise signed 16-bit minimum / maximum (PTX min/max.s16x2, native on sm_90).
 __device__ __forceinline__ unsigned min16x2(unsigned a, unsigned b) {
@@ -187,7 +168,7 @@ __device__ __forceinline__ void check16(uint4 s, unsigned* const* ptr,
 // lacks the slot's edge or SLOT_NONE / SLOT_EMPTY. global_p: per block (groups −
 // shared_groups)·360 words; state: per block layers·360 uint4. hard: per codeword ⌈n/32⌉
 // words, bit v % 32 of word v / 32 = hard decision of original bit v.
-template <int D, bool W16>
+template <int D>
 __device__ __forceinline__ void compact(const signed char* __restrict__ in, unsigned count,
                                         const unsigned* __restrict__ slots,
                                         const unsigned* __restrict__ miss,
@@ -223,81 +204,30 @@ __device__ __forceinline__ void compact(const signed char* __restrict__ in, unsi
     uint4 s_next = make_uint4(0, 0, 0, 0);
     for (unsigned it = 0; it < iterations; ++it) {
         for (unsigned l = 0; l < layers; ++l) {
-          const uint4 s_cur = s_next;
-          {
-              const bool wrap = l + 1 == layers;
-              const unsigned nl = wrap ? 0 : l + 1, nit = wrap ? it + 1 : it;
-              if (active && nit > 0 && nit < iterations) s_next = st[nl * Z + t];
-          }
-          const unsigned nr = __ldg(&rounds[l]);
-          for (unsigned r = 0; r < nr; ++r) {
-            if (W16 && active && (nr == 1 || depth[l * Z + t] == r)) {
-                const uint4 s = s_cur;
-                unsigned* ptr[D];
-                bool present[D];
+            const uint4 s_cur = s_next;
+            const bool wrap = l + 1 == layers;
+            const unsigned nl = wrap ? 0 : l + 1, nit = wrap ? it + 1 : it;
+            if (active && nit > 0 && nit < iterations) s_next = st[nl * Z + t];
+            const unsigned nr = __ldg(&rounds[l]);
+            for (unsigned r = 0; r < nr; ++r) {
+                if (active && (nr == 1 || depth[l * Z + t] == r)) {
+                    unsigned* ptr[D];
+                    bool present[D];
 #pragma unroll
-                for (int j = 0; j < D; ++j) {
-                    unsigned gs = __ldg(&slots[l * D + j]);
-                    unsigned ms = __ldg(&miss[l * D + j]);
-                    unsigned g = gs & 0xffffu, sh = gs >> 16;
-                    unsigned u = t + sh;
-                    u = u >= Z ? u - Z : u;
-                    ptr[j] = (g < shared_groups ? shared_p + g * Z : gp + (g - shared_groups) * Z) + u;
-                    present[j] = ms != SLOT_EMPTY && ms != t;
+                    for (int j = 0; j < D; ++j) {
+                        const unsigned gs = __ldg(&slots[l * D + j]);
+                        const unsigned ms = __ldg(&miss[l * D + j]);
+                        const unsigned g = gs & 0xffffu, sh = gs >> 16;
+                        unsigned u = t + sh;
+                        u = u >= Z ? u - Z : u;
+                        ptr[j] = (g < shared_groups ? shared_p + g * Z
+                                                    : gp + (g - shared_groups) * Z) + u;
+                        present[j] = ms != SLOT_EMPTY && ms != t;
+                    }
+                    check16<D>(s_cur, ptr, present, mode, param, &st[l * Z + t]);
                 }
-                check16<D>(s, ptr, present, mode, param, &st[l * Z + t]);
-            } else if (!W16 && active && (nr == 1 || depth[l * Z + t] == r)) {
-                const uint4 s = s_cur;
-                unsigned old1 = s.x, d12 = s.x ^ s.y, oat = s.z, osg = s.w;
-                unsigned* ptr[D];
-                bool present[D];
-                unsigned x[D];
-#pragma unroll
-                for (int j = 0; j < D; ++j) {
-                    unsigned gs = __ldg(&slots[l * D + j]);
-                    unsigned ms = __ldg(&miss[l * D + j]);
-                    unsigned g = gs & 0xffffu, sh = gs >> 16;
-                    unsigned u = t + sh;
-                    u = u >= Z ? u - Z : u;
-                    ptr[j] = (g < shared_groups ? shared_p + g * Z : gp + (g - shared_groups) * Z) + u;
-                    present[j] = ms != SLOT_EMPTY && ms != t;
-                }
-                unsigned p[D];
-#pragma unroll
-                for (int j = 0; j < D; ++j) p[j] = *ptr[j];
-                unsigned min1 = 0x7f7f7f7fu, min2 = 0x7f7f7f7fu, at = 0x80808080u, parity = 0;
-#pragma unroll
-                for (int j = 0; j < D; ++j) {
-                    unsigned here = top_mask(oat << j), neg = top_mask(osg << j);
-                    unsigned mag = old1 ^ (d12 & here);
-                    unsigned old = (mag & ~neg) | (__vneg4(mag) & neg);
-                    unsigned v = __vmaxs4(__vsubss4(p[j], old), 0x81818181u);
-                    v = present[j] ? v : 0x7f7f7f7fu;
-                    x[j] = v;
-                    unsigned a = __vabsss4(v);
-                    unsigned below = __vcmpltu4(a, min1);
-                    at = (below & (0x80808080u >> j)) | (~below & at);
-                    min2 = __vminu4(min2, __vmaxu4(min1, a));
-                    min1 = __vminu4(min1, a);
-                    parity ^= v;
-                }
-                min1 = correct4(min1, mode, param);
-                min2 = correct4(min2, mode, param);
-                unsigned n12 = min1 ^ min2, signs = 0;
-#pragma unroll
-                for (int j = 0; j < D; ++j) {
-                    unsigned here = top_mask(at << j);
-                    unsigned mag = min1 ^ (n12 & here);
-                    unsigned neg = top_mask(parity ^ x[j]);
-                    unsigned c2v = (mag & ~neg) | (__vneg4(mag) & neg);
-                    unsigned v = __vmaxs4(__vaddss4(x[j], c2v), 0x81818181u);
-                    signs |= neg & (0x80808080u >> j);
-                    if (present[j]) *ptr[j] = v;
-                }
-                st[l * Z + t] = make_uint4(min1, min2, at, signs);
+                __syncthreads();
             }
-            __syncthreads();
-          }
         }
     }
 
@@ -324,24 +254,16 @@ __device__ __forceinline__ void compact(const signed char* __restrict__ in, unsi
 }
 
 
+
 #define LDPC_COMPACT(D)                                                                           \
     extern "C" __global__ void __launch_bounds__(384, 1) ldpc_compact_##D(                       \
-        const signed char* __restrict__ in, unsigned count, const unsigned* __restrict__ slots,  \
-        const unsigned* __restrict__ miss, const unsigned char* __restrict__ depth,              \
-        const unsigned* __restrict__ rounds, unsigned layers, unsigned n, unsigned k, unsigned q,  \
-        unsigned shared_groups, unsigned* __restrict__ global_p, uint4* __restrict__ state,      \
-        unsigned* __restrict__ hard, unsigned iterations, unsigned mode, unsigned param) {       \
-        compact<D, false>(in, count, slots, miss, depth, rounds, layers, n, k, q, shared_groups,     \
-                          global_p, state, hard, iterations, mode, param);                       \
-    }                                                                                             \
-    extern "C" __global__ void __launch_bounds__(384, 1) ldpc_compact16_##D(                     \
         const signed char* __restrict__ in, unsigned count, const unsigned* __restrict__ slots,  \
         const unsigned* __restrict__ miss, const unsigned char* __restrict__ depth,              \
         const unsigned* __restrict__ rounds, unsigned layers, unsigned n, unsigned k, unsigned q, \
         unsigned shared_groups, unsigned* __restrict__ global_p, uint4* __restrict__ state,      \
         unsigned* __restrict__ hard, unsigned iterations, unsigned mode, unsigned param) {       \
-        compact<D, true>(in, count, slots, miss, depth, rounds, layers, n, k, q, shared_groups,      \
-                         global_p, state, hard, iterations, mode, param);                        \
+        compact<D>(in, count, slots, miss, depth, rounds, layers, n, k, q, shared_groups,            \
+                   global_p, state, hard, iterations, mode, param);                               \
     }
 LDPC_COMPACT(4)
 LDPC_COMPACT(5)

@@ -94,11 +94,12 @@ pub fn checks() -> Vec<Check> {
             run: |gpu, seed| compact_check(gpu, seed, OMS, "dvbt2-normal-1/2", 8, 13),
         },
         Check {
-            name: "ldpc/nms8_compact_short",
-            about: "compact layered 8-bit normalised min-sum on a random DVB-T2 short code, one batch of 528, vs CPU twin",
+            name: "ldpc/nms8_compact_short_1_2",
+            about: "compact layered 8-bit normalised min-sum on DVB-T2 short 1/2, one full batch of 528, vs CPU twin",
             run: |gpu, seed| {
                 let nms = Algorithm::NormalizedMinSum { alpha: 0.875 };
-                compact_check(gpu, seed, nms, "", super::COMPACT_BATCH, super::COMPACT_BATCH)
+                let batch = super::COMPACT_BATCH;
+                compact_check(gpu, seed, nms, "dvbt2-short-1/2", batch, batch)
             },
         },
         Check {
@@ -297,8 +298,7 @@ fn twin_check(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
     )))
 }
 
-/// [`CompactGpuDecoder`] with batches of `batch` codewords on `count` frames of `code` (empty:
-/// a random DVB-T2 short code), vs the CPU's [`CompactDecoder`](crate::decoder::CompactDecoder),
+/// [`CompactGpuDecoder`] with batches of `batch` codewords on `count` frames of `code`, vs the CPU's [`CompactDecoder`](crate::decoder::CompactDecoder),
 /// itself tested bit for bit against its scalar twin.
 fn compact_check(
     gpu: &Gpu,
@@ -308,10 +308,7 @@ fn compact_check(
     batch: usize,
     count: usize,
 ) -> CheckResult {
-    let mut c = case(algorithm, Kernels::Layered, count);
-    if !code.is_empty() {
-        c = c.on(code);
-    }
+    let c = case(algorithm, Kernels::Layered, count).on(code);
     let Inputs {
         name,
         code,

@@ -21,7 +21,9 @@ use crate::decoder::{
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
-use sigpu_runtime::cuda::{time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing};
+use sigpu_runtime::cuda::{
+    time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
+};
 
 /// Circulant size of the DVB codes the kernel handles.
 const Z: usize = 360;
@@ -83,7 +85,7 @@ impl SlotTables {
                 }
             }
             let slots: Vec<usize> = (0..groups)
-                .flat_map(|g| std::iter::repeat(g).take(most[g]))
+                .flat_map(|g| std::iter::repeat_n(g, most[g]))
                 .collect();
             layer_slots.push(slots);
         }
@@ -129,7 +131,11 @@ impl SlotTables {
             let mut deepest = 0;
             for t in 0..Z {
                 let cols = code.row(l * Z + t);
-                let d = cols.iter().map(|&c| owner[c as usize] + 1).max().unwrap_or(0);
+                let d = cols
+                    .iter()
+                    .map(|&c| owner[c as usize] + 1)
+                    .max()
+                    .unwrap_or(0);
                 for &c in cols {
                     owner[c as usize] = owner[c as usize].max(d);
                 }
@@ -179,9 +185,13 @@ impl SlotTables {
                     for t in (0..Z).filter(|&t| self.depth[l * Z + t] as u32 == r) {
                         let cols: Vec<Option<usize>> = (0..self.degree)
                             .map(|k| {
-                                let (gs, lack) = (self.slots[l * self.degree + k], self.miss[l * self.degree + k]);
+                                let (gs, lack) = (
+                                    self.slots[l * self.degree + k],
+                                    self.miss[l * self.degree + k],
+                                );
                                 let (g, s) = ((gs & 0xffff) as usize, (gs >> 16) as usize);
-                                (lack != SLOT_EMPTY && lack != t as u32).then_some(g * Z + (t + s) % Z)
+                                (lack != SLOT_EMPTY && lack != t as u32)
+                                    .then_some(g * Z + (t + s) % Z)
                             })
                             .collect();
                         let (m1, m2, at, sg) = state[l * Z + t];
@@ -282,9 +292,16 @@ impl<'g> CompactGpuDecoder<'g> {
         let (n, m) = (code.n(), code.m());
         let groups = n / Z;
         let shared_groups = groups.min(SHARED_LIMIT / (Z * 4));
-        let renumbered = layout.perm.iter().enumerate().any(|(i, &p)| p as usize != i);
-        let src = KernelSource::embedded("ldpc_compact8.cu", include_str!("../../kernels/ldpc_compact8.cu"));
-        let kernel = gpu.kernel(&src, &format!("ldpc_compact16_{}", tables.degree.max(4)))?;
+        let renumbered = layout
+            .perm
+            .iter()
+            .enumerate()
+            .any(|(i, &p)| p as usize != i);
+        let src = KernelSource::embedded(
+            "ldpc_compact8.cu",
+            include_str!("../../kernels/ldpc_compact8.cu"),
+        );
+        let kernel = gpu.kernel(&src, &format!("ldpc_compact_{}", tables.degree.max(4)))?;
         let shared = shared_groups * Z * 4;
         kernel
             .function()
@@ -336,7 +353,11 @@ impl<'g> CompactGpuDecoder<'g> {
         let (mode, param) = self.rule.kernel_args();
         let iterations = self.config.iterations as u32;
         let (count32, n32, k32) = (count as u32, n as u32, self.code.k() as u32);
-        let q = if self.renumbered { self.code.m() as u32 / Z as u32 } else { 0 };
+        let q = if self.renumbered {
+            self.code.m() as u32 / Z as u32
+        } else {
+            0
+        };
         let cfg = LaunchConfig {
             grid_dim: (count.div_ceil(PER_BLOCK) as u32, 1, 1),
             block_dim: (THREADS, 1, 1),
@@ -389,7 +410,10 @@ impl<'g> CompactGpuDecoder<'g> {
             )));
         }
         let q = self.quantizer;
-        let input = Llrs::I8 { values: llr, scale: q.scale };
+        let input = Llrs::I8 {
+            values: llr,
+            scale: q.scale,
+        };
         fill_input(&mut self.host_input, q, input, n, (0, self.batch), false)?;
         self.enqueue(true, self.batch)?;
         let batch = self.batch;
@@ -440,7 +464,14 @@ impl Decoder for CompactGpuDecoder<'_> {
         let words = n.div_ceil(32);
         for (b, out) in bits.chunks_mut(self.batch * n).enumerate() {
             let real = out.len() / n;
-            fill_input(&mut self.host_input, self.quantizer, llr, n, (b * self.batch, real), false)?;
+            fill_input(
+                &mut self.host_input,
+                self.quantizer,
+                llr,
+                n,
+                (b * self.batch, real),
+                false,
+            )?;
             self.enqueue(true, real)?;
             self.gpu.synchronize()?;
             let hard = self.host_hard.as_slice().context("pinned output")?;

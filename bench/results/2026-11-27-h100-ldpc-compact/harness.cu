@@ -1,6 +1,6 @@
 // Standalone prototype harness for ldpc_compact8.cu: builds the circulant tables from an alist,
 // checks the kernel bit for bit against a C++ port of compact::decode_scalar, times batches.
-#include "../crates/ldpc/kernels/ldpc_compact8.cu"
+#include "prototype_kernels.cu"
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
@@ -79,8 +79,11 @@ int main(int argc, char** argv) {
   for (int cw = 0; cw < maxB; ++cw) { double sigma = cw % 3 == 0 ? 1.2 : 0.85 + 0.02 * (cw % 7);
     for (int i = 0; i < c.n; ++i) { double y = (cw % 5 == 0 ? (urand() < 0.5 ? 1 : -1) : 1) + sigma * grand(); double l = 2 * y / (sigma * sigma) * 2.0; llr[(size_t)cw * c.n + i] = (int8_t)max(-128.0, min(127.0, nearbyint(l))); } }
   bool w16 = argc > 3 && string(argv[3]) == "16";
+  bool pair = argc > 3 && string(argv[3]) == "pair";
   auto kern = w16 ? (D == 7 ? ldpc_compact16_7 : ldpc_compact16_8) : D == 7 ? ldpc_compact_7 : D == 8 ? ldpc_compact_8 : D == 6 ? ldpc_compact_6 : D == 5 ? ldpc_compact_5 : ldpc_compact_4;
-  printf("kernel %s\n", w16 ? "16x2" : "bytes");
+  int threads = pair ? 768 : 384;
+  if (pair) CK(cudaFuncSetAttribute(D == 7 ? ldpc_compact_pair_7 : ldpc_compact_pair_8, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  printf("kernel %s\n", pair ? "pair" : w16 ? "16x2" : "bytes");
   CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   int8_t* din; unsigned *dsl, *dms, *dgp, *dhard; uint4* dst;
   int words = (c.n + 31) / 32;
@@ -94,7 +97,8 @@ int main(int argc, char** argv) {
   memcpy(hin, llr.data(), llr.size());
   CK(cudaMemcpy(din, hin, llr.size(), cudaMemcpyHostToDevice));
   auto launch = [&](int B, int iters, int mode, int param, cudaStream_t s) {
-    kern<<<B / 4, 384, smem, s>>>(din, B, dsl, dms, ddep, drd, L, c.n, c.k, c.q, sg, dgp, dst, dhard, iters, mode, param); };
+    if (pair) (D == 7 ? ldpc_compact_pair_7 : ldpc_compact_pair_8)<<<B / 4, threads, smem, s>>>(din, B, dsl, dms, ddep, drd, L, c.n, c.k, c.q, sg, dgp, (uint2*)dst, dhard, iters, mode, param);
+    else kern<<<B / 4, threads, smem, s>>>(din, B, dsl, dms, ddep, drd, L, c.n, c.k, c.q, sg, dgp, dst, dhard, iters, mode, param); };
   // correctness
   int bad = 0;
   struct T { int B, iters, mode, param; vector<int> cws; };
