@@ -88,7 +88,8 @@ pub struct DecoderArgs {
     /// float | 8bit (the GPU decoder is 8-bit; sum-product is float only).
     #[arg(long, default_value = "8bit")]
     pub precision: String,
-    /// flooding | layered | layered-compact (8-bit CPU: compressed check state).
+    /// flooding | layered | layered-compact (8-bit, compressed check state; CPU or GPU, the GPU one
+    /// for codes with at most 8 circulants per layer and without early termination).
     #[arg(long, default_value = "flooding")]
     pub schedule: String,
     /// Most decoding iterations per codeword.
