@@ -16,7 +16,7 @@ use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::decoder::{
     codewords_of, count_valid, CompactDecoder, CompactLayout, DecodeStats, Decoder, DecoderConfig,
-    Llrs, Precision, Rule8, Schedule,
+    Llrs, Rule8, Schedule,
 };
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
@@ -284,9 +284,6 @@ impl<'g> CompactGpuDecoder<'g> {
         }
         // The CPU decoder validates the configuration and the code's check degrees.
         let twin = CompactDecoder::new(code.clone(), config)?;
-        let Precision::Fixed8 { .. } = config.precision else {
-            unreachable!("CompactDecoder::new accepts 8-bit configurations only")
-        };
         let layout = CompactLayout::new(&code)?;
         let tables = SlotTables::new(&layout)?;
         let (n, m) = (code.n(), code.m());
