@@ -88,7 +88,8 @@ pub struct DecoderArgs {
     /// float | 8bit (the GPU decoder is 8-bit; sum-product is float only).
     #[arg(long, default_value = "8bit")]
     pub precision: String,
-    /// flooding | layered | layered-compact (8-bit CPU: compressed check state).
+    /// flooding | layered | layered-compact (8-bit, compressed check state; CPU or GPU, the GPU one
+    /// for codes with at most 8 circulants per layer and without early termination).
     #[arg(long, default_value = "flooding")]
     pub schedule: String,
     /// Most decoding iterations per codeword.
@@ -227,7 +228,7 @@ pub struct BenchArgs {
     /// spa | minsum | nms[:alpha] | oms[:beta] (8-bit).
     #[arg(long, default_value = "minsum")]
     pub decoder: String,
-    /// flooding | layered | layered-compact (CPU only) (comma list to compare).
+    /// flooding | layered | layered-compact (comma list to compare).
     #[arg(long, value_delimiter = ',', default_value = "flooding")]
     pub schedule: Vec<Schedule>,
     /// 8-bit LLR scale: quantised = round(LLR · scale), saturated to ±127.
@@ -244,6 +245,10 @@ pub struct BenchArgs {
     /// LDPC decoder paper (default: the 16-byte ones only).
     #[arg(long)]
     pub word_kernels: bool,
+    /// GPU, layered-compact: codewords per batch (multiples of 4; comma list to compare).
+    /// 528 fills an H100 once (one block of 4 codewords per SM); fewer lower the latency.
+    #[arg(long, value_delimiter = ',', default_value = "528")]
+    pub compact_batch: Vec<usize>,
     #[command(flatten)]
     pub out: crate::cmd::JsonOut,
 }
@@ -652,6 +657,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
         codewords: a.codewords,
         sub_batches: a.sub_batch.clone(),
         word_kernels: a.word_kernels,
+        compact_batches: a.compact_batch.clone(),
     };
     let bar = ProgressBar::new(0);
     let report = lab_bench::run(gpu.as_ref(), &spec, &mut |done, total, what| {

@@ -5,7 +5,7 @@
 use anyhow::Result;
 use serde::Serialize;
 use sigpu_ldpc::channel::{Demapper, Quantizer};
-use sigpu_ldpc::gpu::{GpuDecoder, GpuOptions, LayeredGpuDecoder, BATCH};
+use sigpu_ldpc::gpu::{CompactGpuDecoder, GpuDecoder, GpuOptions, LayeredGpuDecoder, BATCH};
 use sigpu_ldpc::sim::{make_frames, Link};
 use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
 use sigpu_runtime::cuda::{Gpu, Timing};
@@ -137,6 +137,8 @@ pub struct BenchSpec {
     pub sub_batches: Vec<usize>,
     /// GPU: also time the seed's one-word-per-thread CN / VN kernels.
     pub word_kernels: bool,
+    /// GPU, layered-compact: codewords per batch to compare.
+    pub compact_batches: Vec<usize>,
 }
 
 /// The results of a run, as `--json` prints them.
@@ -156,8 +158,8 @@ struct Variant {
     vector: bool,
 }
 
-/// Sub-batches and kernel widths are flooding options on a GPU; layered (and the CPU) runs
-/// once per iteration count.
+/// Sub-batches and kernel widths are flooding options on a GPU, batch sizes (in `sub`)
+/// layered-compact ones; layered (and the CPU) runs once per iteration count.
 fn variants(spec: &BenchSpec, on_gpu: bool) -> Vec<Variant> {
     let subs: &[usize] = if on_gpu { &spec.sub_batches } else { &[BATCH] };
     let vectors: &[bool] = if on_gpu && spec.word_kernels {
@@ -168,10 +170,10 @@ fn variants(spec: &BenchSpec, on_gpu: bool) -> Vec<Variant> {
     let mut out = Vec::new();
     for &schedule in &spec.schedules {
         for &iterations in &spec.iterations {
-            let (subs, vectors) = if schedule != Schedule::Flooding {
-                (&[BATCH][..], &[true][..])
-            } else {
-                (subs, vectors)
+            let (subs, vectors) = match schedule {
+                Schedule::Flooding => (subs, vectors),
+                Schedule::LayeredCompact if on_gpu => (&spec.compact_batches[..], &[true][..]),
+                _ => (&[BATCH][..], &[true][..]),
             };
             for &sub in subs {
                 for &vector in vectors {
@@ -242,6 +244,16 @@ fn measure(
         let mut d = sigpu_ldpc::decoder::cpu_decoder(code, config)?;
         return cpu_throughput(&mut *d, v.iterations, spec.codewords, spec.scale, runs);
     };
+    if v.schedule == Schedule::LayeredCompact {
+        let batch = v.sub;
+        let llr = bench_llrs(code, batch, spec.scale)?;
+        let mut d = CompactGpuDecoder::with_batch(gpu, code.clone(), config, batch)?;
+        let timing = d.time_batch(&llr, true, 3, runs)?;
+        let samples = timing.samples_ms.iter().map(|ms| ms * 1e-3).collect();
+        let mut t = Throughput::new(code, d.describe(), v.iterations, batch, samples);
+        t.device_only_s = Some(d.time_batch(&llr, false, 3, runs)?.median_ms * 1e-3);
+        return Ok(t);
+    }
     let llr = bench_llrs(code, BATCH, spec.scale)?;
     if v.schedule == Schedule::Layered {
         let mut d = LayeredGpuDecoder::new(gpu, code.clone(), config)?;
@@ -299,6 +311,7 @@ impl BenchReport {
         let header = [
             "code",
             "iterations",
+            "batch",
             "coded Mbps",
             "(min)",
             "info Mbps",
@@ -311,6 +324,7 @@ impl BenchReport {
             vec![
                 r.code.clone(),
                 r.iterations.to_string(),
+                r.codewords_per_batch.to_string(),
                 format!("{:.1}", r.coded_mbps),
                 format!("{:.1}", r.min_coded_mbps),
                 format!("{:.1}", r.info_mbps),
@@ -339,6 +353,7 @@ mod tests {
             codewords: 64,
             sub_batches: vec![128, 32],
             word_kernels: true,
+            compact_batches: vec![528],
         };
         assert_eq!(variants(&spec, false).len(), 4);
         // Flooding: 2 iteration counts × 2 sub-batches × 2 widths; layered: 2.

@@ -16,7 +16,7 @@ mod compact;
 mod fixed8;
 mod float;
 
-pub use compact::{decode_scalar as compact_decode_scalar, CompactDecoder, CompactLayout};
+pub use compact::{decode_scalar as compact_decode_scalar, CompactDecoder, CompactLayout, C2V_MAX};
 
 pub use fixed8::{Fixed8Decoder, Rule8, Simd, LANES};
 pub use float::FloatDecoder;

@@ -83,7 +83,7 @@ pub(super) fn alloc_pinned<T: DeviceRepr>(gpu: &Gpu, len: usize) -> Result<Pinne
 
 /// Copies (quantising if needed) codewords `first .. first + count` of `llr`, `n` LLRs each,
 /// into the front of `host`; with `clear`, the rest of `host` becomes 0 first.
-fn fill_input(
+pub(super) fn fill_input(
     host: &mut PinnedHostSlice<i8>,
     q: Quantizer,
     llr: Llrs<'_>,

@@ -89,6 +89,20 @@ pub fn checks() -> Vec<Check> {
             run: |gpu, seed| twin_check(gpu, seed, case(OMS, Layered, 64).on("dvbs2-short-8/9")),
         },
         Check {
+            name: "ldpc/oms8_compact_normal_1_2",
+            about: "compact layered 8-bit offset min-sum on DVB-T2 normal 1/2, batches of 8 (one partial block), vs CPU twin",
+            run: |gpu, seed| compact_check(gpu, seed, OMS, "dvbt2-normal-1/2", 8, 13),
+        },
+        Check {
+            name: "ldpc/nms8_compact_short_1_2",
+            about: "compact layered 8-bit normalised min-sum on DVB-T2 short 1/2, one full batch of 528, vs CPU twin",
+            run: |gpu, seed| {
+                let nms = Algorithm::NormalizedMinSum { alpha: 0.875 };
+                let batch = super::COMPACT_BATCH;
+                compact_check(gpu, seed, nms, "dvbt2-short-1/2", batch, batch)
+            },
+        },
+        Check {
             name: "ldpc/sim_all_gpus",
             about: "simulation point spread over every GPU of the host (two workers per GPU), counts vs one CPU twin",
             run: |_, seed| all_gpus_check(seed),
@@ -281,6 +295,37 @@ fn twin_check(gpu: &Gpu, seed: u64, case: Case) -> CheckResult {
     Ok(compare_exact(&got, &want).with_note(format!(
         "{name}, sub-batch {sub}{kernels}, Eb/N0 {eb_n0:.2} dB, {} iterations, {} of {} valid (cpu {}), iterations run gpu {} cpu {}",
         config.iterations, gpu_stats.valid, case.count, cpu_stats.valid, gpu_stats.iterations, cpu_stats.iterations
+    )))
+}
+
+/// [`CompactGpuDecoder`] with batches of `batch` codewords on `count` frames of `code`, vs the CPU's [`CompactDecoder`](crate::decoder::CompactDecoder),
+/// itself tested bit for bit against its scalar twin.
+fn compact_check(
+    gpu: &Gpu,
+    seed: u64,
+    algorithm: Algorithm,
+    code: &'static str,
+    batch: usize,
+    count: usize,
+) -> CheckResult {
+    let c = case(algorithm, Kernels::Layered, count).on(code);
+    let Inputs {
+        name,
+        code,
+        frames,
+        eb_n0,
+        mut config,
+    } = twin_inputs(seed, c)?;
+    config.schedule = Schedule::LayeredCompact;
+    let mut cpu = crate::decoder::CompactDecoder::new(code.clone(), config)?;
+    let mut want = vec![0u8; frames.llr.len()];
+    let cpu_stats = cpu.decode(Llrs::F32(&frames.llr), &mut want)?;
+    let mut decoder = super::CompactGpuDecoder::with_batch(gpu, code, config, batch)?;
+    let mut got = vec![0xFFu8; frames.llr.len()];
+    let gpu_stats = decoder.decode(Llrs::F32(&frames.llr), &mut got)?;
+    Ok(compare_exact(&got, &want).with_note(format!(
+        "{name}, batch {batch}, Eb/N0 {eb_n0:.2} dB, {} iterations, {} of {count} valid (cpu {})",
+        config.iterations, gpu_stats.valid, cpu_stats.valid
     )))
 }
 

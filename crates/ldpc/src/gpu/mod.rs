@@ -5,6 +5,9 @@
 //!   batch in the coalesced layout (`kernels/ldpc_minsum8.cu`);
 //! - [`LayeredGpuDecoder`]: the layered schedule fused into one kernel, one block per codeword
 //!   (`kernels/ldpc_layered8.cu`);
+//! - [`CompactGpuDecoder`]: the compact layered schedule (`layered-compact`: saturated 8-bit
+//!   posteriors, compressed check state, 4 codewords per thread), twin of the CPU's
+//!   [`crate::decoder::CompactDecoder`] (`kernels/ldpc_compact8.cu`);
 //! - [`decoder`] picks one by schedule; [`checks`] are their self-checks for `sigpu check`;
 //! - [`GpuFrameChain`] / [`ChainDecoder`]: the simulation's frames made on the GPU, bit for
 //!   bit the CPU's ([`simulation_decoder`] picks it for `ldpc simulate`).
@@ -13,11 +16,13 @@ mod batch;
 mod chain;
 mod chain_checks;
 mod checks;
+mod compact;
 mod flooding;
 mod layered;
 
 pub use batch::BATCH;
 pub use chain::{chain_source, simulation_decoder, ChainDecoder, GpuFrameChain, CHAIN_BATCH};
+pub use compact::{CompactGpuDecoder, SlotTables, COMPACT_BATCH};
 pub use flooding::{kernel_source, GpuDecoder, GpuOptions};
 pub use layered::LayeredGpuDecoder;
 
@@ -33,7 +38,8 @@ pub fn checks() -> Vec<Check> {
     all
 }
 
-/// The GPU decoder for `config`: [`GpuDecoder`] (flooding) or [`LayeredGpuDecoder`].
+/// The GPU decoder for `config`: [`GpuDecoder`] (flooding), [`LayeredGpuDecoder`] (layered) or
+/// [`CompactGpuDecoder`] (layered-compact).
 pub fn decoder<'g>(
     gpu: &'g Gpu,
     code: &Code,
@@ -42,11 +48,6 @@ pub fn decoder<'g>(
     Ok(match config.schedule {
         Schedule::Flooding => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
         Schedule::Layered => Box::new(LayeredGpuDecoder::new(gpu, code.clone(), config)?),
-        Schedule::LayeredCompact => {
-            return Err(crate::LdpcError::invalid(
-                "--schedule layered-compact is a CPU decoder: use --device cpu, or \
-                 --schedule layered / flooding on a GPU",
-            ))
-        }
+        Schedule::LayeredCompact => Box::new(CompactGpuDecoder::new(gpu, code.clone(), config)?),
     })
 }
