@@ -79,9 +79,9 @@ __device__ __forceinline__ Partial red_shfl(const Partial& p, int offset) {
     return q;
 }
 
-// Reduces the block's partials into thread 0's return value (blockDim.x a multiple of 32, <= 1024).
-__device__ Partial red_block(Partial p) {
-    __shared__ Partial warps[32];
+// Reduces the block's partials into thread 0's return value (blockDim.x a multiple of 32, <= 1024),
+// warps[] holding blockDim.x / 32 partials in shared memory.
+__device__ Partial red_block(Partial p, Partial* warps) {
     for (int o = 16; o > 0; o >>= 1) p = red_merge(p, red_shfl(p, o));
     if ((threadIdx.x & 31) == 0) warps[threadIdx.x >> 5] = p;
     __syncthreads();
@@ -104,22 +104,25 @@ struct Acc {
 };
 
 #define ACC_NONE (-2147483647 - 1)
-#define EXP_TBITS 10
+#ifndef EXP_TBITS
+#define EXP_TBITS 12
+#endif
 
 // Blocks of 256 threads resident per SM (the register budget: 64 per thread at 4).
 #ifndef RED_MINB
 #define RED_MINB 4
 #endif
 
-// exp2 of a code's fraction frac / 2^F in [0, 1): the table holds 2^(j / 1024) (f64, from
-// exp2) for the top 10 fraction bits; the rest, r = low bits, is below 2^(F - 10) codes, i.e.
-// below 2^-10 in the exponent, and 2^(r ulp) - 1 = r q(r) with q a degree-3 Taylor polynomial
+// exp2 of a code's fraction frac / 2^F in [0, 1): the table holds 2^(j / 4096) (f64, from
+// exp2) for the top 12 fraction bits; the rest, r = low bits, is below 2^(F - 12) codes, i.e.
+// below 2^-12 in the exponent, and 2^(r ulp) - 1 = r q(r) with q a degree-2 Taylor polynomial
 // in r (coefficients (ln 2 ulp)^k / k!, parameters in the constant bank): its truncation error
-// is (ln 2 / 1024)^5 / 120 < 2^-59, so a term is within ~3 f64 ulps of 2^(frac ulp) (exp2 itself
-// within 1), far below the final rounding to a code (2^-23 of a binade for lns32). r is made
-// exact by the 2^52 trick (one f64 add) rather than an int-to-f64 conversion.
+// is below (ln 2 / 4096)^4 / 24 < 2^-54.6 (0.16 f64 ulp of a term), so a term is within 2 f64
+// ulps of 2^(frac ulp) (exp2 itself within 1), far below the final rounding to a code (2^-23
+// of a binade for lns32). r is made exact by the 2^52 trick (one f64 add) rather than an
+// int-to-f64 conversion. (A 1024-entry table needs a degree-3 q, one DFMA more per word.)
 struct ExpPoly {
-    double c1, c2, c3, c4;  // (ln 2 * 2^-F)^k / k!
+    double c1, c2, c3;      // (ln 2 * 2^-F)^k / k!
     unsigned rmask;         // low fraction bits (F - tb of them)
     int rshift;             // F - tb
 };
@@ -168,7 +171,7 @@ __device__ __forceinline__ void acc_scaled(Acc& a, int bin, unsigned frac, unsig
                                            const ExpPoly& e) {
     const int d = bin - a.max;  // <= 0
     const double r = __hiloint2double(0x43300000, (int)(frac & e.rmask)) - 4503599627370496.0;
-    const double q = fma(r, fma(r, fma(r, e.c4, e.c3), e.c2), e.c1);
+    const double q = fma(r, fma(r, e.c3, e.c2), e.c1);
     const double t = tab[frac >> e.rshift];
     double ts;
     if (NARROW || d >= -1022) {
@@ -234,17 +237,20 @@ __device__ __forceinline__ int acc_bin(unsigned w, int L, int F) { return (int)(
 
 __device__ __forceinline__ unsigned acc_sbit(unsigned w, int L) { return (w << (31 - L)) & 0x80000000u; }
 
-// True when no word of p is zero, NaN or +-inf: the log field minus the inf code, unsigned,
-// is 0 (inf) or 1 (the zero/NaN code) only for those.
-__device__ __forceinline__ bool acc_finite4(uint4 p, unsigned lmask, unsigned inf) {
-    const unsigned m = min(min((p.x & lmask) - inf, (p.y & lmask) - inf), min((p.z & lmask) - inf, (p.w & lmask) - inf));
-    return m > 1u;
+// True when no word of p is zero, NaN or +-inf. The log field moved to the top of the word,
+// w << (32 - L) (the shift acc_bin makes, so it is computed once), minus the inf code's, is 0
+// (inf) or 2^(32 - L) (the zero/NaN code) only for those; every other difference is a larger
+// multiple of 2^(32 - L), unsigned.
+__device__ __forceinline__ bool acc_finite4(uint4 p, int L) {
+    const unsigned sh = 32 - L, top = ((1u << (L - 1)) - 1u) << sh;
+    const unsigned m = min(min((p.x << sh) - top, (p.y << sh) - top), min((p.z << sh) - top, (p.w << sh) - top));
+    return m > (1u << sh);
 }
 
 template <bool NARROW>
-__device__ __forceinline__ void acc_vec(Acc& a, uint4 p, int L, int F, unsigned lmask, unsigned inf,
+__device__ __forceinline__ void acc_vec(Acc& a, uint4 p, int L, int F,
                                         const double* tab, const ExpPoly& e) {
-    if (acc_finite4(p, lmask, inf)) {
+    if (acc_finite4(p, L)) {
         const unsigned fm = (1u << F) - 1u;
         const int b0 = acc_bin(p.x, L, F), b1 = acc_bin(p.y, L, F), b2 = acc_bin(p.z, L, F),
                   b3 = acc_bin(p.w, L, F);
@@ -264,9 +270,9 @@ __device__ __forceinline__ void acc_vec(Acc& a, uint4 p, int L, int F, unsigned 
 // Eight words (two vectors) under one finiteness test and one binade test, so eight
 // independent terms are in flight per thread.
 template <bool NARROW>
-__device__ __forceinline__ void acc_vec8(Acc& a, uint4 p, uint4 q, int L, int F, unsigned lmask, unsigned inf,
+__device__ __forceinline__ void acc_vec8(Acc& a, uint4 p, uint4 q, int L, int F,
                                          const double* tab, const ExpPoly& e) {
-    if (acc_finite4(p, lmask, inf) && acc_finite4(q, lmask, inf)) {
+    if (acc_finite4(p, L) && acc_finite4(q, L)) {
         const unsigned fm = (1u << F) - 1u;
         const int b0 = acc_bin(p.x, L, F), b1 = acc_bin(p.y, L, F), b2 = acc_bin(p.z, L, F),
                   b3 = acc_bin(p.w, L, F), b4 = acc_bin(q.x, L, F), b5 = acc_bin(q.y, L, F),
@@ -281,15 +287,15 @@ __device__ __forceinline__ void acc_vec8(Acc& a, uint4 p, uint4 q, int L, int F,
         acc_scaled<NARROW, 0>(a, b6, q.z & fm, acc_sbit(q.z, L), tab, e);
         acc_scaled<NARROW, 1>(a, b7, q.w & fm, acc_sbit(q.w, L), tab, e);
     } else {
-        acc_vec<NARROW>(a, p, L, F, lmask, inf, tab, e);
-        acc_vec<NARROW>(a, q, L, F, lmask, inf, tab, e);
+        acc_vec<NARROW>(a, p, L, F, tab, e);
+        acc_vec<NARROW>(a, q, L, F, tab, e);
     }
 }
 
 template <bool NARROW>
-__device__ __forceinline__ void acc_vec2(Acc& a, uint4 p, uint4 u, int L, int F, unsigned lmask, unsigned inf,
+__device__ __forceinline__ void acc_vec2(Acc& a, uint4 p, uint4 u, int L, int F,
                                          const double* tab, const ExpPoly& e) {
-    if (acc_finite4(p, lmask, inf) && acc_finite4(u, lmask, inf)) {
+    if (acc_finite4(p, L) && acc_finite4(u, L)) {
         const unsigned fm = (1u << F) - 1u;
         const unsigned f0 = (p.x & fm) + (u.x & fm), f1 = (p.y & fm) + (u.y & fm), f2 = (p.z & fm) + (u.z & fm),
                        f3 = (p.w & fm) + (u.w & fm);
@@ -335,19 +341,51 @@ __device__ __forceinline__ uint4 acc_tail(const unsigned* __restrict__ v, long l
     return p;
 }
 
+// Stages of the sum's cp.async pipeline (0: plain streaming loads into registers). Two stages
+// keep the next iteration's two vectors in flight while the current ones are summed, without
+// the 8 registers a register double buffer would take (61 -> 69 breaks the 64-register budget
+// of 4 blocks per SM). Shared memory per block: 16 KiB of stages + 32 KiB of table = the 48 KiB
+// static limit (the block reduction borrows the table's memory).
+#ifndef RED_CPA
+#define RED_CPA 2
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800  // cp.async is sm_80+
+#undef RED_CPA
+#define RED_CPA 0
+#endif
+
+#if RED_CPA
+// cp.async (16 bytes, global to shared, bypassing L1): loads in flight that hold no registers.
+__device__ __forceinline__ void cpa16(void* smem, const void* gmem) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cpa_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cpa_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+#endif
+
 // Per-block partials of sum xs (ys == nullptr) or sum xs[i] * ys[i]. One pass, 16-byte
 // streaming loads (when both buffers are 16-byte aligned), two loads in flight per array and
 // thread, two accumulators per thread. The order of the terms depends only on n and the grid,
-// so a launch configuration always gives the same word.
-template <bool NARROW>
-__device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const unsigned* __restrict__ xs,
+// so a launch configuration always gives the same word. LT, FT: the format's log bits and
+// fraction bits fixed at compile time (0: from f), so that shifts and masks are immediates.
+template <bool NARROW, int LT, int FT>
+__device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e0, const unsigned* __restrict__ xs,
                                                const unsigned* __restrict__ ys, long long n,
                                                Partial* __restrict__ out) {
     __shared__ double tab[1 << EXP_TBITS];
-    const int tb = f.F < EXP_TBITS ? f.F : EXP_TBITS;
+    const int L = LT ? LT : f.log_bits, F = FT ? FT : f.F;
+    const int tb = F < EXP_TBITS ? F : EXP_TBITS;
+    ExpPoly e = e0;
+    if (FT) {
+        e.rshift = FT - (FT < EXP_TBITS ? FT : EXP_TBITS);
+        e.rmask = (1u << e.rshift) - 1u;
+    }
     for (int j = threadIdx.x; j < (1 << tb); j += blockDim.x) tab[j] = exp2((double)j / (double)(1 << tb));
     __syncthreads();
-    const int L = f.log_bits, F = f.F;
     Acc a{ACC_NONE, 0.0, 0.0, 0.0, 0.0, 0};
     const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
@@ -358,21 +396,53 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
         const uint4* yv = reinterpret_cast<const uint4*>(ys);
         const long long nv = n >> 2;
         long long i = tid;
-        const unsigned lmask = (1u << L) - 1u,  // L <= 31
-                        inf = (1u << (L - 1)) - 1u;
-        for (; i + stride < nv; i += 2 * stride) {
-            const uint4 p = __ldcs(xv + i), q = __ldcs(xv + i + stride);
-            if (ys) {
+        if (ys) {
+            for (; i + stride < nv; i += 2 * stride) {
+                const uint4 p = __ldcs(xv + i), q = __ldcs(xv + i + stride);
                 const uint4 u = __ldcs(yv + i), v = __ldcs(yv + i + stride);
-                acc_vec2<NARROW>(a, p, u, L, F, lmask, inf, tab, e);
-                acc_vec2<NARROW>(a, q, v, L, F, lmask, inf, tab, e);
-            } else {
-                acc_vec8<NARROW>(a, p, q, L, F, lmask, inf, tab, e);
+                acc_vec2<NARROW>(a, p, u, L, F, tab, e);
+                acc_vec2<NARROW>(a, q, v, L, F, tab, e);
             }
+        } else {
+#if RED_CPA
+            // Each thread stages its own two vectors RED_CPA - 1 iterations ahead (blockDim.x
+            // == 256) and reads back only its own slots, so no barrier is needed.
+            __shared__ uint4 stg[RED_CPA][2][256];
+            const int tx = threadIdx.x;
+#pragma unroll
+            for (int k = 0; k < RED_CPA - 1; ++k) {
+                const long long j = i + 2 * k * stride;
+                if (j + stride < nv) {
+                    cpa16(&stg[k][0][tx], xv + j);
+                    cpa16(&stg[k][1][tx], xv + j + stride);
+                }
+                cpa_commit();
+            }
+            int s = 0;
+            for (; i + stride < nv; i += 2 * stride) {
+                const long long j = i + 2 * (RED_CPA - 1) * stride;
+                const int sn = s == 0 ? RED_CPA - 1 : s - 1;
+                if (j + stride < nv) {
+                    cpa16(&stg[sn][0][tx], xv + j);
+                    cpa16(&stg[sn][1][tx], xv + j + stride);
+                }
+                cpa_commit();
+                cpa_wait<RED_CPA - 1>();
+                const uint4 p = stg[s][0][tx], q = stg[s][1][tx];
+                acc_vec8<NARROW>(a, p, q, L, F, tab, e);
+                s = s + 1 == RED_CPA ? 0 : s + 1;
+            }
+            cpa_wait<0>();
+#else
+            for (; i + stride < nv; i += 2 * stride) {
+                const uint4 p = __ldcs(xv + i), q = __ldcs(xv + i + stride);
+                acc_vec8<NARROW>(a, p, q, L, F, tab, e);
+            }
+#endif
         }
         if (i < nv) {
-            if (ys) acc_vec2<NARROW>(a, __ldcs(xv + i), __ldcs(yv + i), L, F, lmask, inf, tab, e);
-            else acc_vec<NARROW>(a, __ldcs(xv + i), L, F, lmask, inf, tab, e);
+            if (ys) acc_vec2<NARROW>(a, __ldcs(xv + i), __ldcs(yv + i), L, F, tab, e);
+            else acc_vec<NARROW>(a, __ldcs(xv + i), L, F, tab, e);
         }
         // The last n mod 4 words: one vector padded with zero words, taken by the thread that
         // owns vector nv in the grid-stride order into accumulators of its own, lanes into
@@ -387,8 +457,8 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
             const unsigned zero = 1u << (L - 1);  // the zero word: the reserved code, sign clear
             const long long t = nv << 2;
             Acc b{ACC_NONE, 0.0, 0.0, 0.0, 0.0, 0};
-            if (ys) acc_vec2<NARROW>(b, acc_tail(xs, t, n, zero), acc_tail(ys, t, n, zero), L, F, lmask, inf, tab, e);
-            else acc_vec<NARROW>(b, acc_tail(xs, t, n, zero), L, F, lmask, inf, tab, e);
+            if (ys) acc_vec2<NARROW>(b, acc_tail(xs, t, n, zero), acc_tail(ys, t, n, zero), L, F, tab, e);
+            else acc_vec<NARROW>(b, acc_tail(xs, t, n, zero), L, F, tab, e);
             tail = acc_partial(b);
         }
     } else {
@@ -400,7 +470,8 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
         }
     }
     Partial p = red_merge(acc_partial(a), tail);
-    p = red_block(p);
+    __syncthreads();  // every thread is done with the table: it becomes red_block's scratch
+    p = red_block(p, reinterpret_cast<Partial*>(tab));
     if (threadIdx.x == 0) out[blockIdx.x] = p;
 }
 
@@ -408,14 +479,28 @@ __device__ __forceinline__ void fused_partials(LnsFmt f, const ExpPoly& e, const
 extern "C" __global__ void __launch_bounds__(256, RED_MINB)
     lns_fused_partials(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs, const unsigned* __restrict__ ys,
                        long long n, Partial* __restrict__ out) {
-    fused_partials<false>(f, e, xs, ys, n, out);
+    fused_partials<false, 0, 0>(f, e, xs, ys, n, out);
 }
 
 // Formats of at most 8 integer bits (lns16, lns32): no term is below 2^-1022 of the largest.
 extern "C" __global__ void __launch_bounds__(256, RED_MINB)
     lns_fused_partials_narrow(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs,
                               const unsigned* __restrict__ ys, long long n, Partial* __restrict__ out) {
-    fused_partials<true>(f, e, xs, ys, n, out);
+    fused_partials<true, 0, 0>(f, e, xs, ys, n, out);
+}
+
+// lns32 (8 integer, 23 fraction bits) and lns16 (5, 10): the narrow kernel with the format's
+// shifts and masks as immediates (fewer instructions per word, the same arithmetic).
+extern "C" __global__ void __launch_bounds__(256, RED_MINB)
+    lns_fused_partials_lns32(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs, const unsigned* __restrict__ ys,
+                             long long n, Partial* __restrict__ out) {
+    fused_partials<true, 31, 23>(f, e, xs, ys, n, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256, RED_MINB)
+    lns_fused_partials_lns16(LnsFmt f, ExpPoly e, const unsigned* __restrict__ xs, const unsigned* __restrict__ ys,
+                             long long n, Partial* __restrict__ out) {
+    fused_partials<true, 15, 10>(f, e, xs, ys, n, out);
 }
 
 // Combines n partials (one block of 1024 threads) and rounds the total to one word.
@@ -426,7 +511,8 @@ extern "C" __global__ void lns_fused_finish(LnsFmt f, const Partial* __restrict_
     const int per = (n + blockDim.x - 1) / blockDim.x;
     Partial p = red_empty();
     for (int k = threadIdx.x * per; k < min(n, (int)(threadIdx.x + 1) * per); ++k) p = red_merge(p, parts[k]);
-    p = red_block(p);
+    __shared__ Partial warps[32];
+    p = red_block(p, warps);
     if (threadIdx.x != 0) return;
     const int L = f.log_bits;
     const unsigned sign = 1u << L, mask = sign - 1u;

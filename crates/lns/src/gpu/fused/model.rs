@@ -267,8 +267,8 @@ impl Ctx {
         let d = bin - a.max;
         let e = &self.e;
         let r = (frac & e.rmask) as f64; // the 2^52 trick is exact: frac & rmask < 2^31
-        let [c1, c2, c3, c4] = e.c;
-        let q = r.mul_add(r.mul_add(r.mul_add(c4, c3), c2), c1);
+        let [c1, c2, c3] = e.c;
+        let q = r.mul_add(r.mul_add(c3, c2), c1);
         let t = self.tab[(frac >> e.rshift) as usize];
         let ts = if narrow || d >= -1022 {
             let hi = ((t.to_bits() >> 32) as i32).wrapping_add(d << 20) ^ sbit as i32;
@@ -560,6 +560,92 @@ mod tests {
         assert_eq!(ldexp(f64::from_bits(1), 1074), 1.0);
         for k in [-1022, -500, 0, 500, 1000] {
             assert_eq!(ldexp(1.2345, k), 1.2345 * 2f64.powi(k));
+        }
+    }
+}
+
+#[cfg(test)]
+mod h100_words {
+    //! The inputs of the nvcc harness in `bench/results/2026-11-27-h100-lns-fused-sum/harness`
+    //! (`lns_main.cu`, `check_case`), drawn the same way here, and the words the kernel gave
+    //! for them on an H100 (132 SMs: grids of 528 blocks), every variant measured there alike.
+
+    use super::*;
+
+    fn splitmix(s: &mut u64) -> u64 {
+        *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Case `kind`: 0 the benchmark's words (log uniform in [−12, 12), random sign), 2^20 + 3;
+    /// 1 the same, all positive, 2^20; 2 random finite codes over the whole lns32 range, 2^20 + 1;
+    /// 3 pairs x, −x, 2^20 + 2; 4 the benchmark's words with every 997th a zero, 2^20 + 1.
+    fn case(kind: u32) -> Vec<u32> {
+        let n = [
+            (1 << 20) + 3,
+            1 << 20,
+            (1 << 20) + 1,
+            (1 << 20) + 2,
+            (1 << 20) + 1,
+        ][kind as usize];
+        let mut s = kind as u64 + 1;
+        let enc =
+            |neg: bool, lg: i64| (if neg { 0x8000_0000u32 } else { 0 }) | (lg as u32 & 0x7fff_ffff);
+        let mut w: Vec<u32> = (0..n)
+            .map(|_| {
+                let r = splitmix(&mut s);
+                let b = splitmix(&mut s);
+                match kind {
+                    2 => enc(b & 1 == 1, (r % ((2u64 << 30) - 4)) as i64 - (1 << 30) + 2),
+                    1 => enc(false, (r % (24u64 << 23)) as i64 - (12 << 23)),
+                    _ => enc(b & 1 == 1, (r % (24u64 << 23)) as i64 - (12 << 23)),
+                }
+            })
+            .collect();
+        if kind == 3 {
+            for k in (0..n - 1).step_by(2) {
+                w[k + 1] = w[k] ^ 0x8000_0000;
+            }
+        }
+        if kind == 4 {
+            for k in (0..n).step_by(997) {
+                w[k] = 0x4000_0000;
+            }
+        }
+        w
+    }
+
+    #[test]
+    fn the_model_gives_the_h100_words_of_the_harness_inputs() {
+        // (sum, dot) per case; the dot's second vector is the first rotated by 12345.
+        let h100: [(u32, u32); 5] = [
+            (0x089a_2819, 0x8d84_9256),
+            (0x0df9_cd58, 0x11f1_9490),
+            (0xbfff_ffff, 0x3fff_ffff),
+            (0x4000_0000, 0x0e83_d435),
+            (0x0966_d6b0, 0x8e05_2f3e),
+        ];
+        let f = Format::LNS32;
+        for (kind, &(sum, dot)) in h100.iter().enumerate() {
+            let xs = case(kind as u32);
+            let n = xs.len();
+            let ys: Vec<u32> = (0..n).map(|i| xs[(i + 12345) % n]).collect();
+            assert_eq!(
+                fused(f, &xs, None, 528, Tail::OwnAccumulators),
+                sum,
+                "case {kind} sum"
+            );
+            assert_eq!(
+                fused(f, &xs, Some(&ys), 528, Tail::OwnAccumulators),
+                dot,
+                "case {kind} dot"
+            );
+            // Here the CPU's twin rounds to the same words.
+            assert_eq!(f.sum(&xs), sum, "case {kind} CPU sum");
+            assert_eq!(f.dot(&xs, &ys).unwrap(), dot, "case {kind} CPU dot");
         }
     }
 }
