@@ -433,11 +433,13 @@ pub struct CpuRow {
 }
 
 /// The CPU methods `bench lns --device cpu` measures by default: every CPU method without GPU
-/// tables (f64, f64table, f64poly; f32split's CPU code is the scalar twin of its kernel).
+/// tables (f64, f64table, f64poly; f32split's CPU code is the scalar twin of its kernel,
+/// texlut's is the f64 reference itself).
 pub fn default_cpu_methods() -> Vec<Method> {
     Method::ALL
         .into_iter()
-        .filter(|m| m.runs_on_cpu() && m.reader().is_none() && *m != Method::F32Split)
+        .filter(|m| m.runs_on_cpu() && m.reader().is_none())
+        .filter(|m| !matches!(m, Method::F32Split | Method::TexLut))
         .collect()
 }
 
