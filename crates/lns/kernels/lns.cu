@@ -236,6 +236,23 @@ __device__ __forceinline__ int sbdb_split(const Geo& g, const unsigned long long
 __device__ int sb_split(const Geo& g, const unsigned long long* t, int z) { return sbdb_split(g, t, z, false); }
 __device__ int db_split(const Geo& g, const unsigned long long* t, int z) { return sbdb_split(g, t, z, true); }
 
+// ---- texlut: every result code in one point-sampled texture per function -------------------
+// For formats with few codes (lns16: 11,809 inputs z0 - 1 .. 0) the whole function is a table:
+// texel i holds 1.5 * 2^23 + code(z0 - 1 + i), exact in f32 (|code| < 2^22), so one TEX returns
+// the final code after an integer subtract (the f32's bits minus those of 1.5 * 2^23). The
+// coordinate i + 0.5 is built from the bits of 2^23 + i (integer add, one FADD: no int -> float
+// conversion, which would share the SFU's quarter-rate pipe); inputs below z0 - 1 land on a
+// negative coordinate that the clamp address mode takes to texel 0, code 0, as below the
+// essential zero. The texels are the f64 reference's codes (src/gpu/lut.rs), so the CPU twin
+// is the f64 method itself and the results are correctly rounded. Point sampling returns a
+// texel unchanged, so no filter rounding enters (unlike tex1/tex2).
+__device__ __forceinline__ int lut_read(const Geo& g, unsigned long long tex, int z) {
+    const float c = __int_as_float(z + (0x4b000000 - (g.z0 - 1))) - 8388607.5f;
+    return __float_as_int(tex1D<float>(tex, c)) - 0x4b400000;
+}
+__device__ int sb_texlut(const Geo& g, const unsigned long long* t, int z) { return lut_read(g, t[0], z); }
+__device__ int db_texlut(const Geo& g, const unsigned long long* t, int z) { return lut_read(g, t[1], z); }
+
 // Every method of src/method.rs that has a kernel: X(name, s_b evaluator, d_b evaluator). The
 // entry points of each family below are stamped from this one list.
 #define LNS_METHODS(X)                                                                          \
@@ -248,7 +265,8 @@ __device__ int db_split(const Geo& g, const unsigned long long* t, int z) { retu
     X(horner4, sb_table<Horner<4>>, db_table<Horner<4>>) \
     X(horner5, sb_table<Horner<5>>, db_table<Horner<5>>) \
     X(tex1, sb_table<Tex1>, db_table<Tex1>) \
-    X(tex2, sb_table<Tex2>, db_table<Tex2>)
+    X(tex2, sb_table<Tex2>, db_table<Tex2>) \
+    X(texlut, sb_texlut, db_texlut)
 
 // ---- kernels: out[i] = f(start + i) ---------------------------------------------------------
 
@@ -314,6 +332,29 @@ LNS_BLEND(lns_blend_tex2_sfu, sb_table<Tex2>, db_table<Tex2>, sb_sfu, db_sfu)
 LNS_BLEND(lns_blend_tex2_horner3, sb_table<Tex2>, db_table<Tex2>, sb_table<Horner<3>>, db_table<Horner<3>>)
 LNS_BLEND(lns_blend_horner3_sfu, sb_table<Horner<3>>, db_table<Horner<3>>, sb_sfu, db_sfu)
 LNS_BLEND(lns_blend_tex1_sfu, sb_table<Tex1>, db_table<Tex1>, sb_sfu, db_sfu)
+LNS_BLEND(lns_blend_texlut_sfu, sb_texlut, db_texlut, sb_sfu, db_sfu)
+
+// A blend's codes, for its self-check and certificate: out[i] = f(start + i) by method A on
+// warps with (global warp index % 8) < lambda and by B on the others, f = d_b when `db` is set.
+#define LNS_BLEND_EVAL(NAME, A_SB, A_DB, B_SB, B_DB)                                             \
+    extern "C" __global__ void NAME(Geo ga, unsigned long long a0, unsigned long long a1,       \
+                                    unsigned long long a2, unsigned long long a3, Geo gb,       \
+                                    unsigned long long b0, unsigned long long b1,               \
+                                    unsigned long long b2, unsigned long long b3, int lambda,   \
+                                    int db, long long start, int n, int* __restrict__ out) {    \
+        const int i = blockIdx.x * blockDim.x + threadIdx.x;                                    \
+        if (i >= n) return;                                                                     \
+        const int z = (int)(start + i);                                                         \
+        if (((i >> 5) & 7) < lambda) {                                                          \
+            const unsigned long long t[4] = {a0, a1, a2, a3};                                   \
+            out[i] = db ? A_DB(ga, t, z) : A_SB(ga, t, z);                                      \
+        } else {                                                                                \
+            const unsigned long long t[4] = {b0, b1, b2, b3};                                   \
+            out[i] = db ? B_DB(gb, t, z) : B_SB(gb, t, z);                                      \
+        }                                                                                       \
+    }
+
+LNS_BLEND_EVAL(lns_blend_eval_texlut_sfu, sb_texlut, db_texlut, sb_sfu, db_sfu)
 
 // ---- LNS words: element-wise add and fused reductions ----------------------------------------
 // A word is a sign bit above a (log_bits)-bit two's-complement log code; the most negative code

@@ -36,11 +36,15 @@ pub enum Method {
     Tex1,
     /// The bilinear-filter order-2 trick (seed eq. 3–4).
     Tex2,
+    /// Every result code in one point-sampled texture per function (one fetch per result),
+    /// for formats with few codes (lns16). The texels are the f64 reference's codes, so its
+    /// CPU twin is [`Method::F64`] and its results are correctly rounded.
+    TexLut,
 }
 
 impl Method {
     /// Every method, in the order reports list them.
-    pub const ALL: [Method; 12] = [
+    pub const ALL: [Method; 13] = [
         Method::F64,
         Method::F64Table,
         Method::F64Poly,
@@ -53,6 +57,7 @@ impl Method {
         Method::Horner(5),
         Method::Tex1,
         Method::Tex2,
+        Method::TexLut,
     ];
 
     /// The CPU's default add/sub method: f64 range reduction and short polynomials, the
@@ -92,10 +97,15 @@ impl Method {
         !matches!(self, Method::F64Table | Method::F64Poly)
     }
 
-    /// Whether the method takes `format` (every method but f32split takes every format the
-    /// crate has; f32split needs 5 ≤ F ≤ 23): what `--method all` runs.
+    /// Whether the method takes `format` (every method but f32split and texlut takes every
+    /// format the crate has; f32split needs 5 ≤ F ≤ 23, texlut at most [`TEXLUT_MAX_TEXELS`]
+    /// inputs): what `--method all` runs.
     pub fn takes(self, format: Format) -> bool {
-        self != Method::F32Split || F32Split::takes(format)
+        match self {
+            Method::F32Split => F32Split::takes(format),
+            Method::TexLut => texlut_takes(format),
+            _ => true,
+        }
     }
 
     /// The table reader of a table-driven method.
@@ -145,9 +155,20 @@ impl Method {
             Method::F64Poly => Some(Box::new(F64Poly::new(format)?)),
             Method::F32Split => Some(Box::new(F32Split::new(format)?)),
             Method::Accurate | Method::Sfu => None,
+            // The texels are this evaluator's codes (src/gpu/lut.rs).
+            Method::TexLut => Some(Box::new(Accurate(format))),
             table => Some(Box::new(table.tables(format).expect("table method")?)),
         })
     }
+}
+
+/// The most texels a texlut table may have: one per input z0 − 1 ..= 0 (lns16: 11,809), in a
+/// 1-D CUDA array (sm_90 takes up to 131,072; the bound keeps a table within 256 KB).
+pub const TEXLUT_MAX_TEXELS: i64 = 1 << 16;
+
+/// Whether every s_b / d_b input of `format` fits one texlut table: F ≤ 12.
+fn texlut_takes(format: Format) -> bool {
+    2 - format.essential_zero_code() <= TEXLUT_MAX_TEXELS
 }
 
 impl AddSub for Box<dyn AddSub> {
@@ -180,12 +201,13 @@ impl fmt::Display for Method {
             Method::Horner(d) => write!(f, "horner{d}"),
             Method::Tex1 => f.write_str("tex1"),
             Method::Tex2 => f.write_str("tex2"),
+            Method::TexLut => f.write_str("texlut"),
         }
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, f32split, accurate, sfu, horner2..horner5, tex1, tex2")]
+#[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, f32split, accurate, sfu, horner2..horner5, tex1, tex2, texlut")]
 pub struct MethodError(String);
 
 impl FromStr for Method {
@@ -208,6 +230,12 @@ mod tests {
         }
         assert!("horner6".parse::<Method>().is_err());
         assert!("".parse::<Method>().is_err());
+    }
+
+    #[test]
+    fn texlut_takes_short_formats_only() {
+        assert!(Method::TexLut.takes(Format::LNS16));
+        assert!(!Method::TexLut.takes(Format::LNS32));
     }
 
     #[test]

@@ -206,11 +206,14 @@ impl ReduceReport {
 }
 
 /// Blends measured: (A, B) pairs of units that can run side by side.
-pub const BLENDS: [(Method, Method, &str); 4] = [
+/// texlut + SFU keeps the TEX unit (one fetch per result) busy beside the SFU path, which is
+/// issue-bound alone; it runs on formats texlut takes (lns16).
+pub const BLENDS: [(Method, Method, &str); 5] = [
     (Method::Tex2, Method::Sfu, "lns_blend_tex2_sfu"),
     (Method::Tex2, Method::Horner(3), "lns_blend_tex2_horner3"),
     (Method::Horner(3), Method::Sfu, "lns_blend_horner3_sfu"),
     (Method::Tex1, Method::Sfu, "lns_blend_tex1_sfu"),
+    (Method::TexLut, Method::Sfu, "lns_blend_texlut_sfu"),
 ];
 
 /// The compute-bound launches: 8 blocks of 256 threads per SM, each thread `iters` inputs.
@@ -307,7 +310,7 @@ fn single_rows(
     Ok((rows, methods))
 }
 
-/// Every blend of [`BLENDS`] at every λ, s_b and s_b + d_b.
+/// Every blend of [`BLENDS`] whose methods take the format, at every λ, s_b and s_b + d_b.
 fn blend_rows(
     gpu: &Gpu,
     shape: &Shape,
@@ -315,16 +318,14 @@ fn blend_rows(
     out: &mut DeviceBuffer<i32>,
     progress: &dyn Fn(&str),
 ) -> Result<Vec<Row>, LnsError> {
-    let find = |m: Method| {
-        methods
-            .iter()
-            .find(|g| g.method == m)
-            .expect("every method was prepared")
-    };
+    let find = |m: Method| methods.iter().find(|g| g.method == m);
     let mut rows = Vec::new();
     for (a, b, name) in BLENDS {
+        // A pair with a method that does not take the format (texlut on lns32) is skipped.
+        let (Some(ga), Some(gb)) = (find(a), find(b)) else {
+            continue;
+        };
         progress(name);
-        let (ga, gb) = (find(a), find(b));
         let kernel = gpu.kernel(&kernels(), name)?;
         for both in [0i32, 1] {
             for lambda in 1..8i32 {
@@ -432,11 +433,13 @@ pub struct CpuRow {
 }
 
 /// The CPU methods `bench lns --device cpu` measures by default: every CPU method without GPU
-/// tables (f64, f64table, f64poly; f32split's CPU code is the scalar twin of its kernel).
+/// tables (f64, f64table, f64poly; f32split's CPU code is the scalar twin of its kernel,
+/// texlut's is the f64 reference itself).
 pub fn default_cpu_methods() -> Vec<Method> {
     Method::ALL
         .into_iter()
-        .filter(|m| m.runs_on_cpu() && m.reader().is_none() && *m != Method::F32Split)
+        .filter(|m| m.runs_on_cpu() && m.reader().is_none())
+        .filter(|m| !matches!(m, Method::F32Split | Method::TexLut))
         .collect()
 }
 

@@ -37,6 +37,7 @@ fn method_name(m: &str) -> String {
     let what = match m {
         "tex1" => "1-D linear-filtered texture",
         "tex2" => "order-2 texture (bilinear-filter trick)",
+        "texlut" => "every result code in a point-sampled texture",
         "sfu" => "special-function units",
         "accurate" => "f32 libdevice",
         "f64" => "f64",

@@ -5,7 +5,7 @@ use crate::certify::{part_of_results, Certificate, Part, Which};
 use crate::error::LnsError;
 use crate::f32split::{F32Split, LOG2M_BITS};
 use crate::format::Format;
-use crate::method::Method;
+use crate::method::{Method, TEXLUT_MAX_TEXELS};
 use crate::tables::{Func, Reader, Tables};
 use sigpu_runtime::cuda::cudarc::driver::DevicePtr;
 use sigpu_runtime::cuda::{
@@ -76,6 +76,14 @@ impl GpuMethod {
                 geo.near_shift = split.shift as i32;
                 geo.log2m_bits = LOG2M_BITS as i32;
                 upload_words(gpu, &split.tables)?
+            }
+            None if method == Method::TexLut => {
+                if !method.takes(format) {
+                    return Err(LnsError::Unsupported(format!(
+                        "texlut takes formats of at most {TEXLUT_MAX_TEXELS} inputs, not {format}"
+                    )));
+                }
+                upload_luts(gpu, format)?
             }
             None => ([0; 4], Storage::default()),
             Some(t) => {
@@ -196,6 +204,78 @@ impl GpuMethod {
             at += n;
         }
         Ok(part_of_results(self.format, func, start, &results))
+    }
+}
+
+/// Uploads texlut's two tables (s_b, d_b) as point-sampled textures.
+fn upload_luts(gpu: &Gpu, format: Format) -> Result<([u64; 4], Storage), LnsError> {
+    let mut handles = [0u64; 4];
+    let mut storage = Storage::default();
+    let desc = TextureDesc {
+        filter: Filter::Point,
+        coords: Coordinates::Unnormalized,
+    };
+    for (h, db) in handles.iter_mut().zip([false, true]) {
+        let tex = Texture::new_1d(gpu, &super::lut::texels(format, db), desc)?;
+        *h = tex.handle();
+        storage._textures.push(tex);
+    }
+    Ok((handles, storage))
+}
+
+/// Two methods run side by side on one device: warps with (global warp index mod 8) < λ on
+/// `a`, the others on `b` (the `lns_blend_*` kernels of lns.cu). Each result is its method's,
+/// so a blend of faithful methods is faithful.
+pub struct GpuBlend<'m> {
+    pub a: &'m GpuMethod,
+    pub b: &'m GpuMethod,
+    /// The kernels' suffix, `A_B` (e.g. `texlut_sfu`).
+    pub name: String,
+}
+
+impl<'m> GpuBlend<'m> {
+    /// The blend of `a` and `b`; lns.cu has kernels for texlut + SFU.
+    pub fn new(a: &'m GpuMethod, b: &'m GpuMethod) -> Result<GpuBlend<'m>, LnsError> {
+        if a.format != b.format {
+            return Err(LnsError::Invalid(format!(
+                "a blend of {} and {}",
+                a.format, b.format
+            )));
+        }
+        let name = format!("{}_{}", a.method, b.method);
+        if name != "texlut_sfu" {
+            return Err(LnsError::Unsupported(format!(
+                "no blend kernels for {name}"
+            )));
+        }
+        Ok(GpuBlend { a, b, name })
+    }
+
+    /// The codes for inputs start .. start + n at partition `lambda` (0..=8).
+    pub fn eval(
+        &self,
+        gpu: &Gpu,
+        func: Which,
+        lambda: i32,
+        start: i64,
+        n: usize,
+    ) -> Result<Vec<i64>, LnsError> {
+        let kernel = gpu.kernel(&kernels(), &format!("lns_blend_eval_{}", self.name))?;
+        let n32 =
+            i32::try_from(n).map_err(|_| LnsError::Invalid(format!("{n} inputs in one launch")))?;
+        let db = i32::from(func == Which::Db);
+        let mut out = gpu.alloc_poisoned::<i32>(n)?;
+        let mut launch = gpu.launch(&kernel);
+        self.a.table_args(&mut launch);
+        self.b
+            .table_args(&mut launch)
+            .arg(&lambda)
+            .arg(&db)
+            .arg(&start)
+            .arg(&n32)
+            .buf_mut(&mut out)
+            .run(grid_1d(n, 256))?;
+        Ok(gpu.download(&out)?.into_iter().map(i64::from).collect())
     }
 }
 

@@ -5,11 +5,12 @@
 
 mod checks;
 pub mod fused;
+mod lut;
 mod method;
 mod words;
 
 pub use checks::checks;
-pub use method::GpuMethod;
+pub use method::{GpuBlend, GpuMethod};
 pub use words::{div, mul, LnsWord};
 
 use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;

@@ -13,6 +13,7 @@ macro_rules! checks {
 }
 
 mod add;
+mod blend;
 mod codes;
 mod fused;
 mod hmm;
@@ -48,7 +49,8 @@ fn run_add(gpu: &Gpu, seed: u64, subject: (Format, Method)) -> CheckResult {
 /// match bit for bit; texture methods within 1 code (the filter's weights are modelled
 /// exactly, its final rounding is not: on the H100 0.7% of fetches come out one f32 ulp above
 /// the exactly rounded weighted sum, see docs/texture-filtering.md); libdevice f32 within 1
-/// code and the SFUs within 2 codes of the f64 reference.
+/// code and the SFUs within 2 codes of the f64 reference; texlut's texels are the f64 twin's
+/// codes, read back exactly.
 fn code_tolerance(method: Method) -> i64 {
     match method {
         Method::Accurate | Method::Tex1 | Method::Tex2 => 1,
@@ -97,6 +99,8 @@ fn in_codes(
 }
 
 const CODES: &str = "s_b and d_b codes vs the CPU twin on random input windows";
+const BLEND: &str =
+    "a warp-split blend's s_b and d_b codes at λ = 1, 4, 7 vs the f64 reference, per warp's method";
 const ADD: &str =
     "element-wise LNS add, sub, mul, div of random words (specials, cancellations) vs Format";
 
@@ -112,6 +116,8 @@ pub fn checks() -> Vec<Check> {
         ("lns/lns16_horner5", CODES, run_codes, (Format::LNS16, Method::Horner(5))),
         ("lns/lns16_tex1", CODES, run_codes, (Format::LNS16, Method::Tex1)),
         ("lns/lns16_tex2", CODES, run_codes, (Format::LNS16, Method::Tex2)),
+        ("lns/lns16_texlut", CODES, run_codes, (Format::LNS16, Method::TexLut)),
+        ("lns/lns16_blend_texlut_sfu", BLEND, blend::run, (Method::TexLut, Method::Sfu)),
         ("lns/lns32_f64", CODES, run_codes, (Format::LNS32, Method::F64)),
         ("lns/lns16_f32split", CODES, run_codes, (Format::LNS16, Method::F32Split)),
         ("lns/lns32_f32split", CODES, run_codes, (Format::LNS32, Method::F32Split)),
@@ -120,6 +126,7 @@ pub fn checks() -> Vec<Check> {
         ("lns/lns32_tex2", CODES, run_codes, (Format::LNS32, Method::Tex2)),
         ("lns/add_lns16_sfu", ADD, run_add, (Format::LNS16, Method::Sfu)),
         ("lns/add_lns16_tex2", ADD, run_add, (Format::LNS16, Method::Tex2)),
+        ("lns/add_lns16_texlut", ADD, run_add, (Format::LNS16, Method::TexLut)),
         ("lns/add_lns32_f64", ADD, run_add, (Format::LNS32, Method::F64)),
         ("lns/add_lns32_f32split", ADD, run_add, (Format::LNS32, Method::F32Split)),
         ("lns/add_lns32_horner3", ADD, run_add, (Format::LNS32, Method::Horner(3))),
