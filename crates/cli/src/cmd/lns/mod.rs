@@ -68,11 +68,11 @@ pub struct CertifyArgs {
     /// sb, db or both.
     #[arg(long, default_value = "both", value_parser = ["sb", "db", "both"])]
     pub func: String,
-    /// One of f64, f64table, f64poly, f32split, accurate, sfu, horner2..horner5, tex1, tex2; or
-    /// `all` (the default): every method the device runs for the format. On the CPU: f64,
-    /// f64table, f64poly, f32split, horner2..horner5, tex1, tex2 (f32split and the GPU table
-    /// methods as CPU twins); on a GPU: f64, f32split, accurate, sfu, horner2..horner5, tex1,
-    /// tex2 (f32split for 5 ≤ F ≤ 23).
+    /// One of f64, f64table, f64poly, f32split, accurate, sfu, horner2..horner5, tex1, tex2,
+    /// texlut; or `all` (the default): every method the device runs for the format. On the CPU:
+    /// f64, f64table, f64poly, f32split, horner2..horner5, tex1, tex2, texlut (f32split and the
+    /// GPU table methods as CPU twins); on a GPU: f64, f32split, accurate, sfu, horner2..horner5,
+    /// tex1, tex2, texlut (f32split for 5 ≤ F ≤ 23, texlut for F ≤ 12).
     #[arg(long, default_value = "all")]
     pub method: String,
 }
