@@ -112,92 +112,80 @@ struct FmaRead {
 // ---- S_b through the SFUs: MUFU ex2 / cos / lg2 / sqrt / rcp and short FMA polynomials ----------
 // The same cancellation-free form as F64 and Accurate, every transcendental an approximate MUFU
 // op (PTX .approx.ftz) except where a MUFU error would be amplified: d = 1 - r for |z| < 2^-5
-// (cancellation; a quadratic for -expm1 instead), s = 2 sin(phi/2) (relative accuracy needed
+// (cancellation; a Taylor cubic of -expm1 instead), s = 2 sin(phi/2) (relative accuracy needed
 // next to Z = -1; an odd degree-7 minimax polynomial), and the angle from the half-angle form
 // arg(1 + Z) = 2 atan(y / (|1 + Z| + x)), the atan an odd degree-11 minimax polynomial on
-// [-1, 1]. Five MUFU ops per S_b. The atan's leading coefficient is a power of two (fixed before
-// the minimax fit of the others), so its innermost step is one FADD and no constant has to be
-// loaded into a register (the add is issue-bound: docs/design/clns.md); the power of two goes
-// into the rounding's magic number. SFU_LEAN_POLY (off) does the same for the sine and uses a
-// quadratic for -expm1: the variant measured against this one.
-// Twin: the f64 reference (sb::SbF64); the error contract is a bound, certified over every
-// clns16 input of the add, both mirror signs, by clns_certify_sfu.
+// [0, 1). Five MUFU ops per S_b. Twin: the f64 reference (sb::SbF64); the error contract is a
+// bound (docs/design/clns.md), certified over the clns16 lattice by clns_certify_sfu.
 
 __device__ __forceinline__ float mufu_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float mufu_lg2(float x) { float y; asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float mufu_sin(float x) { float y; asm("sin.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float mufu_cos(float x) { float y; asm("cos.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float mufu_sqrt(float x) { float y; asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float mufu_rcp(float x) { float y; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 
-#define SFU_SMALL_Z -0.03125f  // above it (z in log2 units) d comes from the quadratic
-#define SFU_ATAN_SHIFT 8       // the angle is t * a * 2^-8 turns (a's leading coefficient -1)
+#define SFU_SMALL_Z -0.03125f  // above it (z in log2 units) d comes from the Taylor cubic
+#define SFU_MAGIC 12582912.0f  // 1.5 * 2^23: adding it rounds to an integer (ties to even)
+#define SFU_MAGIC_BITS 0x4B400000
 
 struct SfuPolar {
     float lq;  // log2 |1 + Z|^2
-    float t;   // tan(arg(1 + Z) / 2), |t| < 1
-    float a;   // arg(1 + Z) = t * a * 2^-SFU_ATAN_SHIFT turns: left unmultiplied so the product
-               // fuses into the rounding, whose magic number takes the power of two
+    float im;  // arg(1 + Z) in turns, negated when asked (mirrored inputs)
 };
 
-// z = log2 |Z| <= 0, u = phi / 2pi = (pi - theta) in turns, signed, |u| <= 1/2: both parts of
-// the angle are odd in u (s and y change sign, c, q, x do not), so a mirrored input (theta > pi)
-// is u < 0 and costs nothing.
-__device__ __forceinline__ SfuPolar sfu_polar(float z, float u) {
+// z = log2 |Z| <= 0, u = phi / 2pi = (pi - theta) in turns, u in [0, 1/2]; `sign` (0 or the
+// sign bit) negates the angle: both parts are odd in it, so the mirror costs one XOR.
+__device__ __forceinline__ SfuPolar sfu_polar(float z, float u, unsigned sign) {
     const float r = mufu_ex2(z);
-#ifdef SFU_LEAN_POLY
-    // Two FMA-pipe slots less, ~0.1 ulp more on the angle (not the default: docs/design/clns.md).
-    // -expm1(z ln 2) = z (c1 + c2 z), minimax relative error 9.8e-6 for z in [-2^-5, 0].
-    const float d = z > SFU_SMALL_Z ? z * fmaf(z, -0.23849903f, -0.69314045f) : 1.0f - r;
-    const float v = u * u;
-    // 2 sin(pi u) on [-1/2, 1/2], relative error 1.15e-5 (leading coefficient fixed at -1).
-    const float s = u * fmaf(fmaf(5.0423713f - v, v, -10.330366f), v, 6.283114f);
-#else
     // -expm1(z ln 2) = -(z ln2)(1 + z ln2 / 2 + (z ln2)^2 / 6): relative error < 5e-7 for z > -2^-5.
     const float d = z > SFU_SMALL_Z ? z * fmaf(z, fmaf(z, -0.0555041087f, -0.240226507f), -0.693147181f) : 1.0f - r;
+#ifdef SFU_MUFU_SIN
+    const float s = 2.0f * mufu_sin(u * 3.14159265f);
+#else
     const float v = u * u;
-    // 2 sin(pi u) on [-1/2, 1/2], relative error 9.4e-7.
+    // 2 sin(pi u) on [0, 1/2], relative error 9.4e-7.
     const float s = u * fmaf(v, fmaf(v, fmaf(v, -1.11680341f, 5.08721495f), -10.3347359f), 6.28317928f);
 #endif
     const float c = mufu_cos(u * 3.14159265f);  // cos(phi / 2)
     const float rs = r * s, rs2 = rs * s;
     const float q = fmaf(d, d, rs2);     // |1 + Z|^2
     const float x = fmaf(0.5f, rs2, d);  // Re(1 + Z) >= 0
-    const float y = rs * c;              // Im(1 + Z) = r sin(phi), signed as u
-    const float t = y * mufu_rcp(mufu_sqrt(q) + x);
+    const float y = __uint_as_float(__float_as_uint(rs * c) ^ sign);  // +-Im(1 + Z), |Im| = r sin(phi)
+    const float t = y * mufu_rcp(mufu_sqrt(q) + x);  // tan(arg / 2), |t| < 1
     const float w = t * t;
-    // 2^8 atan(t) / pi = t * a on [-1, 1], absolute error 6.4e-7 turns (0.042 ulp of clns16's
-    // angle; leading coefficient -1, i.e. -2^-8 before the scaling).
-    const float a = fmaf(fmaf(fmaf(fmaf(4.42156172f - w, w, -9.62974548f), w, 15.8409710f), w, -27.1194515f), w,
-                         81.4865036f);
-    return {mufu_lg2(q), t, a};
+    // atan(t) / pi on [-1, 1], absolute error 5.3e-7: arg(1 + Z) in turns.
+    const float a = t * fmaf(w, fmaf(w, fmaf(w, fmaf(w, fmaf(w, -0.00373031525f, 0.0167581718f), -0.0370597057f),
+                                                0.0616058223f), -0.105877139f), 0.318302631f);
+    return {mufu_lg2(q), a};
 }
 
-// Log codes and angles to floats by magic numbers (full-rate INT32/FP32 ops instead of the
-// quarter-rate conversions, which share the MUFU's throughput): exact for |codes| < 2^22, which
+// Integer <-> float by the 1.5 * 2^23 magic (full-rate FP32/INT32 ops instead of the quarter-rate
+// conversions, which share the MUFU's throughput): exact for |codes| < 2^22, which
 // Method::serves guarantees (F <= 16, I <= 5, P <= 20; GpuClns refuses other formats).
-__device__ __forceinline__ int sfu_log_magic(const ClnsGeo& g) { return ((150 - g.F) << 23) | 0x400000; }
-// z 2^-F for the log code z: 1.5 * 2^(23 - F) + z 2^-F, then the magic's value off.
 __device__ __forceinline__ float sfu_code_to_log2(const ClnsGeo& g, int z) {
-    const int m = sfu_log_magic(g);
+    // 1.5 * 2^(23 - F) + z 2^-F, then the magic's value off: z 2^-F exactly.
+    const int m = ((150 - g.F) << 23) | 0x400000;
     return __int_as_float(m + z) - __int_as_float(m);
 }
-// u = phi / 2pi = (pi - theta) in turns, signed in [-1/2, 1/2), from -theta = big angle - small
-// angle (angle units, any 32-bit value): 1 + (-theta mod 2^32) 2^-32 by the exponent bits of 1,
-// less 1.5, is 1/2 - theta 2^-32 for theta in (0, pi] and its mirror -(pi - theta) for theta in
-// (pi, 2 pi); theta = 0 reads as -1/2 (the same point as 1/2). Both steps exact while P <= 23.
-__device__ __forceinline__ float sfu_turns(unsigned minus_theta) { return __uint_as_float(0x3F800000u + (minus_theta >> 9)) - 1.5f; }
-// Rounds v to a multiple of 2^-k (|v| < 2^(22 - k)): the result's bits less the magic's are the
-// integer round(v 2^k) (ties to even). One FFMA with the multiply of the caller fused in.
-__device__ __forceinline__ float sfu_magic(int k) { return __int_as_float((150 - k) << 23 | 0x400000); }
+// phi = pi - theta in turns from theta in angle units (<= 2^31): 1.5 - (1 + theta 2^-32),
+// both steps exact while P <= 23.
+__device__ __forceinline__ float sfu_phi_turns(unsigned theta) {
+    return 1.5f - __uint_as_float(0x3F800000u + (theta >> 9));
+}
+__device__ __forceinline__ int sfu_round(float v, float scale) {
+    return __float_as_int(fmaf(v, scale, SFU_MAGIC)) - SFU_MAGIC_BITS;
+}
+__device__ __forceinline__ SbOut sfu_round_out(const ClnsGeo& g, SfuPolar p) {
+    SbOut o;
+    o.re = sfu_round(p.lq, pow2i(g.F - 1));
+    o.im = (unsigned)sfu_round(p.im, pow2i(g.P)) << (32 - g.P);
+    return o;
+}
 
 struct Sfu {
     static __device__ SbOut sb(const ClnsGeo& g, unsigned long long, const float2*, int z, unsigned theta) {
-        const SfuPolar p = sfu_polar(sfu_code_to_log2(g, z), sfu_turns(0u - theta));
-        SbOut o;
-        o.re = __float_as_int(fmaf(p.lq, 0.5f, sfu_magic(g.F))) - __float_as_int(sfu_magic(g.F));
-        const float m_im = sfu_magic(g.P - SFU_ATAN_SHIFT);
-        o.im = (unsigned)(__float_as_int(fmaf(p.t, p.a, m_im)) - __float_as_int(m_im)) << (32 - g.P);
-        return o;
+        return sfu_round_out(g, sfu_polar(sfu_code_to_log2(g, z), sfu_phi_turns(theta), 0u));
     }
 };
 
@@ -284,40 +272,36 @@ __device__ __forceinline__ uint2 clns_add(const ClnsGeo& g, unsigned long long t
 }
 
 // The SFU add: the reduction of clns_add folded into the S_b evaluation, branch-free on finite
-// operands with an in-range sum. The larger log's operand is "big"; z = small - big <= 0 by
-// min/max, and phi = pi - theta = half turn + big angle - small angle, read as a signed fraction
-// of a turn: theta > pi (the mirror) is phi < 0, which sfu_polar's odd parts turn into the
-// conjugate. x + (-x) needs no test: q = 0 gives lg2 = -inf, a log code far below the range,
-// which the range check turns into exact zero. Special operands and out-of-range sums share one
-// rarely taken branch at the end (the math before it is harmless on any codes). Certified as it
-// is, over every clns16 (z, theta) of both signs, by clns_certify_sfu.
-// The SFU add's rare cases: special operands, or finite operands whose sum leaves the range
-// (log: the fast path's log code, far below the range for x + (-x)).
-__device__ __noinline__ uint2 clns_add_sfu_rare(const ClnsGeo& g, uint2 x, uint2 y, int log) {
-    const int cx = clns_class(g, x), cy = clns_class(g, y);
-    if ((cx | cy) == 0) return log > 0 ? clns_inf(g) : clns_zero(g);
-    if (cx == 2 || cy == 2 || (cx == 3 && cy == 3)) return clns_nan(g);
-    if (cx == 3 || cy == 3) return clns_inf(g);
-    return cx == 1 ? y : x;
-}
-
+// operands with an in-range sum. |a - b| and |theta| by integer abs; the mirror (theta > pi
+// after the swap) is the sign of t0 xor that of a - b, applied as the sign of the atan argument;
+// x + (-x) needs no test: q = 0 gives lg2 = -inf, a log code far below the range, which the
+// range check turns into exact zero. Special operands and out-of-range sums share one rarely
+// taken branch at the end (the math before it is harmless on any codes). The same results as
+// clns_add<M> with M::sb = Sfu::sb (both parts of S_b are odd in the mirror, the rounding is
+// symmetric).
 template <>
 __device__ __forceinline__ uint2 clns_add<Sfu>(const ClnsGeo& g, unsigned long long, const float2*, uint2 x, uint2 y) {
     const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const unsigned finite_span = (unsigned)(inf - special - 1);
     const int a = (int)x.x, b = (int)y.x;
-    const bool xb = a >= b;
-    const int big = max(a, b), small = min(a, b);
-    const unsigned big_angle = xb ? x.y : y.y, small_angle = xb ? y.y : x.y;
-    const SfuPolar p = sfu_polar(sfu_code_to_log2(g, small - big), sfu_turns(big_angle - small_angle));
-    const int log = big + (__float_as_int(fmaf(p.lq, 0.5f, sfu_magic(g.F))) - __float_as_int(sfu_magic(g.F)));
-    // (k << (32 - P)) for the rounded Im code k: the magic's bits shifted, a loop invariant (0 for P >= 11).
-    const float m_im = sfu_magic(g.P - SFU_ATAN_SHIFT);
-    const unsigned angle = big_angle - ((unsigned)__float_as_int(m_im) << (32 - g.P))
-                         + ((unsigned)__float_as_int(fmaf(p.t, p.a, m_im)) << (32 - g.P));
-    // Finite operands (clns_class's classes: min > special, max < inf) and an in-range sum;
-    // anything else goes to the out-of-line slow path (kept out of the hot loop's registers).
-    if (small > special && big < inf && log > special && log < inf) return make_uint2((unsigned)log, angle);
-    return clns_add_sfu_rare(g, x, y, log);
+    const int diff = a - b;
+    const int t0 = (int)(y.y - x.y);           // small - big angle, or its negation
+    const unsigned theta = (unsigned)abs(t0);  // the reduced theta in [0, 2^31]
+    const unsigned sign = (unsigned)(t0 ^ diff) & 0x80000000u;
+    const SfuPolar p = sfu_polar(sfu_code_to_log2(g, -abs(diff)), sfu_phi_turns(theta), sign);
+    const int log = max(a, b) + sfu_round(p.lq, pow2i(g.F - 1));
+    // (k << (32 - P)) for the rounded Im code k, as one multiply-add of the magic's bits.
+    const unsigned unit = 1u << (32 - g.P);
+    const unsigned angle = (diff >= 0 ? x.y : y.y) - SFU_MAGIC_BITS * unit
+                         + (unsigned)__float_as_int(fmaf(p.im, pow2i(g.P), SFU_MAGIC)) * unit;
+    // Finite operands: min(a, b) > special and max(a, b) < inf (clns_class's classes).
+    const bool finite_in = min(a, b) > special && max(a, b) < inf;
+    if (finite_in && (unsigned)(log - special - 1) < finite_span) return make_uint2((unsigned)log, angle);
+    if (finite_in) return log > 0 ? clns_inf(g) : clns_zero(g);
+    const int cx = clns_class(g, x), cy = clns_class(g, y);
+    if (cx == 2 || cy == 2 || (cx == 3 && cy == 3)) return clns_nan(g);
+    if (cx == 3 || cy == 3) return clns_inf(g);
+    return cx == 1 ? y : x;
 }
 
 // ---- kernels ----------------------------------------------------------------------------------
@@ -399,8 +383,6 @@ __device__ __forceinline__ void run_chains(const C& ch, const Init* __restrict__
     typename C::State s[CHAINS];
 #pragma unroll
     for (int c = 0; c < CHAINS; ++c) s[c] = C::load(init[(tid * CHAINS + c) & 4095]);
-    // Unrolled by two so the (x, y) -> (x + y, -x) steps rename registers instead of moving them.
-#pragma unroll 2
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
         for (int c = 0; c < CHAINS; ++c) ch.step(s, c);
@@ -646,8 +628,8 @@ struct RadAccurate {
 // Through the SFUs (sfu_polar): phi to turns by one multiply, the angle back to radians.
 struct RadSfu {
     static __device__ float2 sb(const ClnsGeo&, unsigned long long, const float2*, float z, float, float phi) {
-        const SfuPolar p = sfu_polar(z, __fmul_rn(phi, 0.159154943f));
-        return make_float2(0.5f * p.lq, __fmul_rn(p.t * p.a, 6.28318531f / (1 << SFU_ATAN_SHIFT)));
+        const SfuPolar p = sfu_polar(z, __fmul_rn(phi, 0.159154943f), 0u);
+        return make_float2(0.5f * p.lq, __fmul_rn(p.im, 6.28318531f));
     }
 };
 template <class R> struct RadTable {
@@ -734,14 +716,13 @@ BENCH_CLNSF_ADD(bench_clnsf_add_tex, RadTable<TexRead>)
 BENCH_CLNSF_ADD(bench_clnsf_add_fma, RadTable<FmaRead>)
 BENCH_CLNSF_ADD(bench_clnsf_add_sfu, RadSfu)
 
-// ---- certificate of the SFU add over a whole lattice (twin: certify::LatticeCertificate) --------
+// ---- certificate of the SFU S_b over a whole lattice (twin: certify::LatticeCertificate) --------
 // Point i of the lattice is z = -(i / nt) (a log code, z in [z_lo, 0]) and the angle code
-// k = i % nt (theta = k 2^(32-P), theta in [0, pi]: nt = 2^(P-1) + 1). The SFU add of (0, 0) and
-// (z, +-theta) against the f64 cancellation-free S_b (at |Z| = 1 the exact theta / 2; conjugated
-// for -theta): each thread keeps the largest error of each part in ulps over both signs; the
-// block's maxima go to worst[] as (error bits << 32 | point), by 64-bit atomicMax (errors are
-// non-negative floats: their bits order as they do); wrong[] counts results off the correctly
-// rounded codes. Part 2 and 3 of worst[] hold the f32-radian variant's largest
+// k = i % nt (theta = k 2^(32-P), theta in [0, pi]: nt = 2^(P-1) + 1). Against the f64
+// cancellation-free form (at |Z| = 1 the exact theta / 2), each thread keeps the largest error of
+// each part in ulps; the block's maxima go to worst[] as (error bits << 32 | point), by 64-bit
+// atomicMax (errors are non-negative floats: their bits order as they do); wrong[] counts results
+// off the correctly rounded codes. Part 2 and 3 of worst[] hold the f32-radian variant's largest
 // absolute errors at the same points (Re in log2 units, Im in radians; z and phi rounded to f32
 // first, the reference at those f32 inputs), for z >= -126 (below, it reads S_b as 0).
 __device__ __forceinline__ unsigned long long warp_max_u64(unsigned long long v) {
@@ -773,25 +754,19 @@ __device__ __forceinline__ void certify_sfu_body(const ClnsGeo& g, int z_lo, uns
         const unsigned k = (unsigned)(i % nt);
         const unsigned theta = k << (32 - g.P);
         if (z < z_lo || (z == 0 && theta == HALF_TURN)) continue;  // Z = -1: x + (-x), exact zero in the add
+        const SbOut s = Sfu::sb(g, 0, nullptr, z, theta);
         double re, im;
         const double zd = (double)z * (double)pow2i(-g.F);
         sb_reference(zd, (double)(HALF_TURN - theta) * 2.3283064365386963e-10, &re, &im);
         if (z == 0) im = (double)theta * 1.1641532182693481e-10;
         const double re_u = re * (double)pow2i(g.F), im_u = im * (double)pow2i(g.P);
+        const int im_code = (int)s.im >> (32 - g.P);
+        const float e_re = (float)fabs((double)s.re - re_u), e_im = (float)fabs((double)im_code - im_u);
         const unsigned long long idx = i & 0xffffffffull;
-        // The add itself, (log 0, angle 0) + (z, +-theta): its reduction, both mirror signs and
-        // its rounding (a translation of both operands changes the result by the same exact
-        // integer steps; a < b meets the same (z, phi) as a >= b).
-#pragma unroll
-        for (int m = 0; m < 2; ++m) {
-            const uint2 sum = clns_add<Sfu>(g, 0, nullptr, make_uint2(0u, 0u), make_uint2((unsigned)z, m ? 0u - theta : theta));
-            const int im_code = ((int)sum.y >> (32 - g.P)) * (m ? -1 : 1);
-            const float e_re = (float)fabs((double)(int)sum.x - re_u), e_im = (float)fabs((double)im_code - im_u);
-            w[0] = max(w[0], ((unsigned long long)__float_as_uint(e_re) << 32) | idx);
-            w[1] = max(w[1], ((unsigned long long)__float_as_uint(e_im) << 32) | idx);
-            bad[0] += (double)(int)sum.x != rint(re_u);
-            bad[1] += (double)im_code != rint(im_u);
-        }
+        w[0] = max(w[0], ((unsigned long long)__float_as_uint(e_re) << 32) | idx);
+        w[1] = max(w[1], ((unsigned long long)__float_as_uint(e_im) << 32) | idx);
+        bad[0] += (double)s.re != rint(re_u);
+        bad[1] += (double)im_code != rint(im_u);
         if (z >= -126 * (1 << g.F)) {
             // The f32-radian variant at the same point: phi in radians rounded to f32.
             const float zf = (float)zd;

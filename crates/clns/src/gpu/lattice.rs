@@ -1,11 +1,9 @@
 //! The SFU method's certificate over a whole lattice: every z code from the largest magnitude
-//! difference of two finite logs up to 0 and every angle code in [0, π], reduced on the device
-//! (`clns_certify_sfu`: clns16 is 2.1·10^9 inputs, too many to bring back). At each point the
-//! kernel runs the SFU add itself, (log 0, angle 0) + (z, θ) and + (z, −θ), against the f64
-//! cancellation-free S_b (its conjugate for −θ): so its reduction, both mirror signs and its
-//! rounding are certified as they run. Any other finite pair with an in-range sum differs by
-//! exact integer steps (a translation of both logs and angles; a < b meets the same (z, ±θ)).
-//! The same points also bound the f32-radian variant's S_b (absolute errors).
+//! difference of two finite logs up to 0 and every angle code in [0, π], S_b by the kernel's
+//! MUFU path against the f64 cancellation-free form, reduced on the device (`clns_certify_sfu`:
+//! clns16 is 2.1·10^9 inputs, too many to bring back). The add reduces to S_b of exactly these
+//! (z, θ) by exact integer steps (swap, mirror, the rounding's symmetry), so this certifies the
+//! add. The same points also bound the f32-radian variant's S_b (absolute errors).
 
 use super::{kernels, GpuClns};
 use crate::error::{ClnsError, Result};
@@ -28,12 +26,10 @@ pub struct SfuLatticeCertificate {
     pub format: String,
     pub device: String,
     pub points: u64,
-    /// Largest error of the rounded Re and Im codes vs the exact S_b (ulps of each part), over
-    /// both mirror signs; the point is given as (z, θ ∈ [0, π]).
+    /// Largest error of the rounded Re and Im codes vs the exact S_b (ulps of each part).
     pub re: Worst,
     pub im: Worst,
-    /// Results that differ from the correctly rounded code (Re, Im), counted over both signs
-    /// (2 results per point).
+    /// Results that differ from the correctly rounded code (Re, Im).
     pub off_correct_rounding: [u64; 2],
     /// The f32-radian variant's S_b at the same points with z ≥ −126 (z and φ rounded to f32):
     /// largest absolute error of Re (log2 units) and Im (radians).
