@@ -104,13 +104,19 @@ impl CompactLayout {
     }
 
     /// 64-byte lines of check state per check. Byte planes (the generic code): min1, min2,
-    /// index, sign bytes. AVX-512: min1, min2, then one 64-bit lane mask per edge for the
-    /// c2v signs and one for "this edge holds min1" (`sign_bytes` lines each).
+    /// index, sign bytes. AVX-512: min1, min2, then `mask_lines` lines of 64-bit lane masks
+    /// (per edge the sign of its last v2c, and in the last slot the sign of their product)
+    /// and `mask_lines` lines of "this edge holds min1" masks.
     fn state_lines(&self, simd: Simd) -> usize {
         match simd {
-            Simd::Avx512 => 2 + 2 * self.sign_bytes,
+            Simd::Avx512 => 2 + 2 * self.mask_lines(),
             _ => 3 + self.sign_bytes,
         }
+    }
+
+    /// Lines of one kind of 64-bit lane mask per check on AVX-512: one per edge and one more.
+    fn mask_lines(&self) -> usize {
+        (self.code.max_row_degree() + 1).div_ceil(8)
     }
 }
 
@@ -350,6 +356,7 @@ impl Group {
     ) -> (usize, [u8; LANES]) {
         let code = &layout.code;
         let lines = self.lines;
+        let mask_lines = layout.mask_lines();
         assert_eq!(self.post.len(), code.n());
         let mut scratch = [[0i8; LANES]; MAX_CHECK_DEGREE];
         let mut done = [0u8; LANES];
@@ -372,10 +379,10 @@ impl Group {
                 let (post, v2c) = (&mut self.post, &mut scratch);
                 #[cfg(target_arch = "x86_64")]
                 if AVX512 {
-                    let sb = layout.sign_bytes;
+                    let sb = mask_lines;
                     // SAFETY: AVX512 is only set inside `run`'s AVX-512 wrapper; every
                     // column of the code is < n = post.len() (`Code::from_rows` checks it),
-                    // and `state` has 2 + 2·sign_bytes lines with sign_bytes·8 ≥ degree.
+                    // and `state` has 2 + 2·mask_lines lines with mask_lines·8 > degree.
                     unsafe {
                         match cols.len() {
                             4 => avx512::check::<4>(rule, &cols[..4], post, state, sb),
@@ -559,7 +566,8 @@ fn check<const L: usize>(
 /// - the second pass writes P = sign(v2c)·sat(|v2c| + s·m) with s the sign of the product of
 ///   all v2c signs and m the edge's corrected magnitude: the same value as
 ///   clamp(v2c + c2v, ±127), since c2v = s·sign(v2c)·m, |v2c| ≤ 127 and m ≤ [`C2V_MAX`];
-///   the new sign bits are sign(v2c) xor s.
+///   the state keeps sign(v2c) per edge and s per check (their xor is the c2v sign), so
+///   the first pass signs min1 and min2 by s once per check and flips by sign(v2c) per edge.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::{Line, Rule8, C2V_MAX};
@@ -581,16 +589,21 @@ mod avx512 {
         sb: usize,
     ) {
         let degree = cols.len();
-        debug_assert!(degree <= D && degree <= 8 * sb && state.len() == 2 + 2 * sb);
+        debug_assert!(degree <= D && degree < 8 * sb && state.len() == 2 + 2 * sb);
         // SAFETY: the caller's contract (see above); lines are 64-byte aligned.
         unsafe {
             let base = state.as_mut_ptr();
             let signs = base.add(2) as *mut u64;
             let here = base.add(2 + sb) as *mut u64;
             let pp = post.as_mut_ptr();
-            let old1 = _mm512_load_si512(base as *const _);
-            let old2 = _mm512_load_si512(base.add(1) as *const _);
             let zero = _mm512_setzero_si512();
+            // The last slot of the sign masks: the sign s of the product of all v2c signs.
+            let odd = signs.add(8 * sb - 1);
+            let k_odd_old = *odd;
+            let old1 = _mm512_load_si512(base as *const _);
+            let old1 = _mm512_mask_sub_epi8(old1, k_odd_old, zero, old1);
+            let old2 = _mm512_load_si512(base.add(1) as *const _);
+            let old2 = _mm512_mask_sub_epi8(old2, k_odd_old, zero, old2);
             let floor = _mm512_set1_epi8(-127);
             let mut min1 = _mm512_set1_epi8(127);
             let mut min2 = min1;
@@ -602,7 +615,7 @@ mod avx512 {
                 let p = _mm512_load_si512(pp.add(*cols.get_unchecked(j) as usize) as *const _);
                 let old = _mm512_mask_blend_epi8(*here.add(j), old1, old2);
                 let k_neg = *signs.add(j);
-                // P − old c2v: P + m where the old c2v is negative.
+                // P − old c2v, old c2v = s·m negated where the edge's last v2c was negative.
                 let x = _mm512_mask_adds_epi8(_mm512_subs_epi8(p, old), k_neg, p, old);
                 let x = _mm512_max_epi8(x, floor);
                 let a = _mm512_abs_epi8(x);
@@ -651,11 +664,12 @@ mod avx512 {
             let k_odd = _mm512_movepi8_mask(parity);
             let s1 = _mm512_mask_sub_epi8(min1, k_odd, zero, min1);
             let s2 = _mm512_mask_sub_epi8(min2, k_odd, zero, min2);
+            *odd = k_odd;
             for j in 0..degree {
                 let k_here = _mm512_cmpeq_epi8_mask(at, _mm512_set1_epi8(j as i8));
                 *here.add(j) = k_here;
                 let k_neg = _mm512_movepi8_mask(v2c[j]);
-                *signs.add(j) = k_neg ^ k_odd;
+                *signs.add(j) = k_neg;
                 let u = _mm512_adds_epi8(mag[j], _mm512_mask_blend_epi8(k_here, s1, s2));
                 let p = _mm512_mask_sub_epi8(u, k_neg, zero, u);
                 _mm512_store_si512(pp.add(*cols.get_unchecked(j) as usize) as *mut _, p);
