@@ -390,6 +390,9 @@ impl Group {
                             6 => avx512::check::<6>(rule, &cols[..6], post, state, sb),
                             7 => avx512::check::<7>(rule, &cols[..7], post, state, sb),
                             8 => avx512::check::<8>(rule, &cols[..8], post, state, sb),
+                            14 => avx512::check::<14>(rule, &cols[..14], post, state, sb),
+                            9..=16 => avx512::check::<16>(rule, cols, post, state, sb),
+                            17..=24 => avx512::check::<24>(rule, cols, post, state, sb),
                             _ => avx512::check::<MAX_CHECK_DEGREE>(rule, cols, post, state, sb),
                         }
                     }
