@@ -261,23 +261,29 @@ impl Group {
         for line in &mut self.post {
             line.0 = [0; LANES];
         }
-        for w in 0..real {
-            let range = (first + w) * n..(first + w + 1) * n;
-            match llr {
-                Llrs::F32(v) => {
-                    for (b, &l) in v[range].iter().enumerate() {
-                        self.post[layout.perm[b] as usize].0[w] = q.quantize(l);
+        // In blocks of TRANSPOSE bits, like `store`: the block's lines stay in L1 while each
+        // codeword's run of the block is read in order.
+        for b0 in (0..n).step_by(TRANSPOSE) {
+            let b1 = (b0 + TRANSPOSE).min(n);
+            for w in 0..real {
+                let range = (first + w) * n + b0..(first + w) * n + b1;
+                let perm = &layout.perm[b0..b1];
+                match llr {
+                    Llrs::F32(v) => {
+                        for (&b, &l) in perm.iter().zip(&v[range]) {
+                            self.post[b as usize].0[w] = q.quantize(l);
+                        }
                     }
-                }
-                Llrs::I8 { values, scale } => {
-                    // Re-quantised only when the input's scale differs from the decoder's.
-                    let same = scale == q.scale;
-                    for (b, &l) in values[range].iter().enumerate() {
-                        self.post[layout.perm[b] as usize].0[w] = if same {
-                            l.max(-127)
-                        } else {
-                            q.quantize(l as f32 / scale)
-                        };
+                    Llrs::I8 { values, scale } => {
+                        // Re-quantised only when the input's scale differs from the decoder's.
+                        let same = scale == q.scale;
+                        for (&b, &l) in perm.iter().zip(&values[range]) {
+                            self.post[b as usize].0[w] = if same {
+                                l.max(-127)
+                            } else {
+                                q.quantize(l as f32 / scale)
+                            };
+                        }
                     }
                 }
             }
