@@ -570,8 +570,9 @@ fn check<const L: usize>(
 }
 
 /// The check on AVX-512 mask registers. Same arithmetic as [`check`], reorganised:
-/// - each edge's 64 c2v sign bits and its "holds min1" bits are one 64-bit lane mask in the
-///   state, read and written whole (a mask load or store per edge, no byte-plane shifts);
+/// - each edge's 64 sign bits (of its last v2c) and its "holds min1" bits are one 64-bit lane
+///   mask each in the state, read and written whole (a mask load or store per edge, no
+///   byte-plane shifts);
 /// - the second pass writes P = sign(v2c)·sat(|v2c| + s·m) with s the sign of the product of
 ///   all v2c signs and m the edge's corrected magnitude: the same value as
 ///   clamp(v2c + c2v, ±127), since c2v = s·sign(v2c)·m, |v2c| ≤ 127 and m ≤ [`C2V_MAX`];
@@ -583,11 +584,12 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     /// One check (degree `cols.len()` ≤ D) over 64 lanes; `state` holds min1, min2, then
-    /// `sb` lines of sign masks and `sb` lines of min1-edge masks (one u64 per edge).
+    /// `sb` lines of v2c sign masks (one u64 per edge; the last one holds s) and `sb` lines
+    /// of min1-edge masks (one u64 per edge).
     ///
     /// # Safety
     /// The CPU has AVX-512 F and BW; every column is < `post.len()`; `state` has
-    /// 2 + 2·`sb` lines and `cols.len()` ≤ min(D, 8·`sb`).
+    /// 2 + 2·`sb` lines; `cols.len()` ≤ D and < 8·`sb`.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
     pub(super) unsafe fn check<const D: usize>(
