@@ -179,13 +179,13 @@ impl Header {
             ));
         }
         let m = h.n - h.k;
-        if m % GROUP != 0 || h.q != m / GROUP {
+        if !m.is_multiple_of(GROUP) || h.q != m / GROUP {
             return Err(format!(
                 "header has q={} but (N − K)/360 = {m}/360 is not that",
                 h.q
             ));
         }
-        if h.k % GROUP != 0 || h.rows != h.k / GROUP {
+        if !h.k.is_multiple_of(GROUP) || h.rows != h.k / GROUP {
             return Err(format!(
                 "header has rows={} but K/360 = {}/360 is not that",
                 h.rows, h.k

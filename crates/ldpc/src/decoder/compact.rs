@@ -103,9 +103,20 @@ impl CompactLayout {
         })
     }
 
-    /// 64-byte lines of check state per check: min1, min2, index, sign bytes.
-    fn state_lines(&self) -> usize {
-        3 + self.sign_bytes
+    /// 64-byte lines of check state per check. Byte planes (the generic code): min1, min2,
+    /// index, sign bytes. AVX-512: min1, min2, then `mask_lines` lines of 64-bit lane masks
+    /// (per edge the sign of its last v2c, and in the last slot the sign of their product)
+    /// and `mask_lines` lines of "this edge holds min1" masks.
+    fn state_lines(&self, simd: Simd) -> usize {
+        match simd {
+            Simd::Avx512 => 2 + 2 * self.mask_lines(),
+            _ => 3 + self.sign_bytes,
+        }
+    }
+
+    /// Lines of one kind of 64-bit lane mask per check on AVX-512: one per edge and one more.
+    fn mask_lines(&self) -> usize {
+        (self.code.max_row_degree() + 1).div_ceil(8)
     }
 }
 
@@ -178,7 +189,7 @@ impl Decoder for CompactDecoder {
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    let mut group = Group::new(&self.layout);
+                    let mut group = Group::new(&self.layout, self.simd);
                     loop {
                         let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
                         else {
@@ -217,18 +228,22 @@ struct Line([i8; LANES]);
 struct Group {
     /// Posteriors, renumbered bit order.
     post: Vec<Line>,
-    /// Check state, `state_lines` lines per check in decoding order.
+    /// Check state, `lines` lines per check in decoding order.
     state: Vec<Line>,
+    /// `CompactLayout::state_lines` for the instruction set in use.
+    lines: usize,
     /// Hard decisions, renumbered bit order.
     hard: Vec<[u8; LANES]>,
 }
 
 impl Group {
-    fn new(layout: &CompactLayout) -> Group {
+    fn new(layout: &CompactLayout, simd: Simd) -> Group {
         let n = layout.code.n();
+        let lines = layout.state_lines(simd);
         Group {
             post: vec![Line([0; LANES]); n],
-            state: vec![Line([0; LANES]); layout.code.m() * layout.state_lines()],
+            state: vec![Line([0; LANES]); layout.code.m() * lines],
+            lines,
             hard: vec![[0; LANES]; n],
         }
     }
@@ -246,23 +261,29 @@ impl Group {
         for line in &mut self.post {
             line.0 = [0; LANES];
         }
-        for w in 0..real {
-            let range = (first + w) * n..(first + w + 1) * n;
-            match llr {
-                Llrs::F32(v) => {
-                    for (b, &l) in v[range].iter().enumerate() {
-                        self.post[layout.perm[b] as usize].0[w] = q.quantize(l);
+        // In blocks of TRANSPOSE bits, like `store`: the block's lines stay in L1 while each
+        // codeword's run of the block is read in order.
+        for b0 in (0..n).step_by(TRANSPOSE) {
+            let b1 = (b0 + TRANSPOSE).min(n);
+            for w in 0..real {
+                let range = (first + w) * n + b0..(first + w) * n + b1;
+                let perm = &layout.perm[b0..b1];
+                match llr {
+                    Llrs::F32(v) => {
+                        for (&b, &l) in perm.iter().zip(&v[range]) {
+                            self.post[b as usize].0[w] = q.quantize(l);
+                        }
                     }
-                }
-                Llrs::I8 { values, scale } => {
-                    // Re-quantised only when the input's scale differs from the decoder's.
-                    let same = scale == q.scale;
-                    for (b, &l) in values[range].iter().enumerate() {
-                        self.post[layout.perm[b] as usize].0[w] = if same {
-                            l.max(-127)
-                        } else {
-                            q.quantize(l as f32 / scale)
-                        };
+                    Llrs::I8 { values, scale } => {
+                        // Re-quantised only when the input's scale differs from the decoder's.
+                        let same = scale == q.scale;
+                        for (&b, &l) in perm.iter().zip(&values[range]) {
+                            self.post[b as usize].0[w] = if same {
+                                l.max(-127)
+                            } else {
+                                q.quantize(l as f32 / scale)
+                            };
+                        }
                     }
                 }
             }
@@ -305,7 +326,7 @@ impl Group {
                 r: Rule8,
                 c: &DecoderConfig,
             ) -> (usize, [u8; LANES]) {
-                g.iterate(l, r, c)
+                g.iterate::<true>(l, r, c)
             }
             #[target_feature(enable = "avx2")]
             fn avx2(
@@ -314,32 +335,35 @@ impl Group {
                 r: Rule8,
                 c: &DecoderConfig,
             ) -> (usize, [u8; LANES]) {
-                g.iterate(l, r, c)
+                g.iterate::<false>(l, r, c)
             }
             // SAFETY: `Simd::best(&CpuArch::host())` / `with_simd` only choose sets this CPU
             // has (the AVX-512 one needs avx512f, bw and vl).
             match simd {
                 Simd::Avx512 => unsafe { avx512(self, layout, rule, config) },
                 Simd::Avx2 => unsafe { avx2(self, layout, rule, config) },
-                Simd::Sse41 | Simd::Baseline => self.iterate(layout, rule, config),
+                Simd::Sse41 | Simd::Baseline => self.iterate::<false>(layout, rule, config),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = simd;
-            self.iterate(layout, rule, config)
+            self.iterate::<false>(layout, rule, config)
         }
     }
 
+    /// `AVX512`: use the mask-register check (only inside the AVX-512 wrapper of `run`).
     #[inline(always)]
-    fn iterate(
+    fn iterate<const AVX512: bool>(
         &mut self,
         layout: &CompactLayout,
         rule: Rule8,
         config: &DecoderConfig,
     ) -> (usize, [u8; LANES]) {
         let code = &layout.code;
-        let lines = layout.state_lines();
+        let lines = self.lines;
+        let mask_lines = layout.mask_lines();
+        assert_eq!(self.post.len(), code.n());
         let mut scratch = [[0i8; LANES]; MAX_CHECK_DEGREE];
         let mut done = [0u8; LANES];
         let mut ran = config.iterations;
@@ -359,6 +383,27 @@ impl Group {
                 // A constant degree lets LLVM unroll the edge loops and fold the per-edge
                 // index and bit constants (DVB rate 1/2 checks have degree 7).
                 let (post, v2c) = (&mut self.post, &mut scratch);
+                #[cfg(target_arch = "x86_64")]
+                if AVX512 {
+                    let sb = mask_lines;
+                    // SAFETY: AVX512 is only set inside `run`'s AVX-512 wrapper; every
+                    // column of the code is < n = post.len() (`Code::from_rows` checks it),
+                    // and `state` has 2 + 2·mask_lines lines with mask_lines·8 > degree.
+                    unsafe {
+                        match cols.len() {
+                            4 => avx512::check::<4>(rule, &cols[..4], post, state, sb),
+                            5 => avx512::check::<5>(rule, &cols[..5], post, state, sb),
+                            6 => avx512::check::<6>(rule, &cols[..6], post, state, sb),
+                            7 => avx512::check::<7>(rule, &cols[..7], post, state, sb),
+                            8 => avx512::check::<8>(rule, &cols[..8], post, state, sb),
+                            14 => avx512::check::<14>(rule, &cols[..14], post, state, sb),
+                            9..=16 => avx512::check::<16>(rule, cols, post, state, sb),
+                            17..=24 => avx512::check::<24>(rule, cols, post, state, sb),
+                            _ => avx512::check::<MAX_CHECK_DEGREE>(rule, cols, post, state, sb),
+                        }
+                    }
+                    continue;
+                }
                 match cols.len() {
                     4 => check::<LANES>(rule, &cols[..4], post, state, v2c),
                     5 => check::<LANES>(rule, &cols[..5], post, state, v2c),
@@ -521,6 +566,126 @@ fn check<const L: usize>(
         head[0].0[w] = min1[w] as i8;
         head[1].0[w] = min2[w] as i8;
         head[2].0[w] = at[w] as i8;
+    }
+}
+
+/// The check on AVX-512 mask registers. Same arithmetic as [`check`], reorganised:
+/// - each edge's 64 sign bits (of its last v2c) and its "holds min1" bits are one 64-bit lane
+///   mask each in the state, read and written whole (a mask load or store per edge, no
+///   byte-plane shifts);
+/// - the second pass writes P = sign(v2c)·sat(|v2c| + s·m) with s the sign of the product of
+///   all v2c signs and m the edge's corrected magnitude: the same value as
+///   clamp(v2c + c2v, ±127), since c2v = s·sign(v2c)·m, |v2c| ≤ 127 and m ≤ [`C2V_MAX`];
+///   the state keeps sign(v2c) per edge and s per check (their xor is the c2v sign), so
+///   the first pass signs min1 and min2 by s once per check and flips by sign(v2c) per edge.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{Line, Rule8, C2V_MAX};
+    use std::arch::x86_64::*;
+
+    /// One check (degree `cols.len()` ≤ D) over 64 lanes; `state` holds min1, min2, then
+    /// `sb` lines of v2c sign masks (one u64 per edge; the last one holds s) and `sb` lines
+    /// of min1-edge masks (one u64 per edge).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW; every column is < `post.len()`; `state` has
+    /// 2 + 2·`sb` lines; `cols.len()` ≤ D and < 8·`sb`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    pub(super) unsafe fn check<const D: usize>(
+        rule: Rule8,
+        cols: &[u32],
+        post: &mut [Line],
+        state: &mut [Line],
+        sb: usize,
+    ) {
+        let degree = cols.len();
+        debug_assert!(degree <= D && degree < 8 * sb && state.len() == 2 + 2 * sb);
+        // SAFETY: the caller's contract (see above); lines are 64-byte aligned.
+        unsafe {
+            let base = state.as_mut_ptr();
+            let signs = base.add(2) as *mut u64;
+            let here = base.add(2 + sb) as *mut u64;
+            let pp = post.as_mut_ptr();
+            let zero = _mm512_setzero_si512();
+            // The last slot of the sign masks: the sign s of the product of all v2c signs.
+            let odd = signs.add(8 * sb - 1);
+            let k_odd_old = *odd;
+            let old1 = _mm512_load_si512(base as *const _);
+            let old1 = _mm512_mask_sub_epi8(old1, k_odd_old, zero, old1);
+            let old2 = _mm512_load_si512(base.add(1) as *const _);
+            let old2 = _mm512_mask_sub_epi8(old2, k_odd_old, zero, old2);
+            let floor = _mm512_set1_epi8(-127);
+            let mut min1 = _mm512_set1_epi8(127);
+            let mut min2 = min1;
+            let mut at = zero;
+            let mut parity = zero;
+            let mut v2c = [zero; D];
+            let mut mag = [zero; D];
+            for j in 0..degree {
+                let p = _mm512_load_si512(pp.add(*cols.get_unchecked(j) as usize) as *const _);
+                let old = _mm512_mask_blend_epi8(*here.add(j), old1, old2);
+                let k_neg = *signs.add(j);
+                // P − old c2v, old c2v = s·m negated where the edge's last v2c was negative.
+                let x = _mm512_mask_adds_epi8(_mm512_subs_epi8(p, old), k_neg, p, old);
+                let x = _mm512_max_epi8(x, floor);
+                let a = _mm512_abs_epi8(x);
+                at = _mm512_mask_mov_epi8(
+                    at,
+                    _mm512_cmplt_epu8_mask(a, min1),
+                    _mm512_set1_epi8(j as i8),
+                );
+                min2 = _mm512_min_epu8(min2, _mm512_max_epu8(min1, a));
+                min1 = _mm512_min_epu8(min1, a);
+                parity = _mm512_xor_si512(parity, x);
+                v2c[j] = x;
+                mag[j] = a;
+            }
+            match rule {
+                Rule8::Plain => {}
+                Rule8::Normalized(k) => {
+                    let k = _mm512_set1_epi16(k as i16);
+                    let scale = |m: __m512i| {
+                        // ⌊m·k/16⌋ on 16-bit halves (m ≤ 127, k ≤ 16: no overflow).
+                        let lo = _mm512_srli_epi16::<4>(_mm512_mullo_epi16(
+                            _mm512_and_si512(m, _mm512_set1_epi16(0xFF)),
+                            k,
+                        ));
+                        let hi = _mm512_srli_epi16::<4>(_mm512_mullo_epi16(
+                            _mm512_srli_epi16::<8>(m),
+                            k,
+                        ));
+                        _mm512_or_si512(lo, _mm512_slli_epi16::<8>(hi))
+                    };
+                    min1 = scale(min1);
+                    min2 = scale(min2);
+                }
+                Rule8::Offset(b) => {
+                    let b = _mm512_set1_epi8(b as i8);
+                    min1 = _mm512_subs_epu8(min1, b);
+                    min2 = _mm512_subs_epu8(min2, b);
+                }
+            }
+            let cap = _mm512_set1_epi8(C2V_MAX as i8);
+            min1 = _mm512_min_epu8(min1, cap);
+            min2 = _mm512_min_epu8(min2, cap);
+            _mm512_store_si512(base as *mut _, min1);
+            _mm512_store_si512(base.add(1) as *mut _, min2);
+            // s·min1 and s·min2 (s: the sign of the product of all v2c signs).
+            let k_odd = _mm512_movepi8_mask(parity);
+            let s1 = _mm512_mask_sub_epi8(min1, k_odd, zero, min1);
+            let s2 = _mm512_mask_sub_epi8(min2, k_odd, zero, min2);
+            *odd = k_odd;
+            for j in 0..degree {
+                let k_here = _mm512_cmpeq_epi8_mask(at, _mm512_set1_epi8(j as i8));
+                *here.add(j) = k_here;
+                let k_neg = _mm512_movepi8_mask(v2c[j]);
+                *signs.add(j) = k_neg;
+                let u = _mm512_adds_epi8(mag[j], _mm512_mask_blend_epi8(k_here, s1, s2));
+                let p = _mm512_mask_sub_epi8(u, k_neg, zero, u);
+                _mm512_store_si512(pp.add(*cols.get_unchecked(j) as usize) as *mut _, p);
+            }
+        }
     }
 }
 

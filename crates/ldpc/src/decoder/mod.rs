@@ -400,7 +400,7 @@ pub fn cpu_decoder(code: &Code, config: DecoderConfig) -> Result<Box<dyn Decoder
 /// Checks lengths shared by every decoder; returns the number of codewords.
 pub(crate) fn codewords_of(code: &Code, llr: &Llrs<'_>, bits: &[u8]) -> Result<usize> {
     let n = code.n();
-    if llr.len() % n != 0 || bits.len() != llr.len() {
+    if !llr.len().is_multiple_of(n) || bits.len() != llr.len() {
         return Err(LdpcError::invalid(format!(
             "decoding {}: {} LLRs and room for {} bits; both must be the same multiple of N = {n}",
             code.name(),

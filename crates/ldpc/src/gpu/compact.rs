@@ -277,7 +277,7 @@ impl<'g> CompactGpuDecoder<'g> {
                 "the GPU layered-compact decoder runs every iteration: use --no-early-termination",
             ));
         }
-        if batch == 0 || batch % PER_BLOCK != 0 {
+        if batch == 0 || !batch.is_multiple_of(PER_BLOCK) {
             return Err(LdpcError::invalid(format!(
                 "the GPU layered-compact batch must be a positive multiple of 4 codewords, not {batch}"
             )));
