@@ -394,6 +394,23 @@ template <> struct SbDb<sb_split, db_split> {
     }
 };
 
+// x + y for two finite nonzero words (no special code among them): lns_add without its
+// special-case tests, for vectors known to hold none; lns_add's finite path.
+template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
+__device__ __forceinline__ unsigned int lns_add_finite(const Geo& g, const unsigned long long* t, unsigned int a, unsigned int b) {
+    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
+    const Word x = unpack(g, a), y = unpack(g, b);
+    const bool x_big = x.log >= y.log;
+    const int big = x_big ? x.log : y.log, z = x_big ? y.log - x.log : x.log - y.log;
+    const bool negative = x_big ? x.negative : y.negative;
+    const bool sub = x.negative != y.negative;
+    if (sub && z == 0) return pack(g, false, special);  // x + (-x) = 0 exactly
+    const int log = big + SbDb<SB, DB>::eval(g, t, z, sub);
+    if (log > inf - 1) return pack(g, negative, inf);           // overflow: +-infinity
+    if (log < special + 1) return pack(g, false, special);      // underflow: the one zero
+    return pack(g, negative, log);
+}
+
 // x + y through the method's s_b / d_b, exactly as Format::add in src/arith.rs.
 template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
 __device__ unsigned int lns_add(const Geo& g, const unsigned long long* t, unsigned int a, unsigned int b) {
@@ -407,32 +424,7 @@ __device__ unsigned int lns_add(const Geo& g, const unsigned long long* t, unsig
     if (y_inf) return b;
     if (x.log == special) return b;  // 0 + y
     if (y.log == special) return a;  // x + 0
-    const bool x_big = x.log >= y.log;
-    const int big = x_big ? x.log : y.log, z = x_big ? y.log - x.log : x.log - y.log;
-    const bool negative = x_big ? x.negative : y.negative;
-    const bool sub = x.negative != y.negative;
-    if (sub && z == 0) return pack(g, false, special);  // x + (-x) = 0 exactly
-    const int log = big + SbDb<SB, DB>::eval(g, t, z, sub);
-    if (log > inf - 1) return pack(g, negative, inf);           // overflow: +-infinity
-    if (log < special + 1) return pack(g, false, special);      // underflow: the one zero
-    return pack(g, negative, log);
-}
-
-// x + y for two finite nonzero words (no special code among them): lns_add without its
-// special-case tests, for vectors known to hold none.
-template <int (*SB)(const Geo&, const unsigned long long*, int), int (*DB)(const Geo&, const unsigned long long*, int)>
-__device__ __forceinline__ unsigned int lns_add_finite(const Geo& g, const unsigned long long* t, unsigned int a, unsigned int b) {
-    const int special = -(1 << (g.log_bits - 1)), inf = (1 << (g.log_bits - 1)) - 1;
-    const Word x = unpack(g, a), y = unpack(g, b);
-    const bool x_big = x.log >= y.log;
-    const int big = x_big ? x.log : y.log, z = x_big ? y.log - x.log : x.log - y.log;
-    const bool negative = x_big ? x.negative : y.negative;
-    const bool sub = x.negative != y.negative;
-    if (sub && z == 0) return pack(g, false, special);  // x + (-x) = 0 exactly
-    const int log = big + SbDb<SB, DB>::eval(g, t, z, sub);
-    if (log > inf - 1) return pack(g, negative, inf);
-    if (log < special + 1) return pack(g, false, special);
-    return pack(g, negative, log);
+    return lns_add_finite<SB, DB>(g, t, a, b);
 }
 
 // Whether a word holds a special code (zero, NaN, +-infinity): its log field + 1 is the most

@@ -16,7 +16,7 @@ use crate::error::{LdpcError, Result};
 use crate::interleave::Interleaving;
 use crate::sim::{FrameCounts, FramePlan};
 use sigpu_runtime::cuda::cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
-use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, KernelSource};
+use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource};
 
 /// Words of 32 bits the encoding kernel holds per frame for each of K and M.
 const CHAIN_WORDS: usize = 2048;
@@ -50,6 +50,10 @@ struct LinkTables {
 pub struct GpuFrameChain<'g> {
     gpu: &'g Gpu,
     code: Code,
+    /// The three kernels, loaded once: bits and encoder, LLRs, error counts.
+    encode: Kernel,
+    make_llr: Kernel,
+    count_errors: Kernel,
     row_start: DeviceBuffer<u32>,
     info_end: DeviceBuffer<u32>,
     edge_col: DeviceBuffer<u32>,
@@ -83,9 +87,13 @@ impl<'g> GpuFrameChain<'g> {
                 start + code.row(r).partition_point(|&c| c < k as u32) as u32
             })
             .collect();
+        let source = chain_source();
         Ok(GpuFrameChain {
             gpu,
             code: code.clone(),
+            encode: gpu.kernel(&source, "ldpc_chain_encode")?,
+            make_llr: gpu.kernel(&source, "ldpc_chain_llr")?,
+            count_errors: gpu.kernel(&source, "ldpc_chain_count_errors")?,
             row_start: gpu.upload(code.row_start())?,
             info_end: gpu.upload(&info_end)?,
             edge_col: gpu.upload(code.edge_col())?,
@@ -149,9 +157,6 @@ impl<'g> GpuFrameChain<'g> {
             return Ok(());
         }
         let gpu = self.gpu;
-        let source = chain_source();
-        let encode = gpu.kernel(&source, "ldpc_chain_encode")?;
-        let symbols_kernel = gpu.kernel(&source, "ldpc_chain_llr")?;
         let m = plan.link.modulation;
         let (n, k, mm) = (
             self.code.n() as i32,
@@ -161,7 +166,7 @@ impl<'g> GpuFrameChain<'g> {
         let (per_axis, axes) = (m.bits_per_axis() as i32, plan.axes() as i32);
         let exact = (plan.link.demapper == Demapper::Exact) as i32;
         let (seed, es_bits, count32) = (plan.link.seed, plan.es_n0_db.to_bits(), count as i32);
-        gpu.launch(&encode)
+        gpu.launch(&self.encode)
             .buf(&self.row_start)
             .buf(&self.info_end)
             .buf(&self.edge_col)
@@ -182,7 +187,7 @@ impl<'g> GpuFrameChain<'g> {
         let symbols = self.code.n().div_ceil(m.bits_per_symbol());
         // x: the symbols of a frame (up to 32,400: 127 blocks); y: the frames.
         let blocks_x = symbols.div_ceil(THREADS as usize) as u32;
-        gpu.launch(&symbols_kernel)
+        gpu.launch(&self.make_llr)
             .buf(&self.info)
             .buf(&self.parity)
             .buf(&link.perm)
@@ -247,9 +252,8 @@ impl<'g> GpuFrameChain<'g> {
             // first + c frames of N floats and bytes, used on its own stream.
             iterations += c * unsafe { decoder.decode_device(&stream, src, dst, c) }?;
         }
-        let count_errors = gpu.kernel(&chain_source(), "ldpc_chain_count_errors")?;
         let (n32, k32, count32) = (n as i32, self.code.k() as i32, count as i32);
-        gpu.launch(&count_errors)
+        gpu.launch(&self.count_errors)
             .buf(&self.hard)
             .buf(&self.info)
             .arg(&n32)
@@ -315,12 +319,7 @@ impl<'g> ChainDecoder<'g> {
         for at in (0..count).step_by(2 * CHAIN_BATCH) {
             let c = (count - at).min(2 * CHAIN_BATCH);
             self.chain.make(plan, first + at as u64, c)?;
-            let counts = self.chain.decode_and_count(&mut self.decoder, c)?;
-            total.frames += counts.frames;
-            total.frame_errors += counts.frame_errors;
-            total.bit_errors += counts.bit_errors;
-            total.bit_errors_sq += counts.bit_errors_sq;
-            total.iterations += counts.iterations;
+            total += self.chain.decode_and_count(&mut self.decoder, c)?;
         }
         Ok(total)
     }

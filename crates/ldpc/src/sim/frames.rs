@@ -131,6 +131,17 @@ impl FrameCounts {
     }
 }
 
+impl std::ops::AddAssign for FrameCounts {
+    /// The counts of two sets of frames together.
+    fn add_assign(&mut self, other: FrameCounts) {
+        self.frames += other.frames;
+        self.frame_errors += other.frame_errors;
+        self.bit_errors += other.bit_errors;
+        self.bit_errors_sq += other.bit_errors_sq;
+        self.iterations += other.iterations;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
