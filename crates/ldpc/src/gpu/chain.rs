@@ -73,7 +73,7 @@ impl<'g> GpuFrameChain<'g> {
     pub fn new(gpu: &'g Gpu, code: &Code) -> Result<GpuFrameChain<'g>> {
         crate::encode::Encoder::new(code)?;
         let (k, m) = (code.k(), code.m());
-        if k.div_ceil(32) > CHAIN_WORDS || m.div_ceil(32) > CHAIN_WORDS {
+        if !Self::fits(code) {
             return Err(LdpcError::invalid(format!(
                 "the GPU frame chain holds codes with K and N − K up to {} bits; {} has {k} and \
                  {m}: simulate it with frames made on the host",
@@ -105,6 +105,15 @@ impl<'g> GpuFrameChain<'g> {
             hard: gpu.alloc_poisoned(1)?,
             errors: gpu.alloc_poisoned(1)?,
         })
+    }
+
+    /// Whether `code` has the staircase encoder and fits the kernel (K and M up to 65,536 bits).
+    pub fn holds(code: &Code) -> bool {
+        crate::encode::Encoder::new(code).is_ok() && Self::fits(code)
+    }
+
+    fn fits(code: &Code) -> bool {
+        code.k().div_ceil(32) <= CHAIN_WORDS && code.m().div_ceil(32) <= CHAIN_WORDS
     }
 
     /// Uploads `plan`'s link tables when they changed and grows the buffers to `count` frames.
@@ -278,21 +287,20 @@ impl<'g> GpuFrameChain<'g> {
 }
 
 /// The GPU decoder a simulation runs on `gpu`: with `device_frames`, the flooding schedule
-/// and a code the chain holds, a [`ChainDecoder`] (frames made on the GPU); else
-/// [`super::decoder`] (frames made on the host, the same frames). Both count alike.
+/// and a code the chain holds ([`GpuFrameChain::holds`]), a [`ChainDecoder`] (frames made on
+/// the GPU); else [`super::decoder`] (frames made on the host, the same frames). Both count
+/// alike.
 pub fn simulation_decoder<'g>(
     gpu: &'g Gpu,
     code: &Code,
     config: DecoderConfig,
     device_frames: bool,
 ) -> Result<Box<dyn Decoder + 'g>> {
-    if device_frames && config.schedule == crate::decoder::Schedule::Flooding {
-        if let Ok(chain) = GpuFrameChain::new(gpu, code) {
-            return Ok(Box::new(ChainDecoder {
-                decoder: GpuDecoder::new(gpu, code.clone(), config)?,
-                chain,
-            }));
-        }
+    if device_frames
+        && config.schedule == crate::decoder::Schedule::Flooding
+        && GpuFrameChain::holds(code)
+    {
+        return Ok(Box::new(ChainDecoder::new(gpu, code, config)?));
     }
     super::decoder(gpu, code, config)
 }
