@@ -5,8 +5,10 @@
 //! (Es = 1), so N0 = 1 / (Es/N0).
 
 use crate::error::{LdpcError, Result};
+use crate::text::{name_key, short};
 use rand::Rng;
 use serde::Serialize;
+use std::fmt;
 use std::str::FromStr;
 
 /// A constellation. QPSK and the QAMs are square: bits y0, y2, … pick the real part and
@@ -93,11 +95,6 @@ impl Modulation {
     }
 }
 
-/// A name as the parsers compare it: trimmed, lower case, without `-` and `_`.
-pub(crate) fn name_key(s: &str) -> String {
-    s.trim().to_ascii_lowercase().replace(['-', '_'], "")
-}
-
 impl FromStr for Modulation {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
@@ -111,6 +108,13 @@ impl FromStr for Modulation {
                 "unknown modulation {s:?}: expected bpsk, qpsk, 16qam, 64qam or 256qam"
             ))),
         }
+    }
+}
+
+/// The canonical spelling ([`Modulation::name`]).
+impl fmt::Display for Modulation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -144,6 +148,13 @@ impl FromStr for Demapper {
                 "unknown demapper {s:?}: expected exact or max-log"
             ))),
         }
+    }
+}
+
+/// The canonical spelling ([`Demapper::name`]).
+impl fmt::Display for Demapper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -308,7 +319,7 @@ impl Quantizer {
                 "LLR scale (--scale) {} must be in [{}, {}]: quantised = round(LLR · scale) \
                  within ±127, so the scale sets the step (1/scale) and the largest LLR kept \
                  (127/scale); the default 4 keeps LLRs up to 31.75 in steps of 0.25",
-                crate::decoder::short(scale),
+                short(scale),
                 Self::MIN_SCALE,
                 Self::MAX_SCALE
             )));

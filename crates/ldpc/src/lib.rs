@@ -49,6 +49,7 @@ pub mod interleave;
 pub mod npy;
 pub mod sim;
 pub mod table;
+mod text;
 
 pub use alist::{read_alist, to_alist, write_alist};
 pub use code::{Code, CodeInfo, Layer};

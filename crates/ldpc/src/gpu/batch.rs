@@ -30,29 +30,29 @@ fn gpu_scale(config: &DecoderConfig, schedule: Schedule, why: &str) -> Result<f3
 
 /// What both GPU decoders hold besides kernels and buffers: the GPU, the configuration and
 /// the 8-bit arithmetic it implies.
-pub(super) struct Setup<'g> {
-    pub gpu: &'g Gpu,
+pub(super) struct Setup {
+    pub gpu: Gpu,
     pub code: Code,
     pub config: DecoderConfig,
     pub rule: Rule8,
     pub quantizer: Quantizer,
 }
 
-impl<'g> Setup<'g> {
+impl Setup {
     /// Checks that `config` is an 8-bit `schedule` configuration for `code` (`why` says which
     /// decoder runs the other schedule) and derives the rule and the quantiser.
     pub fn new(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         code: Code,
         config: DecoderConfig,
         schedule: Schedule,
         why: &str,
-    ) -> Result<Setup<'g>> {
+    ) -> Result<Setup> {
         let scale = gpu_scale(&config, schedule, why)?;
         // The CPU twin validates the code's degrees and the rule.
         Fixed8Decoder::new(code.clone(), config)?;
         Ok(Setup {
-            gpu,
+            gpu: gpu.clone(),
             code,
             config,
             rule: Rule8::new(config.algorithm, scale)?,
@@ -114,8 +114,8 @@ pub(super) fn fill_input(
 }
 
 /// A GPU decoder as [`time_batch`] drives it.
-pub(super) trait BatchQueue<'g> {
-    fn setup(&self) -> &Setup<'g>;
+pub(super) trait BatchQueue {
+    fn setup(&self) -> &Setup;
     /// Code length N.
     fn n(&self) -> usize {
         self.setup().code.n()
@@ -146,8 +146,8 @@ pub(super) trait BatchQueue<'g> {
 
 /// [`Decoder::decode`](crate::Decoder::decode) of a GPU decoder: batch after batch through
 /// the pinned buffers.
-pub(super) fn decode_batches<'g>(
-    decoder: &mut impl BatchQueue<'g>,
+pub(super) fn decode_batches(
+    decoder: &mut impl BatchQueue,
     llr: Llrs<'_>,
     bits: &mut [u8],
 ) -> Result<DecodeStats> {
@@ -180,8 +180,8 @@ pub(super) fn decode_batches<'g>(
 /// the kernels, hard-decision download. `llr` holds [`BATCH`] codewords; early termination
 /// must be off (nothing may wait). With `transfers` false only the device work is timed, the
 /// LLRs staying on the device from a first upload.
-pub(super) fn time_batch<'g>(
-    decoder: &mut impl BatchQueue<'g>,
+pub(super) fn time_batch(
+    decoder: &mut impl BatchQueue,
     llr: &[i8],
     transfers: bool,
     (warmup, runs): (usize, usize),
@@ -200,8 +200,9 @@ pub(super) fn time_batch<'g>(
     let scale = decoder.setup().quantizer.scale;
     decoder.fill(Llrs::I8 { values: llr, scale }, 0, BATCH)?;
     decoder.enqueue_full(true)?;
-    let gpu = decoder.setup().gpu;
-    Ok(time_gpu(gpu, warmup, runs, || {
+    // A handle of its own: the closure below borrows the decoder mutably.
+    let gpu = decoder.setup().gpu.clone();
+    Ok(time_gpu(&gpu, warmup, runs, || {
         decoder.enqueue_full(transfers).map_err(|e| match e {
             LdpcError::Gpu(g) => g,
             other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
@@ -213,7 +214,7 @@ pub(super) fn time_batch<'g>(
 /// runs, for `describe`): both decode batch after batch through [`decode_batches`].
 macro_rules! batch_decoder {
     ($ty:ident) => {
-        impl crate::decoder::Decoder for $ty<'_> {
+        impl crate::decoder::Decoder for $ty {
             fn describe(&self) -> String {
                 self.setup.describe(&self.how())
             }
@@ -229,7 +230,7 @@ macro_rules! batch_decoder {
             }
         }
 
-        impl $ty<'_> {
+        impl $ty {
             /// Batch latency as the seed timed it: LLR upload (128 codewords of 8-bit LLRs,
             /// from pinned memory), the kernels, hard-decision download. `llr` holds 128
             /// codewords; early termination must be off (nothing may wait). With `transfers`

@@ -230,8 +230,8 @@ impl SlotTables {
 }
 
 /// Compact layered 8-bit min-sum on one GPU; see the module documentation.
-pub struct CompactGpuDecoder<'g> {
-    gpu: &'g Gpu,
+pub struct CompactGpuDecoder {
+    gpu: Gpu,
     code: Code,
     config: DecoderConfig,
     rule: Rule8,
@@ -253,20 +253,20 @@ pub struct CompactGpuDecoder<'g> {
     host_hard: PinnedHostSlice<u32>,
 }
 
-impl<'g> CompactGpuDecoder<'g> {
+impl CompactGpuDecoder {
     /// The decoder with the default batch ([`COMPACT_BATCH`] codewords).
-    pub fn new(gpu: &'g Gpu, code: Code, config: DecoderConfig) -> Result<CompactGpuDecoder<'g>> {
+    pub fn new(gpu: &Gpu, code: Code, config: DecoderConfig) -> Result<CompactGpuDecoder> {
         Self::with_batch(gpu, code, config, COMPACT_BATCH)
     }
 
     /// The decoder with `batch` codewords per launch (a multiple of 4; fewer blocks than SMs
     /// lowers the latency of a batch, not the time per codeword of a full one).
     pub fn with_batch(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         code: Code,
         config: DecoderConfig,
         batch: usize,
-    ) -> Result<CompactGpuDecoder<'g>> {
+    ) -> Result<CompactGpuDecoder> {
         if config.schedule != Schedule::LayeredCompact {
             return Err(LdpcError::invalid(
                 "CompactGpuDecoder runs the layered-compact schedule",
@@ -311,7 +311,7 @@ impl<'g> CompactGpuDecoder<'g> {
         let blocks = batch / PER_BLOCK;
         let words = n.div_ceil(32);
         Ok(CompactGpuDecoder {
-            gpu,
+            gpu: gpu.clone(),
             rule: twin.rule(),
             quantizer: twin.quantizer(),
             batch,
@@ -414,8 +414,9 @@ impl<'g> CompactGpuDecoder<'g> {
         fill_input(&mut self.host_input, q, input, n, (0, self.batch), false)?;
         self.enqueue(true, self.batch)?;
         let batch = self.batch;
-        let gpu = self.gpu;
-        Ok(time_gpu(gpu, warmup, runs, || {
+        // A handle of its own: the closure below borrows the decoder mutably.
+        let gpu = self.gpu.clone();
+        Ok(time_gpu(&gpu, warmup, runs, || {
             self.enqueue(transfers, batch).map_err(|e| match e {
                 LdpcError::Gpu(g) => g,
                 other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
@@ -436,7 +437,7 @@ fn pad_slots(t: &SlotTables) -> (Vec<u32>, Vec<u32>) {
     (slots, miss)
 }
 
-impl Decoder for CompactGpuDecoder<'_> {
+impl Decoder for CompactGpuDecoder {
     fn describe(&self) -> String {
         format!(
             "{} ({}, {} codewords per batch, compact layered kernel, 4 codewords per thread)",

@@ -136,8 +136,8 @@ impl Buffers {
 }
 
 /// 8-bit flooding min-sum on one GPU; see the module documentation.
-pub struct GpuDecoder<'g> {
-    setup: Setup<'g>,
+pub struct GpuDecoder {
+    setup: Setup,
     /// `code` in decoding order, as the CPU twin uses it (flooding results do not depend on
     /// it; the memory access pattern does).
     order: Code,
@@ -147,19 +147,19 @@ pub struct GpuDecoder<'g> {
     b: Buffers,
 }
 
-impl<'g> GpuDecoder<'g> {
-    pub fn new(gpu: &'g Gpu, code: Code, config: DecoderConfig) -> Result<GpuDecoder<'g>> {
+impl GpuDecoder {
+    pub fn new(gpu: &Gpu, code: Code, config: DecoderConfig) -> Result<GpuDecoder> {
         GpuDecoder::with_options(gpu, code, config, GpuOptions::default())
     }
 
     /// A decoder with chosen kernels and sub-batch (see [`GpuOptions`]); the results are the
     /// same whatever the options.
     pub fn with_options(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         code: Code,
         config: DecoderConfig,
         options: GpuOptions,
-    ) -> Result<GpuDecoder<'g>> {
+    ) -> Result<GpuDecoder> {
         let sub = options.sub_batch;
         if ![32, 64, 128].contains(&sub) {
             return Err(LdpcError::invalid(format!(
@@ -352,8 +352,8 @@ impl<'g> GpuDecoder<'g> {
     }
 }
 
-impl<'g> BatchQueue<'g> for GpuDecoder<'g> {
-    fn setup(&self) -> &Setup<'g> {
+impl BatchQueue for GpuDecoder {
+    fn setup(&self) -> &Setup {
         &self.setup
     }
     const CLEAR_INPUT: bool = true;
@@ -376,7 +376,7 @@ impl<'g> BatchQueue<'g> for GpuDecoder<'g> {
 
 batch_decoder!(GpuDecoder);
 
-impl GpuDecoder<'_> {
+impl GpuDecoder {
     /// How it runs, for [`Decoder::describe`](crate::Decoder::describe).
     fn how(&self) -> String {
         let sub = if self.sub == BATCH {

@@ -102,11 +102,38 @@ impl Sweep {
 /// The SNR a sweep's points name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SnrAxis {
+    /// Es/N0: per constellation symbol.
     EsN0,
+    /// Eb/N0: per information bit.
     EbN0,
 }
 
+/// `es-n0 | esn0 | snr` and `eb-n0 | ebn0` (any case, `-` and `_` ignored).
+impl std::str::FromStr for SnrAxis {
+    type Err = LdpcError;
+    fn from_str(s: &str) -> Result<Self> {
+        match crate::text::name_key(s).as_str() {
+            "esn0" | "snr" => Ok(SnrAxis::EsN0),
+            "ebn0" => Ok(SnrAxis::EbN0),
+            _ => Err(LdpcError::invalid(format!(
+                "unknown SNR axis {s:?}: expected es-n0 or eb-n0"
+            ))),
+        }
+    }
+}
+
+/// The canonical spelling: `es-n0` or `eb-n0`.
+impl std::fmt::Display for SnrAxis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SnrAxis::EsN0 => "es-n0",
+            SnrAxis::EbN0 => "eb-n0",
+        })
+    }
+}
+
 impl SnrAxis {
+    /// The SNR of a point `db` dB on this axis.
     pub fn snr(self, db: f64) -> Snr {
         match self {
             SnrAxis::EsN0 => Snr::EsN0(db),
