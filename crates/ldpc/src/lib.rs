@@ -47,6 +47,7 @@ mod error;
 pub mod gpu;
 pub mod interleave;
 pub mod npy;
+pub mod plan;
 pub mod sim;
 pub mod table;
 mod text;

@@ -34,8 +34,16 @@ fn precision_accepts_the_union_of_the_faces_spellings() {
         scale: Precision::DEFAULT_SCALE,
     };
     accepts(&[
-        (&["float", "f32", "float32", "FLOAT", " f32 "], Precision::Float, "float"),
-        (&["8bit", "8", "i8", "int8", "fixed8", "8BIT"], fixed, "8bit"),
+        (
+            &["float", "f32", "float32", "FLOAT", " f32 "],
+            Precision::Float,
+            "float",
+        ),
+        (
+            &["8bit", "8", "i8", "int8", "fixed8", "8BIT"],
+            fixed,
+            "8bit",
+        ),
     ]);
     assert_eq!(
         fixed.with_scale(8.0),
@@ -44,13 +52,20 @@ fn precision_accepts_the_union_of_the_faces_spellings() {
     );
     assert_eq!(Precision::Float.with_scale(8.0), Precision::Float);
     let e = "16bit".parse::<Precision>().unwrap_err().to_string();
-    assert!(e.contains("precision") && e.contains("8bit or float"), "{e}");
+    assert!(
+        e.contains("precision") && e.contains("8bit or float"),
+        "{e}"
+    );
 }
 
 #[test]
 fn decoder_rules_parse_with_their_parameters() {
     accepts(&[
-        (&["spa", "sum-product", "bp", "SPA"], Algorithm::SumProduct, "spa"),
+        (
+            &["spa", "sum-product", "bp", "SPA"],
+            Algorithm::SumProduct,
+            "spa",
+        ),
         (&["minsum", "min-sum", "ms"], Algorithm::MinSum, "minsum"),
         (
             &["nms", "nms:0.875", "normalized", "normalised=0.875"],
@@ -76,7 +91,11 @@ fn decoder_rules_parse_with_their_parameters() {
 #[test]
 fn schedules_modulations_demappers_interleavers_and_axes() {
     accepts(&[
-        (&["flooding", "flood", "Flooding"], Schedule::Flooding, "flooding"),
+        (
+            &["flooding", "flood", "Flooding"],
+            Schedule::Flooding,
+            "flooding",
+        ),
         (&["layered"], Schedule::Layered, "layered"),
         (
             &["layered-compact", "compact"],

@@ -386,4 +386,3 @@ impl From<&DecoderConfig> for DecoderSpec {
         }
     }
 }
-

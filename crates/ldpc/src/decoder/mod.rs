@@ -14,6 +14,7 @@
 
 mod compact;
 mod config;
+mod device;
 mod fixed8;
 mod float;
 
@@ -22,12 +23,16 @@ pub use compact::{decode_scalar as compact_decode_scalar, CompactDecoder, Compac
 pub use config::{
     Algorithm, DecoderConfig, DecoderSpec, Precision, Schedule, MAX_OFFSET, MIN_ALPHA,
 };
+pub(crate) use device::through_host;
+pub use device::DeviceDecodeStats;
 pub use fixed8::{Fixed8Decoder, Rule8, Simd, LANES};
 pub use float::FloatDecoder;
 
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
 use serde::Serialize;
+use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
+use sigpu_runtime::GpuTarget;
 
 /// Channel LLRs for any number of codewords, codeword after codeword.
 #[derive(Clone, Copy, Debug)]
@@ -86,6 +91,20 @@ pub trait Decoder: Send {
             "{}: posterior LLRs come from the f32 CPU decoder only (precision float, no GPU)",
             self.describe()
         )))
+    }
+
+    /// Decodes float32 LLRs in device memory (`llr`: codewords × N, an owned buffer's or
+    /// another library's, [`DeviceSlice::from_raw`]) into 0/1 bytes in device memory (`out`,
+    /// the same length), ordered on `caller`'s stream: after what it has queued, before what
+    /// it queues later. Decoders that run on the host copy through it on that stream
+    /// (`valid` counted); the flooding GPU decoder stays on the device (`valid` not counted).
+    fn decode_device(
+        &mut self,
+        caller: &GpuTarget,
+        llr: DeviceSlice<'_, f32>,
+        out: DeviceSliceMut<'_, u8>,
+    ) -> Result<DeviceDecodeStats> {
+        through_host(self, caller, llr, out)
     }
 
     /// Makes frames `first .. first + count` of `plan` on this decoder's own device, decodes

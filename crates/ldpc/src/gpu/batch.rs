@@ -211,9 +211,11 @@ pub(super) fn time_batch(
 }
 
 /// `impl Decoder` and `time_batch` for a GPU decoder `$ty` with `setup: Setup` and an inherent `how()` (how it
-/// runs, for `describe`): both decode batch after batch through [`decode_batches`].
+/// runs, for `describe`): both decode batch after batch through [`decode_batches`]. With
+/// `device: method`, device-resident LLRs are decoded by that inherent method instead of
+/// through the host.
 macro_rules! batch_decoder {
-    ($ty:ident) => {
+    ($ty:ident $(, device: $device:ident)?) => {
         impl crate::decoder::Decoder for $ty {
             fn describe(&self) -> String {
                 self.setup.describe(&self.how())
@@ -228,6 +230,16 @@ macro_rules! batch_decoder {
             ) -> crate::error::Result<crate::decoder::DecodeStats> {
                 super::batch::decode_batches(self, llr, bits)
             }
+            $(
+                fn decode_device(
+                    &mut self,
+                    caller: &sigpu_runtime::GpuTarget,
+                    llr: sigpu_runtime::cuda::DeviceSlice<'_, f32>,
+                    out: sigpu_runtime::cuda::DeviceSliceMut<'_, u8>,
+                ) -> crate::error::Result<crate::decoder::DeviceDecodeStats> {
+                    self.$device(caller, llr, out)
+                }
+            )?
         }
 
         impl $ty {

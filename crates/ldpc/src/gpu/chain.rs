@@ -257,16 +257,13 @@ impl GpuFrameChain {
         let own = GpuTarget::new(gpu.clone());
         let llr = DeviceSlice::of(&self.llr);
         let mut hard = DeviceSliceMut::of(&mut self.hard);
-        let mut iterations = 0;
-        for first in (0..count).step_by(BATCH) {
-            // One batch per call: its iterations count for each of its `c` codewords.
-            let c = (count - first).min(BATCH);
-            let rows = first * n..(first + c) * n;
-            let (Some(src), Some(dst)) = (llr.slice(rows.clone()), hard.slice_mut(rows)) else {
-                return Err(LdpcError::invalid("the frame chain's buffers hold fewer frames"));
-            };
-            iterations += c * decoder.decode_device(&own, src, dst)?;
-        }
+        let rows = 0..count * n;
+        let (Some(src), Some(dst)) = (llr.slice(rows.clone()), hard.slice_mut(rows)) else {
+            return Err(LdpcError::invalid(
+                "the frame chain's buffers hold fewer frames",
+            ));
+        };
+        let iterations = decoder.decode_resident(&own, src, dst)?.iterations;
         let (n32, k32, count32) = (n as i32, self.code.k() as i32, count as i32);
         gpu.launch(&self.count_errors)
             .buf(&self.hard)

@@ -349,7 +349,8 @@ fn device_io_check(gpu: &Gpu, seed: u64) -> CheckResult {
     let mut out = gpu.alloc_poisoned::<u8>(want.len())?;
     let target = sigpu_runtime::GpuTarget::new(gpu.clone());
     let iterations =
-        decoder.decode_device(&target, DeviceSlice::of(&llr), DeviceSliceMut::of(&mut out))?;
+        (decoder.decode_resident(&target, DeviceSlice::of(&llr), DeviceSliceMut::of(&mut out))?)
+            .iterations;
     gpu.synchronize()?;
     let got = gpu.download(&out)?;
     Ok(compare_exact(&got, &want).with_note(format!(

@@ -4,7 +4,7 @@
 
 use super::super::batch::BATCH;
 use super::GpuDecoder;
-use crate::decoder::Precision;
+use crate::decoder::{DeviceDecodeStats, Precision};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::{
     streaming_config, DeviceSlice, DeviceSliceMut, DriverContext, KernelSource,
@@ -19,18 +19,18 @@ fn source() -> KernelSource {
 }
 
 impl GpuDecoder {
-    /// Decodes the float32 LLRs of `llr` (frames × N, row-major) into bytes of `out` (frames ×
-    /// N, 0/1): owned buffers ([`DeviceSlice::of`]) and another library's memory
-    /// ([`DeviceSlice::from_raw`]) alike. The work is ordered after what `caller`'s stream has
-    /// queued, and what the caller queues on it later is ordered after the decoding. Returns
-    /// the iterations run, summed over batches. Views of another device than the decoder's
+    /// [`crate::Decoder::decode_device`] without leaving the device: decodes the float32 LLRs
+    /// of `llr` (frames × N, row-major) into bytes of `out` (frames × N, 0/1), owned buffers
+    /// ([`DeviceSlice::of`]) and another library's memory ([`DeviceSlice::from_raw`]) alike.
+    /// The work is ordered after what `caller`'s stream has queued, and what the caller queues
+    /// on it later is ordered after the decoding. Views of another device than the decoder's
     /// are refused.
-    pub fn decode_device(
+    pub fn decode_resident(
         &mut self,
         caller: &GpuTarget,
         llr: DeviceSlice<'_, f32>,
         mut out: DeviceSliceMut<'_, u8>,
-    ) -> Result<usize> {
+    ) -> Result<DeviceDecodeStats> {
         let gpu = &self.setup.gpu.clone();
         let Precision::Fixed8 { scale } = self.setup.config.precision else {
             return Err(LdpcError::invalid("the GPU decoder is 8-bit"));
@@ -81,7 +81,8 @@ impl GpuDecoder {
                 .arg(&total)
                 .arg(&scale)
                 .run(streaming_config(gpu, BATCH * n))?;
-            iterations += self.enqueue(false, count.div_ceil(self.sub))?;
+            // A batch's iterations count for each of its codewords.
+            iterations += count * self.enqueue(false, count.div_ceil(self.sub))?;
             let (n32, sub32, count64) = (n as i32, self.sub as i32, count as i64);
             gpu.launch(&unpack)
                 .buf(&self.b.hard)
@@ -94,7 +95,12 @@ impl GpuDecoder {
         // The caller's stream waits for the decoding (the hard decisions being written).
         let done = own.record_event(None).context("recording an event")?;
         (caller.stream().wait(&done)).context("ordering the caller's stream")?;
-        Ok(iterations)
+        Ok(DeviceDecodeStats {
+            codewords: frames,
+            valid: None,
+            iterations,
+            batches: frames.div_ceil(BATCH),
+        })
     }
 }
 

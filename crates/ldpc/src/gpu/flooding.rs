@@ -374,7 +374,7 @@ impl BatchQueue for GpuDecoder {
     }
 }
 
-batch_decoder!(GpuDecoder);
+batch_decoder!(GpuDecoder, device: decode_resident);
 
 impl GpuDecoder {
     /// How it runs, for [`Decoder::describe`](crate::Decoder::describe).

@@ -40,11 +40,7 @@ pub fn checks() -> Vec<Check> {
 
 /// The GPU decoder for `config`: [`GpuDecoder`] (flooding), [`LayeredGpuDecoder`] (layered) or
 /// [`CompactGpuDecoder`] (layered-compact).
-pub fn decoder(
-    gpu: &Gpu,
-    code: &Code,
-    config: DecoderConfig,
-) -> Result<Box<dyn Decoder>> {
+pub fn decoder(gpu: &Gpu, code: &Code, config: DecoderConfig) -> Result<Box<dyn Decoder>> {
     Ok(match config.schedule {
         Schedule::Flooding => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
         Schedule::Layered => Box::new(LayeredGpuDecoder::new(gpu, code.clone(), config)?),

@@ -119,6 +119,22 @@ impl From<PointFile> for PointResult {
 }
 
 impl PointResult {
+    /// The point on one line of text: SNR, counts, rates with their intervals, speed — what
+    /// `sigpu ldpc simulate` prints per point.
+    pub fn summary(&self) -> String {
+        // A point of an old file (no Σ e²) has the worst case over spreads: said beside it.
+        let worst = match self.ber_ci_method {
+            BerCiMethod::FramesWorstCase => " (worst case over spreads)",
+            BerCiMethod::FramesT => "",
+        };
+        let p = self;
+        format!(
+            "Es/N0 {:.2} dB (Eb/N0 {:.2}): {} frames, {} frame errors, BER {:.3e} [{:.2e}, {:.2e}]{worst}, FER {:.3e} [{:.2e}, {:.2e}], {:.1} iterations/frame, {:.1} s ({:.0} frames/s, {:.1} Mbps information, {:.1} Mbps coded)",
+            p.es_n0_db, p.eb_n0_db, p.frames, p.frame_errors, p.ber, p.ber_ci[0], p.ber_ci[1], p.fer, p.fer_ci[0], p.fer_ci[1], p.mean_iterations, p.seconds,
+            p.frames_per_s, p.info_mbps, p.coded_mbps
+        )
+    }
+
     pub(super) fn new(es_n0_db: f64, eb_n0_db: f64) -> PointResult {
         PointResult {
             es_n0_db,
