@@ -19,8 +19,8 @@ macro_rules! from_str {
         impl<'a, 'py> FromPyObject<'a, 'py> for Wrap<$t> {
             type Error = PyErr;
             fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-                let text = obj.cast::<PyString>()?.to_cow()?;
-                text.parse::<$t>().map(Wrap).map_err($err)
+                let text = obj.cast::<PyString>()?;
+                text.to_cow()?.parse::<$t>().map(Wrap).map_err($err)
             }
         }
     )*};
@@ -45,7 +45,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SnrPoints {
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         use sigpu_ldpc::sim::sweep::{check_points, parse_points};
         if let Ok(text) = obj.cast::<PyString>() {
-            return parse_points(&text.to_cow()?).map(SnrPoints).map_err(ldpc_err);
+            let text = text.to_cow()?;
+            return parse_points(&text).map(SnrPoints).map_err(ldpc_err);
         }
         let points: Vec<f64> = obj.extract()?;
         check_points(&points).map_err(ldpc_err)?;

@@ -5,6 +5,7 @@
 //! library's message as `ValueError` (bad input), `OSError` (files) or `RuntimeError` (the
 //! device).
 
+mod convert;
 mod device;
 mod filters;
 mod ldpc;

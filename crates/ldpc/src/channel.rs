@@ -302,7 +302,7 @@ impl Gauss {
 }
 
 /// LLR → 8-bit: round(llr · scale) saturated to ±127 (−128 is never produced, so the range
-/// is symmetric, as the seed requires).
+/// is symmetric, as the GPU LDPC decoder paper's decoder requires).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Quantizer {
     pub scale: f32,

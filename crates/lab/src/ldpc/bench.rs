@@ -1,4 +1,4 @@
-//! Decoder throughput as the seed measured it: a batch of codewords decoded for a fixed number
+//! Decoder throughput as the GPU LDPC decoder paper measured it: a batch of codewords decoded for a fixed number
 //! of iterations without early termination, coded Mbps = N · codewords / batch time, and
 //! information Mbps = K · codewords / batch time.
 
@@ -27,7 +27,7 @@ pub struct Throughput {
     /// From the median batch time.
     pub coded_mbps: f64,
     pub info_mbps: f64,
-    /// From the slowest batch (the seed's "minimum throughput").
+    /// From the slowest batch (the GPU LDPC decoder paper's "minimum throughput").
     pub min_coded_mbps: f64,
     /// GPU: median batch time without the LLR upload and hard-decision download.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -135,7 +135,7 @@ pub struct BenchSpec {
     pub codewords: usize,
     /// GPU: sub-batch sizes to compare (flooding).
     pub sub_batches: Vec<usize>,
-    /// GPU: also time the seed's one-word-per-thread CN / VN kernels.
+    /// GPU: also time the GPU LDPC decoder paper's one-word-per-thread CN / VN kernels.
     pub word_kernels: bool,
     /// GPU, layered-compact: codewords per batch to compare.
     pub compact_batches: Vec<usize>,

@@ -1,7 +1,7 @@
 //! 8-bit layered min-sum with saturated 8-bit posteriors and compressed check state, SIMD
 //! over 64 codewords — the CPU's fast decoder (`--schedule layered-compact`).
 //!
-//! The seed's CPU decoders keep one 8-bit message per edge and codeword plus (layered) a
+//! The GPU LDPC decoder paper's CPU decoders keep one 8-bit message per edge and codeword plus (layered) a
 //! 16-bit posterior per bit: for a 64-codeword group of a normal DVB frame that is ~23 MB,
 //! streamed through the caches several times per iteration. This decoder keeps
 //! - the posterior P of every bit as a saturated `i8` (±127), and
@@ -37,12 +37,13 @@
 // Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
 #![allow(clippy::needless_range_loop)]
 
-use super::fixed8::{Rule8, Simd};
+use super::fixed8::{best_simd, simd_sets, Rule8};
 use super::{codewords_of, worker_threads, DecodeStats, Decoder, DecoderConfig, Llrs, Precision};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::host::CpuArch;
+use sigpu_runtime::host::Isa;
 use std::sync::Mutex;
 
 /// Codewords per SIMD group: one 512-bit register of bytes.
@@ -107,9 +108,9 @@ impl CompactLayout {
     /// index, sign bytes. AVX-512: min1, min2, then `mask_lines` lines of 64-bit lane masks
     /// (per edge the sign of its last v2c, and in the last slot the sign of their product)
     /// and `mask_lines` lines of "this edge holds min1" masks.
-    fn state_lines(&self, simd: Simd) -> usize {
+    fn state_lines(&self, simd: Isa) -> usize {
         match simd {
-            Simd::Avx512 => 2 + 2 * self.mask_lines(),
+            Isa::Avx512 => 2 + 2 * self.mask_lines(),
             _ => 3 + self.sign_bytes,
         }
     }
@@ -127,7 +128,7 @@ pub struct CompactDecoder {
     config: DecoderConfig,
     quantizer: Quantizer,
     rule: Rule8,
-    simd: Simd,
+    simd: Isa,
 }
 
 impl CompactDecoder {
@@ -144,13 +145,13 @@ impl CompactDecoder {
             layout: CompactLayout::new(&code)?,
             code,
             config,
-            simd: Simd::best(&CpuArch::host()),
+            simd: best_simd(&CpuArch::host()),
         })
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
-    pub fn with_simd(mut self, simd: Simd) -> Result<Self> {
-        if !Simd::available(&CpuArch::host()).contains(&simd) {
+    pub fn with_simd(mut self, simd: Isa) -> Result<Self> {
+        if !simd_sets(&CpuArch::host()).contains(&simd) {
             return Err(LdpcError::invalid(format!(
                 "this CPU cannot run {}",
                 simd.name()
@@ -237,7 +238,7 @@ struct Group {
 }
 
 impl Group {
-    fn new(layout: &CompactLayout, simd: Simd) -> Group {
+    fn new(layout: &CompactLayout, simd: Isa) -> Group {
         let n = layout.code.n();
         let lines = layout.state_lines(simd);
         Group {
@@ -312,7 +313,7 @@ impl Group {
         layout: &CompactLayout,
         rule: Rule8,
         config: &DecoderConfig,
-        simd: Simd,
+        simd: Isa,
     ) -> (usize, [u8; LANES]) {
         for line in &mut self.state {
             line.0 = [0; LANES];
@@ -337,12 +338,12 @@ impl Group {
             ) -> (usize, [u8; LANES]) {
                 g.iterate::<false>(l, r, c)
             }
-            // SAFETY: `Simd::best(&CpuArch::host())` / `with_simd` only choose sets this CPU
+            // SAFETY: `best_simd(&CpuArch::host())` / `with_simd` only choose sets this CPU
             // has (the AVX-512 one needs avx512f, bw and vl).
             match simd {
-                Simd::Avx512 => unsafe { avx512(self, layout, rule, config) },
-                Simd::Avx2 => unsafe { avx2(self, layout, rule, config) },
-                Simd::Sse41 | Simd::Baseline => self.iterate::<false>(layout, rule, config),
+                Isa::Avx512 => unsafe { avx512(self, layout, rule, config) },
+                Isa::Avx2 | Isa::Avx2Fma => unsafe { avx2(self, layout, rule, config) },
+                Isa::Sse41 | Isa::Scalar => self.iterate::<false>(layout, rule, config),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

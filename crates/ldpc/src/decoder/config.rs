@@ -145,7 +145,7 @@ impl fmt::Display for Algorithm {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Schedule {
-    /// All checks, then all bits (the seed's schedule).
+    /// All checks, then all bits (the GPU LDPC decoder paper's schedule).
     Flooding,
     /// Layer by layer ([`crate::Code::layers`]: a DVB code's 360-check circulants, else each
     /// check alone), each layer's output used by the next (row-layered). Float decoders go
@@ -271,7 +271,7 @@ pub struct DecoderConfig {
     pub threads: usize,
 }
 
-/// The seed's decoder: 8-bit min-sum (scale 4), flooding, 50 iterations, no early
+/// The GPU LDPC decoder paper's decoder: 8-bit min-sum (scale 4), flooding, 50 iterations, no early
 /// termination, every CPU thread — `sigpu ldpc`'s defaults.
 impl Default for DecoderConfig {
     fn default() -> Self {

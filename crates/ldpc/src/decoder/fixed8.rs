@@ -1,14 +1,14 @@
-//! The seed's 8-bit min-sum on the CPU, SIMD over codewords.
+//! The GPU LDPC decoder paper's 8-bit min-sum on the CPU, SIMD over codewords.
 //!
 //! Codewords are decoded in groups of [`LANES`]; a group's messages are stored edge by edge
-//! with the group's codewords contiguous (`msg[e·LANES + w]`), the CPU form of the seed's
+//! with the group's codewords contiguous (`msg[e·LANES + w]`), the CPU form of the GPU LDPC decoder paper's
 //! coalesced layout, so every inner loop runs over the lanes and the compiler turns it into
 //! AVX-512, AVX2 or SSE4.1 code — one version of each, chosen at run time. Threads take whole
 //! groups: codewords are independent, so a group runs all its iterations without waiting for
-//! the others (the seed split each half-iteration's rows over threads instead, with a barrier
+//! the others (the GPU LDPC decoder paper split each half-iteration's rows over threads instead, with a barrier
 //! between them).
 //!
-//! The arithmetic is the seed's GPU variant, which the GPU kernels reproduce bit for bit:
+//! The arithmetic is the GPU LDPC decoder paper's GPU variant, which the GPU kernels reproduce bit for bit:
 //! - VN: s = LLR + Σ c2v in 16 bits; each v2c = clamp(s − c2v, −127, 127); hard decision
 //!   s < 0 (the VN-with-hard-decision pass).
 //! - CN: the two smallest |v2c| (the first one met wins ties), the product of signs (0 counts
@@ -33,7 +33,7 @@ use super::{
 use crate::channel::Quantizer;
 use crate::code::{Code, Layer};
 use crate::error::{LdpcError, Result};
-use sigpu_runtime::host::CpuArch;
+use sigpu_runtime::host::{CpuArch, Isa};
 use std::sync::Mutex;
 
 /// Codewords per CPU SIMD group: one 512-bit register of 8-bit messages. (Groups of 32, half
@@ -89,47 +89,21 @@ impl Rule8 {
     }
 }
 
-/// The instruction set the lane loops were compiled for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Simd {
-    Avx512,
-    Avx2,
-    Sse41,
-    Baseline,
+/// The instruction sets the 8-bit lane loops are compiled for, widest first, in the runtime's
+/// vocabulary. The AVX-512 path is compiled with avx512f, avx512bw and avx512vl: it needs all
+/// three.
+pub const SIMD_SETS: [Isa; 4] = [Isa::Avx512, Isa::Avx2, Isa::Sse41, Isa::Scalar];
+
+/// The widest of [`SIMD_SETS`] that `arch` (within the host) runs.
+pub fn best_simd(arch: &CpuArch) -> Isa {
+    Isa::best_of(arch, &SIMD_SETS)
 }
 
-impl Simd {
-    /// The widest set `arch` can run. The AVX-512 path is compiled with avx512f, avx512bw
-    /// and avx512vl: it needs all three.
-    pub fn best(arch: &CpuArch) -> Simd {
-        if arch.avx512_bw_vl() {
-            Simd::Avx512
-        } else if arch.avx2 {
-            Simd::Avx2
-        } else if arch.sse4_1 {
-            Simd::Sse41
-        } else {
-            Simd::Baseline
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Simd::Avx512 => "AVX-512",
-            Simd::Avx2 => "AVX2",
-            Simd::Sse41 => "SSE4.1",
-            Simd::Baseline => "baseline",
-        }
-    }
-
-    /// Every set `arch` can run, widest first (for tests and benchmarks).
-    pub fn available(arch: &CpuArch) -> Vec<Simd> {
-        let best = Simd::best(arch);
-        [Simd::Avx512, Simd::Avx2, Simd::Sse41, Simd::Baseline]
-            .into_iter()
-            .skip_while(|&s| s != best)
-            .collect()
-    }
+/// Every one of [`SIMD_SETS`] that `arch` (within the host) runs, widest first (for tests and
+/// benchmarks).
+pub fn simd_sets(arch: &CpuArch) -> Vec<Isa> {
+    let arch = arch.within_host();
+    SIMD_SETS.into_iter().filter(|s| s.runs_on(&arch)).collect()
 }
 
 /// 8-bit min-sum on the CPU; see the module documentation.
@@ -142,7 +116,7 @@ pub struct Fixed8Decoder {
     config: DecoderConfig,
     quantizer: Quantizer,
     rule: Rule8,
-    simd: Simd,
+    simd: Isa,
 }
 
 impl Fixed8Decoder {
@@ -172,13 +146,13 @@ impl Fixed8Decoder {
             order: code.decoding_order(),
             code,
             config,
-            simd: Simd::best(&CpuArch::host()),
+            simd: best_simd(&CpuArch::host()),
         })
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
-    pub fn with_simd(mut self, simd: Simd) -> Result<Self> {
-        if !Simd::available(&CpuArch::host()).contains(&simd) {
+    pub fn with_simd(mut self, simd: Isa) -> Result<Self> {
+        if !simd_sets(&CpuArch::host()).contains(&simd) {
             return Err(LdpcError::invalid(format!(
                 "this CPU cannot run {}",
                 simd.name()
@@ -188,7 +162,7 @@ impl Fixed8Decoder {
         Ok(self)
     }
 
-    pub fn simd(&self) -> Simd {
+    pub fn simd(&self) -> Isa {
         self.simd
     }
 
@@ -327,7 +301,7 @@ impl Group {
         layers: &[Layer],
         rule: Rule8,
         config: &DecoderConfig,
-        simd: Simd,
+        simd: Isa,
     ) -> usize {
         let mut job = Job {
             code,
@@ -406,12 +380,12 @@ macro_rules! simd_dispatch {
             fn sse41(job: &mut Job<'_>) -> usize {
                 job.$method::<LANES>()
             }
-            // SAFETY: `Simd::best(&CpuArch::host())` / `with_simd` only choose sets this CPU has.
+            // SAFETY: `best_simd(&CpuArch::host())` / `with_simd` only choose sets this CPU has.
             match $simd {
-                Simd::Avx512 => unsafe { avx512(&mut $job) },
-                Simd::Avx2 => unsafe { avx2(&mut $job) },
-                Simd::Sse41 => unsafe { sse41(&mut $job) },
-                Simd::Baseline => $job.$method::<LANES>(),
+                Isa::Avx512 => unsafe { avx512(&mut $job) },
+                Isa::Avx2 | Isa::Avx2Fma => unsafe { avx2(&mut $job) },
+                Isa::Sse41 => unsafe { sse41(&mut $job) },
+                Isa::Scalar => $job.$method::<LANES>(),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

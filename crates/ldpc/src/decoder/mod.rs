@@ -3,7 +3,7 @@
 //!
 //! - [`FloatDecoder`]: f32 sum-product (the high-precision reference) and f32 min-sum
 //!   (plain, normalised, offset), flooding or layered, threads over codewords.
-//! - [`Fixed8Decoder`]: the seed's 8-bit min-sum on the CPU — flooding with its VN / CN /
+//! - [`Fixed8Decoder`]: the GPU LDPC decoder paper's 8-bit min-sum on the CPU — flooding with its VN / CN /
 //!   VN-with-hard-decision passes, or layered — SIMD over codewords, threads over groups.
 //! - [`CompactDecoder`]: 8-bit layered min-sum with saturated 8-bit posteriors and compressed
 //!   check state (`Schedule::LayeredCompact`), SIMD over 64 codewords — the fast CPU decoder.
@@ -25,7 +25,7 @@ pub use config::{
 };
 pub(crate) use device::through_host;
 pub use device::DeviceDecodeStats;
-pub use fixed8::{Fixed8Decoder, Rule8, Simd, LANES};
+pub use fixed8::{best_simd, simd_sets, Fixed8Decoder, Rule8, LANES, SIMD_SETS};
 pub use float::FloatDecoder;
 
 use crate::code::Code;

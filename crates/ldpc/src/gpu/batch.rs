@@ -1,5 +1,5 @@
 //! What both GPU decoders do around their kernels: the batch size, pinned host buffers, filling
-//! a batch's input, and timing a batch as the seed did.
+//! a batch's input, and timing a batch as the GPU LDPC decoder paper did.
 
 use crate::channel::Quantizer;
 use crate::code::Code;
@@ -176,7 +176,7 @@ pub(super) fn decode_batches(
     })
 }
 
-/// Batch latency as the seed timed it: LLR upload (a batch of 8-bit LLRs from pinned memory),
+/// Batch latency as the GPU LDPC decoder paper timed it: LLR upload (a batch of 8-bit LLRs from pinned memory),
 /// the kernels, hard-decision download. `llr` holds [`BATCH`] codewords; early termination
 /// must be off (nothing may wait). With `transfers` false only the device work is timed, the
 /// LLRs staying on the device from a first upload.
@@ -243,7 +243,7 @@ macro_rules! batch_decoder {
         }
 
         impl $ty {
-            /// Batch latency as the seed timed it: LLR upload (128 codewords of 8-bit LLRs,
+            /// Batch latency as the GPU LDPC decoder paper timed it: LLR upload (128 codewords of 8-bit LLRs,
             /// from pinned memory), the kernels, hard-decision download. `llr` holds 128
             /// codewords; early termination must be off (nothing may wait). With `transfers`
             /// false, only the device work is timed, the LLRs staying on the device from a

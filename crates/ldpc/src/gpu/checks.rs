@@ -19,7 +19,7 @@ enum Kernels {
     Layered,
     /// Flooding in sub-batches of `sub` codewords, 16-byte (`vector`) or 4-byte accesses.
     Flooding { sub: usize, vector: bool },
-    /// Flooding with the seed's re-reading kernels.
+    /// Flooding with the GPU LDPC decoder paper's re-reading kernels.
     Reread,
 }
 

@@ -1,7 +1,7 @@
 //! The 8-bit min-sum decoders on a CUDA GPU, each bit for bit equal to its CPU twin
 //! ([`crate::decoder::Fixed8Decoder`] with the same configuration):
 //!
-//! - [`GpuDecoder`]: the seed's flooding schedule, CN and VN kernels over 128 codewords per
+//! - [`GpuDecoder`]: the GPU LDPC decoder paper's flooding schedule, CN and VN kernels over 128 codewords per
 //!   batch in the coalesced layout (`kernels/ldpc_minsum8.cu`);
 //! - [`LayeredGpuDecoder`]: the layered schedule fused into one kernel, one block per codeword
 //!   (`kernels/ldpc_layered8.cu`);
