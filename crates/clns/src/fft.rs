@@ -48,7 +48,7 @@ fn check_size(n: usize, len: usize) -> Result<u32, FftError> {
     if !n.is_power_of_two() || !(2..=1 << 20).contains(&n) {
         return Err(FftError::Size(n));
     }
-    if len % n != 0 {
+    if !len.is_multiple_of(n) {
         return Err(FftError::Length { len, n });
     }
     Ok(n.trailing_zeros())
