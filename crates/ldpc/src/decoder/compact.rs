@@ -37,14 +37,12 @@
 // Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
 #![allow(clippy::needless_range_loop)]
 
-use super::fixed8::{best_simd, simd_sets, Rule8};
-use super::{codewords_of, worker_threads, DecodeStats, Decoder, DecoderConfig, Llrs, Precision};
+use super::lanes::{decode_groups, Fixed8Setup, GroupDone, Rule8};
+use super::{codewords_of, DecodeStats, Decoder, DecoderConfig, Llrs};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
-use sigpu_runtime::host::CpuArch;
 use sigpu_runtime::host::Isa;
-use std::sync::Mutex;
 
 /// Codewords per SIMD group: one 512-bit register of bytes.
 pub const LANES: usize = 64;
@@ -126,53 +124,49 @@ pub struct CompactDecoder {
     code: Code,
     layout: CompactLayout,
     config: DecoderConfig,
-    quantizer: Quantizer,
-    rule: Rule8,
-    simd: Isa,
+    setup: Fixed8Setup,
 }
 
 impl CompactDecoder {
+    /// The compact layered decoder of `config` for `code`, on this host's widest instruction
+    /// set.
     pub fn new(code: Code, config: DecoderConfig) -> Result<CompactDecoder> {
-        config.validate()?;
-        let Precision::Fixed8 { scale } = config.precision else {
-            return Err(LdpcError::invalid(
-                "--schedule layered-compact is an 8-bit decoder: use --precision 8bit",
-            ));
-        };
+        let setup = Fixed8Setup::new(
+            &config,
+            "--schedule layered-compact is an 8-bit decoder: use --precision 8bit",
+        )?;
         Ok(CompactDecoder {
-            rule: Rule8::new(config.algorithm, scale)?,
-            quantizer: Quantizer::new(scale)?,
             layout: CompactLayout::new(&code)?,
             code,
             config,
-            simd: best_simd(&CpuArch::host()),
+            setup,
         })
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
     pub fn with_simd(mut self, simd: Isa) -> Result<Self> {
-        if !simd_sets(&CpuArch::host()).contains(&simd) {
-            return Err(LdpcError::invalid(format!(
-                "this CPU cannot run {}",
-                simd.name()
-            )));
-        }
-        self.simd = simd;
+        self.setup.force(simd)?;
         Ok(self)
     }
 
+    /// The check-node rule in 8-bit arithmetic.
     pub fn rule(&self) -> Rule8 {
-        self.rule
+        self.setup.rule
     }
 
+    /// The channel LLRs' quantiser.
     pub fn quantizer(&self) -> Quantizer {
-        self.quantizer
+        self.setup.quantizer
     }
 }
 
 impl Decoder for CompactDecoder {
     fn describe(&self) -> String {
-        format!("{} (cpu, {})", self.config.describe(), self.simd.name())
+        format!(
+            "{} (cpu, {})",
+            self.config.describe(),
+            self.setup.simd.name()
+        )
     }
 
     fn code(&self) -> &Code {
@@ -181,39 +175,32 @@ impl Decoder for CompactDecoder {
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
-        let n = self.code.n();
-        let groups = count.div_ceil(LANES);
-        let threads = worker_threads(self.config.threads).min(groups.max(1));
-        let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
-        let iterations = Mutex::new(0usize);
-        let valid = Mutex::new(0usize);
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    let mut group = Group::new(&self.layout, self.simd);
-                    loop {
-                        let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
-                        else {
-                            break;
-                        };
-                        let real = out.len() / n;
-                        group.load(&self.layout, self.quantizer, llr, g * LANES, real);
-                        let (its, done) =
-                            group.run(&self.layout, self.rule, &self.config, self.simd);
-                        group.store(&self.layout, out);
-                        *iterations.lock().unwrap_or_else(|p| p.into_inner()) += its * real;
-                        let ok = done[..real].iter().filter(|&&d| d != 0).count();
-                        *valid.lock().unwrap_or_else(|p| p.into_inner()) += ok;
-                    }
-                });
-            }
-        });
-        Ok(DecodeStats {
-            codewords: count,
-            valid: valid.into_inner().unwrap_or_else(|p| p.into_inner()),
-            iterations: iterations.into_inner().unwrap_or_else(|p| p.into_inner()),
-            batches: groups,
-        })
+        let (
+            n,
+            Fixed8Setup {
+                quantizer,
+                rule,
+                simd,
+            },
+        ) = (self.code.n(), self.setup);
+        Ok(decode_groups(
+            n,
+            count,
+            self.config.threads,
+            bits,
+            || Group::new(&self.layout, simd),
+            |group, g, out| {
+                let real = out.len() / n;
+                group.load(&self.layout, quantizer, llr, g * LANES, real);
+                let (its, done) = group.run(&self.layout, rule, &self.config, simd);
+                group.store(&self.layout, out);
+                GroupDone {
+                    iterations: its,
+                    valid: Some(done[..real].iter().filter(|&&d| d != 0).count()),
+                }
+            },
+            |_| 0,
+        ))
     }
 }
 

@@ -26,85 +26,12 @@
 // Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
-use super::{
-    codewords_of, count_valid, worker_threads, Algorithm, DecodeStats, Decoder, DecoderConfig,
-    Llrs, Precision, Schedule,
-};
+use super::lanes::{decode_groups, Fixed8Setup, GroupDone, Rule8, LANES};
+use super::{codewords_of, count_valid, DecodeStats, Decoder, DecoderConfig, Llrs, Schedule};
 use crate::channel::Quantizer;
 use crate::code::{Code, Layer};
 use crate::error::{LdpcError, Result};
-use sigpu_runtime::host::{CpuArch, Isa};
-use std::sync::Mutex;
-
-/// Codewords per CPU SIMD group: one 512-bit register of 8-bit messages. (Groups of 32, half
-/// the working set, were measured 1.5–3× slower on 2 cores of the H100 host and dropped.)
-pub const LANES: usize = 64;
-
-/// The check-node correction in 8-bit arithmetic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule8 {
-    Plain,
-    /// min · k / 16, rounded down (k in 1..=16).
-    Normalized(u8),
-    /// min − β, not below 0 (β in quantisation steps).
-    Offset(u8),
-}
-
-impl Rule8 {
-    /// The 8-bit rule for `algorithm` with channel LLRs quantised at `scale` steps per unit.
-    pub fn new(algorithm: Algorithm, scale: f32) -> Result<Rule8> {
-        // The same range check as the float decoders; then what 8 bits can represent.
-        algorithm.validate()?;
-        Ok(match algorithm {
-            Algorithm::MinSum => Rule8::Plain,
-            // α ≥ 1/16 by validate: it rounds to at least one sixteenth.
-            Algorithm::NormalizedMinSum { alpha } => {
-                Rule8::Normalized(((alpha * 16.0).round() as u8).clamp(1, 16))
-            }
-            Algorithm::OffsetMinSum { beta } => {
-                let steps = (beta * scale).round();
-                if beta > 0.0 && steps == 0.0 {
-                    // Would silently become plain min-sum.
-                    return Err(LdpcError::invalid(format!(
-                        "decoder oms:{beta}: β is below half the 8-bit step 1/{scale}; give \
-                         β ≥ {} or a larger --scale",
-                        0.5 / scale
-                    )));
-                }
-                Rule8::Offset(steps.clamp(0.0, 127.0) as u8)
-            }
-            Algorithm::SumProduct => {
-                return Err(LdpcError::invalid("sum-product has no 8-bit form"))
-            }
-        })
-    }
-
-    /// `(mode, parameter)` as the GPU kernels take them: 0 plain, 1 normalised, 2 offset.
-    pub fn kernel_args(self) -> (u32, u32) {
-        match self {
-            Rule8::Plain => (0, 0),
-            Rule8::Normalized(k) => (1, k as u32),
-            Rule8::Offset(b) => (2, b as u32),
-        }
-    }
-}
-
-/// The instruction sets the 8-bit lane loops are compiled for, widest first, in the runtime's
-/// vocabulary. The AVX-512 path is compiled with avx512f, avx512bw and avx512vl: it needs all
-/// three.
-pub const SIMD_SETS: [Isa; 4] = [Isa::Avx512, Isa::Avx2, Isa::Sse41, Isa::Scalar];
-
-/// The widest of [`SIMD_SETS`] that `arch` (within the host) runs.
-pub fn best_simd(arch: &CpuArch) -> Isa {
-    Isa::best_of(arch, &SIMD_SETS)
-}
-
-/// Every one of [`SIMD_SETS`] that `arch` (within the host) runs, widest first (for tests and
-/// benchmarks).
-pub fn simd_sets(arch: &CpuArch) -> Vec<Isa> {
-    let arch = arch.within_host();
-    SIMD_SETS.into_iter().filter(|s| s.runs_on(&arch)).collect()
-}
+use sigpu_runtime::host::Isa;
 
 /// 8-bit min-sum on the CPU; see the module documentation.
 pub struct Fixed8Decoder {
@@ -114,19 +41,14 @@ pub struct Fixed8Decoder {
     /// The layers of `order` (layered schedule).
     layers: Vec<Layer>,
     config: DecoderConfig,
-    quantizer: Quantizer,
-    rule: Rule8,
-    simd: Isa,
+    setup: Fixed8Setup,
 }
 
 impl Fixed8Decoder {
+    /// The decoder of `config` (8-bit, flooding or layered) for `code`, on this host's widest
+    /// instruction set.
     pub fn new(code: Code, config: DecoderConfig) -> Result<Fixed8Decoder> {
-        config.validate()?;
-        let Precision::Fixed8 { scale } = config.precision else {
-            return Err(LdpcError::invalid(
-                "the 8-bit decoder needs --precision 8bit",
-            ));
-        };
+        let setup = Fixed8Setup::new(&config, "the 8-bit decoder needs --precision 8bit")?;
         if config.schedule == Schedule::LayeredCompact {
             return Err(LdpcError::invalid(
                 "--schedule layered-compact runs in the compact decoder (cpu_decoder picks it)",
@@ -140,44 +62,43 @@ impl Fixed8Decoder {
             )));
         }
         Ok(Fixed8Decoder {
-            rule: Rule8::new(config.algorithm, scale)?,
-            quantizer: Quantizer::new(scale)?,
             layers: code.decoding_order().layers(),
             order: code.decoding_order(),
             code,
             config,
-            simd: best_simd(&CpuArch::host()),
+            setup,
         })
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
     pub fn with_simd(mut self, simd: Isa) -> Result<Self> {
-        if !simd_sets(&CpuArch::host()).contains(&simd) {
-            return Err(LdpcError::invalid(format!(
-                "this CPU cannot run {}",
-                simd.name()
-            )));
-        }
-        self.simd = simd;
+        self.setup.force(simd)?;
         Ok(self)
     }
 
+    /// The instruction set the lane loops run in.
     pub fn simd(&self) -> Isa {
-        self.simd
+        self.setup.simd
     }
 
+    /// The check-node rule in 8-bit arithmetic.
     pub fn rule(&self) -> Rule8 {
-        self.rule
+        self.setup.rule
     }
 
+    /// The channel LLRs' quantiser.
     pub fn quantizer(&self) -> Quantizer {
-        self.quantizer
+        self.setup.quantizer
     }
 }
 
 impl Decoder for Fixed8Decoder {
     fn describe(&self) -> String {
-        format!("{} (cpu, {})", self.config.describe(), self.simd.name())
+        format!(
+            "{} (cpu, {})",
+            self.config.describe(),
+            self.setup.simd.name()
+        )
     }
 
     fn code(&self) -> &Code {
@@ -186,42 +107,31 @@ impl Decoder for Fixed8Decoder {
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
-        let n = self.code.n();
-        let groups = count.div_ceil(LANES);
-        let threads = worker_threads(self.config.threads).min(groups.max(1));
-        let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
-        let iterations = Mutex::new(0usize);
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    let mut group = Group::new(&self.order, &self.layers);
-                    loop {
-                        let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
-                        else {
-                            break;
-                        };
-                        group.load(&self.code, self.quantizer, llr, g * LANES, count);
-                        let its = group.run(
-                            &self.order,
-                            &self.layers,
-                            self.rule,
-                            &self.config,
-                            self.simd,
-                        );
-                        group.store(n, out);
-                        // Every codeword of the group ran the group's iterations.
-                        *iterations.lock().unwrap_or_else(|p| p.into_inner()) +=
-                            its * (out.len() / n);
-                    }
-                });
-            }
-        });
-        Ok(DecodeStats {
-            codewords: count,
-            valid: count_valid(&self.code, bits),
-            iterations: iterations.into_inner().unwrap_or_else(|p| p.into_inner()),
-            batches: groups,
-        })
+        let (
+            n,
+            Fixed8Setup {
+                quantizer,
+                rule,
+                simd,
+            },
+        ) = (self.code.n(), self.setup);
+        Ok(decode_groups(
+            n,
+            count,
+            self.config.threads,
+            bits,
+            || Group::new(&self.order, &self.layers),
+            |group, g, out| {
+                group.load(&self.code, quantizer, llr, g * LANES, count);
+                let its = group.run(&self.order, &self.layers, rule, &self.config, simd);
+                group.store(n, out);
+                GroupDone {
+                    iterations: its,
+                    valid: None,
+                }
+            },
+            |bits| count_valid(&self.code, bits),
+        ))
     }
 }
 

@@ -17,6 +17,7 @@ mod config;
 mod device;
 mod fixed8;
 mod float;
+mod lanes;
 
 pub use compact::{decode_scalar as compact_decode_scalar, CompactDecoder, CompactLayout, C2V_MAX};
 
@@ -25,8 +26,9 @@ pub use config::{
 };
 pub(crate) use device::through_host;
 pub use device::DeviceDecodeStats;
-pub use fixed8::{best_simd, simd_sets, Fixed8Decoder, Rule8, LANES, SIMD_SETS};
+pub use fixed8::Fixed8Decoder;
 pub use float::FloatDecoder;
+pub use lanes::{best_simd, simd_sets, Rule8, LANES, SIMD_SETS};
 
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
