@@ -189,21 +189,34 @@ pub(super) fn time_batch(
     if decoder.setup().config.early_termination {
         return Err(LdpcError::invalid("timing runs without early termination"));
     }
-    let n = decoder.n();
-    if llr.len() != BATCH * n {
-        return Err(LdpcError::invalid(format!(
-            "time_batch needs {} LLRs, got {}",
-            BATCH * n,
-            llr.len()
-        )));
-    }
+    check_batch_llrs(llr.len(), BATCH, decoder.n())?;
     let scale = decoder.setup().quantizer.scale;
     decoder.fill(Llrs::I8 { values: llr, scale }, 0, BATCH)?;
     decoder.enqueue_full(true)?;
     // A handle of its own: the closure below borrows the decoder mutably.
     let gpu = decoder.setup().gpu.clone();
-    Ok(time_gpu(&gpu, warmup, runs, || {
-        decoder.enqueue_full(transfers).map_err(|e| match e {
+    time_enqueue(&gpu, (warmup, runs), || decoder.enqueue_full(transfers))
+}
+
+/// Refuses a timing batch of `len` LLRs that is not `batch` codewords of `n` bits.
+pub(super) fn check_batch_llrs(len: usize, batch: usize, n: usize) -> Result<()> {
+    if len != batch * n {
+        return Err(LdpcError::invalid(format!(
+            "time_batch needs {} LLRs, got {len}",
+            batch * n
+        )));
+    }
+    Ok(())
+}
+
+/// `enqueue` timed on `gpu` with CUDA events ([`time_gpu`]), after `warmup` untimed runs.
+pub(super) fn time_enqueue(
+    gpu: &Gpu,
+    (warmup, runs): (usize, usize),
+    mut enqueue: impl FnMut() -> Result<()>,
+) -> Result<Timing> {
+    Ok(time_gpu(gpu, warmup, runs, || {
+        enqueue().map_err(|e| match e {
             LdpcError::Gpu(g) => g,
             other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
         })

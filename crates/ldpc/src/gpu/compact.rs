@@ -11,7 +11,7 @@
 //! H100 once; the batch size is a parameter ([`CompactGpuDecoder::with_batch`]).
 //! Early termination is not implemented: the kernel always runs the configured iterations.
 
-use super::batch::{alloc_pinned, fill_input};
+use super::batch::{alloc_pinned, check_batch_llrs, fill_input, time_enqueue};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::decoder::{
@@ -21,9 +21,7 @@ use crate::decoder::{
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
-use sigpu_runtime::cuda::{
-    time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
-};
+use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing};
 
 /// Circulant size of the DVB codes the kernel handles.
 const Z: usize = 360;
@@ -399,13 +397,7 @@ impl CompactGpuDecoder {
         runs: usize,
     ) -> Result<Timing> {
         let n = self.code.n();
-        if llr.len() != self.batch * n {
-            return Err(LdpcError::invalid(format!(
-                "time_batch needs {} LLRs, got {}",
-                self.batch * n,
-                llr.len()
-            )));
-        }
+        check_batch_llrs(llr.len(), self.batch, n)?;
         let q = self.quantizer;
         let input = Llrs::I8 {
             values: llr,
@@ -416,12 +408,7 @@ impl CompactGpuDecoder {
         let batch = self.batch;
         // A handle of its own: the closure below borrows the decoder mutably.
         let gpu = self.gpu.clone();
-        Ok(time_gpu(&gpu, warmup, runs, || {
-            self.enqueue(transfers, batch).map_err(|e| match e {
-                LdpcError::Gpu(g) => g,
-                other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
-            })
-        })?)
+        time_enqueue(&gpu, (warmup, runs), || self.enqueue(transfers, batch))
     }
 }
 
