@@ -162,11 +162,7 @@ impl CompactDecoder {
 
 impl Decoder for CompactDecoder {
     fn describe(&self) -> String {
-        format!(
-            "{} (cpu, {})",
-            self.config.describe(),
-            self.setup.simd.name()
-        )
+        self.setup.describe(&self.config)
     }
 
     fn code(&self) -> &Code {
@@ -175,24 +171,17 @@ impl Decoder for CompactDecoder {
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
-        let (
-            n,
-            Fixed8Setup {
-                quantizer,
-                rule,
-                simd,
-            },
-        ) = (self.code.n(), self.setup);
+        let (n, s) = (self.code.n(), self.setup);
         Ok(decode_groups(
             n,
             count,
             self.config.threads,
             bits,
-            || Group::new(&self.layout, simd),
+            || Group::new(&self.layout, s.simd),
             |group, g, out| {
                 let real = out.len() / n;
-                group.load(&self.layout, quantizer, llr, g * LANES, real);
-                let (its, done) = group.run(&self.layout, rule, &self.config, simd);
+                group.load(&self.layout, s.quantizer, llr, g * LANES, real);
+                let (its, done) = group.run(&self.layout, s.rule, &self.config, s.simd);
                 group.store(&self.layout, out);
                 GroupDone {
                     iterations: its,

@@ -80,25 +80,11 @@ impl Fixed8Decoder {
     pub fn simd(&self) -> Isa {
         self.setup.simd
     }
-
-    /// The check-node rule in 8-bit arithmetic.
-    pub fn rule(&self) -> Rule8 {
-        self.setup.rule
-    }
-
-    /// The channel LLRs' quantiser.
-    pub fn quantizer(&self) -> Quantizer {
-        self.setup.quantizer
-    }
 }
 
 impl Decoder for Fixed8Decoder {
     fn describe(&self) -> String {
-        format!(
-            "{} (cpu, {})",
-            self.config.describe(),
-            self.setup.simd.name()
-        )
+        self.setup.describe(&self.config)
     }
 
     fn code(&self) -> &Code {
@@ -107,14 +93,7 @@ impl Decoder for Fixed8Decoder {
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
-        let (
-            n,
-            Fixed8Setup {
-                quantizer,
-                rule,
-                simd,
-            },
-        ) = (self.code.n(), self.setup);
+        let (n, s) = (self.code.n(), self.setup);
         Ok(decode_groups(
             n,
             count,
@@ -122,8 +101,8 @@ impl Decoder for Fixed8Decoder {
             bits,
             || Group::new(&self.order, &self.layers),
             |group, g, out| {
-                group.load(&self.code, quantizer, llr, g * LANES, count);
-                let its = group.run(&self.order, &self.layers, rule, &self.config, simd);
+                group.load(&self.code, s.quantizer, llr, g * LANES, count);
+                let its = group.run(&self.order, &self.layers, s.rule, &self.config, s.simd);
                 group.store(n, out);
                 GroupDone {
                     iterations: its,

@@ -101,6 +101,11 @@ impl Fixed8Setup {
         })
     }
 
+    /// `config` described, with where it runs: `… (cpu, AVX-512)`.
+    pub fn describe(&self, config: &DecoderConfig) -> String {
+        format!("{} (cpu, {})", config.describe(), self.simd.name())
+    }
+
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
     pub fn force(&mut self, simd: Isa) -> Result<()> {
         if !simd_sets(&CpuArch::host()).contains(&simd) {
