@@ -53,32 +53,17 @@ class Code:
     """An LDPC code: ``Code("dvbt2-normal-1/2")`` or ``Code("path/to/code.alist")``."""
 
     def __init__(self, spec: str) -> None:
-        if not isinstance(spec, str):
-            spec = str(spec)
-        self._code = _native.Code(spec)
-
-    @property
-    def name(self) -> str:
-        return self._code.name
-
-    @property
-    def n(self) -> int:
-        """Codeword length N."""
-        return self._code.n
-
-    @property
-    def k(self) -> int:
-        """Information bits K."""
-        return self._code.k
-
-    @property
-    def m(self) -> int:
-        """Parity checks (rows of H)."""
-        return self._code.m
-
-    @property
-    def rate(self) -> float:
-        return self._code.rate
+        self._code = _native.Code(str(spec))
+        #: The code's name: a standard name, or the alist file's.
+        self.name: str = self._code.name
+        #: Codeword length N.
+        self.n: int = self._code.n
+        #: Information bits K.
+        self.k: int = self._code.k
+        #: Parity checks (rows of H).
+        self.m: int = self._code.m
+        #: K / N.
+        self.rate: float = self._code.rate
 
     @property
     def H(self) -> Any:
