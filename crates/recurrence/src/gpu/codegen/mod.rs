@@ -114,3 +114,12 @@ pub fn generate<T: Element>(
         shared_bytes: plan.dynamic_shared_bytes(),
     })
 }
+
+/// 8 hex digits of FNV-1a over a generated source: file names (and the kernel cache's) differ
+/// whenever the code does.
+pub(crate) fn short_hash(s: &str) -> String {
+    let h = s.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    });
+    format!("{h:08x}")
+}

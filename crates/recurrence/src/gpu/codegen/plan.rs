@@ -3,6 +3,7 @@
 //! comments, types and constants as defines, the switches and the include of `plr.cuh`).
 
 use super::config::GpuConfig;
+use super::short_hash;
 use crate::elem::{DType, Element};
 use crate::error::FilterError;
 use crate::factors::{mat_mul, Factors, TableKind};
@@ -286,12 +287,4 @@ pub(super) fn map_signature<T: Element>(ff: &[T]) -> String {
 pub(super) fn rec_signature<T: Element>(fb: &[T]) -> String {
     let list: Vec<String> = fb.iter().map(|v| format!("{v:?}")).collect();
     format!("(1 : {})", list.join(", "))
-}
-
-/// 8 hex digits of FNV-1a over the source: names differ whenever the code does.
-fn short_hash(s: &str) -> String {
-    let h = s.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ b as u32).wrapping_mul(0x0100_0193)
-    });
-    format!("{h:08x}")
 }

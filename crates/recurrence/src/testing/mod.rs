@@ -1,4 +1,12 @@
-//! Random stable filters and inputs, shared by the tests and the GPU self-checks.
+//! Random stable filters and inputs, shared by the tests, the GPU self-checks and the lab's
+//! benchmarks; [`sos`]: scipy's designs as sections and the cascade's accuracy contract.
+
+mod sos;
+
+pub use sos::{
+    random_values, sos_emulation_keeps_contract, SosReference, BUTTER3_HIGH, BUTTER8_0005,
+    BUTTER8_002, BUTTER8_01,
+};
 
 use crate::signature::{Coef, Signature};
 use rand::Rng;
