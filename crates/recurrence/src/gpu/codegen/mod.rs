@@ -47,6 +47,7 @@ use crate::elem::Element;
 use crate::error::FilterError;
 use crate::filter::Filter;
 use plan::Plan;
+use sigpu_runtime::cuda::primitives::with_primitives;
 use sigpu_runtime::cuda::KernelSource;
 
 /// A generated kernel and the constants it is launched with.
@@ -84,10 +85,14 @@ impl<T> Generated<T> {
 }
 
 impl<T> Generated<T> {
-    /// The source as NVRTC compiles it: the generated code with [`PLR_HEADER`] attached.
+    /// The source as NVRTC compiles it: the generated code with [`PLR_HEADER`] and the
+    /// runtime's primitive headers it builds on attached.
     pub fn kernel_source(&self) -> KernelSource {
-        KernelSource::generated(self.name.clone(), self.source.clone())
-            .with_header(PLR_HEADER_NAME, PLR_HEADER)
+        with_primitives(KernelSource::generated(
+            self.name.clone(),
+            self.source.clone(),
+        ))
+        .with_header(PLR_HEADER_NAME, PLR_HEADER)
     }
 }
 

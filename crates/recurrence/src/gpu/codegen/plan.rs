@@ -218,9 +218,6 @@ impl<'a, T: Element> Plan<'a, T> {
             w,
             "#define Q (V * (int)sizeof(T) / 16)  // 16-byte vectors per thread"
         );
-        let _ = writeln!(w, "#define FULL_MASK 0xffffffffu");
-        let _ = writeln!(w, "#define STATUS_PARTIAL 1u");
-        let _ = writeln!(w, "#define STATUS_FULL 2u");
         let _ = writeln!(
             w,
             "#define PLR_LOOK_BACK {}  // chunks chained by the decoupled look-back",

@@ -2,7 +2,7 @@
 //! ([`SosConfig`]), the coefficients checked and rounded ([`sos_coefficients`], the crate's one
 //! sos validator and stability verdict), the correction tables computed exactly
 //! ([`SosTables`]: double-double powers of each section's state transition, rounded once), the
-//! generated prelude and kernel source, a CPU emulation of the kernel's block and carry scheme
+//! generated prelude and the kernel header, a CPU emulation of the kernel's block and carry scheme
 //! ([`emulate`]), and the serial references (in the element type, as scipy's `sosfilt` runs,
 //! and in double-double).
 //!
@@ -42,6 +42,6 @@ pub use coefficients::{section_stable, sos_coefficients, MAX_SECTIONS};
 pub use config::SosConfig;
 pub use emulate::emulate;
 pub(crate) use prelude::short_hash;
-pub use prelude::{kernel_source, SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
+pub use prelude::{SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
 pub use reference::{channel_error, sosfilt_extended, sosfilt_serial};
 pub use tables::{cascade_decay, scan_steps, SosTables};

@@ -1,10 +1,9 @@
 //! The kernel's text: the generated prelude (types, launch shape and every table as
-//! `__constant__` data, then the include of `kernels/sos.cuh`) and the source NVRTC compiles.
+//! `__constant__` data, then the include of `kernels/sos.cuh`) and the header it includes.
 
 use super::tables::{scan_steps, SosTables};
 use crate::elem::{DType, Element};
 pub(crate) use crate::gpu::codegen::short_hash;
-use sigpu_runtime::cuda::KernelSource;
 use std::fmt::Write;
 
 impl<T: Element> SosTables<T> {
@@ -116,30 +115,29 @@ impl<T: Element> SosTables<T> {
     }
 }
 
-/// The header the generated prelude includes: the kernel itself.
-pub const SOS_HEADER: &str = include_str!("../../../kernels/sos.cuh");
+/// The header the generated prelude includes: the kernel itself (`kernels/sos.cuh`), with the
+/// runtime's primitive headers it builds on ([`sigpu_runtime::cuda::primitives`]) in front, so
+/// that the one header attached compiles. The include guards make attaching them again harmless.
+pub const SOS_HEADER: &str = concat!(
+    include_str!("../../../../runtime/kernels/sigpu_reduce.cuh"),
+    include_str!("../../../../runtime/kernels/sigpu_warp_io.cuh"),
+    include_str!("../../../../runtime/kernels/sigpu_lookback.cuh"),
+    include_str!("../../../kernels/sos.cuh")
+);
 /// The name the prelude includes [`SOS_HEADER`] by.
 pub const SOS_HEADER_NAME: &str = "sos.cuh";
 /// The kernel's name.
 pub const SOS_KERNEL: &str = "sos_filter";
 
-/// The generated prelude with the kernel header attached, as NVRTC compiles it; the name
-/// tells the element type, sections and shape, and changes whenever the text does.
-pub fn kernel_source<T: Element>(tables: &SosTables<T>) -> KernelSource {
-    let prelude = tables.prelude();
-    let c = tables.config;
-    let name = format!(
-        "sos_{}_s{}_{}x{}{}c{}_{}.cu",
-        T::DTYPE,
-        tables.sections(),
-        c.threads,
-        c.vpt,
-        match c.min_blocks {
-            0 => String::new(),
-            b => format!("b{b}"),
-        },
-        tables.chunks_per_block(),
-        short_hash(&prelude)
-    );
-    KernelSource::generated(name, prelude).with_header(SOS_HEADER_NAME, SOS_HEADER)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sigpu_runtime::cuda::primitives::HEADERS;
+
+    #[test]
+    fn the_header_carries_the_runtime_primitives_verbatim() {
+        let front: String = HEADERS.iter().map(|(_, text)| *text).collect();
+        assert!(SOS_HEADER.starts_with(&front));
+        assert!(SOS_HEADER.ends_with(include_str!("../../../kernels/sos.cuh")));
+    }
 }
