@@ -8,7 +8,8 @@ use super::sos_tables::{channel_error, emulate};
 use crate::elem::Element;
 use crate::error::FilterError;
 use crate::testing::{
-    random_values as random, SosReference, BUTTER3_HIGH, BUTTER8_0005, BUTTER8_01,
+    empty_report, lengths_around, random_values as random, SosReference, BUTTER3_HIGH,
+    BUTTER8_0005, BUTTER8_01,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -214,28 +215,8 @@ fn lengths(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let g = GpuSos::<f32>::new(gpu, &BUTTER8_01)?;
     let chunk = g.config().chunk();
-    let mut total = CheckReport {
-        elements: 0,
-        mismatches: 0,
-        max_error: 0.0,
-        tolerance: Tolerance {
-            abs: 0.0,
-            rel: 1e-5,
-        },
-        note: String::new(),
-    };
-    for n in [
-        1,
-        2,
-        31,
-        33,
-        chunk - 1,
-        chunk,
-        chunk + 1,
-        3 * chunk + 7,
-        65_537,
-        1_000_003,
-    ] {
+    let mut total = empty_report(1e-5);
+    for n in lengths_around(chunk) {
         let channels = 2;
         let x: Vec<f32> = random(&mut rng, channels * n, 1.0);
         let zi: Vec<f32> = random(&mut rng, channels * g.state_len(), 0.5);

@@ -78,3 +78,32 @@ pub fn relative_error(got: &[f64], want: &[f64]) -> f64 {
         err / scale
     }
 }
+
+/// Signal lengths around a kernel's chunk of `chunk` values, where chunk and channel ends meet
+/// (1, 2, a warp ± 1, chunk ± 1, three chunks and a bit), then long odd lengths.
+pub fn lengths_around(chunk: usize) -> [usize; 10] {
+    [
+        1,
+        2,
+        31,
+        33,
+        chunk - 1,
+        chunk,
+        chunk + 1,
+        3 * chunk + 7,
+        65_537,
+        1_000_003,
+    ]
+}
+
+/// A check report with nothing counted yet, at relative tolerance `rel`: what a check over many
+/// lengths adds its runs to.
+pub fn empty_report(rel: f64) -> sigpu_runtime::cuda::CheckReport {
+    sigpu_runtime::cuda::CheckReport {
+        elements: 0,
+        mismatches: 0,
+        max_error: 0.0,
+        tolerance: sigpu_runtime::cuda::Tolerance { abs: 0.0, rel },
+        note: String::new(),
+    }
+}
