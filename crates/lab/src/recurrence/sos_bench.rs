@@ -10,36 +10,9 @@ use sigpu_recurrence::{Element, GpuSos, SosConfig};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum as Attr;
 use sigpu_runtime::cuda::{copy_bandwidth, gb_per_s, gelem_per_s, Gpu, Timing};
 
-/// scipy.signal.butter(8, 0.1, output='sos'): the benchmark's filter (max |pole| 0.941).
-pub const BUTTER8_01: [[f64; 6]; 4] = [
-    [
-        1.7625537291912854e-07,
-        3.525107458382571e-07,
-        1.7625537291912854e-07,
-        1.0,
-        -1.4597062543768673,
-        0.5348259849616107,
-    ],
-    [1.0, 2.0, 1.0, 1.0, -1.5132907658389045, 0.5911680745682053],
-    [1.0, 2.0, 1.0, 1.0, -1.6234056976410005, 0.7069497656826822],
-    [1.0, 2.0, 1.0, 1.0, -1.7939618452517712, 0.8862831120070135],
-];
-
-/// scipy.signal.butter(8, 0.02, output='sos'): poles to 0.988, factor tables over the whole
-/// segment.
-pub const BUTTER8_002: [[f64; 6]; 4] = [
-    [
-        8.098259786747707e-13,
-        1.6196519573495413e-12,
-        8.098259786747707e-13,
-        1.0,
-        -1.8802595219238372,
-        0.8839771204173436,
-    ],
-    [1.0, 2.0, 1.0, 1.0, -1.8970134052508192, 0.9007641290712767],
-    [1.0, 2.0, 1.0, 1.0, -1.928769222871887, 0.9325827334397969],
-    [1.0, 2.0, 1.0, 1.0, -1.971898055346293, 0.9757968390803613],
-];
+/// The benchmark's filters: scipy.signal.butter(8, 0.1, output='sos') (max |pole| 0.941) and
+/// butter(8, 0.02, output='sos') (poles to 0.988, factor tables over the whole segment).
+pub use sigpu_recurrence::testing::{BUTTER8_002, BUTTER8_01};
 
 /// One timed configuration of the cascade.
 #[derive(Clone, Debug, Serialize)]
