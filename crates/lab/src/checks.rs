@@ -33,8 +33,8 @@ pub struct Outcome {
     pub name: &'static str,
     /// What it compares, in a line.
     pub about: &'static str,
-    /// The seed its inputs were drawn from (derived from the run's seed and the name), to
-    /// repeat it alone.
+    /// The seed its inputs were drawn from: the run's seed mixed with the check's name, so the
+    /// check replays alike run alone or with all.
     pub seed: u64,
     /// Whether the report came back within its tolerances (false on an error).
     pub passed: bool,

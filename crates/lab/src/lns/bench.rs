@@ -12,7 +12,8 @@ use sigpu_runtime::cuda::{
     self, copy_bandwidth, sm_clock_mhz, time_gpu, DeviceBuffer, Gpu, Launch,
 };
 
-/// One compute-bound s_b measurement: a method alone, or a blend A+B at one λ.
+/// One compute-bound measurement: a method alone, or a blend A+B at one λ; s_b alone, or s_b
+/// and d_b at each input.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Row {
     /// A method, or `A+B` for a blend.
@@ -26,8 +27,7 @@ pub struct Row {
     pub median_ms: f64,
     /// Throughput: 10^9 evaluations per second at the median.
     pub g_evals_per_s: f64,
-    /// SM clock cycles per warp-wide evaluation at the measured clock, over all SMs: the
-    /// comparison with the cycle counts texture-LNS's Table 1 gives.
+    /// SM clock cycles per warp-wide evaluation: time × clock × SMs / (evaluations / 32).
     pub cycles_per_warp: f64,
 }
 

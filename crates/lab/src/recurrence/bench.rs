@@ -28,8 +28,8 @@ pub struct BenchRow {
     pub shape: String,
     /// Length of the factor tables after truncation.
     pub factor_len: usize,
-    /// Chunk carry-outs do not depend on carry-ins (every factor truncated before a chunk's
-    /// end), so no chunk waits for its predecessor.
+    /// Chunk carry-outs do not depend on carry-ins (every factor reaching a chunk's end was
+    /// truncated to zero), so a chunk posts its carry-out before it knows its carry-in.
     pub independent: bool,
     /// GPU: carry-ins recomputed from the previous chunk's inputs (no look-back).
     pub tail_carry: bool,
