@@ -43,6 +43,7 @@ impl Interleaving {
         }
     }
 
+    /// The canonical spelling: `none` or `dvbt2`.
     pub fn name(self) -> &'static str {
         match self {
             Interleaving::None => "none",

@@ -38,6 +38,8 @@
 //! # Ok::<(), sigpu_ldpc::LdpcError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod alist;
 pub mod channel;
 mod code;

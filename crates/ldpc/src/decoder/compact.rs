@@ -71,6 +71,7 @@ pub struct CompactLayout {
 }
 
 impl CompactLayout {
+    /// The layout of `code` (a DVB staircase code is renumbered; other codes keep their order).
     pub fn new(code: &Code) -> Result<CompactLayout> {
         let degree = code.max_row_degree();
         if degree > MAX_CHECK_DEGREE {

@@ -19,9 +19,15 @@ pub enum Algorithm {
     /// Min-sum: the smallest other magnitude.
     MinSum,
     /// Normalised min-sum: the magnitude times `alpha` (8-bit: rounded to a multiple of 1/16).
-    NormalizedMinSum { alpha: f32 },
+    NormalizedMinSum {
+        /// The factor α, in [1/16, 1].
+        alpha: f32,
+    },
     /// Offset min-sum: the magnitude less `beta` (LLR units), not below zero.
-    OffsetMinSum { beta: f32 },
+    OffsetMinSum {
+        /// The offset β, LLR units in [0, 8].
+        beta: f32,
+    },
 }
 
 /// The largest offset-min-sum β accepted (LLR units). Min-sum overestimates the sum-product

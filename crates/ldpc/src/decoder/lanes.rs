@@ -15,6 +15,7 @@ pub const LANES: usize = 64;
 /// The check-node correction in 8-bit arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rule8 {
+    /// Min-sum: the smallest other magnitude.
     Plain,
     /// min · k / 16, rounded down (k in 1..=16).
     Normalized(u8),

@@ -39,21 +39,26 @@ use sigpu_runtime::GpuTarget;
 /// Channel LLRs for any number of codewords, codeword after codeword.
 #[derive(Clone, Copy, Debug)]
 pub enum Llrs<'a> {
+    /// f32 LLRs.
     F32(&'a [f32]),
     /// Quantised LLRs: the LLR is `value / scale`.
     I8 {
+        /// The quantised values.
         values: &'a [i8],
+        /// Steps per LLR unit.
         scale: f32,
     },
 }
 
 impl Llrs<'_> {
+    /// LLRs held.
     pub fn len(&self) -> usize {
         match self {
             Llrs::F32(v) => v.len(),
             Llrs::I8 { values, .. } => values.len(),
         }
     }
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -62,6 +67,7 @@ impl Llrs<'_> {
 /// What one `decode` call did.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct DecodeStats {
+    /// Codewords decoded.
     pub codewords: usize,
     /// Codewords whose hard decision satisfies every check.
     pub valid: usize,
@@ -70,6 +76,7 @@ pub struct DecodeStats {
     /// `iterations / codewords` is the mean per codeword on every decoder. A batch stops early
     /// only with early termination.
     pub iterations: usize,
+    /// Decoder batches (SIMD groups, GPU batches, codewords) run.
     pub batches: usize,
 }
 
@@ -77,6 +84,7 @@ pub struct DecodeStats {
 pub trait Decoder: Send {
     /// e.g. `8-bit min-sum, flooding, 50 iterations (cpu, AVX-512)`.
     fn describe(&self) -> String;
+    /// The code this decoder decodes.
     fn code(&self) -> &Code;
     /// Decodes `llr.len() / N` codewords into `bits` (same length, 0 or 1 per byte).
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats>;

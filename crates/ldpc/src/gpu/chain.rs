@@ -33,6 +33,7 @@ const MAX_FRAMES: usize = 65_535;
 /// Threads per block of the kernels.
 const THREADS: u32 = 256;
 
+/// The frame chain's CUDA source (`kernels/ldpc_chain.cu` with its headers).
 pub fn chain_source() -> KernelSource {
     KernelSource::embedded("ldpc_chain.cu", include_str!("../../kernels/ldpc_chain.cu"))
         .with_header(
@@ -316,6 +317,7 @@ pub struct ChainDecoder {
 }
 
 impl ChainDecoder {
+    /// The flooding decoder and the frame chain of `code` on `gpu`.
     pub fn new(gpu: &Gpu, code: &Code, config: DecoderConfig) -> Result<ChainDecoder> {
         Ok(ChainDecoder {
             decoder: GpuDecoder::new(gpu, code.clone(), config)?,

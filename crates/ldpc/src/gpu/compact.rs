@@ -44,11 +44,17 @@ const SLOT_EMPTY: u32 = 0xfffe;
 /// of layers whose checks share bits (`depth[l·360 + t]`, `rounds[l]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SlotTables {
+    /// Circulants per layer (slots).
     pub degree: usize,
+    /// Layers.
     pub layers: usize,
+    /// Per layer and slot: the circulant's 360-bit group and shift.
     pub slots: Vec<u32>,
+    /// Per layer and slot: the check the circulant misses (the staircase corner), or none.
     pub miss: Vec<u32>,
+    /// Per check: its round within its layer (checks sharing bits run in order).
     pub depth: Vec<u8>,
+    /// Per layer: its number of rounds.
     pub rounds: Vec<u32>,
 }
 
@@ -332,6 +338,7 @@ impl CompactGpuDecoder {
         })
     }
 
+    /// Codewords per batch.
     pub fn batch(&self) -> usize {
         self.batch
     }

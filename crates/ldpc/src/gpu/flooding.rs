@@ -148,6 +148,7 @@ pub struct GpuDecoder {
 }
 
 impl GpuDecoder {
+    /// The flooding decoder of `config` for `code` on `gpu`, with the default kernels.
     pub fn new(gpu: &Gpu, code: Code, config: DecoderConfig) -> Result<GpuDecoder> {
         GpuDecoder::with_options(gpu, code, config, GpuOptions::default())
     }

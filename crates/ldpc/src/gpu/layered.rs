@@ -97,6 +97,7 @@ fn layer_tables(order: &Code) -> Result<(Vec<u32>, Vec<u32>, usize)> {
 }
 
 impl LayeredGpuDecoder {
+    /// The fused layered decoder of `config` for `code` on `gpu`.
     pub fn new(gpu: &Gpu, code: Code, config: DecoderConfig) -> Result<LayeredGpuDecoder> {
         let setup = Setup::new(
             gpu,

@@ -42,16 +42,24 @@ use std::path::{Path, PathBuf};
 /// The results file of a sweep: what ran, and the points done so far in SNR order.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Sweep {
+    /// The code's name.
     pub code: String,
+    /// The constellation.
     pub modulation: String,
+    /// The demapper.
     pub demapper: String,
     /// Sweeps written before the interleaver existed ran without one.
     #[serde(default)]
     pub bit_interleaver: Interleaving,
+    /// The decoder.
     pub decoder: SweepDecoder,
+    /// Seed of the information bits and the noise.
     pub seed: u64,
+    /// The stop rule's frame errors.
     pub min_errors: u64,
+    /// The stop rule's frames.
     pub max_frames: u64,
+    /// The points done, in SNR order.
     pub points: Vec<PointResult>,
 }
 
@@ -267,7 +275,9 @@ pub fn default_batch(on_gpus: bool, precision: Precision, threads: usize) -> usi
 pub struct SweepSpec {
     /// The decoders' configuration (the file names it; [`run`] builds decoders from it).
     pub config: DecoderConfig,
+    /// The link the frames go over.
     pub link: Link,
+    /// The SNR the points name.
     pub axis: SnrAxis,
     /// SNR points in dB on `axis`, in the order they run.
     pub points: Vec<f64>,
