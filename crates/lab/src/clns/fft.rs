@@ -263,6 +263,22 @@ pub fn snr_chart(method: &str, n: usize, rows: &[[f64; 4]]) -> LineChart {
 }
 
 impl FftReport {
+    /// The text `sigpu clns fft` prints for a run of `opts`: the table, the summary, the notes.
+    pub fn text(&self, opts: &FftOptions) -> String {
+        let mut out = format!(
+            "FFT N = {}, batch {}, SNR (dB) vs rustfft f64; CLNS S_b by {}:\n{}",
+            opts.size,
+            opts.batch,
+            opts.method,
+            self.table().render()
+        );
+        for line in self.summary().iter().chain(&self.notes) {
+            out += line;
+            out += "\n";
+        }
+        out
+    }
+
     /// SNR against bits per component, CLNS and both fixed-point scalings, to BASE.{svg,png}.
     pub fn plot(&self, n: usize, base: &Path) -> Result<()> {
         let rows: Vec<[f64; 4]> = (self.snr.iter())

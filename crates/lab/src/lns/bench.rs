@@ -484,6 +484,18 @@ pub fn cpu_add_throughput(
     })
 }
 
+/// The text `sigpu bench lns --device cpu` prints for `rows` measured in `format`.
+pub fn cpu_text(format: Format, rows: &[CpuRow]) -> String {
+    format!(
+        "{format} add/sub on the CPU, {} elements (log2|x| in [-8, 8], random signs):\n{}",
+        rows.first().map_or(0, |r| r.elements),
+        crate::table::of(&["method", "threads", "G adds/s"], rows, |r| {
+            let rate = format!("{:.3}", r.g_adds_per_s);
+            vec![r.method.clone(), r.threads.to_string(), rate]
+        })
+    )
+}
+
 /// A streaming table: name, rate, GB/s and the share of the copy ceiling per row.
 fn share_table(
     [name, rate]: [&str; 2],

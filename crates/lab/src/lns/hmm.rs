@@ -42,6 +42,25 @@ pub struct HmmReport {
     pub log_likelihoods: Vec<f64>,
 }
 
+impl HmmReport {
+    /// The one line `sigpu lns hmm` prints.
+    pub fn text(&self) -> String {
+        format!(
+            "HMM forward in {} on {}: {} states, {} steps, batch {}: {:.3} ms, {:.1} G cells/s; \
+             log-likelihood relative error vs f64 at most {:.2e} over {} sequences\n",
+            self.format,
+            self.device,
+            self.states,
+            self.steps,
+            self.batch,
+            self.seconds * 1e3,
+            self.g_cells_per_s,
+            self.max_relative_error,
+            self.verified
+        )
+    }
+}
+
 /// The forward over the batch on `gpu` or on all CPU cores: log-likelihoods, seconds, device.
 fn forward(
     gpu: Option<&Gpu>,
