@@ -124,6 +124,72 @@ impl CpuArch {
     }
 }
 
+/// The instruction sets sigpu's CPU kernels are written for: one vocabulary for every SIMD
+/// dispatcher of the workspace. A dispatcher lists the sets it has code for and asks
+/// [`Isa::best_of`] which one to run; its per-set code stays in its own module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Isa {
+    /// Portable Rust, no extension.
+    #[serde(rename = "scalar")]
+    Scalar,
+    /// SSE4.1 (128-bit integer lanes).
+    #[serde(rename = "SSE4.1")]
+    Sse41,
+    /// AVX2 without relying on FMA (256-bit integer lanes).
+    #[serde(rename = "AVX2")]
+    Avx2,
+    /// AVX2 and FMA (256-bit float lanes with fused multiply-add).
+    #[serde(rename = "AVX2+FMA")]
+    Avx2Fma,
+    /// AVX-512 F, BW and VL (512-bit lanes, mask registers, and their 256-bit forms).
+    #[serde(rename = "AVX-512")]
+    Avx512,
+}
+
+impl Isa {
+    /// The name people write (as `sigpu info` and reports print it).
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Scalar => "scalar",
+            Isa::Sse41 => "SSE4.1",
+            Isa::Avx2 => "AVX2",
+            Isa::Avx2Fma => "AVX2+FMA",
+            Isa::Avx512 => "AVX-512",
+        }
+    }
+
+    /// Whether code compiled for this set may run on a CPU with the extensions `arch`.
+    pub fn runs_on(self, arch: &CpuArch) -> bool {
+        let x86 = cfg!(target_arch = "x86_64");
+        match self {
+            Isa::Scalar => true,
+            Isa::Sse41 => x86 && arch.sse4_1,
+            Isa::Avx2 => x86 && arch.avx2,
+            Isa::Avx2Fma => x86 && arch.avx2_fma(),
+            Isa::Avx512 => x86 && arch.avx512_bw_vl(),
+        }
+    }
+
+    /// The widest of `offered` that `arch`, narrowed to the host's extensions, runs; `Scalar`
+    /// when none does. Passing `arch` through [`CpuArch::within_host`] first means a
+    /// description the CPU does not match can never select a set the CPU lacks.
+    pub fn best_of(arch: &CpuArch, offered: &[Isa]) -> Isa {
+        let arch = arch.within_host();
+        offered
+            .iter()
+            .copied()
+            .filter(|isa| isa.runs_on(&arch))
+            .max()
+            .unwrap_or(Isa::Scalar)
+    }
+}
+
+impl std::fmt::Display for Isa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct HostInfo {
     pub cpu_model: String,
@@ -283,6 +349,25 @@ pub fn copy_bandwidth(bytes: usize, threads: usize, runs: usize) -> std::io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn isa_picks_the_widest_offered_set_the_cpu_runs() {
+        let none = CpuArch::scalar();
+        let all = [
+            Isa::Scalar,
+            Isa::Sse41,
+            Isa::Avx2,
+            Isa::Avx2Fma,
+            Isa::Avx512,
+        ];
+        assert_eq!(Isa::best_of(&none, &all), Isa::Scalar);
+        assert_eq!(Isa::best_of(&CpuArch::host(), &[]), Isa::Scalar);
+        let host = CpuArch::host();
+        let best = Isa::best_of(&host, &all);
+        assert!(best.runs_on(&host));
+        assert!(all.iter().filter(|i| i.runs_on(&host)).all(|&i| i <= best));
+        assert_eq!(Isa::Avx2Fma.to_string(), "AVX2+FMA");
+    }
 
     #[test]
     fn memory_is_checked_against_what_is_available() {

@@ -8,7 +8,9 @@
 //!   cached on disk; kernels are launched through one typed helper ([`cuda::Launch`]) that
 //!   checks the arguments against the kernel's parameters. Texture objects (with a CPU model of
 //!   the filter), event timing and the self-check type sit beside them.
-//! - [`Device`]: the `cpu | cuda[:N]` choice every command and library entry point takes.
+//! - [`Device`]: the `cpu | cuda[:N]` a user names; [`Target`]: where a planned object runs,
+//!   decided once (the CPU, or a GPU handle plus the stream its work is ordered on). Every
+//!   capability's planner takes a `Target`.
 //! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
 //! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
 //! - [`npy`]: the `.npy` container every command reads and writes arrays in.
@@ -42,5 +44,7 @@ pub mod fuzz;
 pub mod host;
 pub mod npy;
 pub mod ranks;
+mod target;
 
 pub use device::{Device, ParseDeviceError};
+pub use target::{CpuTarget, GpuTarget, Target};

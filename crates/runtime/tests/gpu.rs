@@ -142,3 +142,63 @@ fn launch_checks_arguments_against_the_kernels_parameters() {
     let mhz = sigpu_runtime::cuda::sm_clock_mhz(&gpu).unwrap();
     assert!((500.0..4000.0).contains(&mhz), "{mhz} MHz");
 }
+
+#[test]
+fn gpu_views_of_owned_and_foreign_memory_launch_alike() {
+    use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
+    use sigpu_runtime::GpuTarget;
+    let Some(gpu) = gpu_for_test("gpu_views_of_owned_and_foreign_memory_launch_alike") else {
+        return;
+    };
+    let source = KernelSource::embedded("runtime.cu", include_str!("../kernels/runtime.cu"));
+    let kernel = gpu.kernel(&source, "saxpy_f32").unwrap();
+    let target = GpuTarget::new(gpu.clone());
+    let n = 1000usize;
+    let x = gpu.upload(&vec![1.5f32; n]).unwrap();
+    let mut y = gpu.upload(&vec![1.0f32; n]).unwrap();
+    let (a, n64) = (2.0f32, n as u64);
+    // Owned buffers through views.
+    {
+        let xv = DeviceSlice::of(&x);
+        let mut yv = DeviceSliceMut::of(&mut y);
+        target
+            .launch(&kernel)
+            .arg(&a)
+            .slice(&xv)
+            .slice_mut(&mut yv)
+            .arg(&n64)
+            .run(grid_1d(n, 256))
+            .unwrap();
+    }
+    // The same memory as another library would hand it over: raw addresses.
+    let (xp, yp) = (
+        DeviceSlice::of(&x).device_ptr(),
+        DeviceSliceMut::of(&mut y).device_ptr(),
+    );
+    // SAFETY: the addresses are the live buffers above, of n f32 each, on this device.
+    let (xv, mut yv) = unsafe {
+        (
+            DeviceSlice::<f32>::from_raw(xp, n, &gpu),
+            DeviceSliceMut::<f32>::from_raw(yp, n, &gpu),
+        )
+    };
+    let half = n64 / 2;
+    let mut head = yv.slice_mut(0..n / 2).unwrap();
+    target
+        .launch(&kernel)
+        .arg(&a)
+        .slice(&xv)
+        .slice_mut(&mut head)
+        .arg(&half)
+        .run(grid_1d(n / 2, 256))
+        .unwrap();
+    target.synchronize().unwrap();
+    let got = gpu.download(&y).unwrap();
+    assert!(got[..n / 2].iter().all(|&v| v == 7.0), "{:?}", &got[..4]);
+    assert!(
+        got[n / 2..].iter().all(|&v| v == 4.0),
+        "{:?}",
+        &got[n - 4..]
+    );
+    assert!(xv.slice(0..n + 1).is_none());
+}

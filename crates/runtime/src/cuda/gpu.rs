@@ -14,7 +14,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// One CUDA device, ready to compile, load and launch kernels on its default stream.
+///
+/// A cheap handle: clones share the context, the loaded modules and the kernel cache, so
+/// objects that run on a device hold a clone of its `Gpu` (uploads and launches of one object
+/// then cannot go to two devices).
+#[derive(Clone)]
 pub struct Gpu {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     info: DeviceInfo,
@@ -48,13 +57,15 @@ impl Gpu {
             .context(format_args!("creating a context on device {ordinal}"))?;
         let info = DeviceInfo::query(ordinal).context("querying device attributes")?;
         Ok(Gpu {
-            stream: ctx.default_stream(),
-            ctx,
-            info,
-            cache: KernelCache::from_env(),
-            modules: Mutex::new(HashMap::new()),
-            kernels: Mutex::new(HashMap::new()),
-            param_info: driver_reports_params(),
+            inner: Arc::new(Inner {
+                stream: ctx.default_stream(),
+                ctx,
+                info,
+                cache: KernelCache::from_env(),
+                modules: Mutex::new(HashMap::new()),
+                kernels: Mutex::new(HashMap::new()),
+                param_info: driver_reports_params(),
+            }),
         })
     }
 
@@ -79,20 +90,30 @@ impl Gpu {
     }
 
     pub fn info(&self) -> &DeviceInfo {
-        &self.info
+        &self.inner.info
+    }
+
+    /// The device's ordinal (what `cuda:N` names).
+    pub fn ordinal(&self) -> usize {
+        self.inner.ctx.ordinal()
+    }
+
+    /// Whether `self` and `other` are handles of the same opened device.
+    pub fn same(&self, other: &Gpu) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// The NVRTC target for this device, e.g. `sm_90`.
     pub fn arch(&self) -> &str {
-        &self.info.arch
+        &self.inner.info.arch
     }
 
     pub fn context(&self) -> &Arc<CudaContext> {
-        &self.ctx
+        &self.inner.ctx
     }
 
     pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+        &self.inner.stream
     }
 
     /// Compiles (or takes from the disk cache) and loads `source` for this device, once.
@@ -101,18 +122,18 @@ impl Gpu {
     }
 
     fn module_by_id(&self, source: &KernelSource, id: ModuleId) -> Result<Arc<CudaModule>> {
-        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        let mut modules = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = modules.get(&id) {
             return Ok(m.clone());
         }
-        let compiled = compile(source, self.arch(), &self.cache)?;
-        let load = |cubin: Vec<u8>| self.ctx.load_module(Ptx::from_binary(cubin));
+        let compiled = compile(source, self.arch(), &self.inner.cache)?;
+        let load = |cubin: Vec<u8>| self.inner.ctx.load_module(Ptx::from_binary(cubin));
         let module = match load(compiled.cubin) {
             Ok(m) => m,
             // A cached image that no longer loads (e.g. after a driver downgrade) is replaced.
             Err(_) if compiled.from_cache => {
-                self.cache.evict(&source.name, &compiled.key);
-                let fresh = compile(source, self.arch(), &self.cache)?;
+                self.inner.cache.evict(&source.name, &compiled.key);
+                let fresh = compile(source, self.arch(), &self.inner.cache)?;
                 load(fresh.cubin).context(format_args!("loading {}", source.name))?
             }
             Err(e) => return Err(e).context(format_args!("loading {}", source.name)),
@@ -126,12 +147,16 @@ impl Gpu {
     /// name lists the kernels the image has.
     pub fn kernel(&self, source: &KernelSource, name: &str) -> Result<Kernel> {
         let key = (module_id(source), name.to_owned());
-        let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
+        let mut kernels = self.inner.kernels.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(k) = kernels.get(&key) {
             return Ok(k.clone());
         }
         let function = self.function(source, key.0.clone(), name)?;
-        let params = self.param_info.then(|| param_sizes(&function)).flatten();
+        let params = self
+            .inner
+            .param_info
+            .then(|| param_sizes(&function))
+            .flatten();
         let kernel = Kernel {
             name: name.into(),
             function,
@@ -149,7 +174,7 @@ impl Gpu {
         }
         let module = self.module_by_id(source, id)?;
         module.load_function(name).map_err(|_| {
-            let known = compile(source, self.arch(), &self.cache)
+            let known = compile(source, self.arch(), &self.inner.cache)
                 .map(|c| c.kernel_names())
                 .unwrap_or_default();
             Error::Invalid(format!(
@@ -161,13 +186,15 @@ impl Gpu {
     }
 
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
-        self.stream
+        self.inner
+            .stream
             .clone_htod(host)
             .context("copying host to device")
     }
 
     pub fn download<T: DeviceRepr>(&self, device: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        self.stream
+        self.inner
+            .stream
             .clone_dtoh(device)
             .context("copying device to host")
     }
@@ -175,7 +202,7 @@ impl Gpu {
     /// A buffer of `len` elements filled with [`poison`](Self::poison)'s pattern.
     pub fn alloc_poisoned<T: Plain>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         // SAFETY: the memory is written by `poison` before anything can read it.
-        let mut buf = unsafe { self.stream.alloc::<T>(len) }
+        let mut buf = unsafe { self.inner.stream.alloc::<T>(len) }
             .context(format_args!("allocating {len} elements"))?;
         self.poison(&mut buf)?;
         Ok(buf)
@@ -185,15 +212,16 @@ impl Gpu {
     /// before a checked kernel runs, so an element the kernel forgot to write cannot pass.
     pub fn poison<T: Plain>(&self, buf: &mut DeviceBuffer<T>) -> Result<()> {
         let bytes = buf.len() * std::mem::size_of::<T>();
-        let (ptr, _sync) = buf.device_ptr_mut(&self.stream);
+        let (ptr, _sync) = buf.device_ptr_mut(&self.inner.stream);
         // SAFETY: `ptr` covers `bytes` bytes of a live allocation on this stream, and every bit
         // pattern is a valid value of a `Plain` type.
-        unsafe { result::memset_d8_async(ptr, 0xFF, bytes, self.stream.cu_stream()) }
+        unsafe { result::memset_d8_async(ptr, 0xFF, bytes, self.inner.stream.cu_stream()) }
             .context("poisoning a buffer")
     }
 
     pub fn synchronize(&self) -> Result<()> {
-        self.stream
+        self.inner
+            .stream
             .synchronize()
             .context("synchronising the stream")
     }

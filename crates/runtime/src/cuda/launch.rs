@@ -18,6 +18,7 @@
 
 use super::error::{DriverContext, Error, Result};
 use super::gpu::{Gpu, Kernel};
+use super::view::{DeviceSlice, DeviceSliceMut};
 use super::DeviceBuffer;
 use cudarc::driver::{
     CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
@@ -39,6 +40,10 @@ pub struct Launch<'a> {
     args: LaunchArgs<'a>,
     /// The byte size of each argument pushed, in order.
     sizes: Vec<usize>,
+    /// The device the launch goes to (its stream's).
+    ordinal: usize,
+    /// A view of another device's memory was pushed: (argument index, its device).
+    foreign_device: Option<(usize, usize)>,
 }
 
 impl<'a> Launch<'a> {
@@ -47,7 +52,32 @@ impl<'a> Launch<'a> {
             kernel,
             args: stream.launch_builder(kernel.function()),
             sizes: Vec::new(),
+            ordinal: stream.context().ordinal(),
+            foreign_device: None,
         }
+    }
+
+    /// Records a view's device; one of another device fails the launch in [`Launch::run`].
+    fn on_device(&mut self, ordinal: usize) {
+        if ordinal != self.ordinal && self.foreign_device.is_none() {
+            self.foreign_device = Some((self.sizes.len(), ordinal));
+        }
+    }
+
+    /// Device memory the kernel reads (`const T*`): an owned buffer's or a foreign one's.
+    pub fn slice<T>(&mut self, view: &'a DeviceSlice<'_, T>) -> &mut Self {
+        self.on_device(view.ordinal());
+        self.args.arg(view.ptr_ref());
+        self.sizes.push(POINTER);
+        self
+    }
+
+    /// Device memory the kernel writes (`T*`): an owned buffer's or a foreign one's.
+    pub fn slice_mut<T>(&mut self, view: &'a mut DeviceSliceMut<'_, T>) -> &mut Self {
+        self.on_device(view.ordinal());
+        self.args.arg(view.ptr_ref());
+        self.sizes.push(POINTER);
+        self
     }
 
     /// A value argument (a number or a `#[repr(C)]` struct).
@@ -87,6 +117,15 @@ impl<'a> Launch<'a> {
 
     /// Checks the arguments against the kernel's parameters, then launches with `config`.
     pub fn run(&mut self, config: LaunchConfig) -> Result<()> {
+        if let Some((index, ordinal)) = self.foreign_device {
+            return Err(Error::Launch {
+                kernel: self.kernel.name().to_owned(),
+                reason: format!(
+                    "argument {index} is memory of cuda:{ordinal}, the launch is on cuda:{}",
+                    self.ordinal
+                ),
+            });
+        }
         check_signature(self.kernel, &self.sizes)?;
         check_config(self.kernel, &config)?;
         // SAFETY: the argument count and every argument's size match the kernel's parameters

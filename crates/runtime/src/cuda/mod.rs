@@ -17,6 +17,7 @@ mod probe;
 mod test_support;
 mod texture;
 mod timing;
+mod view;
 
 pub use cache::KernelCache;
 pub use check::{
@@ -37,6 +38,7 @@ pub use test_support::{
 pub use texture::model::{emulate_linear_filter_1d, emulate_linear_filter_2d, WeightRounding};
 pub use texture::{Coordinates, Filter, Texel, Texture, TextureDesc};
 pub use timing::{gb_per_s, gelem_per_s, median, time_gpu, Timing};
+pub use view::{DeviceSlice, DeviceSliceMut};
 
 /// Re-exported so capability crates name one CUDA crate version.
 pub use cudarc;
