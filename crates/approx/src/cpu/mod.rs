@@ -109,6 +109,20 @@ impl CpuFunction {
     }
 }
 
+impl std::str::FromStr for CpuFunction {
+    type Err = crate::ApproxError;
+
+    /// `exp`, `log`, `sin` or `cos`.
+    fn from_str(s: &str) -> Result<CpuFunction, crate::ApproxError> {
+        (CpuFunction::ALL.into_iter())
+            .find(|f| format!("{f:?}").eq_ignore_ascii_case(s))
+            .ok_or_else(|| crate::ApproxError::UnknownFunction {
+                key: s.to_owned(),
+                known: "exp, log, sin, cos (the CPU fast functions)".to_owned(),
+            })
+    }
+}
+
 /// Rounds to the nearest integer (ties to even) for |v| < 2^22, as a float, without a branch.
 #[inline(always)]
 fn round_magic(v: f32) -> f32 {
@@ -281,6 +295,19 @@ pub fn errors(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn functions_parse_by_name() {
+        for f in CpuFunction::ALL {
+            let name = format!("{f:?}").to_lowercase();
+            assert_eq!(name.parse::<CpuFunction>().unwrap(), f);
+        }
+        let err = "tan".parse::<CpuFunction>().unwrap_err().to_string();
+        assert!(
+            err.contains("\"tan\"") && err.contains("exp, log, sin, cos"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn fast_versions_are_accurate_to_a_few_ulp_in_their_domain() {
