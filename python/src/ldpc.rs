@@ -78,8 +78,13 @@ impl PyCode {
         if !decoders.contains_key(&key) {
             let built: Box<dyn Decoder> = match device {
                 None => sigpu_ldpc::decoder::cpu_decoder(&self.code, config).map_err(ldpc_err)?,
-                Some(d) => sigpu_ldpc::gpu::decoder(device::gpu(d)?, &self.code, config)
-                    .map_err(ldpc_err)?,
+                // The decoder borrows its device for the process's life (until it holds a Gpu).
+                Some(d) => sigpu_ldpc::gpu::decoder(
+                    Box::leak(Box::new(device::gpu(d)?)),
+                    &self.code,
+                    config,
+                )
+                .map_err(ldpc_err)?,
             };
             decoders.insert(key.clone(), built);
         }
@@ -251,7 +256,7 @@ impl PyCode {
         )?;
         let n = self.code.n();
         py.detach(|| {
-            let gpu = device::gpu(device)?;
+            let gpu = &device::gpu(device)?;
             // SAFETY: the stream is the caller's current stream on `device`.
             let s = unsafe { gpu.borrowed_stream(stream) };
             // The flooding 8-bit decoder reads and writes device memory directly; the others
@@ -265,6 +270,9 @@ impl PyCode {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner());
                 if !map.contains_key(&key) {
+                    // The decoder borrows its device for the process's life (once per
+                    // configuration, until decoders hold a Gpu).
+                    let gpu = Box::leak(Box::new(gpu.clone()));
                     let d = GpuDecoder::new(gpu, self.code.clone(), cfg).map_err(ldpc_err)?;
                     map.insert(key.clone(), d);
                 }

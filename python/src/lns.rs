@@ -5,9 +5,9 @@ use crate::convert::Wrap;
 use crate::{device, lns_err, value_err, In, Out};
 use numpy::{Element, IntoPyArray};
 use pyo3::prelude::*;
-use sigpu_lns::hmm::gpu::GpuHmm;
 use sigpu_lns::hmm::HmmModel;
 use sigpu_lns::{Format, Method};
+use sigpu_runtime::{GpuTarget, Target};
 
 /// `f` of every element of `x`, with the GIL released.
 fn map<'py, A, B>(py: Python<'py>, x: &In<'py, A>, f: impl Fn(A) -> B + Sync) -> Out<'py, B>
@@ -116,14 +116,11 @@ fn hmm_forward<'py>(
     };
     let emit = log_b.as_slice().map_err(value_err)?;
     let ll = py.detach(|| -> PyResult<Vec<f64>> {
-        match device {
-            None => model.forward_lns_batch(f, emit, batch).map_err(lns_err),
-            Some(d) => {
-                let gpu = device::gpu(d)?;
-                let hmm = GpuHmm::new(gpu, &model, f).map_err(lns_err)?;
-                hmm.forward_host(gpu, emit, batch).map_err(lns_err)
-            }
-        }
+        let target = match device {
+            None => Target::cpu(),
+            Some(d) => Target::Gpu(GpuTarget::new(device::gpu(d)?)),
+        };
+        model.forward_on(&target, f, emit, batch).map_err(lns_err)
     })?;
     Ok(ll.into_pyarray(py))
 }

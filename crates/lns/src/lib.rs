@@ -18,7 +18,7 @@
 //! - [`hmm`]: the HMM forward algorithm in LNS, on the CPU and a GPU.
 //! - [`calc`]: a calculator over LNS words, one `a op b` per line of text.
 //!
-//! Errors are [`LnsError`]. Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010).
+//! Errors are [`LnsError`]. Source: Arnold, Collange, Defour, "Implementing LNS using filtering units of GPUs", ICASSP 2010 (the texture-LNS paper).
 //!
 //! ```
 //! use sigpu_lns::{Accurate, Format};

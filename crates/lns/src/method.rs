@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
 
-/// How s_b and d_b are evaluated (the seed's Table 1, plus an f64 reference).
+/// How s_b and d_b are evaluated (the paper's Table 1, plus an f64 reference).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Method {
     /// f64 `log2(1 + exp2(z))` (d_b near 0 through expm1): the reference on the CPU, FP64 units

@@ -69,18 +69,23 @@ pub struct Uint2(pub [u32; 2]);
 unsafe impl DeviceRepr for Uint2 {}
 impl KernelValue for Uint2 {}
 
-/// A format's S_b table on one device: texture and buffer of the same texels.
+/// A format's S_b table on one device: texture and buffer of the same texels. Every kernel
+/// of this object runs on the device it was built on.
 pub struct GpuClns {
+    /// The code format.
     pub format: ClnsFormat,
+    /// The table's size and reach.
     pub geometry: Geometry,
     /// The CPU twin's table (texture reader; the FMA twin reads the same texels).
     pub table: SbTable,
     geo: ClnsGeo,
     texture: Texture<[f32; 2]>,
     buffer: DeviceBuffer<[f32; 2]>,
+    gpu: Gpu,
 }
 
 impl GpuClns {
+    /// The S_b table of `format` at `geometry`, built and uploaded to `gpu`.
     pub fn new(gpu: &Gpu, format: ClnsFormat, geometry: Geometry) -> Result<GpuClns> {
         if format.log.log_bits() > 31 || geometry.z_min < i32::MIN as i64 / 2 {
             return Err(ClnsError::LogBits {
@@ -103,7 +108,13 @@ impl GpuClns {
             geo,
             texture,
             buffer,
+            gpu: gpu.clone(),
         })
+    }
+
+    /// The device the table lives on and the kernels run on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
     /// The kernels' first argument: format and table geometry (for kernels of one's own that
@@ -128,7 +139,8 @@ impl GpuClns {
     }
 
     /// S_b by `method` (not Blend) at every input: (Re code, Im angle).
-    pub fn sb(&self, gpu: &Gpu, method: Method, inputs: &Inputs) -> Result<Vec<(i64, u32)>> {
+    pub fn sb(&self, method: Method, inputs: &Inputs) -> Result<Vec<(i64, u32)>> {
+        let gpu = &self.gpu;
         if method == Method::Blend {
             return Err(ClnsError::NoKernel {
                 what: "S_b of the blend".into(),
@@ -168,9 +180,9 @@ impl GpuClns {
     }
 
     /// Certifies `method` on the GPU over `inputs`.
-    pub fn certify(&self, gpu: &Gpu, method: Method, inputs: &Inputs) -> Result<Certificate> {
-        let got = self.sb(gpu, method, inputs)?;
-        let device = format!("{} ({})", gpu.info().name, gpu.arch());
+    pub fn certify(&self, method: Method, inputs: &Inputs) -> Result<Certificate> {
+        let got = self.sb(method, inputs)?;
+        let device = format!("{} ({})", self.gpu.info().name, self.gpu.arch());
         Ok(certify_results(
             self.format,
             &method.to_string(),

@@ -8,19 +8,18 @@ use crate::sb::Method;
 use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
 use sigpu_runtime::cuda::{equal_lengths, streaming_config, DeviceBuffer, Gpu};
 
-/// A public element-wise op `name(&self, gpu, a, b, out)` that launches [`elementwise`]'s
+/// A public element-wise op `name(&self, a, b, out)` that launches [`elementwise`]'s
 /// `kernel` (no table, no geometry) on words of type `word`.
 macro_rules! elementwise_op {
     ($(#[$doc:meta])* $name:ident, $word:ty, $what:literal, $kernel:literal) => {
         $(#[$doc])*
         pub fn $name(
             &self,
-            gpu: &Gpu,
             a: &DeviceBuffer<$word>,
             b: &DeviceBuffer<$word>,
             out: &mut DeviceBuffer<$word>,
         ) -> Result<()> {
-            elementwise(gpu, $what, $kernel, a, b, out)
+            elementwise(&self.gpu, $what, $kernel, a, b, out)
         }
     };
 }
@@ -32,7 +31,6 @@ impl GpuClns {
     /// out = a + b element-wise, S_b by `method` (Blend: half the warps on each reader).
     pub fn add(
         &self,
-        gpu: &Gpu,
         method: Method,
         a: &DeviceBuffer<[u32; 2]>,
         b: &DeviceBuffer<[u32; 2]>,
@@ -42,17 +40,17 @@ impl GpuClns {
         self.check_method(method)?;
         let lambda = (method == Method::Blend).then_some(&BLEND_LAMBDA);
         let name = format!("clns_add_{method}");
-        self.table_op(gpu, "CLNS add", &name, a, b, out, lambda)
+        self.table_op("CLNS add", &name, a, b, out, lambda)
     }
 
     /// out = a · b element-wise.
     pub fn mul(
         &self,
-        gpu: &Gpu,
         a: &DeviceBuffer<[u32; 2]>,
         b: &DeviceBuffer<[u32; 2]>,
         out: &mut DeviceBuffer<[u32; 2]>,
     ) -> Result<()> {
+        let gpu = &self.gpu;
         let n = equal_lengths("CLNS mul", &[a.len(), b.len(), out.len()])?;
         let kernel = gpu.kernel(&kernels(), "clns_mul_kernel")?;
         let n64 = n as u64;
@@ -80,7 +78,6 @@ impl GpuClns {
     /// object's; sfu serves the f32 variant whatever the code format).
     pub fn add_f32(
         &self,
-        gpu: &Gpu,
         method: Method,
         a: &DeviceBuffer<[f32; 2]>,
         b: &DeviceBuffer<[f32; 2]>,
@@ -96,7 +93,7 @@ impl GpuClns {
         }
         let name = format!("clnsf_add_{method}");
         let negate = i32::from(negate);
-        self.table_op(gpu, "CLNS-f32 add", &name, a, b, out, Some(&negate))
+        self.table_op("CLNS-f32 add", &name, a, b, out, Some(&negate))
     }
 
     elementwise_op!(
@@ -109,10 +106,8 @@ impl GpuClns {
 
     /// Launches a table kernel `name(ClnsGeo, tex, const float2* table, const T* a,
     /// const T* b, T* out, unsigned long long n[, int last])` over equal-length buffers.
-    #[allow(clippy::too_many_arguments)]
     fn table_op<T: DeviceRepr>(
         &self,
-        gpu: &Gpu,
         what: &str,
         name: &str,
         a: &DeviceBuffer<T>,
@@ -121,6 +116,7 @@ impl GpuClns {
         last: Option<&i32>,
     ) -> Result<()> {
         let n = equal_lengths(what, &[a.len(), b.len(), out.len()])?;
+        let gpu = &self.gpu;
         let kernel = gpu.kernel(&kernels(), name)?;
         let (tex, n64) = (self.texture_handle(), n as u64);
         let mut launch = gpu.launch(&kernel);

@@ -1,4 +1,4 @@
-//! The seed's Tables 4 and 5 on today's GPU: per catalog function and version, latency of a
+//! The paper's Tables 4 and 5 on today's GPU: per catalog function and version, latency of a
 //! dependent chain in SM cycles, throughput of independent chains per SM, error over random
 //! inputs against the f64 CPU reference, registers per thread and the SASS instruction mix.
 

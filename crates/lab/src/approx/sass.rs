@@ -1,5 +1,5 @@
 //! The SFU / FP32 / FP64 instruction mix of compiled kernels, read from `cuobjdump -sass`
-//! (the seed's F/P/D columns). The counts are static: every instruction in the kernel once,
+//! (the paper's F/P/D columns). The counts are static: every instruction in the kernel once,
 //! slow paths included, loads, stores and index arithmetic counted under `other`.
 
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! The seed's tuning results over the app suite: each app tuned, the geometric-mean speedups
+//! The paper's tuning results over the app suite: each app tuned, the geometric-mean speedups
 //! per search (its Fig. 8–11) and the check of its efficiency claim, HEU against OMG.
 
 use serde::Serialize;
@@ -16,7 +16,7 @@ pub struct SuiteRun {
     /// The search for one app; the whole suite runs all three on one measured curve.
     pub search: Method,
     pub partition: Partition,
-    /// Measure every λ (the seed's Fig. 4) even for one app.
+    /// Measure every λ (the paper's Fig. 4) even for one app.
     pub curve: bool,
 }
 
@@ -183,7 +183,7 @@ pub fn geomean(xs: impl IntoIterator<Item = f64>) -> f64 {
     }
 }
 
-/// HEU's choice against OMG's for one app: the seed's efficiency claim, made checkable.
+/// HEU's choice against OMG's for one app: the paper's efficiency claim, made checkable.
 #[derive(Clone, Debug, Serialize)]
 pub struct HeuVsOmg {
     pub app: &'static str,
@@ -196,7 +196,7 @@ pub struct HeuVsOmg {
     /// |HEU − OMG| ≤ 1 and HEU's runs ≤ 25% of OMG's.
     pub meets_target: bool,
     /// |HEU − largest feasible λ| ≤ 1 and HEU's runs ≤ 25% of OMG's: the target when T is
-    /// taken to fall with λ, as the seed does, rather than read from noisy timings.
+    /// taken to fall with λ, as the paper does, rather than read from noisy timings.
     pub meets_target_vs_largest_feasible: bool,
 }
 

@@ -1,4 +1,4 @@
-//! The seed's Table I on today's GPU (complex f32 add and multiply vs CLNS add and multiply,
+//! The paper's Table I on today's GPU (complex f32 add and multiply vs CLNS add and multiply,
 //! measured in the same run, in G ops/s and SM clock cycles per warp per op); with the
 //! texture-cache cliff and streaming element-wise ops ([`super::cliff`]) the whole
 //! `sigpu bench clns` report.
@@ -237,7 +237,7 @@ fn clns_rows(c: &mut Chains, pool: &[Clns], progress: &dyn Fn(&str)) -> Result<V
     Ok(rows)
 }
 
-/// Table I rows of the f32-radian variant (the seed's representation), same chains and
+/// Table I rows of the f32-radian variant (the paper's representation), same chains and
 /// launch as the code format's rows, the same S_b table: mul, and add by each method.
 fn f32_variant_rows(c: &mut Chains, pool: &[Clns], progress: &dyn Fn(&str)) -> Result<Vec<Row>> {
     let format = c.g.format;

@@ -1,5 +1,5 @@
 //! The certificate runs behind `sigpu clns certify` (S_b methods of a code format, on the GPU
-//! when one is given, else on the CPU) and `sigpu clns certify-f32` (the seed's f32-radian
+//! when one is given, else on the CPU) and `sigpu clns certify-f32` (the paper's f32-radian
 //! variant on the CPU), with their tables.
 
 use super::TextTable;
@@ -27,11 +27,9 @@ pub fn certify(
     let (mut certs, mut skipped) = (Vec::new(), Vec::new());
     for &m in methods {
         progress(&format!("{m}: {} inputs", inputs.len()));
-        match (gpu, &on_gpu) {
-            (Some(gpu), Some(t)) if m != Method::Blend && m.serves(format) => {
-                certs.push(t.certify(gpu, m, inputs)?)
-            }
-            (None, _) if m.runs_on_cpu() => {
+        match &on_gpu {
+            Some(t) if m != Method::Blend && m.serves(format) => certs.push(t.certify(m, inputs)?),
+            None if m.runs_on_cpu() => {
                 let eval = m.cpu(format, geometry)?.context("CPU evaluator")?;
                 certs.push(certify_cpu(&eval, &m.to_string(), inputs));
             }
@@ -81,7 +79,7 @@ pub struct F32Report {
     pub inputs: usize,
 }
 
-/// The seed's representation on the CPU (f64 reference and the texture / FMA twins of the
+/// The paper's representation on the CPU (f64 reference and the texture / FMA twins of the
 /// GPU kernels, on clns16's default table `geometry`): S_b over a `grid`² lattice and
 /// `random` inputs, the operations over `pairs` random pairs.
 pub fn certify_f32(

@@ -1,6 +1,6 @@
 //! `sigpu clns fft`: radix-2 FFT accuracy in CLNS against fixed point, f16 and bf16 at equal
 //! bits per component (SNR vs rustfft's f64), the word size fixed point needs to match each
-//! CLNS row, the seed's f32-radian variant, and on a GPU the batched CLNS FFT's SNR and speed.
+//! CLNS row, the paper's f32-radian variant, and on a GPU the batched CLNS FFT's SNR and speed.
 
 use super::TextTable;
 use anyhow::{bail, Context, Result};
@@ -53,7 +53,7 @@ pub struct FftReport {
     pub snr: Vec<SnrRow>,
     /// Word size fixed point (per-stage scaling / input scaling) needs to match each CLNS row.
     pub fixed_bits_to_match: Vec<(u32, Option<u32>, Option<u32>)>,
-    /// The seed's f32-radian variant (64-bit word), with the other 64-bit-word FFTs.
+    /// The paper's f32-radian variant (64-bit word), with the other 64-bit-word FFTs.
     pub f32_variant: fft::F32Row,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gpu: Vec<GpuFftRow>,
@@ -183,7 +183,7 @@ fn gpu_row(
         .map(|&c| format.from_complex(c).to_pair())
         .collect();
     let mut d = gpu.upload(&words)?;
-    t.fft(gpu, method, &mut d, n)?;
+    t.fft(method, &mut d, n)?;
     let got: Vec<_> = gpu
         .download(&d)?
         .into_iter()
@@ -221,7 +221,7 @@ pub fn throughput(
         .collect::<Result<Vec<_>, _>>()?;
     let mut fresh = buffers.iter_mut();
     let t = time_gpu(gpu, warmup, runs, || match fresh.next() {
-        Some(d) => g.fft(gpu, method, d, n),
+        Some(d) => g.fft(method, d, n),
         None => unreachable!("time_gpu launches warmup + runs times"),
     })?;
     let s = t.median_ms * 1e-3;

@@ -1,4 +1,4 @@
-//! The seed's Fig. 4/5: mean and max error of Re and Im of the table's raw reading of S_b
+//! The paper's Fig. 4/5: mean and max error of Re and Im of the table's raw reading of S_b
 //! (before rounding to codes) against table size P_CL × P_θ, for the texture filter (H100
 //! model) and the FMA lerps, over a dense grid and random inputs of the reduced domain outside
 //! the near region (which the methods evaluate in closed form).

@@ -1,4 +1,4 @@
-//! Reproductions and benchmarks for sigpu-clns: the seed's Table I on today's GPU
+//! Reproductions and benchmarks for sigpu-clns: the paper's Table I on today's GPU
 //! ([`bench`], with the texture-cache cliff and streaming ops in [`cliff`]), Fig. 4/5
 //! ([`fig45`]), the FFT comparison of number formats ([`fft`]), and the certificate runs
 //! ([`certify`]) behind `sigpu clns …` and `sigpu bench clns`.

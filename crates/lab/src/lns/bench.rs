@@ -1,4 +1,4 @@
-//! The seed's Table 1 on today's GPU: compute-bound s_b (and s_b + d_b) throughput per method
+//! The paper's Table 1 on today's GPU: compute-bound s_b (and s_b + d_b) throughput per method
 //! and per blend, in G evaluations/s and SM clock cycles per warp at the measured clock; the
 //! streaming add and the fused reductions against the copy ceiling; and the CPU's add
 //! throughput per method.
@@ -148,7 +148,7 @@ fn streaming(
     let reductions = reductions(gpu, format, &inputs, &mut out, copy)?;
     let mut rows = Vec::new();
     for m in methods {
-        let t = time_gpu(gpu, 3, 20, || m.add(gpu, a, b, &mut out))?;
+        let t = time_gpu(gpu, 3, 20, || m.add(a, b, &mut out))?;
         rows.push(stream_row(m.method.to_string(), t.median_ms, 12.0, copy));
     }
     // Formats of ≤ 16 bits stored as u16 words: 6 bytes per add instead of 12.
@@ -159,7 +159,7 @@ fn streaming(
         };
         let (a16, b16) = (narrow(a)?, narrow(b)?);
         let mut out16 = gpu.alloc_poisoned::<u16>(STREAM_WORDS)?;
-        let t = time_gpu(gpu, 3, 20, || m.add(gpu, &a16, &b16, &mut out16))?;
+        let t = time_gpu(gpu, 3, 20, || m.add(&a16, &b16, &mut out16))?;
         let name = format!("{} (u16 words)", m.method);
         rows.push(stream_row(name, t.median_ms, 6.0, copy));
     }

@@ -1,4 +1,4 @@
-//! The seed's Fig. 3: worst-case s_b error (in bits) against input precision f = 8..23, with
+//! The paper's Fig. 3: worst-case s_b error (in bits) against input precision f = 8..23, with
 //! k = 2^(f−8) segments on z ∈ [−1, 0], so the 8-bit filter weight of every input is exact.
 //! Each table method is evaluated on all 2^f + 1 inputs by its CPU twin (the texture methods by
 //! the H100 filter model of `docs/texture-filtering.md`).

@@ -79,7 +79,7 @@ fn forward(
             let hmm = GpuHmm::new(gpu, model, run.format)?;
             let words = gpu.upload(&emission_words(run.format, emit))?;
             let mut ll = gpu.alloc_poisoned::<f64>(b)?;
-            let timing = time_gpu(gpu, 1, run.runs, || hmm.forward(gpu, &words, b, &mut ll))?;
+            let timing = time_gpu(gpu, 1, run.runs, || hmm.forward(&words, b, &mut ll))?;
             let name = gpu.info().name.clone();
             Ok((gpu.download(&ll)?, timing.median_ms / 1e3, name))
         }
