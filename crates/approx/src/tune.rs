@@ -36,14 +36,9 @@ impl std::str::FromStr for Partition {
 }
 
 /// An app on the GPU with its generated kernels and its accurate output.
-<<<<<<< HEAD
 pub struct Session {
     gpu: Gpu,
-=======
-pub struct Session<'g> {
-    gpu: &'g Gpu,
     /// The app being tuned.
->>>>>>> main
     pub app: &'static App,
     /// Its generated kernels and the rewrites made.
     pub transformed: Transformed,
