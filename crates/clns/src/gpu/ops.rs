@@ -2,7 +2,7 @@
 //! from the table) and mul, in the code formats (`[log, angle]` words) and in the f32-radian
 //! variant (`[log2 |X|, radians]`).
 
-use super::{kernels, GpuClns};
+use super::{kernels, ClnsGeo, GpuClns};
 use crate::error::{ClnsError, Result};
 use crate::sb::Method;
 use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
@@ -19,23 +19,23 @@ macro_rules! elementwise_op {
             b: &DeviceBuffer<$word>,
             out: &mut DeviceBuffer<$word>,
         ) -> Result<()> {
-            elementwise(&self.gpu, $what, $kernel, a, b, out)
+            elementwise(&self.gpu, $what, $kernel, None, a, b, out)
         }
     };
 }
+
+/// Device buffers of CLNS code words (`[log, angle]`).
+type Words = DeviceBuffer<[u32; 2]>;
+
+/// Device buffers of the f32-radian variant's values (`[log2 |X|, radians]`).
+type F32Words = DeviceBuffer<[f32; 2]>;
 
 /// The blend's warp split in the element-wise add: λ of every 8 warps on the texture.
 const BLEND_LAMBDA: i32 = 4;
 
 impl GpuClns {
     /// out = a + b element-wise, S_b by `method` (Blend: half the warps on each reader).
-    pub fn add(
-        &self,
-        method: Method,
-        a: &DeviceBuffer<[u32; 2]>,
-        b: &DeviceBuffer<[u32; 2]>,
-        out: &mut DeviceBuffer<[u32; 2]>,
-    ) -> Result<()> {
+    pub fn add(&self, method: Method, a: &Words, b: &Words, out: &mut Words) -> Result<()> {
         // clns_add_blend takes λ after n; the other add kernels end at n.
         self.check_method(method)?;
         let lambda = (method == Method::Blend).then_some(&BLEND_LAMBDA);
@@ -44,24 +44,9 @@ impl GpuClns {
     }
 
     /// out = a · b element-wise.
-    pub fn mul(
-        &self,
-        a: &DeviceBuffer<[u32; 2]>,
-        b: &DeviceBuffer<[u32; 2]>,
-        out: &mut DeviceBuffer<[u32; 2]>,
-    ) -> Result<()> {
-        let gpu = &self.gpu;
-        let n = equal_lengths("CLNS mul", &[a.len(), b.len(), out.len()])?;
-        let kernel = gpu.kernel(&kernels(), "clns_mul_kernel")?;
-        let n64 = n as u64;
-        gpu.launch(&kernel)
-            .arg(&self.geo)
-            .buf(a)
-            .buf(b)
-            .buf_mut(out)
-            .arg(&n64)
-            .run(streaming_config(gpu, n))?;
-        Ok(())
+    pub fn mul(&self, a: &Words, b: &Words, out: &mut Words) -> Result<()> {
+        let geo = Some(&self.geo);
+        elementwise(&self.gpu, "CLNS mul", "clns_mul_kernel", geo, a, b, out)
     }
 
     elementwise_op!(
@@ -79,9 +64,9 @@ impl GpuClns {
     pub fn add_f32(
         &self,
         method: Method,
-        a: &DeviceBuffer<[f32; 2]>,
-        b: &DeviceBuffer<[f32; 2]>,
-        out: &mut DeviceBuffer<[f32; 2]>,
+        a: &F32Words,
+        b: &F32Words,
+        out: &mut F32Words,
         negate: bool,
     ) -> Result<()> {
         equal_lengths("CLNS-f32 add", &[a.len(), b.len(), out.len()])?;
@@ -136,12 +121,14 @@ impl GpuClns {
     }
 }
 
-/// Launches a kernel `name(const T* a, const T* b, T* out, unsigned long long n)` over
-/// equal-length buffers (the element-wise ops that need no table or geometry).
+/// Launches a kernel `name([ClnsGeo g,] const T* a, const T* b, T* out, unsigned long long
+/// n)` over equal-length buffers (the element-wise ops that read no table; `geo` when the
+/// kernel takes the format's geometry).
 fn elementwise<T: DeviceRepr>(
     gpu: &Gpu,
     what: &str,
     name: &str,
+    geo: Option<&ClnsGeo>,
     a: &DeviceBuffer<T>,
     b: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
@@ -149,11 +136,11 @@ fn elementwise<T: DeviceRepr>(
     let n = equal_lengths(what, &[a.len(), b.len(), out.len()])?;
     let kernel = gpu.kernel(&kernels(), name)?;
     let n64 = n as u64;
-    gpu.launch(&kernel)
-        .buf(a)
-        .buf(b)
-        .buf_mut(out)
-        .arg(&n64)
-        .run(streaming_config(gpu, n))?;
+    let mut launch = gpu.launch(&kernel);
+    if let Some(geo) = geo {
+        launch.arg(geo);
+    }
+    launch.buf(a).buf(b).buf_mut(out).arg(&n64);
+    launch.run(streaming_config(gpu, n))?;
     Ok(())
 }
