@@ -29,22 +29,34 @@ pub fn matching(filter: Option<&str>) -> Vec<Check> {
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
+    /// The check's name (`crate/kernel`).
     pub name: &'static str,
+    /// What it compares.
     pub about: &'static str,
+    /// Seed of its random inputs.
     pub seed: u64,
+    /// Whether it passed.
     pub passed: bool,
+    /// Wall time of the check.
     pub seconds: f64,
+    /// Its figures, when it ran to the end.
     pub report: Option<CheckReport>,
+    /// Why it could not run, when it could not.
     pub error: Option<String>,
 }
 
 /// The outcome of a run of several checks on one device.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// Seed the checks' inputs were drawn from.
     pub seed: u64,
+    /// Checks passed.
     pub passed: usize,
+    /// Checks failed.
     pub failed: usize,
+    /// Every check's outcome.
     pub checks: Vec<Outcome>,
 }
 

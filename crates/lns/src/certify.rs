@@ -14,7 +14,9 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Which {
+    /// s_b(z) = log2(1 + 2^z), used by additions of like signs.
     Sb,
+    /// d_b(z) = log2|1 − 2^z|, used by additions of unlike signs.
     Db,
 }
 
@@ -55,11 +57,16 @@ impl Which {
     }
 }
 
+/// A method's accuracy over every input of one function in one format.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Certificate {
+    /// The format's name (`lns16`, `i5f10`, …).
     pub format: String,
+    /// The function certified.
     pub func: Which,
+    /// The method's name.
     pub method: String,
+    /// Where it ran: `cpu`, or the GPU's name and architecture.
     pub device: String,
     /// Input codes checked: every one the format has.
     pub inputs: u64,
@@ -71,6 +78,7 @@ pub struct Certificate {
     pub faithful: bool,
     /// Results equal to the exact value rounded to nearest.
     pub correctly_rounded: u64,
+    /// `correctly_rounded` as a share of `inputs`.
     pub share_correctly_rounded: f64,
     /// Inputs whose exact value lies within 1e-7 ulp of a rounding tie, where the f64
     /// reference itself cannot decide the correct rounding (counted as correctly rounded).

@@ -15,6 +15,8 @@ use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
 
+/// An LNS format: a sign bit, then log2|x| in fixed point with `int_bits` integer and
+/// `frac_bits` fraction bits, packed in the low 1 + I + F bits of a `u32` word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Format {
     /// Integer bits of log2|x|, sign of the log included (two's complement).
@@ -119,6 +121,7 @@ impl fmt::Display for Format {
     }
 }
 
+/// A format name or size that is not an LNS format (the message says why).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid LNS format {0}")]
 pub struct FormatError(String);

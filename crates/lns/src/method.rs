@@ -206,6 +206,7 @@ impl fmt::Display for Method {
     }
 }
 
+/// A method name that names no method (the message lists the known ones).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, f32split, accurate, sfu, horner2..horner5, tex1, tex2, texlut")]
 pub struct MethodError(String);

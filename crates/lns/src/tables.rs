@@ -32,6 +32,7 @@ pub enum Reader {
 /// Which function of a table set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
+    /// s_b for z ≤ 0.
     Sb,
     /// d_b for z ≤ −1.
     DbFar,
@@ -44,8 +45,11 @@ pub enum Func {
 /// The tables of one method for one format.
 #[derive(Clone, Debug)]
 pub struct Tables {
+    /// The format the tables serve.
     pub format: Format,
+    /// How the kernels read them: Horner coefficients or texels.
     pub reader: Reader,
+    /// The segment layout.
     pub geometry: Geometry,
     fits: [PiecewisePoly; 4],
     /// Texels for the texture readers, per function (order 1: f32; order 2: flattened 2k × 2).
@@ -216,16 +220,21 @@ impl AddSub for Tables {
 /// A segment and the local variable within it, as the exact fraction offset / 2^bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Local {
+    /// Segment index.
     pub w: usize,
+    /// Position within the segment, in units of 2^-bits.
     pub offset: u64,
+    /// Bits of the local variable.
     pub bits: u32,
 }
 
 impl Local {
+    /// The local variable offset / 2^bits in [0, 1), as f32.
     pub fn f32(self) -> f32 {
         self.offset as f32 * (-(self.bits as f32)).exp2()
     }
 
+    /// The local variable offset / 2^bits in [0, 1), as f64.
     pub fn f64(self) -> f64 {
         self.offset as f64 * crate::format::pow2(-(self.bits as i32))
     }
@@ -236,11 +245,15 @@ impl Local {
 pub enum Site {
     /// Below the essential zero: the function rounds to 0.
     Zero,
+    /// A far segment of s_b or d_b (z ≤ −1 for d_b).
     Far(Local),
     /// d_b near 0: log2|z| + h(z) = int_part (in codes, exact) + log2 m + h(z).
     Near {
+        /// ⌊log2|z|⌋ in codes.
         int_part: i64,
+        /// The log2 m table's segment and local variable.
         log2m: Local,
+        /// The h table's segment and local variable.
         h: Local,
     },
 }
@@ -248,6 +261,7 @@ pub enum Site {
 /// The segment layout shared by every method (see the module notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
+    /// The format the layout is for.
     pub format: Format,
     /// Codes per far segment: 2^shift.
     pub shift: u32,
@@ -278,6 +292,7 @@ impl Geometry {
         }
     }
 
+    /// Where s_b(z) is read, `z` a code.
     pub fn sb_site(&self, z: i64) -> Site {
         if z < self.format.essential_zero_code() {
             Site::Zero
@@ -286,6 +301,7 @@ impl Geometry {
         }
     }
 
+    /// Where d_b(z) is read, `z` a code.
     pub fn db_site(&self, z: i64) -> Site {
         let f = self.format.frac_bits;
         if z < self.format.essential_zero_code() {

@@ -5,14 +5,20 @@ use crate::format::Format;
 /// What an LNS word denotes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
+    /// The value 0.
     Zero,
+    /// Not a number.
     NaN,
+    /// ±∞.
     Inf {
+        /// Whether it is −∞.
         negative: bool,
     },
     /// ±2^(log · 2^-F), `log` in [min_code, max_code].
     Finite {
+        /// Whether the value is negative.
         negative: bool,
+        /// log2|x| in codes (units of 2^-F).
         log: i64,
     },
 }
@@ -63,10 +69,12 @@ impl Format {
         }
     }
 
+    /// The word of 0.
     pub fn zero(self) -> u32 {
         self.encode(Class::Zero)
     }
 
+    /// The word of NaN.
     pub fn nan(self) -> u32 {
         self.encode(Class::NaN)
     }
@@ -92,6 +100,7 @@ impl Format {
         self.encode(Class::Finite { negative, log })
     }
 
+    /// The word nearest to `x` ([`Format::from_f64`] of the exact value).
     pub fn from_f32(self, x: f32) -> u32 {
         self.from_f64(x as f64)
     }
@@ -119,6 +128,7 @@ impl Format {
         }
     }
 
+    /// The value of `word` rounded to f32.
     pub fn to_f32(self, word: u32) -> f32 {
         self.to_f64(word) as f32
     }

@@ -11,13 +11,21 @@ use sigpu_runtime::host::CpuArch;
 /// One CPU row: a function's fast and accurate versions, error and speed.
 #[derive(Clone, Debug, Serialize)]
 pub struct CpuRow {
+    /// The function.
     pub function: CpuFunction,
+    /// The SIMD path the fast version ran on.
     pub path: SimdPath,
+    /// Threads used.
     pub threads: usize,
+    /// Fast version: giga elements per second.
     pub fast_gelem_per_s: f64,
+    /// Accurate version (Rust's f32 method): giga elements per second.
     pub accurate_gelem_per_s: f64,
+    /// Fast version's error over the documented domain.
     pub fast_domain: ErrorStats,
+    /// Fast version's error over the wide range.
     pub fast_wide: ErrorStats,
+    /// Accurate version's error over the documented domain.
     pub accurate_domain: ErrorStats,
     /// Time (s) and error (mean relative vs the all-accurate output) at fast shares 0, ¼, ½,
     /// ¾, 1: the λ curve of the CPU.

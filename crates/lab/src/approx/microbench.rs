@@ -90,24 +90,34 @@ pub(crate) fn error_cells(e: &ErrorStats) -> [String; 3] {
 /// One (function, version) row of the table.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
+    /// The catalog key.
     pub function: &'static str,
+    /// The function as mathematics.
     pub math: &'static str,
+    /// Single or double precision.
     pub precision: Precision,
+    /// Accurate or SFU version.
     pub version: Version,
     /// The CUDA or PTX form measured.
     pub form: &'static str,
     /// SM cycles per dependent chain step (the call, plus `chain_glue` where noted).
     pub latency_cycles: f64,
+    /// What links one call to the next in the latency chain, where the result cannot feed
+    /// the argument directly.
     pub chain_glue: Option<&'static str>,
     /// Giga results per second per SM, independent chains, whole GPU busy.
     pub gops_per_sm: f64,
+    /// Giga results per second, whole GPU.
     pub gops_total: f64,
     /// Results per SM per clock cycle at the measured clock.
     pub ops_per_clock_per_sm: f64,
     /// Errors over the documented domain and over a wide range.
     pub error_domain: ErrorStats,
+    /// Errors over the wide range.
     pub error_wide: ErrorStats,
+    /// The documented domain, as text.
     pub domain: String,
+    /// The wide range, as text.
     pub wide: String,
     /// Registers per thread of the element-wise kernel, from the loaded function.
     pub registers: i32,
@@ -115,14 +125,20 @@ pub struct Row {
     pub sass: Option<Mix>,
 }
 
+/// `sigpu approx bench`'s report: every catalog function, both versions, on one GPU.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// Its streaming multiprocessors.
     pub sms: u32,
+    /// SM clock measured while a kernel runs.
     pub sm_clock_mhz: f64,
+    /// Random inputs per range for the error figures.
     pub error_samples: usize,
     /// Why the SASS columns are empty, when they are.
     pub sass_note: Option<String>,
+    /// One row per function and version.
     pub rows: Vec<Row>,
 }
 

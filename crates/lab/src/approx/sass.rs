@@ -96,16 +96,26 @@ fn cuobjdump() -> Option<PathBuf> {
 /// Why a CUBIN image could not be disassembled (the SASS mix is then left out of a report).
 #[derive(Debug, thiserror::Error)]
 pub enum SassError {
+    /// No cuobjdump on the machine.
     #[error("cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")]
     NoCuobjdump,
+    /// A file could not be read or written.
     #[error("{what}: {source}")]
     Io {
+        /// What was being read or written.
         what: String,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// The disassembler ran and failed.
     #[error("{tool} -sass failed: {stderr}")]
-    Failed { tool: String, stderr: String },
+    Failed {
+        /// The tool run.
+        tool: String,
+        /// What it printed on stderr.
+        stderr: String,
+    },
 }
 
 /// `cuobjdump -sass` of a CUBIN image, or why it could not be read.

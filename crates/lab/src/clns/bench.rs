@@ -13,6 +13,7 @@ use sigpu_clns::{Class, Clns, ClnsF32, ClnsFormat, Geometry, Method};
 use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, LaunchConfig};
 use sigpu_runtime::cuda::{self, sm_clock_mhz, DeviceBuffer, Gpu};
 
+/// One operation's throughput (a Table I row).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// `complex f32 add`, `complex f32 mul`, `clns mul`, `clns mul (finite fast path)`,
@@ -21,23 +22,35 @@ pub struct Row {
     /// S_b method of a CLNS add (blend: λ of 8 warps on the texture).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    /// Median time of one launch.
     pub median_ms: f64,
+    /// Giga operations per second.
     pub g_ops_per_s: f64,
     /// SM clock cycles per warp-wide op: time × clock × SMs / (ops / 32).
     pub cycles_per_warp: f64,
 }
 
+/// `sigpu bench clns`'s report (also read back by `--from`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The CLNS format's name.
     pub format: String,
+    /// The S_b table's size.
     pub geometry: Geometry,
+    /// Streaming multiprocessors.
     pub sms: u32,
+    /// SM clock measured while a kernel runs.
     pub sm_clock_mhz: f64,
+    /// Operations per timed launch.
     pub ops_per_launch: u64,
+    /// Table I: complex f32 against CLNS, per operation.
     pub table1: Vec<Row>,
+    /// The texture-cache cliff: S_b reads per second against table size.
     #[serde(default)]
     pub cliff: Vec<CliffRow>,
+    /// Streaming element-wise operations over device memory.
     #[serde(default)]
     pub streaming: Vec<StreamRow>,
 }

@@ -68,6 +68,7 @@ pub fn table(certs: &[Certificate]) -> TextTable {
     )
 }
 
+/// `sigpu clns certify-f32`'s report: the f32-radian variant's S_b and operation errors.
 #[derive(Clone, Debug, Serialize)]
 pub struct F32Report {
     /// S_b of the f32-radian variant: error of each CPU method over the certificate inputs.

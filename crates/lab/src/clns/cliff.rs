@@ -8,22 +8,33 @@ use sigpu_clns::gpu::{random_pairs, GpuClns};
 use sigpu_clns::{Clns, ClnsFormat, Geometry, Method};
 use sigpu_runtime::cuda::{self, copy_bandwidth, streaming_config, time_gpu, DeviceBuffer, Gpu};
 
+/// S_b reads per second at one table size.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CliffRow {
+    /// The reader (texture or FMA lerps).
     pub reader: String,
+    /// Table points along |Z|.
     pub p_cl: usize,
+    /// Table points along θ.
     pub p_theta: usize,
+    /// Table size.
     pub table_kib: f64,
+    /// Giga S_b reads per second at random inputs.
     pub g_reads_per_s: f64,
 }
 
+/// A streaming element-wise operation over device memory.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamRow {
+    /// The operation.
     pub op: String,
+    /// Elements per launch.
     pub elements: usize,
+    /// Giga operations per second.
     pub g_ops_per_s: f64,
     /// 24 bytes per op (two 8-byte operands read, one written).
     pub gb_per_s: f64,
+    /// Of the device-to-device copy measured in the same run.
     pub fraction_of_copy: f64,
 }
 

@@ -24,6 +24,7 @@ pub struct FftOptions {
     pub bits: Vec<u32>,
     /// S_b method of the CLNS FFT: f64, tex or fma.
     pub method: Method,
+    /// Seed of the random inputs.
     pub seed: u64,
 }
 
@@ -47,14 +48,18 @@ impl FftOptions {
     }
 }
 
+/// `sigpu clns fft`'s report.
 #[derive(Clone, Debug, Serialize)]
 pub struct FftReport {
+    /// S_b method of the CLNS FFT.
     pub method: String,
+    /// SNR against rustfft's f64 per word size and representation.
     pub snr: Vec<SnrRow>,
     /// Word size fixed point (per-stage scaling / input scaling) needs to match each CLNS row.
     pub fixed_bits_to_match: Vec<(u32, Option<u32>, Option<u32>)>,
     /// The paper's f32-radian variant (64-bit word), with the other 64-bit-word FFTs.
     pub f32_variant: fft::F32Row,
+    /// The GPU FFT's SNR and speed, when a GPU ran it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gpu: Vec<GpuFftRow>,
     /// What limits the figures, when something other than the word size does (e.g. the S_b
@@ -62,11 +67,16 @@ pub struct FftReport {
     pub notes: Vec<String>,
 }
 
+/// The GPU FFT at one format: its SNR and speed.
 #[derive(Clone, Debug, Serialize)]
 pub struct GpuFftRow {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The CLNS format.
     pub format: String,
+    /// SNR against rustfft's f64, in dB.
     pub snr_db: f64,
+    /// Its throughput.
     #[serde(flatten)]
     pub timing: FftRow,
 }
@@ -74,10 +84,15 @@ pub struct GpuFftRow {
 /// GPU FFT throughput: `batch` transforms of `n` in one launch.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FftRow {
+    /// S_b method.
     pub method: String,
+    /// Transform length.
     pub n: usize,
+    /// Transforms per launch.
     pub batch: usize,
+    /// Median time of one launch.
     pub median_ms: f64,
+    /// Transforms per second.
     pub transforms_per_s: f64,
     /// Radix-2 butterflies (n/2 · log2 n per transform) per second, in G.
     pub g_butterflies_per_s: f64,

@@ -15,18 +15,26 @@ use sigpu_plot::{LineChart, Series};
 use std::f64::consts::TAU;
 use std::path::Path;
 
+/// One reader at one table size: the error of its raw S_b readings.
 #[derive(Clone, Debug, Serialize)]
 pub struct Point {
+    /// The reader.
     pub reader: Reader,
+    /// Table points along |Z|.
     pub p_cl: usize,
+    /// Table points along θ.
     pub p_theta: usize,
+    /// Table size in bytes.
     pub table_bytes: usize,
+    /// Inputs measured.
     pub inputs: usize,
     /// |Re error| in log2 units.
     pub re_mean: f64,
+    /// Largest |Re error|, log2 units.
     pub re_max: f64,
     /// |Im error| in radians.
     pub im_mean: f64,
+    /// Largest |Im error|, radians.
     pub im_max: f64,
 }
 

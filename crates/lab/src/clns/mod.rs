@@ -26,7 +26,9 @@ mod render;
 /// A text table for the terminal: a header and rows of cells (the CLI lays them out).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TextTable {
+    /// Column headers.
     pub header: &'static [&'static str],
+    /// Rows of cells.
     pub rows: Vec<Vec<String>>,
 }
 

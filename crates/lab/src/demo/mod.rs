@@ -18,31 +18,47 @@ use std::time::Instant;
 #[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct Demo {
+    /// The host: CPU, threads, SIMD.
     pub host: HostInfo,
+    /// CPU copy bandwidth, the ceiling for memory-bound CPU kernels.
     pub cpu_copy: HostCopyBench,
+    /// The CPU sections.
     pub cpu: CpuDemo,
     /// Why the GPU part was skipped, when it was.
     pub gpu_skipped: Option<String>,
+    /// The GPU sections, when a GPU ran them.
     pub gpu: Option<GpuDemo>,
     /// Wall time of the whole demo.
     pub seconds: f64,
 }
 
+/// The demo's CPU sections, one per capability.
 #[derive(Serialize)]
 pub struct CpuDemo {
+    /// HMM forward in lns32.
     pub lns_hmm: cpu::HmmSection,
+    /// A clns16 FFT against fixed point and f16.
     pub clns_fft: cpu::FftSection,
+    /// An IIR filter against the serial f64 reference.
     pub iir_filter: cpu::FilterSection,
+    /// The fast f32 functions' errors and speedups.
     pub approx: Vec<cpu::ApproxRow>,
+    /// LDPC decoding of DVB-T2 short frames.
     pub ldpc: cpu::LdpcSection,
 }
 
+/// The demo's GPU sections.
 #[derive(Serialize)]
 pub struct GpuDemo {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// Device copy bandwidth, the ceiling for memory-bound kernels.
     pub copy: CopyBench,
+    /// HMM forward in lns32 on the GPU.
     pub lns_hmm: cpu::HmmSection,
+    /// The IIR filter kernel against the copy ceiling.
     pub iir_filter: gpu::GpuFilterSection,
+    /// Every registered self-check.
     pub checks: gpu::ChecksSection,
 }
 

@@ -12,6 +12,7 @@ use sigpu_runtime::cuda::{
     self, copy_bandwidth, sm_clock_mhz, time_gpu, DeviceBuffer, Gpu, Launch,
 };
 
+/// One method or blend's compute-bound throughput (a Table 1 row).
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Row {
     /// A method, or `A+B` for a blend.
@@ -21,19 +22,28 @@ pub struct Row {
     pub lambda: Option<u32>,
     /// s_b and d_b at the same point (one evaluation = both).
     pub both: bool,
+    /// Median time of one launch.
     pub median_ms: f64,
+    /// Giga evaluations per second.
     pub g_evals_per_s: f64,
+    /// SM clock cycles per warp-wide evaluation.
     pub cycles_per_warp: f64,
 }
 
+/// `sigpu bench lns`'s report on a GPU.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The LNS format's name.
     pub format: String,
+    /// Streaming multiprocessors.
     pub sms: u32,
     /// SM clock measured with clock64() against %globaltimer while a kernel runs.
     pub sm_clock_mhz: f64,
+    /// Evaluations per timed launch.
     pub evals_per_launch: u64,
+    /// Table 1: every method and blend.
     pub rows: Vec<Row>,
     /// Element-wise add of two device arrays: memory-bound.
     pub streaming: Vec<StreamRow>,
@@ -46,8 +56,11 @@ pub struct Report {
 pub struct ReduceRow {
     /// `sum` or `dot`.
     pub op: &'static str,
+    /// Words reduced.
     pub elements: usize,
+    /// Median time of one reduction.
     pub median_ms: f64,
+    /// Giga words per second.
     pub g_elems_per_s: f64,
     /// Bytes read (4 per word) per second.
     pub gb_per_s: f64,
@@ -59,9 +72,13 @@ pub struct ReduceRow {
 /// Element-wise `out = a + b` over device buffers of LNS words.
 #[derive(Clone, Debug, Serialize)]
 pub struct StreamRow {
+    /// The s_b / d_b method.
     pub method: String,
+    /// Elements added.
     pub elements: usize,
+    /// Median time of one launch.
     pub median_ms: f64,
+    /// Giga adds per second.
     pub g_adds_per_s: f64,
     /// Bytes read and written (3 words per add: 12 bytes, 6 with u16 words) per second.
     pub gb_per_s: f64,
@@ -169,10 +186,13 @@ fn streaming(
 /// The fused reductions alone (`sigpu bench lns --reduce-only`), against the copy ceiling.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReduceReport {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The LNS format's name.
     pub format: String,
     /// Device-to-device copy of 2^30 bytes in the same run, read + write counted (GB/s).
     pub copy_gb_per_s: f64,
+    /// The fused sum and dot.
     pub reductions: Vec<ReduceRow>,
 }
 
@@ -190,6 +210,7 @@ pub fn reductions_only(gpu: &Gpu, format: Format) -> Result<ReduceReport, LnsErr
 }
 
 impl ReduceReport {
+    /// The report as text: the reductions against the copy ceiling.
     pub fn text(&self) -> String {
         let n = self.reductions.first().map_or(0, |r| r.elements);
         let mut out = format!(
@@ -425,10 +446,15 @@ pub fn blend_chart_of(format: &str, device: &str, rows: &[Row]) -> sigpu_plot::L
 /// One CPU add/sub measurement.
 #[derive(Clone, Debug, Serialize)]
 pub struct CpuRow {
+    /// The method.
     pub method: String,
+    /// Threads used.
     pub threads: usize,
+    /// Elements added per run.
     pub elements: usize,
+    /// Median time of one run, seconds.
     pub median_s: f64,
+    /// Giga adds per second.
     pub g_adds_per_s: f64,
 }
 

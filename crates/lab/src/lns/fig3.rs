@@ -8,11 +8,14 @@ use serde::Serialize;
 use sigpu_fnapprox::{tables as tex, FitError, PiecewisePoly};
 use sigpu_lns::sb_f64;
 
+/// One method at one input precision: its worst s_b error in bits.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Fig3Point {
+    /// The method.
     pub method: String,
     /// Fractional bits of the input z.
     pub f: u32,
+    /// Table segments on [−1, 0].
     pub segments: usize,
     /// max |method(z) − s_b(z)| over the inputs.
     pub max_error: f64,

@@ -55,8 +55,11 @@ pub const PRECISIONS: std::ops::RangeInclusive<u32> = 8..=23;
 /// The figure's points, the methods plotted and where they were measured.
 #[derive(Clone, Debug)]
 pub struct Figure {
+    /// Where it was measured: the GPU's name, or the CPU twins.
     pub source: String,
+    /// The methods plotted.
     pub methods: Vec<&'static str>,
+    /// Every (method, precision) point.
     pub points: Vec<Fig3Point>,
 }
 

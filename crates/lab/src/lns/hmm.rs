@@ -12,9 +12,13 @@ use sigpu_runtime::host::available_memory;
 /// What to run: a random model of `states` states, `batch` sequences of `steps` emissions.
 #[derive(Clone, Copy, Debug)]
 pub struct HmmRun {
+    /// The LNS format.
     pub format: Format,
+    /// Hidden states.
     pub states: usize,
+    /// Observations per sequence.
     pub steps: usize,
+    /// Sequences run together.
     pub batch: usize,
     /// Seed of the model; the emissions use `seed + 1`.
     pub seed: u64,
@@ -24,12 +28,18 @@ pub struct HmmRun {
     pub runs: usize,
 }
 
+/// `sigpu lns hmm`'s report.
 #[derive(Clone, Debug, Serialize)]
 pub struct HmmReport {
+    /// The LNS format's name.
     pub format: String,
+    /// Where it ran.
     pub device: String,
+    /// Hidden states.
     pub states: u64,
+    /// Observations per sequence.
     pub steps: u64,
+    /// Sequences run together.
     pub batch: u64,
     /// One forward over the batch (GPU: median of timed runs by CUDA events).
     pub seconds: f64,
@@ -39,6 +49,7 @@ pub struct HmmReport {
     pub verified: usize,
     /// max over the verified sequences of |ll_lns − ll_f64| / |ll_f64|.
     pub max_relative_error: f64,
+    /// ln P(o) of each sequence.
     pub log_likelihoods: Vec<f64>,
 }
 

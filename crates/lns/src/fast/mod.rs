@@ -16,6 +16,7 @@ mod avx512;
 /// Tables of s_b, far d_b, h and log2 m (see `tables.rs` for the geometry) in f64.
 #[derive(Clone, Debug)]
 pub struct F64Tables {
+    /// The segment layout the tables follow (the AVX-512 gathers check it against them).
     pub geometry: Geometry,
     sb: PiecewisePoly64,
     db: PiecewisePoly64,
