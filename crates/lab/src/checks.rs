@@ -29,19 +29,20 @@ pub fn matching(filter: Option<&str>) -> Vec<Check> {
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
-    /// The check's name (`crate/kernel`).
+    /// The check's `crate/kernel` name.
     pub name: &'static str,
-    /// What it compares.
+    /// What it compares, in a line.
     pub about: &'static str,
-    /// Seed of its random inputs.
+    /// The seed its inputs were drawn from: the run's seed mixed with the check's name, so the
+    /// check replays alike run alone or with all.
     pub seed: u64,
-    /// Whether it passed.
+    /// Whether the report came back within its tolerances (false on an error).
     pub passed: bool,
-    /// Wall time of the check.
+    /// Wall time of the check, in seconds.
     pub seconds: f64,
-    /// Its figures, when it ran to the end.
+    /// What the check measured, when it ran to the end.
     pub report: Option<CheckReport>,
-    /// Why it could not run, when it could not.
+    /// Why it could not run to the end, when it did not.
     pub error: Option<String>,
 }
 
@@ -50,13 +51,13 @@ pub struct Outcome {
 pub struct Summary {
     /// The GPU's name and architecture.
     pub device: String,
-    /// Seed the checks' inputs were drawn from.
+    /// The run's seed, from which every check's own is derived.
     pub seed: u64,
-    /// Checks passed.
+    /// Checks that passed.
     pub passed: usize,
-    /// Checks failed.
+    /// Checks that failed or could not run.
     pub failed: usize,
-    /// Every check's outcome.
+    /// Every check's outcome, in registry order.
     pub checks: Vec<Outcome>,
 }
 

@@ -110,7 +110,7 @@ fn reciprocal(x: Class) -> Class {
 }
 
 impl Format {
-    /// −a: the sign flipped (zero and NaN unchanged).
+    /// −a, exactly: the sign flips (of ±∞ too); zero and NaN stay as they are (LNS has no −0).
     pub fn neg(self, a: u32) -> u32 {
         match self.decode(a) {
             Class::Finite { negative, log } => self.encode(finite(!negative, log)),
@@ -121,7 +121,7 @@ impl Format {
         }
     }
 
-    /// |a|: the sign cleared (zero and NaN unchanged).
+    /// |a|, exactly: the sign cleared; zero and NaN stay as they are.
     pub fn abs(self, a: u32) -> u32 {
         match self.decode(a) {
             Class::Finite { log, .. } => self.encode(finite(false, log)),

@@ -18,7 +18,7 @@
 //! - [`hmm`]: the HMM forward algorithm in LNS, on the CPU and a GPU.
 //! - [`calc`]: a calculator over LNS words, one `a op b` per line of text.
 //!
-//! Errors are [`LnsError`]. Source: Arnold, Collange, Defour, "Implementing LNS using filtering units of GPUs", ICASSP 2010 (the texture-LNS paper).
+//! Errors are [`LnsError`]. Source: texture-LNS (Arnold, Collange & Defour, ICASSP 2010).
 //!
 //! ```
 //! use sigpu_lns::{Accurate, Format};
@@ -31,6 +31,8 @@
 //! // Products are exact: the log codes add.
 //! assert_eq!(f.to_f64(f.mul(a, f.from_f64(2.0))), f.to_f64(a) * 2.0);
 //! ```
+
+#![warn(missing_docs)]
 
 mod arith;
 mod array;

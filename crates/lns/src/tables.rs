@@ -32,7 +32,7 @@ pub enum Reader {
 /// Which function of a table set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
-    /// s_b for z ≤ 0.
+    /// s_b over the far range, Z0 ..= 0.
     Sb,
     /// d_b for z ≤ −1.
     DbFar,
@@ -45,11 +45,11 @@ pub enum Func {
 /// The tables of one method for one format.
 #[derive(Clone, Debug)]
 pub struct Tables {
-    /// The format the tables serve.
+    /// The format whose code grid the tables cover.
     pub format: Format,
-    /// How the kernels read them: Horner coefficients or texels.
+    /// How the method reads them.
     pub reader: Reader,
-    /// The segment layout.
+    /// Their segment layout.
     pub geometry: Geometry,
     fits: [PiecewisePoly; 4],
     /// Texels for the texture readers, per function (order 1: f32; order 2: flattened 2k × 2).
@@ -220,21 +220,21 @@ impl AddSub for Tables {
 /// A segment and the local variable within it, as the exact fraction offset / 2^bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Local {
-    /// Segment index.
+    /// The segment, from 0 at the lowest.
     pub w: usize,
-    /// Position within the segment, in units of 2^-bits.
+    /// Numerator of the local variable s = offset · 2^-bits ∈ [0, 1].
     pub offset: u64,
-    /// Bits of the local variable.
+    /// Exponent of its denominator.
     pub bits: u32,
 }
 
 impl Local {
-    /// The local variable offset / 2^bits in [0, 1), as f32.
+    /// s in f32, as the kernels compute it (exact while `offset` < 2^24).
     pub fn f32(self) -> f32 {
         self.offset as f32 * (-(self.bits as f32)).exp2()
     }
 
-    /// The local variable offset / 2^bits in [0, 1), as f64.
+    /// s in f64, exactly.
     pub fn f64(self) -> f64 {
         self.offset as f64 * crate::format::pow2(-(self.bits as i32))
     }
@@ -245,15 +245,15 @@ impl Local {
 pub enum Site {
     /// Below the essential zero: the function rounds to 0.
     Zero,
-    /// A far segment of s_b or d_b (z ≤ −1 for d_b).
+    /// The shared far table (s_b at every z ≥ Z0, d_b at z ≤ −1).
     Far(Local),
     /// d_b near 0: log2|z| + h(z) = int_part (in codes, exact) + log2 m + h(z).
     Near {
-        /// ⌊log2|z|⌋ in codes.
+        /// ⌊log2|z|⌋ in codes, (e − F) · 2^F with |z| = 2^e · m in codes: added exactly.
         int_part: i64,
-        /// The log2 m table's segment and local variable.
+        /// Where log2 m (m ∈ [1, 2)) is read.
         log2m: Local,
-        /// The h table's segment and local variable.
+        /// Where h(z) is read.
         h: Local,
     },
 }
@@ -261,7 +261,7 @@ pub enum Site {
 /// The segment layout shared by every method (see the module notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
-    /// The format the layout is for.
+    /// The format whose code grid the segments cut.
     pub format: Format,
     /// Codes per far segment: 2^shift.
     pub shift: u32,
@@ -292,7 +292,8 @@ impl Geometry {
         }
     }
 
-    /// Where s_b(z) is read, `z` a code.
+    /// Where s_b is read for input code `z` ≤ 0: nowhere below the essential zero, else the far
+    /// table.
     pub fn sb_site(&self, z: i64) -> Site {
         if z < self.format.essential_zero_code() {
             Site::Zero
@@ -301,7 +302,8 @@ impl Geometry {
         }
     }
 
-    /// Where d_b(z) is read, `z` a code.
+    /// Where d_b is read for input code `z` < 0: nowhere below the essential zero, the far table
+    /// for z ≤ −1 (−2^F in codes), else the near form log2|z| + h(z).
     pub fn db_site(&self, z: i64) -> Site {
         let f = self.format.frac_bits;
         if z < self.format.essential_zero_code() {

@@ -13,19 +13,19 @@ use sigpu_runtime::host::CpuArch;
 pub struct CpuRow {
     /// The function.
     pub function: CpuFunction,
-    /// The SIMD path the fast version ran on.
+    /// The vector loop measured (the best `arch` has).
     pub path: SimdPath,
-    /// Threads used.
+    /// Worker threads (rayon's pool).
     pub threads: usize,
-    /// Fast version: giga elements per second.
+    /// Fast version on every element: 10^9 elements per second.
     pub fast_gelem_per_s: f64,
-    /// Accurate version (Rust's f32 method): giga elements per second.
+    /// Accurate version on every element: 10^9 elements per second.
     pub accurate_gelem_per_s: f64,
-    /// Fast version's error over the documented domain.
+    /// The fast version's error over the documented domain.
     pub fast_domain: ErrorStats,
-    /// Fast version's error over the wide range.
+    /// The fast version's error over a wide range past it, where its failure modes show.
     pub fast_wide: ErrorStats,
-    /// Accurate version's error over the documented domain.
+    /// The accurate version's error over the documented domain.
     pub accurate_domain: ErrorStats,
     /// Time (s) and error (mean relative vs the all-accurate output) at fast shares 0, ¼, ½,
     /// ¾, 1: the λ curve of the CPU.

@@ -4,7 +4,6 @@
 //!   registers, SASS mix of every catalog function), with [`sass`] reading the instruction mix.
 //! - [`cpu_bench`]: the CPU fast functions' error, speed and chunk-split curve.
 //! - [`tune`]: the app suite tuned under a QoS ratio, geometric means and HEU against OMG.
-//! - [`listing`]: the catalog and the app suite as tables.
 //! - [`figures`]: the paper's Fig. 4 and Fig. 8–11 from tuning reports.
 
 pub mod cpu_bench;

@@ -1,6 +1,7 @@
-//! The SFU / FP32 / FP64 instruction mix of compiled kernels, read from `cuobjdump -sass`
-//! (the paper's F/P/D columns). The counts are static: every instruction in the kernel once,
-//! slow paths included, loads, stores and index arithmetic counted under `other`.
+//! The SFU / FP32 / FP64 instruction mix of compiled kernels, read from `cuobjdump -sass` (the
+//! F/P/D columns of Li et al.'s SFU-approximation paper). The counts are static: every instruction
+//! in the kernel once, slow paths included, loads, stores and index arithmetic counted under
+//! `other`.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -96,22 +97,22 @@ fn cuobjdump() -> Option<PathBuf> {
 /// Why a CUBIN image could not be disassembled (the SASS mix is then left out of a report).
 #[derive(Debug, thiserror::Error)]
 pub enum SassError {
-    /// No cuobjdump on the machine.
+    /// No cuobjdump on the search path.
     #[error("cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")]
     NoCuobjdump,
-    /// A file could not be read or written.
+    /// Writing the image or running the tool failed.
     #[error("{what}: {source}")]
     Io {
-        /// What was being read or written.
+        /// What was being done.
         what: String,
         /// The I/O error.
         #[source]
         source: std::io::Error,
     },
-    /// The disassembler ran and failed.
+    /// cuobjdump ran and failed.
     #[error("{tool} -sass failed: {stderr}")]
     Failed {
-        /// The tool run.
+        /// The tool's path.
         tool: String,
         /// What it printed on stderr.
         stderr: String,

@@ -1,5 +1,6 @@
-//! The paper's tuning results over the app suite: each app tuned, the geometric-mean speedups
-//! per search (its Fig. 8–11) and the check of its efficiency claim, HEU against OMG.
+//! The tuning results of Li et al.'s SFU-approximation paper over the app suite: each app tuned,
+//! the geometric-mean speedups per search (its Fig. 8–11) and the check of its efficiency claim,
+//! HEU against OMG.
 
 use serde::Serialize;
 use sigpu_approx::apps::{self, App, APPS};
@@ -11,9 +12,9 @@ use sigpu_runtime::cuda::Gpu;
 /// What to tune: the apps (one, or the whole suite), the bound and how.
 #[derive(Clone, Debug)]
 pub struct SuiteRun {
-    /// The apps to tune.
+    /// The apps to tune, in suite order.
     pub apps: Vec<&'static App>,
-    /// The bound: E(λ) ≤ ratio · E(λ_max).
+    /// The QoS ratio in (0, 1]: the error bound as a fraction of the all-SFU kernel's error.
     pub qos_ratio: f64,
     /// The search for one app; the whole suite runs all three on one measured curve.
     pub search: Method,
@@ -60,15 +61,15 @@ impl SuiteRun {
 pub struct TuneSummary {
     /// The GPU's name and architecture.
     pub device: String,
-    /// The QoS ratio every app was tuned under.
+    /// The QoS ratio the searches ran under.
     pub qos_ratio: f64,
     /// Which warp index λ was compared with.
     pub partition: Partition,
-    /// One report per app.
+    /// One report per app, in suite order.
     pub apps: Vec<AppReport>,
     /// Geometric-mean speedup over the apps, per search (and for the all-SFU kernel).
     pub geomean_speedup: Vec<(String, f64)>,
-    /// HEU against OMG, per app.
+    /// HEU against OMG per app (apps with both searches).
     pub heu_vs_omg: Vec<HeuVsOmg>,
     /// Apps where HEU is within one λ of OMG with ≤ 25% of its runs.
     pub heu_target_met: usize,

@@ -45,9 +45,9 @@ pub const MAX_STATES: usize = 1024;
 /// A model uploaded for one format on one GPU: transition and initial codes on the device,
 /// where every forward runs.
 pub struct GpuHmm {
-    /// The LNS format of the codes.
+    /// The format of the uploaded codes and of every result.
     pub format: Format,
-    /// Hidden states of the model.
+    /// Hidden states, at most [`MAX_STATES`].
     pub states: usize,
     init: DeviceBuffer<i32>,
     /// stride × stride, padded with the zero code.

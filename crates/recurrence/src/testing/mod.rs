@@ -1,4 +1,12 @@
-//! Random stable filters and inputs, shared by the tests and the GPU self-checks.
+//! Random stable filters and inputs, shared by the tests, the GPU self-checks and the lab's
+//! benchmarks; [`sos`]: scipy's designs as sections and the cascade's accuracy contract.
+
+mod sos;
+
+pub use sos::{
+    random_values, sos_emulation_keeps_contract, SosReference, BUTTER3_HIGH, BUTTER8_0005,
+    BUTTER8_002, BUTTER8_01,
+};
 
 use crate::signature::{Coef, Signature};
 use rand::Rng;
@@ -68,5 +76,34 @@ pub fn relative_error(got: &[f64], want: &[f64]) -> f64 {
         err
     } else {
         err / scale
+    }
+}
+
+/// Signal lengths around a kernel's chunk of `chunk` values, where chunk and channel ends meet
+/// (1, 2, a warp ± 1, chunk ± 1, three chunks and a bit), then long odd lengths.
+pub fn lengths_around(chunk: usize) -> [usize; 10] {
+    [
+        1,
+        2,
+        31,
+        33,
+        chunk - 1,
+        chunk,
+        chunk + 1,
+        3 * chunk + 7,
+        65_537,
+        1_000_003,
+    ]
+}
+
+/// A check report with nothing counted yet, at relative tolerance `rel`: what a check over many
+/// lengths adds its runs to.
+pub fn empty_report(rel: f64) -> sigpu_runtime::cuda::CheckReport {
+    sigpu_runtime::cuda::CheckReport {
+        elements: 0,
+        mismatches: 0,
+        max_error: 0.0,
+        tolerance: sigpu_runtime::cuda::Tolerance { abs: 0.0, rel },
+        note: String::new(),
     }
 }
