@@ -36,6 +36,12 @@ from_str!(ldpc_err:
     sigpu_ldpc::sim::sweep::SnrAxis,
 );
 
+from_str!(value_err:
+    sigpu_lns::Format,
+    sigpu_lns::Method,
+    sigpu_approx::cpu::CpuFunction,
+);
+
 /// SNR points in dB: `"START:STOP:STEP"` or a comma list (parsed as the command line parses
 /// `--snr`), or a sequence of numbers (checked alike).
 pub struct SnrPoints(pub Vec<f64>);

@@ -27,7 +27,7 @@ fn gpu_filter(key: Key, b: &[f64], a: &[f64]) -> PyResult<Arc<AnyGpuFilter>> {
     if let Some(f) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(f.clone());
     }
-    let gpu = device::gpu(key.3)?;
+    let gpu = &device::gpu(key.3)?;
     let signature = Signature::from_lfilter(b, a).map_err(filter_err)?;
     let options = FilterOptions::default();
     let built = match key.2 {
@@ -99,7 +99,7 @@ fn lfilter_cuda(
     let key = (bits(&b), bits(&a), dtype, device, stream);
     py.detach(|| {
         let filter = gpu_filter(key, &b, &a)?;
-        let gpu = device::gpu(device)?;
+        let gpu = &device::gpu(device)?;
         // SAFETY: the Python half passes the stream the array's library reports as current
         // for the array's device (or the one the caller named).
         let s = unsafe { gpu.borrowed_stream(stream) };
@@ -160,7 +160,7 @@ fn lfilter_cuda_host<'py>(
         let (y, zf) = py.detach(|| -> PyResult<(Vec<T>, Vec<T>)> {
             check_finite(xs, "x").map_err(filter_err)?;
             let f = gpu_filter(key, b, a)?;
-            let gpu = device::gpu(device)?;
+            let gpu = &device::gpu(device)?;
             let any: &dyn std::any::Any = match &*f {
                 AnyGpuFilter::F32(f) => f,
                 AnyGpuFilter::F64(f) => f,

@@ -211,7 +211,7 @@ impl PyCode {
         let (bits, stats) = py.detach(|| {
             let target = match device {
                 None => Target::cpu(),
-                Some(d) => plan::target(Some(device::gpu(d)?.clone())),
+                Some(d) => plan::target(Some(device::gpu(d)?)),
             };
             let key = format!("{config:?}/{device:?}");
             let plan = || plan::decoder(&self.code, config, &target);
@@ -242,7 +242,7 @@ impl PyCode {
         let config = options.config()?;
         let len = frames * self.code.n();
         py.detach(|| {
-            let gpu = device::gpu(device)?.clone();
+            let gpu = device::gpu(device)?;
             // SAFETY: `llr` and `out` are the data pointers of live C-contiguous arrays of
             // frames × N float32 values and bytes on `device`, and `stream` is the caller's
             // current stream there (checked by the Python half).
@@ -413,7 +413,7 @@ fn simulate<'py>(
     }
     let swept = py.detach(|| {
         let targets = (devices.iter())
-            .map(|&d| Ok(plan::target(Some(device::gpu(d)?.clone()))))
+            .map(|&d| Ok(plan::target(Some(device::gpu(d)?))))
             .collect::<PyResult<Vec<_>>>()?;
         sweep::run(&code.code, &targets, &spec, &mut |_| {}).map_err(ldpc_err)
     })?;

@@ -159,7 +159,7 @@ fn gpu_sos(key: SosKey, rows: &[[f64; 6]]) -> PyResult<Arc<AnySos>> {
     if let Some(f) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(f.clone());
     }
-    let gpu = device::gpu(key.2)?;
+    let gpu = &device::gpu(key.2)?;
     let built = Arc::new(match key.1 {
         "float32" => AnySos::F32(GpuSos::new(gpu, rows).map_err(filter_err)?),
         _ => AnySos::F64(GpuSos::new(gpu, rows).map_err(filter_err)?),
@@ -205,7 +205,7 @@ fn sosfilt_cuda(
     let key = (sos.iter().map(|c| c.to_bits()).collect(), dtype, device);
     py.detach(|| {
         let f = gpu_sos(key, &rows)?;
-        let gpu = device::gpu(device)?;
+        let gpu = &device::gpu(device)?;
         let call = RawSosCall {
             x,
             y,
