@@ -7,15 +7,10 @@ use common::{assert_mentions, fails_with, line, ok_json, sigpu, stderr, stdout_j
 
 use serde_json::Value;
 
-/// A version-1 .npy file of float32 LLRs, codewords × n.
+/// A .npy file of float32 LLRs, codewords × n.
 fn npy_f32(values: &[f32], rows: usize, cols: usize) -> Vec<u8> {
-    let header =
-        format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols}), }}\n");
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-    out
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    sigpu_runtime::npy::encode("<f4", &[rows, cols], &bytes)
 }
 
 #[test]

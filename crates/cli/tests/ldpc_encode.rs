@@ -6,15 +6,9 @@ mod common;
 
 use common::{fails_with, ok, ok_json};
 
-/// A version-1 .npy file of uint8, rows × cols.
+/// A .npy file of uint8, rows × cols.
 fn npy_u8(values: &[u8], rows: usize, cols: usize) -> Vec<u8> {
-    let header =
-        format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({rows}, {cols}), }}\n");
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(values);
-    out
+    sigpu_runtime::npy::encode("|u1", &[rows, cols], values)
 }
 
 /// The data of a uint8 .npy file and its shape.
@@ -109,35 +103,21 @@ fn encode_refuses_wrong_shapes_and_values_naming_the_file() {
     let bits = dir.path().join("bits.npy");
     let out = dir.path().join("cw.npy");
     let (b, o) = (bits.to_str().unwrap(), out.to_str().unwrap());
+    let encode = [
+        "ldpc",
+        "encode",
+        "--code",
+        "dvbt2-short-1/2",
+        "--input",
+        b,
+        "--output",
+        o,
+    ];
     std::fs::write(&bits, npy_u8(&[0; 10], 1, 10)).unwrap();
-    let err = fails_with(
-        &[
-            "ldpc",
-            "encode",
-            "--code",
-            "dvbt2-short-1/2",
-            "--input",
-            b,
-            "--output",
-            o,
-        ],
-        "K = 7200",
-    );
+    let err = fails_with(&encode, "K = 7200");
     assert!(err.contains("bits.npy"), "{err}");
     std::fs::write(&bits, npy_u8(&[2; 7200], 1, 7200)).unwrap();
-    fails_with(
-        &[
-            "ldpc",
-            "encode",
-            "--code",
-            "dvbt2-short-1/2",
-            "--input",
-            b,
-            "--output",
-            o,
-        ],
-        "0 or 1",
-    );
+    fails_with(&encode, "0 or 1");
     assert!(!out.exists());
 }
 
@@ -175,46 +155,30 @@ fn decode_output_info_returns_the_encoded_information_bits() {
             }
         })
         .collect();
-    let header = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': (3, {}), }}\n",
-        cw.len() / 3
-    );
-    let mut file = b"\x93NUMPY\x01\x00".to_vec();
-    file.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    file.extend_from_slice(header.as_bytes());
-    file.extend(llr.iter().flat_map(|v| v.to_le_bytes()));
+    let bytes: Vec<u8> = llr.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let file = sigpu_runtime::npy::encode("<f4", &[3, cw.len() / 3], &bytes);
     std::fs::write(d("llr.npy"), file).unwrap();
-    let out = ok(&[
+    let (llr_file, hard_file, info_file) = (d("llr.npy"), d("hard.npy"), d("info.npy"));
+    let decode = [
         "ldpc",
         "decode",
         "--code",
         code,
         "--input",
-        &d("llr.npy"),
+        &llr_file,
         "--output",
-        &d("hard.npy"),
+        &hard_file,
         "--output-info",
-        &d("info.npy"),
-    ]);
+        &info_file,
+    ];
+    let out = ok(&decode);
     // Every file written is named, in text and in JSON.
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(&format!("the information bits to {}", d("info.npy"))),
         "{text}"
     );
-    let report = ok_json(&[
-        "--json",
-        "ldpc",
-        "decode",
-        "--code",
-        code,
-        "--input",
-        &d("llr.npy"),
-        "--output",
-        &d("hard.npy"),
-        "--output-info",
-        &d("info.npy"),
-    ]);
+    let report = ok_json(&[&["--json"][..], &decode].concat());
     assert_eq!(report["output_info"].as_str(), Some(d("info.npy").as_str()));
     let (hard, _) = read_u8(std::path::Path::new(&d("hard.npy")));
     assert_eq!(hard, cw, "the decoder corrects every flipped bit");

@@ -80,6 +80,21 @@ fn counts(path: &Path) -> Vec<serde_json::Value> {
     points.clone()
 }
 
+/// The points a sweep file holds so far (0 while it is not written yet).
+#[cfg(feature = "mpi")]
+fn points_in(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.matches("\"es_n0_db\"").count())
+}
+
+/// Waits (five minutes at most) until a running sweep has written its first point to `out`.
+#[cfg(feature = "mpi")]
+fn wait_for_a_point(out: &Path) {
+    let start = std::time::Instant::now();
+    while points_in(out) == 0 && start.elapsed().as_secs() < 300 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// A short-code sweep with a point that stops on frame errors mid-way (Es/N0 2.1 dB, after 3
 /// batches of 128: the default batch on 2 cores) and one that runs to --max-frames (4 dB).
 #[cfg(feature = "mpi")]
@@ -114,13 +129,19 @@ fn counts_are_equal_on_1_2_and_3_ranks_and_to_one_process() {
     }
 }
 
+/// A sweep of six points that run to --max-frames (long enough to be stopped after the
+/// first), with `seed`.
+#[cfg(feature = "mpi")]
+fn long_sweep(seed: &'static str) -> Vec<&'static str> {
+    let sweep = "ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
+                 --snr 3:3.5:0.1 --min-errors 1000 --max-frames 1536 --batch 64 --seed";
+    sweep.split_whitespace().chain([seed]).collect()
+}
+
 #[cfg(feature = "mpi")]
 #[test]
 fn a_killed_run_resumes_on_another_number_of_ranks() {
-    // Six points that run to --max-frames: long enough to be stopped after the first.
-    let sweep = "ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
-                 --snr 3:3.5:0.1 --min-errors 1000 --max-frames 1536 --batch 64 --seed 2";
-    let args: Vec<&str> = sweep.split_whitespace().collect();
+    let args = long_sweep("2");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep.json");
     let out_arg = out.to_str().unwrap();
@@ -132,17 +153,11 @@ fn a_killed_run_resumes_on_another_number_of_ranks() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let points = |path: &Path| {
-        std::fs::read_to_string(path).map_or(0, |t| t.matches("\"es_n0_db\"").count())
-    };
-    let start = std::time::Instant::now();
-    while points(&out) == 0 && start.elapsed().as_secs() < 300 {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for_a_point(&out);
     // SAFETY: kill(2) on the child's pid.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let status = child.wait().unwrap();
-    let kept = points(&out);
+    let kept = points_in(&out);
     assert!(
         !status.success() && (1..6).contains(&kept),
         "{status:?}, {kept} points"
@@ -185,9 +200,7 @@ fn pids_of(mark: &str, rank: usize) -> Vec<i32> {
 #[cfg(feature = "mpi")]
 #[test]
 fn a_rank_that_dies_fails_the_run_and_the_file_keeps_the_finished_points() {
-    let sweep = "ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
-                 --snr 3:3.5:0.1 --min-errors 1000 --max-frames 1536 --batch 64 --seed 3";
-    let args: Vec<&str> = sweep.split_whitespace().collect();
+    let args = long_sweep("3");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep.json");
     let Some(mut c) = mpirun(3, &[&args[..], &["--out", out.to_str().unwrap()]].concat()) else {
@@ -201,13 +214,7 @@ fn a_rank_that_dies_fails_the_run_and_the_file_keeps_the_finished_points() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let points = |path: &Path| {
-        std::fs::read_to_string(path).map_or(0, |t| t.matches("\"es_n0_db\"").count())
-    };
-    let start = std::time::Instant::now();
-    while points(&out) == 0 && start.elapsed().as_secs() < 300 {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for_a_point(&out);
     let victims = pids_of(&mark, 2);
     assert_eq!(victims.len(), 1, "rank 2's process");
     // SAFETY: kill(2) on a process this test started (through mpirun).

@@ -78,15 +78,9 @@ fn calc_reports_overlong_and_non_utf8_lines_one_by_one() {
     );
 }
 
-/// A version-1 .npy file of `descr` values, 1 × `count`.
+/// A .npy file of `descr` values, 1 × `count`.
 fn npy(descr: &str, count: usize, data: &[u8]) -> Vec<u8> {
-    let header =
-        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1, {count}), }}\n");
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
-    out
+    sigpu_runtime::npy::encode(descr, &[1, count], data)
 }
 
 #[test]

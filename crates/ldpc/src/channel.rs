@@ -5,11 +5,9 @@
 //! (Es = 1), so N0 = 1 / (Es/N0).
 
 use crate::error::{LdpcError, Result};
-use crate::text::{name_key, short};
+use crate::text::{display_by_name, from_names, lower, name_key, short};
 use rand::Rng;
 use serde::Serialize;
-use std::fmt;
-use std::str::FromStr;
 
 /// A constellation. QPSK and the QAMs are square: bits y0, y2, … pick the real part and
 /// y1, y3, … the imaginary part, each axis a Gray-coded PAM whose first bit is the sign
@@ -103,28 +101,13 @@ impl Modulation {
     }
 }
 
-impl FromStr for Modulation {
-    type Err = LdpcError;
-    fn from_str(s: &str) -> Result<Self> {
-        match name_key(s).as_str() {
-            "bpsk" => Ok(Modulation::Bpsk),
-            "qpsk" | "4qam" => Ok(Modulation::Qpsk),
-            "16qam" | "qam16" => Ok(Modulation::Qam16),
-            "64qam" | "qam64" => Ok(Modulation::Qam64),
-            "256qam" | "qam256" => Ok(Modulation::Qam256),
-            _ => Err(LdpcError::invalid(format!(
-                "unknown modulation {s:?}: expected bpsk, qpsk, 16qam, 64qam or 256qam"
-            ))),
-        }
-    }
-}
-
-/// The canonical spelling ([`Modulation::name`]).
-impl fmt::Display for Modulation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+from_names!(Modulation, "modulation", name_key,
+    ["bpsk"] => Modulation::Bpsk,
+    ["qpsk", "4qam"] => Modulation::Qpsk,
+    ["16qam", "qam16"] => Modulation::Qam16,
+    ["64qam", "qam64"] => Modulation::Qam64,
+    ["256qam", "qam256"] => Modulation::Qam256,
+);
 
 /// How the demapper combines constellation points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -146,25 +129,13 @@ impl Demapper {
     }
 }
 
-impl FromStr for Demapper {
-    type Err = LdpcError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "exact" | "log-map" | "logmap" => Ok(Demapper::Exact),
-            "max-log" | "maxlog" => Ok(Demapper::MaxLog),
-            _ => Err(LdpcError::invalid(format!(
-                "unknown demapper {s:?}: expected exact or max-log"
-            ))),
-        }
-    }
-}
+from_names!(Demapper, "demapper", lower,
+    ["exact", "log-map", "logmap"] => Demapper::Exact,
+    ["max-log", "maxlog"] => Demapper::MaxLog,
+);
 
-/// The canonical spelling ([`Demapper::name`]).
-impl fmt::Display for Demapper {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+// The canonical spellings ([`Modulation::name`], [`Demapper::name`]).
+display_by_name!(Modulation, Demapper);
 
 /// Signal-to-noise ratio per symbol (Es/N0) or per information bit (Eb/N0), in dB.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -57,6 +57,14 @@ pub struct CodeInfo {
     pub encodable: bool,
 }
 
+impl CodeInfo {
+    /// `NAME (M × N, E ones)`: the code and its parity-check matrix's size (M = N − K).
+    pub fn matrix(&self) -> String {
+        let (name, m, n, ones) = (&self.name, self.n - self.k, self.n, self.edges);
+        format!("{name} ({m} × {n}, {ones} ones)")
+    }
+}
+
 impl Code {
     /// Builds a code from its check rows (each a list of distinct columns < `n`). `k` is the
     /// information length, N − M for a full-rank H.

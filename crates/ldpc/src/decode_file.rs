@@ -76,11 +76,7 @@ pub fn decode_npy(
     write_u8(&files.output, &bits, rows, n)?;
     if let Some(soft) = &files.soft {
         let bytes: Vec<u8> = posterior.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let file = sigpu_runtime::npy::encode("<f4", &[rows, n], &bytes);
-        sigpu_runtime::fs::write_atomic(soft, &file).map_err(|source| LdpcError::Io {
-            path: soft.to_owned(),
-            source,
-        })?;
+        crate::npy::write(soft, "<f4", &[rows, n], &bytes)?;
     }
     if let Some(info) = &files.info {
         crate::info_bits_npy(code, &files.output, info)?;

@@ -61,23 +61,21 @@ impl<'a> Encoder<'a> {
 
 /// Encodes every information word of a `.npy` file of uint8 bits (shape `… × K`, each bit 0
 /// or 1) into the codewords of `code` (shape `… × N`), written atomically to `output` as
-/// uint8, and returns the number of codewords: what `sigpu ldpc encode` does.
-pub fn encode_npy(code: &Code, input: &std::path::Path, output: &std::path::Path) -> Result<usize> {
-    let err = |message: String| LdpcError::Npy {
-        file: input.to_owned(),
-        message,
-    };
-    let bytes = std::fs::read(input).map_err(|source| LdpcError::Io {
-        path: input.to_owned(),
-        source,
-    })?;
-    let npy = sigpu_runtime::npy::parse(&bytes, |descr| match descr {
+/// uint8, and says what it wrote: what `sigpu ldpc encode` does.
+pub fn encode_npy(
+    code: &Code,
+    input: &std::path::Path,
+    output: &std::path::Path,
+) -> Result<EncodedFile> {
+    let err = |message: String| crate::npy::npy_error(input, message);
+    let npy = crate::npy::read(input, |descr| {
+        match descr {
         "|u1" | "<u1" | "u1" | "|b1" => Ok(1),
         other => Err(format!(
             "information bits must be uint8 ('|u1') or bool, not {other:?}; e.g. np.asarray(bits, dtype=np.uint8)"
         )),
-    })
-    .map_err(|e| err(e.to_string()))?;
+    }
+    })?;
     let (n, k) = (code.n(), code.k());
     let last = npy.shape.last().copied().unwrap_or(0);
     if last != k || npy.data.is_empty() {
@@ -101,12 +99,44 @@ pub fn encode_npy(code: &Code, input: &std::path::Path, output: &std::path::Path
     }
     let mut shape = npy.shape.clone();
     *shape.last_mut().expect("checked above") = n;
-    let file = sigpu_runtime::npy::encode("|u1", &shape, &out);
-    sigpu_runtime::fs::write_atomic(output, &file).map_err(|source| LdpcError::Io {
-        path: output.to_owned(),
-        source,
-    })?;
-    Ok(words)
+    crate::npy::write(output, "|u1", &shape, &out)?;
+    Ok(EncodedFile {
+        code: code.name().to_owned(),
+        codewords: words,
+        k,
+        n,
+        output: output.display().to_string(),
+    })
+}
+
+/// What [`encode_npy`] wrote: the report of `sigpu ldpc encode` (fields in name order, as
+/// the command has always printed them).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EncodedFile {
+    /// The code's name.
+    pub code: String,
+    /// Codewords written.
+    pub codewords: usize,
+    /// Information bits per codeword.
+    pub k: usize,
+    /// Bits per codeword.
+    pub n: usize,
+    /// The file written.
+    pub output: String,
+}
+
+impl EncodedFile {
+    /// One line for people: the code, the codewords and the file.
+    pub fn text(&self) -> String {
+        let Self {
+            code,
+            codewords,
+            k,
+            n,
+            output,
+        } = self;
+        format!("{code}: encoded {codewords} codewords (K = {k} → N = {n}); wrote {output}")
+    }
 }
 
 /// Copies the first K columns (the information bits: the codes are systematic) of a uint8
@@ -117,17 +147,9 @@ pub fn info_bits_npy(
     codewords: &std::path::Path,
     output: &std::path::Path,
 ) -> Result<()> {
-    let bytes = std::fs::read(codewords).map_err(|source| LdpcError::Io {
-        path: codewords.to_owned(),
-        source,
-    })?;
-    let npy = sigpu_runtime::npy::parse(&bytes, |descr| match descr {
+    let npy = crate::npy::read(codewords, |descr| match descr {
         "|u1" => Ok(1),
         other => Err(format!("codewords must be uint8, not {other:?}")),
-    })
-    .map_err(|e| LdpcError::Npy {
-        file: codewords.to_owned(),
-        message: e.to_string(),
     })?;
     let (n, k) = (code.n(), code.k());
     let info: Vec<u8> = npy

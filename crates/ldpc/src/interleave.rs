@@ -18,6 +18,7 @@
 use crate::channel::Modulation;
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
+use crate::text::{from_names, name_key};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -52,25 +53,13 @@ impl Interleaving {
     }
 }
 
-impl FromStr for Interleaving {
-    type Err = LdpcError;
-    fn from_str(s: &str) -> Result<Self> {
-        match crate::text::name_key(s).as_str() {
-            "none" | "off" => Ok(Interleaving::None),
-            "dvbt2" | "t2" => Ok(Interleaving::Dvbt2),
-            _ => Err(LdpcError::invalid(format!(
-                "unknown bit interleaver {s:?}: expected dvbt2 or none"
-            ))),
-        }
-    }
-}
+from_names!(Interleaving, "bit interleaver", name_key,
+    ["dvbt2", "t2"] => Interleaving::Dvbt2,
+    ["none", "off"] => Interleaving::None,
+);
 
-/// The canonical spelling ([`Interleaving::name`]).
-impl fmt::Display for Interleaving {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+// The canonical spelling ([`Interleaving::name`]).
+crate::text::display_by_name!(Interleaving);
 
 /// The bit interleaver a user asks for: `auto` (the code's own, [`Interleaving::default_for`])
 /// or a fixed one.
@@ -97,7 +86,7 @@ impl InterleaverChoice {
 impl FromStr for InterleaverChoice {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
-        if crate::text::name_key(s) == "auto" {
+        if name_key(s) == "auto" {
             return Ok(InterleaverChoice::Auto);
         }
         s.parse().map(InterleaverChoice::Fixed).map_err(|_| {

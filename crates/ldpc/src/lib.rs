@@ -60,5 +60,5 @@ pub use code::{Code, CodeInfo, Layer};
 pub use decoder::{
     Algorithm, CompactDecoder, DecodeStats, Decoder, DecoderConfig, Llrs, Precision, Schedule,
 };
-pub use encode::{encode_npy, info_bits_npy, Encoder};
+pub use encode::{encode_npy, info_bits_npy, EncodedFile, Encoder};
 pub use error::{LdpcError, Result};

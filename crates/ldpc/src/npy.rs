@@ -36,15 +36,8 @@ pub fn read_llrs(path: &Path) -> Result<(NpyLlrs, Vec<usize>)> {
 
 /// [`read_llrs`], with the file's type: `float32`, `float64` (converted) or `int8`.
 pub fn read_llrs_typed(path: &Path) -> Result<(NpyLlrs, Vec<usize>, &'static str)> {
-    let err = |message: String| LdpcError::Npy {
-        file: path.to_owned(),
-        message,
-    };
-    let bytes = std::fs::read(path).map_err(|source| LdpcError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let npy = sigpu_runtime::npy::parse(&bytes, |descr| match descr {
+    let err = |message: String| npy_error(path, message);
+    let npy = read(path, |descr| match descr {
         "<f4" => Ok(4),
         "<f8" => Ok(8),
         "|i1" | "<i1" | "i1" => Ok(1),
@@ -52,8 +45,7 @@ pub fn read_llrs_typed(path: &Path) -> Result<(NpyLlrs, Vec<usize>, &'static str
             "LLRs must be float32 ('<f4'), float64 ('<f8', converted to float32) or int8 \
              ('|i1'), not {other:?}; e.g. np.save(path, llr.astype(np.float32))"
         )),
-    })
-    .map_err(|e| err(e.to_string()))?;
+    })?;
     let shape = npy.shape.clone();
     if shape.is_empty() || shape.len() > 2 {
         return Err(err(format!(
@@ -100,25 +92,45 @@ pub fn read_llrs_typed(path: &Path) -> Result<(NpyLlrs, Vec<usize>, &'static str
 
 /// Writes a 2-D `u8` array (rows × cols) atomically.
 pub fn write_u8(path: &Path, data: &[u8], rows: usize, cols: usize) -> Result<()> {
-    let out = sigpu_runtime::npy::encode("|u1", &[rows, cols], data);
-    sigpu_runtime::fs::write_atomic(path, &out).map_err(|source| LdpcError::Io {
+    write(path, "|u1", &[rows, cols], data)
+}
+
+/// Reads and parses a `.npy` file whose element type `element` accepts (giving its size);
+/// every error names the file.
+pub(crate) fn read(
+    path: &Path,
+    element: impl FnOnce(&str) -> std::result::Result<usize, String>,
+) -> Result<sigpu_runtime::npy::Npy> {
+    let bytes = std::fs::read(path).map_err(|source| LdpcError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    sigpu_runtime::npy::parse(&bytes, element).map_err(|e| npy_error(path, e.to_string()))
+}
+
+/// Writes `data` as a `.npy` file of element type `descr` and `shape`, atomically.
+pub(crate) fn write(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> Result<()> {
+    let file = sigpu_runtime::npy::encode(descr, shape, data);
+    sigpu_runtime::fs::write_atomic(path, &file).map_err(|source| LdpcError::Io {
         path: path.to_owned(),
         source,
     })
+}
+
+/// The error `message` about the `.npy` file `path`.
+pub(crate) fn npy_error(path: &Path, message: String) -> LdpcError {
+    LdpcError::Npy {
+        file: path.to_owned(),
+        message,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-        let header =
-            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}\n");
-        let mut out = b"\x93NUMPY\x01\x00".to_vec();
-        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        out.extend_from_slice(header.as_bytes());
-        out.extend_from_slice(data);
-        out
+    fn npy(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
+        sigpu_runtime::npy::encode(descr, shape, data)
     }
 
     #[test]
@@ -129,21 +141,21 @@ mod tests {
             .iter()
             .flat_map(|x| x.to_le_bytes())
             .collect();
-        std::fs::write(&p, npy("<f4", "(1, 2)", &f)).unwrap();
+        std::fs::write(&p, npy("<f4", &[1, 2], &f)).unwrap();
         let (v, shape) = read_llrs(&p).unwrap();
         assert!(matches!(v, NpyLlrs::F32(ref x) if x == &[1.5, -2.0]) && shape == [1, 2]);
-        std::fs::write(&p, npy("|i1", "(3,)", &[1, 255, 3])).unwrap();
+        std::fs::write(&p, npy("|i1", &[3], &[1, 255, 3])).unwrap();
         assert!(matches!(read_llrs(&p).unwrap().0, NpyLlrs::I8(ref x) if x == &[1, -1, 3]));
         for (bytes, want) in [
-            (npy("<i4", "(1,)", &[0; 4]), "astype(np.float32)"),
+            (npy("<i4", &[1], &[0; 4]), "astype(np.float32)"),
             (
-                npy("<f8", "(1,)", &1e300f64.to_le_bytes()),
+                npy("<f8", &[1], &1e300f64.to_le_bytes()),
                 "after conversion to float32",
             ),
-            (npy("<f4", "(2,)", &[0; 4]), "needs 8 data bytes"),
-            (npy("<f4", "(1, 1, 1)", &[0; 4]), "2-D"),
-            (npy("<f4", "(4611686018427387904, 4)", &[0; 4]), "too large"),
-            (npy("<f4", "(1,)", &f32::INFINITY.to_le_bytes()), "finite"),
+            (npy("<f4", &[2], &[0; 4]), "needs 8 data bytes"),
+            (npy("<f4", &[1, 1, 1], &[0; 4]), "2-D"),
+            (npy("<f4", &[4611686018427387904, 4], &[0; 4]), "too large"),
+            (npy("<f4", &[1], &f32::INFINITY.to_le_bytes()), "finite"),
             (b"hello".to_vec(), "not a .npy"),
         ] {
             std::fs::write(&p, bytes).unwrap();
@@ -160,7 +172,7 @@ mod tests {
             .iter()
             .flat_map(|x| x.to_le_bytes())
             .collect();
-        std::fs::write(&p, npy("<f8", "(2,)", &f)).unwrap();
+        std::fs::write(&p, npy("<f8", &[2], &f)).unwrap();
         let (v, shape, dtype) = read_llrs_typed(&p).unwrap();
         assert!(
             matches!(v, NpyLlrs::F32(ref x) if x == &[1.5, -0.1f32]),

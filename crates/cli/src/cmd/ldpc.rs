@@ -3,20 +3,19 @@
 
 mod args;
 
-pub use args::{
-    BenchArgs, DecodeArgs, EncodeArgs, ExportArgs, LdpcCommand, PlotArgs, SimulateArgs,
-};
+pub use args::*;
 
 use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use sigpu_lab::ldpc::bench::{self as lab_bench, BenchSpec};
+use sigpu_lab::ldpc::codes::codes_table;
 use sigpu_lab::ldpc::plot as ldpc_plot;
 use sigpu_ldpc::decode_file::{decode_npy, DecodeFiles};
 use sigpu_ldpc::plan;
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepEvent, SweepSpec};
 use sigpu_ldpc::Code;
 use sigpu_runtime::cuda::Gpu;
-use sigpu_runtime::ranks::Ranks;
+use sigpu_runtime::ranks::{agree, Ranks};
 use sigpu_runtime::{Device, Target};
 use std::process::ExitCode;
 
@@ -36,33 +35,17 @@ fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
     super::check_files(&[("--output", &a.output)], &[])?;
     let code = Code::resolve(&a.code)?;
     sigpu_ldpc::write_alist(&code, &a.output)?;
-    super::report(json, &code.info(), |_| {
-        let (m, n, ones) = (code.m(), code.n(), code.edges());
-        let name = code.name();
-        println!(
-            "wrote {name} ({m} × {n}, {ones} ones) to {}",
-            a.output.display()
-        );
+    let out = a.output.display();
+    super::report(json, &code.info(), |i| {
+        println!("wrote {} to {out}", i.matrix())
     })
 }
 
 fn encode(json: bool, a: &EncodeArgs) -> Result<ExitCode> {
     super::check_files(&[("--output", &a.output)], &[("--input", &a.input)])?;
     let code = Code::resolve(&a.code)?;
-    let words = sigpu_ldpc::encode_npy(&code, &a.input, &a.output)?;
-    let report = serde_json::json!({
-        "code": code.name(), "n": code.n(), "k": code.k(), "codewords": words,
-        "output": a.output.display().to_string(),
-    });
-    super::report(json, &report, |_| {
-        println!(
-            "{}: encoded {words} codewords (K = {} → N = {}); wrote {}",
-            code.name(),
-            code.k(),
-            code.n(),
-            a.output.display()
-        );
-    })
+    let encoded = sigpu_ldpc::encode_npy(&code, &a.input, &a.output)?;
+    super::report(json, &encoded, |e| println!("{}", e.text()))
 }
 
 fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
@@ -78,13 +61,8 @@ fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
 }
 
 fn codes(json: bool) -> Result<ExitCode> {
-    let infos = Code::standard_names()
-        .into_iter()
-        .map(|n| Code::standard(n).map(|c| c.info()))
-        .collect::<sigpu_ldpc::Result<Vec<_>>>()?;
-    super::report(json, &infos, |i| {
-        print!("{}", sigpu_lab::ldpc::codes::codes_table(i))
-    })
+    let infos = sigpu_lab::ldpc::codes::standard_infos()?;
+    super::report(json, &infos, |i| print!("{}", codes_table(i)))
 }
 
 /// LDPC commands run on the CPU unless `--device cuda[:N]` is given: unlike commands that
@@ -92,12 +70,10 @@ fn codes(json: bool) -> Result<ExitCode> {
 /// command are different decoders. An explicit device goes through the one policy
 /// ([`super::resolve`]), so `--device cpu|cuda[:N]` means the same everywhere.
 fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
-    match device {
-        None => Ok(None),
-        explicit => {
-            super::resolve(explicit, super::Need::Either, "ldpc").map(super::Target::into_gpu)
-        }
+    if device.is_none() {
+        return Ok(None);
     }
+    super::resolve(device, super::Need::Either, "ldpc").map(super::Target::into_gpu)
 }
 
 fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode> {
@@ -121,17 +97,17 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
     super::report(json, &done.report(), |_| println!("{}", done.summary()))
 }
 
+/// What `prepare` gives every rank: the GPUs (none: the CPU), the sweep and the code.
+type Prepared = (Vec<Gpu>, SweepSpec, Code);
+
 impl SimulateArgs {
-    /// The checks before any work, the targets and the sweep (rank 0 alone checks the files:
-    /// it writes them).
+    /// The checks before any work (rank 0 alone checks the files: it writes them), then
+    /// what the sweep needs.
     fn prepare(&self, root: bool, device: Option<Device>, all: bool) -> Result<Prepared> {
         if root {
-            let outputs = [
-                ("--out", self.out.as_deref()),
-                ("--plot", self.plot.as_deref()),
-            ];
-            let outputs: Vec<_> = (outputs.into_iter())
-                .filter_map(|(f, p)| Some((f, p?)))
+            let outputs = [("--out", &self.out), ("--plot", &self.plot)];
+            let outputs: Vec<_> = (outputs.iter())
+                .filter_map(|(f, p)| Some((*f, p.as_deref()?)))
                 .collect();
             super::check_files(&outputs, &[])?;
             if let Some(path) = &self.plot {
@@ -145,12 +121,9 @@ impl SimulateArgs {
             open_device(device)?.into_iter().collect()
         };
         let code = Code::resolve(&self.code)?;
-        let spec = self.spec(&code)?;
-        Ok((gpus, code, spec))
+        Ok((gpus, self.spec(&code)?, code))
     }
 }
-
-type Prepared = (Vec<Gpu>, Code, SweepSpec);
 
 /// `sigpu ldpc simulate`: on the CPU, one GPU, or with `all_gpus` every GPU of the host; under
 /// an MPI launcher (built with `--features mpi`) on every rank, each with its own device(s),
@@ -162,90 +135,72 @@ pub fn simulate(
     a: &SimulateArgs,
 ) -> Result<ExitCode> {
     super::ranks::run("ldpc simulate", |ranks| {
-        simulate_on(ranks, device, all_gpus, json, a)
-    })
-}
-
-fn simulate_on(
-    ranks: &dyn Ranks,
-    device: Option<Device>,
-    all_gpus: bool,
-    json: bool,
-    a: &SimulateArgs,
-) -> Result<ExitCode> {
-    let root = ranks.rank() == 0;
-    let prepared = a.prepare(root, device, all_gpus);
-    let (gpus, code, spec) = sigpu_runtime::ranks::agree(ranks, prepared, |e| format!("{e:#}"))
-        .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
-    if !json {
-        say_where(ranks, &gpus);
-    }
-    let targets: Vec<Target> = gpus.into_iter().map(|g| plan::target(Some(g))).collect();
-    // One bar per point, gone once the point's line is printed (rank 0 only).
-    let mut bar: Option<ProgressBar> = None;
-    // The SNRs of the points this run computed; the others came from --out (--resume).
-    let mut fresh: Vec<f64> = Vec::new();
-    let style = super::bar_style("{spinner} {prefix} [{bar:30}] {pos}/{len} frames {msg}");
-    let result = sweep::run_ranks(ranks, &code, &targets, &spec, &mut |event| match event {
-        SweepEvent::Start(db) => {
-            let b = ProgressBar::new(a.max_frames).with_style(style.clone());
-            b.set_prefix(format!("{} {db:.2} dB", spec.axis.label()));
-            bar = Some(b);
+        let root = ranks.rank() == 0;
+        let prepared = a.prepare(root, device, all_gpus);
+        let (gpus, spec, code) = agree(ranks, prepared, |e| format!("{e:#}"))
+            .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
+        if !json {
+            say_where(ranks, &gpus);
         }
-        SweepEvent::Batch(p) => {
-            let Some(b) = &bar else { return };
-            b.set_position(p.frames);
-            let (errors, ber, fer) = (p.frame_errors, p.ber, p.fer);
-            b.set_message(format!(
-                "{errors} frame errors, BER {ber:.2e}, FER {fer:.2e}"
-            ));
+        let targets: Vec<Target> = gpus.into_iter().map(|g| plan::target(Some(g))).collect();
+        // One bar per point, gone once the point's line is printed (rank 0 only).
+        let mut bar: Option<ProgressBar> = None;
+        // The SNRs of the points this run computed; the others came from --out (--resume).
+        let mut fresh: Vec<f64> = Vec::new();
+        let template = "{spinner} {prefix} [{bar:30}] {pos}/{len} frames {msg}";
+        let result = sweep::run_ranks(ranks, &code, &targets, &spec, &mut |event| match event {
+            SweepEvent::Start(db) => {
+                let b = super::bar(a.max_frames, template);
+                b.set_prefix(format!("{} {db:.2} dB", spec.axis.label()));
+                bar = Some(b);
+            }
+            SweepEvent::Batch(p) => {
+                let Some(b) = &bar else { return };
+                b.set_position(p.frames);
+                b.set_message(p.progress());
+            }
+            SweepEvent::Note(note) => eprintln!("{note}"),
+            SweepEvent::Point(p) => {
+                bar.take().inspect(ProgressBar::finish_and_clear);
+                fresh.push(spec.axis.of(p));
+                if !json {
+                    println!("{}", p.summary());
+                }
+            }
+        });
+        bar.take().inspect(ProgressBar::finish_and_clear);
+        let sweep = result?;
+        if !root {
+            return Ok(ExitCode::SUCCESS);
         }
-        SweepEvent::Note(note) => eprintln!("{note}"),
-        SweepEvent::Point(p) => {
-            bar.take().inspect(ProgressBar::finish_and_clear);
-            fresh.push(spec.axis.of(p));
-            if !json {
-                println!("{}", p.summary());
+        if let (false, Some(out)) = (json, &a.out) {
+            // Points resumed from the file are part of the result: shown too, marked as such.
+            for p in (sweep.points.iter()).filter(|p| !fresh.contains(&spec.axis.of(p))) {
+                println!("{} (kept from {})", p.summary(), out.display());
             }
         }
-    });
-    bar.take().inspect(ProgressBar::finish_and_clear);
-    let sweep = result?;
-    if !root {
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let (false, Some(out)) = (json, &a.out) {
-        // Points resumed from the file are part of the result: shown too, marked as such.
-        for p in (sweep.points.iter()).filter(|p| !fresh.contains(&spec.axis.of(p))) {
-            println!("{} (kept from {})", p.summary(), out.display());
+        if let Some(path) = &a.plot {
+            ldpc_plot::save_sweep(path, &sweep, spec.axis)
+                .with_context(|| format!("--plot {}", path.display()))?;
         }
-    }
-    if let Some(path) = &a.plot {
-        ldpc_plot::save_sweep(path, &sweep, spec.axis)
-            .with_context(|| format!("--plot {}", path.display()))?;
-    }
-    if json {
-        super::print_json(&sweep)?;
-    }
-    Ok(ExitCode::SUCCESS)
+        if json {
+            super::print_json(&sweep)?;
+        }
+        Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// Says on stderr how the sweep is spread: over several GPUs, over MPI ranks.
 fn say_where(ranks: &dyn Ranks, gpus: &[Gpu]) {
     if gpus.len() > 1 {
         let names: Vec<_> = gpus.iter().map(|g| g.info().name.clone()).collect();
-        let on = match ranks.size() {
-            1 => String::new(),
-            _ => format!("rank {}: ", ranks.rank()),
-        };
-        let (count, names) = (gpus.len(), names.join(", "));
+        let on = (ranks.size() > 1).then(|| format!("rank {}: ", ranks.rank()));
+        let (on, count, names) = (on.unwrap_or_default(), gpus.len(), names.join(", "));
         eprintln!("{on}spreading the sweep over {count} GPUs: {names}");
     }
-    if ranks.rank() == 0 && ranks.size() > 1 {
-        eprintln!(
-            "spreading the sweep over {} MPI ranks; rank 0 writes the results",
-            ranks.size()
-        );
+    let size = ranks.size();
+    if ranks.rank() == 0 && size > 1 {
+        eprintln!("spreading the sweep over {size} MPI ranks; rank 0 writes the results");
     }
 }
 

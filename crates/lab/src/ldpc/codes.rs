@@ -1,6 +1,12 @@
 //! The table of the built-in codes that `sigpu ldpc codes` prints.
 
-use sigpu_ldpc::CodeInfo;
+use sigpu_ldpc::{Code, CodeInfo};
+
+/// The parameters of every built-in code, in [`Code::standard_names`] order.
+pub fn standard_infos() -> sigpu_ldpc::Result<Vec<CodeInfo>> {
+    let names = Code::standard_names().into_iter();
+    names.map(|n| Code::standard(n).map(|c| c.info())).collect()
+}
 
 /// One row per code: name, N, K, rate, edges, column and check degree distributions
 /// (`degree:count` pairs).

@@ -5,7 +5,7 @@
 //! spelling.
 
 use crate::error::{LdpcError, Result};
-use crate::text::short;
+use crate::text::{display_by_name, from_names, lower, short};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -181,25 +181,11 @@ impl Schedule {
     }
 }
 
-impl fmt::Display for Schedule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Schedule {
-    type Err = LdpcError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "flooding" | "flood" => Ok(Schedule::Flooding),
-            "layered" => Ok(Schedule::Layered),
-            "layered-compact" | "compact" => Ok(Schedule::LayeredCompact),
-            _ => Err(LdpcError::invalid(format!(
-                "unknown schedule {s:?}: expected flooding, layered or layered-compact"
-            ))),
-        }
-    }
-}
+from_names!(Schedule, "schedule", lower,
+    ["flooding", "flood"] => Schedule::Flooding,
+    ["layered"] => Schedule::Layered,
+    ["layered-compact", "compact"] => Schedule::LayeredCompact,
+);
 
 /// Number representation of the messages.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -235,29 +221,17 @@ impl Precision {
     }
 }
 
-/// `float | f32 | float32` and `8bit | 8 | i8 | int8 | fixed8` (any case); 8-bit at
-/// [`Precision::DEFAULT_SCALE`] (set another with [`Precision::with_scale`]).
-impl FromStr for Precision {
-    type Err = LdpcError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "float" | "f32" | "float32" => Ok(Precision::Float),
-            "8bit" | "8" | "i8" | "int8" | "fixed8" => Ok(Precision::Fixed8 {
-                scale: Precision::DEFAULT_SCALE,
-            }),
-            _ => Err(LdpcError::invalid(format!(
-                "unknown precision {s:?}: expected 8bit or float"
-            ))),
-        }
-    }
-}
+// `float | f32 | float32` and `8bit | 8 | i8 | int8 | fixed8` (any case); 8-bit at
+// [`Precision::DEFAULT_SCALE`] (set another with [`Precision::with_scale`]).
+from_names!(Precision, "precision", lower,
+    ["8bit", "8", "i8", "int8", "fixed8"] => Precision::Fixed8 {
+        scale: Precision::DEFAULT_SCALE
+    },
+    ["float", "f32", "float32"] => Precision::Float,
+);
 
-/// The canonical spelling (the scale is a separate option).
-impl fmt::Display for Precision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+// The canonical spellings (a precision's scale is a separate option).
+display_by_name!(Schedule, Precision);
 
 /// Everything that picks a decoder except the device.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

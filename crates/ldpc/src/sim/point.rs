@@ -146,6 +146,12 @@ impl PointResult {
         )
     }
 
+    /// The tally so far, for a progress line: frame errors, BER and FER.
+    pub fn progress(&self) -> String {
+        let (errors, ber, fer) = (self.frame_errors, self.ber, self.fer);
+        format!("{errors} frame errors, BER {ber:.2e}, FER {fer:.2e}")
+    }
+
     pub(super) fn new(es_n0_db: f64, eb_n0_db: f64) -> PointResult {
         PointResult {
             es_n0_db,

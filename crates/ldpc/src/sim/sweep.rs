@@ -78,20 +78,21 @@ impl Sweep {
 
     /// Whether `other` ran the same code, link, decoder and seed (its points can be kept).
     fn same_run(&self, other: &Sweep) -> bool {
+        self.run_key() == other.run_key()
+    }
+
+    /// What [`Sweep::same_run`] compares: code, link, decoder and seed.
+    fn run_key(&self) -> (&str, &str, String, Interleaving, &str, u64) {
+        let demapper = demapper_key(&self.demapper);
+        let (code, modulation, decoder) =
+            (&*self.code, &*self.modulation, self.decoder.description());
         (
-            &self.code,
-            &self.modulation,
-            demapper_key(&self.demapper),
+            code,
+            modulation,
+            demapper,
             self.bit_interleaver,
-            self.decoder.description(),
+            decoder,
             self.seed,
-        ) == (
-            &other.code,
-            &other.modulation,
-            demapper_key(&other.demapper),
-            other.bit_interleaver,
-            other.decoder.description(),
-            other.seed,
         )
     }
 
@@ -117,19 +118,11 @@ pub enum SnrAxis {
     EbN0,
 }
 
-/// `es-n0 | esn0 | snr` and `eb-n0 | ebn0` (any case, `-` and `_` ignored).
-impl std::str::FromStr for SnrAxis {
-    type Err = LdpcError;
-    fn from_str(s: &str) -> Result<Self> {
-        match crate::text::name_key(s).as_str() {
-            "esn0" | "snr" => Ok(SnrAxis::EsN0),
-            "ebn0" => Ok(SnrAxis::EbN0),
-            _ => Err(LdpcError::invalid(format!(
-                "unknown SNR axis {s:?}: expected es-n0 or eb-n0"
-            ))),
-        }
-    }
-}
+// `es-n0 | esn0 | snr` and `eb-n0 | ebn0` (any case, `-` and `_` ignored).
+crate::text::from_names!(SnrAxis, "SNR axis", crate::text::name_key,
+    ["es-n0", "esn0", "snr"] => SnrAxis::EsN0,
+    ["eb-n0", "ebn0"] => SnrAxis::EbN0,
+);
 
 /// The canonical spelling: `es-n0` or `eb-n0`.
 impl std::fmt::Display for SnrAxis {

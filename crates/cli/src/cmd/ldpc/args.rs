@@ -155,13 +155,8 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "auto")]
     pub bit_interleaver: InterleaverChoice,
     /// Es/N0 points in dB: START:STOP:STEP or a comma list.
-    #[arg(
-        long,
-        alias = "es-n0",
-        value_name = "DB",
-        conflicts_with = "eb_n0",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, alias = "es-n0", value_name = "DB", allow_hyphen_values = true)]
+    #[arg(conflicts_with = "eb_n0")]
     pub snr: Option<String>,
     /// Eb/N0 points in dB instead (Eb = Es / (R · bits per symbol)).
     #[arg(long, value_name = "DB", allow_hyphen_values = true)]
