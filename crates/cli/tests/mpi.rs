@@ -130,20 +130,20 @@ fn counts_are_equal_on_1_2_and_3_ranks_and_to_one_process() {
 }
 
 /// A sweep of six points that run to --max-frames (long enough to be stopped after the
-/// first), with `seed`.
+/// first), with `seed`, and where its file goes: a new directory and its `sweep.json`.
 #[cfg(feature = "mpi")]
-fn long_sweep(seed: &'static str) -> Vec<&'static str> {
+fn long_sweep(seed: &'static str) -> (Vec<&'static str>, tempfile::TempDir, std::path::PathBuf) {
     let sweep = "ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
                  --snr 3:3.5:0.1 --min-errors 1000 --max-frames 1536 --batch 64 --seed";
-    sweep.split_whitespace().chain([seed]).collect()
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.json");
+    (sweep.split_whitespace().chain([seed]).collect(), dir, out)
 }
 
 #[cfg(feature = "mpi")]
 #[test]
 fn a_killed_run_resumes_on_another_number_of_ranks() {
-    let args = long_sweep("2");
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("sweep.json");
+    let (args, dir, out) = long_sweep("2");
     let out_arg = out.to_str().unwrap();
     let Some(mut c) = mpirun(2, &[&args[..], &["--out", out_arg]].concat()) else {
         return;
@@ -200,9 +200,7 @@ fn pids_of(mark: &str, rank: usize) -> Vec<i32> {
 #[cfg(feature = "mpi")]
 #[test]
 fn a_rank_that_dies_fails_the_run_and_the_file_keeps_the_finished_points() {
-    let args = long_sweep("3");
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("sweep.json");
+    let (args, _dir, out) = long_sweep("3");
     let Some(mut c) = mpirun(3, &[&args[..], &["--out", out.to_str().unwrap()]].concat()) else {
         return;
     };
