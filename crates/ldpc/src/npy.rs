@@ -133,15 +133,19 @@ mod tests {
         sigpu_runtime::npy::encode(descr, shape, data)
     }
 
-    #[test]
-    fn reads_f32_and_i8_and_rejects_the_rest() {
+    /// A scratch directory and its file `a.npy` holding `bytes` (kept while the directory
+    /// lives).
+    fn file_of(bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("a.npy");
-        let f: Vec<u8> = [1.5f32, -2.0]
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        std::fs::write(&p, npy("<f4", &[1, 2], &f)).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn reads_f32_and_i8_and_rejects_the_rest() {
+        let f32s = [1.5f32, -2.0].map(f32::to_le_bytes).concat();
+        let (_dir, p) = file_of(&npy("<f4", &[1, 2], &f32s));
         let (v, shape) = read_llrs(&p).unwrap();
         assert!(matches!(v, NpyLlrs::F32(ref x) if x == &[1.5, -2.0]) && shape == [1, 2]);
         std::fs::write(&p, npy("|i1", &[3], &[1, 255, 3])).unwrap();
@@ -166,13 +170,11 @@ mod tests {
 
     #[test]
     fn float64_is_converted_to_float32() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.npy");
-        let f: Vec<u8> = [1.5f64, -0.1]
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        std::fs::write(&p, npy("<f8", &[2], &f)).unwrap();
+        let (_dir, p) = file_of(&npy(
+            "<f8",
+            &[2],
+            &[1.5f64, -0.1].map(f64::to_le_bytes).concat(),
+        ));
         let (v, shape, dtype) = read_llrs_typed(&p).unwrap();
         assert!(
             matches!(v, NpyLlrs::F32(ref x) if x == &[1.5, -0.1f32]),
