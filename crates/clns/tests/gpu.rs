@@ -1,7 +1,15 @@
 //! GPU tests: every CLNS kernel against its CPU twin (the `sigpu check` registry). Without a
 //! GPU they print SKIP and pass, unless SIGPU_REQUIRE_GPU=1.
 
-use sigpu_runtime::cuda::gpu_for_test;
+use sigpu_clns::{gpu::GpuClns, ClnsFormat, Geometry, Method};
+use sigpu_runtime::cuda::{gpu_for_test, Gpu};
+
+/// The GPU and `format`'s default tables on it, for test `name`; `None` (a SKIP) without a GPU.
+fn tables_for_test(name: &str, format: ClnsFormat) -> Option<(Gpu, GpuClns)> {
+    let gpu = gpu_for_test(name)?;
+    let tables = GpuClns::new(&gpu, format, Geometry::default_for(format)).unwrap();
+    Some((gpu, tables))
+}
 
 #[test]
 fn every_clns_check_passes() {
@@ -17,12 +25,10 @@ fn every_clns_check_passes() {
 
 #[test]
 fn gpu_ops_reject_mismatched_lengths() {
-    let Some(gpu) = gpu_for_test("gpu_ops_reject_mismatched_lengths") else {
+    let Some((gpu, g)) = tables_for_test("gpu_ops_reject_mismatched_lengths", ClnsFormat::CLNS16)
+    else {
         return;
     };
-    use sigpu_clns::{gpu::GpuClns, ClnsFormat, Geometry, Method};
-    let f = ClnsFormat::CLNS16;
-    let g = GpuClns::new(&gpu, f, Geometry::default_for(f)).unwrap();
     let a = gpu.upload(&[[0u32; 2]; 4]).unwrap();
     let b = gpu.upload(&[[0u32; 2]; 3]).unwrap();
     let mut out = gpu.alloc_poisoned::<[u32; 2]>(4).unwrap();
@@ -40,12 +46,10 @@ fn gpu_ops_reject_mismatched_lengths() {
 
 #[test]
 fn the_sfu_method_refuses_wide_formats() {
-    let Some(gpu) = gpu_for_test("the_sfu_method_refuses_wide_formats") else {
+    let Some((gpu, g)) = tables_for_test("the_sfu_method_refuses_wide_formats", ClnsFormat::CLNS32)
+    else {
         return;
     };
-    use sigpu_clns::{gpu::GpuClns, ClnsFormat, Geometry, Method};
-    let f = ClnsFormat::CLNS32;
-    let g = GpuClns::new(&gpu, f, Geometry::default_for(f)).unwrap();
     let a = gpu.upload(&[[0u32; 2]; 4]).unwrap();
     let mut out = gpu.alloc_poisoned::<[u32; 2]>(4).unwrap();
     assert!(g.add(Method::Sfu, &a, &a, &mut out).is_err());

@@ -19,7 +19,9 @@
 pub mod approx;
 pub mod checks;
 pub mod clns;
+pub mod copy;
 pub mod demo;
+pub mod info;
 pub mod ldpc;
 pub mod lns;
 pub mod recurrence;
