@@ -2,13 +2,19 @@
 //! GPU they print SKIP and pass, unless SIGPU_REQUIRE_GPU=1.
 
 use sigpu_clns::{gpu::GpuClns, ClnsFormat, Geometry, Method};
-use sigpu_runtime::cuda::{gpu_for_test, Gpu};
+use sigpu_runtime::cuda::{gpu_for_test, DeviceBuffer, Gpu};
 
 /// The GPU and `format`'s default tables on it, for test `name`; `None` (a SKIP) without a GPU.
 fn tables_for_test(name: &str, format: ClnsFormat) -> Option<(Gpu, GpuClns)> {
     let gpu = gpu_for_test(name)?;
     let tables = GpuClns::new(&gpu, format, Geometry::default_for(format)).unwrap();
     Some((gpu, tables))
+}
+
+/// An operand of four zero words and an output of four, poisoned.
+fn four_words(gpu: &Gpu) -> (DeviceBuffer<[u32; 2]>, DeviceBuffer<[u32; 2]>) {
+    let zeros = gpu.upload(&[[0u32; 2]; 4]).unwrap();
+    (zeros, gpu.alloc_poisoned(4).unwrap())
 }
 
 #[test]
@@ -29,9 +35,8 @@ fn gpu_ops_reject_mismatched_lengths() {
     else {
         return;
     };
-    let a = gpu.upload(&[[0u32; 2]; 4]).unwrap();
+    let (a, mut out) = four_words(&gpu);
     let b = gpu.upload(&[[0u32; 2]; 3]).unwrap();
-    let mut out = gpu.alloc_poisoned::<[u32; 2]>(4).unwrap();
     assert!(g.add(Method::Tex, &a, &b, &mut out).is_err());
     assert!(g.mul(&a, &b, &mut out).is_err());
     assert!(g.mul_finite(&a, &b, &mut out).is_err());
@@ -50,8 +55,7 @@ fn the_sfu_method_refuses_wide_formats() {
     else {
         return;
     };
-    let a = gpu.upload(&[[0u32; 2]; 4]).unwrap();
-    let mut out = gpu.alloc_poisoned::<[u32; 2]>(4).unwrap();
+    let (a, mut out) = four_words(&gpu);
     assert!(g.add(Method::Sfu, &a, &a, &mut out).is_err());
     assert!(g.certify_sfu_lattice().is_err());
 }
