@@ -6,10 +6,9 @@
 //! device).
 
 mod device;
-mod filters;
 mod ldpc;
 mod lns;
-mod signal;
+mod recurrence;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -77,9 +76,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(info_json, m)?)?;
     m.add_function(wrap_pyfunction!(cuda_status, m)?)?;
-    filters::register(m)?;
     ldpc::register(m)?;
     lns::register(m)?;
-    signal::register(m)?;
+    recurrence::register(m)?;
     Ok(())
 }

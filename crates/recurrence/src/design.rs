@@ -328,6 +328,7 @@ pub struct Lfilter<T: Element> {
     state_len: usize,
     kind: Kind<T>,
     report: Report,
+    options: FilterOptions,
 }
 
 #[derive(Clone, Debug)]
@@ -380,6 +381,7 @@ impl<T: Element> Lfilter<T> {
                 state_len,
                 kind: Kind::Direct(Box::new(f)),
                 report,
+                options,
             });
         }
         let u = eps::<T>();
@@ -397,6 +399,7 @@ impl<T: Element> Lfilter<T> {
                     error_bound: bound,
                     reference_bound: bound,
                 },
+                options,
             });
         }
         // Stability, exactly, of the f64 coefficients (what every method approximates).
@@ -451,6 +454,7 @@ impl<T: Element> Lfilter<T> {
                     error_bound: plr_bound,
                     reference_bound: serial,
                 },
+                options,
             });
         }
         let _ = decays;
@@ -514,7 +518,13 @@ impl<T: Element> Lfilter<T> {
                 error_bound: bound,
                 reference_bound: serial,
             },
+            options,
         })
+    }
+
+    /// The options the filter was built with.
+    pub fn options(&self) -> &FilterOptions {
+        &self.options
     }
 
     pub fn report(&self) -> &Report {

@@ -380,22 +380,6 @@ pub(crate) fn host_threads() -> usize {
     *THREADS.get_or_init(sigpu_runtime::host::threads)
 }
 
-/// SciPy's `scipy.signal.lfilter(b, a, x, zi=zi)` on one channel: returns y and zf. Rejects
-/// non-finite input values, naming the first.
-pub fn lfilter<T: Element>(
-    b: &[f64],
-    a: &[f64],
-    x: &[T],
-    zi: Option<&[T]>,
-) -> Result<(Vec<T>, Vec<T>), FilterError> {
-    let signature = Signature::from_lfilter(b, a)?;
-    check_finite(x, "x")?;
-    if let Some(zi) = zi {
-        check_finite(zi, "zi")?;
-    }
-    Filter::<T>::new(&signature, FilterOptions::default())?.apply(x, zi)
-}
-
 /// An error naming the first NaN or infinity in `values`.
 pub fn check_finite<T: Element>(values: &[T], what: &str) -> Result<(), FilterError> {
     match values.iter().position(|v| !v.is_finite()) {

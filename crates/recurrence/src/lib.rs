@@ -14,8 +14,7 @@
 //!   [`GpuFilter`], which runs the kernel it produces.
 //! - [`GpuSos`]: scipy's `sosfilt` (second-order sections) on the GPU, all sections fused in one
 //!   pass over memory; host slices, device buffers or raw pointers on a caller's stream.
-//! - [`io`]: signals in `.npy` and raw files, and [`io::run`], which filters typed data on the
-//!   CPU or a given GPU with zi/zf and timings (what `sigpu filter` calls).
+//! - [`io`]: signals in `.npy` and raw files.
 //! - [`FilterError`]: every way a filter can refuse a signature, a shape or an input.
 //!
 //! Benchmarks and their charts are not here: they are `sigpu-lab`'s (`sigpu bench filter`).
@@ -53,6 +52,7 @@ mod factors;
 mod filter;
 pub mod gpu;
 pub mod io;
+pub mod planner;
 mod poles;
 pub mod serial;
 pub mod signal;
@@ -65,8 +65,9 @@ pub use design::{lfilter_zi, short, Lfilter, Method, Report, MAX_ORDER};
 pub use elem::{from_le_bytes, to_le_bytes, DType, Element};
 pub use error::{FilterError, ParseError};
 pub use factors::{mat_mul, Factors, TableKind};
-pub use filter::{check_finite, lfilter, parse_values, Filter, FilterOptions, Strategy};
+pub use filter::{check_finite, parse_values, Filter, FilterOptions, Strategy};
 pub use gpu::{GpuConfig, GpuFilter, GpuSos, RawSosCall, RunTimes, SosConfig};
+pub use planner::{lfilter, plan, FilterPlanner, FilterSpec, Planned, Recurrence};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
 pub use signature::{Coef, Signature};
 pub use sos::{sosfilt_zi, Sos, MAX_SECTIONS, SEG};

@@ -170,6 +170,11 @@ impl<T: Element> Sos<T> {
         &self.report
     }
 
+    /// The options the cascade was built with.
+    pub fn options(&self) -> &FilterOptions {
+        &self.options
+    }
+
     /// Filters one channel; returns y and zf (`(n_sections, 2)` flattened).
     pub fn apply(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
         let mut y = vec![T::ZERO; x.len()];

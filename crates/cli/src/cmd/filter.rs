@@ -9,13 +9,13 @@ use clap::Args;
 use serde::Serialize;
 use sigpu_recurrence::gpu::{generate, GpuConfig};
 use sigpu_recurrence::io as signal_io;
+use sigpu_recurrence::planner::Timing;
 use sigpu_recurrence::signal;
 use sigpu_recurrence::{
-    check_finite, from_le_bytes, parse_values, short, to_le_bytes, with_dtype, DType, Element,
-    Filter, FilterOptions, Lfilter, Report, Signature, Sos,
+    check_finite, from_le_bytes, parse_values, plan, short, to_le_bytes, with_dtype, DType,
+    Element, Filter, FilterOptions, FilterSpec, Signature,
 };
-use sigpu_runtime::cuda::Gpu;
-use sigpu_runtime::Device;
+use sigpu_runtime::{Device, GpuTarget, Target};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -156,6 +156,15 @@ enum Spec {
 }
 
 impl Spec {
+    /// The planner's spec.
+    fn planned(&self) -> FilterSpec {
+        match self {
+            Spec::Signature(s) => FilterSpec::Signature(s.clone()),
+            Spec::Ba(b, a) => FilterSpec::ba(b, a),
+            Spec::Sos(rows) => FilterSpec::Sos(rows.clone()),
+        }
+    }
+
     fn flag(&self) -> &'static str {
         match self {
             Spec::Signature(_) => "--signature",
@@ -225,9 +234,12 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
     )?;
     let input = read_input(args, dtype)?;
     let compute = compute_dtype(&spec, &input, dtype)?;
-    let gpu = super::resolve(device, super::Need::Either, "filter")?.into_gpu();
+    let target = match super::resolve(device, super::Need::Either, "filter")?.into_gpu() {
+        Some(gpu) => Target::Gpu(GpuTarget::new(gpu)),
+        None => Target::cpu(),
+    };
     let summary =
-        with_dtype!(compute, T => filter_typed::<T>(&spec, options, gpu.as_ref(), &input, args)?);
+        with_dtype!(compute, T => filter_typed::<T>(&spec, options, &target, &input, args)?);
     let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     if json {
         let text = serde_json::to_string_pretty(&summary)?;
@@ -501,19 +513,13 @@ fn input_values<T: Element>(input: &Input) -> Vec<T> {
 fn filter_typed<T: Element>(
     spec: &Spec,
     options: FilterOptions,
-    gpu: Option<&Gpu>,
+    target: &Target,
     input: &Input,
     args: &FilterArgs,
 ) -> Result<Summary> {
     let flag = spec.flag();
     let x: Vec<T> = input_values(input);
-    // Every CPU call below refuses non-finite input itself (sections at no cost, through the
-    // filter's state); the GPU paths are given checked input.
-    let finite =
-        || check_finite(&x, &input.shown).with_context(|| format!("--input {}", input.shown));
-    if gpu.is_some() {
-        finite()?;
-    }
+    check_finite(&x, &input.shown).with_context(|| format!("--input {}", input.shown))?;
     let shape = input.shape.clone();
     let axis = args
         .axis
@@ -532,159 +538,70 @@ fn filter_typed<T: Element>(
     };
     let n = shape[ax];
     let channels = x.len() / n.max(1);
-    // Build once: set-up time, method and state length (errors name the flag given).
+    // Plan once: the contract's method and the engine for the target (errors name the flag).
     let start = Instant::now();
-    let built = Built::<T>::new(spec, options).context(flag)?;
-    let mut setup_seconds = start.elapsed().as_secs_f64();
-    let report = built.report().clone();
+    let filter = plan::<T>(&spec.planned(), options, target).context(flag)?;
+    let setup_seconds = start.elapsed().as_secs_f64();
+    let report = filter.report().clone();
+    let (sections, state) = (filter.sections(), filter.state_len());
+    let zf_shape = signal::zi_shape(&shape, axis, sections, state)?;
     let zi = match &args.zi {
-        Some(text) => {
-            let want = signal::zi_shape(&shape, axis, built.sections(), built.state_len())?;
-            Some(read_zi::<T>(text, input.format == Format::Raw, &want)?)
-        }
+        Some(text) => Some(read_zi::<T>(text, input.format == Format::Raw, &zf_shape)?),
         None => None,
     };
-    let mut note = None;
-    let mut transfer_seconds = None;
     let start = Instant::now();
-    let (y, zf, zf_shape, device) = if args.filtfilt {
-        if gpu.is_some() {
-            note = Some("filtfilt runs on the CPU".into());
-        }
-        finite()?;
+    let mut timing = Timing::default();
+    let (y, zf, device, note) = if args.filtfilt {
         let out = match spec {
             Spec::Ba(b, a) => signal::filtfilt(b, a, &x, &shape, axis, args.padlen, &options),
             Spec::Sos(rows) => signal::sosfiltfilt(rows, &x, &shape, axis, args.padlen, &options),
             Spec::Signature(_) => unreachable!("clap refuses --filtfilt with --signature"),
         }
         .context(flag)?;
-        (out.y, None, Vec::new(), cpu_device(&options, report.method))
+        let on_cpu = plan::<T>(&spec.planned(), options, &Target::cpu()).context(flag)?;
+        let note = target.gpu().map(|_| "filtfilt runs on the CPU".to_string());
+        (out.y, Vec::new(), on_cpu.device(), note)
     } else {
-        match (&built, gpu) {
-            // The GPU runs the plr method; integer recurrences run it exactly on either device.
-            (Built::Ba(f, ..), gpu)
-                if f.plr().is_some() && (gpu.is_some() || !T::DTYPE.is_float()) =>
-            {
-                let plr = f.plr().expect("checked");
-                let (rows, channels, _) = signal::to_channels(&x, &shape, axis)?;
-                let zi_rows = match &zi {
-                    Some((z, zs)) => {
-                        Some(signal::lfilter_state(z, zs, &shape, axis, f.state_len())?)
-                    }
-                    None => None,
-                };
-                let run = signal_io::run(plr, gpu, &rows, channels, zi_rows.as_deref())?;
-                setup_seconds += run.setup_seconds;
-                transfer_seconds = run.transfer_seconds;
-                let y = signal::from_channels(&run.y, &shape, axis, n)?;
-                let zf_shape = signal::zi_shape(&shape, axis, None, f.state_len())?;
-                let zf = signal::from_channels(&run.zf, &shape, axis, f.state_len())?;
-                (y, zi.as_ref().map(|_| zf), zf_shape, run.device)
-            }
-            // Sections, and (b, a) filters run as pole sections, go to the fused GPU cascade.
-            (built, Some(gpu)) if T::DTYPE.is_float() && gpu_sections(built).is_some() => {
-                let (rows, channels, _) = signal::to_channels(&x, &shape, axis)?;
-                let sections = gpu_sections(built).expect("checked");
-                let t0 = Instant::now();
-                let g = sigpu_recurrence::GpuSos::<T>::new(gpu, &sections).context(flag)?;
-                setup_seconds += t0.elapsed().as_secs_f64();
-                let ns = sections.len();
-                match built {
-                    Built::Sos(_) => {
-                        let zi_cm = match &zi {
-                            Some((z, zs)) => Some(signal::sos_state(z, zs, &shape, axis, ns)?),
-                            None => None,
-                        };
-                        let (y, zf) = g
-                            .apply(gpu, &rows, channels, zi_cm.as_deref())
-                            .context(flag)?;
-                        let y = signal::from_channels(&y, &shape, axis, n)?;
-                        let zf_shape = signal::zi_shape(&shape, axis, Some(ns), 2)?;
-                        let zf = signal::sos_state_out(&zf, &shape, axis, ns)?;
-                        (y, zi.as_ref().map(|_| zf), zf_shape, gpu_name(gpu))
-                    }
-                    Built::Ba(f, ..) => {
-                        let zi_rows = match &zi {
-                            Some((z, zs)) => {
-                                Some(signal::lfilter_state(z, zs, &shape, axis, f.state_len())?)
-                            }
-                            None => None,
-                        };
-                        let u = f
-                            .cascade_input(&rows, channels, zi_rows.as_deref())
-                            .expect("pole-cascade");
-                        let (y_rows, _) = g.apply(gpu, &u, channels, None).context(flag)?;
-                        let zf_rows = f.final_states(&rows, &y_rows, channels, zi_rows.as_deref());
-                        let y = signal::from_channels(&y_rows, &shape, axis, n)?;
-                        let zf_shape = signal::zi_shape(&shape, axis, None, f.state_len())?;
-                        let zf = signal::from_channels(&zf_rows, &shape, axis, f.state_len())?;
-                        note = Some("numerator (FIR) on the CPU, pole sections on the GPU".into());
-                        (y, zi.as_ref().map(|_| zf), zf_shape, gpu_name(gpu))
-                    }
-                }
-            }
-            _ => {
-                if gpu.is_some() {
-                    note = Some(format!(
-                        "method {} runs on the CPU; the GPU runs plr, sos and pole-cascade",
-                        report.method.name()
-                    ));
-                }
-                let zref = zi.as_ref().map(|(z, s)| (z.as_slice(), s.as_slice()));
-                let out = match spec {
-                    Spec::Sos(rows) => signal::sosfilt(rows, &x, &shape, axis, zref, &options),
-                    _ => {
-                        let (b, a) = built.ba();
-                        signal::lfilter(b, a, &x, &shape, axis, zref, &options)
-                    }
-                };
-                if out.is_err() {
-                    // A non-finite input is reported naming the input file.
-                    finite()?;
-                }
-                let out = out.context(flag)?;
-                (
-                    out.y,
-                    out.zf,
-                    out.zf_shape,
-                    cpu_device(&options, report.method),
+        let (rows, channels, _) = signal::to_channels(&x, &shape, axis)?;
+        let zi_rows = match (&zi, sections) {
+            (Some((z, zs)), Some(ns)) => Some(signal::sos_state(z, zs, &shape, axis, ns)?),
+            (Some((z, zs)), None) => Some(signal::lfilter_state(z, zs, &shape, axis, state)?),
+            (None, _) => None,
+        };
+        let mut y_rows = vec![T::ZERO; rows.len()];
+        let mut zf_rows = zi_rows
+            .clone()
+            .unwrap_or_else(|| vec![T::ZERO; channels * state]);
+        if !rows.is_empty() {
+            timing = filter
+                .apply_batch_timed(
+                    &rows,
+                    channels,
+                    &mut y_rows,
+                    zi_rows.as_deref(),
+                    Some(&mut zf_rows),
                 )
-            }
+                .context(flag)?;
         }
+        let y = signal::from_channels(&y_rows, &shape, axis, n)?;
+        let zf = match sections {
+            Some(ns) => signal::sos_state_out(&zf_rows, &shape, axis, ns)?,
+            None => signal::from_channels(&zf_rows, &shape, axis, state)?,
+        };
+        (y, zf, filter.device(), filter.note())
     };
-    let compute_seconds = start.elapsed().as_secs_f64();
+    let compute_seconds = match timing.transfer_seconds {
+        Some(_) => timing.compute_seconds,
+        None => start.elapsed().as_secs_f64(),
+    };
     let output = args.output.as_deref().expect("checked in read_input");
     let clipped = write_output(output, input, &shape, &y)?;
-    let zf_written = match (&args.zf, zf) {
-        (Some(path), Some(zf)) => {
+    let zf_written = match &args.zf {
+        Some(path) => {
             write_plain(path, input.format == Format::Raw, &zf_shape, &zf, "--zf")?;
             Some(path.display().to_string())
         }
-        (Some(path), None) => {
-            // No zi: SciPy's zf for a zero initial state.
-            let want = signal::zi_shape(&shape, axis, built.sections(), built.state_len())?;
-            let zeros = vec![T::ZERO; want.iter().product()];
-            let zero_ref = (zeros.as_slice(), want.as_slice());
-            let out = match spec {
-                Spec::Sos(rows) => {
-                    signal::sosfilt(rows, &x, &shape, axis, Some(zero_ref), &options)
-                }
-                _ => {
-                    let (b, a) = built.ba();
-                    signal::lfilter(b, a, &x, &shape, axis, Some(zero_ref), &options)
-                }
-            }
-            .context(flag)?;
-            write_plain(
-                path,
-                input.format == Format::Raw,
-                &out.zf_shape,
-                &out.zf.unwrap_or_default(),
-                "--zf",
-            )?;
-            Some(path.display().to_string())
-        }
-        _ => None,
+        None => None,
     };
     Ok(Summary {
         filter: describe(spec),
@@ -699,7 +616,7 @@ fn filter_typed<T: Element>(
         samples_per_channel: n,
         filtfilt: args.filtfilt,
         setup_seconds,
-        transfer_seconds,
+        transfer_seconds: timing.transfer_seconds,
         compute_seconds,
         msamples_per_s: x.len() as f64 / compute_seconds.max(1e-12) / 1e6,
         output: output.display().to_string(),
@@ -709,87 +626,12 @@ fn filter_typed<T: Element>(
     })
 }
 
-fn gpu_name(gpu: &Gpu) -> String {
-    format!("{} ({})", gpu.info().name, gpu.arch())
-}
-
-/// The sections a GPU runs for this filter: given sections (blocked method), or a (b, a)
-/// filter's pole sections.
-fn gpu_sections<T: Element>(built: &Built<T>) -> Option<Vec<[f64; 6]>> {
-    match built {
-        Built::Sos(s) if s.report().method == sigpu_recurrence::Method::Sos => {
-            Some(s.sections().to_vec())
-        }
-        Built::Ba(f, ..) => f.pole_sections().map(|s| s.sections().to_vec()),
-        _ => None,
-    }
-}
-
-/// The CPU and the instruction set the method's engine runs with (the section engine's for
-/// sections and pole cascades, the (b, a) block functions' otherwise).
-fn cpu_device(options: &FilterOptions, method: sigpu_recurrence::Method) -> String {
-    use sigpu_recurrence::Method;
-    let threads = options.threads.unwrap_or_else(sigpu_runtime::host::threads);
-    let isa = match method {
-        Method::Sos | Method::PoleCascade => {
-            sigpu_recurrence::cpu::SosKernel::best(&options.cpu).name()
-        }
-        _ => sigpu_recurrence::cpu::Simd::best(&options.cpu.within_host()).name(),
-    };
-    format!("cpu ({threads} threads, {isa})")
-}
-
 fn describe(spec: &Spec) -> String {
     let list = |v: &[f64]| v.iter().map(|&x| short(x)).collect::<Vec<_>>().join(", ");
     match spec {
         Spec::Signature(s) => s.to_string(),
         Spec::Ba(b, a) => format!("b = [{}], a = [{}]", list(b), list(a)),
         Spec::Sos(rows) => format!("{} second-order section(s)", rows.len()),
-    }
-}
-
-/// The compiled filter of either form.
-enum Built<T: Element> {
-    Ba(Lfilter<T>, Vec<f64>, Vec<f64>),
-    Sos(Sos<T>),
-}
-
-impl<T: Element> Built<T> {
-    fn new(spec: &Spec, options: FilterOptions) -> Result<Self, sigpu_recurrence::FilterError> {
-        Ok(match spec {
-            Spec::Signature(s) => {
-                let f = Lfilter::from_signature(s, options)?;
-                let (b, a) = f.coefficients();
-                let (b, a) = (b.to_vec(), a.to_vec());
-                Built::Ba(f, b, a)
-            }
-            Spec::Ba(b, a) => Built::Ba(Lfilter::new(b, a, options)?, b.clone(), a.clone()),
-            Spec::Sos(rows) => Built::Sos(Sos::new(rows, options)?),
-        })
-    }
-    fn report(&self) -> &Report {
-        match self {
-            Built::Ba(f, ..) => f.report(),
-            Built::Sos(s) => s.report(),
-        }
-    }
-    fn state_len(&self) -> usize {
-        match self {
-            Built::Ba(f, ..) => f.state_len(),
-            Built::Sos(s) => s.state_len(),
-        }
-    }
-    fn sections(&self) -> Option<usize> {
-        match self {
-            Built::Ba(..) => None,
-            Built::Sos(s) => Some(s.n_sections()),
-        }
-    }
-    fn ba(&self) -> (&[f64], &[f64]) {
-        match self {
-            Built::Ba(_, b, a) => (b, a),
-            Built::Sos(_) => (&[], &[]),
-        }
     }
 }
 

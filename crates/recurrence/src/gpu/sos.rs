@@ -30,8 +30,10 @@ use sigpu_runtime::cuda::cudarc::driver::{
     result, CudaEvent, DevicePtr, DevicePtrMut, LaunchConfig,
 };
 use sigpu_runtime::cuda::{
-    time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
+    time_gpu, DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext, Gpu, Kernel, KernelSource,
+    Timing,
 };
+use sigpu_runtime::GpuTarget;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
@@ -40,6 +42,7 @@ const MAX_EPOCH: u32 = (1 << 30) - 1;
 
 /// A second-order-section cascade compiled for one GPU and element type (f32 or f64).
 pub struct GpuSos<T: Element> {
+    gpu: Gpu,
     tables: SosTables<T>,
     kernel: Kernel,
     lane_pow: DeviceBuffer<T>,
@@ -59,7 +62,7 @@ struct Lookback {
     done: CudaEvent,
 }
 
-/// One call on raw device memory (the zero-copy path of bindings): addresses as integers
+/// One call on raw device memory, for [`GpuSos::run_raw`]: addresses as integers
 /// (`CUdeviceptr`), 0 for an absent zi / zf.
 #[derive(Clone, Copy, Debug)]
 pub struct RawSosCall {
@@ -93,6 +96,7 @@ impl<T: Element> GpuSos<T> {
         let tables = SosTables::new(coefs, config);
         let kernel = gpu.kernel(&kernel_source(&tables), SOS_KERNEL)?;
         Ok(GpuSos {
+            gpu: gpu.clone(),
             lane_pow: gpu.upload(&tables.lane_pow)?,
             chunk_pow: gpu.upload(&tables.chunk_pow)?,
             tables,
@@ -132,7 +136,8 @@ impl<T: Element> GpuSos<T> {
 
     /// Filters `channels` channels of equal length stored one after another in `x` into `y`;
     /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
-    /// (d0, d1) as scipy's sosfilt keeps it). Only enqueues work on the GPU's stream.
+    /// (d0, d1) as scipy's sosfilt keeps it). Only enqueues work on the GPU's own stream
+    /// ([`GpuSos::launch`] on that stream).
     pub fn run(
         &self,
         gpu: &Gpu,
@@ -142,6 +147,65 @@ impl<T: Element> GpuSos<T> {
         zi: Option<&DeviceBuffer<T>>,
         zf: Option<&mut DeviceBuffer<T>>,
     ) -> Result<(), FilterError> {
+        self.launch(
+            &GpuTarget::new(gpu.clone()),
+            DeviceSlice::of(x),
+            DeviceSliceMut::of(y),
+            channels,
+            zi.map(DeviceSlice::of),
+            zf.map(DeviceSliceMut::of),
+        )
+    }
+
+    /// [`GpuSos::launch`] on raw addresses and a raw stream handle (kept for callers that
+    /// hold bare pointers; new code makes views and a [`GpuTarget`]). `y` may equal `x` (in
+    /// place) and `zf` may equal `zi`.
+    ///
+    /// # Safety
+    /// As [`DeviceSlice::from_raw`] for every address (`channels * n` values of `T` for `x` and
+    /// `y`, `channels * state_len()` for `zi` and `zf` when not 0), and `stream` a stream of
+    /// `gpu`'s primary context or 0, alive until the work is done.
+    pub unsafe fn run_raw(&self, gpu: &Gpu, call: RawSosCall) -> Result<(), FilterError> {
+        if call.x == 0 || call.y == 0 {
+            return Err(FilterError::Input(
+                "x and y must be device addresses, not 0".into(),
+            ));
+        }
+        let total = call.n.checked_mul(call.channels).ok_or_else(|| {
+            FilterError::Input(format!(
+                "{} channels x {} samples overflows",
+                call.channels, call.n
+            ))
+        })?;
+        let state = call.channels * self.state_len();
+        // SAFETY: the caller's contract (above).
+        unsafe {
+            let target = GpuTarget::on_stream(gpu.clone(), call.stream as u64);
+            self.launch(
+                &target,
+                DeviceSlice::from_raw(call.x, total, gpu),
+                DeviceSliceMut::from_raw(call.y, total, gpu),
+                call.channels,
+                (call.zi != 0).then(|| DeviceSlice::from_raw(call.zi, state, gpu)),
+                (call.zf != 0).then(|| DeviceSliceMut::from_raw(call.zf, state, gpu)),
+            )
+        }
+    }
+
+    /// The one launch path: `channels` channels of equal length stored one after another in
+    /// `x` into `y` (device memory sigpu owns or a caller's, as views) on `target`'s stream;
+    /// zi / zf `state_len()` values per channel. Only enqueues. Views or a target of another
+    /// device than the cascade's are an error, not a launch. Launches of one `GpuSos` on
+    /// different streams are ordered among themselves (they share the look-back state).
+    pub fn launch(
+        &self,
+        target: &GpuTarget,
+        x: DeviceSlice<'_, T>,
+        y: DeviceSliceMut<'_, T>,
+        channels: usize,
+        zi: Option<DeviceSlice<'_, T>>,
+        zf: Option<DeviceSliceMut<'_, T>>,
+    ) -> Result<(), FilterError> {
         let n = self.check_shapes(
             x.len(),
             y.len(),
@@ -149,50 +213,33 @@ impl<T: Element> GpuSos<T> {
             zi.map(|z| z.len()),
             zf.as_ref().map(|z| z.len()),
         )?;
-        let stream = gpu.stream();
-        let (xp, _gx) = x.device_ptr(stream);
-        let (yp, _gy) = y.device_ptr_mut(stream);
-        let zip = zi.map(|z| z.device_ptr(stream));
-        let mut zf = zf;
-        let zfp = zf.as_mut().map(|z| z.device_ptr_mut(stream));
-        let call = RawSosCall {
-            x: xp,
-            y: yp,
-            n,
-            channels,
-            zi: zip.as_ref().map_or(0, |p| p.0),
-            zf: zfp.as_ref().map_or(0, |p| p.0),
-            stream: stream.cu_stream() as usize,
-        };
-        // SAFETY: the pointers are live buffers of this context with the lengths just checked,
-        // borrowed (and their stream bookkeeping held by the guards) until the work is enqueued
-        // on the buffers' own stream; y is exclusively borrowed, so it overlaps nothing.
-        unsafe { self.enqueue(gpu, call) }
-    }
-
-    /// [`GpuSos::run`] on raw device memory and a caller's stream: what a binding that holds
-    /// torch or cupy arrays calls. Only enqueues work on `call.stream`.
-    ///
-    /// # Safety
-    /// `x` and `y` address `channels * n` values of `T`, `zi` and `zf` (when not 0)
-    /// `channels * state_len()` values, all in device memory of `gpu`'s context (the device's
-    /// primary context, which torch and cupy use too), alive until the stream has run the work;
-    /// `stream` is a stream of that context or 0. `y` may equal `x` (in place) and `zf` may equal
-    /// `zi`; other overlaps are not allowed.
-    pub unsafe fn run_raw(&self, gpu: &Gpu, call: RawSosCall) -> Result<(), FilterError> {
-        if call.x == 0 || call.y == 0 {
-            return Err(FilterError::Input(
-                "x and y must be device addresses, not 0".into(),
-            ));
-        }
-        if call.n.checked_mul(call.channels).is_none() {
+        let ordinal = self.gpu.ordinal();
+        let devices = [
+            Some(target.gpu().ordinal()),
+            Some(x.ordinal()),
+            Some(y.ordinal()),
+            zi.map(|z| z.ordinal()),
+            zf.as_ref().map(|z| z.ordinal()),
+        ];
+        if let Some(other) = devices.into_iter().flatten().find(|&d| d != ordinal) {
             return Err(FilterError::Input(format!(
-                "{} channels x {} samples overflows",
-                call.channels, call.n
+                "the sections were compiled for cuda:{ordinal}; memory or stream of cuda:{other} \
+                 was given"
             )));
         }
-        // SAFETY: the caller's contract (above).
-        unsafe { self.enqueue(gpu, call) }
+        let call = RawSosCall {
+            x: x.device_ptr(),
+            y: y.device_ptr(),
+            n,
+            channels,
+            zi: zi.map_or(0, |z| z.device_ptr()),
+            zf: zf.as_ref().map_or(0, |z| z.device_ptr()),
+            stream: target.stream().cu_stream() as usize,
+        };
+        // SAFETY: the views address the lengths just checked on this device and are borrowed
+        // for the call (their owners keep them alive until the stream passes the work); y is
+        // exclusive, so it overlaps nothing but what the caller of `from_raw` vouched for.
+        unsafe { self.enqueue(call) }
     }
 
     /// Lengths against each other; returns the samples per channel.
@@ -233,7 +280,8 @@ impl<T: Element> GpuSos<T> {
     }
 
     /// Enqueues the kernel (or, for empty channels, zf = zi) on `call.stream`.
-    unsafe fn enqueue(&self, gpu: &Gpu, call: RawSosCall) -> Result<(), FilterError> {
+    unsafe fn enqueue(&self, call: RawSosCall) -> Result<(), FilterError> {
+        let gpu = &self.gpu;
         let stream = call.stream as sys::CUstream;
         gpu.context()
             .bind_to_thread()
@@ -260,7 +308,7 @@ impl<T: Element> GpuSos<T> {
             )));
         }
         let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
-        let lb = self.lookback_for(gpu, &mut guard, chunks * self.sections())?;
+        let lb = self.lookback_for(&mut guard, chunks * self.sections())?;
         let what = "ordering the launch after the previous one";
         // The previous launch (on whatever stream) is done with the look-back state first.
         unsafe {
@@ -337,10 +385,10 @@ impl<T: Element> GpuSos<T> {
     /// The look-back buffers for `slots` (chunk, section) pairs, and a fresh epoch.
     fn lookback_for<'a>(
         &self,
-        gpu: &Gpu,
         slot: &'a mut Option<Lookback>,
         slots: usize,
     ) -> Result<&'a mut Lookback, FilterError> {
+        let gpu = &self.gpu;
         let stream = gpu.stream();
         let what = "allocating look-back state";
         if slot.as_ref().is_none_or(|lb| lb.slots < slots) {

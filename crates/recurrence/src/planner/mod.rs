@@ -1,0 +1,369 @@
+//! The filter front door: a spec (SciPy's `(b, a)`, a signature, or second-order sections),
+//! [`FilterOptions`] and a [`Target`] go in; the accuracy contract ([`crate::Lfilter`],
+//! [`crate::Sos`]) picks the method once, the planner picks the engine that runs that method on
+//! the target, and one object behind one trait, [`Recurrence`], comes out. The CLI, the Python
+//! package and the lab call this and nothing else, so a method the contract chose is never
+//! swapped for another on some face.
+//!
+//! | target | plr / fir | pole-cascade | sos | serial, sos-serial |
+//! |---|---|---|---|---|
+//! | CPU | blocked CPU engines | CPU | CPU | CPU |
+//! | GPU, host data | PLR kernel | numerator on the CPU, pole sections on the GPU | fused sections | CPU |
+//! | GPU, device data | PLR kernel | numerator (FIR kernel) and pole sections on the GPU; zf refused | fused sections | refused |
+//!
+//! Where the contract keeps a filter only serially, device data is refused with the reason and
+//! the way out (host arrays, or the filter as second-order sections), never run by a kernel
+//! the contract did not choose. Integer signatures run exactly (wrapping) with the blocked
+//! method everywhere.
+//!
+//! ```
+//! use sigpu_recurrence::planner::{plan, FilterSpec};
+//! use sigpu_recurrence::{FilterOptions, Method};
+//! use sigpu_runtime::Target;
+//!
+//! let spec = FilterSpec::ba(&[0.2], &[1.0, -0.8]);
+//! let filter = plan::<f64>(&spec, FilterOptions::default(), &Target::cpu())?;
+//! assert_eq!(filter.report().method, Method::Plr);
+//! let (y, zf) = filter.apply(&[1.0, 0.0, 0.0], None)?;
+//! assert!((y[2] - 0.128).abs() < 1e-15 && (zf[0] - 0.1024).abs() < 1e-15);
+//! # Ok::<(), sigpu_recurrence::FilterError>(())
+//! ```
+
+mod cpu;
+mod gpu;
+
+use crate::design::{Lfilter, Report};
+use crate::elem::{DType, Element};
+use crate::error::FilterError;
+use crate::filter::{check_finite, FilterOptions};
+use crate::signature::Signature;
+use crate::sos::Sos;
+use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
+use sigpu_runtime::Target;
+use std::any::Any;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+/// A filter as a user gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FilterSpec {
+    /// SciPy's `lfilter(b, a)`: numerator and denominator, a[0] normalises.
+    Ba {
+        /// Numerator.
+        b: Vec<f64>,
+        /// Denominator.
+        a: Vec<f64>,
+    },
+    /// The signature notation of Maleki & Burtscher's PLR paper (integer coefficients run
+    /// exactly in integer element types).
+    Signature(Signature),
+    /// Second-order sections, SciPy's `(n_sections, 6)` rows `[b0, b1, b2, 1, a1, a2]`.
+    Sos(Vec<[f64; 6]>),
+}
+
+impl FilterSpec {
+    /// SciPy's `(b, a)`.
+    pub fn ba(b: &[f64], a: &[f64]) -> FilterSpec {
+        FilterSpec::Ba {
+            b: b.to_vec(),
+            a: a.to_vec(),
+        }
+    }
+
+    /// The values that identify the filter exactly (for the planner's cache).
+    fn key(&self) -> Vec<u64> {
+        let bits = |v: &[f64]| v.iter().map(|c| c.to_bits()).collect::<Vec<u64>>();
+        match self {
+            FilterSpec::Ba { b, a } => {
+                let mut k = vec![0, b.len() as u64];
+                k.extend(bits(b));
+                k.extend(bits(a));
+                k
+            }
+            FilterSpec::Signature(s) => {
+                let mut k = vec![1, s.feedforward.len() as u64, s.state_len as u64];
+                for c in s.feedforward.iter().chain(&s.feedback) {
+                    k.push(c.value.to_bits());
+                    k.push(c.int.map_or(u64::MAX, |i| i as u64));
+                    k.push(u64::from(c.int.is_some()));
+                }
+                k
+            }
+            FilterSpec::Sos(rows) => {
+                let mut k = vec![2];
+                k.extend(rows.iter().flat_map(|r| bits(r)));
+                k
+            }
+        }
+    }
+}
+
+/// Where the time of one timed call went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Timing {
+    /// Host → device and device → host copies of the signal and state (GPU engines on host
+    /// data), none on the CPU.
+    pub transfer_seconds: Option<f64>,
+    /// The filtering itself: the kernels between CUDA events, or the CPU pass.
+    pub compute_seconds: f64,
+}
+
+/// A planned filter for element type `T`: the method the accuracy contract chose, run by the
+/// engine for the target it was planned for.
+pub trait Recurrence<T: Element>: Send + Sync {
+    /// The method and its predicted error bound (with SciPy's, for the contract).
+    fn report(&self) -> &Report;
+
+    /// zi / zf values per channel: max(len(a), len(b)) − 1, or 2 per section.
+    fn state_len(&self) -> usize;
+
+    /// The number of sections when the filter was given as second-order sections (zi / zf are
+    /// then `[section][2]` per channel), else None.
+    fn sections(&self) -> Option<usize>;
+
+    /// Where the work runs, for reports: `cpu (N threads, ISA)` or the GPU's name.
+    fn device(&self) -> String;
+
+    /// How the work is split between host and GPU, where not all on the target.
+    fn note(&self) -> Option<String> {
+        None
+    }
+
+    /// Filters `channels` channels of equal length stored one after another in `x` into `y`;
+    /// zi / zf hold `state_len()` values per channel (zf from a zero state without zi). Host
+    /// memory; a GPU engine uploads, runs and downloads.
+    fn apply_batch(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+    ) -> Result<(), FilterError>;
+
+    /// [`Recurrence::apply_batch`] into a fresh output (never written: numpy's `empty`,
+    /// [`crate::cpu::output_vec`]), refusing non-finite input with `what` naming x in the
+    /// message. CPU engines find non-finite input through their recurrences at no cost.
+    fn apply_batch_new_output(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+        what: &str,
+    ) -> Result<(), FilterError> {
+        check_finite(x, what)?;
+        self.apply_batch(x, channels, y, zi, zf)
+    }
+
+    /// [`Recurrence::apply_batch`], timed: the kernels between CUDA events and the copies
+    /// apart on a GPU, the whole call on the CPU.
+    fn apply_batch_timed(
+        &self,
+        x: &[T],
+        channels: usize,
+        y: &mut [T],
+        zi: Option<&[T]>,
+        zf: Option<&mut [T]>,
+    ) -> Result<Timing, FilterError> {
+        let start = Instant::now();
+        self.apply_batch(x, channels, y, zi, zf)?;
+        Ok(Timing {
+            transfer_seconds: None,
+            compute_seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Filters device memory (owned or a caller's) on the target's stream: only enqueues.
+    /// Refused by filters planned for the CPU, and where the chosen method has no engine on
+    /// the GPU (the error says why and the way out).
+    fn apply_device(
+        &self,
+        x: DeviceSlice<'_, T>,
+        channels: usize,
+        y: DeviceSliceMut<'_, T>,
+        zi: Option<DeviceSlice<'_, T>>,
+        zf: Option<DeviceSliceMut<'_, T>>,
+    ) -> Result<(), FilterError> {
+        let _ = (x, channels, y, zi, zf);
+        Err(FilterError::Input(format!(
+            "this filter was planned for {}: plan it for the GPU that holds the data, or pass \
+             host arrays",
+            self.device()
+        )))
+    }
+
+    /// One channel: y and zf (SciPy's `lfilter(b, a, x, zi=zi)` / `sosfilt`).
+    fn apply(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        let mut y = vec![T::ZERO; x.len()];
+        let mut zf = vec![T::ZERO; self.state_len()];
+        self.apply_batch(x, 1, &mut y, zi, Some(&mut zf))?;
+        Ok((y, zf))
+    }
+}
+
+/// A planned filter of any element type.
+pub type Planned<T> = Arc<dyn Recurrence<T>>;
+
+/// Plans filters and keeps what it built: computing the contract's bounds, the factor tables
+/// and (on a GPU) compiling kernels is done once per filter, element type, options and target.
+/// On a GPU the key includes the stream, since launches of one compiled filter share its
+/// look-back state and must be ordered.
+pub struct FilterPlanner {
+    cache: Mutex<Vec<(Key, Arc<dyn Any + Send + Sync>)>>,
+}
+
+type Key = (Vec<u64>, String, DType, Option<(usize, usize)>);
+
+/// Filters a planner keeps; the oldest goes first.
+const KEEP: usize = 64;
+
+impl Default for FilterPlanner {
+    fn default() -> Self {
+        FilterPlanner::new()
+    }
+}
+
+impl FilterPlanner {
+    /// An empty planner.
+    pub fn new() -> FilterPlanner {
+        FilterPlanner {
+            cache: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The filter `spec` in element type `T` on `target`, the method chosen by the accuracy
+    /// contract (see the module docs for the engine each method gets). A CPU target's
+    /// instruction sets and threads, where narrowed, replace the options'.
+    pub fn plan<T: Element>(
+        &self,
+        spec: &FilterSpec,
+        options: FilterOptions,
+        target: &Target,
+    ) -> Result<Planned<T>, FilterError> {
+        let options = match target {
+            Target::Cpu(c) => FilterOptions {
+                threads: c.threads.or(options.threads),
+                cpu: if c.arch == sigpu_runtime::host::CpuArch::host() {
+                    options.cpu
+                } else {
+                    c.arch
+                },
+                ..options
+            },
+            Target::Gpu(_) => options,
+        };
+        let place = target
+            .gpu()
+            .map(|g| (g.gpu().ordinal(), g.stream().cu_stream() as usize));
+        let key: Key = (spec.key(), format!("{options:?}"), T::DTYPE, place);
+        {
+            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((_, hit)) = cache.iter().find(|(k, _)| *k == key) {
+                if let Some(f) = hit.downcast_ref::<Planned<T>>() {
+                    return Ok(f.clone());
+                }
+            }
+        }
+        let built = build::<T>(spec, options, target)?;
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() >= KEEP {
+            cache.remove(0);
+        }
+        cache.push((key, Arc::new(built.clone())));
+        Ok(built)
+    }
+}
+
+/// [`FilterPlanner::plan`] on the process's planner.
+pub fn plan<T: Element>(
+    spec: &FilterSpec,
+    options: FilterOptions,
+    target: &Target,
+) -> Result<Planned<T>, FilterError> {
+    static PLANNER: OnceLock<FilterPlanner> = OnceLock::new();
+    PLANNER
+        .get_or_init(FilterPlanner::new)
+        .plan(spec, options, target)
+}
+
+/// SciPy's `scipy.signal.lfilter(b, a, x, zi=zi)` on one channel, on the CPU with the method the
+/// accuracy contract picks: returns y and zf. Rejects non-finite input values, naming the first.
+/// (For N-d arrays with an axis: [`crate::signal::lfilter`]; for a GPU: [`plan`].)
+pub fn lfilter<T: Element>(
+    b: &[f64],
+    a: &[f64],
+    x: &[T],
+    zi: Option<&[T]>,
+) -> Result<(Vec<T>, Vec<T>), FilterError> {
+    let filter = plan::<T>(
+        &FilterSpec::ba(b, a),
+        FilterOptions::default(),
+        &Target::cpu(),
+    )?;
+    if let Some(zi) = zi {
+        check_finite(zi, "zi")?;
+    }
+    let mut y = crate::cpu::output_vec(x.len());
+    let mut zf = vec![T::ZERO; filter.state_len()];
+    filter.apply_batch_new_output(x, 1, &mut y, zi, Some(&mut zf), "x")?;
+    Ok((y, zf))
+}
+
+/// The contract's method for `spec`, then the engine that runs it on `target`.
+fn build<T: Element>(
+    spec: &FilterSpec,
+    options: FilterOptions,
+    target: &Target,
+) -> Result<Planned<T>, FilterError> {
+    let method = match spec {
+        FilterSpec::Ba { b, a } => Method::Ba(Lfilter::<T>::new(b, a, options)?),
+        FilterSpec::Signature(s) => Method::Ba(Lfilter::<T>::from_signature(s, options)?),
+        FilterSpec::Sos(rows) => Method::Sos(Sos::<T>::new(rows, options)?),
+    };
+    match (target, method) {
+        (Target::Cpu(_), Method::Ba(f)) => Ok(Arc::new(f)),
+        (Target::Cpu(_), Method::Sos(s)) => Ok(Arc::new(s)),
+        (Target::Gpu(g), Method::Ba(f)) => gpu::ba(g, f),
+        (Target::Gpu(g), Method::Sos(s)) => gpu::sections(g, s),
+    }
+}
+
+/// The CPU filter the contract built for a spec.
+enum Method<T: Element> {
+    Ba(Lfilter<T>),
+    Sos(Sos<T>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Method as M;
+
+    #[test]
+    fn the_planner_keeps_the_contract_and_reuses_what_it_built() {
+        let planner = FilterPlanner::new();
+        let spec = FilterSpec::ba(&[0.5], &[1.0, -0.5]);
+        let a = planner
+            .plan::<f32>(&spec, FilterOptions::default(), &Target::cpu())
+            .unwrap();
+        let b = planner
+            .plan::<f32>(&spec, FilterOptions::default(), &Target::cpu())
+            .unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(a.report().method, M::Plr);
+        assert!(a.device().starts_with("cpu ("));
+        let other = planner
+            .plan::<f64>(&spec, FilterOptions::default(), &Target::cpu())
+            .unwrap();
+        assert_eq!(other.state_len(), 1);
+        let sos = FilterSpec::Sos(vec![[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]]);
+        let s = planner
+            .plan::<f64>(&sos, FilterOptions::default(), &Target::cpu())
+            .unwrap();
+        assert_eq!((s.sections(), s.state_len()), (Some(1), 2));
+        let (y, _) = s.apply(&[1.0, 0.0], None).unwrap();
+        assert_eq!(y, [1.0, 0.5]);
+    }
+}
