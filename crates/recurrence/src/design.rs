@@ -752,7 +752,7 @@ fn fir_map<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, u: &mut [T]) {
 /// SciPy's transposed direct form II over one channel, with SciPy's order of operations
 /// (`y = z0 + b0·x`, `z_m = (z_{m+1} + x·b_{m+1}) − y·a_{m+1}`), so that f64 results match it
 /// bit for bit; `z` is zi on entry, zf on exit.
-fn tdf2<T: Element>(b: &[T], a: &[T], x: &[T], y: &mut [T], z: &mut [T]) {
+pub(crate) fn tdf2<T: Element>(b: &[T], a: &[T], x: &[T], y: &mut [T], z: &mut [T]) {
     let k = z.len();
     let coef = |v: &[T], i: usize| v.get(i).copied().unwrap_or(T::ZERO);
     let sub = |p: T, q: T| T::from_f64(p.to_f64() - q.to_f64());
