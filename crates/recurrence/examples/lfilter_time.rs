@@ -3,7 +3,7 @@
 //! the engine into fresh outputs, and a read pass over x (what a separate non-finite check
 //! costs). `cargo run --release -p sigpu-recurrence --example lfilter_time -- [log2 n] [runs]`
 
-use sigpu_recurrence::{check_finite, signal, FilterOptions, Lfilter};
+use sigpu_recurrence::{check_finite, signal, FilterOptions, Lfilter, Recurrence};
 use std::time::Instant;
 
 /// CPU time of the process (every thread), ms.

@@ -1,11 +1,12 @@
 //! The compiled filter: a signature checked and converted to one element type once, with its
 //! correction factors, reusable across calls, channels and streams.
 
-use crate::cpu::{self, Plan, Simd, SUB};
+use crate::cpu::{self, Isa, Plan, SUB};
 use crate::elem::{DType, Element};
 use crate::error::FilterError;
 use crate::factors::Factors;
 use crate::poles::STABILITY_SLACK;
+use crate::report::Method;
 use crate::serial::{filter_serial, final_state};
 use crate::signature::Signature;
 use sigpu_runtime::host::CpuArch;
@@ -65,6 +66,11 @@ pub struct Filter<T: Element> {
     max_pole: f64,
 }
 
+/// The most recursive coefficients a (b, a) filter or signature may have: set-up (factor
+/// tables, exact stability) grows with the square of the order. Higher-order filters belong
+/// in second-order sections.
+pub const MAX_ORDER: usize = 64;
+
 /// Inputs shorter than this run serially under [`Strategy::Auto`].
 const SERIAL_BELOW: usize = 4096;
 
@@ -87,13 +93,13 @@ impl<T: Element> Filter<T> {
                 })
                 .collect()
         };
-        if signature.feedback.len() > crate::design::MAX_ORDER {
+        if signature.feedback.len() > MAX_ORDER {
             return Err(FilterError::Coefficients(format!(
                 "{} recursive coefficients: at most {} are supported (set-up cost and accuracy \
                  both degrade with the order); give a high-order IIR filter as second-order \
                  sections (--sos, scipy's output='sos')",
                 signature.feedback.len(),
-                crate::design::MAX_ORDER
+                MAX_ORDER
             )));
         }
         let ff = convert("non-recursive", &signature.feedforward)?;
@@ -131,7 +137,7 @@ impl<T: Element> Filter<T> {
         // The CPU path drops the tables' negligible tails (Σ|f| ≤ ε·2⁻⁸ of T): f64 tables
         // that reach DBL_MIN only past the chunk's end would otherwise correct every element
         // and chain every block to its predecessor.
-        cpu_factors.truncate_negligible(crate::sos::eps::<T>() / 256.0);
+        cpu_factors.truncate_negligible(crate::numbers::eps::<T>() / 256.0);
         let transfer_sub = cpu_factors.transfer(SUB);
         Ok(Filter {
             signature: signature.clone(),
@@ -197,9 +203,9 @@ impl<T: Element> Filter<T> {
     }
 
     /// The instruction set the CPU path will use.
-    pub fn simd(&self) -> Simd {
+    pub fn simd(&self) -> Isa {
         // Never more than the CPU has, whatever the options describe.
-        Simd::best(&self.options.cpu.within_host())
+        cpu::block_isa(&self.options.cpu)
     }
 
     /// Filters one channel: returns y and the final state zf (SciPy's `lfilter(b, a, x, zi=zi)`).
@@ -372,6 +378,18 @@ impl<T: Element> Filter<T> {
         }
         Ok(x_len / channels)
     }
+}
+
+/// `cpu (N threads, ISA)`: the threads and the instruction set a CPU engine of `method` runs
+/// with (the section engine's for sections and pole cascades, the (b, a) block functions'
+/// otherwise).
+pub(crate) fn cpu_device(options: &FilterOptions, method: Method) -> String {
+    let threads = options.threads.unwrap_or_else(host_threads);
+    let isa = match method {
+        Method::Sos | Method::PoleCascade => cpu::sos_isa(&options.cpu),
+        _ => cpu::block_isa(&options.cpu),
+    };
+    format!("cpu ({threads} threads, {isa})")
 }
 
 /// Threads the process may use, asked once (the answer reads cgroup files).

@@ -43,31 +43,40 @@
 //! # Ok::<(), sigpu_recurrence::FilterError>(())
 //! ```
 
+mod bounds;
 pub mod cpu;
 mod dd;
 mod design;
 mod elem;
+mod engine;
 mod error;
 mod factors;
 mod filter;
 pub mod gpu;
 pub mod io;
+mod numbers;
 pub mod planner;
 mod poles;
+mod report;
 pub mod serial;
 pub mod signal;
 mod signature;
 mod sos;
 pub mod stability;
 pub mod testing;
+mod zi;
 
-pub use design::{lfilter_zi, short, Lfilter, Method, Report, MAX_ORDER};
+pub use design::Lfilter;
 pub use elem::{from_le_bytes, to_le_bytes, DType, Element};
+pub use engine::{Recurrence, Timing};
 pub use error::{FilterError, ParseError};
 pub use factors::{mat_mul, Factors, TableKind};
-pub use filter::{check_finite, parse_values, Filter, FilterOptions, Strategy};
+pub use filter::{check_finite, parse_values, Filter, FilterOptions, Strategy, MAX_ORDER};
 pub use gpu::{GpuConfig, GpuFilter, GpuSos, RawSosCall, RunTimes, SosConfig};
-pub use planner::{lfilter, plan, FilterPlanner, FilterSpec, Planned, Recurrence};
+pub use numbers::short;
+pub use planner::{lfilter, plan, FilterPlanner, FilterSpec, Planned};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
+pub use report::{Method, Report};
 pub use signature::{Coef, Signature};
-pub use sos::{sosfilt_zi, Sos, MAX_SECTIONS, SEG};
+pub use sos::{Sos, MAX_SECTIONS, SEG};
+pub use zi::{lfilter_zi, sosfilt_zi};

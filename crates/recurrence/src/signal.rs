@@ -24,11 +24,14 @@
 //! # Ok::<(), sigpu_recurrence::FilterError>(())
 //! ```
 
-use crate::design::{lfilter_zi as ba_zi, Lfilter, Report};
+use crate::design::Lfilter;
 use crate::elem::Element;
+use crate::engine::Recurrence;
 use crate::error::FilterError;
 use crate::filter::{check_finite, FilterOptions};
-use crate::sos::{sosfilt_zi as sos_zi, Sos};
+use crate::report::Report;
+use crate::sos::Sos;
+use crate::zi::{lfilter_zi as ba_zi, sosfilt_zi as sos_zi};
 
 /// A filtered array: `y` in `x`'s shape; `zf` (only when `zi` was given, as SciPy) in
 /// `zf_shape`; the method and its predicted error.
@@ -286,27 +289,11 @@ pub fn sosfilt<T: Element>(
     want.extend_from_slice(shape);
     want[lay.ax + 1] = 2;
     let channels = lay.channels();
-    let per = channels * 2; // values per section in zi
     let zi_cm = match zi {
         None => None,
         Some((z, zshape)) => {
-            if zshape != want.as_slice() || z.len() != ns * per {
-                return Err(FilterError::Input(format!(
-                    "zi has shape {zshape:?}; expected {want:?}: (n_sections, …x's shape with \
-                     axis {} replaced by 2…)",
-                    lay.ax
-                )));
-            }
+            let cm = sos_state(z, zshape, shape, axis, ns)?;
             check_finite(z, "zi")?;
-            let zl = Axis { n: 2, ..lay };
-            let mut cm = vec![T::ZERO; channels * 2 * ns];
-            for s in 0..ns {
-                let sec = zl.gather(&z[s * per..(s + 1) * per]);
-                for c in 0..channels {
-                    cm[c * 2 * ns + 2 * s] = sec[c * 2];
-                    cm[c * 2 * ns + 2 * s + 1] = sec[c * 2 + 1];
-                }
-            }
             Some(cm)
         }
     };
@@ -319,19 +306,9 @@ pub fn sosfilt<T: Element>(
     if filter.apply_batch_flagged(&xc, channels, &mut y, zi_cm, zf_cm, true)? {
         check_finite(x, "x")?;
     }
-    let zf = zf.map(|cm| {
-        let zl = Axis { n: 2, ..lay };
-        let mut out = Vec::with_capacity(ns * per);
-        for s in 0..ns {
-            let mut sec = vec![T::ZERO; per];
-            for c in 0..channels {
-                sec[c * 2] = cm[c * 2 * ns + 2 * s];
-                sec[c * 2 + 1] = cm[c * 2 * ns + 2 * s + 1];
-            }
-            out.extend(zl.scatter(sec));
-        }
-        out
-    });
+    let zf = zf
+        .map(|cm| sos_state_out(&cm, shape, axis, ns))
+        .transpose()?;
     Ok(Output {
         y: lay.scatter(y),
         shape: shape.to_vec(),

@@ -26,7 +26,7 @@ impl Coef {
         let int = (value.fract() == 0.0 && value.abs() < 9.007_199_254_740_992e15)
             .then_some(value as i64);
         Coef {
-            text: crate::design::short(value),
+            text: crate::numbers::short(value),
             value,
             int,
         }

@@ -6,7 +6,7 @@
 use super::bench::bench_input;
 use anyhow::{Context, Result};
 use serde::Serialize;
-use sigpu_recurrence::{Element, GpuSos, SosConfig};
+use sigpu_recurrence::{Element, GpuSos, Recurrence, SosConfig};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum as Attr;
 use sigpu_runtime::cuda::{copy_bandwidth, gb_per_s, gelem_per_s, Gpu, Timing};
 
@@ -263,7 +263,7 @@ pub fn measure_sos_cpu(
         ..FilterOptions::default()
     };
     let threads = threads.unwrap_or_else(sigpu_runtime::host::threads);
-    let kernel = sigpu_recurrence::cpu::SosKernel::best(&options.cpu);
+    let kernel = sigpu_recurrence::cpu::sos_isa(&options.cpu);
     let t = Instant::now();
     Sos::<f64>::new(&bench.sos, options)?;
     let setup_first_ms = t.elapsed().as_secs_f64() * 1e3;

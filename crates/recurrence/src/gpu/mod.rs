@@ -107,89 +107,6 @@ impl<T: Element> GpuFilter<T> {
         &self.generated
     }
 
-    /// Filters `channels` channels of equal length, stored one after another in `x`, into
-    /// `y`. `zi` / `zf` hold `state_len()` values per channel. Only enqueues work on the
-    /// GPU's own stream ([`GpuFilter::launch`] on that stream).
-    pub fn run(
-        &self,
-        gpu: &Gpu,
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
-        channels: usize,
-        zi: Option<&DeviceBuffer<T>>,
-        zf: Option<&mut DeviceBuffer<T>>,
-    ) -> Result<(), FilterError> {
-        let target = GpuTarget::new(gpu.clone());
-        self.launch(
-            &target,
-            DeviceSlice::of(x),
-            DeviceSliceMut::of(y),
-            channels,
-            zi.map(DeviceSlice::of),
-            zf.map(DeviceSliceMut::of),
-        )
-    }
-
-    /// The one launch path: filters `channels` channels of equal length stored one after
-    /// another in `x` into `y` (device memory sigpu owns or a caller's, as views), on
-    /// `target`'s stream. `zi` / `zf` hold `state_len()` values per channel. Only enqueues.
-    /// A view or target of another device than the filter's is an error, not a launch.
-    ///
-    /// Launches of one `GpuFilter` share its look-back state, so they must be ordered: use
-    /// one `GpuFilter` per stream (the planner's cache keys them by stream).
-    pub fn launch(
-        &self,
-        target: &GpuTarget,
-        x: DeviceSlice<'_, T>,
-        mut y: DeviceSliceMut<'_, T>,
-        channels: usize,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
-        if !target.gpu().same(&self.gpu) {
-            return Err(FilterError::Input(format!(
-                "the filter was compiled for cuda:{}, the launch targets cuda:{}",
-                self.gpu.ordinal(),
-                target.gpu().ordinal()
-            )));
-        }
-        let n = self
-            .filter
-            .check_shapes(x.len(), channels, y.len(), zi.map(|z| z.len()))?;
-        let s = self.filter.state_len();
-        if let Some(zf) = &zf {
-            if zf.len() != channels * s {
-                return Err(FilterError::Input(format!(
-                    "zf holds {} values; {channels} channel(s) of state {s} need {}",
-                    zf.len(),
-                    channels * s
-                )));
-            }
-        }
-        let has_zi = i32::from(zi.is_some());
-        // Without zi the kernels are given the constants and told not to read them.
-        let zi = zi.unwrap_or_else(|| DeviceSlice::of(&self.constants));
-        if n > 0 {
-            self.launch_filter(target, x, y.reborrow(), channels, n, (zi, has_zi))?;
-        }
-        if let (Some(mut zf), true) = (zf, s > 0) {
-            let (n64, channels32) = (n as i64, channels as i32);
-            let y = y.as_view();
-            // plr_final_state(x, y, n, channels, zi, has_zi, zf): zf holds channels × NSTATE.
-            target
-                .launch(&self.state_kernel)
-                .slice(&x)
-                .slice(&y)
-                .arg(&n64)
-                .arg(&channels32)
-                .slice(&zi)
-                .arg(&has_zi)
-                .slice_mut(&mut zf)
-                .run(sigpu_runtime::cuda::grid_1d(channels * s, 128))?;
-        }
-        Ok(())
-    }
-
     /// Launches `plr_filter` over `channels` channels of `n > 0` elements; `zi` is the state
     /// (the constants when there is none) and whether to read it.
     fn launch_filter(
@@ -348,6 +265,103 @@ impl<T: Element> GpuFilter<T> {
         }
         lb.epoch += 1;
         Ok(lb)
+    }
+}
+
+/// A filter compiled for one GPU (the PLR kernel, the fused sections): it filters channels of
+/// device memory — buffers sigpu owns or a caller's, as views — on a target's stream. One
+/// launch path for owned and foreign memory alike.
+pub trait DeviceFilter<T: Element>: Send + Sync {
+    /// Filters `channels` channels of equal length stored one after another in `x` into `y`,
+    /// on `target`'s stream; zi / zf hold the state of each channel. Only enqueues. A view or
+    /// target of another device than the filter's is an error, not a launch.
+    fn launch(
+        &self,
+        target: &GpuTarget,
+        x: DeviceSlice<'_, T>,
+        y: DeviceSliceMut<'_, T>,
+        channels: usize,
+        zi: Option<DeviceSlice<'_, T>>,
+        zf: Option<DeviceSliceMut<'_, T>>,
+    ) -> Result<(), FilterError>;
+
+    /// [`DeviceFilter::launch`] on buffers sigpu owns, on the GPU's own stream.
+    fn run(
+        &self,
+        gpu: &Gpu,
+        x: &DeviceBuffer<T>,
+        y: &mut DeviceBuffer<T>,
+        channels: usize,
+        zi: Option<&DeviceBuffer<T>>,
+        zf: Option<&mut DeviceBuffer<T>>,
+    ) -> Result<(), FilterError> {
+        self.launch(
+            &GpuTarget::new(gpu.clone()),
+            DeviceSlice::of(x),
+            DeviceSliceMut::of(y),
+            channels,
+            zi.map(DeviceSlice::of),
+            zf.map(DeviceSliceMut::of),
+        )
+    }
+}
+
+impl<T: Element> DeviceFilter<T> for GpuFilter<T> {
+    /// `zi` / `zf` hold `state_len()` values per channel.
+    ///
+    /// Launches of one `GpuFilter` share its look-back state, so they must be ordered: use
+    /// one `GpuFilter` per stream (the planner's cache keys them by stream).
+    fn launch(
+        &self,
+        target: &GpuTarget,
+        x: DeviceSlice<'_, T>,
+        mut y: DeviceSliceMut<'_, T>,
+        channels: usize,
+        zi: Option<DeviceSlice<'_, T>>,
+        zf: Option<DeviceSliceMut<'_, T>>,
+    ) -> Result<(), FilterError> {
+        if !target.gpu().same(&self.gpu) {
+            return Err(FilterError::Input(format!(
+                "the filter was compiled for cuda:{}, the launch targets cuda:{}",
+                self.gpu.ordinal(),
+                target.gpu().ordinal()
+            )));
+        }
+        let n = self
+            .filter
+            .check_shapes(x.len(), channels, y.len(), zi.map(|z| z.len()))?;
+        let s = self.filter.state_len();
+        if let Some(zf) = &zf {
+            if zf.len() != channels * s {
+                return Err(FilterError::Input(format!(
+                    "zf holds {} values; {channels} channel(s) of state {s} need {}",
+                    zf.len(),
+                    channels * s
+                )));
+            }
+        }
+        let has_zi = i32::from(zi.is_some());
+        // Without zi the kernels are given the constants and told not to read them.
+        let zi = zi.unwrap_or_else(|| DeviceSlice::of(&self.constants));
+        if n > 0 {
+            self.launch_filter(target, x, y.reborrow(), channels, n, (zi, has_zi))?;
+        }
+        if let (Some(mut zf), true) = (zf, s > 0) {
+            let (n64, channels32) = (n as i64, channels as i32);
+            let y = y.as_view();
+            // plr_final_state(x, y, n, channels, zi, has_zi, zf): zf holds channels × NSTATE.
+            target
+                .launch(&self.state_kernel)
+                .slice(&x)
+                .slice(&y)
+                .arg(&n64)
+                .arg(&channels32)
+                .slice(&zi)
+                .arg(&has_zi)
+                .slice_mut(&mut zf)
+                .run(sigpu_runtime::cuda::grid_1d(channels * s, 128))?;
+        }
+        Ok(())
     }
 }
 

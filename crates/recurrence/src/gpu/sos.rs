@@ -23,6 +23,7 @@
 
 use super::sos_tables::{short_hash, SosTables, SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
 pub use super::sos_tables::{sos_coefficients, SosConfig};
+use super::DeviceFilter;
 use crate::elem::Element;
 use crate::error::FilterError;
 use sigpu_runtime::cuda::cudarc::driver::sys::{self, CUevent_flags};
@@ -134,30 +135,7 @@ impl<T: Element> GpuSos<T> {
         &self.tables
     }
 
-    /// Filters `channels` channels of equal length stored one after another in `x` into `y`;
-    /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
-    /// (d0, d1) as scipy's sosfilt keeps it). Only enqueues work on the GPU's own stream
-    /// ([`GpuSos::launch`] on that stream).
-    pub fn run(
-        &self,
-        gpu: &Gpu,
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
-        channels: usize,
-        zi: Option<&DeviceBuffer<T>>,
-        zf: Option<&mut DeviceBuffer<T>>,
-    ) -> Result<(), FilterError> {
-        self.launch(
-            &GpuTarget::new(gpu.clone()),
-            DeviceSlice::of(x),
-            DeviceSliceMut::of(y),
-            channels,
-            zi.map(DeviceSlice::of),
-            zf.map(DeviceSliceMut::of),
-        )
-    }
-
-    /// [`GpuSos::launch`] on raw addresses and a raw stream handle (kept for callers that
+    /// [`DeviceFilter::launch`] on raw addresses and a raw stream handle (kept for callers that
     /// hold bare pointers; new code makes views and a [`GpuTarget`]). `y` may equal `x` (in
     /// place) and `zf` may equal `zi`.
     ///
@@ -190,56 +168,6 @@ impl<T: Element> GpuSos<T> {
                 (call.zf != 0).then(|| DeviceSliceMut::from_raw(call.zf, state, gpu)),
             )
         }
-    }
-
-    /// The one launch path: `channels` channels of equal length stored one after another in
-    /// `x` into `y` (device memory sigpu owns or a caller's, as views) on `target`'s stream;
-    /// zi / zf `state_len()` values per channel. Only enqueues. Views or a target of another
-    /// device than the cascade's are an error, not a launch. Launches of one `GpuSos` on
-    /// different streams are ordered among themselves (they share the look-back state).
-    pub fn launch(
-        &self,
-        target: &GpuTarget,
-        x: DeviceSlice<'_, T>,
-        y: DeviceSliceMut<'_, T>,
-        channels: usize,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
-        let n = self.check_shapes(
-            x.len(),
-            y.len(),
-            channels,
-            zi.map(|z| z.len()),
-            zf.as_ref().map(|z| z.len()),
-        )?;
-        let ordinal = self.gpu.ordinal();
-        let devices = [
-            Some(target.gpu().ordinal()),
-            Some(x.ordinal()),
-            Some(y.ordinal()),
-            zi.map(|z| z.ordinal()),
-            zf.as_ref().map(|z| z.ordinal()),
-        ];
-        if let Some(other) = devices.into_iter().flatten().find(|&d| d != ordinal) {
-            return Err(FilterError::Input(format!(
-                "the sections were compiled for cuda:{ordinal}; memory or stream of cuda:{other} \
-                 was given"
-            )));
-        }
-        let call = RawSosCall {
-            x: x.device_ptr(),
-            y: y.device_ptr(),
-            n,
-            channels,
-            zi: zi.map_or(0, |z| z.device_ptr()),
-            zf: zf.as_ref().map_or(0, |z| z.device_ptr()),
-            stream: target.stream().cu_stream() as usize,
-        };
-        // SAFETY: the views address the lengths just checked on this device and are borrowed
-        // for the call (their owners keep them alive until the stream passes the work); y is
-        // exclusive, so it overlaps nothing but what the caller of `from_raw` vouched for.
-        unsafe { self.enqueue(call) }
     }
 
     /// Lengths against each other; returns the samples per channel.
@@ -461,6 +389,55 @@ impl<T: Element> GpuSos<T> {
         time_gpu(gpu, warmup, runs, || {
             self.run(gpu, x, y, channels, None, None)
         })
+    }
+}
+
+impl<T: Element> DeviceFilter<T> for GpuSos<T> {
+    /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
+    /// (d0, d1) as scipy's sosfilt keeps it). Launches of one `GpuSos` on different streams are ordered among themselves (they share the look-back state).
+    fn launch(
+        &self,
+        target: &GpuTarget,
+        x: DeviceSlice<'_, T>,
+        y: DeviceSliceMut<'_, T>,
+        channels: usize,
+        zi: Option<DeviceSlice<'_, T>>,
+        zf: Option<DeviceSliceMut<'_, T>>,
+    ) -> Result<(), FilterError> {
+        let n = self.check_shapes(
+            x.len(),
+            y.len(),
+            channels,
+            zi.map(|z| z.len()),
+            zf.as_ref().map(|z| z.len()),
+        )?;
+        let ordinal = self.gpu.ordinal();
+        let devices = [
+            Some(target.gpu().ordinal()),
+            Some(x.ordinal()),
+            Some(y.ordinal()),
+            zi.map(|z| z.ordinal()),
+            zf.as_ref().map(|z| z.ordinal()),
+        ];
+        if let Some(other) = devices.into_iter().flatten().find(|&d| d != ordinal) {
+            return Err(FilterError::Input(format!(
+                "the sections were compiled for cuda:{ordinal}; memory or stream of cuda:{other} \
+                 was given"
+            )));
+        }
+        let call = RawSosCall {
+            x: x.device_ptr(),
+            y: y.device_ptr(),
+            n,
+            channels,
+            zi: zi.map_or(0, |z| z.device_ptr()),
+            zf: zf.as_ref().map_or(0, |z| z.device_ptr()),
+            stream: target.stream().cu_stream() as usize,
+        };
+        // SAFETY: the views address the lengths just checked on this device and are borrowed
+        // for the call (their owners keep them alive until the stream passes the work); y is
+        // exclusive, so it overlaps nothing but what the caller of `from_raw` vouched for.
+        unsafe { self.enqueue(call) }
     }
 }
 

@@ -2,12 +2,14 @@
 //! section kernel ([`GpuSos`]) for given sections and for a pole cascade's all-pole sections,
 //! and the CPU for the methods that keep the contract only serially (device data refused).
 
-use super::{Planned, Recurrence, Timing};
-use crate::design::{Lfilter, Method, Report};
+use super::{Planned, Timing};
+use crate::design::Lfilter;
 use crate::elem::Element;
+use crate::engine::Recurrence;
 use crate::error::FilterError;
 use crate::filter::{check_finite, Filter};
-use crate::gpu::{GpuConfig, GpuFilter, GpuSos};
+use crate::gpu::{DeviceFilter, GpuConfig, GpuFilter, GpuSos};
+use crate::report::{Method, Report};
 use crate::signature::Signature;
 use crate::sos::Sos;
 use sigpu_runtime::cuda::cudarc::driver::sys::CUevent_flags;
@@ -23,10 +25,10 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
         Method::Plr | Method::Fir => {
             let plr = f.plr().expect("plr and fir run the (b, a) filter itself");
             let kernel = GpuFilter::new(gpu, plr, GpuConfig::default())?;
-            Arc::new(GpuPlr {
+            Arc::new(OnGpu {
                 target: target.clone(),
-                kernel,
-                cpu: f,
+                kernel: Box::new(kernel),
+                cpu: Box::new(f),
             })
         }
         Method::PoleCascade => {
@@ -66,10 +68,10 @@ pub(super) fn sections<T: Element>(
     s: Sos<T>,
 ) -> Result<Planned<T>, FilterError> {
     let planned: Planned<T> = match s.report().method {
-        Method::Sos => Arc::new(GpuSections {
+        Method::Sos => Arc::new(OnGpu {
             target: target.clone(),
-            kernel: GpuSos::new(target.gpu(), s.sections())?,
-            cpu: s,
+            kernel: Box::new(GpuSos::new(target.gpu(), s.sections())?),
+            cpu: Box::new(s),
         }),
         method => Arc::new(OnCpu {
             reason: format!(
@@ -93,18 +95,13 @@ fn ready(target: &GpuTarget) -> Result<(), FilterError> {
     Ok(())
 }
 
-/// (b, a) run by the PLR kernel (plr, fir, and integer recurrences).
-struct GpuPlr<T: Element> {
+/// A method run by one kernel: (b, a) by the PLR kernel (plr, fir, integer recurrences), or
+/// given sections by the fused section kernel. `cpu` is the contract's filter the kernel was
+/// compiled from (its report and state layout).
+struct OnGpu<T: Element> {
     target: GpuTarget,
-    kernel: GpuFilter<T>,
-    cpu: Lfilter<T>,
-}
-
-/// Given sections run by the fused section kernel.
-struct GpuSections<T: Element> {
-    target: GpuTarget,
-    kernel: GpuSos<T>,
-    cpu: Sos<T>,
+    kernel: Box<dyn DeviceFilter<T>>,
+    cpu: Box<dyn Recurrence<T>>,
 }
 
 /// (b, a) as its numerator followed by all-pole sections from its poles.
@@ -122,7 +119,7 @@ struct OnCpu<T: Element> {
     reason: String,
 }
 
-impl<T: Element> Recurrence<T> for GpuPlr<T> {
+impl<T: Element> Recurrence<T> for OnGpu<T> {
     fn report(&self) -> &Report {
         self.cpu.report()
     }
@@ -130,55 +127,7 @@ impl<T: Element> Recurrence<T> for GpuPlr<T> {
         self.cpu.state_len()
     }
     fn sections(&self) -> Option<usize> {
-        None
-    }
-    fn device(&self) -> String {
-        self.target.describe()
-    }
-    fn apply_batch(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        self.apply_batch_timed(x, channels, y, zi, zf).map(drop)
-    }
-    fn apply_batch_timed(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<Timing, FilterError> {
-        let io = HostIo::new(x, channels, zi, self.state_len())?;
-        io.run(&self.target, y, zf, |x, y, zi, zf| {
-            self.apply_device(x, channels, y, zi, zf)
-        })
-    }
-    fn apply_device(
-        &self,
-        x: DeviceSlice<'_, T>,
-        channels: usize,
-        y: DeviceSliceMut<'_, T>,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
-        self.kernel.launch(&self.target, x, y, channels, zi, zf)
-    }
-}
-
-impl<T: Element> Recurrence<T> for GpuSections<T> {
-    fn report(&self) -> &Report {
-        self.cpu.report()
-    }
-    fn state_len(&self) -> usize {
-        self.cpu.state_len()
-    }
-    fn sections(&self) -> Option<usize> {
-        Some(self.cpu.n_sections())
+        self.cpu.sections()
     }
     fn device(&self) -> String {
         self.target.describe()
