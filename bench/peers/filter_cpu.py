@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """CPU throughput of `sigpu filter` (sections and (b, a)) against scipy.signal.sosfilt /
-lfilter f64 on the same data, interleaved in one session: median of RUNS runs each.
+lfilter f64 on the same data, interleaved in one run: median of RUNS runs each.
 sigpu's figure is its reported compute_seconds (filter set-up included, file I/O excluded).
 
 usage: filter_cpu.py --sigpu target/release/sigpu [--log2-n 22,24] [--runs 5] [--json OUT]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The LDPC throughput table (issue 16 item 4) and the compact layered GPU decoder, with Sionna
+# The LDPC throughput table and the compact layered GPU decoder, with Sionna
 # in the same call. Usage on the GPU machine, repository root:
 #   S=.gpu/sigpu R=$OUT/ldpc W=.whl bash bench/results/2026-11-27-h100-ldpc-table/run.sh
 # W holds the wheels sionna-no-rt==2.2.0 and importlib_resources==6.5.2 (pip download --no-deps).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Multi-GPU acceptance (issue: ldpc simulate --device all on a host with several GPUs), one
+# Multi-GPU acceptance (ldpc simulate --device all on a host with several GPUs), one
 # device call: every GPU's self-checks, then the same simulation points with --device cuda:0
 # and --device all. Each point is sized from a calibration run on cuda:0 so that it takes
 # about $SECS seconds on one GPU; --min-errors is out of reach, so every point runs exactly

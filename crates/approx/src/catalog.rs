@@ -19,11 +19,19 @@ use serde::Serialize;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Range {
     /// Uniform in [lo, hi].
-    Uniform { lo: f64, hi: f64 },
+    Uniform {
+        /// Lower end.
+        lo: f64,
+        /// Upper end.
+        hi: f64,
+    },
     /// |x| = 2^u with u uniform in [lo_exp, hi_exp]; the sign random when `signed`.
     LogUniform {
+        /// Exponent of the smallest magnitude.
         lo_exp: f64,
+        /// Exponent of the largest magnitude.
         hi_exp: f64,
+        /// Negative values too, half the time.
         signed: bool,
     },
 }
@@ -48,6 +56,7 @@ impl Range {
         }
     }
 
+    /// The range as the catalog table prints it: `[lo, hi]` or `±[2^a, 2^b]`.
     pub fn describe(&self) -> String {
         match *self {
             Range::Uniform { lo, hi } => format!("[{lo}, {hi}]"),
@@ -63,7 +72,9 @@ impl Range {
 /// Inputs of one error measurement: a range for x and, for two-argument functions, for y.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Domain {
+    /// Range of the first argument.
     pub x: Range,
+    /// Range of the second argument; `None` for one-argument functions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub y: Option<Range>,
 }
@@ -75,6 +86,7 @@ pub struct Function {
     pub key: &'static str,
     /// The mathematical function: `x/y`, `1/x`, `sqrt(x)`, ….
     pub math: &'static str,
+    /// Element type of the arguments and the result.
     pub precision: Precision,
     /// 1 or 2 arguments.
     pub arity: u8,
@@ -129,6 +141,7 @@ pub enum Version {
 }
 
 impl Version {
+    /// Both versions, accurate first.
     pub const BOTH: [Version; 2] = [Version::Accurate, Version::Sfu];
 
     /// The short tag in generated kernel names.

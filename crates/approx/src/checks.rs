@@ -9,6 +9,9 @@ use crate::numeric::{error_stats, inputs};
 use crate::tune::{Partition, Session, Variant};
 use sigpu_runtime::cuda::{check_result, compare_exact, Check, CheckReport, Gpu, Tolerance};
 
+/// The crate's GPU self-checks (`approx/*`): every catalog function in both versions against
+/// its f64 reference, and the λ kernels of BlackScholes, MRI-Q, MonteCarlo and CFD against the
+/// kernels they must reproduce bit for bit at λ = 0 and λ = max.
 pub fn checks() -> Vec<Check> {
     vec![
         Check {

@@ -7,12 +7,16 @@ use sigpu_runtime::cuda::{DeviceBuffer, Gpu, Launch, Result};
 
 /// A device buffer of one of the element types the catalog and the apps use.
 pub enum Buf {
+    /// `float` elements.
     F32(DeviceBuffer<f32>),
+    /// `double` elements.
     F64(DeviceBuffer<f64>),
+    /// f16 or bf16 elements as raw bits (`unsigned short`).
     U16(DeviceBuffer<u16>),
 }
 
 impl Buf {
+    /// Copies `v` to the device in its own representation.
     pub fn upload(gpu: &Gpu, v: &Values) -> Result<Buf> {
         Ok(match v {
             Values::F32(v) => Buf::F32(gpu.upload(v)?),
@@ -21,6 +25,8 @@ impl Buf {
         })
     }
 
+    /// A buffer of `n` elements of precision `p`, every byte 0xFF (NaN in each precision), so an
+    /// element a kernel does not write cannot pass a comparison.
     pub fn poisoned(gpu: &Gpu, p: Precision, n: usize) -> Result<Buf> {
         Ok(match p {
             Precision::F32 => Buf::F32(gpu.alloc_poisoned(n)?),
@@ -29,6 +35,7 @@ impl Buf {
         })
     }
 
+    /// Copies the buffer back; `p` says which format 16-bit elements are in.
     pub fn download(&self, gpu: &Gpu, p: Precision) -> Result<Values> {
         Ok(match self {
             Buf::F32(b) => Values::F32(gpu.download(b)?),
@@ -37,6 +44,7 @@ impl Buf {
         })
     }
 
+    /// Refills the buffer with 0xFF bytes (NaN), as before a checked run.
     pub fn poison(&mut self, gpu: &Gpu) -> Result<()> {
         match self {
             Buf::F32(b) => gpu.poison(b),
@@ -66,9 +74,13 @@ impl Buf {
 
 /// A scalar kernel argument.
 pub enum Scalar {
+    /// A `float` argument.
     F32(f32),
+    /// A `double` argument.
     F64(f64),
+    /// An f16 or bf16 argument as raw bits (`unsigned short`).
     U16(u16),
+    /// An `int` argument (sizes, counts).
     I32(i32),
 }
 

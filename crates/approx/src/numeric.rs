@@ -65,13 +65,16 @@ pub fn f64_to_bf16(x: f64) -> u16 {
 /// Values of one argument, held in the precision's own representation.
 #[derive(Clone, Debug)]
 pub enum Values {
+    /// f32 values.
     F32(Vec<f32>),
+    /// f64 values.
     F64(Vec<f64>),
     /// Raw f16 or bf16 bits.
     Bits16(Precision, Vec<u16>),
 }
 
 impl Values {
+    /// Number of values.
     pub fn len(&self) -> usize {
         match self {
             Values::F32(v) => v.len(),
@@ -80,6 +83,7 @@ impl Values {
         }
     }
 
+    /// Whether there are no values.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -146,12 +150,15 @@ pub fn inputs(f: &Function, domain: &Domain, n: usize, seed: u64) -> (Values, Op
 /// Error of one version over one input set, against the f64 reference.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ErrorStats {
+    /// Inputs evaluated.
     pub samples: usize,
     /// Mean of |got − ref| / |ref| over samples with a finite, non-zero reference.
     pub mean_rel: f64,
+    /// Largest |got − ref| / |ref|, over the same samples as `mean_rel`.
     pub max_rel: f64,
     /// Largest error in units of the precision's last place at the reference.
     pub max_ulp: f64,
+    /// Largest |got − ref| over outputs where both are finite.
     pub max_abs: f64,
     /// Outputs whose class (NaN / ±∞ / finite) differs from the reference rounded to the
     /// precision: a flush, an overflow or a NaN the reference does not have.

@@ -6,7 +6,9 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
+    /// IEEE binary32 (`float`).
     F32,
+    /// IEEE binary64 (`double`).
     F64,
     /// IEEE binary16, held as raw bits in an `unsigned short`.
     F16,
@@ -24,6 +26,7 @@ impl Precision {
         }
     }
 
+    /// Bytes per element on the device.
     pub fn bytes(self) -> usize {
         match self {
             Precision::F32 => 4,

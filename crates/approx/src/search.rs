@@ -22,14 +22,19 @@ use std::collections::BTreeMap;
 /// One measurement: the kernel at λ, its time and its error against λ = 0.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Point {
+    /// The approximation degree measured.
     pub lambda: u32,
+    /// T(λ): the kernel's time (milliseconds when measured by [`crate::tune`]).
     pub time: f64,
+    /// E(λ): the output's error against λ = 0, in the app's metric.
     pub error: f64,
 }
 
 /// Runs the kernel at a λ and measures it.
 pub trait Evaluator {
+    /// What a failed measurement returns.
     type Error;
+    /// Measures the kernel at `lambda` (0 ..= λ_max).
     fn measure(&mut self, lambda: u32) -> Result<Point, Self::Error>;
 }
 
@@ -43,15 +48,21 @@ impl<E, F: FnMut(u32) -> Result<Point, E>> Evaluator for FnEvaluator<F> {
     }
 }
 
+/// A search strategy for λ, named as in Li et al.'s SFU-approximation paper; see the module
+/// docs for how each walks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
+    /// Simple: from λ_max downwards until the bound holds.
     Smp,
+    /// Heuristic: regula falsi on E(λ), then a walk down if the prediction breaks the bound.
     Heu,
+    /// Optimal: every λ measured; the fastest one within the bound.
     Omg,
 }
 
 impl Method {
+    /// Every method, in the order they are run and reported.
     pub const ALL: [Method; 3] = [Method::Smp, Method::Heu, Method::Omg];
 }
 
@@ -80,12 +91,15 @@ impl std::str::FromStr for Method {
 /// A search that cannot start or whose evaluator failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError<E> {
+    /// The QoS ratio is not a number in (0, 1].
     #[error(
         "QoS ratio must be a number in (0, 1] (a fraction of the all-SFU version's error); got {0}"
     )]
     Ratio(f64),
+    /// λ_max is 0: there is nothing to search.
     #[error("λ_max is 0: the kernel occupies no warp slot, so there is nothing to search")]
     NoSlots,
+    /// The evaluator failed; its error as it is.
     #[error("{0}")]
     Measure(E),
 }
@@ -102,9 +116,13 @@ pub fn check_ratio(ratio: f64) -> Result<f64, ApproxError> {
 /// What a search found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
+    /// The search that ran.
     pub method: Method,
+    /// The λ chosen: the fastest measured point within the bound, or 0 when none is.
     pub lambda: u32,
+    /// T at the chosen λ.
     pub time: f64,
+    /// E at the chosen λ.
     pub error: f64,
     /// The error bound: ratio · E(λ_max).
     pub bound: f64,
@@ -112,6 +130,7 @@ pub struct Outcome {
     pub speedup: f64,
     /// Points measured (λ = 0 included).
     pub runs: usize,
+    /// λ_max: the all-SFU end of the range searched.
     pub max_lambda: u32,
     /// Every point measured, in λ order.
     pub trace: Vec<Point>,

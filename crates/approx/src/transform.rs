@@ -71,10 +71,19 @@ const TYPE_WORDS: [&str; 12] = [
 /// The generated source and what was rewritten.
 #[derive(Clone, Debug, Serialize)]
 pub struct Transformed {
+    /// The whole rewritten file: a prelude of SFU forms, the input with an SFU copy after each
+    /// device function the kernel reaches, then the three generated kernels. NVRTC compiles it as it
+    /// is.
     pub source: String,
+    /// The original kernel's name (left unchanged in the source).
     pub kernel: String,
+    /// `K_sfu`: every call and division approximated.
     pub sfu_kernel: String,
+    /// `K_lambda`: warps with `%warpid < λ` take the SFU copy; takes `int sg_lambda,
+    /// unsigned int* sg_slots` after the kernel's own parameters.
     pub lambda_kernel: String,
+    /// `K_lambda_block`: as `K_lambda` over the warp index within the block (deterministic);
+    /// takes `int sg_lambda`.
     pub block_kernel: String,
     /// Rewrites in the kernel and the device functions it reaches, by original form
     /// (`expf`, `/`, `1/x`).

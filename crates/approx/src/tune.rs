@@ -38,8 +38,11 @@ impl std::str::FromStr for Partition {
 /// An app on the GPU with its generated kernels and its accurate output.
 pub struct Session<'g> {
     gpu: &'g Gpu,
+    /// The app being tuned.
     pub app: &'static App,
+    /// Its generated kernels and the rewrites made.
     pub transformed: Transformed,
+    /// Which warp index λ is compared with.
     pub partition: Partition,
     work: Workload,
     original: Kernel,
@@ -54,8 +57,11 @@ pub struct Session<'g> {
 /// A kernel variant of the app.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
+    /// The app's kernel as written (accurate functions).
     Original,
+    /// `K_sfu`: every call approximated.
     Sfu,
+    /// The λ kernel of the session's partition at this λ (0: all accurate).
     Lambda(u32),
 }
 
@@ -214,26 +220,39 @@ fn searches(
 /// One app tuned: its curve, its searches and the reference times.
 #[derive(Clone, Debug, Serialize)]
 pub struct AppReport {
+    /// The app's name ([`App::name`]).
     pub app: &'static str,
+    /// Its abbreviation in Li et al.'s SFU-approximation paper (Table 6).
     pub abbr: &'static str,
+    /// Element type of its data.
     pub precision: Precision,
+    /// Standard functions the kernel calls.
     pub functions: &'static str,
+    /// How its output error is scored.
     pub metric: crate::apps::Metric,
+    /// Which warp index λ was compared with.
     pub partition: Partition,
     /// Rewrites the transformation made, by original form.
     pub rewrites: BTreeMap<String, usize>,
+    /// λ_max: warp slots occupied (`slot`) or warps per block (`block`).
     pub max_lambda: u32,
+    /// The QoS ratio the searches kept: E(λ) ≤ ratio · E(λ_max).
     pub qos_ratio: f64,
+    /// Registers per thread of the untransformed kernel (−1 when the driver does not say).
     pub registers_original: i32,
+    /// Registers per thread of the λ kernel used (−1 when the driver does not say).
     pub registers_lambda: i32,
     /// The untransformed kernel and the all-SFU kernel, milliseconds.
     pub original_ms: f64,
+    /// The all-SFU kernel's median time, milliseconds.
     pub sfu_ms: f64,
     /// T(0) / T(λ_max): the most the partition can give.
     pub sfu_speedup: f64,
+    /// E(λ_max): the all-SFU kernel's error, in the app's metric.
     pub sfu_error: f64,
     /// Every λ measured (all of them when the curve was requested).
     pub curve: Vec<Point>,
+    /// Each search's result, one per method run.
     pub searches: Vec<Outcome>,
 }
 

@@ -54,6 +54,7 @@ impl ClnsFormat {
         self.encode(Class::Finite { log, angle })
     }
 
+    /// As [`from_complex`](Self::from_complex), from f32 parts (widened exactly).
     pub fn from_complex32(self, x: Complex<f32>) -> Clns {
         self.from_complex(Complex::new(x.re as f64, x.im as f64))
     }
@@ -71,6 +72,7 @@ impl ClnsFormat {
         }
     }
 
+    /// As [`to_complex`](Self::to_complex), each part rounded to f32.
     pub fn to_complex32(self, x: Clns) -> Complex<f32> {
         let c = self.to_complex(x);
         Complex::new(c.re as f32, c.im as f32)

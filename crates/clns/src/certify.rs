@@ -21,25 +21,53 @@ pub struct Inputs {
 /// Why inputs or results cannot be certified.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CertifyError {
+    /// Unequal numbers of z codes and angles.
     #[error("{z} z codes but {theta} angles: inputs come in pairs")]
-    Pairs { z: usize, theta: usize },
+    Pairs {
+        /// z codes given.
+        z: usize,
+        /// Angles given.
+        theta: usize,
+    },
+    /// An input outside the domain S_b evaluators take.
     #[error("input {index}: (z {z}, θ {theta}) is outside z ∈ [−2^31, 0], θ ∈ [0, 2^31]")]
-    Domain { index: usize, z: i64, theta: u32 },
+    Domain {
+        /// Its position in the inputs.
+        index: usize,
+        /// Its z code.
+        z: i64,
+        /// Its angle, in 2^-32 turns.
+        theta: u32,
+    },
+    /// Not one result per input.
     #[error("{results} results for {inputs} inputs")]
-    Results { inputs: usize, results: usize },
+    Results {
+        /// Inputs certified.
+        inputs: usize,
+        /// Results given.
+        results: usize,
+    },
+    /// A grid of more than [`MAX_GRID_POINTS`] inputs.
     #[error(
         "stride {stride}: the grid would hold {points} inputs of {format} (at most {max}); \
          take a larger stride"
     )]
     GridTooLarge {
+        /// The format's name.
         format: String,
+        /// The stride asked for.
         stride: u32,
+        /// Inputs the grid would hold.
         points: u128,
+        /// The most allowed, [`MAX_GRID_POINTS`].
         max: u128,
     },
     /// A grid whose certificate needs more memory than the machine has available.
     #[error("{message}")]
-    Memory { message: String },
+    Memory {
+        /// What is needed, what is available and the stride that would fit.
+        message: String,
+    },
 }
 
 /// The most grid points [`Inputs::standard_checked`] builds (2^30: about 12 GiB of inputs,
@@ -215,31 +243,42 @@ impl Inputs {
         inputs
     }
 
+    /// Number of (z, θ) inputs.
     pub fn len(&self) -> usize {
         self.z.len()
     }
 
+    /// Whether there are no inputs.
     pub fn is_empty(&self) -> bool {
         self.z.is_empty()
     }
 }
 
+/// Error statistics of one S_b method over a set of inputs, against the exact S_b: how far
+/// each rounded part lies from it, in ulps of that part.
 #[derive(Clone, Debug, Serialize)]
 pub struct Certificate {
+    /// The format's name, e.g. `clns16`.
     pub format: String,
+    /// The S_b method's name, e.g. `tex`.
     pub method: String,
+    /// Where the results were computed: `cpu`, or the GPU's name and architecture.
     pub device: String,
+    /// Inputs certified.
     pub inputs: usize,
     /// Largest and mean |Re error| in ulps of 2^-F.
     pub re_max_ulps: f64,
+    /// Mean |Re error|, ulps of 2^-F.
     pub re_mean_ulps: f64,
     /// Largest and mean |Im error| in ulps of 2^-P turns.
     pub im_max_ulps: f64,
+    /// Mean |Im error|, ulps of 2^-P turns.
     pub im_mean_ulps: f64,
     /// Share of inputs with both parts within 1 ulp (faithful).
     pub share_faithful: f64,
     /// Where each maximum was reached: (z code, θ angle code).
     pub re_worst: (i64, u64),
+    /// Where the Im maximum was reached: (z code, θ in P-bit angle units).
     pub im_worst: (i64, u64),
     /// First-order bound on the relative error of one CLNS add from S_b's rounding:
     /// ln 2 · re_max · 2^-F + 2π · im_max · 2^-P (the operands themselves are exact).

@@ -18,12 +18,28 @@ use serde::Serialize;
 /// Why a transform cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FftError {
+    /// The size is not a power of two in 2..=2^20.
     #[error("FFT size {0}: must be a power of two from 2 to 2^20")]
     Size(usize),
+    /// The format's angles are too coarse for the size's twiddle factors.
     #[error("FFT size {n} needs twiddle angles of {need} bits, the format has {have}")]
-    AngleBits { n: usize, need: u32, have: u32 },
+    AngleBits {
+        /// Transform length.
+        n: usize,
+        /// Angle bits the twiddles need: log2 n.
+        need: u32,
+        /// The format's angle bits P.
+        have: u32,
+    },
+    /// The data is not a whole number of transforms.
     #[error("{len} values do not divide into transforms of {n}")]
-    Length { len: usize, n: usize },
+    Length {
+        /// Values given.
+        len: usize,
+        /// Transform length.
+        n: usize,
+    },
+    /// A fixed-point word size outside 4..=32 bits per component.
     #[error("{0} bits per component: expected 4..=32")]
     Bits(u32),
 }
@@ -32,7 +48,7 @@ fn check_size(n: usize, len: usize) -> Result<u32, FftError> {
     if !n.is_power_of_two() || !(2..=1 << 20).contains(&n) {
         return Err(FftError::Size(n));
     }
-    if len % n != 0 {
+    if !len.is_multiple_of(n) {
         return Err(FftError::Length { len, n });
     }
     Ok(n.trailing_zeros())
@@ -144,17 +160,27 @@ pub fn clns_f32_fft_of(
 /// the other 64-bit-word FFTs (32-bit fixed point per component, complex f32).
 #[derive(Clone, Debug, Serialize)]
 pub struct F32Row {
+    /// Transform length.
     pub n: usize,
+    /// Transforms, each over its own `n` inputs.
     pub batch: usize,
     /// S_b method of the variant's FFT.
     pub method: String,
+    /// Bits per complex value in every FFT of the row (64).
     pub word_bits: u32,
+    /// SNR of the f32-radian CLNS FFT, dB (as every `_db` field: 10·log10 of signal over error
+    /// energy, against the f64 FFT, scaled by 1/n for fixed point).
     pub clns_f32_db: f64,
+    /// Fixed point with 32 bits per part, scaled by 1/2 per stage, dB.
     pub fixed32_db: f64,
+    /// Fixed point with 32 bits per part, the input divided by n, dB.
     pub fixed32_input_scaled_db: f64,
+    /// Complex f32, dB.
     pub complex_f32_db: f64,
 }
 
+/// The [`F32Row`] of `x` in transforms of `n`, the f32-radian FFT's S_b by `m` (named
+/// `method` in the row).
 pub fn f32_row(
     m: &(impl SbRadian + ?Sized),
     method: &str,
@@ -238,8 +264,11 @@ pub fn fixed_fft(
 /// A floating-point type emulated by rounding every f32 result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Float {
+    /// IEEE binary16.
     F16,
+    /// bfloat16.
     Bf16,
+    /// IEEE binary32 (no extra rounding).
     F32,
 }
 
@@ -304,19 +333,28 @@ pub fn random_input(n: usize, batch: usize, seed: u64) -> Vec<Complex<f64>> {
 /// width matches (f16 and bf16 at 16 bits, f32 at 32).
 #[derive(Clone, Debug, Serialize)]
 pub struct SnrRow {
+    /// Bits per component: the word size every FFT of the row is compared at.
     pub bits: u32,
+    /// Transform length.
     pub n: usize,
+    /// Transforms, each over its own `n` inputs.
     pub batch: usize,
+    /// The CLNS format's name.
     pub clns_format: String,
+    /// SNR of the CLNS FFT against the f64 FFT, dB (as every `_db` field: 10·log10 of signal
+    /// over error energy; fixed point against the f64 FFT scaled by 1/n).
     pub clns_db: f64,
     /// Fixed point scaled by 1/2 per stage.
     pub fixed_db: f64,
     /// Fixed point with the input divided by N (Arnold et al. 2003's baseline).
     pub fixed_input_scaled_db: f64,
+    /// The f16 FFT, dB; at 16 bits only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f16_db: Option<f64>,
+    /// The bf16 FFT, dB; at 16 bits only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bf16_db: Option<f64>,
+    /// The f32 FFT, dB; at 32 bits only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f32_db: Option<f64>,
 }

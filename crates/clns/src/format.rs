@@ -14,7 +14,9 @@ use std::str::FromStr;
 /// A CLNS format: log-magnitude format and angle bits P (1..=32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ClnsFormat {
+    /// The log-magnitude format: I integer and F fractional bits.
     pub log: Format,
+    /// Angle bits P: the angle is a multiple of 2^-P turns.
     pub angle_bits: u32,
 }
 
@@ -25,7 +27,10 @@ pub struct ClnsFormat {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Clns {
+    /// The log2-magnitude code (units of 2^-F), sign-extended; special codes mark zero, NaN and
+    /// infinity.
     pub log: i32,
+    /// The angle in units of 2^-32 turns; only the top P bits are used.
     pub angle: u32,
 }
 
@@ -35,6 +40,7 @@ impl Clns {
         [self.log as u32, self.angle]
     }
 
+    /// The inverse of [`to_pair`](Self::to_pair).
     pub fn from_pair([log, angle]: [u32; 2]) -> Clns {
         Clns {
             log: log as i32,
@@ -46,10 +52,19 @@ impl Clns {
 /// What a CLNS value denotes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
+    /// Zero (of any angle).
     Zero,
+    /// Not a number.
     NaN,
+    /// Complex infinity.
     Inf,
-    Finite { log: i64, angle: u32 },
+    /// A nonzero finite value.
+    Finite {
+        /// The log code, units of 2^-F.
+        log: i64,
+        /// The angle, in 2^-32 turns.
+        angle: u32,
+    },
 }
 
 /// Half a turn (π) in angle units.
@@ -71,6 +86,8 @@ impl ClnsFormat {
         angle_bits: 24,
     };
 
+    /// A format of `log` and `angle_bits` P; an error unless 2 ≤ P ≤ 32 and the log code fits 31
+    /// bits.
     pub fn new(log: Format, angle_bits: u32) -> Result<ClnsFormat, ClnsFormatError> {
         if !(2..=32).contains(&angle_bits) || log.log_bits() > 31 {
             return Err(ClnsFormatError(format!(
@@ -91,6 +108,7 @@ impl ClnsFormat {
         ClnsFormat::new(log, bits)
     }
 
+    /// F: fractional bits of the log code.
     pub fn frac_bits(self) -> u32 {
         self.log.frac_bits
     }
@@ -105,6 +123,7 @@ impl ClnsFormat {
         32 - self.angle_bits
     }
 
+    /// The code of zero (the log format's special code, angle 0).
     pub fn zero(self) -> Clns {
         Clns {
             log: self.log.special_code() as i32,
@@ -112,6 +131,7 @@ impl ClnsFormat {
         }
     }
 
+    /// The code of NaN (the special log code with a nonzero angle).
     pub fn nan(self) -> Clns {
         Clns {
             log: self.log.special_code() as i32,
@@ -119,6 +139,7 @@ impl ClnsFormat {
         }
     }
 
+    /// The code of complex infinity.
     pub fn inf(self) -> Clns {
         Clns {
             log: self.log.inf_code() as i32,
@@ -131,6 +152,7 @@ impl ClnsFormat {
         Clns { log: 0, angle: 0 }
     }
 
+    /// What `x` denotes; a log code below the format's range reads as zero, above it as ∞.
     pub fn class(self, x: Clns) -> Class {
         let log = x.log as i64;
         if log == self.log.special_code() {
@@ -192,6 +214,7 @@ impl fmt::Display for ClnsFormat {
     }
 }
 
+/// A CLNS format name or shape that is not valid; the message says what is expected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid CLNS format {0}")]
 pub struct ClnsFormatError(String);

@@ -43,6 +43,8 @@
 //! assert!((f.to_complex(s) - exact).norm() < 4e-3 * exact.norm());
 //! ```
 
+#![warn(missing_docs)]
+
 mod arith;
 pub mod certify;
 mod error;

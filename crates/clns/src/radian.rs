@@ -32,6 +32,7 @@ use std::f64::consts::{LN_2, PI, TAU};
 
 /// π to f32 (above π by 8.7e-8) and the rest, π − PI_HI, for two-part sums.
 pub const PI_HI: f32 = std::f32::consts::PI;
+/// The rest, π − PI_HI, rounded to f32 (about −8.7e-8).
 pub const PI_LO: f32 = (PI - PI_HI as f64) as f32;
 const TAU_HI: f32 = 2.0 * PI_HI;
 const TAU_LO: f32 = 2.0 * PI_LO;
@@ -89,35 +90,43 @@ pub fn angle_from_f64(a: f64) -> f32 {
 }
 
 impl ClnsF32 {
+    /// Zero: log −∞.
     pub const ZERO: ClnsF32 = ClnsF32 {
         log: f32::NEG_INFINITY,
         angle: 0.0,
     };
+    /// One: log 0, angle 0.
     pub const ONE: ClnsF32 = ClnsF32 {
         log: 0.0,
         angle: 0.0,
     };
+    /// Complex infinity: log +∞.
     pub const INF: ClnsF32 = ClnsF32 {
         log: f32::INFINITY,
         angle: 0.0,
     };
+    /// Not a number: a NaN log.
     pub const NAN: ClnsF32 = ClnsF32 {
         log: f32::NAN,
         angle: 0.0,
     };
 
+    /// A NaN log or a non-finite angle.
     pub fn is_nan(self) -> bool {
         self.log.is_nan() || !self.angle.is_finite()
     }
 
+    /// Log −∞ with a finite angle.
     pub fn is_zero(self) -> bool {
         self.log == f32::NEG_INFINITY && self.angle.is_finite()
     }
 
+    /// Log +∞ with a finite angle.
     pub fn is_inf(self) -> bool {
         self.log == f32::INFINITY && self.angle.is_finite()
     }
 
+    /// Both parts finite: a nonzero, finite value.
     pub fn is_finite(self) -> bool {
         self.log.is_finite() && self.angle.is_finite()
     }
@@ -127,6 +136,7 @@ impl ClnsF32 {
         [self.log, self.angle]
     }
 
+    /// The inverse of [`to_pair`](Self::to_pair).
     pub fn from_pair([log, angle]: [f32; 2]) -> ClnsF32 {
         ClnsF32 { log, angle }
     }
@@ -149,6 +159,7 @@ impl ClnsF32 {
         }
     }
 
+    /// As [`from_complex`](Self::from_complex), from f32 parts (widened exactly).
     pub fn from_complex32(x: Complex<f32>) -> ClnsF32 {
         ClnsF32::from_complex(Complex::new(x.re as f64, x.im as f64))
     }
@@ -165,6 +176,7 @@ impl ClnsF32 {
         Complex::from_polar(m, self.angle as f64)
     }
 
+    /// As [`to_complex`](Self::to_complex), each part rounded to f32.
     pub fn to_complex32(self) -> Complex<f32> {
         let c = self.to_complex();
         Complex::new(c.re as f32, c.im as f32)
@@ -305,6 +317,7 @@ fn add_signed(m: &(impl SbRadian + ?Sized), x: ClnsF32, y: ClnsF32, negate: bool
 /// An evaluator of S_b for the f32-radian variant: at z = log2|Z| ≤ 0 and θ = arg Z ∈ [0, π]
 /// (with φ = π − θ ≥ 0 to full precision), (Re in log2 units, Im in radians) rounded to f32.
 pub trait SbRadian: Sync {
+    /// S_b at z, θ and φ = π − θ, given apart so that φ keeps full precision near Z = −1.
     fn sb(&self, z: f32, theta: f32, phi: f32) -> (f32, f32);
 }
 
@@ -362,13 +375,17 @@ pub fn evaluator(
 /// random inputs of z ∈ [−32, 0] × θ ∈ [0, π].
 #[derive(Clone, Debug, Serialize)]
 pub struct SbCertificate {
+    /// The S_b method's name.
     pub method: String,
+    /// Inputs evaluated.
     pub inputs: usize,
     /// |Re error| in log2 units.
     pub re_max: f64,
+    /// Mean |Re error|, log2 units.
     pub re_mean: f64,
     /// |Im error| in radians.
     pub im_max: f64,
+    /// Mean |Im error|, radians.
     pub im_mean: f64,
     /// First-order bound on the relative error S_b's rounding adds to one sum:
     /// ln 2 · re_max + im_max.
@@ -438,13 +455,19 @@ pub fn certify(
 /// (exactly represented) operands.
 #[derive(Clone, Debug, Serialize)]
 pub struct OpErrors {
+    /// The S_b method's name (add and sub go through it).
     pub method: String,
+    /// Pairs of operands measured.
     pub pairs: usize,
     /// Conversion from f64 (|x − from(x)| / |x|): max and mean.
     pub convert: (f64, f64),
+    /// x · y: max and mean.
     pub mul: (f64, f64),
+    /// x / y: max and mean.
     pub div: (f64, f64),
+    /// x + y: max and mean.
     pub add: (f64, f64),
+    /// x − y: max and mean.
     pub sub: (f64, f64),
 }
 
@@ -467,6 +490,8 @@ pub fn random_pairs(n: usize, seed: u64) -> Vec<(Complex<f64>, Complex<f64>)> {
         .collect()
 }
 
+/// Errors of conversion and of the four operations on `pairs`, with S_b by `m` (named
+/// `method` in the result).
 pub fn op_errors(
     m: &(impl SbRadian + ?Sized),
     method: &str,

@@ -42,7 +42,10 @@ pub fn sb_exact(format: ClnsFormat, z: i64, theta: u32) -> (f64, f64) {
 /// An evaluator of S_b on codes of one format: for z ≤ 0 (a log code) and θ ∈ [0, 2^31]
 /// (angle units), the rounded (Re code, Im angle).
 pub trait Sb: Sync {
+    /// The format whose codes it takes and returns.
     fn format(&self) -> ClnsFormat;
+    /// S_b(Z) at z (a log code, ≤ 0) and θ ∈ [0, 2^31] (angle units): (Re as a log code, Im as
+    /// an angle) in the format's precision.
     fn sb(&self, z: i64, theta: u32) -> (i64, u32);
 }
 
@@ -106,6 +109,7 @@ pub struct Geometry {
     pub z_min: i64,
     /// Near region: z > near_z (code) and φ = π − θ < near_phi (angle units).
     pub near_z: i64,
+    /// φ = π − θ bound of the near region, angle units.
     pub near_phi: u32,
 }
 
@@ -162,9 +166,13 @@ impl Geometry {
 /// S_b from a 2-D table (θ along x, r = 2^z along y), read as the GPU kernel reads it.
 #[derive(Clone, Debug)]
 pub struct SbTable {
+    /// The format whose codes it takes.
     pub format: ClnsFormat,
+    /// The table's size and near region.
     pub geometry: Geometry,
+    /// How the table is read: the texture's filter or FMA lerps.
     pub reader: Reader,
+    /// The sampled table: (Re, Im) of S_b at every (θ, r) point.
     pub grid: Grid2,
     /// 2^f on [0, 1) as a degree-5 f32 polynomial: r = 2^z from the code by FMAs, so the CPU
     /// twin forms the same texture coordinate as the kernel, bit for bit.
@@ -195,6 +203,8 @@ pub fn pow2_f32(pow2: &PiecewisePoly, zf: f32) -> f32 {
 }
 
 impl SbTable {
+    /// Samples the table for `format` and `geometry`. Fails when the geometry has fewer than 2
+    /// points along an axis, or a z_min that is not negative or lies below z = −126.
     pub fn new(
         format: ClnsFormat,
         geometry: Geometry,
@@ -303,6 +313,7 @@ pub enum Method {
 pub const SFU_BOUND_ULPS: f64 = 0.6;
 
 impl Method {
+    /// Every method, in the order listed.
     pub const ALL: [Method; 6] = [
         Method::F64,
         Method::Accurate,
@@ -336,10 +347,12 @@ impl Method {
             || (format.frac_bits() <= 16 && format.log.int_bits <= 5 && format.angle_bits <= 20)
     }
 
+    /// Whether the method has a CPU evaluator ([`Method::cpu`]): f64, tex and fma.
     pub fn runs_on_cpu(self) -> bool {
         matches!(self, Method::F64 | Method::Tex | Method::Fma)
     }
 
+    /// The table reader of a table method (tex, fma); `None` for the others.
     pub fn reader(self) -> Option<Reader> {
         match self {
             Method::Tex => Some(Reader::Texture),
@@ -379,6 +392,7 @@ impl std::fmt::Display for Method {
     }
 }
 
+/// An S_b method name that is not one of `f64`, `accurate`, `tex`, `fma`, `blend`, `sfu`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown S_b method {0:?}: expected one of f64, accurate, tex, fma, blend, sfu")]
 pub struct MethodError(String);

@@ -18,11 +18,17 @@ use sigpu_runtime::cuda::{emulate_linear_filter_2d, Coordinates, WeightRounding}
 /// A uniform nx × ny grid of float2 samples.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Grid2 {
+    /// Samples along x (≥ 2).
     pub nx: usize,
+    /// Samples along y (≥ 2).
     pub ny: usize,
+    /// x of the first column of samples.
     pub x0: f64,
+    /// Spacing of the columns in x: (x1 − x0) / (nx − 1).
     pub hx: f64,
+    /// y of the first row of samples.
     pub y0: f64,
+    /// Spacing of the rows in y: (y1 − y0) / (ny − 1).
     pub hy: f64,
     /// Row-major (x fastest), as [`sigpu_runtime::cuda::Texture::new_2d`] takes them.
     pub texels: Vec<[f32; 2]>,

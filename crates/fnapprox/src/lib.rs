@@ -30,6 +30,8 @@
 //! # Ok::<(), sigpu_fnapprox::FitError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod grid2;
 mod linalg;
 mod piecewise;
@@ -49,6 +51,8 @@ fn test_sb(z: f64) -> f64 {
 /// Why a fit or table cannot be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FitError {
+    /// A parameter out of range or a function that cannot be tabulated (too few points or
+    /// segments, an empty or non-finite domain, a non-finite sample); the message says which.
     #[error("invalid fit parameter: {0}")]
     Invalid(String),
 }

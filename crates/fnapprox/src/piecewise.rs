@@ -9,9 +9,13 @@ use rayon::prelude::*;
 /// coefficient type `C` says how each segment is fitted ([`Coefficient`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Piecewise<C> {
+    /// Start of the domain; segment 0 begins here.
     pub lo: f64,
+    /// End of the domain (excluded).
     pub hi: f64,
+    /// Number of uniform segments (≥ 1).
     pub segments: usize,
+    /// Degree of every segment's polynomial (≤ 8): `degree + 1` coefficients per segment.
     pub degree: usize,
     /// Segment-major, ascending degree: `coeffs[w * (degree + 1) + j]`.
     pub coeffs: Vec<C>,

@@ -1,4 +1,4 @@
-// Raw s_b values for the seed's Fig. 3 (src/fig3_gpu.rs; CPU twins in src/fig3.rs): inputs
+// Raw s_b values for texture-LNS's Fig. 3 (src/fig3_gpu.rs; CPU twins in src/fig3.rs): inputs
 // z_i = -i 2^-f, i = 0..2^f, k = 2^(f-8) segments on [-1, 0], so every input sits on the 1/256
 // grid of its segment and the filter's 8-bit weights are exact.
 //

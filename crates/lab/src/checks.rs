@@ -29,22 +29,35 @@ pub fn matching(filter: Option<&str>) -> Vec<Check> {
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
+    /// The check's `crate/kernel` name.
     pub name: &'static str,
+    /// What it compares, in a line.
     pub about: &'static str,
+    /// The seed its inputs were drawn from: the run's seed mixed with the check's name, so the
+    /// check replays alike run alone or with all.
     pub seed: u64,
+    /// Whether the report came back within its tolerances (false on an error).
     pub passed: bool,
+    /// Wall time of the check, in seconds.
     pub seconds: f64,
+    /// What the check measured, when it ran to the end.
     pub report: Option<CheckReport>,
+    /// Why it could not run to the end, when it did not.
     pub error: Option<String>,
 }
 
 /// The outcome of a run of several checks on one device.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The run's seed, from which every check's own is derived.
     pub seed: u64,
+    /// Checks that passed.
     pub passed: usize,
+    /// Checks that failed or could not run.
     pub failed: usize,
+    /// Every check's outcome, in registry order.
     pub checks: Vec<Outcome>,
 }
 

@@ -14,6 +14,8 @@
 //! assert!(checks.iter().any(|c| c.name.starts_with("runtime/")));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod approx;
 pub mod checks;
 pub mod clns;

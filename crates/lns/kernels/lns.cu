@@ -282,7 +282,7 @@ __device__ int db_texlut(const Geo& g, const unsigned long long* t, int z) { ret
 #define LNS_KERNEL_PAIR(M, SB, DB) LNS_KERNEL(lns_sb_##M, SB) LNS_KERNEL(lns_db_##M, DB)
 LNS_METHODS(LNS_KERNEL_PAIR)
 
-// ---- compute-bound throughput (the seed's Table 1) -----------------------------------------
+// ---- compute-bound throughput (texture-LNS's Table 1) ---------------------------------------
 // Each thread evaluates `iters` inputs z = zlo + ((tid + it * stride) & mask) held in registers
 // and folds the results into one word, so only the arithmetic is timed. BOTH also evaluates
 // d_b at the same point. A blend runs warps with (global warp index % 8) < lambda on method A

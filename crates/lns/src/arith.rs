@@ -110,6 +110,7 @@ fn reciprocal(x: Class) -> Class {
 }
 
 impl Format {
+    /// −a, exactly: the sign flips (of ±∞ too); zero and NaN stay as they are (LNS has no −0).
     pub fn neg(self, a: u32) -> u32 {
         match self.decode(a) {
             Class::Finite { negative, log } => self.encode(finite(!negative, log)),
@@ -120,6 +121,7 @@ impl Format {
         }
     }
 
+    /// |a|, exactly: the sign cleared; zero and NaN stay as they are.
     pub fn abs(self, a: u32) -> u32 {
         match self.decode(a) {
             Class::Finite { log, .. } => self.encode(finite(false, log)),

@@ -14,7 +14,9 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Which {
+    /// s_b(z) = log2(1 + 2^z): sums of operands of equal signs.
     Sb,
+    /// d_b(z) = log2|1 − 2^z|: sums of operands of opposite signs.
     Db,
 }
 
@@ -55,11 +57,19 @@ impl Which {
     }
 }
 
+/// What certifying one method's s_b or d_b over every input code of a format found
+/// ([`certify`], [`Part::certificate`]): the largest error, where it occurs, and how many results
+/// are correctly rounded. Serialises to the JSON the reports print.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Certificate {
+    /// The format's name (`lns16`, `i6f13`, ...).
     pub format: String,
+    /// The function certified.
     pub func: Which,
+    /// The method's name as the caller gave it (a [`Method`](crate::Method)'s own: `horner3`,
+    /// `texlut`, ...).
     pub method: String,
+    /// Where the method ran: `cpu`, or the GPU's name and architecture.
     pub device: String,
     /// Input codes checked: every one the format has.
     pub inputs: u64,
@@ -71,6 +81,7 @@ pub struct Certificate {
     pub faithful: bool,
     /// Results equal to the exact value rounded to nearest.
     pub correctly_rounded: u64,
+    /// `correctly_rounded` / `inputs`, in [0, 1].
     pub share_correctly_rounded: f64,
     /// Inputs whose exact value lies within 1e-7 ulp of a rounding tie, where the f64
     /// reference itself cannot decide the correct rounding (counted as correctly rounded).

@@ -35,7 +35,10 @@ pub enum LnsError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("slice lengths differ: {what} has {got} elements, expected {expected}")]
 pub struct LengthError {
+    /// The slice that differs, by its argument name (`b`, `out`, `ys`).
     pub what: &'static str,
+    /// Its length.
     pub got: usize,
+    /// The length it should have had (that of the first operand).
     pub expected: usize,
 }

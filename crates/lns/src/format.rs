@@ -15,6 +15,12 @@ use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
 
+/// An LNS format: a sign bit and a two's-complement log2|x| of `int_bits` + `frac_bits` bits,
+/// in the low 1 + I + F bits of a `u32` (the module notes give the reserved codes).
+///
+/// Build one with [`Format::new`] or parse a name (`lns16`, `lns32`, `i<I>f<F>`), which check
+/// 1 + I + F ≤ 32 and I ≥ 1; a value built from the public fields must keep both. Displays as
+/// its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Format {
     /// Integer bits of log2|x|, sign of the log included (two's complement).
@@ -119,6 +125,8 @@ impl fmt::Display for Format {
     }
 }
 
+/// A format name that does not parse, or a shape that does not fit ([`Format::new`]); the
+/// message says what is expected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid LNS format {0}")]
 pub struct FormatError(String);

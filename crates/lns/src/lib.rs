@@ -17,7 +17,7 @@
 //!   and the self-checks [`gpu::checks`].
 //! - [`hmm`]: the HMM forward algorithm in LNS, on the CPU and a GPU.
 //!
-//! Errors are [`LnsError`]. Source: seed 000 (Arnold, Collange, Defour, ICASSP 2010).
+//! Errors are [`LnsError`]. Source: texture-LNS (Arnold, Collange & Defour, ICASSP 2010).
 //!
 //! ```
 //! use sigpu_lns::{Accurate, Format};
@@ -30,6 +30,8 @@
 //! // Products are exact: the log codes add.
 //! assert_eq!(f.to_f64(f.mul(a, f.from_f64(2.0))), f.to_f64(a) * 2.0);
 //! ```
+
+#![warn(missing_docs)]
 
 mod arith;
 mod array;

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
 
-/// How s_b and d_b are evaluated (the seed's Table 1, plus an f64 reference).
+/// How s_b and d_b are evaluated (texture-LNS's Table 1, plus an f64 reference).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Method {
     /// f64 `log2(1 + exp2(z))` (d_b near 0 through expm1): the reference on the CPU, FP64 units
@@ -34,7 +34,7 @@ pub enum Method {
     Horner(u8),
     /// A 1-D linear-filtered texture per function.
     Tex1,
-    /// The bilinear-filter order-2 trick (seed eq. 3–4).
+    /// The bilinear-filter order-2 trick (texture-LNS, eq. 3–4).
     Tex2,
     /// Every result code in one point-sampled texture per function (one fetch per result),
     /// for formats with few codes (lns16). The texels are the f64 reference's codes, so its
@@ -206,6 +206,7 @@ impl fmt::Display for Method {
     }
 }
 
+/// A method name [`Method`] does not parse; the message lists the names it does.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown s_b/d_b method {0:?}: expected one of f64, f64table, f64poly, f32split, accurate, sfu, horner2..horner5, tex1, tex2, texlut")]
 pub struct MethodError(String);

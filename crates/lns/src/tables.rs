@@ -32,6 +32,7 @@ pub enum Reader {
 /// Which function of a table set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
+    /// s_b over the far range, Z0 ..= 0.
     Sb,
     /// d_b for z ≤ −1.
     DbFar,
@@ -44,8 +45,11 @@ pub enum Func {
 /// The tables of one method for one format.
 #[derive(Clone, Debug)]
 pub struct Tables {
+    /// The format whose code grid the tables cover.
     pub format: Format,
+    /// How the method reads them.
     pub reader: Reader,
+    /// Their segment layout.
     pub geometry: Geometry,
     fits: [PiecewisePoly; 4],
     /// Texels for the texture readers, per function (order 1: f32; order 2: flattened 2k × 2).
@@ -216,16 +220,21 @@ impl AddSub for Tables {
 /// A segment and the local variable within it, as the exact fraction offset / 2^bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Local {
+    /// The segment, from 0 at the lowest.
     pub w: usize,
+    /// Numerator of the local variable s = offset · 2^-bits ∈ [0, 1].
     pub offset: u64,
+    /// Exponent of its denominator.
     pub bits: u32,
 }
 
 impl Local {
+    /// s in f32, as the kernels compute it (exact while `offset` < 2^24).
     pub fn f32(self) -> f32 {
         self.offset as f32 * (-(self.bits as f32)).exp2()
     }
 
+    /// s in f64, exactly.
     pub fn f64(self) -> f64 {
         self.offset as f64 * crate::format::pow2(-(self.bits as i32))
     }
@@ -236,11 +245,15 @@ impl Local {
 pub enum Site {
     /// Below the essential zero: the function rounds to 0.
     Zero,
+    /// The shared far table (s_b at every z ≥ Z0, d_b at z ≤ −1).
     Far(Local),
     /// d_b near 0: log2|z| + h(z) = int_part (in codes, exact) + log2 m + h(z).
     Near {
+        /// ⌊log2|z|⌋ in codes, (e − F) · 2^F with |z| = 2^e · m in codes: added exactly.
         int_part: i64,
+        /// Where log2 m (m ∈ [1, 2)) is read.
         log2m: Local,
+        /// Where h(z) is read.
         h: Local,
     },
 }
@@ -248,6 +261,7 @@ pub enum Site {
 /// The segment layout shared by every method (see the module notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
+    /// The format whose code grid the segments cut.
     pub format: Format,
     /// Codes per far segment: 2^shift.
     pub shift: u32,
@@ -278,6 +292,8 @@ impl Geometry {
         }
     }
 
+    /// Where s_b is read for input code `z` ≤ 0: nowhere below the essential zero, else the far
+    /// table.
     pub fn sb_site(&self, z: i64) -> Site {
         if z < self.format.essential_zero_code() {
             Site::Zero
@@ -286,6 +302,8 @@ impl Geometry {
         }
     }
 
+    /// Where d_b is read for input code `z` < 0: nowhere below the essential zero, the far table
+    /// for z ≤ −1 (−2^F in codes), else the near form log2|z| + h(z).
     pub fn db_site(&self, z: i64) -> Site {
         let f = self.format.frac_bits;
         if z < self.format.essential_zero_code() {

@@ -5,14 +5,20 @@ use crate::format::Format;
 /// What an LNS word denotes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
+    /// Zero; LNS has one (no −0).
     Zero,
+    /// Not a number.
     NaN,
+    /// Infinity.
     Inf {
+        /// −∞ rather than +∞.
         negative: bool,
     },
     /// ±2^(log · 2^-F), `log` in [min_code, max_code].
     Finite {
+        /// A negative value.
         negative: bool,
+        /// The log code: log2|x| in units of 2^-F.
         log: i64,
     },
 }
@@ -63,10 +69,12 @@ impl Format {
         }
     }
 
+    /// The word of zero: the special code with the sign clear.
     pub fn zero(self) -> u32 {
         self.encode(Class::Zero)
     }
 
+    /// The word of NaN: the special code with the sign set.
     pub fn nan(self) -> u32 {
         self.encode(Class::NaN)
     }
@@ -92,6 +100,7 @@ impl Format {
         self.encode(Class::Finite { negative, log })
     }
 
+    /// [`Format::from_f64`] of an f32 (widened exactly, so rounded the same way).
     pub fn from_f32(self, x: f32) -> u32 {
         self.from_f64(x as f64)
     }
@@ -119,6 +128,7 @@ impl Format {
         }
     }
 
+    /// [`Format::to_f64`] rounded to the nearest f32 (±∞ beyond f32's range).
     pub fn to_f32(self, word: u32) -> f32 {
         self.to_f64(word) as f32
     }

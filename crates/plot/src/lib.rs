@@ -28,6 +28,8 @@
 //! # Ok::<(), sigpu_plot::PlotError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -38,33 +40,53 @@ pub use ticks::{linear_ticks, log_ticks, TickLabels};
 /// One named line of (x, y) points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
+    /// The legend's text for this line.
     pub name: String,
+    /// (x, y) in data units, in drawing order; points that are not finite, or not positive on a
+    /// logarithmic axis, are skipped.
     pub points: Vec<(f64, f64)>,
 }
 
 /// A chart with linear or logarithmic (base 10) axes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineChart {
+    /// Printed above the plot area.
     pub title: String,
     /// Axis descriptions, with units: "throughput (G elements/s)".
     pub x_label: String,
+    /// As `x_label`, for the y axis.
     pub y_label: String,
+    /// A logarithmic x axis; points with x ≤ 0 are then skipped.
     pub log_x: bool,
+    /// A logarithmic y axis; points with y ≤ 0 are then skipped.
     pub log_y: bool,
+    /// The lines, in legend order; series i is drawn in palette colour i unless its
+    /// [`Stroke`] says otherwise.
     pub series: Vec<Series>,
 }
 
+/// Why a chart could not be drawn or written.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
+    /// Nothing to draw: a line chart without a drawable point (and without both fixed ranges),
+    /// or a bar chart without a finite value.
     #[error("chart has no finite points to draw")]
     Empty,
+    /// plotters or resvg failed; their message.
     #[error("rendering the chart: {0}")]
     Render(String),
+    /// An output file named with an extension other than `.png` or `.svg`.
     #[error("{path}: the picture format follows the extension: .png or .svg")]
-    Format { path: String },
+    Format {
+        /// The file name as given.
+        path: String,
+    },
+    /// The picture could not be written.
     #[error("writing {path}: {source}")]
     Write {
+        /// The file that could not be written.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
 }
@@ -72,7 +94,9 @@ pub enum PlotError {
 /// A picture format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// A standalone SVG document.
     Svg,
+    /// A PNG image rendered from the SVG with the bundled font.
     Png,
 }
 
@@ -113,6 +137,7 @@ const PLOT_H: u32 = 500;
 /// How one series is drawn beyond the defaults (a solid line in palette colour i for series i).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stroke {
+    /// Draw the line dashed (e.g. a model or a bound beside a measurement).
     pub dashed: bool,
     /// Palette index, so that related series (e.g. a BER and its FER) share a colour.
     pub colour: Option<usize>,
@@ -121,8 +146,11 @@ pub struct Stroke {
 /// A confidence interval at `x`, drawn as an error bar from `lo` to `hi`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interval {
+    /// Where the bar stands, in x data units.
     pub x: f64,
+    /// Lower end, in y data units.
     pub lo: f64,
+    /// Upper end, in y data units.
     pub hi: f64,
 }
 
@@ -135,6 +163,7 @@ pub struct Style {
     /// Axis ranges in data units, drawn as given (no padding), instead of the data's. With
     /// both, a chart without points draws its empty axes instead of failing.
     pub x_range: Option<(f64, f64)>,
+    /// As `x_range`, for the y axis.
     pub y_range: Option<(f64, f64)>,
     /// Per series, by index: error bars (e.g. 95% confidence intervals).
     pub intervals: Vec<Vec<Interval>>,
@@ -356,7 +385,7 @@ fn axis((lo, hi): (f64, f64), log: bool) -> (Axis, TickLabels) {
 
 /// An object-safe view of the two f64 coordinates, so one drawing routine serves all four
 /// combinations of linear and logarithmic axes.
-pub trait DynRanged {
+pub(crate) trait DynRanged {
     fn map_value(&self, value: &f64, limit: (i32, i32)) -> i32;
     fn range_value(&self) -> std::ops::Range<f64>;
 }
@@ -607,11 +636,15 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
 /// A grouped bar chart: one group of bars per category, one bar per series.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BarChart {
+    /// Printed above the plot area.
     pub title: String,
+    /// Description of the category axis.
     pub x_label: String,
+    /// Description of the value axis, with units: "speedup (×)".
     pub y_label: String,
     /// The bar series' names, in the order of each group's values.
     pub series: Vec<String>,
+    /// The categories, left to right.
     pub groups: Vec<BarGroup>,
     /// A dashed horizontal line at this value (e.g. speedup 1), with its legend text.
     pub reference: Option<(f64, String)>,
@@ -623,8 +656,12 @@ pub struct BarChart {
 /// One category's bars; `labels` are small texts above the bars (e.g. a count), by series.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BarGroup {
+    /// The category's label, under its group.
     pub name: String,
+    /// One value per series, in [`BarChart::series`] order; `None` (or a non-finite value)
+    /// leaves that bar out.
     pub values: Vec<Option<f64>>,
+    /// Text above each bar, by series; `None` for none.
     pub labels: Vec<Option<String>>,
 }
 

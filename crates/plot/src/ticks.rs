@@ -5,6 +5,7 @@
 /// An axis' tick positions and how to print them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TickLabels {
+    /// Tick positions in data units, ascending.
     pub values: Vec<f64>,
     kind: Kind,
 }

@@ -2,7 +2,7 @@
 //
 // The generated source defines, before including this header: the element type T; the launch
 // shape and filter constants K, NSTATE, V, THREADS, WARPS, CHUNK, FAC_LEN, FAC_STRIDE,
-// TPOW_OFFSET, Q, FULL_MASK, STATUS_PARTIAL and STATUS_FULL; and three switches, each 0 or 1:
+// TPOW_OFFSET and Q; and four switches, each 0 or 1:
 //   PLR_LOOK_BACK  the kernel chains chunks through the decoupled look-back (0: the tail-carry
 //                  kernel, which recomputes each carry-in and needs no flags);
 //   PLR_TRANSPOSE  warps load and store through a shared-memory transpose;
@@ -11,7 +11,15 @@
 //                  others load and merge; they meet at named barriers (1: the data warps,
 //                  2: the whole block) instead of __syncthreads.
 // What follows the include (the map, the recurrence and the merges with the coefficients
-// written in, the kernels) is generated per filter.
+// written in, the kernels) is generated per filter. Loads, stores, warp sums and the look-back
+// protocol (FULL_MASK, STATUS_PARTIAL, STATUS_FULL, the flags and the chunk order) are the
+// runtime's shared primitives.
+
+#include "sigpu_reduce.cuh"
+#include "sigpu_warp_io.cuh"
+#if PLR_LOOK_BACK
+#include "sigpu_lookback.cuh"
+#endif
 
 // f_j at chunk position q >= -K: the weight of carry j (the value j+1 places before the
 // chunk) in element q; 1 where the carry itself stands, 0 past the truncated table.
@@ -21,25 +29,11 @@ __device__ __forceinline__ T factor(const T* __restrict__ consts, int j, int q) 
 
 // V consecutive values from seg on; zero past n. 16-byte loads where aligned and whole.
 __device__ __forceinline__ void load_segment(const T* __restrict__ src, long long n, long long seg, bool vec_ok, T* v) {
-    if (vec_ok && seg + V <= n) {
-        const uint4* p = reinterpret_cast<const uint4*>(src + seg);
-        #pragma unroll
-        for (int q = 0; q < V * (int)sizeof(T) / 16; ++q) reinterpret_cast<uint4*>(v)[q] = p[q];
-    } else {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] = seg + i < n ? src[seg + i] : (T)0;
-    }
+    sigpu_thread_load<T, V>(src, n, seg, vec_ok, v);
 }
 
 __device__ __forceinline__ void store_segment(T* __restrict__ dst, long long n, long long seg, bool vec_ok, const T* v) {
-    if (vec_ok && seg + V <= n) {
-        uint4* p = reinterpret_cast<uint4*>(dst + seg);
-        #pragma unroll
-        for (int q = 0; q < V * (int)sizeof(T) / 16; ++q) p[q] = reinterpret_cast<const uint4*>(v)[q];
-    } else {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) if (seg + i < n) dst[seg + i] = v[i];
-    }
+    sigpu_thread_store<T, V>(dst, n, seg, vec_ok, v);
 }
 
 #if PLR_LOOK_BACK
@@ -49,8 +43,7 @@ __device__ __forceinline__ void post(unsigned int* flags, T* values, long long g
                                      unsigned int status, unsigned int epoch) {
     #pragma unroll
     for (int r = 0; r < K; ++r) __stcg(&values[g * K + r], v[r]);
-    __threadfence();
-    atomicExch(&flags[g], (epoch << 2) | status);
+    sigpu_lookback_flag(flags, g, status, epoch);
 }
 
 #endif
@@ -64,44 +57,17 @@ __device__ __forceinline__ void named_barrier(int id, int count) {
 #endif
 
 #if PLR_TRANSPOSE
-// Slot of 16-byte vector idx in a warp's staging tile, swizzled so that both the striped
-// (32q + lane) and the blocked (Q*lane + q) patterns are free of bank conflicts.
-__device__ __forceinline__ int slot(int idx) { return idx ^ ((idx >> 3) & 7); }
-
 // A warp's 32*V values from wseg on, read with coalesced 16-byte loads (lane l takes vectors
 // 32q + l), handed to their threads (V consecutive values each) through shared memory.
 __device__ __forceinline__ void load_warp(const T* __restrict__ src, long long n, long long seg, long long wseg,
                                           bool vec_ok, uint4* tile, int lane, T* v) {
-    if (vec_ok && wseg + 32 * V <= n) {
-        const uint4* p = reinterpret_cast<const uint4*>(src + wseg);
-        uint4 r[Q];
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) r[q] = p[32 * q + lane];
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) tile[slot(32 * q + lane)] = r[q];
-        __syncwarp();
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) reinterpret_cast<uint4*>(v)[q] = tile[slot(Q * lane + q)];
-        __syncwarp();
-    } else {
-        load_segment(src, n, seg, false, v);
-    }
+    sigpu_warp_load<T, V, SIGPU_CACHE_DEFAULT>(src, n, seg, wseg, vec_ok, tile, lane, v);
 }
 
 __device__ __forceinline__ void store_warp(T* __restrict__ dst, long long n, long long seg, long long wseg,
                                            bool vec_ok, uint4* tile, int lane, const T* v) {
-    if (vec_ok && wseg + 32 * V <= n) {
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) tile[slot(Q * lane + q)] = reinterpret_cast<const uint4*>(v)[q];
-        __syncwarp();
-        uint4* p = reinterpret_cast<uint4*>(dst + wseg);
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) p[32 * q + lane] = tile[slot(32 * q + lane)];
-    } else {
-        store_segment(dst, n, seg, false, v);
-    }
+    sigpu_warp_store<T, V, SIGPU_CACHE_DEFAULT, false>(dst, n, seg, wseg, vec_ok, tile, lane, v);
 }
-
 #endif
 
 // out[r] += sum_j f_j[m-1-r] * c[j]: what the K carries before a segment of m elements
@@ -138,12 +104,7 @@ __device__ __forceinline__ void look_back(const unsigned int* flags, const T* ag
     while (true) {
         const long long idx = base - lane;
         const bool inside = idx >= first;
-        unsigned int f = (epoch << 2) | STATUS_FULL;
-        do {
-            if (inside) f = *((volatile const unsigned int*)&flags[idx]);
-        } while (__any_sync(FULL_MASK, (f >> 2) != epoch));
-        const unsigned int fulls = __ballot_sync(FULL_MASK, (f & 3u) == STATUS_FULL);
-        const int stop = fulls ? __ffs(fulls) - 1 : 32;
+        const int stop = sigpu_lookback_wait(flags, idx, inside, epoch);
         T val[K];
         #pragma unroll
         for (int r = 0; r < K; ++r) val[r] = (T)0;
@@ -164,11 +125,7 @@ __device__ __forceinline__ void look_back(const unsigned int* flags, const T* ag
             for (int j = 0; j < K; ++j) part[r] += pw[r * K + j] * val[j];
         }
 #endif
-        #pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            #pragma unroll
-            for (int r = 0; r < K; ++r) part[r] += __shfl_xor_sync(FULL_MASK, part[r], off);
-        }
+        sigpu_warp_sum<K>(part);
 #if PLR_ONES
         carry[0] += part[0];
         if (stop < 32) break;

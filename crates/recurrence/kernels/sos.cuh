@@ -37,50 +37,32 @@
 // chunk's carry-ins, so there is no look-back and blocks never wait on one another (the scheme of
 // the (b, a) kernel's tail carry, for all sections at once). One barrier per section.
 
+// Loads, stores, warp sums and the look-back protocol (FULL_MASK, STATUS_PARTIAL, STATUS_FULL,
+// the flags and the chunk order) are the runtime's shared primitives. SOS_HEADER carries them in
+// front of this file, so the includes below are skipped there; attached as headers they resolve.
+#ifndef SIGPU_REDUCE_CUH
+#include "sigpu_reduce.cuh"
+#endif
+#ifndef SIGPU_WARP_IO_CUH
+#include "sigpu_warp_io.cuh"
+#endif
+#ifndef SIGPU_LOOKBACK_CUH
+#include "sigpu_lookback.cuh"
+#endif
+
 typedef double C;  // carry type
-#define FULL_MASK 0xffffffffu
-#define STATUS_PARTIAL 1u
-#define STATUS_FULL 2u
 
-// Slot of 16-byte vector idx in a warp's staging tile, swizzled so that both the striped
-// (32q + lane) and the blocked (Q*lane + q) patterns are free of bank conflicts.
-__device__ __forceinline__ int sos_slot(int idx) { return idx ^ ((idx >> 3) & 7); }
-
-// A warp's 32*V values from wseg on, read with coalesced 16-byte loads and handed to their
-// threads (V consecutive values each) through shared memory; zero past n.
+// A warp's 32*V values from wseg on, read with coalesced streaming 16-byte loads and handed to
+// their threads (V consecutive values each) through shared memory; zero past n.
 __device__ __forceinline__ void sos_load(const T* src, long long n, long long seg, long long wseg,
                                          bool vec_ok, uint4* tile, int lane, T* v) {
-    if (vec_ok && wseg + 32 * V <= n) {
-        const uint4* p = reinterpret_cast<const uint4*>(src + wseg);
-        uint4 r[Q];
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) r[q] = __ldcs(p + 32 * q + lane);
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) tile[sos_slot(32 * q + lane)] = r[q];
-        __syncwarp();
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) reinterpret_cast<uint4*>(v)[q] = tile[sos_slot(Q * lane + q)];
-        __syncwarp();
-    } else {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] = seg + i < n ? src[seg + i] : (T)0;
-    }
+    sigpu_warp_load<T, V, SIGPU_CACHE_STREAMING>(src, n, seg, wseg, vec_ok, tile, lane, v);
 }
 
+// The way back, streaming; the tile is free for the block's next chunk afterwards.
 __device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, long long wseg,
                                           bool vec_ok, uint4* tile, int lane, const T* v) {
-    if (vec_ok && wseg + 32 * V <= n) {
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) tile[sos_slot(Q * lane + q)] = reinterpret_cast<const uint4*>(v)[q];
-        __syncwarp();
-        uint4* p = reinterpret_cast<uint4*>(dst + wseg);
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) __stcs(p + 32 * q + lane, tile[sos_slot(32 * q + lane)]);
-        __syncwarp();  // the tile is free for the next chunk's load
-    } else {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) if (seg + i < n) dst[seg + i] = v[i];
-    }
+    sigpu_warp_store<T, V, SIGPU_CACHE_STREAMING, true>(dst, n, seg, wseg, vec_ok, tile, lane, v);
 }
 
 // Publishes a section's 2-value state of chunk slot gs with a status; the flag is written after
@@ -88,8 +70,7 @@ __device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, lo
 __device__ __forceinline__ void sos_post(unsigned int* flags, double2* values, long long gs, C v0, C v1,
                                          unsigned int status, unsigned int epoch) {
     __stcg(&values[gs], make_double2(v0, v1));
-    __threadfence();
-    atomicExch(&flags[gs], (epoch << 2) | status);
+    sigpu_lookback_flag(flags, gs, status, epoch);
 }
 
 // Decoupled look-back by warp 0 for section s of chunk g: lane l inspects chunk g-1-l. Once
@@ -107,25 +88,16 @@ __device__ __forceinline__ void sos_look_back(const unsigned int* flags, const d
     while (true) {
         const long long idx = base - lane;
         const bool inside = idx >= first;
-        unsigned int f = (epoch << 2) | STATUS_FULL;
-        do {
-            if (inside) f = *((volatile const unsigned int*)&flags[idx * S + s]);
-        } while (__any_sync(FULL_MASK, (f >> 2) != epoch));
-        const unsigned int fulls = __ballot_sync(FULL_MASK, (f & 3u) == STATUS_FULL);
-        const int stop = fulls ? __ffs(fulls) - 1 : 32;
+        const int stop = sigpu_lookback_wait(flags, idx * S + s, inside, epoch);
         C v0 = 0.0, v1 = 0.0;
         if (inside && lane <= stop) {
             const double2 t = __ldcg(&((lane == stop ? incls : aggs)[idx * S + s]));
             v0 = t.x; v1 = t.y;
         }
-        C q0 = p00 * v0 + p01 * v1, q1 = p10 * v0 + p11 * v1;
-        #pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            q0 += __shfl_xor_sync(FULL_MASK, q0, off);
-            q1 += __shfl_xor_sync(FULL_MASK, q1, off);
-        }
-        c0 += m00 * q0 + m01 * q1;
-        c1 += m10 * q0 + m11 * q1;
+        C q[2] = {p00 * v0 + p01 * v1, p10 * v0 + p11 * v1};
+        sigpu_warp_sum<2>(q);
+        c0 += m00 * q[0] + m01 * q[1];
+        c1 += m10 * q[0] + m11 * q[1];
         if (stop < 32) break;
         const C n00 = m00 * p32[0] + m01 * p32[2], n01 = m00 * p32[1] + m01 * p32[3];
         const C n10 = m10 * p32[0] + m11 * p32[2], n11 = m10 * p32[1] + m11 * p32[3];
@@ -134,8 +106,6 @@ __device__ __forceinline__ void sos_look_back(const unsigned int* flags, const d
     }
 }
 
-// Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
-// CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf.
 // b * u + c and b * u for a coefficient b known at compile time: 0 and 1 cost nothing, and the
 // rest is one fused multiply-add (the order written out, as the compiler keeps it).
 #define SOS_MADD(b, u, c) ((b) == (T)0 ? (c) : (b) == (T)1 ? (u) + (c) : fma((b), (u), (c)))
@@ -312,14 +282,8 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     const long long ch = g / blocks_per_channel;
     const long long ci0 = (g - ch * blocks_per_channel) * CPB;
 #else
-    if (threadIdx.x == 0) {
-        // Chunks in start order, so a chunk only ever waits on chunks already running.
-        const unsigned int g = atomicAdd(&counters[epoch & 1], 1u);
-        if (g == 0) counters[(epoch + 1) & 1] = 0;  // the next launch's counter
-        s_chunk = g;
-    }
-    __syncthreads();
-    const long long g = s_chunk;
+    // Chunks in start order, so a chunk only ever waits on chunks already running.
+    const long long g = sigpu_chunk_in_start_order(counters, epoch, &s_chunk);
     const long long ch = g / chunks_per_channel;
     const long long ci0 = g - ch * chunks_per_channel;
 #endif

@@ -10,8 +10,9 @@ pub(crate) struct Dd {
     pub lo: f64,
 }
 
+/// a + b = s + e exactly (Knuth's two-sum), for any two doubles.
 #[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))

@@ -62,6 +62,7 @@ pub mod serial;
 pub mod signal;
 mod signature;
 mod sos;
+mod sos_rows;
 pub mod stability;
 pub mod testing;
 mod zi;

@@ -21,9 +21,9 @@ use crate::elem::Element;
 use crate::engine::Recurrence;
 use crate::error::FilterError;
 use crate::filter::{cpu_device, host_threads, FilterOptions, Strategy};
-use crate::numbers::{eps, short};
+use crate::numbers::eps;
 use crate::report::{Method, Report};
-use crate::stability::{step_down, Stability};
+use crate::sos_rows::SectionLimit;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -57,60 +57,11 @@ impl<T: Element> Sos<T> {
     /// finite values, a0 = 1 exactly (SciPy does not normalise rows), each section stable in
     /// `T` (exact step-down) unless `options.allow_unstable`.
     pub fn new(sos: &[[f64; 6]], options: FilterOptions) -> Result<Self, FilterError> {
-        if !T::DTYPE.is_float() {
-            return Err(FilterError::Coefficients(format!(
-                "second-order sections run in f32 or f64, not {}",
-                T::DTYPE
-            )));
-        }
-        if sos.is_empty() {
-            return Err(FilterError::Coefficients(
-                "sos has no sections: expected shape (n_sections, 6)".into(),
-            ));
-        }
-        if sos.len() > MAX_SECTIONS {
-            return Err(FilterError::Coefficients(format!(
-                "sos has {} sections; at most {MAX_SECTIONS} are supported",
-                sos.len()
-            )));
-        }
-        let mut coef = Vec::with_capacity(sos.len());
-        for (s, row) in sos.iter().enumerate() {
-            if let Some(i) = row.iter().position(|v| !v.is_finite()) {
-                return Err(FilterError::Coefficients(format!(
-                    "sos[{s}, {i}] is {}: coefficients must be finite",
-                    short(row[i])
-                )));
-            }
-            if row[3] != 1.0 {
-                return Err(FilterError::Coefficients(format!(
-                    "sos[{s}, 3] (a0 of section {s}) is {}; every row must be [b0, b1, b2, 1, a1, a2] \
-                     with a0 = 1, as scipy.signal.sosfilt requires (divide the row by its a0)",
-                    short(row[3])
-                )));
-            }
-            let mut r = [0.0; 6];
-            for i in 0..6 {
-                let v = T::from_f64(row[i]);
-                if !v.is_finite() {
-                    return Err(FilterError::Coefficients(format!(
-                        "sos[{s}, {i}] = {} does not fit in {}",
-                        short(row[i]),
-                        T::DTYPE
-                    )));
-                }
-                r[i] = v.to_f64();
-            }
-            if !options.allow_unstable {
-                if let Err(m) = section_stable(r[4], r[5]) {
-                    return Err(FilterError::Unstable {
-                        signature: format!("sos section {s} [{}]", fmt_row(&r)),
-                        magnitude: m,
-                    });
-                }
-            }
-            coef.push(r);
-        }
+        let limit = SectionLimit {
+            max: MAX_SECTIONS,
+            engine: "the CPU cascade",
+        };
+        let coef = crate::sos_rows::checked_rows::<T>(sos, limit, !options.allow_unstable)?;
         let rows = coef
             .iter()
             .map(|r| {
@@ -361,27 +312,6 @@ impl<T: Element> Recurrence<T> for Sos<T> {
             crate::check_finite(x, what)?;
         }
         Ok(())
-    }
-}
-
-fn fmt_row(r: &[f64; 6]) -> String {
-    r.iter().map(|&v| short(v)).collect::<Vec<_>>().join(", ")
-}
-
-/// Exact stability of one section 1 + a1 z⁻¹ + a2 z⁻²: Err(largest pole magnitude) when a
-/// pole lies outside the unit circle (poles on the circle, e.g. an integrator, are allowed as
-/// SciPy allows them).
-pub(crate) fn section_stable(a1: f64, a2: f64) -> Result<(), f64> {
-    match step_down(&[a1, a2]) {
-        Stability::Stable { .. } => Ok(()),
-        Stability::Marginal | Stability::Unstable { .. } => {
-            let m = crate::poles::max_root_magnitude(&[-a1, -a2]);
-            if m > 1.0 + crate::poles::STABILITY_SLACK || m.is_nan() {
-                Err(m)
-            } else {
-                Ok(())
-            }
-        }
     }
 }
 

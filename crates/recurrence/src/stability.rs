@@ -7,6 +7,10 @@
 //! (numpy's roots put a pole of butter(10, 0.02) at 0.99289 where it is 0.99023, and the f64
 //! step-down errs in k by 4e-5 at order 10 with a margin of 6e-4), so it runs on rationals:
 //! every f64 is a dyadic rational, and the orders that reach here (≤ 64) cost milliseconds.
+//!
+//! [`section_verdict`] is the one verdict on a second-order section, for the CPU and the GPU
+//! cascades alike: scipy's (it runs marginal sections such as integrators and resonators; a
+//! pole strictly outside the unit circle is refused), decided exactly in closed form.
 
 use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
@@ -55,6 +59,35 @@ pub fn step_down(a: &[f64]) -> Stability {
     Stability::Stable { max_k }
 }
 
+/// The verdict on one section 1 + a1·z⁻¹ + a2·z⁻² (both cascades take it): `Ok` when both
+/// poles lie inside or on the unit circle — scipy runs marginal sections (an integrator
+/// `[1, 0, 0, 1, -1, 0]`, a resonator with a2 = 1) — and `Err(largest pole magnitude)` when a
+/// pole lies strictly outside.
+///
+/// The poles of z² + a1·z + a2 lie in the closed unit disc exactly when |a2| ≤ 1 and
+/// |a1| ≤ 1 + a2 (the closed stability triangle), decided here without rounding for the given
+/// doubles: 1 + a2 is kept as an exact sum of two doubles, and where |a1| is within a factor
+/// of two of it the difference is exact (Sterbenz).
+pub fn section_verdict(a1: f64, a2: f64) -> Result<(), f64> {
+    let inside = a2.abs() <= 1.0 && {
+        // 1 + a2 = s + e exactly.
+        let (s, e) = crate::dd::two_sum(1.0, a2);
+        let m = a1.abs();
+        if m <= 0.5 * s {
+            true
+        } else if m > 2.0 * s {
+            false
+        } else {
+            m - s <= e
+        }
+    };
+    if inside {
+        Ok(())
+    } else {
+        Err(crate::poles::max_root_magnitude(&[-a1, -a2]))
+    }
+}
+
 fn to_f64(r: &BigRational) -> f64 {
     num_traits::ToPrimitive::to_f64(r).unwrap_or(f64::NAN)
 }
@@ -76,5 +109,33 @@ mod tests {
             Stability::Unstable { .. }
         ));
         assert_eq!(step_down(&[0.0, 0.0]), Stability::Stable { max_k: 0.0 });
+    }
+
+    #[test]
+    fn section_verdict_is_exact_and_takes_the_unit_circle() {
+        let ok = |a1: f64, a2: f64| section_verdict(a1, a2).is_ok();
+        // Strictly inside.
+        assert!(ok(-1.9936440506040927, 0.993890031869166));
+        assert!(ok(-1.5 + 1e-15, 0.5));
+        assert!(ok(0.3, -0.69));
+        // On the unit circle, as scipy runs them: an integrator, a double pole at 1, poles at
+        // ±i, a root at 1 and one at -1, the corners ±1 of a2 = -1.
+        assert!(ok(-1.0, 0.0));
+        assert!(ok(-2.0, 1.0));
+        assert!(ok(0.0, 1.0));
+        assert!(ok(-1.5, 0.5));
+        assert!(ok(1.0, 0.0));
+        assert!(ok(0.0, -1.0));
+        // Strictly outside, by as little as a double can say.
+        assert!(!ok(-2.0, 1.0 - f64::EPSILON / 2.0 - 1e-17 + 0.0));
+        assert!(!ok(-(1.5 + f64::EPSILON), 0.5));
+        assert!(!ok(1.0 + f64::EPSILON, 0.0));
+        assert!(!ok(0.0, 1.0 + f64::EPSILON));
+        assert!(!ok(1e-300, -1.0));
+        assert!(!ok(0.32, -0.69)); // 1 + a2 = 0.31 < |a1|
+        assert!(!ok(f64::NAN, 0.0));
+        // The magnitude of the pole outside, for the message.
+        let m = section_verdict(-2.5, 1.0).unwrap_err();
+        assert!((m - 2.0).abs() < 1e-12, "{m}");
     }
 }

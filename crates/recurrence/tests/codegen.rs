@@ -1,5 +1,5 @@
 //! The CUDA generator: golden sources pinned for a few signatures (the generated part: each
-//! includes `plr.cuh`; regenerate with
+//! includes `plr.cuh`, which includes the runtime's primitive headers; regenerate with
 //! `SIGPU_BLESS=1 cargo test -p sigpu-recurrence --test codegen`), and NVRTC compiles of
 //! generated kernels for sm_90 across signatures, element types and the optimisation switch
 //! (no GPU needed; SKIP without NVRTC unless SIGPU_REQUIRE_NVRTC=1). The golden files are
@@ -9,6 +9,7 @@ use sigpu_recurrence::gpu::{
     generate, GpuConfig, FILTER_KERNEL, PLR_HEADER, PLR_HEADER_NAME, STATE_KERNEL,
 };
 use sigpu_recurrence::{with_dtype, DType, Filter, FilterOptions};
+use sigpu_runtime::cuda::primitives::with_primitives;
 use sigpu_runtime::cuda::{compile, nvrtc_for_test, KernelCache, KernelSource};
 use std::path::PathBuf;
 
@@ -165,7 +166,7 @@ fn nvrtc_compiles_generated_kernels_for_sm_90() {
                 },
             ] {
                 let (name, code) = source(sig, dtype, optimize, config);
-                let src = KernelSource::generated(name.clone(), code)
+                let src = with_primitives(KernelSource::generated(name.clone(), code))
                     .with_header(PLR_HEADER_NAME, PLR_HEADER);
                 assert_eq!(src.entry_points(), [FILTER_KERNEL, STATE_KERNEL], "{name}");
                 let out = compile(&src, "sm_90", &KernelCache::disabled())

@@ -3,22 +3,9 @@
 
 use sigpu_recurrence::gpu::sos_tables::{emulate, sos_coefficients, sosfilt_extended, SosTables};
 use sigpu_recurrence::gpu::{sos_kernel_source, GpuSos};
+use sigpu_recurrence::testing::BUTTER8_01;
 use sigpu_recurrence::{DType, Element, SosConfig};
 use sigpu_runtime::cuda::{compile, gpu_for_test, nvrtc_for_test, KernelCache};
-
-const BUTTER8_01: [[f64; 6]; 4] = [
-    [
-        1.7625537291912854e-07,
-        3.525107458382571e-07,
-        1.7625537291912854e-07,
-        1.0,
-        -1.4597062543768673,
-        0.5348259849616107,
-    ],
-    [1.0, 2.0, 1.0, 1.0, -1.5132907658389045, 0.5911680745682053],
-    [1.0, 2.0, 1.0, 1.0, -1.6234056976410005, 0.7069497656826822],
-    [1.0, 2.0, 1.0, 1.0, -1.7939618452517712, 0.8862831120070135],
-];
 
 fn compiles<T: Element>(sos: &[[f64; 6]], config: SosConfig) {
     let config = config.normalized(T::DTYPE).unwrap();

@@ -6,11 +6,14 @@ use std::str::FromStr;
 /// Spelled `cpu`, `cuda` (ordinal 0) or `cuda:N` on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Device {
+    /// The host CPU.
     Cpu,
+    /// The CUDA device with this ordinal.
     Cuda(usize),
 }
 
 impl Device {
+    /// Whether this names a CUDA device.
     pub fn is_cuda(self) -> bool {
         matches!(self, Device::Cuda(_))
     }
@@ -25,6 +28,7 @@ impl fmt::Display for Device {
     }
 }
 
+/// A device name that is not `cpu`, `cuda` or `cuda:N`; the message quotes it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid device {given:?}: expected `cpu`, `cuda` or `cuda:N` with N a device ordinal")]
 pub struct ParseDeviceError {

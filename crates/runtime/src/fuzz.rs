@@ -133,12 +133,19 @@ fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
 /// What one parser's run found.
 #[derive(Clone, Debug)]
 pub struct Report {
+    /// The parser's name, as given to [`run`].
     pub name: String,
+    /// Inputs tried.
     pub cases: u64,
+    /// Inputs the parser accepted.
     pub accepted: u64,
+    /// Inputs that panicked the parser; each is saved under [`failures`](Self::failures).
     pub panics: u64,
+    /// Wall time of the run.
     pub seconds: f64,
+    /// Wall time of the slowest single case.
     pub slowest_case_ms: f64,
+    /// Peak live heap during the run, MiB.
     pub peak_heap_mib: f64,
     /// Files holding the inputs that panicked (the first few).
     pub failures: Vec<std::path::PathBuf>,

@@ -17,7 +17,11 @@ macro_rules! cpu_arch {
         /// here.
         #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
         pub struct CpuArch {
-            $(pub $field: bool,)*
+            $(
+                #[doc = concat!("The CPU has ", $shown, ".")]
+                pub $field: bool,
+            )*
+            /// NEON (aarch64); always `false` on x86-64.
             pub neon: bool,
         }
 
@@ -190,15 +194,21 @@ impl std::fmt::Display for Isa {
     }
 }
 
+/// What `sigpu info` says about the host.
 #[derive(Clone, Debug, Serialize)]
 pub struct HostInfo {
+    /// The CPU's model name, or `unknown`.
     pub cpu_model: String,
+    /// The target architecture the binary was built for, e.g. `x86_64`.
     pub arch: &'static str,
+    /// Worker threads available ([`threads`]).
     pub threads: usize,
+    /// The SIMD extensions detected ([`CpuArch::host`]).
     pub simd: CpuArch,
 }
 
 impl HostInfo {
+    /// Gathers the facts about this host (the SIMD extensions from the cached detection).
     pub fn detect() -> Self {
         HostInfo {
             cpu_model: cpu_model().unwrap_or_else(|| "unknown".into()),
@@ -300,9 +310,13 @@ pub fn time_cpu(runs: usize, mut op: impl FnMut()) -> Vec<f64> {
 /// Result of [`copy_bandwidth`].
 #[derive(Clone, Debug, Serialize)]
 pub struct HostCopyBench {
+    /// Bytes in each buffer; each copy moves twice this (read + write).
     pub bytes: usize,
+    /// Threads that copied, each its own slice.
     pub threads: usize,
+    /// Timed runs after the warm-up.
     pub runs: usize,
+    /// Median time of one copy, seconds.
     pub median_s: f64,
     /// Read + write bytes per second, in GB/s (1e9).
     pub gb_per_s: f64,

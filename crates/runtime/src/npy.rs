@@ -10,6 +10,7 @@ const MAGIC: &[u8] = b"\x93NUMPY";
 pub struct Npy {
     /// The element type as NumPy writes it: `<f4`, `|i1`, `<i8`, ...
     pub descr: String,
+    /// Extent of each dimension, outermost first; empty for a scalar.
     pub shape: Vec<usize>,
     /// The values' bytes, in file order.
     pub data: Vec<u8>,

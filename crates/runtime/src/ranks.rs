@@ -44,8 +44,11 @@ pub trait Ranks {
 /// it, and no rank waits for another): what failed on rank `rank` of `size`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RankFailure {
+    /// The rank the failure happened on.
     pub rank: usize,
+    /// Ranks in the run.
     pub size: usize,
+    /// The failing rank's error, as text.
     pub message: String,
 }
 

@@ -65,18 +65,24 @@ impl Metric {
 /// One application of the suite.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct App {
+    /// The name `--app` takes, e.g. `blackscholes`.
     pub name: &'static str,
     /// The seed's abbreviation (Table 6).
     pub abbr: &'static str,
+    /// One line: what it computes, and at what size.
     pub about: &'static str,
     /// Standard functions the kernel calls.
     pub functions: &'static str,
+    /// Element type of its data and kernel.
     pub precision: Precision,
+    /// How its output is scored against the accurate run's.
     pub metric: Metric,
     /// The kernel the transformation rewrites.
     pub kernel: &'static str,
+    /// The kernel's file name, as NVRTC's messages show it.
     #[serde(skip)]
     pub file: &'static str,
+    /// The kernel's CUDA source, embedded.
     #[serde(skip)]
     pub code: &'static str,
     #[serde(skip)]

@@ -13,11 +13,17 @@ pub enum Extra<'a> {
     None,
     /// `K_lambda`: λ and the slot-recording buffer (null when not recording).
     Slot {
+        /// λ: warps whose `%warpid` is below it take the SFU copy.
         lambda: i32,
+        /// A one-element buffer where the kernel records the largest warp slot it occupied; `None`
+        /// passes a null pointer (nothing recorded).
         slots: Option<&'a mut DeviceBuffer<u32>>,
     },
     /// `K_lambda_block`: λ over the warp index within the block.
-    Block { lambda: i32 },
+    Block {
+        /// λ: warps whose index within the block is below it take the SFU copy.
+        lambda: i32,
+    },
 }
 
 static NULL: u64 = 0;
@@ -69,6 +75,7 @@ pub(super) struct Gaussian {
 }
 
 impl Workload {
+    /// The launch configuration every run uses (the grid sized to the app's data).
     pub fn config(&self) -> LaunchConfig {
         self.config
     }

@@ -24,13 +24,18 @@ mod avx2;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CpuFunction {
+    /// e^x.
     Exp,
+    /// Natural logarithm.
     Log,
+    /// Sine of radians.
     Sin,
+    /// Cosine of radians.
     Cos,
 }
 
 impl CpuFunction {
+    /// Every function with a fast version, in a fixed order.
     pub const ALL: [CpuFunction; 4] = [
         CpuFunction::Exp,
         CpuFunction::Log,
@@ -179,7 +184,9 @@ pub(crate) fn sin_cos_fast(x: f32, shift: i32) -> f32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SimdPath {
+    /// The AVX2 + FMA loop, 8 lanes; bit-identical to the scalar loop.
     Avx2,
+    /// The portable loop.
     Scalar,
 }
 

@@ -18,7 +18,7 @@ impl GpuClns {
         n: usize,
     ) -> Result<()> {
         let len = data.len();
-        if !n.is_power_of_two() || !(2..=4096).contains(&n) || len % n != 0 || len == 0 {
+        if !n.is_power_of_two() || !(2..=4096).contains(&n) || !len.is_multiple_of(n) || len == 0 {
             return Err(ClnsError::FftShape { n, len });
         }
         if n.trailing_zeros() > self.format.angle_bits || method == Method::Blend {

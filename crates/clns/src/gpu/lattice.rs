@@ -23,17 +23,22 @@ pub struct Worst {
 /// The lattice certificate of the SFU S_b for one format.
 #[derive(Clone, Debug, Serialize)]
 pub struct SfuLatticeCertificate {
+    /// The format's name.
     pub format: String,
+    /// The GPU's name and architecture.
     pub device: String,
+    /// (z, θ) points evaluated: every pair of the reduced domain.
     pub points: u64,
     /// Largest error of the rounded Re and Im codes vs the exact S_b (ulps of each part).
     pub re: Worst,
+    /// Largest error of the rounded Im code, ulps of 2^-P turns.
     pub im: Worst,
     /// Results that differ from the correctly rounded code (Re, Im).
     pub off_correct_rounding: [u64; 2],
     /// The f32-radian variant's S_b at the same points with z ≥ −126 (z and φ rounded to f32):
     /// largest absolute error of Re (log2 units) and Im (radians).
     pub radian_re: Worst,
+    /// Largest absolute error of the f32-radian Im part, radians.
     pub radian_im: Worst,
 }
 

@@ -71,7 +71,9 @@ impl KernelValue for Uint2 {}
 
 /// A format's S_b table on one device: texture and buffer of the same texels.
 pub struct GpuClns {
+    /// The format the table serves.
     pub format: ClnsFormat,
+    /// The table's size and near region.
     pub geometry: Geometry,
     /// The CPU twin's table (texture reader; the FMA twin reads the same texels).
     pub table: SbTable,
@@ -81,6 +83,8 @@ pub struct GpuClns {
 }
 
 impl GpuClns {
+    /// Builds the format's S_b table and loads it on `gpu` as a texture and a buffer. Fails when
+    /// the log code needs more than 31 bits (the kernels hold it in an i32).
     pub fn new(gpu: &Gpu, format: ClnsFormat, geometry: Geometry) -> Result<GpuClns> {
         if format.log.log_bits() > 31 || geometry.z_min < i32::MIN as i64 / 2 {
             return Err(ClnsError::LogBits {

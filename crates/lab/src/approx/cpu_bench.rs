@@ -11,13 +11,21 @@ use sigpu_runtime::host::CpuArch;
 /// One CPU row: a function's fast and accurate versions, error and speed.
 #[derive(Clone, Debug, Serialize)]
 pub struct CpuRow {
+    /// The function.
     pub function: CpuFunction,
+    /// The vector loop measured (the best `arch` has).
     pub path: SimdPath,
+    /// Worker threads (rayon's pool).
     pub threads: usize,
+    /// Fast version on every element: 10^9 elements per second.
     pub fast_gelem_per_s: f64,
+    /// Accurate version on every element: 10^9 elements per second.
     pub accurate_gelem_per_s: f64,
+    /// The fast version's error over the documented domain.
     pub fast_domain: ErrorStats,
+    /// The fast version's error over a wide range past it, where its failure modes show.
     pub fast_wide: ErrorStats,
+    /// The accurate version's error over the documented domain.
     pub accurate_domain: ErrorStats,
     /// Time (s) and error (mean relative vs the all-accurate output) at fast shares 0, ¼, ½,
     /// ¾, 1: the λ curve of the CPU.

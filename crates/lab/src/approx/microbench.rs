@@ -1,6 +1,7 @@
-//! The seed's Tables 4 and 5 on today's GPU: per catalog function and version, latency of a
-//! dependent chain in SM cycles, throughput of independent chains per SM, error over random
-//! inputs against the f64 CPU reference, registers per thread and the SASS instruction mix.
+//! Tables 4 and 5 of Li et al.'s SFU-approximation paper on today's GPU: per catalog function and
+//! version, latency of a dependent chain in SM cycles, throughput of independent chains per SM,
+//! error over random inputs against the f64 CPU reference, registers per thread and the SASS
+//! instruction mix.
 
 use super::sass::{self, Mix};
 use serde::Serialize;
@@ -90,24 +91,33 @@ pub(crate) fn error_cells(e: &ErrorStats) -> [String; 3] {
 /// One (function, version) row of the table.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
+    /// The catalog key (`exp_f32`, `div_f64`, ...).
     pub function: &'static str,
+    /// The mathematical function (`x/y`, `sqrt(x)`, ...).
     pub math: &'static str,
+    /// Its floating-point precision.
     pub precision: Precision,
+    /// Accurate (libdevice / IEEE-rounded) or SFU (`.approx` PTX).
     pub version: Version,
     /// The CUDA or PTX form measured.
     pub form: &'static str,
     /// SM cycles per dependent chain step (the call, plus `chain_glue` where noted).
     pub latency_cycles: f64,
+    /// The chain's extra operation besides the call, counted in `latency_cycles`.
     pub chain_glue: Option<&'static str>,
     /// Giga results per second per SM, independent chains, whole GPU busy.
     pub gops_per_sm: f64,
+    /// Giga results per second over the whole GPU.
     pub gops_total: f64,
     /// Results per SM per clock cycle at the measured clock.
     pub ops_per_clock_per_sm: f64,
     /// Errors over the documented domain and over a wide range.
     pub error_domain: ErrorStats,
+    /// Errors over the wide range.
     pub error_wide: ErrorStats,
+    /// The documented domain, in words.
     pub domain: String,
+    /// The wide range, in words.
     pub wide: String,
     /// Registers per thread of the element-wise kernel, from the loaded function.
     pub registers: i32,
@@ -115,14 +125,20 @@ pub struct Row {
     pub sass: Option<Mix>,
 }
 
+/// What `sigpu approx bench` measures on a GPU.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// Streaming multiprocessors of the device.
     pub sms: u32,
+    /// SM clock measured while a kernel runs, in MHz.
     pub sm_clock_mhz: f64,
+    /// Random inputs per error measurement.
     pub error_samples: usize,
     /// Why the SASS columns are empty, when they are.
     pub sass_note: Option<String>,
+    /// One row per supported function and version.
     pub rows: Vec<Row>,
 }
 

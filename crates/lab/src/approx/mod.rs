@@ -1,10 +1,10 @@
-//! Reproductions and benchmarks for sigpu-approx (seed 003, Li et al., ICS 2016).
+//! Reproductions and benchmarks for sigpu-approx (Li et al.'s SFU-approximation paper, ICS 2016).
 //!
-//! - [`microbench`]: the seed's Tables 4–5 on the GPU at hand (latency, throughput, error,
+//! - [`microbench`]: the paper's Tables 4–5 on the GPU at hand (latency, throughput, error,
 //!   registers, SASS mix of every catalog function), with [`sass`] reading the instruction mix.
 //! - [`cpu_bench`]: the CPU fast functions' error, speed and chunk-split curve.
 //! - [`tune`]: the app suite tuned under a QoS ratio, geometric means and HEU against OMG.
-//! - [`figures`]: the seed's Fig. 4 and Fig. 8–11 from tuning reports.
+//! - [`figures`]: the paper's Fig. 4 and Fig. 8–11 from tuning reports.
 
 pub mod cpu_bench;
 pub mod figures;

@@ -1,6 +1,7 @@
-//! The SFU / FP32 / FP64 instruction mix of compiled kernels, read from `cuobjdump -sass`
-//! (the seed's F/P/D columns). The counts are static: every instruction in the kernel once,
-//! slow paths included, loads, stores and index arithmetic counted under `other`.
+//! The SFU / FP32 / FP64 instruction mix of compiled kernels, read from `cuobjdump -sass` (the
+//! F/P/D columns of Li et al.'s SFU-approximation paper). The counts are static: every instruction
+//! in the kernel once, slow paths included, loads, stores and index arithmetic counted under
+//! `other`.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -96,16 +97,26 @@ fn cuobjdump() -> Option<PathBuf> {
 /// Why a CUBIN image could not be disassembled (the SASS mix is then left out of a report).
 #[derive(Debug, thiserror::Error)]
 pub enum SassError {
+    /// No cuobjdump on the search path.
     #[error("cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")]
     NoCuobjdump,
+    /// Writing the image or running the tool failed.
     #[error("{what}: {source}")]
     Io {
+        /// What was being done.
         what: String,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// cuobjdump ran and failed.
     #[error("{tool} -sass failed: {stderr}")]
-    Failed { tool: String, stderr: String },
+    Failed {
+        /// The tool's path.
+        tool: String,
+        /// What it printed on stderr.
+        stderr: String,
+    },
 }
 
 /// `cuobjdump -sass` of a CUBIN image, or why it could not be read.

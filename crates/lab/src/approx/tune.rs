@@ -1,5 +1,6 @@
-//! The seed's tuning results over the app suite: each app tuned, the geometric-mean speedups
-//! per search (its Fig. 8–11) and the check of its efficiency claim, HEU against OMG.
+//! The tuning results of Li et al.'s SFU-approximation paper over the app suite: each app tuned,
+//! the geometric-mean speedups per search (its Fig. 8–11) and the check of its efficiency claim,
+//! HEU against OMG.
 
 use serde::Serialize;
 use sigpu_approx::apps::{self, App, APPS};
@@ -11,12 +12,15 @@ use sigpu_runtime::cuda::Gpu;
 /// What to tune: the apps (one, or the whole suite), the bound and how.
 #[derive(Clone, Debug)]
 pub struct SuiteRun {
+    /// The apps to tune, in suite order.
     pub apps: Vec<&'static App>,
+    /// The QoS ratio in (0, 1]: the error bound as a fraction of the all-SFU kernel's error.
     pub qos_ratio: f64,
     /// The search for one app; the whole suite runs all three on one measured curve.
     pub search: Method,
+    /// Which warp index λ is compared with.
     pub partition: Partition,
-    /// Measure every λ (the seed's Fig. 4) even for one app.
+    /// Measure every λ (the paper's Fig. 4) even for one app.
     pub curve: bool,
 }
 
@@ -55,12 +59,17 @@ impl SuiteRun {
 /// The result of a run: every app's report and the suite's summary figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct TuneSummary {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The QoS ratio the searches ran under.
     pub qos_ratio: f64,
+    /// Which warp index λ was compared with.
     pub partition: Partition,
+    /// One report per app, in suite order.
     pub apps: Vec<AppReport>,
     /// Geometric-mean speedup over the apps, per search (and for the all-SFU kernel).
     pub geomean_speedup: Vec<(String, f64)>,
+    /// HEU against OMG per app (apps with both searches).
     pub heu_vs_omg: Vec<HeuVsOmg>,
     /// Apps where HEU is within one λ of OMG with ≤ 25% of its runs.
     pub heu_target_met: usize,
@@ -157,20 +166,25 @@ pub fn geomean(xs: impl IntoIterator<Item = f64>) -> f64 {
     }
 }
 
-/// HEU's choice against OMG's for one app: the seed's efficiency claim, made checkable.
+/// HEU's choice against OMG's for one app: the paper's efficiency claim, made checkable.
 #[derive(Clone, Debug, Serialize)]
 pub struct HeuVsOmg {
+    /// The app's name.
     pub app: &'static str,
+    /// HEU's λ.
     pub heu_lambda: u32,
+    /// OMG's λ.
     pub omg_lambda: u32,
     /// The largest λ meeting the bound (OMG's choice when T falls monotonically).
     pub largest_feasible: u32,
+    /// Points HEU measured.
     pub heu_runs: usize,
+    /// Points OMG measured.
     pub omg_runs: usize,
     /// |HEU − OMG| ≤ 1 and HEU's runs ≤ 25% of OMG's.
     pub meets_target: bool,
     /// |HEU − largest feasible λ| ≤ 1 and HEU's runs ≤ 25% of OMG's: the target when T is
-    /// taken to fall with λ, as the seed does, rather than read from noisy timings.
+    /// taken to fall with λ, as the paper does, rather than read from noisy timings.
     pub meets_target_vs_largest_feasible: bool,
 }
 

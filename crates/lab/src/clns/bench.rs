@@ -1,4 +1,4 @@
-//! The seed's Table I on today's GPU (complex f32 add and multiply vs CLNS add and multiply,
+//! The CLNS paper's Table I on today's GPU (complex f32 add and multiply vs CLNS add and multiply,
 //! measured in the same run, in G ops/s and SM clock cycles per warp per op); with the
 //! texture-cache cliff and streaming element-wise ops ([`super::cliff`]) the whole
 //! `sigpu bench clns` report.
@@ -13,6 +13,7 @@ use sigpu_clns::{Class, Clns, ClnsF32, ClnsFormat, Geometry, Method};
 use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, LaunchConfig};
 use sigpu_runtime::cuda::{self, sm_clock_mhz, DeviceBuffer, Gpu};
 
+/// One Table I measurement: an operation's throughput in dependent chains.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// `complex f32 add`, `complex f32 mul`, `clns mul`, `clns mul (finite fast path)`,
@@ -21,23 +22,36 @@ pub struct Row {
     /// S_b method of a CLNS add (blend: λ of 8 warps on the texture).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    /// Median time of one launch, in ms.
     pub median_ms: f64,
+    /// Throughput: 10^9 ops per second at the median.
     pub g_ops_per_s: f64,
     /// SM clock cycles per warp-wide op: time × clock × SMs / (ops / 32).
     pub cycles_per_warp: f64,
 }
 
+/// What `sigpu bench clns` measures; `--from` reads it back to redraw.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The CLNS format measured (`clns16`, ...).
     pub format: String,
+    /// The S_b table's size and near region.
     pub geometry: Geometry,
+    /// Streaming multiprocessors of the device.
     pub sms: u32,
+    /// SM clock measured while a kernel runs, in MHz: what `cycles_per_warp` divides by.
     pub sm_clock_mhz: f64,
+    /// Ops per Table I launch.
     pub ops_per_launch: u64,
+    /// Table I: complex f32 add and mul, CLNS mul and add (per S_b method and blend), and the
+    /// f32-radian variant's.
     pub table1: Vec<Row>,
+    /// The texture-cache cliff: S_b read rates against table size (empty for Table I alone).
     #[serde(default)]
     pub cliff: Vec<CliffRow>,
+    /// Streaming element-wise ops against the copy ceiling (empty for Table I alone).
     #[serde(default)]
     pub streaming: Vec<StreamRow>,
 }
@@ -237,7 +251,7 @@ fn clns_rows(c: &mut Chains, pool: &[Clns], progress: &dyn Fn(&str)) -> Result<V
     Ok(rows)
 }
 
-/// Table I rows of the f32-radian variant (the seed's representation), same chains and
+/// Table I rows of the f32-radian variant (the CLNS paper's representation), same chains and
 /// launch as the code format's rows, the same S_b table: mul, and add by each method.
 fn f32_variant_rows(c: &mut Chains, pool: &[Clns], progress: &dyn Fn(&str)) -> Result<Vec<Row>> {
     let format = c.g.format;

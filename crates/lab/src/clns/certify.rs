@@ -1,5 +1,5 @@
 //! The certificate runs behind `sigpu clns certify` (S_b methods of a code format, on the GPU
-//! when one is given, else on the CPU) and `sigpu clns certify-f32` (the seed's f32-radian
+//! when one is given, else on the CPU) and `sigpu clns certify-f32` (the CLNS paper's f32-radian
 //! variant on the CPU), with their tables.
 
 use super::TextTable;
@@ -70,6 +70,7 @@ pub fn table(certs: &[Certificate]) -> TextTable {
     )
 }
 
+/// `sigpu clns certify-f32`: the f32-radian variant's S_b errors and its operations' errors.
 #[derive(Clone, Debug, Serialize)]
 pub struct F32Report {
     /// S_b of the f32-radian variant: error of each CPU method over the certificate inputs.
@@ -81,7 +82,7 @@ pub struct F32Report {
     pub inputs: usize,
 }
 
-/// The seed's representation on the CPU (f64 reference and the texture / FMA twins of the
+/// The CLNS paper's representation on the CPU (f64 reference and the texture / FMA twins of the
 /// GPU kernels, on clns16's default table `geometry`): S_b over a `grid`² lattice and
 /// `random` inputs, the operations over `pairs` random pairs.
 pub fn certify_f32(

@@ -8,22 +8,33 @@ use sigpu_clns::gpu::{random_pairs, GpuClns};
 use sigpu_clns::{Clns, ClnsFormat, Geometry, Method};
 use sigpu_runtime::cuda::{self, copy_bandwidth, streaming_config, time_gpu, DeviceBuffer, Gpu};
 
+/// S_b reads at random inputs by one reader from a table of one size.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CliffRow {
+    /// `tex` (bilinear texture filter) or `fma` (loads and FMA lerps).
     pub reader: String,
+    /// Table points along the magnitude axis (P_CL).
     pub p_cl: usize,
+    /// Table points along θ (P_θ).
     pub p_theta: usize,
+    /// Table size in KiB (8-byte float2 texels): the working set.
     pub table_kib: f64,
+    /// Throughput: 10^9 reads per second.
     pub g_reads_per_s: f64,
 }
 
+/// One element-wise op over 2^26 pairs of 8-byte values in device memory.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamRow {
+    /// `complex f32 add` / `mul`, `clns mul`, `clns add tex` / `fma`.
     pub op: String,
+    /// Pairs per launch (2^26).
     pub elements: usize,
+    /// Throughput: 10^9 ops per second at the median.
     pub g_ops_per_s: f64,
     /// 24 bytes per op (two 8-byte operands read, one written).
     pub gb_per_s: f64,
+    /// `gb_per_s` over the device-to-device copy measured in the same run.
     pub fraction_of_copy: f64,
 }
 

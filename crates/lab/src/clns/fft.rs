@@ -1,6 +1,6 @@
-//! `sigpu clns fft`: radix-2 FFT accuracy in CLNS against fixed point, f16 and bf16 at equal
-//! bits per component (SNR vs rustfft's f64), the word size fixed point needs to match each
-//! CLNS row, the seed's f32-radian variant, and on a GPU the batched CLNS FFT's SNR and speed.
+//! `sigpu clns fft`: radix-2 FFT accuracy in CLNS against fixed point, f16 and bf16 at equal bits
+//! per component (SNR vs rustfft's f64), the word size fixed point needs to match each CLNS row,
+//! the CLNS paper's f32-radian variant, and on a GPU the batched CLNS FFT's SNR and speed.
 
 use super::TextTable;
 use anyhow::{bail, Context, Result};
@@ -24,6 +24,7 @@ pub struct FftOptions {
     pub bits: Vec<u32>,
     /// S_b method of the CLNS FFT: f64, tex or fma.
     pub method: Method,
+    /// Seed of the random input signals.
     pub seed: u64,
 }
 
@@ -47,14 +48,19 @@ impl FftOptions {
     }
 }
 
+/// `sigpu clns fft`: SNR per word size, the fixed-point sizes that match, the f32-radian
+/// variant, and the GPU rows when a GPU ran.
 #[derive(Clone, Debug, Serialize)]
 pub struct FftReport {
+    /// The S_b method of the CLNS FFTs.
     pub method: String,
+    /// SNR against rustfft's f64 of CLNS, fixed point, f16 and bf16, one row per word size.
     pub snr: Vec<SnrRow>,
     /// Word size fixed point (per-stage scaling / input scaling) needs to match each CLNS row.
     pub fixed_bits_to_match: Vec<(u32, Option<u32>, Option<u32>)>,
-    /// The seed's f32-radian variant (64-bit word), with the other 64-bit-word FFTs.
+    /// The CLNS paper's f32-radian variant (64-bit word), with the other 64-bit-word FFTs.
     pub f32_variant: fft::F32Row,
+    /// The batched GPU FFT, one row per word size (empty without a GPU).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gpu: Vec<GpuFftRow>,
     /// What limits the figures, when something other than the word size does (e.g. the S_b
@@ -62,11 +68,16 @@ pub struct FftReport {
     pub notes: Vec<String>,
 }
 
+/// The batched CLNS FFT of one format on a GPU: its SNR and speed.
 #[derive(Clone, Debug, Serialize)]
 pub struct GpuFftRow {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The CLNS format.
     pub format: String,
+    /// SNR against rustfft's f64, in dB.
     pub snr_db: f64,
+    /// Its throughput (flattened into this row in JSON).
     #[serde(flatten)]
     pub timing: FftRow,
 }
@@ -74,10 +85,15 @@ pub struct GpuFftRow {
 /// GPU FFT throughput: `batch` transforms of `n` in one launch.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FftRow {
+    /// The S_b method.
     pub method: String,
+    /// Transform length.
     pub n: usize,
+    /// Transforms per launch.
     pub batch: usize,
+    /// Median time of one launch, in ms.
     pub median_ms: f64,
+    /// Transforms per second at the median.
     pub transforms_per_s: f64,
     /// Radix-2 butterflies (n/2 · log2 n per transform) per second, in G.
     pub g_butterflies_per_s: f64,

@@ -1,4 +1,4 @@
-//! The seed's Fig. 4/5: mean and max error of Re and Im of the table's raw reading of S_b
+//! The CLNS paper's Fig. 4/5: mean and max error of Re and Im of the table's raw reading of S_b
 //! (before rounding to codes) against table size P_CL × P_θ, for the texture filter (H100
 //! model) and the FMA lerps, over a dense grid and random inputs of the reduced domain outside
 //! the near region (which the methods evaluate in closed form).
@@ -15,18 +15,26 @@ use sigpu_plot::{LineChart, Series};
 use std::f64::consts::TAU;
 use std::path::Path;
 
+/// Fig. 4/5 at one table size and reader: the raw reading's error statistics.
 #[derive(Clone, Debug, Serialize)]
 pub struct Point {
+    /// Texture filter (H100 model) or FMA lerps.
     pub reader: Reader,
+    /// Table points along the magnitude axis (P_CL).
     pub p_cl: usize,
+    /// Table points along θ (P_θ).
     pub p_theta: usize,
+    /// Table size in bytes.
     pub table_bytes: usize,
+    /// Inputs the statistics are over.
     pub inputs: usize,
     /// |Re error| in log2 units.
     pub re_mean: f64,
+    /// Largest |Re error|, log2 units.
     pub re_max: f64,
     /// |Im error| in radians.
     pub im_mean: f64,
+    /// Largest |Im error|, radians.
     pub im_max: f64,
 }
 

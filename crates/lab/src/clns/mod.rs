@@ -1,4 +1,4 @@
-//! Reproductions and benchmarks for sigpu-clns: the seed's Table I on today's GPU
+//! Reproductions and benchmarks for sigpu-clns: the CLNS paper's Table I on today's GPU
 //! ([`bench`], with the texture-cache cliff and streaming ops in [`cliff`]), Fig. 4/5
 //! ([`fig45`]), the FFT comparison of number formats ([`fft`]), and the certificate runs
 //! ([`certify`]) behind `sigpu clns …` and `sigpu bench clns`.
@@ -26,7 +26,9 @@ mod render;
 /// A text table for the terminal: a header and rows of cells (the CLI lays them out).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TextTable {
+    /// Column titles.
     pub header: &'static [&'static str],
+    /// Rows of cells, one per column.
     pub rows: Vec<Vec<String>>,
 }
 

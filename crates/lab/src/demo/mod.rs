@@ -18,31 +18,47 @@ use std::time::Instant;
 #[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct Demo {
+    /// The machine: CPU model, threads, SIMD.
     pub host: HostInfo,
+    /// The host's copy bandwidth: the ceiling of the memory-bound CPU sections.
     pub cpu_copy: HostCopyBench,
+    /// The CPU sections.
     pub cpu: CpuDemo,
     /// Why the GPU part was skipped, when it was.
     pub gpu_skipped: Option<String>,
+    /// The GPU sections, when a GPU was given.
     pub gpu: Option<GpuDemo>,
     /// Wall time of the whole demo.
     pub seconds: f64,
 }
 
+/// The CPU sections: every capability on all cores.
 #[derive(Serialize)]
 pub struct CpuDemo {
+    /// An HMM forward pass in LNS against the f64 log-space forward.
     pub lns_hmm: cpu::HmmSection,
+    /// A 16-bit CLNS FFT against fixed point and f16 of the same width.
     pub clns_fft: cpu::FftSection,
+    /// A low-pass `lfilter` against the serial f64 recurrence.
     pub iir_filter: cpu::FilterSection,
+    /// Fast transcendentals against Rust's f32 methods and f64, one row per function.
     pub approx: Vec<cpu::ApproxRow>,
+    /// LDPC decoding of DVB-T2 short frames by the 8-bit min-sum decoder.
     pub ldpc: cpu::LdpcSection,
 }
 
+/// The GPU sections.
 #[derive(Serialize)]
 pub struct GpuDemo {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// Device-to-device copy bandwidth: the ceiling of the memory-bound GPU sections.
     pub copy: CopyBench,
+    /// The HMM forward of the CPU section on the GPU.
     pub lns_hmm: cpu::HmmSection,
+    /// The generated single-pass filter kernel on one long channel, against the copy ceiling.
     pub iir_filter: gpu::GpuFilterSection,
+    /// Every registered self-check, pass or fail.
     pub checks: gpu::ChecksSection,
 }
 

@@ -1,6 +1,6 @@
-//! Decoder throughput as the seed measured it: a batch of codewords decoded for a fixed number
-//! of iterations without early termination, coded Mbps = N · codewords / batch time, and
-//! information Mbps = K · codewords / batch time.
+//! Decoder throughput as the GPU LDPC decoder paper measured it: a batch of codewords decoded
+//! for a fixed number of iterations without early termination, coded Mbps = N · codewords /
+//! batch time, and information Mbps = K · codewords / batch time.
 
 use anyhow::Result;
 use serde::Serialize;
@@ -13,21 +13,31 @@ use sigpu_runtime::cuda::{Gpu, Timing};
 /// One code / decoder / iteration count.
 #[derive(Clone, Debug, Serialize)]
 pub struct Throughput {
+    /// The code's name ([`Code::name`]).
     pub code: String,
+    /// Codeword length N, in bits.
     pub n: usize,
+    /// Information bits K per codeword.
     pub k: usize,
+    /// The decoder as it describes itself (schedule, algorithm, precision, kernel shape).
     pub decoder: String,
+    /// Decoding iterations per codeword (no early termination).
     pub iterations: usize,
+    /// Codewords decoded per timed batch.
     pub codewords_per_batch: usize,
+    /// Timed batches.
     pub runs: usize,
     /// Batch latency, seconds: median, fastest, slowest.
     pub median_s: f64,
+    /// Fastest batch, in seconds.
     pub min_s: f64,
+    /// Slowest batch, in seconds.
     pub max_s: f64,
     /// From the median batch time.
     pub coded_mbps: f64,
+    /// Information Mbps from the median batch time: K · codewords / time.
     pub info_mbps: f64,
-    /// From the slowest batch (the seed's "minimum throughput").
+    /// From the slowest batch (the paper's "minimum throughput").
     pub min_coded_mbps: f64,
     /// GPU: median batch time without the LLR upload and hard-decision download.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -35,6 +45,8 @@ pub struct Throughput {
 }
 
 impl Throughput {
+    /// The row of `runs` batch times `samples_s` (seconds, in any order) of `codewords` codewords
+    /// of `code` at `iterations` iterations; NaN rates when there are no samples.
     pub fn new(
         code: &Code,
         decoder: String,
@@ -124,18 +136,23 @@ pub fn cpu_throughput(
 /// kernel width on a GPU, flooding only).
 #[derive(Clone, Debug)]
 pub struct BenchSpec {
+    /// Code names, as `sigpu ldpc` takes them.
     pub codes: Vec<String>,
+    /// Iteration counts to time.
     pub iterations: Vec<usize>,
     /// Timed batches per configuration (default 20 on a GPU, 3 on the CPU).
     pub runs: Option<usize>,
+    /// The check-node rule.
     pub algorithm: Algorithm,
+    /// Schedules to time.
     pub schedules: Vec<Schedule>,
+    /// LLR quantisation scale: 8-bit LLRs are round(llr · scale), saturated to ±127.
     pub scale: f32,
     /// CPU: codewords per timed call.
     pub codewords: usize,
     /// GPU: sub-batch sizes to compare (flooding).
     pub sub_batches: Vec<usize>,
-    /// GPU: also time the seed's one-word-per-thread CN / VN kernels.
+    /// GPU: also time the paper's one-word-per-thread CN / VN kernels.
     pub word_kernels: bool,
     /// GPU, layered-compact: codewords per batch to compare.
     pub compact_batches: Vec<usize>,
@@ -144,8 +161,11 @@ pub struct BenchSpec {
 /// The results of a run, as `--json` prints them.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
+    /// The GPU's name and architecture, or the CPU's model.
     pub device: String,
+    /// What the times cover, in words.
     pub timing: &'static str,
+    /// One row per configuration timed.
     pub results: Vec<Throughput>,
 }
 

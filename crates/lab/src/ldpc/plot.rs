@@ -16,9 +16,11 @@ use std::path::Path;
 /// One curve: (SNR dB, rate) points with their 95% confidence intervals.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Curve {
+    /// Legend text: `BER` or `FER`, then the sweep's label.
     pub label: String,
     /// Dashed stroke (a FER beside the solid BER of the same colour).
     pub dashed: bool,
+    /// (SNR in dB, error rate) per point, in sweep order.
     pub points: Vec<(f64, f64)>,
     /// The 95% interval of each point, in the order of `points`.
     pub ci: Vec<[f64; 2]>,

@@ -1,4 +1,4 @@
-//! The seed's Table 1 on today's GPU: compute-bound s_b (and s_b + d_b) throughput per method
+//! texture-LNS's Table 1 on today's GPU: compute-bound s_b (and s_b + d_b) throughput per method
 //! and per blend, in G evaluations/s and SM clock cycles per warp at the measured clock; the
 //! streaming add and the fused reductions against the copy ceiling; and the CPU's add
 //! throughput per method.
@@ -12,6 +12,8 @@ use sigpu_runtime::cuda::{
     self, copy_bandwidth, sm_clock_mhz, time_gpu, DeviceBuffer, Gpu, Launch,
 };
 
+/// One compute-bound measurement: a method alone, or a blend A+B at one λ; s_b alone, or s_b
+/// and d_b at each input.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Row {
     /// A method, or `A+B` for a blend.
@@ -21,19 +23,29 @@ pub struct Row {
     pub lambda: Option<u32>,
     /// s_b and d_b at the same point (one evaluation = both).
     pub both: bool,
+    /// Median time of one launch, in ms.
     pub median_ms: f64,
+    /// Throughput: 10^9 evaluations per second at the median.
     pub g_evals_per_s: f64,
+    /// SM clock cycles per warp-wide evaluation: time × clock × SMs / (evaluations / 32).
     pub cycles_per_warp: f64,
 }
 
+/// What `sigpu bench lns` on a GPU measures for one format.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The format measured (`lns16`, `lns32`, ...).
     pub format: String,
+    /// Streaming multiprocessors of the device.
     pub sms: u32,
     /// SM clock measured with clock64() against %globaltimer while a kernel runs.
     pub sm_clock_mhz: f64,
+    /// s_b evaluations per compute-bound launch (8 blocks of 256 threads per SM, 2048 inputs
+    /// each).
     pub evals_per_launch: u64,
+    /// Every method alone, then every blend at λ = 1..7; s_b alone and s_b + d_b for each.
     pub rows: Vec<Row>,
     /// Element-wise add of two device arrays: memory-bound.
     pub streaming: Vec<StreamRow>,
@@ -46,8 +58,11 @@ pub struct Report {
 pub struct ReduceRow {
     /// `sum` or `dot`.
     pub op: &'static str,
+    /// LNS words reduced (2^28).
     pub elements: usize,
+    /// Median time of one reduction, in ms.
     pub median_ms: f64,
+    /// Throughput: 10^9 words per second at the median.
     pub g_elems_per_s: f64,
     /// Bytes read (4 per word) per second.
     pub gb_per_s: f64,
@@ -59,9 +74,13 @@ pub struct ReduceRow {
 /// Element-wise `out = a + b` over device buffers of LNS words.
 #[derive(Clone, Debug, Serialize)]
 pub struct StreamRow {
+    /// The method, with ` (u16 words)` when the words are 16-bit.
     pub method: String,
+    /// Adds per launch (2^28).
     pub elements: usize,
+    /// Median time of one launch, in ms.
     pub median_ms: f64,
+    /// Throughput: 10^9 adds per second at the median.
     pub g_adds_per_s: f64,
     /// Bytes read and written (3 words per add: 12 bytes, 6 with u16 words) per second.
     pub gb_per_s: f64,
@@ -169,10 +188,13 @@ fn streaming(
 /// The fused reductions alone (`sigpu bench lns --reduce-only`), against the copy ceiling.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReduceReport {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The format of the words.
     pub format: String,
     /// Device-to-device copy of 2^30 bytes in the same run, read + write counted (GB/s).
     pub copy_gb_per_s: f64,
+    /// Fused sum, then fused dot.
     pub reductions: Vec<ReduceRow>,
 }
 
@@ -190,6 +212,7 @@ pub fn reductions_only(gpu: &Gpu, format: Format) -> Result<ReduceReport, LnsErr
 }
 
 impl ReduceReport {
+    /// The report as text: the copy ceiling, then a table of the reductions' rates.
     pub fn text(&self) -> String {
         let n = self.reductions.first().map_or(0, |r| r.elements);
         let mut out = format!(
@@ -425,10 +448,15 @@ pub fn blend_chart_of(format: &str, device: &str, rows: &[Row]) -> sigpu_plot::L
 /// One CPU add/sub measurement.
 #[derive(Clone, Debug, Serialize)]
 pub struct CpuRow {
+    /// The method's name.
     pub method: String,
+    /// Worker threads (rayon's pool).
     pub threads: usize,
+    /// Pairs added per timed run.
     pub elements: usize,
+    /// Median time of one run over `elements`, in seconds.
     pub median_s: f64,
+    /// Throughput: 10^9 adds per second at the median.
     pub g_adds_per_s: f64,
 }
 

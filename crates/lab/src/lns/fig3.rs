@@ -1,4 +1,4 @@
-//! The seed's Fig. 3: worst-case s_b error (in bits) against input precision f = 8..23, with
+//! texture-LNS's Fig. 3: worst-case s_b error (in bits) against input precision f = 8..23, with
 //! k = 2^(f−8) segments on z ∈ [−1, 0], so the 8-bit filter weight of every input is exact.
 //! Each table method is evaluated on all 2^f + 1 inputs by its CPU twin (the texture methods by
 //! the H100 filter model of `docs/texture-filtering.md`).
@@ -8,11 +8,14 @@ use serde::Serialize;
 use sigpu_fnapprox::{tables as tex, FitError, PiecewisePoly};
 use sigpu_lns::sb_f64;
 
+/// One point of Fig. 3: a method's worst s_b error at one input precision.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Fig3Point {
+    /// The method (`tex1`, `tex2`, `horner2`, `horner3`, ...).
     pub method: String,
     /// Fractional bits of the input z.
     pub f: u32,
+    /// Table segments on z ∈ [−1, 0]: k = 2^(f−8).
     pub segments: usize,
     /// max |method(z) − s_b(z)| over the inputs.
     pub max_error: f64,

@@ -1,4 +1,4 @@
-//! The seed's Fig. 3 on the GPU (`kernels/fig3.cu`): every input of every precision f = 8..23
+//! texture-LNS's Fig. 3 on the GPU (`kernels/fig3.cu`): every input of every precision f = 8..23
 //! evaluated by the texture unit (order 1 and the order-2 bilinear trick), FMA Horner, the SFU
 //! and libdevice, the error measured on the host against s_b in f64. The table methods'
 //! CPU twins are in `fig3.rs`; the check `lns/fig3_tables` compares the two.

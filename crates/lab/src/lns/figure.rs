@@ -55,8 +55,12 @@ pub const PRECISIONS: std::ops::RangeInclusive<u32> = 8..=23;
 /// The figure's points, the methods plotted and where they were measured.
 #[derive(Clone, Debug)]
 pub struct Figure {
+    /// Where the points were measured: the GPU's name, or the CPU twins with the H100 filter
+    /// model.
     pub source: String,
+    /// The methods plotted, one series each, in this order.
     pub methods: Vec<&'static str>,
+    /// Accuracy of every method at every input precision f.
     pub points: Vec<Fig3Point>,
 }
 

@@ -12,9 +12,13 @@ use sigpu_runtime::host::available_memory;
 /// What to run: a random model of `states` states, `batch` sequences of `steps` emissions.
 #[derive(Clone, Copy, Debug)]
 pub struct HmmRun {
+    /// The LNS format of the forward.
     pub format: Format,
+    /// Hidden states of the random model.
     pub states: usize,
+    /// Emissions per sequence.
     pub steps: usize,
+    /// Sequences in the batch.
     pub batch: usize,
     /// Seed of the model; the emissions use `seed + 1`.
     pub seed: u64,
@@ -24,12 +28,18 @@ pub struct HmmRun {
     pub runs: usize,
 }
 
+/// What one HMM forward run measured, and how far it is from the f64 log-space forward.
 #[derive(Clone, Debug, Serialize)]
 pub struct HmmReport {
+    /// The format of the forward.
     pub format: String,
+    /// Where it ran: the GPU's name and architecture, or `cpu`.
     pub device: String,
+    /// Hidden states.
     pub states: u64,
+    /// Emissions per sequence.
     pub steps: u64,
+    /// Sequences in the batch.
     pub batch: u64,
     /// One forward over the batch (GPU: median of timed runs by CUDA events).
     pub seconds: f64,
@@ -39,6 +49,7 @@ pub struct HmmReport {
     pub verified: usize,
     /// max over the verified sequences of |ll_lns − ll_f64| / |ll_f64|.
     pub max_relative_error: f64,
+    /// The log-likelihood of every sequence in the batch (natural log), from the LNS forward.
     pub log_likelihoods: Vec<f64>,
 }
 

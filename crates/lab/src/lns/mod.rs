@@ -1,8 +1,8 @@
 //! Reproductions and benchmarks for sigpu-lns.
 //!
-//! - [`bench`]: the seed's Table 1 (s_b throughput per method and per blend of two units),
+//! - [`bench`]: texture-LNS's Table 1 (s_b throughput per method and per blend of two units),
 //!   the streaming add and fused reductions against the copy ceiling, the CPU's add throughput.
-//! - [`fig3`] / [`fig3_gpu`] / [`figure`]: the seed's Fig. 3 (s_b accuracy against input
+//! - [`fig3`] / [`fig3_gpu`] / [`figure`]: texture-LNS's Fig. 3 (s_b accuracy against input
 //!   precision) from the CPU twins or measured on a GPU.
 //! - [`certify`]: exhaustive certificates of several methods on the CPU or a GPU.
 //! - [`hmm`]: the HMM forward in LNS, timed and checked against f64.

@@ -12,19 +12,30 @@ use sigpu_runtime::cuda::{gb_per_s, gelem_per_s, Gpu, Timing};
 /// One timed configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchRow {
+    /// The filter as `sigpu bench filter` takes it, e.g. `(0.2 : 0.8)`.
     pub signature: String,
+    /// Element type (`f32`, `i32`, ...).
     pub dtype: String,
+    /// Whether the factor optimisations were on (truncation, zero and unit factors).
     pub optimize: bool,
+    /// The GPU's name and architecture, or `cpu (model)`.
     pub device: String,
+    /// Elements filtered.
     pub n: usize,
+    /// Independent channels (1: one long sequence).
     pub channels: usize,
     /// GPU launch shape (threads × values per thread), or CPU threads and SIMD.
     pub shape: String,
+    /// Length of the factor tables after truncation.
     pub factor_len: usize,
+    /// Chunk carry-outs do not depend on carry-ins (every factor reaching a chunk's end was
+    /// truncated to zero), so a chunk posts its carry-out before it knows its carry-in.
     pub independent: bool,
     /// GPU: carry-ins recomputed from the previous chunk's inputs (no look-back).
     pub tail_carry: bool,
+    /// Median time of one pass over `n` elements, in ms.
     pub median_ms: f64,
+    /// Throughput: 10^9 elements per second at the median.
     pub gelem_per_s: f64,
     /// Read + write bytes per second.
     pub gb_per_s: f64,
@@ -33,7 +44,9 @@ pub struct BenchRow {
     /// max |y − y_ref| / max |y_ref| at this size (floats, vs serial f64), or the number of
     /// mismatching elements vs the CPU path (integers).
     pub error: f64,
+    /// What `error` measures, in words.
     pub error_kind: &'static str,
+    /// Every timed run (GPU rows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
 }
@@ -151,8 +164,11 @@ pub fn check_host_memory(bytes: u64, what: &str) -> anyhow::Result<()> {
 /// How a GPU measurement is taken.
 #[derive(Clone, Copy, Debug)]
 pub struct GpuBench {
+    /// The launch shape.
     pub config: GpuConfig,
+    /// Untimed runs before the timed ones.
     pub warmup: usize,
+    /// Timed runs; the row reports their median.
     pub runs: usize,
     /// The device's copy throughput (read + write GB/s), to report a percentage of.
     pub copy_gb_per_s: Option<f64>,

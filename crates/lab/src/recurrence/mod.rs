@@ -2,7 +2,7 @@
 //!
 //! - [`bench`]: one filter timed on a GPU (CUDA events) or on the CPU cores, checked against
 //!   the reference at the benchmarked size, and the seeded benchmark input.
-//! - [`sweep`]: the seed's suite over lengths and launch shapes, with the copy ceiling — the
+//! - [`sweep`]: PLR's suite over lengths and launch shapes, with the copy ceiling — the
 //!   report `--out` writes.
 //! - [`sos_bench`]: the fused second-order-section cascade (`--sos`) against the copy ceiling.
 //! - [`plot`]: throughput-vs-length charts from such a report (saved runs can be re-plotted).

@@ -1,5 +1,5 @@
-//! Charts for `sigpu bench filter --plot`: throughput against sequence length, as in the
-//! seed's slides 21–26 (memcpy, ours, peers), one chart per signature and one of all. They
+//! Charts for `sigpu bench filter --plot`: throughput against sequence length, as in
+//! PLR's slides 21–26 (memcpy, ours, peers), one chart per signature and one of all. They
 //! are drawn from the report's JSON, so a saved run can be re-plotted (`--from`).
 
 use anyhow::Result;
@@ -8,7 +8,7 @@ use sigpu_plot::{LineChart, Series};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// File names and titles for the seed's signatures.
+/// File names and titles for PLR's signatures.
 const NAMES: [(&str, &str); 7] = [
     ("(1 : 1)", "prefix-sum"),
     ("(1 : 0, 1)", "tuple-prefix-sum"),

@@ -10,56 +10,39 @@ use sigpu_recurrence::{Element, GpuSos, Recurrence, SosConfig};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum as Attr;
 use sigpu_runtime::cuda::{copy_bandwidth, gb_per_s, gelem_per_s, Gpu, Timing};
 
-/// scipy.signal.butter(8, 0.1, output='sos'): the benchmark's filter (max |pole| 0.941).
-pub const BUTTER8_01: [[f64; 6]; 4] = [
-    [
-        1.7625537291912854e-07,
-        3.525107458382571e-07,
-        1.7625537291912854e-07,
-        1.0,
-        -1.4597062543768673,
-        0.5348259849616107,
-    ],
-    [1.0, 2.0, 1.0, 1.0, -1.5132907658389045, 0.5911680745682053],
-    [1.0, 2.0, 1.0, 1.0, -1.6234056976410005, 0.7069497656826822],
-    [1.0, 2.0, 1.0, 1.0, -1.7939618452517712, 0.8862831120070135],
-];
-
-/// scipy.signal.butter(8, 0.02, output='sos'): poles to 0.988, factor tables over the whole
-/// segment.
-pub const BUTTER8_002: [[f64; 6]; 4] = [
-    [
-        8.098259786747707e-13,
-        1.6196519573495413e-12,
-        8.098259786747707e-13,
-        1.0,
-        -1.8802595219238372,
-        0.8839771204173436,
-    ],
-    [1.0, 2.0, 1.0, 1.0, -1.8970134052508192, 0.9007641290712767],
-    [1.0, 2.0, 1.0, 1.0, -1.928769222871887, 0.9325827334397969],
-    [1.0, 2.0, 1.0, 1.0, -1.971898055346293, 0.9757968390803613],
-];
+/// The benchmark's filters: scipy.signal.butter(8, 0.1, output='sos') (max |pole| 0.941) and
+/// butter(8, 0.02, output='sos') (poles to 0.988, factor tables over the whole segment).
+pub use sigpu_recurrence::testing::{BUTTER8_002, BUTTER8_01};
 
 /// One timed configuration of the cascade.
 #[derive(Clone, Debug, Serialize)]
 pub struct SosRow {
+    /// The filter's name (`butter8_01`, or the one given).
     pub filter: String,
+    /// Second-order sections in the cascade.
     pub sections: usize,
+    /// Element type (`f32`).
     pub dtype: String,
+    /// The GPU's name and architecture.
     pub device: String,
+    /// Samples filtered (one channel).
     pub n: usize,
     /// Launch shape, threads × values per thread.
     pub shape: String,
     /// The compiled kernel's registers per thread and local (spill) bytes, and how many blocks
     /// the driver fits on one SM.
     pub registers: i32,
+    /// Local memory per thread, in bytes (register spills); −1 if the driver does not say.
     pub local_bytes: i32,
+    /// Resident blocks per SM at this shape (0 if the driver does not say).
     pub blocks_per_sm: u32,
+    /// Median time of one cascade over `n` samples, in ms.
     pub median_ms: f64,
+    /// Throughput: 10^9 samples per second at the median.
     pub g_samples_per_s: f64,
     /// Read + write bytes per second.
     pub gb_per_s: f64,
+    /// `gb_per_s` as a percentage of the device's copy bandwidth.
     pub percent_of_copy: f64,
     /// max |y − y_ref| / max |y_ref| against a serial f64 cascade of the same (rounded)
     /// coefficients; NaN when not checked.
@@ -67,17 +50,24 @@ pub struct SosRow {
     /// The serial cascade in the element type (scipy's sosfilt loop) against the same
     /// reference: the contract asks `error <= 4 × serial_error`.
     pub serial_error: f64,
+    /// Every timed run.
     pub timing: Timing,
 }
 
 /// What `--sos` measures.
 #[derive(Clone, Debug)]
 pub struct SosBench {
+    /// The filter's name, as rows carry it.
     pub name: String,
+    /// The sections, scipy's `sos` layout: b0 b1 b2 a0 a1 a2 per row.
     pub sos: Vec<[f64; 6]>,
+    /// Signal lengths to time.
     pub sizes: Vec<usize>,
+    /// Launch shapes to time at every length (GPU; the CPU run ignores them).
     pub shapes: Vec<SosConfig>,
+    /// Untimed runs before the timed ones.
     pub warmup: usize,
+    /// Timed runs; rows report their median.
     pub runs: usize,
     /// Check the error at lengths up to this one (the checks are serial passes).
     pub check_up_to: Option<usize>,
@@ -86,8 +76,11 @@ pub struct SosBench {
 /// The report `--sos` prints and writes.
 #[derive(Serialize)]
 pub struct SosReport {
+    /// The GPU's name and architecture.
     pub device: String,
+    /// The device's best copy bandwidth, GB/s: the ceiling `percent_of_copy` divides by.
     pub copy_gb_per_s: f64,
+    /// One row per length and shape.
     pub rows: Vec<SosRow>,
 }
 
@@ -212,10 +205,15 @@ pub fn streaming_errors<T: Element>(coefs: &[[T; 6]], x: &[T], y: &[T]) -> (f64,
 /// One CPU measurement of the section engine (f64, one channel).
 #[derive(Clone, Debug, Serialize)]
 pub struct SosCpuRow {
+    /// The filter's name.
     pub filter: String,
+    /// Second-order sections in the cascade.
     pub sections: usize,
+    /// Element type (`f64`).
     pub dtype: String,
+    /// Samples filtered (one channel).
     pub n: usize,
+    /// Worker threads the engine was allowed.
     pub threads: usize,
     /// The section engine's instruction set.
     pub kernel: String,
@@ -228,10 +226,12 @@ pub struct SosCpuRow {
     pub setup_ms: f64,
     /// The engine alone: `Sos::apply_batch` into an output that is reused between runs.
     pub engine_ms: f64,
+    /// The engine's throughput: 10^6 samples per second at `engine_ms`.
     pub engine_m_samples_per_s: f64,
     /// The library call scipy's `sosfilt` maps to (`signal::sosfilt`, what the Python package
     /// runs): set-up, a fresh output, the non-finite check, zf handling.
     pub library_ms: f64,
+    /// The library call's throughput: 10^6 samples per second at `library_ms`.
     pub library_m_samples_per_s: f64,
     /// Min and max of the library call's timed runs.
     pub library_range_ms: [f64; 2],
@@ -244,8 +244,12 @@ pub struct SosCpuRow {
 /// The CPU report: rows and the machine's load average when measured.
 #[derive(Serialize)]
 pub struct SosCpuReport {
+    /// The CPU: threads and the section engine's instruction set.
     pub device: String,
+    /// The 1-, 5- and 15-minute load averages when measured (Linux only): a busy machine slows
+    /// the rows.
     pub load_average: Option<[f64; 3]>,
+    /// One row per length.
     pub rows: Vec<SosCpuRow>,
 }
 

@@ -1,4 +1,4 @@
-//! `sigpu bench filter`'s measurement: the seed's suite (or given signatures) over one length
+//! `sigpu bench filter`'s measurement: PLR's suite (or given signatures) over one length
 //! or a sweep of lengths, on a GPU (each launch shape, against the copy ceiling and the copy at
 //! each length) or on the CPU cores, and the report these measurements make.
 
@@ -10,7 +10,7 @@ use sigpu_recurrence::{with_dtype, DType, Element, Filter, FilterOptions, GpuCon
 use sigpu_runtime::cuda::{copy_bandwidth, Gpu};
 use std::path::Path;
 
-/// The seed's signatures (slides 9, 21–27) with the element types its plots use.
+/// PLR's signatures (slides 9, 21–27) with the element types its plots use.
 pub const GPU_SUITE: [(&str, DType); 8] = [
     ("(1 : 1)", DType::I32),
     ("(1 : 1)", DType::F32),
@@ -39,7 +39,9 @@ pub struct Sweep {
     pub sizes: Vec<usize>,
     /// GPU launch shapes (the CPU ignores them).
     pub shapes: Vec<GpuConfig>,
+    /// Untimed runs before the timed ones.
     pub warmup: usize,
+    /// Timed runs; rows report their median.
     pub runs: usize,
     /// Also time with the factor optimisations off.
     pub compare_optimize: bool,
@@ -76,19 +78,28 @@ impl Sweep {
 #[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct Report {
+    /// The device of the first row (GPU name and architecture, or `cpu (model)`).
     pub device: String,
+    /// The GPU's best copy bandwidth, read + write GB/s (none on the CPU).
     pub copy_gb_per_s: Option<f64>,
-    /// Device-to-device copy at each benchmarked length: the seed's "memcpy" line.
+    /// Device-to-device copy at each benchmarked length: PLR's "memcpy" line.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub copy_sweep: Vec<CopyPoint>,
+    /// One row per case, length and shape.
     pub rows: Vec<BenchRow>,
 }
 
+/// The device-to-device copy at one length and element width: the ceiling a filter of that
+/// length and type is plotted against.
 #[derive(Serialize)]
 pub struct CopyPoint {
+    /// Elements copied.
     pub n: usize,
+    /// Bytes per element.
     pub elem_bytes: usize,
+    /// Time of one copy at the best measured bandwidth, in ms.
     pub median_ms: f64,
+    /// Elements copied per ns (10^9 per second).
     pub gelem_per_s: f64,
 }
 

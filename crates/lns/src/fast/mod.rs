@@ -16,6 +16,9 @@ mod avx512;
 /// Tables of s_b, far d_b, h and log2 m (see `tables.rs` for the geometry) in f64.
 #[derive(Clone, Debug)]
 pub struct F64Tables {
+    /// The segment layout of the four tables (2^7 far segments per unit of z, log2 m in 2^10
+    /// segments). Changing it leaves the tables as they were: the AVX-512 path then panics
+    /// rather than read outside them.
     pub geometry: Geometry,
     sb: PiecewisePoly64,
     db: PiecewisePoly64,

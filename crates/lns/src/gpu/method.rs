@@ -41,7 +41,9 @@ struct Storage {
 
 /// One method for one format, ready to run on a GPU.
 pub struct GpuMethod {
+    /// The method the kernels run.
     pub method: Method,
+    /// The format they evaluate.
     pub format: Format,
     /// The tables the CPU twin reads (table methods only).
     pub tables: Option<Tables>,
@@ -54,6 +56,10 @@ pub struct GpuMethod {
 const FUNCS: [Func; 4] = [Func::Sb, Func::DbFar, Func::H, Func::Log2M];
 
 impl GpuMethod {
+    /// Builds `method`'s tables for `format` (table methods, f32split, texlut; the others have
+    /// none) and uploads them. Errors: [`LnsError::Unsupported`] for a format the kernels cannot
+    /// take (F > 28, or f32split's and texlut's own limits, see [`Method::takes`]),
+    /// [`LnsError::Fit`] when a table fit fails, [`LnsError::Gpu`] from the upload.
     pub fn new(gpu: &Gpu, method: Method, format: Format) -> Result<GpuMethod, LnsError> {
         // The kernels keep codes in 32-bit integers, segment offsets included.
         if format.essential_zero_code() < -(1i64 << 30) {
@@ -227,7 +233,9 @@ fn upload_luts(gpu: &Gpu, format: Format) -> Result<([u64; 4], Storage), LnsErro
 /// `a`, the others on `b` (the `lns_blend_*` kernels of lns.cu). Each result is its method's,
 /// so a blend of faithful methods is faithful.
 pub struct GpuBlend<'m> {
+    /// The method of warps with (global warp index mod 8) < λ.
     pub a: &'m GpuMethod,
+    /// The method of the other warps.
     pub b: &'m GpuMethod,
     /// The kernels' suffix, `A_B` (e.g. `texlut_sfu`).
     pub name: String,

@@ -61,7 +61,9 @@ fn mul_div(
 
 /// Device word types of LNS arrays: `u32` for every format, `u16` for formats of ≤ 16 bits.
 pub trait LnsWord: sigpu_runtime::cuda::Plain + sealed::Sealed {
+    /// Bits in the word: the widest format ([`Format::word_bits`]) it holds.
     const BITS: u32;
+    /// The Rust type's name, for error messages.
     const NAME: &'static str;
     /// Kernel name suffix.
     const SUFFIX: &'static str;

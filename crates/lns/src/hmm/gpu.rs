@@ -44,7 +44,9 @@ pub const MAX_STATES: usize = 1024;
 
 /// A model uploaded for one format: transition and initial codes on the device.
 pub struct GpuHmm {
+    /// The format of the uploaded codes and of every result.
     pub format: Format,
+    /// Hidden states, at most [`MAX_STATES`].
     pub states: usize,
     init: DeviceBuffer<i32>,
     /// stride × stride, padded with the zero code.

@@ -18,6 +18,7 @@ use std::f64::consts::LN_2;
 /// A hidden Markov model with `states` states, in natural-log probabilities.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HmmModel {
+    /// Hidden states: `log_init` holds `states` values, `log_trans` `states * states`.
     pub states: usize,
     /// ln π_j.
     pub log_init: Vec<f64>,

@@ -8,7 +8,7 @@ use crate::error::FilterError;
 use crate::filter::{Filter, FilterOptions};
 use crate::serial::reference_f64;
 use crate::signature::Signature;
-use crate::testing::{random_signature, relative_error};
+use crate::testing::{empty_report, lengths_around, random_signature, relative_error};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sigpu_runtime::cuda::{
@@ -414,28 +414,8 @@ fn lengths_check(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
     let filter = Filter::<f32>::parse("(0.04 : 1.6, -0.64)", options(true))?;
     let g = GpuFilter::new(gpu, &filter, GpuConfig::default())?;
     let chunk = g.generated().config.chunk();
-    let mut total = CheckReport {
-        elements: 0,
-        mismatches: 0,
-        max_error: 0.0,
-        tolerance: Tolerance {
-            abs: 0.0,
-            rel: 1e-5,
-        },
-        note: String::new(),
-    };
-    for n in [
-        1,
-        2,
-        31,
-        33,
-        chunk - 1,
-        chunk,
-        chunk + 1,
-        3 * chunk + 7,
-        65_537,
-        1_000_003,
-    ] {
+    let mut total = empty_report(1e-5);
+    for n in lengths_around(chunk) {
         let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
         let (y, _) = g.apply(gpu, &x, 1, None)?;
         let r = compare_float(&filter, one_channel(&x, &y));

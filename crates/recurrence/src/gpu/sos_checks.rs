@@ -4,57 +4,17 @@
 //! emulation of its own block and carry scheme.
 
 use super::sos::{GpuSos, RawSosCall, SosConfig};
-use super::sos_tables::{channel_error, emulate, sosfilt_extended, sosfilt_serial};
-use crate::elem::{DType, Element};
+use super::sos_tables::{channel_error, emulate};
+use crate::elem::Element;
 use crate::error::FilterError;
-use rand::{Rng, SeedableRng};
+use crate::testing::{
+    empty_report, lengths_around, random_values as random, SosReference, BUTTER3_HIGH,
+    BUTTER8_0005, BUTTER8_01,
+};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sigpu_runtime::cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
 use sigpu_runtime::cuda::{check_result, Check, CheckReport, DriverContext, Gpu, Tolerance};
-
-/// scipy.signal.butter(8, 0.1, output='sos'): max |pole| 0.941.
-pub const BUTTER8_01: [[f64; 6]; 4] = [
-    [
-        1.7625537291912854e-07,
-        3.525107458382571e-07,
-        1.7625537291912854e-07,
-        1.0,
-        -1.4597062543768673,
-        0.5348259849616107,
-    ],
-    [1.0, 2.0, 1.0, 1.0, -1.5132907658389045, 0.5911680745682053],
-    [1.0, 2.0, 1.0, 1.0, -1.6234056976410005, 0.7069497656826822],
-    [1.0, 2.0, 1.0, 1.0, -1.7939618452517712, 0.8862831120070135],
-];
-
-/// scipy.signal.butter(8, 0.005, output='sos'): max |pole| 0.9969, a low cutoff.
-pub const BUTTER8_0005: [[f64; 6]; 4] = [
-    [
-        1.390933448977224e-17,
-        2.781866897954448e-17,
-        1.390933448977224e-17,
-        1.0,
-        -1.9694134549270441,
-        0.9696564465548368,
-    ],
-    [1.0, 2.0, 1.0, 1.0, -1.973972869306222, 0.9742164234870525],
-    [1.0, 2.0, 1.0, 1.0, -1.982453350239147, 0.9826979507649495],
-    [1.0, 2.0, 1.0, 1.0, -1.9936440506040927, 0.993890031869166],
-];
-
-/// A first-order section (odd orders: b2 = a2 = 0) and a high-pass biquad: butter(3, 0.2,
-/// 'high', output='sos').
-const BUTTER3_HIGH: [[f64; 6]; 2] = [
-    [
-        0.5276243825019431,
-        -0.5276243825019431,
-        0.0,
-        1.0,
-        -0.5095254494944288,
-        0.0,
-    ],
-    [1.0, -2.0, 1.0, 1.0, -1.2505164308487402, 0.5457233155094577],
-];
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -177,26 +137,6 @@ impl Case {
     }
 }
 
-fn random<T: Element>(rng: &mut ChaCha8Rng, len: usize, half: f64) -> Vec<T> {
-    (0..len)
-        .map(|_| T::from_f64(rng.random_range(-half..half)))
-        .collect()
-}
-
-fn to64<T: Element>(v: &[T]) -> Vec<f64> {
-    v.iter().map(|x| x.to_f64()).collect()
-}
-
-/// The smallest bound the contract is judged against: a few units of rounding, where the
-/// serial run happens to be nearly exact.
-fn floor<T: Element>() -> f64 {
-    8.0 * if T::DTYPE == DType::F32 {
-        f32::EPSILON as f64
-    } else {
-        f64::EPSILON
-    }
-}
-
 /// Output and zf of a run against the extended reference, with the serial run in `T` as the
 /// yardstick: the GPU passes within 4× the serial error (or the floor).
 fn judge<T: Element>(
@@ -206,12 +146,10 @@ fn judge<T: Element>(
     zi: Option<&[T]>,
     (y, zf): (&[T], Option<&[T]>),
 ) -> CheckReport {
-    let c64: Vec<[f64; 6]> = coefs.iter().map(|r| r.map(|v| v.to_f64())).collect();
-    let zi64 = zi.map(to64);
-    let (yr, zfr) = sosfilt_extended(&c64, &to64(x), channels, zi64.as_deref());
-    let (ys, zfs) = sosfilt_serial(coefs, x, channels, zi);
-    let serial = channel_error(&ys, &yr, channels);
-    let tol = (4.0 * serial).max(floor::<T>());
+    let r = SosReference::new(coefs, x, channels, zi);
+    let (yr, serial) = (&r.y, r.serial);
+    let floor = SosReference::floor::<T>();
+    let tol = (4.0 * serial).max(floor);
     let n = x.len() / channels;
     let mut mismatches = 0;
     let mut first = String::new();
@@ -228,7 +166,7 @@ fn judge<T: Element>(
             }
         }
     }
-    let err = channel_error(y, &yr, channels);
+    let err = r.error(y);
     let mut note = format!(
         "serial {} error {serial:.2e}, ratio {:.2}{first}",
         T::DTYPE,
@@ -236,20 +174,11 @@ fn judge<T: Element>(
     );
     if let Some(zf) = zf {
         // zf is judged on the signal's scale, against the serial run's zf error likewise.
-        let scale = yr.iter().fold(f64::MIN_POSITIVE, |m, v| m.max(v.abs()));
-        let dev = |z: &[T]| {
-            to64(z)
-                .iter()
-                .zip(&zfr)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max)
-                / scale
-        };
         // The serial zf error alone can be far below its output error by chance (3.7e-16
         // against 3.1e-13 for butter(8, 0.005) in f64); a state error feeds the outputs that
         // follow, so it is held to the output contract: 4x the larger of the two serial errors.
-        let (zerr, zserial) = (dev(zf), dev(&zfs));
-        if zerr.is_nan() || zerr > (4.0 * zserial.max(serial)).max(floor::<T>()) {
+        let (zerr, zserial) = (r.zf_error(zf), r.serial_zf);
+        if zerr.is_nan() || zerr > (4.0 * zserial.max(serial)).max(floor) {
             mismatches += 1;
             note += &format!("; zf error {zerr:.2e} vs serial {zserial:.2e}");
         }
@@ -286,28 +215,8 @@ fn lengths(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let g = GpuSos::<f32>::new(gpu, &BUTTER8_01)?;
     let chunk = g.config().chunk();
-    let mut total = CheckReport {
-        elements: 0,
-        mismatches: 0,
-        max_error: 0.0,
-        tolerance: Tolerance {
-            abs: 0.0,
-            rel: 1e-5,
-        },
-        note: String::new(),
-    };
-    for n in [
-        1,
-        2,
-        31,
-        33,
-        chunk - 1,
-        chunk,
-        chunk + 1,
-        3 * chunk + 7,
-        65_537,
-        1_000_003,
-    ] {
+    let mut total = empty_report(1e-5);
+    for n in lengths_around(chunk) {
         let channels = 2;
         let x: Vec<f32> = random(&mut rng, channels * n, 1.0);
         let zi: Vec<f32> = random(&mut rng, channels * g.state_len(), 0.5);
@@ -318,6 +227,7 @@ fn lengths(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
         // result within the contract of the exact zf (judged above); the emulation's own zf error
         // reaches 1.3e-5 of max |zf| (300 seeds at chunk ± 1, 3·chunk + 7), so the two may
         // differ by the sum of both errors: 4e-5.
+        let to64 = |v: &[f32]| v.iter().map(|&a| f64::from(a)).collect::<Vec<_>>();
         let twin_y = channel_error(&y, &to64(&ye), channels);
         let twin_zf = channel_error(&zf, &to64(&zfe), 1);
         let twin = twin_y.max(twin_zf / 4.0);

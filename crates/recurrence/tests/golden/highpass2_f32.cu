@@ -14,9 +14,6 @@ typedef float T;
 #define FAC_STRIDE (FAC_LEN + K)
 #define TPOW_OFFSET (K * FAC_STRIDE)
 #define Q (V * (int)sizeof(T) / 16)  // 16-byte vectors per thread
-#define FULL_MASK 0xffffffffu
-#define STATUS_PARTIAL 1u
-#define STATUS_FULL 2u
 #define PLR_LOOK_BACK 0  // chunks chained by the decoupled look-back
 #define PLR_TRANSPOSE 1  // warps load and store through shared memory
 #define PLR_ONES 0       // prefix sum: every factor is 1

@@ -15,9 +15,6 @@ typedef unsigned int T;
 #define FAC_STRIDE (FAC_LEN + K)
 #define TPOW_OFFSET (K * FAC_STRIDE)
 #define Q (V * (int)sizeof(T) / 16)  // 16-byte vectors per thread
-#define FULL_MASK 0xffffffffu
-#define STATUS_PARTIAL 1u
-#define STATUS_FULL 2u
 #define PLR_LOOK_BACK 1  // chunks chained by the decoupled look-back
 #define PLR_TRANSPOSE 1  // warps load and store through shared memory
 #define PLR_ONES 1       // prefix sum: every factor is 1
@@ -132,14 +129,8 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     __shared__ T s_agg[K];           // the chunk's aggregate, for the look-back warp
     extern __shared__ uint4 s_tiles[];  // the warps' values in transit, 32 * Q each
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) {
-        // Chunks in start order, so a chunk only ever waits on chunks already running.
-        const unsigned int g = atomicAdd(&counters[epoch & 1], 1u);
-        if (g == 0) counters[(epoch + 1) & 1] = 0;  // the next launch's counter
-        s_chunk = g;
-    }
-    __syncthreads();
-    const long long g = s_chunk;
+    // Chunks in start order, so a chunk only ever waits on chunks already running.
+    const long long g = sigpu_chunk_in_start_order(counters, epoch, &s_chunk);
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
     if (warp == WARPS) {

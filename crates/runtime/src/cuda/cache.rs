@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 /// Environment variable naming the cache directory; `off` disables the cache.
 pub const CACHE_ENV: &str = "SIGPU_KERNEL_CACHE";
 
+/// Where compiled CUBINs are kept between runs: a directory, or none (every kernel compiled
+/// afresh). [`Gpu`](super::Gpu) takes [`KernelCache::from_env`]; [`compile`](super::compile) takes any.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelCache {
     dir: Option<PathBuf>,
@@ -32,16 +34,19 @@ impl KernelCache {
         KernelCache { dir }
     }
 
+    /// A cache in `dir`, created on first store.
     pub fn at(dir: impl Into<PathBuf>) -> Self {
         KernelCache {
             dir: Some(dir.into()),
         }
     }
 
+    /// No cache: every compile runs NVRTC and nothing is written.
     pub fn disabled() -> Self {
         KernelCache { dir: None }
     }
 
+    /// The cache directory, or `None` when the cache is disabled.
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
     }

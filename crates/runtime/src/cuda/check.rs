@@ -30,6 +30,7 @@ pub struct Check {
 }
 
 impl Check {
+    /// A check named `crate/kernel`, described by `about`, run by `run`.
     pub const fn new(
         name: &'static str,
         about: &'static str,
@@ -52,11 +53,14 @@ impl Check {
 /// How far a GPU result may stray from its CPU twin: |got − want| ≤ abs + rel·|want|.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Tolerance {
+    /// Absolute part of the bound, in the compared values' units.
     pub abs: f64,
+    /// Relative part of the bound, a fraction of |want|.
     pub rel: f64,
 }
 
 impl Tolerance {
+    /// Bit-for-bit agreement (NaN still matches NaN).
     pub const EXACT: Tolerance = Tolerance { abs: 0.0, rel: 0.0 };
 
     /// NaN matches only NaN and an infinity only itself; finite values within the bound.
@@ -71,10 +75,13 @@ impl Tolerance {
 /// The outcome of one check.
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckReport {
+    /// Values compared: the expected output's length.
     pub elements: usize,
+    /// Elements outside the tolerance, plus any length difference.
     pub mismatches: usize,
     /// Largest |got − want| seen (infinite when a result was NaN or missing).
     pub max_error: f64,
+    /// The bound the elements were held to.
     pub tolerance: Tolerance,
     /// The first mismatch, or extra facts the check measured.
     pub note: String,
@@ -86,6 +93,7 @@ impl CheckReport {
         self.elements > 0 && self.mismatches == 0
     }
 
+    /// Appends `note` to the report's note, `; `-separated.
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         let note = note.into();
         self.note = if self.note.is_empty() {

@@ -16,6 +16,7 @@ use std::fmt;
 pub struct KernelSource {
     /// File name shown in NVRTC's messages (`runtime.cu(12): error: ...`).
     pub name: Cow<'static, str>,
+    /// The CUDA C text, `#include`s of [`headers`](Self::headers) unexpanded.
     pub code: Cow<'static, str>,
     /// Extra NVRTC flags, e.g. `--use_fast_math`. The architecture is added by [`compile`].
     pub options: Vec<String>,
@@ -95,6 +96,7 @@ impl KernelSource {
         out
     }
 
+    /// Adds one NVRTC flag, e.g. `--use_fast_math`.
     pub fn with_option(mut self, option: impl Into<String>) -> Self {
         self.options.push(option.into());
         self
@@ -151,10 +153,13 @@ impl KernelSource {
 /// A compiled kernel image for one architecture.
 #[derive(Clone, Debug)]
 pub struct Compiled {
+    /// The architecture it was compiled for, e.g. `sm_90`.
     pub arch: String,
+    /// The CUBIN image, ready for `cuModuleLoadData`.
     pub cubin: Vec<u8>,
     /// NVRTC's log (warnings); empty for a clean compile or a cache hit.
     pub log: String,
+    /// Taken from the disk cache rather than compiled by NVRTC.
     pub from_cache: bool,
     pub(crate) key: String,
 }
@@ -209,8 +214,11 @@ fn elf_entry_points(elf: &[u8]) -> Option<Vec<String>> {
 /// NVRTC rejected a source: its log and the source lines it points at.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct CompileError {
+    /// The source's file name ([`KernelSource::name`]).
     pub name: String,
+    /// The architecture it was compiled for, e.g. `sm_90`.
     pub arch: String,
+    /// NVRTC's log as it printed it.
     pub log: String,
     /// Each line the log reports an error on, with two lines of context either side.
     pub excerpt: String,

@@ -16,11 +16,14 @@ pub struct CopyMethod {
     pub timing: Timing,
 }
 
+/// Result of [`copy_bandwidth`]: every copy method's timing on one device.
 #[derive(Clone, Debug, Serialize)]
 pub struct CopyBench {
+    /// The device's name, as the driver reports it.
     pub device: String,
     /// Bytes in each buffer; each copy moves twice this (read + write).
     pub bytes: usize,
+    /// Each method timed, in the order they ran.
     pub methods: Vec<CopyMethod>,
     /// The fastest method's figure: the ceiling for memory-bound kernels.
     pub best_gb_per_s: f64,

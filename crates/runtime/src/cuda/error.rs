@@ -2,6 +2,7 @@ use cudarc::driver::DriverError;
 use serde::Serialize;
 use std::fmt;
 
+/// The GPU layer's result; the error defaults to [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Which piece of a working CUDA setup is missing.
@@ -19,7 +20,9 @@ pub enum Missing {
 /// Why the GPU cannot be used, with what to do about it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 pub struct Unavailable {
+    /// The piece that is missing.
     pub missing: Missing,
+    /// What was found, in words; [`Unavailable::hint`] says what to do.
     pub reason: String,
 }
 
@@ -53,28 +56,42 @@ impl fmt::Display for Unavailable {
     }
 }
 
+/// Everything the GPU layer can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The driver, a device or NVRTC is missing or unusable.
     #[error(transparent)]
     Unavailable(#[from] Unavailable),
+    /// A driver call failed.
     #[error("CUDA driver error while {context}: {source}")]
     Driver {
+        /// What was being done, e.g. "copying host to device".
         context: String,
+        /// The driver's own error.
         #[source]
         source: DriverError,
     },
+    /// NVRTC rejected a kernel's source.
     #[error(transparent)]
     Compile(#[from] super::CompileError),
     /// A launch refused before it reached the device: arguments that do not match the
     /// kernel's parameters, or an empty grid.
     #[error("cannot launch {kernel}: {reason}")]
-    Launch { kernel: String, reason: String },
+    Launch {
+        /// The kernel's name.
+        kernel: String,
+        /// What does not match, e.g. which argument has the wrong size.
+        reason: String,
+    },
+    /// A request refused before any driver call: an unknown kernel name, unequal buffer lengths,
+    /// a bad texture shape, a NUL byte in a name.
     #[error("invalid argument: {0}")]
     Invalid(String),
 }
 
 /// Attaches what was being done to a driver error, for every crate that calls the driver.
 pub trait DriverContext<T> {
+    /// `self`'s driver error as [`Error::Driver`], with `what` as its context.
     fn context(self, what: impl fmt::Display) -> Result<T>;
 }
 

@@ -89,6 +89,7 @@ impl Gpu {
         (0..count).map(Gpu::open).collect()
     }
 
+    /// The device's attributes as queried when it was opened.
     pub fn info(&self) -> &DeviceInfo {
         &self.inner.info
     }
@@ -108,10 +109,12 @@ impl Gpu {
         &self.inner.info.arch
     }
 
+    /// The CUDA context, for cudarc calls this layer does not wrap.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.inner.ctx
     }
 
+    /// The device's default stream, which every call of this handle orders its work on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.inner.stream
     }
@@ -185,6 +188,7 @@ impl Gpu {
         })
     }
 
+    /// Copies `host` into a new device buffer (ordered on the stream).
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
         self.inner
             .stream
@@ -192,6 +196,7 @@ impl Gpu {
             .context("copying host to device")
     }
 
+    /// Copies `device` back to the host, waiting for the stream's earlier work.
     pub fn download<T: DeviceRepr>(&self, device: &DeviceBuffer<T>) -> Result<Vec<T>> {
         self.inner
             .stream
@@ -219,6 +224,7 @@ impl Gpu {
             .context("poisoning a buffer")
     }
 
+    /// Waits until all work queued on the stream has finished; surfaces a kernel's fault.
     pub fn synchronize(&self) -> Result<()> {
         self.inner
             .stream
@@ -256,6 +262,7 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// The kernel's name, as looked up in its module.
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -13,6 +13,7 @@ pub mod foreign;
 mod gpu;
 mod launch;
 mod libs;
+pub mod primitives;
 mod probe;
 mod test_support;
 mod texture;

@@ -9,17 +9,25 @@ use serde::Serialize;
 /// One CUDA device as `sigpu info` lists it.
 #[derive(Clone, Debug, Serialize)]
 pub struct DeviceInfo {
+    /// What `cuda:N` names.
     pub ordinal: usize,
+    /// The marketing name, e.g. `NVIDIA H100 80GB HBM3`.
     pub name: String,
     /// `"9.0"` on an H100.
     pub compute_capability: String,
     /// The NVRTC target sigpu compiles for, e.g. `sm_90`.
     pub arch: String,
+    /// Streaming multiprocessors.
     pub sms: u32,
+    /// Global memory, bytes.
     pub memory_bytes: u64,
+    /// Peak SM clock, MHz (0 when the driver does not say).
     pub sm_clock_mhz: u32,
+    /// Peak memory clock, MHz (0 when the driver does not say).
     pub memory_clock_mhz: u32,
+    /// DRAM bus width, bits (0 when the driver does not say).
     pub memory_bus_bits: u32,
+    /// L2 cache, bytes (0 when the driver does not say).
     pub l2_bytes: u32,
     /// Theoretical DRAM bandwidth (double data rate × bus width), GB/s.
     pub peak_dram_gb_per_s: f64,
@@ -62,13 +70,17 @@ pub struct CudaStatus {
     /// Why not, when `available` is false: what is missing and what to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Which piece is missing, when `available` is false.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing: Option<Missing>,
+    /// The CUDA version the driver supports, e.g. `13.0`; `None` without a driver.
     pub driver_version: Option<String>,
+    /// NVRTC's version, e.g. `13.0`; `None` when NVRTC cannot be loaded.
     pub nvrtc_version: Option<String>,
     /// Set when NVRTC was found outside the loader's path (SIGPU_NVRTC_DIR, CUDA_HOME, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nvrtc_path: Option<String>,
+    /// Every device the driver reports, in ordinal order.
     pub devices: Vec<DeviceInfo>,
 }
 

@@ -10,10 +10,15 @@ use serde::Serialize;
 /// Event-timed samples of one operation, in milliseconds.
 #[derive(Clone, Debug, Serialize)]
 pub struct Timing {
+    /// Untimed runs before the samples.
     pub warmup: usize,
+    /// Median of the samples: the figure to report.
     pub median_ms: f64,
+    /// Fastest sample.
     pub min_ms: f64,
+    /// Slowest sample.
     pub max_ms: f64,
+    /// Every sample, in the order they ran.
     pub samples_ms: Vec<f64>,
 }
 

@@ -221,14 +221,8 @@ const KERNEL_PROLOGUE: &str = r#"    __shared__ long long s_chunk;
     __shared__ T s_warp[WARPS * K];  // warp aggregates, then inclusive warp prefixes
     __shared__ T s_carry[K];         // the chunk's carry-in
 AGG_DECLTILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) {
-        // Chunks in start order, so a chunk only ever waits on chunks already running.
-        const unsigned int g = atomicAdd(&counters[epoch & 1], 1u);
-        if (g == 0) counters[(epoch + 1) & 1] = 0;  // the next launch's counter
-        s_chunk = g;
-    }
-    __syncthreads();
-    const long long g = s_chunk;
+    // Chunks in start order, so a chunk only ever waits on chunks already running.
+    const long long g = sigpu_chunk_in_start_order(counters, epoch, &s_chunk);
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
 LOOK_BACK_WARP    const T* xc = x + ch * n;

@@ -47,6 +47,7 @@ use crate::elem::Element;
 use crate::error::FilterError;
 use crate::filter::Filter;
 use plan::Plan;
+use sigpu_runtime::cuda::primitives::with_primitives;
 use sigpu_runtime::cuda::KernelSource;
 
 /// A generated kernel and the constants it is launched with.
@@ -84,10 +85,14 @@ impl<T> Generated<T> {
 }
 
 impl<T> Generated<T> {
-    /// The source as NVRTC compiles it: the generated code with [`PLR_HEADER`] attached.
+    /// The source as NVRTC compiles it: the generated code with [`PLR_HEADER`] and the
+    /// runtime's primitive headers it builds on attached.
     pub fn kernel_source(&self) -> KernelSource {
-        KernelSource::generated(self.name.clone(), self.source.clone())
-            .with_header(PLR_HEADER_NAME, PLR_HEADER)
+        with_primitives(KernelSource::generated(
+            self.name.clone(),
+            self.source.clone(),
+        ))
+        .with_header(PLR_HEADER_NAME, PLR_HEADER)
     }
 }
 
@@ -113,4 +118,13 @@ pub fn generate<T: Element>(
         tail_carry: plan.tail_carry,
         shared_bytes: plan.dynamic_shared_bytes(),
     })
+}
+
+/// 8 hex digits of FNV-1a over a generated source: file names (and the kernel cache's) differ
+/// whenever the code does.
+pub(crate) fn short_hash(s: &str) -> String {
+    let h = s.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    });
+    format!("{h:08x}")
 }

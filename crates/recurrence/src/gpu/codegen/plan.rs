@@ -3,6 +3,7 @@
 //! comments, types and constants as defines, the switches and the include of `plr.cuh`).
 
 use super::config::GpuConfig;
+use super::short_hash;
 use crate::elem::{DType, Element};
 use crate::error::FilterError;
 use crate::factors::{mat_mul, Factors, TableKind};
@@ -217,9 +218,6 @@ impl<'a, T: Element> Plan<'a, T> {
             w,
             "#define Q (V * (int)sizeof(T) / 16)  // 16-byte vectors per thread"
         );
-        let _ = writeln!(w, "#define FULL_MASK 0xffffffffu");
-        let _ = writeln!(w, "#define STATUS_PARTIAL 1u");
-        let _ = writeln!(w, "#define STATUS_FULL 2u");
         let _ = writeln!(
             w,
             "#define PLR_LOOK_BACK {}  // chunks chained by the decoupled look-back",
@@ -286,12 +284,4 @@ pub(super) fn map_signature<T: Element>(ff: &[T]) -> String {
 pub(super) fn rec_signature<T: Element>(fb: &[T]) -> String {
     let list: Vec<String> = fb.iter().map(|v| format!("{v:?}")).collect();
     format!("(1 : {})", list.join(", "))
-}
-
-/// 8 hex digits of FNV-1a over the source: names differ whenever the code does.
-fn short_hash(s: &str) -> String {
-    let h = s.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ b as u32).wrapping_mul(0x0100_0193)
-    });
-    format!("{h:08x}")
 }

@@ -24,7 +24,9 @@ mod sealed {
 
 /// A texel type: `f32`, `[f32; 2]` (CUDA `float2`) or `[f32; 4]` (CUDA `float4`).
 pub trait Texel: sealed::Sealed + Copy + Send + Sync + 'static {
+    /// Values per texel: 1, 2 or 4.
     const CHANNELS: u32;
+    /// The texel's values, `CHANNELS` of them.
     fn channels(&self) -> &[f32];
     /// Builds a texel from `CHANNELS` values.
     fn from_channels(c: &[f32]) -> Self;
@@ -57,6 +59,7 @@ impl Texel for [f32; 4] {
     }
 }
 
+/// How a texture fetch between texels is answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Filter {
     /// Nearest texel.
@@ -65,6 +68,7 @@ pub enum Filter {
     Linear,
 }
 
+/// How a fetch's coordinates map onto texels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Coordinates {
     /// Texel `i` covers `[i, i + 1)`; its centre is `i + 0.5`.
@@ -73,9 +77,12 @@ pub enum Coordinates {
     Normalized,
 }
 
+/// How a texture is sampled; its CPU model ([`emulate_linear_filter_1d`](super::emulate_linear_filter_1d)) follows the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureDesc {
+    /// Point or (bi)linear fetches.
     pub filter: Filter,
+    /// Texel or normalised coordinates.
     pub coords: Coordinates,
 }
 
@@ -207,6 +214,7 @@ impl<T: Texel> Texture<T> {
         self.handle
     }
 
+    /// Texels per row.
     pub fn width(&self) -> usize {
         self.width
     }
@@ -216,6 +224,7 @@ impl<T: Texel> Texture<T> {
         self.height
     }
 
+    /// How the texture is sampled.
     pub fn desc(&self) -> TextureDesc {
         self.desc
     }

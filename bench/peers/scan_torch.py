@@ -1,5 +1,9 @@
-"""torch peers in the same call: cumsum (i32 with dtype=int32, f32) at 2^28 and 2^30, logsumexp,
-sum and dot over 2^28 f32, and tensor copy of 2^30 bytes. CUDA events, 3 warm-ups, median of 30."""
+"""torch peers of the prefix sums and the fused LNS reductions, run in the same device call:
+cumsum (i32 with dtype=int32, f32) at 2^28 and 2^30, logsumexp, sum and dot over 2^28 f32, and
+tensor copy of 2^30 bytes. CUDA events, 3 warm-ups, median of 30; one JSON line per case.
+
+usage: python3 bench/peers/scan_torch.py > peers.jsonl
+"""
 import json, statistics, torch
 def timed(f, runs=30):
     for _ in range(3): f()

@@ -1,5 +1,5 @@
 """ptxas's register and spill report for a .cu file, through NVRTC (no GPU needed):
-python3 ptxas.py LIBNVRTC_SO FILE.cu [extra NVRTC options]. Compiles for sm_90 with the
+python3 bench/tools/ptxas.py LIBNVRTC_SO FILE.cu [extra NVRTC options]. Compiles for sm_90 with the
 options sigpu-runtime uses (--std=c++17) plus -Xptxas -v, and prints NVRTC's log."""
 import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1])

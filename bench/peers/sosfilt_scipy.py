@@ -5,7 +5,7 @@ call's wall time and process CPU time (time.process_time: user + system of every
 kept. Prints JSON: per case the median and min wall ms of each, the ratios of medians and of
 mins, max |difference|, and the load average before and after.
 
-usage: PYTHONPATH=<wheel> python3 sosbench.py [--rounds R] [--log2-n 22,24]
+usage: PYTHONPATH=<wheel> python3 bench/peers/sosfilt_scipy.py [--rounds R] [--log2-n 22,24]
 """
 import argparse, json, os, time
 import numpy as np

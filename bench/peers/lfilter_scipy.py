@@ -1,7 +1,7 @@
 """sigpu.lfilter against scipy.signal.lfilter, butter(2, 0.1), f64, 2^24, same process, calls
 alternating; prints one JSON line (medians and minima in ms, ratio of medians, load average).
 
-usage: PYTHONPATH=<unpacked wheel> python3 lfq.py [rounds]
+usage: PYTHONPATH=<unpacked wheel> python3 bench/peers/lfilter_scipy.py [rounds]
 """
 import sys, time, os, json
 import numpy as np, scipy.signal as ss, sigpu

@@ -1,5 +1,14 @@
-//! Random stable filters and inputs, shared by the tests and the GPU self-checks, and the
-//! accuracy contract's hard cases with their exact reference (every face's acceptance test).
+//! Random stable filters and inputs, shared by the tests, the GPU self-checks and the lab's
+//! benchmarks; [`sos`]: scipy's designs as sections and the cascade's accuracy contract; and
+//! the (b, a) accuracy contract's hard cases with their exact reference (every face's
+//! acceptance test).
+
+mod sos;
+
+pub use sos::{
+    random_values, sos_emulation_keeps_contract, SosReference, BUTTER3_HIGH, BUTTER8_0005,
+    BUTTER8_002, BUTTER8_01,
+};
 
 use crate::dd::Dd;
 use crate::elem::Element;
@@ -217,4 +226,32 @@ fn relative_error_to<T: Element>(y: &[T], exact: &[f64]) -> f64 {
         .zip(exact)
         .fold(0.0f64, |m, (v, r)| m.max((v.to_f64() - r).abs()));
     worst / peak.max(f64::MIN_POSITIVE)
+}
+/// Signal lengths around a kernel's chunk of `chunk` values, where chunk and channel ends meet
+/// (1, 2, a warp ± 1, chunk ± 1, three chunks and a bit), then long odd lengths.
+pub fn lengths_around(chunk: usize) -> [usize; 10] {
+    [
+        1,
+        2,
+        31,
+        33,
+        chunk - 1,
+        chunk,
+        chunk + 1,
+        3 * chunk + 7,
+        65_537,
+        1_000_003,
+    ]
+}
+
+/// A check report with nothing counted yet, at relative tolerance `rel`: what a check over many
+/// lengths adds its runs to.
+pub fn empty_report(rel: f64) -> sigpu_runtime::cuda::CheckReport {
+    sigpu_runtime::cuda::CheckReport {
+        elements: 0,
+        mismatches: 0,
+        max_error: 0.0,
+        tolerance: sigpu_runtime::cuda::Tolerance { abs: 0.0, rel },
+        note: String::new(),
+    }
 }

@@ -1,0 +1,76 @@
+//! The launch shape of the fused cascade: threads per block, values per thread and the
+//! switches measurements and tests turn, normalised per element type.
+
+use crate::elem::DType;
+use crate::error::FilterError;
+
+/// The launch shape of the fused cascade.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SosConfig {
+    /// Threads per block (a multiple of 32, at most 1024).
+    pub threads: usize,
+    /// Consecutive values per thread (whole 16-byte vectors); 0 picks 128 bytes per thread.
+    pub vpt: usize,
+    /// Resolve every chunk's carries by the look-back even where the cascade decays fast
+    /// enough for the tail carry (for tests and measurements).
+    pub force_look_back: bool,
+    /// Blocks per SM asked of the register allocator (`__launch_bounds__`); 0 leaves it free.
+    pub min_blocks: usize,
+    /// Consecutive chunks one block filters with the tail-carry kernel (0 or 1: one); after the
+    /// first, a chunk's carry-ins are the previous chunk's end states. The look-back kernel
+    /// always takes one.
+    pub chunks_per_block: usize,
+}
+
+impl Default for SosConfig {
+    fn default() -> Self {
+        // 256 threads × 128 bytes (3 blocks per SM): the fastest of 128–320 threads × 32 f32
+        // measured on an H100 (butter(8, 0.1), 2^26 and 2^28 samples).
+        SosConfig {
+            threads: 256,
+            vpt: 0,
+            force_look_back: false,
+            min_blocks: 0,
+            chunks_per_block: 1,
+        }
+    }
+}
+
+/// Static shared memory a block may use for its staging tile (48 KiB less the rest).
+const MAX_TILE_BYTES: usize = 40 * 1024;
+
+impl SosConfig {
+    /// Elements per chunk (one thread block).
+    pub fn chunk(&self) -> usize {
+        self.threads * self.vpt
+    }
+
+    /// The shape used for `dtype`: vpt defaulted and rounded up to whole 16-byte vectors.
+    pub fn normalized(&self, dtype: DType) -> Result<SosConfig, FilterError> {
+        if self.threads == 0 || !self.threads.is_multiple_of(32) || self.threads > 1024 {
+            return Err(FilterError::Config(format!(
+                "threads per block must be a multiple of 32 up to 1024, not {}",
+                self.threads
+            )));
+        }
+        let per_vector = 16 / dtype.size();
+        let vpt = match self.vpt {
+            0 => 128 / dtype.size(),
+            v => v.div_ceil(per_vector) * per_vector,
+        };
+        if vpt > 64 {
+            return Err(FilterError::Config(format!(
+                "{vpt} values per thread is more than the 64 supported"
+            )));
+        }
+        if self.threads * vpt * dtype.size() > MAX_TILE_BYTES {
+            return Err(FilterError::Config(format!(
+                "a chunk of {} threads x {vpt} values of {dtype} needs more than the {} KiB of \
+                 shared memory a block stages through",
+                self.threads,
+                MAX_TILE_BYTES / 1024
+            )));
+        }
+        Ok(SosConfig { vpt, ..*self })
+    }
+}
