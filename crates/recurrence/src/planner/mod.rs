@@ -30,71 +30,18 @@
 //! ```
 
 mod gpu;
+mod spec;
 
 use crate::design::Lfilter;
 use crate::elem::{DType, Element};
 pub use crate::engine::{Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{check_finite, FilterOptions};
-use crate::signature::Signature;
 use crate::sos::Sos;
 use sigpu_runtime::Target;
+pub use spec::FilterSpec;
 use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
-
-/// A filter as a user gives it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum FilterSpec {
-    /// SciPy's `lfilter(b, a)`: numerator and denominator, a[0] normalises.
-    Ba {
-        /// Numerator.
-        b: Vec<f64>,
-        /// Denominator.
-        a: Vec<f64>,
-    },
-    /// The signature notation of Maleki & Burtscher's PLR paper (integer coefficients run
-    /// exactly in integer element types).
-    Signature(Signature),
-    /// Second-order sections, SciPy's `(n_sections, 6)` rows `[b0, b1, b2, 1, a1, a2]`.
-    Sos(Vec<[f64; 6]>),
-}
-
-impl FilterSpec {
-    /// SciPy's `(b, a)`.
-    pub fn ba(b: &[f64], a: &[f64]) -> FilterSpec {
-        FilterSpec::Ba {
-            b: b.to_vec(),
-            a: a.to_vec(),
-        }
-    }
-
-    /// The values that identify the filter exactly (for the planner's cache).
-    fn key(&self) -> Vec<u64> {
-        let bits = |v: &[f64]| v.iter().map(|c| c.to_bits()).collect::<Vec<u64>>();
-        match self {
-            FilterSpec::Ba { b, a } => {
-                let mut k = vec![0, b.len() as u64];
-                k.extend(bits(b));
-                k.extend(bits(a));
-                k
-            }
-            FilterSpec::Signature(s) => {
-                let mut k = vec![1, s.feedforward.len() as u64, s.state_len as u64];
-                for c in s.feedforward.iter().chain(&s.feedback) {
-                    k.push(c.value.to_bits());
-                    k.push(c.int.map_or(u64::MAX, |i| i as u64));
-                    k.push(u64::from(c.int.is_some()));
-                }
-                k
-            }
-            FilterSpec::Sos(rows) => {
-                let mut k = vec![2];
-                k.extend(rows.iter().flat_map(|r| bits(r)));
-                k
-            }
-        }
-    }
-}
 
 /// A planned filter of any element type.
 pub type Planned<T> = Arc<dyn Recurrence<T>>;

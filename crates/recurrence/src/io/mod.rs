@@ -1,6 +1,12 @@
 //! Signals in files: NumPy `.npy` (format 1.0–3.0, little-endian, C order) and raw
-//! little-endian arrays of the four element types, as `sigpu filter` reads and writes them; the
-//! `.npy` container itself is `sigpu_runtime::npy`'s.
+//! little-endian arrays of the four element types (the `.npy` container itself is
+//! `sigpu_runtime::npy`'s), WAV audio, and [`SignalFile`], a signal in any of them as
+//! `sigpu filter` reads and writes it.
+
+mod signal;
+mod wav;
+
+pub use signal::{encode_values, parse_list, read_sos, read_values, Format, SignalFile};
 
 use crate::{from_le_bytes, to_le_bytes, DType, Element};
 use std::path::Path;
