@@ -26,9 +26,10 @@
 
 use crate::design::Lfilter;
 use crate::elem::Element;
-use crate::engine::Recurrence;
+use crate::engine::{Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{check_finite, FilterOptions};
+use crate::planner::FilterSpec;
 use crate::report::Report;
 use crate::sos::Sos;
 use crate::zi::{lfilter_zi as ba_zi, sosfilt_zi as sos_zi};
@@ -460,6 +461,63 @@ pub fn to_channels<T: Copy>(
 ) -> Result<(Vec<T>, usize, usize), FilterError> {
     let lay = Axis::new(shape, x.len(), axis, "x")?;
     Ok((lay.gather(x).into_owned(), lay.channels(), lay.n))
+}
+
+/// Zero-phase filtering of `spec` along `axis`: [`filtfilt`] for (b, a), [`sosfiltfilt`] for
+/// sections (a signature is refused: give it as (b, a)).
+pub fn filtfilt_spec<T: Element>(
+    spec: &FilterSpec,
+    x: &[T],
+    shape: &[usize],
+    axis: isize,
+    padlen: Option<usize>,
+    options: &FilterOptions,
+) -> Result<Output<T>, FilterError> {
+    match spec {
+        FilterSpec::Ba { b, a } => filtfilt(b, a, x, shape, axis, padlen, options),
+        FilterSpec::Sos(rows) => sosfiltfilt(rows, x, shape, axis, padlen, options),
+        FilterSpec::Signature(_) => Err(FilterError::Input(
+            "zero-phase filtering takes (b, a) or second-order sections, not a signature".into(),
+        )),
+    }
+}
+
+/// `filter` (planned for any target) along `axis` of `x` (of `shape`), from zi (values and
+/// shape: [`zi_shape`]'s, SciPy's) or a zero state: y in x's shape and zf in zi's (always,
+/// from a zero state without zi), with the time the filtering took.
+pub fn along_axis<T: Element>(
+    filter: &dyn Recurrence<T>,
+    x: &[T],
+    shape: &[usize],
+    axis: isize,
+    zi: Option<(&[T], &[usize])>,
+) -> Result<(Output<T>, Timing), FilterError> {
+    let (sections, state) = (filter.sections(), filter.state_len());
+    let (rows, channels, n) = to_channels(x, shape, axis)?;
+    let zi_rows = match (zi, sections) {
+        (Some((z, zs)), Some(ns)) => Some(sos_state(z, zs, shape, axis, ns)?),
+        (Some((z, zs)), None) => Some(lfilter_state(z, zs, shape, axis, state)?),
+        (None, _) => None,
+    };
+    let mut y = vec![T::ZERO; rows.len()];
+    let mut zf = (zi_rows.clone()).unwrap_or_else(|| vec![T::ZERO; channels * state]);
+    let mut timing = Timing::default();
+    if !rows.is_empty() {
+        let zi = zi_rows.as_deref();
+        timing = filter.apply_batch_timed(&rows, channels, &mut y, zi, Some(&mut zf))?;
+    }
+    let zf = match sections {
+        Some(ns) => sos_state_out(&zf, shape, axis, ns)?,
+        None => from_channels(&zf, shape, axis, state)?,
+    };
+    let output = Output {
+        y: from_channels(&y, shape, axis, n)?,
+        shape: shape.to_vec(),
+        zf: Some(zf),
+        zf_shape: zi_shape(shape, axis, sections, state)?,
+        report: filter.report().clone(),
+    };
+    Ok((output, timing))
 }
 
 /// The inverse of [`to_channels`]: rows of `len` values back into `shape` with the axis

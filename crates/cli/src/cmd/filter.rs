@@ -6,12 +6,11 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use serde::Serialize;
-use sigpu_recurrence::gpu::{generate, GpuConfig};
+use sigpu_lab::recurrence::summary::FilterSummary;
 use sigpu_recurrence::io::{encode_values, read_sos, read_values, Format, SignalFile};
 use sigpu_recurrence::{
-    check_finite, parse_values, plan, signal, with_dtype, DType, Element, Filter, FilterOptions,
-    FilterSpec, Signature, Timing,
+    check_finite, parse_values, plan, signal, with_dtype, DType, Element, FilterOptions,
+    FilterSpec, Recurrence, Signature, Timing,
 };
 use sigpu_runtime::{Device, GpuTarget, Target};
 use std::io::{Read, Write};
@@ -19,20 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Accuracy contract and numbers, shown in `--help`.
-const CONTRACT: &str = "\
-Accuracy contract: for every stable filter the output is within 4x the error of \
-scipy.signal.lfilter / sosfilt at the same dtype, against the exact output of the coefficients \
-as given. Before running, the error of each method is predicted from the filter (growth of the \
-block correction factors, impulse-response norms); a (b, a) filter runs blocked (plr), as its \
-FIR part followed by all-pole second-order sections from its poles (pole-cascade), or serially \
-(serial) - whichever keeps the contract fastest. --json reports \"method\" and \"error_bound\" \
-(predicted max|error| / max|x|). Unstable filters (exact step-down test) are refused unless \
---allow-unstable. Integer element types (i32, i64, --signature only) wrap on overflow like \
-two's-complement C integers, with no error: exact modulo 2^32 / 2^64.";
-
 #[derive(Args, Debug)]
-#[command(after_help = CONTRACT)]
+#[command(after_help = sigpu_recurrence::planner::CONTRACT)]
 pub struct FilterArgs {
     /// The recurrence in the signature notation of Maleki & Burtscher's PLR paper, e.g. "(0.2 : 0.8)" or
     /// "(0.81, -1.62, 0.81 : 1.6, -0.64)" (non-recursive : recursive coefficients).
@@ -113,39 +100,6 @@ pub struct FilterArgs {
     pub emit_cuda: bool,
 }
 
-#[derive(Serialize)]
-struct Summary {
-    /// The filter as given.
-    filter: String,
-    dtype: DType,
-    device: String,
-    /// How it ran (plr, pole-cascade, serial, sos, sos-serial, fir) and the predicted bound on
-    /// max|error| / max|x|; `reference_bound` is the same bound for SciPy's algorithm.
-    method: String,
-    error_bound: f64,
-    reference_bound: f64,
-    shape: Vec<usize>,
-    axis: usize,
-    channels: usize,
-    samples_per_channel: usize,
-    filtfilt: bool,
-    /// Building the filter: stability, method, factors; on a GPU also the kernel.
-    setup_seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    transfer_seconds: Option<f64>,
-    /// The filtering itself.
-    compute_seconds: f64,
-    msamples_per_s: f64,
-    output: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    zf: Option<String>,
-    /// WAV output: samples clipped to the integer PCM range.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    clipped: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
-}
-
 /// The flag that gave the filter, for errors.
 fn flag(spec: &FilterSpec) -> &'static str {
     match spec {
@@ -169,14 +123,8 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
         ..FilterOptions::default()
     };
     if args.emit_cuda {
-        let FilterSpec::Signature(signature) = spec.as_signature().context(flag(&spec))? else {
-            bail!("--emit-cuda shows the (b, a) / signature kernel; give --signature or --b/--a")
-        };
-        let source = with_dtype!(dtype.unwrap_or(DType::F32), T => {
-            let filter = Filter::<T>::new(&signature, options).context(flag(&spec))?;
-            generate(&filter, GpuConfig::default())?.source
-        });
-        print!("{source}");
+        let dtype = dtype.unwrap_or(DType::F32);
+        print!("{}", spec.cuda_source(dtype, options).context(flag(&spec))?);
         return Ok(ExitCode::SUCCESS);
     }
     // Before reading anything: --output and --zf must be two writable files, neither an input
@@ -216,30 +164,10 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
 }
 
 /// The summary on stdout (on stderr when the output went to stdout): JSON or one line.
-fn print_summary(s: &Summary, json: bool, to_stdout: bool) -> Result<ExitCode> {
-    let text = if json {
-        serde_json::to_string_pretty(s)?
-    } else {
-        format!(
-            "{} {} on {}: {} channel(s) × {} samples{}; method {} (error bound {:.1e}, scipy's \
-             {:.1e}); setup {:.3} s{}, filtering {:.6} s ({:.1} M samples/s) → {}{}{}",
-            s.filter,
-            s.dtype,
-            s.device,
-            s.channels,
-            s.samples_per_channel,
-            if s.filtfilt { ", zero-phase" } else { "" },
-            s.method,
-            s.error_bound,
-            s.reference_bound,
-            s.setup_seconds,
-            (s.transfer_seconds.map(|t| format!(", transfers {t:.3} s"))).unwrap_or_default(),
-            s.compute_seconds,
-            s.msamples_per_s,
-            s.output,
-            (s.zf.as_deref().map(|z| format!(", zf → {z}"))).unwrap_or_default(),
-            (s.note.as_deref().map(|n| format!(" ({n})"))).unwrap_or_default(),
-        )
+fn print_summary(s: &FilterSummary, json: bool, to_stdout: bool) -> Result<ExitCode> {
+    let text = match json {
+        true => serde_json::to_string_pretty(s)?,
+        false => s.line(),
     };
     if to_stdout {
         eprintln!("{text}");
@@ -312,8 +240,8 @@ struct Filtered<T> {
 impl Run<'_> {
     /// Plans the filter for the target, runs it over the input along the axis (or zero-phase)
     /// and writes the output (and zf).
-    fn filter<T: Element>(&self) -> Result<Summary> {
-        let (args, shown, flag) = (self.args, self.shown, flag(self.spec));
+    fn filter<T: Element>(&self) -> Result<FilterSummary> {
+        let (args, shown) = (self.args, self.shown);
         let x: Vec<T> = self.input.values();
         check_finite(&x, shown).with_context(|| format!("--input {shown}"))?;
         let shape = &self.input.shape;
@@ -324,18 +252,10 @@ impl Run<'_> {
         }
         let ax = axis.rem_euclid(nd) as usize;
         let start = Instant::now();
-        let filter = plan::<T>(self.spec, self.options, self.target).context(flag)?;
+        let filter = plan::<T>(self.spec, self.options, self.target).context(flag(self.spec))?;
         let setup_seconds = start.elapsed().as_secs_f64();
-        let zf_shape = signal::zi_shape(shape, axis, filter.sections(), filter.state_len())?;
-        let raw = self.input.format == Format::Raw;
-        let zi = (args.zi.as_deref())
-            .map(|text| read_values::<T>(text, raw, &zf_shape).context("--zi"))
-            .transpose()?;
         let start = Instant::now();
-        let out = match args.filtfilt {
-            true => self.zero_phase(&x, axis)?,
-            false => along_axis(&*filter, &x, shape, axis, zi.as_ref()).context(flag)?,
-        };
+        let (out, zf_shape) = self.compute(&*filter, &x, axis)?;
         let compute_seconds = match out.timing.transfer_seconds {
             Some(_) => out.timing.compute_seconds,
             None => start.elapsed().as_secs_f64(),
@@ -344,10 +264,11 @@ impl Run<'_> {
         let (bytes, clipped) = self.input.encode(shape, &out.y).context("--output")?;
         put(output, &bytes, "--output")?;
         if let Some(path) = &args.zf {
+            let raw = self.input.format == Format::Raw;
             put(path, &encode_values(raw, &zf_shape, &out.zf), "--zf")?;
         }
         let report = filter.report();
-        Ok(Summary {
+        Ok(FilterSummary {
             filter: self.spec.to_string(),
             dtype: T::DTYPE,
             device: out.device,
@@ -370,61 +291,42 @@ impl Run<'_> {
         })
     }
 
-    /// --filtfilt: scipy's filtfilt / sosfiltfilt, on the CPU.
-    fn zero_phase<T: Element>(&self, x: &[T], axis: isize) -> Result<Filtered<T>> {
-        let (shape, padlen, options) = (&self.input.shape, self.args.padlen, &self.options);
-        let out = match self.spec {
-            FilterSpec::Ba { b, a } => signal::filtfilt(b, a, x, shape, axis, padlen, options),
-            FilterSpec::Sos(rows) => signal::sosfiltfilt(rows, x, shape, axis, padlen, options),
-            FilterSpec::Signature(_) => unreachable!("clap refuses --filtfilt with --signature"),
+    /// The filtering: along the axis from --zi (or a zero state), or zero-phase on the CPU.
+    /// Returns the result and zf's shape.
+    fn compute<T: Element>(
+        &self,
+        filter: &dyn Recurrence<T>,
+        x: &[T],
+        axis: isize,
+    ) -> Result<(Filtered<T>, Vec<usize>)> {
+        let (args, shape, flag) = (self.args, &self.input.shape, flag(self.spec));
+        let zf_shape = signal::zi_shape(shape, axis, filter.sections(), filter.state_len())?;
+        if args.filtfilt {
+            let out = signal::filtfilt_spec(self.spec, x, shape, axis, args.padlen, &self.options);
+            let filtered = Filtered {
+                y: out.context(flag)?.y,
+                zf: Vec::new(),
+                device: plan::<T>(self.spec, self.options, &Target::cpu())?.device(),
+                note: self.target.gpu().map(|_| "filtfilt runs on the CPU".into()),
+                timing: Timing::default(),
+            };
+            return Ok((filtered, zf_shape));
         }
-        .context(flag(self.spec))?;
-        let on_cpu = plan::<T>(self.spec, self.options, &Target::cpu())?;
-        Ok(Filtered {
+        let raw = self.input.format == Format::Raw;
+        let zi = (args.zi.as_deref())
+            .map(|text| read_values::<T>(text, raw, &zf_shape).context("--zi"))
+            .transpose()?;
+        let zi = zi.as_ref().map(|(z, s)| (z.as_slice(), s.as_slice()));
+        let (out, timing) = signal::along_axis(filter, x, shape, axis, zi).context(flag)?;
+        let filtered = Filtered {
             y: out.y,
-            zf: Vec::new(),
-            device: on_cpu.device(),
-            note: self.target.gpu().map(|_| "filtfilt runs on the CPU".into()),
-            timing: Timing::default(),
-        })
+            zf: out.zf.unwrap_or_default(),
+            device: filter.device(),
+            note: filter.note(),
+            timing,
+        };
+        Ok((filtered, zf_shape))
     }
-}
-
-/// `filter` along `axis` of `x` (of `shape`), from zi (values and shape) or a zero state: y in
-/// x's shape and zf in zi's.
-fn along_axis<T: Element>(
-    filter: &dyn sigpu_recurrence::Recurrence<T>,
-    x: &[T],
-    shape: &[usize],
-    axis: isize,
-    zi: Option<&(Vec<T>, Vec<usize>)>,
-) -> Result<Filtered<T>, sigpu_recurrence::FilterError> {
-    let (sections, state) = (filter.sections(), filter.state_len());
-    let (rows, channels, n) = signal::to_channels(x, shape, axis)?;
-    let zi_rows = match (zi, sections) {
-        (Some((z, zs)), Some(ns)) => Some(signal::sos_state(z, zs, shape, axis, ns)?),
-        (Some((z, zs)), None) => Some(signal::lfilter_state(z, zs, shape, axis, state)?),
-        (None, _) => None,
-    };
-    let mut y = vec![T::ZERO; rows.len()];
-    let mut zf = zi_rows
-        .clone()
-        .unwrap_or_else(|| vec![T::ZERO; channels * state]);
-    let mut timing = Timing::default();
-    if !rows.is_empty() {
-        timing =
-            filter.apply_batch_timed(&rows, channels, &mut y, zi_rows.as_deref(), Some(&mut zf))?;
-    }
-    Ok(Filtered {
-        y: signal::from_channels(&y, shape, axis, n)?,
-        zf: match sections {
-            Some(ns) => signal::sos_state_out(&zf, shape, axis, ns)?,
-            None => signal::from_channels(&zf, shape, axis, state)?,
-        },
-        device: filter.device(),
-        note: filter.note(),
-        timing,
-    })
 }
 
 /// Writes `data` to `path` (atomically), or to stdout for `-`; errors name `flag`.

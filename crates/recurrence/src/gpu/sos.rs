@@ -441,6 +441,50 @@ impl<T: Element> DeviceFilter<T> for GpuSos<T> {
     }
 }
 
+impl std::str::FromStr for SosConfig {
+    type Err = FilterError;
+
+    /// A launch shape as people write it: `THREADSxVPT` or `default` (the library's), then
+    /// `cN` for N chunks per block (tail-carry kernel), `l` to force the look-back kernel, and
+    /// `/B` to ask the register allocator for B blocks per SM.
+    fn from_str(text: &str) -> Result<SosConfig, FilterError> {
+        let bad = |what: &str| FilterError::Config(format!("launch shape {text:?}: {what}"));
+        let number = |t: &str| {
+            t.parse::<usize>()
+                .map_err(|_| bad(&format!("{t:?} is not a count")))
+        };
+        let (t, min_blocks) = match text.trim().split_once('/') {
+            Some((shape, b)) => (shape, number(b)?),
+            None => (text.trim(), 0),
+        };
+        let (t, force_look_back) = match t.strip_suffix('l') {
+            Some(rest) => (rest, true),
+            None => (t, false),
+        };
+        let (t, chunks_per_block) = match t.split_once('c') {
+            Some((shape, c)) => (shape, number(c)?),
+            None => (t, 1),
+        };
+        let base = SosConfig {
+            force_look_back,
+            min_blocks,
+            chunks_per_block,
+            ..SosConfig::default()
+        };
+        if t == "default" {
+            return Ok(base);
+        }
+        let (a, b) = t
+            .split_once('x')
+            .ok_or_else(|| bad("expected THREADSxVPT"))?;
+        Ok(SosConfig {
+            threads: number(a)?,
+            vpt: number(b)?,
+            ..base
+        })
+    }
+}
+
 /// The generated prelude with the kernel header attached, as NVRTC compiles it.
 pub fn kernel_source<T: Element>(tables: &SosTables<T>) -> KernelSource {
     let prelude = tables.prelude();

@@ -80,14 +80,14 @@ impl SignalFile {
                 let dtype = dtype.ok_or_else(|| {
                     bad("is read as raw little-endian values: --dtype must say their type".into())
                 })?;
-                if bytes.len() % dtype.size() != 0 {
+                if !bytes.len().is_multiple_of(dtype.size()) {
                     return Err(bad(format!(
                         "{} bytes is not a whole number of {dtype} values",
                         bytes.len()
                     )));
                 }
                 let len = bytes.len() / dtype.size();
-                if channels == 0 || len % channels != 0 {
+                if channels == 0 || !len.is_multiple_of(channels) {
                     return Err(bad(format!(
                         "{len} values do not split into --channels {channels} channels"
                     )));
@@ -257,7 +257,7 @@ pub fn read_sos(text: &str) -> Result<Vec<[f64; 6]>, FilterError> {
         values.extend(v);
     }
     let shape = match values.len() {
-        n if n % 6 != 0 || n == 0 => vec![n],
+        n if !n.is_multiple_of(6) || n == 0 => vec![n],
         n => vec![n / 6, 6],
     };
     crate::signal::sos_rows(&values, &shape)

@@ -56,6 +56,18 @@ pub struct FilterPlanner {
 
 type Key = (Vec<u64>, String, DType, Option<(usize, usize)>);
 
+/// The accuracy contract in one paragraph, as `sigpu filter --help` shows it.
+pub const CONTRACT: &str = "\
+Accuracy contract: for every stable filter the output is within 4x the error of \
+scipy.signal.lfilter / sosfilt at the same dtype, against the exact output of the coefficients \
+as given. Before running, the error of each method is predicted from the filter (growth of the \
+block correction factors, impulse-response norms); a (b, a) filter runs blocked (plr), as its \
+FIR part followed by all-pole second-order sections from its poles (pole-cascade), or serially \
+(serial) - whichever keeps the contract fastest. --json reports \"method\" and \"error_bound\" \
+(predicted max|error| / max|x|). Unstable filters (exact step-down test) are refused unless \
+--allow-unstable. Integer element types (i32, i64, --signature only) wrap on overflow like \
+two's-complement C integers, with no error: exact modulo 2^32 / 2^64.";
+
 /// Filters a planner keeps; the oldest goes first.
 const KEEP: usize = 64;
 

@@ -2,6 +2,7 @@
 
 use crate::elem::DType;
 use crate::error::FilterError;
+use crate::filter::FilterOptions;
 use crate::numbers::short;
 use crate::signature::Signature;
 
@@ -64,9 +65,22 @@ impl FilterSpec {
             FilterSpec::Signature(_) => Ok(self.clone()),
             FilterSpec::Ba { b, a } => Ok(FilterSpec::Signature(Signature::from_lfilter(b, a)?)),
             FilterSpec::Sos(_) => Err(FilterError::Input(
-                "second-order sections have no (b, a) signature".into(),
+                "--emit-cuda shows the (b, a) / signature kernel; give --signature or --b/--a"
+                    .into(),
             )),
         }
+    }
+
+    /// The CUDA source the PLR generator writes for this (b, a) filter or signature in
+    /// `dtype` (what the GPU would compile where the contract picks plr; needs no GPU).
+    pub fn cuda_source(&self, dtype: DType, options: FilterOptions) -> Result<String, FilterError> {
+        let FilterSpec::Signature(signature) = self.as_signature()? else {
+            unreachable!("as_signature gives a signature")
+        };
+        crate::with_dtype!(dtype, T => {
+            let filter = crate::filter::Filter::<T>::new(&signature, options)?;
+            Ok(crate::gpu::generate(&filter, crate::gpu::GpuConfig::default())?.source)
+        })
     }
 
     /// The element type the filter runs in for input of element type `input`: `asked`, else
