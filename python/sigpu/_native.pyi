@@ -1,6 +1,6 @@
 """The compiled module: arrays arrive checked and laid out by the Python half."""
 
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -20,69 +20,36 @@ class Code:
     def h_csr(self) -> Tuple[np.ndarray, np.ndarray]: ...
     def encode(self, info: np.ndarray) -> np.ndarray: ...
     def decode(
-        self,
-        llr: np.ndarray,
-        decoder: str,
-        precision: str,
-        schedule: str,
-        iterations: int,
-        early_termination: bool,
-        scale: float,
-        device: Optional[int],
-        threads: int,
+        self, llr: np.ndarray, options: Dict[str, Any], device: Optional[int]
     ) -> Tuple[np.ndarray, Tuple[int, Optional[int], int, int]]: ...
     def decode_cuda(
-        self,
-        llr: int,
-        out: int,
-        frames: int,
-        decoder: str,
-        precision: str,
-        schedule: str,
-        iterations: int,
-        early_termination: bool,
-        scale: float,
-        device: int,
-        stream: int,
-        threads: int,
+        self, llr: int, out: int, frames: int, options: Dict[str, Any], device: int, stream: int
     ) -> Tuple[int, Optional[int], int, int]: ...
 
-def modulate(bits: np.ndarray, modulation_name: str) -> np.ndarray: ...
-def demap(
-    cells: np.ndarray, modulation_name: str, es_n0_db: float, demapper: str, bits: int
-) -> np.ndarray: ...
-def interleave(code: Code, words: np.ndarray, modulation_name: str) -> np.ndarray: ...
-def deinterleave(code: Code, llr: np.ndarray, modulation_name: str) -> np.ndarray: ...
+def modulate(bits: np.ndarray, modulation: str) -> np.ndarray: ...
+def bits_per_symbol(modulation: str) -> int: ...
+def demap(cells: np.ndarray, modulation: str, es_n0_db: float, demapper: str, bits: int) -> np.ndarray: ...
+def interleave(code: Code, words: np.ndarray, modulation: str) -> np.ndarray: ...
+def deinterleave(code: Code, llr: np.ndarray, modulation: str) -> np.ndarray: ...
 def simulate(
     code: Code,
     axis: str,
-    points: str,
-    modulation_name: str,
-    demapper: str,
-    interleaver: str,
-    seed: int,
-    min_errors: int,
-    max_frames: int,
-    batch: Optional[int],
-    decoder: str,
-    precision: str,
-    schedule: str,
-    iterations: int,
-    early_termination: bool,
-    scale: float,
+    points: Union[str, List[float]],
+    link: Dict[str, Any],
+    stop: Dict[str, Any],
+    options: Dict[str, Any],
     devices: List[int],
-    threads: int,
     out: Optional[str] = None,
     resume: bool = False,
-) -> str: ...
-def lns_format(name: str) -> Tuple[int, float, int, int]: ...
-def lns_from_f64(fmt: str, x: np.ndarray) -> np.ndarray: ...
-def lns_to_f64(fmt: str, w: np.ndarray) -> np.ndarray: ...
-def lns_binary(fmt: str, op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
-def lns_sum(fmt: str, w: np.ndarray) -> int: ...
-def lns_dot(fmt: str, a: np.ndarray, b: np.ndarray) -> int: ...
+) -> List[Dict[str, Any]]: ...
+def lns_format(format: str) -> Tuple[int, float, int, int]: ...
+def lns_from_f64(format: str, x: np.ndarray) -> np.ndarray: ...
+def lns_to_f64(format: str, w: np.ndarray) -> np.ndarray: ...
+def lns_binary(format: str, op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
+def lns_sum(format: str, w: np.ndarray) -> int: ...
+def lns_dot(format: str, a: np.ndarray, b: np.ndarray) -> int: ...
 def hmm_forward(
-    fmt: str,
+    format: str,
     log_pi: List[float],
     log_a: List[float],
     log_b: np.ndarray,

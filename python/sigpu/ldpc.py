@@ -2,13 +2,15 @@
 (mapper, AWGN, demapper, bit interleaver), decoders on the CPU or a CUDA GPU, and resumable
 BER/FER simulations with the same file format as ``sigpu ldpc simulate``.
 
-LLRs are ln P(b = 0) / P(b = 1): positive means 0.
+LLRs are ln P(b = 0) / P(b = 1): positive means 0. Option strings (``decoder``, ``precision``,
+``schedule``, ``modulation``, ``demapper``, ``bit_interleaver``) are parsed by the library, so
+they accept exactly the spellings of the command line's flags.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, Dict, List, Optional, Sequence, Union
+import dataclasses
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -17,6 +19,8 @@ from ._arrays import data_ptr, empty_like_kind, gpu_array, parse_device
 
 __all__ = [
     "Code",
+    "SweepPoint",
+    "Sweep",
     "modulate",
     "awgn",
     "demap",
@@ -49,32 +53,17 @@ class Code:
     """An LDPC code: ``Code("dvbt2-normal-1/2")`` or ``Code("path/to/code.alist")``."""
 
     def __init__(self, spec: str) -> None:
-        if not isinstance(spec, str):
-            spec = str(spec)
-        self._code = _native.Code(spec)
-
-    @property
-    def name(self) -> str:
-        return self._code.name
-
-    @property
-    def n(self) -> int:
-        """Codeword length N."""
-        return self._code.n
-
-    @property
-    def k(self) -> int:
-        """Information bits K."""
-        return self._code.k
-
-    @property
-    def m(self) -> int:
-        """Parity checks (rows of H)."""
-        return self._code.m
-
-    @property
-    def rate(self) -> float:
-        return self._code.rate
+        self._code = _native.Code(str(spec))
+        #: The code's name: a standard name, or the alist file's.
+        self.name: str = self._code.name
+        #: Codeword length N.
+        self.n: int = self._code.n
+        #: Information bits K.
+        self.k: int = self._code.k
+        #: Parity checks (rows of H).
+        self.m: int = self._code.m
+        #: K / N.
+        self.rate: float = self._code.rate
 
     @property
     def H(self) -> Any:
@@ -126,7 +115,7 @@ class Code:
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
         dev = parse_device(device)
         g = gpu_array(llr)
-        cfg = (decoder, precision, schedule, int(iterations), bool(early_termination), float(scale))
+        cfg = _options(decoder, precision, schedule, iterations, early_termination, scale, threads)
         if g is not None:
             if dev == -1:
                 raise ValueError("device='cpu' with a CUDA array: move it to the host first")
@@ -140,9 +129,7 @@ class Code:
             out = empty_like_kind(g, g.shape, "uint8")
             st = (frames, 0, 0, 0)  # type: Sequence[Optional[int]]
             if frames > 0:
-                st = self._code.decode_cuda(
-                    g.ptr, data_ptr(out, g.kind), frames, *cfg, g.device, g.stream, int(threads)
-                )
+                st = self._code.decode_cuda(g.ptr, data_ptr(out, g.kind), frames, cfg, g.device, g.stream)
             return (out, _stats(st)) if return_stats else out
         arr = np.asarray(llr)
         if arr.dtype.kind not in "fiu":
@@ -154,9 +141,24 @@ class Code:
             i = int(np.flatnonzero(~np.isfinite(flat.ravel()))[0])
             raise ValueError(f"llr[{i}] (flattened) is not finite")
         gpu = None if dev is None or dev < 0 else dev
-        bits, st = self._code.decode(flat, *cfg, gpu, int(threads))
+        bits, st = self._code.decode(flat, cfg, gpu)
         bits = bits.reshape(arr.shape)
         return (bits, _stats(st)) if return_stats else bits
+
+
+def _options(
+    decoder: str, precision: str, schedule: str, iterations: int, early_termination: bool, scale: float, threads: int
+) -> Dict[str, Any]:
+    """The decoder options as the native module takes them (it parses the strings)."""
+    return {
+        "decoder": decoder,
+        "precision": precision,
+        "schedule": schedule,
+        "iterations": int(iterations),
+        "early_termination": bool(early_termination),
+        "scale": float(scale),
+        "threads": int(threads),
+    }
 
 
 def _stats(st: Sequence[Optional[int]]) -> Dict[str, Optional[int]]:
@@ -202,12 +204,7 @@ def demap(
     if arr.ndim == 0:
         raise ValueError("y must have at least one dimension")
     rows = arr.reshape(-1, arr.shape[-1])
-    per = {"bpsk": 1, "qpsk": 2, "16qam": 4, "64qam": 6, "256qam": 8}.get(
-        modulation.strip().lower().replace("-", "").replace("_", ""), None
-    )
-    if per is None:
-        _native.modulate(np.zeros(1, np.uint8), modulation)  # raises with the library's message
-        per = 1
+    per = _native.bits_per_symbol(modulation)
     nbits = arr.shape[-1] * per if bits is None else int(bits)
     out = []
     for r in rows:
@@ -229,6 +226,41 @@ def deinterleave(code: Code, llr: Any, modulation: str) -> np.ndarray:
     arr = np.asarray(llr)
     flat = np.ascontiguousarray(arr, dtype=np.float32).reshape(-1, code.n)
     return _native.deinterleave(code._code, flat, modulation).reshape(arr.shape)
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepPoint:
+    """One SNR point of a sweep, with the fields of a ``sigpu ldpc simulate`` results file's
+    points: SNRs in dB, counts, BER / FER with 95% intervals (``ber_ci_method``: how the BER
+    interval was made), mean iterations, seconds and rates."""
+
+    es_n0_db: float
+    eb_n0_db: float
+    frames: int
+    frame_errors: int
+    bit_errors: int
+    bit_errors_sq: int
+    info_bits: int
+    ber: float
+    fer: float
+    ber_ci: Tuple[float, float]
+    fer_ci: Tuple[float, float]
+    ber_ci_method: str
+    mean_iterations: float
+    seconds: float
+    frames_per_s: float
+    info_mbps: float
+    coded_mbps: float
+
+
+class Sweep(List[SweepPoint]):
+    """The points of a sweep in SNR order: a list of :class:`SweepPoint`."""
+
+    def to_pandas(self) -> Any:
+        """The points as a pandas DataFrame, one row per point (needs pandas)."""
+        import pandas
+
+        return pandas.DataFrame([dataclasses.asdict(p) for p in self])
 
 
 def simulate(
@@ -253,51 +285,29 @@ def simulate(
     device: Optional[str] = None,
     out: Optional[str] = None,
     resume: bool = False,
-) -> Any:
+) -> Sweep:
     """BER / FER over an SNR sweep, as ``sigpu ldpc simulate`` (same defaults, same frames
     for a seed, same results file and resume rules). ``snr_db`` (Es/N0) or ``ebn0_db``: a
-    number, a list, or "START:STOP:STEP". Returns one dict per point (a pandas DataFrame when
-    pandas is installed)."""
+    number, a list, or "START:STOP:STEP". Returns a :class:`Sweep`: one :class:`SweepPoint`
+    per point (``.to_pandas()`` for a DataFrame)."""
     if isinstance(code, str):
         code = Code(code)
     if (snr_db is None) == (ebn0_db is None):
         raise ValueError("give exactly one of snr_db (Es/N0) and ebn0_db")
-    axis, pts = ("esn0", snr_db) if snr_db is not None else ("ebn0", ebn0_db)
-    points = _points(pts)
+    axis, pts = ("es-n0", snr_db) if snr_db is not None else ("eb-n0", ebn0_db)
+    points = pts if isinstance(pts, str) else [float(p) for p in np.atleast_1d(np.asarray(pts, dtype=np.float64))]
     dev = parse_device(device)
-    devices = [] if dev is None or dev < 0 else [dev]
-    text = _native.simulate(
+    rows = _native.simulate(
         code._code,
         axis,
         points,
-        modulation,
-        demapper,
-        bit_interleaver,
-        int(seed),
-        int(min_errors),
-        int(max_frames),
-        batch,
-        decoder,
-        precision,
-        schedule,
-        int(iterations),
-        bool(early_termination),
-        float(scale),
-        devices,
-        int(threads),
+        {"modulation": modulation, "demapper": demapper, "bit_interleaver": bit_interleaver, "seed": int(seed)},
+        {"min_errors": int(min_errors), "max_frames": int(max_frames), "batch": batch},
+        _options(decoder, precision, schedule, iterations, early_termination, scale, threads),
+        [] if dev is None or dev < 0 else [dev],
         out=None if out is None else str(out),
         resume=bool(resume),
     )
-    rows = json.loads(text)["points"]
-    try:
-        import pandas
-    except ImportError:
-        return rows
-    return pandas.DataFrame(rows)
-
-
-def _points(pts: Any) -> str:
-    """The points as the CLI's --snr text (parsed by the library, so ranges match)."""
-    if isinstance(pts, str):
-        return pts
-    return ",".join(repr(float(p)) for p in np.atleast_1d(np.asarray(pts, dtype=np.float64)))
+    return Sweep(
+        SweepPoint(**{**r, "ber_ci": tuple(r["ber_ci"]), "fer_ci": tuple(r["fer_ci"])}) for r in rows
+    )

@@ -7,7 +7,7 @@ fused, rounded once.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Tuple, Union
 
 import numpy as np
 
@@ -22,10 +22,22 @@ def ulp(format: str = "lns32") -> float:
     return _native.lns_format(format)[1]
 
 
+def _operator(op: str, reverse: bool = False) -> Callable[["Array", Any], "Array"]:
+    """The method ``self op other`` (``other op self`` when ``reverse``), element-wise with
+    numpy broadcasting."""
+
+    def method(self: "Array", other: Any) -> "Array":
+        return self._binary(other, op, reverse)
+
+    return method
+
+
 class Array:
     """An array of LNS values in one format, held as raw words (uint32) on the host."""
 
     __array_priority__ = 1000
+    format: str
+    _words: np.ndarray
 
     def __init__(self, values: Any, format: str = "lns32") -> None:
         _native.lns_format(format)  # validates the name with the library's message
@@ -59,6 +71,7 @@ class Array:
 
     @property
     def shape(self) -> Tuple[int, ...]:
+        """The array's shape."""
         return self._words.shape
 
     def __len__(self) -> int:
@@ -97,29 +110,14 @@ class Array:
         )
         return Array.from_words(out.reshape(shape), self.format)
 
-    def __add__(self, o: Any) -> "Array":
-        return self._binary(o, "add")
-
-    def __radd__(self, o: Any) -> "Array":
-        return self._binary(o, "add", True)
-
-    def __sub__(self, o: Any) -> "Array":
-        return self._binary(o, "sub")
-
-    def __rsub__(self, o: Any) -> "Array":
-        return self._binary(o, "sub", True)
-
-    def __mul__(self, o: Any) -> "Array":
-        return self._binary(o, "mul")
-
-    def __rmul__(self, o: Any) -> "Array":
-        return self._binary(o, "mul", True)
-
-    def __truediv__(self, o: Any) -> "Array":
-        return self._binary(o, "div")
-
-    def __rtruediv__(self, o: Any) -> "Array":
-        return self._binary(o, "div", True)
+    __add__ = _operator("add")
+    __radd__ = _operator("add", reverse=True)
+    __sub__ = _operator("sub")
+    __rsub__ = _operator("sub", reverse=True)
+    __mul__ = _operator("mul")
+    __rmul__ = _operator("mul", reverse=True)
+    __truediv__ = _operator("div")
+    __rtruediv__ = _operator("div", reverse=True)
 
     def sum(self) -> "Array":
         """Σ of every element, fused: rounded once (a 0-d Array)."""

@@ -1,89 +1,114 @@
-//! LDPC codes: the code, encoder, channel pieces, decoders (CPU and GPU, host arrays or the
-//! device addresses of a CUDA tensor) and resumable simulations.
+//! LDPC codes: the code, encoder, channel pieces, decoders (planned by `sigpu_ldpc::plan` for
+//! the CPU, a GPU, or LLRs already in a CUDA tensor) and resumable simulations. Options arrive
+//! as library types (`crate::convert`).
 
-use crate::{device, ldpc_err, runtime_err, value_err};
+use crate::convert::{to_python, SnrPoints, Wrap};
+use crate::{device, ldpc_err, value_err};
 use numpy::ndarray::{Array1, Array2};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{Element, IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use sigpu_ldpc::channel::{Channel, Demapper, Modulation};
-use sigpu_ldpc::gpu::GpuDecoder;
-use sigpu_ldpc::interleave::{BitInterleaver, Interleaving};
+use sigpu_ldpc::interleave::{BitInterleaver, InterleaverChoice, Interleaving};
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
 use sigpu_ldpc::sim::Link;
-use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Encoder, Llrs, Precision, Schedule};
+use sigpu_ldpc::{plan, Algorithm, Code, Decoder, DecoderConfig, Encoder, Llrs, Precision, Schedule};
+use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
+use sigpu_runtime::{GpuTarget, Target};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// A decoder built once per configuration and device and reused by later calls (building one
-/// for a DVB-T2 code lays out its edges).
-type Decoders = HashMap<String, Box<dyn Decoder + 'static>>;
-
 #[pyclass(name = "Code", module = "sigpu._native", frozen)]
 pub struct PyCode {
     code: Code,
-    decoders: Mutex<Decoders>,
-    /// Flooding GPU decoders for LLRs already on the device, by configuration and device.
-    device_decoders: Mutex<HashMap<String, GpuDecoder<'static>>>,
-}
-
-/// Everything that picks a decoder except the device, from the Python keywords.
-fn config(
-    decoder: &str,
-    precision: &str,
-    schedule: &str,
-    iterations: usize,
-    early_termination: bool,
-    scale: f32,
-    threads: usize,
-) -> PyResult<DecoderConfig> {
-    let precision = match precision.trim().to_ascii_lowercase().as_str() {
-        "8bit" | "fixed8" | "int8" => Precision::Fixed8 { scale },
-        "float" | "f32" | "float32" => Precision::Float,
-        other => {
-            return Err(value_err(format!(
-                "unknown precision {other:?}: expected \"8bit\" or \"float\""
-            )))
-        }
-    };
-    let config = DecoderConfig {
-        algorithm: Algorithm::parse(decoder).map_err(ldpc_err)?,
-        schedule: schedule.parse::<Schedule>().map_err(ldpc_err)?,
-        precision,
-        iterations,
-        early_termination,
-        threads,
-    };
-    config.validate().map_err(ldpc_err)?;
-    Ok(config)
+    /// Decoders planned once per configuration and device and reused by later calls
+    /// (planning one for a DVB-T2 code lays out its edges).
+    decoders: Mutex<HashMap<String, Box<dyn Decoder>>>,
 }
 
 /// (codewords, valid codewords — None where not counted —, iterations, batches).
 type Stats = (usize, Option<usize>, usize, usize);
 
-fn stats_tuple(s: &sigpu_ldpc::DecodeStats) -> Stats {
-    (s.codewords, Some(s.valid), s.iterations, s.batches)
+/// The decoder options as the Python keywords give them: a dict of `decoder`, `precision`,
+/// `schedule`, `iterations`, `early_termination`, `scale` and `threads`.
+struct Options {
+    decoder: Wrap<Algorithm>,
+    precision: Wrap<Precision>,
+    schedule: Wrap<Schedule>,
+    iterations: usize,
+    early_termination: bool,
+    scale: f32,
+    threads: usize,
+}
+
+/// Item `key` of the options dict `d`, extracted as `T`.
+fn item<'py, T>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T>
+where
+    for<'a> T: FromPyObject<'a, 'py, Error = PyErr>,
+{
+    match d.get_item(key)? {
+        Some(v) => v.extract(),
+        None => Err(value_err(format!("the options lack {key:?}"))),
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Options {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let d = obj.cast::<PyDict>()?;
+        Ok(Options {
+            decoder: item(&d, "decoder")?,
+            precision: item(&d, "precision")?,
+            schedule: item(&d, "schedule")?,
+            iterations: item(&d, "iterations")?,
+            early_termination: item(&d, "early_termination")?,
+            scale: item(&d, "scale")?,
+            threads: item(&d, "threads")?,
+        })
+    }
+}
+
+impl Options {
+    fn config(&self) -> PyResult<DecoderConfig> {
+        let config = DecoderConfig {
+            algorithm: self.decoder.0,
+            schedule: self.schedule.0,
+            precision: self.precision.0.with_scale(self.scale),
+            iterations: self.iterations,
+            early_termination: self.early_termination,
+            threads: self.threads,
+        };
+        config.validate().map_err(ldpc_err)?;
+        Ok(config)
+    }
 }
 
 impl PyCode {
-    /// Runs `f` with the cached decoder for `config` on `device` (None: the CPU).
+    /// Runs `f` with the decoder `plan` gives for `config` under `key` (planned on first use).
     fn with_decoder<R>(
         &self,
-        config: DecoderConfig,
-        device: Option<usize>,
+        key: String,
+        plan: impl FnOnce() -> sigpu_ldpc::Result<Box<dyn Decoder>>,
         f: impl FnOnce(&mut dyn Decoder) -> PyResult<R>,
     ) -> PyResult<R> {
-        let key = format!("{config:?}/{device:?}");
         let mut decoders = self.decoders.lock().unwrap_or_else(|p| p.into_inner());
-        if !decoders.contains_key(&key) {
-            let built: Box<dyn Decoder> = match device {
-                None => sigpu_ldpc::decoder::cpu_decoder(&self.code, config).map_err(ldpc_err)?,
-                Some(d) => sigpu_ldpc::gpu::decoder(device::gpu(d)?, &self.code, config)
-                    .map_err(ldpc_err)?,
-            };
-            decoders.insert(key.clone(), built);
+        let decoder = match decoders.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(plan().map_err(ldpc_err)?),
+        };
+        f(decoder.as_mut())
+    }
+
+    fn check_n(&self, n: usize) -> PyResult<()> {
+        if n != self.code.n() {
+            return Err(value_err(format!(
+                "{}: codewords have N = {} LLRs, the input's last axis has {n}",
+                self.code.name(),
+                self.code.n()
+            )));
         }
-        f(decoders.get_mut(&key).expect("inserted above").as_mut())
+        Ok(())
     }
 }
 
@@ -103,7 +128,6 @@ impl PyCode {
         Ok(PyCode {
             code: code.map_err(ldpc_err)?,
             decoders: Mutex::new(HashMap::new()),
-            device_decoders: Mutex::new(HashMap::new()),
         })
     }
 
@@ -158,13 +182,7 @@ impl PyCode {
                 self.code.k()
             )));
         }
-        let bits = info.as_slice().map_err(value_err)?;
-        if let Some(i) = bits.iter().position(|&b| b > 1) {
-            return Err(value_err(format!(
-                "bits must be 0 or 1; element {i} is {}",
-                bits[i]
-            )));
-        }
+        let bits = bits01(info.as_slice().map_err(value_err)?)?;
         let n = self.code.n();
         let words = py.detach(|| -> sigpu_ldpc::Result<Vec<u8>> {
             let encoder = Encoder::new(&self.code)?;
@@ -174,55 +192,42 @@ impl PyCode {
             }
             Ok(out)
         });
-        let words = words.map_err(ldpc_err)?;
-        Ok(Array2::from_shape_vec((frames, n), words)
-            .map_err(value_err)?
-            .into_pyarray(py))
+        matrix(py, frames, n, words.map_err(ldpc_err)?)
     }
 
-    /// Hard decisions (frames × N) of channel LLRs (frames × N, ln P(0)/P(1)), and the
-    /// statistics (codewords, valid, iterations, batches).
-    #[pyo3(signature = (llr, decoder, precision, schedule, iterations, early_termination, scale, device, threads))]
-    #[allow(clippy::too_many_arguments)]
+    /// Hard decisions (frames × N) of channel LLRs (frames × N, ln P(0)/P(1)) on the CPU
+    /// (`device` None) or GPU `device`, and the statistics.
     fn decode<'py>(
         &self,
         py: Python<'py>,
         llr: PyReadonlyArray2<'py, f32>,
-        decoder: &str,
-        precision: &str,
-        schedule: &str,
-        iterations: usize,
-        early_termination: bool,
-        scale: f32,
+        options: Options,
         device: Option<usize>,
-        threads: usize,
     ) -> PyResult<(Bound<'py, PyArray2<u8>>, Stats)> {
-        let cfg = config(
-            decoder,
-            precision,
-            schedule,
-            iterations,
-            early_termination,
-            scale,
-            threads,
-        )?;
+        let config = options.config()?;
         let (frames, n) = llr.as_array().dim();
         self.check_n(n)?;
         let values = llr.as_slice().map_err(value_err)?;
         let (bits, stats) = py.detach(|| {
-            self.with_decoder(cfg, device, |d| {
+            let target = match device {
+                None => Target::cpu(),
+                Some(d) => plan::target(Some(device::gpu(d)?)),
+            };
+            let key = format!("{config:?}/{device:?}");
+            let plan = || plan::decoder(&self.code, config, &target);
+            self.with_decoder(key, plan, |d| {
                 let mut bits = vec![0u8; values.len()];
                 let stats = d.decode(Llrs::F32(values), &mut bits).map_err(ldpc_err)?;
                 Ok((bits, stats))
             })
         })?;
-        let bits = Array2::from_shape_vec((frames, n), bits).map_err(value_err)?;
-        Ok((bits.into_pyarray(py), stats_tuple(&stats)))
+        let stats = (stats.codewords, Some(stats.valid), stats.iterations, stats.batches);
+        Ok((matrix(py, frames, n, bits)?, stats))
     }
 
     /// [`decode`] of `frames` codewords of float32 LLRs at device address `llr` into `frames × N`
-    /// bytes at device address `out`, both the caller's, ordered on the caller's `stream`.
-    #[pyo3(signature = (llr, out, frames, decoder, precision, schedule, iterations, early_termination, scale, device, stream, threads))]
+    /// bytes at device address `out`, both the caller's on `device`, ordered on the caller's
+    /// `stream`.
     #[allow(clippy::too_many_arguments)]
     fn decode_cuda(
         &self,
@@ -230,72 +235,30 @@ impl PyCode {
         llr: u64,
         out: u64,
         frames: usize,
-        decoder: &str,
-        precision: &str,
-        schedule: &str,
-        iterations: usize,
-        early_termination: bool,
-        scale: f32,
+        options: Options,
         device: usize,
         stream: u64,
-        threads: usize,
     ) -> PyResult<Stats> {
-        let cfg = config(
-            decoder,
-            precision,
-            schedule,
-            iterations,
-            early_termination,
-            scale,
-            threads,
-        )?;
-        let n = self.code.n();
+        let config = options.config()?;
+        let len = frames * self.code.n();
         py.detach(|| {
             let gpu = device::gpu(device)?;
-            // SAFETY: the stream is the caller's current stream on `device`.
-            let s = unsafe { gpu.borrowed_stream(stream) };
-            // The flooding 8-bit decoder reads and writes device memory directly; the others
-            // take the LLRs through the host.
-            if cfg.schedule == Schedule::Flooding
-                && matches!(cfg.precision, Precision::Fixed8 { .. })
-            {
-                let key = format!("{cfg:?}/{device}");
-                let mut map = self
-                    .device_decoders
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner());
-                if !map.contains_key(&key) {
-                    let d = GpuDecoder::new(gpu, self.code.clone(), cfg).map_err(ldpc_err)?;
-                    map.insert(key.clone(), d);
-                }
-                let d = map.get_mut(&key).expect("inserted above");
-                // SAFETY: as for the copies below; the caller's stream orders later uses.
-                let iterations =
-                    unsafe { d.decode_device(&s, llr, out, frames) }.map_err(ldpc_err)?;
-                return Ok((
-                    frames,
-                    None,
-                    iterations,
-                    frames.div_ceil(sigpu_ldpc::gpu::BATCH),
-                ));
-            }
-            let mut host = vec![0f32; frames * n];
-            // SAFETY: `llr` is the data pointer of a live C-contiguous float32 array of
-            // frames × N elements on `device` (checked by the Python half).
-            unsafe { sigpu_runtime::cuda::foreign::copy_to_host(&s, llr, &mut host) }
-                .map_err(runtime_err)?;
-            // The 8-bit GPU decoders; float decoders run on the CPU.
-            let on = matches!(cfg.precision, Precision::Fixed8 { .. }).then_some(device);
-            let (bits, stats) = self.with_decoder(cfg, on, |d| {
-                let mut bits = vec![0u8; host.len()];
-                let stats = d.decode(Llrs::F32(&host), &mut bits).map_err(ldpc_err)?;
-                Ok((bits, stats))
+            // SAFETY: `llr` and `out` are the data pointers of live C-contiguous arrays of
+            // frames × N float32 values and bytes on `device`, and `stream` is the caller's
+            // current stream there (checked by the Python half).
+            let (llr, out, target) = unsafe {
+                (
+                    DeviceSlice::from_raw(llr, len, &gpu),
+                    DeviceSliceMut::from_raw(out, len, &gpu),
+                    GpuTarget::on_stream(gpu.clone(), stream),
+                )
+            };
+            let key = format!("{config:?}/device data on {device}");
+            let plan = || plan::device_decoder(&self.code, config, &target);
+            let s = self.with_decoder(key, plan, |d| {
+                d.decode_device(&target, llr, out).map_err(ldpc_err)
             })?;
-            // SAFETY: `out` is the data pointer of a live C-contiguous uint8 array of
-            // frames × N elements on `device`.
-            unsafe { sigpu_runtime::cuda::foreign::copy_from_host(&s, &bits, out) }
-                .map_err(runtime_err)?;
-            Ok(stats_tuple(&stats))
+            Ok((s.codewords, s.valid, s.iterations, s.batches))
         })
     }
 
@@ -310,21 +273,26 @@ impl PyCode {
     }
 }
 
-impl PyCode {
-    fn check_n(&self, n: usize) -> PyResult<()> {
-        if n != self.code.n() {
-            return Err(value_err(format!(
-                "{}: codewords have N = {} LLRs, the input's last axis has {n}",
-                self.code.name(),
-                self.code.n()
-            )));
-        }
-        Ok(())
+/// `bits` when every one is 0 or 1.
+fn bits01(bits: &[u8]) -> PyResult<&[u8]> {
+    match bits.iter().position(|&b| b > 1) {
+        Some(i) => Err(value_err(format!(
+            "bits must be 0 or 1; element {i} is {}",
+            bits[i]
+        ))),
+        None => Ok(bits),
     }
 }
 
-fn modulation(name: &str) -> PyResult<Modulation> {
-    name.parse::<Modulation>().map_err(ldpc_err)
+/// `values` as a rows × cols array.
+fn matrix<T: Element>(
+    py: Python<'_>,
+    rows: usize,
+    cols: usize,
+    values: Vec<T>,
+) -> PyResult<Bound<'_, PyArray2<T>>> {
+    let array = Array2::from_shape_vec((rows, cols), values).map_err(value_err)?;
+    Ok(array.into_pyarray(py))
 }
 
 /// The constellation cells of `bits` (0/1 per byte) as rows (I, Q).
@@ -332,22 +300,18 @@ fn modulation(name: &str) -> PyResult<Modulation> {
 fn modulate<'py>(
     py: Python<'py>,
     bits: PyReadonlyArray1<'py, u8>,
-    modulation_name: &str,
+    modulation: Wrap<Modulation>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let m = modulation(modulation_name)?;
-    let bits = bits.as_slice().map_err(value_err)?;
-    if let Some(i) = bits.iter().position(|&b| b > 1) {
-        return Err(value_err(format!(
-            "bits must be 0 or 1; element {i} is {}",
-            bits[i]
-        )));
-    }
-    let cells = py.detach(|| m.map(bits));
+    let bits = bits01(bits.as_slice().map_err(value_err)?)?;
+    let cells = py.detach(|| modulation.0.map(bits));
     let n = cells.len();
-    let flat: Vec<f64> = cells.into_iter().flatten().collect();
-    Ok(Array2::from_shape_vec((n, 2), flat)
-        .map_err(value_err)?
-        .into_pyarray(py))
+    matrix(py, n, 2, cells.into_iter().flatten().collect())
+}
+
+/// The bits one cell of `modulation` carries.
+#[pyfunction]
+fn bits_per_symbol(modulation: Wrap<Modulation>) -> usize {
+    modulation.0.bits_per_symbol()
 }
 
 /// Bit LLRs of received cells (rows I, Q) at `es_n0_db`, `bits` of them.
@@ -355,14 +319,12 @@ fn modulate<'py>(
 fn demap<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, f64>,
-    modulation_name: &str,
+    modulation: Wrap<Modulation>,
     es_n0_db: f64,
-    demapper: &str,
+    demapper: Wrap<Demapper>,
     bits: usize,
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-    let m = modulation(modulation_name)?;
-    let d: Demapper = demapper.parse().map_err(ldpc_err)?;
-    let channel = Channel::new(m, d, es_n0_db).map_err(ldpc_err)?;
+    let channel = Channel::new(modulation.0, demapper.0, es_n0_db).map_err(ldpc_err)?;
     let flat = cells.as_slice().map_err(value_err)?;
     let cells: Vec<[f64; 2]> = flat.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
     let llr = py.detach(|| {
@@ -373,8 +335,24 @@ fn demap<'py>(
     Ok(Array1::from_vec(llr).into_pyarray(py))
 }
 
-fn interleaver(code: &PyCode, m: &str) -> PyResult<BitInterleaver> {
-    BitInterleaver::new(&code.code, modulation(m)?, Interleaving::Dvbt2).map_err(ldpc_err)
+/// Every row of `rows` (frames × N) through `permute` with the DVB-T2 bit interleaver of
+/// `code` and `modulation`.
+fn permute_rows<'py, T: Element + Copy + Default>(
+    py: Python<'py>,
+    code: &PyCode,
+    rows: PyReadonlyArray2<'py, T>,
+    modulation: Modulation,
+    permute: impl Fn(&BitInterleaver, &[T], &mut [T]),
+) -> PyResult<Bound<'py, PyArray2<T>>> {
+    let il = BitInterleaver::new(&code.code, modulation, Interleaving::Dvbt2).map_err(ldpc_err)?;
+    let (frames, n) = rows.as_array().dim();
+    code.check_n(n)?;
+    let src = rows.as_slice().map_err(value_err)?;
+    let mut out = vec![T::default(); src.len()];
+    for (w, o) in src.chunks(n).zip(out.chunks_mut(n)) {
+        permute(&il, w, o);
+    }
+    matrix(py, frames, n, out)
 }
 
 /// Codewords (frames × N) in the DVB-T2 bit interleaver's cell order.
@@ -383,19 +361,9 @@ fn interleave<'py>(
     py: Python<'py>,
     code: &PyCode,
     words: PyReadonlyArray2<'py, u8>,
-    modulation_name: &str,
+    modulation: Wrap<Modulation>,
 ) -> PyResult<Bound<'py, PyArray2<u8>>> {
-    let il = interleaver(code, modulation_name)?;
-    let (frames, n) = words.as_array().dim();
-    code.check_n(n)?;
-    let src = words.as_slice().map_err(value_err)?;
-    let mut out = vec![0u8; src.len()];
-    for (w, o) in src.chunks(n).zip(out.chunks_mut(n)) {
-        il.interleave(w, o);
-    }
-    Ok(Array2::from_shape_vec((frames, n), out)
-        .map_err(value_err)?
-        .into_pyarray(py))
+    permute_rows(py, code, words, modulation.0, BitInterleaver::interleave)
 }
 
 /// LLRs (frames × N) from cell order back to codeword order.
@@ -404,95 +372,58 @@ fn deinterleave<'py>(
     py: Python<'py>,
     code: &PyCode,
     llr: PyReadonlyArray2<'py, f32>,
-    modulation_name: &str,
+    modulation: Wrap<Modulation>,
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-    let il = interleaver(code, modulation_name)?;
-    let (frames, n) = llr.as_array().dim();
-    code.check_n(n)?;
-    let src = llr.as_slice().map_err(value_err)?;
-    let mut out = vec![0f32; src.len()];
-    for (w, o) in src.chunks(n).zip(out.chunks_mut(n)) {
-        il.deinterleave(w, o);
-    }
-    Ok(Array2::from_shape_vec((frames, n), out)
-        .map_err(value_err)?
-        .into_pyarray(py))
+    permute_rows(py, code, llr, modulation.0, BitInterleaver::deinterleave)
 }
 
-/// A resumable SNR sweep, as `sigpu ldpc simulate`: the sweep document as JSON text.
+/// A resumable SNR sweep (`sigpu_ldpc::sim::sweep::run`) on the CPU or the GPUs `devices`:
+/// one dict per point, the fields of a sweep file's points. `link` holds `modulation`,
+/// `demapper`, `bit_interleaver` and `seed`; `stop` holds `min_errors`, `max_frames` and
+/// `batch`.
 #[pyfunction]
-#[pyo3(signature = (code, axis, points, modulation_name, demapper, interleaver, seed, min_errors, max_frames, batch, decoder, precision, schedule, iterations, early_termination, scale, devices, threads, out=None, resume=false))]
+#[pyo3(signature = (code, axis, points, link, stop, options, devices, out=None, resume=false))]
 #[allow(clippy::too_many_arguments)]
-fn simulate(
-    py: Python<'_>,
+fn simulate<'py>(
+    py: Python<'py>,
     code: &PyCode,
-    axis: &str,
-    points: &str,
-    modulation_name: &str,
-    demapper: &str,
-    interleaver: &str,
-    seed: u64,
-    min_errors: u64,
-    max_frames: u64,
-    batch: Option<usize>,
-    decoder: &str,
-    precision: &str,
-    schedule: &str,
-    iterations: usize,
-    early_termination: bool,
-    scale: f32,
+    axis: Wrap<SnrAxis>,
+    points: SnrPoints,
+    link: &Bound<'py, PyDict>,
+    stop: &Bound<'py, PyDict>,
+    options: Options,
     devices: Vec<usize>,
-    threads: usize,
     out: Option<PathBuf>,
     resume: bool,
-) -> PyResult<String> {
-    let cfg = config(
-        decoder,
-        precision,
-        schedule,
-        iterations,
-        early_termination,
-        scale,
-        threads,
-    )?;
-    let axis = match axis {
-        "ebn0" => SnrAxis::EbN0,
-        "esn0" => SnrAxis::EsN0,
-        other => return Err(value_err(format!("unknown SNR axis {other:?}"))),
-    };
-    let interleaving = match interleaver.trim().to_ascii_lowercase().as_str() {
-        "auto" => Interleaving::default_for(&code.code),
-        other => other.parse::<Interleaving>().map_err(ldpc_err)?,
-    };
+) -> PyResult<Bound<'py, PyAny>> {
+    let interleaver: Wrap<InterleaverChoice> = item(link, "bit_interleaver")?;
     let link = Link {
-        modulation: modulation(modulation_name)?,
-        demapper: demapper.parse().map_err(ldpc_err)?,
-        interleaving,
-        seed,
+        modulation: item::<Wrap<Modulation>>(link, "modulation")?.0,
+        demapper: item::<Wrap<Demapper>>(link, "demapper")?.0,
+        interleaving: interleaver.0.resolve(&code.code),
+        seed: item(link, "seed")?,
     };
-    let points = sweep::parse_points(points).map_err(ldpc_err)?;
-    let mut spec = SweepSpec::new(link, axis, points, cfg);
-    spec.min_errors = min_errors;
-    spec.max_frames = max_frames;
-    spec.batch = batch;
-    if threads > 0 {
-        spec.threads = threads;
+    let mut spec = SweepSpec::new(link, axis.0, points.0, options.config()?);
+    spec.min_errors = item(stop, "min_errors")?;
+    spec.max_frames = item(stop, "max_frames")?;
+    spec.batch = item(stop, "batch")?;
+    (spec.out, spec.resume) = (out, resume);
+    if options.threads > 0 {
+        spec.threads = options.threads;
     }
-    spec.out = out;
-    spec.resume = resume;
-    py.detach(|| {
-        let gpus = devices
-            .iter()
-            .map(|&d| sigpu_runtime::cuda::Gpu::open_with_compiler(d).map_err(runtime_err))
+    let swept = py.detach(|| {
+        let targets = (devices.iter())
+            .map(|&d| Ok(plan::target(Some(device::gpu(d)?))))
             .collect::<PyResult<Vec<_>>>()?;
-        let swept = sweep::run(&code.code, &gpus, &spec, &mut |_| {}).map_err(ldpc_err)?;
-        serde_json::to_string(&swept).map_err(runtime_err)
-    })
+        sweep::run(&code.code, &targets, &spec, &mut |_| {}).map_err(ldpc_err)
+    })?;
+    to_python(py, &swept.points)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCode>()?;
     m.add_function(wrap_pyfunction!(modulate, m)?)?;
+    m.add_function(wrap_pyfunction!(bits_per_symbol, m)?)?;
     m.add_function(wrap_pyfunction!(demap, m)?)?;
     m.add_function(wrap_pyfunction!(interleave, m)?)?;
     m.add_function(wrap_pyfunction!(deinterleave, m)?)?;

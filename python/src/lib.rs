@@ -5,6 +5,8 @@
 //! library's message as `ValueError` (bad input), `OSError` (files) or `RuntimeError` (the
 //! device).
 
+mod approx;
+mod convert;
 mod device;
 mod ldpc;
 mod lns;
@@ -12,6 +14,12 @@ mod recurrence;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+
+/// A 1-D numpy array argument, read-only.
+pub(crate) type In<'py, T> = numpy::PyReadonlyArray1<'py, T>;
+
+/// A new 1-D numpy array returned to Python.
+pub(crate) type Out<'py, T> = PyResult<Bound<'py, numpy::PyArray1<T>>>;
 
 /// A bad-input error with the library's message.
 pub(crate) fn value_err(e: impl std::fmt::Display) -> PyErr {
@@ -76,6 +84,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(info_json, m)?)?;
     m.add_function(wrap_pyfunction!(cuda_status, m)?)?;
+    approx::register(m)?;
     ldpc::register(m)?;
     lns::register(m)?;
     recurrence::register(m)?;

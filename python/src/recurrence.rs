@@ -221,7 +221,7 @@ fn filter_rows<'py>(
     let spec = spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?;
     let target = match device {
         None => Target::cpu(),
-        Some(d) => Target::Gpu(GpuTarget::new(device::gpu(d)?.clone())),
+        Some(d) => Target::Gpu(GpuTarget::new(device::gpu(d)?)),
     };
     let options = options(allow_unstable);
     if let Ok(x) = x.extract::<PyReadonlyArray2<'py, f32>>() {
@@ -312,7 +312,7 @@ fn filter_cuda(
     };
     let options = options(allow_unstable);
     py.detach(|| {
-        let gpu = device::gpu(device)?.clone();
+        let gpu = device::gpu(device)?;
         // SAFETY: the Python half passes the stream the array's library reports as current
         // for the array's device (or the one the caller named).
         let target = Target::Gpu(unsafe { GpuTarget::on_stream(gpu, stream) });

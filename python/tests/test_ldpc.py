@@ -3,6 +3,7 @@ own parity checks, and bad input."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 
@@ -96,14 +97,44 @@ def test_simulate_counts_equal_the_cli(code, cli, tmp_path):
     want = json.loads(out)["points"]
     got = ldpc.simulate(code, snr_db=[1.0, 2.0], max_frames=32, min_errors=6, iterations=5,
                         seed=3, threads=2, batch=8, out=str(tmp_path / "sweep.json"))
-    rows = got.to_dict("records") if hasattr(got, "to_dict") else got
+    assert isinstance(got, ldpc.Sweep) and all(isinstance(p, ldpc.SweepPoint) for p in got)
     keys = ("es_n0_db", "frames", "frame_errors", "bit_errors", "info_bits")
-    assert [tuple(p[k] for k in keys) for p in rows] == [tuple(p[k] for k in keys) for p in want]
+    assert [tuple(getattr(p, k) for k in keys) for p in got] == [tuple(p[k] for k in keys) for p in want]
+    # Every field of the file's points, in their order, and nothing else.
+    assert [f.name for f in dataclasses.fields(ldpc.SweepPoint)] == list(want[0])
+    rows = got
     # The file is the CLI's format: the CLI resumes it without running a point again.
     again = subprocess.run([cli, "ldpc", "simulate", "--code", CODE, "--json", *args, "--out",
                             str(tmp_path / "sweep.json"), "--resume"],
                            check=True, capture_output=True, text=True).stdout
-    assert [p["seconds"] for p in json.loads(again)["points"]] == [p["seconds"] for p in rows]
+    assert [p["seconds"] for p in json.loads(again)["points"]] == [p.seconds for p in rows]
+
+
+def test_simulate_returns_one_type_with_a_pandas_conversion(code):
+    got = ldpc.simulate(code, ebn0_db="2:3:1", max_frames=8, min_errors=2, iterations=3)
+    assert isinstance(got, list) and len(got) == 2 and got[0].eb_n0_db == 2.0
+    assert got[0].ber_ci_method == "frames-t" and len(got[0].ber_ci) == 2
+    pandas = pytest.importorskip("pandas")
+    frame = got.to_pandas()
+    assert isinstance(frame, pandas.DataFrame) and list(frame["eb_n0_db"]) == [2.0, 3.0]
+
+
+def test_options_accept_the_command_lines_spellings(code, cli, tmp_path):
+    # Non-canonical spellings, parsed by the library on both faces: the same decoder.
+    _, _, llr = noisy_llrs(code, 2, 1.5)
+    np.save(tmp_path / "llr.npy", llr.astype(np.float32))
+    subprocess.run(
+        [cli, "ldpc", "decode", "--code", CODE, "--input", str(tmp_path / "llr.npy"),
+         "--output", str(tmp_path / "bits.npy"), "--device", "cpu", "--precision", "fixed8",
+         "--decoder", "normalised=0.75", "--schedule", "flood", "--iterations", "4"],
+        check=True, capture_output=True,
+    )
+    want = np.load(tmp_path / "bits.npy")
+    got = code.decode(llr, device="cpu", precision="int8", decoder="NMS:0.75", schedule="Flooding",
+                      iterations=4)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="unknown precision"):
+        code.decode(llr, precision="16bit")
 
 
 def test_simulate_resume_refuses_another_run(code, tmp_path):
@@ -129,6 +160,9 @@ def test_simulate_resume_refuses_another_run(code, tmp_path):
         (lambda c: c.encode(np.zeros((1, 7199), np.uint8)), ValueError, "K = 7200"),
         (lambda c: c.encode(np.full((1, 7200), 2, np.uint8)), ValueError, "0 or 1"),
         (lambda c: ldpc.modulate(np.zeros(4, np.uint8), "8psk"), ValueError, "unknown modulation"),
+        (lambda c: ldpc.demap(np.zeros(4, complex), 3.0, "qpsk", "soft"), ValueError, "unknown demapper"),
+        (lambda c: ldpc.simulate(c, snr_db=1.0, bit_interleaver="dvbs2"), ValueError, "unknown bit interleaver"),
+        (lambda c: ldpc.simulate(c, snr_db=[1.0, float("nan")]), ValueError, "finite"),
         (lambda c: ldpc.simulate(c, max_frames=1), ValueError, "exactly one"),
         (lambda c: ldpc.simulate(c, snr_db="3:1:0.5"), ValueError, "START"),
     ],

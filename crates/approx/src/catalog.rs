@@ -1,7 +1,7 @@
 //! The function catalog: every transcendental an SM's special-function unit (MUFU) can
 //! approximate, with its accurate CUDA form and its approximate PTX form, as data.
 //!
-//! The seed's 9 single-precision and 4 double-precision functions (its Tables 1 and 2), plus
+//! The paper's 9 single-precision and 4 double-precision functions (its Tables 1 and 2), plus
 //! what Hopper adds: `tanh.approx.f32` and `ex2.approx` on f16 and bf16. Each entry carries the
 //! CUDA device-function bodies both versions compile from, the input domains the error is
 //! measured over, the dependent-chain step the latency benchmark runs and the f64 reference.
@@ -134,7 +134,7 @@ pub struct Function {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Version {
-    /// libdevice / IEEE-rounded CUDA (the seed's SPU/DPU version).
+    /// libdevice / IEEE-rounded CUDA (the paper's SPU/DPU version).
     Accurate,
     /// `.approx` PTX on the special-function unit.
     Sfu,
@@ -303,7 +303,7 @@ macro_rules! sfu {
     };
 }
 
-/// Every function, single precision first (the seed's Table 1 order), then double precision
+/// Every function, single precision first (the paper's Table 1 order), then double precision
 /// (Table 2), then what Hopper adds.
 pub const CATALOG: &[Function] = &[
     Function {

@@ -2,11 +2,12 @@
 //! function, kernels that split warps between them by a partition λ, and a QoS-bounded search
 //! for the fastest λ.
 //!
-//! Source: seed 003 (Li, Song, Wijtvliet, Kumar, Corporaal, "SFU-driven transparent
-//! approximation acceleration on GPUs", ICS 2016). The seed's tables and figures are
-//! reproduced by `sigpu-lab` (`sigpu_lab::approx`); this crate holds what a program calls.
+//! Source: Li, Song, Wijtvliet, Kumar, Corporaal, "SFU-driven transparent approximation
+//! acceleration on GPUs", ICS 2016 (the SFU-approximation paper). The paper's tables and
+//! figures are reproduced by `sigpu-lab` (`sigpu_lab::approx`); this crate holds what a
+//! program calls.
 //!
-//! - [`catalog`]: the 9 + 4 functions of the seed's Tables 1–2 and Hopper's additions, each
+//! - [`catalog`]: the 9 + 4 functions of the paper's Tables 1–2 and Hopper's additions, each
 //!   with its accurate CUDA and approximate PTX form, domains and f64 reference.
 //! - [`eval`]: a catalog function's element-wise kernel, run on the GPU.
 //! - [`transform`]: Algorithm 1, from a kernel's CUDA source to its λ-partitioned twin.

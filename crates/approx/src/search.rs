@@ -1,7 +1,7 @@
 //! Searching the approximation degree λ (seed §5.4 and §7): the fastest λ whose error stays
 //! within the QoS bound, over λ = 0 (all accurate) ..= the occupied warp slots (all SFU).
 //!
-//! QoS_ratio semantics follow the seed's §7: the bound is a fraction of the all-SFU version's
+//! QoS_ratio semantics follow the paper's §7: the bound is a fraction of the all-SFU version's
 //! error, E(λ) ≤ ratio · E(λ_max). A ratio of 0.8 keeps 80% of the error the SFU version
 //! would add; 1 accepts the all-SFU kernel.
 //!
@@ -9,7 +9,7 @@
 //! - HEU: linear approaching (regula falsi on E between a feasible and an infeasible point,
 //!   starting from (0, 0) and (λ_max, E_max)) until the line's prediction lands on a point
 //!   already measured; if that point breaks the bound, the fall-back phase walks λ down from
-//!   it until the bound holds (E may be non-smooth, e.g. the seed's NBO and CFD).
+//!   it until the bound holds (E may be non-smooth, e.g. the paper's NBO and CFD).
 //! - OMG: every λ; the fastest point that meets the bound.
 //!
 //! Every search measures λ = 0 first (the accurate reference and T(0) for the speedup); a
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn non_smooth_curve_uses_the_fall_back() {
-        // A plateau then a jump (like the seed's NBO / CFD): E is flat at 0.9 on 20..40,
+        // A plateau then a jump (like the paper's NBO / CFD): E is flat at 0.9 on 20..40,
         // jumps to 1.0 at 40, and the line from (0,0) to (64,1) predicts 51 for ratio 0.8.
         let e = |l: u32| match l {
             0..20 => l as f64 * 0.045,
@@ -359,7 +359,7 @@ mod tests {
 
     #[test]
     fn omg_picks_the_fastest_feasible_point_even_in_the_middle() {
-        // T has its minimum at λ = 30 (the seed's SIN on Fermi).
+        // T has its minimum at λ = 30 (the paper's SIN on Fermi).
         let mut f = |l: u32| -> Result<Point, Infallible> {
             Ok(Point {
                 lambda: l,

@@ -1,11 +1,11 @@
-//! The seed's Algorithm 1: from CUDA source whose kernel calls the standard functions, the
+//! The paper's Algorithm 1: from CUDA source whose kernel calls the standard functions, the
 //! λ-partitioned kernel, generated without touching the original.
 //!
 //! For kernel `K` the output source holds, besides everything the input had:
 //! - `K_sfu`: the all-approximate kernel. Every standard call (`expf`, `sqrt`, `powf`, …) and
 //!   every floating-point `/` becomes its SFU form from the catalog; device functions that
 //!   reach such calls are copied (`name_sg_sfu`) and rewritten the same way, which is what
-//!   the seed's "inline all device functions" step achieves.
+//!   the paper's "inline all device functions" step achieves.
 //! - `K_lambda(…, int sg_lambda, unsigned int* sg_slots)`: warps whose hardware warp slot
 //!   (`%warpid`) is below λ run the SFU body, the others the original. The branch is taken
 //!   once at entry, so it sits outside every loop (both bodies are complete copies); warps do

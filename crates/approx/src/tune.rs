@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Partition {
-    /// The hardware warp slot `%warpid` (the seed's choice): λ ranges over the SM's occupied
+    /// The hardware warp slot `%warpid` (the paper's choice): λ ranges over the SM's occupied
     /// slots; which warps are approximated depends on scheduling.
     Slot,
     /// The warp index within the block: reproducible, λ ranges over the block's warps.
@@ -36,8 +36,8 @@ impl std::str::FromStr for Partition {
 }
 
 /// An app on the GPU with its generated kernels and its accurate output.
-pub struct Session<'g> {
-    gpu: &'g Gpu,
+pub struct Session {
+    gpu: Gpu,
     /// The app being tuned.
     pub app: &'static App,
     /// Its generated kernels and the rewrites made.
@@ -65,10 +65,10 @@ pub enum Variant {
     Lambda(u32),
 }
 
-impl<'g> Session<'g> {
+impl Session {
     /// Transforms and compiles `app`, uploads its inputs (from `seed`) and runs the original
     /// kernel once for the reference output.
-    pub fn open(gpu: &'g Gpu, app: &'static App, partition: Partition, seed: u64) -> Result<Self> {
+    pub fn open(gpu: &Gpu, app: &'static App, partition: Partition, seed: u64) -> Result<Self> {
         let transformed =
             transform(app.code, app.kernel).map_err(|source| ApproxError::Transform {
                 file: app.file.to_owned(),
@@ -77,7 +77,7 @@ impl<'g> Session<'g> {
         let src = KernelSource::generated(app.file, transformed.source.clone());
         let f = |name: &str| gpu.kernel(&src, name);
         let mut s = Session {
-            gpu,
+            gpu: gpu.clone(),
             app,
             partition,
             work: app.workload(gpu, &src, seed)?,
@@ -111,21 +111,21 @@ impl<'g> Session<'g> {
                 (&self.block, Extra::Block { lambda: l as i32 })
             }
         };
-        self.work.run(self.gpu, f, &mut extra)
+        self.work.run(&self.gpu, f, &mut extra)
     }
 
     /// The output of one run of variant `v`, outputs poisoned first.
     pub fn output(&mut self, v: Variant) -> Result<Values> {
-        self.work.poison(self.gpu)?;
+        self.work.poison(&self.gpu)?;
         self.launch(v)?;
-        Ok(self.work.output(self.gpu)?)
+        Ok(self.work.output(&self.gpu)?)
     }
 
     /// Median milliseconds of variant `v`.
     pub fn time_ms(&mut self, v: Variant) -> Result<f64> {
-        let gpu = self.gpu;
+        let gpu = self.gpu.clone();
         let runs = self.runs;
-        Ok(time_gpu(gpu, 1, runs, || self.launch(v))?.median_ms)
+        Ok(time_gpu(&gpu, 1, runs, || self.launch(v))?.median_ms)
     }
 
     /// The app's error metric of variant `v` against the accurate output.
@@ -149,7 +149,7 @@ impl<'g> Session<'g> {
                     lambda: 0,
                     slots: Some(&mut slots),
                 };
-                self.work.run(self.gpu, &self.lambda, &mut extra)?;
+                self.work.run(&self.gpu, &self.lambda, &mut extra)?;
                 Ok(self.gpu.download(&slots)?[0] + 1)
             }
         }
@@ -166,7 +166,7 @@ impl<'g> Session<'g> {
     }
 }
 
-impl search::Evaluator for Session<'_> {
+impl search::Evaluator for Session {
     type Error = ApproxError;
     fn measure(&mut self, lambda: u32) -> Result<Point> {
         let v = Variant::Lambda(lambda);

@@ -2,27 +2,16 @@
 //! be transformed or refused with an error, never panic, hang or allocate without bound.
 //! `scripts/fuzz` runs this longer.
 
+mod common;
+
 use sigpu_runtime::fuzz::{self, CountingAlloc};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
 
-const USER_KERNEL: &str = r#"
-#define PI 3.14159265f
-__device__ float radius(float u) { return sqrtf(-2.0f * logf(u)); }
-extern "C" __global__ void box_muller(const float* u, float* out, int n, int per_thread) {
-    const int tid = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int k = 0; k < per_thread; k += 2) {
-        const int i = tid + k * n;
-        const float r = radius(u[i]);
-        out[i] = r * cosf(2.0f * PI * u[i + n]);
-    }
-}
-"#;
-
 #[test]
 fn fuzz_transform_cuda_source() {
-    let mut seeds = vec![USER_KERNEL.as_bytes().to_vec()];
+    let mut seeds = vec![common::USER_KERNEL.as_bytes().to_vec()];
     let mut kernels = vec!["box_muller"];
     for app in sigpu_approx::apps::APPS.iter().take(4) {
         seeds.push(app.code.as_bytes().to_vec());

@@ -62,8 +62,8 @@ pub enum BenchCommand {
     Copy(cmd::bench::CopyArgs),
     /// LDPC decoder throughput (coded / information Mbps, batch latency).
     Ldpc(cmd::ldpc::BenchArgs),
-    /// Linear recurrence / IIR filter throughput (GPU or CPU) vs the copy ceiling
-    /// (also `bench recur`, the name the PLR issue uses).
+    /// Linear recurrence / IIR filter throughput (GPU or CPU) vs the copy ceiling (also
+    /// `bench recur`).
     #[command(alias = "recur")]
     Filter(cmd::bench_filter::BenchFilterArgs),
     /// LNS s_b / d_b throughput per method and blend, compute-bound (Table 1 of Arnold &

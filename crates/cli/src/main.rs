@@ -1,12 +1,7 @@
-//! `sigpu`: the command-line face of the sigpu libraries. Each subcommand parses its arguments,
-//! calls public library functions and prints what they return (text, or JSON with `--json`).
-
-mod cli;
-mod cmd;
-#[cfg(test)]
-mod help_tests;
+//! `sigpu`: the command-line face of the sigpu libraries ([`sigpu_cli`]).
 
 use clap::Parser;
+use sigpu_cli::cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -2,10 +2,10 @@
 
 mod common;
 
-use common::{exits_with, fails_with, line, ok, ok_json, sigpu, stderr, stdout_json};
+use common::{exits_with, fails_with, line, ok, ok_json, sigpu, sigpu_stdin, stderr, stdout_json};
 
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Command;
 
 fn gpu_usable() -> bool {
     stdout_json(&sigpu(&["info", "--json"]))["cuda"]["available"] == true
@@ -150,24 +150,6 @@ fn demo_runs_on_the_cpu() {
     assert!(num("ldpc", "coded_mbps") > 0.0);
     assert!(num("ldpc", "ber") < 0.05, "{}", cpu["ldpc"]);
     assert!(num("ldpc", "fer") <= 1.0);
-}
-
-fn sigpu_stdin(args: &[&str], input: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sigpu"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }
 
 #[test]

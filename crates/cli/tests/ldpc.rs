@@ -48,6 +48,45 @@ fn decode_recovers_the_all_zero_codeword_from_noisy_llrs() {
 }
 
 #[test]
+fn options_take_every_spelling_the_library_parses() {
+    // The flags are parsed by the library's FromStr, as Python's keywords are: a non-canonical
+    // spelling names the same decoder, and a bad one is refused naming the flag.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("llr.npy");
+    let n = 16200;
+    let llr: Vec<f32> = (0..n)
+        .map(|i| if i % 40 == 0 { -0.5 } else { 3.0 })
+        .collect();
+    std::fs::write(&input, npy_f32(&llr, 1, n)).unwrap();
+    let output = dir.path().join("bits.npy");
+    let decode = |flags: &str| {
+        let mut args = line(
+            "ldpc decode --code dvbt2-short-1/2 --iterations 6 --json --device cpu --input",
+            &[
+                input.to_str().unwrap(),
+                "--output",
+                output.to_str().unwrap(),
+            ],
+        );
+        args.extend(flags.split(' '));
+        let report = ok_json(&args);
+        (report["decoder"].clone(), std::fs::read(&output).unwrap())
+    };
+    let canonical = decode("--precision 8bit --decoder nms:0.75 --schedule layered");
+    let other = decode("--precision int8 --decoder normalised=0.75 --schedule Layered");
+    assert_eq!(canonical, other);
+    let float = decode("--precision float32 --decoder oms --schedule flood");
+    assert!(
+        float.0.as_str().unwrap().starts_with("f32 offset min-sum"),
+        "{}",
+        float.0
+    );
+    let bad = "ldpc decode --code dvbt2-short-1/2 --precision 16bit --output x.npy --input";
+    let e = fails_with(&line(bad, &[input.to_str().unwrap()]), "unknown precision");
+    assert!(e.contains("--precision"), "{e}");
+}
+
+#[test]
 fn bad_input_gets_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("llr.npy");

@@ -3,29 +3,7 @@
 
 mod common;
 
-use common::{fails_with, line, ok_json, sigpu, stderr, stdout_json};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn sigpu_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sigpu"))
-        .args(args)
-        .env_remove("SIGPU_REQUIRE_GPU")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Written from a thread: the output is read while a large input is still going in.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
+use common::{fails_with, line, ok_json, sigpu, sigpu_stdin, stderr, stdout_json};
 
 #[test]
 fn calc_takes_lines_without_spaces_and_says_why_a_result_is_inf() {

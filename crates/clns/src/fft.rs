@@ -128,7 +128,7 @@ pub fn clns_f32_twiddle(k: usize, len: usize) -> ClnsF32 {
     }
 }
 
-/// In-place forward FFTs in the f32-radian variant (the seed's representation), S_b by `m`;
+/// In-place forward FFTs in the f32-radian variant (the paper's representation), S_b by `m`;
 /// the same radix-2 skeleton as [`clns_fft`].
 pub fn clns_f32_fft(
     m: &(impl SbRadian + ?Sized),

@@ -7,7 +7,7 @@
 //! - Exact: mul, div, powi, conj, neg. Rounded: from/to `num_complex`, add, sub.
 //! - S_b methods ([`Method`]): f64, f32 libdevice, bilinear texture, FMA lerps from the same
 //!   table, and a blend; the cancellation near Z = −1 is handled in closed form ([`sb`]).
-//! - [`ClnsF32`] ([`radian`]): the seed's own representation (log2|X| and the angle in
+//! - [`ClnsF32`] ([`radian`]): the paper's own representation (log2|X| and the angle in
 //!   radians, both f32), for comparison, with the same S_b tables.
 //! - [`certify`]: error statistics of S_b methods over dense grids and random inputs;
 //!   [`fft`]: radix-2 FFTs in CLNS (and in fixed point, f16 and bf16 for comparison).
@@ -15,10 +15,11 @@
 //!   batched FFT, and the self-checks against the CPU twins.
 //! - Errors: [`ClnsError`].
 //!
-//! The experiments around this crate (the seed's Table I and Fig. 4/5, the FFT comparison)
+//! The experiments around this crate (the paper's Table I and Fig. 4/5, the FFT comparison)
 //! live in `sigpu-lab`.
 //!
-//! Source: seed 001 (Vouzis, Arnold: a GPU implementation of CLNS).
+//! Source: Vouzis, Arnold, a GPU implementation of the complex logarithmic number system
+//! (the CLNS paper).
 //!
 //! ```
 //! use num_complex::Complex;

@@ -1,4 +1,4 @@
-//! The seed's representation, for comparison: X = 2^log · e^(i·angle) with log = log2|X| an
+//! The paper's representation, for comparison: X = 2^log · e^(i·angle) with log = log2|X| an
 //! f32 and the angle an f32 in radians, kept in (−π_f32, π_f32] (π_f32 = 3.14159274, the f32
 //! nearest π, stands for π). One value is a 64-bit word (32 bits per component), twice the
 //! clns16 word.
@@ -18,7 +18,7 @@
 //! zero and ∞ keep whatever angle the adds leave them. Sums test for specials first
 //! (x + 0 = x, ∞ + ∞ = NaN, as [`crate::ClnsFormat::add`]).
 //!
-//! Sums go through S_b with the seed's reduction (swap so z = log2|Z| ≤ 0, conjugate so
+//! Sums go through S_b with the paper's reduction (swap so z = log2|Z| ≤ 0, conjugate so
 //! θ = arg Z ∈ [0, π]), evaluated by an [`SbRadian`]: f64 ([`SbRadianF64`], the reference) or
 //! the same 2-D table and readers as the code formats ([`SbTable`]), at coordinates formed in
 //! f32 exactly as the kernels in `kernels/clns.cu` form them.
@@ -41,7 +41,7 @@ const TAU_LO: f32 = 2.0 * PI_LO;
 /// where the kernels' `pow2_f32` is exact.
 pub const Z_MIN: f32 = -126.0;
 
-/// A complex value in the seed's f32 log-polar form (`float2 {log, angle}` on the GPU).
+/// A complex value in the paper's f32 log-polar form (`float2 {log, angle}` on the GPU).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct ClnsF32 {
@@ -219,7 +219,7 @@ impl ClnsF32 {
     }
 }
 
-/// x · y: two f32 adds and a wrap (the seed's "two additions"). Specials by IEEE on logs.
+/// x · y: two f32 adds and a wrap (the paper's "two additions"). Specials by IEEE on logs.
 impl std::ops::Mul for ClnsF32 {
     type Output = ClnsF32;
     fn mul(self, y: ClnsF32) -> ClnsF32 {

@@ -3,7 +3,7 @@
 //!
 //!   Re S_b = log2|1 + Z|,   Im S_b = arg(1 + Z) (here in turns, as the angle is stored).
 //!
-//! The seed's forms 0.5·log2(1 + 2r·cos θ + r²) and atan2(r·sin θ, 1 + r·cos θ) (r = 2^z)
+//! The paper's forms 0.5·log2(1 + 2r·cos θ + r²) and atan2(r·sin θ, 1 + r·cos θ) (r = 2^z)
 //! cancel near Z = −1 (z → 0, θ → π), where |1 + Z| → 0. With d = 1 − r (from expm1, exact
 //! in relative terms) and s = 2·sin(φ/2), φ = π − θ (from the exact integer φ):
 //!
@@ -99,11 +99,11 @@ pub enum Reader {
 /// Table size and the near region that bypasses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Geometry {
-    /// Points along the magnitude axis (the seed's P_CL), spanning r = |Z| = 2^z ∈ [0, 1]:
+    /// Points along the magnitude axis (the paper's P_CL), spanning r = |Z| = 2^z ∈ [0, 1]:
     /// uniform in r rather than z, so the cells are finest next to |Z| = 1, where S_b bends
     /// most, and S_b is nearly linear in r where |Z| is small.
     pub p_cl: usize,
-    /// Points along θ (the seed's P_θ), spanning [0, π].
+    /// Points along θ (the paper's P_θ), spanning [0, π].
     pub p_theta: usize,
     /// Below this z (a code: the format's essential zero) S_b is (0, 0) without a read.
     pub z_min: i64,
@@ -293,7 +293,7 @@ pub enum Method {
     F64,
     /// The same formula in f32 libdevice (`expm1f`, `sinpif`, `log2f`, `atan2f`). GPU only.
     Accurate,
-    /// 2-D texture, bilinear filter (the seed's method), near region analytic.
+    /// 2-D texture, bilinear filter (the paper's method), near region analytic.
     Tex,
     /// The same table interpolated by FMAs from global memory, near region analytic.
     Fma,

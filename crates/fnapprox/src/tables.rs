@@ -59,7 +59,7 @@ pub fn order1_eval(texels: &[f32], lo: f64, hi: f64, x: f64) -> f32 {
 }
 
 /// The 2k × 2 texture (row-major, width 2k) whose bilinear filter evaluates the degree-2
-/// polynomials of `p` (seed 000, eq. 3–4): for segment w with coefficients (a0, a1, a2),
+/// polynomials of `p` (the texture-LNS paper, eq. 3–4): for segment w with coefficients (a0, a1, a2),
 /// T[2w, 0] = a0, T[2w+1, 0] + T[2w, 1] = 2·a0 + a1, T[2w+1, 1] = a0 + a1 + a2.
 pub fn order2_texels(p: &PiecewisePoly) -> Result<Vec<f32>, FitError> {
     order2_texels_packed::<f32>(&[p])

@@ -1,9 +1,9 @@
-// The seed's 8-bit flooding min-sum (Grönroos et al.), 4·W codewords per launch.
+// The GPU LDPC decoder paper's 8-bit flooding min-sum, 4·W codewords per launch.
 //
-// Layout (the seed's coalesced layout): the messages of one edge for the 4·W codewords are
+// Layout (the GPU LDPC decoder paper's coalesced layout): the messages of one edge for the 4·W codewords are
 // contiguous, W words of 4 codewords; thread t of a group of W lanes owns word t, codewords
 // 4t .. 4t+3. So m[e*W + t], llr[v*W + t]; a group covers one row (CN) or one column (VN).
-// W = 32 is the seed's 128 codewords, one fully used 128-byte line per edge; W = 16 or 8
+// W = 32 is the GPU LDPC decoder paper's 128 codewords, one fully used 128-byte line per edge; W = 16 or 8
 // (64 or 32 codewords) shrinks the messages of a launch so that they can stay in L2 across
 // the iterations (a 128-codeword batch is then decoded as 2 or 4 sub-batches in turn).
 //
@@ -53,7 +53,7 @@ extern "C" __global__ void ldpc_transpose_llr(const signed char* __restrict__ in
     }
 }
 
-// Messages start as the channel LLRs of their bits (the seed's initialisation kernel).
+// Messages start as the channel LLRs of their bits (the GPU LDPC decoder paper's initialisation kernel).
 extern "C" __global__ void ldpc_init(const unsigned* __restrict__ llr,
                                      const unsigned* __restrict__ edge_col,
                                      unsigned* __restrict__ m, unsigned edges) {
@@ -108,7 +108,7 @@ __device__ __forceinline__ unsigned vn_message(const int* s, unsigned x) {
 
 // CN update: one group of W lanes per row, each thread 4 codewords, per-byte SIMD within the word.
 // With D > 0 a row's words are kept in registers (rows of degree <= D), so the messages are
-// read from memory once; D = 0 reads them twice, as the seed did (any degree).
+// read from memory once; D = 0 reads them twice, as the GPU LDPC decoder paper did (any degree).
 // The parameters of every CN kernel (cn and cn_vec, all D) and of every VN kernel (vn and
 // vn_vec; the hard-decision ones add hd and done), written once.
 #define CN_PARAMS                                                                                  \

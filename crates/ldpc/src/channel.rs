@@ -5,8 +5,10 @@
 //! (Es = 1), so N0 = 1 / (Es/N0).
 
 use crate::error::{LdpcError, Result};
+use crate::text::{name_key, short};
 use rand::Rng;
 use serde::Serialize;
+use std::fmt;
 use std::str::FromStr;
 
 /// A constellation. QPSK and the QAMs are square: bits y0, y2, … pick the real part and
@@ -15,14 +17,20 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Modulation {
+    /// Binary phase-shift keying: one bit per cell, the real axis only.
     Bpsk,
+    /// Quadrature phase-shift keying: two bits per cell.
     Qpsk,
+    /// 16-QAM: four bits per cell.
     Qam16,
+    /// 64-QAM: six bits per cell.
     Qam64,
+    /// 256-QAM: eight bits per cell.
     Qam256,
 }
 
 impl Modulation {
+    /// Every constellation, smallest first.
     pub const ALL: [Modulation; 5] = [
         Modulation::Bpsk,
         Modulation::Qpsk,
@@ -31,6 +39,7 @@ impl Modulation {
         Modulation::Qam256,
     ];
 
+    /// Bits one cell carries.
     pub fn bits_per_symbol(self) -> usize {
         match self {
             Modulation::Bpsk => 1,
@@ -60,6 +69,7 @@ impl Modulation {
         }
     }
 
+    /// The canonical spelling: `bpsk`, `qpsk`, `16qam`, `64qam` or `256qam`.
     pub fn name(self) -> &'static str {
         match self {
             Modulation::Bpsk => "bpsk",
@@ -93,11 +103,6 @@ impl Modulation {
     }
 }
 
-/// A name as the parsers compare it: trimmed, lower case, without `-` and `_`.
-pub(crate) fn name_key(s: &str) -> String {
-    s.trim().to_ascii_lowercase().replace(['-', '_'], "")
-}
-
 impl FromStr for Modulation {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
@@ -111,6 +116,13 @@ impl FromStr for Modulation {
                 "unknown modulation {s:?}: expected bpsk, qpsk, 16qam, 64qam or 256qam"
             ))),
         }
+    }
+}
+
+/// The canonical spelling ([`Modulation::name`]).
+impl fmt::Display for Modulation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -147,11 +159,20 @@ impl FromStr for Demapper {
     }
 }
 
+/// The canonical spelling ([`Demapper::name`]).
+impl fmt::Display for Demapper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Signal-to-noise ratio per symbol (Es/N0) or per information bit (Eb/N0), in dB.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Snr {
+    /// Es/N0 in dB.
     EsN0(f64),
+    /// Eb/N0 in dB.
     EbN0(f64),
 }
 
@@ -177,6 +198,7 @@ pub struct Channel {
 }
 
 impl Channel {
+    /// The channel of `modulation` at `es_n0_db`, demapped by `demapper`; refused beyond ±300 dB.
     pub fn new(modulation: Modulation, demapper: Demapper, es_n0_db: f64) -> Result<Channel> {
         // Beyond ±300 dB the noise variance under- or overflows f64 and LLRs turn into NaN.
         if !(-300.0..=300.0).contains(&es_n0_db) {
@@ -193,6 +215,7 @@ impl Channel {
         })
     }
 
+    /// The constellation.
     pub fn modulation(&self) -> Modulation {
         self.modulation
     }
@@ -273,6 +296,7 @@ pub struct Gauss {
 }
 
 impl Gauss {
+    /// One standard normal sample.
     pub fn sample(&mut self, rng: &mut impl Rng) -> f64 {
         if let Some(s) = self.spare.take() {
             return s;
@@ -291,9 +315,10 @@ impl Gauss {
 }
 
 /// LLR → 8-bit: round(llr · scale) saturated to ±127 (−128 is never produced, so the range
-/// is symmetric, as the seed requires).
+/// is symmetric, as the GPU LDPC decoder paper's decoder requires).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Quantizer {
+    /// Quantisation steps per LLR unit.
     pub scale: f32,
 }
 
@@ -308,7 +333,7 @@ impl Quantizer {
                 "LLR scale (--scale) {} must be in [{}, {}]: quantised = round(LLR · scale) \
                  within ±127, so the scale sets the step (1/scale) and the largest LLR kept \
                  (127/scale); the default 4 keeps LLRs up to 31.75 in steps of 0.25",
-                crate::decoder::short(scale),
+                short(scale),
                 Self::MIN_SCALE,
                 Self::MAX_SCALE
             )));
@@ -321,10 +346,12 @@ impl Quantizer {
     /// Largest LLR kept 3.97, step 1/32.
     pub const MAX_SCALE: f32 = 32.0;
 
+    /// `llr` quantised: round(llr · scale) within ±127.
     pub fn quantize(&self, llr: f32) -> i8 {
         (llr * self.scale).round().clamp(-127.0, 127.0) as i8
     }
 
+    /// Every LLR of `llr` quantised into `out`.
     pub fn quantize_all(&self, llr: &[f32], out: &mut [i8]) {
         for (o, &l) in out.iter_mut().zip(llr) {
             *o = self.quantize(l);

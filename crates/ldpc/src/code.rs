@@ -30,6 +30,7 @@ pub struct Code {
 /// A group of checks updated together by the layered schedule ([`Code::layers`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layer {
+    /// The layer's checks (rows of H in decoding order).
     pub rows: std::ops::Range<usize>,
     /// Two checks of the layer share a bit.
     pub conflict: bool,
@@ -38,15 +39,21 @@ pub struct Layer {
 /// Facts about a code for listings and reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct CodeInfo {
+    /// The code's name.
     pub name: String,
+    /// Codeword length N.
     pub n: usize,
+    /// Information bits K.
     pub k: usize,
+    /// K / N.
     pub rate: f64,
+    /// Ones in H.
     pub edges: usize,
     /// `(degree, columns)` of every column degree present, highest first.
     pub column_degrees: Vec<(usize, usize)>,
     /// `(degree, rows)` of every check degree present, highest first.
     pub row_degrees: Vec<(usize, usize)>,
+    /// Whether the staircase encoder encodes it.
     pub encodable: bool,
 }
 
@@ -141,6 +148,7 @@ impl Code {
         EMBEDDED.iter().map(|e| e.name).collect()
     }
 
+    /// The code's name: a standard name or the alist file's.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -161,6 +169,7 @@ impl Code {
     pub fn m(&self) -> usize {
         self.n - self.k
     }
+    /// K / N.
     pub fn rate(&self) -> f64 {
         self.k as f64 / self.n as f64
     }
@@ -168,15 +177,19 @@ impl Code {
     pub fn edges(&self) -> usize {
         self.edge_col.len()
     }
+    /// CSR row starts of H (M + 1 entries).
     pub fn row_start(&self) -> &[u32] {
         &self.row_start
     }
+    /// CSR column of each edge, row after row.
     pub fn edge_col(&self) -> &[u32] {
         &self.edge_col
     }
+    /// CSC column starts of H (N + 1 entries).
     pub fn col_start(&self) -> &[u32] {
         &self.col_start
     }
+    /// The edges of each column, column after column (indices into the CSR order).
     pub fn col_edges(&self) -> &[u32] {
         &self.col_edges
     }
@@ -184,6 +197,7 @@ impl Code {
     pub fn row(&self, r: usize) -> &[u32] {
         &self.edge_col[self.row_start[r] as usize..self.row_start[r + 1] as usize]
     }
+    /// The largest check degree.
     pub fn max_row_degree(&self) -> usize {
         self.row_start
             .windows(2)
@@ -191,6 +205,7 @@ impl Code {
             .max()
             .unwrap_or(0)
     }
+    /// The largest bit degree.
     pub fn max_col_degree(&self) -> usize {
         self.col_start
             .windows(2)
@@ -210,6 +225,7 @@ impl Code {
                 .all(|r| self.row(r).iter().fold(0u8, |s, &c| s ^ word[c as usize]) & 1 == 0)
     }
 
+    /// The code's parameters and degree distributions, as `sigpu ldpc codes` lists them.
     pub fn info(&self) -> CodeInfo {
         let histogram = |starts: &[u32]| {
             let mut h = std::collections::BTreeMap::new();

@@ -2,17 +2,21 @@
 //! codewords × N) into hard decisions written as a uint8 `.npy` file of the same shape — what
 //! `sigpu ldpc decode` does, here so that any program can do it too.
 
-use crate::decoder::cpu_decoder;
 use crate::npy::{read_llrs_typed, write_u8, NpyLlrs};
-use crate::{Code, DecodeStats, Decoder, DecoderConfig, LdpcError, Llrs, Result};
-use sigpu_runtime::cuda::Gpu;
-use std::path::Path;
+use crate::{Code, DecodeStats, DecoderConfig, LdpcError, Llrs, Precision, Result};
+use sigpu_runtime::Target;
+use std::path::{Path, PathBuf};
 
 /// What one file's decoding did.
 #[derive(Clone, Debug)]
 pub struct FileDecoded {
+    /// The code's name.
+    pub code: String,
+    /// The files read and written.
+    pub files: DecodeFiles,
     /// The decoder as [`Decoder::describe`] names it.
     pub decoder: String,
+    /// The decoder's counts.
     pub stats: DecodeStats,
     /// The decoding alone (not reading or writing the files).
     pub seconds: f64,
@@ -20,39 +24,70 @@ pub struct FileDecoded {
     pub input_dtype: &'static str,
 }
 
-/// Decodes every codeword in `input` with `config` on `gpu` (or the CPU), `scale` being the
-/// int8 LLRs' steps per unit, and writes the hard decisions to `output`.
+/// Where a decoding reads its LLRs and writes its results.
+#[derive(Clone, Debug)]
+pub struct DecodeFiles {
+    /// LLRs, codewords × N: float32, float64 (converted) or int8 (at `scale` steps per unit).
+    pub input: PathBuf,
+    /// The int8 input's steps per LLR unit.
+    pub scale: f32,
+    /// Hard decisions, uint8, codewords × N.
+    pub output: PathBuf,
+    /// Each bit's posterior LLR, float32, codewords × N (the f32 CPU decoder only).
+    pub soft: Option<PathBuf>,
+    /// The information bits alone (the first K of each codeword), uint8, codewords × K.
+    pub info: Option<PathBuf>,
+}
+
+/// Decodes every codeword of `files.input` with the decoder [`crate::plan::decoder`] gives
+/// for `config` on `target`, and writes the files asked for. Posterior LLRs (`files.soft`)
+/// come from the f32 CPU decoder only: asked of another, they are refused before any work.
 pub fn decode_npy(
     code: &Code,
-    gpu: Option<&Gpu>,
     config: DecoderConfig,
-    scale: f32,
-    input: &Path,
-    output: &Path,
+    target: &Target,
+    files: &DecodeFiles,
 ) -> Result<FileDecoded> {
-    let (llrs, shape, input_dtype) = read_llrs_typed(input)?;
-    let n = code.n();
-    if llrs.is_empty() || llrs.len() % n != 0 || (shape.len() == 2 && shape[1] != n) {
-        let name = code.name();
-        return Err(LdpcError::Npy {
-            file: input.to_owned(),
-            message: format!("shape {shape:?} does not hold whole codewords of {name} (N = {n})"),
-        });
+    let soft_ok = target.gpu().is_none() && config.precision == Precision::Float;
+    if files.soft.is_some() && !soft_ok {
+        return Err(LdpcError::invalid(
+            "--soft: posterior LLRs come from the f32 CPU decoder only; add --precision float \
+             (and leave out --device cuda)",
+        ));
     }
-    let mut decoder: Box<dyn Decoder + '_> = match gpu {
-        Some(gpu) => crate::gpu::decoder(gpu, code, config)?,
-        None => cpu_decoder(code, config)?,
-    };
-    let mut bits = vec![0u8; llrs.len()];
-    let start = std::time::Instant::now();
+    let mut decoder = crate::plan::decoder(code, config, target)?;
+    let (llrs, input_dtype) = read_words(code, &files.input)?;
     let values = match &llrs {
         NpyLlrs::F32(v) => Llrs::F32(v),
-        NpyLlrs::I8(v) => Llrs::I8 { values: v, scale },
+        NpyLlrs::I8(v) => Llrs::I8 {
+            values: v,
+            scale: files.scale,
+        },
     };
-    let stats = decoder.decode(values, &mut bits)?;
+    let mut bits = vec![0u8; values.len()];
+    let mut posterior = vec![0f32; if files.soft.is_some() { bits.len() } else { 0 }];
+    let start = std::time::Instant::now();
+    let stats = match files.soft {
+        Some(_) => decoder.decode_soft(values, &mut bits, &mut posterior)?,
+        None => decoder.decode(values, &mut bits)?,
+    };
     let seconds = start.elapsed().as_secs_f64();
-    write_u8(output, &bits, bits.len() / n, n)?;
+    let (rows, n) = (bits.len() / code.n(), code.n());
+    write_u8(&files.output, &bits, rows, n)?;
+    if let Some(soft) = &files.soft {
+        let bytes: Vec<u8> = posterior.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let file = sigpu_runtime::npy::encode("<f4", &[rows, n], &bytes);
+        sigpu_runtime::fs::write_atomic(soft, &file).map_err(|source| LdpcError::Io {
+            path: soft.to_owned(),
+            source,
+        })?;
+    }
+    if let Some(info) = &files.info {
+        crate::info_bits_npy(code, &files.output, info)?;
+    }
     Ok(FileDecoded {
+        code: code.name().to_owned(),
+        files: files.clone(),
         decoder: decoder.describe(),
         stats,
         seconds,
@@ -60,27 +95,48 @@ pub fn decode_npy(
     })
 }
 
-/// What [`decode_npy_soft`] did.
-#[derive(Clone, Debug)]
-pub struct SoftDecoded {
-    pub decoder: String,
-    pub stats: DecodeStats,
-    pub seconds: f64,
-    /// The input's type, as [`FileDecoded::input_dtype`].
-    pub input_dtype: &'static str,
+impl FileDecoded {
+    /// The decoding as `sigpu ldpc decode --json` reports it: code, decoder, counts, seconds,
+    /// the input's type and every file written.
+    pub fn report(&self) -> serde_json::Value {
+        let s = &self.stats;
+        let mut report = serde_json::json!({
+            "code": self.code, "decoder": self.decoder, "codewords": s.codewords,
+            "valid": s.valid, "iterations": s.iterations, "seconds": self.seconds,
+            "output": self.files.output.display().to_string(), "input_dtype": self.input_dtype,
+        });
+        for (key, path) in [
+            ("output_info", &self.files.info),
+            ("soft", &self.files.soft),
+        ] {
+            if let Some(path) = path {
+                report[key] = path.display().to_string().into();
+            }
+        }
+        report
+    }
+
+    /// The decoding in one line of text, naming every file written.
+    pub fn summary(&self) -> String {
+        let named = |what: &str, p: &Option<PathBuf>| {
+            (p.as_ref()).map_or_else(String::new, |p| format!(", {what} to {}", p.display()))
+        };
+        format!(
+            "{}: decoded {} codewords with {} in {:.3} s; {} satisfy every check; wrote {}{}{}",
+            self.code,
+            self.stats.codewords,
+            self.decoder,
+            self.seconds,
+            self.stats.valid,
+            self.files.output.display(),
+            named("the information bits", &self.files.info),
+            named("the posterior LLRs", &self.files.soft),
+        )
+    }
 }
 
-/// As [`decode_npy`] on the CPU, and also writes each bit's posterior LLR (ln P(0)/P(1) after
-/// the last iteration, float32, codewords × N) to `soft`. Posteriors come from the f32 decoder
-/// only: `config` must ask for float precision (the 8-bit and GPU decoders keep none).
-pub fn decode_npy_soft(
-    code: &Code,
-    config: DecoderConfig,
-    scale: f32,
-    input: &Path,
-    output: &Path,
-    soft: &Path,
-) -> Result<SoftDecoded> {
+/// The LLRs of `input` and their type, refused unless they are whole codewords of `code`.
+fn read_words(code: &Code, input: &Path) -> Result<(NpyLlrs, &'static str)> {
     let (llrs, shape, input_dtype) = read_llrs_typed(input)?;
     let n = code.n();
     if llrs.is_empty() || llrs.len() % n != 0 || (shape.len() == 2 && shape[1] != n) {
@@ -90,28 +146,5 @@ pub fn decode_npy_soft(
             message: format!("shape {shape:?} does not hold whole codewords of {name} (N = {n})"),
         });
     }
-    let mut decoder = cpu_decoder(code, config)?;
-    let mut bits = vec![0u8; llrs.len()];
-    let mut posterior = vec![0f32; llrs.len()];
-    let start = std::time::Instant::now();
-    let values = match &llrs {
-        NpyLlrs::I8(v) => Llrs::I8 { values: v, scale },
-        NpyLlrs::F32(v) => Llrs::F32(v),
-    };
-    let stats = decoder.decode_soft(values, &mut bits, &mut posterior)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let rows = bits.len() / n;
-    write_u8(output, &bits, rows, n)?;
-    let bytes: Vec<u8> = posterior.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let file = sigpu_runtime::npy::encode("<f4", &[rows, n], &bytes);
-    sigpu_runtime::fs::write_atomic(soft, &file).map_err(|source| LdpcError::Io {
-        path: soft.to_owned(),
-        source,
-    })?;
-    Ok(SoftDecoded {
-        decoder: decoder.describe(),
-        stats,
-        seconds,
-        input_dtype,
-    })
+    Ok((llrs, input_dtype))
 }

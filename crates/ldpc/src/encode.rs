@@ -14,6 +14,7 @@ pub struct Encoder<'a> {
 }
 
 impl<'a> Encoder<'a> {
+    /// The encoder of `code`; refused unless its parity part is the DVB staircase.
     pub fn new(code: &'a Code) -> Result<Encoder<'a>> {
         if !code.is_encodable() {
             return Err(LdpcError::invalid(format!(

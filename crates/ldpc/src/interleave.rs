@@ -19,6 +19,7 @@ use crate::channel::Modulation;
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 use std::str::FromStr;
 
 /// Which bit interleaver a link uses.
@@ -42,6 +43,7 @@ impl Interleaving {
         }
     }
 
+    /// The canonical spelling: `none` or `dvbt2`.
     pub fn name(self) -> &'static str {
         match self {
             Interleaving::None => "none",
@@ -53,12 +55,64 @@ impl Interleaving {
 impl FromStr for Interleaving {
     type Err = LdpcError;
     fn from_str(s: &str) -> Result<Self> {
-        match crate::channel::name_key(s).as_str() {
+        match crate::text::name_key(s).as_str() {
             "none" | "off" => Ok(Interleaving::None),
             "dvbt2" | "t2" => Ok(Interleaving::Dvbt2),
             _ => Err(LdpcError::invalid(format!(
                 "unknown bit interleaver {s:?}: expected dvbt2 or none"
             ))),
+        }
+    }
+}
+
+/// The canonical spelling ([`Interleaving::name`]).
+impl fmt::Display for Interleaving {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The bit interleaver a user asks for: `auto` (the code's own, [`Interleaving::default_for`])
+/// or a fixed one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum InterleaverChoice {
+    /// DVB-T2's for DVB-T2 codes, none for the others.
+    #[default]
+    Auto,
+    /// This one, whatever the code.
+    Fixed(Interleaving),
+}
+
+impl InterleaverChoice {
+    /// The interleaver a link of `code` uses.
+    pub fn resolve(self, code: &Code) -> Interleaving {
+        match self {
+            InterleaverChoice::Auto => Interleaving::default_for(code),
+            InterleaverChoice::Fixed(i) => i,
+        }
+    }
+}
+
+/// `auto`, or what [`Interleaving`] parses.
+impl FromStr for InterleaverChoice {
+    type Err = LdpcError;
+    fn from_str(s: &str) -> Result<Self> {
+        if crate::text::name_key(s) == "auto" {
+            return Ok(InterleaverChoice::Auto);
+        }
+        s.parse().map(InterleaverChoice::Fixed).map_err(|_| {
+            LdpcError::invalid(format!(
+                "unknown bit interleaver {s:?}: expected auto, dvbt2 or none"
+            ))
+        })
+    }
+}
+
+impl fmt::Display for InterleaverChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InterleaverChoice::Auto => f.write_str("auto"),
+            InterleaverChoice::Fixed(i) => i.fmt(f),
         }
     }
 }

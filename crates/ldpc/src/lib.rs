@@ -2,7 +2,8 @@
 //! codewords per batch, coalesced layout) and on the CPU with SIMD over codewords, a float
 //! sum-product reference, and BER/FER simulation with resumable sweeps.
 //!
-//! Source: seed 004 (Grönroos, Nybom, Björkqvist), issue 7.
+//! After the GPU LDPC decoder paper (Grönroos, Nybom & Björkqvist, GPU and CPU min-sum LDPC
+//! decoders for DVB-T2).
 //!
 //! - [`Code`]: H of any DVB-T2/S2 code from the vendored tables ([`Code::standard`]) or an
 //!   alist file ([`read_alist`]); [`to_alist`] exports one.
@@ -16,7 +17,7 @@
 //! Benchmarks and charts of these live in `sigpu-lab` (`sigpu_lab::ldpc`).
 //!
 //! Encode random bits with a short DVB-T2 code, send them as BPSK over a noiseless channel,
-//! and decode with the seed's 8-bit min-sum on the CPU:
+//! and decode with the GPU LDPC decoder paper's 8-bit min-sum on the CPU:
 //!
 //! ```
 //! use sigpu_ldpc::{Code, Decoder, DecoderConfig, Encoder, Llrs};
@@ -37,6 +38,8 @@
 //! # Ok::<(), sigpu_ldpc::LdpcError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod alist;
 pub mod channel;
 mod code;
@@ -47,8 +50,10 @@ mod error;
 pub mod gpu;
 pub mod interleave;
 pub mod npy;
+pub mod plan;
 pub mod sim;
 pub mod table;
+mod text;
 
 pub use alist::{read_alist, to_alist, write_alist};
 pub use code::{Code, CodeInfo, Layer};

@@ -10,16 +10,19 @@ pub enum NpyLlrs {
     /// float32 in the file, or float64 converted to f32 (the decoders' precision; an LLR's
     /// magnitude must fit in f32): [`read_llrs_typed`] says which.
     F32(Vec<f32>),
+    /// int8 in the file, at the caller's scale.
     I8(Vec<i8>),
 }
 
 impl NpyLlrs {
+    /// LLRs held.
     pub fn len(&self) -> usize {
         match self {
             NpyLlrs::F32(v) => v.len(),
             NpyLlrs::I8(v) => v.len(),
         }
     }
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

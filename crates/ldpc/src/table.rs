@@ -13,8 +13,11 @@ pub const GROUP: usize = 360;
 /// One parsed table: the header's parameters and the address rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DvbTable {
+    /// Codeword length N.
     pub n: usize,
+    /// Information bits K.
     pub k: usize,
+    /// q: the parity stride (N − K) / 360.
     pub q: usize,
     /// `rows[r]` = accumulator addresses of information bits 360·r … 360·r + 359.
     pub rows: Vec<Vec<u32>>,

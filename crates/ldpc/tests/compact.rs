@@ -2,7 +2,7 @@
 //! instruction set, decodes low-noise frames, and is refused where it does not apply.
 
 use sigpu_ldpc::channel::{Modulation, Quantizer, Snr};
-use sigpu_ldpc::decoder::{compact_decode_scalar, cpu_decoder, CompactLayout, Rule8, Simd};
+use sigpu_ldpc::decoder::{compact_decode_scalar, cpu_decoder, simd_sets, CompactLayout, Rule8};
 use sigpu_ldpc::sim::{make_frames, Link};
 use sigpu_ldpc::{
     Algorithm, Code, CompactDecoder, Decoder, DecoderConfig, Llrs, Precision, Schedule,
@@ -53,7 +53,7 @@ fn simd_decoder_equals_its_scalar_twin_bit_for_bit() {
                     .collect();
                 let failing = twin.chunks(n).filter(|w| !code.is_codeword(w)).count();
                 assert!(failing > 0, "the comparison must see frames still failing");
-                for simd in Simd::available(&CpuArch::host()) {
+                for simd in simd_sets(&CpuArch::host()) {
                     let mut dec = CompactDecoder::new(code.clone(), config(algorithm, iterations))
                         .unwrap()
                         .with_simd(simd)
@@ -165,7 +165,7 @@ fn every_instruction_set_agrees_on_normal_codes_at_50_iterations() {
     // 9–16 and 17–24 (normal 1/2, 3/4, 5/6): 50 iterations in the waterfall, where
     // posteriors saturate and frames still fail, must give what the generic check gives.
     let host = CpuArch::host();
-    let sets = Simd::available(&host);
+    let sets = simd_sets(&host);
     for (name, eb_n0) in [
         ("dvbt2-normal-1/2", 0.9),
         ("dvbt2-normal-3/4", 2.3),

@@ -2,7 +2,7 @@
 //! sets agree bit for bit; early termination changes nothing once frames decode.
 
 use sigpu_ldpc::channel::{Modulation, Snr};
-use sigpu_ldpc::decoder::Simd;
+use sigpu_ldpc::decoder::simd_sets;
 use sigpu_ldpc::decoder::{cpu_decoder, Fixed8Decoder};
 use sigpu_ldpc::sim::{make_frames, Frames, Link};
 use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
@@ -43,7 +43,7 @@ fn link(seed: u64) -> Link {
     Link::qpsk(seed)
 }
 
-/// The seed's decoder (8-bit min-sum, flooding, 30 iterations) on `count` frames of `code` at
+/// The GPU LDPC decoder paper's decoder (8-bit min-sum, flooding, 30 iterations) on `count` frames of `code` at
 /// `es_n0` dB.
 fn minsum8_frames(
     code: &str,
@@ -97,7 +97,7 @@ fn fixed8_instruction_sets_agree_bit_for_bit() {
             ..cfg
         };
         let mut reference: Option<Vec<u8>> = None;
-        for simd in Simd::available(&CpuArch::host()) {
+        for simd in simd_sets(&CpuArch::host()) {
             let mut dec = Fixed8Decoder::new(code.clone(), cfg)
                 .unwrap()
                 .with_simd(simd)

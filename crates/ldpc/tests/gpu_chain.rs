@@ -73,10 +73,11 @@ fn a_sweep_counts_alike_on_cpu_and_gpu() {
         spec.min_errors = 30;
         spec.max_frames = 1000;
         spec.batch = Some(100);
+        let on_gpu = [sigpu_ldpc::plan::target(Some(gpu.clone()))];
         let cpu = sweep::run(&code, &[], &spec, &mut |_| {}).unwrap();
-        let device = sweep::run(&code, std::slice::from_ref(&gpu), &spec, &mut |_| {}).unwrap();
+        let device = sweep::run(&code, &on_gpu, &spec, &mut |_| {}).unwrap();
         spec.device_frames = false;
-        let host = sweep::run(&code, std::slice::from_ref(&gpu), &spec, &mut |_| {}).unwrap();
+        let host = sweep::run(&code, &on_gpu, &spec, &mut |_| {}).unwrap();
         for ((c, d), h) in cpu.points.iter().zip(&device.points).zip(&host.points) {
             println!(
                 "{modulation:?} Eb/N0 {}: cpu {} / {} frames, gpu {:.0} frames/s (device frames) vs {:.0} (host frames)",

@@ -16,6 +16,7 @@
 //!   certificates by any method), [`gpu::mul`] / [`gpu::div`], [`gpu::fused`] sum and dot,
 //!   and the self-checks [`gpu::checks`].
 //! - [`hmm`]: the HMM forward algorithm in LNS, on the CPU and a GPU.
+//! - [`calc`]: a calculator over LNS words, one `a op b` per line of text.
 //!
 //! Errors are [`LnsError`]. Source: texture-LNS (Arnold, Collange & Defour, ICASSP 2010).
 //!
@@ -35,6 +36,7 @@
 
 mod arith;
 mod array;
+pub mod calc;
 mod certify;
 mod error;
 mod f32split;

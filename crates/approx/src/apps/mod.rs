@@ -1,4 +1,4 @@
-//! The application suite: kernels re-expressed from the seed's Table 6, each written with the
+//! The application suite: kernels re-expressed from the paper's Table 6, each written with the
 //! accurate standard functions (`kernels/apps/*.cu`), turned into λ kernels by
 //! [`transform`](crate::transform) and scored by its own quality metric against its
 //! accurate output. Inputs come from fixed seeds at sizes that fill an H100.
@@ -20,7 +20,7 @@ use sigpu_runtime::cuda::{Gpu, KernelSource, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
-    /// Mean of |a − r| / |r| over outputs with r ≠ 0 (the seed's footnote 5).
+    /// Mean of |a − r| / |r| over outputs with r ≠ 0 (the paper's footnote 5).
     MeanRelative,
     /// Σ|a − r| / Σ|r| (the CUDA samples' L1 norm).
     L1Relative,
@@ -67,7 +67,7 @@ impl Metric {
 pub struct App {
     /// The name `--app` takes, e.g. `blackscholes`.
     pub name: &'static str,
-    /// The seed's abbreviation (Table 6).
+    /// The paper's abbreviation (Table 6).
     pub abbr: &'static str,
     /// One line: what it computes, and at what size.
     pub about: &'static str,
@@ -109,7 +109,7 @@ macro_rules! app_source {
     };
 }
 
-/// The suite, in the seed's Table 6 order.
+/// The suite, in the paper's Table 6 order.
 pub const APPS: &[App] = &[
     App {
         name: "blackscholes",

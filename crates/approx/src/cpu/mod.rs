@@ -15,7 +15,7 @@ use crate::catalog::{Domain, Precision, Range};
 use crate::numeric::{ErrorStats, Values};
 use rayon::prelude::*;
 use serde::Serialize;
-use sigpu_runtime::host::CpuArch;
+use sigpu_runtime::host::{CpuArch, Isa};
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -114,6 +114,20 @@ impl CpuFunction {
     }
 }
 
+impl std::str::FromStr for CpuFunction {
+    type Err = crate::ApproxError;
+
+    /// `exp`, `log`, `sin` or `cos`.
+    fn from_str(s: &str) -> Result<CpuFunction, crate::ApproxError> {
+        (CpuFunction::ALL.into_iter())
+            .find(|f| format!("{f:?}").eq_ignore_ascii_case(s))
+            .ok_or_else(|| crate::ApproxError::UnknownFunction {
+                key: s.to_owned(),
+                known: "exp, log, sin, cos (the CPU fast functions)".to_owned(),
+            })
+    }
+}
+
 /// Rounds to the nearest integer (ties to even) for |v| < 2^22, as a float, without a branch.
 #[inline(always)]
 fn round_magic(v: f32) -> f32 {
@@ -191,12 +205,23 @@ pub enum SimdPath {
 }
 
 impl SimdPath {
-    /// AVX2 + FMA when `arch` has them, else the plain loop.
+    /// The instruction sets this module has loops for.
+    const OFFERED: [Isa; 2] = [Isa::Scalar, Isa::Avx2Fma];
+
+    /// The widest loop `arch` runs (never more than the CPU has): AVX2 + FMA, else the plain
+    /// loop.
     pub fn best(arch: &CpuArch) -> SimdPath {
-        if arch.avx2_fma() {
-            SimdPath::Avx2
-        } else {
-            SimdPath::Scalar
+        match Isa::best_of(arch, &Self::OFFERED) {
+            Isa::Avx2Fma => SimdPath::Avx2,
+            _ => SimdPath::Scalar,
+        }
+    }
+
+    /// The instruction set the loop is written for.
+    pub fn isa(self) -> Isa {
+        match self {
+            SimdPath::Avx2 => Isa::Avx2Fma,
+            SimdPath::Scalar => Isa::Scalar,
         }
     }
 }
@@ -219,7 +244,7 @@ pub fn fast_slice(f: CpuFunction, path: SimdPath, x: &[f32], out: &mut [f32]) {
     );
     match path {
         #[cfg(target_arch = "x86_64")]
-        SimdPath::Avx2 if CpuArch::host().avx2_fma() => {
+        SimdPath::Avx2 if path.isa().runs_on(&CpuArch::host()) => {
             // SAFETY: this CPU has AVX2 and FMA (checked just above, whatever `path` says).
             unsafe { avx2::fast(f, x, out) }
         }
@@ -288,6 +313,19 @@ pub fn errors(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn functions_parse_by_name() {
+        for f in CpuFunction::ALL {
+            let name = format!("{f:?}").to_lowercase();
+            assert_eq!(name.parse::<CpuFunction>().unwrap(), f);
+        }
+        let err = "tan".parse::<CpuFunction>().unwrap_err().to_string();
+        assert!(
+            err.contains("\"tan\"") && err.contains("exp, log, sin, cos"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn fast_versions_are_accurate_to_a_few_ulp_in_their_domain() {

@@ -4,17 +4,13 @@
 use super::{resolve, spinner, write_json_out, Need, Target};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use serde::Serialize;
-use sigpu_approx::apps::{App, APPS};
-use sigpu_approx::catalog::{Function, CATALOG};
 use sigpu_approx::search::Method;
 use sigpu_approx::tune::Partition;
 use sigpu_approx::{transform, ApproxError};
-use sigpu_lab::approx::cpu_bench::{self, CpuRow};
-use sigpu_lab::approx::tune::{SuiteRun, TuneSummary};
+use sigpu_lab::approx::cpu_bench::CpuBench;
+use sigpu_lab::approx::listing::LISTING;
+use sigpu_lab::approx::tune::SuiteRun;
 use sigpu_lab::approx::{figures, microbench};
-use sigpu_lab::table;
-use sigpu_runtime::host::CpuArch;
 use sigpu_runtime::Device;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -87,57 +83,8 @@ pub fn run(device: Option<Device>, json: bool, command: &ApproxCommand) -> Resul
     }
 }
 
-/// Prints `value` as JSON, or runs `print` for the tables; always success.
 fn list(json: bool) -> Result<ExitCode> {
-    #[derive(Serialize)]
-    struct Listing {
-        functions: &'static [Function],
-        apps: &'static [App],
-    }
-    let listing = Listing {
-        functions: CATALOG,
-        apps: APPS,
-    };
-    super::report(json, &listing, |l| {
-        print_functions(l.functions);
-        println!();
-        print_apps(l.apps);
-    })
-}
-
-fn print_functions(functions: &[Function]) {
-    let head = [
-        "function",
-        "math",
-        "accurate (CUDA)",
-        "SFU (PTX)",
-        "needs",
-        "documented SFU error",
-    ];
-    table::print(&head, functions, |f| {
-        vec![
-            f.key.into(),
-            f.math.into(),
-            f.accurate_cuda.into(),
-            f.approx_ptx.into(),
-            format!("sm_{}", f.min_sm),
-            f.documented_error.into(),
-        ]
-    });
-}
-
-fn print_apps(apps: &[App]) {
-    let head = ["app", "abbr", "type", "functions", "QoS metric", "workload"];
-    table::print(&head, apps, |a| {
-        vec![
-            a.name.into(),
-            a.abbr.into(),
-            format!("{:?}", a.precision).to_lowercase(),
-            a.functions.into(),
-            format!("{:?}", a.metric),
-            a.about.into(),
-        ]
-    });
+    super::report(json, &LISTING, |l| print!("{}", l.text()))
 }
 
 /// `--device cpu` measures the CPU fast functions; otherwise the catalog on the GPU.
@@ -153,46 +100,16 @@ fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCod
     let bar = spinner();
     let Target::Gpu(gpu) = target else {
         bar.set_message("CPU fast exp / log / sin / cos");
-        let cpu = CpuBench {
-            cpu: sigpu_runtime::host::HostInfo::detect().cpu_model,
-            rows: cpu_bench::bench(&CpuArch::host(), args.samples as usize, 1 << 24, 7),
-        };
+        let cpu = CpuBench::measure(args.samples as usize);
         bar.finish_and_clear();
         write_json_out(&args.out, &cpu)?;
-        return super::report(json, &cpu, print_cpu_bench);
+        return super::report(json, &cpu, |r| print!("{}", r.text()));
     };
     let progress = |k: &str| bar.set_message(k.to_owned());
     let gpu_report = microbench::run(&gpu, args.samples as usize, &progress)?;
     bar.finish_and_clear();
     write_json_out(&args.out, &gpu_report)?;
-    super::report(json, &gpu_report, print_gpu_bench)
-}
-
-fn print_gpu_bench(report: &microbench::Report) {
-    println!(
-        "{}: {} SMs at a measured {:.0} MHz; errors over {} random inputs per range vs f64",
-        report.device, report.sms, report.sm_clock_mhz, report.error_samples
-    );
-    if let Some(note) = &report.sass_note {
-        println!("SASS mix not available: {note}");
-    }
-    let (head, rows) = report.table();
-    print!("{}", table::render(&head, &rows));
-}
-
-#[derive(Serialize)]
-struct CpuBench {
-    cpu: String,
-    rows: Vec<CpuRow>,
-}
-
-fn print_cpu_bench(report: &CpuBench) {
-    println!(
-        "{}: fast path vs Rust's f32 methods, 2^24 elements, all threads",
-        report.cpu
-    );
-    let (head, rows) = cpu_bench::table(&report.rows);
-    print!("{}", table::render(&head, &rows));
+    super::report(json, &gpu_report, |r| print!("{}", r.text()))
 }
 
 fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode> {
@@ -217,29 +134,7 @@ fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode>
         figures::write(dir, &summary, run.is_suite())?;
     }
     write_json_out(&args.out, &summary)?;
-    super::report(json, &summary, |s| print_tune(s, run.is_suite()))
-}
-
-fn print_tune(summary: &TuneSummary, suite: bool) {
-    println!(
-        "{}: QoS ratio {} ({:?} warp index); speedup = T(λ=0)/T(λ), error = app metric vs accurate",
-        summary.device, summary.qos_ratio, summary.partition
-    );
-    let (head, rows) = summary.table();
-    print!("{}", table::render(&head, &rows));
-    for (m, g) in &summary.geomean_speedup {
-        println!("geometric-mean speedup {m}: {g:.3}");
-    }
-    if suite {
-        println!(
-            "HEU within one λ of OMG using ≤ 25% of its runs: {} of {} apps \
-             ({} of {} against the largest λ meeting the bound)",
-            summary.heu_target_met,
-            summary.heu_vs_omg.len(),
-            summary.heu_target_met_vs_largest_feasible,
-            summary.heu_vs_omg.len()
-        );
-    }
+    super::report(json, &summary, |s| print!("{}", s.text(run.is_suite())))
 }
 
 /// CPU only: reads, transforms and writes a source; no device is involved.

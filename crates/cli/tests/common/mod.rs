@@ -5,6 +5,29 @@
 use serde_json::Value;
 use std::process::{Command, Output};
 
+/// Runs `sigpu` with `args` and `input` on its stdin (written from a thread, so a large input
+/// cannot block on a full output pipe).
+pub fn sigpu_stdin(args: &[&str], input: impl AsRef<[u8]>) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sigpu"))
+        .args(args)
+        .env_remove("SIGPU_REQUIRE_GPU")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.as_ref().to_vec();
+    // Written from a thread: the output is read while a large input is still going in.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
 /// Runs `sigpu` with `args`, without `SIGPU_REQUIRE_GPU` from the caller's environment.
 pub fn sigpu(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sigpu"))

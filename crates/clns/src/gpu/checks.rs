@@ -44,7 +44,7 @@ fn check_sb(gpu: &Gpu, seed: u64, method: Method) -> Result<CheckReport> {
     let format = ClnsFormat::CLNS16;
     let g = GpuClns::new(gpu, format, Geometry::default_for(format))?;
     let inputs = Inputs::standard(format, 37, 200_000, seed);
-    let got = g.sb(gpu, method, &inputs)?;
+    let got = g.sb(method, &inputs)?;
     let twin: Box<dyn Sb> = match g.twin(method)? {
         Some(t) => t,
         None => Box::new(SbF64(format)),
@@ -80,11 +80,11 @@ fn check_op(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport>
     let mut out = gpu.alloc_poisoned::<[u32; 2]>(n)?;
     let (want, tol): (Vec<Clns>, f64) = match method {
         None => {
-            g.mul(gpu, &da, &db, &mut out)?;
+            g.mul(&da, &db, &mut out)?;
             ((0..n).map(|i| format.mul(a[i], b[i])).collect(), 0.0)
         }
         Some(m) => {
-            g.add(gpu, m, &da, &db, &mut out)?;
+            g.add(m, &da, &db, &mut out)?;
             let twin: Box<dyn Sb> =
                 match g.twin(if m == Method::Blend { Method::Tex } else { m })? {
                     Some(t) => t,
@@ -127,7 +127,7 @@ fn check_mul_finite(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
     };
     let (da, db) = (up(|p| p.0)?, up(|p| p.1)?);
     let mut out = gpu.alloc_poisoned::<[u32; 2]>(pairs.len())?;
-    g.mul_finite(gpu, &da, &db, &mut out)?;
+    g.mul_finite(&da, &db, &mut out)?;
     let results: Vec<(Clns, Clns)> = gpu
         .download(&out)?
         .into_iter()
@@ -165,7 +165,7 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
     };
     let tol = match method {
         None => {
-            g.mul_f32(gpu, &da, &db, &mut out)?;
+            g.mul_f32(&da, &db, &mut out)?;
             run((0..n).map(|i| a[i] * b[i]).collect(), &out)?;
             0.0
         }
@@ -185,7 +185,7 @@ fn check_f32(gpu: &Gpu, seed: u64, method: Option<Method>) -> Result<CheckReport
                 why: "no CPU twin",
             })?;
             for negate in [false, true] {
-                g.add_f32(gpu, m, &da, &db, &mut out, negate)?;
+                g.add_f32(m, &da, &db, &mut out, negate)?;
                 let want = (0..n)
                     .map(|i| {
                         if negate {
@@ -236,7 +236,7 @@ fn report(format: ClnsFormat, results: &[(Clns, Clns)], tol: f64) -> CheckReport
 fn check_sfu_lattice(gpu: &Gpu, _seed: u64) -> Result<CheckReport> {
     let format = ClnsFormat::CLNS16;
     let g = GpuClns::new(gpu, format, Geometry::default_for(format))?;
-    let c = g.certify_sfu_lattice(gpu)?;
+    let c = g.certify_sfu_lattice()?;
     let parts = [
         (c.re.error, SFU_BOUND_ULPS),
         (c.im.error, SFU_BOUND_ULPS),
@@ -286,7 +286,7 @@ fn check_fft(gpu: &Gpu, seed: u64) -> Result<CheckReport> {
     let mut mismatches = 0;
     for method in [Method::Tex, Method::F64] {
         let mut d = gpu.upload(&input.iter().map(|c| c.to_pair()).collect::<Vec<_>>())?;
-        g.fft(gpu, method, &mut d, n)?;
+        g.fft(method, &mut d, n)?;
         let got: Vec<Clns> = gpu.download(&d)?.into_iter().map(Clns::from_pair).collect();
         let mut want = input.clone();
         let twin = g.twin(method)?.expect("tex and f64 have CPU twins");

@@ -5,18 +5,13 @@ use super::{kernels, GpuClns};
 use crate::error::{ClnsError, Result};
 use crate::sb::Method;
 use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
-use sigpu_runtime::cuda::{DeviceBuffer, Gpu};
+use sigpu_runtime::cuda::DeviceBuffer;
 
 impl GpuClns {
     /// In-place forward FFTs of length `n` (2..=4096) over `data` (batch = len / n), S_b by
     /// `method` (not Blend): one block per transform, in shared memory.
-    pub fn fft(
-        &self,
-        gpu: &Gpu,
-        method: Method,
-        data: &mut DeviceBuffer<[u32; 2]>,
-        n: usize,
-    ) -> Result<()> {
+    pub fn fft(&self, method: Method, data: &mut DeviceBuffer<[u32; 2]>, n: usize) -> Result<()> {
+        let gpu = &self.gpu;
         let len = data.len();
         if !n.is_power_of_two() || !(2..=4096).contains(&n) || !len.is_multiple_of(n) || len == 0 {
             return Err(ClnsError::FftShape { n, len });

@@ -9,7 +9,7 @@ use super::{kernels, GpuClns};
 use crate::error::{ClnsError, Result};
 use crate::sb::Method;
 use serde::Serialize;
-use sigpu_runtime::cuda::{Gpu, LaunchConfig};
+use sigpu_runtime::cuda::LaunchConfig;
 
 /// A point of the lattice and the error there.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -43,8 +43,10 @@ pub struct SfuLatticeCertificate {
 }
 
 impl GpuClns {
-    /// Certifies the SFU S_b over every (z, θ) of this format's reduced domain on `gpu`.
-    pub fn certify_sfu_lattice(&self, gpu: &Gpu) -> Result<SfuLatticeCertificate> {
+    /// Certifies the SFU S_b over every (z, θ) of this format's reduced domain on this
+    /// object's device.
+    pub fn certify_sfu_lattice(&self) -> Result<SfuLatticeCertificate> {
+        let gpu = &self.gpu;
         self.check_method(Method::Sfu)?;
         let log = self.format.log;
         let z_lo = log.min_code() - log.max_code();

@@ -69,7 +69,8 @@ pub struct Uint2(pub [u32; 2]);
 unsafe impl DeviceRepr for Uint2 {}
 impl KernelValue for Uint2 {}
 
-/// A format's S_b table on one device: texture and buffer of the same texels.
+/// A format's S_b table on one device: texture and buffer of the same texels. Every kernel
+/// of this object runs on the device it was built on.
 pub struct GpuClns {
     /// The format the table serves.
     pub format: ClnsFormat,
@@ -80,6 +81,7 @@ pub struct GpuClns {
     geo: ClnsGeo,
     texture: Texture<[f32; 2]>,
     buffer: DeviceBuffer<[f32; 2]>,
+    gpu: Gpu,
 }
 
 impl GpuClns {
@@ -107,7 +109,13 @@ impl GpuClns {
             geo,
             texture,
             buffer,
+            gpu: gpu.clone(),
         })
+    }
+
+    /// The device the table lives on and the kernels run on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
     /// The kernels' first argument: format and table geometry (for kernels of one's own that
@@ -132,7 +140,8 @@ impl GpuClns {
     }
 
     /// S_b by `method` (not Blend) at every input: (Re code, Im angle).
-    pub fn sb(&self, gpu: &Gpu, method: Method, inputs: &Inputs) -> Result<Vec<(i64, u32)>> {
+    pub fn sb(&self, method: Method, inputs: &Inputs) -> Result<Vec<(i64, u32)>> {
+        let gpu = &self.gpu;
         if method == Method::Blend {
             return Err(ClnsError::NoKernel {
                 what: "S_b of the blend".into(),
@@ -172,9 +181,9 @@ impl GpuClns {
     }
 
     /// Certifies `method` on the GPU over `inputs`.
-    pub fn certify(&self, gpu: &Gpu, method: Method, inputs: &Inputs) -> Result<Certificate> {
-        let got = self.sb(gpu, method, inputs)?;
-        let device = format!("{} ({})", gpu.info().name, gpu.arch());
+    pub fn certify(&self, method: Method, inputs: &Inputs) -> Result<Certificate> {
+        let got = self.sb(method, inputs)?;
+        let device = format!("{} ({})", self.gpu.info().name, self.gpu.arch());
         Ok(certify_results(
             self.format,
             &method.to_string(),

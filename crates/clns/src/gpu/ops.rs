@@ -2,68 +2,51 @@
 //! from the table) and mul, in the code formats (`[log, angle]` words) and in the f32-radian
 //! variant (`[log2 |X|, radians]`).
 
-use super::{kernels, GpuClns};
+use super::{kernels, ClnsGeo, GpuClns};
 use crate::error::{ClnsError, Result};
 use crate::sb::Method;
 use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
 use sigpu_runtime::cuda::{equal_lengths, streaming_config, DeviceBuffer, Gpu};
 
-/// A public element-wise op `name(&self, gpu, a, b, out)` that launches [`elementwise`]'s
+/// A public element-wise op `name(&self, a, b, out)` that launches [`elementwise`]'s
 /// `kernel` (no table, no geometry) on words of type `word`.
 macro_rules! elementwise_op {
     ($(#[$doc:meta])* $name:ident, $word:ty, $what:literal, $kernel:literal) => {
         $(#[$doc])*
         pub fn $name(
             &self,
-            gpu: &Gpu,
             a: &DeviceBuffer<$word>,
             b: &DeviceBuffer<$word>,
             out: &mut DeviceBuffer<$word>,
         ) -> Result<()> {
-            elementwise(gpu, $what, $kernel, a, b, out)
+            elementwise(&self.gpu, $what, $kernel, None, a, b, out)
         }
     };
 }
+
+/// Device buffers of CLNS code words (`[log, angle]`).
+type Words = DeviceBuffer<[u32; 2]>;
+
+/// Device buffers of the f32-radian variant's values (`[log2 |X|, radians]`).
+type F32Words = DeviceBuffer<[f32; 2]>;
 
 /// The blend's warp split in the element-wise add: λ of every 8 warps on the texture.
 const BLEND_LAMBDA: i32 = 4;
 
 impl GpuClns {
     /// out = a + b element-wise, S_b by `method` (Blend: half the warps on each reader).
-    pub fn add(
-        &self,
-        gpu: &Gpu,
-        method: Method,
-        a: &DeviceBuffer<[u32; 2]>,
-        b: &DeviceBuffer<[u32; 2]>,
-        out: &mut DeviceBuffer<[u32; 2]>,
-    ) -> Result<()> {
+    pub fn add(&self, method: Method, a: &Words, b: &Words, out: &mut Words) -> Result<()> {
         // clns_add_blend takes λ after n; the other add kernels end at n.
         self.check_method(method)?;
         let lambda = (method == Method::Blend).then_some(&BLEND_LAMBDA);
         let name = format!("clns_add_{method}");
-        self.table_op(gpu, "CLNS add", &name, a, b, out, lambda)
+        self.table_op("CLNS add", &name, a, b, out, lambda)
     }
 
     /// out = a · b element-wise.
-    pub fn mul(
-        &self,
-        gpu: &Gpu,
-        a: &DeviceBuffer<[u32; 2]>,
-        b: &DeviceBuffer<[u32; 2]>,
-        out: &mut DeviceBuffer<[u32; 2]>,
-    ) -> Result<()> {
-        let n = equal_lengths("CLNS mul", &[a.len(), b.len(), out.len()])?;
-        let kernel = gpu.kernel(&kernels(), "clns_mul_kernel")?;
-        let n64 = n as u64;
-        gpu.launch(&kernel)
-            .arg(&self.geo)
-            .buf(a)
-            .buf(b)
-            .buf_mut(out)
-            .arg(&n64)
-            .run(streaming_config(gpu, n))?;
-        Ok(())
+    pub fn mul(&self, a: &Words, b: &Words, out: &mut Words) -> Result<()> {
+        let geo = Some(&self.geo);
+        elementwise(&self.gpu, "CLNS mul", "clns_mul_kernel", geo, a, b, out)
     }
 
     elementwise_op!(
@@ -80,11 +63,10 @@ impl GpuClns {
     /// object's; sfu serves the f32 variant whatever the code format).
     pub fn add_f32(
         &self,
-        gpu: &Gpu,
         method: Method,
-        a: &DeviceBuffer<[f32; 2]>,
-        b: &DeviceBuffer<[f32; 2]>,
-        out: &mut DeviceBuffer<[f32; 2]>,
+        a: &F32Words,
+        b: &F32Words,
+        out: &mut F32Words,
         negate: bool,
     ) -> Result<()> {
         equal_lengths("CLNS-f32 add", &[a.len(), b.len(), out.len()])?;
@@ -96,7 +78,7 @@ impl GpuClns {
         }
         let name = format!("clnsf_add_{method}");
         let negate = i32::from(negate);
-        self.table_op(gpu, "CLNS-f32 add", &name, a, b, out, Some(&negate))
+        self.table_op("CLNS-f32 add", &name, a, b, out, Some(&negate))
     }
 
     elementwise_op!(
@@ -109,10 +91,8 @@ impl GpuClns {
 
     /// Launches a table kernel `name(ClnsGeo, tex, const float2* table, const T* a,
     /// const T* b, T* out, unsigned long long n[, int last])` over equal-length buffers.
-    #[allow(clippy::too_many_arguments)]
     fn table_op<T: DeviceRepr>(
         &self,
-        gpu: &Gpu,
         what: &str,
         name: &str,
         a: &DeviceBuffer<T>,
@@ -121,6 +101,7 @@ impl GpuClns {
         last: Option<&i32>,
     ) -> Result<()> {
         let n = equal_lengths(what, &[a.len(), b.len(), out.len()])?;
+        let gpu = &self.gpu;
         let kernel = gpu.kernel(&kernels(), name)?;
         let (tex, n64) = (self.texture_handle(), n as u64);
         let mut launch = gpu.launch(&kernel);
@@ -140,12 +121,14 @@ impl GpuClns {
     }
 }
 
-/// Launches a kernel `name(const T* a, const T* b, T* out, unsigned long long n)` over
-/// equal-length buffers (the element-wise ops that need no table or geometry).
+/// Launches a kernel `name([ClnsGeo g,] const T* a, const T* b, T* out, unsigned long long
+/// n)` over equal-length buffers (the element-wise ops that read no table; `geo` when the
+/// kernel takes the format's geometry).
 fn elementwise<T: DeviceRepr>(
     gpu: &Gpu,
     what: &str,
     name: &str,
+    geo: Option<&ClnsGeo>,
     a: &DeviceBuffer<T>,
     b: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
@@ -153,11 +136,11 @@ fn elementwise<T: DeviceRepr>(
     let n = equal_lengths(what, &[a.len(), b.len(), out.len()])?;
     let kernel = gpu.kernel(&kernels(), name)?;
     let n64 = n as u64;
-    gpu.launch(&kernel)
-        .buf(a)
-        .buf(b)
-        .buf_mut(out)
-        .arg(&n64)
-        .run(streaming_config(gpu, n))?;
+    let mut launch = gpu.launch(&kernel);
+    if let Some(geo) = geo {
+        launch.arg(geo);
+    }
+    launch.buf(a).buf(b).buf_mut(out).arg(&n64);
+    launch.run(streaming_config(gpu, n))?;
     Ok(())
 }

@@ -32,6 +32,37 @@ pub struct CpuRow {
     pub split: Vec<(f64, f64, f64)>,
 }
 
+/// The CPU fast functions measured on this host, as `sigpu approx bench --device cpu`
+/// reports them.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuBench {
+    /// The CPU's model name.
+    pub cpu: String,
+    /// One row per function.
+    pub rows: Vec<CpuRow>,
+}
+
+impl CpuBench {
+    /// [`bench`] on this host's best path: errors over `samples` inputs, throughput over 2^24
+    /// elements (median of 7 runs).
+    pub fn measure(samples: usize) -> CpuBench {
+        CpuBench {
+            cpu: sigpu_runtime::host::HostInfo::detect().cpu_model,
+            rows: bench(&CpuArch::host(), samples, 1 << 24, 7),
+        }
+    }
+
+    /// The text printed for it: the CPU and the [`table`].
+    pub fn text(&self) -> String {
+        let (head, rows) = table(&self.rows);
+        format!(
+            "{}: fast path vs Rust's f32 methods, 2^24 elements, all threads\n{}",
+            self.cpu,
+            crate::table::render(&head, &rows)
+        )
+    }
+}
+
 /// Measures every CPU fast function on the best path `arch` has: errors over `samples`
 /// inputs, throughput over `elements` on all threads (median of `runs`), and the chunk-split
 /// curve.
@@ -86,15 +117,14 @@ pub fn table(rows: &[CpuRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let [mean_rel, max_rel, max_ulp] = error_cells(&r.fast_domain);
-            vec![
+            let mut row = vec![
                 format!("{:?}", r.function).to_lowercase(),
                 format!("{:?}", r.path).to_lowercase(),
                 format!("{:.2}", r.fast_gelem_per_s),
                 format!("{:.2}", r.accurate_gelem_per_s),
-                mean_rel,
-                max_rel,
-                max_ulp,
+            ];
+            row.extend(error_cells(&r.fast_domain));
+            row.extend([
                 format!("{:.1}", r.accurate_domain.max_ulp),
                 format!("{:.2e}", r.fast_wide.max_rel),
                 r.split
@@ -102,7 +132,8 @@ pub fn table(rows: &[CpuRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
                     .map(|(s, t, _)| format!("{s}:{:.1}ms", t * 1e3))
                     .collect::<Vec<_>>()
                     .join(" "),
-            ]
+            ]);
+            row
         })
         .collect();
     let head = vec![

@@ -143,6 +143,20 @@ pub struct Report {
 }
 
 impl Report {
+    /// The text `sigpu approx bench` prints: the device, any reason the SASS mix is missing,
+    /// and the [`table`](Self::table).
+    pub fn text(&self) -> String {
+        let mut out = format!(
+            "{}: {} SMs at a measured {:.0} MHz; errors over {} random inputs per range vs f64\n",
+            self.device, self.sms, self.sm_clock_mhz, self.error_samples
+        );
+        if let Some(note) = &self.sass_note {
+            out += &format!("SASS mix not available: {note}\n");
+        }
+        let (head, rows) = self.table();
+        out + &crate::table::render(&head, &rows)
+    }
+
     /// The table `sigpu approx bench` prints: headers and one row per function and version.
     pub fn table(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
         let rows: Vec<Vec<String>> = self

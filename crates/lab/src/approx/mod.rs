@@ -8,6 +8,7 @@
 
 pub mod cpu_bench;
 pub mod figures;
+pub mod listing;
 pub mod microbench;
 pub mod sass;
 pub mod tune;

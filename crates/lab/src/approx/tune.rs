@@ -78,6 +78,32 @@ pub struct TuneSummary {
 }
 
 impl TuneSummary {
+    /// The text `sigpu approx tune` prints: the run, the [`table`](Self::table), the
+    /// geometric means and, for the whole suite (`suite`), HEU against OMG.
+    pub fn text(&self, suite: bool) -> String {
+        let mut out = format!(
+            "{}: QoS ratio {} ({:?} warp index); speedup = T(λ=0)/T(λ), error = app metric vs \
+             accurate\n",
+            self.device, self.qos_ratio, self.partition
+        );
+        let (head, rows) = self.table();
+        out += &crate::table::render(&head, &rows);
+        for (m, g) in &self.geomean_speedup {
+            out += &format!("geometric-mean speedup {m}: {g:.3}\n");
+        }
+        if suite {
+            out += &format!(
+                "HEU within one λ of OMG using ≤ 25% of its runs: {} of {} apps ({} of {} \
+                 against the largest λ meeting the bound)\n",
+                self.heu_target_met,
+                self.heu_vs_omg.len(),
+                self.heu_target_met_vs_largest_feasible,
+                self.heu_vs_omg.len()
+            );
+        }
+        out
+    }
+
     /// The table `sigpu approx tune` prints: one row per app and search.
     pub fn table(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
         let mut rows = Vec::new();

@@ -27,11 +27,9 @@ pub fn certify(
     let (mut certs, mut skipped) = (Vec::new(), Vec::new());
     for &m in methods {
         progress(&format!("{m}: {} inputs", inputs.len()));
-        match (gpu, &on_gpu) {
-            (Some(gpu), Some(t)) if m != Method::Blend && m.serves(format) => {
-                certs.push(t.certify(gpu, m, inputs)?)
-            }
-            (None, _) if m.runs_on_cpu() => {
+        match &on_gpu {
+            Some(t) if m != Method::Blend && m.serves(format) => certs.push(t.certify(m, inputs)?),
+            None if m.runs_on_cpu() => {
                 let eval = m.cpu(format, geometry)?.context("CPU evaluator")?;
                 certs.push(certify_cpu(&eval, &m.to_string(), inputs));
             }
@@ -110,7 +108,45 @@ pub fn certify_f32(
     Ok(report)
 }
 
+/// The text `sigpu clns certify` prints for `certs` of `format` on `geometry`, and the
+/// methods `skipped`.
+pub fn text(
+    format: ClnsFormat,
+    geometry: Geometry,
+    certs: &[Certificate],
+    skipped: &[String],
+) -> String {
+    let mut out = format!(
+        "{format} S_b on {}, table {}×{} (errors in ulps: Re 2^-{}, Im 2^-{} turn):\n",
+        certs.first().map_or("", |c| c.device.as_str()),
+        geometry.p_cl,
+        geometry.p_theta,
+        format.frac_bits(),
+        format.angle_bits
+    );
+    out += &table(certs).render();
+    if !skipped.is_empty() {
+        out += &format!("not certified on this device: {}\n", skipped.join(", "));
+    }
+    out
+}
+
 impl F32Report {
+    /// The text `sigpu clns certify-f32` prints: S_b errors on `geometry`, then the op errors
+    /// over `pairs` random pairs.
+    pub fn text(&self, geometry: Geometry, pairs: usize) -> String {
+        format!(
+            "CLNS-f32 (log2|X| and angle in radians, f32 each; 64-bit word) S_b on the CPU, \
+             table {}×{} ({} inputs: Re in log2 units, Im in radians):\n{}relative error vs \
+             num_complex f64 on {pairs} random pairs (max / mean; 1 in 16 nearly cancelling):\n{}",
+            geometry.p_cl,
+            geometry.p_theta,
+            self.inputs,
+            self.sb_table().render(),
+            self.ops_table().render()
+        )
+    }
+
     /// S_b errors per method.
     pub fn sb_table(&self) -> TextTable {
         TextTable::new(

@@ -101,9 +101,9 @@ pub fn streaming(gpu: &Gpu, g: &GpuClns) -> Result<Vec<StreamRow>> {
         let t = time_gpu(gpu, 3, 20, || match op {
             "complex f32 add" => Ok(complex_f32(gpu, "stream_cf32_add", &fa, &fb, &mut fout)?),
             "complex f32 mul" => Ok(complex_f32(gpu, "stream_cf32_mul", &fa, &fb, &mut fout)?),
-            "clns mul" => g.mul(gpu, &da, &db, &mut out),
-            "clns add tex" => g.add(gpu, Method::Tex, &da, &db, &mut out),
-            _ => g.add(gpu, Method::Fma, &da, &db, &mut out),
+            "clns mul" => g.mul(&da, &db, &mut out),
+            "clns add tex" => g.add(Method::Tex, &da, &db, &mut out),
+            _ => g.add(Method::Fma, &da, &db, &mut out),
         })?;
         let gb = 24.0 * n as f64 / (t.median_ms * 1e-3) / 1e9;
         rows.push(StreamRow {

@@ -199,7 +199,7 @@ fn gpu_row(
         .map(|&c| format.from_complex(c).to_pair())
         .collect();
     let mut d = gpu.upload(&words)?;
-    t.fft(gpu, method, &mut d, n)?;
+    t.fft(method, &mut d, n)?;
     let got: Vec<_> = gpu
         .download(&d)?
         .into_iter()
@@ -237,7 +237,7 @@ pub fn throughput(
         .collect::<Result<Vec<_>, _>>()?;
     let mut fresh = buffers.iter_mut();
     let t = time_gpu(gpu, warmup, runs, || match fresh.next() {
-        Some(d) => g.fft(gpu, method, d, n),
+        Some(d) => g.fft(method, d, n),
         None => unreachable!("time_gpu launches warmup + runs times"),
     })?;
     let s = t.median_ms * 1e-3;
@@ -279,6 +279,22 @@ pub fn snr_chart(method: &str, n: usize, rows: &[[f64; 4]]) -> LineChart {
 }
 
 impl FftReport {
+    /// The text `sigpu clns fft` prints for a run of `opts`: the table, the summary, the notes.
+    pub fn text(&self, opts: &FftOptions) -> String {
+        let mut out = format!(
+            "FFT N = {}, batch {}, SNR (dB) vs rustfft f64; CLNS S_b by {}:\n{}",
+            opts.size,
+            opts.batch,
+            opts.method,
+            self.table().render()
+        );
+        for line in self.summary().iter().chain(&self.notes) {
+            out += line;
+            out += "\n";
+        }
+        out
+    }
+
     /// SNR against bits per component, CLNS and both fixed-point scalings, to BASE.{svg,png}.
     pub fn plot(&self, n: usize, base: &Path) -> Result<()> {
         let rows: Vec<[f64; 4]> = (self.snr.iter())

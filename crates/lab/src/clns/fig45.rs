@@ -76,6 +76,15 @@ pub fn fig45(format: ClnsFormat, sizes: &[usize], inputs: &Inputs) -> Result<Vec
 /// The sizes the committed figures use.
 pub const SIZES: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
 
+/// The text `sigpu clns fig45` prints for `points` of `format`.
+pub fn text(format: ClnsFormat, points: &[Point]) -> String {
+    format!(
+        "S_b table error outside the near region ({} inputs of {format}; H100 filter model):\n{}",
+        points.first().map_or(0, |p| p.inputs),
+        table(points).render()
+    )
+}
+
 /// The points as a table: reader, size, KiB, then mean and max of each part.
 pub fn table(points: &[Point]) -> TextTable {
     TextTable::new(

@@ -44,4 +44,9 @@ impl TextTable {
             rows: items.into_iter().map(row).collect(),
         }
     }
+
+    /// The table laid out in aligned columns ([`crate::table::render`]).
+    pub fn render(&self) -> String {
+        crate::table::render(self.header, &self.rows)
+    }
 }

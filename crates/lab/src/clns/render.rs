@@ -7,6 +7,23 @@ use sigpu_plot::{LineChart, Series};
 use std::path::Path;
 
 impl Report {
+    /// The text `sigpu bench clns` prints: the headline, Table I, then the cliff and the
+    /// streaming ops when they were measured.
+    pub fn text(&self) -> String {
+        let mut out = format!("{}\n{}", self.headline(), self.table1_table().render());
+        let cliff = self.cliff_table();
+        if !cliff.rows.is_empty() {
+            out += "texture-cache cliff (S_b reads at random inputs):\n";
+            out += &cliff.render();
+        }
+        let streaming = self.streaming_table();
+        if !streaming.rows.is_empty() {
+            out += "streaming element-wise ops (2^26 pairs in device memory):\n";
+            out += &streaming.render();
+        }
+        out
+    }
+
     /// The headline: device, format, table, SM clock, ops per launch.
     pub fn headline(&self) -> String {
         let g = self.geometry;

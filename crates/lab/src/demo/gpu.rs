@@ -19,7 +19,7 @@ pub fn lns_hmm(gpu: &Gpu) -> Result<HmmSection> {
     let hmm = GpuHmm::new(gpu, &model, format)?;
     let words = gpu.upload(&emission_words(format, &emit))?;
     let mut ll = gpu.alloc_poisoned::<f64>(batch)?;
-    let timing = time_gpu(gpu, 2, 10, || hmm.forward(gpu, &words, batch, &mut ll))?;
+    let timing = time_gpu(gpu, 2, 10, || hmm.forward(&words, batch, &mut ll))?;
     let got = gpu.download(&ll)?;
     let seconds = timing.median_ms / 1e3;
     // Every sequence against the f64 forward (a fraction of a second on the host).

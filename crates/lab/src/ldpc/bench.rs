@@ -260,8 +260,10 @@ fn measure(
     runs: usize,
 ) -> Result<Throughput> {
     let Some(gpu) = gpu else {
-        // cpu_decoder picks the compact decoder for layered-compact.
-        let mut d = sigpu_ldpc::decoder::cpu_decoder(code, config)?;
+        // The planner picks the CPU decoder of the schedule (the compact one for
+        // layered-compact); on a GPU each engine is timed with its own knobs below.
+        let cpu = sigpu_runtime::Target::cpu();
+        let mut d = sigpu_ldpc::plan::decoder(code, config, &cpu)?;
         return cpu_throughput(&mut *d, v.iterations, spec.codewords, spec.scale, runs);
     };
     if v.schedule == Schedule::LayeredCompact {

@@ -1,5 +1,7 @@
 //! Reproductions and benchmarks for sigpu-ldpc: the GPU LDPC decoder paper's throughput
-//! tables ([`bench`], `sigpu bench ldpc`) and error-rate charts of sweep files ([`plot`]).
+//! tables ([`bench`], `sigpu bench ldpc`), error-rate charts of sweep files ([`plot`]) and the
+//! table of built-in codes ([`codes`]).
 
 pub mod bench;
+pub mod codes;
 pub mod plot;

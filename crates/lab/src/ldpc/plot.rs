@@ -209,6 +209,46 @@ pub fn sweep_curves(sweeps: &[Sweep], axis: SnrAxis, fer: bool) -> Vec<Curve> {
     curves
 }
 
+/// What [`plot_files`] drew: the picture, the SNR axis and the curves as drawn (label,
+/// dashed FER or not, the (SNR, rate) points), as `sigpu ldpc plot --json` prints it.
+#[derive(Serialize)]
+pub struct Drawn {
+    /// The picture written.
+    pub output: String,
+    /// `es_n0_db` or `eb_n0_db`.
+    pub x: &'static str,
+    /// The curves.
+    pub series: Vec<Curve>,
+}
+
+/// The BER (with `fer` also the FER, dashed) of each sweep file of `inputs` in one chart
+/// titled `title` (default: the first file's code and modulation), into `output`.
+pub fn plot_files(
+    inputs: &[std::path::PathBuf],
+    axis: SnrAxis,
+    fer: bool,
+    title: Option<&str>,
+    output: &Path,
+) -> Result<Drawn> {
+    Format::of(output).context("--output")?;
+    let sweeps = (inputs.iter())
+        .map(|path| Sweep::read(path).with_context(|| format!("--input {}", path.display())))
+        .collect::<Result<Vec<_>>>()?;
+    let curves = sweep_curves(&sweeps, axis, fer);
+    let title = (title.map(str::to_owned))
+        .unwrap_or_else(|| format!("{}, {}", sweeps[0].code, sweeps[0].modulation));
+    save(output, &title, axis, &curves, if fer { 2 } else { 1 })
+        .with_context(|| format!("--output {}", output.display()))?;
+    Ok(Drawn {
+        output: output.display().to_string(),
+        x: match axis {
+            SnrAxis::EbN0 => "eb_n0_db",
+            SnrAxis::EsN0 => "es_n0_db",
+        },
+        series: curves,
+    })
+}
+
 /// One sweep's BER and FER, titled with its code, modulation and decoder, into `path`.
 pub fn save_sweep(path: &Path, sweep: &Sweep, axis: SnrAxis) -> Result<()> {
     let curves = sweep_curves(std::slice::from_ref(sweep), axis, true)

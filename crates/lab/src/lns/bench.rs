@@ -167,7 +167,7 @@ fn streaming(
     let reductions = reductions(gpu, format, &inputs, &mut out, copy)?;
     let mut rows = Vec::new();
     for m in methods {
-        let t = time_gpu(gpu, 3, 20, || m.add(gpu, a, b, &mut out))?;
+        let t = time_gpu(gpu, 3, 20, || m.add(a, b, &mut out))?;
         rows.push(stream_row(m.method.to_string(), t.median_ms, 12.0, copy));
     }
     // Formats of ≤ 16 bits stored as u16 words: 6 bytes per add instead of 12.
@@ -178,7 +178,7 @@ fn streaming(
         };
         let (a16, b16) = (narrow(a)?, narrow(b)?);
         let mut out16 = gpu.alloc_poisoned::<u16>(STREAM_WORDS)?;
-        let t = time_gpu(gpu, 3, 20, || m.add(gpu, &a16, &b16, &mut out16))?;
+        let t = time_gpu(gpu, 3, 20, || m.add(&a16, &b16, &mut out16))?;
         let name = format!("{} (u16 words)", m.method);
         rows.push(stream_row(name, t.median_ms, 6.0, copy));
     }
@@ -510,6 +510,18 @@ pub fn cpu_add_throughput(
         median_s,
         g_adds_per_s: n as f64 / median_s / 1e9,
     })
+}
+
+/// The text `sigpu bench lns --device cpu` prints for `rows` measured in `format`.
+pub fn cpu_text(format: Format, rows: &[CpuRow]) -> String {
+    format!(
+        "{format} add/sub on the CPU, {} elements (log2|x| in [-8, 8], random signs):\n{}",
+        rows.first().map_or(0, |r| r.elements),
+        crate::table::of(&["method", "threads", "G adds/s"], rows, |r| {
+            let rate = format!("{:.3}", r.g_adds_per_s);
+            vec![r.method.clone(), r.threads.to_string(), rate]
+        })
+    )
 }
 
 /// A streaming table: name, rate, GB/s and the share of the copy ceiling per row.

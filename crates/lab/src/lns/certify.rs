@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use sigpu_lns::gpu::GpuMethod;
 use sigpu_lns::{certify_part, Certificate, Format, Method, Part, Which};
 use sigpu_runtime::cuda::Gpu;
-use sigpu_runtime::ranks::{self, One, Ranks};
+use sigpu_runtime::ranks::{self, Ranks};
 
 /// `methods` split into those that run where the certificates are made (`on_gpu` or the CPU)
 /// and those that do not, in order.
@@ -42,21 +42,10 @@ pub fn inputs_share(
     methods.len() as u64 * per_method
 }
 
-/// Certificates of each of `methods` (all runnable there) for each of `funcs`, on `gpu` or
-/// on the CPU. `stage` is told what runs next, `progress` how many inputs were evaluated.
-pub fn certify_all(
-    gpu: Option<&Gpu>,
-    format: Format,
-    methods: &[Method],
-    funcs: &[Which],
-    stage: &dyn Fn(String),
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<Certificate>> {
-    certify_ranks(&One, gpu, format, methods, funcs, stage, progress)
-}
-
-/// [`certify_all`] with every function's inputs split across `ranks` (MPI ranks: `mpirun -n R
-/// sigpu lns certify`) in consecutive shares, each rank on its own `gpu` or CPU. Collective:
+/// Certificates of each of `methods` (all runnable there) for each of `funcs`, with every
+/// function's inputs split across `ranks` in consecutive shares (MPI ranks: `mpirun -n R sigpu
+/// lns certify`; `ranks::One`: this process alone), each rank on its own `gpu` or the CPU.
+/// `stage` is told what runs next, `progress` how many inputs were evaluated. Collective:
 /// every rank calls it with the same format, methods and functions. The shares' tallies are
 /// gathered on every rank and merged in input order ([`Part`]), so every rank returns the
 /// certificates one process makes (the device named is rank 0's). A failure on any rank (a
@@ -91,7 +80,7 @@ pub fn certify_ranks(
                         .with_context(|| format!("preparing {m} for {format} on the GPU"))?;
                     for &func in funcs {
                         stage(format!("{m} {func:?}"));
-                        parts.push(on_gpu.certify_part(gpu, func, range(func), progress)?);
+                        parts.push(on_gpu.certify_part(func, range(func), progress)?);
                     }
                 }
                 None => {
@@ -164,6 +153,7 @@ pub fn text(format: Format, certs: &[Certificate], skipped: &[Method]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sigpu_runtime::ranks::One;
 
     #[test]
     fn cpu_certificates_of_the_runnable_methods() {
@@ -173,7 +163,8 @@ mod tests {
             (&[Method::Horner(2)][..], &[Method::Sfu][..])
         );
         let funcs = [Which::Sb, Which::Db];
-        let certs = certify_all(None, Format::LNS16, &run, &funcs, &|_| {}, &|_| {}).unwrap();
+        let certs =
+            certify_ranks(&One, None, Format::LNS16, &run, &funcs, &|_| {}, &|_| {}).unwrap();
         assert_eq!(certs.len(), 2);
         assert!(certs.iter().all(|c| c.faithful));
         let total: u64 = certs.iter().map(|c| c.inputs).sum();
@@ -185,7 +176,7 @@ mod tests {
         let methods = [Method::Horner(2), Method::Tex1];
         let funcs = [Which::Sb, Which::Db];
         let format = Format::LNS16;
-        let one = certify_all(None, format, &methods, &funcs, &|_| {}, &|_| {}).unwrap();
+        let one = certify_ranks(&One, None, format, &methods, &funcs, &|_| {}, &|_| {}).unwrap();
         for size in [2, 3] {
             let done = std::sync::atomic::AtomicU64::new(0);
             let all = ranks::on_threads(size, |r| {

@@ -95,6 +95,17 @@ impl Figure {
         chart(&self.source, &self.methods, &self.points)
     }
 
+    /// The text `sigpu lns fig3` prints: where it was measured and the [`rows`](Self::rows).
+    pub fn text(&self) -> String {
+        let mut header = vec!["f"];
+        header.extend(&self.methods);
+        format!(
+            "s_b worst-case accuracy in bits (k = 2^(f-8) segments on [-1, 0]; {}):\n{}",
+            self.source,
+            crate::table::render(&header, &self.rows())
+        )
+    }
+
     /// One row per precision: f, then each method's bits (`-` where missing).
     pub fn rows(&self) -> Vec<Vec<String>> {
         PRECISIONS

@@ -53,6 +53,25 @@ pub struct HmmReport {
     pub log_likelihoods: Vec<f64>,
 }
 
+impl HmmReport {
+    /// The one line `sigpu lns hmm` prints.
+    pub fn text(&self) -> String {
+        format!(
+            "HMM forward in {} on {}: {} states, {} steps, batch {}: {:.3} ms, {:.1} G cells/s; \
+             log-likelihood relative error vs f64 at most {:.2e} over {} sequences\n",
+            self.format,
+            self.device,
+            self.states,
+            self.steps,
+            self.batch,
+            self.seconds * 1e3,
+            self.g_cells_per_s,
+            self.max_relative_error,
+            self.verified
+        )
+    }
+}
+
 /// The forward over the batch on `gpu` or on all CPU cores: log-likelihoods, seconds, device.
 fn forward(
     gpu: Option<&Gpu>,
@@ -71,7 +90,7 @@ fn forward(
             let hmm = GpuHmm::new(gpu, model, run.format)?;
             let words = gpu.upload(&emission_words(run.format, emit))?;
             let mut ll = gpu.alloc_poisoned::<f64>(b)?;
-            let timing = time_gpu(gpu, 1, run.runs, || hmm.forward(gpu, &words, b, &mut ll))?;
+            let timing = time_gpu(gpu, 1, run.runs, || hmm.forward(&words, b, &mut ll))?;
             let name = gpu.info().name.clone();
             Ok((gpu.download(&ll)?, timing.median_ms / 1e3, name))
         }

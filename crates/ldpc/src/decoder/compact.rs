@@ -1,7 +1,7 @@
 //! 8-bit layered min-sum with saturated 8-bit posteriors and compressed check state, SIMD
 //! over 64 codewords — the CPU's fast decoder (`--schedule layered-compact`).
 //!
-//! The seed's CPU decoders keep one 8-bit message per edge and codeword plus (layered) a
+//! The GPU LDPC decoder paper's CPU decoders keep one 8-bit message per edge and codeword plus (layered) a
 //! 16-bit posterior per bit: for a 64-codeword group of a normal DVB frame that is ~23 MB,
 //! streamed through the caches several times per iteration. This decoder keeps
 //! - the posterior P of every bit as a saturated `i8` (±127), and
@@ -37,13 +37,12 @@
 // Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
 #![allow(clippy::needless_range_loop)]
 
-use super::fixed8::{Rule8, Simd};
-use super::{codewords_of, worker_threads, DecodeStats, Decoder, DecoderConfig, Llrs, Precision};
+use super::lanes::{decode_groups, Fixed8Setup, GroupDone, Rule8};
+use super::{codewords_of, DecodeStats, Decoder, DecoderConfig, Llrs};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
-use sigpu_runtime::host::CpuArch;
-use std::sync::Mutex;
+use sigpu_runtime::host::Isa;
 
 /// Codewords per SIMD group: one 512-bit register of bytes.
 pub const LANES: usize = 64;
@@ -72,6 +71,7 @@ pub struct CompactLayout {
 }
 
 impl CompactLayout {
+    /// The layout of `code` (a DVB staircase code is renumbered; other codes keep their order).
     pub fn new(code: &Code) -> Result<CompactLayout> {
         let degree = code.max_row_degree();
         if degree > MAX_CHECK_DEGREE {
@@ -107,9 +107,9 @@ impl CompactLayout {
     /// index, sign bytes. AVX-512: min1, min2, then `mask_lines` lines of 64-bit lane masks
     /// (per edge the sign of its last v2c, and in the last slot the sign of their product)
     /// and `mask_lines` lines of "this edge holds min1" masks.
-    fn state_lines(&self, simd: Simd) -> usize {
+    fn state_lines(&self, simd: Isa) -> usize {
         match simd {
-            Simd::Avx512 => 2 + 2 * self.mask_lines(),
+            Isa::Avx512 => 2 + 2 * self.mask_lines(),
             _ => 3 + self.sign_bytes,
         }
     }
@@ -125,53 +125,45 @@ pub struct CompactDecoder {
     code: Code,
     layout: CompactLayout,
     config: DecoderConfig,
-    quantizer: Quantizer,
-    rule: Rule8,
-    simd: Simd,
+    setup: Fixed8Setup,
 }
 
 impl CompactDecoder {
+    /// The compact layered decoder of `config` for `code`, on this host's widest instruction
+    /// set.
     pub fn new(code: Code, config: DecoderConfig) -> Result<CompactDecoder> {
-        config.validate()?;
-        let Precision::Fixed8 { scale } = config.precision else {
-            return Err(LdpcError::invalid(
-                "--schedule layered-compact is an 8-bit decoder: use --precision 8bit",
-            ));
-        };
+        let setup = Fixed8Setup::new(
+            &config,
+            "--schedule layered-compact is an 8-bit decoder: use --precision 8bit",
+        )?;
         Ok(CompactDecoder {
-            rule: Rule8::new(config.algorithm, scale)?,
-            quantizer: Quantizer::new(scale)?,
             layout: CompactLayout::new(&code)?,
             code,
             config,
-            simd: Simd::best(&CpuArch::host()),
+            setup,
         })
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
-    pub fn with_simd(mut self, simd: Simd) -> Result<Self> {
-        if !Simd::available(&CpuArch::host()).contains(&simd) {
-            return Err(LdpcError::invalid(format!(
-                "this CPU cannot run {}",
-                simd.name()
-            )));
-        }
-        self.simd = simd;
+    pub fn with_simd(mut self, simd: Isa) -> Result<Self> {
+        self.setup.force(simd)?;
         Ok(self)
     }
 
+    /// The check-node rule in 8-bit arithmetic.
     pub fn rule(&self) -> Rule8 {
-        self.rule
+        self.setup.rule
     }
 
+    /// The channel LLRs' quantiser.
     pub fn quantizer(&self) -> Quantizer {
-        self.quantizer
+        self.setup.quantizer
     }
 }
 
 impl Decoder for CompactDecoder {
     fn describe(&self) -> String {
-        format!("{} (cpu, {})", self.config.describe(), self.simd.name())
+        self.setup.describe(&self.config)
     }
 
     fn code(&self) -> &Code {
@@ -180,39 +172,25 @@ impl Decoder for CompactDecoder {
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
-        let n = self.code.n();
-        let groups = count.div_ceil(LANES);
-        let threads = worker_threads(self.config.threads).min(groups.max(1));
-        let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
-        let iterations = Mutex::new(0usize);
-        let valid = Mutex::new(0usize);
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    let mut group = Group::new(&self.layout, self.simd);
-                    loop {
-                        let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
-                        else {
-                            break;
-                        };
-                        let real = out.len() / n;
-                        group.load(&self.layout, self.quantizer, llr, g * LANES, real);
-                        let (its, done) =
-                            group.run(&self.layout, self.rule, &self.config, self.simd);
-                        group.store(&self.layout, out);
-                        *iterations.lock().unwrap_or_else(|p| p.into_inner()) += its * real;
-                        let ok = done[..real].iter().filter(|&&d| d != 0).count();
-                        *valid.lock().unwrap_or_else(|p| p.into_inner()) += ok;
-                    }
-                });
-            }
-        });
-        Ok(DecodeStats {
-            codewords: count,
-            valid: valid.into_inner().unwrap_or_else(|p| p.into_inner()),
-            iterations: iterations.into_inner().unwrap_or_else(|p| p.into_inner()),
-            batches: groups,
-        })
+        let (n, s) = (self.code.n(), self.setup);
+        Ok(decode_groups(
+            n,
+            count,
+            self.config.threads,
+            bits,
+            || Group::new(&self.layout, s.simd),
+            |group, g, out| {
+                let real = out.len() / n;
+                group.load(&self.layout, s.quantizer, llr, g * LANES, real);
+                let (its, done) = group.run(&self.layout, s.rule, &self.config, s.simd);
+                group.store(&self.layout, out);
+                GroupDone {
+                    iterations: its,
+                    valid: Some(done[..real].iter().filter(|&&d| d != 0).count()),
+                }
+            },
+            |_| 0,
+        ))
     }
 }
 
@@ -237,7 +215,7 @@ struct Group {
 }
 
 impl Group {
-    fn new(layout: &CompactLayout, simd: Simd) -> Group {
+    fn new(layout: &CompactLayout, simd: Isa) -> Group {
         let n = layout.code.n();
         let lines = layout.state_lines(simd);
         Group {
@@ -312,7 +290,7 @@ impl Group {
         layout: &CompactLayout,
         rule: Rule8,
         config: &DecoderConfig,
-        simd: Simd,
+        simd: Isa,
     ) -> (usize, [u8; LANES]) {
         for line in &mut self.state {
             line.0 = [0; LANES];
@@ -337,12 +315,12 @@ impl Group {
             ) -> (usize, [u8; LANES]) {
                 g.iterate::<false>(l, r, c)
             }
-            // SAFETY: `Simd::best(&CpuArch::host())` / `with_simd` only choose sets this CPU
+            // SAFETY: `best_simd(&CpuArch::host())` / `with_simd` only choose sets this CPU
             // has (the AVX-512 one needs avx512f, bw and vl).
             match simd {
-                Simd::Avx512 => unsafe { avx512(self, layout, rule, config) },
-                Simd::Avx2 => unsafe { avx2(self, layout, rule, config) },
-                Simd::Sse41 | Simd::Baseline => self.iterate::<false>(layout, rule, config),
+                Isa::Avx512 => unsafe { avx512(self, layout, rule, config) },
+                Isa::Avx2 | Isa::Avx2Fma => unsafe { avx2(self, layout, rule, config) },
+                Isa::Sse41 | Isa::Scalar => self.iterate::<false>(layout, rule, config),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

@@ -1,14 +1,14 @@
-//! The seed's 8-bit min-sum on the CPU, SIMD over codewords.
+//! The GPU LDPC decoder paper's 8-bit min-sum on the CPU, SIMD over codewords.
 //!
 //! Codewords are decoded in groups of [`LANES`]; a group's messages are stored edge by edge
-//! with the group's codewords contiguous (`msg[e·LANES + w]`), the CPU form of the seed's
+//! with the group's codewords contiguous (`msg[e·LANES + w]`), the CPU form of the GPU LDPC decoder paper's
 //! coalesced layout, so every inner loop runs over the lanes and the compiler turns it into
 //! AVX-512, AVX2 or SSE4.1 code — one version of each, chosen at run time. Threads take whole
 //! groups: codewords are independent, so a group runs all its iterations without waiting for
-//! the others (the seed split each half-iteration's rows over threads instead, with a barrier
+//! the others (the GPU LDPC decoder paper split each half-iteration's rows over threads instead, with a barrier
 //! between them).
 //!
-//! The arithmetic is the seed's GPU variant, which the GPU kernels reproduce bit for bit:
+//! The arithmetic is the GPU LDPC decoder paper's GPU variant, which the GPU kernels reproduce bit for bit:
 //! - VN: s = LLR + Σ c2v in 16 bits; each v2c = clamp(s − c2v, −127, 127); hard decision
 //!   s < 0 (the VN-with-hard-decision pass).
 //! - CN: the two smallest |v2c| (the first one met wins ties), the product of signs (0 counts
@@ -26,111 +26,12 @@
 // Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
-use super::{
-    codewords_of, count_valid, worker_threads, Algorithm, DecodeStats, Decoder, DecoderConfig,
-    Llrs, Precision, Schedule,
-};
+use super::lanes::{decode_groups, Fixed8Setup, GroupDone, Rule8, LANES};
+use super::{codewords_of, count_valid, DecodeStats, Decoder, DecoderConfig, Llrs, Schedule};
 use crate::channel::Quantizer;
 use crate::code::{Code, Layer};
 use crate::error::{LdpcError, Result};
-use sigpu_runtime::host::CpuArch;
-use std::sync::Mutex;
-
-/// Codewords per CPU SIMD group: one 512-bit register of 8-bit messages. (Groups of 32, half
-/// the working set, were measured 1.5–3× slower on 2 cores of the H100 host and dropped.)
-pub const LANES: usize = 64;
-
-/// The check-node correction in 8-bit arithmetic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule8 {
-    Plain,
-    /// min · k / 16, rounded down (k in 1..=16).
-    Normalized(u8),
-    /// min − β, not below 0 (β in quantisation steps).
-    Offset(u8),
-}
-
-impl Rule8 {
-    /// The 8-bit rule for `algorithm` with channel LLRs quantised at `scale` steps per unit.
-    pub fn new(algorithm: Algorithm, scale: f32) -> Result<Rule8> {
-        // The same range check as the float decoders; then what 8 bits can represent.
-        algorithm.validate()?;
-        Ok(match algorithm {
-            Algorithm::MinSum => Rule8::Plain,
-            // α ≥ 1/16 by validate: it rounds to at least one sixteenth.
-            Algorithm::NormalizedMinSum { alpha } => {
-                Rule8::Normalized(((alpha * 16.0).round() as u8).clamp(1, 16))
-            }
-            Algorithm::OffsetMinSum { beta } => {
-                let steps = (beta * scale).round();
-                if beta > 0.0 && steps == 0.0 {
-                    // Would silently become plain min-sum.
-                    return Err(LdpcError::invalid(format!(
-                        "decoder oms:{beta}: β is below half the 8-bit step 1/{scale}; give \
-                         β ≥ {} or a larger --scale",
-                        0.5 / scale
-                    )));
-                }
-                Rule8::Offset(steps.clamp(0.0, 127.0) as u8)
-            }
-            Algorithm::SumProduct => {
-                return Err(LdpcError::invalid("sum-product has no 8-bit form"))
-            }
-        })
-    }
-
-    /// `(mode, parameter)` as the GPU kernels take them: 0 plain, 1 normalised, 2 offset.
-    pub fn kernel_args(self) -> (u32, u32) {
-        match self {
-            Rule8::Plain => (0, 0),
-            Rule8::Normalized(k) => (1, k as u32),
-            Rule8::Offset(b) => (2, b as u32),
-        }
-    }
-}
-
-/// The instruction set the lane loops were compiled for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Simd {
-    Avx512,
-    Avx2,
-    Sse41,
-    Baseline,
-}
-
-impl Simd {
-    /// The widest set `arch` can run. The AVX-512 path is compiled with avx512f, avx512bw
-    /// and avx512vl: it needs all three.
-    pub fn best(arch: &CpuArch) -> Simd {
-        if arch.avx512_bw_vl() {
-            Simd::Avx512
-        } else if arch.avx2 {
-            Simd::Avx2
-        } else if arch.sse4_1 {
-            Simd::Sse41
-        } else {
-            Simd::Baseline
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Simd::Avx512 => "AVX-512",
-            Simd::Avx2 => "AVX2",
-            Simd::Sse41 => "SSE4.1",
-            Simd::Baseline => "baseline",
-        }
-    }
-
-    /// Every set `arch` can run, widest first (for tests and benchmarks).
-    pub fn available(arch: &CpuArch) -> Vec<Simd> {
-        let best = Simd::best(arch);
-        [Simd::Avx512, Simd::Avx2, Simd::Sse41, Simd::Baseline]
-            .into_iter()
-            .skip_while(|&s| s != best)
-            .collect()
-    }
-}
+use sigpu_runtime::host::Isa;
 
 /// 8-bit min-sum on the CPU; see the module documentation.
 pub struct Fixed8Decoder {
@@ -140,19 +41,14 @@ pub struct Fixed8Decoder {
     /// The layers of `order` (layered schedule).
     layers: Vec<Layer>,
     config: DecoderConfig,
-    quantizer: Quantizer,
-    rule: Rule8,
-    simd: Simd,
+    setup: Fixed8Setup,
 }
 
 impl Fixed8Decoder {
+    /// The decoder of `config` (8-bit, flooding or layered) for `code`, on this host's widest
+    /// instruction set.
     pub fn new(code: Code, config: DecoderConfig) -> Result<Fixed8Decoder> {
-        config.validate()?;
-        let Precision::Fixed8 { scale } = config.precision else {
-            return Err(LdpcError::invalid(
-                "the 8-bit decoder needs --precision 8bit",
-            ));
-        };
+        let setup = Fixed8Setup::new(&config, "the 8-bit decoder needs --precision 8bit")?;
         if config.schedule == Schedule::LayeredCompact {
             return Err(LdpcError::invalid(
                 "--schedule layered-compact runs in the compact decoder (cpu_decoder picks it)",
@@ -166,44 +62,29 @@ impl Fixed8Decoder {
             )));
         }
         Ok(Fixed8Decoder {
-            rule: Rule8::new(config.algorithm, scale)?,
-            quantizer: Quantizer::new(scale)?,
             layers: code.decoding_order().layers(),
             order: code.decoding_order(),
             code,
             config,
-            simd: Simd::best(&CpuArch::host()),
+            setup,
         })
     }
 
     /// Forces an instruction set (one this CPU has), for tests and benchmarks.
-    pub fn with_simd(mut self, simd: Simd) -> Result<Self> {
-        if !Simd::available(&CpuArch::host()).contains(&simd) {
-            return Err(LdpcError::invalid(format!(
-                "this CPU cannot run {}",
-                simd.name()
-            )));
-        }
-        self.simd = simd;
+    pub fn with_simd(mut self, simd: Isa) -> Result<Self> {
+        self.setup.force(simd)?;
         Ok(self)
     }
 
-    pub fn simd(&self) -> Simd {
-        self.simd
-    }
-
-    pub fn rule(&self) -> Rule8 {
-        self.rule
-    }
-
-    pub fn quantizer(&self) -> Quantizer {
-        self.quantizer
+    /// The instruction set the lane loops run in.
+    pub fn simd(&self) -> Isa {
+        self.setup.simd
     }
 }
 
 impl Decoder for Fixed8Decoder {
     fn describe(&self) -> String {
-        format!("{} (cpu, {})", self.config.describe(), self.simd.name())
+        self.setup.describe(&self.config)
     }
 
     fn code(&self) -> &Code {
@@ -212,42 +93,24 @@ impl Decoder for Fixed8Decoder {
 
     fn decode(&mut self, llr: Llrs<'_>, bits: &mut [u8]) -> Result<DecodeStats> {
         let count = codewords_of(&self.code, &llr, bits)?;
-        let n = self.code.n();
-        let groups = count.div_ceil(LANES);
-        let threads = worker_threads(self.config.threads).min(groups.max(1));
-        let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
-        let iterations = Mutex::new(0usize);
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    let mut group = Group::new(&self.order, &self.layers);
-                    loop {
-                        let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
-                        else {
-                            break;
-                        };
-                        group.load(&self.code, self.quantizer, llr, g * LANES, count);
-                        let its = group.run(
-                            &self.order,
-                            &self.layers,
-                            self.rule,
-                            &self.config,
-                            self.simd,
-                        );
-                        group.store(n, out);
-                        // Every codeword of the group ran the group's iterations.
-                        *iterations.lock().unwrap_or_else(|p| p.into_inner()) +=
-                            its * (out.len() / n);
-                    }
-                });
-            }
-        });
-        Ok(DecodeStats {
-            codewords: count,
-            valid: count_valid(&self.code, bits),
-            iterations: iterations.into_inner().unwrap_or_else(|p| p.into_inner()),
-            batches: groups,
-        })
+        let (n, s) = (self.code.n(), self.setup);
+        Ok(decode_groups(
+            n,
+            count,
+            self.config.threads,
+            bits,
+            || Group::new(&self.order, &self.layers),
+            |group, g, out| {
+                group.load(&self.code, s.quantizer, llr, g * LANES, count);
+                let its = group.run(&self.order, &self.layers, s.rule, &self.config, s.simd);
+                group.store(n, out);
+                GroupDone {
+                    iterations: its,
+                    valid: None,
+                }
+            },
+            |bits| count_valid(&self.code, bits),
+        ))
     }
 }
 
@@ -327,7 +190,7 @@ impl Group {
         layers: &[Layer],
         rule: Rule8,
         config: &DecoderConfig,
-        simd: Simd,
+        simd: Isa,
     ) -> usize {
         let mut job = Job {
             code,
@@ -406,12 +269,12 @@ macro_rules! simd_dispatch {
             fn sse41(job: &mut Job<'_>) -> usize {
                 job.$method::<LANES>()
             }
-            // SAFETY: `Simd::best(&CpuArch::host())` / `with_simd` only choose sets this CPU has.
+            // SAFETY: `best_simd(&CpuArch::host())` / `with_simd` only choose sets this CPU has.
             match $simd {
-                Simd::Avx512 => unsafe { avx512(&mut $job) },
-                Simd::Avx2 => unsafe { avx2(&mut $job) },
-                Simd::Sse41 => unsafe { sse41(&mut $job) },
-                Simd::Baseline => $job.$method::<LANES>(),
+                Isa::Avx512 => unsafe { avx512(&mut $job) },
+                Isa::Avx2 | Isa::Avx2Fma => unsafe { avx2(&mut $job) },
+                Isa::Sse41 => unsafe { sse41(&mut $job) },
+                Isa::Scalar => $job.$method::<LANES>(),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

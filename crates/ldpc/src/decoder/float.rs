@@ -19,6 +19,7 @@ pub struct FloatDecoder {
 }
 
 impl FloatDecoder {
+    /// The f32 decoder of `config` for `code`.
     pub fn new(code: Code, config: DecoderConfig) -> Result<FloatDecoder> {
         config.validate()?;
         Ok(FloatDecoder {

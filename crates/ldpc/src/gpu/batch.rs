@@ -1,5 +1,5 @@
 //! What both GPU decoders do around their kernels: the batch size, pinned host buffers, filling
-//! a batch's input, and timing a batch as the seed did.
+//! a batch's input, and timing a batch as the GPU LDPC decoder paper did.
 
 use crate::channel::Quantizer;
 use crate::code::Code;
@@ -30,29 +30,29 @@ fn gpu_scale(config: &DecoderConfig, schedule: Schedule, why: &str) -> Result<f3
 
 /// What both GPU decoders hold besides kernels and buffers: the GPU, the configuration and
 /// the 8-bit arithmetic it implies.
-pub(super) struct Setup<'g> {
-    pub gpu: &'g Gpu,
+pub(super) struct Setup {
+    pub gpu: Gpu,
     pub code: Code,
     pub config: DecoderConfig,
     pub rule: Rule8,
     pub quantizer: Quantizer,
 }
 
-impl<'g> Setup<'g> {
+impl Setup {
     /// Checks that `config` is an 8-bit `schedule` configuration for `code` (`why` says which
     /// decoder runs the other schedule) and derives the rule and the quantiser.
     pub fn new(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         code: Code,
         config: DecoderConfig,
         schedule: Schedule,
         why: &str,
-    ) -> Result<Setup<'g>> {
+    ) -> Result<Setup> {
         let scale = gpu_scale(&config, schedule, why)?;
         // The CPU twin validates the code's degrees and the rule.
         Fixed8Decoder::new(code.clone(), config)?;
         Ok(Setup {
-            gpu,
+            gpu: gpu.clone(),
             code,
             config,
             rule: Rule8::new(config.algorithm, scale)?,
@@ -114,8 +114,8 @@ pub(super) fn fill_input(
 }
 
 /// A GPU decoder as [`time_batch`] drives it.
-pub(super) trait BatchQueue<'g> {
-    fn setup(&self) -> &Setup<'g>;
+pub(super) trait BatchQueue {
+    fn setup(&self) -> &Setup;
     /// Code length N.
     fn n(&self) -> usize {
         self.setup().code.n()
@@ -146,8 +146,8 @@ pub(super) trait BatchQueue<'g> {
 
 /// [`Decoder::decode`](crate::Decoder::decode) of a GPU decoder: batch after batch through
 /// the pinned buffers.
-pub(super) fn decode_batches<'g>(
-    decoder: &mut impl BatchQueue<'g>,
+pub(super) fn decode_batches(
+    decoder: &mut impl BatchQueue,
     llr: Llrs<'_>,
     bits: &mut [u8],
 ) -> Result<DecodeStats> {
@@ -176,12 +176,12 @@ pub(super) fn decode_batches<'g>(
     })
 }
 
-/// Batch latency as the seed timed it: LLR upload (a batch of 8-bit LLRs from pinned memory),
+/// Batch latency as the GPU LDPC decoder paper timed it: LLR upload (a batch of 8-bit LLRs from pinned memory),
 /// the kernels, hard-decision download. `llr` holds [`BATCH`] codewords; early termination
 /// must be off (nothing may wait). With `transfers` false only the device work is timed, the
 /// LLRs staying on the device from a first upload.
-pub(super) fn time_batch<'g>(
-    decoder: &mut impl BatchQueue<'g>,
+pub(super) fn time_batch(
+    decoder: &mut impl BatchQueue,
     llr: &[i8],
     transfers: bool,
     (warmup, runs): (usize, usize),
@@ -189,20 +189,34 @@ pub(super) fn time_batch<'g>(
     if decoder.setup().config.early_termination {
         return Err(LdpcError::invalid("timing runs without early termination"));
     }
-    let n = decoder.n();
-    if llr.len() != BATCH * n {
-        return Err(LdpcError::invalid(format!(
-            "time_batch needs {} LLRs, got {}",
-            BATCH * n,
-            llr.len()
-        )));
-    }
+    check_batch_llrs(llr.len(), BATCH, decoder.n())?;
     let scale = decoder.setup().quantizer.scale;
     decoder.fill(Llrs::I8 { values: llr, scale }, 0, BATCH)?;
     decoder.enqueue_full(true)?;
-    let gpu = decoder.setup().gpu;
+    // A handle of its own: the closure below borrows the decoder mutably.
+    let gpu = decoder.setup().gpu.clone();
+    time_enqueue(&gpu, (warmup, runs), || decoder.enqueue_full(transfers))
+}
+
+/// Refuses a timing batch of `len` LLRs that is not `batch` codewords of `n` bits.
+pub(super) fn check_batch_llrs(len: usize, batch: usize, n: usize) -> Result<()> {
+    if len != batch * n {
+        return Err(LdpcError::invalid(format!(
+            "time_batch needs {} LLRs, got {len}",
+            batch * n
+        )));
+    }
+    Ok(())
+}
+
+/// `enqueue` timed on `gpu` with CUDA events ([`time_gpu`]), after `warmup` untimed runs.
+pub(super) fn time_enqueue(
+    gpu: &Gpu,
+    (warmup, runs): (usize, usize),
+    mut enqueue: impl FnMut() -> Result<()>,
+) -> Result<Timing> {
     Ok(time_gpu(gpu, warmup, runs, || {
-        decoder.enqueue_full(transfers).map_err(|e| match e {
+        enqueue().map_err(|e| match e {
             LdpcError::Gpu(g) => g,
             other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
         })
@@ -210,10 +224,12 @@ pub(super) fn time_batch<'g>(
 }
 
 /// `impl Decoder` and `time_batch` for a GPU decoder `$ty` with `setup: Setup` and an inherent `how()` (how it
-/// runs, for `describe`): both decode batch after batch through [`decode_batches`].
+/// runs, for `describe`): both decode batch after batch through [`decode_batches`]. With
+/// `device: method`, device-resident LLRs are decoded by that inherent method instead of
+/// through the host.
 macro_rules! batch_decoder {
-    ($ty:ident) => {
-        impl crate::decoder::Decoder for $ty<'_> {
+    ($ty:ident $(, device: $device:ident)?) => {
+        impl crate::decoder::Decoder for $ty {
             fn describe(&self) -> String {
                 self.setup.describe(&self.how())
             }
@@ -227,10 +243,20 @@ macro_rules! batch_decoder {
             ) -> crate::error::Result<crate::decoder::DecodeStats> {
                 super::batch::decode_batches(self, llr, bits)
             }
+            $(
+                fn decode_device(
+                    &mut self,
+                    caller: &sigpu_runtime::GpuTarget,
+                    llr: sigpu_runtime::cuda::DeviceSlice<'_, f32>,
+                    out: sigpu_runtime::cuda::DeviceSliceMut<'_, u8>,
+                ) -> crate::error::Result<crate::decoder::DeviceDecodeStats> {
+                    self.$device(caller, llr, out)
+                }
+            )?
         }
 
-        impl $ty<'_> {
-            /// Batch latency as the seed timed it: LLR upload (128 codewords of 8-bit LLRs,
+        impl $ty {
+            /// Batch latency as the GPU LDPC decoder paper timed it: LLR upload (128 codewords of 8-bit LLRs,
             /// from pinned memory), the kernels, hard-decision download. `llr` holds 128
             /// codewords; early termination must be off (nothing may wait). With `transfers`
             /// false, only the device work is timed, the LLRs staying on the device from a

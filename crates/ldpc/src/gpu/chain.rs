@@ -15,8 +15,11 @@ use crate::decoder::{DecodeStats, Decoder, DecoderConfig, Llrs};
 use crate::error::{LdpcError, Result};
 use crate::interleave::Interleaving;
 use crate::sim::{FrameCounts, FramePlan};
-use sigpu_runtime::cuda::cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
-use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource};
+use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
+use sigpu_runtime::cuda::{
+    DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext, Gpu, Kernel, KernelSource,
+};
+use sigpu_runtime::GpuTarget;
 
 /// Words of 32 bits the encoding kernel holds per frame for each of K and M.
 const CHAIN_WORDS: usize = 2048;
@@ -30,6 +33,7 @@ const MAX_FRAMES: usize = 65_535;
 /// Threads per block of the kernels.
 const THREADS: u32 = 256;
 
+/// The frame chain's CUDA source (`kernels/ldpc_chain.cu` with its headers).
 pub fn chain_source() -> KernelSource {
     KernelSource::embedded("ldpc_chain.cu", include_str!("../../kernels/ldpc_chain.cu"))
         .with_header(
@@ -47,8 +51,8 @@ struct LinkTables {
 }
 
 /// Frames of a code made on the GPU; see the module documentation.
-pub struct GpuFrameChain<'g> {
-    gpu: &'g Gpu,
+pub struct GpuFrameChain {
+    gpu: Gpu,
     code: Code,
     /// The three kernels, loaded once: bits and encoder, LLRs, error counts.
     encode: Kernel,
@@ -67,10 +71,10 @@ pub struct GpuFrameChain<'g> {
     errors: DeviceBuffer<u32>,
 }
 
-impl<'g> GpuFrameChain<'g> {
+impl GpuFrameChain {
     /// The chain of `code`: it must have the staircase encoder and fit the kernel (K and M up
     /// to 65,536 bits).
-    pub fn new(gpu: &'g Gpu, code: &Code) -> Result<GpuFrameChain<'g>> {
+    pub fn new(gpu: &Gpu, code: &Code) -> Result<GpuFrameChain> {
         crate::encode::Encoder::new(code)?;
         let (k, m) = (code.k(), code.m());
         if !Self::fits(code) {
@@ -89,7 +93,7 @@ impl<'g> GpuFrameChain<'g> {
             .collect();
         let source = chain_source();
         Ok(GpuFrameChain {
-            gpu,
+            gpu: gpu.clone(),
             code: code.clone(),
             encode: gpu.kernel(&source, "ldpc_chain_encode")?,
             make_llr: gpu.kernel(&source, "ldpc_chain_llr")?,
@@ -165,7 +169,7 @@ impl<'g> GpuFrameChain<'g> {
         if count == 0 {
             return Ok(());
         }
-        let gpu = self.gpu;
+        let gpu = &self.gpu.clone();
         let m = plan.link.modulation;
         let (n, k, mm) = (
             self.code.n() as i32,
@@ -242,25 +246,25 @@ impl<'g> GpuFrameChain<'g> {
     /// information-bit errors there.
     pub fn decode_and_count(
         &mut self,
-        decoder: &mut GpuDecoder<'_>,
+        decoder: &mut GpuDecoder,
         count: usize,
     ) -> Result<FrameCounts> {
         if count > self.capacity {
             return Err(LdpcError::invalid("decode_and_count before make"));
         }
-        let gpu = self.gpu;
+        let gpu = &self.gpu.clone();
         let n = self.code.n();
         let stream = gpu.stream().clone();
-        let mut iterations = 0;
-        for first in (0..count).step_by(BATCH) {
-            let c = (count - first).min(BATCH);
-            let (src, _read) = self.llr.device_ptr(&stream);
-            let (dst, _write) = self.hard.device_ptr_mut(&stream);
-            let (src, dst) = (src + (first * n * 4) as u64, dst + (first * n) as u64);
-            // SAFETY: `llr` and `hard` are live allocations of this GPU holding `capacity` ≥
-            // first + c frames of N floats and bytes, used on its own stream.
-            iterations += c * unsafe { decoder.decode_device(&stream, src, dst, c) }?;
-        }
+        let own = GpuTarget::new(gpu.clone());
+        let llr = DeviceSlice::of(&self.llr);
+        let mut hard = DeviceSliceMut::of(&mut self.hard);
+        let rows = 0..count * n;
+        let (Some(src), Some(dst)) = (llr.slice(rows.clone()), hard.slice_mut(rows)) else {
+            return Err(LdpcError::invalid(
+                "the frame chain's buffers hold fewer frames",
+            ));
+        };
+        let iterations = decoder.decode_resident(&own, src, dst)?.iterations;
         let (n32, k32, count32) = (n as i32, self.code.k() as i32, count as i32);
         gpu.launch(&self.count_errors)
             .buf(&self.hard)
@@ -290,12 +294,12 @@ impl<'g> GpuFrameChain<'g> {
 /// and a code the chain holds ([`GpuFrameChain::holds`]), a [`ChainDecoder`] (frames made on
 /// the GPU); else [`super::decoder`] (frames made on the host, the same frames). Both count
 /// alike.
-pub fn simulation_decoder<'g>(
-    gpu: &'g Gpu,
+pub fn simulation_decoder(
+    gpu: &Gpu,
     code: &Code,
     config: DecoderConfig,
     device_frames: bool,
-) -> Result<Box<dyn Decoder + 'g>> {
+) -> Result<Box<dyn Decoder>> {
     if device_frames
         && config.schedule == crate::decoder::Schedule::Flooding
         && GpuFrameChain::holds(code)
@@ -307,13 +311,14 @@ pub fn simulation_decoder<'g>(
 
 /// The flooding GPU decoder with the GPU frame chain: decodes like [`GpuDecoder`], and
 /// simulates ([`Decoder::simulate_frames`]) with frames made on the device.
-pub struct ChainDecoder<'g> {
-    decoder: GpuDecoder<'g>,
-    chain: GpuFrameChain<'g>,
+pub struct ChainDecoder {
+    decoder: GpuDecoder,
+    chain: GpuFrameChain,
 }
 
-impl<'g> ChainDecoder<'g> {
-    pub fn new(gpu: &'g Gpu, code: &Code, config: DecoderConfig) -> Result<ChainDecoder<'g>> {
+impl ChainDecoder {
+    /// The flooding decoder and the frame chain of `code` on `gpu`.
+    pub fn new(gpu: &Gpu, code: &Code, config: DecoderConfig) -> Result<ChainDecoder> {
         Ok(ChainDecoder {
             decoder: GpuDecoder::new(gpu, code.clone(), config)?,
             chain: GpuFrameChain::new(gpu, code)?,
@@ -333,7 +338,7 @@ impl<'g> ChainDecoder<'g> {
     }
 }
 
-impl Decoder for ChainDecoder<'_> {
+impl Decoder for ChainDecoder {
     fn describe(&self) -> String {
         self.decoder.describe()
     }

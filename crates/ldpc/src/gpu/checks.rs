@@ -19,7 +19,7 @@ enum Kernels {
     Layered,
     /// Flooding in sub-batches of `sub` codewords, 16-byte (`vector`) or 4-byte accesses.
     Flooding { sub: usize, vector: bool },
-    /// Flooding with the seed's re-reading kernels.
+    /// Flooding with the GPU LDPC decoder paper's re-reading kernels.
     Reread,
 }
 
@@ -243,12 +243,12 @@ fn twin_inputs(seed: u64, case: Case) -> crate::Result<Inputs> {
 }
 
 /// The GPU decoder a case runs.
-fn gpu_decoder<'g>(
-    gpu: &'g Gpu,
+fn gpu_decoder(
+    gpu: &Gpu,
     code: Code,
     config: DecoderConfig,
     kernels: Kernels,
-) -> crate::Result<Box<dyn Decoder + 'g>> {
+) -> crate::Result<Box<dyn Decoder>> {
     Ok(match kernels {
         Kernels::Layered => Box::new(LayeredGpuDecoder::new(gpu, code, config)?),
         Kernels::Reread => {
@@ -332,7 +332,7 @@ fn compact_check(
 /// [`GpuDecoder::decode_device`]: float32 LLRs already on the device (quantised there) and the
 /// decisions unpacked there, 2 batches (one partial), vs the CPU twin.
 fn device_io_check(gpu: &Gpu, seed: u64) -> CheckResult {
-    use sigpu_runtime::cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
+    use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
     let count = 128 + 29;
     let Inputs {
         name,
@@ -347,14 +347,10 @@ fn device_io_check(gpu: &Gpu, seed: u64) -> CheckResult {
     let mut decoder = GpuDecoder::new(gpu, code, config)?;
     let llr = gpu.upload(&frames.llr)?;
     let mut out = gpu.alloc_poisoned::<u8>(want.len())?;
-    let stream = gpu.stream().clone();
-    let iterations = {
-        let (src, _read) = llr.device_ptr(&stream);
-        let (dst, _write) = out.device_ptr_mut(&stream);
-        // SAFETY: both buffers are live allocations of this GPU holding count × N values,
-        // used on its own stream.
-        unsafe { decoder.decode_device(&stream, src, dst, count) }?
-    };
+    let target = sigpu_runtime::GpuTarget::new(gpu.clone());
+    let iterations =
+        (decoder.decode_resident(&target, DeviceSlice::of(&llr), DeviceSliceMut::of(&mut out))?)
+            .iterations;
     gpu.synchronize()?;
     let got = gpu.download(&out)?;
     Ok(compare_exact(&got, &want).with_note(format!(

@@ -11,7 +11,7 @@
 //! H100 once; the batch size is a parameter ([`CompactGpuDecoder::with_batch`]).
 //! Early termination is not implemented: the kernel always runs the configured iterations.
 
-use super::batch::{alloc_pinned, fill_input};
+use super::batch::{alloc_pinned, check_batch_llrs, fill_input, time_enqueue};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::decoder::{
@@ -21,9 +21,7 @@ use crate::decoder::{
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
 use sigpu_runtime::cuda::cudarc::driver::{LaunchConfig, PinnedHostSlice};
-use sigpu_runtime::cuda::{
-    time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
-};
+use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing};
 
 /// Circulant size of the DVB codes the kernel handles.
 const Z: usize = 360;
@@ -46,11 +44,17 @@ const SLOT_EMPTY: u32 = 0xfffe;
 /// of layers whose checks share bits (`depth[l·360 + t]`, `rounds[l]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SlotTables {
+    /// Circulants per layer (slots).
     pub degree: usize,
+    /// Layers.
     pub layers: usize,
+    /// Per layer and slot: the circulant's 360-bit group and shift.
     pub slots: Vec<u32>,
+    /// Per layer and slot: the check the circulant misses (the staircase corner), or none.
     pub miss: Vec<u32>,
+    /// Per check: its round within its layer (checks sharing bits run in order).
     pub depth: Vec<u8>,
+    /// Per layer: its number of rounds.
     pub rounds: Vec<u32>,
 }
 
@@ -230,8 +234,8 @@ impl SlotTables {
 }
 
 /// Compact layered 8-bit min-sum on one GPU; see the module documentation.
-pub struct CompactGpuDecoder<'g> {
-    gpu: &'g Gpu,
+pub struct CompactGpuDecoder {
+    gpu: Gpu,
     code: Code,
     config: DecoderConfig,
     rule: Rule8,
@@ -253,20 +257,20 @@ pub struct CompactGpuDecoder<'g> {
     host_hard: PinnedHostSlice<u32>,
 }
 
-impl<'g> CompactGpuDecoder<'g> {
+impl CompactGpuDecoder {
     /// The decoder with the default batch ([`COMPACT_BATCH`] codewords).
-    pub fn new(gpu: &'g Gpu, code: Code, config: DecoderConfig) -> Result<CompactGpuDecoder<'g>> {
+    pub fn new(gpu: &Gpu, code: Code, config: DecoderConfig) -> Result<CompactGpuDecoder> {
         Self::with_batch(gpu, code, config, COMPACT_BATCH)
     }
 
     /// The decoder with `batch` codewords per launch (a multiple of 4; fewer blocks than SMs
     /// lowers the latency of a batch, not the time per codeword of a full one).
     pub fn with_batch(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         code: Code,
         config: DecoderConfig,
         batch: usize,
-    ) -> Result<CompactGpuDecoder<'g>> {
+    ) -> Result<CompactGpuDecoder> {
         if config.schedule != Schedule::LayeredCompact {
             return Err(LdpcError::invalid(
                 "CompactGpuDecoder runs the layered-compact schedule",
@@ -311,7 +315,7 @@ impl<'g> CompactGpuDecoder<'g> {
         let blocks = batch / PER_BLOCK;
         let words = n.div_ceil(32);
         Ok(CompactGpuDecoder {
-            gpu,
+            gpu: gpu.clone(),
             rule: twin.rule(),
             quantizer: twin.quantizer(),
             batch,
@@ -334,6 +338,7 @@ impl<'g> CompactGpuDecoder<'g> {
         })
     }
 
+    /// Codewords per batch.
     pub fn batch(&self) -> usize {
         self.batch
     }
@@ -399,13 +404,7 @@ impl<'g> CompactGpuDecoder<'g> {
         runs: usize,
     ) -> Result<Timing> {
         let n = self.code.n();
-        if llr.len() != self.batch * n {
-            return Err(LdpcError::invalid(format!(
-                "time_batch needs {} LLRs, got {}",
-                self.batch * n,
-                llr.len()
-            )));
-        }
+        check_batch_llrs(llr.len(), self.batch, n)?;
         let q = self.quantizer;
         let input = Llrs::I8 {
             values: llr,
@@ -414,13 +413,9 @@ impl<'g> CompactGpuDecoder<'g> {
         fill_input(&mut self.host_input, q, input, n, (0, self.batch), false)?;
         self.enqueue(true, self.batch)?;
         let batch = self.batch;
-        let gpu = self.gpu;
-        Ok(time_gpu(gpu, warmup, runs, || {
-            self.enqueue(transfers, batch).map_err(|e| match e {
-                LdpcError::Gpu(g) => g,
-                other => sigpu_runtime::cuda::Error::Invalid(other.to_string()),
-            })
-        })?)
+        // A handle of its own: the closure below borrows the decoder mutably.
+        let gpu = self.gpu.clone();
+        time_enqueue(&gpu, (warmup, runs), || self.enqueue(transfers, batch))
     }
 }
 
@@ -436,7 +431,7 @@ fn pad_slots(t: &SlotTables) -> (Vec<u32>, Vec<u32>) {
     (slots, miss)
 }
 
-impl Decoder for CompactGpuDecoder<'_> {
+impl Decoder for CompactGpuDecoder {
     fn describe(&self) -> String {
         format!(
             "{} ({}, {} codewords per batch, compact layered kernel, 4 codewords per thread)",

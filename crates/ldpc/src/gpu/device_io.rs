@@ -4,11 +4,12 @@
 
 use super::super::batch::BATCH;
 use super::GpuDecoder;
-use crate::decoder::Precision;
+use crate::decoder::{DeviceDecodeStats, Precision};
 use crate::error::{LdpcError, Result};
-use sigpu_runtime::cuda::cudarc::driver::CudaStream;
-use sigpu_runtime::cuda::{streaming_config, DriverContext, KernelSource};
-use std::sync::Arc;
+use sigpu_runtime::cuda::{
+    streaming_config, DeviceSlice, DeviceSliceMut, DriverContext, KernelSource,
+};
+use sigpu_runtime::GpuTarget;
 
 fn source() -> KernelSource {
     KernelSource::embedded(
@@ -17,28 +18,45 @@ fn source() -> KernelSource {
     )
 }
 
-impl GpuDecoder<'_> {
-    /// Decodes `frames` codewords of float32 LLRs (frames × N, row-major) at device address
-    /// `llr` into bytes (frames × N, 0/1) at device address `out`. The work is ordered after
-    /// what `stream` (the caller's) has queued, and what the caller queues on it later is
-    /// ordered after the decoding. Returns the iterations run, summed over batches.
-    ///
-    /// # Safety
-    /// `llr` and `out` must be live allocations of this decoder's GPU context holding
-    /// `frames × N` float32 values and bytes, staying alive until the caller's stream has
-    /// passed this work; `stream` must belong to that context.
-    pub unsafe fn decode_device(
+impl GpuDecoder {
+    /// [`crate::Decoder::decode_device`] without leaving the device: decodes the float32 LLRs
+    /// of `llr` (frames × N, row-major) into bytes of `out` (frames × N, 0/1), owned buffers
+    /// ([`DeviceSlice::of`]) and another library's memory ([`DeviceSlice::from_raw`]) alike.
+    /// The work is ordered after what `caller`'s stream has queued, and what the caller queues
+    /// on it later is ordered after the decoding. Views of another device than the decoder's
+    /// are refused.
+    pub fn decode_resident(
         &mut self,
-        stream: &Arc<CudaStream>,
-        llr: u64,
-        out: u64,
-        frames: usize,
-    ) -> Result<usize> {
-        let gpu = self.setup.gpu;
+        caller: &GpuTarget,
+        llr: DeviceSlice<'_, f32>,
+        mut out: DeviceSliceMut<'_, u8>,
+    ) -> Result<DeviceDecodeStats> {
+        let gpu = &self.setup.gpu.clone();
         let Precision::Fixed8 { scale } = self.setup.config.precision else {
             return Err(LdpcError::invalid("the GPU decoder is 8-bit"));
         };
         let n = self.order.n();
+        if llr.len() != out.len() || !llr.len().is_multiple_of(n) {
+            return Err(LdpcError::invalid(format!(
+                "decoding {} on the GPU: {} LLRs and room for {} bits; both must be the same \
+                 multiple of N = {n}",
+                self.setup.code.name(),
+                llr.len(),
+                out.len()
+            )));
+        }
+        let on = [caller.gpu().ordinal(), llr.ordinal(), out.ordinal()];
+        if on.iter().any(|&o| o != gpu.ordinal()) {
+            return Err(LdpcError::invalid(format!(
+                "the decoder runs on cuda:{}; the stream and memory are on cuda:{}, cuda:{} and \
+                 cuda:{}: plan the decoder for the device the data is on",
+                gpu.ordinal(),
+                on[0],
+                on[1],
+                on[2]
+            )));
+        }
+        let frames = llr.len() / n;
         let quantize = gpu.kernel(&source(), "ldpc_quantize_f32")?;
         let unpack = gpu.kernel(&source(), "ldpc_unpack_hard")?;
         let own = gpu.stream().clone();
@@ -46,27 +64,29 @@ impl GpuDecoder<'_> {
             .bind_to_thread()
             .context("making the decoder's CUDA context current")?;
         // The decoder's stream waits for the caller's earlier work (the LLRs being written).
-        let ready = stream.record_event(None).context("recording an event")?;
+        let ready = (caller.stream().record_event(None)).context("recording an event")?;
         own.wait(&ready)
             .context("waiting for the caller's stream")?;
         let mut iterations = 0;
         for first in (0..frames).step_by(BATCH) {
             let count = (frames - first).min(BATCH);
-            let src = llr + (first * n * 4) as u64;
-            let dst = out + (first * n) as u64;
+            let rows = first * n..(first + count) * n;
+            let src = llr.slice(rows.clone()).expect("within the checked length");
+            let mut dst = out.slice_mut(rows).expect("within the checked length");
             let (count_elems, total) = ((count * n) as i64, (BATCH * n) as i64);
             gpu.launch(&quantize)
-                .ptr(&src)
+                .slice(&src)
                 .buf_mut(&mut self.b.input)
                 .arg(&count_elems)
                 .arg(&total)
                 .arg(&scale)
                 .run(streaming_config(gpu, BATCH * n))?;
-            iterations += self.enqueue(false, count.div_ceil(self.sub))?;
+            // A batch's iterations count for each of its codewords.
+            iterations += count * self.enqueue(false, count.div_ceil(self.sub))?;
             let (n32, sub32, count64) = (n as i32, self.sub as i32, count as i64);
             gpu.launch(&unpack)
                 .buf(&self.b.hard)
-                .ptr(&dst)
+                .slice_mut(&mut dst)
                 .arg(&n32)
                 .arg(&sub32)
                 .arg(&count64)
@@ -74,8 +94,13 @@ impl GpuDecoder<'_> {
         }
         // The caller's stream waits for the decoding (the hard decisions being written).
         let done = own.record_event(None).context("recording an event")?;
-        stream.wait(&done).context("ordering the caller's stream")?;
-        Ok(iterations)
+        (caller.stream().wait(&done)).context("ordering the caller's stream")?;
+        Ok(DeviceDecodeStats {
+            codewords: frames,
+            valid: None,
+            iterations,
+            batches: frames.div_ceil(BATCH),
+        })
     }
 }
 

@@ -1,4 +1,4 @@
-//! The seed's 8-bit flooding min-sum on a CUDA GPU: 128 codewords per batch in the coalesced
+//! The GPU LDPC decoder paper's 8-bit flooding min-sum on a CUDA GPU: 128 codewords per batch in the coalesced
 //! layout, a CN kernel, a VN kernel and a VN kernel with hard decision
 //! (`kernels/ldpc_minsum8.cu`). A batch can run as sub-batches of 64 or 32 codewords, one
 //! after the other, so that a sub-batch's messages stay in L2 across its iterations. Its CPU
@@ -21,7 +21,7 @@ pub struct GpuOptions {
     /// Codewords decoded together: 128, or 64 / 32 to run a batch as sub-batches in turn.
     pub sub_batch: usize,
     /// CN / VN kernels with one 16-byte access per lane (16 codewords) instead of one 4-byte
-    /// word (4 codewords, the seed's form).
+    /// word (4 codewords, the GPU LDPC decoder paper's form).
     pub vector: bool,
 }
 
@@ -61,7 +61,7 @@ struct Kernels {
 
 impl Kernels {
     /// The kernels for `order`'s degrees: the register-cached variant for the code's largest
-    /// degrees, else the seed's re-read.
+    /// degrees, else the GPU LDPC decoder paper's re-read.
     fn load(gpu: &Gpu, sub: usize, order: &Code, vector: bool) -> Result<Kernels> {
         let (cn, vn) = if vector {
             let fits = |d| if d <= 8 { "8" } else { "" };
@@ -136,8 +136,8 @@ impl Buffers {
 }
 
 /// 8-bit flooding min-sum on one GPU; see the module documentation.
-pub struct GpuDecoder<'g> {
-    setup: Setup<'g>,
+pub struct GpuDecoder {
+    setup: Setup,
     /// `code` in decoding order, as the CPU twin uses it (flooding results do not depend on
     /// it; the memory access pattern does).
     order: Code,
@@ -147,19 +147,20 @@ pub struct GpuDecoder<'g> {
     b: Buffers,
 }
 
-impl<'g> GpuDecoder<'g> {
-    pub fn new(gpu: &'g Gpu, code: Code, config: DecoderConfig) -> Result<GpuDecoder<'g>> {
+impl GpuDecoder {
+    /// The flooding decoder of `config` for `code` on `gpu`, with the default kernels.
+    pub fn new(gpu: &Gpu, code: Code, config: DecoderConfig) -> Result<GpuDecoder> {
         GpuDecoder::with_options(gpu, code, config, GpuOptions::default())
     }
 
     /// A decoder with chosen kernels and sub-batch (see [`GpuOptions`]); the results are the
     /// same whatever the options.
     pub fn with_options(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         code: Code,
         config: DecoderConfig,
         options: GpuOptions,
-    ) -> Result<GpuDecoder<'g>> {
+    ) -> Result<GpuDecoder> {
         let sub = options.sub_batch;
         if ![32, 64, 128].contains(&sub) {
             return Err(LdpcError::invalid(format!(
@@ -177,7 +178,7 @@ impl<'g> GpuDecoder<'g> {
         })
     }
 
-    /// Uses the seed's kernels that read each message twice instead of keeping a row's or
+    /// Uses the GPU LDPC decoder paper's kernels that read each message twice instead of keeping a row's or
     /// column's messages in registers (the fallback for degrees above 32 / 16).
     pub fn rereading(mut self) -> Result<Self> {
         let src = kernel_source(self.sub);
@@ -352,8 +353,8 @@ impl<'g> GpuDecoder<'g> {
     }
 }
 
-impl<'g> BatchQueue<'g> for GpuDecoder<'g> {
-    fn setup(&self) -> &Setup<'g> {
+impl BatchQueue for GpuDecoder {
+    fn setup(&self) -> &Setup {
         &self.setup
     }
     const CLEAR_INPUT: bool = true;
@@ -374,9 +375,9 @@ impl<'g> BatchQueue<'g> for GpuDecoder<'g> {
     }
 }
 
-batch_decoder!(GpuDecoder);
+batch_decoder!(GpuDecoder, device: decode_resident);
 
-impl GpuDecoder<'_> {
+impl GpuDecoder {
     /// How it runs, for [`Decoder::describe`](crate::Decoder::describe).
     fn how(&self) -> String {
         let sub = if self.sub == BATCH {

@@ -20,8 +20,8 @@ use sigpu_runtime::cuda::{DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource
 const SHARED_LIMIT: usize = 227 * 1024;
 
 /// 8-bit layered min-sum on one GPU; see the module documentation.
-pub struct LayeredGpuDecoder<'g> {
-    setup: Setup<'g>,
+pub struct LayeredGpuDecoder {
+    setup: Setup,
     kernel: Kernel,
     /// Threads per block: the largest layer, rounded up to a warp.
     threads: u32,
@@ -96,8 +96,9 @@ fn layer_tables(order: &Code) -> Result<(Vec<u32>, Vec<u32>, usize)> {
     Ok((layer_start, edge_col, widest))
 }
 
-impl<'g> LayeredGpuDecoder<'g> {
-    pub fn new(gpu: &'g Gpu, code: Code, config: DecoderConfig) -> Result<LayeredGpuDecoder<'g>> {
+impl LayeredGpuDecoder {
+    /// The fused layered decoder of `config` for `code` on `gpu`.
+    pub fn new(gpu: &Gpu, code: Code, config: DecoderConfig) -> Result<LayeredGpuDecoder> {
         let setup = Setup::new(
             gpu,
             code,
@@ -207,8 +208,8 @@ impl<'g> LayeredGpuDecoder<'g> {
     }
 }
 
-impl<'g> BatchQueue<'g> for LayeredGpuDecoder<'g> {
-    fn setup(&self) -> &Setup<'g> {
+impl BatchQueue for LayeredGpuDecoder {
+    fn setup(&self) -> &Setup {
         &self.setup
     }
     const CLEAR_INPUT: bool = false;
@@ -227,7 +228,7 @@ impl<'g> BatchQueue<'g> for LayeredGpuDecoder<'g> {
 
 batch_decoder!(LayeredGpuDecoder);
 
-impl LayeredGpuDecoder<'_> {
+impl LayeredGpuDecoder {
     /// How it runs, for [`Decoder::describe`](crate::Decoder::describe).
     fn how(&self) -> String {
         format!("{BATCH} codewords per batch, fused layered kernel, one block per codeword")

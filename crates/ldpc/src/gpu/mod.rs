@@ -1,7 +1,7 @@
 //! The 8-bit min-sum decoders on a CUDA GPU, each bit for bit equal to its CPU twin
 //! ([`crate::decoder::Fixed8Decoder`] with the same configuration):
 //!
-//! - [`GpuDecoder`]: the seed's flooding schedule, CN and VN kernels over 128 codewords per
+//! - [`GpuDecoder`]: the GPU LDPC decoder paper's flooding schedule, CN and VN kernels over 128 codewords per
 //!   batch in the coalesced layout (`kernels/ldpc_minsum8.cu`);
 //! - [`LayeredGpuDecoder`]: the layered schedule fused into one kernel, one block per codeword
 //!   (`kernels/ldpc_layered8.cu`);
@@ -40,11 +40,7 @@ pub fn checks() -> Vec<Check> {
 
 /// The GPU decoder for `config`: [`GpuDecoder`] (flooding), [`LayeredGpuDecoder`] (layered) or
 /// [`CompactGpuDecoder`] (layered-compact).
-pub fn decoder<'g>(
-    gpu: &'g Gpu,
-    code: &Code,
-    config: DecoderConfig,
-) -> Result<Box<dyn Decoder + 'g>> {
+pub fn decoder(gpu: &Gpu, code: &Code, config: DecoderConfig) -> Result<Box<dyn Decoder>> {
     Ok(match config.schedule {
         Schedule::Flooding => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
         Schedule::Layered => Box::new(LayeredGpuDecoder::new(gpu, code.clone(), config)?),

@@ -29,8 +29,11 @@ use crate::interleave::BitInterleaver;
 
 /// One point's chain: everything a frame depends on besides its index.
 pub struct FramePlan<'c> {
+    /// The code.
     pub code: &'c Code,
+    /// The link (constellation, demapper, interleaver, seed).
     pub link: Link,
+    /// The point's Es/N0 in dB.
     pub es_n0_db: f64,
     /// Noise standard deviation per real dimension, √(N0/2).
     pub sigma: f64,
@@ -39,11 +42,13 @@ pub struct FramePlan<'c> {
     /// The level of each bit pattern of one axis (first bit most significant), with unit mean
     /// symbol energy.
     pub levels: Vec<f64>,
+    /// The bit interleaver of the code and constellation.
     pub interleaver: BitInterleaver,
     encoder: Encoder<'c>,
 }
 
 impl<'c> FramePlan<'c> {
+    /// The plan of `code` over `link` at `es_n0_db`.
     pub fn new(code: &'c Code, link: &Link, es_n0_db: f64) -> Result<FramePlan<'c>> {
         let channel = Channel::new(link.modulation, link.demapper, es_n0_db)?;
         let sigma2 = channel.sigma2();

@@ -14,10 +14,13 @@ use crate::interleave::Interleaving;
 /// What a simulation point transmits.
 #[derive(Clone, Copy, Debug)]
 pub struct Link {
+    /// The constellation.
     pub modulation: Modulation,
+    /// The demapper.
     pub demapper: Demapper,
     /// The bit interleaver between encoder and mapper (and its inverse after the demapper).
     pub interleaving: Interleaving,
+    /// Seed of the information bits and the noise.
     pub seed: u64,
 }
 
@@ -36,7 +39,9 @@ impl Link {
 
 /// Transmitted frames: information bits and the channel LLRs of their codewords.
 pub struct Frames {
+    /// Information bits, frames × K.
     pub info: Vec<u8>,
+    /// Channel LLRs, frames × N.
     pub llr: Vec<f32>,
 }
 
@@ -105,8 +110,11 @@ pub fn make_planned_frames(plan: &FramePlan, first: u64, count: usize, threads: 
 /// The counts of a batch of decoded frames.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameCounts {
+    /// Frames counted.
     pub frames: u64,
+    /// Frames with an information-bit error.
     pub frame_errors: u64,
+    /// Information-bit errors.
     pub bit_errors: u64,
     /// Σ over frames of (the frame's bit errors)².
     pub bit_errors_sq: u64,

@@ -11,7 +11,9 @@ use std::fmt;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum SweepDecoder {
+    /// The machine-readable decoder.
     Spec(DecoderSpec),
+    /// The prose description of files written before the fields.
     Description(String),
 }
 

@@ -12,25 +12,36 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(from = "PointFile")]
 pub struct PointResult {
+    /// Es/N0, dB.
     pub es_n0_db: f64,
+    /// Eb/N0, dB.
     pub eb_n0_db: f64,
+    /// Frames simulated.
     pub frames: u64,
+    /// Frames with an information-bit error.
     pub frame_errors: u64,
+    /// Information-bit errors.
     pub bit_errors: u64,
     /// Σ over frames of (the frame's bit errors)²: with `bit_errors` and `frames` the spread of
     /// errors between frames, which the BER interval needs (0 in files from before it: their
     /// points get [`ber_interval_worst_case`]).
     pub bit_errors_sq: u64,
+    /// Information bits sent.
     pub info_bits: u64,
+    /// Bit error rate over information bits.
     pub ber: f64,
+    /// Frame error rate.
     pub fer: f64,
     /// 95% intervals: FER a Wilson interval over frames; BER see [`ber_interval`] (bit errors
     /// cluster in frames, so bits are not independent trials) and `ber_ci_method`.
     pub ber_ci: [f64; 2],
+    /// 95% Wilson interval of the FER.
     pub fer_ci: [f64; 2],
     /// Which construction gave `ber_ci`.
     pub ber_ci_method: BerCiMethod,
+    /// Decoder iterations per frame.
     pub mean_iterations: f64,
+    /// Wall time of the point, s.
     pub seconds: f64,
     /// Frames simulated per second (`frames / seconds`: making, decoding and counting).
     pub frames_per_s: f64,
@@ -119,6 +130,22 @@ impl From<PointFile> for PointResult {
 }
 
 impl PointResult {
+    /// The point on one line of text: SNR, counts, rates with their intervals, speed — what
+    /// `sigpu ldpc simulate` prints per point.
+    pub fn summary(&self) -> String {
+        // A point of an old file (no Σ e²) has the worst case over spreads: said beside it.
+        let worst = match self.ber_ci_method {
+            BerCiMethod::FramesWorstCase => " (worst case over spreads)",
+            BerCiMethod::FramesT => "",
+        };
+        let p = self;
+        format!(
+            "Es/N0 {:.2} dB (Eb/N0 {:.2}): {} frames, {} frame errors, BER {:.3e} [{:.2e}, {:.2e}]{worst}, FER {:.3e} [{:.2e}, {:.2e}], {:.1} iterations/frame, {:.1} s ({:.0} frames/s, {:.1} Mbps information, {:.1} Mbps coded)",
+            p.es_n0_db, p.eb_n0_db, p.frames, p.frame_errors, p.ber, p.ber_ci[0], p.ber_ci[1], p.fer, p.fer_ci[0], p.fer_ci[1], p.mean_iterations, p.seconds,
+            p.frames_per_s, p.info_mbps, p.coded_mbps
+        )
+    }
+
     pub(super) fn new(es_n0_db: f64, eb_n0_db: f64) -> PointResult {
         PointResult {
             es_n0_db,
@@ -365,7 +392,9 @@ pub fn ber_interval_worst_case(frames: u64, k: u64, frame_errors: u64, errors: u
 /// When a point stops: after `min_errors` frame errors or `max_frames` frames.
 #[derive(Clone, Copy, Debug)]
 pub struct StopRule {
+    /// Stop once this many frames failed …
     pub min_errors: u64,
+    /// … or this many frames ran.
     pub max_frames: u64,
     /// Frames per decoder call.
     pub batch: usize,

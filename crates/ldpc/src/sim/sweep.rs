@@ -12,8 +12,8 @@
 //! let mut spec = SweepSpec::new(link, SnrAxis::EbN0, sweep::parse_points("1.0:2.0:0.25")?, config);
 //! spec.out = Some("sweep.json".into());
 //! spec.resume = true;
-//! // No GPUs: the CPU decoder. Each finished point is in sweep.json already.
-//! let sweep = sweep::run(&code, &[], &spec, &mut |event| {
+//! // On the CPU. Each finished point is in sweep.json already.
+//! let sweep = sweep::run(&code, &[sigpu_runtime::Target::cpu()], &spec, &mut |event| {
 //!     if let SweepEvent::Point(p) = event {
 //!         println!("{:.2} dB: BER {:.2e}", p.eb_n0_db, p.ber);
 //!     }
@@ -29,28 +29,37 @@ use super::parallel::run_point_ranks;
 use super::point::{PointResult, StopRule};
 use crate::channel::Snr;
 use crate::code::Code;
-use crate::decoder::{cpu_decoder, Decoder, DecoderConfig, Precision};
+use crate::decoder::{Decoder, DecoderConfig, Precision};
 use crate::error::{LdpcError, Result};
 use crate::gpu::{self, BATCH};
 use crate::interleave::{BitInterleaver, Interleaving};
+use crate::plan;
 use serde::{Deserialize, Serialize};
-use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::ranks::{One, Ranks};
+use sigpu_runtime::Target;
 use std::path::{Path, PathBuf};
 
 /// The results file of a sweep: what ran, and the points done so far in SNR order.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Sweep {
+    /// The code's name.
     pub code: String,
+    /// The constellation.
     pub modulation: String,
+    /// The demapper.
     pub demapper: String,
     /// Sweeps written before the interleaver existed ran without one.
     #[serde(default)]
     pub bit_interleaver: Interleaving,
+    /// The decoder.
     pub decoder: SweepDecoder,
+    /// Seed of the information bits and the noise.
     pub seed: u64,
+    /// The stop rule's frame errors.
     pub min_errors: u64,
+    /// The stop rule's frames.
     pub max_frames: u64,
+    /// The points done, in SNR order.
     pub points: Vec<PointResult>,
 }
 
@@ -102,11 +111,38 @@ impl Sweep {
 /// The SNR a sweep's points name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SnrAxis {
+    /// Es/N0: per constellation symbol.
     EsN0,
+    /// Eb/N0: per information bit.
     EbN0,
 }
 
+/// `es-n0 | esn0 | snr` and `eb-n0 | ebn0` (any case, `-` and `_` ignored).
+impl std::str::FromStr for SnrAxis {
+    type Err = LdpcError;
+    fn from_str(s: &str) -> Result<Self> {
+        match crate::text::name_key(s).as_str() {
+            "esn0" | "snr" => Ok(SnrAxis::EsN0),
+            "ebn0" => Ok(SnrAxis::EbN0),
+            _ => Err(LdpcError::invalid(format!(
+                "unknown SNR axis {s:?}: expected es-n0 or eb-n0"
+            ))),
+        }
+    }
+}
+
+/// The canonical spelling: `es-n0` or `eb-n0`.
+impl std::fmt::Display for SnrAxis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SnrAxis::EsN0 => "es-n0",
+            SnrAxis::EbN0 => "eb-n0",
+        })
+    }
+}
+
 impl SnrAxis {
+    /// The SNR of a point `db` dB on this axis.
     pub fn snr(self, db: f64) -> Snr {
         match self {
             SnrAxis::EsN0 => Snr::EsN0(db),
@@ -131,11 +167,35 @@ impl SnrAxis {
     }
 }
 
+/// No channel lies beyond ±1000 dB, and the bound keeps the 1e-9 dB rounding of
+/// [`parse_points`] finite (1e308 · 1e9 would be infinite).
+const LIMIT_DB: f64 = 1000.0;
+
+/// Refuses SNR points that name no channel: not finite, beyond ±1000 dB, more than 10001 of
+/// them, or none. What [`parse_points`] checks of a comma list, for points given as numbers.
+pub fn check_points(points: &[f64]) -> Result<()> {
+    if points.is_empty() {
+        return Err(LdpcError::invalid("no SNR points"));
+    }
+    if let Some(x) = points
+        .iter()
+        .find(|x| !(x.is_finite() && x.abs() <= LIMIT_DB))
+    {
+        return Err(LdpcError::invalid(format!(
+            "SNR {x} dB: values must be finite and lie within ±{LIMIT_DB} dB"
+        )));
+    }
+    if points.len() > 10_001 {
+        return Err(LdpcError::invalid(format!(
+            "SNR list of {} points: at most 10001",
+            points.len()
+        )));
+    }
+    Ok(())
+}
+
 /// SNR points in dB: `START:STOP:STEP` (both ends included) or a comma list.
 pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
-    // No channel lies beyond ±1000 dB, and the bound keeps the 1e-9 dB rounding below finite
-    // (1e308 · 1e9 would be infinite).
-    const LIMIT_DB: f64 = 1000.0;
     let within = |x: f64| x.is_finite() && x.abs() <= LIMIT_DB;
     let bad = || {
         LdpcError::invalid(format!("SNR {spec:?}: expected START:STOP:STEP (e.g. 0.5:2.0:0.1) or a comma list of dB values"))
@@ -215,7 +275,9 @@ pub fn default_batch(on_gpus: bool, precision: Precision, threads: usize) -> usi
 pub struct SweepSpec {
     /// The decoders' configuration (the file names it; [`run`] builds decoders from it).
     pub config: DecoderConfig,
+    /// The link the frames go over.
     pub link: Link,
+    /// The SNR the points name.
     pub axis: SnrAxis,
     /// SNR points in dB on `axis`, in the order they run.
     pub points: Vec<f64>,
@@ -370,15 +432,16 @@ pub enum SweepEvent<'a> {
     Note(&'a str),
 }
 
-/// Runs a sweep of `code` over `gpus`, one decoder and worker thread each, or on the CPU
-/// decoder when `gpus` is empty; see the module documentation.
+/// Runs a sweep of `code` over `targets` (the CPU, or GPUs: one decoder and worker thread
+/// each, from [`plan::simulation_decoder`]; an empty list is the CPU); see the module
+/// documentation.
 pub fn run(
     code: &Code,
-    gpus: &[Gpu],
+    targets: &[Target],
     spec: &SweepSpec,
     progress: &mut dyn FnMut(SweepEvent<'_>),
 ) -> Result<Sweep> {
-    run_ranks(&One, code, gpus, spec, progress)
+    run_ranks(&One, code, targets, spec, progress)
 }
 
 /// [`run`] spread over `ranks` (MPI ranks: `mpirun -n R sigpu ldpc simulate …`), each rank
@@ -386,19 +449,26 @@ pub fn run(
 /// with the same `spec`. Every point's frames are split across the ranks and folded in index
 /// order on every rank ([`run_point_ranks`]), so the counts equal one process's for any
 /// number of ranks. Rank 0 alone reads (`resume`), locks and writes `spec.out`, decides the
-/// batch (`spec.batch`, or [`default_batch`] of rank 0's devices and `spec.threads`) and
+/// batch (`spec.batch`, or [`default_batch`] of rank 0's targets and `spec.threads`) and
 /// sends `progress` events; on the other ranks the returned sweep holds only the points run
-/// here. Each rank makes frames with [`Ranks::threads`] threads (the cores the launcher bound
+/// here. A rank's targets are the CPU or GPUs, not both. Each rank makes frames with [`Ranks::threads`] threads (the cores the launcher bound
 /// it to, or the host's divided among the ranks on it), and a decoder configured for every
 /// thread (`threads` 0) gets as many. Any rank's failure is every rank's error ([`LdpcError::Ranks`]), the file
 /// keeping every point finished before it.
 pub fn run_ranks(
     ranks: &dyn Ranks,
     code: &Code,
-    gpus: &[Gpu],
+    targets: &[Target],
     spec: &SweepSpec,
     progress: &mut dyn FnMut(SweepEvent<'_>),
 ) -> Result<Sweep> {
+    let cpu = [Target::cpu()];
+    let targets = if targets.is_empty() {
+        &cpu[..]
+    } else {
+        targets
+    };
+    let on_gpus = targets.iter().any(|t| t.gpu().is_some());
     let mut local = spec.clone();
     if ranks.size() > 1 {
         local.threads = ranks.threads();
@@ -407,21 +477,22 @@ pub fn run_ranks(
         }
     }
     let decoders = spec.validate(code).and_then(|()| {
-        if gpus.is_empty() {
-            Ok(vec![cpu_decoder(code, local.config)?])
-        } else {
-            gpus.iter()
-                .map(|gpu| gpu::simulation_decoder(gpu, code, local.config, spec.device_frames))
-                .collect::<Result<Vec<_>>>()
+        if on_gpus && targets.iter().any(|t| t.gpu().is_none()) {
+            return Err(LdpcError::invalid(
+                "a sweep runs on the CPU or on GPUs, not on both at once",
+            ));
         }
+        (targets.iter())
+            .map(|t| plan::simulation_decoder(code, local.config, t, spec.device_frames))
+            .collect::<Result<Vec<_>>>()
     });
     let mut decoders = LdpcError::agree(ranks, decoders)?;
     // Rank 0's, as one process on its host would take it: with rank 0's thread count.
     let batch = spec.batch.unwrap_or_else(|| {
-        if !gpus.is_empty() && spec.frames_on_gpu() {
+        if on_gpus && spec.frames_on_gpu() {
             gpu::CHAIN_BATCH
         } else {
-            default_batch(!gpus.is_empty(), spec.config.precision, spec.threads)
+            default_batch(on_gpus, spec.config.precision, spec.threads)
         }
     });
     let mut workers: Vec<_> = decoders.iter_mut().map(|d| d.as_mut()).collect();
@@ -686,7 +757,7 @@ mod tests {
         assert_eq!(events, [(0, vec![4.0]), (1, vec![]), (2, vec![])]);
         // A rank that cannot start (here: no decoder) fails the sweep on every rank.
         let errors = sigpu_runtime::ranks::on_threads(2, |ranks| {
-            let mut d = cpu_decoder(&code, spec(&out, &[1.0]).config).unwrap();
+            let mut d = crate::decoder::cpu_decoder(&code, spec(&out, &[1.0]).config).unwrap();
             let mut decoders: Vec<&mut dyn Decoder> = vec![d.as_mut()];
             if ranks.rank() == 1 {
                 decoders.clear();

@@ -20,12 +20,11 @@ macro_rules! add_sub_op {
         $(#[$doc])*
         pub fn $name<W: LnsWord>(
             &self,
-            gpu: &Gpu,
             a: &DeviceBuffer<W>,
             b: &DeviceBuffer<W>,
             out: &mut DeviceBuffer<W>,
         ) -> Result<(), LnsError> {
-            self.add_sub(gpu, [a, b], out, $negate_b)
+            self.add_sub([a, b], out, $negate_b)
         }
     };
 }
@@ -39,7 +38,8 @@ struct Storage {
     _textures: Vec<Texture<f32>>,
 }
 
-/// One method for one format, ready to run on a GPU.
+/// One method for one format, ready to run on the GPU it was built on (its tables live there,
+/// and every launch goes there).
 pub struct GpuMethod {
     /// The method the kernels run.
     pub method: Method,
@@ -51,6 +51,7 @@ pub struct GpuMethod {
     /// Table handles as the kernels take them (device pointers or texture objects).
     handles: [u64; 4],
     _storage: Storage,
+    gpu: Gpu,
 }
 
 const FUNCS: [Func; 4] = [Func::Sb, Func::DbFar, Func::H, Func::Log2M];
@@ -108,7 +109,13 @@ impl GpuMethod {
             geo,
             handles,
             _storage: storage,
+            gpu: gpu.clone(),
         })
+    }
+
+    /// The device the method runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
     /// Pushes the method's tables as every lns.cu kernel that reads them takes them —
@@ -122,7 +129,8 @@ impl GpuMethod {
     }
 
     /// The method's codes for inputs start .. start + n.
-    pub fn eval(&self, gpu: &Gpu, func: Which, start: i64, n: usize) -> Result<Vec<i64>, LnsError> {
+    pub fn eval(&self, func: Which, start: i64, n: usize) -> Result<Vec<i64>, LnsError> {
+        let gpu = &self.gpu;
         let which = if func == Which::Sb { "sb" } else { "db" };
         let kernel = gpu.kernel(&kernels(), &format!("lns_{which}_{}", self.method))?;
         let n32 =
@@ -151,11 +159,11 @@ impl GpuMethod {
 
     fn add_sub<W: LnsWord>(
         &self,
-        gpu: &Gpu,
         [a, b]: [&DeviceBuffer<W>; 2],
         out: &mut DeviceBuffer<W>,
         negate_b: bool,
     ) -> Result<(), LnsError> {
+        let gpu = &self.gpu;
         let n = equal_lengths("LNS add/sub", &[a.len(), b.len(), out.len()])?;
         if self.format.word_bits() > W::BITS {
             return Err(LnsError::Unsupported(format!(
@@ -179,14 +187,9 @@ impl GpuMethod {
     }
 
     /// Evaluates every input of the format on the GPU and certifies the results.
-    pub fn certify(
-        &self,
-        gpu: &Gpu,
-        func: Which,
-        progress: &dyn Fn(u64),
-    ) -> Result<Certificate, LnsError> {
-        let part = self.certify_part(gpu, func, func.inputs(self.format), progress)?;
-        let device = format!("{} ({})", gpu.info().name, gpu.arch());
+    pub fn certify(&self, func: Which, progress: &dyn Fn(u64)) -> Result<Certificate, LnsError> {
+        let part = self.certify_part(func, func.inputs(self.format), progress)?;
+        let device = format!("{} ({})", self.gpu.info().name, self.gpu.arch());
         Ok(part.certificate(self.format, func, &self.method.to_string(), &device))
     }
 
@@ -194,7 +197,6 @@ impl GpuMethod {
     /// `func.inputs(format)`, possibly empty), as a [`Part`] to merge with the others'.
     pub fn certify_part(
         &self,
-        gpu: &Gpu,
         func: Which,
         inputs: std::ops::RangeInclusive<i64>,
         progress: &dyn Fn(u64),
@@ -205,7 +207,7 @@ impl GpuMethod {
         let mut at = start;
         while at <= end {
             let n = chunk.min(end - at + 1);
-            results.extend(self.eval(gpu, func, at, n as usize)?);
+            results.extend(self.eval(func, at, n as usize)?);
             progress(n as u64);
             at += n;
         }
@@ -242,12 +244,22 @@ pub struct GpuBlend<'m> {
 }
 
 impl<'m> GpuBlend<'m> {
-    /// The blend of `a` and `b`; lns.cu has kernels for texlut + SFU.
+    /// The blend of `a` and `b`, built for one format on one device; lns.cu has kernels for
+    /// texlut + SFU.
     pub fn new(a: &'m GpuMethod, b: &'m GpuMethod) -> Result<GpuBlend<'m>, LnsError> {
         if a.format != b.format {
             return Err(LnsError::Invalid(format!(
                 "a blend of {} and {}",
                 a.format, b.format
+            )));
+        }
+        if a.gpu.ordinal() != b.gpu.ordinal() {
+            return Err(LnsError::Invalid(format!(
+                "a blend of {} on cuda:{} and {} on cuda:{}: build both on one device",
+                a.method,
+                a.gpu.ordinal(),
+                b.method,
+                b.gpu.ordinal()
             )));
         }
         let name = format!("{}_{}", a.method, b.method);
@@ -262,12 +274,12 @@ impl<'m> GpuBlend<'m> {
     /// The codes for inputs start .. start + n at partition `lambda` (0..=8).
     pub fn eval(
         &self,
-        gpu: &Gpu,
         func: Which,
         lambda: i32,
         start: i64,
         n: usize,
     ) -> Result<Vec<i64>, LnsError> {
+        let gpu = &self.a.gpu;
         let kernel = gpu.kernel(&kernels(), &format!("lns_blend_eval_{}", self.name))?;
         let n32 =
             i32::try_from(n).map_err(|_| LnsError::Invalid(format!("{n} inputs in one launch")))?;

@@ -42,7 +42,8 @@ const SHARED_LIMIT: usize = 48 * 1024;
 /// One thread per state, in one block.
 pub const MAX_STATES: usize = 1024;
 
-/// A model uploaded for one format: transition and initial codes on the device.
+/// A model uploaded for one format on one GPU: transition and initial codes on the device,
+/// where every forward runs.
 pub struct GpuHmm {
     /// The format of the uploaded codes and of every result.
     pub format: Format,
@@ -52,6 +53,7 @@ pub struct GpuHmm {
     /// stride × stride, padded with the zero code.
     trans: DeviceBuffer<i32>,
     colmax: DeviceBuffer<i32>,
+    gpu: Gpu,
 }
 
 impl GpuHmm {
@@ -103,6 +105,7 @@ impl GpuHmm {
             init: gpu.upload(&init)?,
             trans: gpu.upload(&trans)?,
             colmax: gpu.upload(&colmax)?,
+            gpu: gpu.clone(),
         })
     }
 
@@ -137,7 +140,6 @@ impl GpuHmm {
     /// emission word is negative, infinite or NaN.
     pub fn forward(
         &self,
-        gpu: &Gpu,
         emit: &DeviceBuffer<u32>,
         batch: usize,
         ll: &mut DeviceBuffer<f64>,
@@ -167,6 +169,7 @@ impl GpuHmm {
             10 => "lns_hmm_forward_f10",
             _ => "lns_hmm_forward",
         };
+        let gpu = &self.gpu;
         let kernel = gpu.kernel(&kernels(), name)?;
         // The block has one thread per state (S ≤ 1024) and the shared size is what the
         // kernel indexes; emit holds batch × steps × S words, ll batch doubles.
@@ -182,16 +185,12 @@ impl GpuHmm {
     }
 
     /// [`forward`](Self::forward) from host log-probabilities (batch × steps × states).
-    pub fn forward_host(
-        &self,
-        gpu: &Gpu,
-        log_emit: &[f64],
-        batch: usize,
-    ) -> Result<Vec<f64>, LnsError> {
+    pub fn forward_host(&self, log_emit: &[f64], batch: usize) -> Result<Vec<f64>, LnsError> {
+        let gpu = &self.gpu;
         let words = emission_words(self.format, log_emit);
         let emit = gpu.upload(&words)?;
         let mut ll = gpu.alloc_poisoned::<f64>(batch)?;
-        self.forward(gpu, &emit, batch, &mut ll)?;
+        self.forward(&emit, batch, &mut ll)?;
         Ok(gpu.download(&ll)?)
     }
 }

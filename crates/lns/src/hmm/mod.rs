@@ -122,6 +122,24 @@ impl HmmModel {
         })
     }
 
+    /// ln P(o) of a batch of sequences (`log_emit`: batch × steps × states, natural logs) in
+    /// LNS `format`, where `target` says: [`forward_lns_batch`](Self::forward_lns_batch) on
+    /// the CPU's cores, or the GPU kernel ([`gpu::GpuHmm`], F ≤ 23) on the target's device.
+    pub fn forward_on(
+        &self,
+        target: &sigpu_runtime::Target,
+        format: Format,
+        log_emit: &[f64],
+        batch: usize,
+    ) -> Result<Vec<f64>, LnsError> {
+        match target {
+            sigpu_runtime::Target::Cpu(_) => self.forward_lns_batch(format, log_emit, batch),
+            sigpu_runtime::Target::Gpu(g) => {
+                gpu::GpuHmm::new(g.gpu(), self, format)?.forward_host(log_emit, batch)
+            }
+        }
+    }
+
     /// [`forward_lns`](Self::forward_lns) for a batch of sequences of equal length laid end to
     /// end in `log_emit` (batch × steps × states), on all cores.
     pub fn forward_lns_batch(
@@ -203,6 +221,16 @@ mod tests {
         // lns16 keeps F = 10 bits: coarser, but the rescaling keeps it finite and close.
         let got16 = model.forward_lns(Format::LNS16, &emit).unwrap();
         assert!(((got16 - want) / want).abs() <= 1e-2, "{got16} vs {want}");
+    }
+
+    #[test]
+    fn the_cpu_target_runs_the_batch_forward() {
+        let model = HmmModel::random(4, 3);
+        let emit = random_emissions(3, 50, 4, 4);
+        let want = model.forward_lns_batch(Format::LNS32, &emit, 3).unwrap();
+        let target = sigpu_runtime::Target::cpu();
+        let got = model.forward_on(&target, Format::LNS32, &emit, 3).unwrap();
+        assert_eq!(got, want);
     }
 
     #[test]

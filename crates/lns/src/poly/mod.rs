@@ -29,40 +29,27 @@ use crate::arith::AddSub;
 use crate::error::LnsError;
 use crate::format::{pow2, Format};
 use sigpu_fnapprox::{minimax, FitError};
-use sigpu_runtime::host::CpuArch;
+use sigpu_runtime::host::{CpuArch, Isa};
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-/// The code path [`F64Poly`] adds and evaluates with, chosen from a [`CpuArch`] and the format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Path {
-    Scalar,
+/// The instruction set [`F64Poly`] adds and evaluates with, chosen from a [`CpuArch`] and the
+/// format: the widest the CPU runs (never more than it has, whatever `arch` describes) among
+/// those this module has code for, each offered only where its module's own feature test
+/// holds, and only for a format the vector paths take.
+fn best_isa(arch: &CpuArch, vector_format: bool) -> Isa {
+    let arch = arch.within_host();
+    let mut offered = vec![Isa::Scalar];
     #[cfg(target_arch = "x86_64")]
-    Avx2,
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-}
-
-impl Path {
-    /// The widest path `arch` runs, for a format the vector paths take; never more than the
-    /// CPU has, whatever `arch` describes.
-    fn best(arch: &CpuArch, vector_format: bool) -> Path {
-        let arch = &arch.within_host();
-        #[cfg(target_arch = "x86_64")]
-        if vector_format {
-            if avx512::available(arch) {
-                return Path::Avx512;
-            }
-            if avx2::available(arch) {
-                return Path::Avx2;
-            }
-        }
-        let _ = (arch, vector_format);
-        Path::Scalar
+    if vector_format {
+        offered.extend(avx512::available(&arch).then_some(Isa::Avx512));
+        offered.extend(avx2::available(&arch).then_some(Isa::Avx2Fma));
     }
+    let _ = vector_format;
+    Isa::best_of(&arch, &offered)
 }
 
 /// Redoes with the scalar add the lanes a block of vectors flagged (specials, exact
@@ -112,7 +99,7 @@ pub struct F64Poly {
     /// P(t) · 2^F ≈ 2^F · log2(1 + t) / t on [0, 1/16], ascending degree.
     p: [f64; P_DEGREE + 1],
     /// The vector path (or none) adds and batches of codes run on.
-    path: Path,
+    path: Isa,
 }
 
 /// Horner with fused multiply-adds, highest degree first (the order every path uses).
@@ -188,7 +175,7 @@ impl F64Poly {
             log2_start,
             q,
             p,
-            path: Path::best(&arch, vector_format(format)),
+            path: best_isa(&arch, vector_format(format)),
         })
     }
 
@@ -242,10 +229,10 @@ macro_rules! on_path {
     ($self:ident, $f:ident($($arg:expr),*), $scalar:block) => {
         match $self.path {
             #[cfg(target_arch = "x86_64")]
-            Path::Avx512 => unsafe { avx512::$f($self, $($arg),*) },
+            Isa::Avx512 => unsafe { avx512::$f($self, $($arg),*) },
             #[cfg(target_arch = "x86_64")]
-            Path::Avx2 => unsafe { avx2::$f($self, $($arg),*) },
-            Path::Scalar => $scalar,
+            Isa::Avx2Fma => unsafe { avx2::$f($self, $($arg),*) },
+            _ => $scalar,
         }
     };
 }

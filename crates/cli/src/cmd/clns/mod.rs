@@ -11,8 +11,7 @@ use super::{resolve, spinner, write_json_out as write_json, Need, Target};
 use anyhow::{bail, Context, Result};
 use sigpu_clns::certify::Inputs;
 use sigpu_clns::{ClnsFormat, Geometry, Method};
-use sigpu_lab::clns::{bench, certify as lab_certify, fft, fig45, TextTable};
-use sigpu_lab::table;
+use sigpu_lab::clns::{bench, certify as lab_certify, fft, fig45};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
@@ -23,10 +22,6 @@ pub fn run(device: Option<Device>, json: bool, command: &ClnsCommand) -> Result<
         ClnsCommand::Fft(args) => fft(device, json, args),
         ClnsCommand::CertifyF32(args) => certify_f32(device, json, args),
     }
-}
-
-fn print_table(t: &TextTable) {
-    print!("{}", table::render(t.header, &t.rows));
 }
 
 fn geometry(format: ClnsFormat, p_cl: Option<usize>, p_theta: Option<usize>) -> Result<Geometry> {
@@ -67,19 +62,8 @@ fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result
         );
     }
     write_json(&args.out, &certs)?;
-    super::report(json, &certs, |_| {
-        println!(
-            "{format} S_b on {}, table {}×{} (errors in ulps: Re 2^-{}, Im 2^-{} turn):",
-            certs[0].device,
-            g.p_cl,
-            g.p_theta,
-            format.frac_bits(),
-            format.angle_bits
-        );
-        print_table(&lab_certify::table(&certs));
-        if !skipped.is_empty() {
-            println!("not certified on this device: {}", skipped.join(", "));
-        }
+    super::report(json, &certs, |c| {
+        print!("{}", lab_certify::text(format, g, c, &skipped))
     })
 }
 
@@ -96,13 +80,7 @@ fn fig45(device: Option<Device>, json: bool, args: &ClnsFig45Args) -> Result<Exi
     if let Some(dir) = &args.plot {
         fig45::plot(&points, dir)?;
     }
-    super::report(json, &points, |_| {
-        println!(
-            "S_b table error outside the near region ({} inputs of {format}; H100 filter model):",
-            points.first().map_or(0, |p| p.inputs)
-        );
-        print_table(&fig45::table(&points));
-    })
+    super::report(json, &points, |p| print!("{}", fig45::text(format, p)))
 }
 
 fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCode> {
@@ -134,19 +112,7 @@ fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCod
     if let Some(base) = &args.plot {
         report.plot(opts.size, base)?;
     }
-    super::report(json, &report, |_| {
-        println!(
-            "FFT N = {}, batch {}, SNR (dB) vs rustfft f64; CLNS S_b by {}:",
-            opts.size, opts.batch, opts.method
-        );
-        print_table(&report.table());
-        for line in report.summary() {
-            println!("{line}");
-        }
-        for note in &report.notes {
-            println!("{note}");
-        }
-    })
+    super::report(json, &report, |r| print!("{}", r.text(&opts)))
 }
 
 /// `sigpu clns certify-f32`: Vouzis & Arnold's representation on the CPU (f64 reference and the
@@ -167,20 +133,7 @@ fn certify_f32(device: Option<Device>, json: bool, args: &ClnsCertifyF32Args) ->
     let report = lab_certify::certify_f32(g, sizes, args.seed, &|m| bar.set_message(m.to_owned()))?;
     bar.finish_and_clear();
     write_json(&args.out, &report)?;
-    super::report(json, &report, |_| {
-        println!(
-            "CLNS-f32 (log2|X| and angle in radians, f32 each; 64-bit word) S_b on the CPU, \
-             table {}×{} ({} inputs: Re in log2 units, Im in radians):",
-            g.p_cl, g.p_theta, report.inputs
-        );
-        print_table(&report.sb_table());
-        println!(
-            "relative error vs num_complex f64 on {} random pairs (max / mean; 1 in 16 nearly \
-             cancelling):",
-            args.pairs
-        );
-        print_table(&report.ops_table());
-    })
+    super::report(json, &report, |r| print!("{}", r.text(g, sizes.2)))
 }
 
 /// `sigpu bench clns`: measured on the GPU, or a saved report read back (`--from`).
@@ -214,18 +167,5 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
     if let Some(base) = &args.plot {
         report.plot_cliff(base)?;
     }
-    super::report(json, &report, |_| {
-        println!("{}", report.headline());
-        print_table(&report.table1_table());
-        let cliff = report.cliff_table();
-        if !cliff.rows.is_empty() {
-            println!("texture-cache cliff (S_b reads at random inputs):");
-            print_table(&cliff);
-        }
-        let streaming = report.streaming_table();
-        if !streaming.rows.is_empty() {
-            println!("streaming element-wise ops (2^26 pairs in device memory):");
-            print_table(&streaming);
-        }
-    })
+    super::report(json, &report, |r| print!("{}", r.text()))
 }

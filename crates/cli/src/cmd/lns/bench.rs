@@ -4,9 +4,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use sigpu_lab::lns::bench::{
-    blend_chart, cpu_add_throughput, default_cpu_methods, reductions_only, throughput,
+    blend_chart, cpu_add_throughput, cpu_text, default_cpu_methods, reductions_only, throughput,
 };
-use sigpu_lab::table;
 use sigpu_lns::{Format, Method};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
@@ -88,16 +87,5 @@ fn on_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
         .map(|m| cpu_add_throughput(args.format, m, 1 << 22, 5))
         .collect::<Result<Vec<_>, _>>()?;
     super::super::write_json_out(&args.out, &rows)?;
-    if json {
-        return super::super::print_json(&rows).map(|_| ExitCode::SUCCESS);
-    }
-    println!(
-        "{} add/sub on the CPU, {} elements (log2|x| in [-8, 8], random signs):",
-        args.format, rows[0].elements
-    );
-    table::print(&["method", "threads", "G adds/s"], &rows, |r| {
-        let rate = format!("{:.3}", r.g_adds_per_s);
-        vec![r.method.clone(), r.threads.to_string(), rate]
-    });
-    Ok(ExitCode::SUCCESS)
+    super::super::report(json, &rows, |r| print!("{}", cpu_text(args.format, r)))
 }

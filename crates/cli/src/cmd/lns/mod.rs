@@ -8,7 +8,6 @@ use clap::{Args, Subcommand};
 use sigpu_lab::lns::certify::{certify_ranks, inputs_share, runnable, text};
 use sigpu_lab::lns::figure::{figure, PRECISIONS};
 use sigpu_lab::lns::hmm::{run as run_hmm, HmmRun};
-use sigpu_lab::table;
 use sigpu_lns::{Format, Method, Which};
 use sigpu_runtime::ranks::Ranks;
 use sigpu_runtime::Device;
@@ -175,18 +174,7 @@ fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
         runs: args.runs as usize,
     };
     let report = run_hmm(target.gpu(), &run)?;
-    super::report(json, &report, |r| {
-        println!(
-            "HMM forward in {} on {}: {s} states, {t} steps, batch {b}: {:.3} ms, {:.1} G cells/s; \
-             log-likelihood relative error vs f64 at most {:.2e} over {} sequences",
-            r.format,
-            r.device,
-            r.seconds * 1e3,
-            r.g_cells_per_s,
-            r.max_relative_error,
-            r.verified
-        )
-    })
+    super::report(json, &report, |r| print!("{}", r.text()))
 }
 
 fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode> {
@@ -203,13 +191,5 @@ fn fig3(device: Option<Device>, json: bool, args: &Fig3Args) -> Result<ExitCode>
             .write(base)
             .with_context(|| format!("--plot {}", base.display()))?;
     }
-    if json {
-        return super::print_json(&fig.points).map(|_| ExitCode::SUCCESS);
-    }
-    let mut header = vec!["f"];
-    header.extend(&fig.methods);
-    let source = &fig.source;
-    println!("s_b worst-case accuracy in bits (k = 2^(f-8) segments on [-1, 0]; {source}):");
-    print!("{}", table::render(&header, &fig.rows()));
-    Ok(ExitCode::SUCCESS)
+    super::report(json, &fig.points, |_| print!("{}", fig.text()))
 }

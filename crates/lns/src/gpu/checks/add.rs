@@ -73,8 +73,8 @@ fn compare_ops(
     for op in ["+", "-", "*", "/"] {
         gpu.poison(out)?;
         match op {
-            "+" => m.add(gpu, da, db, out)?,
-            "-" => m.sub(gpu, da, db, out)?,
+            "+" => m.add(da, db, out)?,
+            "-" => m.sub(da, db, out)?,
             "*" => mul(gpu, format, da, db, out)?,
             _ => div(gpu, format, da, db, out)?,
         }
@@ -119,11 +119,11 @@ fn compare_u16(
     for negate in [false, true] {
         gpu.poison(out)?;
         if negate {
-            m.sub(gpu, &a16, &b16, &mut out16)?;
-            m.sub(gpu, da, db, out)?;
+            m.sub(&a16, &b16, &mut out16)?;
+            m.sub(da, db, out)?;
         } else {
-            m.add(gpu, &a16, &b16, &mut out16)?;
-            m.add(gpu, da, db, out)?;
+            m.add(&a16, &b16, &mut out16)?;
+            m.add(da, db, out)?;
         }
         let (got16, got32) = (gpu.download(&out16)?, gpu.download(out)?);
         for i in 0..a.len() {
@@ -143,7 +143,8 @@ fn compare_u16(
 
 /// GPU element-wise add of random words (specials included) vs `Format::add` with the CPU
 /// twin: table methods bit for bit; formula methods within the certificate's codes.
-pub(super) fn check(gpu: &Gpu, mut rng: ChaCha8Rng, s: &Subject) -> Result<CheckReport, LnsError> {
+pub(super) fn check(mut rng: ChaCha8Rng, s: &Subject) -> Result<CheckReport, LnsError> {
+    let gpu = s.m.gpu();
     let (m, tol, format) = (&s.m, s.tol, s.m.format);
     let (a, b) = operands(&mut rng, format);
     let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);

@@ -38,7 +38,7 @@ fn check(gpu: &Gpu, mut rng: ChaCha8Rng, a: Method, b: Method) -> Result<CheckRe
                 1 => inputs.end() - n + 1,
                 _ => rng.random_range(*inputs.start()..=inputs.end() - n + 1),
             };
-            let got = blend.eval(gpu, func, lambda, start, n as usize)?;
+            let got = blend.eval(func, lambda, start, n as usize)?;
             for (i, g) in got.iter().enumerate() {
                 let z = start + i as i64;
                 // The kernel's split: thread i is in warp i / 32 of the launch.

@@ -61,7 +61,7 @@ fn check(gpu: &Gpu, seed: u64, format: Format) -> Result<CheckReport, LnsError> 
             let k = rng.random_range(0..emit.len());
             emit[k] = f64::NEG_INFINITY;
         }
-        let got = GpuHmm::new(gpu, &model, format)?.forward_host(gpu, &emit, batch)?;
+        let got = GpuHmm::new(gpu, &model, format)?.forward_host(&emit, batch)?;
         let twin = model.forward_lns_batch(format, &emit, batch)?;
         for (b, (&g, &w)) in got.iter().zip(&twin).enumerate() {
             let exact = model.forward_f64(&emit[b * steps * states..(b + 1) * steps * states])?;

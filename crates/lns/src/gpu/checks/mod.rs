@@ -31,10 +31,10 @@ fn run_on(
     gpu: &Gpu,
     seed: u64,
     (format, method): (Format, Method),
-    check: fn(&Gpu, ChaCha8Rng, &codes::Subject) -> Result<CheckReport, LnsError>,
+    check: fn(ChaCha8Rng, &codes::Subject) -> Result<CheckReport, LnsError>,
 ) -> CheckResult {
     let subject = codes::Subject::new(gpu, format, method);
-    check_result(subject.and_then(|s| check(gpu, ChaCha8Rng::seed_from_u64(seed), &s)))
+    check_result(subject.and_then(|s| check(ChaCha8Rng::seed_from_u64(seed), &s)))
 }
 
 fn run_codes(gpu: &Gpu, seed: u64, subject: (Format, Method)) -> CheckResult {

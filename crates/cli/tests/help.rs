@@ -1,8 +1,8 @@
 //! Every argument of every subcommand has help text, and the help speaks to a user: no
 //! internal shorthand such as "the seed" (the paper a feature follows is named instead).
 
-use crate::cli::Cli;
 use clap::CommandFactory;
+use sigpu_cli::cli::Cli;
 
 /// Every (command path, argument id, help text) of the command tree.
 fn walk(cmd: &clap::Command, path: &str, out: &mut Vec<(String, String, String)>) {

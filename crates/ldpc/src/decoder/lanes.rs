@@ -1,0 +1,172 @@
+//! What the two 8-bit CPU decoders ([`super::Fixed8Decoder`], [`super::CompactDecoder`])
+//! share: the group of [`LANES`] codewords, the 8-bit check-node rule, the instruction sets
+//! the lane loops are compiled for, and the loop that hands groups to worker threads.
+
+use super::{worker_threads, Algorithm, DecodeStats, DecoderConfig, Precision};
+use crate::channel::Quantizer;
+use crate::error::{LdpcError, Result};
+use sigpu_runtime::host::{CpuArch, Isa};
+use std::sync::Mutex;
+
+/// Codewords per CPU SIMD group: one 512-bit register of 8-bit messages. (Groups of 32, half
+/// the working set, were measured 1.5–3× slower on 2 cores of the H100 host and dropped.)
+pub const LANES: usize = 64;
+
+/// The check-node correction in 8-bit arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule8 {
+    /// Min-sum: the smallest other magnitude.
+    Plain,
+    /// min · k / 16, rounded down (k in 1..=16).
+    Normalized(u8),
+    /// min − β, not below 0 (β in quantisation steps).
+    Offset(u8),
+}
+
+impl Rule8 {
+    /// The 8-bit rule for `algorithm` with channel LLRs quantised at `scale` steps per unit.
+    pub fn new(algorithm: Algorithm, scale: f32) -> Result<Rule8> {
+        // The same range check as the float decoders; then what 8 bits can represent.
+        algorithm.validate()?;
+        Ok(match algorithm {
+            Algorithm::MinSum => Rule8::Plain,
+            // α ≥ 1/16 by validate: it rounds to at least one sixteenth.
+            Algorithm::NormalizedMinSum { alpha } => {
+                Rule8::Normalized(((alpha * 16.0).round() as u8).clamp(1, 16))
+            }
+            Algorithm::OffsetMinSum { beta } => {
+                let steps = (beta * scale).round();
+                if beta > 0.0 && steps == 0.0 {
+                    // Would silently become plain min-sum.
+                    return Err(LdpcError::invalid(format!(
+                        "decoder oms:{beta}: β is below half the 8-bit step 1/{scale}; give \
+                         β ≥ {} or a larger --scale",
+                        0.5 / scale
+                    )));
+                }
+                Rule8::Offset(steps.clamp(0.0, 127.0) as u8)
+            }
+            Algorithm::SumProduct => {
+                return Err(LdpcError::invalid("sum-product has no 8-bit form"))
+            }
+        })
+    }
+
+    /// `(mode, parameter)` as the GPU kernels take them: 0 plain, 1 normalised, 2 offset.
+    pub fn kernel_args(self) -> (u32, u32) {
+        match self {
+            Rule8::Plain => (0, 0),
+            Rule8::Normalized(k) => (1, k as u32),
+            Rule8::Offset(b) => (2, b as u32),
+        }
+    }
+}
+
+/// The instruction sets the 8-bit lane loops are compiled for, widest first, in the runtime's
+/// vocabulary. The AVX-512 path is compiled with avx512f, avx512bw and avx512vl: it needs all
+/// three.
+pub const SIMD_SETS: [Isa; 4] = [Isa::Avx512, Isa::Avx2, Isa::Sse41, Isa::Scalar];
+
+/// The widest of [`SIMD_SETS`] that `arch` (within the host) runs.
+pub fn best_simd(arch: &CpuArch) -> Isa {
+    Isa::best_of(arch, &SIMD_SETS)
+}
+
+/// Every one of [`SIMD_SETS`] that `arch` (within the host) runs, widest first (for tests and
+/// benchmarks).
+pub fn simd_sets(arch: &CpuArch) -> Vec<Isa> {
+    let arch = arch.within_host();
+    SIMD_SETS.into_iter().filter(|s| s.runs_on(&arch)).collect()
+}
+
+/// The arithmetic an 8-bit CPU decoder runs with.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fixed8Setup {
+    pub quantizer: Quantizer,
+    pub rule: Rule8,
+    pub simd: Isa,
+}
+
+impl Fixed8Setup {
+    /// The setup of `config` on this host's widest instruction set; `not_8bit` is the error
+    /// for a float configuration.
+    pub fn new(config: &DecoderConfig, not_8bit: &str) -> Result<Fixed8Setup> {
+        config.validate()?;
+        let Precision::Fixed8 { scale } = config.precision else {
+            return Err(LdpcError::invalid(not_8bit));
+        };
+        Ok(Fixed8Setup {
+            quantizer: Quantizer::new(scale)?,
+            rule: Rule8::new(config.algorithm, scale)?,
+            simd: best_simd(&CpuArch::host()),
+        })
+    }
+
+    /// `config` described, with where it runs: `… (cpu, AVX-512)`.
+    pub fn describe(&self, config: &DecoderConfig) -> String {
+        format!("{} (cpu, {})", config.describe(), self.simd.name())
+    }
+
+    /// Forces an instruction set (one this CPU has), for tests and benchmarks.
+    pub fn force(&mut self, simd: Isa) -> Result<()> {
+        if !simd_sets(&CpuArch::host()).contains(&simd) {
+            return Err(LdpcError::invalid(format!(
+                "this CPU cannot run {}",
+                simd.name()
+            )));
+        }
+        self.simd = simd;
+        Ok(())
+    }
+}
+
+/// What decoding one group did: the iterations it ran and, where the decoder counts them, its
+/// valid codewords.
+pub(super) struct GroupDone {
+    pub iterations: usize,
+    pub valid: Option<usize>,
+}
+
+/// Decodes the `count` codewords of `bits` (N bytes each) in groups of [`LANES`] on
+/// `threads` workers (0: all): each worker makes its buffers with `buffers` and decodes group
+/// `g` (codewords `g·LANES ..`, written to `out`) with `decode`. Every codeword of a group counts
+/// the group's iterations; `valid` is summed where the groups count it, else `count_valid`.
+pub(super) fn decode_groups<G>(
+    n: usize,
+    count: usize,
+    threads: usize,
+    bits: &mut [u8],
+    buffers: impl Fn() -> G + Sync,
+    decode: impl Fn(&mut G, usize, &mut [u8]) -> GroupDone + Sync,
+    count_valid: impl FnOnce(&[u8]) -> usize,
+) -> DecodeStats {
+    let groups = count.div_ceil(LANES);
+    let threads = worker_threads(threads).min(groups.max(1));
+    let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
+    let totals = Mutex::new((0usize, Some(0usize)));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut group = buffers();
+                loop {
+                    let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
+                    else {
+                        break;
+                    };
+                    let real = out.len() / n;
+                    let done = decode(&mut group, g, out);
+                    let mut t = totals.lock().unwrap_or_else(|p| p.into_inner());
+                    t.0 += done.iterations * real;
+                    t.1 = t.1.zip(done.valid).map(|(a, b)| a + b);
+                }
+            });
+        }
+    });
+    let (iterations, valid) = totals.into_inner().unwrap_or_else(|p| p.into_inner());
+    DecodeStats {
+        codewords: count,
+        valid: valid.unwrap_or_else(|| count_valid(bits)),
+        iterations,
+        batches: groups,
+    }
+}
