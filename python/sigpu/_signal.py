@@ -301,9 +301,9 @@ def _zi_rows(
     return np.ascontiguousarray(np.moveaxis(z, ax, -1), dtype=dtype).reshape(rows, k)
 
 
-def _lfilter_gpu(
-    b: np.ndarray, a: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]
-) -> Any:
+def _gpu_rows(g: GpuArray, axis: int, dev: Optional[int]) -> Tuple[GpuArray, str, int, bool]:
+    """A CUDA array as C-contiguous rows along ``axis`` in its working dtype (one device copy
+    only when it is not laid out so already): (rows, dtype name, axis, whether moved)."""
     if dev == -1:
         raise ValueError(
             "device='cpu' with a CUDA array: move the array to the host first (.cpu() / .get())"
@@ -315,13 +315,19 @@ def _lfilter_gpu(
     dtype = _work_dtype(g.dtype)
     name = dtype.name
     ax = _axis(axis, len(g.shape))
-    k = _state_len(b, a)
     moved = ax != len(g.shape) - 1
+    src = g
     if moved or not g.c_contiguous or g.dtype != dtype:
-        src = gpu_array(contiguous_last(g, ax, name))
-    else:
-        src = g
+        src = gpu_array(contiguous_last(g, ax, name))  # type: ignore[assignment]
     assert src is not None
+    return src, name, ax, moved
+
+
+def _lfilter_gpu(
+    b: np.ndarray, a: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]
+) -> Any:
+    src, name, ax, moved = _gpu_rows(g, axis, dev)
+    k = _state_len(b, a)
     n = src.shape[-1]
     lead = src.shape[:-1]
     rows = math.prod(lead)
@@ -333,7 +339,7 @@ def _lfilter_gpu(
         want = g.shape[:ax] + (k,) + g.shape[ax + 1 :]
         zg = gpu_array(zi)
         if zg is None:
-            znp = np.broadcast_to(np.asarray(zi, dtype=dtype), want)
+            znp = np.broadcast_to(np.asarray(zi, dtype=name), want)
             znp = np.ascontiguousarray(np.moveaxis(znp, ax, -1))
             zi_dev = _upload_like(src, znp)
         else:
@@ -476,23 +482,7 @@ def _moveaxis(arr: Any, kind: str, src: int, dst: int) -> Any:
 
 
 def _sosfilt_gpu(s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]) -> Any:
-    if dev == -1:
-        raise ValueError(
-            "device='cpu' with a CUDA array: move the array to the host first (.cpu() / .get())"
-        )
-    if dev is not None and dev != g.device:
-        raise ValueError(f"device='cuda:{dev}' but the array is on cuda:{g.device}")
-    if len(g.shape) == 0:
-        raise ValueError("x must have at least one dimension")
-    dtype = _work_dtype(g.dtype)
-    name = dtype.name
-    ax = _axis(axis, len(g.shape))
-    moved = ax != len(g.shape) - 1
-    if moved or not g.c_contiguous or g.dtype != dtype:
-        src = gpu_array(contiguous_last(g, ax, name))
-    else:
-        src = g
-    assert src is not None
+    src, name, ax, moved = _gpu_rows(g, axis, dev)
     n, lead = src.shape[-1], src.shape[:-1]
     rows = math.prod(lead)
     sections = s.shape[0]
@@ -505,7 +495,7 @@ def _sosfilt_gpu(s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike],
         want = (sections,) + g.shape[:ax] + (2,) + g.shape[ax + 1 :]
         zg = gpu_array(zi)
         if zg is None:
-            znp = np.asarray(zi, dtype=dtype)
+            znp = np.asarray(zi, dtype=name)
             if znp.shape != want:
                 raise ValueError(f"zi has shape {znp.shape}; it must be {want}")
             zdev = _upload_like(src, np.ascontiguousarray(znp))
