@@ -10,7 +10,7 @@ use numpy::{IntoPyArray, PyReadonlyArrayDyn};
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use sigpu_recurrence::{
-    check_finite, plan, signal, Element, FilterError, FilterOptions, FilterSpec, Planned,
+    check_finite, plan, signal, Batch, Element, FilterError, FilterOptions, FilterSpec, Planned,
 };
 use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::{GpuTarget, Target};
@@ -170,7 +170,7 @@ fn rows_run<'py, T: Element + numpy::Element>(
     let filter: Planned<T> = py
         .detach(|| -> Result<Planned<T>, FilterError> {
             let f = plan::<T>(spec, options, target)?;
-            // Non-finite x is refused while filtering (apply_batch_new_output below).
+            // Non-finite x is refused while filtering (a fresh batch, below).
             if let Some(z) = zs {
                 check_finite(z, "zi")?;
             }
@@ -192,8 +192,15 @@ fn rows_run<'py, T: Element + numpy::Element>(
             None => None,
         };
         if channels > 0 && n > 0 {
-            py.detach(|| filter.apply_batch_new_output(xs, channels, ys, zs, zfs, "x"))
-                .map_err(filter_err)?;
+            let batch = Batch {
+                x: xs,
+                channels,
+                y: ys,
+                zi: zs,
+                zf: zfs,
+                fresh: Some("x"),
+            };
+            py.detach(|| filter.run(batch)).map_err(filter_err)?;
         } else if let (Some(z), Some(out)) = (zs, zfs) {
             out.copy_from_slice(z);
         }

@@ -28,7 +28,7 @@
 
 use crate::bounds::{l1_cascade, l1_impulse};
 use crate::elem::Element;
-use crate::engine::Recurrence;
+use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{cpu_device, Filter, FilterOptions, Strategy, MAX_ORDER};
 use crate::numbers::eps;
@@ -37,6 +37,7 @@ use crate::serial::final_state;
 use crate::signature::Signature;
 use crate::sos::Sos;
 use crate::stability::{step_down, Stability};
+use std::time::Instant;
 
 /// A `(b, a)` filter compiled for element type `T` with the method the contract picks.
 #[derive(Clone, Debug)]
@@ -267,16 +268,16 @@ impl<T: Element> Lfilter<T> {
         (&self.b, &self.a)
     }
 
-    /// `fresh`: y is a fresh output and x is to be checked, named so.
-    fn run(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        fresh: Option<&str>,
-    ) -> Result<(), FilterError> {
+    /// The batch through the method's engine (see [`Batch::fresh`]).
+    fn filter(&self, batch: Batch<'_, T>) -> Result<(), FilterError> {
+        let Batch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+            fresh,
+        } = batch;
         let s = self.state_len;
         if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
             return Err(FilterError::Input(format!(
@@ -402,33 +403,13 @@ impl<T: Element> Recurrence<T> for Lfilter<T> {
         cpu_device(&self.options, self.report.method)
     }
 
-    fn apply_batch(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        self.run(x, channels, y, zi, zf, None)
-    }
-
-    /// [`Recurrence::apply_batch`] into an output that was just allocated and never written
-    /// (numpy's `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
-    /// [`crate::check_finite`] does (`what` names x in the message). The `plr` method finds
-    /// non-finite inputs through its local recurrences, without a pass over x, and writes the
-    /// fresh output with plain stores (`Filter::apply_batch_new_output`); the other methods
-    /// check x first. y and zf are unspecified after an error.
-    fn apply_batch_new_output(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        what: &str,
-    ) -> Result<(), FilterError> {
-        self.run(x, channels, y, zi, zf, Some(what))
+    /// The `plr` method finds non-finite input of a fresh batch through its local
+    /// recurrences, without a pass over x, and writes the fresh output with plain stores; the
+    /// other methods check x first. y and zf are unspecified after an error.
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let start = Instant::now();
+        self.filter(batch)?;
+        Ok(Timing::since(start))
     }
 }
 

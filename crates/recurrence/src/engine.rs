@@ -1,13 +1,11 @@
-//! The trait every planned filter implements, whatever runs it: [`Recurrence`], and the
-//! [`Timing`] of a timed call. The CPU filters ([`crate::Lfilter`], [`crate::Sos`]) implement
+//! The trait every planned filter implements, whatever runs it: [`Recurrence`], the host
+//! [`Batch`] it runs, and the [`Timing`] of a call. The CPU filters ([`crate::Lfilter`], [`crate::Sos`]) implement
 //! it themselves; [`crate::planner`] wraps the GPU engines in it.
 
 use crate::elem::Element;
 use crate::error::FilterError;
-use crate::filter::check_finite;
 use crate::report::Report;
 use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
-use std::time::Instant;
 
 /// Where the time of one timed call went.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
@@ -17,6 +15,38 @@ pub struct Timing {
     pub transfer_seconds: Option<f64>,
     /// The filtering itself: the kernels between CUDA events, or the CPU pass.
     pub compute_seconds: f64,
+}
+
+impl Timing {
+    /// A CPU call that started at `start` and has just ended (no copies).
+    pub fn since(start: std::time::Instant) -> Timing {
+        Timing {
+            transfer_seconds: None,
+            compute_seconds: start.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// One host call: `channels` channels of equal length stored one after another in `x`,
+/// filtered into `y` (the same layout); `zi` / `zf` hold `state_len()` values per channel (zf
+/// from a zero state without zi).
+pub struct Batch<'a, T> {
+    /// The input.
+    pub x: &'a [T],
+    /// How many channels `x` holds.
+    pub channels: usize,
+    /// The output, as long as `x`.
+    pub y: &'a mut [T],
+    /// The initial state, or none (zero).
+    pub zi: Option<&'a [T]>,
+    /// Room for the final state, or none.
+    pub zf: Option<&'a mut [T]>,
+    /// `Some(what)`: `y` was just allocated and never written (numpy's `empty`,
+    /// [`crate::cpu::output_vec`]), so plain stores beat non-temporal ones, and non-finite
+    /// input is refused naming x `what` (the CPU engines find it through their recurrences,
+    /// without a pass over x). `None`: `y` was written before and x is not checked by the CPU
+    /// engines (a NaN spreads to the outputs after it); GPU engines check host input always.
+    pub fresh: Option<&'a str>,
 }
 
 /// A planned filter for element type `T`: the method the accuracy contract chose, run by the
@@ -40,9 +70,12 @@ pub trait Recurrence<T: Element>: Send + Sync {
         None
     }
 
+    /// The one host call every engine implements: filters `batch` (host memory; a GPU
+    /// engine uploads, runs and downloads) and says how long the filtering took.
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError>;
+
     /// Filters `channels` channels of equal length stored one after another in `x` into `y`;
-    /// zi / zf hold `state_len()` values per channel (zf from a zero state without zi). Host
-    /// memory; a GPU engine uploads, runs and downloads.
+    /// zi / zf hold `state_len()` values per channel (zf from a zero state without zi).
     fn apply_batch(
         &self,
         x: &[T],
@@ -50,39 +83,14 @@ pub trait Recurrence<T: Element>: Send + Sync {
         y: &mut [T],
         zi: Option<&[T]>,
         zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError>;
-
-    /// [`Recurrence::apply_batch`] into a fresh output (never written: numpy's `empty`,
-    /// [`crate::cpu::output_vec`]), refusing non-finite input with `what` naming x in the
-    /// message. CPU engines find non-finite input through their recurrences at no cost.
-    fn apply_batch_new_output(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        what: &str,
-    ) -> Result<(), FilterError> {
-        check_finite(x, what)?;
-        self.apply_batch(x, channels, y, zi, zf)
-    }
-
-    /// [`Recurrence::apply_batch`], timed: the kernels between CUDA events and the copies
-    /// apart on a GPU, the whole call on the CPU.
-    fn apply_batch_timed(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
     ) -> Result<Timing, FilterError> {
-        let start = Instant::now();
-        self.apply_batch(x, channels, y, zi, zf)?;
-        Ok(Timing {
-            transfer_seconds: None,
-            compute_seconds: start.elapsed().as_secs_f64(),
+        self.run(Batch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+            fresh: None,
         })
     }
 

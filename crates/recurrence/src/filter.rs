@@ -230,27 +230,6 @@ impl<T: Element> Filter<T> {
             .map(|_| ())
     }
 
-    /// [`Filter::apply_batch`] into an output that was just allocated and never written
-    /// (numpy's `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
-    /// [`check_finite`] does (`what` names x in the message) without a pass over x: NaN and
-    /// ±inf are absorbing in the blocked path's local recurrences, so only when one of them
-    /// ends non-finite is x searched. Plain stores into the fresh output. y and zf are
-    /// unspecified after an error.
-    pub fn apply_batch_new_output(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        what: &str,
-    ) -> Result<(), FilterError> {
-        if self.apply_batch_flagged(x, channels, y, zi, zf, true)? {
-            check_finite(x, what)?;
-        }
-        Ok(())
-    }
-
     /// [`Filter::apply_batch`]; returns true when x may hold a non-finite value (a local
     /// recurrence ended non-finite — a non-finite input or an overflow — or a channel ran
     /// serially, which is not watched). `fresh`: y was just allocated and never written; its

@@ -26,7 +26,7 @@
 
 use crate::design::Lfilter;
 use crate::elem::Element;
-use crate::engine::{Recurrence, Timing};
+use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{check_finite, FilterOptions};
 use crate::planner::FilterSpec;
@@ -164,14 +164,14 @@ pub fn lfilter<T: Element>(
     // Non-finite inputs show in the plr method's local recurrences; only then is x searched
     // (the other methods check x first). The index named is xc's, which is x's for the last
     // axis; otherwise x itself is searched for the message.
-    let fresh = filter.apply_batch_new_output(
-        &xc,
+    let fresh = filter.run(Batch {
+        x: &xc,
         channels,
-        &mut y,
-        zi_cm.as_deref(),
-        zf.as_deref_mut(),
-        "x",
-    );
+        y: &mut y,
+        zi: zi_cm.as_deref(),
+        zf: zf.as_deref_mut(),
+        fresh: Some("x"),
+    });
     if let Err(e) = fresh {
         check_finite(x, "x")?;
         return Err(e);
@@ -396,7 +396,7 @@ pub fn filtfilt<T: Element>(
     check_padlen(lay.n, edge)?;
     let zi = ba_zi(b, a)?;
     zero_phase(x, shape, &lay, edge, &zi, filter.report(), |d, c, y, z| {
-        filter.apply_batch(d, c, y, Some(z), None)
+        filter.apply_batch(d, c, y, Some(z), None).map(drop)
     })
 }
 
@@ -421,7 +421,7 @@ pub fn sosfiltfilt<T: Element>(
     check_padlen(lay.n, edge)?;
     let zi = sos_zi(sos)?;
     zero_phase(x, shape, &lay, edge, &zi, filter.report(), |d, c, y, z| {
-        filter.apply_batch(d, c, y, Some(z), None)
+        filter.apply_batch(d, c, y, Some(z), None).map(drop)
     })
 }
 
@@ -504,7 +504,7 @@ pub fn along_axis<T: Element>(
     let mut timing = Timing::default();
     if !rows.is_empty() {
         let zi = zi_rows.as_deref();
-        timing = filter.apply_batch_timed(&rows, channels, &mut y, zi, Some(&mut zf))?;
+        timing = filter.apply_batch(&rows, channels, &mut y, zi, Some(&mut zf))?;
     }
     let zf = match sections {
         Some(ns) => sos_state_out(&zf, shape, axis, ns)?,

@@ -18,7 +18,7 @@
 use crate::bounds::{sos_bounds, SosBounds};
 use crate::dd::Dd;
 use crate::elem::Element;
-use crate::engine::Recurrence;
+use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{cpu_device, host_threads, FilterOptions, Strategy};
 use crate::numbers::eps;
@@ -26,6 +26,7 @@ use crate::report::{Method, Report};
 use crate::sos_rows::SectionLimit;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 pub use crate::cpu::sos::SEG;
 /// Segments filtered interleaved by one thread.
@@ -278,40 +279,18 @@ impl<T: Element> Recurrence<T> for Sos<T> {
         cpu_device(&self.options, self.report.method)
     }
 
-    /// Filters `channels` channels of equal length stored one after another in `x` into `y`.
-    /// `zi` / `zf` hold `[channel][section][2]` (2·n_sections values per channel). Inputs are
-    /// not checked for NaN or infinity here (they spread to the outputs after them);
-    /// [`crate::signal::sosfilt`] refuses them.
-    fn apply_batch(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        self.apply_batch_flagged(x, channels, y, zi, zf, false)
-            .map(|_| ())
-    }
-
-    /// [`Recurrence::apply_batch`] into an output that was just allocated and never written (numpy's
-    /// `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
-    /// [`crate::check_finite`] does (`what` names x in the message) without a pass over x:
-    /// only when a state turns non-finite is x searched. Plain stores into the fresh output
-    /// (see `apply_batch_flagged`). y and zf are unspecified after an error.
-    fn apply_batch_new_output(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        what: &str,
-    ) -> Result<(), FilterError> {
-        if self.apply_batch_flagged(x, channels, y, zi, zf, true)? {
-            crate::check_finite(x, what)?;
+    /// `zi` / `zf` hold `[channel][section][2]` (2·n_sections values per channel). A fresh
+    /// batch's non-finite input is found through the state (only then is x searched, to name
+    /// it); plain stores into its output. y and zf are unspecified after an error.
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let (start, x, fresh) = (Instant::now(), batch.x, batch.fresh);
+        let (y, zi, zf) = (batch.y, batch.zi, batch.zf);
+        if self.apply_batch_flagged(x, batch.channels, y, zi, zf, fresh.is_some())? {
+            if let Some(what) = fresh {
+                crate::check_finite(x, what)?;
+            }
         }
-        Ok(())
+        Ok(Timing::since(start))
     }
 }
 
@@ -581,6 +560,18 @@ mod tests {
         }
     }
 
+    /// One channel into a fresh output, non-finite input named x.
+    fn fresh<'a>(x: &'a [f64], y: &'a mut [f64]) -> Batch<'a, f64> {
+        Batch {
+            x,
+            channels: 1,
+            y,
+            zi: None,
+            zf: None,
+            fresh: Some("x"),
+        }
+    }
+
     #[test]
     fn non_finite_inputs_are_found_through_the_state() {
         let sos = butter4();
@@ -595,16 +586,11 @@ mod tests {
         for at in [0, SEG - 1, 2 * BLOCK_SAMPLES + 3, n - 1] {
             let keep = x[at];
             x[at] = if at % 2 == 0 { f64::NAN } else { f64::INFINITY };
-            let e = f
-                .apply_batch_new_output(&x, 1, &mut y, None, None, "x")
-                .unwrap_err()
-                .to_string();
+            let e = f.run(fresh(&x, &mut y)).unwrap_err().to_string();
             assert!(e.contains(&format!("x[{at}]")), "{at}: {e}");
             x[at] = keep;
         }
-        assert!(f
-            .apply_batch_new_output(&x, 1, &mut y, None, None, "x")
-            .is_ok());
+        assert!(f.run(fresh(&x, &mut y)).is_ok());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use super::{Planned, Timing};
 use crate::design::Lfilter;
 use crate::elem::Element;
-use crate::engine::Recurrence;
+use crate::engine::{Batch, Recurrence};
 use crate::error::FilterError;
 use crate::filter::{check_finite, Filter};
 use crate::gpu::{DeviceFilter, GpuConfig, GpuFilter, GpuSos};
@@ -132,27 +132,11 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
     fn device(&self) -> String {
         self.target.describe()
     }
-    fn apply_batch(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        self.apply_batch_timed(x, channels, y, zi, zf).map(drop)
-    }
-    fn apply_batch_timed(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<Timing, FilterError> {
-        let io = HostIo::new(x, channels, zi, self.state_len())?;
-        io.run(&self.target, y, zf, |x, y, zi, zf| {
-            self.apply_device(x, channels, y, zi, zf)
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let channels = batch.channels;
+        let io = HostIo::new(batch.x, channels, batch.zi, self.state_len())?;
+        io.run(&self.target, batch.y, batch.zf, |x, y, zi, zf| {
+            self.kernel.launch(&self.target, x, y, channels, zi, zf)
         })
     }
     fn apply_device(
@@ -168,58 +152,33 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
 }
 
 impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
-    fn report(&self) -> &Report {
-        self.cpu.report()
-    }
-    fn state_len(&self) -> usize {
-        self.cpu.state_len()
-    }
-    fn sections(&self) -> Option<usize> {
-        None
-    }
     fn device(&self) -> String {
         self.target.describe()
     }
     fn note(&self) -> Option<String> {
         Some("numerator (FIR) on the CPU, pole sections on the GPU".into())
     }
-    fn apply_batch(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        self.apply_batch_timed(x, channels, y, zi, zf).map(drop)
+    fn report(&self) -> &Report {
+        Recurrence::report(&self.cpu)
+    }
+    fn state_len(&self) -> usize {
+        Recurrence::state_len(&self.cpu)
+    }
+    fn sections(&self) -> Option<usize> {
+        None
     }
     /// Host data: the numerator on the CPU cores (exactly the CPU engine's), the all-pole
     /// sections on the GPU, zf from the last samples on the CPU.
-    fn apply_batch_timed(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<Timing, FilterError> {
-        check_shapes(
-            x.len(),
-            channels,
-            y.len(),
-            zi.map(<[T]>::len),
-            self.state_len(),
-        )?;
-        let u = self
-            .cpu
-            .cascade_input(x, channels, zi)
-            .expect("a pole cascade");
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let (x, channels, zi, y) = (batch.x, batch.channels, batch.zi, batch.y);
+        let state = self.state_len();
+        check_shapes(x.len(), channels, y.len(), zi.map(<[T]>::len), state)?;
+        let u = (self.cpu.cascade_input(x, channels, zi)).expect("a pole cascade");
         let io = HostIo::new(&u, channels, None, 0)?;
-        let timing = io.run(&self.target, y, None, |u, y, _, _| {
-            self.sections
-                .launch(&self.target, u, y, channels, None, None)
+        let timing = io.run(&self.target, &mut *y, None, |u, y, _, _| {
+            (self.sections).launch(&self.target, u, y, channels, None, None)
         })?;
-        if let Some(zf) = zf {
+        if let Some(zf) = batch.zf {
             zf.copy_from_slice(&self.cpu.final_states(x, y, channels, zi));
         }
         Ok(timing)
@@ -256,15 +215,6 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
 }
 
 impl<T: Element> Recurrence<T> for OnCpu<T> {
-    fn report(&self) -> &Report {
-        self.cpu.report()
-    }
-    fn state_len(&self) -> usize {
-        self.cpu.state_len()
-    }
-    fn sections(&self) -> Option<usize> {
-        self.cpu.sections()
-    }
     fn device(&self) -> String {
         self.cpu.device()
     }
@@ -274,27 +224,17 @@ impl<T: Element> Recurrence<T> for OnCpu<T> {
             self.report().method.name()
         ))
     }
-    fn apply_batch(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        self.cpu.apply_batch(x, channels, y, zi, zf)
+    fn report(&self) -> &Report {
+        self.cpu.report()
     }
-    fn apply_batch_new_output(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        what: &str,
-    ) -> Result<(), FilterError> {
-        self.cpu
-            .apply_batch_new_output(x, channels, y, zi, zf, what)
+    fn sections(&self) -> Option<usize> {
+        self.cpu.sections()
+    }
+    fn state_len(&self) -> usize {
+        self.cpu.state_len()
+    }
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        self.cpu.run(batch)
     }
     fn apply_device(
         &self,

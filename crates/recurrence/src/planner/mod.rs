@@ -34,7 +34,7 @@ mod spec;
 
 use crate::design::Lfilter;
 use crate::elem::{DType, Element};
-pub use crate::engine::{Recurrence, Timing};
+pub use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{check_finite, FilterOptions};
 use crate::sos::Sos;
@@ -159,7 +159,14 @@ pub fn lfilter<T: Element>(
     }
     let mut y = crate::cpu::output_vec(x.len());
     let mut zf = vec![T::ZERO; filter.state_len()];
-    filter.apply_batch_new_output(x, 1, &mut y, zi, Some(&mut zf), "x")?;
+    filter.run(Batch {
+        x,
+        channels: 1,
+        y: &mut y,
+        zi,
+        zf: Some(&mut zf),
+        fresh: Some("x"),
+    })?;
     Ok((y, zf))
 }
 
