@@ -270,6 +270,15 @@ impl<T: Element> Lfilter<T> {
 
     /// The batch through the method's engine (see [`Batch::fresh`]).
     fn filter(&self, batch: Batch<'_, T>) -> Result<(), FilterError> {
+        let s = self.state_len;
+        let n = batch.samples(s, &format!("of state {s} (max(len(b), len(a)) - 1)"))?;
+        if let (Some(what), Kind::Direct(f)) = (batch.fresh, &self.kind) {
+            let x = batch.x;
+            if f.apply_batch_flagged(batch)? {
+                crate::check_finite(x, what)?;
+            }
+            return Ok(());
+        }
         let Batch {
             x,
             channels,
@@ -278,36 +287,7 @@ impl<T: Element> Lfilter<T> {
             zf,
             fresh,
         } = batch;
-        let s = self.state_len;
-        if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
-            return Err(FilterError::Input(format!(
-                "{} input values, {} output values and {channels} channel(s) do not fit",
-                x.len(),
-                y.len()
-            )));
-        }
-        for (what, len) in [
-            ("zi", zi.map(<[T]>::len)),
-            ("zf", zf.as_ref().map(|z| z.len())),
-        ] {
-            if let Some(len) = len {
-                if len != channels * s {
-                    return Err(FilterError::Input(format!(
-                        "{what} holds {len} values; {channels} channel(s) of state {s} \
-                         (max(len(b), len(a)) - 1) need {}",
-                        channels * s
-                    )));
-                }
-            }
-        }
-        let n = x.len() / channels;
         if let Some(what) = fresh {
-            if let Kind::Direct(f) = &self.kind {
-                if f.apply_batch_flagged(x, channels, y, zi, zf, true)? {
-                    crate::check_finite(x, what)?;
-                }
-                return Ok(());
-            }
             crate::check_finite(x, what)?;
         }
         match &self.kind {

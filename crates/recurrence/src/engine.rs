@@ -49,6 +49,32 @@ pub struct Batch<'a, T> {
     pub fresh: Option<&'a str>,
 }
 
+impl<T> Batch<'_, T> {
+    /// The samples per channel, after checking that x, y, zi and zf fit `channels` channels
+    /// of `state` values each; `layout` says what the state is, for the message ("of state 2").
+    pub(crate) fn samples(&self, state: usize, layout: &str) -> Result<usize, FilterError> {
+        let (x, y, channels) = (self.x.len(), self.y.len(), self.channels);
+        if channels == 0 || !x.is_multiple_of(channels) || y != x {
+            return Err(FilterError::Input(format!(
+                "{x} input values, {y} output values and {channels} channel(s) do not fit"
+            )));
+        }
+        let zf = self.zf.as_ref().map(|z| z.len());
+        for (what, len) in [("zi", self.zi.map(<[T]>::len)), ("zf", zf)] {
+            match len {
+                Some(len) if len != channels * state => {
+                    return Err(FilterError::Input(format!(
+                        "{what} holds {len} values; {channels} channel(s) {layout} need {}",
+                        channels * state
+                    )))
+                }
+                _ => {}
+            }
+        }
+        Ok(x / channels)
+    }
+}
+
 /// A planned filter for element type `T`: the method the accuracy contract chose, run by the
 /// engine for the target it was planned for.
 pub trait Recurrence<T: Element>: Send + Sync {

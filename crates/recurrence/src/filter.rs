@@ -3,6 +3,7 @@
 
 use crate::cpu::{self, Isa, Plan, SUB};
 use crate::elem::{DType, Element};
+use crate::engine::Batch;
 use crate::error::FilterError;
 use crate::factors::Factors;
 use crate::poles::STABILITY_SLACK;
@@ -226,8 +227,15 @@ impl<T: Element> Filter<T> {
         zi: Option<&[T]>,
         zf: Option<&mut [T]>,
     ) -> Result<(), FilterError> {
-        self.apply_batch_flagged(x, channels, y, zi, zf, false)
-            .map(|_| ())
+        let batch = Batch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+            fresh: None,
+        };
+        self.apply_batch_flagged(batch).map(drop)
     }
 
     /// [`Filter::apply_batch`]; returns true when x may hold a non-finite value (a local
@@ -235,26 +243,12 @@ impl<T: Element> Filter<T> {
     /// serially, which is not watched). `fresh`: y was just allocated and never written; its
     /// pages are zeroed by the kernel at the first write and those lines are then still in
     /// the caches, so plain stores beat non-temporal ones there (as in the section engine).
-    pub(crate) fn apply_batch_flagged(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        fresh: bool,
-    ) -> Result<bool, FilterError> {
-        let n = self.check_shapes(x.len(), channels, y.len(), zi.map(<[T]>::len))?;
-        if let Some(zf) = &zf {
-            let want = channels * self.state_len;
-            if zf.len() != want {
-                return Err(FilterError::Input(format!(
-                    "zf holds {} values; {channels} channel(s) of state {} need {want}",
-                    zf.len(),
-                    self.state_len
-                )));
-            }
-        }
+    pub(crate) fn apply_batch_flagged(&self, batch: Batch<'_, T>) -> Result<bool, FilterError> {
+        let s = self.state_len;
+        let layout = format!("of state {s} (SciPy's max(len(b), len(a)) - 1 per channel)");
+        let n = batch.samples(s, &layout)?;
+        let (x, channels, fresh) = (batch.x, batch.channels, batch.fresh.is_some());
+        let (y, zi, zf) = (batch.y, batch.zi, batch.zf);
         let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
         let plan = Plan {
             ff: &self.ff,

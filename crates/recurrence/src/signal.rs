@@ -303,8 +303,15 @@ pub fn sosfilt<T: Element>(
     let mut zf = zi_cm.as_ref().map(|_| vec![T::ZERO; channels * 2 * ns]);
     // Non-finite inputs show in the filter's state (they are absorbing in the cascade); only
     // then is x searched, to name the first by its index in x.
-    let (zi_cm, zf_cm) = (zi_cm.as_deref(), zf.as_deref_mut());
-    if filter.apply_batch_flagged(&xc, channels, &mut y, zi_cm, zf_cm, true)? {
+    let batch = Batch {
+        x: &xc,
+        channels,
+        y: &mut y,
+        zi: zi_cm.as_deref(),
+        zf: zf.as_deref_mut(),
+        fresh: Some("x"),
+    };
+    if filter.apply_batch_flagged(batch)? {
         check_finite(x, "x")?;
     }
     let zf = zf

@@ -134,7 +134,9 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
     }
     fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
         let channels = batch.channels;
-        let io = HostIo::new(batch.x, channels, batch.zi, self.state_len())?;
+        let state = self.state_len();
+        batch.samples(state, &format!("of state {state}"))?;
+        let io = HostIo::new(batch.x, batch.zi)?;
         io.run(&self.target, batch.y, batch.zf, |x, y, zi, zf| {
             self.kernel.launch(&self.target, x, y, channels, zi, zf)
         })
@@ -170,11 +172,11 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
     /// Host data: the numerator on the CPU cores (exactly the CPU engine's), the all-pole
     /// sections on the GPU, zf from the last samples on the CPU.
     fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
-        let (x, channels, zi, y) = (batch.x, batch.channels, batch.zi, batch.y);
         let state = self.state_len();
-        check_shapes(x.len(), channels, y.len(), zi.map(<[T]>::len), state)?;
+        batch.samples(state, &format!("of state {state}"))?;
+        let (x, channels, zi, y) = (batch.x, batch.channels, batch.zi, batch.y);
         let u = (self.cpu.cascade_input(x, channels, zi)).expect("a pole cascade");
-        let io = HostIo::new(&u, channels, None, 0)?;
+        let io = HostIo::new(&u, None)?;
         let timing = io.run(&self.target, &mut *y, None, |u, y, _, _| {
             (self.sections).launch(&self.target, u, y, channels, None, None)
         })?;
@@ -248,48 +250,19 @@ impl<T: Element> Recurrence<T> for OnCpu<T> {
     }
 }
 
-/// Lengths of one host call against each other (before anything is uploaded).
-fn check_shapes(
-    x: usize,
-    channels: usize,
-    y: usize,
-    zi: Option<usize>,
-    state: usize,
-) -> Result<(), FilterError> {
-    if channels == 0 || !x.is_multiple_of(channels) || y != x {
-        return Err(FilterError::Input(format!(
-            "{x} input values, {y} output values and {channels} channel(s) do not fit"
-        )));
-    }
-    match zi {
-        Some(len) if len != channels * state => Err(FilterError::Input(format!(
-            "zi holds {len} values; {channels} channel(s) of state {state} need {}",
-            channels * state
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// Host data for one device run: x and zi, checked.
+/// Host data for one device run: x and zi, checked finite (lengths are checked by the caller).
 struct HostIo<'a, T> {
     x: &'a [T],
     zi: Option<&'a [T]>,
-    state: usize,
 }
 
 impl<'a, T: Element> HostIo<'a, T> {
-    fn new(
-        x: &'a [T],
-        channels: usize,
-        zi: Option<&'a [T]>,
-        state: usize,
-    ) -> Result<Self, FilterError> {
-        check_shapes(x.len(), channels, x.len(), zi.map(<[T]>::len), state)?;
+    fn new(x: &'a [T], zi: Option<&'a [T]>) -> Result<Self, FilterError> {
         check_finite(x, "x")?;
         if let Some(z) = zi {
             check_finite(z, "zi")?;
         }
-        Ok(HostIo { x, zi, state })
+        Ok(HostIo { x, zi })
     }
 
     /// Uploads on the target's stream, runs `launch` between CUDA events, downloads y (and zf).
@@ -316,7 +289,6 @@ impl<'a, T: Element> HostIo<'a, T> {
             }
             return Ok(Timing::default());
         }
-        let _ = self.state;
         let stream = target.stream();
         let start = Instant::now();
         let dx = stream.clone_htod(self.x).context("copying the input")?;
