@@ -10,7 +10,8 @@ use numpy::{IntoPyArray, PyReadonlyArrayDyn};
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use sigpu_recurrence::{
-    check_finite, plan, signal, Batch, Element, FilterError, FilterOptions, FilterSpec, Planned,
+    check_finite, plan, signal, Batch, DeviceBatch, Element, FilterError, FilterOptions,
+    FilterSpec, Planned,
 };
 use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::{GpuTarget, Target};
@@ -274,13 +275,13 @@ unsafe fn device_run<T: Element>(
     let state = io.channels * filter.state_len();
     // SAFETY: the caller's contract (above).
     unsafe {
-        filter.apply_device(
-            DeviceSlice::from_raw(io.x, total, gpu),
-            io.channels,
-            DeviceSliceMut::from_raw(io.y, total, gpu),
-            io.zi.map(|z| DeviceSlice::from_raw(z, state, gpu)),
-            io.zf.map(|z| DeviceSliceMut::from_raw(z, state, gpu)),
-        )
+        filter.apply_device(DeviceBatch {
+            x: DeviceSlice::from_raw(io.x, total, gpu),
+            channels: io.channels,
+            y: DeviceSliceMut::from_raw(io.y, total, gpu),
+            zi: io.zi.map(|z| DeviceSlice::from_raw(z, state, gpu)),
+            zf: io.zf.map(|z| DeviceSliceMut::from_raw(z, state, gpu)),
+        })
     }
 }
 

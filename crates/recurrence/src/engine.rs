@@ -49,15 +49,36 @@ pub struct Batch<'a, T> {
     pub fresh: Option<&'a str>,
 }
 
+/// One device call: [`Batch`]'s layout in device memory of one GPU (buffers sigpu owns or a
+/// caller's, as views), enqueued on the target's stream.
+pub struct DeviceBatch<'a, T> {
+    /// The input.
+    pub x: DeviceSlice<'a, T>,
+    /// How many channels `x` holds.
+    pub channels: usize,
+    /// The output, as long as `x`.
+    pub y: DeviceSliceMut<'a, T>,
+    /// The initial state, or none (zero).
+    pub zi: Option<DeviceSlice<'a, T>>,
+    /// Room for the final state, or none.
+    pub zf: Option<DeviceSliceMut<'a, T>>,
+}
+
 impl<T> Batch<'_, T> {
     /// The samples per channel, after checking that x, y, zi and zf fit `channels` channels
     /// of `state` values each; `layout` says what the state is, for the message ("of state 2").
     pub(crate) fn samples(&self, state: usize, layout: &str) -> Result<usize, FilterError> {
         let (x, y, channels) = (self.x.len(), self.y.len(), self.channels);
-        if channels == 0 || !x.is_multiple_of(channels) || y != x {
-            return Err(FilterError::Input(format!(
-                "{x} input values, {y} output values and {channels} channel(s) do not fit"
-            )));
+        let fit = match () {
+            _ if channels == 0 => Some("channels must be at least 1".to_string()),
+            _ if !x.is_multiple_of(channels) => Some(format!(
+                "{x} input values do not split into {channels} channels of equal length"
+            )),
+            _ if y != x => Some(format!("the output holds {y} values but the input {x}")),
+            _ => None,
+        };
+        if let Some(message) = fit {
+            return Err(FilterError::Input(message));
         }
         let zf = self.zf.as_ref().map(|z| z.len());
         for (what, len) in [("zi", self.zi.map(<[T]>::len)), ("zf", zf)] {
@@ -123,15 +144,8 @@ pub trait Recurrence<T: Element>: Send + Sync {
     /// Filters device memory (owned or a caller's) on the target's stream: only enqueues.
     /// Refused by filters planned for the CPU, and where the chosen method has no engine on
     /// the GPU (the error says why and the way out).
-    fn apply_device(
-        &self,
-        x: DeviceSlice<'_, T>,
-        channels: usize,
-        y: DeviceSliceMut<'_, T>,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
-        let _ = (x, channels, y, zi, zf);
+    fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let _ = batch;
         Err(FilterError::Input(format!(
             "this filter was planned for {}: plan it for the GPU that holds the data, or pass \
              host arrays",

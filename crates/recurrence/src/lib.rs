@@ -69,7 +69,7 @@ mod zi;
 
 pub use design::Lfilter;
 pub use elem::{from_le_bytes, to_le_bytes, DType, Element};
-pub use engine::{Batch, Recurrence, Timing};
+pub use engine::{Batch, DeviceBatch, Recurrence, Timing};
 pub use error::{FilterError, ParseError};
 pub use factors::{mat_mul, Factors, TableKind};
 pub use filter::{check_finite, parse_values, Filter, FilterOptions, Strategy, MAX_ORDER};

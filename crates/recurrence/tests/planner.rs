@@ -8,7 +8,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sigpu_recurrence::testing::{butter_0_02, Contract};
-use sigpu_recurrence::{plan, Element, FilterError, FilterOptions, FilterSpec, Method};
+use sigpu_recurrence::{
+    plan, DeviceBatch, Element, FilterError, FilterOptions, FilterSpec, Method,
+};
 use sigpu_runtime::cuda::{gpu_for_test, DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::{GpuTarget, Target};
 
@@ -103,8 +105,14 @@ fn on_gpu<T: Element>(target: &Target, order: usize) {
     let dx = g.gpu().upload(&c.x).unwrap();
     let mut dy = g.gpu().upload(&vec![T::ZERO; c.x.len()]).unwrap();
     g.gpu().synchronize().unwrap();
-    let (x, y) = (DeviceSlice::of(&dx), DeviceSliceMut::of(&mut dy));
-    let device = f.apply_device(x, CHANNELS, y, None, None).and_then(|()| {
+    let batch = DeviceBatch {
+        x: DeviceSlice::of(&dx),
+        channels: CHANNELS,
+        y: DeviceSliceMut::of(&mut dy),
+        zi: None,
+        zf: None,
+    };
+    let device = f.apply_device(batch).and_then(|()| {
         g.synchronize()?;
         Ok(g.gpu().download(&dy)?)
     });

@@ -25,6 +25,7 @@ pub use codegen::{
 };
 
 use crate::elem::Element;
+use crate::engine::DeviceBatch;
 use crate::error::FilterError;
 use crate::filter::Filter;
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
@@ -275,15 +276,7 @@ pub trait DeviceFilter<T: Element>: Send + Sync {
     /// Filters `channels` channels of equal length stored one after another in `x` into `y`,
     /// on `target`'s stream; zi / zf hold the state of each channel. Only enqueues. A view or
     /// target of another device than the filter's is an error, not a launch.
-    fn launch(
-        &self,
-        target: &GpuTarget,
-        x: DeviceSlice<'_, T>,
-        y: DeviceSliceMut<'_, T>,
-        channels: usize,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError>;
+    fn launch(&self, target: &GpuTarget, batch: DeviceBatch<'_, T>) -> Result<(), FilterError>;
 
     /// [`DeviceFilter::launch`] on buffers sigpu owns, on the GPU's own stream.
     fn run(
@@ -295,14 +288,14 @@ pub trait DeviceFilter<T: Element>: Send + Sync {
         zi: Option<&DeviceBuffer<T>>,
         zf: Option<&mut DeviceBuffer<T>>,
     ) -> Result<(), FilterError> {
-        self.launch(
-            &GpuTarget::new(gpu.clone()),
-            DeviceSlice::of(x),
-            DeviceSliceMut::of(y),
+        let batch = DeviceBatch {
+            x: DeviceSlice::of(x),
             channels,
-            zi.map(DeviceSlice::of),
-            zf.map(DeviceSliceMut::of),
-        )
+            y: DeviceSliceMut::of(y),
+            zi: zi.map(DeviceSlice::of),
+            zf: zf.map(DeviceSliceMut::of),
+        };
+        self.launch(&GpuTarget::new(gpu.clone()), batch)
     }
 }
 
@@ -311,15 +304,14 @@ impl<T: Element> DeviceFilter<T> for GpuFilter<T> {
     ///
     /// Launches of one `GpuFilter` share its look-back state, so they must be ordered: use
     /// one `GpuFilter` per stream (the planner's cache keys them by stream).
-    fn launch(
-        &self,
-        target: &GpuTarget,
-        x: DeviceSlice<'_, T>,
-        mut y: DeviceSliceMut<'_, T>,
-        channels: usize,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
+    fn launch(&self, target: &GpuTarget, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let DeviceBatch {
+            x,
+            channels,
+            mut y,
+            zi,
+            zf,
+        } = batch;
         if !target.gpu().same(&self.gpu) {
             return Err(FilterError::Input(format!(
                 "the filter was compiled for cuda:{}, the launch targets cuda:{}",

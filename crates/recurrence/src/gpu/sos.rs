@@ -25,6 +25,7 @@ use super::sos_tables::{short_hash, SosTables, SOS_HEADER, SOS_HEADER_NAME, SOS_
 pub use super::sos_tables::{sos_coefficients, SosConfig};
 use super::DeviceFilter;
 use crate::elem::Element;
+use crate::engine::DeviceBatch;
 use crate::error::FilterError;
 use sigpu_runtime::cuda::cudarc::driver::sys::{self, CUevent_flags};
 use sigpu_runtime::cuda::cudarc::driver::{
@@ -159,14 +160,14 @@ impl<T: Element> GpuSos<T> {
         // SAFETY: the caller's contract (above).
         unsafe {
             let target = GpuTarget::on_stream(gpu.clone(), call.stream as u64);
-            self.launch(
-                &target,
-                DeviceSlice::from_raw(call.x, total, gpu),
-                DeviceSliceMut::from_raw(call.y, total, gpu),
-                call.channels,
-                (call.zi != 0).then(|| DeviceSlice::from_raw(call.zi, state, gpu)),
-                (call.zf != 0).then(|| DeviceSliceMut::from_raw(call.zf, state, gpu)),
-            )
+            let batch = DeviceBatch {
+                x: DeviceSlice::from_raw(call.x, total, gpu),
+                channels: call.channels,
+                y: DeviceSliceMut::from_raw(call.y, total, gpu),
+                zi: (call.zi != 0).then(|| DeviceSlice::from_raw(call.zi, state, gpu)),
+                zf: (call.zf != 0).then(|| DeviceSliceMut::from_raw(call.zf, state, gpu)),
+            };
+            self.launch(&target, batch)
         }
     }
 
@@ -395,15 +396,14 @@ impl<T: Element> GpuSos<T> {
 impl<T: Element> DeviceFilter<T> for GpuSos<T> {
     /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
     /// (d0, d1) as scipy's sosfilt keeps it). Launches of one `GpuSos` on different streams are ordered among themselves (they share the look-back state).
-    fn launch(
-        &self,
-        target: &GpuTarget,
-        x: DeviceSlice<'_, T>,
-        y: DeviceSliceMut<'_, T>,
-        channels: usize,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
+    fn launch(&self, target: &GpuTarget, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let DeviceBatch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+        } = batch;
         let n = self.check_shapes(
             x.len(),
             y.len(),

@@ -5,7 +5,7 @@
 use super::{Planned, Timing};
 use crate::design::Lfilter;
 use crate::elem::Element;
-use crate::engine::{Batch, Recurrence};
+use crate::engine::{Batch, DeviceBatch, Recurrence};
 use crate::error::FilterError;
 use crate::filter::{check_finite, Filter};
 use crate::gpu::{DeviceFilter, GpuConfig, GpuFilter, GpuSos};
@@ -138,18 +138,18 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
         batch.samples(state, &format!("of state {state}"))?;
         let io = HostIo::new(batch.x, batch.zi)?;
         io.run(&self.target, batch.y, batch.zf, |x, y, zi, zf| {
-            self.kernel.launch(&self.target, x, y, channels, zi, zf)
+            let batch = DeviceBatch {
+                x,
+                channels,
+                y,
+                zi,
+                zf,
+            };
+            self.kernel.launch(&self.target, batch)
         })
     }
-    fn apply_device(
-        &self,
-        x: DeviceSlice<'_, T>,
-        channels: usize,
-        y: DeviceSliceMut<'_, T>,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
-        self.kernel.launch(&self.target, x, y, channels, zi, zf)
+    fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        self.kernel.launch(&self.target, batch)
     }
 }
 
@@ -178,7 +178,14 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
         let u = (self.cpu.cascade_input(x, channels, zi)).expect("a pole cascade");
         let io = HostIo::new(&u, None)?;
         let timing = io.run(&self.target, &mut *y, None, |u, y, _, _| {
-            (self.sections).launch(&self.target, u, y, channels, None, None)
+            let batch = DeviceBatch {
+                x: u,
+                channels,
+                y,
+                zi: None,
+                zf: None,
+            };
+            self.sections.launch(&self.target, batch)
         })?;
         if let Some(zf) = batch.zf {
             zf.copy_from_slice(&self.cpu.final_states(x, y, channels, zi));
@@ -187,15 +194,8 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
     }
     /// Device data: the numerator by the PLR kernel as an FIR into a scratch buffer, then the
     /// sections. zf of this method is computed from the (b, a) state on the host only.
-    fn apply_device(
-        &self,
-        x: DeviceSlice<'_, T>,
-        channels: usize,
-        y: DeviceSliceMut<'_, T>,
-        zi: Option<DeviceSlice<'_, T>>,
-        zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
-        if zf.is_some() {
+    fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        if batch.zf.is_some() {
             return Err(FilterError::Refused(
                 "method pole-cascade: the final state zf of this filter is not computed on \
                  the GPU; pass host arrays, or give the filter as second-order sections \
@@ -205,14 +205,25 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
         }
         let stream = self.target.stream();
         // SAFETY: every element is written by the numerator's kernel before the sections read it.
-        let mut u: DeviceBuffer<T> = unsafe { stream.alloc::<T>(x.len().max(1)) }
+        let len = batch.x.len();
+        let mut u: DeviceBuffer<T> = unsafe { stream.alloc::<T>(len.max(1)) }
             .context("allocating the numerator's output")?;
         let mut u = DeviceSliceMut::of(&mut u);
-        let mut u = u.slice_mut(0..x.len()).expect("within the buffer");
-        self.numerator
-            .launch(&self.target, x, u.reborrow(), channels, zi, None)?;
-        self.sections
-            .launch(&self.target, u.as_view(), y, channels, None, None)
+        let mut u = u.slice_mut(0..len).expect("within the buffer");
+        let numerator = DeviceBatch {
+            y: u.reborrow(),
+            zf: None,
+            ..batch
+        };
+        self.numerator.launch(&self.target, numerator)?;
+        let sections = DeviceBatch {
+            x: u.as_view(),
+            channels: batch.channels,
+            y: batch.y,
+            zi: None,
+            zf: None,
+        };
+        self.sections.launch(&self.target, sections)
     }
 }
 
@@ -238,14 +249,7 @@ impl<T: Element> Recurrence<T> for OnCpu<T> {
     fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
         self.cpu.run(batch)
     }
-    fn apply_device(
-        &self,
-        _x: DeviceSlice<'_, T>,
-        _channels: usize,
-        _y: DeviceSliceMut<'_, T>,
-        _zi: Option<DeviceSlice<'_, T>>,
-        _zf: Option<DeviceSliceMut<'_, T>>,
-    ) -> Result<(), FilterError> {
+    fn apply_device(&self, _batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
         Err(FilterError::Refused(self.reason.clone()))
     }
 }

@@ -34,7 +34,7 @@ mod spec;
 
 use crate::design::Lfilter;
 use crate::elem::{DType, Element};
-pub use crate::engine::{Batch, Recurrence, Timing};
+pub use crate::engine::{Batch, DeviceBatch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{check_finite, FilterOptions};
 use crate::sos::Sos;
