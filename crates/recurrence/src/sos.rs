@@ -371,13 +371,13 @@ pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     const BLOCK_SAMPLES: usize = crate::cpu::sos::BLOCK;
 
     // scipy's values as printed (17 digits round-trip).
     #[allow(clippy::excessive_precision)]
-    fn butter4() -> Vec<[f64; 6]> {
+    pub(crate) fn butter4() -> Vec<[f64; 6]> {
         // scipy.signal.butter(4, 0.05, output='sos')
         vec![
             [

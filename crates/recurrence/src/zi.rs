@@ -106,28 +106,9 @@ mod tests {
     use super::*;
 
     #[test]
-    #[allow(clippy::excessive_precision)]
     fn zi_is_scipys() {
         // scipy.signal.sosfilt_zi(butter(4, 0.05, output='sos'))
-        let zi = sosfilt_zi(&[
-            [
-                3.1238976917082617e-05,
-                6.2477953834165235e-05,
-                3.1238976917082617e-05,
-                1.0,
-                -1.7259333950369407,
-                7.4744737190779109e-01,
-            ],
-            [
-                1.0,
-                2.0,
-                1.0,
-                1.0,
-                -1.8638004920752349,
-                8.8703299965269455e-01,
-            ],
-        ])
-        .unwrap();
+        let zi = sosfilt_zi(&crate::sos::tests::butter4()).unwrap();
         let want = [
             0.0057768879174478,
             -0.00431003020598291,

@@ -181,24 +181,6 @@ impl<T: Element> GpuFilter<T> {
         Ok(launch.run(config)?)
     }
 
-    /// [`GpuFilter::run`] timed with CUDA events: `warmup` untimed runs, then the median of
-    /// `runs` (one channel per `x.len() / channels` elements, as `run` takes them).
-    #[allow(clippy::too_many_arguments)]
-    pub fn time_run(
-        &self,
-        gpu: &Gpu,
-        (warmup, runs): (usize, usize),
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
-        channels: usize,
-        zi: Option<&DeviceBuffer<T>>,
-        mut zf: Option<&mut DeviceBuffer<T>>,
-    ) -> Result<Timing, FilterError> {
-        time_gpu(gpu, warmup, runs, || {
-            self.run(gpu, x, y, channels, zi, zf.as_deref_mut())
-        })
-    }
-
     /// Uploads, filters and downloads: y and zf for `channels` channels.
     pub fn apply(
         &self,
@@ -296,6 +278,24 @@ pub trait DeviceFilter<T: Element>: Send + Sync {
             zf: zf.map(DeviceSliceMut::of),
         };
         self.launch(&GpuTarget::new(gpu.clone()), batch)
+    }
+
+    /// [`DeviceFilter::run`] timed with CUDA events: `warmup` untimed runs, then the median of
+    /// `runs`.
+    #[allow(clippy::too_many_arguments)]
+    fn time_run(
+        &self,
+        gpu: &Gpu,
+        (warmup, runs): (usize, usize),
+        x: &DeviceBuffer<T>,
+        y: &mut DeviceBuffer<T>,
+        channels: usize,
+        zi: Option<&DeviceBuffer<T>>,
+        mut zf: Option<&mut DeviceBuffer<T>>,
+    ) -> Result<Timing, FilterError> {
+        time_gpu(gpu, warmup, runs, || {
+            self.run(gpu, x, y, channels, zi, zf.as_deref_mut())
+        })
     }
 }
 

@@ -32,8 +32,7 @@ use sigpu_runtime::cuda::cudarc::driver::{
     result, CudaEvent, DevicePtr, DevicePtrMut, LaunchConfig,
 };
 use sigpu_runtime::cuda::{
-    time_gpu, DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext, Gpu, Kernel, KernelSource,
-    Timing,
+    DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext, Gpu, Kernel, KernelSource,
 };
 use sigpu_runtime::GpuTarget;
 use std::ffi::c_void;
@@ -375,21 +374,6 @@ impl<T: Element> GpuSos<T> {
         }
         self.run(gpu, &dx, &mut dy, channels, dzi.as_ref(), Some(&mut dzf))?;
         Ok((gpu.download(&dy)?, gpu.download(&dzf)?))
-    }
-
-    /// [`GpuSos::run`] without state, timed with CUDA events: `warmup` untimed runs, then the
-    /// median of `runs`.
-    pub fn time_run(
-        &self,
-        gpu: &Gpu,
-        (warmup, runs): (usize, usize),
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
-        channels: usize,
-    ) -> Result<Timing, FilterError> {
-        time_gpu(gpu, warmup, runs, || {
-            self.run(gpu, x, y, channels, None, None)
-        })
     }
 }
 
