@@ -65,7 +65,7 @@ impl<T: Element> Lfilter<T> {
         Self::from_signature(&sig, options)
     }
 
-    /// A filter in the seed's notation; integer element types run exactly (wrapping) with
+    /// A filter in the PLR paper's notation; integer element types run exactly (wrapping) with
     /// the blocked method.
     pub fn from_signature(sig: &Signature, options: FilterOptions) -> Result<Self, FilterError> {
         let order = sig.feedback.len();

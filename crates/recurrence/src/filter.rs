@@ -28,7 +28,7 @@ pub enum Strategy {
 /// Choices made when a filter is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FilterOptions {
-    /// The seed's domain-specific optimisations: factors truncated below the smallest normal
+    /// The PLR paper's domain-specific optimisations: factors truncated below the smallest normal
     /// float, zero factors suppressed, factors of 0 and 1 specialised. Off only to measure
     /// what they bring.
     pub optimize: bool,
@@ -152,7 +152,7 @@ impl<T: Element> Filter<T> {
         })
     }
 
-    /// Parses the seed's notation and builds the filter.
+    /// Parses the PLR paper's notation and builds the filter.
     pub fn parse(signature: &str, options: FilterOptions) -> Result<Self, FilterError> {
         Filter::new(&Signature::parse(signature)?, options)
     }

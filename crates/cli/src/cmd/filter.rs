@@ -1,4 +1,4 @@
-//! `sigpu filter`: an IIR filter — SciPy's `(b, a)`, second-order sections or the seed's
+//! `sigpu filter`: an IIR filter — SciPy's `(b, a)`, second-order sections or the PLR paper's
 //! signature — over a signal file (.npy of any shape with `--axis`, raw, or WAV; `-` for
 //! stdin/stdout), on the CPU or a GPU, with SciPy's zi / zf shapes and zero-phase
 //! `--filtfilt`. The filtering, the method choice and the file formats are the library's
