@@ -5,6 +5,7 @@
 //!
 //! - [`checks`]: the self-check registry — every crate's GPU kernels against their CPU twins.
 //! - [`demo`]: the tour `sigpu demo` prints.
+//! - [`info`] and [`copy`]: what `sigpu info` and `sigpu bench copy` report.
 //! - one module per capability with its benchmarks, table and figure reproductions, each
 //!   report with its text form ([`table`]: plain aligned columns) beside its JSON.
 //!
@@ -19,7 +20,9 @@
 pub mod approx;
 pub mod checks;
 pub mod clns;
+pub mod copy;
 pub mod demo;
+pub mod info;
 pub mod ldpc;
 pub mod lns;
 pub mod recurrence;

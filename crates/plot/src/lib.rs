@@ -30,6 +30,7 @@
 
 #![warn(missing_docs)]
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -292,20 +293,15 @@ impl LineChart {
             .build_cartesian_2d(x, y)
             .map_err(render)?;
         let (xf, yf) = (|v: &f64| x_labels.label(*v), |v: &f64| y_labels.label(*v));
-        chart
-            .configure_mesh()
-            .x_labels(32)
-            .y_labels(32)
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .x_desc(&self.x_label)
-            .y_desc(&self.y_label)
-            .x_label_formatter(&xf)
-            .y_label_formatter(&yf)
-            .label_style(label_font.clone())
-            .axis_desc_style((FONT, 19))
-            .draw()
-            .map_err(render)?;
+        house_mesh(
+            &mut chart.configure_mesh(),
+            [&self.x_label, &self.y_label],
+            [&xf, &yf],
+        )
+        .x_labels(32)
+        .label_style(label_font.clone())
+        .draw()
+        .map_err(render)?;
         for (i, series) in self.series.iter().enumerate() {
             let stroke = style.strokes.get(i).copied().unwrap_or_default();
             let colour = PALETTE[stroke.colour.unwrap_or(i) % PALETTE.len()];
@@ -442,6 +438,29 @@ struct Legend {
     columns: usize,
     /// The canvas width, pixels.
     width: u32,
+}
+
+/// The grid and axes every chart shares: grey major lines only, the axis descriptions
+/// `desc` (x, y) in one size, and `labels` (x, y) writing the ticks. The caller sets what
+/// differs (tick counts, label font) and draws.
+fn house_mesh<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+    desc: [&str; 2],
+    labels: [&'b dyn Fn(&f64) -> String; 2],
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+    DB: DrawingBackend,
+{
+    mesh.y_labels(32)
+        .bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+        .x_desc(desc[0])
+        .y_desc(desc[1])
+        .x_label_formatter(labels[0])
+        .y_label_formatter(labels[1])
+        .axis_desc_style((FONT, 19))
 }
 
 const ROW: u32 = 24;
@@ -733,21 +752,16 @@ impl BarChart {
                 names.get(i).map_or(String::new(), |s| (*s).to_owned())
             };
             let yf = |v: &f64| y_labels.label(*v);
-            chart
-                .configure_mesh()
-                .x_labels(64)
-                .y_labels(32)
-                .disable_x_mesh()
-                .bold_line_style(GRID)
-                .light_line_style(TRANSPARENT)
-                .x_desc(&self.x_label)
-                .y_desc(&self.y_label)
-                .x_label_formatter(&xf)
-                .y_label_formatter(&yf)
-                .label_style((FONT, 16))
-                .axis_desc_style((FONT, 19))
-                .draw()
-                .map_err(render)?;
+            house_mesh(
+                &mut chart.configure_mesh(),
+                [&self.x_label, &self.y_label],
+                [&xf, &yf],
+            )
+            .x_labels(64)
+            .disable_x_mesh()
+            .label_style((FONT, 16))
+            .draw()
+            .map_err(render)?;
             let per = self.series.len().max(1) as f64;
             let w = 0.8 / per;
             for (gi, g) in self.groups.iter().enumerate() {

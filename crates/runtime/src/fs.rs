@@ -423,6 +423,14 @@ mod tests {
         v
     }
 
+    /// A fresh directory holding one file `name` with `contents`.
+    fn dir_with(name: &str, contents: &[u8]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, contents).unwrap();
+        (dir, path)
+    }
+
     #[test]
     fn replaces_whole_file_and_leaves_no_temp() {
         let dir = tempfile::tempdir().unwrap();
@@ -435,9 +443,7 @@ mod tests {
 
     #[test]
     fn keeps_the_mode_of_the_file_it_replaces() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("out.bin");
-        std::fs::write(&path, b"x").unwrap();
+        let (_dir, path) = dir_with("out.bin", b"x");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
         write_atomic(&path, b"y").unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
@@ -478,9 +484,7 @@ mod tests {
 
     #[test]
     fn a_symlinked_target_is_resolved_and_its_target_replaced() {
-        let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().join("real.json");
-        std::fs::write(&real, b"old").unwrap();
+        let (dir, real) = dir_with("real.json", b"old");
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink("real.json", &link).unwrap();
         write_atomic(&link, b"new").unwrap();
@@ -507,9 +511,7 @@ mod tests {
     /// fills the directory with links named like temporaries and checks the victim file.
     #[test]
     fn never_writes_through_a_planted_symlink() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim");
-        std::fs::write(&victim, b"precious").unwrap();
+        let (dir, victim) = dir_with("victim", b"precious");
         let target = dir.path().join("out.json");
         // The old naming scheme's names, and a link at the target's lock name.
         for n in 0..4 {

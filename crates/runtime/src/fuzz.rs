@@ -151,6 +151,48 @@ pub struct Report {
     pub failures: Vec<std::path::PathBuf>,
 }
 
+/// Tokens of the `.npy` header grammar, for every fuzz test of a parser that reads `.npy`.
+pub const NPY_TOKENS: &[&str] = &[
+    "'descr'",
+    "'shape'",
+    "'fortran_order'",
+    "True",
+    "False",
+    "'yes'",
+    "(",
+    ")",
+    ",",
+    "{",
+    "}",
+    "<f8",
+    "|i1",
+    "<f4",
+    ">f4",
+    "NUMPY",
+    "\x01\x00",
+    "\x02\x00",
+    "\x03\x00",
+];
+
+/// Valid `.npy` files to start from: several element types and shapes (a scalar, an empty
+/// array) and a version-2 header, so mutations reach every branch of the header parser.
+pub fn npy_seeds() -> Vec<Vec<u8>> {
+    use crate::npy::encode;
+    let f32s: Vec<u8> = (0..12).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let mut v2 = encode("<f8", &[3], &[0u8; 24]);
+    // A version-2 header: 4-byte length.
+    v2[6] = 2;
+    let len = u16::from_le_bytes([v2[8], v2[9]]) as u32;
+    v2.splice(8..10, len.to_le_bytes());
+    vec![
+        encode("<f4", &[3, 4], &f32s),
+        encode("|i1", &[5], &[1, 2, 3, 4, 5]),
+        encode("<i8", &[], &[0; 8]),
+        encode("<f4", &[0, 7], &[]),
+        v2,
+    ]
+}
+
 /// Tokens worth splicing into any text input: numbers at the edges of every type.
 pub const NUMBERS: &[&str] = &[
     "0",

@@ -1,7 +1,7 @@
 //! `sigpu approx ...`: the SFU function catalog, its microbenchmark (Tables 4–5 of Li et al.'s SFU-approximation paper),
 //! the λ transformation of a user's kernel and the QoS-driven λ search over the app suite.
 
-use super::{resolve, spinner, write_json_out, Need, Target};
+use super::{resolve, spinning, Need, Target};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use sigpu_approx::search::Method;
@@ -89,35 +89,25 @@ fn list(json: bool) -> Result<ExitCode> {
 
 /// `--device cpu` measures the CPU fast functions; otherwise the catalog on the GPU.
 fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCode> {
-    super::check(
-        &[super::Output::File("--out", args.out.path.as_deref())],
-        &[],
-    )?;
+    args.out.check()?;
     let target = match device {
         Some(Device::Cpu) => Target::Cpu,
         _ => resolve(device, Need::Gpu, "approx bench")?,
     };
-    let bar = spinner();
     let Target::Gpu(gpu) = target else {
-        bar.set_message("CPU fast exp / log / sin / cos");
-        let cpu = CpuBench::measure(args.samples as usize);
-        bar.finish_and_clear();
-        write_json_out(&args.out, &cpu)?;
-        return super::report(json, &cpu, |r| print!("{}", r.text()));
+        let cpu = spinning(|progress| {
+            progress("CPU fast exp / log / sin / cos");
+            anyhow::Ok(CpuBench::measure(args.samples as usize))
+        })?;
+        return args.out.report(json, &cpu, |r| r.text());
     };
-    let progress = |k: &str| bar.set_message(k.to_owned());
-    let gpu_report = microbench::run(&gpu, args.samples as usize, &progress)?;
-    bar.finish_and_clear();
-    write_json_out(&args.out, &gpu_report)?;
-    super::report(json, &gpu_report, |r| print!("{}", r.text()))
+    let gpu_report = spinning(|progress| microbench::run(&gpu, args.samples as usize, progress))?;
+    args.out.report(json, &gpu_report, |r| r.text())
 }
 
 fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode> {
-    let outputs = [
-        super::Output::File("--out", args.out.path.as_deref()),
-        super::Output::Dir("--plot", args.plot.as_deref()),
-    ];
-    super::check(&outputs, &[])?;
+    args.out
+        .check_and(super::Output::Dir("--plot", args.plot.as_deref()))?;
     let mut run = SuiteRun::new(&args.app, args.qos_ratio, args.search, args.warp_index).map_err(
         |e| match e {
             ApproxError::Ratio(_) => anyhow::anyhow!("--qos-ratio: {e}"),
@@ -127,14 +117,11 @@ fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode>
     )?;
     run.curve = args.curve;
     let gpu = super::resolve_gpu(device, "approx tune")?;
-    let bar = spinner();
-    let summary = sigpu_lab::approx::tune::run(&gpu, &run, &|m| bar.set_message(m.to_owned()))?;
-    bar.finish_and_clear();
+    let summary = spinning(|progress| sigpu_lab::approx::tune::run(&gpu, &run, progress))?;
     if let Some(dir) = &args.plot {
         figures::write(dir, &summary, run.is_suite())?;
     }
-    write_json_out(&args.out, &summary)?;
-    super::report(json, &summary, |s| print!("{}", s.text(run.is_suite())))
+    args.out.report(json, &summary, |s| s.text(run.is_suite()))
 }
 
 /// CPU only: reads, transforms and writes a source; no device is involved.

@@ -55,16 +55,9 @@ pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitC
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
     let summary = run_all(&gpu, &checks, seed);
-    if json {
-        super::print_json(&summary)?;
-    } else {
-        print!("{}", summary.text());
-    }
-    Ok(if summary.failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    super::report(json, &summary, |s| print!("{}", s.text()))?;
+    // Exit status 1 when a check failed.
+    Ok(ExitCode::from(u8::from(summary.failed > 0)))
 }
 
 fn clock_seed() -> u64 {

@@ -17,18 +17,12 @@ pub fn run(device: Option<Device>, json: bool) -> Result<ExitCode> {
             super::Target::Cpu => (None, Some("--device cpu".to_owned())),
         },
     };
-    let bar = super::spinner();
-    let step = |what: &str| bar.set_message(format!("demo: {what}"));
-    let demo = sigpu_lab::demo::run(gpu.as_ref(), gpu_skipped, &step)?;
-    bar.finish_and_clear();
-    if json {
-        super::print_json(&demo)?;
-    } else {
-        print!("{}", sigpu_lab::demo::render(&demo));
-    }
-    Ok(if demo.failed() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    let demo = super::spinning(|progress| {
+        sigpu_lab::demo::run(gpu.as_ref(), gpu_skipped, &|what| {
+            progress(&format!("demo: {what}"))
+        })
+    })?;
+    super::report(json, &demo, |d| print!("{}", sigpu_lab::demo::render(d)))?;
+    // Exit status 1 when a section failed.
+    Ok(ExitCode::from(u8::from(demo.failed())))
 }

@@ -50,6 +50,32 @@ impl JsonOut {
     pub(crate) fn output(&self) -> Option<(&'static str, &std::path::Path)> {
         self.path.as_deref().map(|p| ("--out", p))
     }
+
+    /// `--out` as an [`Output`] for [`check`].
+    pub(crate) fn file(&self) -> Output<'_> {
+        Output::File("--out", self.path.as_deref())
+    }
+
+    /// [`check`] for a command whose only output flag is `--out`.
+    pub(crate) fn check(&self) -> Result<()> {
+        check(&[self.file()], &[])
+    }
+
+    /// `value` written to `--out` when given, then on stdout: JSON, or the `text` of it.
+    pub(crate) fn report<T: serde::Serialize>(
+        &self,
+        json: bool,
+        value: &T,
+        text: impl FnOnce(&T) -> String,
+    ) -> Result<std::process::ExitCode> {
+        write_json_out(self, value)?;
+        report(json, value, |v| print!("{}", text(v)))
+    }
+
+    /// [`check`] of `--out` and one more output flag.
+    pub(crate) fn check_and(&self, other: Output<'_>) -> Result<()> {
+        check(&[self.file(), other], &[])
+    }
 }
 
 /// Every file a command will read or write, checked before any work: each input exists and
@@ -171,6 +197,14 @@ fn bar_style(template: &str) -> indicatif::ProgressStyle {
 /// A progress bar of `len` steps drawn by `template`.
 fn bar(len: u64, template: &str) -> indicatif::ProgressBar {
     indicatif::ProgressBar::new(len).with_style(bar_style(template))
+}
+
+/// Runs `work` under a [`spinner`] showing the progress messages it sends, cleared after.
+fn spinning<T, E>(work: impl FnOnce(&dyn Fn(&str)) -> Result<T, E>) -> Result<T, E> {
+    let bar = spinner();
+    let done = work(&|m: &str| bar.set_message(m.to_owned()));
+    bar.finish_and_clear();
+    done
 }
 
 /// A spinner with a message for work of unknown length, ticking on its own.

@@ -12,6 +12,7 @@ use crate::{Accurate, Format};
 use serde::Serialize;
 
 /// One line's result, as the calculator reports it (and serialises it).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CalcResult {
     /// The line number, from 1 (blank and comment lines counted).
@@ -19,22 +20,16 @@ pub struct CalcResult {
     /// The format's name.
     pub format: String,
     /// The line as given (trimmed), absent for a line too long or not UTF-8.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expression: Option<String>,
     /// The result; null when it is ±inf or NaN (`special` says which).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
     /// `nan`, `+inf` or `-inf` when the result is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub special: Option<&'static str>,
     /// The raw LNS word in hexadecimal (`0x…`, as many digits as the word needs).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub word: Option<String>,
     /// Why the result is ±inf or NaN.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Why the line could not be evaluated.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 

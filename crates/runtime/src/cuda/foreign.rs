@@ -57,14 +57,10 @@ pub unsafe fn copy_to_host<T: Copy>(
     src: u64,
     dst: &mut [T],
 ) -> Result<()> {
-    stream
-        .context()
-        .bind_to_thread()
-        .context("binding the context")?;
     // SAFETY: forwarded to the caller; the copy is waited for before `dst` is released.
-    unsafe { cudarc::driver::result::memcpy_dtoh_async(dst, src, stream.cu_stream()) }
-        .context("copying device to host")?;
-    stream.synchronize().context("copying device to host")
+    copy_and_wait(stream, "copying device to host", |s| unsafe {
+        cudarc::driver::result::memcpy_dtoh_async(dst, src, s)
+    })
 }
 
 /// Copies `src` from the host to the device address `dst` on `stream`, and waits.
@@ -72,12 +68,22 @@ pub unsafe fn copy_to_host<T: Copy>(
 /// # Safety
 /// `dst` must address room for `src.len()` values of `T` on `stream`'s context.
 pub unsafe fn copy_from_host<T: Copy>(stream: &Arc<CudaStream>, src: &[T], dst: u64) -> Result<()> {
+    // SAFETY: forwarded to the caller; the copy is waited for before `src` is released.
+    copy_and_wait(stream, "copying host to device", |s| unsafe {
+        cudarc::driver::result::memcpy_htod_async(dst, src, s)
+    })
+}
+
+/// Binds `stream`'s context, enqueues `copy` on it and waits for it, naming `what` on error.
+fn copy_and_wait(
+    stream: &Arc<CudaStream>,
+    what: &str,
+    copy: impl FnOnce(sys::CUstream) -> std::result::Result<(), cudarc::driver::DriverError>,
+) -> Result<()> {
     stream
         .context()
         .bind_to_thread()
         .context("binding the context")?;
-    // SAFETY: forwarded to the caller; the copy is waited for before `src` is released.
-    unsafe { cudarc::driver::result::memcpy_htod_async(dst, src, stream.cu_stream()) }
-        .context("copying host to device")?;
-    stream.synchronize().context("copying host to device")
+    copy(stream.cu_stream()).context(what)?;
+    stream.synchronize().context(what)
 }

@@ -41,25 +41,51 @@ impl<T> Clone for DeviceSlice<'_, T> {
 
 impl<T> Copy for DeviceSlice<'_, T> {}
 
-impl<T> std::fmt::Debug for DeviceSlice<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "DeviceSlice(cuda:{} {:#x} × {})",
-            self.ordinal, self.ptr, self.len
-        )
-    }
+/// The accessors and `Debug` both views share: they are the same address, length and device.
+macro_rules! view_accessors {
+    ($view:ident) => {
+        impl<T> $view<'_, T> {
+            /// The number of elements.
+            pub fn len(&self) -> usize {
+                self.len
+            }
+
+            /// Whether the view holds no element.
+            pub fn is_empty(&self) -> bool {
+                self.len == 0
+            }
+
+            /// The ordinal of the device whose memory this is.
+            pub fn ordinal(&self) -> usize {
+                self.ordinal
+            }
+
+            /// The device address of the first element.
+            pub fn device_ptr(&self) -> u64 {
+                self.ptr
+            }
+
+            /// The address as a launch argument (it must outlive the launch being assembled).
+            pub(crate) fn ptr_ref(&self) -> &u64 {
+                &self.ptr
+            }
+        }
+
+        impl<T> std::fmt::Debug for $view<'_, T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let name = stringify!($view);
+                write!(
+                    f,
+                    "{name}(cuda:{} {:#x} × {})",
+                    self.ordinal, self.ptr, self.len
+                )
+            }
+        }
+    };
 }
 
-impl<T> std::fmt::Debug for DeviceSliceMut<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "DeviceSliceMut(cuda:{} {:#x} × {})",
-            self.ordinal, self.ptr, self.len
-        )
-    }
-}
+view_accessors!(DeviceSlice);
+view_accessors!(DeviceSliceMut);
 
 /// The address of element `start` of a view at `ptr`, when `start..end` lies within `len`.
 fn sub<T>(ptr: u64, len: usize, range: &Range<usize>) -> Option<(u64, usize)> {
@@ -103,31 +129,6 @@ impl<'a, T> DeviceSlice<'a, T> {
         let (ptr, len) = sub::<T>(self.ptr, self.len, &range)?;
         Some(DeviceSlice { ptr, len, ..*self })
     }
-
-    /// The number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the view holds no element.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The ordinal of the device whose memory this is.
-    pub fn ordinal(&self) -> usize {
-        self.ordinal
-    }
-
-    /// The device address of the first element.
-    pub fn device_ptr(&self) -> u64 {
-        self.ptr
-    }
-
-    /// The address as a launch argument (it must outlive the launch being assembled).
-    pub(crate) fn ptr_ref(&self) -> &u64 {
-        &self.ptr
-    }
 }
 
 impl<'a, T> DeviceSliceMut<'a, T> {
@@ -170,48 +171,15 @@ impl<'a, T> DeviceSliceMut<'a, T> {
 
     /// A shorter-lived writable view of the same memory (to pass on without giving it up).
     pub fn reborrow(&mut self) -> DeviceSliceMut<'_, T> {
-        DeviceSliceMut {
-            ptr: self.ptr,
-            len: self.len,
-            ordinal: self.ordinal,
-            _data: PhantomData,
-        }
+        let (ptr, len) = (self.ptr, self.len);
+        DeviceSliceMut { ptr, len, ..*self }
     }
 
     /// Elements `range`, writable, for as long as `self` is borrowed; `None` when the range
     /// does not lie within the view.
     pub fn slice_mut(&mut self, range: Range<usize>) -> Option<DeviceSliceMut<'_, T>> {
         let (ptr, len) = sub::<T>(self.ptr, self.len, &range)?;
-        Some(DeviceSliceMut {
-            ptr,
-            len,
-            ordinal: self.ordinal,
-            _data: PhantomData,
-        })
-    }
-
-    /// The number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the view holds no element.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The ordinal of the device whose memory this is.
-    pub fn ordinal(&self) -> usize {
-        self.ordinal
-    }
-
-    /// The device address of the first element.
-    pub fn device_ptr(&self) -> u64 {
-        self.ptr
-    }
-
-    pub(crate) fn ptr_ref(&self) -> &u64 {
-        &self.ptr
+        Some(DeviceSliceMut { ptr, len, ..*self })
     }
 }
 

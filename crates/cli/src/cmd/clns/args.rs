@@ -1,6 +1,8 @@
 //! The flags of `sigpu clns …` and `sigpu bench clns`.
 
+use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
+use sigpu_clns::{ClnsFormat, Geometry};
 
 #[derive(Subcommand, Debug)]
 pub enum ClnsCommand {
@@ -41,12 +43,8 @@ pub struct ClnsCertifyArgs {
     /// f64, accurate, tex, fma, sfu, or `all` (on the GPU, the methods with kernels for the format).
     #[arg(long, default_value = "all")]
     pub method: String,
-    /// Table points along |Z| (default: the format's default table).
-    #[arg(long)]
-    pub p_cl: Option<usize>,
-    /// Table points along θ.
-    #[arg(long)]
-    pub p_theta: Option<usize>,
+    #[command(flatten)]
+    pub table: TableArgs,
     /// Grid step in codes along z and θ (1 = every input).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
     pub stride: u32,
@@ -105,12 +103,8 @@ pub struct BenchClnsArgs {
     /// clns16, clns32 or i<I>f<F>p<P>.
     #[arg(long, default_value = "clns16")]
     pub format: sigpu_clns::ClnsFormat,
-    /// Table points along |Z| (default: the format's default table).
-    #[arg(long)]
-    pub p_cl: Option<usize>,
-    /// Table points along θ (default: the format's default table).
-    #[arg(long)]
-    pub p_theta: Option<usize>,
+    #[command(flatten)]
+    pub table: TableArgs,
     #[command(flatten)]
     pub out: crate::cmd::JsonOut,
     /// Draw the texture-cache cliff to BASE.svg and BASE.png.
@@ -122,4 +116,30 @@ pub struct BenchClnsArgs {
     /// Report (and plot) a saved JSON result instead of measuring: no GPU needed.
     #[arg(long, value_name = "FILE")]
     pub from: Option<std::path::PathBuf>,
+}
+
+/// `--p-cl` / `--p-theta`: the S_b table's size, for the commands that build one.
+#[derive(Args, Debug)]
+pub struct TableArgs {
+    /// Table points along |Z| (default: the format's default table).
+    #[arg(long)]
+    pub p_cl: Option<usize>,
+    /// Table points along θ (default: the format's default table).
+    #[arg(long)]
+    pub p_theta: Option<usize>,
+}
+
+impl TableArgs {
+    /// The table for `format`: the flags given, the format's default for those not.
+    pub fn geometry(&self, format: ClnsFormat) -> Result<Geometry> {
+        let d = Geometry::default_for(format);
+        let (a, b) = (
+            self.p_cl.unwrap_or(d.p_cl),
+            self.p_theta.unwrap_or(d.p_theta),
+        );
+        if !(2..=4096).contains(&a) || !(2..=4096).contains(&b) {
+            bail!("--p-cl {a} / --p-theta {b}: table sizes are 2..=4096 points per axis");
+        }
+        Ok(Geometry::new(format, a, b))
+    }
 }

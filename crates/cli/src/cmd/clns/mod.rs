@@ -7,7 +7,7 @@ mod args;
 pub use args::{BenchClnsArgs, ClnsCommand};
 use args::{ClnsCertifyArgs, ClnsCertifyF32Args, ClnsFftArgs, ClnsFig45Args};
 
-use super::{resolve, spinner, write_json_out as write_json, Need, Target};
+use super::{resolve, spinning, Need, Target};
 use anyhow::{bail, Context, Result};
 use sigpu_clns::certify::Inputs;
 use sigpu_clns::{ClnsFormat, Geometry, Method};
@@ -24,36 +24,21 @@ pub fn run(device: Option<Device>, json: bool, command: &ClnsCommand) -> Result<
     }
 }
 
-fn geometry(format: ClnsFormat, p_cl: Option<usize>, p_theta: Option<usize>) -> Result<Geometry> {
-    let d = Geometry::default_for(format);
-    let (a, b) = (p_cl.unwrap_or(d.p_cl), p_theta.unwrap_or(d.p_theta));
-    if !(2..=4096).contains(&a) || !(2..=4096).contains(&b) {
-        bail!("--p-cl {a} / --p-theta {b}: table sizes are 2..=4096 points per axis");
-    }
-    Ok(Geometry::new(format, a, b))
-}
-
 fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result<ExitCode> {
-    super::check(
-        &[super::Output::File("--out", args.out.path.as_deref())],
-        &[],
-    )?;
+    args.out.check()?;
     let format = args.format;
     let methods: Vec<Method> = if args.method == "all" {
         Method::ALL.to_vec()
     } else {
         vec![args.method.parse().context("--method")?]
     };
-    let g = geometry(format, args.p_cl, args.p_theta)?;
+    let g = args.table.geometry(format)?;
     let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, args.seed)
         .context("--stride")?;
     let target = resolve(device, Need::Either, "clns certify")?;
-    let bar = spinner();
-    let (certs, skipped) =
-        lab_certify::certify(target.gpu(), format, g, &methods, &inputs, &|m| {
-            bar.set_message(m.to_owned())
-        })?;
-    bar.finish_and_clear();
+    let (certs, skipped) = spinning(|progress| {
+        lab_certify::certify(target.gpu(), format, g, &methods, &inputs, progress)
+    })?;
     if certs.is_empty() {
         bail!(
             "--method {}: nothing to certify here ({}: GPU only, or no kernel for this format)",
@@ -61,10 +46,8 @@ fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result
             skipped.join(", ")
         );
     }
-    write_json(&args.out, &certs)?;
-    super::report(json, &certs, |c| {
-        print!("{}", lab_certify::text(format, g, c, &skipped))
-    })
+    args.out
+        .report(json, &certs, |c| lab_certify::text(format, g, c, &skipped))
 }
 
 fn fig45(device: Option<Device>, json: bool, args: &ClnsFig45Args) -> Result<ExitCode> {
@@ -73,10 +56,10 @@ fn fig45(device: Option<Device>, json: bool, args: &ClnsFig45Args) -> Result<Exi
     let format = args.format;
     let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, 4)
         .context("--stride")?;
-    let bar = spinner();
-    bar.set_message(format!("Fig. 4/5 over {} inputs", inputs.len()));
-    let points = fig45::fig45(format, &fig45::SIZES, &inputs)?;
-    bar.finish_and_clear();
+    let points = spinning(|progress| {
+        progress(&format!("Fig. 4/5 over {} inputs", inputs.len()));
+        fig45::fig45(format, &fig45::SIZES, &inputs)
+    })?;
     if let Some(dir) = &args.plot {
         fig45::plot(&points, dir)?;
     }
@@ -84,11 +67,8 @@ fn fig45(device: Option<Device>, json: bool, args: &ClnsFig45Args) -> Result<Exi
 }
 
 fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCode> {
-    let outputs = [
-        super::Output::File("--out", args.out.path.as_deref()),
-        super::Output::Base("--plot", args.plot.as_deref()),
-    ];
-    super::check(&outputs, &[])?;
+    args.out
+        .check_and(super::Output::Base("--plot", args.plot.as_deref()))?;
     let opts = fft::FftOptions {
         size: args.size,
         batch: args.batch,
@@ -105,23 +85,17 @@ fn fft(device: Option<Device>, json: bool, args: &ClnsFftArgs) -> Result<ExitCod
         Need::Either
     };
     let target = resolve(device, need, "clns fft")?;
-    let bar = spinner();
-    let report = fft::run(&opts, target.gpu(), &|m| bar.set_message(m.to_owned()))?;
-    bar.finish_and_clear();
-    write_json(&args.out, &report)?;
+    let report = spinning(|progress| fft::run(&opts, target.gpu(), progress))?;
     if let Some(base) = &args.plot {
         report.plot(opts.size, base)?;
     }
-    super::report(json, &report, |r| print!("{}", r.text(&opts)))
+    args.out.report(json, &report, |r| r.text(&opts))
 }
 
 /// `sigpu clns certify-f32`: Vouzis & Arnold's representation on the CPU (f64 reference and the
 /// texture / FMA twins of the GPU kernels, on clns16's default table).
 fn certify_f32(device: Option<Device>, json: bool, args: &ClnsCertifyF32Args) -> Result<ExitCode> {
-    super::check(
-        &[super::Output::File("--out", args.out.path.as_deref())],
-        &[],
-    )?;
+    args.out.check()?;
     resolve(device, Need::Cpu, "clns certify-f32")?;
     let g = Geometry::default_for(ClnsFormat::CLNS16);
     let sizes = (
@@ -129,17 +103,14 @@ fn certify_f32(device: Option<Device>, json: bool, args: &ClnsCertifyF32Args) ->
         args.random as usize,
         args.pairs as usize,
     );
-    let bar = spinner();
-    let report = lab_certify::certify_f32(g, sizes, args.seed, &|m| bar.set_message(m.to_owned()))?;
-    bar.finish_and_clear();
-    write_json(&args.out, &report)?;
-    super::report(json, &report, |r| print!("{}", r.text(g, sizes.2)))
+    let report = spinning(|progress| lab_certify::certify_f32(g, sizes, args.seed, progress))?;
+    args.out.report(json, &report, |r| r.text(g, sizes.2))
 }
 
 /// `sigpu bench clns`: measured on the GPU, or a saved report read back (`--from`).
 pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result<ExitCode> {
     let outputs = [
-        super::Output::File("--out", args.out.path.as_deref()),
+        args.out.file(),
         super::Output::Base("--plot", args.plot.as_deref()),
     ];
     super::check(&outputs, &[("--from", args.from.as_deref())])?;
@@ -154,18 +125,12 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
             let Target::Gpu(gpu) = resolve(device, Need::Gpu, "bench clns")? else {
                 unreachable!("Need::Gpu resolves to a GPU or an error")
             };
-            let g = geometry(args.format, args.p_cl, args.p_theta)?;
-            let bar = spinner();
-            let report = bench::run(&gpu, args.format, g, args.table1_only, &|m| {
-                bar.set_message(m.to_owned())
-            })?;
-            bar.finish_and_clear();
-            report
+            let g = args.table.geometry(args.format)?;
+            spinning(|progress| bench::run(&gpu, args.format, g, args.table1_only, progress))?
         }
     };
-    write_json(&args.out, &report)?;
     if let Some(base) = &args.plot {
         report.plot_cliff(base)?;
     }
-    super::report(json, &report, |r| print!("{}", r.text()))
+    args.out.report(json, &report, |r| r.text())
 }

@@ -1,6 +1,7 @@
 //! `sigpu bench lns`: Table 1 of Arnold & Collange's texture-LNS paper on a GPU (every method and blend, the streaming add
 //! and fused reductions), or the add throughput of the CPU methods.
 
+use crate::cmd::{check, resolve, spinning, Need, Output};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use sigpu_lab::lns::bench::{
@@ -30,11 +31,13 @@ pub struct BenchLnsArgs {
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
-    let outputs = [
-        super::super::Output::File("--out", args.out.path.as_deref()),
-        super::super::Output::Base("--plot", args.plot.as_deref()),
-    ];
-    super::super::check(&outputs, &[])?;
+    check(
+        &[
+            args.out.file(),
+            Output::Base("--plot", args.plot.as_deref()),
+        ],
+        &[],
+    )?;
     let gpu_only =
         "--method selects CPU methods (with --device cpu); the GPU run measures every method";
     // A flag conflict the command line alone shows is refused before any device is opened;
@@ -45,7 +48,7 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
     if args.reduce_only && (!args.method.is_empty() || args.plot.is_some()) {
         bail!("--reduce-only measures the fused sum and dot alone: drop --method and --plot");
     }
-    match super::super::resolve(device, super::super::Need::Either, "bench lns")?.into_gpu() {
+    match resolve(device, Need::Either, "bench lns")?.into_gpu() {
         Some(_) if !args.method.is_empty() => bail!(gpu_only),
         Some(gpu) => on_gpu(&gpu, json, args),
         None if args.reduce_only => {
@@ -61,19 +64,15 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
 fn on_gpu(gpu: &sigpu_runtime::cuda::Gpu, json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
     if args.reduce_only {
         let report = reductions_only(gpu, args.format)?;
-        super::super::write_json_out(&args.out, &report)?;
-        return super::super::report(json, &report, |r| print!("{}", r.text()));
+        return args.out.report(json, &report, |r| r.text());
     }
-    let bar = indicatif::ProgressBar::new_spinner();
-    let report = throughput(gpu, args.format, &|m| bar.set_message(m.to_owned()))?;
-    bar.finish_and_clear();
-    super::super::write_json_out(&args.out, &report)?;
+    let report = spinning(|progress| throughput(gpu, args.format, progress))?;
     if let Some(base) = &args.plot {
         blend_chart(&report)
             .write(base)
             .with_context(|| format!("--plot {}", base.display()))?;
     }
-    super::super::report(json, &report, |r| print!("{}", r.text()))
+    args.out.report(json, &report, |r| r.text())
 }
 
 /// `bench lns --device cpu`: element-wise add throughput of every CPU method.
@@ -86,6 +85,5 @@ fn on_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
     let rows = (methods.into_iter())
         .map(|m| cpu_add_throughput(args.format, m, 1 << 22, 5))
         .collect::<Result<Vec<_>, _>>()?;
-    super::super::write_json_out(&args.out, &rows)?;
-    super::super::report(json, &rows, |r| print!("{}", cpu_text(args.format, r)))
+    args.out.report(json, &rows, |r| cpu_text(args.format, r))
 }
