@@ -128,7 +128,7 @@ def breakdown(b, a, arr, kind, sync):
     io = _signal._direct_io(arr, -1)
     assert io is not None, "the direct path should take this array"
     yk, name, xp, yp, rows, cols, dev, stream = io
-    launch = lambda: _native.lfilter_cuda(ba.bl, ba.al, name, xp, yp, rows, cols, dev, stream)
+    launch = lambda: _native.filter_cuda(ba.bl, ba.al, name, xp, yp, rows, cols, dev, stream)
     r = {"host_ms": host(lambda: sigpu.lfilter(b, a, arr), sync, args.runs)}
     if kind == "torch":
         r["kernel_events_ms"] = events(launch, args.runs)

@@ -8,24 +8,6 @@ __version__: str
 
 def info_json() -> str: ...
 def cuda_status() -> Tuple[bool, Optional[str]]: ...
-def lfilter_cuda(
-    b: List[float],
-    a: List[float],
-    dtype: str,
-    x: int,
-    y: int,
-    channels: int,
-    n: int,
-    device: int,
-    stream: int,
-    zi: Optional[int] = None,
-    zf: Optional[int] = None,
-    sync: bool = False,
-) -> None: ...
-def lfilter_cuda_host(
-    b: List[float], a: List[float], x: np.ndarray, device: int, zi: Optional[np.ndarray] = None
-) -> Tuple[np.ndarray, np.ndarray]: ...
-
 class Code:
     def __init__(self, spec: str) -> None: ...
     @staticmethod
@@ -88,19 +70,6 @@ def signal_run(
 ) -> Tuple[np.ndarray, Optional[np.ndarray], str]: ...
 def signal_lfilter_zi(b: List[float], a: List[float]) -> List[float]: ...
 def signal_sosfilt_zi(sos: List[float], shape: List[int]) -> List[float]: ...
-def sosfilt_cuda(
-    sos: List[float],
-    sos_shape: List[int],
-    dtype: str,
-    x: int,
-    y: int,
-    channels: int,
-    n: int,
-    device: int,
-    stream: int,
-    zi: int = 0,
-    zf: int = 0,
-) -> None: ...
 def filter_rows(
     b: List[float],
     a: List[float],
@@ -108,4 +77,21 @@ def filter_rows(
     zi: Optional[np.ndarray] = None,
     sos_shape: Optional[List[int]] = None,
     allow_unstable: bool = False,
+    device: Optional[int] = None,
 ) -> Tuple[np.ndarray, Optional[np.ndarray]]: ...
+def filter_cuda(
+    b: List[float],
+    a: List[float],
+    dtype: str,
+    x: int,
+    y: int,
+    channels: int,
+    n: int,
+    device: int,
+    stream: int,
+    zi: Optional[int] = None,
+    zf: Optional[int] = None,
+    sos_shape: Optional[List[int]] = None,
+    allow_unstable: bool = False,
+    sync: bool = False,
+) -> None: ...

@@ -1,12 +1,14 @@
 """scipy.signal's IIR filters over sigpu's parallel recurrence: same names, argument order,
 defaults and return shapes as scipy.signal.
 
-On the CPU (numpy arrays) the functions are ``sigpu_recurrence::signal``'s: every core, with the
-method (PLR, pole cascade, serial, fused sections) chosen by the accuracy contract — the
-predicted error within 4x of scipy's own at the same dtype. On a CUDA array, ``lfilter`` runs
-the PLR kernel and ``sosfilt`` the fused second-order-section kernel, on the array's device and
-the caller's current stream, into a new array of the same library (no host copies; an axis
-other than the last, or a strided array, costs one device copy to a contiguous layout).
+Every call goes through the recurrence crate's planner: the method (PLR, pole cascade, serial,
+fused sections) is chosen by the accuracy contract — the predicted error within 4x of scipy's
+own at the same dtype — and run on every core for numpy arrays. On a CUDA array the same
+method runs on the array's device and the caller's current stream, into a new array of the
+same library (no host copies; an axis other than the last, or a strided array, costs one device
+copy to a contiguous layout): the PLR kernel, the fused second-order-section kernel, or a pole
+cascade's numerator and sections. Where the contract keeps a filter only serially, a CUDA array
+is refused (ValueError) with the way out: a host array, or the filter as second-order sections.
 ``filtfilt`` and ``sosfiltfilt`` take host arrays; padtype 'odd' runs in the library, the other
 padtypes extend the signal here and call ``lfilter`` / ``sosfilt``.
 
@@ -230,7 +232,7 @@ def lfilter(
     if zi is None and device is None:
         io = _direct_io(x, axis)
         if io is not None:
-            _native.lfilter_cuda(ba.bl, ba.al, *io[1:])
+            _native.filter_cuda(ba.bl, ba.al, *io[1:])
             return io[0]
     b, a = ba.b, ba.a
     dev = parse_device(device)
@@ -284,7 +286,7 @@ def _lfilter_host_on_gpu(
     x2 = np.ascontiguousarray(xm, dtype=dtype).reshape(rows, n)
     zi2 = None if zi is None else _zi_rows(zi, x.shape, ax, k, dtype, rows)
     bl, al = _padded(b, a) if zi is not None else (b.tolist(), a.tolist())
-    y2, zf2 = _native.lfilter_cuda_host(bl, al, x2, dev, zi2)
+    y2, zf2 = _native.filter_rows(bl, al, x2, zi2, device=dev)
     y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
     if zi is None:
         return y
@@ -299,9 +301,9 @@ def _zi_rows(
     return np.ascontiguousarray(np.moveaxis(z, ax, -1), dtype=dtype).reshape(rows, k)
 
 
-def _lfilter_gpu(
-    b: np.ndarray, a: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]
-) -> Any:
+def _gpu_rows(g: GpuArray, axis: int, dev: Optional[int]) -> Tuple[GpuArray, str, int, bool]:
+    """A CUDA array as C-contiguous rows along ``axis`` in its working dtype (one device copy
+    only when it is not laid out so already): (rows, dtype name, axis, whether moved)."""
     if dev == -1:
         raise ValueError(
             "device='cpu' with a CUDA array: move the array to the host first (.cpu() / .get())"
@@ -313,13 +315,19 @@ def _lfilter_gpu(
     dtype = _work_dtype(g.dtype)
     name = dtype.name
     ax = _axis(axis, len(g.shape))
-    k = _state_len(b, a)
     moved = ax != len(g.shape) - 1
+    src = g
     if moved or not g.c_contiguous or g.dtype != dtype:
-        src = gpu_array(contiguous_last(g, ax, name))
-    else:
-        src = g
+        src = gpu_array(contiguous_last(g, ax, name))  # type: ignore[assignment]
     assert src is not None
+    return src, name, ax, moved
+
+
+def _lfilter_gpu(
+    b: np.ndarray, a: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]
+) -> Any:
+    src, name, ax, moved = _gpu_rows(g, axis, dev)
+    k = _state_len(b, a)
     n = src.shape[-1]
     lead = src.shape[:-1]
     rows = math.prod(lead)
@@ -331,7 +339,7 @@ def _lfilter_gpu(
         want = g.shape[:ax] + (k,) + g.shape[ax + 1 :]
         zg = gpu_array(zi)
         if zg is None:
-            znp = np.broadcast_to(np.asarray(zi, dtype=dtype), want)
+            znp = np.broadcast_to(np.asarray(zi, dtype=name), want)
             znp = np.ascontiguousarray(np.moveaxis(znp, ax, -1))
             zi_dev = _upload_like(src, znp)
         else:
@@ -343,7 +351,7 @@ def _lfilter_gpu(
         zf_ptr = data_ptr(zf, g.kind)
     if rows > 0 and n > 0:
         bl, al = _padded(b, a) if zi is not None else (b.tolist(), a.tolist())
-        _native.lfilter_cuda(
+        _native.filter_cuda(
             bl, al, name, src.ptr, y_ptr, rows, n, src.device, src.stream, zi_ptr, zf_ptr
         )
     elif zi is not None and zf is not None:
@@ -426,7 +434,7 @@ def sosfilt(
     if zi is None and device is None:
         io = _direct_io(x, axis)
         if io is not None:
-            _native.sosfilt_cuda(flat, shape, *io[1:])
+            _native.filter_cuda(flat, [], *io[1:], sos_shape=shape)
             return io[0]
     dev = parse_device(device)
     g = gpu_array(x)
@@ -437,17 +445,6 @@ def sosfilt(
         raise ValueError("x must have at least one dimension")
     dtype = _work_dtype(x.dtype)
     ax = _axis(axis, x.ndim)
-    if dev is not None and dev >= 0:
-        # Host arrays on a GPU: each section through the (b, a) GPU filter.
-        y = x
-        zfs = []
-        for i in range(s.shape[0]):
-            if zi is None:
-                y = lfilter(s[i, :3], s[i, 3:], y, axis=ax, device=device)
-            else:
-                y, zf = lfilter(s[i, :3], s[i, 3:], y, axis=ax, zi=np.asarray(zi)[i], device=device)
-                zfs.append(zf)
-        return y if zi is None else (y, np.stack(zfs))
     sections = s.shape[0]
     xm = np.moveaxis(x, ax, -1)
     lead, n = xm.shape[:-1], xm.shape[-1]
@@ -463,7 +460,10 @@ def sosfilt(
         # scipy's (sections, ..., 2 at axis, ...) → rows of [section][2].
         z = np.moveaxis(np.moveaxis(z, ax + 1, -1), 0, -2)
         zi2 = np.ascontiguousarray(z, dtype=dtype).reshape(rows, 2 * sections)
-    y2, zf2 = _native.filter_rows(s.ravel().tolist(), [], x2, zi2, sos_shape=list(s.shape))
+    on = dev if dev is not None and dev >= 0 else None
+    y2, zf2 = _native.filter_rows(
+        s.ravel().tolist(), [], x2, zi2, sos_shape=list(s.shape), device=on
+    )
     y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
     if zi is None:
         return y
@@ -482,35 +482,20 @@ def _moveaxis(arr: Any, kind: str, src: int, dst: int) -> Any:
 
 
 def _sosfilt_gpu(s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]) -> Any:
-    if dev == -1:
-        raise ValueError(
-            "device='cpu' with a CUDA array: move the array to the host first (.cpu() / .get())"
-        )
-    if dev is not None and dev != g.device:
-        raise ValueError(f"device='cuda:{dev}' but the array is on cuda:{g.device}")
-    if len(g.shape) == 0:
-        raise ValueError("x must have at least one dimension")
-    dtype = _work_dtype(g.dtype)
-    name = dtype.name
-    ax = _axis(axis, len(g.shape))
-    moved = ax != len(g.shape) - 1
-    if moved or not g.c_contiguous or g.dtype != dtype:
-        src = gpu_array(contiguous_last(g, ax, name))
-    else:
-        src = g
-    assert src is not None
+    src, name, ax, moved = _gpu_rows(g, axis, dev)
     n, lead = src.shape[-1], src.shape[:-1]
     rows = math.prod(lead)
     sections = s.shape[0]
     y = empty_like_kind(src, src.shape, name)
     y_ptr = data_ptr(y, g.kind)
-    zi_ptr = zf_ptr = 0
+    zi_ptr: Optional[int] = None
+    zf_ptr: Optional[int] = None
     zf = None
     if zi is not None:
         want = (sections,) + g.shape[:ax] + (2,) + g.shape[ax + 1 :]
         zg = gpu_array(zi)
         if zg is None:
-            znp = np.asarray(zi, dtype=dtype)
+            znp = np.asarray(zi, dtype=name)
             if znp.shape != want:
                 raise ValueError(f"zi has shape {znp.shape}; it must be {want}")
             zdev = _upload_like(src, np.ascontiguousarray(znp))
@@ -525,9 +510,9 @@ def _sosfilt_gpu(s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike],
         zf = empty_like_kind(src, tuple(lead) + (sections, 2), name)
         zf_ptr = data_ptr(zf, g.kind)
     if rows > 0 and n > 0:
-        _native.sosfilt_cuda(
-            s.ravel().tolist(), list(s.shape), name, src.ptr, y_ptr, rows, n, src.device,
-            src.stream, zi=zi_ptr, zf=zf_ptr,
+        _native.filter_cuda(
+            s.ravel().tolist(), [], name, src.ptr, y_ptr, rows, n, src.device, src.stream,
+            zi=zi_ptr, zf=zf_ptr, sos_shape=list(s.shape),
         )
     elif zf is not None:
         zf[...] = zdev

@@ -8,10 +8,9 @@
 mod approx;
 mod convert;
 mod device;
-mod filters;
 mod ldpc;
 mod lns;
-mod signal;
+mod recurrence;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -86,9 +85,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(info_json, m)?)?;
     m.add_function(wrap_pyfunction!(cuda_status, m)?)?;
     approx::register(m)?;
-    filters::register(m)?;
     ldpc::register(m)?;
     lns::register(m)?;
-    signal::register(m)?;
+    recurrence::register(m)?;
     Ok(())
 }

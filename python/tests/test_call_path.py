@@ -178,8 +178,7 @@ def launches(monkeypatch):
     """The native launches of the calls made in the test, as (function, arguments)."""
     seen = []
     native = types.SimpleNamespace(
-        lfilter_cuda=lambda *a, **k: seen.append(("lfilter", a, k)),
-        sosfilt_cuda=lambda *a, **k: seen.append(("sosfilt", a, k)),
+        filter_cuda=lambda *a, **k: seen.append(("sosfilt" if "sos_shape" in k else "lfilter", a, k)),
     )
     monkeypatch.setattr(_signal, "_native", native)
     monkeypatch.setitem(sys.modules, "torch", _fake_torch())
@@ -201,9 +200,9 @@ def test_direct_path_torch(launches):
     sos = ss.butter(2, 0.3, output="sos")
     sigpu.sosfilt(sos, x)
     kind, args, kw = launches[-1]
-    assert kind == "sosfilt" and args[1] == [1, 6] and args[2:] == (
+    assert kind == "sosfilt" and args[1] == [] and args[2:] == (
         "float32", 0xA000, torch.allocated[-1].ptr, 3, 1000, 1, 0x51,
-    ) and kw == {}
+    ) and kw == {"sos_shape": [1, 6]}
 
 
 def test_direct_path_cupy(launches):

@@ -10,6 +10,7 @@ import scipy.signal as ss
 
 import sigpu
 from sigpu import ldpc, lns
+from test_filters import CONTRACT_ORDERS, assert_contract
 
 RNG = np.random.default_rng(21)
 
@@ -37,13 +38,42 @@ def xp(request, gpu):
 
 def test_lfilter_on_gpu_arrays_equals_scipy(xp):
     name, lib, to, back = xp
-    b, a = ss.butter(4, 0.2)
+    b, a = ss.cheby1(3, 1, 0.35)
     for dtype, atol in ((np.float64, 1e-10), (np.float32, 2e-4)):
         x = RNG.standard_normal((3, 100_003)).astype(dtype)
         y = sigpu.lfilter(b, a, to(x))
         assert type(y) is type(to(x)), "the result is of the input's library"
         assert str(y.dtype).endswith(np.dtype(dtype).name)
         np.testing.assert_allclose(back(y), ss.lfilter(b, a, x.astype(np.float64)), atol=atol)
+
+
+@pytest.mark.parametrize("order", CONTRACT_ORDERS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lfilter_on_gpu_arrays_keeps_the_contract(xp, order, dtype):
+    """2 x 2^20 samples of butter(8 | 6 | 4, 0.02): within the contract, or refused with the
+    way out; the method the contract chose is never swapped for the plain PLR kernel."""
+    name, lib, to, back = xp
+
+    def run(b, a, x):
+        y = sigpu.lfilter(b, a, to(x))
+        assert type(y) is type(to(x))
+        return back(y)
+
+    assert_contract(run, order, dtype)
+    assert_contract(lambda b, a, x: sigpu.lfilter(b, a, x, device="cuda"), order, dtype)
+
+
+def test_serial_filters_are_refused_on_gpu_arrays_with_the_way_out(xp):
+    """butter(4, 0.2) keeps the contract only serially: a CUDA array is refused, naming host
+    arrays and sections; the same filter as sections runs on the GPU."""
+    name, lib, to, back = xp
+    b, a = ss.butter(4, 0.2)
+    x = RNG.standard_normal((2, 10_000))
+    with pytest.raises(ValueError, match="host arrays"):
+        sigpu.lfilter(b, a, to(x))
+    np.testing.assert_allclose(sigpu.lfilter(b, a, x, device="cuda"), ss.lfilter(b, a, x), atol=1e-12)
+    sos = ss.butter(4, 0.2, output="sos")
+    np.testing.assert_allclose(back(sigpu.sosfilt(sos, to(x))), ss.sosfilt(sos, x), atol=1e-10)
 
 
 def test_gpu_axis_zi_and_non_contiguous(xp):

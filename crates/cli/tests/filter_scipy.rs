@@ -1,5 +1,5 @@
 //! `sigpu filter` with second-order sections, shapes and axes, zero-phase filtering, WAV and
-//! stdin/stdout, and the messages of the filter items of issues 13 and 15.
+//! stdin/stdout, and the messages users meet.
 
 mod common;
 

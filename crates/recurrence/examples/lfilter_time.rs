@@ -3,7 +3,7 @@
 //! the engine into fresh outputs, and a read pass over x (what a separate non-finite check
 //! costs). `cargo run --release -p sigpu-recurrence --example lfilter_time -- [log2 n] [runs]`
 
-use sigpu_recurrence::{check_finite, signal, FilterOptions, Lfilter};
+use sigpu_recurrence::{check_finite, signal, Batch, FilterOptions, Lfilter, Recurrence};
 use std::time::Instant;
 
 /// CPU time of the process (every thread), ms.
@@ -73,24 +73,31 @@ fn main() {
         });
         time(&mut t[1], &mut || {
             f.apply_batch(&x, 1, &mut reused, None, None)
-                .expect("apply")
+                .expect("apply");
         });
         time(&mut t[2], &mut || {
             let mut y = sigpu_recurrence::cpu::output_vec::<f64>(n);
-            f.apply_batch_new_output(&x, 1, &mut y, None, None, "x")
-                .expect("apply");
+            f.run(Batch {
+                x: &x,
+                channels: 1,
+                y: &mut y,
+                zi: None,
+                zf: None,
+                fresh: Some("x"),
+            })
+            .expect("apply");
             std::hint::black_box(&y);
         });
         time(&mut t[3], &mut || {
             one.apply_batch(&x, 1, &mut reused, None, None)
-                .expect("apply")
+                .expect("apply");
         });
         time(&mut t[4], &mut || check_finite(&x, "x").expect("finite"));
     }
     let names = [
         "signal::lfilter (fresh output, checks)",
         "Lfilter::apply_batch (reused output)",
-        "output_vec + apply_batch_new_output",
+        "output_vec + run (fresh batch)",
         "apply_batch, reused output, 1 thread",
         "check_finite(x) alone",
     ];

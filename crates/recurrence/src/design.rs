@@ -26,298 +26,18 @@
 //! contract by construction. Unstable filters (exact step-down on the
 //! coefficients in the dtype that runs, or on each section) are refused.
 
+use crate::bounds::{l1_cascade, l1_impulse};
 use crate::elem::Element;
+use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
-use crate::filter::{Filter, FilterOptions, Strategy};
+use crate::filter::{cpu_device, Filter, FilterOptions, Strategy, MAX_ORDER};
+use crate::numbers::eps;
+use crate::report::{Method, Report};
 use crate::serial::final_state;
 use crate::signature::Signature;
-use crate::sos::{eps, Sos};
+use crate::sos::Sos;
 use crate::stability::{step_down, Stability};
-
-/// How a filter runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
-    /// No recursive part: a map (FIR), parallel.
-    Fir,
-    /// The (b, a) recurrence blocked with correction factors (PLR), multi-core / single-pass GPU.
-    Plr,
-    /// (b, a) run as its numerator (FIR) followed by all-pole second-order sections from A's
-    /// poles, blocked.
-    PoleCascade,
-    /// SciPy's serial transposed direct form II, one sample after another (per channel).
-    Serial,
-    /// Given second-order sections, blocked.
-    Sos,
-    /// Given second-order sections, serially (SciPy's loop).
-    SosSerial,
-}
-
-impl Method {
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Fir => "fir",
-            Method::Plr => "plr",
-            Method::PoleCascade => "pole-cascade",
-            Method::Serial => "serial",
-            Method::Sos => "sos",
-            Method::SosSerial => "sos-serial",
-        }
-    }
-}
-
-/// The method chosen for a filter and its predicted error.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Report {
-    pub method: Method,
-    /// Predicted bound on max|y − y_exact| / max|x| for the method chosen, where y_exact is
-    /// the exact output of the coefficients as given (f64). A worst case over inputs: typical
-    /// errors are 10–100× smaller. Exact integer filters report 0.
-    pub error_bound: f64,
-    /// The same bound for SciPy's serial algorithm at the same dtype: the contract holds
-    /// the measured error within 4× of SciPy's.
-    pub reference_bound: f64,
-}
-
-/// A number for a message: as Rust prints it when that is short, else in exponent notation
-/// (`1e300`, not 301 digits).
-pub fn short(v: f64) -> String {
-    let plain = format!("{v}");
-    if plain.len() <= 20 {
-        plain
-    } else {
-        format!("{v:e}")
-    }
-}
-
-/// The most recursive coefficients a (b, a) filter or signature may have: set-up (factor
-/// tables, exact stability) grows with the square of the order. Higher-order filters belong
-/// in second-order sections.
-pub const MAX_ORDER: usize = 64;
-
-/// Impulse responses are followed until they decay below 1e-17 of their ℓ1 norm, at most
-/// this many samples (beyond, the filter counts as non-decaying).
-const IMPULSE_CAP: usize = 1 << 18;
-
-/// ℓ1 norm of the impulse response of `b / a` (a monic: a[0] = 1), serial f64, and whether
-/// it decayed within the cap.
-fn l1_impulse(b: &[f64], a: &[f64]) -> (f64, bool) {
-    let k = a.len() - 1;
-    let mut hist = vec![0.0f64; k.max(1)];
-    let mut total = 0.0;
-    let mut window = 0.0;
-    for n in 0..IMPULSE_CAP {
-        let mut v = b.get(n).copied().unwrap_or(0.0);
-        for j in 1..=k {
-            v -= a[j] * hist[j - 1];
-        }
-        if k > 0 {
-            hist.rotate_right(1);
-            hist[0] = v;
-        }
-        total += v.abs();
-        window += v.abs();
-        if !total.is_finite() {
-            return (f64::INFINITY, false);
-        }
-        if n % 512 == 511 {
-            if n > b.len() + 2 * k && window <= 1e-17 * total {
-                return (total, true);
-            }
-            window = 0.0;
-        }
-    }
-    (total, false)
-}
-
-/// ℓ1 norm of a cascade's impulse response (sections `[b0 b1 b2 1 a1 a2]`).
-pub(crate) fn l1_cascade(sections: &[[f64; 6]]) -> (f64, bool) {
-    let mut z = vec![[0.0f64; 2]; sections.len()];
-    let (mut total, mut window) = (0.0, 0.0);
-    for n in 0..IMPULSE_CAP {
-        let mut v = if n == 0 { 1.0 } else { 0.0 };
-        for (c, st) in sections.iter().zip(z.iter_mut()) {
-            let out = c[0] * v + st[0];
-            st[0] = c[1] * v - c[4] * out + st[1];
-            st[1] = c[2] * v - c[5] * out;
-            v = out;
-        }
-        total += v.abs();
-        window += v.abs();
-        if !total.is_finite() {
-            return (f64::INFINITY, false);
-        }
-        if n % 512 == 511 {
-            if window <= 1e-17 * total {
-                return (total, true);
-            }
-            window = 0.0;
-        }
-    }
-    (total, false)
-}
-
-/// Samples until the cascade's impulse response has decayed (below 1e-17 of its ℓ1 norm over
-/// a 512-sample window), at most the cap.
-fn decay_len(sections: &[[f64; 6]]) -> usize {
-    let mut z = vec![[0.0f64; 2]; sections.len()];
-    let (mut total, mut window) = (0.0, 0.0);
-    for n in 0..IMPULSE_CAP {
-        let mut v = if n == 0 { 1.0 } else { 0.0 };
-        for (c, st) in sections.iter().zip(z.iter_mut()) {
-            let out = c[0] * v + st[0];
-            st[0] = c[1] * v - c[4] * out + st[1];
-            st[1] = c[2] * v - c[5] * out;
-            v = out;
-        }
-        total += v.abs();
-        window += v.abs();
-        if !total.is_finite() {
-            return n + 1;
-        }
-        if n % 512 == 511 {
-            if window <= 1e-17 * total {
-                return n + 1;
-            }
-            window = 0.0;
-        }
-    }
-    IMPULSE_CAP
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct SosBounds {
-    pub serial: f64,
-    pub blocked: f64,
-}
-
-/// Bounds for a cascade run serially and blocked (see the module docs), per unit max|x|.
-pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> SosBounds {
-    let s = coef.len();
-    // m[i]: max|signal| after section i per unit input (m[0]: the input); r[i]: the gain
-    // from an error injected in section i's output to the cascade output. Impulse responses
-    // of every prefix and suffix of the cascade, over the whole cascade's decay length.
-    let len = decay_len(coef);
-    let run = |sec: &[f64; 6], h: &mut [f64]| {
-        let (mut z0, mut z1) = (0.0, 0.0);
-        for v in h.iter_mut() {
-            let x = *v;
-            let out = sec[0] * x + z0;
-            z0 = sec[1] * x - sec[4] * out + z1;
-            z1 = sec[2] * x - sec[5] * out;
-            *v = out;
-        }
-    };
-    let l1 = |h: &[f64]| h.iter().map(|v| v.abs()).sum::<f64>();
-    let mut m = vec![1.0f64; s + 1];
-    let mut h = vec![0.0f64; len];
-    h[0] = 1.0;
-    for i in 0..s {
-        run(&coef[i], &mut h);
-        m[i + 1] = l1(&h);
-    }
-    let mut r = vec![1.0f64; s + 1];
-    h.fill(0.0);
-    h[0] = 1.0;
-    for i in (0..s).rev() {
-        run(&coef[i], &mut h);
-        r[i] = l1(&h);
-    }
-    let mut serial = 0.0;
-    let mut blocked = 0.0;
-    for (i, c) in coef.iter().enumerate() {
-        // Section i: 5 roundings on values of size ≤ m[i], m[i+1], through sections i.. (its
-        // own recursion included).
-        let size = (c[0].abs() + c[1].abs() + c[2].abs()) * m[i]
-            + (1.0 + c[4].abs() + c[5].abs()) * m[i + 1];
-        serial += 2.0 * size * r[i];
-        // Blocking: each state's carry times its factor table, summed in f64 (the carries are
-        // true states, so only the f64 rounding of the correction is new).
-        let state = (c[1].abs() + c[2].abs()) * m[i] + (c[4].abs() + c[5].abs()) * m[i + 1];
-        for f in &factors[2 * i..2 * i + 2] {
-            let peak = f.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-            blocked += 2.0 * f64::EPSILON / 2.0 * peak * state;
-        }
-    }
-    SosBounds {
-        serial: u * serial,
-        blocked: u * serial + blocked,
-    }
-}
-
-/// SciPy's `lfilter_zi(b, a)`: the initial state that starts the filter in the steady state of
-/// a unit step (multiply by x[0]). Length max(len(a), len(b)) − 1.
-pub fn lfilter_zi(b: &[f64], a: &[f64]) -> Result<Vec<f64>, FilterError> {
-    let lead = a
-        .iter()
-        .position(|&v| v != 0.0)
-        .ok_or_else(|| FilterError::Coefficients("a has no non-zero coefficient".into()))?;
-    let a = &a[lead..];
-    if b.is_empty() {
-        return Err(FilterError::Coefficients("b is empty".into()));
-    }
-    if let Some(v) = a.iter().chain(b).find(|v| !v.is_finite()) {
-        return Err(FilterError::Coefficients(format!(
-            "coefficient {} is not finite",
-            short(*v)
-        )));
-    }
-    let n = a.len().max(b.len());
-    let mut an = vec![0.0; n];
-    let mut bn = vec![0.0; n];
-    for (i, v) in a.iter().enumerate() {
-        an[i] = v / a[0];
-    }
-    for (i, v) in b.iter().enumerate() {
-        bn[i] = v / a[0];
-    }
-    let k = n - 1;
-    if k == 0 {
-        return Ok(Vec::new());
-    }
-    // (I − companion(a)ᵀ) zi = b[1:] − a[1:]·b[0]; companion(a)ᵀ has −a[1:] in its first
-    // column and ones above the diagonal.
-    let mut m = vec![vec![0.0f64; k + 1]; k];
-    for (i, row) in m.iter_mut().enumerate() {
-        row[i] += 1.0;
-        row[0] += an[i + 1];
-        if i + 1 < k {
-            row[i + 1] -= 1.0;
-        }
-        row[k] = bn[i + 1] - an[i + 1] * bn[0];
-    }
-    // Gaussian elimination with partial pivoting.
-    for col in 0..k {
-        let piv = (col..k)
-            .max_by(|&p, &q| m[p][col].abs().total_cmp(&m[q][col].abs()))
-            .unwrap_or(col);
-        m.swap(col, piv);
-        let d = m[col][col];
-        if d == 0.0 {
-            return Err(FilterError::Coefficients(
-                "lfilter_zi: the filter has a pole at z = 1 (no steady state)".into(),
-            ));
-        }
-        let pivot_row = m[col].clone();
-        for row in m.iter_mut().skip(col + 1) {
-            let f = row[col] / d;
-            if f != 0.0 {
-                for (v, p) in row.iter_mut().zip(&pivot_row).skip(col) {
-                    *v -= f * p;
-                }
-            }
-        }
-    }
-    let mut zi = vec![0.0; k];
-    for r in (0..k).rev() {
-        let mut v = m[r][k];
-        for c in r + 1..k {
-            v -= m[r][c] * zi[c];
-        }
-        zi[r] = v / m[r][r];
-    }
-    Ok(zi)
-}
+use std::time::Instant;
 
 /// A `(b, a)` filter compiled for element type `T` with the method the contract picks.
 #[derive(Clone, Debug)]
@@ -328,6 +48,7 @@ pub struct Lfilter<T: Element> {
     state_len: usize,
     kind: Kind<T>,
     report: Report,
+    options: FilterOptions,
 }
 
 #[derive(Clone, Debug)]
@@ -344,7 +65,7 @@ impl<T: Element> Lfilter<T> {
         Self::from_signature(&sig, options)
     }
 
-    /// A filter in the seed's notation; integer element types run exactly (wrapping) with
+    /// A filter in the PLR paper's notation; integer element types run exactly (wrapping) with
     /// the blocked method.
     pub fn from_signature(sig: &Signature, options: FilterOptions) -> Result<Self, FilterError> {
         let order = sig.feedback.len();
@@ -380,6 +101,7 @@ impl<T: Element> Lfilter<T> {
                 state_len,
                 kind: Kind::Direct(Box::new(f)),
                 report,
+                options,
             });
         }
         let u = eps::<T>();
@@ -397,6 +119,7 @@ impl<T: Element> Lfilter<T> {
                     error_bound: bound,
                     reference_bound: bound,
                 },
+                options,
             });
         }
         // Stability, exactly, of the f64 coefficients (what every method approximates).
@@ -451,6 +174,7 @@ impl<T: Element> Lfilter<T> {
                     error_bound: plr_bound,
                     reference_bound: serial,
                 },
+                options,
             });
         }
         let _ = decays;
@@ -514,16 +238,13 @@ impl<T: Element> Lfilter<T> {
                 error_bound: bound,
                 reference_bound: serial,
             },
+            options,
         })
     }
 
-    pub fn report(&self) -> &Report {
-        &self.report
-    }
-
-    /// max(len(a), len(b)) − 1: SciPy's zi / zf length per channel.
-    pub fn state_len(&self) -> usize {
-        self.state_len
+    /// The options the filter was built with.
+    pub fn options(&self) -> &FilterOptions {
+        &self.options
     }
 
     /// The PLR filter when that is the method (what the GPU kernel generator takes).
@@ -547,84 +268,26 @@ impl<T: Element> Lfilter<T> {
         (&self.b, &self.a)
     }
 
-    /// One channel: y and zf (SciPy's `lfilter(b, a, x, zi=zi)`).
-    pub fn apply(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
-        let mut y = vec![T::ZERO; x.len()];
-        let mut zf = vec![T::ZERO; self.state_len];
-        self.apply_batch(x, 1, &mut y, zi, Some(&mut zf))?;
-        Ok((y, zf))
-    }
-
-    /// `channels` channels one after another in `x`; zi / zf `state_len()` values per channel.
-    pub fn apply_batch(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        self.run(x, channels, y, zi, zf, None)
-    }
-
-    /// [`Lfilter::apply_batch`] into an output that was just allocated and never written
-    /// (numpy's `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
-    /// [`crate::check_finite`] does (`what` names x in the message). The `plr` method finds
-    /// non-finite inputs through its local recurrences, without a pass over x, and writes the
-    /// fresh output with plain stores ([`Filter::apply_batch_new_output`]); the other methods
-    /// check x first. y and zf are unspecified after an error.
-    pub fn apply_batch_new_output(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        what: &str,
-    ) -> Result<(), FilterError> {
-        self.run(x, channels, y, zi, zf, Some(what))
-    }
-
-    /// `fresh`: y is a fresh output and x is to be checked, named so.
-    fn run(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        fresh: Option<&str>,
-    ) -> Result<(), FilterError> {
+    /// The batch through the method's engine (see [`Batch::fresh`]).
+    fn filter(&self, batch: Batch<'_, T>) -> Result<(), FilterError> {
         let s = self.state_len;
-        if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
-            return Err(FilterError::Input(format!(
-                "{} input values, {} output values and {channels} channel(s) do not fit",
-                x.len(),
-                y.len()
-            )));
-        }
-        for (what, len) in [
-            ("zi", zi.map(<[T]>::len)),
-            ("zf", zf.as_ref().map(|z| z.len())),
-        ] {
-            if let Some(len) = len {
-                if len != channels * s {
-                    return Err(FilterError::Input(format!(
-                        "{what} holds {len} values; {channels} channel(s) of state {s} \
-                         (max(len(b), len(a)) - 1) need {}",
-                        channels * s
-                    )));
-                }
+        let n = batch.samples(s, &format!("of state {s} (max(len(b), len(a)) - 1)"))?;
+        if let (Some(what), Kind::Direct(f)) = (batch.fresh, &self.kind) {
+            let x = batch.x;
+            if f.apply_batch_flagged(batch)? {
+                crate::check_finite(x, what)?;
             }
+            return Ok(());
         }
-        let n = x.len() / channels;
+        let Batch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+            fresh,
+        } = batch;
         if let Some(what) = fresh {
-            if let Kind::Direct(f) = &self.kind {
-                if f.apply_batch_flagged(x, channels, y, zi, zf, true)? {
-                    crate::check_finite(x, what)?;
-                }
-                return Ok(());
-            }
             crate::check_finite(x, what)?;
         }
         match &self.kind {
@@ -701,6 +364,35 @@ impl<T: Element> Lfilter<T> {
     }
 }
 
+/// The CPU engine of a (b, a) filter: the method the contract chose, on every core.
+impl<T: Element> Recurrence<T> for Lfilter<T> {
+    fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// max(len(a), len(b)) − 1: SciPy's zi / zf length per channel.
+    fn state_len(&self) -> usize {
+        self.state_len
+    }
+
+    fn sections(&self) -> Option<usize> {
+        None
+    }
+
+    fn device(&self) -> String {
+        cpu_device(&self.options, self.report.method)
+    }
+
+    /// The `plr` method finds non-finite input of a fresh batch through its local
+    /// recurrences, without a pass over x, and writes the fresh output with plain stores; the
+    /// other methods check x first. y and zf are unspecified after an error.
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let start = Instant::now();
+        self.filter(batch)?;
+        Ok(Timing::since(start))
+    }
+}
+
 /// The unstable-filter error for (b, a) when the exact step-down finds a pole outside.
 fn check_stable(sig: &Signature, a: &[f64]) -> Result<(), FilterError> {
     match step_down(a) {
@@ -742,7 +434,7 @@ fn fir_map<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, u: &mut [T]) {
 /// SciPy's transposed direct form II over one channel, with SciPy's order of operations
 /// (`y = z0 + b0·x`, `z_m = (z_{m+1} + x·b_{m+1}) − y·a_{m+1}`), so that f64 results match it
 /// bit for bit; `z` is zi on entry, zf on exit.
-fn tdf2<T: Element>(b: &[T], a: &[T], x: &[T], y: &mut [T], z: &mut [T]) {
+pub(crate) fn tdf2<T: Element>(b: &[T], a: &[T], x: &[T], y: &mut [T], z: &mut [T]) {
     let k = z.len();
     let coef = |v: &[T], i: usize| v.get(i).copied().unwrap_or(T::ZERO);
     let sub = |p: T, q: T| T::from_f64(p.to_f64() - q.to_f64());

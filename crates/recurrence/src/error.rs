@@ -25,6 +25,10 @@ pub enum FilterError {
     /// Input, output or state of the wrong size, or input values the filter refuses.
     #[error("{0}")]
     Input(String),
+    /// The method the accuracy contract chose has no engine for this data on this target:
+    /// the message says why and the way out (never another method in its place).
+    #[error("{0}")]
+    Refused(String),
     #[error(transparent)]
     Gpu(#[from] sigpu_runtime::cuda::Error),
 }

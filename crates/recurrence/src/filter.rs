@@ -1,11 +1,13 @@
 //! The compiled filter: a signature checked and converted to one element type once, with its
 //! correction factors, reusable across calls, channels and streams.
 
-use crate::cpu::{self, Plan, Simd, SUB};
+use crate::cpu::{self, Isa, Plan, SUB};
 use crate::elem::{DType, Element};
+use crate::engine::Batch;
 use crate::error::FilterError;
 use crate::factors::Factors;
 use crate::poles::STABILITY_SLACK;
+use crate::report::Method;
 use crate::serial::{filter_serial, final_state};
 use crate::signature::Signature;
 use sigpu_runtime::host::CpuArch;
@@ -26,7 +28,7 @@ pub enum Strategy {
 /// Choices made when a filter is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FilterOptions {
-    /// The seed's domain-specific optimisations: factors truncated below the smallest normal
+    /// The PLR paper's domain-specific optimisations: factors truncated below the smallest normal
     /// float, zero factors suppressed, factors of 0 and 1 specialised. Off only to measure
     /// what they bring.
     pub optimize: bool,
@@ -65,6 +67,11 @@ pub struct Filter<T: Element> {
     max_pole: f64,
 }
 
+/// The most recursive coefficients a (b, a) filter or signature may have: set-up (factor
+/// tables, exact stability) grows with the square of the order. Higher-order filters belong
+/// in second-order sections.
+pub const MAX_ORDER: usize = 64;
+
 /// Inputs shorter than this run serially under [`Strategy::Auto`].
 const SERIAL_BELOW: usize = 4096;
 
@@ -87,13 +94,13 @@ impl<T: Element> Filter<T> {
                 })
                 .collect()
         };
-        if signature.feedback.len() > crate::design::MAX_ORDER {
+        if signature.feedback.len() > MAX_ORDER {
             return Err(FilterError::Coefficients(format!(
                 "{} recursive coefficients: at most {} are supported (set-up cost and accuracy \
                  both degrade with the order); give a high-order IIR filter as second-order \
                  sections (--sos, scipy's output='sos')",
                 signature.feedback.len(),
-                crate::design::MAX_ORDER
+                MAX_ORDER
             )));
         }
         let ff = convert("non-recursive", &signature.feedforward)?;
@@ -131,7 +138,7 @@ impl<T: Element> Filter<T> {
         // The CPU path drops the tables' negligible tails (Σ|f| ≤ ε·2⁻⁸ of T): f64 tables
         // that reach DBL_MIN only past the chunk's end would otherwise correct every element
         // and chain every block to its predecessor.
-        cpu_factors.truncate_negligible(crate::sos::eps::<T>() / 256.0);
+        cpu_factors.truncate_negligible(crate::numbers::eps::<T>() / 256.0);
         let transfer_sub = cpu_factors.transfer(SUB);
         Ok(Filter {
             signature: signature.clone(),
@@ -145,7 +152,7 @@ impl<T: Element> Filter<T> {
         })
     }
 
-    /// Parses the seed's notation and builds the filter.
+    /// Parses the PLR paper's notation and builds the filter.
     pub fn parse(signature: &str, options: FilterOptions) -> Result<Self, FilterError> {
         Filter::new(&Signature::parse(signature)?, options)
     }
@@ -197,9 +204,9 @@ impl<T: Element> Filter<T> {
     }
 
     /// The instruction set the CPU path will use.
-    pub fn simd(&self) -> Simd {
+    pub fn simd(&self) -> Isa {
         // Never more than the CPU has, whatever the options describe.
-        Simd::best(&self.options.cpu.within_host())
+        cpu::block_isa(&self.options.cpu)
     }
 
     /// Filters one channel: returns y and the final state zf (SciPy's `lfilter(b, a, x, zi=zi)`).
@@ -220,29 +227,15 @@ impl<T: Element> Filter<T> {
         zi: Option<&[T]>,
         zf: Option<&mut [T]>,
     ) -> Result<(), FilterError> {
-        self.apply_batch_flagged(x, channels, y, zi, zf, false)
-            .map(|_| ())
-    }
-
-    /// [`Filter::apply_batch`] into an output that was just allocated and never written
-    /// (numpy's `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
-    /// [`check_finite`] does (`what` names x in the message) without a pass over x: NaN and
-    /// ±inf are absorbing in the blocked path's local recurrences, so only when one of them
-    /// ends non-finite is x searched. Plain stores into the fresh output. y and zf are
-    /// unspecified after an error.
-    pub fn apply_batch_new_output(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        what: &str,
-    ) -> Result<(), FilterError> {
-        if self.apply_batch_flagged(x, channels, y, zi, zf, true)? {
-            check_finite(x, what)?;
-        }
-        Ok(())
+        let batch = Batch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+            fresh: None,
+        };
+        self.apply_batch_flagged(batch).map(drop)
     }
 
     /// [`Filter::apply_batch`]; returns true when x may hold a non-finite value (a local
@@ -250,26 +243,12 @@ impl<T: Element> Filter<T> {
     /// serially, which is not watched). `fresh`: y was just allocated and never written; its
     /// pages are zeroed by the kernel at the first write and those lines are then still in
     /// the caches, so plain stores beat non-temporal ones there (as in the section engine).
-    pub(crate) fn apply_batch_flagged(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        fresh: bool,
-    ) -> Result<bool, FilterError> {
-        let n = self.check_shapes(x.len(), channels, y.len(), zi.map(<[T]>::len))?;
-        if let Some(zf) = &zf {
-            let want = channels * self.state_len;
-            if zf.len() != want {
-                return Err(FilterError::Input(format!(
-                    "zf holds {} values; {channels} channel(s) of state {} need {want}",
-                    zf.len(),
-                    self.state_len
-                )));
-            }
-        }
+    pub(crate) fn apply_batch_flagged(&self, batch: Batch<'_, T>) -> Result<bool, FilterError> {
+        let s = self.state_len;
+        let layout = format!("of state {s} (SciPy's max(len(b), len(a)) - 1 per channel)");
+        let n = batch.samples(s, &layout)?;
+        let (x, channels, fresh) = (batch.x, batch.channels, batch.fresh.is_some());
+        let (y, zi, zf) = (batch.y, batch.zi, batch.zf);
         let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
         let plan = Plan {
             ff: &self.ff,
@@ -374,26 +353,22 @@ impl<T: Element> Filter<T> {
     }
 }
 
+/// `cpu (N threads, ISA)`: the threads and the instruction set a CPU engine of `method` runs
+/// with (the section engine's for sections and pole cascades, the (b, a) block functions'
+/// otherwise).
+pub(crate) fn cpu_device(options: &FilterOptions, method: Method) -> String {
+    let threads = options.threads.unwrap_or_else(host_threads);
+    let isa = match method {
+        Method::Sos | Method::PoleCascade => cpu::sos_isa(&options.cpu),
+        _ => cpu::block_isa(&options.cpu),
+    };
+    format!("cpu ({threads} threads, {isa})")
+}
+
 /// Threads the process may use, asked once (the answer reads cgroup files).
 pub(crate) fn host_threads() -> usize {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(sigpu_runtime::host::threads)
-}
-
-/// SciPy's `scipy.signal.lfilter(b, a, x, zi=zi)` on one channel: returns y and zf. Rejects
-/// non-finite input values, naming the first.
-pub fn lfilter<T: Element>(
-    b: &[f64],
-    a: &[f64],
-    x: &[T],
-    zi: Option<&[T]>,
-) -> Result<(Vec<T>, Vec<T>), FilterError> {
-    let signature = Signature::from_lfilter(b, a)?;
-    check_finite(x, "x")?;
-    if let Some(zi) = zi {
-        check_finite(zi, "zi")?;
-    }
-    Filter::<T>::new(&signature, FilterOptions::default())?.apply(x, zi)
 }
 
 /// An error naming the first NaN or infinity in `values`.

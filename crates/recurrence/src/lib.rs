@@ -1,21 +1,26 @@
-//! Linear recurrences and IIR filters (PLR): a signature `(a0, a-1, … : b-1, …, b-k)` becomes a
-//! map plus a recurrence parallelised with k-nacci correction factors, generated as CUDA C and
-//! run in a single pass at memory-copy speed, with the same algorithm on CPU cores.
+//! Linear recurrences and IIR filters: SciPy's `lfilter` / `sosfilt` on CPU cores and GPUs,
+//! behind one front door that keeps an accuracy contract (within 4× SciPy's own error at the
+//! same dtype) and picks the engine once.
 //!
-//! Source: seed 002 (Maleki, Burtscher, "Automatic Generation of 1D Recursive Filter Code for
-//! GPUs", ASPLOS'18).
+//! Source: PLR (Maleki & Burtscher, "Automatic Generation of 1D Recursive Filter Code for
+//! GPUs", ASPLOS'18): a signature `(a0, a-1, … : b-1, …, b-k)` becomes a map plus a recurrence
+//! parallelised with k-nacci correction factors, generated as CUDA C and run in a single pass at
+//! memory-copy speed, with the same algorithm on CPU cores.
 //!
-//! - [`Signature`]: the seed's notation and SciPy's `lfilter(b, a)` convention.
+//! - [`planner`]: [`plan`] takes a [`FilterSpec`] (`(b, a)`, a signature or second-order
+//!   sections), [`FilterOptions`] and a `sigpu_runtime::Target`, and returns one
+//!   [`Recurrence`] object: the method the contract chose ([`Lfilter`], [`Sos`], [`Report`]),
+//!   run by the CPU engines or the GPU kernels, or refused with the way out where that method
+//!   has no engine for the data. [`lfilter`] is SciPy's one-channel call through it.
+//! - [`signal`]: SciPy's functions over N-D arrays with an axis and SciPy's zi / zf shapes.
+//! - [`Signature`]: the PLR paper's notation and SciPy's `lfilter(b, a)` convention.
 //! - [`Filter`]: a signature compiled for one element type (f32, f64, i32, i64; integers wrap),
-//!   with zi/zf state, batches of channels and the multi-core CPU path ([`cpu`], SIMD chosen
-//!   from the runtime's `CpuArch`); [`lfilter`] for one call.
-//! - [`Factors`]: the correction factors, with the seed's optimisations and a switch for them.
-//! - [`gpu`]: the CUDA code generator (the fixed helpers are the header `kernels/plr.cuh`) and
-//!   [`GpuFilter`], which runs the kernel it produces.
-//! - [`GpuSos`]: scipy's `sosfilt` (second-order sections) on the GPU, all sections fused in one
-//!   pass over memory; host slices, device buffers or raw pointers on a caller's stream.
-//! - [`io`]: signals in `.npy` and raw files, and [`io::run`], which filters typed data on the
-//!   CPU or a given GPU with zi/zf and timings (what `sigpu filter` calls).
+//!   the PLR engine on CPU cores ([`cpu`], SIMD chosen through the runtime's `Isa`).
+//! - [`Factors`]: the correction factors, with the PLR paper's optimisations and a switch.
+//! - [`gpu`]: the CUDA code generator (the fixed helpers are the header `kernels/plr.cuh`),
+//!   [`GpuFilter`] which runs the kernel it produces, and [`GpuSos`], every section fused in
+//!   one pass over memory; both on device views and a target's stream.
+//! - [`io`]: signals in `.npy`, raw and WAV files.
 //! - [`FilterError`]: every way a filter can refuse a signature, a shape or an input.
 //!
 //! Benchmarks and their charts are not here: they are `sigpu-lab`'s (`sigpu bench filter`).
@@ -37,23 +42,28 @@
 //! // The final state continues the filter where it stopped (SciPy's zf).
 //! assert!((zf[0] - 0.8 * prev).abs() <= 1e-12);
 //!
-//! // The same filter in the seed's notation, compiled once for f32 and reused.
+//! // The same filter in the PLR paper's notation, compiled once for f32 and reused.
 //! let filter = Filter::<f32>::new(&Signature::parse("(0.2 : 0.8)")?, FilterOptions::default())?;
 //! let (y32, _) = filter.apply(&[1.0, 0.0, 0.0], None)?;
 //! assert_eq!(y32, [0.2, 0.16000001, 0.128]);
 //! # Ok::<(), sigpu_recurrence::FilterError>(())
 //! ```
 
+mod bounds;
 pub mod cpu;
 mod dd;
 mod design;
 mod elem;
+mod engine;
 mod error;
 mod factors;
 mod filter;
 pub mod gpu;
 pub mod io;
+mod numbers;
+pub mod planner;
 mod poles;
+mod report;
 pub mod serial;
 pub mod signal;
 mod signature;
@@ -61,13 +71,19 @@ mod sos;
 mod sos_rows;
 pub mod stability;
 pub mod testing;
+mod zi;
 
-pub use design::{lfilter_zi, short, Lfilter, Method, Report, MAX_ORDER};
+pub use design::Lfilter;
 pub use elem::{from_le_bytes, to_le_bytes, DType, Element};
+pub use engine::{Batch, DeviceBatch, Recurrence, Timing};
 pub use error::{FilterError, ParseError};
 pub use factors::{mat_mul, Factors, TableKind};
-pub use filter::{check_finite, lfilter, parse_values, Filter, FilterOptions, Strategy};
+pub use filter::{check_finite, parse_values, Filter, FilterOptions, Strategy, MAX_ORDER};
 pub use gpu::{GpuConfig, GpuFilter, GpuSos, RawSosCall, RunTimes, SosConfig};
+pub use numbers::short;
+pub use planner::{lfilter, plan, FilterPlanner, FilterSpec, Planned};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
+pub use report::{Method, Report};
 pub use signature::{Coef, Signature};
-pub use sos::{sosfilt_zi, Sos, MAX_SECTIONS, SEG};
+pub use sos::{Sos, MAX_SECTIONS, SEG};
+pub use zi::{lfilter_zi, sosfilt_zi};

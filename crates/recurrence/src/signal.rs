@@ -24,11 +24,15 @@
 //! # Ok::<(), sigpu_recurrence::FilterError>(())
 //! ```
 
-use crate::design::{lfilter_zi as ba_zi, Lfilter, Report};
+use crate::design::Lfilter;
 use crate::elem::Element;
+use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{check_finite, FilterOptions};
-use crate::sos::{sosfilt_zi as sos_zi, Sos};
+use crate::planner::FilterSpec;
+use crate::report::Report;
+use crate::sos::Sos;
+use crate::zi::{lfilter_zi as ba_zi, sosfilt_zi as sos_zi};
 
 /// A filtered array: `y` in `x`'s shape; `zf` (only when `zi` was given, as SciPy) in
 /// `zf_shape`; the method and its predicted error.
@@ -160,14 +164,14 @@ pub fn lfilter<T: Element>(
     // Non-finite inputs show in the plr method's local recurrences; only then is x searched
     // (the other methods check x first). The index named is xc's, which is x's for the last
     // axis; otherwise x itself is searched for the message.
-    let fresh = filter.apply_batch_new_output(
-        &xc,
+    let fresh = filter.run(Batch {
+        x: &xc,
         channels,
-        &mut y,
-        zi_cm.as_deref(),
-        zf.as_deref_mut(),
-        "x",
-    );
+        y: &mut y,
+        zi: zi_cm.as_deref(),
+        zf: zf.as_deref_mut(),
+        fresh: Some("x"),
+    });
     if let Err(e) = fresh {
         check_finite(x, "x")?;
         return Err(e);
@@ -286,27 +290,11 @@ pub fn sosfilt<T: Element>(
     want.extend_from_slice(shape);
     want[lay.ax + 1] = 2;
     let channels = lay.channels();
-    let per = channels * 2; // values per section in zi
     let zi_cm = match zi {
         None => None,
         Some((z, zshape)) => {
-            if zshape != want.as_slice() || z.len() != ns * per {
-                return Err(FilterError::Input(format!(
-                    "zi has shape {zshape:?}; expected {want:?}: (n_sections, …x's shape with \
-                     axis {} replaced by 2…)",
-                    lay.ax
-                )));
-            }
+            let cm = sos_state(z, zshape, shape, axis, ns)?;
             check_finite(z, "zi")?;
-            let zl = Axis { n: 2, ..lay };
-            let mut cm = vec![T::ZERO; channels * 2 * ns];
-            for s in 0..ns {
-                let sec = zl.gather(&z[s * per..(s + 1) * per]);
-                for c in 0..channels {
-                    cm[c * 2 * ns + 2 * s] = sec[c * 2];
-                    cm[c * 2 * ns + 2 * s + 1] = sec[c * 2 + 1];
-                }
-            }
             Some(cm)
         }
     };
@@ -315,23 +303,20 @@ pub fn sosfilt<T: Element>(
     let mut zf = zi_cm.as_ref().map(|_| vec![T::ZERO; channels * 2 * ns]);
     // Non-finite inputs show in the filter's state (they are absorbing in the cascade); only
     // then is x searched, to name the first by its index in x.
-    let (zi_cm, zf_cm) = (zi_cm.as_deref(), zf.as_deref_mut());
-    if filter.apply_batch_flagged(&xc, channels, &mut y, zi_cm, zf_cm, true)? {
+    let batch = Batch {
+        x: &xc,
+        channels,
+        y: &mut y,
+        zi: zi_cm.as_deref(),
+        zf: zf.as_deref_mut(),
+        fresh: Some("x"),
+    };
+    if filter.apply_batch_flagged(batch)? {
         check_finite(x, "x")?;
     }
-    let zf = zf.map(|cm| {
-        let zl = Axis { n: 2, ..lay };
-        let mut out = Vec::with_capacity(ns * per);
-        for s in 0..ns {
-            let mut sec = vec![T::ZERO; per];
-            for c in 0..channels {
-                sec[c * 2] = cm[c * 2 * ns + 2 * s];
-                sec[c * 2 + 1] = cm[c * 2 * ns + 2 * s + 1];
-            }
-            out.extend(zl.scatter(sec));
-        }
-        out
-    });
+    let zf = zf
+        .map(|cm| sos_state_out(&cm, shape, axis, ns))
+        .transpose()?;
     Ok(Output {
         y: lay.scatter(y),
         shape: shape.to_vec(),
@@ -418,7 +403,7 @@ pub fn filtfilt<T: Element>(
     check_padlen(lay.n, edge)?;
     let zi = ba_zi(b, a)?;
     zero_phase(x, shape, &lay, edge, &zi, filter.report(), |d, c, y, z| {
-        filter.apply_batch(d, c, y, Some(z), None)
+        filter.apply_batch(d, c, y, Some(z), None).map(drop)
     })
 }
 
@@ -443,7 +428,7 @@ pub fn sosfiltfilt<T: Element>(
     check_padlen(lay.n, edge)?;
     let zi = sos_zi(sos)?;
     zero_phase(x, shape, &lay, edge, &zi, filter.report(), |d, c, y, z| {
-        filter.apply_batch(d, c, y, Some(z), None)
+        filter.apply_batch(d, c, y, Some(z), None).map(drop)
     })
 }
 
@@ -483,6 +468,63 @@ pub fn to_channels<T: Copy>(
 ) -> Result<(Vec<T>, usize, usize), FilterError> {
     let lay = Axis::new(shape, x.len(), axis, "x")?;
     Ok((lay.gather(x).into_owned(), lay.channels(), lay.n))
+}
+
+/// Zero-phase filtering of `spec` along `axis`: [`filtfilt`] for (b, a), [`sosfiltfilt`] for
+/// sections (a signature is refused: give it as (b, a)).
+pub fn filtfilt_spec<T: Element>(
+    spec: &FilterSpec,
+    x: &[T],
+    shape: &[usize],
+    axis: isize,
+    padlen: Option<usize>,
+    options: &FilterOptions,
+) -> Result<Output<T>, FilterError> {
+    match spec {
+        FilterSpec::Ba { b, a } => filtfilt(b, a, x, shape, axis, padlen, options),
+        FilterSpec::Sos(rows) => sosfiltfilt(rows, x, shape, axis, padlen, options),
+        FilterSpec::Signature(_) => Err(FilterError::Input(
+            "zero-phase filtering takes (b, a) or second-order sections, not a signature".into(),
+        )),
+    }
+}
+
+/// `filter` (planned for any target) along `axis` of `x` (of `shape`), from zi (values and
+/// shape: [`zi_shape`]'s, SciPy's) or a zero state: y in x's shape and zf in zi's (always,
+/// from a zero state without zi), with the time the filtering took.
+pub fn along_axis<T: Element>(
+    filter: &dyn Recurrence<T>,
+    x: &[T],
+    shape: &[usize],
+    axis: isize,
+    zi: Option<(&[T], &[usize])>,
+) -> Result<(Output<T>, Timing), FilterError> {
+    let (sections, state) = (filter.sections(), filter.state_len());
+    let (rows, channels, n) = to_channels(x, shape, axis)?;
+    let zi_rows = match (zi, sections) {
+        (Some((z, zs)), Some(ns)) => Some(sos_state(z, zs, shape, axis, ns)?),
+        (Some((z, zs)), None) => Some(lfilter_state(z, zs, shape, axis, state)?),
+        (None, _) => None,
+    };
+    let mut y = vec![T::ZERO; rows.len()];
+    let mut zf = (zi_rows.clone()).unwrap_or_else(|| vec![T::ZERO; channels * state]);
+    let mut timing = Timing::default();
+    if !rows.is_empty() {
+        let zi = zi_rows.as_deref();
+        timing = filter.apply_batch(&rows, channels, &mut y, zi, Some(&mut zf))?;
+    }
+    let zf = match sections {
+        Some(ns) => sos_state_out(&zf, shape, axis, ns)?,
+        None => from_channels(&zf, shape, axis, state)?,
+    };
+    let output = Output {
+        y: from_channels(&y, shape, axis, n)?,
+        shape: shape.to_vec(),
+        zf: Some(zf),
+        zf_shape: zi_shape(shape, axis, sections, state)?,
+        report: filter.report().clone(),
+    };
+    Ok((output, timing))
 }
 
 /// The inverse of [`to_channels`]: rows of `len` values back into `shape` with the axis

@@ -1,13 +1,13 @@
-//! Signatures: the seed's notation `(a0, a-1, …, a-p : b-1, …, b-k)` for
+//! Signatures: the PLR paper's notation `(a0, a-1, …, a-p : b-1, …, b-k)` for
 //!
 //! y_i = a0·x_i + a-1·x_{i-1} + … + a-p·x_{i-p} + b-1·y_{i-1} + … + b-k·y_{i-k},
 //!
 //! and SciPy's `lfilter(b, a)` convention, which writes the same filter as
 //! a[0]·y_n = Σ b[j]·x_{n-j} − Σ_{j≥1} a[j]·y_{n-j}.
 //!
-//! Beware the clash of letters: the seed's `a` are SciPy's `b` (feed-forward) and the seed's `b`
+//! Beware the clash of letters: the PLR paper's `a` are SciPy's `b` (feed-forward) and the PLR paper's `b`
 //! are minus SciPy's `a` (feed-back). This crate names them by role: `feedforward` and
-//! `feedback`, always in the seed's sign convention.
+//! `feedback`, always in the PLR paper's sign convention.
 
 use crate::error::{FilterError, ParseError};
 use std::fmt;
@@ -26,7 +26,7 @@ impl Coef {
         let int = (value.fract() == 0.0 && value.abs() < 9.007_199_254_740_992e15)
             .then_some(value as i64);
         Coef {
-            text: crate::design::short(value),
+            text: crate::numbers::short(value),
             value,
             int,
         }
@@ -41,7 +41,7 @@ impl Coef {
     }
 }
 
-/// A linear recurrence with constant coefficients, split by the seed into a map
+/// A linear recurrence with constant coefficients, split by the PLR paper into a map
 /// `(a0, …, a-p : 0)` and a recurrence `(1 : b-1, …, b-k)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Signature {
@@ -54,7 +54,7 @@ pub struct Signature {
 }
 
 impl Signature {
-    /// Parses the seed's notation: `(1 : 1)`, `(0.2 : 0.8)`,
+    /// Parses the PLR paper's notation: `(1 : 1)`, `(0.2 : 0.8)`,
     /// `(0.81, -1.62, 0.81 : 1.6, -0.64)`. The parentheses may be left out (`1 : 1`, as the
     /// PLR web tool takes it). Numbers are decimal or in exponent notation; both sides need at
     /// least one; `(… : 0)` is a pure map (FIR filter).
@@ -117,7 +117,7 @@ impl Signature {
         Ok(Signature::new(feedforward, feedback))
     }
 
-    /// From the two coefficient lists in the seed's convention; the state length is SciPy's
+    /// From the two coefficient lists in the PLR paper's convention; the state length is SciPy's
     /// for the equivalent `lfilter` call.
     pub fn new(feedforward: Vec<Coef>, feedback: Vec<Coef>) -> Signature {
         let state_len = (feedforward.len().max(1) - 1).max(feedback.len());
@@ -232,7 +232,7 @@ mod tests {
     }
 
     #[test]
-    fn parses_the_seeds_examples() {
+    fn parses_the_plr_papers_examples() {
         let s = Signature::parse("(1 : 1)").unwrap();
         assert_eq!(values(&s.feedforward), [1.0]);
         assert_eq!(values(&s.feedback), [1.0]);

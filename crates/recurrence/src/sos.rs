@@ -15,18 +15,20 @@
 //! compares with SciPy's own serial error ([`crate::Report`]); where blocking would cost
 //! accuracy the cascade runs serially per channel instead.
 
+use crate::bounds::{sos_bounds, SosBounds};
 use crate::dd::Dd;
-use crate::design::{self, Method, Report};
-use crate::elem::{madd, Element};
+use crate::elem::Element;
+use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
-use crate::filter::{host_threads, FilterOptions, Strategy};
+use crate::filter::{cpu_device, host_threads, FilterOptions, Strategy};
+use crate::numbers::eps;
+use crate::report::{Method, Report};
 use crate::sos_rows::SectionLimit;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-/// Samples per segment (not a power of two: interleaved chains a power-of-two stride apart
-/// alias in the L1 sets).
-pub const SEG: usize = 2072;
+pub use crate::cpu::sos::SEG;
 /// Segments filtered interleaved by one thread.
 const GROUP: usize = crate::cpu::sos::GROUP;
 /// Channels shorter than this run serially.
@@ -106,104 +108,27 @@ impl<T: Element> Sos<T> {
         self.rows.len()
     }
 
-    /// State values per channel: 2 per section (SciPy's zi for one channel, `(n_sections, 2)`).
-    pub fn state_len(&self) -> usize {
-        2 * self.rows.len()
-    }
-
     /// The sections as `T` holds them, `[b0, b1, b2, 1, a1, a2]` per row.
     pub fn sections(&self) -> &[[f64; 6]] {
         &self.coef
     }
 
-    /// The method and the predicted error bound.
-    pub fn report(&self) -> &Report {
-        &self.report
+    /// The options the cascade was built with.
+    pub fn options(&self) -> &FilterOptions {
+        &self.options
     }
 
-    /// Filters one channel; returns y and zf (`(n_sections, 2)` flattened).
-    pub fn apply(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
-        let mut y = vec![T::ZERO; x.len()];
-        let mut zf = vec![T::ZERO; self.state_len()];
-        self.apply_batch(x, 1, &mut y, zi, Some(&mut zf))?;
-        Ok((y, zf))
-    }
-
-    /// Filters `channels` channels of equal length stored one after another in `x` into `y`.
-    /// `zi` / `zf` hold `[channel][section][2]` (2·n_sections values per channel). Inputs are
-    /// not checked for NaN or infinity here (they spread to the outputs after them);
-    /// [`crate::signal::sosfilt`] refuses them.
-    pub fn apply_batch(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        self.apply_batch_flagged(x, channels, y, zi, zf, false)
-            .map(|_| ())
-    }
-
-    /// [`Sos::apply_batch`] into an output that was just allocated and never written (numpy's
-    /// `empty`, [`crate::cpu::output_vec`]), refusing non-finite input as
-    /// [`crate::check_finite`] does (`what` names x in the message) without a pass over x:
-    /// only when a state turns non-finite is x searched. Plain stores into the fresh output
-    /// (see `apply_batch_flagged`). y and zf are unspecified after an error.
-    pub fn apply_batch_new_output(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        what: &str,
-    ) -> Result<(), FilterError> {
-        if self.apply_batch_flagged(x, channels, y, zi, zf, true)? {
-            crate::check_finite(x, what)?;
-        }
-        Ok(())
-    }
-
-    /// [`Sos::apply_batch`]; returns whether a non-finite value appeared in a state (a
+    /// [`Recurrence::apply_batch`]; returns whether a non-finite value appeared in a state (a
     /// non-finite input, or an overflow). `fresh`: y was just allocated and never written
     /// ([`crate::cpu::output_vec`]): its pages are zeroed by the kernel on the first write and
     /// those lines are still in the caches, so plain stores beat non-temporal ones (measured:
     /// 10–20% less time for a fresh 2^22–2^26-sample output, while a reused output ≥ 8 MiB is
     /// faster with non-temporal stores).
-    pub(crate) fn apply_batch_flagged(
-        &self,
-        x: &[T],
-        channels: usize,
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-        fresh: bool,
-    ) -> Result<bool, FilterError> {
+    pub(crate) fn apply_batch_flagged(&self, batch: Batch<'_, T>) -> Result<bool, FilterError> {
         let s2 = self.state_len();
-        if channels == 0 || !x.len().is_multiple_of(channels) || y.len() != x.len() {
-            return Err(FilterError::Input(format!(
-                "{} input values, {} output values and {channels} channel(s) do not fit",
-                x.len(),
-                y.len()
-            )));
-        }
-        for (what, len) in [
-            ("zi", zi.map(<[T]>::len)),
-            ("zf", zf.as_ref().map(|z| z.len())),
-        ] {
-            if let Some(len) = len {
-                if len != channels * s2 {
-                    return Err(FilterError::Input(format!(
-                        "{what} holds {len} values; {channels} channel(s) × {} sections × 2 \
-                         need {}",
-                        self.n_sections(),
-                        channels * s2
-                    )));
-                }
-            }
-        }
-        let n = x.len() / channels;
+        let n = batch.samples(s2, &format!("× {} sections × 2", self.n_sections()))?;
+        let (x, channels, fresh) = (batch.x, batch.channels, batch.fresh.is_some());
+        let (y, zi, zf) = (batch.y, batch.zi, batch.zf);
         let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
         let mut states = vec![0.0f64; channels * s2];
         if let Some(zi) = zi {
@@ -271,7 +196,7 @@ impl<T: Element> Sos<T> {
             rows64: &self.rows64,
             factors: &self.tables.0,
             transfer: &self.tables.1,
-            kernel: crate::cpu::SosKernel::best(&self.options.cpu),
+            kernel: crate::cpu::sos_isa(&self.options.cpu),
             stream: !fresh && std::mem::size_of_val(y) >= crate::cpu::STREAM_BYTES,
             help_after: crate::cpu::sos::HELP_AFTER,
         };
@@ -306,17 +231,43 @@ impl<T: Element> Sos<T> {
     }
 }
 
-pub(crate) fn eps<T: Element>() -> f64 {
-    if T::DTYPE.size() == 4 {
-        f32::EPSILON as f64 / 2.0
-    } else {
-        f64::EPSILON / 2.0
+/// The CPU engine of a section cascade: blocked where that keeps the contract, else serial.
+impl<T: Element> Recurrence<T> for Sos<T> {
+    /// The method and the predicted error bound.
+    fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// State values per channel: 2 per section (SciPy's zi for one channel, `(n_sections, 2)`).
+    fn state_len(&self) -> usize {
+        2 * self.rows.len()
+    }
+
+    fn sections(&self) -> Option<usize> {
+        Some(self.rows.len())
+    }
+
+    fn device(&self) -> String {
+        cpu_device(&self.options, self.report.method)
+    }
+
+    /// `zi` / `zf` hold `[channel][section][2]` (2·n_sections values per channel). A fresh
+    /// batch's non-finite input is found through the state (only then is x searched, to name
+    /// it); plain stores into its output. y and zf are unspecified after an error.
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let (start, x, fresh) = (Instant::now(), batch.x, batch.fresh);
+        if self.apply_batch_flagged(batch)? {
+            if let Some(what) = fresh {
+                crate::check_finite(x, what)?;
+            }
+        }
+        Ok(Timing::since(start))
     }
 }
 
 /// Factor tables and transfer matrix of one cascade ([`factor_tables`]) and its error bounds
-/// ([`design::sos_bounds`]), shared between the filters compiled from the same rows.
-pub(crate) type Tables = Arc<(Vec<Vec<f64>>, Vec<f64>, design::SosBounds)>;
+/// ([`sos_bounds`]), shared between the filters compiled from the same rows.
+pub(crate) type Tables = Arc<(Vec<Vec<f64>>, Vec<f64>, SosBounds)>;
 
 /// [`factor_tables`] and the bounds through a small per-process cache keyed by the rows' bits:
 /// filtering many signals with the same sections (blocks of a stream, a loop over files,
@@ -334,7 +285,7 @@ pub(crate) fn factor_tables_cached(coef: &[[f64; 6]], single: bool) -> Tables {
     }
     let (factors, transfer) = factor_tables(coef, single);
     let eps = if single { eps::<f32>() } else { eps::<f64>() };
-    let bounds = design::sos_bounds(coef, &factors, eps);
+    let bounds = sos_bounds(coef, &factors, eps);
     let tables: Tables = Arc::new((factors, transfer, bounds));
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     if cache.len() >= KEEP {
@@ -419,148 +370,14 @@ pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, 
     (tables, transfer)
 }
 
-pub(crate) fn local_dispatch<T: Element>(
-    simd: crate::cpu::Simd,
-    rows: &[[T; 5]],
-    y: &mut [T],
-    ends: &mut [f64],
-) {
-    match simd {
-        #[cfg(target_arch = "x86_64")]
-        crate::cpu::Simd::Avx2Fma => {
-            // SAFETY: Avx2Fma is only chosen when the CPU has AVX2 and FMA.
-            unsafe { local_fma(rows, y, ends) }
-        }
-        _ => local_segments::<T, false>(rows, y, ends),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn local_fma<T: Element>(rows: &[[T; 5]], y: &mut [T], ends: &mut [f64]) {
-    local_segments::<T, true>(rows, y, ends)
-}
-
-/// Whole segments of `y` (holding x on entry) through the cascade from a zero state;
-/// `ends[w]` receives segment w's final state.
-#[inline(always)]
-fn local_segments<T: Element, const FMA: bool>(rows: &[[T; 5]], y: &mut [T], ends: &mut [f64]) {
-    let segs = y.len() / SEG;
-    if segs == GROUP {
-        local_group::<T, FMA, GROUP>(rows, y, ends);
-    } else {
-        for (w, seg) in y.chunks_mut(SEG).enumerate() {
-            local_group::<T, FMA, 1>(rows, seg, &mut ends[w * 2 * rows.len()..]);
-        }
-    }
-}
-
-#[inline(always)]
-fn local_group<T: Element, const FMA: bool, const G: usize>(
-    rows: &[[T; 5]],
-    y: &mut [T],
-    ends: &mut [f64],
-) {
-    let s2 = 2 * rows.len();
-    for (s, r) in rows.iter().enumerate() {
-        let (b0, b1, b2, na1, na2) = (r[0], r[1], r[2], r[3], r[4]);
-        let mut z0 = [T::ZERO; G];
-        let mut z1 = [T::ZERO; G];
-        for i in 0..SEG {
-            for w in 0..G {
-                let idx = w * SEG + i;
-                let v = y[idx];
-                let out = madd::<T, FMA>(b0, v, z0[w]);
-                z0[w] = madd::<T, FMA>(b1, v, madd::<T, FMA>(na1, out, z1[w]));
-                z1[w] = madd::<T, FMA>(b2, v, na2.mul(out));
-                y[idx] = out;
-            }
-        }
-        for w in 0..G {
-            ends[w * s2 + 2 * s] = z0[w].to_f64();
-            ends[w * s2 + 2 * s + 1] = z1[w].to_f64();
-        }
-    }
-}
-
-pub(crate) fn correct_dispatch<T: Element>(
-    simd: crate::cpu::Simd,
-    factors: &[Vec<f64>],
-    state: &[f64],
-    y: &mut [T],
-    acc: &mut [f64],
-) {
-    match simd {
-        #[cfg(target_arch = "x86_64")]
-        crate::cpu::Simd::Avx2Fma => {
-            // SAFETY: Avx2Fma is only chosen when the CPU has AVX2 and FMA.
-            unsafe { correct_fma(factors, state, y, acc) }
-        }
-        _ => correct::<T>(factors, state, y, acc),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn correct_fma<T: Element>(
-    factors: &[Vec<f64>],
-    state: &[f64],
-    y: &mut [T],
-    acc: &mut [f64],
-) {
-    correct::<T>(factors, state, y, acc)
-}
-
-/// y[i] += Σ_j state_j · F_j[i], summed in f64.
-#[inline(always)]
-fn correct<T: Element>(factors: &[Vec<f64>], state: &[f64], y: &mut [T], acc: &mut [f64]) {
-    let len = factors.first().map_or(0, Vec::len).min(y.len());
-    if len == 0 || state.iter().all(|&s| s == 0.0) {
-        return;
-    }
-    let acc = &mut acc[..len];
-    acc.fill(0.0);
-    for (f, &s) in factors.iter().zip(state) {
-        if s != 0.0 {
-            for (a, &v) in acc.iter_mut().zip(&f[..len]) {
-                *a = v.mul_add(s, *a);
-            }
-        }
-    }
-    for (v, &a) in y[..len].iter_mut().zip(acc.iter()) {
-        *v = T::from_f64(v.to_f64() + a);
-    }
-}
-
-/// SciPy's `sosfilt_zi`: the steady state of each section for a unit step, scaled by the DC
-/// gains of the sections before it; multiply by x[0] for a start without a transient.
-/// Shape `(n_sections, 2)`, flattened.
-pub fn sosfilt_zi(sos: &[[f64; 6]]) -> Result<Vec<f64>, FilterError> {
-    // Validate as an f64 cascade (finite, a0 = 1); stability is not required for the algebra.
-    let opts = FilterOptions {
-        allow_unstable: true,
-        ..FilterOptions::default()
-    };
-    Sos::<f64>::new(sos, opts)?;
-    let mut out = Vec::with_capacity(2 * sos.len());
-    let mut scale = 1.0;
-    for row in sos {
-        let zi = crate::design::lfilter_zi(&row[..3], &row[3..])?;
-        out.extend(zi.iter().map(|v| v * scale));
-        let (nb, na) = (row[0] + row[1] + row[2], row[3] + row[4] + row[5]);
-        scale *= nb / na;
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     const BLOCK_SAMPLES: usize = crate::cpu::sos::BLOCK;
 
     // scipy's values as printed (17 digits round-trip).
     #[allow(clippy::excessive_precision)]
-    fn butter4() -> Vec<[f64; 6]> {
+    pub(crate) fn butter4() -> Vec<[f64; 6]> {
         // scipy.signal.butter(4, 0.05, output='sos')
         vec![
             [
@@ -714,6 +531,18 @@ mod tests {
         }
     }
 
+    /// One channel into a fresh output, non-finite input named x.
+    fn fresh<'a>(x: &'a [f64], y: &'a mut [f64]) -> Batch<'a, f64> {
+        Batch {
+            x,
+            channels: 1,
+            y,
+            zi: None,
+            zf: None,
+            fresh: Some("x"),
+        }
+    }
+
     #[test]
     fn non_finite_inputs_are_found_through_the_state() {
         let sos = butter4();
@@ -723,16 +552,16 @@ mod tests {
             threads: Some(2),
             ..FilterOptions::default()
         };
+        let f = Sos::<f64>::new(&sos, opts).unwrap();
+        let mut y = vec![0.0; n];
         for at in [0, SEG - 1, 2 * BLOCK_SAMPLES + 3, n - 1] {
             let keep = x[at];
             x[at] = if at % 2 == 0 { f64::NAN } else { f64::INFINITY };
-            let e = crate::signal::sosfilt(&sos, &x, &[n], -1, None, &opts)
-                .unwrap_err()
-                .to_string();
+            let e = f.run(fresh(&x, &mut y)).unwrap_err().to_string();
             assert!(e.contains(&format!("x[{at}]")), "{at}: {e}");
             x[at] = keep;
         }
-        assert!(crate::signal::sosfilt(&sos, &x, &[n], -1, None, &opts).is_ok());
+        assert!(f.run(fresh(&x, &mut y)).is_ok());
     }
 
     #[test]
@@ -755,20 +584,5 @@ mod tests {
         );
         assert!(Sos::<f64>::new(&[], opts).is_err());
         assert!(Sos::<i32>::new(&butter4(), opts).is_err());
-    }
-
-    #[test]
-    fn zi_is_scipys() {
-        // scipy.signal.sosfilt_zi(butter(4, 0.05, output='sos'))
-        let zi = sosfilt_zi(&butter4()).unwrap();
-        let want = [
-            0.0057768879174478,
-            -0.00431003020598291,
-            0.9941918731056267,
-            -0.8812248727583222,
-        ];
-        for (a, b) in zi.iter().zip(want) {
-            assert!((a - b).abs() < 1e-9, "{zi:?}");
-        }
     }
 }

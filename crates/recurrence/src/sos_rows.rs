@@ -2,9 +2,9 @@
 //! that runs them: the CPU's [`crate::Sos`] and the GPU's fused kernel
 //! ([`crate::gpu::sos_tables::sos_coefficients`]) refuse the same rows with the same words.
 
-use crate::design::short;
 use crate::elem::Element;
 use crate::error::FilterError;
+use crate::numbers::short;
 use crate::stability::section_verdict;
 
 /// How many sections a cascade takes, and its name for the message that refuses more.

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use sigpu_recurrence::signal;
 use sigpu_recurrence::stability::{step_down, Stability};
-use sigpu_recurrence::{FilterOptions, Lfilter, Method, Sos};
+use sigpu_recurrence::{FilterOptions, Lfilter, Method, Recurrence, Sos};
 
 fn fixtures() -> Value {
     let text = include_str!("data/scipy_designs.json");

@@ -7,7 +7,7 @@ use clap::Args;
 use serde_json::Value;
 use sigpu_lab::recurrence::plot;
 use sigpu_lab::recurrence::sweep::{self, Sweep};
-use sigpu_recurrence::{DType, GpuConfig};
+use sigpu_recurrence::{DType, GpuConfig, SosConfig};
 use sigpu_runtime::Device;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -136,8 +136,7 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
         warmup: args.warmup,
         runs: args.runs,
         compare_optimize: args.compare_optimize,
-        check_up_to: (!args.no_check)
-            .then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62))),
+        check_up_to: check_up_to(args),
     };
     let bar = super::bar(
         sweep.steps() as u64,
@@ -151,89 +150,28 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
     Ok(report)
 }
 
-/// `--sos --device cpu`: the CPU section engine in f64 (engine alone and the library call).
-fn run_sos_cpu(
-    json: bool,
-    args: &BenchFilterArgs,
-    name: String,
-    sos: Vec<[f64; 6]>,
-) -> Result<ExitCode> {
-    use sigpu_lab::recurrence::sos_bench::{measure_sos_cpu, render_sos_cpu, SosBench};
-    let bench = SosBench {
-        name,
-        sos,
-        sizes: sweep::parse_sizes(&args.log2_n)?,
-        shapes: Vec::new(),
-        warmup: args.warmup,
-        runs: args.runs,
-        check_up_to: (!args.no_check)
-            .then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62))),
-    };
-    let report = measure_sos_cpu(&bench, args.threads, &mut |_, what| {
-        eprintln!("timing {what}");
-    })?;
-    let value = serde_json::to_value(&report)?;
-    super::write_json_out(&args.out, &value)?;
-    super::report(json, &value, |_| print!("{}", render_sos_cpu(&report)))
+/// --check-up-to as the longest length checked (None: --no-check).
+fn check_up_to(args: &BenchFilterArgs) -> Option<usize> {
+    (!args.no_check).then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62)))
 }
 
-/// `--sos`: the fused cascade on the GPU.
+/// `--sos`: the fused cascade on the GPU, or with `--device cpu` the CPU section engine in
+/// f64 (engine alone and the library call).
 fn run_sos(
     device: Option<Device>,
     json: bool,
     args: &BenchFilterArgs,
     spec: &str,
 ) -> Result<ExitCode> {
-    use sigpu_lab::recurrence::sos_bench::{measure_sos, parse_sos, render_sos, SosBench};
-    let (name, sos) = parse_sos(spec)?;
-    let Some(gpu) = super::resolve(device, super::Need::Either, "bench filter --sos")?.into_gpu()
-    else {
-        return run_sos_cpu(json, args, name, sos);
+    use sigpu_lab::recurrence::sos_bench::{self as sb, SosBench};
+    let (name, sos) = sb::parse_sos(spec)?;
+    let gpu = super::resolve(device, super::Need::Either, "bench filter --sos")?.into_gpu();
+    let shapes = match gpu {
+        Some(_) => (args.sos_shapes.split(',').map(str::parse))
+            .collect::<Result<Vec<SosConfig>, _>>()
+            .context("--sos-shapes")?,
+        None => Vec::new(),
     };
-    let shapes = args
-        .sos_shapes
-        .split(',')
-        .map(|t| -> Result<sigpu_recurrence::SosConfig> {
-            // A trailing `l` forces the look-back kernel; `/B` asks for B blocks per SM.
-            let (t, min_blocks) = match t.trim().split_once('/') {
-                Some((shape, b)) => (
-                    shape,
-                    b.parse().with_context(|| format!("--sos-shapes: {b:?}"))?,
-                ),
-                None => (t.trim(), 0),
-            };
-            let (t, force_look_back) = match t.strip_suffix('l') {
-                Some(rest) => (rest, true),
-                None => (t, false),
-            };
-            // `cN`: N chunks per block (tail-carry kernel).
-            let (t, chunks_per_block) = match t.split_once('c') {
-                Some((shape, c)) => (
-                    shape,
-                    c.parse().with_context(|| format!("--sos-shapes: {c:?}"))?,
-                ),
-                None => (t, 1),
-            };
-            if t == "default" {
-                return Ok(sigpu_recurrence::SosConfig {
-                    force_look_back,
-                    min_blocks,
-                    chunks_per_block,
-                    ..Default::default()
-                });
-            }
-            let (a, b) = t
-                .split_once('x')
-                .context("--sos-shapes: expected THREADSxVPT[l]")?;
-            Ok(sigpu_recurrence::SosConfig {
-                threads: a.parse().with_context(|| format!("--sos-shapes: {a:?}"))?,
-                vpt: b.parse().with_context(|| format!("--sos-shapes: {b:?}"))?,
-                force_look_back,
-                min_blocks,
-                chunks_per_block,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
     let bench = SosBench {
         name,
         sos,
@@ -241,19 +179,27 @@ fn run_sos(
         shapes,
         warmup: args.warmup,
         runs: args.runs,
-        check_up_to: (!args.no_check)
-            .then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62))),
+        check_up_to: check_up_to(args),
     };
     let bar = super::bar(
         bench.sizes.len() as u64,
         "{spinner} [{bar:30}] {pos}/{len} {msg}",
     );
-    let report = measure_sos(&gpu, &bench, &mut |done, what| {
+    let mut progress = |done: usize, what: &str| {
         bar.set_position(done as u64);
         bar.set_message(what.to_owned());
-    })?;
+    };
+    let (value, text) = match &gpu {
+        Some(gpu) => {
+            let report = sb::measure_sos(gpu, &bench, &mut progress)?;
+            (serde_json::to_value(&report)?, sb::render_sos(&report))
+        }
+        None => {
+            let report = sb::measure_sos_cpu(&bench, args.threads, &mut progress)?;
+            (serde_json::to_value(&report)?, sb::render_sos_cpu(&report))
+        }
+    };
     bar.finish_and_clear();
-    let value = serde_json::to_value(&report)?;
     super::write_json_out(&args.out, &value)?;
-    super::report(json, &value, |_| print!("{}", render_sos(&report)))
+    super::report(json, &value, |_| print!("{text}"))
 }

@@ -1,4 +1,4 @@
-//! `sigpu filter`: an IIR filter — SciPy's `(b, a)`, second-order sections or the seed's
+//! `sigpu filter`: an IIR filter — SciPy's `(b, a)`, second-order sections or the PLR paper's
 //! signature — over a signal file (.npy of any shape with `--axis`, raw, or WAV; `-` for
 //! stdin/stdout), on the CPU or a GPU, with SciPy's zi / zf shapes and zero-phase
 //! `--filtfilt`. The filtering, the method choice and the file formats are the library's
@@ -6,35 +6,20 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use serde::Serialize;
-use sigpu_recurrence::gpu::{generate, GpuConfig};
-use sigpu_recurrence::io as signal_io;
-use sigpu_recurrence::signal;
+use sigpu_lab::recurrence::summary::FilterSummary;
+use sigpu_recurrence::io::{encode_values, read_sos, read_values, Format, SignalFile};
 use sigpu_recurrence::{
-    check_finite, from_le_bytes, parse_values, short, to_le_bytes, with_dtype, DType, Element,
-    Filter, FilterOptions, Lfilter, Report, Signature, Sos,
+    check_finite, parse_values, plan, signal, with_dtype, DType, Element, FilterOptions,
+    FilterSpec, Recurrence, Signature, Timing,
 };
-use sigpu_runtime::cuda::Gpu;
-use sigpu_runtime::Device;
+use sigpu_runtime::{Device, GpuTarget, Target};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Accuracy contract and numbers, shown in `--help`.
-const CONTRACT: &str = "\
-Accuracy contract: for every stable filter the output is within 4x the error of \
-scipy.signal.lfilter / sosfilt at the same dtype, against the exact output of the coefficients \
-as given. Before running, the error of each method is predicted from the filter (growth of the \
-block correction factors, impulse-response norms); a (b, a) filter runs blocked (plr), as its \
-FIR part followed by all-pole second-order sections from its poles (pole-cascade), or serially \
-(serial) - whichever keeps the contract fastest. --json reports \"method\" and \"error_bound\" \
-(predicted max|error| / max|x|). Unstable filters (exact step-down test) are refused unless \
---allow-unstable. Integer element types (i32, i64, --signature only) wrap on overflow like \
-two's-complement C integers, with no error: exact modulo 2^32 / 2^64.";
-
 #[derive(Args, Debug)]
-#[command(after_help = CONTRACT)]
+#[command(after_help = sigpu_recurrence::planner::CONTRACT)]
 pub struct FilterArgs {
     /// The recurrence in the signature notation of Maleki & Burtscher's PLR paper, e.g. "(0.2 : 0.8)" or
     /// "(0.81, -1.62, 0.81 : 1.6, -0.64)" (non-recursive : recursive coefficients).
@@ -115,71 +100,13 @@ pub struct FilterArgs {
     pub emit_cuda: bool,
 }
 
-#[derive(Serialize)]
-struct Summary {
-    /// The filter as given.
-    filter: String,
-    dtype: DType,
-    device: String,
-    /// How it ran (plr, pole-cascade, serial, sos, sos-serial, fir) and the predicted bound on
-    /// max|error| / max|x|; `reference_bound` is the same bound for SciPy's algorithm.
-    method: String,
-    error_bound: f64,
-    reference_bound: f64,
-    shape: Vec<usize>,
-    axis: usize,
-    channels: usize,
-    samples_per_channel: usize,
-    filtfilt: bool,
-    /// Building the filter: stability, method, factors; on a GPU also the kernel.
-    setup_seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    transfer_seconds: Option<f64>,
-    /// The filtering itself.
-    compute_seconds: f64,
-    msamples_per_s: f64,
-    output: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    zf: Option<String>,
-    /// WAV output: samples clipped to the integer PCM range.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    clipped: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
-}
-
-/// The filter as the user gave it, with the flag to name in errors.
-enum Spec {
-    Signature(Signature),
-    Ba(Vec<f64>, Vec<f64>),
-    Sos(Vec<[f64; 6]>),
-}
-
-impl Spec {
-    fn flag(&self) -> &'static str {
-        match self {
-            Spec::Signature(_) => "--signature",
-            Spec::Ba(..) => "--b/--a",
-            Spec::Sos(_) => "--sos",
-        }
+/// The flag that gave the filter, for errors.
+fn flag(spec: &FilterSpec) -> &'static str {
+    match spec {
+        FilterSpec::Signature(_) => "--signature",
+        FilterSpec::Ba { .. } => "--b/--a",
+        FilterSpec::Sos(_) => "--sos",
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Npy,
-    Raw,
-    Wav,
-}
-
-/// The input as read: values as f64 or integers, its shape and format.
-struct Input {
-    shown: String,
-    format: Format,
-    dtype: DType,
-    shape: Vec<usize>,
-    bytes: Vec<u8>,
-    wav: Option<hound::WavSpec>,
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<ExitCode> {
@@ -196,18 +123,8 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
         ..FilterOptions::default()
     };
     if args.emit_cuda {
-        let signature = match &spec {
-            Spec::Signature(s) => s.clone(),
-            Spec::Ba(b, a) => Signature::from_lfilter(b, a).context("--b/--a")?,
-            Spec::Sos(_) => bail!(
-                "--emit-cuda shows the (b, a) / signature kernel; give --signature or --b/--a"
-            ),
-        };
-        let source = with_dtype!(dtype.unwrap_or(DType::F32), T => {
-            let filter = Filter::<T>::new(&signature, options).context(spec.flag())?;
-            generate(&filter, GpuConfig::default())?.source
-        });
-        print!("{source}");
+        let dtype = dtype.unwrap_or(DType::F32);
+        print!("{}", spec.cuda_source(dtype, options).context(flag(&spec))?);
         return Ok(ExitCode::SUCCESS);
     }
     // Before reading anything: --output and --zf must be two writable files, neither an input
@@ -223,675 +140,196 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
         ],
         &[("--input", file(args.input.as_deref())), ("--zi", zi_file)],
     )?;
-    let input = read_input(args, dtype)?;
-    let compute = compute_dtype(&spec, &input, dtype)?;
-    let gpu = super::resolve(device, super::Need::Either, "filter")?.into_gpu();
-    let summary =
-        with_dtype!(compute, T => filter_typed::<T>(&spec, options, gpu.as_ref(), &input, args)?);
-    let to_stdout = args.output.as_deref() == Some(Path::new("-"));
-    if json {
-        let text = serde_json::to_string_pretty(&summary)?;
-        if to_stdout {
-            eprintln!("{text}");
-        } else {
-            println!("{text}");
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let s = &summary;
-    let line = format!(
-        "{} {} on {}: {} channel(s) × {} samples{}; method {} (error bound {:.1e}, scipy's {:.1e}); \
-         setup {:.3} s{}, filtering {:.6} s ({:.1} M samples/s) → {}{}{}",
-        s.filter,
-        s.dtype,
-        s.device,
-        s.channels,
-        s.samples_per_channel,
-        if s.filtfilt { ", zero-phase" } else { "" },
-        s.method,
-        s.error_bound,
-        s.reference_bound,
-        s.setup_seconds,
-        (s.transfer_seconds.map(|t| format!(", transfers {t:.3} s"))).unwrap_or_default(),
-        s.compute_seconds,
-        s.msamples_per_s,
-        s.output,
-        (s.zf.as_deref().map(|z| format!(", zf → {z}"))).unwrap_or_default(),
-        (s.note.as_deref().map(|n| format!(" ({n})"))).unwrap_or_default(),
-    );
+    let (shown, input) = read_input(args, dtype)?;
+    let compute = (spec.dtype_for(input.dtype, input.natural_dtype(), dtype))
+        .with_context(|| format!("{} with --input {shown}", flag(&spec)))?;
+    let target = match super::resolve(device, super::Need::Either, "filter")?.into_gpu() {
+        Some(gpu) => Target::Gpu(GpuTarget::new(gpu)),
+        None => Target::cpu(),
+    };
+    let run = Run {
+        spec: &spec,
+        options,
+        target: &target,
+        input: &input,
+        shown: &shown,
+        args,
+    };
+    let summary = with_dtype!(compute, T => run.filter::<T>()?);
+    print_summary(
+        &summary,
+        json,
+        args.output.as_deref() == Some(Path::new("-")),
+    )
+}
+
+/// The summary on stdout (on stderr when the output went to stdout): JSON or one line.
+fn print_summary(s: &FilterSummary, json: bool, to_stdout: bool) -> Result<ExitCode> {
+    let text = match json {
+        true => serde_json::to_string_pretty(s)?,
+        false => s.line(),
+    };
     if to_stdout {
-        eprintln!("{line}");
+        eprintln!("{text}");
     } else {
-        println!("{line}");
+        println!("{text}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// The filter from --signature, --b/--a or --sos, with errors naming the flag.
-fn spec(args: &FilterArgs) -> Result<Spec> {
+fn spec(args: &FilterArgs) -> Result<FilterSpec> {
     match (&args.signature, &args.b, &args.a, &args.sos) {
-        (Some(s), ..) => Ok(Spec::Signature(Signature::parse(s).context("--signature")?)),
+        (Some(s), ..) => Ok(FilterSpec::Signature(
+            Signature::parse(s).context("--signature")?,
+        )),
         (None, Some(b), Some(a), _) => {
             let b = parse_values::<f64>(b).context("--b")?;
             let a = parse_values::<f64>(a).context("--a")?;
             // Checks a[0], finiteness and emptiness now, naming the flags.
             Signature::from_lfilter(&b, &a).context("--b/--a")?;
-            Ok(Spec::Ba(b, a))
+            Ok(FilterSpec::Ba { b, a })
         }
-        (None, None, None, Some(text)) => Ok(Spec::Sos(read_sos(text).context("--sos")?)),
+        (None, None, None, Some(text)) => Ok(FilterSpec::Sos(read_sos(text).context("--sos")?)),
         _ => bail!(
             "give the filter as --b … --a …, --sos FILE|VALUES or --signature \"(a0, … : b1, …)\""
         ),
     }
 }
 
-/// --sos as a .npy file of shape (n_sections, 6) or inline values.
-fn read_sos(text: &str) -> Result<Vec<[f64; 6]>> {
-    let path = Path::new(text);
-    if path.is_file() {
-        let array = signal_io::read(path, None).with_context(|| text.to_string())?;
-        let values: Vec<f64> = match array.dtype {
-            DType::F64 => array.values::<f64>().unwrap_or_default(),
-            DType::F32 => (array.values::<f32>().unwrap_or_default())
-                .iter()
-                .map(|&v| v as f64)
-                .collect(),
-            other => bail!("{text} holds {other} values; sections are float32 or float64"),
-        };
-        return signal::sos_rows(&values, &array.shape).with_context(|| text.to_owned());
-    }
-    let rows: Vec<&str> = text.split(';').filter(|r| !r.trim().is_empty()).collect();
-    let mut values = Vec::new();
-    let mut shape = vec![0, 6];
-    for r in &rows {
-        let v = parse_list(r).with_context(|| format!("{text:?}: no such file, and"))?;
-        if rows.len() > 1 && v.len() != 6 {
-            bail!(
-                "row {r:?} has {} values; each section row is [b0, b1, b2, 1, a1, a2]",
-                v.len()
-            );
-        }
-        values.extend(v);
-    }
-    if values.len() % 6 != 0 || values.is_empty() {
-        shape = vec![values.len()];
-    } else {
-        shape[0] = values.len() / 6;
-    }
-    Ok(signal::sos_rows(&values, &shape)?)
-}
-
-/// Comma-separated numbers (NaN and infinities are read, so that they can be refused by
-/// name rather than taken for a file name).
-fn parse_list(text: &str) -> Result<Vec<f64>> {
-    text.split(',')
-        .map(|t| {
-            let t = t.trim();
-            t.parse::<f64>()
-                .map_err(|_| anyhow::anyhow!("{t:?} is not a number"))
-        })
-        .collect()
-}
-
-fn format_of(args: &FilterArgs, path: &Path) -> Format {
-    match args.format.as_deref() {
-        Some("raw") => Format::Raw,
-        Some("wav") => Format::Wav,
-        Some(_) => Format::Npy,
-        None if path == Path::new("-") => Format::Npy,
-        None => match path.extension().and_then(|e| e.to_str()) {
-            Some(e) if e.eq_ignore_ascii_case("npy") => Format::Npy,
-            Some(e) if e.eq_ignore_ascii_case("wav") => Format::Wav,
-            _ => Format::Raw,
-        },
-    }
-}
-
-fn read_bytes(path: &Path, flag: &str) -> Result<Vec<u8>> {
-    if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("{flag} -: reading stdin"))?;
-        return Ok(bytes);
-    }
-    std::fs::read(path).with_context(|| format!("{flag} {}: cannot read", path.display()))
-}
-
-/// Reads --input (.npy, WAV or raw) with its shape.
-fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<Input> {
+/// Reads --input (.npy, WAV or raw; `-` is stdin) with its shape.
+fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<(String, SignalFile)> {
     let (Some(input), Some(_)) = (&args.input, &args.output) else {
         bail!("--input and --output are required");
     };
     let shown = input.display().to_string();
-    let format = format_of(args, input);
-    let bytes = read_bytes(input, "--input")?;
-    match format {
-        Format::Raw => {
-            let dtype = dtype.with_context(|| {
-                format!("--input {shown} is read as raw little-endian values: --dtype must say their type")
-            })?;
-            if bytes.len() % dtype.size() != 0 {
-                bail!(
-                    "--input {shown}: {} bytes is not a whole number of {dtype} values",
-                    bytes.len()
-                );
-            }
-            let len = bytes.len() / dtype.size();
-            if args.channels == 0 || len % args.channels != 0 {
-                bail!(
-                    "--input {shown}: {len} values do not split into --channels {} channels",
-                    args.channels
-                );
-            }
-            let shape = if args.channels > 1 {
-                vec![args.channels, len / args.channels]
-            } else {
-                vec![len]
-            };
-            Ok(Input {
-                shown,
-                format,
-                dtype,
-                shape,
-                bytes,
-                wav: None,
-            })
-        }
-        Format::Npy => {
-            let array = signal_io::parse(&bytes).with_context(|| format!("--input {shown}"))?;
-            if let Some(d) = dtype.filter(|&d| d != array.dtype && array.dtype.is_float()) {
-                bail!(
-                    "--input {shown} holds {} values but --dtype says {d}",
-                    array.dtype
-                );
-            }
-            Ok(Input {
-                shown,
-                format,
-                dtype: array.dtype,
-                shape: array.shape,
-                bytes: array.bytes,
-                wav: None,
-            })
-        }
-        Format::Wav => {
-            let mut reader = hound::WavReader::new(std::io::Cursor::new(bytes))
-                .with_context(|| format!("--input {shown}: not a WAV file hound can read"))?;
-            let spec = reader.spec();
-            let values: Vec<f64> = match spec.sample_format {
-                hound::SampleFormat::Float => reader
-                    .samples::<f32>()
-                    .map(|s| s.map(f64::from))
-                    .collect::<Result<_, _>>()
-                    .with_context(|| format!("--input {shown}"))?,
-                hound::SampleFormat::Int => {
-                    let scale = 2f64.powi(spec.bits_per_sample as i32 - 1);
-                    reader
-                        .samples::<i32>()
-                        .map(|s| s.map(|v| v as f64 / scale))
-                        .collect::<Result<_, _>>()
-                        .with_context(|| format!("--input {shown}"))?
-                }
-            };
-            let channels = spec.channels as usize;
-            let shape = vec![values.len() / channels.max(1), channels];
-            Ok(Input {
-                shown,
-                format,
-                dtype: DType::F64,
-                shape,
-                bytes: to_le_bytes(&values),
-                wav: Some(spec),
-            })
-        }
-    }
-}
-
-/// The dtype the filter runs in: --dtype, else the input's; integer input with (b, a) or
-/// sections runs in f64 (SciPy's promotion); integer signatures need integer coefficients.
-fn compute_dtype(spec: &Spec, input: &Input, dtype: Option<DType>) -> Result<DType> {
-    let d = dtype.unwrap_or(input.dtype);
-    if d.is_float() {
-        if input.wav.is_some() && dtype.is_none() {
-            let float32 = input
-                .wav
-                .is_some_and(|w| w.sample_format == hound::SampleFormat::Float);
-            return Ok(if float32 { DType::F32 } else { DType::F64 });
-        }
-        return Ok(d);
-    }
-    match spec {
-        Spec::Signature(s) => {
-            if let Some(c) = s
-                .feedforward
-                .iter()
-                .chain(&s.feedback)
-                .find(|c| c.int.is_none())
-            {
-                bail!(
-                    "--input {} holds {d} values, so --signature runs as an exact integer \
-                     recurrence, but its coefficient {} is not an integer: pass --dtype f64 \
-                     (or f32) to filter in floating point",
-                    input.shown,
-                    c.text
-                );
-            }
-            Ok(d)
-        }
-        Spec::Ba(..) | Spec::Sos(_) if dtype.is_none() => Ok(DType::F64),
-        _ => bail!(
-            "{} filters run in f32 or f64 (SciPy promotes integer input to f64), not {d}: drop \
-             --dtype {d} or give f32/f64",
-            spec.flag()
-        ),
-    }
-}
-
-/// The input's values as T (integers converted to floats when T is a float).
-fn input_values<T: Element>(input: &Input) -> Vec<T> {
-    if input.dtype == T::DTYPE {
-        return from_le_bytes(&input.bytes);
-    }
-    with_dtype!(input.dtype, S => {
-        from_le_bytes::<S>(&input.bytes).iter().map(|v| T::from_f64(v.to_f64())).collect()
-    })
-}
-
-fn filter_typed<T: Element>(
-    spec: &Spec,
-    options: FilterOptions,
-    gpu: Option<&Gpu>,
-    input: &Input,
-    args: &FilterArgs,
-) -> Result<Summary> {
-    let flag = spec.flag();
-    let x: Vec<T> = input_values(input);
-    // Every CPU call below refuses non-finite input itself (sections at no cost, through the
-    // filter's state); the GPU paths are given checked input.
-    let finite =
-        || check_finite(&x, &input.shown).with_context(|| format!("--input {}", input.shown));
-    if gpu.is_some() {
-        finite()?;
-    }
-    let shape = input.shape.clone();
-    let axis = args
-        .axis
-        .unwrap_or(if input.format == Format::Wav { 0 } else { -1 });
-    let nd = shape.len() as isize;
-    if axis >= nd || axis < -nd {
-        bail!(
-            "--axis {axis} is out of range for the {nd}-D input {} of shape {shape:?}",
-            input.shown
-        );
-    }
-    let ax = if axis < 0 {
-        (nd + axis) as usize
-    } else {
-        axis as usize
-    };
-    let n = shape[ax];
-    let channels = x.len() / n.max(1);
-    // Build once: set-up time, method and state length (errors name the flag given).
-    let start = Instant::now();
-    let built = Built::<T>::new(spec, options).context(flag)?;
-    let mut setup_seconds = start.elapsed().as_secs_f64();
-    let report = built.report().clone();
-    let zi = match &args.zi {
-        Some(text) => {
-            let want = signal::zi_shape(&shape, axis, built.sections(), built.state_len())?;
-            Some(read_zi::<T>(text, input.format == Format::Raw, &want)?)
-        }
-        None => None,
-    };
-    let mut note = None;
-    let mut transfer_seconds = None;
-    let start = Instant::now();
-    let (y, zf, zf_shape, device) = if args.filtfilt {
-        if gpu.is_some() {
-            note = Some("filtfilt runs on the CPU".into());
-        }
-        finite()?;
-        let out = match spec {
-            Spec::Ba(b, a) => signal::filtfilt(b, a, &x, &shape, axis, args.padlen, &options),
-            Spec::Sos(rows) => signal::sosfiltfilt(rows, &x, &shape, axis, args.padlen, &options),
-            Spec::Signature(_) => unreachable!("clap refuses --filtfilt with --signature"),
-        }
-        .context(flag)?;
-        (out.y, None, Vec::new(), cpu_device(&options, report.method))
-    } else {
-        match (&built, gpu) {
-            // The GPU runs the plr method; integer recurrences run it exactly on either device.
-            (Built::Ba(f, ..), gpu)
-                if f.plr().is_some() && (gpu.is_some() || !T::DTYPE.is_float()) =>
-            {
-                let plr = f.plr().expect("checked");
-                let (rows, channels, _) = signal::to_channels(&x, &shape, axis)?;
-                let zi_rows = match &zi {
-                    Some((z, zs)) => {
-                        Some(signal::lfilter_state(z, zs, &shape, axis, f.state_len())?)
-                    }
-                    None => None,
-                };
-                let run = signal_io::run(plr, gpu, &rows, channels, zi_rows.as_deref())?;
-                setup_seconds += run.setup_seconds;
-                transfer_seconds = run.transfer_seconds;
-                let y = signal::from_channels(&run.y, &shape, axis, n)?;
-                let zf_shape = signal::zi_shape(&shape, axis, None, f.state_len())?;
-                let zf = signal::from_channels(&run.zf, &shape, axis, f.state_len())?;
-                (y, zi.as_ref().map(|_| zf), zf_shape, run.device)
-            }
-            // Sections, and (b, a) filters run as pole sections, go to the fused GPU cascade.
-            (built, Some(gpu)) if T::DTYPE.is_float() && gpu_sections(built).is_some() => {
-                let (rows, channels, _) = signal::to_channels(&x, &shape, axis)?;
-                let sections = gpu_sections(built).expect("checked");
-                let t0 = Instant::now();
-                let g = sigpu_recurrence::GpuSos::<T>::new(gpu, &sections).context(flag)?;
-                setup_seconds += t0.elapsed().as_secs_f64();
-                let ns = sections.len();
-                match built {
-                    Built::Sos(_) => {
-                        let zi_cm = match &zi {
-                            Some((z, zs)) => Some(signal::sos_state(z, zs, &shape, axis, ns)?),
-                            None => None,
-                        };
-                        let (y, zf) = g
-                            .apply(gpu, &rows, channels, zi_cm.as_deref())
-                            .context(flag)?;
-                        let y = signal::from_channels(&y, &shape, axis, n)?;
-                        let zf_shape = signal::zi_shape(&shape, axis, Some(ns), 2)?;
-                        let zf = signal::sos_state_out(&zf, &shape, axis, ns)?;
-                        (y, zi.as_ref().map(|_| zf), zf_shape, gpu_name(gpu))
-                    }
-                    Built::Ba(f, ..) => {
-                        let zi_rows = match &zi {
-                            Some((z, zs)) => {
-                                Some(signal::lfilter_state(z, zs, &shape, axis, f.state_len())?)
-                            }
-                            None => None,
-                        };
-                        let u = f
-                            .cascade_input(&rows, channels, zi_rows.as_deref())
-                            .expect("pole-cascade");
-                        let (y_rows, _) = g.apply(gpu, &u, channels, None).context(flag)?;
-                        let zf_rows = f.final_states(&rows, &y_rows, channels, zi_rows.as_deref());
-                        let y = signal::from_channels(&y_rows, &shape, axis, n)?;
-                        let zf_shape = signal::zi_shape(&shape, axis, None, f.state_len())?;
-                        let zf = signal::from_channels(&zf_rows, &shape, axis, f.state_len())?;
-                        note = Some("numerator (FIR) on the CPU, pole sections on the GPU".into());
-                        (y, zi.as_ref().map(|_| zf), zf_shape, gpu_name(gpu))
-                    }
-                }
-            }
-            _ => {
-                if gpu.is_some() {
-                    note = Some(format!(
-                        "method {} runs on the CPU; the GPU runs plr, sos and pole-cascade",
-                        report.method.name()
-                    ));
-                }
-                let zref = zi.as_ref().map(|(z, s)| (z.as_slice(), s.as_slice()));
-                let out = match spec {
-                    Spec::Sos(rows) => signal::sosfilt(rows, &x, &shape, axis, zref, &options),
-                    _ => {
-                        let (b, a) = built.ba();
-                        signal::lfilter(b, a, &x, &shape, axis, zref, &options)
-                    }
-                };
-                if out.is_err() {
-                    // A non-finite input is reported naming the input file.
-                    finite()?;
-                }
-                let out = out.context(flag)?;
-                (
-                    out.y,
-                    out.zf,
-                    out.zf_shape,
-                    cpu_device(&options, report.method),
-                )
-            }
-        }
-    };
-    let compute_seconds = start.elapsed().as_secs_f64();
-    let output = args.output.as_deref().expect("checked in read_input");
-    let clipped = write_output(output, input, &shape, &y)?;
-    let zf_written = match (&args.zf, zf) {
-        (Some(path), Some(zf)) => {
-            write_plain(path, input.format == Format::Raw, &zf_shape, &zf, "--zf")?;
-            Some(path.display().to_string())
-        }
-        (Some(path), None) => {
-            // No zi: SciPy's zf for a zero initial state.
-            let want = signal::zi_shape(&shape, axis, built.sections(), built.state_len())?;
-            let zeros = vec![T::ZERO; want.iter().product()];
-            let zero_ref = (zeros.as_slice(), want.as_slice());
-            let out = match spec {
-                Spec::Sos(rows) => {
-                    signal::sosfilt(rows, &x, &shape, axis, Some(zero_ref), &options)
-                }
-                _ => {
-                    let (b, a) = built.ba();
-                    signal::lfilter(b, a, &x, &shape, axis, Some(zero_ref), &options)
-                }
-            }
-            .context(flag)?;
-            write_plain(
-                path,
-                input.format == Format::Raw,
-                &out.zf_shape,
-                &out.zf.unwrap_or_default(),
-                "--zf",
-            )?;
-            Some(path.display().to_string())
-        }
-        _ => None,
-    };
-    Ok(Summary {
-        filter: describe(spec),
-        dtype: T::DTYPE,
-        device,
-        method: report.method.name().into(),
-        error_bound: report.error_bound,
-        reference_bound: report.reference_bound,
-        shape: shape.clone(),
-        axis: ax,
-        channels,
-        samples_per_channel: n,
-        filtfilt: args.filtfilt,
-        setup_seconds,
-        transfer_seconds,
-        compute_seconds,
-        msamples_per_s: x.len() as f64 / compute_seconds.max(1e-12) / 1e6,
-        output: output.display().to_string(),
-        zf: zf_written,
-        clipped,
-        note,
-    })
-}
-
-fn gpu_name(gpu: &Gpu) -> String {
-    format!("{} ({})", gpu.info().name, gpu.arch())
-}
-
-/// The sections a GPU runs for this filter: given sections (blocked method), or a (b, a)
-/// filter's pole sections.
-fn gpu_sections<T: Element>(built: &Built<T>) -> Option<Vec<[f64; 6]>> {
-    match built {
-        Built::Sos(s) if s.report().method == sigpu_recurrence::Method::Sos => {
-            Some(s.sections().to_vec())
-        }
-        Built::Ba(f, ..) => f.pole_sections().map(|s| s.sections().to_vec()),
-        _ => None,
-    }
-}
-
-/// The CPU and the instruction set the method's engine runs with (the section engine's for
-/// sections and pole cascades, the (b, a) block functions' otherwise).
-fn cpu_device(options: &FilterOptions, method: sigpu_recurrence::Method) -> String {
-    use sigpu_recurrence::Method;
-    let threads = options.threads.unwrap_or_else(sigpu_runtime::host::threads);
-    let isa = match method {
-        Method::Sos | Method::PoleCascade => {
-            sigpu_recurrence::cpu::SosKernel::best(&options.cpu).name()
-        }
-        _ => sigpu_recurrence::cpu::Simd::best(&options.cpu.within_host()).name(),
-    };
-    format!("cpu ({threads} threads, {isa})")
-}
-
-fn describe(spec: &Spec) -> String {
-    let list = |v: &[f64]| v.iter().map(|&x| short(x)).collect::<Vec<_>>().join(", ");
-    match spec {
-        Spec::Signature(s) => s.to_string(),
-        Spec::Ba(b, a) => format!("b = [{}], a = [{}]", list(b), list(a)),
-        Spec::Sos(rows) => format!("{} second-order section(s)", rows.len()),
-    }
-}
-
-/// The compiled filter of either form.
-enum Built<T: Element> {
-    Ba(Lfilter<T>, Vec<f64>, Vec<f64>),
-    Sos(Sos<T>),
-}
-
-impl<T: Element> Built<T> {
-    fn new(spec: &Spec, options: FilterOptions) -> Result<Self, sigpu_recurrence::FilterError> {
-        Ok(match spec {
-            Spec::Signature(s) => {
-                let f = Lfilter::from_signature(s, options)?;
-                let (b, a) = f.coefficients();
-                let (b, a) = (b.to_vec(), a.to_vec());
-                Built::Ba(f, b, a)
-            }
-            Spec::Ba(b, a) => Built::Ba(Lfilter::new(b, a, options)?, b.clone(), a.clone()),
-            Spec::Sos(rows) => Built::Sos(Sos::new(rows, options)?),
-        })
-    }
-    fn report(&self) -> &Report {
-        match self {
-            Built::Ba(f, ..) => f.report(),
-            Built::Sos(s) => s.report(),
-        }
-    }
-    fn state_len(&self) -> usize {
-        match self {
-            Built::Ba(f, ..) => f.state_len(),
-            Built::Sos(s) => s.state_len(),
-        }
-    }
-    fn sections(&self) -> Option<usize> {
-        match self {
-            Built::Ba(..) => None,
-            Built::Sos(s) => Some(s.n_sections()),
-        }
-    }
-    fn ba(&self) -> (&[f64], &[f64]) {
-        match self {
-            Built::Ba(_, b, a) => (b, a),
-            Built::Sos(_) => (&[], &[]),
-        }
-    }
-}
-
-/// --zi: an existing file (.npy with its shape, or raw values), else comma-separated values
-/// (read in `want`'s C order). NaN and infinities are refused by index.
-fn read_zi<T: Element>(text: &str, raw: bool, want: &[usize]) -> Result<(Vec<T>, Vec<usize>)> {
-    let path = Path::new(text);
-    let (values, shape): (Vec<T>, Option<Vec<usize>>) = if path.is_file() {
-        let array = signal_io::read(path, raw.then_some(T::DTYPE))
-            .with_context(|| format!("--zi {text}"))?;
-        let Some(values) = array.values::<T>() else {
-            bail!(
-                "--zi {text} holds {} values but the filter runs in {}",
-                array.dtype,
-                T::DTYPE
-            );
-        };
-        (values, (!raw).then_some(array.shape))
-    } else if T::DTYPE.is_float() {
-        let v = parse_list(text).with_context(|| {
-            format!("--zi {text:?}: no such file, and not a comma-separated list of numbers")
-        })?;
-        (v.iter().map(|&x| T::from_f64(x)).collect(), None)
-    } else {
-        (parse_values::<T>(text).context("--zi")?, None)
-    };
-    check_finite(&values, "--zi").context("--zi")?;
-    let want_len: usize = want.iter().product();
-    let shape = match shape {
-        Some(s) => s,
-        None if values.len() == want_len => want.to_vec(),
-        None => bail!(
-            "--zi has {} values; this filter and input need shape {want:?} ({want_len} values, C order)",
-            values.len()
-        ),
-    };
-    Ok((values, shape))
-}
-
-/// Writes y in the input's format: .npy / raw in the compute dtype, WAV in the input's sample
-/// format. Returns the number of clipped samples for integer WAV.
-fn write_output<T: Element>(
-    path: &Path,
-    input: &Input,
-    shape: &[usize],
-    y: &[T],
-) -> Result<Option<usize>> {
-    let shown = path.display();
-    match (input.format, input.wav) {
-        (Format::Wav, Some(spec)) => {
-            let mut bytes = Vec::new();
-            let mut clipped = 0;
-            {
-                let mut w = hound::WavWriter::new(std::io::Cursor::new(&mut bytes), spec)
-                    .with_context(|| format!("--output {shown}"))?;
-                match spec.sample_format {
-                    hound::SampleFormat::Float => {
-                        for v in y {
-                            w.write_sample(v.to_f64() as f32)?;
-                        }
-                    }
-                    hound::SampleFormat::Int => {
-                        let scale = 2f64.powi(spec.bits_per_sample as i32 - 1);
-                        let (lo, hi) = (-scale, scale - 1.0);
-                        for v in y {
-                            let s = (v.to_f64() * scale).round();
-                            if s < lo || s > hi {
-                                clipped += 1;
-                            }
-                            w.write_sample(s.clamp(lo, hi) as i32)?;
-                        }
-                    }
-                }
-                w.finalize().with_context(|| format!("--output {shown}"))?;
-            }
-            put(path, &bytes, "--output")?;
-            Ok(Some(clipped))
-        }
-        _ => {
-            write_plain(path, input.format == Format::Raw, shape, y, "--output")?;
-            Ok(None)
-        }
-    }
-}
-
-/// Writes `values` as .npy (or raw) to `path` for `flag`, which errors name.
-fn write_plain<T: Element>(
-    path: &Path,
-    raw: bool,
-    shape: &[usize],
-    values: &[T],
-    flag: &str,
-) -> Result<()> {
-    let bytes = to_le_bytes(values);
-    let data = if raw {
+    let bytes = if input == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("--input -: reading stdin")?;
         bytes
     } else {
-        signal_io::encode(T::DTYPE, shape, &bytes)
+        std::fs::read(input).with_context(|| format!("--input {shown}: cannot read"))?
     };
-    put(path, &data, flag)
+    let format = Format::of(input, args.format.as_deref());
+    let file = SignalFile::parse(bytes, format, dtype, args.channels)
+        .with_context(|| format!("--input {shown}"))?;
+    Ok((shown, file))
 }
 
+/// One `sigpu filter` call, parsed: what `filter` runs in the element type chosen.
+struct Run<'a> {
+    spec: &'a FilterSpec,
+    options: FilterOptions,
+    target: &'a Target,
+    input: &'a SignalFile,
+    shown: &'a str,
+    args: &'a FilterArgs,
+}
+
+/// A filtered signal: y, zf, where it ran, a note, and the filtering's times.
+struct Filtered<T> {
+    y: Vec<T>,
+    zf: Vec<T>,
+    device: String,
+    note: Option<String>,
+    timing: Timing,
+}
+
+impl Run<'_> {
+    /// Plans the filter for the target, runs it over the input along the axis (or zero-phase)
+    /// and writes the output (and zf).
+    fn filter<T: Element>(&self) -> Result<FilterSummary> {
+        let (args, shown) = (self.args, self.shown);
+        let x: Vec<T> = self.input.values();
+        check_finite(&x, shown).with_context(|| format!("--input {shown}"))?;
+        let shape = &self.input.shape;
+        let axis = args.axis.unwrap_or(self.input.default_axis());
+        let nd = shape.len() as isize;
+        if axis >= nd || axis < -nd {
+            bail!("--axis {axis} is out of range for the {nd}-D input {shown} of shape {shape:?}");
+        }
+        let ax = axis.rem_euclid(nd) as usize;
+        let start = Instant::now();
+        let filter = plan::<T>(self.spec, self.options, self.target).context(flag(self.spec))?;
+        let setup_seconds = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        let (out, zf_shape) = self.compute(&*filter, &x, axis)?;
+        let compute_seconds = match out.timing.transfer_seconds {
+            Some(_) => out.timing.compute_seconds,
+            None => start.elapsed().as_secs_f64(),
+        };
+        let output = args.output.as_deref().expect("checked in read_input");
+        let (bytes, clipped) = self.input.encode(shape, &out.y).context("--output")?;
+        put(output, &bytes, "--output")?;
+        if let Some(path) = &args.zf {
+            let raw = self.input.format == Format::Raw;
+            put(path, &encode_values(raw, &zf_shape, &out.zf), "--zf")?;
+        }
+        let report = filter.report();
+        Ok(FilterSummary {
+            filter: self.spec.to_string(),
+            dtype: T::DTYPE,
+            device: out.device,
+            method: report.method.name().into(),
+            error_bound: report.error_bound,
+            reference_bound: report.reference_bound,
+            shape: shape.clone(),
+            axis: ax,
+            channels: x.len() / shape[ax].max(1),
+            samples_per_channel: shape[ax],
+            filtfilt: args.filtfilt,
+            setup_seconds,
+            transfer_seconds: out.timing.transfer_seconds,
+            compute_seconds,
+            msamples_per_s: x.len() as f64 / compute_seconds.max(1e-12) / 1e6,
+            output: output.display().to_string(),
+            zf: args.zf.as_ref().map(|p| p.display().to_string()),
+            clipped,
+            note: out.note,
+        })
+    }
+
+    /// The filtering: along the axis from --zi (or a zero state), or zero-phase on the CPU.
+    /// Returns the result and zf's shape.
+    fn compute<T: Element>(
+        &self,
+        filter: &dyn Recurrence<T>,
+        x: &[T],
+        axis: isize,
+    ) -> Result<(Filtered<T>, Vec<usize>)> {
+        let (args, shape, flag) = (self.args, &self.input.shape, flag(self.spec));
+        let zf_shape = signal::zi_shape(shape, axis, filter.sections(), filter.state_len())?;
+        if args.filtfilt {
+            let out = signal::filtfilt_spec(self.spec, x, shape, axis, args.padlen, &self.options);
+            let filtered = Filtered {
+                y: out.context(flag)?.y,
+                zf: Vec::new(),
+                device: plan::<T>(self.spec, self.options, &Target::cpu())?.device(),
+                note: self.target.gpu().map(|_| "filtfilt runs on the CPU".into()),
+                timing: Timing::default(),
+            };
+            return Ok((filtered, zf_shape));
+        }
+        let raw = self.input.format == Format::Raw;
+        let zi = (args.zi.as_deref())
+            .map(|text| read_values::<T>(text, raw, &zf_shape).context("--zi"))
+            .transpose()?;
+        let zi = zi.as_ref().map(|(z, s)| (z.as_slice(), s.as_slice()));
+        let (out, timing) = signal::along_axis(filter, x, shape, axis, zi).context(flag)?;
+        let filtered = Filtered {
+            y: out.y,
+            zf: out.zf.unwrap_or_default(),
+            device: filter.device(),
+            note: filter.note(),
+            timing,
+        };
+        Ok((filtered, zf_shape))
+    }
+}
+
+/// Writes `data` to `path` (atomically), or to stdout for `-`; errors name `flag`.
 fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();

@@ -13,7 +13,7 @@ use sigpu_ldpc::sim::{make_frames, Link};
 use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Llrs, Precision, Schedule};
 use sigpu_lns::hmm::{random_emissions, HmmModel};
 use sigpu_lns::Format;
-use sigpu_recurrence::{Filter, FilterOptions, Signature};
+use sigpu_recurrence::{Filter, FilterOptions, Lfilter, Method as FilterMethod, Recurrence};
 use std::time::Instant;
 
 /// The demo's seed: the same inputs every run.
@@ -198,11 +198,18 @@ pub fn iir_filter() -> Result<FilterSection> {
     })
 }
 
-/// The demo's low-pass as an f32 filter, in SciPy's `lfilter(b, a)` convention.
+/// The demo's low-pass as an f32 filter, in SciPy's `lfilter(b, a)` convention, as the
+/// accuracy contract builds it: the demo times the PLR engine, so a contract that ran this
+/// filter another way would be an error here, not a figure for an engine it would not use.
 pub fn low_pass() -> Result<Filter<f32>> {
-    let signature =
-        Signature::from_lfilter(&LOW_PASS_B, &LOW_PASS_A).map_err(anyhow::Error::msg)?;
-    Ok(Filter::new(&signature, FilterOptions::default())?)
+    let f = Lfilter::<f32>::new(&LOW_PASS_B, &LOW_PASS_A, FilterOptions::default())?;
+    let method = f.report().method;
+    f.plr()
+        .filter(|_| method == FilterMethod::Plr)
+        .cloned()
+        .ok_or_else(|| {
+            anyhow::anyhow!("the contract runs the demo's low-pass as {}", method.name())
+        })
 }
 
 /// One fast CPU transcendental against Rust's f32 method and f64.

@@ -6,6 +6,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use sigpu_recurrence::cpu::SUB;
+use sigpu_recurrence::gpu::DeviceFilter;
 use sigpu_recurrence::{Element, Filter, FilterError, GpuConfig, GpuFilter};
 use sigpu_runtime::cuda::{gb_per_s, gelem_per_s, Gpu, Timing};
 

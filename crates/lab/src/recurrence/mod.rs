@@ -6,8 +6,10 @@
 //!   report `--out` writes.
 //! - [`sos_bench`]: the fused second-order-section cascade (`--sos`) against the copy ceiling.
 //! - [`plot`]: throughput-vs-length charts from such a report (saved runs can be re-plotted).
+//! - [`summary`]: what one `sigpu filter` run reports.
 
 pub mod bench;
 pub mod plot;
 pub mod sos_bench;
+pub mod summary;
 pub mod sweep;

@@ -6,7 +6,8 @@
 use super::bench::bench_input;
 use anyhow::{Context, Result};
 use serde::Serialize;
-use sigpu_recurrence::{Element, GpuSos, SosConfig};
+use sigpu_recurrence::gpu::DeviceFilter;
+use sigpu_recurrence::{Element, GpuSos, Recurrence, SosConfig};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum as Attr;
 use sigpu_runtime::cuda::{copy_bandwidth, gb_per_s, gelem_per_s, Gpu, Timing};
 
@@ -124,7 +125,7 @@ fn time_shape<T: Element>(
         .with_context(|| format!("--sos {} with shape {shape:?}", bench.name))?;
     let dx = gpu.upload(x)?;
     let mut dy = gpu.alloc_poisoned::<T>(n)?;
-    let timing = g.time_run(gpu, (bench.warmup, bench.runs), &dx, &mut dy, 1)?;
+    let timing = g.time_run(gpu, (bench.warmup, bench.runs), &dx, &mut dy, 1, None, None)?;
     let (error, serial_error) = if check {
         let y = gpu.download(&dy)?;
         streaming_errors(g.coefficients(), x, &y)
@@ -267,7 +268,7 @@ pub fn measure_sos_cpu(
         ..FilterOptions::default()
     };
     let threads = threads.unwrap_or_else(sigpu_runtime::host::threads);
-    let kernel = sigpu_recurrence::cpu::SosKernel::best(&options.cpu);
+    let kernel = sigpu_recurrence::cpu::sos_isa(&options.cpu);
     let t = Instant::now();
     Sos::<f64>::new(&bench.sos, options)?;
     let setup_first_ms = t.elapsed().as_secs_f64() * 1e3;

@@ -1,6 +1,6 @@
 //! The block functions compiled with AVX2 and FMA enabled, and the non-temporal copy of a
 //! finished block to the output. Called only when the `CpuArch` the filter was given has
-//! AVX2 and FMA ([`super::Simd::Avx2Fma`]).
+//! AVX2 and FMA (`Isa::Avx2Fma`).
 
 use super::block::{block, BlockInput};
 use crate::elem::Element;
@@ -45,7 +45,7 @@ pub(super) unsafe fn stream_copy<T: Element>(dst: &mut [T], src: &[T]) {
     _mm_sfence();
 }
 
-/// The section engine's f64 kernel with AVX2+FMA ([`super::sos::Kernel::Avx2Fma`]): the
+/// The section engine's f64 kernel with AVX2+FMA (`Isa::Avx2Fma`): the
 /// AVX-512 kernel's scheme ([`super::avx512`]) on four segments per ymm register; a group of
 /// eight segments runs as two quads, each sample passing every section while in registers.
 /// `src` (or `y` when `None`) → `y`, GROUP·SEG samples; `ends[w][2s + m]` receives segment w's

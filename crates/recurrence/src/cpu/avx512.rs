@@ -1,6 +1,6 @@
 //! The second-order-section engine's f64 kernels with AVX-512F: eight segments of the signal in
 //! the eight lanes of a zmm register. Called only when the `CpuArch` the filter was given has
-//! AVX-512F and FMA ([`super::sos::Kernel::Avx512`]).
+//! AVX-512F and FMA (`Isa::Avx512`).
 //!
 //! - [`local_group`]: [`GROUP`] segments of [`SEG`] samples through up to four sections from a
 //!   zero state, every sample passing all of them while in registers. Eight samples of each

@@ -2,9 +2,9 @@
 //! `FMA` parameter; `avx2.rs` instantiates it with AVX2 and FMA enabled): map, interleaved
 //! local recurrences, carries through the sub-chunks, correction.
 
-use super::simd::Simd;
 use crate::elem::{madd, Element};
 use crate::factors::{Factors, TableKind};
+use sigpu_runtime::host::Isa;
 
 /// Elements per sub-chunk: the factor tables and a sub-chunk stay in L1/L2. Not a power of
 /// two: chains a power-of-two stride apart alias in the L1 sets and in the core's 4 KiB
@@ -25,7 +25,7 @@ pub(crate) struct Plan<'a, T> {
     pub(crate) transfer_sub: &'a [T],
     /// Block carry-outs do not depend on carry-ins (transfer(SUB) is zero).
     pub(crate) independent: bool,
-    pub(crate) simd: Simd,
+    pub(crate) simd: Isa,
     /// Write the output with non-temporal stores: for outputs larger than the caches, where
     /// nobody will read them back soon.
     pub(crate) stream: bool,

@@ -26,13 +26,22 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod block;
-mod simd;
 pub(crate) mod sos;
+mod sos_portable;
+mod sos_shape;
 
 pub(crate) use block::{BlockInput, Plan};
 pub use block::{BLOCK, CHAINS, STREAM_BYTES, SUB};
-pub use simd::Simd;
-pub use sos::Kernel as SosKernel;
+pub use sigpu_runtime::host::Isa;
+pub use sos::best as sos_isa;
+
+/// The instruction sets the (b, a) block functions are compiled for, besides scalar.
+pub const BLOCK_OFFERED: [Isa; 1] = [Isa::Avx2Fma];
+
+/// The best of the block functions' instruction sets that `arch` (narrowed to the host) has.
+pub fn block_isa(arch: &sigpu_runtime::host::CpuArch) -> Isa {
+    Isa::best_of(arch, &BLOCK_OFFERED)
+}
 
 use crate::elem::Element;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -168,8 +177,8 @@ fn run_block<T: Element>(
     let y = &mut scratch[..out.len()];
     match input.plan.simd {
         #[cfg(target_arch = "x86_64")]
-        Simd::Avx2Fma => {
-            // SAFETY: Simd::Avx2Fma is only chosen when the CpuArch given says AVX2 and FMA.
+        Isa::Avx2Fma => {
+            // SAFETY: Isa::Avx2Fma is only chosen when the CpuArch given says AVX2 and FMA.
             unsafe {
                 let finite = avx2::block_fma(input, y, carry_in, post);
                 if input.plan.stream {

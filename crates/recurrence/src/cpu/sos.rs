@@ -27,59 +27,34 @@
 //! in a segment's end state: [`run_whole_segments`] reports it and the caller looks for the
 //! offending input only then, instead of checking every input before filtering.
 
+pub use super::sos_shape::{GROUP, SEG};
 use crate::elem::Element;
-use sigpu_runtime::host::CpuArch;
+use sigpu_runtime::host::{CpuArch, Isa};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-pub(crate) use crate::sos::SEG;
-/// Segments per block (the eight lanes of an AVX-512 f64 register).
-pub(crate) const GROUP: usize = 8;
 /// Samples per block: the unit of work a thread takes.
 pub(crate) const BLOCK: usize = GROUP * SEG;
 /// Sections per register pass of the AVX-512 kernel (states and coefficients of four sections
 /// fill the 32 zmm registers with the transposes); longer cascades run in passes.
 const PASS: usize = 4;
 
-/// The instruction set the section engine runs with, chosen once from a `CpuArch`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
-    /// f64 signals: eight segments in the lanes of a zmm register (f32 signals: the scalar
-    /// chains compiled with AVX2+FMA).
-    Avx512,
-    /// f64 signals: four segments per ymm register (f32: the scalar chains).
-    Avx2Fma,
-    Scalar,
+/// The instruction sets the section engine has kernels for. f64 signals: eight segments in
+/// the lanes of a zmm register (AVX-512), four per ymm register (AVX2+FMA); f32 signals run
+/// the scalar chains, compiled with AVX2+FMA under either.
+pub const OFFERED: [Isa; 2] = [Isa::Avx512, Isa::Avx2Fma];
+
+/// The best section kernel `arch` (narrowed to the host) can run.
+pub fn best(arch: &CpuArch) -> Isa {
+    Isa::best_of(arch, &OFFERED)
 }
 
-impl Kernel {
-    /// The best kernel `arch` (narrowed to the host) can run.
-    pub fn best(arch: &CpuArch) -> Kernel {
-        let arch = arch.within_host();
-        if cfg!(target_arch = "x86_64") && arch.avx512f && arch.avx2_fma() {
-            Kernel::Avx512
-        } else if cfg!(target_arch = "x86_64") && arch.avx2_fma() {
-            Kernel::Avx2Fma
-        } else {
-            Kernel::Scalar
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Avx512 => "AVX-512",
-            Kernel::Avx2Fma => "AVX2+FMA",
-            Kernel::Scalar => "scalar",
-        }
-    }
-
-    /// The kernel of the (b, a) block functions' instruction sets for the scalar-chain path.
-    fn simd(self) -> super::Simd {
-        match self {
-            Kernel::Avx512 | Kernel::Avx2Fma => super::Simd::Avx2Fma,
-            Kernel::Scalar => super::Simd::Scalar,
-        }
+/// The (b, a) block functions' instruction set for the scalar-chain path of `kernel`.
+fn chains(kernel: Isa) -> Isa {
+    match kernel {
+        Isa::Scalar => Isa::Scalar,
+        _ => Isa::Avx2Fma,
     }
 }
 
@@ -93,7 +68,7 @@ pub(crate) struct Plan<'a, T> {
     pub(crate) factors: &'a [Vec<f64>],
     /// State after SEG samples of zero input, row-major 2S × 2S.
     pub(crate) transfer: &'a [f64],
-    pub(crate) kernel: Kernel,
+    pub(crate) kernel: Isa,
     /// Write the output with non-temporal stores (large outputs that were written before;
     /// a freshly allocated output is faster with plain stores, its zeroed lines being cached).
     pub(crate) stream: bool,
@@ -255,7 +230,7 @@ fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [T], ends: &mut 
     let len = x.len();
     let s2 = 2 * plan.rows.len();
     #[cfg(target_arch = "x86_64")]
-    if plan.kernel != Kernel::Scalar {
+    if plan.kernel != Isa::Scalar {
         if let (Some(x), Some(scratch)) = (as_f64(x), as_f64_mut(scratch)) {
             let mut e = [[0.0f64; 8]; 8];
             for (p, rows) in plan.rows64.chunks(PASS).enumerate() {
@@ -270,11 +245,11 @@ fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [T], ends: &mut 
                 } else {
                     None
                 };
-                if plan.kernel == Kernel::Avx512 {
-                    // SAFETY: Kernel::Avx512 is only chosen when the CPU has AVX-512F and FMA.
+                if plan.kernel == Isa::Avx512 {
+                    // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512 (F, BW, VL) and FMA.
                     unsafe { super::avx512::local_group(rows, src, scratch, &mut e) };
                 } else {
-                    // SAFETY: Kernel::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
+                    // SAFETY: Isa::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
                     unsafe { super::avx2::sos_local_group(rows, src, scratch, &mut e) };
                 }
                 for (w, ew) in e.iter().enumerate().take(len / SEG) {
@@ -286,29 +261,33 @@ fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [T], ends: &mut 
         }
     }
     scratch[..len].copy_from_slice(x);
-    crate::sos::local_dispatch(plan.kernel.simd(), plan.rows, &mut scratch[..len], ends);
+    super::sos_portable::local_dispatch(chains(plan.kernel), plan.rows, &mut scratch[..len], ends);
 }
 
 fn correct<T: Element>(plan: &Plan<'_, T>, state: &[f64], seg: &mut [T], acc: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     if let Some(seg) = as_f64_mut(seg) {
         match plan.kernel {
-            // SAFETY: Kernel::Avx512 is only chosen when the CPU has AVX-512F and FMA.
-            Kernel::Avx512 => unsafe { super::avx512::correct(plan.factors, state, seg) },
-            // SAFETY: Kernel::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
-            Kernel::Avx2Fma => unsafe { super::avx2::sos_correct(plan.factors, state, seg) },
-            Kernel::Scalar => {
-                crate::sos::correct_dispatch(plan.kernel.simd(), plan.factors, state, seg, acc)
-            }
+            // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512 (F, BW, VL) and FMA.
+            Isa::Avx512 => unsafe { super::avx512::correct(plan.factors, state, seg) },
+            // SAFETY: Isa::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
+            Isa::Avx2Fma => unsafe { super::avx2::sos_correct(plan.factors, state, seg) },
+            _ => super::sos_portable::correct_dispatch(
+                chains(plan.kernel),
+                plan.factors,
+                state,
+                seg,
+                acc,
+            ),
         }
         return;
     }
-    crate::sos::correct_dispatch(plan.kernel.simd(), plan.factors, state, seg, acc);
+    super::sos_portable::correct_dispatch(chains(plan.kernel), plan.factors, state, seg, acc);
 }
 
-fn copy_out<T: Element>(kernel: Kernel, stream: bool, dst: &mut [T], src: &[T]) {
+fn copy_out<T: Element>(kernel: Isa, stream: bool, dst: &mut [T], src: &[T]) {
     #[cfg(target_arch = "x86_64")]
-    if stream && kernel != Kernel::Scalar {
+    if stream && kernel != Isa::Scalar {
         // SAFETY: Avx512 and Avx2Fma are only chosen when the CPU has AVX2.
         unsafe { super::avx2::stream_copy(dst, src) };
         return;

@@ -7,12 +7,9 @@
 
 mod checks;
 pub mod codegen;
-mod raw;
 mod sos;
 mod sos_checks;
 pub mod sos_tables;
-
-pub use raw::RawIo;
 
 pub use sos::{kernel_source as sos_kernel_source, GpuSos, RawSosCall, SosConfig};
 
@@ -28,11 +25,15 @@ pub use codegen::{
 };
 
 use crate::elem::Element;
+use crate::engine::DeviceBatch;
 use crate::error::FilterError;
 use crate::filter::Filter;
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
 use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
-use sigpu_runtime::cuda::{time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, Timing};
+use sigpu_runtime::cuda::{
+    time_gpu, DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext, Gpu, Kernel, Timing,
+};
+use sigpu_runtime::GpuTarget;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -42,6 +43,7 @@ const MAX_EPOCH: u32 = (1 << 30) - 1;
 /// A filter compiled for one GPU: the generated kernel, its constants on the device, and
 /// the look-back state reused from launch to launch.
 pub struct GpuFilter<T: Element> {
+    gpu: Gpu,
     filter: Filter<T>,
     generated: Generated<T>,
     kernel: Kernel,
@@ -88,6 +90,7 @@ impl<T: Element> GpuFilter<T> {
         let state_kernel = gpu.kernel(&source, STATE_KERNEL)?;
         let constants = gpu.upload(&generated.constants)?;
         Ok(GpuFilter {
+            gpu: gpu.clone(),
             filter: filter.clone(),
             generated,
             kernel,
@@ -105,63 +108,16 @@ impl<T: Element> GpuFilter<T> {
         &self.generated
     }
 
-    /// Filters `channels` channels of equal length, stored one after another in `x`, into
-    /// `y`. `zi` / `zf` hold `state_len()` values per channel. Only enqueues work on the
-    /// GPU's stream.
-    pub fn run(
-        &self,
-        gpu: &Gpu,
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
-        channels: usize,
-        zi: Option<&DeviceBuffer<T>>,
-        zf: Option<&mut DeviceBuffer<T>>,
-    ) -> Result<(), FilterError> {
-        let n = self
-            .filter
-            .check_shapes(x.len(), channels, y.len(), zi.map(|z| z.len()))?;
-        let s = self.filter.state_len();
-        if let Some(zf) = &zf {
-            if zf.len() != channels * s {
-                return Err(FilterError::Input(format!(
-                    "zf holds {} values; {channels} channel(s) of state {s} need {}",
-                    zf.len(),
-                    channels * s
-                )));
-            }
-        }
-        let has_zi = i32::from(zi.is_some());
-        let zi_buf = zi.unwrap_or(&self.constants);
-        let n64 = n as i64;
-        if n > 0 {
-            self.launch_filter(gpu, x, y, channels, n, (zi_buf, has_zi))?;
-        }
-        if let (Some(zf), true) = (zf, s > 0) {
-            let channels32 = channels as i32;
-            // plr_final_state(x, y, n, channels, zi, has_zi, zf): zf holds channels × NSTATE.
-            gpu.launch(&self.state_kernel)
-                .buf(x)
-                .buf(&*y)
-                .arg(&n64)
-                .arg(&channels32)
-                .buf(zi_buf)
-                .arg(&has_zi)
-                .buf_mut(zf)
-                .run(sigpu_runtime::cuda::grid_1d(channels * s, 128))?;
-        }
-        Ok(())
-    }
-
     /// Launches `plr_filter` over `channels` channels of `n > 0` elements; `zi` is the state
-    /// buffer (the constants when there is none) and whether to read it.
+    /// (the constants when there is none) and whether to read it.
     fn launch_filter(
         &self,
-        gpu: &Gpu,
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
+        target: &GpuTarget,
+        x: DeviceSlice<'_, T>,
+        mut y: DeviceSliceMut<'_, T>,
         channels: usize,
         n: usize,
-        (zi_buf, has_zi): (&DeviceBuffer<T>, i32),
+        (zi, has_zi): (DeviceSlice<'_, T>, i32),
     ) -> Result<(), FilterError> {
         let chunk = self.generated.config.chunk();
         let per_channel = n.div_ceil(chunk);
@@ -173,23 +129,34 @@ impl<T: Element> GpuFilter<T> {
         }
         let (n64, per_channel) = (n as i64, per_channel as i64);
         let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
+        let before = guard.as_ref().map(|lb| (lb.chunks, lb.epoch));
         // The tail-carry kernel has no look-back: it takes (and needs) none of its state.
         let lookback = match self.generated.tail_carry {
             true => None,
-            false => Some(self.lookback_for(gpu, &mut guard, chunks)?),
+            false => Some(self.lookback_for(&mut guard, chunks)?),
         };
+        // The constants and the look-back buffers are uploaded, allocated and reset on the
+        // device's own stream, which a caller's stream is not ordered after: wait for that
+        // work when there was some (a new filter or buffer, a wrapped epoch).
+        let fresh = lookback
+            .as_ref()
+            .is_some_and(|lb| before.map(|b| b.0) != Some(lb.chunks) || lb.epoch == 1);
+        if fresh && !target.owns_stream() {
+            self.gpu.synchronize()?;
+        }
+        let constants = DeviceSlice::of(&self.constants);
         // plr_filter(x, y, n, chunks_per_channel, zi, has_zi, consts[, flags, aggs, incls,
         // counters, epoch]): x and y hold channels × n elements, zi channels × NSTATE (or is
         // not read: has_zi = 0), the look-back buffers at least `chunks` entries (× K).
-        let mut launch = gpu.launch(&self.kernel);
+        let mut launch = target.launch(&self.kernel);
         launch
-            .buf(x)
-            .buf_mut(y)
+            .slice(&x)
+            .slice_mut(&mut y)
             .arg(&n64)
             .arg(&per_channel)
-            .buf(zi_buf)
+            .slice(&zi)
             .arg(&has_zi)
-            .buf(&self.constants);
+            .slice(&constants);
         if let Some(Lookback {
             flags,
             aggs,
@@ -212,24 +179,6 @@ impl<T: Element> GpuFilter<T> {
             shared_mem_bytes: self.generated.shared_bytes as u32,
         };
         Ok(launch.run(config)?)
-    }
-
-    /// [`GpuFilter::run`] timed with CUDA events: `warmup` untimed runs, then the median of
-    /// `runs` (one channel per `x.len() / channels` elements, as `run` takes them).
-    #[allow(clippy::too_many_arguments)]
-    pub fn time_run(
-        &self,
-        gpu: &Gpu,
-        (warmup, runs): (usize, usize),
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
-        channels: usize,
-        zi: Option<&DeviceBuffer<T>>,
-        mut zf: Option<&mut DeviceBuffer<T>>,
-    ) -> Result<Timing, FilterError> {
-        time_gpu(gpu, warmup, runs, || {
-            self.run(gpu, x, y, channels, zi, zf.as_deref_mut())
-        })
     }
 
     /// Uploads, filters and downloads: y and zf for `channels` channels.
@@ -274,11 +223,10 @@ impl<T: Element> GpuFilter<T> {
     /// The look-back buffers for `chunks` chunks, and a fresh epoch for this launch.
     fn lookback_for<'a>(
         &self,
-        gpu: &Gpu,
         slot: &'a mut Option<Lookback<T>>,
         chunks: usize,
     ) -> Result<&'a mut Lookback<T>, FilterError> {
-        let k = self.filter.order();
+        let (gpu, k) = (&self.gpu, self.filter.order());
         let stream = gpu.stream();
         let what = "allocating look-back state";
         if slot.as_ref().is_none_or(|lb| lb.chunks < chunks) {
@@ -300,6 +248,112 @@ impl<T: Element> GpuFilter<T> {
         }
         lb.epoch += 1;
         Ok(lb)
+    }
+}
+
+/// A filter compiled for one GPU (the PLR kernel, the fused sections): it filters channels of
+/// device memory — buffers sigpu owns or a caller's, as views — on a target's stream. One
+/// launch path for owned and foreign memory alike.
+pub trait DeviceFilter<T: Element>: Send + Sync {
+    /// Filters `channels` channels of equal length stored one after another in `x` into `y`,
+    /// on `target`'s stream; zi / zf hold the state of each channel. Only enqueues. A view or
+    /// target of another device than the filter's is an error, not a launch.
+    fn launch(&self, target: &GpuTarget, batch: DeviceBatch<'_, T>) -> Result<(), FilterError>;
+
+    /// [`DeviceFilter::launch`] on buffers sigpu owns, on the GPU's own stream.
+    fn run(
+        &self,
+        gpu: &Gpu,
+        x: &DeviceBuffer<T>,
+        y: &mut DeviceBuffer<T>,
+        channels: usize,
+        zi: Option<&DeviceBuffer<T>>,
+        zf: Option<&mut DeviceBuffer<T>>,
+    ) -> Result<(), FilterError> {
+        let batch = DeviceBatch {
+            x: DeviceSlice::of(x),
+            channels,
+            y: DeviceSliceMut::of(y),
+            zi: zi.map(DeviceSlice::of),
+            zf: zf.map(DeviceSliceMut::of),
+        };
+        self.launch(&GpuTarget::new(gpu.clone()), batch)
+    }
+
+    /// [`DeviceFilter::run`] timed with CUDA events: `warmup` untimed runs, then the median of
+    /// `runs`.
+    #[allow(clippy::too_many_arguments)]
+    fn time_run(
+        &self,
+        gpu: &Gpu,
+        (warmup, runs): (usize, usize),
+        x: &DeviceBuffer<T>,
+        y: &mut DeviceBuffer<T>,
+        channels: usize,
+        zi: Option<&DeviceBuffer<T>>,
+        mut zf: Option<&mut DeviceBuffer<T>>,
+    ) -> Result<Timing, FilterError> {
+        time_gpu(gpu, warmup, runs, || {
+            self.run(gpu, x, y, channels, zi, zf.as_deref_mut())
+        })
+    }
+}
+
+impl<T: Element> DeviceFilter<T> for GpuFilter<T> {
+    /// `zi` / `zf` hold `state_len()` values per channel.
+    ///
+    /// Launches of one `GpuFilter` share its look-back state, so they must be ordered: use
+    /// one `GpuFilter` per stream (the planner's cache keys them by stream).
+    fn launch(&self, target: &GpuTarget, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let DeviceBatch {
+            x,
+            channels,
+            mut y,
+            zi,
+            zf,
+        } = batch;
+        if !target.gpu().same(&self.gpu) {
+            return Err(FilterError::Input(format!(
+                "the filter was compiled for cuda:{}, the launch targets cuda:{}",
+                self.gpu.ordinal(),
+                target.gpu().ordinal()
+            )));
+        }
+        let n = self
+            .filter
+            .check_shapes(x.len(), channels, y.len(), zi.map(|z| z.len()))?;
+        let s = self.filter.state_len();
+        if let Some(zf) = &zf {
+            if zf.len() != channels * s {
+                return Err(FilterError::Input(format!(
+                    "zf holds {} values; {channels} channel(s) of state {s} need {}",
+                    zf.len(),
+                    channels * s
+                )));
+            }
+        }
+        let has_zi = i32::from(zi.is_some());
+        // Without zi the kernels are given the constants and told not to read them.
+        let zi = zi.unwrap_or_else(|| DeviceSlice::of(&self.constants));
+        if n > 0 {
+            self.launch_filter(target, x, y.reborrow(), channels, n, (zi, has_zi))?;
+        }
+        if let (Some(mut zf), true) = (zf, s > 0) {
+            let (n64, channels32) = (n as i64, channels as i32);
+            let y = y.as_view();
+            // plr_final_state(x, y, n, channels, zi, has_zi, zf): zf holds channels × NSTATE.
+            target
+                .launch(&self.state_kernel)
+                .slice(&x)
+                .slice(&y)
+                .arg(&n64)
+                .arg(&channels32)
+                .slice(&zi)
+                .arg(&has_zi)
+                .slice_mut(&mut zf)
+                .run(sigpu_runtime::cuda::grid_1d(channels * s, 128))?;
+        }
+        Ok(())
     }
 }
 

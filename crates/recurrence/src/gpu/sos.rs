@@ -23,15 +23,18 @@
 
 use super::sos_tables::{short_hash, SosTables, SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
 pub use super::sos_tables::{sos_coefficients, SosConfig};
+use super::DeviceFilter;
 use crate::elem::Element;
+use crate::engine::DeviceBatch;
 use crate::error::FilterError;
 use sigpu_runtime::cuda::cudarc::driver::sys::{self, CUevent_flags};
 use sigpu_runtime::cuda::cudarc::driver::{
     result, CudaEvent, DevicePtr, DevicePtrMut, LaunchConfig,
 };
 use sigpu_runtime::cuda::{
-    time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
+    DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext, Gpu, Kernel, KernelSource,
 };
+use sigpu_runtime::GpuTarget;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
@@ -40,6 +43,7 @@ const MAX_EPOCH: u32 = (1 << 30) - 1;
 
 /// A second-order-section cascade compiled for one GPU and element type (f32 or f64).
 pub struct GpuSos<T: Element> {
+    gpu: Gpu,
     tables: SosTables<T>,
     kernel: Kernel,
     lane_pow: DeviceBuffer<T>,
@@ -59,7 +63,7 @@ struct Lookback {
     done: CudaEvent,
 }
 
-/// One call on raw device memory (the zero-copy path of bindings): addresses as integers
+/// One call on raw device memory, for [`GpuSos::run_raw`]: addresses as integers
 /// (`CUdeviceptr`), 0 for an absent zi / zf.
 #[derive(Clone, Copy, Debug)]
 pub struct RawSosCall {
@@ -93,6 +97,7 @@ impl<T: Element> GpuSos<T> {
         let tables = SosTables::new(coefs, config);
         let kernel = gpu.kernel(&kernel_source(&tables), SOS_KERNEL)?;
         Ok(GpuSos {
+            gpu: gpu.clone(),
             lane_pow: gpu.upload(&tables.lane_pow)?,
             chunk_pow: gpu.upload(&tables.chunk_pow)?,
             tables,
@@ -130,69 +135,39 @@ impl<T: Element> GpuSos<T> {
         &self.tables
     }
 
-    /// Filters `channels` channels of equal length stored one after another in `x` into `y`;
-    /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
-    /// (d0, d1) as scipy's sosfilt keeps it). Only enqueues work on the GPU's stream.
-    pub fn run(
-        &self,
-        gpu: &Gpu,
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
-        channels: usize,
-        zi: Option<&DeviceBuffer<T>>,
-        zf: Option<&mut DeviceBuffer<T>>,
-    ) -> Result<(), FilterError> {
-        let n = self.check_shapes(
-            x.len(),
-            y.len(),
-            channels,
-            zi.map(|z| z.len()),
-            zf.as_ref().map(|z| z.len()),
-        )?;
-        let stream = gpu.stream();
-        let (xp, _gx) = x.device_ptr(stream);
-        let (yp, _gy) = y.device_ptr_mut(stream);
-        let zip = zi.map(|z| z.device_ptr(stream));
-        let mut zf = zf;
-        let zfp = zf.as_mut().map(|z| z.device_ptr_mut(stream));
-        let call = RawSosCall {
-            x: xp,
-            y: yp,
-            n,
-            channels,
-            zi: zip.as_ref().map_or(0, |p| p.0),
-            zf: zfp.as_ref().map_or(0, |p| p.0),
-            stream: stream.cu_stream() as usize,
-        };
-        // SAFETY: the pointers are live buffers of this context with the lengths just checked,
-        // borrowed (and their stream bookkeeping held by the guards) until the work is enqueued
-        // on the buffers' own stream; y is exclusively borrowed, so it overlaps nothing.
-        unsafe { self.enqueue(gpu, call) }
-    }
-
-    /// [`GpuSos::run`] on raw device memory and a caller's stream: what a binding that holds
-    /// torch or cupy arrays calls. Only enqueues work on `call.stream`.
+    /// [`DeviceFilter::launch`] on raw addresses and a raw stream handle (kept for callers that
+    /// hold bare pointers; new code makes views and a [`GpuTarget`]). `y` may equal `x` (in
+    /// place) and `zf` may equal `zi`.
     ///
     /// # Safety
-    /// `x` and `y` address `channels * n` values of `T`, `zi` and `zf` (when not 0)
-    /// `channels * state_len()` values, all in device memory of `gpu`'s context (the device's
-    /// primary context, which torch and cupy use too), alive until the stream has run the work;
-    /// `stream` is a stream of that context or 0. `y` may equal `x` (in place) and `zf` may equal
-    /// `zi`; other overlaps are not allowed.
+    /// As [`DeviceSlice::from_raw`] for every address (`channels * n` values of `T` for `x` and
+    /// `y`, `channels * state_len()` for `zi` and `zf` when not 0), and `stream` a stream of
+    /// `gpu`'s primary context or 0, alive until the work is done.
     pub unsafe fn run_raw(&self, gpu: &Gpu, call: RawSosCall) -> Result<(), FilterError> {
         if call.x == 0 || call.y == 0 {
             return Err(FilterError::Input(
                 "x and y must be device addresses, not 0".into(),
             ));
         }
-        if call.n.checked_mul(call.channels).is_none() {
-            return Err(FilterError::Input(format!(
+        let total = call.n.checked_mul(call.channels).ok_or_else(|| {
+            FilterError::Input(format!(
                 "{} channels x {} samples overflows",
                 call.channels, call.n
-            )));
-        }
+            ))
+        })?;
+        let state = call.channels * self.state_len();
         // SAFETY: the caller's contract (above).
-        unsafe { self.enqueue(gpu, call) }
+        unsafe {
+            let target = GpuTarget::on_stream(gpu.clone(), call.stream as u64);
+            let batch = DeviceBatch {
+                x: DeviceSlice::from_raw(call.x, total, gpu),
+                channels: call.channels,
+                y: DeviceSliceMut::from_raw(call.y, total, gpu),
+                zi: (call.zi != 0).then(|| DeviceSlice::from_raw(call.zi, state, gpu)),
+                zf: (call.zf != 0).then(|| DeviceSliceMut::from_raw(call.zf, state, gpu)),
+            };
+            self.launch(&target, batch)
+        }
     }
 
     /// Lengths against each other; returns the samples per channel.
@@ -233,7 +208,8 @@ impl<T: Element> GpuSos<T> {
     }
 
     /// Enqueues the kernel (or, for empty channels, zf = zi) on `call.stream`.
-    unsafe fn enqueue(&self, gpu: &Gpu, call: RawSosCall) -> Result<(), FilterError> {
+    unsafe fn enqueue(&self, call: RawSosCall) -> Result<(), FilterError> {
+        let gpu = &self.gpu;
         let stream = call.stream as sys::CUstream;
         gpu.context()
             .bind_to_thread()
@@ -260,7 +236,7 @@ impl<T: Element> GpuSos<T> {
             )));
         }
         let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
-        let lb = self.lookback_for(gpu, &mut guard, chunks * self.sections())?;
+        let lb = self.lookback_for(&mut guard, chunks * self.sections())?;
         let what = "ordering the launch after the previous one";
         // The previous launch (on whatever stream) is done with the look-back state first.
         unsafe {
@@ -337,10 +313,10 @@ impl<T: Element> GpuSos<T> {
     /// The look-back buffers for `slots` (chunk, section) pairs, and a fresh epoch.
     fn lookback_for<'a>(
         &self,
-        gpu: &Gpu,
         slot: &'a mut Option<Lookback>,
         slots: usize,
     ) -> Result<&'a mut Lookback, FilterError> {
+        let gpu = &self.gpu;
         let stream = gpu.stream();
         let what = "allocating look-back state";
         if slot.as_ref().is_none_or(|lb| lb.slots < slots) {
@@ -399,19 +375,96 @@ impl<T: Element> GpuSos<T> {
         self.run(gpu, &dx, &mut dy, channels, dzi.as_ref(), Some(&mut dzf))?;
         Ok((gpu.download(&dy)?, gpu.download(&dzf)?))
     }
+}
 
-    /// [`GpuSos::run`] without state, timed with CUDA events: `warmup` untimed runs, then the
-    /// median of `runs`.
-    pub fn time_run(
-        &self,
-        gpu: &Gpu,
-        (warmup, runs): (usize, usize),
-        x: &DeviceBuffer<T>,
-        y: &mut DeviceBuffer<T>,
-        channels: usize,
-    ) -> Result<Timing, FilterError> {
-        time_gpu(gpu, warmup, runs, || {
-            self.run(gpu, x, y, channels, None, None)
+impl<T: Element> DeviceFilter<T> for GpuSos<T> {
+    /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
+    /// (d0, d1) as scipy's sosfilt keeps it). Launches of one `GpuSos` on different streams are ordered among themselves (they share the look-back state).
+    fn launch(&self, target: &GpuTarget, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let DeviceBatch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+        } = batch;
+        let n = self.check_shapes(
+            x.len(),
+            y.len(),
+            channels,
+            zi.map(|z| z.len()),
+            zf.as_ref().map(|z| z.len()),
+        )?;
+        let ordinal = self.gpu.ordinal();
+        let devices = [
+            Some(target.gpu().ordinal()),
+            Some(x.ordinal()),
+            Some(y.ordinal()),
+            zi.map(|z| z.ordinal()),
+            zf.as_ref().map(|z| z.ordinal()),
+        ];
+        if let Some(other) = devices.into_iter().flatten().find(|&d| d != ordinal) {
+            return Err(FilterError::Input(format!(
+                "the sections were compiled for cuda:{ordinal}; memory or stream of cuda:{other} \
+                 was given"
+            )));
+        }
+        let call = RawSosCall {
+            x: x.device_ptr(),
+            y: y.device_ptr(),
+            n,
+            channels,
+            zi: zi.map_or(0, |z| z.device_ptr()),
+            zf: zf.as_ref().map_or(0, |z| z.device_ptr()),
+            stream: target.stream().cu_stream() as usize,
+        };
+        // SAFETY: the views address the lengths just checked on this device and are borrowed
+        // for the call (their owners keep them alive until the stream passes the work); y is
+        // exclusive, so it overlaps nothing but what the caller of `from_raw` vouched for.
+        unsafe { self.enqueue(call) }
+    }
+}
+
+impl std::str::FromStr for SosConfig {
+    type Err = FilterError;
+
+    /// A launch shape as people write it: `THREADSxVPT` or `default` (the library's), then
+    /// `cN` for N chunks per block (tail-carry kernel), `l` to force the look-back kernel, and
+    /// `/B` to ask the register allocator for B blocks per SM.
+    fn from_str(text: &str) -> Result<SosConfig, FilterError> {
+        let bad = |what: &str| FilterError::Config(format!("launch shape {text:?}: {what}"));
+        let number = |t: &str| {
+            t.parse::<usize>()
+                .map_err(|_| bad(&format!("{t:?} is not a count")))
+        };
+        let (t, min_blocks) = match text.trim().split_once('/') {
+            Some((shape, b)) => (shape, number(b)?),
+            None => (text.trim(), 0),
+        };
+        let (t, force_look_back) = match t.strip_suffix('l') {
+            Some(rest) => (rest, true),
+            None => (t, false),
+        };
+        let (t, chunks_per_block) = match t.split_once('c') {
+            Some((shape, c)) => (shape, number(c)?),
+            None => (t, 1),
+        };
+        let base = SosConfig {
+            force_look_back,
+            min_blocks,
+            chunks_per_block,
+            ..SosConfig::default()
+        };
+        if t == "default" {
+            return Ok(base);
+        }
+        let (a, b) = t
+            .split_once('x')
+            .ok_or_else(|| bad("expected THREADSxVPT"))?;
+        Ok(SosConfig {
+            threads: number(a)?,
+            vpt: number(b)?,
+            ..base
         })
     }
 }

@@ -1,13 +1,15 @@
-//! Signals in files and filters run over them: NumPy `.npy` (format 1.0–3.0, little-endian,
-//! C order) and raw little-endian arrays of the four element types, and [`run`], which filters
-//! typed data on the CPU or a given GPU and says how long each part took. What `sigpu filter`
-//! (and a Python binding) calls; the `.npy` container itself is `sigpu_runtime::npy`'s.
+//! Signals in files: NumPy `.npy` (format 1.0–3.0, little-endian, C order) and raw
+//! little-endian arrays of the four element types (the `.npy` container itself is
+//! `sigpu_runtime::npy`'s), WAV audio, and [`SignalFile`], a signal in any of them as
+//! `sigpu filter` reads and writes it.
 
-use crate::gpu::{GpuConfig, GpuFilter};
-use crate::{from_le_bytes, to_le_bytes, DType, Element, Filter, FilterError};
-use sigpu_runtime::cuda::Gpu;
+mod signal;
+mod wav;
+
+pub use signal::{encode_values, parse_list, read_sos, read_values, Format, SignalFile};
+
+use crate::{from_le_bytes, to_le_bytes, DType, Element};
 use std::path::Path;
-use std::time::Instant;
 
 /// An array as read from a file: its element type, shape and little-endian bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,85 +148,9 @@ pub fn write<T: Element>(
     })
 }
 
-/// A filter's output and final state over a batch of channels, with where it ran and the
-/// time each part took.
-#[derive(Clone, Debug)]
-pub struct Filtered<T> {
-    pub y: Vec<T>,
-    /// The final state, `channels × state_len` (SciPy's zf).
-    pub zf: Vec<T>,
-    /// `"cpu (N threads, simd)"` or `"GPU name (sm_XX)"`.
-    pub device: String,
-    /// On a GPU: generating, compiling (or taking from the kernel cache) and loading the kernel.
-    pub setup_seconds: f64,
-    /// On a GPU: host → device and device → host copies of the signal and state.
-    pub transfer_seconds: Option<f64>,
-    /// The filtering itself: the kernel (CUDA events, one cold run) or the CPU pass.
-    pub compute_seconds: f64,
-}
-
-/// Runs `filter` over `channels` equal channels of `x` (channel-major) with optional initial
-/// state `zi`, on `gpu` when one is given, else on the CPU cores.
-pub fn run<T: Element>(
-    filter: &Filter<T>,
-    gpu: Option<&Gpu>,
-    x: &[T],
-    channels: usize,
-    zi: Option<&[T]>,
-) -> Result<Filtered<T>, FilterError> {
-    match gpu {
-        Some(gpu) => on_gpu(gpu, filter, x, channels, zi),
-        None => on_cpu(filter, x, channels, zi),
-    }
-}
-
-fn on_gpu<T: Element>(
-    gpu: &Gpu,
-    filter: &Filter<T>,
-    x: &[T],
-    channels: usize,
-    zi: Option<&[T]>,
-) -> Result<Filtered<T>, FilterError> {
-    let start = Instant::now();
-    let g = GpuFilter::new(gpu, filter, GpuConfig::default())?;
-    let setup_seconds = start.elapsed().as_secs_f64();
-    let (y, zf, times) = g.apply_timed(gpu, x, channels, zi)?;
-    Ok(Filtered {
-        y,
-        zf,
-        device: format!("{} ({})", gpu.info().name, gpu.arch()),
-        setup_seconds,
-        transfer_seconds: Some(times.transfer_seconds),
-        compute_seconds: times.compute_seconds,
-    })
-}
-
-fn on_cpu<T: Element>(
-    filter: &Filter<T>,
-    x: &[T],
-    channels: usize,
-    zi: Option<&[T]>,
-) -> Result<Filtered<T>, FilterError> {
-    let mut y = vec![T::ZERO; x.len()];
-    let mut zf = vec![T::ZERO; channels * filter.state_len()];
-    let start = Instant::now();
-    filter.apply_batch(x, channels, &mut y, zi, Some(&mut zf))?;
-    let compute_seconds = start.elapsed().as_secs_f64();
-    let threads = sigpu_runtime::host::threads();
-    Ok(Filtered {
-        y,
-        zf,
-        device: format!("cpu ({threads} threads, {})", filter.simd().name()),
-        setup_seconds: 0.0,
-        transfer_seconds: None,
-        compute_seconds,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{FilterOptions, Signature};
 
     #[test]
     fn round_trip_and_errors() {
@@ -258,7 +184,7 @@ mod tests {
     }
 
     #[test]
-    fn files_round_trip_and_the_cpu_run_matches_apply() {
+    fn files_round_trip() {
         let dir = std::env::temp_dir().join(format!("sigpu-io-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (npy, raw) = (dir.join("x.npy"), dir.join("x.bin"));
@@ -281,16 +207,6 @@ mod tests {
         let missing = read(&dir.join("missing.npy"), None).err().unwrap();
         assert!(missing.to_string().starts_with("cannot read"), "{missing}");
 
-        let f = Filter::<f64>::new(
-            &Signature::parse("(0.5 : 0.5)").unwrap(),
-            FilterOptions::default(),
-        )
-        .unwrap();
-        let out = run(&f, None, &x, 2, None).unwrap();
-        let (y0, _) = f.apply(&x[..2], None).unwrap();
-        assert_eq!(&out.y[..2], &y0[..]);
-        assert_eq!(out.zf.len(), 2 * f.state_len());
-        assert!(out.device.starts_with("cpu (") && out.transfer_seconds.is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,339 @@
+//! The GPU engines of the planner: the PLR kernel ([`GpuFilter`]) for plr and fir, the fused
+//! section kernel ([`GpuSos`]) for given sections and for a pole cascade's all-pole sections,
+//! and the CPU for the methods that keep the contract only serially (device data refused).
+
+use super::{Planned, Timing};
+use crate::design::Lfilter;
+use crate::elem::Element;
+use crate::engine::{Batch, DeviceBatch, Recurrence};
+use crate::error::FilterError;
+use crate::filter::{check_finite, Filter};
+use crate::gpu::{DeviceFilter, GpuConfig, GpuFilter, GpuSos};
+use crate::report::{Method, Report};
+use crate::signature::Signature;
+use crate::sos::Sos;
+use sigpu_runtime::cuda::cudarc::driver::sys::CUevent_flags;
+use sigpu_runtime::cuda::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext};
+use sigpu_runtime::GpuTarget;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The engine for a `(b, a)` filter on a GPU, by the method the contract chose.
+pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planned<T>, FilterError> {
+    let gpu = target.gpu();
+    let planned: Planned<T> = match f.report().method {
+        Method::Plr | Method::Fir => {
+            let plr = f.plr().expect("plr and fir run the (b, a) filter itself");
+            let kernel = GpuFilter::new(gpu, plr, GpuConfig::default())?;
+            Arc::new(OnGpu {
+                target: target.clone(),
+                kernel: Box::new(kernel),
+                cpu: Box::new(f),
+            })
+        }
+        Method::PoleCascade => {
+            let poles = f.pole_sections().expect("a pole cascade has sections");
+            let sections = GpuSos::new(gpu, poles.sections())?;
+            // The numerator as an FIR with zi (SciPy's lfilter(b, [1], x, zi) adds zi[n] to the
+            // first outputs exactly as the cascade's input wants): b padded to the state length.
+            let (b, _) = f.coefficients();
+            let mut padded = b.to_vec();
+            padded.resize(f.state_len() + 1, 0.0);
+            let fir = Filter::<T>::new(&Signature::from_lfilter(&padded, &[1.0])?, *f.options())?;
+            let numerator = GpuFilter::new(gpu, &fir, GpuConfig::default())?;
+            Arc::new(GpuPoleCascade {
+                target: target.clone(),
+                numerator,
+                sections,
+                cpu: f,
+            })
+        }
+        method => Arc::new(OnCpu {
+            reason: format!(
+                "method {}: this filter keeps the accuracy contract only when run serially \
+                 (scipy's own algorithm), which runs on the CPU; pass host arrays, or give the \
+                 filter as second-order sections (scipy's output='sos')",
+                method.name()
+            ),
+            cpu: Box::new(f),
+        }),
+    };
+    ready(target)?;
+    Ok(planned)
+}
+
+/// The engine for given second-order sections on a GPU.
+pub(super) fn sections<T: Element>(
+    target: &GpuTarget,
+    s: Sos<T>,
+) -> Result<Planned<T>, FilterError> {
+    let planned: Planned<T> = match s.report().method {
+        Method::Sos => Arc::new(OnGpu {
+            target: target.clone(),
+            kernel: Box::new(GpuSos::new(target.gpu(), s.sections())?),
+            cpu: Box::new(s),
+        }),
+        method => Arc::new(OnCpu {
+            reason: format!(
+                "method {}: blocking these sections would cost accuracy, so they keep the \
+                 accuracy contract only when run serially, on the CPU; pass host arrays",
+                method.name()
+            ),
+            cpu: Box::new(s),
+        }),
+    };
+    ready(target)?;
+    Ok(planned)
+}
+
+/// Kernels upload their constants on the device's own stream: a caller's stream is not
+/// ordered after that, so wait for it once.
+fn ready(target: &GpuTarget) -> Result<(), FilterError> {
+    if !target.owns_stream() {
+        target.gpu().synchronize()?;
+    }
+    Ok(())
+}
+
+/// A method run by one kernel: (b, a) by the PLR kernel (plr, fir, integer recurrences), or
+/// given sections by the fused section kernel. `cpu` is the contract's filter the kernel was
+/// compiled from (its report and state layout).
+struct OnGpu<T: Element> {
+    target: GpuTarget,
+    kernel: Box<dyn DeviceFilter<T>>,
+    cpu: Box<dyn Recurrence<T>>,
+}
+
+/// (b, a) as its numerator followed by all-pole sections from its poles.
+struct GpuPoleCascade<T: Element> {
+    target: GpuTarget,
+    numerator: GpuFilter<T>,
+    sections: GpuSos<T>,
+    cpu: Lfilter<T>,
+}
+
+/// A method that runs only on the CPU, planned for a GPU: host data runs on the CPU, device
+/// data is refused with `reason`.
+struct OnCpu<T: Element> {
+    cpu: Box<dyn Recurrence<T>>,
+    reason: String,
+}
+
+impl<T: Element> Recurrence<T> for OnGpu<T> {
+    fn report(&self) -> &Report {
+        self.cpu.report()
+    }
+    fn state_len(&self) -> usize {
+        self.cpu.state_len()
+    }
+    fn sections(&self) -> Option<usize> {
+        self.cpu.sections()
+    }
+    fn device(&self) -> String {
+        self.target.describe()
+    }
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let channels = batch.channels;
+        let state = self.state_len();
+        batch.samples(state, &format!("of state {state}"))?;
+        let io = HostIo::new(batch.x, batch.zi)?;
+        io.run(&self.target, batch.y, batch.zf, |x, y, zi, zf| {
+            let batch = DeviceBatch {
+                x,
+                channels,
+                y,
+                zi,
+                zf,
+            };
+            self.kernel.launch(&self.target, batch)
+        })
+    }
+    fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        self.kernel.launch(&self.target, batch)
+    }
+}
+
+impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
+    fn device(&self) -> String {
+        self.target.describe()
+    }
+    fn note(&self) -> Option<String> {
+        Some("numerator (FIR) on the CPU, pole sections on the GPU".into())
+    }
+    fn report(&self) -> &Report {
+        Recurrence::report(&self.cpu)
+    }
+    fn state_len(&self) -> usize {
+        Recurrence::state_len(&self.cpu)
+    }
+    fn sections(&self) -> Option<usize> {
+        None
+    }
+    /// Host data: the numerator on the CPU cores (exactly the CPU engine's), the all-pole
+    /// sections on the GPU, zf from the last samples on the CPU.
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let state = self.state_len();
+        batch.samples(state, &format!("of state {state}"))?;
+        let (x, channels, zi, y) = (batch.x, batch.channels, batch.zi, batch.y);
+        let u = (self.cpu.cascade_input(x, channels, zi)).expect("a pole cascade");
+        let io = HostIo::new(&u, None)?;
+        let timing = io.run(&self.target, &mut *y, None, |u, y, _, _| {
+            let batch = DeviceBatch {
+                x: u,
+                channels,
+                y,
+                zi: None,
+                zf: None,
+            };
+            self.sections.launch(&self.target, batch)
+        })?;
+        if let Some(zf) = batch.zf {
+            zf.copy_from_slice(&self.cpu.final_states(x, y, channels, zi));
+        }
+        Ok(timing)
+    }
+    /// Device data: the numerator by the PLR kernel as an FIR into a scratch buffer, then the
+    /// sections. zf of this method is computed from the (b, a) state on the host only.
+    fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        if batch.zf.is_some() {
+            return Err(FilterError::Refused(
+                "method pole-cascade: the final state zf of this filter is not computed on \
+                 the GPU; pass host arrays, or give the filter as second-order sections \
+                 (scipy's output='sos'), whose zf the GPU computes"
+                    .into(),
+            ));
+        }
+        let stream = self.target.stream();
+        // SAFETY: every element is written by the numerator's kernel before the sections read it.
+        let len = batch.x.len();
+        let mut u: DeviceBuffer<T> = unsafe { stream.alloc::<T>(len.max(1)) }
+            .context("allocating the numerator's output")?;
+        let mut u = DeviceSliceMut::of(&mut u);
+        let mut u = u.slice_mut(0..len).expect("within the buffer");
+        let numerator = DeviceBatch {
+            y: u.reborrow(),
+            zf: None,
+            ..batch
+        };
+        self.numerator.launch(&self.target, numerator)?;
+        let sections = DeviceBatch {
+            x: u.as_view(),
+            channels: batch.channels,
+            y: batch.y,
+            zi: None,
+            zf: None,
+        };
+        self.sections.launch(&self.target, sections)
+    }
+}
+
+impl<T: Element> Recurrence<T> for OnCpu<T> {
+    fn device(&self) -> String {
+        self.cpu.device()
+    }
+    fn note(&self) -> Option<String> {
+        Some(format!(
+            "method {} runs on the CPU; the GPU runs plr, sos and pole-cascade",
+            self.report().method.name()
+        ))
+    }
+    fn report(&self) -> &Report {
+        self.cpu.report()
+    }
+    fn sections(&self) -> Option<usize> {
+        self.cpu.sections()
+    }
+    fn state_len(&self) -> usize {
+        self.cpu.state_len()
+    }
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        self.cpu.run(batch)
+    }
+    fn apply_device(&self, _batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        Err(FilterError::Refused(self.reason.clone()))
+    }
+}
+
+/// Host data for one device run: x and zi, checked finite (lengths are checked by the caller).
+struct HostIo<'a, T> {
+    x: &'a [T],
+    zi: Option<&'a [T]>,
+}
+
+impl<'a, T: Element> HostIo<'a, T> {
+    fn new(x: &'a [T], zi: Option<&'a [T]>) -> Result<Self, FilterError> {
+        check_finite(x, "x")?;
+        if let Some(z) = zi {
+            check_finite(z, "zi")?;
+        }
+        Ok(HostIo { x, zi })
+    }
+
+    /// Uploads on the target's stream, runs `launch` between CUDA events, downloads y (and zf).
+    fn run(
+        self,
+        target: &GpuTarget,
+        y: &mut [T],
+        zf: Option<&mut [T]>,
+        launch: impl FnOnce(
+            DeviceSlice<'_, T>,
+            DeviceSliceMut<'_, T>,
+            Option<DeviceSlice<'_, T>>,
+            Option<DeviceSliceMut<'_, T>>,
+        ) -> Result<(), FilterError>,
+    ) -> Result<Timing, FilterError> {
+        let channels_state = zf.as_ref().map_or(0, |z| z.len());
+        if self.x.is_empty() {
+            // Nothing to filter: zf is zi (or the zero state).
+            if let Some(zf) = zf {
+                match self.zi {
+                    Some(z) => zf.copy_from_slice(z),
+                    None => zf.fill(T::ZERO),
+                }
+            }
+            return Ok(Timing::default());
+        }
+        let stream = target.stream();
+        let start = Instant::now();
+        let dx = stream.clone_htod(self.x).context("copying the input")?;
+        // SAFETY (both): the kernels write every element of y and zf before they are read.
+        let mut dy = unsafe { stream.alloc::<T>(self.x.len()) }.context("allocating the output")?;
+        let dzi = (self.zi)
+            .map(|z| stream.clone_htod(z))
+            .transpose()
+            .context("copying zi")?;
+        let mut dzf = (channels_state > 0)
+            .then(|| unsafe { stream.alloc::<T>(channels_state) })
+            .transpose()
+            .context("allocating zf")?;
+        stream.synchronize().context("copying the input")?;
+        let upload = start.elapsed().as_secs_f64();
+        let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        let ctx = target.gpu().context();
+        let (begin, end) = (
+            ctx.new_event(flags).context("creating a timing event")?,
+            ctx.new_event(flags).context("creating a timing event")?,
+        );
+        begin.record(stream).context("recording an event")?;
+        launch(
+            DeviceSlice::of(&dx),
+            DeviceSliceMut::of(&mut dy),
+            dzi.as_ref().map(DeviceSlice::of),
+            dzf.as_mut().map(DeviceSliceMut::of),
+        )?;
+        end.record(stream).context("recording an event")?;
+        let start = Instant::now();
+        stream
+            .memcpy_dtoh(&dy, y)
+            .context("copying the output back")?;
+        if let (Some(zf), Some(dzf)) = (zf, &dzf) {
+            stream.memcpy_dtoh(dzf, zf).context("copying zf back")?;
+        }
+        stream.synchronize().context("copying the output back")?;
+        let compute_ms = begin.elapsed_ms(&end).context("reading elapsed time")?;
+        Ok(Timing {
+            transfer_seconds: Some(upload + start.elapsed().as_secs_f64()),
+            compute_seconds: f64::from(compute_ms) * 1e-3,
+        })
+    }
+}

@@ -1,0 +1,132 @@
+//! The filter front door keeps the accuracy contract on every target: scipy's butter(8, 0.02),
+//! butter(6, 0.02) and butter(4, 0.02) as (b, a), in f32 and f64, on two channels of white
+//! noise, come back within the error the contract allows ([`Contract`]: 4× scipy's own at the
+//! same dtype against a double-double reference) or are refused with the way out — never NaN,
+//! never silently wrong. On the CPU, and on a GPU (skipped without one) with host and with
+//! device data.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sigpu_recurrence::testing::{butter_0_02, Contract};
+use sigpu_recurrence::{
+    plan, DeviceBatch, Element, FilterError, FilterOptions, FilterSpec, Method,
+};
+use sigpu_runtime::cuda::{gpu_for_test, DeviceSlice, DeviceSliceMut};
+use sigpu_runtime::{GpuTarget, Target};
+
+/// One case: the filter, two channels of noise in T, and the contract's reference.
+struct Case<T> {
+    spec: FilterSpec,
+    x: Vec<T>,
+    contract: Contract,
+    name: String,
+}
+
+const CHANNELS: usize = 2;
+
+fn case<T: Element>(order: usize, n: usize) -> Case<T> {
+    let (b, a) = butter_0_02(order).expect("a tabulated design");
+    let mut rng = ChaCha8Rng::seed_from_u64(24 + order as u64);
+    let x: Vec<T> = (0..CHANNELS * n)
+        .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
+        .collect();
+    Case {
+        contract: Contract::new(&b, &a, &x, CHANNELS),
+        spec: FilterSpec::ba(&b, &a),
+        name: format!("butter({order}, 0.02) {}", T::DTYPE),
+        x,
+    }
+}
+
+/// The contract on one result: within the allowed error, or a refusal that names the way out.
+fn judge<T: Element>(c: &Case<T>, face: &str, result: Result<Vec<T>, FilterError>) {
+    match result {
+        Ok(y) => {
+            let (err, allowed) = (c.contract.error(&y), c.contract.allowed);
+            println!(
+                "{} on {face}: error {err:.3e}, allowed {allowed:.3e}",
+                c.name
+            );
+            assert!(
+                err <= allowed,
+                "{} on {face}: error {err:.3e}, allowed {allowed:.3e}",
+                c.name
+            );
+        }
+        Err(FilterError::Refused(why)) => {
+            assert!(
+                why.contains("host arrays") || why.contains("second-order sections"),
+                "{} on {face}: refused without a way out: {why}",
+                c.name
+            );
+            println!("{} on {face}: refused ({why})", c.name);
+        }
+        Err(e) => panic!("{} on {face}: {e}", c.name),
+    }
+}
+
+fn on_cpu<T: Element>(order: usize) {
+    let c = case::<T>(order, 1 << 18);
+    let f = plan::<T>(&c.spec, FilterOptions::default(), &Target::cpu()).unwrap();
+    let mut y = vec![T::ZERO; c.x.len()];
+    let result = f.apply_batch(&c.x, CHANNELS, &mut y, None, None).map(|_| y);
+    judge(&c, "the CPU", result);
+}
+
+#[test]
+fn butterworth_designs_keep_the_contract_on_the_cpu() {
+    for order in [8, 6, 4] {
+        on_cpu::<f32>(order);
+        on_cpu::<f64>(order);
+    }
+}
+
+#[test]
+fn the_plan_of_a_steep_design_is_not_plr() {
+    // butter(8, 0.02): the PLR factors grow to ~3e9, so the contract runs it otherwise.
+    let (b, a) = butter_0_02(8).unwrap();
+    let spec = FilterSpec::ba(&b, &a);
+    let cpu = Target::cpu();
+    let m64 = plan::<f64>(&spec, FilterOptions::default(), &cpu).unwrap();
+    let m32 = plan::<f32>(&spec, FilterOptions::default(), &cpu).unwrap();
+    assert_ne!(m64.report().method, Method::Plr);
+    assert_ne!(m32.report().method, Method::Plr);
+}
+
+fn on_gpu<T: Element>(target: &Target, order: usize) {
+    let c = case::<T>(order, 1 << 20);
+    let f = plan::<T>(&c.spec, FilterOptions::default(), target).unwrap();
+    // Host data on the GPU target.
+    let mut y = vec![T::ZERO; c.x.len()];
+    let host = f.apply_batch(&c.x, CHANNELS, &mut y, None, None).map(|_| y);
+    judge(&c, "a GPU (host data)", host);
+    // Device data on the target's stream.
+    let g = target.gpu().expect("a GPU target");
+    let dx = g.gpu().upload(&c.x).unwrap();
+    let mut dy = g.gpu().upload(&vec![T::ZERO; c.x.len()]).unwrap();
+    g.gpu().synchronize().unwrap();
+    let batch = DeviceBatch {
+        x: DeviceSlice::of(&dx),
+        channels: CHANNELS,
+        y: DeviceSliceMut::of(&mut dy),
+        zi: None,
+        zf: None,
+    };
+    let device = f.apply_device(batch).and_then(|()| {
+        g.synchronize()?;
+        Ok(g.gpu().download(&dy)?)
+    });
+    judge(&c, "a GPU (device data)", device);
+}
+
+#[test]
+fn butterworth_designs_keep_the_contract_on_a_gpu() {
+    let Some(gpu) = gpu_for_test("butterworth_designs_keep_the_contract_on_a_gpu") else {
+        return;
+    };
+    let target = Target::Gpu(GpuTarget::new(gpu));
+    for order in [8, 6, 4] {
+        on_gpu::<f32>(&target, order);
+        on_gpu::<f64>(&target, order);
+    }
+}

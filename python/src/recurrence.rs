@@ -1,0 +1,358 @@
+//! The recurrence crate's functions: scipy.signal's filters over N-d arrays
+//! (`sigpu_recurrence::signal`), and rows of host arrays or a caller's device memory through
+//! the crate's planner, which keeps the accuracy contract and picks the engine (and refuses,
+//! with the way out, where the chosen method has none for the data). No engine choice and no
+//! cache here: the planner keeps what it compiled, per device and stream.
+
+use crate::{device, filter_err, value_err};
+use numpy::ndarray::{ArrayD, IxDyn};
+use numpy::{IntoPyArray, PyReadonlyArrayDyn};
+use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use sigpu_recurrence::{
+    check_finite, plan, signal, Batch, DeviceBatch, Element, FilterError, FilterOptions,
+    FilterSpec, Planned,
+};
+use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
+use sigpu_runtime::{GpuTarget, Target};
+
+type Result3<'py> = (Bound<'py, PyAny>, Option<Bound<'py, PyAny>>, String);
+
+fn array<'py, T: numpy::Element>(
+    py: Python<'py>,
+    v: Vec<T>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(ArrayD::from_shape_vec(IxDyn(shape), v)
+        .map_err(value_err)?
+        .into_pyarray(py)
+        .into_any())
+}
+
+fn options(allow_unstable: bool) -> FilterOptions {
+    FilterOptions {
+        allow_unstable,
+        ..FilterOptions::default()
+    }
+}
+
+/// The filter as the Python half passes it: (b, a), or sections flattened with their shape.
+fn spec(b: &[f64], a: &[f64], sos_shape: Option<&[usize]>) -> Result<FilterSpec, FilterError> {
+    Ok(match sos_shape {
+        None => FilterSpec::ba(b, a),
+        Some(shape) => FilterSpec::Sos(signal::sos_rows(b, shape)?),
+    })
+}
+
+/// What one N-d call runs: the function and its coefficients.
+struct Call {
+    kind: String,
+    b: Vec<f64>,
+    a: Vec<f64>,
+    sos_shape: Vec<usize>,
+    axis: isize,
+    padlen: Option<usize>,
+    allow_unstable: bool,
+}
+
+fn run<'py, T: Element + numpy::Element>(
+    py: Python<'py>,
+    call: &Call,
+    x: PyReadonlyArrayDyn<'py, T>,
+    zi: Option<PyReadonlyArrayDyn<'py, T>>,
+) -> PyResult<Result3<'py>> {
+    let shape = x.as_array().shape().to_vec();
+    let xs = x.as_slice().map_err(value_err)?;
+    let zs = match &zi {
+        Some(z) => Some((
+            z.as_slice().map_err(value_err)?,
+            z.as_array().shape().to_vec(),
+        )),
+        None => None,
+    };
+    let options = options(call.allow_unstable);
+    let out = py
+        .detach(|| -> Result<signal::Output<T>, FilterError> {
+            let zi = zs.as_ref().map(|(s, sh)| (*s, sh.as_slice()));
+            let (b, a, axis, padlen) = (&call.b, &call.a, call.axis, call.padlen);
+            match call.kind.as_str() {
+                "lfilter" => signal::lfilter(b, a, xs, &shape, axis, zi, &options),
+                "filtfilt" => signal::filtfilt(b, a, xs, &shape, axis, padlen, &options),
+                "sosfilt" => {
+                    let rows = signal::sos_rows(b, &call.sos_shape)?;
+                    signal::sosfilt(&rows, xs, &shape, axis, zi, &options)
+                }
+                "sosfiltfilt" => {
+                    let rows = signal::sos_rows(b, &call.sos_shape)?;
+                    signal::sosfiltfilt(&rows, xs, &shape, axis, padlen, &options)
+                }
+                other => Err(FilterError::Input(format!(
+                    "unknown filter function {other}"
+                ))),
+            }
+        })
+        .map_err(filter_err)?;
+    let report = serde_json::to_string(&out.report).map_err(crate::runtime_err)?;
+    let y = array(py, out.y, &out.shape)?;
+    let zf = match out.zf {
+        Some(zf) => Some(array(py, zf, &out.zf_shape)?),
+        None => None,
+    };
+    Ok((y, zf, report))
+}
+
+/// scipy.signal's lfilter / sosfilt / filtfilt / sosfiltfilt on a C-contiguous float32 or
+/// float64 array of any shape: (y, zf or None, the method report as JSON). For the sos
+/// functions `b` holds the sos array flattened and `sos_shape` its shape.
+#[pyfunction]
+#[pyo3(signature = (kind, b, a, x, axis, zi=None, padlen=None, sos_shape=None, allow_unstable=false))]
+#[allow(clippy::too_many_arguments)]
+fn signal_run<'py>(
+    py: Python<'py>,
+    kind: String,
+    b: Vec<f64>,
+    a: Vec<f64>,
+    x: &Bound<'py, PyAny>,
+    axis: isize,
+    zi: Option<&Bound<'py, PyAny>>,
+    padlen: Option<usize>,
+    sos_shape: Option<Vec<usize>>,
+    allow_unstable: bool,
+) -> PyResult<Result3<'py>> {
+    let call = Call {
+        kind,
+        b,
+        a,
+        sos_shape: sos_shape.unwrap_or_default(),
+        axis,
+        padlen,
+        allow_unstable,
+    };
+    if let Ok(x) = x.extract::<PyReadonlyArrayDyn<'py, f32>>() {
+        let zi = zi
+            .map(|z| z.extract::<PyReadonlyArrayDyn<'py, f32>>())
+            .transpose()?;
+        run(py, &call, x, zi)
+    } else {
+        let x = x.extract::<PyReadonlyArrayDyn<'py, f64>>()?;
+        let zi = zi
+            .map(|z| z.extract::<PyReadonlyArrayDyn<'py, f64>>())
+            .transpose()?;
+        run(py, &call, x, zi)
+    }
+}
+
+#[pyfunction]
+fn signal_lfilter_zi(b: Vec<f64>, a: Vec<f64>) -> PyResult<Vec<f64>> {
+    signal::lfilter_zi(&b, &a).map_err(filter_err)
+}
+
+#[pyfunction]
+fn signal_sosfilt_zi(sos: Vec<f64>, shape: Vec<usize>) -> PyResult<Vec<f64>> {
+    let rows = signal::sos_rows(&sos, &shape).map_err(filter_err)?;
+    signal::sosfilt_zi(&rows).map_err(filter_err)
+}
+
+/// Rows of host arrays through a planned filter, into fresh numpy arrays.
+fn rows_run<'py, T: Element + numpy::Element>(
+    py: Python<'py>,
+    spec: &FilterSpec,
+    options: FilterOptions,
+    target: &Target,
+    x: PyReadonlyArray2<'py, T>,
+    zi: Option<PyReadonlyArray2<'py, T>>,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let (channels, n) = (x.shape()[0], x.shape()[1]);
+    let xs = x.as_slice().map_err(value_err)?;
+    let zs = match &zi {
+        Some(z) => Some(z.as_slice().map_err(value_err)?),
+        None => None,
+    };
+    let filter: Planned<T> = py
+        .detach(|| -> Result<Planned<T>, FilterError> {
+            let f = plan::<T>(spec, options, target)?;
+            // Non-finite x is refused while filtering (a fresh batch, below).
+            if let Some(z) = zs {
+                check_finite(z, "zi")?;
+            }
+            Ok(f)
+        })
+        .map_err(filter_err)?;
+    let state = filter.state_len();
+    // Outputs from numpy's allocator (which asks the kernel for huge pages on large arrays):
+    // page faults on a fresh 4 KiB-paged buffer cost as much as the filter itself.
+    // SAFETY: every element is written by the filter before the arrays are returned.
+    let y = unsafe { PyArray2::<T>::new(py, [channels, n], false) };
+    let zf = zs.map(|_| unsafe { PyArray2::<T>::new(py, [channels, state], false) });
+    {
+        let mut yw = y.readwrite();
+        let ys = yw.as_slice_mut().map_err(value_err)?;
+        let mut zw = zf.as_ref().map(|z| z.readwrite());
+        let zfs = match zw.as_mut() {
+            Some(w) => Some(w.as_slice_mut().map_err(value_err)?),
+            None => None,
+        };
+        if channels > 0 && n > 0 {
+            let batch = Batch {
+                x: xs,
+                channels,
+                y: ys,
+                zi: zs,
+                zf: zfs,
+                fresh: Some("x"),
+            };
+            py.detach(|| filter.run(batch)).map_err(filter_err)?;
+        } else if let (Some(z), Some(out)) = (zs, zfs) {
+            out.copy_from_slice(z);
+        }
+    }
+    Ok((y.into_any(), zf.map(|z| z.into_any())))
+}
+
+/// lfilter (or sosfilt, with `sos_shape`) of the rows of a C-contiguous float32 / float64
+/// (channels, n) host array, planned for the CPU or, with `device`, that GPU (uploaded,
+/// filtered, downloaded): (y, zf or None). zi: (channels, state) — for sos,
+/// [channel][section][2].
+#[pyfunction]
+#[pyo3(signature = (b, a, x, zi=None, sos_shape=None, allow_unstable=false, device=None))]
+#[allow(clippy::too_many_arguments)]
+fn filter_rows<'py>(
+    py: Python<'py>,
+    b: Vec<f64>,
+    a: Vec<f64>,
+    x: &Bound<'py, PyAny>,
+    zi: Option<&Bound<'py, PyAny>>,
+    sos_shape: Option<Vec<usize>>,
+    allow_unstable: bool,
+    device: Option<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let spec = spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?;
+    let target = match device {
+        None => Target::cpu(),
+        Some(d) => Target::Gpu(GpuTarget::new(device::gpu(d)?)),
+    };
+    let options = options(allow_unstable);
+    if let Ok(x) = x.extract::<PyReadonlyArray2<'py, f32>>() {
+        let zi = zi
+            .map(|z| z.extract::<PyReadonlyArray2<'py, f32>>())
+            .transpose()?;
+        rows_run(py, &spec, options, &target, x, zi)
+    } else {
+        let x = x.extract::<PyReadonlyArray2<'py, f64>>()?;
+        let zi = zi
+            .map(|z| z.extract::<PyReadonlyArray2<'py, f64>>())
+            .transpose()?;
+        rows_run(py, &spec, options, &target, x, zi)
+    }
+}
+
+/// Device addresses of one call: `channels` rows of `n` values at `x` into `y`, and
+/// `channels × state` values at `zi` / `zf` (or none).
+struct Addresses {
+    x: u64,
+    y: u64,
+    channels: usize,
+    n: usize,
+    zi: Option<u64>,
+    zf: Option<u64>,
+}
+
+/// # Safety
+/// The addresses are live device memory of `target`'s GPU holding what `io` says, kept alive
+/// by the caller until the work on the target's stream is done.
+unsafe fn device_run<T: Element>(
+    spec: &FilterSpec,
+    options: FilterOptions,
+    target: &Target,
+    io: &Addresses,
+) -> Result<(), FilterError> {
+    let filter = plan::<T>(spec, options, target)?;
+    let gpu = target.gpu().expect("a GPU target").gpu();
+    let total = io
+        .channels
+        .checked_mul(io.n)
+        .ok_or_else(|| FilterError::Input("channels × length overflows".into()))?;
+    let state = io.channels * filter.state_len();
+    // SAFETY: the caller's contract (above).
+    unsafe {
+        filter.apply_device(DeviceBatch {
+            x: DeviceSlice::from_raw(io.x, total, gpu),
+            channels: io.channels,
+            y: DeviceSliceMut::from_raw(io.y, total, gpu),
+            zi: io.zi.map(|z| DeviceSlice::from_raw(z, state, gpu)),
+            zf: io.zf.map(|z| DeviceSliceMut::from_raw(z, state, gpu)),
+        })
+    }
+}
+
+/// lfilter (or sosfilt, with `sos_shape`) of `channels` rows of `n` elements at device address
+/// `x` into `y` (both owned by the caller), on device `device`, enqueued on the caller's stream
+/// `stream` (0: the legacy default stream). zi / zf: device addresses of `channels × state`
+/// values, or none. `sync`: wait for the stream before returning.
+#[pyfunction]
+#[pyo3(signature = (b, a, dtype, x, y, channels, n, device, stream, zi=None, zf=None, sos_shape=None, allow_unstable=false, sync=false))]
+#[allow(clippy::too_many_arguments)]
+fn filter_cuda(
+    py: Python<'_>,
+    b: Vec<f64>,
+    a: Vec<f64>,
+    dtype: &str,
+    x: u64,
+    y: u64,
+    channels: usize,
+    n: usize,
+    device: usize,
+    stream: u64,
+    zi: Option<u64>,
+    zf: Option<u64>,
+    sos_shape: Option<Vec<usize>>,
+    allow_unstable: bool,
+    sync: bool,
+) -> PyResult<()> {
+    let spec = spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?;
+    let io = Addresses {
+        x,
+        y,
+        channels,
+        n,
+        zi,
+        zf,
+    };
+    let options = options(allow_unstable);
+    py.detach(|| {
+        let gpu = device::gpu(device)?;
+        // SAFETY: the Python half passes the stream the array's library reports as current
+        // for the array's device (or the one the caller named).
+        let target = Target::Gpu(unsafe { GpuTarget::on_stream(gpu, stream) });
+        // SAFETY: x, y (and zi, zf) are the data pointers of live arrays on `device` of the
+        // sizes in `io`, kept alive by the Python caller until the call returns; with
+        // `sync = false` they are the caller's arrays, used on the caller's stream, so any
+        // later use by the caller is ordered after this work.
+        unsafe {
+            match dtype {
+                "float32" => device_run::<f32>(&spec, options, &target, &io),
+                "float64" => device_run::<f64>(&spec, options, &target, &io),
+                other => {
+                    return Err(value_err(format!(
+                        "the GPU filter takes float32 or float64, not {other}"
+                    )))
+                }
+            }
+        }
+        .map_err(filter_err)?;
+        if sync {
+            let g = target.gpu().expect("a GPU target");
+            g.synchronize().map_err(crate::runtime_err)?;
+        }
+        Ok(())
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(signal_run, m)?)?;
+    m.add_function(wrap_pyfunction!(filter_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(filter_cuda, m)?)?;
+    m.add_function(wrap_pyfunction!(signal_lfilter_zi, m)?)?;
+    m.add_function(wrap_pyfunction!(signal_sosfilt_zi, m)?)?;
+    Ok(())
+}
