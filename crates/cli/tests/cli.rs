@@ -33,6 +33,19 @@ fn info_json_reports_host_and_cuda_status() {
 }
 
 #[test]
+fn device_takes_one_device_or_all_and_says_which() {
+    let err = exits_with(&["--device", "al", "info"], 2, "`all`");
+    assert!(err.contains("\"al\""), "{err}");
+    let copy = ["bench", "copy", "--size-mib", "1", "--runs", "1"];
+    exits_with(
+        &[&["--device", " ALL "][..], &copy].concat(),
+        1,
+        "--device all",
+    );
+    ok(&[&["--device", "cpu"][..], &copy].concat());
+}
+
+#[test]
 fn info_text_names_the_gpu_state() {
     let out = ok(&["info"]);
     let text = String::from_utf8_lossy(&out.stdout);

@@ -1,4 +1,4 @@
-//! How every command writes its outputs (issue 13, findings 1–5, 8 and 14), through the real
+//! How every command writes its outputs, through the real
 //! binary: devices and symlinks, planted links in shared directories, outputs that are inputs
 //! or each other, checks before any work, signals, the sweep file's lock and resume rule, and a
 //! closed stdout.

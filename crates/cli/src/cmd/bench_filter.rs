@@ -85,13 +85,9 @@ pub struct BenchFilterArgs {
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result<ExitCode> {
-    let inputs = [
-        ("--from", args.from.as_deref()),
-        ("--peers", args.peers.as_deref()),
-    ];
-    let inputs: Vec<_> = inputs
-        .into_iter()
-        .filter_map(|(f, p)| Some((f, p?)))
+    let inputs = [("--from", &args.from), ("--peers", &args.peers)];
+    let inputs: Vec<_> = (inputs.iter())
+        .filter_map(|(f, p)| Some((*f, p.as_deref()?)))
         .collect();
     super::check_files(&Vec::from_iter(args.out.output()), &inputs)?;
     if let Some(dir) = &args.plot {
@@ -110,13 +106,12 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result
     if let Some(path) = &args.peers {
         sweep::add_peers(&mut report, path)?;
     }
-    super::write_json_out(&args.out, &report)?;
     if let Some(dir) = &args.plot {
         let written = plot::write_charts(&report, dir)
             .with_context(|| format!("--plot {}", dir.display()))?;
         eprintln!("wrote {written} charts (SVG + PNG) into {}", dir.display());
     }
-    super::report(json, &report, |r| print!("{}", sweep::render(r)))
+    args.out.report(json, &report, sweep::render)
 }
 
 fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Report> {
@@ -138,16 +133,21 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
         compare_optimize: args.compare_optimize,
         check_up_to: check_up_to(args),
     };
-    let bar = super::bar(
-        sweep.steps() as u64,
-        "{spinner} [{bar:30}] {pos}/{len} {msg}",
-    );
-    let report = sweep::measure(gpu.as_ref(), &sweep, &mut |done, what| {
-        bar.set_position(done as u64);
-        bar.set_message(what.to_owned());
-    })?;
+    let (bar, mut progress) = steps(sweep.steps());
+    let report = sweep::measure(gpu.as_ref(), &sweep, &mut progress)?;
     bar.finish_and_clear();
     Ok(report)
+}
+
+/// A progress bar over `len` steps and the callback the lab's drivers report progress to.
+fn steps(len: usize) -> (indicatif::ProgressBar, impl FnMut(usize, &str)) {
+    let bar = super::bar(len as u64, "{spinner} [{bar:30}] {pos}/{len} {msg}");
+    let shown = bar.clone();
+    let progress = move |done: usize, what: &str| {
+        shown.set_position(done as u64);
+        shown.set_message(what.to_owned());
+    };
+    (bar, progress)
 }
 
 /// --check-up-to as the longest length checked (None: --no-check).
@@ -181,14 +181,7 @@ fn run_sos(
         runs: args.runs,
         check_up_to: check_up_to(args),
     };
-    let bar = super::bar(
-        bench.sizes.len() as u64,
-        "{spinner} [{bar:30}] {pos}/{len} {msg}",
-    );
-    let mut progress = |done: usize, what: &str| {
-        bar.set_position(done as u64);
-        bar.set_message(what.to_owned());
-    };
+    let (bar, mut progress) = steps(bench.sizes.len());
     let (value, text) = match &gpu {
         Some(gpu) => {
             let report = sb::measure_sos(gpu, &bench, &mut progress)?;
@@ -200,6 +193,5 @@ fn run_sos(
         }
     };
     bar.finish_and_clear();
-    super::write_json_out(&args.out, &value)?;
-    super::report(json, &value, |_| print!("{text}"))
+    args.out.report(json, &value, |_| text)
 }

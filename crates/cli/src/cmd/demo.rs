@@ -13,7 +13,7 @@ pub fn run(device: Option<Device>, json: bool) -> Result<ExitCode> {
             Err(e) => (None, probe().reason.or(Some(e.to_string()))),
         },
         explicit => match super::resolve(explicit, super::Need::Either, "demo")? {
-            super::Target::Gpu(g) => (Some(*g), None),
+            super::Target::Gpu(g) => (Some(g), None),
             super::Target::Cpu => (None, Some("--device cpu".to_owned())),
         },
     };

@@ -54,7 +54,7 @@ pub enum Need {
 /// Where a command runs, resolved once from `--device`.
 pub enum Target {
     Cpu,
-    Gpu(Box<Gpu>),
+    Gpu(Gpu),
 }
 
 impl Target {
@@ -65,14 +65,10 @@ impl Target {
         }
     }
 
-    fn gpu_boxed(gpu: Gpu) -> Target {
-        Target::Gpu(Box::new(gpu))
-    }
-
     pub fn into_gpu(self) -> Option<Gpu> {
         match self {
             Target::Cpu => None,
-            Target::Gpu(g) => Some(*g),
+            Target::Gpu(g) => Some(g),
         }
     }
 }
@@ -89,18 +85,16 @@ pub fn resolve(device: Option<Device>, need: Need, what: &str) -> Result<Target>
             bail!("`{what}` runs GPU kernels: use --device cuda[:N]")
         }
         (Need::Cpu, _) | (Need::Either, Some(Device::Cpu)) => Ok(Target::Cpu),
-        (_, Some(Device::Cuda(n))) => open_gpu(n).map(Target::gpu_boxed),
-        (Need::Gpu, None) => open_gpu(0).map(Target::gpu_boxed),
-        (Need::Either, None) => {
-            Ok(Gpu::open_with_compiler(0).map_or(Target::Cpu, Target::gpu_boxed))
-        }
+        (_, Some(Device::Cuda(n))) => open_gpu(n).map(Target::Gpu),
+        (Need::Gpu, None) => open_gpu(0).map(Target::Gpu),
+        (Need::Either, None) => Ok(Gpu::open_with_compiler(0).map_or(Target::Cpu, Target::Gpu)),
     }
 }
 
 /// [`resolve`] for commands that only run GPU kernels: the GPU itself.
 pub fn resolve_gpu(device: Option<Device>, what: &str) -> Result<Gpu> {
     match resolve(device, Need::Gpu, what)? {
-        Target::Gpu(gpu) => Ok(*gpu),
+        Target::Gpu(gpu) => Ok(gpu),
         Target::Cpu => unreachable!("Need::Gpu never resolves to the CPU"),
     }
 }
@@ -109,28 +103,4 @@ pub fn resolve_gpu(device: Option<Device>, what: &str) -> Result<Gpu> {
 fn open_gpu(ordinal: usize) -> Result<Gpu> {
     Gpu::open_with_compiler(ordinal)
         .with_context(|| format!("--device cuda:{ordinal} cannot run kernels"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn device_choice_parses_all_and_one_device() {
-        assert_eq!("all".parse(), Ok(DeviceChoice::AllGpus));
-        assert_eq!(" ALL ".parse(), Ok(DeviceChoice::AllGpus));
-        assert_eq!("cuda:1".parse(), Ok(DeviceChoice::One(Device::Cuda(1))));
-        assert_eq!("cpu".parse(), Ok(DeviceChoice::One(Device::Cpu)));
-        let err = "al".parse::<DeviceChoice>().unwrap_err();
-        assert!(err.contains("\"al\"") && err.contains("`all`"), "{err}");
-    }
-
-    #[test]
-    fn one_device_refuses_all() {
-        assert_eq!(DeviceChoice::one(None).unwrap(), None);
-        let cpu = Some(DeviceChoice::One(Device::Cpu));
-        assert_eq!(DeviceChoice::one(cpu).unwrap(), Some(Device::Cpu));
-        let err = DeviceChoice::one(Some(DeviceChoice::AllGpus)).unwrap_err();
-        assert!(err.to_string().contains("--device all"), "{err}");
-    }
 }

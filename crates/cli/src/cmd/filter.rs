@@ -165,14 +165,14 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
 
 /// The summary on stdout (on stderr when the output went to stdout): JSON or one line.
 fn print_summary(s: &FilterSummary, json: bool, to_stdout: bool) -> Result<ExitCode> {
-    let text = match json {
-        true => serde_json::to_string_pretty(s)?,
-        false => s.line(),
-    };
-    if to_stdout {
-        eprintln!("{text}");
+    let text = if json {
+        serde_json::to_string_pretty(s)?
     } else {
-        println!("{text}");
+        s.line()
+    };
+    match to_stdout {
+        true => eprintln!("{text}"),
+        false => println!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }

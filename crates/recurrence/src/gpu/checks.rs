@@ -1,5 +1,5 @@
 //! GPU self-checks for `sigpu check`: generated kernels on fresh random inputs against the
-//! serial f64 reference (floats, within the accuracy bounds of issue 5) or the CPU path
+//! serial f64 reference (floats, within the accuracy contract's bounds) or the CPU path
 //! (integers, exact).
 
 use super::{GpuConfig, GpuFilter};
