@@ -252,7 +252,10 @@ impl Run<'_> {
         }
         let ax = axis.rem_euclid(nd) as usize;
         let start = Instant::now();
-        let filter = plan::<T>(self.spec, self.options, self.target).context(flag(self.spec))?;
+        // Zero-phase filtering runs on the CPU: plan it there, not a kernel it never launches.
+        let cpu = Target::cpu();
+        let target = if args.filtfilt { &cpu } else { self.target };
+        let filter = plan::<T>(self.spec, self.options, target).context(flag(self.spec))?;
         let setup_seconds = start.elapsed().as_secs_f64();
         let start = Instant::now();
         let (out, zf_shape) = self.compute(&*filter, &x, axis)?;
@@ -306,7 +309,7 @@ impl Run<'_> {
             let filtered = Filtered {
                 y: out.context(flag)?.y,
                 zf: Vec::new(),
-                device: plan::<T>(self.spec, self.options, &Target::cpu())?.device(),
+                device: filter.device(),
                 note: self.target.gpu().map(|_| "filtfilt runs on the CPU".into()),
                 timing: Timing::default(),
             };
