@@ -197,7 +197,9 @@ impl<T: Element> Lfilter<T> {
         // from the f64 poles, each checked in T) is taken whatever the bounds say, or the
         // filter is refused.
         let a_t: Vec<f64> = a[1..].iter().map(|&v| T::from_f64(v).to_f64()).collect();
+        // (Where T holds a exactly, check_stable above already ran the step-down on it.)
         let serial_ok = options.allow_unstable
+            || a_t == a[1..]
             || matches!(
                 step_down(&a_t),
                 Stability::Stable { .. } | Stability::Marginal
