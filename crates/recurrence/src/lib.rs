@@ -50,6 +50,7 @@
 //! ```
 
 mod bounds;
+mod cascade_tables;
 pub mod cpu;
 mod dd;
 mod design;

@@ -16,7 +16,6 @@
 //! accuracy the cascade runs serially per channel instead.
 
 use crate::bounds::{sos_bounds, SosBounds};
-use crate::dd::Dd;
 use crate::elem::Element;
 use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
@@ -296,62 +295,15 @@ pub(crate) fn factor_tables_cached(coef: &[[f64; 6]], single: bool) -> Tables {
 }
 
 /// The cascade's zero-input output for each unit state over SEG samples, and the transfer
-/// matrix, in double-double. Tables are cut after the last entry above ε·2⁻⁸ of their peak.
-/// The 2S unit states are independent (each runs on its own thread where there are several);
-/// a unit state in section s leaves the sections before it at exactly zero, so they are
-/// skipped.
+/// matrix, in double-double ([`crate::cascade_tables`]: the tables by the adjoint recursion,
+/// the transfer matrix by binary powering). Tables are cut after the last entry above ε·2⁻⁸
+/// of their peak.
 pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, Vec<f64>) {
-    let s2 = 2 * coef.len();
-    let one = |j: usize| -> (Vec<f64>, Vec<f64>) {
-        let mut table = Vec::with_capacity(SEG);
-        let mut st = vec![Dd::ZERO; s2];
-        st[j] = Dd::new(1.0);
-        let first = j / 2;
-        for _ in 0..SEG {
-            let mut v = Dd::ZERO;
-            for (s, c) in coef.iter().enumerate().skip(first) {
-                let out = v.mul_f64(c[0]).add(st[2 * s]);
-                let z0 = v.mul_f64(c[1]).sub(out.mul_f64(c[4])).add(st[2 * s + 1]);
-                let z1 = v.mul_f64(c[2]).sub(out.mul_f64(c[5]));
-                st[2 * s] = z0;
-                st[2 * s + 1] = z1;
-                v = out;
-            }
-            table.push(v.to_f64());
-        }
-        (table, st.iter().map(|v| v.to_f64()).collect())
-    };
-    // Per unit state: its table and its column of the transfer matrix.
-    type Unit = Option<(Vec<f64>, Vec<f64>)>;
-    let results: Vec<Mutex<Unit>> = (0..s2).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let j = next.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = results.get(j) else { break };
-        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(one(j));
-    };
-    let threads = host_threads().min(s2);
-    if threads <= 1 {
-        work();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(work);
-            }
-        });
-    }
-    let mut tables = Vec::with_capacity(s2);
-    let mut transfer = vec![0.0; s2 * s2];
-    for (j, slot) in results.into_iter().enumerate() {
-        let (table, column) = slot
-            .into_inner()
-            .unwrap_or_else(|p| p.into_inner())
-            .expect("every unit state was computed");
-        for (r, v) in column.into_iter().enumerate() {
-            transfer[r * s2 + j] = v;
-        }
-        tables.push(table);
-    }
+    let mut tables = crate::cascade_tables::unit_state_tables(coef, SEG);
+    let transfer = crate::cascade_tables::transfer(coef, SEG)
+        .iter()
+        .map(|v| v.to_f64())
+        .collect();
     let eps = if single {
         f32::EPSILON as f64
     } else {
