@@ -82,7 +82,7 @@ pub use factors::{mat_mul, Factors, TableKind};
 pub use filter::{check_finite, parse_values, Filter, FilterOptions, Strategy, MAX_ORDER};
 pub use gpu::{GpuConfig, GpuFilter, GpuSos, RawSosCall, RunTimes, SosConfig};
 pub use numbers::short;
-pub use planner::{lfilter, plan, FilterPlanner, FilterSpec, Planned};
+pub use planner::{lfilter, plan, planner, FilterPlanner, FilterSpec, Planned};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
 pub use report::{Method, Report};
 pub use signature::{Coef, Signature};

@@ -24,14 +24,12 @@
 //! # Ok::<(), sigpu_recurrence::FilterError>(())
 //! ```
 
-use crate::design::Lfilter;
 use crate::elem::Element;
 use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{check_finite, FilterOptions};
-use crate::planner::FilterSpec;
+use crate::planner::{plan, FilterSpec, Planned};
 use crate::report::Report;
-use crate::sos::Sos;
 use crate::zi::{lfilter_zi as ba_zi, sosfilt_zi as sos_zi};
 
 /// A filtered array: `y` in `x`'s shape; `zf` (only when `zi` was given, as SciPy) in
@@ -146,7 +144,7 @@ pub fn lfilter<T: Element>(
 ) -> Result<Output<T>, FilterError> {
     check_float::<T>()?;
     let lay = Axis::new(shape, x.len(), axis, "x")?;
-    let filter = Lfilter::<T>::new(b, a, *options)?;
+    let filter = planned::<T>(&FilterSpec::ba(b, a), options)?;
     let s = filter.state_len();
     let mut want = shape.to_vec();
     want[lay.ax] = s;
@@ -184,6 +182,15 @@ pub fn lfilter<T: Element>(
         zf: zf.map(|z| zlay.scatter(z)),
         report: filter.report().clone(),
     })
+}
+
+/// The filter for the CPU through the process's planner, which keeps what it compiled: a
+/// filter applied again (blocks of a stream, a loop over signals) skips the set-up.
+fn planned<T: Element>(
+    spec: &FilterSpec,
+    options: &FilterOptions,
+) -> Result<Planned<T>, FilterError> {
+    plan::<T>(spec, *options, &sigpu_runtime::Target::cpu())
 }
 
 /// zi of shape `zshape` (equal to `want`, or with size-1 dimensions broadcasting) as
@@ -284,8 +291,8 @@ pub fn sosfilt<T: Element>(
 ) -> Result<Output<T>, FilterError> {
     check_float::<T>()?;
     let lay = Axis::new(shape, x.len(), axis, "x")?;
-    let filter = Sos::<T>::new(sos, *options)?;
-    let ns = filter.n_sections();
+    let filter = planned::<T>(&FilterSpec::Sos(sos.to_vec()), options)?;
+    let ns = sos.len();
     let mut want = vec![ns];
     want.extend_from_slice(shape);
     want[lay.ax + 1] = 2;
@@ -311,8 +318,9 @@ pub fn sosfilt<T: Element>(
         zf: zf.as_deref_mut(),
         fresh: Some("x"),
     };
-    if filter.apply_batch_flagged(batch)? {
+    if let Err(e) = filter.run(batch) {
         check_finite(x, "x")?;
+        return Err(e);
     }
     let zf = zf
         .map(|cm| sos_state_out(&cm, shape, axis, ns))
@@ -398,7 +406,7 @@ pub fn filtfilt<T: Element>(
 ) -> Result<Output<T>, FilterError> {
     check_float::<T>()?;
     let lay = Axis::new(shape, x.len(), axis, "x")?;
-    let filter = Lfilter::<T>::new(b, a, *options)?;
+    let filter = planned::<T>(&FilterSpec::ba(b, a), options)?;
     let edge = padlen.unwrap_or(3 * a.len().max(b.len()));
     check_padlen(lay.n, edge)?;
     let zi = ba_zi(b, a)?;
@@ -420,7 +428,7 @@ pub fn sosfiltfilt<T: Element>(
     check_float::<T>()?;
     let lay = Axis::new(shape, x.len(), axis, "x")?;
     check_finite(x, "x")?;
-    let filter = Sos::<T>::new(sos, *options)?;
+    let filter = planned::<T>(&FilterSpec::Sos(sos.to_vec()), options)?;
     let zeros_b = sos.iter().filter(|r| r[2] == 0.0).count();
     let zeros_a = sos.iter().filter(|r| r[5] == 0.0).count();
     let ntaps = 2 * sos.len() + 1 - zeros_b.min(zeros_a);

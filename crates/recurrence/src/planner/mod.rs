@@ -85,15 +85,26 @@ impl FilterPlanner {
         }
     }
 
-    /// The filter `spec` in element type `T` on `target`, the method chosen by the accuracy
-    /// contract (see the module docs for the engine each method gets). A CPU target's
-    /// instruction sets and threads, where narrowed, replace the options'.
-    pub fn plan<T: Element>(
+    /// True when a filter planned for `spec`, `options`, `T` and `target` is kept (the next
+    /// [`FilterPlanner::plan`] of it returns it without set-up).
+    pub fn holds<T: Element>(
         &self,
         spec: &FilterSpec,
         options: FilterOptions,
         target: &Target,
-    ) -> Result<Planned<T>, FilterError> {
+    ) -> bool {
+        let key = Self::key::<T>(spec, options, target).1;
+        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.iter().any(|(k, _)| *k == key)
+    }
+
+    /// The options as the filter is built with them (a CPU target's narrowing applied) and the
+    /// cache key.
+    fn key<T: Element>(
+        spec: &FilterSpec,
+        options: FilterOptions,
+        target: &Target,
+    ) -> (FilterOptions, Key) {
         let options = match target {
             Target::Cpu(c) => FilterOptions {
                 threads: c.threads.or(options.threads),
@@ -110,6 +121,19 @@ impl FilterPlanner {
             .gpu()
             .map(|g| (g.gpu().ordinal(), g.stream().cu_stream() as usize));
         let key: Key = (spec.key(), format!("{options:?}"), T::DTYPE, place);
+        (options, key)
+    }
+
+    /// The filter `spec` in element type `T` on `target`, the method chosen by the accuracy
+    /// contract (see the module docs for the engine each method gets). A CPU target's
+    /// instruction sets and threads, where narrowed, replace the options'.
+    pub fn plan<T: Element>(
+        &self,
+        spec: &FilterSpec,
+        options: FilterOptions,
+        target: &Target,
+    ) -> Result<Planned<T>, FilterError> {
+        let (options, key) = Self::key::<T>(spec, options, target);
         {
             let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((_, hit)) = cache.iter().find(|(k, _)| *k == key) {
@@ -128,16 +152,20 @@ impl FilterPlanner {
     }
 }
 
+/// The process's planner: [`plan`], [`crate::lfilter`] and the functions of
+/// [`crate::signal`] plan through it.
+pub fn planner() -> &'static FilterPlanner {
+    static PLANNER: OnceLock<FilterPlanner> = OnceLock::new();
+    PLANNER.get_or_init(FilterPlanner::new)
+}
+
 /// [`FilterPlanner::plan`] on the process's planner.
 pub fn plan<T: Element>(
     spec: &FilterSpec,
     options: FilterOptions,
     target: &Target,
 ) -> Result<Planned<T>, FilterError> {
-    static PLANNER: OnceLock<FilterPlanner> = OnceLock::new();
-    PLANNER
-        .get_or_init(FilterPlanner::new)
-        .plan(spec, options, target)
+    planner().plan(spec, options, target)
 }
 
 /// SciPy's `scipy.signal.lfilter(b, a, x, zi=zi)` on one channel, on the CPU with the method the
