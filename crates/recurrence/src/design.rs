@@ -30,7 +30,7 @@ use crate::bounds::{l1_cascade, l1_impulse};
 use crate::elem::Element;
 use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
-use crate::filter::{cpu_device, Filter, FilterOptions, Strategy, MAX_ORDER};
+use crate::filter::{cpu_device, host_threads, Filter, FilterOptions, Strategy, MAX_ORDER};
 use crate::numbers::eps;
 use crate::report::{Method, Report};
 use crate::serial::final_state;
@@ -289,7 +289,11 @@ impl<T: Element> Lfilter<T> {
             zf,
             fresh,
         } = batch;
-        if let Some(what) = fresh {
+        // The chunked pole cascade (one channel per call, below) finds non-finite input
+        // through its sections' state, as the plr method does.
+        let watched = matches!(self.kind, Kind::Cascade { .. })
+            && channels < self.options.threads.unwrap_or_else(host_threads).max(1);
+        if let (Some(what), false) = (fresh, watched) {
             crate::check_finite(x, what)?;
         }
         match &self.kind {
@@ -309,9 +313,31 @@ impl<T: Element> Lfilter<T> {
                 }
                 Ok(())
             }
-            Kind::Cascade { poles, .. } => {
-                let u = self.cascade_input(x, channels, zi).expect("a cascade");
-                poles.apply_batch(&u, channels, y, None, None)?;
+            Kind::Cascade { poles, ff } => {
+                let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
+                if channels >= threads {
+                    // Channels in parallel, each on one thread.
+                    let u = self.cascade_input(x, channels, zi).expect("a cascade");
+                    poles.apply_batch(&u, channels, y, None, None)?;
+                } else {
+                    let mut nonfinite = false;
+                    for c in 0..channels {
+                        let r = c * n..(c + 1) * n;
+                        let zi_c = zi.map(|z| &z[c * s..(c + 1) * s]);
+                        nonfinite |= cascade_channel(
+                            ff,
+                            poles,
+                            &x[r.clone()],
+                            zi_c,
+                            &mut y[r],
+                            threads,
+                            fresh.is_some(),
+                        );
+                    }
+                    if let (true, Some(what)) = (nonfinite, fresh) {
+                        crate::check_finite(x, what)?;
+                    }
+                }
                 if let Some(zf) = zf {
                     zf.copy_from_slice(&self.final_states(x, y, channels, zi));
                 }
@@ -411,6 +437,47 @@ fn check_stable(sig: &Signature, a: &[f64]) -> Result<(), FilterError> {
             })
         }
     }
+}
+
+/// Samples of a pole cascade's input computed at a time: the numerator's output for a chunk
+/// (16 section blocks, 2 MiB of f64) stays in the caches while the sections read it, instead
+/// of a whole-signal intermediate written to memory and read back.
+const CASCADE_CHUNK: usize = 16 * crate::cpu::sos::BLOCK;
+
+/// One channel of a pole cascade, chunk by chunk: the numerator `ff` over the chunk (with the
+/// inputs before it, or zi at the start) into a scratch buffer, then the all-pole sections
+/// from their state in f64 carried across chunks (so the result equals one pass). Returns
+/// whether a non-finite value appeared in the sections' state.
+fn cascade_channel<T: Element>(
+    ff: &[T],
+    poles: &Sos<T>,
+    x: &[T],
+    zi: Option<&[T]>,
+    y: &mut [T],
+    threads: usize,
+    fresh: bool,
+) -> bool {
+    let k = ff.len() - 1;
+    let mut state = vec![0.0f64; 2 * poles.n_sections()];
+    let mut u = vec![T::ZERO; CASCADE_CHUNK.min(x.len()) + k];
+    let mut nonfinite = false;
+    let mut start = 0;
+    while start < x.len() {
+        let end = (start + CASCADE_CHUNK).min(x.len());
+        // The numerator over x[from..end]: the first `start - from` outputs only prime it.
+        let from = start.saturating_sub(k);
+        let u = &mut u[..end - from];
+        fir_map(ff, &x[from..end], if start == 0 { zi } else { None }, u);
+        nonfinite |= poles.run_channel(
+            &u[start - from..],
+            &mut y[start..end],
+            &mut state,
+            threads,
+            fresh,
+        );
+        start = end;
+    }
+    nonfinite
 }
 
 /// u[n] = Σ_j ff[j]·x[n−j] + zi[n] (n < len(zi)).

@@ -168,9 +168,10 @@ impl<T: Element> Sos<T> {
         Ok(nonfinite.into_inner() || states.iter().any(|v| !v.is_finite()))
     }
 
-    /// One channel; `state` holds zi on entry and zf on exit. Returns whether a non-finite
-    /// value appeared in the filter's state.
-    fn run_channel(
+    /// One channel; `state` holds zi on entry and zf on exit (in f64, so a channel run in
+    /// pieces equals one run). Returns whether a non-finite value appeared in the filter's
+    /// state.
+    pub(crate) fn run_channel(
         &self,
         x: &[T],
         y: &mut [T],
