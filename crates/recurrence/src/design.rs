@@ -31,12 +31,14 @@ use crate::elem::Element;
 use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{cpu_device, host_threads, Filter, FilterOptions, Strategy, MAX_ORDER};
+use crate::fir_fft::{self, FftFir};
 use crate::numbers::eps;
 use crate::report::{Method, Report};
 use crate::serial::final_state;
 use crate::signature::Signature;
 use crate::sos::Sos;
 use crate::stability::{step_down, Stability};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A `(b, a)` filter compiled for element type `T` with the method the contract picks.
@@ -47,6 +49,8 @@ pub struct Lfilter<T: Element> {
     a: Vec<f64>,
     state_len: usize,
     kind: Kind<T>,
+    /// A long FIR's CPU engine (the `Direct` filter stays for the GPU kernel).
+    fft: Option<Arc<FftFir>>,
     report: Report,
     options: FilterOptions,
 }
@@ -100,6 +104,7 @@ impl<T: Element> Lfilter<T> {
                 a,
                 state_len,
                 kind: Kind::Direct(Box::new(f)),
+                fft: None,
                 report,
                 options,
             });
@@ -109,14 +114,20 @@ impl<T: Element> Lfilter<T> {
             let f = Filter::<T>::new(sig, options)?;
             let sb: f64 = b.iter().map(|v| v.abs()).sum();
             let bound = u * b.len() as f64 * sb;
+            // Long numerators by FFT convolution on the CPU (module `fir_fft`): its bound is
+            // its f64 convolution error plus the rounding of the output to T.
+            let fft = (b.len() >= fir_fft::CROSSOVER && options.strategy != Strategy::Serial)
+                .then(|| Arc::new(FftFir::new(&b)));
+            let error_bound = fft.as_ref().map_or(bound, |f| f.bound() + u * sb);
             return Ok(Lfilter {
                 b,
                 a,
                 state_len,
                 kind: Kind::Direct(Box::new(f)),
+                fft,
                 report: Report {
                     method: Method::Fir,
-                    error_bound: bound,
+                    error_bound,
                     reference_bound: bound,
                 },
                 options,
@@ -169,6 +180,7 @@ impl<T: Element> Lfilter<T> {
                 a,
                 state_len,
                 kind: Kind::Direct(Box::new(plr)),
+                fft: None,
                 report: Report {
                     method: Method::Plr,
                     error_bound: plr_bound,
@@ -235,6 +247,7 @@ impl<T: Element> Lfilter<T> {
             a,
             state_len,
             kind,
+            fft: None,
             report: Report {
                 method,
                 error_bound: bound,
@@ -274,6 +287,30 @@ impl<T: Element> Lfilter<T> {
     fn filter(&self, batch: Batch<'_, T>) -> Result<(), FilterError> {
         let s = self.state_len;
         let n = batch.samples(s, &format!("of state {s} (max(len(b), len(a)) - 1)"))?;
+        if let Some(fft) = &self.fft {
+            let Batch {
+                x,
+                channels,
+                y,
+                zi,
+                zf,
+                fresh,
+            } = batch;
+            // A non-finite input would spread over its whole FFT block: refused first.
+            if let Some(what) = fresh {
+                crate::check_finite(x, what)?;
+            }
+            let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
+            for c in 0..channels {
+                let r = c * n..(c + 1) * n;
+                let zi_c = zi.map(|z| &z[c * s..(c + 1) * s]);
+                fft.run(&x[r.clone()], zi_c, &mut y[r], threads);
+            }
+            if let Some(zf) = zf {
+                zf.copy_from_slice(&self.final_states(x, y, channels, zi));
+            }
+            return Ok(());
+        }
         if let (Some(what), Kind::Direct(f)) = (batch.fresh, &self.kind) {
             let x = batch.x;
             if f.apply_batch_flagged(batch)? {

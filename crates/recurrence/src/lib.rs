@@ -59,6 +59,7 @@ mod engine;
 mod error;
 mod factors;
 mod filter;
+mod fir_fft;
 pub mod gpu;
 pub mod io;
 mod numbers;

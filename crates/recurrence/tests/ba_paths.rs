@@ -103,3 +103,90 @@ fn chunked_pole_cascade_equals_the_whole_signal_run() {
     chunked_equals_whole::<f64>(1e-13);
     chunked_equals_whole::<f32>(1e-6);
 }
+
+/// A Hamming-windowed sinc low-pass of `taps` taps, cut-off `fc` (cycles per sample).
+fn lowpass(taps: usize, fc: f64) -> Vec<f64> {
+    use std::f64::consts::PI;
+    (0..taps)
+        .map(|i| {
+            let t = i as f64 - (taps as f64 - 1.0) / 2.0;
+            let sinc = if t == 0.0 {
+                2.0 * fc
+            } else {
+                (2.0 * PI * fc * t).sin() / (PI * t)
+            };
+            sinc * (0.54 - 0.46 * (2.0 * PI * i as f64 / (taps - 1) as f64).cos())
+        })
+        .collect()
+}
+
+fn fft_fir_keeps_the_contract<T: Element>() {
+    let taps = 511;
+    let b = lowpass(taps, 0.05);
+    let n = 50_000;
+    let mut s = 0x2545f4914f6cdd1du64;
+    // Noise plus a step: energy in the pass band and the stop band.
+    let x: Vec<T> = (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let step = if i > n / 2 { 3.0 } else { 0.0 };
+            T::from_f64(step + (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5)
+        })
+        .collect();
+    let zi: Vec<T> = (0..taps - 1).map(|i| T::from_f64(1e-3 * i as f64)).collect();
+    let fast = Lfilter::<T>::new(&b, &[1.0], FilterOptions::default()).expect("fir");
+    let direct = Lfilter::<T>::new(
+        &b,
+        &[1.0],
+        FilterOptions {
+            strategy: sigpu_recurrence::Strategy::Serial,
+            ..FilterOptions::default()
+        },
+    )
+    .expect("fir");
+    assert_eq!(fast.report().method, Method::Fir);
+    let (yf, zf) = fast.apply(&x, Some(&zi)).expect("fft");
+    let (yd, zd) = direct.apply(&x, Some(&zi)).expect("direct");
+    // The exact output of the coefficients as given (f64 sums of exact products; the
+    // coefficients rounded to T as both engines see them).
+    let bt: Vec<f64> = b.iter().map(|&v| T::from_f64(v).to_f64()).collect();
+    let exact: Vec<f64> = (0..n)
+        .map(|i| {
+            let mut acc = zi.get(i).map_or(0.0, |z| z.to_f64());
+            let mut c = 0.0;
+            for (j, &bj) in bt.iter().enumerate().take(i + 1) {
+                // Kahan-compensated: the reference must be far below both errors.
+                let term = bj * x[i - j].to_f64() - c;
+                let t = acc + term;
+                c = (t - acc) - term;
+                acc = t;
+            }
+            acc
+        })
+        .collect();
+    let err = |y: &[T]| {
+        y.iter()
+            .zip(&exact)
+            .fold(0.0f64, |m, (a, b)| m.max((a.to_f64() - b).abs()))
+    };
+    let (ef, ed) = (err(&yf), err(&yd));
+    let peak_x = x.iter().fold(0.0f64, |m, v| m.max(v.to_f64().abs()));
+    assert!(ef <= 4.0 * ed.max(f64::EPSILON * peak_x), "fft {ef:e}, direct {ed:e}");
+    assert!(ef <= fast.report().error_bound * peak_x, "fft {ef:e} above its bound");
+    // zf: the last inputs combined, as the direct filter's.
+    assert!(max_diff(&zf, &zd) <= 4.0 * ed.max(f64::EPSILON * peak_x));
+    // Streaming in two pieces equals one pass.
+    let cut = n / 3 + 5;
+    let (y1, z1) = fast.apply(&x[..cut], Some(&zi)).expect("first");
+    let (y2, _) = fast.apply(&x[cut..], Some(&z1)).expect("second");
+    let joined: Vec<T> = y1.into_iter().chain(y2).collect();
+    assert!(max_diff(&joined, &yf) <= 8.0 * ed.max(f64::EPSILON * peak_x));
+}
+
+#[test]
+fn long_fir_by_fft_keeps_the_contract_and_the_state() {
+    fft_fir_keeps_the_contract::<f64>();
+    fft_fir_keeps_the_contract::<f32>();
+}
