@@ -44,6 +44,27 @@ pub fn max_root_magnitude(b: &[f64]) -> f64 {
 /// The roots of z^k − b[0]·z^(k−1) − … − b[k−1] as (re, im), zeros for trailing zero
 /// coefficients included; Durand–Kerner in f64 (polish with [`polish`] where it matters).
 pub(crate) fn roots(b: &[f64]) -> Vec<(f64, f64)> {
+    // Building one (b, a) filter asks for the same roots twice (the stability magnitude of
+    // the coefficients as T holds them, then the pole cascade's sections; equal for f64):
+    // the last answer of each thread is kept.
+    thread_local! {
+        static LAST: std::cell::RefCell<(Vec<u64>, Vec<(f64, f64)>)> =
+            const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    }
+    let key: Vec<u64> = b.iter().map(|v| v.to_bits()).collect();
+    if let Some(hit) = LAST.with(|l| {
+        let l = l.borrow();
+        (l.0 == key && !key.is_empty()).then(|| l.1.clone())
+    }) {
+        return hit;
+    }
+    let found = durand_kerner(b);
+    LAST.with(|l| *l.borrow_mut() = (key, found.clone()));
+    found
+}
+
+/// [`roots`] without the memory of the last answer.
+fn durand_kerner(b: &[f64]) -> Vec<(f64, f64)> {
     let all = b.len();
     // Trailing zero coefficients are roots at 0: drop them.
     let k = b.iter().rposition(|&v| v != 0.0).map_or(0, |i| i + 1);

@@ -135,7 +135,9 @@ fn fft_fir_keeps_the_contract<T: Element>() {
             T::from_f64(step + (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5)
         })
         .collect();
-    let zi: Vec<T> = (0..taps - 1).map(|i| T::from_f64(1e-3 * i as f64)).collect();
+    let zi: Vec<T> = (0..taps - 1)
+        .map(|i| T::from_f64(1e-3 * i as f64))
+        .collect();
     let fast = Lfilter::<T>::new(&b, &[1.0], FilterOptions::default()).expect("fir");
     let direct = Lfilter::<T>::new(
         &b,
@@ -173,8 +175,14 @@ fn fft_fir_keeps_the_contract<T: Element>() {
     };
     let (ef, ed) = (err(&yf), err(&yd));
     let peak_x = x.iter().fold(0.0f64, |m, v| m.max(v.to_f64().abs()));
-    assert!(ef <= 4.0 * ed.max(f64::EPSILON * peak_x), "fft {ef:e}, direct {ed:e}");
-    assert!(ef <= fast.report().error_bound * peak_x, "fft {ef:e} above its bound");
+    assert!(
+        ef <= 4.0 * ed.max(f64::EPSILON * peak_x),
+        "fft {ef:e}, direct {ed:e}"
+    );
+    assert!(
+        ef <= fast.report().error_bound * peak_x,
+        "fft {ef:e} above its bound"
+    );
     // zf: the last inputs combined, as the direct filter's.
     assert!(max_diff(&zf, &zd) <= 4.0 * ed.max(f64::EPSILON * peak_x));
     // Streaming in two pieces equals one pass.
