@@ -47,8 +47,9 @@ pub(crate) fn roots(b: &[f64]) -> Vec<(f64, f64)> {
     // Building one (b, a) filter asks for the same roots twice (the stability magnitude of
     // the coefficients as T holds them, then the pole cascade's sections; equal for f64):
     // the last answer of each thread is kept.
+    type Last = (Vec<u64>, Vec<(f64, f64)>);
     thread_local! {
-        static LAST: std::cell::RefCell<(Vec<u64>, Vec<(f64, f64)>)> =
+        static LAST: std::cell::RefCell<Last> =
             const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
     }
     let key: Vec<u64> = b.iter().map(|v| v.to_bits()).collect();
