@@ -494,27 +494,52 @@ fn cascade_channel<T: Element>(
     threads: usize,
     fresh: bool,
 ) -> bool {
-    let k = ff.len() - 1;
     let mut state = vec![0.0f64; 2 * poles.n_sections()];
-    let mut u = vec![T::ZERO; CASCADE_CHUNK.min(x.len()) + k];
+    let mut u = vec![T::ZERO; CASCADE_CHUNK.min(x.len())];
     let mut nonfinite = false;
     let mut start = 0;
     while start < x.len() {
         let end = (start + CASCADE_CHUNK).min(x.len());
-        // The numerator over x[from..end]: the first `start - from` outputs only prime it.
-        let from = start.saturating_sub(k);
-        let u = &mut u[..end - from];
-        fir_map(ff, &x[from..end], if start == 0 { zi } else { None }, u);
-        nonfinite |= poles.run_channel(
-            &u[start - from..],
-            &mut y[start..end],
-            &mut state,
-            threads,
-            fresh,
-        );
+        let u = &mut u[..end - start];
+        // The numerator reads x from memory: both halves of the chunk at once where there
+        // are threads (one thread alone is bound by its share of the memory bandwidth).
+        let half = (u.len() / 2).next_multiple_of(8);
+        if threads > 1 && half >= 4096 && half < u.len() {
+            let (u1, u2) = u.split_at_mut(half);
+            std::thread::scope(|scope| {
+                scope.spawn(|| fir_range(ff, x, zi, start + half, u2));
+                fir_range(ff, x, zi, start, u1);
+            });
+        } else {
+            fir_range(ff, x, zi, start, u);
+        }
+        nonfinite |= poles.run_channel(u, &mut y[start..end], &mut state, threads, fresh);
         start = end;
     }
     nonfinite
+}
+
+/// u[i] = Σ_j ff[j]·x[start + i − j] (terms with a negative index left out) + zi[start + i]
+/// (within zi): [`fir_map`] for the outputs from `start` on, one pass over u per tap.
+fn fir_range<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, start: usize, u: &mut [T]) {
+    let len = u.len();
+    u.fill(T::ZERO);
+    for (j, &f) in ff.iter().enumerate() {
+        if j >= start + len {
+            break;
+        }
+        // The first output whose term j exists.
+        let lo = j.saturating_sub(start);
+        let src = &x[start + lo - j..start + len - j];
+        for (ui, &xi) in u[lo..].iter_mut().zip(src) {
+            *ui = f.mul(xi).add(*ui);
+        }
+    }
+    if let Some(zi) = zi {
+        for (ui, &z) in u.iter_mut().zip(zi.iter().skip(start)) {
+            *ui = ui.add(z);
+        }
+    }
 }
 
 /// u[n] = Σ_j ff[j]·x[n−j] + zi[n] (n < len(zi)).

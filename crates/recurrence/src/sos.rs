@@ -145,19 +145,23 @@ impl<T: Element> Sos<T> {
                 .map(Mutex::new)
                 .collect();
             let workers = threads.min(channels).max(1);
-            std::thread::scope(|scope| {
-                for _ in 0..workers {
-                    scope.spawn(|| loop {
-                        let c = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = work.get(c) else { break };
-                        let mut item = item.lock().unwrap_or_else(|p| p.into_inner());
-                        let (yc, st) = &mut *item;
-                        let xc = &x[c * n..(c + 1) * n];
-                        if self.run_channel(xc, yc, st, per_channel_threads, fresh) {
-                            nonfinite.store(true, Ordering::Relaxed);
-                        }
-                    });
+            let worker = || loop {
+                let c = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = work.get(c) else { break };
+                let mut item = item.lock().unwrap_or_else(|p| p.into_inner());
+                let (yc, st) = &mut *item;
+                let xc = &x[c * n..(c + 1) * n];
+                if self.run_channel(xc, yc, st, per_channel_threads, fresh) {
+                    nonfinite.store(true, Ordering::Relaxed);
                 }
+            };
+            // One worker runs on the caller's thread: spawning a thread per call costs more
+            // than filtering a short block.
+            std::thread::scope(|scope| {
+                for _ in 1..workers {
+                    scope.spawn(worker);
+                }
+                worker();
             });
         }
         if let Some(zf) = zf {

@@ -79,6 +79,12 @@ fn chunked_equals_whole<T: Element>(tol: f64) {
         let joined: Vec<T> = y1.into_iter().chain(y2).collect();
         assert!(max_diff(&joined, &yc) <= 10.0 * tol * peak);
         assert!(max_diff(&z2, &zc) <= 10.0 * tol * peak);
+        // Pieces shorter than the numerator, then the rest.
+        let (ya, za) = chunked.apply(&x[..3], Some(&zi)).expect("3 samples");
+        let (yb, zb) = chunked.apply(&x[3..4], Some(&za)).expect("1 sample");
+        let (yc2, _) = chunked.apply(&x[4..], Some(&zb)).expect("the rest");
+        let joined: Vec<T> = ya.into_iter().chain(yb).chain(yc2).collect();
+        assert!(max_diff(&joined, &yc) <= 10.0 * tol * peak);
         // A non-finite input is named.
         let mut bad = x.clone();
         bad[n / 2] = T::from_f64(f64::NAN);
