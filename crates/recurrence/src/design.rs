@@ -520,20 +520,75 @@ fn cascade_channel<T: Element>(
 }
 
 /// u[i] = Σ_j ff[j]·x[start + i − j] (terms with a negative index left out) + zi[start + i]
-/// (within zi): [`fir_map`] for the outputs from `start` on, one pass over u per tap.
+/// (within zi): [`fir_map`] for the outputs from `start` on, with the same roundings in the
+/// same order. Where every term exists, [`LANES`] outputs at a time with all taps applied while
+/// they stay in registers (one read of x and one write of u, instead of a pass per tap).
 fn fir_range<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, start: usize, u: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let arch = sigpu_runtime::host::CpuArch::host();
+        if arch.avx512f {
+            // SAFETY: the CPU has AVX-512F.
+            return unsafe { fir_range_avx512(ff, x, zi, start, u) };
+        }
+        if arch.avx2_fma() {
+            // SAFETY: the CPU has AVX2 and FMA.
+            return unsafe { fir_range_avx2(ff, x, zi, start, u) };
+        }
+    }
+    fir_range_body(ff, x, zi, start, u)
+}
+
+/// [`fir_range`] compiled for AVX-512 lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn fir_range_avx512<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, start: usize, u: &mut [T]) {
+    fir_range_body(ff, x, zi, start, u)
+}
+
+/// [`fir_range`] compiled for AVX2 lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn fir_range_avx2<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, start: usize, u: &mut [T]) {
+    fir_range_body(ff, x, zi, start, u)
+}
+
+#[inline(always)]
+fn fir_range_body<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, start: usize, u: &mut [T]) {
     let len = u.len();
-    u.fill(T::ZERO);
+    let k = ff.len() - 1;
+    // Outputs before `full` lack some terms (x before the signal's start).
+    let full = k.saturating_sub(start).min(len);
+    u[..full].fill(T::ZERO);
     for (j, &f) in ff.iter().enumerate() {
-        if j >= start + len {
+        if j >= start + full {
             break;
         }
-        // The first output whose term j exists.
         let lo = j.saturating_sub(start);
-        let src = &x[start + lo - j..start + len - j];
-        for (ui, &xi) in u[lo..].iter_mut().zip(src) {
+        let src = &x[start + lo - j..start + full - j];
+        for (ui, &xi) in u[lo..full].iter_mut().zip(src) {
             *ui = f.mul(xi).add(*ui);
         }
+    }
+    let mut i = full;
+    while i + LANES <= len {
+        let mut acc = [T::ZERO; LANES];
+        for (j, &f) in ff.iter().enumerate() {
+            let xs = &x[start + i - j..start + i - j + LANES];
+            for (a, &v) in acc.iter_mut().zip(xs) {
+                *a = f.mul(v).add(*a);
+            }
+        }
+        u[i..i + LANES].copy_from_slice(&acc);
+        i += LANES;
+    }
+    for (o, slot) in u.iter_mut().enumerate().skip(i) {
+        let at = start + o;
+        let mut acc = T::ZERO;
+        for (j, &f) in ff.iter().enumerate() {
+            acc = f.mul(x[at - j]).add(acc);
+        }
+        *slot = acc;
     }
     if let Some(zi) = zi {
         for (ui, &z) in u.iter_mut().zip(zi.iter().skip(start)) {
@@ -541,6 +596,10 @@ fn fir_range<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, start: usize, u: &
         }
     }
 }
+
+/// Outputs of [`fir_range`] computed together: eight AVX-512 registers of f64, eight
+/// independent chains of additions to cover their latency.
+const LANES: usize = 64;
 
 /// u[n] = Σ_j ff[j]·x[n−j] + zi[n] (n < len(zi)).
 fn fir_map<T: Element>(ff: &[T], x: &[T], zi: Option<&[T]>, u: &mut [T]) {
