@@ -477,9 +477,11 @@ fn check_stable(sig: &Signature, a: &[f64]) -> Result<(), FilterError> {
 }
 
 /// Samples of a pole cascade's input computed at a time: the numerator's output for a chunk
-/// (16 section blocks, 2 MiB of f64) stays in the caches while the sections read it, instead
-/// of a whole-signal intermediate written to memory and read back.
-const CASCADE_CHUNK: usize = 16 * crate::cpu::sos::BLOCK;
+/// (64 section blocks, 8 MiB of f64: the L2 of two cores, or L3) stays in the caches while the
+/// sections read it, instead of a whole-signal intermediate written to memory and read back.
+/// Measured on 2^22 f64 samples of butter(4, 0.1), two cores: 16 ms with chunks of 16 blocks
+/// (each chunk joins the threads twice), 12.5 ms with 64, 19 ms with 128.
+const CASCADE_CHUNK: usize = 64 * crate::cpu::sos::BLOCK;
 
 /// One channel of a pole cascade, chunk by chunk: the numerator `ff` over the chunk (with the
 /// inputs before it, or zi at the start) into a scratch buffer, then the all-pole sections
