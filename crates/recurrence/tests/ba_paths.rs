@@ -35,8 +35,9 @@ fn max_diff<T: Element>(a: &[T], b: &[T]) -> f64 {
 }
 
 fn chunked_equals_whole<T: Element>(tol: f64) {
-    // Three chunks of the cascade and a tail that is not a whole segment.
-    let n = 3 * 16 * 8 * sigpu_recurrence::SEG + 1234;
+    // Two chunks of the cascade (64 blocks of 8 segments) and a tail that is not a whole
+    // segment.
+    let n = 2 * 64 * 8 * sigpu_recurrence::SEG + 1234;
     let mut s = 0x2545f4914f6cdd1du64;
     let x: Vec<T> = (0..n)
         .map(|_| {
