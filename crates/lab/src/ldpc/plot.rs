@@ -95,7 +95,7 @@ fn zero_marks(c: &Curve) -> ZeroMarks {
         below: Vec::new(),
     };
     for (p, ci) in c.points.iter().zip(&c.ci) {
-        if p.1 != 0.0 || !(ci[1] > 0.0) {
+        if p.1 != 0.0 || ci[1].is_nan() || ci[1] <= 0.0 {
             continue;
         }
         let before = (measured.iter())
