@@ -413,6 +413,18 @@ pub fn remove_temps_on_signal() -> io::Result<()> {
     Ok(())
 }
 
+/// Ends the process with `code` after removing its temporary and lock files, for a program
+/// that must stop where it is (a failed write to stdout in a `println!` deep in a command):
+/// no destructor runs, so nothing else would remove them. The list stays locked to the end,
+/// so no new temporary file appears meanwhile.
+pub fn exit_removing_temps(code: i32) -> ! {
+    let list = temps();
+    for p in list.iter() {
+        let _ = std::fs::remove_file(p);
+    }
+    std::process::exit(code)
+}
+
 /// An exclusive advisory lock on an output, held until dropped (see [`lock_exclusive`]).
 #[derive(Debug)]
 pub struct OutputLock {

@@ -24,7 +24,7 @@ pub fn read_capped(path: &Path, cap: usize, what: &str) -> io::Result<Vec<u8>> {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
-                "holds more than {} bytes, more than {what} can be; is it the right file?",
+                "holds more than {}, more than {what} can be; is it the right file?",
                 shown_size(cap)
             ),
         ));
