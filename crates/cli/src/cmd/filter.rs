@@ -157,10 +157,10 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
             ("--sos", sos_file),
         ],
     )?;
-    let formats = formats(args)?;
     let (shown, input) = read_input(args, dtype)?;
     let compute = (spec.dtype_for(input.dtype, input.natural_dtype(), dtype))
         .with_context(|| format!("{} with --input {shown}", flag(&spec)))?;
+    let formats = formats(args)?;
     let target = match super::resolve(device, super::Need::Either, "filter")?.into_gpu() {
         Some(gpu) => Target::Gpu(GpuTarget::new(gpu)),
         None => Target::cpu(),
