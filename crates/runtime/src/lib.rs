@@ -12,6 +12,8 @@
 //!   decided once (the CPU, or a GPU handle plus the stream its work is ordered on). Every
 //!   capability's planner takes a `Target`.
 //! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
+//! - [`input`]: reading a file a user names whole, with a size cap and a message saying what
+//!   it should hold when it is not text.
 //! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
 //! - [`npy`]: the `.npy` container every command reads and writes arrays in.
 //! - [`ranks`]: work spread over processes (MPI ranks with the `mpi` feature), as the
@@ -44,6 +46,7 @@ mod device;
 pub mod fs;
 pub mod fuzz;
 pub mod host;
+pub mod input;
 pub mod npy;
 pub mod ranks;
 mod target;
