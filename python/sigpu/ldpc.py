@@ -88,12 +88,12 @@ class Code:
     def decode(
         self,
         llr: Any,
-        decoder: str = "minsum",
+        decoder: str = "oms:0.5",
         precision: str = "8bit",
-        schedule: str = "flooding",
+        schedule: str = "layered",
         iterations: int = 50,
         early_termination: bool = False,
-        scale: float = 4.0,
+        scale: float = 8.0,
         device: Optional[str] = None,
         threads: int = 0,
         return_stats: bool = False,
@@ -107,9 +107,11 @@ class Code:
         With ``return_stats``, also a dict of codewords, valid codewords (None when a CUDA
         array was decoded on the device: not counted there), iterations and batches.
 
+        The defaults are the library's: 8-bit layered offset min-sum (β = 0.5, scale 8).
+
         CUDA arrays: the 8-bit flooding decoder reads the LLRs and writes the decisions on the
         device, ordered on the caller's current stream (the call returns once the work is
-        queued); the layered and float decoders copy through the host.
+        queued); the layered (the default) and float decoders copy through the host.
         """
         if not isinstance(iterations, (int, np.integer)) or iterations < 1:
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
@@ -271,12 +273,12 @@ def simulate(
     modulation: str = "qpsk",
     demapper: str = "exact",
     bit_interleaver: str = "auto",
-    decoder: str = "minsum",
+    decoder: str = "oms:0.5",
     precision: str = "8bit",
-    schedule: str = "flooding",
+    schedule: str = "layered",
     iterations: int = 50,
     early_termination: bool = False,
-    scale: float = 4.0,
+    scale: float = 8.0,
     min_errors: int = 100,
     max_frames: int = 10000,
     batch: Optional[int] = None,

@@ -155,7 +155,7 @@ fn all_gpus_check(seed: u64) -> CheckResult {
     let config = DecoderConfig {
         iterations: 20,
         early_termination: true,
-        ..DecoderConfig::default()
+        ..DecoderConfig::PAPER
     };
     let stop = StopRule {
         min_errors: 50,

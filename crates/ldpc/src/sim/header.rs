@@ -109,7 +109,7 @@ mod tests {
     fn decoder_fields_are_machine_readable_and_old_prose_still_reads() {
         let config = DecoderConfig {
             algorithm: Algorithm::NormalizedMinSum { alpha: 0.75 },
-            ..DecoderConfig::default()
+            ..DecoderConfig::PAPER
         };
         let json = serde_json::to_value(SweepDecoder::from(&config)).unwrap();
         assert_eq!(json["kind"], "nms");

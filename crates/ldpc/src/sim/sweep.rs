@@ -1069,11 +1069,13 @@ mod tests {
         tamper(&|t| t["decoder"]["kind"] = "spa".into(), "decoder");
         tamper(
             &|t| {
-                t["decoder"]["kind"] = "oms".into();
-                t["decoder"]["beta"] = 0.5.into();
+                t["decoder"]["kind"] = "nms".into();
+                t["decoder"]["alpha"] = 0.75.into();
+                t["decoder"].as_object_mut().unwrap().remove("beta");
             },
             "its fields name",
         );
+        tamper(&|t| t["decoder"]["beta"] = 0.25.into(), "its fields name");
         assert!(Sweep::read(&out).is_ok(), "the file is left for the user");
     }
 
