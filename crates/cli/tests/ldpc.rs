@@ -375,7 +375,7 @@ fn simulate_checks_its_parameters_and_its_file_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep.json");
     let out_arg = out.to_str().unwrap();
-    let sweep = |snr: &str, resume: bool| {
+    let sweep = |snr: &'static str, resume: bool| {
         let mut args = line(
             "ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
              --min-errors 5 --max-frames 16 --out",
