@@ -122,7 +122,7 @@ pub(crate) struct SosBounds {
     pub blocked: f64,
 }
 
-/// Bounds for a cascade run serially at rounding `u` and by the section engine (f64 state
+/// Bounds for a cascade run serially at unit roundoff `u` and by the section engine (f64 state
 /// and arithmetic, output rounded once at `u`; see the module docs), per unit max|x|.
 pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> SosBounds {
     let s = coef.len();
@@ -182,11 +182,11 @@ pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> Sos
             blocked += 2.0 * f64::EPSILON / 2.0 * peak * state;
         }
     }
-    // The engine's own rounding is f64's whatever the signal's type; its output is rounded
-    // once to that type: u/2 of max|y| ≤ ℓ1(h)·max|x| (m[s]).
-    let wide = f64::EPSILON;
+    // The engine's own rounding is f64's whatever the signal's type (u: the signal type's unit
+    // roundoff); its output is rounded once to that type: u of max|y| ≤ ℓ1(h)·max|x| (m[s]).
+    let wide = f64::EPSILON / 2.0;
     SosBounds {
         serial: u * serial,
-        blocked: u / 2.0 * m[s] + wide * serial + blocked,
+        blocked: u * m[s] + wide * serial + blocked,
     }
 }

@@ -8,12 +8,18 @@
 //! output plus the cascade's zero-input response to the true state at the segment's start —
 //! a linear combination of 2·n_sections factor tables `F_j` (the response to a unit value in
 //! state j). The true states are carried from segment to segment with the 2S×2S transfer
-//! matrix in f64. The factor tables and the transfer matrix are computed once per filter in
-//! double-double and rounded once, never by the recurrence in the element type; tables are
-//! cut where every entry falls below ε·2⁻⁸ of its largest (below the rounding of the sum).
-//! Blocking adds an error of about ε·Σ_j max|F_j|·|state_j|, which [`Sos::new`] predicts and
-//! compares with SciPy's own serial error ([`crate::Report`]); where blocking would cost
-//! accuracy the cascade runs serially per channel instead.
+//! matrix in double-double. The factor tables and the transfer matrix are computed once per
+//! filter in double-double and rounded once, never by the recurrence in the element type;
+//! tables are cut where every entry falls below f64's ε·2⁻⁸ of their largest.
+//!
+//! **Any input spectrum.** Every run is in f64 whatever the signal's type (f32 signals are
+//! widened and their outputs rounded once). Where the input's energy lies in the cascade's
+//! stopband, the segments' zero-state transients (and the correction's terms) dwarf the true
+//! output, and their rounding errors would too: the blocked run measures both for free and,
+//! beyond `transient_limit` (and `CANCEL` times it), runs the channel again serially in f64
+//! — for f64 signals SciPy's own loop. [`Sos::new`] bounds the engine's error per unit max|x|
+//! and compares it with SciPy's serial bound ([`crate::Report`]); where blocking could not keep
+//! the contract the cascade runs serially per channel instead.
 
 use crate::bounds::{sos_bounds, SosBounds};
 use crate::dd::Dd;
@@ -40,7 +46,7 @@ const SERIAL_BELOW: usize = 2 * SEG * GROUP;
 /// (measured on stopband tones, chirps and steps: error ratios track the peak ratio, 9–500×
 /// where it is 6–1,100×, ≤ 3× where it is ≤ 1.4×). 2 for f64 signals, 2^30 for f32 ones.
 fn transient_limit<T: Element>() -> f64 {
-    2.0 * eps::<T>() / f64::EPSILON
+    2.0 * eps::<T>() / eps::<f64>()
 }
 
 /// How far the correction's terms (Σ_j |state_j|·max|F_j| at a segment's start) may exceed the

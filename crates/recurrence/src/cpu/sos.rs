@@ -4,20 +4,23 @@
 //! segments, handed out in order from an atomic counter (more blocks than threads, so a thread
 //! that is slowed down simply takes fewer). For each block a thread
 //! 1. filters its segments through the whole cascade from a zero state into a per-thread
-//!    scratch buffer that stays in L2 (f64 with AVX-512: the eight segments are the eight
+//!    f64 scratch buffer that stays in L2 (with AVX-512 the eight segments are the eight
 //!    lanes of a register, each sample passing every section — four per register pass —
-//!    while in registers; f64 with AVX2: two quads of segments in ymm lanes; f32 and the
-//!    scalar build: eight interleaved scalar chains, one section at a time), keeping each
-//!    segment's end state;
+//!    while in registers; with AVX2 two quads of segments in ymm lanes; the scalar build:
+//!    eight interleaved scalar chains, one section at a time), keeping each segment's end
+//!    state. f32 signals are widened and run the same f64 kernels: the zero-state transients
+//!    of a segment start can exceed the true signal by orders of magnitude where the input
+//!    lies in the stopband, and their rounding with them;
 //! 2. takes the true state at the block's start once its predecessor has posted it, carries
-//!    it through the segments with the 2S×2S transfer matrix in f64 and posts the block's end
+//!    it through the segments with the 2S×2S transfer matrix in double-double and posts the
+//!    block's end
 //!    state at once (the chain between blocks is this small step, not the filtering). A block
 //!    kept waiting longer than [`HELP_AFTER`] (its predecessor's thread descheduled on a busy
 //!    machine) computes the predecessor's end state itself from the one before — the same
 //!    code on the same inputs, so the bits are the same whoever posts — instead of waiting for
 //!    that thread to run again;
 //! 3. corrects each segment in the scratch buffer with Σ_j state_j·F_j (f64 factor tables),
-//!    then copies the block to y: with non-temporal stores when the output is large and was
+//!    then copies the block to y, rounded once to the signal's type: with non-temporal stores when the output is large and was
 //!    written before (one read of x and one write of y per sample, no read-for-ownership of
 //!    y), with plain stores into a freshly allocated output (the kernel has just zeroed its
 //!    pages, whose lines are still cached).
