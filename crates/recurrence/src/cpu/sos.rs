@@ -141,6 +141,9 @@ pub(crate) fn run_whole_segments<T: Element>(
         }
     };
     let block_len = |b: usize| BLOCK.min(n - b * BLOCK);
+    // Polled before a block is taken, so every block handed out is finished (see
+    // `cpu::filter_channel`).
+    let cancel = sigpu_runtime::cancel::Cancel::current();
     let work = || {
         let mut scratch = vec![T::ZERO; BLOCK];
         let mut ends = vec![0.0f64; GROUP * s2];
@@ -149,6 +152,9 @@ pub(crate) fn run_whole_segments<T: Element>(
         // For helping a late predecessor: allocated on first use.
         let (mut scratch2, mut ends2, mut starts2) = (Vec::new(), Vec::new(), Vec::new());
         loop {
+            if cancel.is_cancelled() {
+                break;
+            }
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= nblocks {
                 break;
