@@ -4,7 +4,7 @@ and gives the IEEE answers at the edges: exp is 0 below about -103.97 and inf ab
 ln(float32 max) = 88.72, with subnormal results rounded gradually; log is -inf at 0, NaN below
 0 and exact for subnormals; sin / cos are NaN at ±inf. sin / cos reduce |x| ≤ 8192 by a fast
 three-part π/2 and larger arguments (phase accumulators) exactly (Payne–Hanek), one element at
-a time. Errors over every float32 against float64: exp ≤ 3 ulp, log ≤ 2 ulp, sin / cos ≤ 2 ulp
+a time. Errors over every float32 against float64: exp and log ≤ 3 ulp, sin / cos ≤ 2 ulp
 where |result| ≥ 1e-3 and ≤ 1.1e-10 absolute below (docs/design/approx.md). A long call stops
 at Ctrl-C."""
 

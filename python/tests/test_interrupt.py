@@ -34,7 +34,7 @@ except KeyboardInterrupt:
 CASES = {
     "hmm_forward": """
 rng = np.random.default_rng(1)
-S, T = 64, 20000
+S, T = 64, 100000
 pi = np.log(np.full(S, 1.0 / S)); A = np.log(np.full((S, S), 1.0 / S))
 B = np.log(rng.uniform(1e-3, 1.0, (2, T, S)))
 call = lambda: sigpu.lns.hmm_forward(pi, A, B)

@@ -278,14 +278,19 @@ impl<'a> Work<'a> {
         self.cancel.check()?;
         let first = b * self.stop.batch as u64;
         let count = (self.stop.batch as u64).min(self.stop.max_frames - first) as usize;
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
-                return counts;
-            }
-            let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
-            decode_frames(decoder, self.code, &frames)
-        }))
-        .unwrap_or_else(|panic| {
+        let counts = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // The decoders poll the token between groups and iterations.
+            self.cancel.scope(|| {
+                if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
+                    return counts;
+                }
+                let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
+                decode_frames(decoder, self.code, &frames)
+            })
+        }));
+        // Cut short, the counts are partial: never folded.
+        self.cancel.check()?;
+        counts.unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
