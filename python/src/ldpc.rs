@@ -33,6 +33,9 @@ pub struct PyCode {
 /// (codewords, valid codewords — None where not counted —, iterations, batches).
 type Stats = (usize, Option<usize>, usize, usize);
 
+/// H in CSR form: (indptr, indices).
+type Csr<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
+
 /// The decoder options as the Python keywords give them: a dict of `decoder`, `precision`,
 /// `schedule`, `iterations`, `early_termination`, `scale` and `threads`.
 struct Options {
@@ -163,10 +166,7 @@ impl PyCode {
     }
 
     /// H in CSR form: (indptr, indices), rows are checks, columns bits.
-    fn h_csr<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>)> {
+    fn h_csr<'py>(&self, py: Python<'py>) -> PyResult<Csr<'py>> {
         catch(|| {
             Ok((
                 self.code.row_start().to_vec().into_pyarray(py),
