@@ -265,7 +265,10 @@ def lfilter(
     if zi is None and device is None:
         io = _direct_io(x, axis)
         if io is not None:
-            _native.filter_cuda(ba.bl, ba.al, *io[1:], allow_unstable=allow_unstable)
+            if allow_unstable:
+                _native.filter_cuda(ba.bl, ba.al, *io[1:], allow_unstable=True)
+            else:
+                _native.filter_cuda(ba.bl, ba.al, *io[1:])
             return io[0]
     b, a = ba.b, ba.a
     dev = parse_device(device)
@@ -477,9 +480,10 @@ def sosfilt(
     if zi is None and device is None:
         io = _direct_io(x, axis)
         if io is not None:
-            _native.filter_cuda(
-                flat, [], *io[1:], sos_shape=shape, allow_unstable=allow_unstable
-            )
+            if allow_unstable:
+                _native.filter_cuda(flat, [], *io[1:], sos_shape=shape, allow_unstable=True)
+            else:
+                _native.filter_cuda(flat, [], *io[1:], sos_shape=shape)
             return io[0]
     dev = parse_device(device)
     w = _workers(workers)
