@@ -10,6 +10,9 @@ use sigpu_lns::hmm::HmmModel;
 use sigpu_lns::{Format, Method};
 use sigpu_runtime::{GpuTarget, Target};
 
+/// Elements from which an element-wise call runs where Ctrl-C can stop it.
+const LONG: usize = 1 << 20;
+
 /// `f` of every element of `x`, with the GIL released.
 fn map<'py, A, B>(py: Python<'py>, x: &In<'py, A>, f: impl Fn(A) -> B + Sync) -> Out<'py, B>
 where
@@ -71,7 +74,7 @@ fn binary<'py>(
     b: &In<'py, u32>,
 ) -> Out<'py, u32> {
     let (a, b) = pair(a, b)?;
-    let out = py.detach(|| -> PyResult<Vec<u32>> {
+    let out = interruptible(py, a.len() >= LONG, || -> PyResult<Vec<u32>> {
         let mut out = vec![0u32; a.len()];
         let add = |b: &[u32], out: &mut [u32]| -> PyResult<()> {
             let m = Method::cpu_default(f)
@@ -88,7 +91,7 @@ fn binary<'py>(
             other => return Err(value_err(format!("unknown LNS operation {other:?}"))),
         }
         Ok(out)
-    })?;
+    })??;
     Ok(out.into_pyarray(py))
 }
 

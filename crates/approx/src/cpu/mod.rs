@@ -211,7 +211,8 @@ fn sin_cos(x: f32, shift: i32) -> f32 {
 /// after the vector loop, so the loop itself stays branch-free).
 fn fix_large(x: &[f32], out: &mut [f32], shift: i32) {
     for (o, &v) in out.iter_mut().zip(x) {
-        if !(v.abs() <= FAST_LIMIT) {
+        // NaN and ±∞ too: they are not within the limit.
+        if v.abs() > FAST_LIMIT || v.is_nan() {
             *o = reduce::sin_cos_any(v, shift);
         }
     }
