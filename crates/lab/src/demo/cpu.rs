@@ -1,6 +1,7 @@
 //! The demo's CPU sections: one capability each, on built-in seeded inputs, through the same
 //! library calls a user would make, each with a measured speed and its error vs a reference.
 
+use crate::numfmt::{si, sig3};
 use crate::recurrence::bench::{bench_cpu, bench_input};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -55,19 +56,35 @@ impl HmmSection {
         }
     }
 
+    /// What was measured, in one line: the speed counts transition terms (α_i · a_ij, states²
+    /// per step per sequence) per second.
     pub fn line(&self) -> String {
         format!(
-            "{} HMM forward ({}, {} states × {} steps × {} sequences): {:.3} G cells/s, \
-             log-likelihood rel. error vs f64 {:.1e}",
-            self.format,
-            self.device,
+            "HMM forward algorithm in {}, {} states × {} steps × {} sequences: {}; \
+             log-likelihood relative error {:.1e} vs float64",
+            format_words(&self.format),
             self.states,
             self.steps,
             self.batch,
-            self.g_cells_per_s,
+            si(self.g_cells_per_s * 1e9, "transitions/s"),
             self.max_relative_error
         )
     }
+
+    /// What the line means, for a reader who does not know LNS.
+    pub fn gloss(&self) -> &'static str {
+        "the likelihood of observation sequences under a hidden Markov model, computed in a \
+         logarithmic number system (LNS: products become additions, nothing underflows)"
+    }
+}
+
+/// "32-bit LNS" for `lns32`, "16-bit complex LNS" for `clns16`: a format name in words.
+pub fn format_words(name: &str) -> String {
+    let (kind, bits) = match name.strip_prefix("clns") {
+        Some(bits) => ("complex LNS", bits),
+        None => ("LNS", name.strip_prefix("lns").unwrap_or(name)),
+    };
+    format!("{bits}-bit {kind}")
 }
 
 /// Worst relative error of `got` against the f64 forward of each sequence.
@@ -112,19 +129,25 @@ pub struct FftSection {
 }
 
 impl FftSection {
+    /// What was measured, in one line.
     pub fn line(&self) -> String {
         format!(
-            "{} FFT N = {} ({} S_b): SNR vs f64 {:.1} dB; {}-bit fixed point {:.1} dB \
-             (input / N: {:.1} dB), f16 {}",
-            self.snr.clns_format,
+            "FFT in {}, N = {}: SNR {:.1} dB vs float64; other {}-bit formats: fixed point \
+             {:.1} dB ({:.1} dB with the input scaled by 1/N), float16 {}",
+            format_words(&self.snr.clns_format),
             self.n,
-            self.method,
             self.snr.clns_db,
             self.bits,
             self.snr.fixed_db,
             self.snr.fixed_input_scaled_db,
             self.snr.f16_db.map_or("-".into(), |v| format!("{v:.1} dB")),
         )
+    }
+
+    /// What the line means.
+    pub fn gloss(&self) -> &'static str {
+        "complex numbers as log-magnitude and phase (CLNS), their additions read from an \
+         interpolated table as the GPU's texture unit does; higher SNR is better"
     }
 }
 
@@ -148,31 +171,54 @@ pub fn clns_fft() -> Result<FftSection> {
     })
 }
 
-/// A 2-pole low-pass `lfilter` on all cores against the serial f64 recurrence.
+/// A 2-pole low-pass `lfilter` on all cores against the serial f64 recurrence, beside the
+/// one-core loop SciPy runs.
 #[derive(Serialize)]
 pub struct FilterSection {
     pub b: Vec<f64>,
     pub a: Vec<f64>,
     pub samples: usize,
     pub threads: usize,
+    /// The instruction set of the CPU path (`AVX-512`, `AVX2+FMA`, …).
+    pub isa: String,
     pub seconds: f64,
     pub m_samples_per_s: f64,
+    /// The serial direct form II transposed loop (`scipy.signal.lfilter`'s) on one core, in
+    /// float64 as SciPy runs it for these coefficients, over the same samples.
+    pub serial_m_samples_per_s: f64,
+    /// `m_samples_per_s / serial_m_samples_per_s`.
+    pub speedup_vs_serial: f64,
     /// max |y − y_f64| / max |y_f64|.
     pub max_relative_error: f64,
 }
 
 impl FilterSection {
+    /// What was measured, in one line, with the serial baseline beside it.
     pub fn line(&self) -> String {
+        let coefs = |c: &[f64]| {
+            let v: Vec<String> = c.iter().map(|v| v.to_string()).collect();
+            format!("[{}]", v.join(", "))
+        };
         format!(
-            "IIR filter lfilter(b = {:?}, a = {:?}) on {} f32 samples ({} threads): {:.0} M samples/s, \
-             max error vs serial f64 {:.1e} (of max |y|)",
-            self.b,
-            self.a,
-            self.samples,
+            "IIR low-pass lfilter(b = {}, a = {}) on {} float32 samples: {} on {} threads \
+             ({}); serial direct form (what scipy.signal.lfilter runs) {} on 1 core: {}×; \
+             max error {:.1e} of max |y| vs float64",
+            coefs(&self.b),
+            coefs(&self.a),
+            si(self.samples as f64, "").trim_end(),
+            si(self.m_samples_per_s * 1e6, "samples/s"),
             self.threads,
-            self.m_samples_per_s,
+            self.isa,
+            si(self.serial_m_samples_per_s * 1e6, "samples/s"),
+            sig3(self.speedup_vs_serial),
             self.max_relative_error
         )
+    }
+
+    /// What the line means.
+    pub fn gloss(&self) -> &'static str {
+        "one long signal through a 2-pole recursive filter, split across cores by parallel \
+         linear recurrence (PLR) against the sample-by-sample loop"
     }
 }
 
@@ -186,14 +232,20 @@ pub fn iir_filter() -> Result<FilterSection> {
     // A filter built once and applied many times (what `lfilter` does in one call), timed on
     // all cores into a reused output, and checked against the serial f64 recurrence with the
     // coefficients as f32 holds them: the error is the parallel algorithm's rounding alone.
-    let row = bench_cpu(&low_pass()?, &x, 5, true)?;
+    let filter = low_pass()?;
+    let row = bench_cpu(&filter, &x, 5, true)?;
+    let serial = super::serial::tdf2_samples_per_s(&LOW_PASS_B, &LOW_PASS_A, &x, 5) / 1e6;
+    let m_samples_per_s = row.gelem_per_s * 1e3;
     Ok(FilterSection {
         b: LOW_PASS_B.to_vec(),
         a: LOW_PASS_A.to_vec(),
         samples,
         threads: sigpu_runtime::host::threads(),
+        isa: filter.simd().name().to_owned(),
         seconds: row.median_ms / 1e3,
-        m_samples_per_s: row.gelem_per_s * 1e3,
+        m_samples_per_s,
+        serial_m_samples_per_s: serial,
+        speedup_vs_serial: m_samples_per_s / serial,
         max_relative_error: row.error,
     })
 }
@@ -216,6 +268,8 @@ pub fn low_pass() -> Result<Filter<f32>> {
 #[derive(Serialize)]
 pub struct ApproxRow {
     pub function: CpuFunction,
+    /// The instruction set of the loop that ran (`AVX2+FMA`, `scalar`): the widest this
+    /// function has code for that the CPU runs.
     pub path: String,
     /// Largest error of the fast version in f32 ulps vs f64, over its documented domain.
     pub fast_max_ulp: f64,
@@ -224,34 +278,42 @@ pub struct ApproxRow {
     pub speedup: f64,
 }
 
+/// The fast transcendentals in one line.
 pub fn approx_line(rows: &[ApproxRow]) -> String {
     let Some(first) = rows.first() else {
         return String::new();
     };
+    let name = |r: &ApproxRow| format!("{:?}", r.function).to_lowercase();
+    let names: Vec<String> = rows.iter().map(name).collect();
     let cells: Vec<String> = rows
         .iter()
         .map(|r| {
             format!(
-                "{} {:.1} ulp {:.1}×",
-                format!("{:?}", r.function).to_lowercase(),
-                r.fast_max_ulp,
-                r.speedup
+                "{} {} ulp {}×",
+                name(r),
+                sig3(r.fast_max_ulp),
+                sig3(r.speedup)
             )
         })
         .collect();
     format!(
-        "fast f32 transcendentals ({} path; max error vs f64, speedup vs Rust's f32 methods): {}",
+        "fast float32 {} ({} code): {}",
+        names.join(", "),
         first.path,
         cells.join(", ")
     )
 }
+
+/// What the fast transcendentals' line means.
+pub const APPROX_GLOSS: &str = "worst error in units in the last place (ulp) of float32 \
+    against float64, and speed against Rust's standard float32 functions";
 
 pub fn approx() -> Vec<ApproxRow> {
     crate::approx::cpu_bench::bench(&sigpu_runtime::host::CpuArch::host(), 20_000, 1 << 20, 3)
         .into_iter()
         .map(|r| ApproxRow {
             function: r.function,
-            path: format!("{:?}", r.path).to_lowercase(),
+            path: r.path.isa().name().to_owned(),
             fast_max_ulp: r.fast_domain.max_ulp,
             accurate_max_ulp: r.accurate_domain.max_ulp,
             fast_gelem_per_s: r.fast_gelem_per_s,
@@ -276,21 +338,52 @@ pub struct LdpcSection {
     pub seconds: f64,
     /// Coded bits (N per frame) decoded per second, as `sigpu bench ldpc` counts.
     pub coded_mbps: f64,
+    /// Bits per frame (the code's N).
+    pub n: usize,
+    /// The instruction set of the decoder's lane loops.
+    pub isa: String,
 }
 
 impl LdpcSection {
+    /// What was measured, in one line.
     pub fn line(&self) -> String {
         format!(
-            "LDPC {} {} at Eb/N0 {:.1} dB, {} frames, {}: FER {:.2e}, BER {:.2e}, {:.1} Mbps coded",
-            self.code,
-            self.modulation,
+            "LDPC decoding, {}, {} at Eb/N0 {:.1} dB: frame error rate {}, bit error \
+             rate {:.2e}, {} coded ({}, {})",
+            code_words(&self.code),
+            self.modulation.to_uppercase(),
             self.eb_n0_db,
-            self.frames,
-            self.decoder,
-            self.fer,
+            sig3(self.fer),
             self.ber,
-            self.coded_mbps
+            si(self.coded_mbps * 1e6, "bit/s"),
+            self.decoder,
+            self.isa
         )
+    }
+
+    /// What the line means.
+    pub fn gloss(&self) -> String {
+        format!(
+            "error correction of {} noisy frames of {} bits; at this SNR, in the code's \
+             waterfall, some frames still fail",
+            self.frames, self.n
+        )
+    }
+}
+
+/// "DVB-T2 short frames, rate 1/2" for `dvbt2-short-1/2`; other names as they are.
+fn code_words(name: &str) -> String {
+    let mut parts = name.splitn(3, '-');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(standard), Some(frame @ ("short" | "normal")), Some(rate)) => {
+            let standard = match standard {
+                "dvbt2" => "DVB-T2",
+                "dvbs2" => "DVB-S2",
+                s => s,
+            };
+            format!("{standard} {frame} frames, rate {rate}")
+        }
+        _ => name.to_owned(),
     }
 }
 
@@ -340,5 +433,9 @@ pub fn ldpc() -> Result<LdpcSection> {
         ber: bit_errors as f64 / (frames * k) as f64,
         seconds,
         coded_mbps: (frames * n) as f64 / seconds / 1e6,
+        n,
+        isa: sigpu_ldpc::decoder::best_simd(&sigpu_runtime::host::CpuArch::host())
+            .name()
+            .to_owned(),
     })
 }

@@ -2,6 +2,7 @@
 //! registered self-check with the demo's fixed seed.
 
 use super::cpu::{hmm_error, low_pass, HmmSection, SEED};
+use crate::numfmt::{si, sig3};
 use crate::recurrence::bench::{bench_gpu, bench_input, GpuBench};
 use anyhow::Result;
 use serde::Serialize;
@@ -47,17 +48,33 @@ pub struct GpuFilterSection {
 }
 
 impl GpuFilterSection {
+    /// What was measured, in one line.
     pub fn line(&self) -> String {
         format!(
-            "IIR filter kernel on {} f32 samples: {:.1} G samples/s, {:.0} GB/s = {:.1}% of copy, \
-             max error vs serial f64 {:.1e} (of max |y|)",
-            self.samples,
-            self.g_samples_per_s,
-            self.gb_per_s,
-            self.percent_of_copy,
+            "IIR low-pass, the same filter on {} float32 samples: {}, {} = {}% of copy; \
+             max error {:.1e} of max |y| vs float64",
+            si(self.samples as f64, "").trim_end(),
+            si(self.g_samples_per_s * 1e9, "samples/s"),
+            si(self.gb_per_s * 1e9, "B/s"),
+            sig3(self.percent_of_copy),
             self.max_relative_error
         )
     }
+}
+
+/// Peers' figures from BENCHMARKS.md, for scale beside the GPU lines: measured on an H100 in
+/// the lab's runs (bench/peers/), not on this machine.
+pub mod peers {
+    /// Beside the GPU copy: torch's `Tensor.copy_`, 1 GiB (`bench/peers/copy_torch.py`).
+    pub const COPY: &str = "for scale, torch's Tensor.copy_ reaches 2943 GB/s on an H100";
+    /// Beside the GPU HMM: torch's logsumexp forward in float32, batch 1024 × 64 states ×
+    /// 1000 steps (`bench/peers/hmm_torch.py`).
+    pub const HMM: &str =
+        "for scale, a torch logsumexp forward in float32 runs 40.8 G transitions/s on an H100";
+    /// Beside the GPU filter: `cupyx.scipy.signal.lfilter` on a 2-pole low-pass, 2^26–2^28
+    /// float32 samples (`bench/peers/recurrence_peers.py`).
+    pub const FILTER: &str = "for scale, cupyx.scipy.signal.lfilter runs a 2-pole low-pass at \
+        3.54 G samples/s on an H100 (torchaudio's lfilter: under 0.01 G samples/s)";
 }
 
 pub fn iir_filter(gpu: &Gpu, copy_gb_per_s: f64) -> Result<GpuFilterSection> {

@@ -5,9 +5,11 @@
 
 mod cpu;
 mod gpu;
+mod serial;
 
 pub use cpu::SEED;
 
+use crate::numfmt::{si, sig3};
 use anyhow::Result;
 use serde::Serialize;
 use sigpu_runtime::cuda::{copy_bandwidth, CopyBench, Gpu};
@@ -124,39 +126,51 @@ fn gpu_demo(gpu: &Gpu, step: &dyn Fn(&str)) -> Result<GpuDemo> {
     })
 }
 
-/// The demo as text, one line per section.
+/// Indent of the gloss under each line: past the `CPU  ` / `GPU  ` column.
+const GLOSS: &str = "       ";
+
+/// The demo as text: per section one line of figures and, under it, one line saying what
+/// they mean in a signal-processing user's words.
 pub fn render(d: &Demo) -> String {
     let mut out = format!(
-        "sigpu demo on {} ({} threads, {})\n",
+        "sigpu demo on {}: {} threads, widest SIMD {}\n",
         d.host.cpu_model,
         d.host.threads,
         d.host.simd.best()
     );
-    out += &format!(
-        "CPU  copy bandwidth {:.1} GB/s over {} MiB (ceiling for memory-bound CPU kernels)\n",
-        d.cpu_copy.gb_per_s,
-        d.cpu_copy.bytes >> 20
+    let mut section = |unit: &str, line: String, gloss: &str| {
+        out += &format!("{unit}  {line}\n{GLOSS}{gloss}\n");
+    };
+    section(
+        "CPU",
+        format!(
+            "memory copy: {} ({} MiB read and written by every thread)",
+            si(d.cpu_copy.gb_per_s * 1e9, "B/s"),
+            d.cpu_copy.bytes >> 20
+        ),
+        "the ceiling for the memory-bound lines below: no filter streams samples faster",
     );
     let c = &d.cpu;
-    for line in [
-        c.lns_hmm.line(),
-        c.clns_fft.line(),
-        c.iir_filter.line(),
-        cpu::approx_line(&c.approx),
-        c.ldpc.line(),
-    ] {
-        out += &format!("CPU  {line}\n");
-    }
+    section("CPU", c.lns_hmm.line(), c.lns_hmm.gloss());
+    section("CPU", c.clns_fft.line(), c.clns_fft.gloss());
+    section("CPU", c.iir_filter.line(), c.iir_filter.gloss());
+    section("CPU", cpu::approx_line(&c.approx), cpu::APPROX_GLOSS);
+    section("CPU", c.ldpc.line(), &c.ldpc.gloss());
     match (&d.gpu, &d.gpu_skipped) {
         (Some(g), _) => {
-            out += &format!(
-                "GPU  {}: copy bandwidth {:.0} GB/s\n",
-                g.device, g.copy.best_gb_per_s
+            section(
+                "GPU",
+                format!(
+                    "{}: memory copy {}",
+                    g.device,
+                    si(g.copy.best_gb_per_s * 1e9, "B/s")
+                ),
+                gpu::peers::COPY,
             );
-            out += &format!("GPU  {}\n", g.lns_hmm.line());
-            out += &format!("GPU  {}\n", g.iir_filter.line());
+            section("GPU", g.lns_hmm.line(), gpu::peers::HMM);
+            section("GPU", g.iir_filter.line(), gpu::peers::FILTER);
             out += &format!(
-                "GPU  self-checks (seed {:#x}): {} passed, {} failed\n",
+                "GPU  self-checks, every kernel against its CPU twin (seed {:#x}): {} passed, {} failed\n",
                 g.checks.seed,
                 g.checks.passed,
                 g.checks.failed.len()
@@ -172,6 +186,6 @@ pub fn render(d: &Demo) -> String {
             );
         }
     }
-    out += &format!("({:.1} s)\n", d.seconds);
+    out += &format!("({} s)\n", sig3(d.seconds));
     out
 }

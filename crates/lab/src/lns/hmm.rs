@@ -1,6 +1,7 @@
 //! `sigpu lns hmm`: the HMM forward in LNS on a random model, on the CPU or a GPU, timed and
 //! checked against the f64 log-space forward.
 
+use crate::numfmt::{si, sig3};
 use anyhow::Result;
 use serde::Serialize;
 use sigpu_lns::hmm::gpu::{emission_words, GpuHmm};
@@ -54,18 +55,21 @@ pub struct HmmReport {
 }
 
 impl HmmReport {
-    /// The one line `sigpu lns hmm` prints.
+    /// The one line `sigpu lns hmm` prints. The speed counts transition terms (one α_i · a_ij
+    /// product-sum term: states² per step per sequence) per second, with three significant
+    /// digits and an SI prefix, so a slow run never reads as 0.
     pub fn text(&self) -> String {
         format!(
-            "HMM forward in {} on {}: {} states, {} steps, batch {}: {:.3} ms, {:.1} G cells/s; \
-             log-likelihood relative error vs f64 at most {:.2e} over {} sequences\n",
+            "HMM forward in {} on {}: {} states, {} steps, batch {}: {} ms, {} \
+             (states² × steps × batch / time); log-likelihood relative error vs f64 at most \
+             {:.2e} over {} sequences\n",
             self.format,
             self.device,
             self.states,
             self.steps,
             self.batch,
-            self.seconds * 1e3,
-            self.g_cells_per_s,
+            sig3(self.seconds * 1e3),
+            si(self.g_cells_per_s * 1e9, "transitions/s"),
             self.max_relative_error,
             self.verified
         )
@@ -154,6 +158,25 @@ pub fn run(gpu: Option<&Gpu>, run: &HmmRun) -> Result<HmmReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slow_run_prints_its_speed_not_zero() {
+        let report = HmmReport {
+            format: "lns32".into(),
+            device: "cpu".into(),
+            states: 64,
+            steps: 100,
+            batch: 8,
+            seconds: 0.172,
+            g_cells_per_s: 0.019,
+            verified: 8,
+            max_relative_error: 2.7e-9,
+            log_likelihoods: vec![],
+        };
+        let text = report.text();
+        assert!(text.contains("172 ms, 19.0 M transitions/s"), "{text}");
+        assert!(!text.contains(" 0.0 "), "{text}");
+    }
 
     #[test]
     fn emissions_that_do_not_fit_are_refused_before_allocating() {

@@ -5,25 +5,34 @@
 use anyhow::Result;
 use serde_json::Value;
 use sigpu_plot::{LineChart, Series};
+use sigpu_recurrence::Signature;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// File names and titles for PLR's signatures.
-const NAMES: [(&str, &str); 7] = [
-    ("(1 : 1)", "prefix-sum"),
-    ("(1 : 0, 1)", "tuple-prefix-sum"),
-    ("(1 : 2, -1)", "prefix-sum-2nd-order"),
-    ("(0.2 : 0.8)", "lowpass-1-stage"),
-    ("(0.04 : 1.6, -0.64)", "lowpass-2-stage"),
-    ("(0.9, -0.9 : 0.8)", "highpass-1-stage"),
-    ("(0.81, -1.62, 0.81 : 1.6, -0.64)", "highpass-2-stage"),
+/// PLR's signatures: file names, and what each filter is in words (for titles and legends).
+const NAMES: [(&str, &str, &str); 7] = [
+    ("(1 : 1)", "prefix-sum", "prefix sum"),
+    ("(1 : 0, 1)", "tuple-prefix-sum", "2-tuple prefix sum"),
+    (
+        "(1 : 2, -1)",
+        "prefix-sum-2nd-order",
+        "2nd-order prefix sum",
+    ),
+    ("(0.2 : 0.8)", "lowpass-1-stage", "1-pole low-pass"),
+    ("(0.04 : 1.6, -0.64)", "lowpass-2-stage", "2-pole low-pass"),
+    ("(0.9, -0.9 : 0.8)", "highpass-1-stage", "1-pole high-pass"),
+    (
+        "(0.81, -1.62, 0.81 : 1.6, -0.64)",
+        "highpass-2-stage",
+        "2-pole high-pass",
+    ),
 ];
 
 fn name_of(signature: &str) -> String {
     NAMES
         .iter()
-        .find(|(s, _)| *s == signature)
-        .map(|(_, n)| n.to_string())
+        .find(|(s, ..)| *s == signature)
+        .map(|(_, n, _)| n.to_string())
         .unwrap_or_else(|| {
             signature
                 .chars()
@@ -34,6 +43,32 @@ fn name_of(signature: &str) -> String {
                 .collect::<Vec<_>>()
                 .join("_")
         })
+}
+
+/// The filter as a SciPy user writes it: `lfilter(b = [0.04], a = [1, -1.6, 0.64])`, named
+/// when it is one of PLR's ("2-pole low-pass, lfilter(…)"); the signature as given when it
+/// does not parse.
+fn filter_words(signature: &str) -> String {
+    let Ok(sig) = signature.parse::<Signature>() else {
+        return signature.to_owned();
+    };
+    let list = |v: &mut dyn Iterator<Item = f64>| {
+        // -0.0 + 0.0 is 0.0: a zero prints without a sign.
+        let v: Vec<String> = v.map(|v| (v + 0.0).to_string()).collect();
+        format!("[{}]", v.join(", "))
+    };
+    let b = list(&mut sig.feedforward.iter().map(|c| c.value));
+    // SciPy's a: a[0] = 1, then minus the feedback; a pure map (feedback 0) is a = [1].
+    let pure_map = sig.feedback.iter().all(|c| c.value == 0.0);
+    let a = list(
+        &mut std::iter::once(1.0)
+            .chain(sig.feedback.iter().map(|c| -c.value).filter(|_| !pure_map)),
+    );
+    let call = format!("lfilter(b = {b}, a = {a})");
+    match NAMES.iter().find(|(s, ..)| *s == signature) {
+        Some((_, _, words)) => format!("{words}, {call}"),
+        None => call,
+    }
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -112,8 +147,9 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
             let mut points = points.clone();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             if label == "sigpu" && elem_bytes(dtype) == 4.0 && !copy4.is_empty() {
+                let words = NAMES.iter().find(|(s, ..)| s == sig).map(|n| n.2);
                 overview.push(percent_of_copy(
-                    &format!("{} {dtype}", name_of(sig)),
+                    &format!("{} {dtype}", words.unwrap_or(sig)),
                     &points,
                     &copy4,
                 ));
@@ -124,12 +160,13 @@ pub fn write_charts(report: &Value, dir: &Path) -> Result<usize> {
             });
         }
         let name = format!("{}-{dtype}", name_of(sig));
-        throughput_chart(format!("{sig} {dtype}, {device}"), series).write(&dir.join(&name))?;
+        throughput_chart(format!("{}, {dtype}, {device}", filter_words(sig)), series)
+            .write(&dir.join(&name))?;
         written += 1;
     }
     if overview.len() > 1 {
         LineChart {
-            title: format!("PLR paper's signatures vs memcpy, {device}"),
+            title: format!("The PLR paper's filters against memcpy, {device}"),
             x_label: "log2 of the sequence length (elements)".into(),
             y_label: "% of memcpy throughput at the same length".into(),
             log_x: false,
@@ -254,9 +291,27 @@ mod tests {
         assert!(svg.contains(">\nmemcpy\n<") && svg.contains(">\nsigpu\n<"));
         assert!(svg.contains(">\ntorch.cumsum\n<") && !svg.contains("CPU"));
         let all = std::fs::read_to_string(dir.join("all-signatures.svg")).unwrap();
-        assert!(all.contains(">\nprefix-sum i32\n<") && all.contains("% of memcpy"));
+        assert!(all.contains(">\nprefix sum i32\n<") && all.contains("% of memcpy"));
+        assert!(svg.contains("prefix sum, lfilter(b = [1], a = [1, -1]), i32, test"));
         assert!(dir.join("all-signatures.png").exists());
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn titles_give_the_filter_as_scipys_b_and_a() {
+        assert_eq!(
+            filter_words("(0.04 : 1.6, -0.64)"),
+            "2-pole low-pass, lfilter(b = [0.04], a = [1, -1.6, 0.64])"
+        );
+        assert_eq!(
+            filter_words("(0.81, -1.62, 0.81 : 1.6, -0.64)"),
+            "2-pole high-pass, lfilter(b = [0.81, -1.62, 0.81], a = [1, -1.6, 0.64])"
+        );
+        assert_eq!(
+            filter_words("(0.5, 0.5 : 0)"),
+            "lfilter(b = [0.5, 0.5], a = [1])"
+        );
+        assert_eq!(filter_words("not a filter"), "not a filter");
     }
 
     #[test]
