@@ -14,6 +14,8 @@
 //! - [`cancel::Cancel`]: a token a caller sets to stop long work, polled by the libraries'
 //!   chunk loops (how Ctrl-C reaches a Python call).
 //! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
+//! - [`input`]: reading a file a user names whole, with a size cap and a message saying what
+//!   it should hold when it is not text.
 //! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
 //! - [`npy`]: the `.npy` container every command reads and writes arrays in.
 //! - [`ranks`]: work spread over processes (MPI ranks with the `mpi` feature), as the
@@ -47,6 +49,7 @@ mod device;
 pub mod fs;
 pub mod fuzz;
 pub mod host;
+pub mod input;
 pub mod npy;
 pub mod ranks;
 mod target;
