@@ -49,10 +49,16 @@ __device__ __forceinline__ void post(unsigned int* flags, T* values, long long g
 #endif
 
 #if PLR_LOOK_BACK_WARP
-// bar.sync on barrier `id` for `count` threads (a multiple of 32), so some warps can meet
-// while others keep running.
+// Barrier `id` for `count` threads (a multiple of 32), so some warps can meet while others keep
+// running. Every caller reaches it right after lane-divergent code (lane 0 posting or handing
+// over values), and the compiler does not promise that a warp has reconverged there: the
+// aligned form (`bar.sync`, which is `barrier.sync.aligned`) is undefined for a divergent warp,
+// and may count a part of a warp as the whole warp and release the barrier before the other
+// part's shared-memory writes. So the warp reconverges first (__syncwarp) and the barrier is
+// the non-aligned `barrier.sync`, which waits for every non-exited thread of each warp.
 __device__ __forceinline__ void named_barrier(int id, int count) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+    __syncwarp();
+    asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 #endif
 

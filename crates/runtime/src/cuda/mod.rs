@@ -7,6 +7,7 @@ mod check;
 mod checks;
 mod clock;
 mod compile;
+mod cubin;
 mod copy;
 mod error;
 pub mod foreign;
