@@ -116,7 +116,9 @@ fn write_chunk_carry<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
     let head = if lookback_warp {
         KERNEL_BLOCK_HEAD.replace(
             "    __syncthreads();\n",
-            "    named_barrier(1, THREADS);  // the data warps only (the look-back warp is polling)\n",
+            "    // Barrier 1, the THREADS data threads only (the look-back warp is polling): every\n    \
+             // warp's lane 31 has left its aggregate in s_warp before warp 0 merges them.\n    \
+             named_barrier(1, THREADS);\n",
         )
     } else {
         KERNEL_BLOCK_HEAD.to_owned()
@@ -278,7 +280,10 @@ const LOOK_BACK_WARP_HEAD: &str = r#"    if (warp == WARPS) {
             #pragma unroll
             for (int r = 0; r < K; ++r) s_carry[r] = carry[r];
         }
-        named_barrier(2, THREADS + 32);  // warp 0 has left the chunk's aggregate in s_agg
+        // Barrier 2, the whole block (THREADS data threads + this warp), met once by each
+        // thread: this warp's lane 0 has left the carry-in in s_carry, and warp 0 has left
+        // the chunk's aggregate in s_agg and the warp prefixes in s_warp.
+        named_barrier(2, THREADS + 32);
 "#;
 
 const LOOK_BACK_WARP_HANDOFF: &str = r#"        if (lane == 0) {
@@ -286,7 +291,9 @@ const LOOK_BACK_WARP_HANDOFF: &str = r#"        if (lane == 0) {
             for (int r = 0; r < K; ++r) s_agg[r] = chunk_agg[r];
         }
     }
-    named_barrier(2, THREADS + 32);  // the look-back warp has left the carry-in in s_carry
+    // Barrier 2 for the data warps (the look-back warp's side is in its branch above): after
+    // it every data thread may read s_carry and s_warp, and the look-back warp s_agg.
+    named_barrier(2, THREADS + 32);
 "#;
 
 const KERNEL_BLOCK_HEAD: &str = r#"    if (lane == 31) {
