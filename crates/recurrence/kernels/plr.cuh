@@ -8,8 +8,9 @@
 //   PLR_TRANSPOSE  warps load and store through a shared-memory transpose;
 //   PLR_ONES       a prefix sum (order 1, every factor 1): carries add without multiplications;
 //   PLR_LOOK_BACK_WARP  an extra warp (warp WARPS) looks back from the block's start while the
-//                  others load and merge; the data warps meet at named barrier 1 (the look-back
-//                  warp is polling meanwhile), and the whole block at one __syncthreads.
+//                  others load and merge; the data warps wait at named barrier 1, where the
+//                  look-back warp has only arrived (it is polling meanwhile), and the whole block
+//                  meets at one __syncthreads.
 // What follows the include (the map, the recurrence and the merges with the coefficients
 // written in, the kernels) is generated per filter. Loads, stores, warp sums and the look-back
 // protocol (FULL_MASK, STATUS_PARTIAL, STATUS_FULL, the flags and the chunk order) are the
@@ -59,6 +60,15 @@ __device__ __forceinline__ void post(unsigned int* flags, T* values, long long g
 __device__ __forceinline__ void named_barrier(int id, int count) {
     __syncwarp();
     asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+// Arrives at barrier `id` (counting `count` threads) without waiting: the look-back warp
+// counts itself in at the data warps' merge barrier at the block's start, so that barrier holds
+// every thread of the block (tools then see one complete barrier, never a partial one) while
+// the look-back warp goes on polling.
+__device__ __forceinline__ void named_arrive(int id, int count) {
+    __syncwarp();
+    asm volatile("barrier.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 #endif
 

@@ -142,7 +142,9 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     T a[K], e[K];
     if (warp == WARPS) {
         // The look-back warp: the carry from the chunks before this one, while the other
-        // warps load and merge the chunk's values.
+        // warps load and merge the chunk's values. It counts itself in at their barrier 1 and
+        // does not wait there.
+        named_arrive(1, THREADS + 32);
         T carry[K];
         if (ci > 0) {
             look_back(flags, aggs, incls, consts, g, ch * chunks_per_channel, epoch, lane, carry);
@@ -161,9 +163,10 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
         #pragma unroll
         for (int r = 0; r < K; ++r) s_warp[warp * K + r] = a[r];
     }
-    // Barrier 1, the THREADS data threads only (the look-back warp is polling): every
-    // warp's lane 31 has left its aggregate in s_warp before warp 0 merges them.
-    named_barrier(1, THREADS);
+    // Barrier 1, every thread of the block: the data warps wait here (every warp's
+    // lane 31 has left its aggregate in s_warp before warp 0 merges them); the look-back
+    // warp arrived at the block's start without waiting.
+    named_barrier(1, THREADS + 32);
     if (warp == 0) {
         // block: doubling merges over the warp aggregates, a lane per warp
         T wv[K];

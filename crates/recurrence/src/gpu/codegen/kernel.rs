@@ -122,9 +122,10 @@ fn write_chunk_carry<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
     let head = if lookback_warp {
         KERNEL_BLOCK_HEAD.replace(
             "    __syncthreads();\n",
-            "    // Barrier 1, the THREADS data threads only (the look-back warp is polling): every\n    \
-             // warp's lane 31 has left its aggregate in s_warp before warp 0 merges them.\n    \
-             named_barrier(1, THREADS);\n",
+            "    // Barrier 1, every thread of the block: the data warps wait here (every warp's\n    \
+             // lane 31 has left its aggregate in s_warp before warp 0 merges them); the look-back\n    \
+             // warp arrived at the block's start without waiting.\n    \
+             named_barrier(1, THREADS + 32);\n",
         )
     } else {
         KERNEL_BLOCK_HEAD.to_owned()
@@ -275,7 +276,9 @@ TILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
 const LOOK_BACK_WARP_HEAD: &str = r#"    if (warp == WARPS) {
         // The look-back warp: the carry from the chunks before this one, while the other
-        // warps load and merge the chunk's values.
+        // warps load and merge the chunk's values. It counts itself in at their barrier 1 and
+        // does not wait there.
+        named_arrive(1, THREADS + 32);
         T carry[K];
         if (ci > 0) {
             look_back(flags, aggs, incls, consts, g, ch * chunks_per_channel, epoch, lane, carry);
