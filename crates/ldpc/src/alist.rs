@@ -25,10 +25,12 @@ impl Code {
 
 /// Reads an alist file; every error names the file and line.
 pub fn read_alist(path: &Path) -> Result<Code> {
-    let text = std::fs::read_to_string(path).map_err(|source| LdpcError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let what = "an alist text file (MacKay's format)";
+    let text =
+        sigpu_runtime::input::read_text(path, 64 << 20, what).map_err(|source| LdpcError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
     let name = path
         .file_stem()
         .map_or_else(|| "alist".into(), |s| s.to_string_lossy().into_owned());

@@ -180,17 +180,24 @@ impl<T: Element> Sos<T> {
                 .map(Mutex::new)
                 .collect();
             let workers = threads.min(channels).max(1);
+            // The caller's cancellation token, carried into the workers' threads.
+            let cancel = sigpu_runtime::cancel::Cancel::current();
             std::thread::scope(|scope| {
                 for _ in 0..workers {
-                    scope.spawn(|| loop {
-                        let c = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = work.get(c) else { break };
-                        let mut item = item.lock().unwrap_or_else(|p| p.into_inner());
-                        let (yc, st) = &mut *item;
-                        let xc = &x[c * n..(c + 1) * n];
-                        if self.run_channel(xc, yc, st, per_channel_threads, fresh) {
-                            nonfinite.store(true, Ordering::Relaxed);
-                        }
+                    scope.spawn(|| {
+                        cancel.scope(|| loop {
+                            if cancel.is_cancelled() {
+                                break;
+                            }
+                            let c = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(item) = work.get(c) else { break };
+                            let mut item = item.lock().unwrap_or_else(|p| p.into_inner());
+                            let (yc, st) = &mut *item;
+                            let xc = &x[c * n..(c + 1) * n];
+                            if self.run_channel(xc, yc, st, per_channel_threads, fresh) {
+                                nonfinite.store(true, Ordering::Relaxed);
+                            }
+                        })
                     });
                 }
             });

@@ -216,6 +216,9 @@ pub(crate) fn run_whole_segments<T: Element>(
         }
     };
     let block_len = |b: usize| BLOCK.min(n - b * BLOCK);
+    // Polled before a block is taken, so every block handed out is finished (see
+    // `cpu::filter_channel`).
+    let cancel = sigpu_runtime::cancel::Cancel::current();
     let work = || {
         let mut scratch = vec![0.0f64; BLOCK];
         let mut ends = vec![0.0f64; GROUP * s2];
@@ -226,6 +229,9 @@ pub(crate) fn run_whole_segments<T: Element>(
         let (mut scratch2, mut ends2) = (Vec::new(), Vec::new());
         let (mut starts2, mut starts2_lo) = (Vec::new(), Vec::new());
         loop {
+            if cancel.is_cancelled() {
+                break;
+            }
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= nblocks {
                 break;
