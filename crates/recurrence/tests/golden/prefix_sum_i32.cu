@@ -126,7 +126,7 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     __shared__ long long s_chunk;
     __shared__ T s_warp[WARPS * K];  // warp aggregates, then inclusive warp prefixes
     __shared__ T s_carry[K];         // the chunk's carry-in
-    __shared__ T s_agg[K];           // the chunk's aggregate, for the look-back warp
+    __shared__ T s_agg[K];           // the chunk's aggregate, kept by warp 0 across the barrier
     extern __shared__ uint4 s_tiles[];  // the warps' values in transit, 32 * Q each
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     // Chunks in start order, so a chunk only ever waits on chunks already running.
@@ -223,17 +223,15 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     }
     // Every thread of the block meets here, at this one instruction (both sides of the branch
     // above end at it): the look-back warp's lane 0 has left the carry-in in s_carry, and warp
-    // 0 the chunk's aggregate in s_agg and the warp prefixes in s_warp.
+    // 0 the chunk's aggregate in s_agg (for itself) and the warp prefixes in s_warp.
     __syncthreads();
-    if (warp == WARPS) {
-        if (ci > 0) {
-            T carry[K], incl[K];
-            #pragma unroll
-            for (int r = 0; r < K; ++r) { carry[r] = s_carry[r]; incl[r] = s_agg[r]; }
-            add_transfer(consts, CHUNK, carry, incl);
-            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);
-        }
-        return;
+    if (warp == WARPS) return;
+    if (warp == 0 && ci > 0) {
+        T carry[K], incl[K];
+        #pragma unroll
+        for (int r = 0; r < K; ++r) { carry[r] = s_carry[r]; incl[r] = s_agg[r]; }
+        add_transfer(consts, CHUNK, carry, incl);
+        if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);
     }
     // carry into this warp: the warps before it, plus the chunk's carry-in through them
     T tw[K], cin[K];

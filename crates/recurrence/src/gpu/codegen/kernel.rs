@@ -59,7 +59,7 @@ pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String
             ""
         };
         let agg = if lookback_warp {
-            "    __shared__ T s_agg[K];           // the chunk's aggregate, for the look-back warp\n"
+            "    __shared__ T s_agg[K];           // the chunk's aggregate, kept by warp 0 across the barrier\n"
         } else {
             ""
         };
@@ -97,23 +97,26 @@ fn look_back_warp<T: Element>(_plan: &Plan<'_, T>) -> String {
     String::from(LOOK_BACK_WARP_HEAD)
 }
 
-/// After the block's barrier the look-back warp posts the chunk's full carry (from warp 0's
-/// aggregate in s_agg and the carry-in in s_carry) unless the chunk posted it at once, and
-/// leaves.
+/// After the block's barrier the look-back warp leaves, and warp 0 posts the chunk's full
+/// carry (its own aggregate, which its lane 0 left in s_agg, plus the carry-in the look-back
+/// warp left in s_carry) unless the chunk posted it at once. Warp 0 posts, not the look-back
+/// warp, so that no shared value crosses from the data warps to the look-back warp: the
+/// handoffs run one way, look-back warp to data warps, each across the block's barrier, which
+/// is what compute-sanitizer's racecheck can follow for a warp that skips the data warps'
+/// barrier 1 (it reported the aggregate's reverse handoff although the barrier ordered it).
 fn look_back_warp_post<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
-    w.push_str("    if (warp == WARPS) {\n");
+    w.push_str("    if (warp == WARPS) return;\n");
     if !plan.independent {
         w.push_str(concat!(
-            "        if (ci > 0) {\n",
-            "            T carry[K], incl[K];\n",
-            "            #pragma unroll\n",
-            "            for (int r = 0; r < K; ++r) { carry[r] = s_carry[r]; incl[r] = s_agg[r]; }\n",
-            "            add_transfer(consts, CHUNK, carry, incl);\n",
-            "            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);\n",
-            "        }\n",
+            "    if (warp == 0 && ci > 0) {\n",
+            "        T carry[K], incl[K];\n",
+            "        #pragma unroll\n",
+            "        for (int r = 0; r < K; ++r) { carry[r] = s_carry[r]; incl[r] = s_agg[r]; }\n",
+            "        add_transfer(consts, CHUNK, carry, incl);\n",
+            "        if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);\n",
+            "    }\n",
         ));
     }
-    w.push_str("        return;\n    }\n");
 }
 
 /// The look-back kernel's block merge over the warps, the chunk's posts and its carry-in.
@@ -302,7 +305,7 @@ const LOOK_BACK_WARP_HANDOFF: &str = r#"        if (lane == 0) {
     }
     // Every thread of the block meets here, at this one instruction (both sides of the branch
     // above end at it): the look-back warp's lane 0 has left the carry-in in s_carry, and warp
-    // 0 the chunk's aggregate in s_agg and the warp prefixes in s_warp.
+    // 0 the chunk's aggregate in s_agg (for itself) and the warp prefixes in s_warp.
     __syncthreads();
 "#;
 
