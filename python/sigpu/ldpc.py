@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _native
 from ._arrays import data_ptr, empty_like_kind, gpu_array, parse_device
+from ._threads import workers as _workers
 
 __all__ = [
     "Code",
@@ -159,7 +160,8 @@ def _options(
         "iterations": int(iterations),
         "early_termination": bool(early_termination),
         "scale": float(scale),
-        "threads": int(threads),
+        # 0: the context's count (sigpu.set_threads / sigpu.threads), else every core.
+        "threads": int(threads) if threads else (_workers(None) or 0),
     }
 
 
@@ -291,7 +293,9 @@ def simulate(
     """BER / FER over an SNR sweep, as ``sigpu ldpc simulate`` (same defaults, same frames
     for a seed, same results file and resume rules). ``snr_db`` (Es/N0) or ``ebn0_db``: a
     number, a list, or "START:STOP:STEP". Returns a :class:`Sweep`: one :class:`SweepPoint`
-    per point (``.to_pandas()`` for a DataFrame)."""
+    per point (``.to_pandas()`` for a DataFrame). ``threads``: CPU threads (0: those of
+    ``sigpu.set_threads``, else every core). Ctrl-C stops the sweep between batches: the
+    point under way is dropped, the points finished before it stay in ``out``."""
     if isinstance(code, str):
         code = Code(code)
     if (snr_db is None) == (ebn0_db is None):

@@ -105,7 +105,7 @@ fn counts_check(gpu: &Gpu, seed: u64) -> CheckResult {
         precision: Precision::Fixed8 {
             scale: rng.random_range(2.0..6.0),
         },
-        iterations: rng.random_range(5..30),
+        iterations: super::checks::check_iterations(&mut rng),
         early_termination: rng.random_bool(0.5),
         threads: 0,
     };

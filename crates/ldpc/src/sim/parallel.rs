@@ -199,6 +199,8 @@ struct Work<'a> {
     batches: u64,
     next_batch: AtomicU64,
     stopped: AtomicBool,
+    /// The caller's cancellation token, polled before each batch.
+    cancel: sigpu_runtime::cancel::Cancel,
 }
 
 impl<'a> Work<'a> {
@@ -224,6 +226,7 @@ impl<'a> Work<'a> {
             batches: stop.max_frames.div_ceil(stop.batch as u64),
             next_batch: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
+            cancel: sigpu_runtime::cancel::Cancel::current(),
         };
         Ok((work, eb))
     }
@@ -269,16 +272,23 @@ impl<'a> Work<'a> {
     /// becomes this batch's error: the fold then stops every worker instead of leaving them to
     /// run on to max_frames.
     fn batch(&self, decoder: &mut dyn Decoder, b: u64) -> Result<BatchCounts> {
+        // A cancelled batch fails the point, so no partial point is kept or written.
+        self.cancel.check()?;
         let first = b * self.stop.batch as u64;
         let count = (self.stop.batch as u64).min(self.stop.max_frames - first) as usize;
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
-                return counts;
-            }
-            let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
-            decode_frames(decoder, self.code, &frames)
-        }))
-        .unwrap_or_else(|panic| {
+        let counts = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // The decoders poll the token between groups and iterations.
+            self.cancel.scope(|| {
+                if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
+                    return counts;
+                }
+                let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
+                decode_frames(decoder, self.code, &frames)
+            })
+        }));
+        // Cut short, the counts are partial: never folded.
+        self.cancel.check()?;
+        counts.unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())

@@ -7,6 +7,7 @@ mod check;
 mod checks;
 mod clock;
 mod compile;
+mod cubin;
 mod copy;
 mod error;
 pub mod foreign;
@@ -22,8 +23,8 @@ mod view;
 
 pub use cache::KernelCache;
 pub use check::{
-    check_result, compare_by, compare_exact, compare_f32, Check, CheckError, CheckReport,
-    CheckResult, Tolerance,
+    check_result, compare_by, compare_exact, compare_f32, sanitize_sizes, set_sanitize_sizes,
+    Check, CheckError, CheckReport, CheckResult, Tolerance,
 };
 pub use checks::checks;
 pub use clock::sm_clock_mhz;
