@@ -211,7 +211,8 @@ def move_back(x: Any, kind: str, axis: int) -> Any:
 
 
 def parse_device(device: Optional[str]) -> Optional[int]:
-    """None → None (choose), "cpu" → -1, "cuda" → 0, "cuda:N" → N."""
+    """None → None (choose), "cpu" → -1, "cuda" → 0, "cuda:N" → N; any other name (also
+    "gpu": sigpu names CUDA devices as PyTorch does) is refused, saying what is accepted."""
     if device is None:
         return None
     if not isinstance(device, str):
@@ -219,7 +220,7 @@ def parse_device(device: Optional[str]) -> Optional[int]:
     d = device.strip().lower()
     if d == "cpu":
         return -1
-    if d in ("cuda", "gpu"):
+    if d == "cuda":
         return 0
     if d.startswith("cuda:"):
         try:
@@ -228,4 +229,7 @@ def parse_device(device: Optional[str]) -> Optional[int]:
             n = -1
         if n >= 0:
             return n
-    raise ValueError(f"device {device!r}: expected None, 'cpu', 'cuda' or 'cuda:N'")
+    raise ValueError(
+        f"device {device!r}: expected None, 'cpu', 'cuda' or 'cuda:N' (N a device number, "
+        "e.g. 'cuda:0')"
+    )

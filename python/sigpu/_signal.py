@@ -17,7 +17,12 @@ float64 out) and integer or boolean input is filtered as float64. scipy instead 
 ``result_type(b, a, x)``, so float32 samples with float64 coefficients come back as float64
 there; sigpu's float32 path computes in float32 with the coefficients rounded to float32, and
 its results are compared with scipy's within the filter contract's tolerance. Complex and
-float16 input raise TypeError.
+float16 input raise TypeError. Big-endian and unaligned arrays are read through a native,
+aligned copy.
+
+Keywords beyond scipy's: ``allow_unstable`` (run a filter with a pole outside the unit circle,
+which is refused otherwise), ``workers`` (CPU threads, as scipy.fft takes them; default
+``sigpu.set_threads``'s, else every core) and ``device``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from ._arrays import (
     parse_device,
     torch_stream,
 )
+from ._threads import workers as _workers
 
 ArrayLike = Any
 
@@ -62,13 +68,36 @@ def _coefs(c: ArrayLike, name: str) -> np.ndarray:
 
 
 def _work_dtype(dtype: np.dtype) -> np.dtype:
-    if dtype.kind == "f" and dtype.itemsize in (4, 8):
-        return dtype
+    # The native type (a big-endian array is converted, as scipy accepts it).
+    if dtype.kind == "f" and dtype.itemsize == 4:
+        return np.dtype(np.float32)
+    if dtype.kind == "f" and dtype.itemsize == 8:
+        return np.dtype(np.float64)
     if dtype.kind in "biu":
         return np.dtype(np.float64)
     if dtype.kind == "c":
         raise TypeError(f"complex input ({dtype}) is not supported")
     raise TypeError(f"input of dtype {dtype} is not supported: use float32 or float64")
+
+
+def _host(a: Any, dtype: np.dtype) -> np.ndarray:
+    """``a`` as a C-contiguous, aligned array of native ``dtype`` (a copy only when it is not
+    one already: another type or byte order, strides, or an unaligned buffer)."""
+    return np.require(a, dtype=dtype, requirements=["C", "A"])
+
+
+def _padlen(padlen: Any) -> Optional[int]:
+    """filtfilt's ``padlen``: None or a non-negative integer (scipy would index with it)."""
+    if padlen is None:
+        return None
+    if isinstance(padlen, (bool, np.bool_)) or not isinstance(padlen, (int, np.integer)):
+        raise ValueError(
+            f"padlen must be a non-negative integer or None, not {padlen!r} "
+            f"({type(padlen).__name__})"
+        )
+    if padlen < 0:
+        raise ValueError(f"padlen must be a non-negative integer or None, not {int(padlen)}")
+    return int(padlen)
 
 
 def _state_len(b: np.ndarray, a: np.ndarray) -> int:
@@ -218,6 +247,8 @@ def lfilter(
     zi: Optional[ArrayLike] = None,
     *,
     device: Optional[str] = None,
+    allow_unstable: bool = False,
+    workers: Optional[int] = None,
 ) -> Any:
     """Filter ``x`` along ``axis`` with the IIR filter ``b / a`` (scipy.signal.lfilter).
 
@@ -227,18 +258,24 @@ def lfilter(
     "cuda:N". None keeps host arrays on the CPU: copying them to a GPU and back costs more
     than filtering them on the CPU (BENCHMARKS.md: the kernel of a 2^26 filter takes 0.2 ms,
     its transfers 200 ms); "cuda" with a host array uploads, filters and downloads.
+    ``allow_unstable``: run a filter with a pole outside the unit circle (refused otherwise).
+    ``workers``: CPU threads (``sigpu.set_threads``). A long call stops at Ctrl-C.
     """
     ba = _validated(b, a)
     if zi is None and device is None:
         io = _direct_io(x, axis)
         if io is not None:
-            _native.filter_cuda(ba.bl, ba.al, *io[1:])
+            if allow_unstable:
+                _native.filter_cuda(ba.bl, ba.al, *io[1:], allow_unstable=True)
+            else:
+                _native.filter_cuda(ba.bl, ba.al, *io[1:])
             return io[0]
     b, a = ba.b, ba.a
     dev = parse_device(device)
+    w = _workers(workers)
     g = gpu_array(x)
     if g is not None:
-        return _lfilter_gpu(b, a, g, axis, zi, dev)
+        return _lfilter_gpu(b, a, g, axis, zi, dev, allow_unstable)
     x = np.asarray(x)
     if x.ndim == 0:
         raise ValueError("x must have at least one dimension")
@@ -246,18 +283,20 @@ def lfilter(
     ax = _axis(axis, x.ndim)
     k = _state_len(b, a)
     if dev is not None and dev >= 0:
-        return _lfilter_host_on_gpu(b, a, x, ax, zi, k, dtype, dev)
+        return _lfilter_host_on_gpu(b, a, x, ax, zi, k, dtype, dev, allow_unstable)
     # Rows of the axis, contiguous (a copy only when x is not laid out so already).
     xm = np.moveaxis(x, ax, -1)
     lead, n = xm.shape[:-1], xm.shape[-1]
     rows = int(np.prod(lead, dtype=np.int64))
-    x2 = np.ascontiguousarray(xm, dtype=dtype).reshape(rows, n)
+    x2 = _host(xm, dtype).reshape(rows, n)
     if zi is None:
-        y2, _ = _native.filter_rows(b.tolist(), a.tolist(), x2)
+        y2, _ = _native.filter_rows(
+            b.tolist(), a.tolist(), x2, allow_unstable=allow_unstable, workers=w
+        )
         return np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
     zi2 = _zi_rows(zi, x.shape, ax, k, dtype, rows)
     bl, al = _padded(b, a)
-    y2, zf2 = _native.filter_rows(bl, al, x2, zi2)
+    y2, zf2 = _native.filter_rows(bl, al, x2, zi2, allow_unstable=allow_unstable, workers=w)
     y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
     return y, np.moveaxis(zf2.reshape(lead + (k,)), -1, ax)
 
@@ -277,16 +316,18 @@ def _broadcast_zi(zi: ArrayLike, want: Tuple[int, ...], ax: int, k: int) -> np.n
 
 def _lfilter_host_on_gpu(
     b: np.ndarray, a: np.ndarray, x: np.ndarray, ax: int, zi: Optional[ArrayLike], k: int,
-    dtype: np.dtype, dev: int,
+    dtype: np.dtype, dev: int, allow_unstable: bool,
 ) -> Any:
     """A host array filtered on GPU ``dev``: uploaded, filtered, downloaded."""
     xm = np.moveaxis(x, ax, -1)
     lead, n = xm.shape[:-1], xm.shape[-1]
     rows = int(np.prod(lead, dtype=np.int64))
-    x2 = np.ascontiguousarray(xm, dtype=dtype).reshape(rows, n)
+    x2 = _host(xm, dtype).reshape(rows, n)
     zi2 = None if zi is None else _zi_rows(zi, x.shape, ax, k, dtype, rows)
     bl, al = _padded(b, a) if zi is not None else (b.tolist(), a.tolist())
-    y2, zf2 = _native.filter_rows(bl, al, x2, zi2, device=dev)
+    y2, zf2 = _native.filter_rows(
+        bl, al, x2, zi2, device=dev, allow_unstable=allow_unstable
+    )
     y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
     if zi is None:
         return y
@@ -298,7 +339,7 @@ def _zi_rows(
 ) -> np.ndarray:
     want = shape[:ax] + (k,) + shape[ax + 1 :]
     z = _broadcast_zi(zi, want, ax, k)
-    return np.ascontiguousarray(np.moveaxis(z, ax, -1), dtype=dtype).reshape(rows, k)
+    return _host(np.moveaxis(z, ax, -1), dtype).reshape(rows, k)
 
 
 def _gpu_rows(g: GpuArray, axis: int, dev: Optional[int]) -> Tuple[GpuArray, str, int, bool]:
@@ -324,7 +365,8 @@ def _gpu_rows(g: GpuArray, axis: int, dev: Optional[int]) -> Tuple[GpuArray, str
 
 
 def _lfilter_gpu(
-    b: np.ndarray, a: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]
+    b: np.ndarray, a: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike],
+    dev: Optional[int], allow_unstable: bool = False,
 ) -> Any:
     src, name, ax, moved = _gpu_rows(g, axis, dev)
     k = _state_len(b, a)
@@ -352,7 +394,8 @@ def _lfilter_gpu(
     if rows > 0 and n > 0:
         bl, al = _padded(b, a) if zi is not None else (b.tolist(), a.tolist())
         _native.filter_cuda(
-            bl, al, name, src.ptr, y_ptr, rows, n, src.device, src.stream, zi_ptr, zf_ptr
+            bl, al, name, src.ptr, y_ptr, rows, n, src.device, src.stream, zi_ptr, zf_ptr,
+            allow_unstable=allow_unstable,
         )
     elif zi is not None and zf is not None:
         zf[...] = zi_dev
@@ -426,20 +469,27 @@ def sosfilt(
     zi: Optional[ArrayLike] = None,
     *,
     device: Optional[str] = None,
+    allow_unstable: bool = False,
+    workers: Optional[int] = None,
 ) -> Any:
     """Filter with cascaded second-order sections (scipy.signal.sosfilt). ``zi`` has shape
     ``(n_sections, ..., 2, ...)`` (x's shape with ``axis`` replaced by 2). On a CUDA array all
-    sections run fused in one kernel on the array's device and stream."""
+    sections run fused in one kernel on the array's device and stream. ``device``,
+    ``allow_unstable`` and ``workers`` as for ``lfilter``."""
     s, flat, shape = _sos_validated(sos)
     if zi is None and device is None:
         io = _direct_io(x, axis)
         if io is not None:
-            _native.filter_cuda(flat, [], *io[1:], sos_shape=shape)
+            if allow_unstable:
+                _native.filter_cuda(flat, [], *io[1:], sos_shape=shape, allow_unstable=True)
+            else:
+                _native.filter_cuda(flat, [], *io[1:], sos_shape=shape)
             return io[0]
     dev = parse_device(device)
+    w = _workers(workers)
     g = gpu_array(x)
     if g is not None:
-        return _sosfilt_gpu(s, g, axis, zi, dev)
+        return _sosfilt_gpu(s, g, axis, zi, dev, allow_unstable)
     x = np.asarray(x)
     if x.ndim == 0:
         raise ValueError("x must have at least one dimension")
@@ -449,26 +499,37 @@ def sosfilt(
     xm = np.moveaxis(x, ax, -1)
     lead, n = xm.shape[:-1], xm.shape[-1]
     rows = int(np.prod(lead, dtype=np.int64))
-    x2 = np.ascontiguousarray(xm, dtype=dtype).reshape(rows, n)
-    zi2 = None
-    if zi is not None:
-        want = (sections,) + x.shape[:ax] + (2,) + x.shape[ax + 1 :]
-        z = np.asarray(zi)
-        if z.shape != want:
-            raise ValueError(f"zi has shape {z.shape}; it must be {want} (n_sections, then x's "
-                             f"shape with axis {ax} replaced by 2)")
-        # scipy's (sections, ..., 2 at axis, ...) → rows of [section][2].
-        z = np.moveaxis(np.moveaxis(z, ax + 1, -1), 0, -2)
-        zi2 = np.ascontiguousarray(z, dtype=dtype).reshape(rows, 2 * sections)
+    x2 = _host(xm, dtype).reshape(rows, n)
+    zi2 = None if zi is None else _sos_zi_rows(zi, x.shape, ax, sections, dtype, rows)
     on = dev if dev is not None and dev >= 0 else None
     y2, zf2 = _native.filter_rows(
-        s.ravel().tolist(), [], x2, zi2, sos_shape=list(s.shape), device=on
+        s.ravel().tolist(), [], x2, zi2, sos_shape=list(s.shape), device=on,
+        allow_unstable=allow_unstable, workers=w,
     )
     y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
     if zi is None:
         return y
+    return y, _sos_zf(zf2, lead, sections, ax)
+
+
+def _sos_zi_rows(
+    zi: ArrayLike, shape: Tuple[int, ...], ax: int, sections: int, dtype: np.dtype, rows: int
+) -> np.ndarray:
+    """scipy's sosfilt zi, (sections, ..., 2 at axis, ...), as the native rows of
+    [section][2]."""
+    want = (sections,) + shape[:ax] + (2,) + shape[ax + 1 :]
+    z = np.asarray(zi)
+    if z.shape != want:
+        raise ValueError(f"zi has shape {z.shape}; it must be {want} (n_sections, then x's "
+                         f"shape with axis {ax} replaced by 2)")
+    z = np.moveaxis(np.moveaxis(z, ax + 1, -1), 0, -2)
+    return _host(z, dtype).reshape(rows, 2 * sections)
+
+
+def _sos_zf(zf2: np.ndarray, lead: Tuple[int, ...], sections: int, ax: int) -> np.ndarray:
+    """The native rows of final states back in scipy's (sections, ..., 2 at axis, ...)."""
     zf = zf2.reshape(lead + (sections, 2))
-    return y, np.moveaxis(np.moveaxis(zf, -2, 0), -1, ax + 1)
+    return np.moveaxis(np.moveaxis(zf, -2, 0), -1, ax + 1)
 
 
 def _moveaxis(arr: Any, kind: str, src: int, dst: int) -> Any:
@@ -481,7 +542,10 @@ def _moveaxis(arr: Any, kind: str, src: int, dst: int) -> Any:
     return cupy.moveaxis(arr, src, dst)
 
 
-def _sosfilt_gpu(s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int]) -> Any:
+def _sosfilt_gpu(
+    s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike], dev: Optional[int],
+    allow_unstable: bool = False,
+) -> Any:
     src, name, ax, moved = _gpu_rows(g, axis, dev)
     n, lead = src.shape[-1], src.shape[:-1]
     rows = math.prod(lead)
@@ -512,7 +576,7 @@ def _sosfilt_gpu(s: np.ndarray, g: GpuArray, axis: int, zi: Optional[ArrayLike],
     if rows > 0 and n > 0:
         _native.filter_cuda(
             s.ravel().tolist(), [], name, src.ptr, y_ptr, rows, n, src.device, src.stream,
-            zi=zi_ptr, zf=zf_ptr, sos_shape=list(s.shape),
+            zi=zi_ptr, zf=zf_ptr, sos_shape=list(s.shape), allow_unstable=allow_unstable,
         )
     elif zf is not None:
         zf[...] = zdev
@@ -576,7 +640,7 @@ def _cpu_only(x: Any, what: str) -> np.ndarray:
     arr = np.asarray(x)
     if arr.ndim == 0:
         raise ValueError("x must have at least one dimension")
-    return arr.astype(_work_dtype(arr.dtype), copy=False)
+    return _host(arr, _work_dtype(arr.dtype))
 
 
 def filtfilt(
@@ -588,21 +652,27 @@ def filtfilt(
     padlen: Optional[int] = None,
     method: str = "pad",
     irlen: Optional[int] = None,
+    *,
+    allow_unstable: bool = False,
+    workers: Optional[int] = None,
 ) -> np.ndarray:
-    """Zero-phase forward-backward filtering (scipy.signal.filtfilt, method 'pad')."""
+    """Zero-phase forward-backward filtering (scipy.signal.filtfilt, method 'pad').
+    ``allow_unstable`` and ``workers`` as for ``lfilter``."""
     if method != "pad":
         raise ValueError(f"method {method!r}: only 'pad' is supported")
+    padlen = _padlen(padlen)
     b = _coefs(b, "b")
     a = _coefs(a, "a")
     x = _cpu_only(x, "filtfilt")
     ax = _axis(axis, x.ndim)
+    w = _workers(workers)
     if padtype == "odd":
         y, _, _ = _native.signal_run(
-            "filtfilt", b.tolist(), a.tolist(), np.ascontiguousarray(x), ax,
-            padlen=None if padlen is None else int(padlen),
+            "filtfilt", b.tolist(), a.tolist(), x, ax, padlen=padlen,
+            allow_unstable=allow_unstable, workers=w,
         )
         return y
-    edge = 3 * max(len(a), len(b)) if padlen is None else int(padlen)
+    edge = 3 * max(len(a), len(b)) if padlen is None else padlen
     if padtype is None:
         edge = 0
     ext = _extend(x, padtype, edge, ax)
@@ -611,9 +681,10 @@ def filtfilt(
     shape[ax] = zi.size
     zi = zi.reshape(shape)
     x0 = np.take(ext, [0], axis=ax)
-    y, _ = lfilter(b, a, ext, axis=ax, zi=zi * x0)
+    kw = dict(allow_unstable=allow_unstable, workers=w)
+    y, _ = lfilter(b, a, ext, axis=ax, zi=zi * x0, **kw)
     y0 = np.take(y, [-1], axis=ax)
-    y, _ = lfilter(b, a, np.flip(y, axis=ax), axis=ax, zi=zi * y0)
+    y, _ = lfilter(b, a, np.flip(y, axis=ax), axis=ax, zi=zi * y0, **kw)
     y = np.flip(y, axis=ax)
     if edge > 0:
         y = np.take(y, np.arange(edge, y.shape[ax] - edge), axis=ax)
@@ -626,21 +697,26 @@ def sosfiltfilt(
     axis: int = -1,
     padtype: Optional[str] = "odd",
     padlen: Optional[int] = None,
+    *,
+    allow_unstable: bool = False,
+    workers: Optional[int] = None,
 ) -> np.ndarray:
     """Zero-phase forward-backward filtering with second-order sections
-    (scipy.signal.sosfiltfilt)."""
+    (scipy.signal.sosfiltfilt). ``allow_unstable`` and ``workers`` as for ``lfilter``."""
+    padlen = _padlen(padlen)
     s = _sos(sos)
     x = _cpu_only(x, "sosfiltfilt")
     ax = _axis(axis, x.ndim)
+    w = _workers(workers)
     if padtype == "odd":
         y, _, _ = _native.signal_run(
-            "sosfiltfilt", s.ravel().tolist(), [], np.ascontiguousarray(x), ax,
-            padlen=None if padlen is None else int(padlen), sos_shape=list(s.shape),
+            "sosfiltfilt", s.ravel().tolist(), [], x, ax, padlen=padlen,
+            sos_shape=list(s.shape), allow_unstable=allow_unstable, workers=w,
         )
         return y
     # scipy's default pad: 3 × (2 · sections + 1 − the sections with b[2] = a[2] = 0).
     ntaps = 2 * s.shape[0] + 1 - min(int(np.sum(s[:, 2] == 0)), int(np.sum(s[:, 5] == 0)))
-    edge = 3 * ntaps if padlen is None else int(padlen)
+    edge = 3 * ntaps if padlen is None else padlen
     if padtype is None:
         edge = 0
     ext = _extend(x, padtype, edge, ax)
@@ -650,9 +726,10 @@ def sosfiltfilt(
     shape[ax + 1] = 2
     zi = zi.reshape(shape)
     x0 = np.expand_dims(np.take(ext, [0], axis=ax), 0)
-    y, _ = sosfilt(s, ext, axis=ax, zi=zi * x0)
+    kw = dict(allow_unstable=allow_unstable, workers=w)
+    y, _ = sosfilt(s, ext, axis=ax, zi=zi * x0, **kw)
     y0 = np.expand_dims(np.take(y, [-1], axis=ax), 0)
-    y, _ = sosfilt(s, np.flip(y, axis=ax), axis=ax, zi=zi * y0)
+    y, _ = sosfilt(s, np.flip(y, axis=ax), axis=ax, zi=zi * y0, **kw)
     y = np.flip(y, axis=ax)
     if edge > 0:
         y = np.take(y, np.arange(edge, y.shape[ax] - edge), axis=ax)

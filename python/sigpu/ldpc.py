@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _native
 from ._arrays import data_ptr, empty_like_kind, gpu_array, parse_device
+from ._threads import workers as _workers
 
 __all__ = [
     "Code",
@@ -88,12 +89,12 @@ class Code:
     def decode(
         self,
         llr: Any,
-        decoder: str = "minsum",
+        decoder: str = "oms:0.5",
         precision: str = "8bit",
-        schedule: str = "flooding",
+        schedule: str = "layered",
         iterations: int = 50,
         early_termination: bool = False,
-        scale: float = 4.0,
+        scale: float = 8.0,
         device: Optional[str] = None,
         threads: int = 0,
         return_stats: bool = False,
@@ -107,9 +108,11 @@ class Code:
         With ``return_stats``, also a dict of codewords, valid codewords (None when a CUDA
         array was decoded on the device: not counted there), iterations and batches.
 
+        The defaults are the library's: 8-bit layered offset min-sum (β = 0.5, scale 8).
+
         CUDA arrays: the 8-bit flooding decoder reads the LLRs and writes the decisions on the
         device, ordered on the caller's current stream (the call returns once the work is
-        queued); the layered and float decoders copy through the host.
+        queued); the layered (the default) and float decoders copy through the host.
         """
         if not isinstance(iterations, (int, np.integer)) or iterations < 1:
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
@@ -157,7 +160,8 @@ def _options(
         "iterations": int(iterations),
         "early_termination": bool(early_termination),
         "scale": float(scale),
-        "threads": int(threads),
+        # 0: the context's count (sigpu.set_threads / sigpu.threads), else every core.
+        "threads": int(threads) if threads else (_workers(None) or 0),
     }
 
 
@@ -271,12 +275,12 @@ def simulate(
     modulation: str = "qpsk",
     demapper: str = "exact",
     bit_interleaver: str = "auto",
-    decoder: str = "minsum",
+    decoder: str = "oms:0.5",
     precision: str = "8bit",
-    schedule: str = "flooding",
+    schedule: str = "layered",
     iterations: int = 50,
     early_termination: bool = False,
-    scale: float = 4.0,
+    scale: float = 8.0,
     min_errors: int = 100,
     max_frames: int = 10000,
     batch: Optional[int] = None,
@@ -289,7 +293,9 @@ def simulate(
     """BER / FER over an SNR sweep, as ``sigpu ldpc simulate`` (same defaults, same frames
     for a seed, same results file and resume rules). ``snr_db`` (Es/N0) or ``ebn0_db``: a
     number, a list, or "START:STOP:STEP". Returns a :class:`Sweep`: one :class:`SweepPoint`
-    per point (``.to_pandas()`` for a DataFrame)."""
+    per point (``.to_pandas()`` for a DataFrame). ``threads``: CPU threads (0: those of
+    ``sigpu.set_threads``, else every core). Ctrl-C stops the sweep between batches: the
+    point under way is dropped, the points finished before it stay in ``out``."""
     if isinstance(code, str):
         code = Code(code)
     if (snr_db is None) == (ebn0_db is None):

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _native
 from ._arrays import gpu_array, parse_device
+from ._threads import workers as _workers
 
 __all__ = ["Array", "hmm_forward", "ulp"]
 
@@ -141,13 +142,16 @@ def hmm_forward(
     log_B: Any,
     format: str = "lns32",
     device: Optional[str] = None,
+    *,
+    workers: Optional[int] = None,
 ) -> Union[float, np.ndarray]:
     """ln P(observations) of an HMM by the forward algorithm computed in LNS.
 
     ``log_pi``: (S,) initial log-probabilities; ``log_A``: (S, S) transition log-probabilities
     (from row to column); ``log_B``: (T, S) emission log-probabilities of one sequence, or
     (batch, T, S) for a batch (natural logs). Returns a float, or an array of ``batch``.
-    ``device``: None or "cpu" (all cores), "cuda[:N]" (one block per sequence; F ≤ 23).
+    ``device``: None or "cpu" (all cores, or ``workers`` threads), "cuda[:N]" (one block
+    per sequence; F ≤ 23). A long call stops at Ctrl-C.
     """
     pi = np.ascontiguousarray(np.asarray(log_pi, dtype=np.float64))
     A = np.ascontiguousarray(np.asarray(log_A, dtype=np.float64))
@@ -157,6 +161,8 @@ def hmm_forward(
     if pi.ndim != 1:
         raise ValueError(f"log_pi must be 1-D (S,), got shape {pi.shape}")
     s = pi.shape[0]
+    if s == 0:
+        raise ValueError("log_pi is empty: the model needs at least one state")
     if A.shape != (s, s):
         raise ValueError(f"log_A must be (S, S) = ({s}, {s}), got shape {A.shape}")
     single = B.ndim == 2
@@ -172,6 +178,7 @@ def hmm_forward(
     dev = parse_device(device)
     gpu = None if dev is None or dev < 0 else dev
     ll = _native.hmm_forward(
-        format, pi.tolist(), A.ravel().tolist(), np.ascontiguousarray(B).ravel(), B.shape[0], gpu
+        format, pi.tolist(), A.ravel().tolist(), np.ascontiguousarray(B).ravel(), B.shape[0], gpu,
+        _workers(workers),
     )
     return float(ll[0]) if single else ll

@@ -62,7 +62,10 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SnrPoints {
 
 /// A serialisable library value (a result record) as Python values: objects become dicts,
 /// arrays lists, numbers `int` or `float`.
-pub fn to_python<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
+pub fn to_python<'py>(
+    py: Python<'py>,
+    value: &impl serde::Serialize,
+) -> PyResult<Bound<'py, PyAny>> {
     let value = serde_json::to_value(value).map_err(value_err)?;
     tree(py, &value)
 }
@@ -79,7 +82,10 @@ fn tree<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, 
         },
         Value::String(s) => s.into_bound_py_any(py),
         Value::Array(items) => {
-            let items = items.iter().map(|v| tree(py, v)).collect::<PyResult<Vec<_>>>()?;
+            let items = items
+                .iter()
+                .map(|v| tree(py, v))
+                .collect::<PyResult<Vec<_>>>()?;
             Ok(PyList::new(py, items)?.into_any())
         }
         Value::Object(fields) => {

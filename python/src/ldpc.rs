@@ -3,6 +3,7 @@
 //! as library types (`crate::convert`).
 
 use crate::convert::{to_python, SnrPoints, Wrap};
+use crate::guard::{catch, interruptible};
 use crate::{device, ldpc_err, value_err};
 use numpy::ndarray::{Array1, Array2};
 use numpy::{Element, IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -12,7 +13,9 @@ use sigpu_ldpc::channel::{Channel, Demapper, Modulation};
 use sigpu_ldpc::interleave::{BitInterleaver, InterleaverChoice, Interleaving};
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
 use sigpu_ldpc::sim::Link;
-use sigpu_ldpc::{plan, Algorithm, Code, Decoder, DecoderConfig, Encoder, Llrs, Precision, Schedule};
+use sigpu_ldpc::{
+    plan, Algorithm, Code, Decoder, DecoderConfig, Encoder, Llrs, Precision, Schedule,
+};
 use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::{GpuTarget, Target};
 use std::collections::HashMap;
@@ -29,6 +32,9 @@ pub struct PyCode {
 
 /// (codewords, valid codewords — None where not counted —, iterations, batches).
 type Stats = (usize, Option<usize>, usize, usize);
+
+/// H in CSR form: (indptr, indices).
+type Csr<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
 
 /// The decoder options as the Python keywords give them: a dict of `decoder`, `precision`,
 /// `schedule`, `iterations`, `early_termination`, `scale` and `threads`.
@@ -117,55 +123,56 @@ impl PyCode {
     /// A standard code by name (`dvbt2-normal-1/2`, …) or an alist file.
     #[new]
     fn new(py: Python<'_>, spec: &str) -> PyResult<Self> {
-        let code = py.detach(|| {
-            let path = Path::new(spec);
-            if spec.ends_with(".alist") || (path.exists() && !spec.starts_with("dvb")) {
-                sigpu_ldpc::read_alist(path)
-            } else {
-                Code::standard(spec)
-            }
-        });
-        Ok(PyCode {
-            code: code.map_err(ldpc_err)?,
-            decoders: Mutex::new(HashMap::new()),
+        catch(|| {
+            let code = py.detach(|| {
+                let path = Path::new(spec);
+                if spec.ends_with(".alist") || (path.exists() && !spec.starts_with("dvb")) {
+                    sigpu_ldpc::read_alist(path)
+                } else {
+                    Code::standard(spec)
+                }
+            });
+            Ok(PyCode {
+                code: code.map_err(ldpc_err)?,
+                decoders: Mutex::new(HashMap::new()),
+            })
         })
     }
 
     #[staticmethod]
-    fn standard_names() -> Vec<&'static str> {
-        Code::standard_names()
+    fn standard_names() -> PyResult<Vec<&'static str>> {
+        catch(|| Ok(Code::standard_names()))
     }
 
     #[getter]
-    fn name(&self) -> String {
-        self.code.name().to_owned()
+    fn name(&self) -> PyResult<String> {
+        catch(|| Ok(self.code.name().to_owned()))
     }
     #[getter]
-    fn n(&self) -> usize {
-        self.code.n()
+    fn n(&self) -> PyResult<usize> {
+        catch(|| Ok(self.code.n()))
     }
     #[getter]
-    fn k(&self) -> usize {
-        self.code.k()
+    fn k(&self) -> PyResult<usize> {
+        catch(|| Ok(self.code.k()))
     }
     #[getter]
-    fn m(&self) -> usize {
-        self.code.m()
+    fn m(&self) -> PyResult<usize> {
+        catch(|| Ok(self.code.m()))
     }
     #[getter]
-    fn rate(&self) -> f64 {
-        self.code.rate()
+    fn rate(&self) -> PyResult<f64> {
+        catch(|| Ok(self.code.rate()))
     }
 
     /// H in CSR form: (indptr, indices), rows are checks, columns bits.
-    fn h_csr<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>) {
-        (
-            self.code.row_start().to_vec().into_pyarray(py),
-            self.code.edge_col().to_vec().into_pyarray(py),
-        )
+    fn h_csr<'py>(&self, py: Python<'py>) -> PyResult<Csr<'py>> {
+        catch(|| {
+            Ok((
+                self.code.row_start().to_vec().into_pyarray(py),
+                self.code.edge_col().to_vec().into_pyarray(py),
+            ))
+        })
     }
 
     /// Codewords (frames × N) of information words (frames × K), 0/1 per byte.
@@ -174,25 +181,27 @@ impl PyCode {
         py: Python<'py>,
         info: PyReadonlyArray2<'py, u8>,
     ) -> PyResult<Bound<'py, PyArray2<u8>>> {
-        let (frames, k) = info.as_array().dim();
-        if k != self.code.k() {
-            return Err(value_err(format!(
-                "{}: information words have K = {} bits, the input's last axis has {k}",
-                self.code.name(),
-                self.code.k()
-            )));
-        }
-        let bits = bits01(info.as_slice().map_err(value_err)?)?;
-        let n = self.code.n();
-        let words = py.detach(|| -> sigpu_ldpc::Result<Vec<u8>> {
-            let encoder = Encoder::new(&self.code)?;
-            let mut out = vec![0u8; frames * n];
-            for (i, w) in bits.chunks(k.max(1)).zip(out.chunks_mut(n)) {
-                encoder.encode(i, w)?;
+        catch(|| {
+            let (frames, k) = info.as_array().dim();
+            if k != self.code.k() {
+                return Err(value_err(format!(
+                    "{}: information words have K = {} bits, the input's last axis has {k}",
+                    self.code.name(),
+                    self.code.k()
+                )));
             }
-            Ok(out)
-        });
-        matrix(py, frames, n, words.map_err(ldpc_err)?)
+            let bits = bits01(info.as_slice().map_err(value_err)?)?;
+            let n = self.code.n();
+            let words = py.detach(|| -> sigpu_ldpc::Result<Vec<u8>> {
+                let encoder = Encoder::new(&self.code)?;
+                let mut out = vec![0u8; frames * n];
+                for (i, w) in bits.chunks(k.max(1)).zip(out.chunks_mut(n)) {
+                    encoder.encode(i, w)?;
+                }
+                Ok(out)
+            });
+            matrix(py, frames, n, words.map_err(ldpc_err)?)
+        })
     }
 
     /// Hard decisions (frames × N) of channel LLRs (frames × N, ln P(0)/P(1)) on the CPU
@@ -204,25 +213,32 @@ impl PyCode {
         options: Options,
         device: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray2<u8>>, Stats)> {
-        let config = options.config()?;
-        let (frames, n) = llr.as_array().dim();
-        self.check_n(n)?;
-        let values = llr.as_slice().map_err(value_err)?;
-        let (bits, stats) = py.detach(|| {
-            let target = match device {
-                None => Target::cpu(),
-                Some(d) => plan::target(Some(device::gpu(d)?)),
-            };
-            let key = format!("{config:?}/{device:?}");
-            let plan = || plan::decoder(&self.code, config, &target);
-            self.with_decoder(key, plan, |d| {
-                let mut bits = vec![0u8; values.len()];
-                let stats = d.decode(Llrs::F32(values), &mut bits).map_err(ldpc_err)?;
-                Ok((bits, stats))
-            })
-        })?;
-        let stats = (stats.codewords, Some(stats.valid), stats.iterations, stats.batches);
-        Ok((matrix(py, frames, n, bits)?, stats))
+        catch(|| {
+            let config = options.config()?;
+            let (frames, n) = llr.as_array().dim();
+            self.check_n(n)?;
+            let values = llr.as_slice().map_err(value_err)?;
+            let (bits, stats) = py.detach(|| {
+                let target = match device {
+                    None => Target::cpu(),
+                    Some(d) => plan::target(Some(device::gpu(d)?)),
+                };
+                let key = format!("{config:?}/{device:?}");
+                let plan = || plan::decoder(&self.code, config, &target);
+                self.with_decoder(key, plan, |d| {
+                    let mut bits = vec![0u8; values.len()];
+                    let stats = d.decode(Llrs::F32(values), &mut bits).map_err(ldpc_err)?;
+                    Ok((bits, stats))
+                })
+            })?;
+            let stats = (
+                stats.codewords,
+                Some(stats.valid),
+                stats.iterations,
+                stats.batches,
+            );
+            Ok((matrix(py, frames, n, bits)?, stats))
+        })
     }
 
     /// [`decode`] of `frames` codewords of float32 LLRs at device address `llr` into `frames × N`
@@ -239,37 +255,41 @@ impl PyCode {
         device: usize,
         stream: u64,
     ) -> PyResult<Stats> {
-        let config = options.config()?;
-        let len = frames * self.code.n();
-        py.detach(|| {
-            let gpu = device::gpu(device)?;
-            // SAFETY: `llr` and `out` are the data pointers of live C-contiguous arrays of
-            // frames × N float32 values and bytes on `device`, and `stream` is the caller's
-            // current stream there (checked by the Python half).
-            let (llr, out, target) = unsafe {
-                (
-                    DeviceSlice::from_raw(llr, len, &gpu),
-                    DeviceSliceMut::from_raw(out, len, &gpu),
-                    GpuTarget::on_stream(gpu.clone(), stream),
-                )
-            };
-            let key = format!("{config:?}/device data on {device}");
-            let plan = || plan::device_decoder(&self.code, config, &target);
-            let s = self.with_decoder(key, plan, |d| {
-                d.decode_device(&target, llr, out).map_err(ldpc_err)
-            })?;
-            Ok((s.codewords, s.valid, s.iterations, s.batches))
+        catch(|| {
+            let config = options.config()?;
+            let len = frames * self.code.n();
+            py.detach(|| {
+                let gpu = device::gpu(device)?;
+                // SAFETY: `llr` and `out` are the data pointers of live C-contiguous arrays of
+                // frames × N float32 values and bytes on `device`, and `stream` is the caller's
+                // current stream there (checked by the Python half).
+                let (llr, out, target) = unsafe {
+                    (
+                        DeviceSlice::from_raw(llr, len, &gpu),
+                        DeviceSliceMut::from_raw(out, len, &gpu),
+                        GpuTarget::on_stream(gpu.clone(), stream),
+                    )
+                };
+                let key = format!("{config:?}/device data on {device}");
+                let plan = || plan::device_decoder(&self.code, config, &target);
+                let s = self.with_decoder(key, plan, |d| {
+                    d.decode_device(&target, llr, out).map_err(ldpc_err)
+                })?;
+                Ok((s.codewords, s.valid, s.iterations, s.batches))
+            })
         })
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "sigpu.ldpc.Code({:?}: n={}, k={}, rate={:.4})",
-            self.code.name(),
-            self.code.n(),
-            self.code.k(),
-            self.code.rate()
-        )
+    fn __repr__(&self) -> PyResult<String> {
+        catch(|| {
+            Ok(format!(
+                "sigpu.ldpc.Code({:?}: n={}, k={}, rate={:.4})",
+                self.code.name(),
+                self.code.n(),
+                self.code.k(),
+                self.code.rate()
+            ))
+        })
     }
 }
 
@@ -302,16 +322,18 @@ fn modulate<'py>(
     bits: PyReadonlyArray1<'py, u8>,
     modulation: Wrap<Modulation>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let bits = bits01(bits.as_slice().map_err(value_err)?)?;
-    let cells = py.detach(|| modulation.0.map(bits));
-    let n = cells.len();
-    matrix(py, n, 2, cells.into_iter().flatten().collect())
+    catch(|| {
+        let bits = bits01(bits.as_slice().map_err(value_err)?)?;
+        let cells = py.detach(|| modulation.0.map(bits));
+        let n = cells.len();
+        matrix(py, n, 2, cells.into_iter().flatten().collect())
+    })
 }
 
 /// The bits one cell of `modulation` carries.
 #[pyfunction]
-fn bits_per_symbol(modulation: Wrap<Modulation>) -> usize {
-    modulation.0.bits_per_symbol()
+fn bits_per_symbol(modulation: Wrap<Modulation>) -> PyResult<usize> {
+    catch(|| Ok(modulation.0.bits_per_symbol()))
 }
 
 /// Bit LLRs of received cells (rows I, Q) at `es_n0_db`, `bits` of them.
@@ -324,15 +346,17 @@ fn demap<'py>(
     demapper: Wrap<Demapper>,
     bits: usize,
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-    let channel = Channel::new(modulation.0, demapper.0, es_n0_db).map_err(ldpc_err)?;
-    let flat = cells.as_slice().map_err(value_err)?;
-    let cells: Vec<[f64; 2]> = flat.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
-    let llr = py.detach(|| {
-        let mut llr = vec![0f32; bits];
-        channel.demap(&cells, &mut llr);
-        llr
-    });
-    Ok(Array1::from_vec(llr).into_pyarray(py))
+    catch(|| {
+        let channel = Channel::new(modulation.0, demapper.0, es_n0_db).map_err(ldpc_err)?;
+        let flat = cells.as_slice().map_err(value_err)?;
+        let cells: Vec<[f64; 2]> = flat.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+        let llr = py.detach(|| {
+            let mut llr = vec![0f32; bits];
+            channel.demap(&cells, &mut llr);
+            llr
+        });
+        Ok(Array1::from_vec(llr).into_pyarray(py))
+    })
 }
 
 /// Every row of `rows` (frames × N) through `permute` with the DVB-T2 bit interleaver of
@@ -363,7 +387,7 @@ fn interleave<'py>(
     words: PyReadonlyArray2<'py, u8>,
     modulation: Wrap<Modulation>,
 ) -> PyResult<Bound<'py, PyArray2<u8>>> {
-    permute_rows(py, code, words, modulation.0, BitInterleaver::interleave)
+    catch(|| permute_rows(py, code, words, modulation.0, BitInterleaver::interleave))
 }
 
 /// LLRs (frames × N) from cell order back to codeword order.
@@ -374,7 +398,7 @@ fn deinterleave<'py>(
     llr: PyReadonlyArray2<'py, f32>,
     modulation: Wrap<Modulation>,
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-    permute_rows(py, code, llr, modulation.0, BitInterleaver::deinterleave)
+    catch(|| permute_rows(py, code, llr, modulation.0, BitInterleaver::deinterleave))
 }
 
 /// A resumable SNR sweep (`sigpu_ldpc::sim::sweep::run`) on the CPU or the GPUs `devices`:
@@ -396,28 +420,31 @@ fn simulate<'py>(
     out: Option<PathBuf>,
     resume: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let interleaver: Wrap<InterleaverChoice> = item(link, "bit_interleaver")?;
-    let link = Link {
-        modulation: item::<Wrap<Modulation>>(link, "modulation")?.0,
-        demapper: item::<Wrap<Demapper>>(link, "demapper")?.0,
-        interleaving: interleaver.0.resolve(&code.code),
-        seed: item(link, "seed")?,
-    };
-    let mut spec = SweepSpec::new(link, axis.0, points.0, options.config()?);
-    spec.min_errors = item(stop, "min_errors")?;
-    spec.max_frames = item(stop, "max_frames")?;
-    spec.batch = item(stop, "batch")?;
-    (spec.out, spec.resume) = (out, resume);
-    if options.threads > 0 {
-        spec.threads = options.threads;
-    }
-    let swept = py.detach(|| {
-        let targets = (devices.iter())
-            .map(|&d| Ok(plan::target(Some(device::gpu(d)?))))
-            .collect::<PyResult<Vec<_>>>()?;
-        sweep::run(&code.code, &targets, &spec, &mut |_| {}).map_err(ldpc_err)
-    })?;
-    to_python(py, &swept.points)
+    catch(|| {
+        let interleaver: Wrap<InterleaverChoice> = item(link, "bit_interleaver")?;
+        let link = Link {
+            modulation: item::<Wrap<Modulation>>(link, "modulation")?.0,
+            demapper: item::<Wrap<Demapper>>(link, "demapper")?.0,
+            interleaving: interleaver.0.resolve(&code.code),
+            seed: item(link, "seed")?,
+        };
+        let mut spec = SweepSpec::new(link, axis.0, points.0, options.config()?);
+        spec.min_errors = item(stop, "min_errors")?;
+        spec.max_frames = item(stop, "max_frames")?;
+        spec.batch = item(stop, "batch")?;
+        (spec.out, spec.resume) = (out, resume);
+        if options.threads > 0 {
+            spec.threads = options.threads;
+        }
+        // A sweep is long: it runs where Ctrl-C stops it between batches.
+        let swept = interruptible(py, true, || {
+            let targets = (devices.iter())
+                .map(|&d| Ok(plan::target(Some(device::gpu(d)?))))
+                .collect::<PyResult<Vec<_>>>()?;
+            sweep::run(&code.code, &targets, &spec, &mut |_| {}).map_err(ldpc_err)
+        })??;
+        to_python(py, &swept.points)
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

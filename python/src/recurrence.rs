@@ -4,6 +4,7 @@
 //! with the way out, where the chosen method has none for the data). No engine choice and no
 //! cache here: the planner keeps what it compiled, per device and stream.
 
+use crate::guard::{catch, interruptible};
 use crate::{device, filter_err, value_err};
 use numpy::ndarray::{ArrayD, IxDyn};
 use numpy::{IntoPyArray, PyReadonlyArrayDyn};
@@ -15,6 +16,11 @@ use sigpu_recurrence::{
 };
 use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::{GpuTarget, Target};
+use std::sync::Mutex;
+
+/// Samples from which a host call runs where Ctrl-C can stop it (a thread start is noise
+/// there).
+const LONG: usize = 1 << 18;
 
 type Result3<'py> = (Bound<'py, PyAny>, Option<Bound<'py, PyAny>>, String);
 
@@ -29,9 +35,10 @@ fn array<'py, T: numpy::Element>(
         .into_any())
 }
 
-fn options(allow_unstable: bool) -> FilterOptions {
+fn options(allow_unstable: bool, workers: Option<usize>) -> FilterOptions {
     FilterOptions {
         allow_unstable,
+        threads: workers,
         ..FilterOptions::default()
     }
 }
@@ -53,6 +60,7 @@ struct Call {
     axis: isize,
     padlen: Option<usize>,
     allow_unstable: bool,
+    workers: Option<usize>,
 }
 
 fn run<'py, T: Element + numpy::Element>(
@@ -70,9 +78,11 @@ fn run<'py, T: Element + numpy::Element>(
         )),
         None => None,
     };
-    let options = options(call.allow_unstable);
-    let out = py
-        .detach(|| -> Result<signal::Output<T>, FilterError> {
+    let options = options(call.allow_unstable, call.workers);
+    let out = interruptible(
+        py,
+        xs.len() >= LONG,
+        || -> Result<signal::Output<T>, FilterError> {
             let zi = zs.as_ref().map(|(s, sh)| (*s, sh.as_slice()));
             let (b, a, axis, padlen) = (&call.b, &call.a, call.axis, call.padlen);
             match call.kind.as_str() {
@@ -90,8 +100,9 @@ fn run<'py, T: Element + numpy::Element>(
                     "unknown filter function {other}"
                 ))),
             }
-        })
-        .map_err(filter_err)?;
+        },
+    )?
+    .map_err(filter_err)?;
     let report = serde_json::to_string(&out.report).map_err(crate::runtime_err)?;
     let y = array(py, out.y, &out.shape)?;
     let zf = match out.zf {
@@ -105,7 +116,7 @@ fn run<'py, T: Element + numpy::Element>(
 /// float64 array of any shape: (y, zf or None, the method report as JSON). For the sos
 /// functions `b` holds the sos array flattened and `sos_shape` its shape.
 #[pyfunction]
-#[pyo3(signature = (kind, b, a, x, axis, zi=None, padlen=None, sos_shape=None, allow_unstable=false))]
+#[pyo3(signature = (kind, b, a, x, axis, zi=None, padlen=None, sos_shape=None, allow_unstable=false, workers=None))]
 #[allow(clippy::too_many_arguments)]
 fn signal_run<'py>(
     py: Python<'py>,
@@ -118,47 +129,52 @@ fn signal_run<'py>(
     padlen: Option<usize>,
     sos_shape: Option<Vec<usize>>,
     allow_unstable: bool,
+    workers: Option<usize>,
 ) -> PyResult<Result3<'py>> {
-    let call = Call {
-        kind,
-        b,
-        a,
-        sos_shape: sos_shape.unwrap_or_default(),
-        axis,
-        padlen,
-        allow_unstable,
-    };
-    if let Ok(x) = x.extract::<PyReadonlyArrayDyn<'py, f32>>() {
-        let zi = zi
-            .map(|z| z.extract::<PyReadonlyArrayDyn<'py, f32>>())
-            .transpose()?;
-        run(py, &call, x, zi)
-    } else {
-        let x = x.extract::<PyReadonlyArrayDyn<'py, f64>>()?;
-        let zi = zi
-            .map(|z| z.extract::<PyReadonlyArrayDyn<'py, f64>>())
-            .transpose()?;
-        run(py, &call, x, zi)
-    }
+    catch(|| {
+        let call = Call {
+            kind,
+            b,
+            a,
+            sos_shape: sos_shape.unwrap_or_default(),
+            axis,
+            padlen,
+            allow_unstable,
+            workers,
+        };
+        if let Ok(x) = x.extract::<PyReadonlyArrayDyn<'py, f32>>() {
+            let zi = zi
+                .map(|z| z.extract::<PyReadonlyArrayDyn<'py, f32>>())
+                .transpose()?;
+            run(py, &call, x, zi)
+        } else {
+            let x = x.extract::<PyReadonlyArrayDyn<'py, f64>>()?;
+            let zi = zi
+                .map(|z| z.extract::<PyReadonlyArrayDyn<'py, f64>>())
+                .transpose()?;
+            run(py, &call, x, zi)
+        }
+    })
 }
 
 #[pyfunction]
 fn signal_lfilter_zi(b: Vec<f64>, a: Vec<f64>) -> PyResult<Vec<f64>> {
-    signal::lfilter_zi(&b, &a).map_err(filter_err)
+    catch(|| signal::lfilter_zi(&b, &a).map_err(filter_err))
 }
 
 #[pyfunction]
 fn signal_sosfilt_zi(sos: Vec<f64>, shape: Vec<usize>) -> PyResult<Vec<f64>> {
-    let rows = signal::sos_rows(&sos, &shape).map_err(filter_err)?;
-    signal::sosfilt_zi(&rows).map_err(filter_err)
+    catch(|| {
+        let rows = signal::sos_rows(&sos, &shape).map_err(filter_err)?;
+        signal::sosfilt_zi(&rows).map_err(filter_err)
+    })
 }
 
-/// Rows of host arrays through a planned filter, into fresh numpy arrays.
+/// Rows of host arrays through a planned filter (`planned` gives it, without the GIL), into
+/// fresh numpy arrays.
 fn rows_run<'py, T: Element + numpy::Element>(
     py: Python<'py>,
-    spec: &FilterSpec,
-    options: FilterOptions,
-    target: &Target,
+    planned: impl FnOnce() -> Result<Planned<T>, FilterError> + Send,
     x: PyReadonlyArray2<'py, T>,
     zi: Option<PyReadonlyArray2<'py, T>>,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
@@ -170,7 +186,7 @@ fn rows_run<'py, T: Element + numpy::Element>(
     };
     let filter: Planned<T> = py
         .detach(|| -> Result<Planned<T>, FilterError> {
-            let f = plan::<T>(spec, options, target)?;
+            let f = planned()?;
             // Non-finite x is refused while filtering (a fresh batch, below).
             if let Some(z) = zs {
                 check_finite(z, "zi")?;
@@ -201,7 +217,8 @@ fn rows_run<'py, T: Element + numpy::Element>(
                 zf: zfs,
                 fresh: Some("x"),
             };
-            py.detach(|| filter.run(batch)).map_err(filter_err)?;
+            // Interrupted, the arrays are dropped with the error: no partial output.
+            interruptible(py, xs.len() >= LONG, || filter.run(batch))?.map_err(filter_err)?;
         } else if let (Some(z), Some(out)) = (zs, zfs) {
             out.copy_from_slice(z);
         }
@@ -214,7 +231,7 @@ fn rows_run<'py, T: Element + numpy::Element>(
 /// filtered, downloaded): (y, zf or None). zi: (channels, state) — for sos,
 /// [channel][section][2].
 #[pyfunction]
-#[pyo3(signature = (b, a, x, zi=None, sos_shape=None, allow_unstable=false, device=None))]
+#[pyo3(signature = (b, a, x, zi=None, sos_shape=None, allow_unstable=false, device=None, workers=None))]
 #[allow(clippy::too_many_arguments)]
 fn filter_rows<'py>(
     py: Python<'py>,
@@ -225,25 +242,28 @@ fn filter_rows<'py>(
     sos_shape: Option<Vec<usize>>,
     allow_unstable: bool,
     device: Option<usize>,
+    workers: Option<usize>,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
-    let spec = spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?;
-    let target = match device {
-        None => Target::cpu(),
-        Some(d) => Target::Gpu(GpuTarget::new(device::gpu(d)?)),
-    };
-    let options = options(allow_unstable);
-    if let Ok(x) = x.extract::<PyReadonlyArray2<'py, f32>>() {
-        let zi = zi
-            .map(|z| z.extract::<PyReadonlyArray2<'py, f32>>())
-            .transpose()?;
-        rows_run(py, &spec, options, &target, x, zi)
-    } else {
-        let x = x.extract::<PyReadonlyArray2<'py, f64>>()?;
-        let zi = zi
-            .map(|z| z.extract::<PyReadonlyArray2<'py, f64>>())
-            .transpose()?;
-        rows_run(py, &spec, options, &target, x, zi)
-    }
+    catch(|| {
+        let spec = spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?;
+        let target = match device {
+            None => Target::cpu(),
+            Some(d) => Target::Gpu(GpuTarget::new(device::gpu(d)?)),
+        };
+        let options = options(allow_unstable, workers);
+        if let Ok(x) = x.extract::<PyReadonlyArray2<'py, f32>>() {
+            let zi = zi
+                .map(|z| z.extract::<PyReadonlyArray2<'py, f32>>())
+                .transpose()?;
+            rows_run(py, || plan::<f32>(&spec, options, &target), x, zi)
+        } else {
+            let x = x.extract::<PyReadonlyArray2<'py, f64>>()?;
+            let zi = zi
+                .map(|z| z.extract::<PyReadonlyArray2<'py, f64>>())
+                .transpose()?;
+            rows_run(py, || plan::<f64>(&spec, options, &target), x, zi)
+        }
+    })
 }
 
 /// Device addresses of one call: `channels` rows of `n` values at `x` into `y`, and
@@ -309,16 +329,33 @@ fn filter_cuda(
     allow_unstable: bool,
     sync: bool,
 ) -> PyResult<()> {
-    let spec = spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?;
-    let io = Addresses {
-        x,
-        y,
-        channels,
-        n,
-        zi,
-        zf,
-    };
-    let options = options(allow_unstable);
+    catch(|| {
+        let spec = spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?;
+        let io = Addresses {
+            x,
+            y,
+            channels,
+            n,
+            zi,
+            zf,
+        };
+        let options = options(allow_unstable, None);
+        cuda_call(py, &spec, options, dtype, device, stream, &io, sync)
+    })
+}
+
+/// [`filter_cuda`]'s work once its arguments are read.
+#[allow(clippy::too_many_arguments)]
+fn cuda_call(
+    py: Python<'_>,
+    spec: &FilterSpec,
+    options: FilterOptions,
+    dtype: &str,
+    device: usize,
+    stream: u64,
+    io: &Addresses,
+    sync: bool,
+) -> PyResult<()> {
     py.detach(|| {
         let gpu = device::gpu(device)?;
         // SAFETY: the Python half passes the stream the array's library reports as current
@@ -330,8 +367,8 @@ fn filter_cuda(
         // later use by the caller is ordered after this work.
         unsafe {
             match dtype {
-                "float32" => device_run::<f32>(&spec, options, &target, &io),
-                "float64" => device_run::<f64>(&spec, options, &target, &io),
+                "float32" => device_run::<f32>(spec, options, &target, io),
+                "float64" => device_run::<f64>(spec, options, &target, io),
                 other => {
                     return Err(value_err(format!(
                         "the GPU filter takes float32 or float64, not {other}"
@@ -348,7 +385,93 @@ fn filter_cuda(
     })
 }
 
+/// A filter planned once for the CPU: (b, a), or second-order sections (`sos_shape`), with
+/// the filters the planner built for it kept per element type and thread count, so a stream of
+/// calls skips the planner's look-up and the coefficients' conversions.
+#[pyclass(name = "PlannedFilter", module = "sigpu._native", frozen)]
+pub struct PlannedFilter {
+    spec: FilterSpec,
+    allow_unstable: bool,
+    f32s: Mutex<Vec<(Option<usize>, Planned<f32>)>>,
+    f64s: Mutex<Vec<(Option<usize>, Planned<f64>)>>,
+}
+
+/// The filter kept in `cache` for `workers` threads, planned on first use.
+fn kept<T: Element>(
+    cache: &Mutex<Vec<(Option<usize>, Planned<T>)>>,
+    spec: &FilterSpec,
+    options: FilterOptions,
+) -> Result<Planned<T>, FilterError> {
+    let mut kept = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, f)) = kept.iter().find(|(w, _)| *w == options.threads) {
+        return Ok(f.clone());
+    }
+    let f = plan::<T>(spec, options, &Target::cpu())?;
+    kept.push((options.threads, f.clone()));
+    Ok(f)
+}
+
+#[pymethods]
+impl PlannedFilter {
+    /// Checks and keeps the coefficients; planning waits for the first call of each dtype.
+    #[new]
+    #[pyo3(signature = (b, a, sos_shape=None, allow_unstable=false))]
+    fn new(
+        b: Vec<f64>,
+        a: Vec<f64>,
+        sos_shape: Option<Vec<usize>>,
+        allow_unstable: bool,
+    ) -> PyResult<Self> {
+        catch(|| {
+            Ok(PlannedFilter {
+                spec: spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?,
+                allow_unstable,
+                f32s: Mutex::new(Vec::new()),
+                f64s: Mutex::new(Vec::new()),
+            })
+        })
+    }
+
+    /// The state values per channel (max(len(a), len(b)) − 1, or 2 per section).
+    fn state_len(&self) -> PyResult<usize> {
+        catch(|| {
+            let options = options(self.allow_unstable, None);
+            Ok(kept(&self.f64s, &self.spec, options)
+                .map_err(filter_err)?
+                .state_len())
+        })
+    }
+
+    /// The rows of a C-contiguous float32 / float64 (channels, n) array, with zi
+    /// (channels, state) or none: (y, zf or None), as `filter_rows`.
+    #[pyo3(signature = (x, zi=None, workers=None))]
+    fn rows<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        zi: Option<&Bound<'py, PyAny>>,
+        workers: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+        catch(|| {
+            let options = options(self.allow_unstable, workers);
+            if let Ok(x) = x.extract::<PyReadonlyArray2<'py, f32>>() {
+                let zi = zi
+                    .map(|z| z.extract::<PyReadonlyArray2<'py, f32>>())
+                    .transpose()?;
+                rows_run(py, || kept(&self.f32s, &self.spec, options), x, zi)
+            } else {
+                let x = x.extract::<PyReadonlyArray2<'py, f64>>()?;
+                let zi = zi
+                    .map(|z| z.extract::<PyReadonlyArray2<'py, f64>>())
+                    .transpose()?;
+                rows_run(py, || kept(&self.f64s, &self.spec, options), x, zi)
+            }
+        })
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PlannedFilter>()?;
     m.add_function(wrap_pyfunction!(signal_run, m)?)?;
     m.add_function(wrap_pyfunction!(filter_rows, m)?)?;
     m.add_function(wrap_pyfunction!(filter_cuda, m)?)?;

@@ -185,3 +185,23 @@ def test_hmm_on_the_gpu_equals_the_cpu(gpu):
     dev = lns.hmm_forward(pi, A, B, "lns32", device="cuda")
     bound = (1.5 * t + 2) * lns.ulp("lns32") * np.log(2)
     np.testing.assert_allclose(dev, cpu, atol=2 * bound)
+
+
+def test_filter_objects_stream_gpu_arrays(xp):
+    """sigpu.Filter / sigpu.Sos on torch and CuPy CUDA arrays: one call equals lfilter /
+    sosfilt, and blocks streamed with process() (the state kept as an array of the input's
+    library) join to one call's output."""
+    name, lib, to, back = xp
+    b, a = ss.cheby1(3, 1, 0.35)
+    sos = ss.butter(6, [0.1, 0.3], "bandpass", output="sos")
+    x = RNG.standard_normal((2, 30_000))
+    for f, whole in ((sigpu.Filter(b, a), ss.lfilter(b, a, x)), (sigpu.Sos(sos), ss.sosfilt(sos, x))):
+        y = f(to(x))
+        assert type(y) is type(to(x))
+        np.testing.assert_allclose(back(y), whole, atol=1e-9)
+        parts = [f.process(to(x[:, s : s + 7_000])) for s in range(0, 30_000, 7_000)]
+        assert all(type(p) is type(to(x)) for p in parts)
+        assert type(f.zi) is type(to(x))
+        np.testing.assert_allclose(np.concatenate([back(p) for p in parts], axis=1), whole, atol=1e-9)
+        f.reset()
+        np.testing.assert_allclose(back(f.process(to(x))), whole, atol=1e-9)

@@ -154,7 +154,7 @@ def test_simulate_resume_refuses_another_run(code, tmp_path):
         (lambda c: c.decode(np.zeros((1, 16200), complex)), TypeError, "complex"),
         (lambda c: c.decode(np.full((1, 16200), np.nan, np.float32)), ValueError, "not finite"),
         (lambda c: c.decode(np.zeros((1, 16200), np.float32), decoder="bp2"), ValueError, "unknown decoder"),
-        (lambda c: c.decode(np.zeros((1, 16200), np.float32), decoder="spa"), ValueError, "precision float"),
+        (lambda c: c.decode(np.zeros((1, 16200), np.float32), decoder="spa"), ValueError, "precision='float'"),
         (lambda c: c.decode(np.zeros((1, 16200), np.float32), schedule="random"), ValueError, "unknown schedule"),
         (lambda c: c.decode(np.zeros((1, 16200), np.float32), iterations=0), ValueError, "iterations"),
         (lambda c: c.encode(np.zeros((1, 7199), np.uint8)), ValueError, "K = 7200"),

@@ -2,7 +2,30 @@
 
 use clap::Parser;
 use sigpu_cli::cli;
+use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether the process started without a descriptor 1 (`sigpu … >&-`).
+static STDOUT_WAS_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Records whether descriptor 1 is open, before `main`: Rust's start-up reopens a closed
+/// standard descriptor on /dev/null (so that no file opened later takes its number), after
+/// which a closed stdout looks like `> /dev/null` and every result would vanish with exit
+/// status 0. Run from `.init_array`, which the C library calls before Rust's start-up.
+extern "C" fn record_closed_stdout() {
+    // SAFETY: F_GETFD only asks whether the descriptor is open.
+    if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+        STDOUT_WAS_CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+#[used]
+#[link_section = ".init_array"]
+static RECORD_CLOSED_STDOUT: extern "C" fn() = record_closed_stdout;
+
+/// What `println!` panics with when stdout fails (a full disk, `/dev/full`, an I/O error).
+const STDOUT_PANIC: &str = "failed printing to stdout: ";
 
 fn main() -> ExitCode {
     // A closed stdout (`sigpu ... | head -1`) ends the process the way it ends `cat` or `ls`:
@@ -13,17 +36,65 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    if STDOUT_WAS_CLOSED.load(Ordering::Relaxed) {
+        eprintln!(
+            "error: stdout is closed (`>&-`?), and sigpu writes its results there; redirect \
+             it to /dev/null to discard them"
+        );
+        return ExitCode::FAILURE;
+    }
+    stdout_errors_end_the_command();
     // Ctrl-C / kill remove the temporary files of outputs being written, then end the process
     // with the signal's status (130, 143).
     if let Err(e) = sigpu_runtime::fs::remove_temps_on_signal() {
         eprintln!("warning: cannot watch for signals ({e}); an interrupted write may leave a temporary file");
     }
-    let args = cli::Cli::parse();
-    match cli::run(&args) {
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        // --help and --version go to stdout, usage errors to stderr: either way a failed write
+        // is an error, not a silent exit 0.
+        Err(e) => {
+            let code = e.exit_code();
+            if let Err(w) = e.print().and_then(|()| std::io::stdout().flush()) {
+                eprintln!("error: cannot write to stdout: {w}");
+                return ExitCode::FAILURE;
+            }
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
+    };
+    let done = cli::run(&args).and_then(|code| {
+        // What `print!` left in the buffer: an error here is as much a lost result.
+        std::io::stdout()
+            .flush()
+            .map_err(|e| anyhow::anyhow!("cannot write the results to stdout: {e}"))?;
+        Ok(code)
+    });
+    match done {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// A write to stdout that fails (other than a closed pipe, which SIGPIPE ends) panics inside
+/// `println!`, wherever a command prints. This hook turns that panic, on any thread, into the
+/// error it is — a message, the temporary files removed, exit status 1 — instead of a panic's
+/// 101 and backtrace. Commands that print through `cmd::write_stdout` return the error
+/// normally; the hook catches the `println!`s that remain. Other panics are left as they are.
+fn stdout_errors_end_the_command() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let text = (payload.downcast_ref::<String>().map(String::as_str))
+            .or_else(|| payload.downcast_ref::<&str>().copied());
+        match text.and_then(|t| t.strip_prefix(STDOUT_PANIC)) {
+            Some(why) => {
+                eprintln!("error: cannot write the results to stdout: {why}");
+                sigpu_runtime::fs::exit_removing_temps(1)
+            }
+            None => previous(info),
+        }
+    }));
 }

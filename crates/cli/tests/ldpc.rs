@@ -323,3 +323,87 @@ fn device_all_spreads_simulate_only() {
         assert_mentions(&all, "--device all: no GPU");
     }
 }
+
+/// `ldpc simulate` on DVB-T2 short 1/2 at Eb/N0 0.4 and 1.0 dB, stopping after 20 frame
+/// errors, with `extra` flags, under `taskset -c 0` (one core) when `one_core`: the points
+/// without their timings.
+fn counts_of_the_audit_sweep(extra: &[&str], one_core: bool) -> Vec<Value> {
+    let args = line(
+        "--json ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
+         --eb-n0 0.4,1.0 --min-errors 20 --max-frames 700 --seed 5",
+        extra,
+    );
+    let out = if one_core {
+        std::process::Command::new("taskset")
+            .args(["-c", "0", env!("CARGO_BIN_EXE_sigpu")])
+            .args(&args)
+            .env_remove("SIGPU_REQUIRE_GPU")
+            .output()
+            .expect("taskset runs")
+    } else {
+        sigpu(&args)
+    };
+    assert!(out.status.success(), "{}", stderr(&out));
+    points_without_timings(&stdout_json(&out))
+}
+
+/// The same seed gives the same counts on any number of cores: the default batch is 64
+/// frames per thread (64 under `taskset -c 0`, 128 on two cores), and a point used to stop at
+/// the end of the batch that reached the errors (128 frames on two cores, 64 on one).
+#[test]
+fn simulate_counts_do_not_depend_on_the_cores_or_the_batch() {
+    let want = counts_of_the_audit_sweep(&[], false);
+    assert_eq!(
+        want[0]["frame_errors"], 20,
+        "the stop falls on the 20th error"
+    );
+    assert!(want[0]["frames"].as_u64().unwrap() < 64, "{want:?}");
+    let taskset = std::process::Command::new("taskset").arg("-V").output();
+    if taskset.is_ok_and(|o| o.status.success()) {
+        assert_eq!(counts_of_the_audit_sweep(&[], true), want, "one core");
+    } else {
+        println!("SKIP one core: no taskset on this machine");
+    }
+    assert_eq!(counts_of_the_audit_sweep(&["--batch", "7"], false), want);
+}
+
+/// The audit's commands, as written: a grid whose far end names no channel and a point
+/// listed three times are refused before the first point runs; a resumed file changed by
+/// hand (BER 5.0) is refused, naming the file and the point.
+#[test]
+fn simulate_checks_its_parameters_and_its_file_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.json");
+    let out_arg = out.to_str().unwrap();
+    let sweep = |snr: &'static str, resume: bool| {
+        let mut args = line(
+            "ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
+             --min-errors 5 --max-frames 16 --out",
+            &[out_arg, "--snr", snr],
+        );
+        if resume {
+            args.push("--resume");
+        }
+        args
+    };
+    let started = std::time::Instant::now();
+    let e = fails_with(&sweep("0:1000:0.1", false), "300.1 dB");
+    assert!(e.contains("no point of the sweep ran"), "{e}");
+    assert!(started.elapsed().as_secs() < 30, "refused at once");
+    assert!(!out.exists());
+    fails_with(&sweep("0,0,0", false), "0 dB is listed 3 times");
+    assert!(!out.exists());
+    let first = sigpu(&sweep("-1,4", false));
+    assert!(first.status.success(), "{}", stderr(&first));
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    v["points"][0]["ber"] = 5.0.into();
+    std::fs::write(&out, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let e = fails_with(&sweep("-1,4,5", true), "BER 5");
+    assert!(e.contains("sweep.json") && e.contains("Es/N0 -1 dB"), "{e}");
+    let plot = dir.path().join("p.svg");
+    let plot_arg = plot.to_str().unwrap();
+    fails_with(
+        &line("ldpc plot --input", &[out_arg, "--output", plot_arg]),
+        "BER 5",
+    );
+}

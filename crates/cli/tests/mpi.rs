@@ -95,8 +95,9 @@ fn wait_for_a_point(out: &Path) {
     }
 }
 
-/// A short-code sweep with a point that stops on frame errors mid-way (Es/N0 2.1 dB, after 3
-/// batches of 128: the default batch on 2 cores) and one that runs to --max-frames (4 dB).
+/// A short-code sweep with a point that stops on frame errors mid-way (Es/N0 2.1 dB, at its
+/// 20th frame error, inside a batch: the default batch is 64 frames per thread, so each rank
+/// count makes other batches) and one that runs to --max-frames (4 dB).
 #[cfg(feature = "mpi")]
 const SWEEP: &str = "ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
                      --snr 2.1,4 --min-errors 20 --max-frames 700 --seed 5";

@@ -97,7 +97,11 @@ __device__ __forceinline__ void check16(uint4 s, unsigned* const* ptr,
     unsigned parity[2] = {0, 0};
     unsigned p[D];
 #pragma unroll
-    for (int j = 0; j < D; ++j) p[j] = *ptr[j];
+    // Only the slots this check has: a padding slot, or the one its circulant misses (the
+    // staircase corner), points at a variable another thread of the layer updates in the same
+    // round, and reading it would race with that write (the value was discarded, but the
+    // read was still unordered).
+    for (int j = 0; j < D; ++j) p[j] = present[j] ? *ptr[j] : 0u;
 #pragma unroll
     for (int j = 0; j < D; ++j) {
         unsigned zs = s.z << j, ws = s.w << j;

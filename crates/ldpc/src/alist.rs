@@ -25,10 +25,12 @@ impl Code {
 
 /// Reads an alist file; every error names the file and line.
 pub fn read_alist(path: &Path) -> Result<Code> {
-    let text = std::fs::read_to_string(path).map_err(|source| LdpcError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let what = "an alist text file (MacKay's format)";
+    let text =
+        sigpu_runtime::input::read_text(path, 64 << 20, what).map_err(|source| LdpcError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
     let name = path
         .file_stem()
         .map_or_else(|| "alist".into(), |s| s.to_string_lossy().into_owned());
@@ -52,20 +54,33 @@ fn degrees_within(degrees: &[usize], max: usize, line: usize, what: &str) -> Par
     }
 }
 
-/// The column lists (with their lines) must describe the same matrix as the row lists.
-fn columns_match_rows(cols: &[(usize, Vec<usize>)], check_rows: &[Vec<u32>]) -> Parse<()> {
+/// The column lists and the row lists (each with its line) must describe the same matrix:
+/// every entry of either side is listed by the other, so neither side can add an edge the
+/// other lacks (the code is built from the rows).
+fn columns_match_rows(cols: &[(usize, Vec<usize>)], rows: &[(usize, Vec<usize>)]) -> Parse<()> {
+    let sets = |lists: &[(usize, Vec<usize>)]| -> Vec<std::collections::HashSet<usize>> {
+        lists
+            .iter()
+            .map(|(_, l)| l.iter().copied().collect())
+            .collect()
+    };
+    let (col_sets, row_sets) = (sets(cols), sets(rows));
     for (c, (no, list)) in cols.iter().enumerate() {
-        for &r in list {
-            if !check_rows[r - 1].contains(&(c as u32)) {
-                return Err((
-                    *no,
-                    format!(
-                        "column {} lists row {r}, but row {r} does not list column {}",
-                        c + 1,
-                        c + 1
-                    ),
-                ));
-            }
+        if let Some(&r) = list.iter().find(|&&r| !row_sets[r - 1].contains(&(c + 1))) {
+            let c = c + 1;
+            return Err((
+                *no,
+                format!("column {c} lists row {r}, but row {r} does not list column {c}"),
+            ));
+        }
+    }
+    for (r, (no, list)) in rows.iter().enumerate() {
+        if let Some(&c) = list.iter().find(|&&c| !col_sets[c - 1].contains(&(r + 1))) {
+            let r = r + 1;
+            return Err((
+                *no,
+                format!("row {r} lists column {c}, but column {c} does not list row {r}"),
+            ));
         }
     }
     Ok(())
@@ -148,11 +163,11 @@ pub fn parse_alist(name: &str, text: &str) -> std::result::Result<Code, (usize, 
     };
     let cols = read_lists(n, &col_deg, m, "column")?;
     let rows = read_lists(m, &row_deg, n, "row")?;
+    columns_match_rows(&cols, &rows)?;
     let check_rows: Vec<Vec<u32>> = rows
         .iter()
         .map(|(_, r)| r.iter().map(|&c| (c - 1) as u32).collect())
         .collect();
-    columns_match_rows(&cols, &check_rows)?;
     Code::from_rows(name, n, n - m, &check_rows).map_err(|e| (row_deg_line, e.to_string()))
 }
 
@@ -235,6 +250,19 @@ mod tests {
         assert!(
             msg.contains("does not list") && (8..=14).contains(&line),
             "{line} {msg}"
+        );
+        // Row 1 lists column 2 as well (its degree and the largest raised to match), which
+        // column 2 does not list: the rows would add an edge the columns lack.
+        let extra = HAMMING
+            .replacen("3 4\n", "3 5\n", 1)
+            .replacen("4 4 4\n", "5 4 4\n", 1)
+            .replacen("1 4 5 7\n", "1 4 5 7 2\n", 1);
+        assert_eq!(
+            parse_alist("h", &extra).unwrap_err(),
+            (
+                12,
+                "row 1 lists column 2, but column 2 does not list row 1".to_owned()
+            )
         );
         // A degree-2 column listing row 1 twice: once taken silently from the row lists.
         assert_eq!(

@@ -157,6 +157,17 @@ impl Snr {
     }
 }
 
+/// Refuses an Es/N0 no channel is made for: beyond ±300 dB the noise variance under- or
+/// overflows f64 and LLRs turn into NaN.
+pub fn check_es_n0(es_n0_db: f64) -> Result<()> {
+    if !(-300.0..=300.0).contains(&es_n0_db) {
+        return Err(LdpcError::invalid(format!(
+            "SNR {es_n0_db} dB is outside [-300, 300] dB"
+        )));
+    }
+    Ok(())
+}
+
 /// An AWGN channel for one constellation at one Es/N0.
 #[derive(Clone, Debug)]
 pub struct Channel {
@@ -171,12 +182,7 @@ pub struct Channel {
 impl Channel {
     /// The channel of `modulation` at `es_n0_db`, demapped by `demapper`; refused beyond ±300 dB.
     pub fn new(modulation: Modulation, demapper: Demapper, es_n0_db: f64) -> Result<Channel> {
-        // Beyond ±300 dB the noise variance under- or overflows f64 and LLRs turn into NaN.
-        if !(-300.0..=300.0).contains(&es_n0_db) {
-            return Err(LdpcError::invalid(format!(
-                "SNR {es_n0_db} dB is outside [-300, 300] dB"
-            )));
-        }
+        check_es_n0(es_n0_db)?;
         let n0 = 10f64.powf(-es_n0_db / 10.0);
         Ok(Channel {
             modulation,

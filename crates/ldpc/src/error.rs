@@ -67,6 +67,9 @@ pub enum LdpcError {
     /// A device error (driver, launch, NVRTC).
     #[error(transparent)]
     Gpu(#[from] sigpu_runtime::cuda::Error),
+    /// The work was stopped by its [`sigpu_runtime::cancel::Cancel`] token.
+    #[error(transparent)]
+    Cancelled(#[from] sigpu_runtime::cancel::Cancelled),
     /// A failure on one rank of a run spread over several (MPI), returned by every rank.
     #[error(transparent)]
     Ranks(#[from] sigpu_runtime::ranks::RankFailure),

@@ -126,14 +126,20 @@ __device__ __forceinline__ void hmm_forward(const HmmGeo& g, const int* __restri
         if (g.steps > 1) w_next = __ldg(e + S);
     }
     for (int t = 0;; ++t) {
-        // Divide alpha by its largest element M; note a state where alpha becomes 1.
+        // Divide alpha by its largest element M; note the lowest state where alpha becomes 1.
+        // Several states may qualify, so they meet in an atomicMin (plain stores of several
+        // threads to one word are a race, and the choice would depend on timing). Thread 0
+        // resets the slot here: every read of it in the previous step came before the barrier
+        // that ended that step, and the reduction's barrier orders the reset before this
+        // step's atomicMin.
+        if (threadIdx.x == 0) scratch[32] = 0x7fffffff;
         const int M = hmm_block_reduce(a, scratch, HmmMax());
         if (M == Z) { all_zero = true; break; }
         if (M > g.max_code) bad = true;
         if (owner) {
             a = (a == Z || a - M <= Z) ? Z : a - M;
             cur[j] = a;
-            if (a == 0) scratch[32] = j;  // any such state will do
+            if (a == 0) atomicMin(&scratch[32], j);
         }
         scale += M;
         __syncthreads();

@@ -27,6 +27,9 @@ fn check_len(what: &'static str, got: usize, expected: usize) -> Result<(), Leng
 /// Slices shorter than this run on one thread: spawning costs more than it saves.
 const PARALLEL_MIN: usize = 1 << 14;
 
+/// Elements per parallel task of the element-wise operations.
+const CHUNK: usize = 1 << 12;
+
 fn zip_map(
     a: &[u32],
     b: &[u32],
@@ -39,10 +42,16 @@ fn zip_map(
     if a.len() < PARALLEL_MIN {
         out.iter_mut().zip(a.iter().zip(b)).for_each(kernel);
     } else {
-        out.par_iter_mut()
-            .zip(a.par_iter().zip(b))
-            .with_min_len(4096)
-            .for_each(kernel);
+        // Chunks of 4096, each after a poll of the caller's cancellation token (a cancelled
+        // caller discards `out`).
+        let cancel = sigpu_runtime::cancel::Cancel::current();
+        out.par_chunks_mut(CHUNK)
+            .zip(a.par_chunks(CHUNK).zip(b.par_chunks(CHUNK)))
+            .for_each(|(o, (x, y))| {
+                if !cancel.is_cancelled() {
+                    o.iter_mut().zip(x.iter().zip(y)).for_each(kernel);
+                }
+            });
     }
     Ok(())
 }
@@ -62,10 +71,14 @@ impl Format {
         if a.len() < PARALLEL_MIN {
             m.add_words(a, b, out);
         } else {
-            const CHUNK: usize = 1 << 12;
+            let cancel = sigpu_runtime::cancel::Cancel::current();
             out.par_chunks_mut(CHUNK)
                 .zip(a.par_chunks(CHUNK).zip(b.par_chunks(CHUNK)))
-                .for_each(|(o, (x, y))| m.add_words(x, y, o));
+                .for_each(|(o, (x, y))| {
+                    if !cancel.is_cancelled() {
+                        m.add_words(x, y, o);
+                    }
+                });
         }
         Ok(())
     }
@@ -243,5 +256,27 @@ mod tests {
         // Products that overflow the format are still summed exactly before rounding.
         let big = F.from_f64(30000.0);
         assert_eq!(F.dot(&[big, big], &[big, F.neg(big)]).unwrap(), F.zero());
+    }
+
+    #[test]
+    fn element_wise_operations_stop_at_a_cancelled_token() {
+        use sigpu_runtime::cancel::Cancel;
+        let n = 1 << 16;
+        let (a, b): (Vec<u32>, Vec<u32>) = (0..n as u32)
+            .map(|i| (F.from_f64(i as f64 + 1.0), F.from_f64(2.0)))
+            .unzip();
+        let token = Cancel::new();
+        token.cancel();
+        let mut out = vec![u32::MAX; n];
+        token.scope(|| F.mul_slices(&a, &b, &mut out)).unwrap();
+        assert!(
+            out.iter().all(|&w| w == u32::MAX),
+            "no chunk ran after the cancel"
+        );
+        let m = crate::Method::cpu_default(F).cpu(F).unwrap().unwrap();
+        token.scope(|| F.add_slices(&*m, &a, &b, &mut out)).unwrap();
+        assert!(out.iter().all(|&w| w == u32::MAX));
+        F.mul_slices(&a, &b, &mut out).unwrap();
+        assert_eq!(F.to_f64(out[0]), 2.0);
     }
 }

@@ -26,6 +26,9 @@ pub enum LnsError {
     /// An argument no operation takes (an empty output buffer, a batch beyond the grid).
     #[error("invalid argument: {0}")]
     Invalid(String),
+    /// The work was stopped by its [`sigpu_runtime::cancel::Cancel`] token.
+    #[error(transparent)]
+    Cancelled(#[from] sigpu_runtime::cancel::Cancelled),
     /// The GPU: driver, compilation or launch.
     #[error(transparent)]
     Gpu(#[from] cuda::Error),

@@ -171,6 +171,14 @@ pub struct Style {
     /// Per series, by index: (x, bound) where nothing was observed and only an upper bound
     /// is known, drawn as ▽ at the bound in the series' colour.
     pub upper_bounds: Vec<Vec<(f64, f64)>>,
+    /// Per series, by index: (x, y) where nothing was observed and the upper bound lies above
+    /// the series' measured points beside it (drawn there it would read as a floor): drawn as
+    /// ↓ at y, which the caller places below the series' last measured point. The legend
+    /// says so in one row ([`Style::below_label`]).
+    pub below: Vec<Vec<(f64, f64)>>,
+    /// The legend's text for the ↓ marks (default: "no errors observed: drawn below the last
+    /// measured point").
+    pub below_label: Option<String>,
     /// Lines under the legend that explain marks, numbers or names on the chart (one row per
     /// `\n`-separated line).
     pub note: Option<String>,
@@ -201,7 +209,7 @@ impl LineChart {
             legend.draw(&bottom)?;
             root.present().map_err(render)?;
         }
-        Ok(svg)
+        Ok(without_control_characters(svg))
     }
 
     /// The chart in `format`, drawn with the default style.
@@ -239,7 +247,7 @@ impl LineChart {
             .flat_map(|s| s.points.iter().filter_map(|&p| self.transform(p)))
             .collect();
         // Bounds and interval ends belong in the picture too.
-        for b in style.upper_bounds.iter().flatten() {
+        for b in style.upper_bounds.iter().chain(&style.below).flatten() {
             pts.extend(self.transform(*b));
         }
         for i in style.intervals.iter().flatten() {
@@ -352,6 +360,12 @@ impl LineChart {
                     .draw_series([EmptyElement::at(p) + down_triangle(line)])
                     .map_err(render)?;
             }
+            let below = style.below.get(i).map_or(&[][..], Vec::as_slice);
+            for &p in below.iter().filter(|&&p| self.transform(p).is_some()) {
+                chart
+                    .draw_series([EmptyElement::at(p) + down_arrow(line)])
+                    .map_err(render)?;
+            }
         }
         Ok(())
     }
@@ -360,6 +374,11 @@ impl LineChart {
 /// ▽, 11 pixels wide, centred on its anchor.
 fn down_triangle(style: ShapeStyle) -> PathElement<(i32, i32)> {
     PathElement::new(vec![(-6, -5), (6, -5), (0, 6), (-6, -5)], style)
+}
+
+/// ↓, 15 pixels tall, its tip on its anchor.
+fn down_arrow(style: ShapeStyle) -> PathElement<(i32, i32)> {
+    PathElement::new(vec![(0, -14), (0, 0), (-5, -6), (0, 0), (5, -6)], style)
 }
 
 /// One axis: its coordinate with the key points of [`ticks`], and their labels.
@@ -434,6 +453,8 @@ fn pad(lo: f64, hi: f64, log: bool) -> (f64, f64) {
 struct Legend {
     entries: Vec<(String, RGBColor, Mark)>,
     bound_entry: bool,
+    /// The ↓ marks' row ([`Style::below`]), when there are any.
+    below_entry: Option<String>,
     note: Option<String>,
     columns: usize,
     /// The canvas width, pixels.
@@ -495,6 +516,11 @@ impl Legend {
         Legend {
             entries,
             bound_entry: style.upper_bounds.iter().any(|b| !b.is_empty()),
+            below_entry: style.below.iter().any(|b| !b.is_empty()).then(|| {
+                (style.below_label.clone()).unwrap_or_else(|| {
+                    "no errors observed: drawn below the last measured point".to_owned()
+                })
+            }),
             note: style.note.clone(),
             columns,
             width: W,
@@ -507,7 +533,8 @@ impl Legend {
 
     fn height(&self) -> u32 {
         let note_lines = self.note.as_deref().map_or(0, |n| n.lines().count() as u32);
-        let extra = u32::from(self.bound_entry) + note_lines;
+        let extra =
+            u32::from(self.bound_entry) + u32::from(self.below_entry.is_some()) + note_lines;
         (self.rows() + extra) * ROW + 12
     }
 
@@ -551,6 +578,18 @@ impl Legend {
                 .map_err(render)?;
             area.draw(&Text::new(
                 "no errors observed: drawn at the 95% upper confidence bound".to_owned(),
+                (68, y),
+                TextStyle::from(font.clone()).pos(text_pos_left()),
+            ))
+            .map_err(render)?;
+            y += ROW as i32;
+        }
+        if let Some(label) = &self.below_entry {
+            let grey = ShapeStyle::from(&BLACK).stroke_width(2);
+            area.draw(&(EmptyElement::at((45, y + 7)) + down_arrow(grey)))
+                .map_err(render)?;
+            area.draw(&Text::new(
+                label.clone(),
                 (68, y),
                 TextStyle::from(font.clone()).pos(text_pos_left()),
             ))
@@ -607,6 +646,23 @@ fn text_width(text: &str) -> u32 {
         .into_font()
         .box_size(text)
         .map_or(8 * text.chars().count() as u32, |s| s.0)
+}
+
+/// `svg` with every control character but tab, line feed and carriage return replaced by
+/// U+FFFD: XML forbids them (a NUL from a name would make the document unreadable to every
+/// SVG reader, resvg included), and the chart's own markup has none, so only text from a
+/// title, a label or a series name is touched.
+fn without_control_characters(svg: String) -> String {
+    if !svg.chars().any(forbidden_in_xml) {
+        return svg;
+    }
+    svg.chars()
+        .map(|c| if forbidden_in_xml(c) { '\u{FFFD}' } else { c })
+        .collect()
+}
+
+fn forbidden_in_xml(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
 fn render<E: std::fmt::Display>(e: E) -> PlotError {
@@ -714,6 +770,7 @@ impl BarChart {
         let mut legend = Legend {
             entries,
             bound_entry: false,
+            below_entry: None,
             note: self.note.clone(),
             columns: 1,
             width,
@@ -802,7 +859,7 @@ impl BarChart {
             legend.draw(&bottom)?;
             root.present().map_err(render)?;
         }
-        Ok(svg)
+        Ok(without_control_characters(svg))
     }
 
     /// Writes `<base>.svg` and `<base>.png`, each atomically.
@@ -849,6 +906,20 @@ mod tests {
                 },
             ],
         }
+    }
+
+    /// A control character in a name (a NUL from a sweep's code name) would be written raw
+    /// into the SVG, which no XML reader accepts.
+    #[test]
+    fn control_characters_in_text_never_reach_the_svg() {
+        let mut c = chart();
+        c.title = "code\u{0}name\u{1b}[31m".into();
+        c.series[0].name = "a\u{7}b\u{7f}".into();
+        let svg = c.to_svg().unwrap();
+        assert!(!svg.chars().any(forbidden_in_xml), "{svg:?}");
+        assert!(svg.contains("code\u{FFFD}name\u{FFFD}[31m"));
+        assert!(has_text(&svg, "a\u{FFFD}b\u{FFFD}"));
+        assert_eq!(&svg_to_png(&svg).unwrap()[..4], b"\x89PNG");
     }
 
     #[test]
@@ -924,6 +995,22 @@ mod tests {
             assert!(has_text(&svg, d), "{d}");
         }
         assert!(has_text(&svg, "a note") && svg.contains("upper confidence bound"));
+        assert!(!svg.contains("below the last measured point"));
+        // ↓ marks: drawn (one path each, beside the ▽) and explained in the legend.
+        let below = Style {
+            below: vec![vec![(3.0, 2.0)]],
+            ..style.clone()
+        };
+        let with = chart().to_svg_styled(&below).unwrap();
+        assert!(has_text(
+            &with,
+            "no errors observed: drawn below the last measured point"
+        ));
+        assert_eq!(
+            with.matches("<polyline").count(),
+            svg.matches("<polyline").count() + 2,
+            "the mark and its legend sample"
+        );
         // The default style draws as `to_svg` does.
         assert_eq!(
             chart().to_svg_styled(&Style::default()).unwrap(),

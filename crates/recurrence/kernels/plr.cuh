@@ -8,8 +8,9 @@
 //   PLR_TRANSPOSE  warps load and store through a shared-memory transpose;
 //   PLR_ONES       a prefix sum (order 1, every factor 1): carries add without multiplications;
 //   PLR_LOOK_BACK_WARP  an extra warp (warp WARPS) looks back from the block's start while the
-//                  others load and merge; they meet at named barriers (1: the data warps,
-//                  2: the whole block) instead of __syncthreads.
+//                  others load and merge; the data warps wait at named barrier 1, where the
+//                  look-back warp has only arrived (it is polling meanwhile), and the whole block
+//                  meets at one __syncthreads.
 // What follows the include (the map, the recurrence and the merges with the coefficients
 // written in, the kernels) is generated per filter. Loads, stores, warp sums and the look-back
 // protocol (FULL_MASK, STATUS_PARTIAL, STATUS_FULL, the flags and the chunk order) are the
@@ -49,10 +50,25 @@ __device__ __forceinline__ void post(unsigned int* flags, T* values, long long g
 #endif
 
 #if PLR_LOOK_BACK_WARP
-// bar.sync on barrier `id` for `count` threads (a multiple of 32), so some warps can meet
-// while others keep running.
+// Barrier `id` for `count` threads (a multiple of 32), so some warps can meet while others keep
+// running. It follows lane-divergent code (lane 31 storing its warp's aggregate), and the
+// compiler does not promise that a warp has reconverged there: the aligned form (`bar.sync`,
+// which is `barrier.sync.aligned`) is undefined for a divergent warp, and may count a part of
+// a warp as the whole warp and release the barrier before the other part's shared-memory
+// writes. So the warp reconverges first (__syncwarp) and the barrier is the non-aligned
+// `barrier.sync`, which waits for every non-exited thread of each warp.
 __device__ __forceinline__ void named_barrier(int id, int count) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+    __syncwarp();
+    asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+// Arrives at barrier `id` (counting `count` threads) without waiting: the look-back warp
+// counts itself in at the data warps' merge barrier at the block's start, so that barrier holds
+// every thread of the block (tools then see one complete barrier, never a partial one) while
+// the look-back warp goes on polling.
+__device__ __forceinline__ void named_arrive(int id, int count) {
+    __syncwarp();
+    asm volatile("barrier.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 #endif
 

@@ -138,27 +138,36 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
     constexpr int P = s & 1;  // shared buffers alternate between sections: one barrier each
 #if SOS_TAIL
     // After a block's first chunk the carry-ins come from its previous chunk: the tail warp
-    // only keeps the barrier.
-    if (warp == WARPS && !first) { __syncthreads(); return; }
+    // has nothing to compute, but still meets the section's one barrier, at the same
+    // __syncthreads as every other warp (a barrier reached at two different instructions is
+    // undefined behaviour).
+    const bool idle = warp == WARPS && !first;
+#else
+    const bool idle = false;
 #endif
-    T a0, a1, z0 = (T)0, z1 = (T)0;
-    if (capture) sos_local<s, true>(v, a0, a1, at, z0, z1);
-    else sos_local<s, false>(v, a0, a1, at, z0, z1);
-    // warp: inclusive scan of the threads' end states, a <- a + A^(dV) (a of lane - d)
-    #pragma unroll
-    for (int k = 0; k < 5; ++k) {
-        const int d = 1 << k;
-        const T p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
-        if (lane >= d) {
-            a0 = fma(SOS_WM[s][k][1], p1, fma(SOS_WM[s][k][0], p0, a0));
-            a1 = fma(SOS_WM[s][k][3], p1, fma(SOS_WM[s][k][2], p0, a1));
+    T a0 = (T)0, a1 = (T)0, z0 = (T)0, z1 = (T)0, e0 = (T)0, e1 = (T)0;
+    if (!idle) {
+        if (capture) sos_local<s, true>(v, a0, a1, at, z0, z1);
+        else sos_local<s, false>(v, a0, a1, at, z0, z1);
+        // warp: inclusive scan of the threads' end states, a <- a + A^(dV) (a of lane - d)
+        #pragma unroll
+        for (int k = 0; k < 5; ++k) {
+            const int d = 1 << k;
+            const T p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
+            if (lane >= d) {
+                a0 = fma(SOS_WM[s][k][1], p1, fma(SOS_WM[s][k][0], p0, a0));
+                a1 = fma(SOS_WM[s][k][3], p1, fma(SOS_WM[s][k][2], p0, a1));
+            }
         }
+        e0 = __shfl_up_sync(FULL_MASK, a0, 1);
+        e1 = __shfl_up_sync(FULL_MASK, a1, 1);
+        if (lane == 0) { e0 = (T)0; e1 = (T)0; }
+        if (lane == 31) { s_warp[P][warp][0] = a0; s_warp[P][warp][1] = a1; }
     }
-    T e0 = __shfl_up_sync(FULL_MASK, a0, 1), e1 = __shfl_up_sync(FULL_MASK, a1, 1);
-    if (lane == 0) { e0 = (T)0; e1 = (T)0; }
-    if (lane == 31) { s_warp[P][warp][0] = a0; s_warp[P][warp][1] = a1; }
+    // Every thread of the block, once per section: the warps' end states are in s_warp.
     __syncthreads();
 #if SOS_TAIL
+    if (idle) return;
     // The tail warp's segment (the previous chunk's last 32 V values, from zero state) only
     // needs its own lanes' carries; its end state is this chunk's carry-in.
     if (warp == WARPS) {

@@ -77,13 +77,53 @@ fn decay_len(sections: &[[f64; 6]]) -> usize {
     cascade_impulse(sections).1
 }
 
+/// ℓ1 norm of an impulse response followed over `h`; where it had not decayed by then (the
+/// cap: poles within 10⁻⁵ of the unit circle ring for millions of samples), the rest is
+/// bounded from the largest pole radius `rho`: at most twice the last 1,024 samples' mean
+/// magnitude per sample, decaying as rho^n.
+fn l1_with_tail(h: &[f64], decayed: bool, rho: f64) -> f64 {
+    let total = h.iter().map(|v| v.abs()).sum::<f64>();
+    if decayed || h.len() < 1024 {
+        return total;
+    }
+    let mean = h[h.len() - 1024..].iter().map(|v| v.abs()).sum::<f64>() / 1024.0;
+    if rho < 1.0 {
+        total + 2.0 * mean * rho / (1.0 - rho)
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// The largest pole radius of a cascade.
+fn max_pole_radius(coef: &[[f64; 6]]) -> f64 {
+    coef.iter()
+        .map(|c| {
+            let (a1, a2) = (c[4], c[5]);
+            let disc = a1 * a1 - 4.0 * a2;
+            if disc < 0.0 {
+                a2.abs().sqrt()
+            } else {
+                let q = -0.5 * (a1 + a1.signum() * disc.sqrt());
+                let r1 = q.abs();
+                let r2 = if q != 0.0 { (a2 / q).abs() } else { 0.0 };
+                r1.max(r2)
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// A cascade's error bounds per unit max|x| (zero initial state).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SosBounds {
+    /// SciPy's serial loop with its state and arithmetic in the signal's type (rounding u).
     pub serial: f64,
+    /// The section engine: blocked or serial with its state and arithmetic in f64, the output
+    /// rounded once to the signal's type (the blocked run's correction included).
     pub blocked: f64,
 }
 
-/// Bounds for a cascade run serially and blocked (see the module docs), per unit max|x|.
+/// Bounds for a cascade run serially at unit roundoff `u` and by the section engine (f64 state
+/// and arithmetic, output rounded once at `u`; see the module docs), per unit max|x|.
 pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> SosBounds {
     let s = coef.len();
     // m[i]: max|signal| after section i per unit input (m[0]: the input); r[i]: the gain
@@ -100,7 +140,8 @@ pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> Sos
             *v = out;
         }
     };
-    let l1 = |h: &[f64]| h.iter().map(|v| v.abs()).sum::<f64>();
+    let rho = max_pole_radius(coef);
+    let l1 = |h: &[f64]| l1_with_tail(h, len < IMPULSE_CAP, rho);
     let mut m = vec![1.0f64; s + 1];
     let mut h = vec![0.0f64; len];
     h[0] = 1.0;
@@ -108,21 +149,31 @@ pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> Sos
         run(&coef[i], &mut h);
         m[i + 1] = l1(&h);
     }
+    // r[i]: from section i's input; r_state[i]: from a unit value in section i's state, which
+    // passes its recursion 1/A_i but not its zeros (a band-pass section's b = g·[1, 0, −1] with a
+    // small g attenuates its input, not the rounding of its state).
     let mut r = vec![1.0f64; s + 1];
+    let mut r_state = vec![1.0f64; s];
+    let mut poles = vec![0.0f64; len];
     h.fill(0.0);
     h[0] = 1.0;
     for i in (0..s).rev() {
-        run(&coef[i], &mut h);
+        poles.copy_from_slice(&h);
+        let c = &coef[i];
+        run(&[1.0, 0.0, 0.0, 1.0, c[4], c[5]], &mut poles);
+        r_state[i] = l1(&poles);
+        run(c, &mut h);
         r[i] = l1(&h);
     }
     let mut serial = 0.0;
     let mut blocked = 0.0;
     for (i, c) in coef.iter().enumerate() {
-        // Section i: 5 roundings on values of size ≤ m[i], m[i+1], through sections i.. (its
-        // own recursion included).
+        // Section i: roundings on values of size ≤ m[i], m[i+1]: at most 2u·size into each of
+        // its two states (through its recursion and the sections after it) and u·size into its
+        // output (through the sections after it).
         let size = (c[0].abs() + c[1].abs() + c[2].abs()) * m[i]
             + (1.0 + c[4].abs() + c[5].abs()) * m[i + 1];
-        serial += 2.0 * size * r[i];
+        serial += size * (4.0 * r_state[i] + r[i + 1]);
         // Blocking: each state's carry times its factor table, summed in f64 (the carries are
         // true states, so only the f64 rounding of the correction is new).
         let state = (c[1].abs() + c[2].abs()) * m[i] + (c[4].abs() + c[5].abs()) * m[i + 1];
@@ -131,8 +182,11 @@ pub(crate) fn sos_bounds(coef: &[[f64; 6]], factors: &[Vec<f64>], u: f64) -> Sos
             blocked += 2.0 * f64::EPSILON / 2.0 * peak * state;
         }
     }
+    // The engine's own rounding is f64's whatever the signal's type (u: the signal type's unit
+    // roundoff); its output is rounded once to that type: u of max|y| ≤ ℓ1(h)·max|x| (m[s]).
+    let wide = f64::EPSILON / 2.0;
     SosBounds {
         serial: u * serial,
-        blocked: u * serial + blocked,
+        blocked: u * m[s] + wide * serial + blocked,
     }
 }

@@ -285,13 +285,20 @@ impl<T: Element> Filter<T> {
                 let next = std::sync::atomic::AtomicUsize::new(0);
                 let rows: Vec<std::sync::Mutex<&mut [T]>> =
                     y.chunks_mut(n).map(std::sync::Mutex::new).collect();
+                // The caller's cancellation token, carried into the workers' threads.
+                let cancel = sigpu_runtime::cancel::Cancel::current();
                 std::thread::scope(|scope| {
                     for _ in 0..threads {
-                        scope.spawn(|| loop {
-                            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(row) = rows.get(c) else { break };
-                            let mut row = row.lock().unwrap_or_else(|p| p.into_inner());
-                            run_one(c, &mut row, 1);
+                        scope.spawn(|| {
+                            cancel.scope(|| loop {
+                                if cancel.is_cancelled() {
+                                    break;
+                                }
+                                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                let Some(row) = rows.get(c) else { break };
+                                let mut row = row.lock().unwrap_or_else(|p| p.into_inner());
+                                run_one(c, &mut row, 1);
+                            })
                         });
                     }
                 });

@@ -150,7 +150,12 @@ impl Signature {
             return err("a[0] is 0: the leading denominator coefficient must be non-zero".into());
         }
         let feedforward: Vec<Coef> = b.iter().map(|&v| Coef::from_f64(v / a0)).collect();
-        let mut feedback: Vec<Coef> = a[1..].iter().map(|&v| Coef::from_f64(-v / a0)).collect();
+        // Trailing zeros of a add no pole (scipy accepts any number): they leave the recurrence,
+        // so they do not count toward the order cap; the state keeps scipy's length.
+        let poles = a.iter().rposition(|&v| v != 0.0).unwrap_or(0);
+        let mut feedback: Vec<Coef> = (a[1..=poles].iter())
+            .map(|&v| Coef::from_f64(-v / a0))
+            .collect();
         let state_len = b.len().max(a.len()) - 1;
         if feedback.is_empty() {
             feedback.push(Coef::from_i64(0));

@@ -8,12 +8,18 @@
 //! output plus the cascade's zero-input response to the true state at the segment's start —
 //! a linear combination of 2·n_sections factor tables `F_j` (the response to a unit value in
 //! state j). The true states are carried from segment to segment with the 2S×2S transfer
-//! matrix in f64. The factor tables and the transfer matrix are computed once per filter in
-//! double-double and rounded once, never by the recurrence in the element type; tables are
-//! cut where every entry falls below ε·2⁻⁸ of its largest (below the rounding of the sum).
-//! Blocking adds an error of about ε·Σ_j max|F_j|·|state_j|, which [`Sos::new`] predicts and
-//! compares with SciPy's own serial error ([`crate::Report`]); where blocking would cost
-//! accuracy the cascade runs serially per channel instead.
+//! matrix in double-double. The factor tables and the transfer matrix are computed once per
+//! filter in double-double and rounded once, never by the recurrence in the element type;
+//! tables are cut where every entry falls below f64's ε·2⁻⁸ of their largest.
+//!
+//! **Any input spectrum.** Every run is in f64 whatever the signal's type (f32 signals are
+//! widened and their outputs rounded once). Where the input's energy lies in the cascade's
+//! stopband, the segments' zero-state transients (and the correction's terms) dwarf the true
+//! output, and their rounding errors would too: the blocked run measures both for free and,
+//! beyond `transient_limit` (and `CANCEL` times it), runs the channel again serially in f64
+//! — for f64 signals SciPy's own loop. [`Sos::new`] bounds the engine's error per unit max|x|
+//! and compares it with SciPy's serial bound ([`crate::Report`]); where blocking could not keep
+//! the contract the cascade runs serially per channel instead.
 
 use crate::bounds::{sos_bounds, SosBounds};
 use crate::elem::Element;
@@ -32,6 +38,23 @@ pub use crate::cpu::sos::SEG;
 const GROUP: usize = crate::cpu::sos::GROUP;
 /// Channels shorter than this run serially.
 const SERIAL_BELOW: usize = 2 * SEG * GROUP;
+/// How far the blocked run's local (zero-state) outputs may exceed the true ones before the
+/// channel is run again serially: their rounding errors scale with them, so where they exceed
+/// the output by more than twice the ratio of T's rounding to f64's (the local run's), the
+/// blocked error could exceed SciPy's serial error at T by more than the contract's 4×
+/// (measured on stopband tones, chirps and steps: error ratios track the peak ratio, 9–500×
+/// where it is 6–1,100×, ≤ 3× where it is ≤ 1.4×). 2 for f64 signals, 2^30 for f32 ones.
+fn transient_limit<T: Element>() -> f64 {
+    2.0 * eps::<T>() / eps::<f64>()
+}
+
+/// How far the correction's terms (Σ_j |state_j|·max|F_j| at a segment's start) may exceed the
+/// output, in units of [`transient_limit`]: the correction's f64 rounding is ε·|terms| per
+/// sample, not accumulated, while SciPy's serial error at T accumulates to hundreds of ε_T
+/// (measured: butter(8, 0.005) on white noise reaches 164 with the blocked error a third of
+/// SciPy's; sections with near-double poles at −1, r = 0.99995, on a step reach 1,600 with 12×).
+const CANCEL: f64 = 256.0;
+
 /// The most sections a cascade may have (the set-up cost grows with its square).
 pub const MAX_SECTIONS: usize = 128;
 
@@ -45,8 +68,11 @@ pub struct Sos<T: Element> {
     /// The rows as given to `new` after rounding to T, as f64: [b0 b1 b2 1 a1 a2].
     coef: Vec<[f64; 6]>,
     /// .0[j][i]: cascade output i samples into a segment for a unit state j (j = 2s + m);
-    /// .1: the state after SEG samples of zero input, row-major 2S × 2S.
+    /// .1: the state after SEG samples of zero input, row-major 2S × 2S, in double-double: the
+    /// high parts, then the low parts.
     tables: Tables,
+    /// max_i |F_j[i]| per unit state j.
+    factor_peaks: Vec<f64>,
     options: FilterOptions,
     blocked: bool,
     report: Report,
@@ -85,14 +111,22 @@ impl<T: Element> Sos<T> {
             } else {
                 Method::SosSerial
             },
+            // Blocked or serial, the engine runs in f64 and rounds its output once (for f64
+            // signals the serial run is SciPy's own loop).
             error_bound: if blocked {
                 bounds.blocked
             } else {
-                bounds.serial
+                bounds.blocked.min(bounds.serial)
             },
             reference_bound: bounds.serial,
         };
+        let factor_peaks = tables
+            .0
+            .iter()
+            .map(|f| f.iter().fold(0.0f64, |m, v| m.max(v.abs())))
+            .collect();
         Ok(Sos {
+            factor_peaks,
             rows,
             rows64,
             coef,
@@ -145,15 +179,22 @@ impl<T: Element> Sos<T> {
                 .map(Mutex::new)
                 .collect();
             let workers = threads.min(channels).max(1);
-            let worker = || loop {
-                let c = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = work.get(c) else { break };
-                let mut item = item.lock().unwrap_or_else(|p| p.into_inner());
-                let (yc, st) = &mut *item;
-                let xc = &x[c * n..(c + 1) * n];
-                if self.run_channel(xc, yc, st, per_channel_threads, fresh) {
-                    nonfinite.store(true, Ordering::Relaxed);
-                }
+            // The caller's cancellation token, carried into the workers' threads.
+            let cancel = sigpu_runtime::cancel::Cancel::current();
+            let worker = || {
+                cancel.scope(|| loop {
+                    if cancel.is_cancelled() {
+                        break;
+                    }
+                    let c = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = work.get(c) else { break };
+                    let mut item = item.lock().unwrap_or_else(|p| p.into_inner());
+                    let (yc, st) = &mut *item;
+                    let xc = &x[c * n..(c + 1) * n];
+                    if self.run_channel(xc, yc, st, per_channel_threads, fresh) {
+                        nonfinite.store(true, Ordering::Relaxed);
+                    }
+                })
             };
             // One worker runs on the caller's thread: spawning a thread per call costs more
             // than filtering a short block.
@@ -191,46 +232,63 @@ impl<T: Element> Sos<T> {
                 Strategy::Auto => n < SERIAL_BELOW,
             };
         if serial {
-            self.serial(x, y, state);
+            self.serial_wide(x, y, state);
             return state.iter().any(|v| !v.is_finite());
         }
         let whole = n / SEG * SEG;
+        let s2 = state.len();
         let plan = crate::cpu::sos::Plan {
             rows: &self.rows,
             rows64: &self.rows64,
             factors: &self.tables.0,
-            transfer: &self.tables.1,
+            factor_peaks: &self.factor_peaks,
+            transfer: &self.tables.1[..s2 * s2],
+            transfer_lo: &self.tables.1[s2 * s2..],
             kernel: crate::cpu::sos_isa(&self.options.cpu),
             stream: !fresh && std::mem::size_of_val(y) >= crate::cpu::STREAM_BYTES,
             help_after: crate::cpu::sos::HELP_AFTER,
         };
-        let nonfinite = crate::cpu::sos::run_whole_segments(
+        let zi = state.to_vec();
+        let outcome = crate::cpu::sos::run_whole_segments(
             &plan,
             &x[..whole],
             &mut y[..whole],
             state,
             threads,
         );
-        // The partial last segment runs serially from the true state, which also gives zf.
-        self.serial(&x[whole..], &mut y[whole..], state);
-        nonfinite || state.iter().any(|v| !v.is_finite())
+        // The partial last segment runs serially from the true state, which also gives zf: in
+        // f64 like the blocks (for f64 signals, exactly SciPy's loop).
+        self.serial_wide(&x[whole..], &mut y[whole..], state);
+        if outcome.nonfinite || state.iter().any(|v| !v.is_finite()) {
+            return true;
+        }
+        let peak = y[whole..]
+            .iter()
+            .fold(outcome.peak, |m, v| m.max(v.to_f64().abs()));
+        let limit = transient_limit::<T>();
+        if outcome.local_peak > limit * peak || outcome.correction_peak > CANCEL * limit * peak {
+            // The input's energy lies where the cascade attenuates: the segments' zero-state
+            // transients, or the correction's terms, dwarf the output, and so would their
+            // rounding errors. The channel runs again serially, in f64 (for f64 signals SciPy's
+            // own loop, which keeps the contract by construction).
+            state.copy_from_slice(&zi);
+            self.serial_wide(x, y, state);
+        }
+        state.iter().any(|v| !v.is_finite())
     }
 
-    /// SciPy's `_sosfilt` loop: sample by sample through every section, state in T.
-    fn serial(&self, x: &[T], y: &mut [T], state: &mut [f64]) {
-        let mut z: Vec<T> = state.iter().map(|&v| T::from_f64(v)).collect();
+    /// SciPy's loop with the state and arithmetic in f64 whatever T is, each output rounded
+    /// once to T.
+    fn serial_wide(&self, x: &[T], y: &mut [T], state: &mut [f64]) {
         for (xi, yi) in x.iter().zip(y.iter_mut()) {
-            let mut v = *xi;
-            for (r, st) in self.rows.iter().zip(z.chunks_mut(2)) {
-                let out = r[0].mul(v).add(st[0]);
-                st[0] = r[1].mul(v).add(r[3].mul(out)).add(st[1]);
-                st[1] = r[2].mul(v).add(r[4].mul(out));
+            let mut v = xi.to_f64();
+            for (r, st) in self.rows64.iter().zip(state.chunks_mut(2)) {
+                let out = r[0] * v + st[0];
+                st[0] = r[1] * v + r[3] * out + st[1];
+                st[1] = r[2] * v + r[4] * out;
                 v = out;
             }
-            *yi = v;
-        }
-        for (s, v) in state.iter_mut().zip(&z) {
-            *s = v.to_f64();
+            *yi = T::from_f64(v);
         }
     }
 }
@@ -287,7 +345,7 @@ pub(crate) fn factor_tables_cached(coef: &[[f64; 6]], single: bool) -> Tables {
             return t.clone();
         }
     }
-    let (factors, transfer) = factor_tables(coef, single);
+    let (factors, transfer) = factor_tables(coef);
     let eps = if single { eps::<f32>() } else { eps::<f64>() };
     let bounds = sos_bounds(coef, &factors, eps);
     let tables: Tables = Arc::new((factors, transfer, bounds));
@@ -301,19 +359,20 @@ pub(crate) fn factor_tables_cached(coef: &[[f64; 6]], single: bool) -> Tables {
 
 /// The cascade's zero-input output for each unit state over SEG samples, and the transfer
 /// matrix, in double-double ([`crate::cascade_tables`]: the tables by the adjoint recursion,
-/// the transfer matrix by binary powering). Tables are cut after the last entry above ε·2⁻⁸
-/// of their peak.
-pub(crate) fn factor_tables(coef: &[[f64; 6]], single: bool) -> (Vec<Vec<f64>>, Vec<f64>) {
+/// the transfer matrix by binary powering): the transfer matrix's high parts, then its low
+/// parts. Tables are cut after the last entry above f64's ε·2⁻⁸ of their peak.
+pub(crate) fn factor_tables(coef: &[[f64; 6]]) -> (Vec<Vec<f64>>, Vec<f64>) {
     let mut tables = crate::cascade_tables::unit_state_tables(coef, SEG);
-    let transfer = crate::cascade_tables::transfer(coef, SEG)
+    let dd = crate::cascade_tables::transfer(coef, SEG);
+    let hi = dd.iter().map(|v| v.to_f64());
+    let lo = dd
         .iter()
-        .map(|v| v.to_f64())
-        .collect();
-    let eps = if single {
-        f32::EPSILON as f64
-    } else {
-        f64::EPSILON
-    };
+        .map(|v| v.sub(crate::dd::Dd::new(v.to_f64())).to_f64());
+    let transfer: Vec<f64> = hi.chain(lo).collect();
+    // Cut at f64's rounding whatever the signal's type: the engine corrects in f64, and where
+    // the input lies in the stopband the carried states exceed the output by orders of
+    // magnitude, so a table cut at f32's rounding would leave errors far above it.
+    let eps = f64::EPSILON;
     let mut len = 0;
     for t in &tables {
         let peak = t.iter().fold(0.0f64, |m, v| m.max(v.abs()));

@@ -47,6 +47,7 @@ fn chunked_equals_whole<T: Element>(tol: f64) {
             T::from_f64((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5)
         })
         .collect();
+    let mut ran = 0;
     for (b, a) in designs() {
         let opts = |threads| FilterOptions {
             threads: Some(threads),
@@ -55,7 +56,11 @@ fn chunked_equals_whole<T: Element>(tol: f64) {
         // One thread takes the whole-signal path (channels ≥ threads), two the chunked one.
         let whole = Lfilter::<T>::new(&b, &a, opts(1)).expect("filter");
         let chunked = Lfilter::<T>::new(&b, &a, opts(2)).expect("filter");
-        assert_eq!(chunked.report().method, Method::PoleCascade);
+        if chunked.report().method != Method::PoleCascade {
+            // (The contract runs butter(4, 0.1) in f64 serially.)
+            continue;
+        }
+        ran += 1;
         let s = chunked.state_len();
         let zi: Vec<T> = (0..s)
             .map(|i| T::from_f64(0.01 * i as f64 - 0.02))
@@ -109,6 +114,8 @@ fn chunked_equals_whole<T: Element>(tol: f64) {
             .to_string();
         assert!(e.contains(&format!("x[{}]", n / 2)), "{e}");
     }
+    // butter(8, 0.02) runs as a pole cascade in both types.
+    assert!(ran >= 1);
 }
 
 #[test]

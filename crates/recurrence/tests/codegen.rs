@@ -85,10 +85,25 @@ fn generated_source_bakes_in_the_constants() {
         "0.8 decays within a warp's 512 values: the carry-in is recomputed, no look-back"
     );
     // A pole at 0.999 decays too slowly: decoupled look-back, over chunks of 256 x 32 values,
-    // by a look-back warp (one more per block) that meets the others at named barriers.
+    // by a look-back warp (one more per block): the data warps wait at named barrier 1, where
+    // the look-back warp only arrives, and the whole block meets at one __syncthreads that both
+    // sides of the warp branch reach.
     let (name, slow) = source("(0.001 : 0.999)", DType::F32, true, GpuConfig::default());
     assert!(slow.contains("look_back(flags") && slow.contains("__launch_bounds__(THREADS + 32)"));
-    assert!(slow.contains("if (warp == WARPS)") && slow.contains("named_barrier(2, THREADS + 32)"));
+    assert!(slow.contains("if (warp == WARPS)") && slow.contains("named_barrier(1, THREADS + 32)"));
+    assert!(
+        slow.contains("named_arrive(1, THREADS + 32)"),
+        "the look-back warp arrives at 1"
+    );
+    assert!(
+        !slow.contains("named_barrier(2"),
+        "the whole block meets at __syncthreads only"
+    );
+    let block_barriers = slow.matches("__syncthreads();").count();
+    assert_eq!(
+        block_barriers, 1,
+        "one block barrier after the chunk order's"
+    );
     assert!(!slow.contains("__syncthreads();\n    if (warp == 0)"));
     assert!(name.ends_with("_256x32tw.cu"), "{name}");
     // Without the look-back warp, warp 0 looks back after the merge.

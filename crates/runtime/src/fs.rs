@@ -17,6 +17,11 @@
 //! - [`remove_temps_on_signal`] (called once by a program's `main`) removes the temporary
 //!   files still being written when SIGINT, SIGTERM or SIGHUP arrives, then dies of the
 //!   signal as it would have.
+//! - Temporary files a killed writer left (SIGKILL or a crash give no chance to clean up) are
+//!   removed by the next [`write_atomic`] of the same target: their names carry the writer's
+//!   pid (`.NAME.<pid>.<random>.tmp`), and those of a process that no longer exists (for a
+//!   minute at least) or older than a day are removed, when they are regular files of the
+//!   caller's.
 //! - [`lock_exclusive`] holds an advisory lock on an output (a long sweep's results file), so
 //!   a second process writing the same file gets an error instead of losing points.
 
@@ -26,6 +31,7 @@ use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 /// Paths this process is writing (temporary files, lock files), removed on a signal.
 static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -170,7 +176,11 @@ fn create_temp(target: &Path, mode: u32) -> io::Result<(File, PathBuf)> {
     for _ in 0..16 {
         let mut tmp_name = OsString::from(".");
         tmp_name.push(name);
-        tmp_name.push(format!(".{:016x}.tmp", rand::random::<u64>()));
+        tmp_name.push(format!(
+            ".{}.{:016x}.tmp",
+            std::process::id(),
+            rand::random::<u64>()
+        ));
         let tmp = dir.join(tmp_name);
         // Created and registered under the lock, so a signal handler waiting on it sees the
         // file and removes it.
@@ -192,6 +202,86 @@ fn create_temp(target: &Path, mode: u32) -> io::Result<(File, PathBuf)> {
         }
     }
     Err(last.unwrap_or_else(|| io::Error::other("no temporary name was free")))
+}
+
+/// A temporary file older than this is stale whatever its name's pid says (pids are reused).
+const STALE_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// A temporary file whose writer is gone is left alone this long first: the pid is this
+/// host's, and a writer on another host sharing the directory may hold the same number.
+const DEAD_WRITER_GRACE: Duration = Duration::from_secs(60);
+
+/// The writer's pid in a temporary file name of ours for the target file name `name`:
+/// `.NAME.<pid>.<16 hex digits>.tmp` gives `Some(Some(pid))`, the older `.NAME.<16 hex>.tmp`
+/// (no pid) `Some(None)`, any other name `None`.
+fn temp_writer(entry: &std::ffi::OsStr, name: &std::ffi::OsStr) -> Option<Option<u32>> {
+    let entry = entry.as_encoded_bytes();
+    let name = name.as_encoded_bytes();
+    let rest = entry
+        .strip_prefix(b".")?
+        .strip_prefix(name)?
+        .strip_prefix(b".")?;
+    let rest = rest.strip_suffix(b".tmp")?;
+    let hex = |b: &[u8]| b.len() == 16 && b.iter().all(u8::is_ascii_hexdigit);
+    match rest.iter().position(|&c| c == b'.') {
+        None if hex(rest) => Some(None),
+        Some(dot) if hex(&rest[dot + 1..]) => {
+            let pid = std::str::from_utf8(&rest[..dot]).ok()?;
+            pid.bytes()
+                .all(|c| c.is_ascii_digit())
+                .then(|| pid.parse().ok())?
+                .map(Some)
+        }
+        _ => None,
+    }
+}
+
+/// Whether process `pid` exists on this host (a process of another user counts).
+fn alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    pid > 0
+        && (unsafe { libc::kill(pid, 0) } == 0
+            || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+}
+
+/// Removes the temporary files a killed writer (SIGKILL, a crash, a power cut) left beside
+/// `target`: names of our pattern for this target, regular files owned by the caller, whose
+/// writer's pid is gone for [`DEAD_WRITER_GRACE`], or older than [`STALE_AFTER`]. This
+/// process's own are never touched (another thread may be writing them). Best effort:
+/// nothing here can fail a write.
+fn remove_stale_temps(target: &Path) {
+    let (Some(name), Ok(entries)) = (target.file_name(), std::fs::read_dir(parent(target))) else {
+        return;
+    };
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    for entry in entries.flatten() {
+        let Some(writer) = temp_writer(&entry.file_name(), name) else {
+            continue;
+        };
+        if writer == Some(std::process::id()) {
+            continue;
+        }
+        // No symlink, no other user's file: only what a writer of ours could have left.
+        let Ok(m) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if !m.file_type().is_file() || m.uid() != me {
+            continue;
+        }
+        let age = m
+            .modified()
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .unwrap_or_default();
+        let writer_gone = writer.is_some_and(|pid| !alive(pid)) && age >= DEAD_WRITER_GRACE;
+        if writer_gone || age >= STALE_AFTER {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn remove_temp(tmp: &Path) {
@@ -223,6 +313,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
             f.flush()
         }
         Target::File(mode) => {
+            remove_stale_temps(&resolved);
             let (mut f, tmp) = create_temp(&resolved, mode.unwrap_or(0o666))?;
             let result = (|| {
                 f.write_all(bytes)?;
@@ -320,6 +411,18 @@ pub fn remove_temps_on_signal() -> io::Result<()> {
         })?;
     let _ = INSTALLED.set(());
     Ok(())
+}
+
+/// Ends the process with `code` after removing its temporary and lock files, for a program
+/// that must stop where it is (a failed write to stdout in a `println!` deep in a command):
+/// no destructor runs, so nothing else would remove them. The list stays locked to the end,
+/// so no new temporary file appears meanwhile.
+pub fn exit_removing_temps(code: i32) -> ! {
+    let list = temps();
+    for p in list.iter() {
+        let _ = std::fs::remove_file(p);
+    }
+    std::process::exit(code)
 }
 
 /// An exclusive advisory lock on an output, held until dropped (see [`lock_exclusive`]).
@@ -552,6 +655,56 @@ mod tests {
         drop(first);
         assert!(entries(dir.path()).is_empty());
         let _again = lock_exclusive(&out).unwrap();
+    }
+
+    /// What SIGKILL leaves: a temporary file of a dead writer. The next write of the same
+    /// target removes it (and the older pid-less name once stale), and nothing else.
+    #[test]
+    fn the_next_write_removes_temps_a_killed_writer_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("y.npy");
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let old = std::time::SystemTime::now() - Duration::from_secs(120);
+        let ancient = std::time::SystemTime::now() - STALE_AFTER - Duration::from_secs(60);
+        let put = |name: &str, when| {
+            let f = File::create(dir.path().join(name)).unwrap();
+            f.set_modified(when).unwrap();
+        };
+        let now = std::time::SystemTime::now();
+        put(&format!(".y.npy.{dead}.00112233aabbccdd.tmp"), old);
+        put(".y.npy.0123456789abcdef.tmp", ancient);
+        // Kept: a live writer's (our parent's pid), a fresh dead one's, other targets',
+        // names not of the pattern.
+        let parent_pid = std::os::unix::process::parent_id();
+        put(&format!(".y.npy.{parent_pid}.00112233aabbccdd.tmp"), old);
+        put(&format!(".y.npy.{dead}.ffffffffffffffff.tmp"), now);
+        put(&format!(".z.npy.{dead}.00112233aabbccdd.tmp"), old);
+        put(".y.npy.keep.tmp", ancient);
+        write_atomic(&target, b"new").unwrap();
+        let mut want = vec![
+            format!(".y.npy.{parent_pid}.00112233aabbccdd.tmp"),
+            format!(".y.npy.{dead}.ffffffffffffffff.tmp"),
+            format!(".z.npy.{dead}.00112233aabbccdd.tmp"),
+            ".y.npy.keep.tmp".to_owned(),
+            "y.npy".to_owned(),
+        ];
+        want.sort();
+        assert_eq!(entries(dir.path()), want);
+        assert_eq!(
+            temp_writer(".y.npy.12.0011223344556677.tmp".as_ref(), "y.npy".as_ref()),
+            Some(Some(12))
+        );
+        assert_eq!(
+            temp_writer(".y.npy.0011223344556677.tmp".as_ref(), "y.npy".as_ref()),
+            Some(None)
+        );
+        assert_eq!(
+            temp_writer(".y.npy.x1.0011223344556677.tmp".as_ref(), "y.npy".as_ref()),
+            None
+        );
+        assert_eq!(temp_writer(".y.npy.lock".as_ref(), "y.npy".as_ref()), None);
     }
 
     #[test]

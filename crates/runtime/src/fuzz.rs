@@ -168,14 +168,20 @@ pub const NPY_TOKENS: &[&str] = &[
     "|i1",
     "<f4",
     ">f4",
+    ">f8",
+    ">i4",
+    "0, ",
+    "18446744073709551615",
+    "1099511627776",
     "NUMPY",
     "\x01\x00",
     "\x02\x00",
     "\x03\x00",
 ];
 
-/// Valid `.npy` files to start from: several element types and shapes (a scalar, an empty
-/// array) and a version-2 header, so mutations reach every branch of the header parser.
+/// `.npy` files to start from: several element types and shapes (a scalar, empty arrays,
+/// which are refused), big-endian data, data at an odd offset and a version-2 header, so
+/// mutations reach every branch of the header parser.
 pub fn npy_seeds() -> Vec<Vec<u8>> {
     use crate::npy::encode;
     let f32s: Vec<u8> = (0..12).flat_map(|i| (i as f32).to_le_bytes()).collect();
@@ -184,11 +190,22 @@ pub fn npy_seeds() -> Vec<Vec<u8>> {
     v2[6] = 2;
     let len = u16::from_le_bytes([v2[8], v2[9]]) as u32;
     v2.splice(8..10, len.to_le_bytes());
+    // Big-endian (as np.save writes a '>f8' array) and data at an odd offset (a header
+    // not padded the way numpy pads it).
+    let be: Vec<u8> = (0..3).flat_map(|i| (i as f64).to_be_bytes()).collect();
+    let mut odd = encode("<f4", &[2], &f32s[..8]);
+    let header_len = u16::from_le_bytes([odd[8], odd[9]]);
+    odd.insert(10 + header_len as usize - 1, b' ');
+    odd[8..10].copy_from_slice(&(header_len + 1).to_le_bytes());
     vec![
         encode("<f4", &[3, 4], &f32s),
         encode("|i1", &[5], &[1, 2, 3, 4, 5]),
         encode("<i8", &[], &[0; 8]),
         encode("<f4", &[0, 7], &[]),
+        // A 128-byte file naming dimensions no buffer can hold (refused: no values).
+        encode("<f4", &[usize::MAX, 0], &[]),
+        encode(">f8", &[3], &be),
+        odd,
         v2,
     ]
 }

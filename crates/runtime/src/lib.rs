@@ -11,7 +11,11 @@
 //! - [`Device`]: the `cpu | cuda[:N]` a user names; [`Target`]: where a planned object runs,
 //!   decided once (the CPU, or a GPU handle plus the stream its work is ordered on). Every
 //!   capability's planner takes a `Target`.
+//! - [`cancel::Cancel`]: a token a caller sets to stop long work, polled by the libraries'
+//!   chunk loops (how Ctrl-C reaches a Python call).
 //! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
+//! - [`input`]: reading a file a user names whole, with a size cap and a message saying what
+//!   it should hold when it is not text.
 //! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
 //! - [`npy`]: the `.npy` container every command reads and writes arrays in.
 //! - [`ranks`]: work spread over processes (MPI ranks with the `mpi` feature), as the
@@ -39,11 +43,13 @@
 
 #![warn(missing_docs)]
 
+pub mod cancel;
 pub mod cuda;
 mod device;
 pub mod fs;
 pub mod fuzz;
 pub mod host;
+pub mod input;
 pub mod npy;
 pub mod ranks;
 mod target;

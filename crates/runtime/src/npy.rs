@@ -2,6 +2,13 @@
 //! element types (`descr`, e.g. `<f4`) they accept and how large each is; this module checks
 //! the header, the shape (overflow included) and that the data is exactly as long as the shape
 //! says.
+//!
+//! Big-endian arrays (`>f8`, as `np.save` writes an array of dtype `'>f8'`) are byte-swapped on
+//! reading and reported with their little-endian `descr`: callers see one byte order. The data
+//! is always copied out of the file, so where it starts in the file (its alignment) never
+//! matters. An array with no values (a 0 in its shape) is refused before anything is allocated:
+//! a shape like (2^64 − 1, 0) takes 128 bytes on disk yet names dimensions no buffer derived
+//! from it could hold.
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
@@ -69,6 +76,12 @@ pub fn parse(
         .nth(1)
         .ok_or_else(|| bad("malformed 'descr'"))?
         .to_owned();
+    // Big-endian: asked and reported as the little-endian type, the data swapped below.
+    let swap = descr.len() > 1 && descr.starts_with('>');
+    let descr = match swap {
+        true => format!("<{}", &descr[1..]),
+        false => descr,
+    };
     let size = element(&descr).map_err(bad)?;
     // numpy writes the Python literal False or True; anything else ('yes', 1, ...) is not
     // a layout this reader can vouch for, so it is refused rather than taken as C order.
@@ -102,10 +115,18 @@ pub fn parse(
                 .map_err(|_| bad(format!("shape entry {s:?} is not a whole number")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if shape.contains(&0) {
+        return Err(bad(format!(
+            "shape {shape:?} holds no values (a dimension is 0): there is nothing to read; \
+             give an array with at least one value"
+        )));
+    }
+    // isize::MAX bytes is the most any buffer can hold.
     let need = shape
         .iter()
         .try_fold(1usize, |n, &d| n.checked_mul(d))
         .and_then(|n| n.checked_mul(size))
+        .filter(|&n| n <= isize::MAX as usize)
         .ok_or_else(|| bad(format!("shape {shape:?} is too large")))?;
     let data = &bytes[end..];
     if data.len() != need {
@@ -115,11 +136,11 @@ pub fn parse(
             data.len()
         )));
     }
-    Ok(Npy {
-        descr,
-        shape,
-        data: data.to_vec(),
-    })
+    let mut data = data.to_vec();
+    if swap && size > 1 {
+        data.chunks_exact_mut(size).for_each(<[u8]>::reverse);
+    }
+    Ok(Npy { descr, shape, data })
 }
 
 /// The `.npy` (version 1.0) encoding of `data` with element type `descr` and `shape`.
@@ -194,6 +215,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not float32"), "{e}");
+    }
+
+    /// numpy's `np.save` of a `'>f8'` array, and of an empty one (shape (2^64 − 1, 0)).
+    #[test]
+    fn big_endian_is_swapped_and_empty_shapes_refused() {
+        let f8 = |d: &str| if d == "<f8" { Ok(8) } else { Err(d.to_owned()) };
+        let be: Vec<u8> = [1.5f64, -2.0]
+            .iter()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        let a = parse(&encode(">f8", &[2], &be), f8).unwrap();
+        assert_eq!(a.descr, "<f8");
+        let le: Vec<u8> = [1.5f64, -2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert_eq!(a.data, le);
+        for shape in [&[usize::MAX, 0][..], &[1 << 40, 0], &[0], &[3, 0, 2]] {
+            let e = parse(&encode("<f8", shape, &[]), f8)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("holds no values"), "{shape:?}: {e}");
+        }
+        // Data at an odd offset (a header not padded as numpy pads it) reads the same.
+        let mut odd = encode("<f8", &[2], &le);
+        let header_len = u16::from_le_bytes([odd[8], odd[9]]);
+        odd.insert(10 + header_len as usize - 1, b' ');
+        odd[8..10].copy_from_slice(&(header_len + 1).to_le_bytes());
+        assert_eq!(parse(&odd, f8).unwrap().data, le);
     }
 
     #[test]

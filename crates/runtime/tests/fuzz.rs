@@ -1,5 +1,6 @@
 //! Fuzzing the `.npy` container (`sigpu_runtime::npy`): header and body. No input may panic,
-//! hang or allocate without bound; what parses must encode back to the same array.
+//! hang or allocate without bound; what parses must encode back to the same array, hold at
+//! least one value and be little-endian.
 //! `scripts/fuzz` runs this longer.
 
 use sigpu_runtime::fuzz::{self, CountingAlloc};
@@ -27,6 +28,9 @@ fn fuzz_npy_header_and_body() {
         };
         let elem = size(&a.descr).expect("parse accepted only known types");
         assert_eq!(a.data.len(), a.count() * elem, "{a:?}");
+        // Never an empty array (its dimensions could name any size) nor a big-endian one
+        // (swapped on reading): callers see values in one byte order.
+        assert!(a.count() > 0 && !a.descr.starts_with('>'), "{a:?}");
         // What parses encodes back to the same array.
         let again = npy::parse(&npy::encode(&a.descr, &a.shape, &a.data), size)
             .expect("an encoded array parses");

@@ -97,6 +97,14 @@ fn nvrtc_compiles_every_workspace_kernel_for_sm_90() {
                         "{name}: {declared} missing from {names:?}"
                     );
                 }
+                // The launch helper checks arguments against this count (never probing past
+                // the last parameter), so every kernel of the workspace must report one.
+                for kernel in &names {
+                    assert!(
+                        c.param_count(kernel).is_some(),
+                        "{name}: {kernel} has no count"
+                    );
+                }
                 kernels += names.len();
             }
             Err(e) => failures.push(e.to_string()),
@@ -107,6 +115,31 @@ fn nvrtc_compiles_every_workspace_kernel_for_sm_90() {
         "NVRTC {version} compiled {} CUDA source files ({kernels} kernels) for {ARCH}",
         sources.len()
     );
+}
+
+#[test]
+fn the_image_tells_each_kernels_parameter_count() {
+    let Some(_) = nvrtc_or_skip("the_image_tells_each_kernels_parameter_count") else {
+        return;
+    };
+    let code = r#"
+struct Wide { double x[5]; };
+extern "C" __global__ void none() {}
+extern "C" __global__ void three(float* a, const double* b, int n) { a[n] = b[n]; }
+extern "C" __global__ void five(Wide w, char c, float* o, long long z, short q) {
+    o[0] = w.x[2] + c + z + q;
+}
+"#;
+    let c = compile(
+        &KernelSource::generated("params.cu", code),
+        ARCH,
+        &KernelCache::disabled(),
+    )
+    .expect("compiles");
+    assert_eq!(c.param_count("none"), Some(0));
+    assert_eq!(c.param_count("three"), Some(3));
+    assert_eq!(c.param_count("five"), Some(5));
+    assert_eq!(c.param_count("absent"), None);
 }
 
 #[test]

@@ -130,8 +130,9 @@ fn transform_cmd(json: bool, args: &TransformArgs) -> Result<ExitCode> {
         &[super::Output::File("--output", args.output.as_deref())],
         &[("--input", Some(&args.input))],
     )?;
-    let code = std::fs::read_to_string(&args.input)
-        .with_context(|| format!("reading {}", args.input.display()))?;
+    let what = "CUDA C source text";
+    let code = sigpu_runtime::input::read_text(&args.input, 16 << 20, what)
+        .with_context(|| format!("--input {}", args.input.display()))?;
     let t = transform::transform(&code, &args.kernel)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
     match &args.output {

@@ -89,6 +89,7 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result
     let inputs: Vec<_> = (inputs.iter())
         .filter_map(|(f, p)| Some((*f, p.as_deref()?)))
         .collect();
+    let inputs = super::and_file(&inputs, "--sos", args.sos.as_deref().unwrap_or_default());
     super::check_files(&Vec::from_iter(args.out.output()), &inputs)?;
     if let Some(dir) = &args.plot {
         super::check_dir("--plot", dir)?;

@@ -16,13 +16,29 @@ pub struct CheckArgs {
     /// Run only checks whose name contains this text.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+    /// Run only the checks of this crate (the part of the name before `/`: runtime, lns,
+    /// clns, recurrence, ldpc, approx).
+    #[arg(long = "crate", value_name = "NAME")]
+    pub krate: Option<String>,
+    /// Inputs small enough for compute-sanitizer's tools (which slow kernels 10–1000×), with
+    /// every code path the full-size checks cover; what `scripts/sanitize` runs.
+    #[arg(long)]
+    pub sanitize: bool,
     /// List the registered checks and exit.
     #[arg(long)]
     pub list: bool,
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitCode> {
-    let checks = sigpu_lab::checks::matching(args.filter.as_deref());
+    sigpu_runtime::cuda::set_sanitize_sizes(args.sanitize);
+    let checks: Vec<Check> = sigpu_lab::checks::matching(args.filter.as_deref())
+        .into_iter()
+        .filter(|c| {
+            args.krate
+                .as_deref()
+                .is_none_or(|k| c.name.split('/').next() == Some(k))
+        })
+        .collect();
     if args.list {
         table::print(&["check", "compares"], &checks, |c| {
             vec![c.name.into(), c.about.into()]
@@ -31,8 +47,9 @@ pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitC
     }
     if checks.is_empty() {
         bail!(
-            "--filter {:?} matches no check (see `sigpu check --list`)",
-            args.filter.as_deref().unwrap_or("")
+            "--filter {:?} --crate {:?} match no check (see `sigpu check --list`)",
+            args.filter.as_deref().unwrap_or(""),
+            args.krate.as_deref().unwrap_or("")
         );
     }
     let gpu = match device {

@@ -50,14 +50,17 @@ pub struct FilterArgs {
     /// input with --b/--a or --sos runs in f64, as SciPy promotes it; required for raw input).
     #[arg(long)]
     pub dtype: Option<String>,
-    /// Input signal: .npy (any shape; filtered along --axis), .wav (PCM 8/16/24/32-bit or
-    /// 32-bit float, any channels; read as frames × channels scaled to [-1, 1)), or raw
+    /// Input signal: .npy (any shape, either byte order; filtered along --axis), .wav (PCM
+    /// 8/16/24/32-bit or 32-bit float, any channels; read as frames × channels scaled to
+    /// [-1, 1), or as the integer sample values with --dtype i32 / i64), or raw
     /// little-endian values; `-` reads stdin (.npy unless --format says otherwise).
     #[arg(long, value_name = "FILE", required_unless_present = "emit_cuda")]
     pub input: Option<PathBuf>,
-    /// Where the output goes, in the input's format and shape (written atomically); `-` writes
-    /// stdout (the summary then goes to stderr). WAV output keeps the input's sample format
-    /// (integer PCM rounds and clips to its range; clipped samples are counted).
+    /// Where the output goes, in the input's shape (written atomically): .npy when the name ends
+    /// in .npy, WAV for .wav (from a WAV input only), else the input's format; text names
+    /// (.txt, .csv) are refused. `-` writes stdout (the summary then goes to stderr). WAV
+    /// output keeps the input's sample format (integer PCM rounds and clips to its range;
+    /// clipped samples are counted and warned about).
     #[arg(long, value_name = "FILE", required_unless_present = "emit_cuda")]
     pub output: Option<PathBuf>,
     /// File format of input and output: by extension (.npy, .wav, else raw) unless given.
@@ -76,7 +79,8 @@ pub struct FilterArgs {
     /// that shape's C order.
     #[arg(long, value_name = "VALUES|FILE", allow_hyphen_values = true)]
     pub zi: Option<String>,
-    /// Also write the final state zf (same shape as zi) to this file (the output's format).
+    /// Also write the final state zf (same shape as zi) to this file: .npy (raw values beside
+    /// a raw output, unless the name ends in .npy).
     #[arg(long, value_name = "FILE")]
     pub zf: Option<PathBuf>,
     /// Zero-phase filtering, as scipy.signal.filtfilt / sosfiltfilt: odd extension by
@@ -132,22 +136,37 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
     fn file(p: Option<&Path>) -> Option<&Path> {
         p.filter(|p| *p != Path::new("-"))
     }
+    // Every input that is a file: --sos and --zi take values or a file.
     let zi_file = (args.zi.as_deref()).map(Path::new).filter(|p| p.exists());
+    let sos_file = (args.sos.as_deref()).map(Path::new).filter(|p| p.is_file());
+    if args.output.as_deref() == Some(Path::new("-")) && args.zf.as_deref() == Some(Path::new("-"))
+    {
+        bail!(
+            "--output - and --zf - would both go to stdout, one array after the other, which \
+             no reader can take apart: give --zf a file"
+        );
+    }
     super::check(
         &[
             super::Output::File("--output", file(args.output.as_deref())),
             super::Output::File("--zf", file(args.zf.as_deref())),
         ],
-        &[("--input", file(args.input.as_deref())), ("--zi", zi_file)],
+        &[
+            ("--input", file(args.input.as_deref())),
+            ("--zi", zi_file),
+            ("--sos", sos_file),
+        ],
     )?;
     let (shown, input) = read_input(args, dtype)?;
     let compute = (spec.dtype_for(input.dtype, input.natural_dtype(), dtype))
         .with_context(|| format!("{} with --input {shown}", flag(&spec)))?;
+    let formats = formats(args)?;
     let target = match super::resolve(device, super::Need::Either, "filter")?.into_gpu() {
         Some(gpu) => Target::Gpu(GpuTarget::new(gpu)),
         None => Target::cpu(),
     };
     let run = Run {
+        formats,
         spec: &spec,
         options,
         target: &target,
@@ -197,6 +216,22 @@ fn spec(args: &FilterArgs) -> Result<FilterSpec> {
     }
 }
 
+/// The formats --output and --zf are written in (the input's unless their names say
+/// otherwise; see `Format::of_output`), refused before any work when they cannot be.
+fn formats(args: &FilterArgs) -> Result<(Format, Format)> {
+    let (Some(input), Some(output)) = (&args.input, &args.output) else {
+        bail!("--input and --output are required");
+    };
+    let given = args.format.as_deref();
+    let output = Format::of_output(output, given, Format::of(input, given))
+        .map_err(|e| anyhow::anyhow!("--output: {e}"))?;
+    let zf = (args.zf.as_deref())
+        .map(|p| Format::of_state(p, output))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--zf: {e}"))?;
+    Ok((output, zf.unwrap_or(output)))
+}
+
 /// Reads --input (.npy, WAV or raw; `-` is stdin) with its shape.
 fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<(String, SignalFile)> {
     let (Some(input), Some(_)) = (&args.input, &args.output) else {
@@ -220,6 +255,8 @@ fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<(String, Signal
 
 /// One `sigpu filter` call, parsed: what `filter` runs in the element type chosen.
 struct Run<'a> {
+    /// The formats of --output and --zf.
+    formats: (Format, Format),
     spec: &'a FilterSpec,
     options: FilterOptions,
     target: &'a Target,
@@ -264,11 +301,24 @@ impl Run<'_> {
             None => start.elapsed().as_secs_f64(),
         };
         let output = args.output.as_deref().expect("checked in read_input");
-        let (bytes, clipped) = self.input.encode(shape, &out.y).context("--output")?;
+        let (out_format, zf_format) = self.formats;
+        let (bytes, clipped) = (self.input)
+            .encode(out_format, shape, &out.y)
+            .context("--output")?;
         put(output, &bytes, "--output")?;
         if let Some(path) = &args.zf {
-            let raw = self.input.format == Format::Raw;
+            let raw = zf_format == Format::Raw;
             put(path, &encode_values(raw, &zf_shape, &out.zf), "--zf")?;
+        }
+        if let Some(c) = clipped.filter(|&c| c > 0) {
+            // On stderr in every mode: with --json the count is in the summary as well.
+            eprintln!(
+                "warning: {c} of {} samples ({:.1}%) were clipped to the WAV sample range in {}; \
+                 lower the filter's gain, or write .npy to keep the values",
+                out.y.len(),
+                100.0 * c as f64 / out.y.len().max(1) as f64,
+                output.display()
+            );
         }
         let report = filter.report();
         Ok(FilterSummary {

@@ -32,7 +32,10 @@ pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<
 }
 
 fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
-    super::check_files(&[("--output", &a.output)], &[])?;
+    super::check_files(
+        &[("--output", &a.output)],
+        &super::and_file(&[], "--code", &a.code),
+    )?;
     let code = Code::resolve(&a.code)?;
     sigpu_ldpc::write_alist(&code, &a.output)?;
     let out = a.output.display();
@@ -42,7 +45,8 @@ fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
 }
 
 fn encode(json: bool, a: &EncodeArgs) -> Result<ExitCode> {
-    super::check_files(&[("--output", &a.output)], &[("--input", &a.input)])?;
+    let inputs = super::and_file(&[("--input", &a.input)], "--code", &a.code);
+    super::check_files(&[("--output", &a.output)], &inputs)?;
     let code = Code::resolve(&a.code)?;
     let encoded = sigpu_ldpc::encode_npy(&code, &a.input, &a.output)?;
     super::report(json, &encoded, |e| println!("{}", e.text()))
@@ -80,7 +84,10 @@ fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode
     let mut outputs = vec![("--output", a.output.as_path())];
     outputs.extend(a.output_info.as_deref().map(|p| ("--output-info", p)));
     outputs.extend(a.soft.as_deref().map(|p| ("--soft", p)));
-    super::check_files(&outputs, &[("--input", &a.input)])?;
+    super::check_files(
+        &outputs,
+        &super::and_file(&[("--input", &a.input)], "--code", &a.code),
+    )?;
     let target = plan::target(open_device(device)?);
     let code = Code::resolve(&a.code)?;
     let files = DecodeFiles {
@@ -109,7 +116,7 @@ impl SimulateArgs {
             let outputs: Vec<_> = (outputs.iter())
                 .filter_map(|(f, p)| Some((*f, p.as_deref()?)))
                 .collect();
-            super::check_files(&outputs, &[])?;
+            super::check_files(&outputs, &super::and_file(&[], "--code", &self.code))?;
             if let Some(path) = &self.plot {
                 // Before the sweep, not after hours of it.
                 sigpu_plot::Format::of(path).context("--plot")?;

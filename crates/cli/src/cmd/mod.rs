@@ -18,9 +18,19 @@ pub use device::{resolve, resolve_gpu, DeviceChoice, Need, Target};
 
 use anyhow::{Context, Result};
 
+/// Writes `text` to stdout and flushes it: the one way results are printed, so a full disk
+/// or a failing device is an error naming stdout (a closed pipe ends the process by SIGPIPE,
+/// as `cat`'s). `println!` would panic instead; `main` turns those panics into the same error.
+pub(crate) fn write_stdout(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write the results to stdout")
+}
+
 fn print_json(value: &impl serde::Serialize) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
-    Ok(())
+    write_stdout(&format!("{}\n", serde_json::to_string_pretty(value)?))
 }
 
 /// `value` as JSON on stdout with `--json`, else the text `print` writes for it.
@@ -33,6 +43,8 @@ fn report<T: serde::Serialize>(
         print_json(value)?;
     } else {
         print(value);
+        // What print! left buffered fails here, as an error.
+        write_stdout("")?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
@@ -69,7 +81,11 @@ impl JsonOut {
         text: impl FnOnce(&T) -> String,
     ) -> Result<std::process::ExitCode> {
         write_json_out(self, value)?;
-        report(json, value, |v| print!("{}", text(v)))
+        match json {
+            true => print_json(value)?,
+            false => write_stdout(&text(value))?,
+        }
+        Ok(std::process::ExitCode::SUCCESS)
     }
 
     /// [`check`] of `--out` and one more output flag.
@@ -125,6 +141,20 @@ pub(crate) fn check_files(
             .with_context(|| format!("{flag} {}: cannot write", path.display()))?;
     }
     Ok(())
+}
+
+/// `inputs` and, when `value` names an existing file, `(flag, value)`: for the flags that
+/// take a name or a file (`--code NAME|FILE`, `--sos FILE|VALUES`), so that an output is
+/// checked against them too.
+pub(crate) fn and_file<'a>(
+    inputs: &[(&'a str, &'a std::path::Path)],
+    flag: &'a str,
+    value: &'a str,
+) -> Vec<(&'a str, &'a std::path::Path)> {
+    let path = std::path::Path::new(value);
+    let mut all = inputs.to_vec();
+    all.extend(path.is_file().then_some((flag, path)));
+    all
 }
 
 /// One output flag of a command, for [`check`].

@@ -1,9 +1,12 @@
 //! Error-rate charts of sweeps (`sigpu ldpc simulate --plot`, `sigpu ldpc plot`): log-scale
 //! BER / FER against SNR in dB, drawn by `sigpu-plot` with decade grid lines, FER dashed
 //! beside its BER in the same colour, each point with its 95% confidence interval as an error
-//! bar, and points without a single error drawn as ▽ at the interval's upper end (the rate is
-//! below it with 95% confidence) instead of being left out. The note under the legend names
-//! the intervals drawn ([`interval_note`]).
+//! bar, and points without a single error drawn instead of being left out: as ▽ at the
+//! interval's upper end (the rate is below it with 95% confidence) where that end lies below
+//! the curve's last measured point, else as ↓ half a decade below that point, since a bound
+//! above the curve would read as an error floor (with no error the BER's bound over frames is
+//! the FER's). The legend says which is which; the note under it names the intervals drawn
+//! ([`interval_note`]).
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -66,6 +69,47 @@ pub fn interval_note(curves: &[Curve]) -> String {
     lines.join("\n")
 }
 
+/// The legend's text for a zero point drawn below its curve.
+const BELOW_LABEL: &str =
+    "no errors observed; their 95% bound lies above the curve: drawn below its last point";
+
+/// Where a curve's points without an error are drawn.
+struct ZeroMarks {
+    /// ▽ at the 95% upper bound, where the bound lies below the curve's last measured point
+    /// before it (or the curve has none): the bound says something there.
+    at_bound: Vec<(f64, f64)>,
+    /// ↓ half a decade below the last measured point before it, where the bound lies at or
+    /// above that point: drawn at the bound, the mark would read as an error floor (the BER
+    /// bound over frames is the FER's, far above the measured BER).
+    below: Vec<(f64, f64)>,
+}
+
+/// Sorts `c`'s zero points into [`ZeroMarks`]. "The last measured point before it" is the
+/// measured point of the largest SNR below the zero point's, else the curve's lowest.
+fn zero_marks(c: &Curve) -> ZeroMarks {
+    let measured: Vec<(f64, f64)> = (c.points.iter().copied())
+        .filter(|p| p.1 > 0.0 && p.0.is_finite())
+        .collect();
+    let mut marks = ZeroMarks {
+        at_bound: Vec::new(),
+        below: Vec::new(),
+    };
+    for (p, ci) in c.points.iter().zip(&c.ci) {
+        if p.1 != 0.0 || ci[1].is_nan() || ci[1] <= 0.0 {
+            continue;
+        }
+        let before = (measured.iter())
+            .filter(|m| m.0 < p.0)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .or_else(|| measured.iter().min_by(|a, b| a.1.total_cmp(&b.1)));
+        match before {
+            Some(&(_, last)) if ci[1] >= last => marks.below.push((p.0, last / 10f64.sqrt())),
+            _ => marks.at_bound.push((p.0, ci[1])),
+        }
+    }
+    marks
+}
+
 /// The chart and its style; curves `i` that share `i / per_colour` share a colour.
 pub fn error_rate_chart(
     title: &str,
@@ -81,25 +125,22 @@ pub fn error_rate_chart(
             .map(|(&p, &ci)| (p, ci))
             .collect::<Vec<_>>()
     };
+    let zeros: Vec<ZeroMarks> = curves.iter().map(zero_marks).collect();
     let (mut x0, mut x1, mut y0, mut y1) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
         f64::INFINITY,
         f64::NEG_INFINITY,
     );
-    for c in curves {
-        for (i, &(x, y)) in c.points.iter().enumerate() {
+    for (c, z) in curves.iter().zip(&zeros) {
+        let measured = c.points.iter().copied().filter(|p| p.1 > 0.0);
+        // Zero points are drawn where their marks stand; the lower ends of intervals may sit
+        // below the axis (they are cut at its floor).
+        for &(x, _) in &c.points {
             (x0, x1) = (x0.min(x), x1.max(x));
-            // A zero point is drawn at its upper bound; the lower ends of intervals may sit
-            // below the axis (they are cut at its floor).
-            let y = if y > 0.0 {
-                y
-            } else {
-                c.ci.get(i).map_or(0.0, |ci| ci[1])
-            };
-            if y > 0.0 {
-                (y0, y1) = (y0.min(y.log10()), y1.max(y.log10()));
-            }
+        }
+        for (_, y) in measured.chain(z.at_bound.iter().chain(&z.below).copied()) {
+            (y0, y1) = (y0.min(y.log10()), y1.max(y.log10()));
         }
     }
     if !x0.is_finite() {
@@ -148,17 +189,9 @@ pub fn error_rate_chart(
                     .collect()
             })
             .collect(),
-        upper_bounds: curves
-            .iter()
-            .map(|c| {
-                c.points
-                    .iter()
-                    .zip(&c.ci)
-                    .filter(|(p, ci)| p.1 == 0.0 && ci[1] > 0.0)
-                    .map(|(p, ci)| (p.0, ci[1]))
-                    .collect()
-            })
-            .collect(),
+        upper_bounds: zeros.iter().map(|z| z.at_bound.clone()).collect(),
+        below: zeros.iter().map(|z| z.below.clone()).collect(),
+        below_label: Some(BELOW_LABEL.to_owned()),
         note: Some(interval_note(curves)),
     };
     (chart, style)
@@ -231,8 +264,15 @@ pub fn plot_files(
     output: &Path,
 ) -> Result<Drawn> {
     Format::of(output).context("--output")?;
+    // A file changed by hand is refused as on --resume: its points would be drawn as results.
+    let read = |path: &std::path::PathBuf| -> sigpu_ldpc::Result<Sweep> {
+        let sweep = Sweep::read(path)?;
+        let code = sigpu_ldpc::Code::standard(&sweep.code).ok();
+        sweep.validate(path, code.as_ref())?;
+        Ok(sweep)
+    };
     let sweeps = (inputs.iter())
-        .map(|path| Sweep::read(path).with_context(|| format!("--input {}", path.display())))
+        .map(|path| read(path).with_context(|| format!("--input {}", path.display())))
         .collect::<Result<Vec<_>>>()?;
     let curves = sweep_curves(&sweeps, axis, fer);
     let title = (title.map(str::to_owned))
@@ -340,9 +380,11 @@ mod tests {
         // Measured points are drawn with their intervals; the zero point as an upper bound.
         assert_eq!(chart.series[0].points.len(), 2);
         assert_eq!(style.intervals[0].len(), 2);
+        // Its bound (1) lies above the last measured BER: drawn below that point instead.
+        assert!(style.upper_bounds[0].is_empty());
         assert_eq!(
-            style.upper_bounds[0],
-            vec![(5.0, 1.0)],
+            style.below[0],
+            vec![(5.0, 1e-3 / 10f64.sqrt())],
             "Eb/N0 = Es/N0 + 3 dB here"
         );
         let dir = std::env::temp_dir().join(format!("sigpu-ldpc-plot-{}", std::process::id()));
@@ -360,5 +402,47 @@ mod tests {
         };
         save_sweep(&dir.join("e.svg"), &empty, SnrAxis::EsN0).unwrap();
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A BER curve falling to 1e-6 and then a point without an error: its bound over frames
+    /// (the FER's, 3.7e-4 after 10,000 frames) lies far above the curve, and drawn there it
+    /// looked like an error floor. The FER's own zero point, whose bound lies below its last
+    /// measured point, stays at the bound.
+    #[test]
+    fn zero_points_are_not_drawn_as_floors() {
+        let curve = |label: &str, points: Vec<(f64, f64)>, bound: f64| Curve {
+            label: label.into(),
+            dashed: label == "FER",
+            ci: (points.iter())
+                .map(|p| {
+                    if p.1 > 0.0 {
+                        [p.1 / 2.0, p.1 * 2.0]
+                    } else {
+                        [0.0, bound]
+                    }
+                })
+                .collect(),
+            ci_method: vec!["frames-t"; points.len()],
+            points,
+        };
+        let ber = curve(
+            "BER",
+            vec![(1.0, 1e-2), (2.0, 1e-4), (3.0, 1e-6), (4.0, 0.0)],
+            3.7e-4,
+        );
+        let fer = curve(
+            "FER",
+            vec![(1.0, 0.5), (2.0, 0.1), (3.0, 0.02), (4.0, 0.0)],
+            3.7e-4,
+        );
+        let (_, style) = error_rate_chart("t", SnrAxis::EsN0, &[ber, fer], 2);
+        assert!(style.upper_bounds[0].is_empty());
+        let (x, y) = style.below[0][0];
+        assert!(x == 4.0 && y < 1e-6 && y > 1e-7, "{y}");
+        assert_eq!(style.upper_bounds[1], vec![(4.0, 3.7e-4)]);
+        assert!(style.below[1].is_empty());
+        let floor = style.y_range.unwrap().0;
+        assert!(floor <= y, "the mark is inside the axis: {floor}");
+        assert!(style.below_label.as_deref().unwrap().chars().count() <= 104);
     }
 }

@@ -345,7 +345,11 @@ impl Group {
         let mut scratch = [[0i8; LANES]; MAX_CHECK_DEGREE];
         let mut done = [0u8; LANES];
         let mut ran = config.iterations;
+        let cancel = sigpu_runtime::cancel::Cancel::current();
         for it in 1..=config.iterations {
+            if cancel.is_cancelled() {
+                break;
+            }
             for r in 0..code.m() {
                 if r + PREFETCH_CHECKS < code.m() {
                     let ahead = r + PREFETCH_CHECKS;

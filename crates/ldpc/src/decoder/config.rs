@@ -251,14 +251,18 @@ pub struct DecoderConfig {
     pub threads: usize,
 }
 
-/// The GPU LDPC decoder paper's decoder: 8-bit min-sum (scale 4), flooding, 50 iterations, no early
-/// termination, every CPU thread — `sigpu ldpc`'s defaults.
+/// The default decoder of every face (`sigpu ldpc`, Python's `sigpu.ldpc`): 8-bit layered
+/// offset min-sum, β = 0.5, LLR scale 8, 50 iterations, no early termination, every CPU
+/// thread. Measured on DVB-T2 normal 1/2, QPSK: no frame error in 1,000 at Es/N0 1.2 dB
+/// (where the paper's 8-bit flooding min-sum, [`DecoderConfig::PAPER`], fails every frame),
+/// FER 3.3e-2 at 0.9 dB, within about 0.1 dB of f32 layered sum-product; it runs on the CPU
+/// and on the GPU's layered decoder for every DVB code.
 impl Default for DecoderConfig {
     fn default() -> Self {
         DecoderConfig {
-            algorithm: Algorithm::MinSum,
-            schedule: Schedule::Flooding,
-            precision: Precision::Fixed8 { scale: 4.0 },
+            algorithm: Algorithm::OffsetMinSum { beta: 0.5 },
+            schedule: Schedule::Layered,
+            precision: Precision::Fixed8 { scale: 8.0 },
             iterations: 50,
             early_termination: false,
             threads: 0,
@@ -267,6 +271,19 @@ impl Default for DecoderConfig {
 }
 
 impl DecoderConfig {
+    /// The GPU LDPC decoder paper's decoder: 8-bit min-sum (scale 4), flooding, 50
+    /// iterations, no early termination, every CPU thread. The default before the layered
+    /// offset min-sum; kept for the throughput tables and the GPU checks that reproduce the
+    /// paper (it loses about 0.4 dB to the default on DVB-T2 normal 1/2).
+    pub const PAPER: DecoderConfig = DecoderConfig {
+        algorithm: Algorithm::MinSum,
+        schedule: Schedule::Flooding,
+        precision: Precision::Fixed8 { scale: 4.0 },
+        iterations: 50,
+        early_termination: false,
+        threads: 0,
+    };
+
     /// Refuses a configuration no decoder runs (a parameter out of range, sum-product in 8
     /// bits, the compact schedule in float), with the way out.
     pub fn validate(&self) -> Result<()> {

@@ -306,7 +306,11 @@ impl Job<'_> {
             g.msg[e * L..(e + 1) * L].copy_from_slice(&g.llr[c * L..(c + 1) * L]);
         }
         let mut done = [0u8; L];
+        let cancel = sigpu_runtime::cancel::Cancel::current();
         for it in 1..=self.iterations {
+            if cancel.is_cancelled() {
+                break;
+            }
             for r in 0..code.m() {
                 let (a, b) = (
                     code.row_start()[r] as usize,
@@ -346,7 +350,11 @@ impl Job<'_> {
         g.post.clear();
         g.post.extend(g.llr.iter().map(|&x| x as i16));
         let mut done = [0u8; L];
+        let cancel = sigpu_runtime::cancel::Cancel::current();
         for it in 1..=self.iterations {
+            if cancel.is_cancelled() {
+                break;
+            }
             for layer in self.layers {
                 if layer.conflict {
                     layered_shared::<L>(code, layer, self.rule, g);

@@ -144,21 +144,29 @@ pub(super) fn decode_groups<G>(
     let threads = worker_threads(threads).min(groups.max(1));
     let jobs = Mutex::new(bits.chunks_mut(n * LANES).enumerate());
     let totals = Mutex::new((0usize, Some(0usize)));
+    // The caller's cancellation token, carried into the workers (the groups' iteration loops
+    // poll it too); a cancelled caller discards the bits.
+    let cancel = sigpu_runtime::cancel::Cancel::current();
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
-                let mut group = buffers();
-                loop {
-                    let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
-                    else {
-                        break;
-                    };
-                    let real = out.len() / n;
-                    let done = decode(&mut group, g, out);
-                    let mut t = totals.lock().unwrap_or_else(|p| p.into_inner());
-                    t.0 += done.iterations * real;
-                    t.1 = t.1.zip(done.valid).map(|(a, b)| a + b);
-                }
+                cancel.scope(|| {
+                    let mut group = buffers();
+                    loop {
+                        if cancel.is_cancelled() {
+                            break;
+                        }
+                        let Some((g, out)) = jobs.lock().unwrap_or_else(|p| p.into_inner()).next()
+                        else {
+                            break;
+                        };
+                        let real = out.len() / n;
+                        let done = decode(&mut group, g, out);
+                        let mut t = totals.lock().unwrap_or_else(|p| p.into_inner());
+                        t.0 += done.iterations * real;
+                        t.1 = t.1.zip(done.valid).map(|(a, b)| a + b);
+                    }
+                })
             });
         }
     });

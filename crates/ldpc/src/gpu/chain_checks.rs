@@ -105,7 +105,7 @@ fn counts_check(gpu: &Gpu, seed: u64) -> CheckResult {
         precision: Precision::Fixed8 {
             scale: rng.random_range(2.0..6.0),
         },
-        iterations: rng.random_range(5..30),
+        iterations: super::checks::check_iterations(&mut rng),
         early_termination: rng.random_bool(0.5),
         threads: 0,
     };
@@ -116,14 +116,8 @@ fn counts_check(gpu: &Gpu, seed: u64) -> CheckResult {
     let mut cpu = Fixed8Decoder::new(code.clone(), config)?;
     let mut bits = vec![0u8; frames.llr.len()];
     let stats = cpu.decode(Llrs::F32(&frames.llr), &mut bits)?;
-    let [frame_errors, bit_errors, bit_errors_sq] = frames.error_counts(&code, &bits);
-    let want = FrameCounts {
-        frames: count as u64,
-        frame_errors,
-        bit_errors,
-        bit_errors_sq,
-        iterations: stats.iterations,
-    };
+    let want = FrameCounts::of_errors(frames.errors_each(&code, &bits), stats.iterations);
+    let frame_errors = want.totals(count)[0];
     let mut gpu_decoder = ChainDecoder::new(gpu, &code, config)?;
     let got = gpu_decoder
         .simulate_frames(&plan, first, count)
@@ -132,15 +126,12 @@ fn counts_check(gpu: &Gpu, seed: u64) -> CheckResult {
     // sub-batch when all its codewords are valid and the CPU a SIMD group, so the counts of
     // iterations run (not the decisions) differ.
     let early = config.early_termination;
+    // Each frame's bit errors, then the iterations.
     let as_words = |c: &FrameCounts| {
         let iterations = if early { 0 } else { c.iterations as u64 };
-        vec![
-            c.frames,
-            c.frame_errors,
-            c.bit_errors,
-            c.bit_errors_sq,
-            iterations,
-        ]
+        let mut words = c.errors.clone();
+        words.extend([c.frames(), iterations]);
+        words
     };
     Ok(compare_exact(&as_words(&got), &as_words(&want)).with_note(format!(
         "{}, QPSK {} demapper, Es/N0 {es:.3} dB, {} iterations{}: {frame_errors} frame errors of {count}, iterations run gpu {} cpu {}",

@@ -10,7 +10,7 @@ use crate::decoder::{Algorithm, Decoder, DecoderConfig, Fixed8Decoder, Llrs, Pre
 use crate::sim::{make_frames, run_point_parallel, Frames, Link, PointResult, StopRule};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sigpu_runtime::cuda::{compare_exact, Check, CheckResult, Gpu};
+use sigpu_runtime::cuda::{compare_exact, sanitize_sizes, Check, CheckResult, Gpu};
 
 /// Which GPU kernels a twin check runs.
 #[derive(Clone, Copy, PartialEq)]
@@ -155,12 +155,20 @@ fn all_gpus_check(seed: u64) -> CheckResult {
     let config = DecoderConfig {
         iterations: 20,
         early_termination: true,
-        ..DecoderConfig::default()
+        ..DecoderConfig::PAPER
     };
-    let stop = StopRule {
-        min_errors: 50,
-        max_frames: 20 * 64,
-        batch: 64,
+    let stop = if sanitize_sizes() {
+        StopRule {
+            min_errors: 5,
+            max_frames: 2 * 64,
+            batch: 64,
+        }
+    } else {
+        StopRule {
+            min_errors: 50,
+            max_frames: 20 * 64,
+            batch: 64,
+        }
     };
     let threads = sigpu_runtime::host::threads();
     let gpus = Gpu::open_all()?;
@@ -186,6 +194,16 @@ fn all_gpus_check(seed: u64) -> CheckResult {
         want.frame_errors,
         want.bit_errors
     )))
+}
+
+/// A twin check's iteration count: 5 to 29, or 2 to 3 for compute-sanitizer's tools (every
+/// kernel still runs; each iteration costs them seconds).
+pub(super) fn check_iterations(rng: &mut ChaCha8Rng) -> usize {
+    if sanitize_sizes() {
+        rng.random_range(2..4)
+    } else {
+        rng.random_range(5..30)
+    }
 }
 
 /// A twin check's random inputs: the code, its frames at a random Eb/N0 (dB) and a random
@@ -229,7 +247,7 @@ fn twin_inputs(seed: u64, case: Case) -> crate::Result<Inputs> {
         algorithm: case.algorithm,
         schedule,
         precision: Precision::Fixed8 { scale },
-        iterations: rng.random_range(5..30),
+        iterations: check_iterations(&mut rng),
         early_termination: case.early,
         threads: 0,
     };

@@ -56,15 +56,16 @@ impl Frames {
     /// Frame errors, bit errors and the sum over frames of each frame's bit errors squared
     /// (the spread a BER interval needs: [`super::point::ber_interval`]).
     pub fn error_counts(&self, code: &Code, decoded: &[u8]) -> [u64; 3] {
+        let each = self.errors_each(code, decoded);
+        FrameCounts::of_errors(each, 0).totals(usize::MAX)
+    }
+
+    /// The information-bit errors of each frame of `decoded` (hard decisions, N per frame).
+    pub fn errors_each(&self, code: &Code, decoded: &[u8]) -> Vec<u64> {
         let (n, k) = (code.n(), code.k());
-        let [mut frame_errors, mut bit_errors, mut squares] = [0u64; 3];
-        for (word, info) in decoded.chunks(n).zip(self.info.chunks(k)) {
-            let errors = word[..k].iter().zip(info).filter(|(a, b)| a != b).count() as u64;
-            bit_errors += errors;
-            squares += errors * errors;
-            frame_errors += (errors > 0) as u64;
-        }
-        [frame_errors, bit_errors, squares]
+        (decoded.chunks(n).zip(self.info.chunks(k)))
+            .map(|(word, info)| word[..k].iter().zip(info).filter(|(a, b)| a != b).count() as u64)
+            .collect()
     }
 }
 
@@ -107,45 +108,47 @@ pub fn make_planned_frames(plan: &FramePlan, first: u64, count: usize, threads: 
     Frames { info, llr }
 }
 
-/// The counts of a batch of decoded frames.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The counts of a batch of decoded frames: each frame's information-bit errors, in frame
+/// order, so that a point can stop at the very frame its stopping rule names, wherever the
+/// batch boundaries fall ([`super::StopRule`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FrameCounts {
-    /// Frames counted.
-    pub frames: u64,
-    /// Frames with an information-bit error.
-    pub frame_errors: u64,
-    /// Information-bit errors.
-    pub bit_errors: u64,
-    /// Σ over frames of (the frame's bit errors)².
-    pub bit_errors_sq: u64,
-    /// As [`DecodeStats::iterations`](crate::DecodeStats) counts them.
+    /// Information-bit errors of each frame, in frame order.
+    pub errors: Vec<u64>,
+    /// As [`DecodeStats::iterations`](crate::DecodeStats) counts them, over all the frames.
     pub iterations: usize,
 }
 
 impl FrameCounts {
     /// The counts of frames whose information bit errors are `errors`, one per frame.
     pub fn of_errors(errors: impl IntoIterator<Item = u64>, iterations: usize) -> FrameCounts {
-        let mut c = FrameCounts {
+        FrameCounts {
+            errors: errors.into_iter().collect(),
             iterations,
-            ..FrameCounts::default()
-        };
-        for e in errors {
-            c.frames += 1;
-            c.bit_errors += e;
-            c.bit_errors_sq += e * e;
-            c.frame_errors += (e > 0) as u64;
         }
-        c
+    }
+
+    /// Frames counted.
+    pub fn frames(&self) -> u64 {
+        self.errors.len() as u64
+    }
+
+    /// Frame errors, bit errors and Σ (bit errors per frame)² of the first `frames` frames.
+    pub fn totals(&self, frames: usize) -> [u64; 3] {
+        let mut t = [0u64; 3];
+        for &e in &self.errors[..frames.min(self.errors.len())] {
+            t[0] += (e > 0) as u64;
+            t[1] += e;
+            t[2] = t[2].saturating_add(e * e);
+        }
+        t
     }
 }
 
 impl std::ops::AddAssign for FrameCounts {
-    /// The counts of two sets of frames together.
+    /// The counts of two sets of frames together, `other`'s after these.
     fn add_assign(&mut self, other: FrameCounts) {
-        self.frames += other.frames;
-        self.frame_errors += other.frame_errors;
-        self.bit_errors += other.bit_errors;
-        self.bit_errors_sq += other.bit_errors_sq;
+        self.errors.extend(other.errors);
         self.iterations += other.iterations;
     }
 }

@@ -1,7 +1,7 @@
 //! The decoder and demapper a sweep file names, readable in the files of every version.
 
 use crate::channel::Demapper;
-use crate::decoder::{DecoderConfig, DecoderSpec};
+use crate::decoder::{Algorithm, DecoderConfig, DecoderSpec, Precision};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -24,6 +24,55 @@ impl SweepDecoder {
             SweepDecoder::Spec(spec) => &spec.description,
             SweepDecoder::Description(text) => text,
         }
+    }
+}
+
+impl SweepDecoder {
+    /// The configuration the fields name, checked against the file's own description: the
+    /// fields of a file written by this version must name a decoder that runs
+    /// ([`DecoderConfig::validate`]) and write back to the same fields and description (a
+    /// file whose `kind` was changed under the same description is refused). `Ok(None)` for
+    /// a file with the prose description alone.
+    pub fn config(&self) -> std::result::Result<Option<DecoderConfig>, String> {
+        let SweepDecoder::Spec(spec) = self else {
+            return Ok(None);
+        };
+        let rule = match (spec.alpha, spec.beta) {
+            (Some(a), None) => format!("{}:{a}", spec.kind),
+            (None, Some(b)) => format!("{}:{b}", spec.kind),
+            _ => spec.kind.clone(),
+        };
+        let algorithm: Algorithm = rule.parse().map_err(|e| format!("decoder: {e}"))?;
+        let precision: Precision =
+            (spec.precision.parse::<Precision>()).map_err(|e| format!("decoder: {e}"))?;
+        let precision = match (precision, spec.scale) {
+            (Precision::Fixed8 { .. }, Some(scale)) => precision.with_scale(scale),
+            (Precision::Float, None) => precision,
+            _ => {
+                return Err(format!(
+                    "decoder: precision {:?} with scale {:?} (an 8-bit decoder has a scale, a \
+                     float one none)",
+                    spec.precision, spec.scale
+                ))
+            }
+        };
+        let config = DecoderConfig {
+            algorithm,
+            schedule: spec.schedule,
+            precision,
+            iterations: spec.iterations,
+            early_termination: spec.early_termination,
+            threads: 0,
+        };
+        config.validate().map_err(|e| format!("decoder: {e}"))?;
+        if DecoderSpec::from(&config) != *spec {
+            return Err(format!(
+                "decoder: its fields name \"{}\" but its description says \"{}\"",
+                config.describe(),
+                spec.description
+            ));
+        }
+        Ok(Some(config))
     }
 }
 
@@ -55,13 +104,12 @@ pub(super) fn demapper_key(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Algorithm, Precision};
 
     #[test]
     fn decoder_fields_are_machine_readable_and_old_prose_still_reads() {
         let config = DecoderConfig {
             algorithm: Algorithm::NormalizedMinSum { alpha: 0.75 },
-            ..DecoderConfig::default()
+            ..DecoderConfig::PAPER
         };
         let json = serde_json::to_value(SweepDecoder::from(&config)).unwrap();
         assert_eq!(json["kind"], "nms");

@@ -11,6 +11,7 @@
 //! on any number of processes ([`run_point_ranks`], [`sweep::run_ranks`]: MPI ranks).
 
 pub mod chain;
+mod file_check;
 mod frames;
 mod header;
 mod parallel;

@@ -2,18 +2,22 @@
 //! per GPU for `sigpu ldpc simulate --device all`).
 //!
 //! Workers take batches of `stop.batch` frames from a shared counter, so a faster device
-//! decodes more of them. The point folds the batches in index order and stops after the same
-//! batch a single decoder would have stopped after; batches decoded past it are dropped. As
-//! frame f is the same whoever makes it, the counts equal one decoder's, provided the decoders
-//! decode alike (the GPU 8-bit decoders match their CPU twin bit for bit). Only `seconds`
-//! differs.
+//! decodes more of them. The point folds the batches' frames in index order and stops at the
+//! frame the stopping rule names (the one that brings the frame errors to `min_errors`, or
+//! frame `max_frames`), whatever batch it falls in; frames decoded past it are dropped. As
+//! frame f is the same whoever makes it, the counts equal one decoder's for any batch size,
+//! thread count or number of decoders, provided the decoders decode alike (the GPU 8-bit
+//! decoders match their CPU twin bit for bit). Only `seconds` differs, and with early
+//! termination `mean_iterations` (a batch that the stop cuts counts its share of the batch's
+//! iterations).
 //!
 //! [`run_point_ranks`] spreads a point over processes (MPI ranks, [`Ranks`]), each with its
 //! own decoders, in rounds: in round k the run's S decoders (all ranks together) take batches
 //! kS .. kS + S, rank r the ones at its offset (the decoders of the ranks before it), one per
-//! decoder; every rank's counts are gathered by every rank, and every rank folds them in
-//! index order with the same [`Fold`] as above. So every rank reaches the same stopping batch
-//! at the same round, and the counts equal one process's for any number of ranks.
+//! decoder; every rank's per-frame counts are gathered by every rank, and every rank folds
+//! them in index order with the same [`Fold`] as above. So every rank reaches the same
+//! stopping frame at the same round, and the counts equal one process's for any number of
+//! ranks.
 
 use super::chain::FramePlan;
 use super::frames::{make_planned_frames, FrameCounts as BatchCounts, Frames, Link};
@@ -57,9 +61,9 @@ pub fn run_point_parallel(
     fold.finish()
 }
 
-/// Words of one batch's record in a round: status ([`ABSENT`], [`DONE`] or [`FAILED`]),
-/// frames, frame errors, bit errors, Σ bit errors², iterations.
-const RECORD: usize = 6;
+/// Words of one batch's record in a round before its frames' bit errors (one word each, up
+/// to the batch size): status ([`ABSENT`], [`DONE`] or [`FAILED`]), frames, iterations.
+const HEAD: usize = 3;
 const ABSENT: u64 = 0;
 const DONE: u64 = 1;
 const FAILED: u64 = 2;
@@ -97,39 +101,33 @@ pub fn run_point_ranks(
         })
         .collect();
     let mut fold = Fold::new(PointResult::new(es, eb), &code, stop);
+    let record = HEAD + stop.batch;
     for first in (0..work.batches).step_by(round_size as usize) {
         let mine: Vec<u64> = (0..decoders.len() as u64)
             .map(|i| first + offsets[ranks.rank()] + i)
             .filter(|&b| b < work.batches)
             .collect();
         let results = work.decode_each(decoders, &mine);
-        let mut words = vec![0u64; widest * RECORD];
-        for (record, result) in words.chunks_mut(RECORD).zip(&results) {
-            record.copy_from_slice(&match result {
-                Ok(c) => [
-                    DONE,
-                    c.frames,
-                    c.frame_errors,
-                    c.bit_errors,
-                    c.bit_errors_sq,
-                    c.iterations as u64,
-                ],
-                Err(_) => [FAILED, 0, 0, 0, 0, 0],
-            });
+        let mut words = vec![0u64; widest * record];
+        for (words, result) in words.chunks_mut(record).zip(&results) {
+            match result {
+                Ok(c) => {
+                    words[..HEAD].copy_from_slice(&[DONE, c.frames(), c.iterations as u64]);
+                    words[HEAD..HEAD + c.errors.len()].copy_from_slice(&c.errors);
+                }
+                Err(_) => words[0] = FAILED,
+            }
         }
         let all = ranks.all_gather(&words);
         // Batches that failed, and on which rank.
         let mut failed = BTreeMap::new();
-        for (rank, records) in all.chunks(widest * RECORD).enumerate() {
-            for (i, r) in records.chunks(RECORD).enumerate() {
+        for (rank, records) in all.chunks(widest * record).enumerate() {
+            for (i, r) in records.chunks(record).enumerate() {
                 let b = first + offsets[rank] + i as u64;
                 let counts = match r[0] {
                     DONE => Ok(BatchCounts {
-                        frames: r[1],
-                        frame_errors: r[2],
-                        bit_errors: r[3],
-                        bit_errors_sq: r[4],
-                        iterations: r[5] as usize,
+                        errors: r[HEAD..HEAD + (r[1] as usize).min(stop.batch)].to_vec(),
+                        iterations: r[2] as usize,
                     }),
                     ABSENT => continue,
                     _ => {
@@ -201,6 +199,8 @@ struct Work<'a> {
     batches: u64,
     next_batch: AtomicU64,
     stopped: AtomicBool,
+    /// The caller's cancellation token, polled before each batch.
+    cancel: sigpu_runtime::cancel::Cancel,
 }
 
 impl<'a> Work<'a> {
@@ -226,6 +226,7 @@ impl<'a> Work<'a> {
             batches: stop.max_frames.div_ceil(stop.batch as u64),
             next_batch: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
+            cancel: sigpu_runtime::cancel::Cancel::current(),
         };
         Ok((work, eb))
     }
@@ -271,16 +272,23 @@ impl<'a> Work<'a> {
     /// becomes this batch's error: the fold then stops every worker instead of leaving them to
     /// run on to max_frames.
     fn batch(&self, decoder: &mut dyn Decoder, b: u64) -> Result<BatchCounts> {
+        // A cancelled batch fails the point, so no partial point is kept or written.
+        self.cancel.check()?;
         let first = b * self.stop.batch as u64;
         let count = (self.stop.batch as u64).min(self.stop.max_frames - first) as usize;
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
-                return counts;
-            }
-            let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
-            decode_frames(decoder, self.code, &frames)
-        }))
-        .unwrap_or_else(|panic| {
+        let counts = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // The decoders poll the token between groups and iterations.
+            self.cancel.scope(|| {
+                if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
+                    return counts;
+                }
+                let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
+                decode_frames(decoder, self.code, &frames)
+            })
+        }));
+        // Cut short, the counts are partial: never folded.
+        self.cancel.check()?;
+        counts.unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
@@ -297,14 +305,10 @@ impl<'a> Work<'a> {
 fn decode_frames(decoder: &mut dyn Decoder, code: &Code, frames: &Frames) -> Result<BatchCounts> {
     let mut bits = vec![0u8; frames.llr.len()];
     let stats = decoder.decode(Llrs::F32(&frames.llr), &mut bits)?;
-    let [frame_errors, bit_errors, bit_errors_sq] = frames.error_counts(code, &bits);
-    Ok(BatchCounts {
-        frames: (frames.info.len() / code.k()) as u64,
-        frame_errors,
-        bit_errors,
-        bit_errors_sq,
-        iterations: stats.iterations,
-    })
+    Ok(BatchCounts::of_errors(
+        frames.errors_each(code, &bits),
+        stats.iterations,
+    ))
 }
 
 /// Batches folded into the point in index order.
@@ -336,9 +340,12 @@ impl Fold {
         }
     }
 
-    /// Takes batch `b` and folds every batch now in order. A failed batch counts only when
-    /// the fold reaches it: one decoded past the stopping batch (which a single decoder would
-    /// never have run) cannot fail a finished point.
+    /// Takes batch `b` and folds every batch now in order, frame by frame: the point stops
+    /// at the frame that brings its frame errors to `min_errors` or its frames to
+    /// `max_frames`, and the rest of that batch is dropped (its iterations counted in
+    /// proportion to the frames kept). A failed batch counts only when the fold reaches it:
+    /// one decoded past the stopping frame (which a single decoder would never have run)
+    /// cannot fail a finished point.
     fn add(
         &mut self,
         b: u64,
@@ -361,18 +368,33 @@ impl Fold {
                 }
             };
             let p = &mut self.point;
-            p.frames += c.frames;
-            p.frame_errors += c.frame_errors;
-            p.bit_errors += c.bit_errors;
-            p.bit_errors_sq = p.bit_errors_sq.saturating_add(c.bit_errors_sq);
-            p.info_bits += c.frames * self.k;
-            self.iterations += c.iterations;
+            // The frames of this batch up to the stopping one.
+            let (mut kept, mut failed) = (0usize, p.frame_errors);
+            let mut stop = false;
+            for &e in &c.errors {
+                kept += 1;
+                failed += (e > 0) as u64;
+                if failed >= self.stop.min_errors || p.frames + kept as u64 >= self.stop.max_frames
+                {
+                    stop = true;
+                    break;
+                }
+            }
+            let [frame_errors, bit_errors, bit_errors_sq] = c.totals(kept);
+            p.frames += kept as u64;
+            p.frame_errors += frame_errors;
+            p.bit_errors += bit_errors;
+            p.bit_errors_sq = p.bit_errors_sq.saturating_add(bit_errors_sq);
+            p.info_bits += kept as u64 * self.k;
+            self.iterations += (c.iterations as u128 * kept as u128)
+                .checked_div(c.errors.len() as u128)
+                .unwrap_or(0) as usize;
             p.update_rates();
-            p.mean_iterations = self.iterations as f64 / p.frames as f64;
+            p.mean_iterations = self.iterations as f64 / p.frames.max(1) as f64;
             p.seconds = self.start.elapsed().as_secs_f64();
             p.update_throughput(Some(self.n));
             progress(p);
-            if p.frame_errors >= self.stop.min_errors || p.frames >= self.stop.max_frames {
+            if stop {
                 stopped.store(true, Ordering::Relaxed);
             }
         }
@@ -470,9 +492,51 @@ mod tests {
         })
         .unwrap();
         assert_eq!(parallel.untimed(), single.untimed());
-        // Progress comes once per folded batch, in order.
-        let expected: Vec<u64> = (1..=single.frames / 3).map(|b| b * 3).collect();
+        // Progress comes once per folded batch, in order, the last one cut at the stop.
+        let mut expected: Vec<u64> = (1..single.frames.div_ceil(3)).map(|b| b * 3).collect();
+        expected.push(single.frames);
         assert_eq!(calls, expected);
+    }
+
+    /// The stop falls on the frame that brings the errors to `min_errors`, whatever the batch,
+    /// the decoder's threads, the frame-making threads or the ranks: the same seed gives the
+    /// same counts on any machine (the default batch grows with the threads).
+    #[test]
+    fn the_stop_falls_on_the_same_frame_for_any_batch_threads_and_ranks() {
+        let (code, config, link, snr, stop) = parallel_case();
+        let counts = |p: &PointResult| (p.frames, p.frame_errors, p.bit_errors, p.bit_errors_sq);
+        let point = |batch: usize, threads: usize| {
+            let config = crate::DecoderConfig { threads, ..config };
+            let mut d = crate::decoder::cpu_decoder(&code, config).unwrap();
+            let stop = StopRule { batch, ..stop };
+            let p = run_point_parallel(&mut [d.as_mut()], &link, snr, stop, threads, &mut |_| {});
+            p.unwrap()
+        };
+        let want = point(1, 1);
+        assert_eq!(want.frame_errors, stop.min_errors, "{want:?}");
+        assert!(
+            want.frames % 64 != 0 && want.frames < stop.max_frames,
+            "{want:?}"
+        );
+        for (batch, threads) in [(3, 1), (8, 2), (64, 1), (128, 2), (5, 3)] {
+            let got = point(batch, threads);
+            assert_eq!(
+                counts(&got),
+                counts(&want),
+                "batch {batch}, {threads} threads"
+            );
+        }
+        for size in [2, 3] {
+            let (code, link) = (&code, &link);
+            let points = sigpu_runtime::ranks::on_threads(size, |ranks| {
+                let mut d = crate::decoder::cpu_decoder(code, config).unwrap();
+                let stop = StopRule { batch: 64, ..stop };
+                run_point_ranks(ranks, &mut [d.as_mut()], link, snr, stop, 1, &mut |_| {})
+            });
+            for p in points {
+                assert_eq!(counts(&p.unwrap()), counts(&want), "{size} ranks");
+            }
+        }
     }
 
     /// A decoder that panics on its first batch.

@@ -395,7 +395,10 @@ pub fn ber_interval_worst_case(frames: u64, k: u64, frame_errors: u64, errors: u
     ber_interval_sq(frames, k, frame_errors, errors, sq)
 }
 
-/// When a point stops: after `min_errors` frame errors or `max_frames` frames.
+/// When a point stops: at the frame (in frame order) that brings its frame errors to
+/// `min_errors`, or at frame `max_frames`. The batch only sets how many frames a decoder call
+/// takes: the stop falls on the same frame whatever the batch, the threads, the devices or
+/// the ranks, so a seed gives the same counts on any machine.
 #[derive(Clone, Copy, Debug)]
 pub struct StopRule {
     /// Stop once this many frames failed …

@@ -23,6 +23,7 @@
 //! # }
 //! ```
 
+use super::file_check::{self, SAME_DB};
 use super::frames::Link;
 use super::header::{demapper_key, SweepDecoder};
 use super::parallel::run_point_ranks;
@@ -76,9 +77,29 @@ impl Sweep {
         })
     }
 
-    /// Whether `other` ran the same code, link, decoder and seed (its points can be kept).
+    /// Refuses a file whose points are not what a sweep writes (see [`file_check`]): counts
+    /// that contradict each other or the code's sizes (`code`, when known), rates that are
+    /// not the counts', a point listed twice or stopped before the file's rule, decoder
+    /// fields that name another decoder than the description. The message names the file
+    /// and the point.
+    pub fn validate(&self, path: &Path, code: Option<&Code>) -> Result<()> {
+        file_check::check(self, code).map_err(|why| LdpcError::Sweep {
+            path: path.to_owned(),
+            message: format!(
+                "{why}: not what a sweep writes (the file was changed or damaged); remove \
+                 that point or write another --out"
+            ),
+        })
+    }
+
+    /// Whether `other` ran the same code, link, decoder and seed (its points can be kept):
+    /// the decoder in full where both files name it by its fields, else by its description.
     fn same_run(&self, other: &Sweep) -> bool {
-        self.run_key() == other.run_key()
+        let decoders = match (&self.decoder, &other.decoder) {
+            (SweepDecoder::Spec(a), SweepDecoder::Spec(b)) => a == b,
+            _ => true,
+        };
+        decoders && self.run_key() == other.run_key()
     }
 
     /// What [`Sweep::same_run`] compares: code, link, decoder and seed.
@@ -184,6 +205,22 @@ pub fn check_points(points: &[f64]) -> Result<()> {
             points.len()
         )));
     }
+    check_distinct(points)
+}
+
+/// Refuses a point listed twice (it would run, and be stored, once per listing).
+fn check_distinct(points: &[f64]) -> Result<()> {
+    let mut sorted = points.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    for run in sorted.chunk_by(|a, b| (b - a).abs() < SAME_DB) {
+        if run.len() > 1 {
+            return Err(LdpcError::invalid(format!(
+                "SNR point {} dB is listed {} times: list each point once",
+                run[0],
+                run.len()
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -208,12 +245,7 @@ pub fn parse_points(spec: &str) -> Result<Vec<f64>> {
                 }
             })
             .collect::<Result<Vec<f64>>>()?;
-        if points.len() > 10_001 {
-            return Err(LdpcError::invalid(format!(
-                "SNR list of {} points: at most 10001",
-                points.len()
-            )));
-        }
+        check_points(&points)?;
         return Ok(points);
     };
     let (stop, step) = rest.split_once(':').ok_or_else(bad)?;
@@ -262,6 +294,9 @@ pub fn default_batch(on_gpus: bool, precision: Precision, threads: usize) -> usi
         (false, Precision::Float) => 2 * threads,
     }
 }
+
+/// The most LLRs one decoder call of a sweep takes (4 GiB of f32).
+const MAX_BATCH_LLRS: usize = 1 << 30;
 
 /// What a sweep runs, besides the decoders.
 #[derive(Clone, Debug)]
@@ -335,14 +370,53 @@ impl SweepSpec {
         }
     }
 
-    /// Refuses what cannot run before any work: counts of zero, a code / constellation the
-    /// interleaver does not cover.
-    fn validate(&self, code: &Code) -> Result<()> {
+    /// Refuses, before any work, every parameter a point would fail on later: counts of
+    /// zero or beyond what the counters hold, a batch of zero frames or beyond the memory
+    /// limit, no points, a point listed twice, a point whose Es/N0 no channel is made for,
+    /// a decoder configuration no decoder runs, a code / constellation the interleaver does
+    /// not cover. [`run`] calls it first (the CLI and Python alike); callers may call it
+    /// earlier.
+    pub fn validate(&self, code: &Code) -> Result<()> {
         if self.min_errors == 0 || self.max_frames == 0 {
             return Err(LdpcError::invalid(
                 "--min-errors and --max-frames must be at least 1",
             ));
         }
+        let n = code.n() as u64;
+        if self.max_frames.checked_mul(n).is_none() {
+            return Err(LdpcError::invalid(format!(
+                "--max-frames {}: at most {} frames of {} bits (the bit counters are 64-bit)",
+                self.max_frames,
+                u64::MAX / n,
+                code.n()
+            )));
+        }
+        if let Some(batch) = self.batch {
+            let most = MAX_BATCH_LLRS / code.n();
+            if batch == 0 || batch > most {
+                return Err(LdpcError::invalid(format!(
+                    "--batch {batch}: must be in 1..={most} frames for {} (N = {}: at most \
+                     2^30 LLRs, 4 GiB, per decoder call)",
+                    code.name(),
+                    code.n()
+                )));
+            }
+        }
+        check_points(&self.points)?;
+        for &db in &self.points {
+            let es = self
+                .axis
+                .snr(db)
+                .es_n0_db(self.link.modulation, code.rate());
+            crate::channel::check_es_n0(es).map_err(|_| {
+                LdpcError::invalid(format!(
+                    "SNR point {} {db} dB (Es/N0 {es:.4} dB) is outside [-300, 300] dB Es/N0: \
+                     no point of the sweep ran",
+                    self.axis.label()
+                ))
+            })?;
+        }
+        self.config.validate()?;
         BitInterleaver::new(code, self.link.modulation, self.link.interleaving)?;
         Ok(())
     }
@@ -359,6 +433,7 @@ impl SweepSpec {
             return Ok((sweep, Vec::new()));
         };
         let old = Sweep::read(out)?;
+        old.validate(out, Some(code))?;
         if !old.same_run(&sweep) {
             return Err(LdpcError::Sweep {
                 path: out.to_owned(),
@@ -382,7 +457,7 @@ impl SweepSpec {
             rule(self.min_errors, self.max_frames),
         );
         let key = |p: &PointResult| self.axis.of(p);
-        let asked = |db: f64| self.points.iter().any(|&x| (x - db).abs() < 1e-6);
+        let asked = |db: f64| self.points.iter().any(|&x| (x - db).abs() < SAME_DB);
         let orphans: Vec<String> = (old.points.iter().map(key))
             .filter(|&db| !asked(db))
             .map(|db| format!("{db}"))
@@ -529,7 +604,7 @@ pub fn run_with_ranks(
     }
     let key = |p: &PointResult| spec.axis.of(p);
     let todo: Vec<f64> = (spec.points.iter().copied())
-        .filter(|&db| !sweep.points.iter().any(|p| (key(p) - db).abs() < 1e-6))
+        .filter(|&db| !sweep.points.iter().any(|p| (key(p) - db).abs() < SAME_DB))
         .collect();
     // What rank 0 decided, on every rank: the batch and the points to run.
     let mut decided = (batch as u64).to_le_bytes().to_vec();
@@ -808,9 +883,14 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\"ber_ci_method\": \"frames-t\""), "{text}");
+        // (The timings compared apart: serde_json may read a float 1 ulp off.)
+        let untimed = |s: Sweep| Sweep {
+            points: s.points.iter().map(PointResult::untimed).collect(),
+            ..s
+        };
         assert_eq!(
-            Sweep::read(&out).unwrap(),
-            both,
+            untimed(Sweep::read(&out).unwrap()),
+            untimed(both),
             "the file reads back as written"
         );
     }
@@ -863,6 +943,166 @@ mod tests {
                 p.ber_ci
             );
         }
+    }
+
+    /// Every parameter is checked before the first point runs: a grid whose last points
+    /// name no channel (`0:1000:0.1`: Es/N0 past 300 dB) used to run 3,001 points first.
+    #[test]
+    fn parameters_are_refused_before_any_point_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep.json");
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        let refused = |spec: &SweepSpec| {
+            let mut started = 0;
+            let e = run(&code, &[], spec, &mut |e| {
+                if let SweepEvent::Start(_) = e {
+                    started += 1
+                }
+            })
+            .unwrap_err()
+            .to_string();
+            assert_eq!(started, 0, "{e}");
+            assert!(!out.exists(), "{e}");
+            e
+        };
+        let grid = spec(&out, &parse_points("0:1000:0.1").unwrap());
+        let e = refused(&grid);
+        assert!(
+            e.contains("300.1 dB") && e.contains("no point of the sweep ran"),
+            "{e}"
+        );
+        let mut eb = spec(&out, &[-299.9]);
+        eb.axis = SnrAxis::EbN0;
+        let e = refused(&eb);
+        assert!(e.contains("Eb/N0 -299.9 dB (Es/N0 -300.4115 dB)"), "{e}");
+        let mut zero = spec(&out, &[1.0]);
+        zero.batch = Some(0);
+        assert!(refused(&zero).contains("--batch 0"));
+        let mut huge = spec(&out, &[1.0]);
+        huge.batch = Some(1 << 40);
+        assert!(refused(&huge).contains("at most 2^30 LLRs"));
+        let mut frames = spec(&out, &[1.0]);
+        frames.max_frames = u64::MAX;
+        assert!(refused(&frames).contains("the bit counters are 64-bit"));
+        let mut decoder = spec(&out, &[1.0]);
+        decoder.config.iterations = 0;
+        assert!(refused(&decoder).contains("--iterations 0"));
+        // The same point three times would run, and be stored, three times.
+        let e = refused(&spec(&out, &[0.0, 1.0, 0.0, 0.0]));
+        assert!(e.contains("0 dB is listed 3 times"), "{e}");
+        let e = parse_points("0,0,0").unwrap_err().to_string();
+        assert!(e.contains("0 dB is listed 3 times"), "{e}");
+        assert!(check_points(&[1.0, 1.0 + 1e-9]).is_err());
+    }
+
+    /// A file changed by hand: each tampered point is refused on resume, naming the file and
+    /// the point, before any work; the file is left as it was.
+    #[test]
+    fn a_resume_refuses_points_the_file_cannot_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep.json");
+        let code = Code::standard("dvbt2-short-1/2").unwrap();
+        run(&code, &[], &spec(&out, &[-1.0, 4.0]), &mut |_| {}).unwrap();
+        let good = std::fs::read_to_string(&out).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&good).unwrap();
+        assert!(Sweep::read(&out)
+            .unwrap()
+            .validate(&out, Some(&code))
+            .is_ok());
+        let tamper = |edit: &dyn Fn(&mut serde_json::Value), want: &str| {
+            let mut t = v.clone();
+            edit(&mut t);
+            std::fs::write(&out, serde_json::to_string_pretty(&t).unwrap()).unwrap();
+            let mut started = 0;
+            let e = run(&code, &[], &spec(&out, &[-1.0, 4.0, 5.0]), &mut |e| {
+                if let SweepEvent::Start(_) = e {
+                    started += 1
+                }
+            })
+            .unwrap_err()
+            .to_string();
+            assert_eq!(started, 0, "{e}");
+            assert!(e.contains("sweep.json") && e.contains(want), "{want}: {e}");
+            assert!(e.contains("Es/N0") || e.contains("decoder"), "{e}");
+        };
+        tamper(&|t| t["points"][0]["ber"] = 5.0.into(), "BER 5");
+        tamper(
+            &|t| {
+                let k = code.k() as u64;
+                let p = &mut t["points"][0];
+                let e = p["frame_errors"].as_u64().unwrap() * k + 1;
+                p["bit_errors"] = e.into();
+                p["ber"] = (e as f64 / p["info_bits"].as_f64().unwrap()).into();
+            },
+            "bit errors in",
+        );
+        tamper(
+            &|t| {
+                let p = &mut t["points"][0];
+                (p["frames"], p["frame_errors"]) = (0.into(), 64.into());
+            },
+            "0 frames (with 64 frame errors)",
+        );
+        tamper(
+            &|t| {
+                let p = t["points"][0].clone();
+                t["points"].as_array_mut().unwrap().push(p);
+            },
+            "listed twice",
+        );
+        tamper(
+            &|t| {
+                t["points"][1]["info_bits"] =
+                    (t["points"][1]["frames"].as_u64().unwrap() * 100).into()
+            },
+            "100 information bits per frame, where the code has 7200",
+        );
+        tamper(
+            &|t| {
+                let p = &mut t["points"][1];
+                (p["frames"], p["info_bits"]) = (17.into(), (17 * code.k()).into());
+            },
+            "17 frames, beyond the file's max_frames 16",
+        );
+        tamper(&|t| t["points"][0]["eb_n0_db"] = 7.into(), "Eb/N0 7 dB");
+        // Another decoder under the same description.
+        tamper(&|t| t["decoder"]["kind"] = "spa".into(), "decoder");
+        tamper(
+            &|t| {
+                t["decoder"]["kind"] = "nms".into();
+                t["decoder"]["alpha"] = 0.75.into();
+                t["decoder"].as_object_mut().unwrap().remove("beta");
+            },
+            "its fields name",
+        );
+        tamper(&|t| t["decoder"]["beta"] = 0.25.into(), "its fields name");
+        assert!(Sweep::read(&out).is_ok(), "the file is left for the user");
+    }
+
+    #[test]
+    fn every_committed_sweep_file_passes_the_resume_checks() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results");
+        let mut checked = 0;
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "json") {
+                    continue;
+                }
+                let Ok(sweep) = Sweep::read(&path) else {
+                    continue;
+                };
+                let code = Code::standard(&sweep.code).ok();
+                sweep.validate(&path, code.as_ref()).unwrap();
+                checked += 1;
+            }
+        }
+        assert!(checked >= 40, "{checked} sweep files");
     }
 
     #[test]

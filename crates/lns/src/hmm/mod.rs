@@ -101,7 +101,12 @@ impl HmmModel {
             .collect();
         let mut scale = rescale(format, &mut alpha); // log code removed so far
         let mut next = vec![0u32; s];
+        let cancel = sigpu_runtime::cancel::Cancel::current();
         for t in 1..steps {
+            // A poll every 64 steps: a step is S² multiply-adds, far below a millisecond.
+            if t % 64 == 0 {
+                cancel.check()?;
+            }
             for (j, n) in next.iter_mut().enumerate() {
                 let sum = format
                     .dot(&alpha, &trans_to[j * s..(j + 1) * s])
@@ -148,15 +153,20 @@ impl HmmModel {
         log_emit: &[f64],
         batch: usize,
     ) -> Result<Vec<f64>, LnsError> {
-        if batch == 0 || !log_emit.len().is_multiple_of(batch) {
+        // The model first: with zero states the emissions are empty and would split into
+        // sequences of length zero.
+        self.check_model()?;
+        if batch == 0 || log_emit.is_empty() || !log_emit.len().is_multiple_of(batch) {
             return Err(LnsError::HmmShape(format!(
-                "{} emissions do not split into {batch} sequences",
+                "{} emissions do not split into {batch} sequences of at least one step",
                 log_emit.len()
             )));
         }
+        // The pool's threads do not see this thread's token: each sequence runs in its scope.
+        let cancel = sigpu_runtime::cancel::Cancel::current();
         log_emit
             .par_chunks(log_emit.len() / batch)
-            .map(|seq| self.forward_lns(format, seq))
+            .map(|seq| cancel.scope(|| self.forward_lns(format, seq)))
             .collect()
     }
 }
@@ -261,5 +271,39 @@ mod tests {
             ..model
         };
         assert!(broken.forward_f64(&[0.0; 4]).is_err());
+    }
+
+    #[test]
+    fn zero_states_are_refused_not_a_panic() {
+        let empty = HmmModel {
+            states: 0,
+            log_init: vec![],
+            log_trans: vec![],
+        };
+        for batch in [0, 1, 5] {
+            let e = empty
+                .forward_lns_batch(Format::LNS32, &[], batch)
+                .unwrap_err();
+            assert!(e.to_string().contains("0 states"), "{e}");
+        }
+        let e =
+            (empty.forward_on(&sigpu_runtime::Target::cpu(), Format::LNS32, &[], 1)).unwrap_err();
+        assert!(matches!(e, LnsError::HmmShape(_)), "{e}");
+        let model = HmmModel::random(2, 1);
+        assert!(model.forward_lns_batch(Format::LNS32, &[], 1).is_err());
+    }
+
+    #[test]
+    fn a_cancelled_token_stops_the_forward() {
+        use sigpu_runtime::cancel::Cancel;
+        let model = HmmModel::random(4, 3);
+        let emit = random_emissions(2, 200, 4, 4);
+        let token = Cancel::new();
+        assert!(token
+            .scope(|| model.forward_lns_batch(Format::LNS32, &emit, 2))
+            .is_ok());
+        token.cancel();
+        let e = token.scope(|| model.forward_lns_batch(Format::LNS32, &emit, 2));
+        assert!(matches!(e, Err(LnsError::Cancelled(_))), "{e:?}");
     }
 }

@@ -92,11 +92,17 @@ pub(crate) fn filter_channel<T: Element>(
     let k = plan.fb.len();
     let nblocks = n.div_ceil(BLOCK);
     let threads = threads.clamp(1, nblocks.max(1));
+    // Polled before a block is taken (never after: a block handed out is always finished, so
+    // no later block waits on it forever); a cancelled caller discards y.
+    let cancel = sigpu_runtime::cancel::Cancel::current();
     if threads == 1 {
         let mut carry = vec![T::ZERO; k];
         let mut scratch = vec![T::ZERO; BLOCK];
         let mut finite = true;
         for (b, yb) in y.chunks_mut(BLOCK).enumerate() {
+            if cancel.is_cancelled() {
+                break;
+            }
             let prev = carry.clone();
             let post = |c: &[T]| carry.copy_from_slice(c);
             let input = BlockInput {
@@ -119,6 +125,9 @@ pub(crate) fn filter_channel<T: Element>(
             s.spawn(|| {
                 let mut scratch = vec![T::ZERO; BLOCK];
                 loop {
+                    if cancel.is_cancelled() {
+                        break;
+                    }
                     let b = next.fetch_add(1, Ordering::Relaxed);
                     if b >= nblocks {
                         break;

@@ -4,20 +4,23 @@
 //! segments, handed out in order from an atomic counter (more blocks than threads, so a thread
 //! that is slowed down simply takes fewer). For each block a thread
 //! 1. filters its segments through the whole cascade from a zero state into a per-thread
-//!    scratch buffer that stays in L2 (f64 with AVX-512: the eight segments are the eight
+//!    f64 scratch buffer that stays in L2 (with AVX-512 the eight segments are the eight
 //!    lanes of a register, each sample passing every section — four per register pass —
-//!    while in registers; f64 with AVX2: two quads of segments in ymm lanes; f32 and the
-//!    scalar build: eight interleaved scalar chains, one section at a time), keeping each
-//!    segment's end state;
+//!    while in registers; with AVX2 two quads of segments in ymm lanes; the scalar build:
+//!    eight interleaved scalar chains, one section at a time), keeping each segment's end
+//!    state. f32 signals are widened and run the same f64 kernels: the zero-state transients
+//!    of a segment start can exceed the true signal by orders of magnitude where the input
+//!    lies in the stopband, and their rounding with them;
 //! 2. takes the true state at the block's start once its predecessor has posted it, carries
-//!    it through the segments with the 2S×2S transfer matrix in f64 and posts the block's end
+//!    it through the segments with the 2S×2S transfer matrix in double-double and posts the
+//!    block's end
 //!    state at once (the chain between blocks is this small step, not the filtering). A block
 //!    kept waiting longer than [`HELP_AFTER`] (its predecessor's thread descheduled on a busy
 //!    machine) computes the predecessor's end state itself from the one before — the same
 //!    code on the same inputs, so the bits are the same whoever posts — instead of waiting for
 //!    that thread to run again;
 //! 3. corrects each segment in the scratch buffer with Σ_j state_j·F_j (f64 factor tables),
-//!    then copies the block to y: with non-temporal stores when the output is large and was
+//!    then copies the block to y, rounded once to the signal's type: with non-temporal stores when the output is large and was
 //!    written before (one read of x and one write of y per sample, no read-for-ownership of
 //!    y), with plain stores into a freshly allocated output (the kernel has just zeroed its
 //!    pages, whose lines are still cached).
@@ -66,8 +69,12 @@ pub(crate) struct Plan<'a, T> {
     pub(crate) rows64: &'a [[f64; 5]],
     /// factors[j][i]: cascade output i samples into a segment for a unit state j.
     pub(crate) factors: &'a [Vec<f64>],
-    /// State after SEG samples of zero input, row-major 2S × 2S.
+    /// max_i |factors[j][i]| per state j.
+    pub(crate) factor_peaks: &'a [f64],
+    /// State after SEG samples of zero input, row-major 2S × 2S: the double-double matrix's
+    /// high parts, and its low parts.
     pub(crate) transfer: &'a [f64],
+    pub(crate) transfer_lo: &'a [f64],
     pub(crate) kernel: Isa,
     /// Write the output with non-temporal stores (large outputs that were written before;
     /// a freshly allocated output is faster with plain stores, its zeroed lines being cached).
@@ -85,70 +92,146 @@ pub(crate) const HELP_AFTER: Duration = if cfg!(test) {
     Duration::from_micros(60)
 };
 
+/// What a blocked run of one channel saw.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Outcome {
+    /// A non-finite value appeared (a non-finite input, or an overflow).
+    pub(crate) nonfinite: bool,
+    /// max |local output|: the segments' zero-state outputs before the correction.
+    pub(crate) local_peak: f64,
+    /// max |output| after the correction.
+    pub(crate) peak: f64,
+    /// max over segments of Σ_j |state_j|·max|F_j|: how large the correction's terms get (its
+    /// f64 rounding scales with them, and where they dwarf the output they cancel).
+    pub(crate) correction_peak: f64,
+}
+
+/// e + Σ_t (m_t + m_lo_t)·(p_t + p_lo_t) in double-double, as (high, low): two-product and
+/// two-sum on the leading terms, the low parts' products and the rounding errors summed in f64
+/// (Ogita, Rump and Oishi's Dot2).
+#[inline]
+fn compensated_dot(e: f64, m: &[f64], m_lo: &[f64], p: &[f64], p_lo: &[f64]) -> (f64, f64) {
+    let (mut s, mut c) = (e, 0.0f64);
+    for t in 0..m.len() {
+        let q = m[t] * p[t];
+        let qe = m[t].mul_add(p[t], -q);
+        let sum = s + q;
+        let bb = sum - s;
+        let se = (s - (sum - bb)) + (q - bb);
+        s = sum;
+        c += qe + se + m[t].mul_add(p_lo[t], m_lo[t] * p[t]);
+    }
+    let hi = s + c;
+    (hi, c - (hi - s))
+}
+
+/// max |v| (NaN ignored: a non-finite run is reported through the states).
+fn peak(v: &[f64]) -> f64 {
+    let mut m = [0.0f64; 8];
+    let mut chunks = v.chunks_exact(8);
+    for c in &mut chunks {
+        for (m, x) in m.iter_mut().zip(c) {
+            *m = m.max(x.abs());
+        }
+    }
+    let tail = chunks
+        .remainder()
+        .iter()
+        .fold(0.0f64, |a, x| a.max(x.abs()));
+    m.iter().fold(tail, |a, &b| a.max(b))
+}
+
+/// Folds a non-negative value into an atomic maximum (the bits of non-negative doubles order
+/// as the values do).
+fn fold_max(into: &AtomicU64, v: f64) {
+    if v > 0.0 {
+        into.fetch_max(v.to_bits(), Ordering::Relaxed);
+    }
+}
+
 /// The whole segments of one channel: `x.len()` (= `y.len()`) a multiple of SEG, at least one
 /// block. `state` holds the true state before x on entry (f64) and after it on exit. Returns
-/// whether a non-finite value appeared (a non-finite input, or an overflow).
+/// whether a non-finite value appeared and the peaks of the local and of the final outputs:
+/// where the local outputs dwarf the true ones (the zero-state transients a segment start
+/// excites, large where the input's energy lies in the filter's stopband), the local run's
+/// rounding errors do too, and the caller decides whether the channel needs a wider engine.
 pub(crate) fn run_whole_segments<T: Element>(
     plan: &Plan<'_, T>,
     x: &[T],
     y: &mut [T],
     state: &mut [f64],
     threads: usize,
-) -> bool {
+) -> Outcome {
     let n = x.len();
     debug_assert!(n.is_multiple_of(SEG) && y.len() == n);
     let s2 = state.len();
     let nblocks = n.div_ceil(BLOCK);
     let stream = plan.stream;
-    let carries: Vec<AtomicU64> = (0..nblocks * s2).map(|_| AtomicU64::new(0)).collect();
+    // Per block: the end state's high parts, then its low parts.
+    let carries: Vec<AtomicU64> = (0..nblocks * 2 * s2).map(|_| AtomicU64::new(0)).collect();
     let ready: Vec<AtomicBool> = (0..nblocks).map(|_| AtomicBool::new(false)).collect();
     let blocks: Vec<Mutex<&mut [T]>> = y.chunks_mut(BLOCK).map(Mutex::new).collect();
     let next = AtomicUsize::new(0);
     let nonfinite = AtomicBool::new(false);
+    let (local_peak, out_peak) = (AtomicU64::new(0), AtomicU64::new(0));
+    let correction_peak = AtomicU64::new(0);
     let zi: &[f64] = state;
     // Block p's true end state: posted by its owner, or by a thread that was kept waiting for
     // it (see `help_after`); both compute it with the same code from the same inputs, so the
     // bits are the same whoever posts first.
-    let post = |p: usize, end: &[f64]| {
-        for (c, &s) in carries[p * s2..(p + 1) * s2].iter().zip(end) {
+    let post = |p: usize, end: &[f64], end_lo: &[f64]| {
+        let slots = &carries[p * 2 * s2..(p + 1) * 2 * s2];
+        for (c, &s) in slots.iter().zip(end.iter().chain(end_lo)) {
             c.store(s.to_bits(), Ordering::Relaxed);
         }
         ready[p].store(true, Ordering::Release);
     };
-    let posted = |p: usize, into: &mut [f64]| -> bool {
+    let posted = |p: usize, into: &mut [f64], into_lo: &mut [f64]| -> bool {
         if !ready[p].load(Ordering::Acquire) {
             return false;
         }
-        for (s, c) in into.iter_mut().zip(&carries[p * s2..(p + 1) * s2]) {
+        let slots = &carries[p * 2 * s2..(p + 1) * 2 * s2];
+        for (s, c) in into.iter_mut().chain(into_lo.iter_mut()).zip(slots) {
             *s = f64::from_bits(c.load(Ordering::Relaxed));
         }
         true
     };
     // The true state before block b (b's carry-in), its segments' starts and end into
-    // starts[..(segs + 1)·2S].
-    let carry = |ends: &[f64], starts: &mut [f64], segs: usize| {
+    // starts[..(segs + 1)·2S] (high parts) and starts_lo (low parts). The carry runs in
+    // double-double (a compensated dot product with the double-double transfer matrix): near
+    // the unit circle the matrix's entries and the states they multiply dwarf the state they
+    // sum to, and an f64 carry's rounding, injected once a segment into the state, would ring
+    // through the filter's slowest poles.
+    let carry = |ends: &[f64], starts: &mut [f64], starts_lo: &mut [f64], segs: usize| {
         for w in 0..segs {
-            let (done, rest) = starts.split_at_mut((w + 1) * s2);
-            let prev = &done[w * s2..];
-            for (r, out) in rest[..s2].iter_mut().enumerate() {
+            for r in 0..s2 {
                 let row = &plan.transfer[r * s2..(r + 1) * s2];
-                let mut v = ends[w * s2 + r];
-                for (t, p) in row.iter().zip(prev) {
-                    v += t * p;
-                }
-                *out = v;
+                let row_lo = &plan.transfer_lo[r * s2..(r + 1) * s2];
+                let prev = &starts[w * s2..(w + 1) * s2];
+                let prev_lo = &starts_lo[w * s2..(w + 1) * s2];
+                let (hi, lo) = compensated_dot(ends[w * s2 + r], row, row_lo, prev, prev_lo);
+                starts[(w + 1) * s2 + r] = hi;
+                starts_lo[(w + 1) * s2 + r] = lo;
             }
         }
     };
     let block_len = |b: usize| BLOCK.min(n - b * BLOCK);
+    // Polled before a block is taken, so every block handed out is finished (see
+    // `cpu::filter_channel`).
+    let cancel = sigpu_runtime::cancel::Cancel::current();
     let work = || {
-        let mut scratch = vec![T::ZERO; BLOCK];
+        let mut scratch = vec![0.0f64; BLOCK];
         let mut ends = vec![0.0f64; GROUP * s2];
         let mut starts = vec![0.0f64; (GROUP + 1) * s2];
+        let mut starts_lo = vec![0.0f64; (GROUP + 1) * s2];
         let mut acc = vec![0.0f64; SEG];
         // For helping a late predecessor: allocated on first use.
-        let (mut scratch2, mut ends2, mut starts2) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut scratch2, mut ends2) = (Vec::new(), Vec::new());
+        let (mut starts2, mut starts2_lo) = (Vec::new(), Vec::new());
         loop {
+            if cancel.is_cancelled() {
+                break;
+            }
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= nblocks {
                 break;
@@ -158,33 +241,38 @@ pub(crate) fn run_whole_segments<T: Element>(
             let len = yb.len();
             let segs = len / SEG;
             local(plan, &x[start..start + len], &mut scratch, &mut ends);
+            fold_max(&local_peak, peak(&scratch[..len]));
             // The true state at the block's start.
             if b == 0 {
                 starts[..s2].copy_from_slice(zi);
+                starts_lo[..s2].fill(0.0);
             } else {
                 let p = b - 1;
                 let waited = Instant::now();
                 let mut spins = 0u32;
-                while !posted(p, &mut starts[..s2]) {
+                while !posted(p, &mut starts[..s2], &mut starts_lo[..s2]) {
                     // The predecessor's thread is late (descheduled on a busy machine): once
                     // its own carry-in is known, compute its end state here (one block's
                     // filtering) instead of waiting for that thread to run again.
                     if waited.elapsed() >= plan.help_after {
                         starts2.resize((GROUP + 1) * s2, 0.0);
+                        starts2_lo.resize((GROUP + 1) * s2, 0.0);
                         let have = if p == 0 {
                             starts2[..s2].copy_from_slice(zi);
+                            starts2_lo[..s2].fill(0.0);
                             true
                         } else {
-                            posted(p - 1, &mut starts2[..s2])
+                            posted(p - 1, &mut starts2[..s2], &mut starts2_lo[..s2])
                         };
                         if have {
-                            scratch2.resize(BLOCK, T::ZERO);
+                            scratch2.resize(BLOCK, 0.0);
                             ends2.resize(GROUP * s2, 0.0);
                             let (pstart, plen) = (p * BLOCK, block_len(p));
                             local(plan, &x[pstart..pstart + plen], &mut scratch2, &mut ends2);
                             let psegs = plen / SEG;
-                            carry(&ends2, &mut starts2, psegs);
-                            post(p, &starts2[psegs * s2..(psegs + 1) * s2]);
+                            carry(&ends2, &mut starts2, &mut starts2_lo, psegs);
+                            let at = psegs * s2..(psegs + 1) * s2;
+                            post(p, &starts2[at.clone()], &starts2_lo[at]);
                             continue;
                         }
                     }
@@ -196,15 +284,29 @@ pub(crate) fn run_whole_segments<T: Element>(
                     }
                 }
             }
-            carry(&ends, &mut starts, segs);
-            post(b, &starts[segs * s2..(segs + 1) * s2]);
+            carry(&ends, &mut starts, &mut starts_lo, segs);
+            let at = segs * s2..(segs + 1) * s2;
+            post(b, &starts[at.clone()], &starts_lo[at]);
             if ends[..segs * s2].iter().any(|v| !v.is_finite()) {
                 nonfinite.store(true, Ordering::Relaxed);
             }
+            let mut terms = 0.0f64;
+            for w in 0..segs {
+                let start = &starts[w * s2..(w + 1) * s2];
+                terms = terms.max(
+                    start
+                        .iter()
+                        .zip(plan.factor_peaks)
+                        .map(|(s, f)| s.abs() * f)
+                        .sum(),
+                );
+            }
+            fold_max(&correction_peak, terms);
             for w in 0..segs {
                 let seg = &mut scratch[w * SEG..(w + 1) * SEG];
                 correct(plan, &starts[w * s2..(w + 1) * s2], seg, &mut acc);
             }
+            fold_max(&out_peak, peak(&scratch[..len]));
             copy_out(plan.kernel, stream, &mut yb, &scratch[..len]);
         }
     };
@@ -218,82 +320,96 @@ pub(crate) fn run_whole_segments<T: Element>(
             }
         });
     }
-    for (s, c) in state.iter_mut().zip(&carries[(nblocks - 1) * s2..]) {
-        *s = f64::from_bits(c.load(Ordering::Relaxed));
+    let last = &carries[(nblocks - 1) * 2 * s2..];
+    for (r, s) in state.iter_mut().enumerate() {
+        let (hi, lo) = (
+            last[r].load(Ordering::Relaxed),
+            last[s2 + r].load(Ordering::Relaxed),
+        );
+        *s = f64::from_bits(hi) + f64::from_bits(lo);
     }
-    nonfinite.into_inner()
+    Outcome {
+        nonfinite: nonfinite.into_inner(),
+        local_peak: f64::from_bits(local_peak.into_inner()),
+        peak: f64::from_bits(out_peak.into_inner()),
+        correction_peak: f64::from_bits(correction_peak.into_inner()),
+    }
 }
 
 /// The block's segments from a zero state: x (len ≤ BLOCK, whole segments) into
-/// `scratch[..len]`, each segment's end state into `ends[w·2S..]`.
-fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [T], ends: &mut [f64]) {
+/// `scratch[..len]` in f64 whatever T is, each segment's end state into `ends[w·2S..]`.
+/// f32 signals run the f64 kernels on their values widened: the local outputs and end
+/// states then carry 29 more bits than the signal, so that the zero-state transients a
+/// segment start excites (up to hundreds of times the true signal where the input's energy
+/// lies in the filter's stopband) cost nothing at f32's rounding.
+fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [f64], ends: &mut [f64]) {
     let len = x.len();
     let s2 = 2 * plan.rows.len();
+    let wide = as_f64(x);
+    if wide.is_none() || len < BLOCK {
+        for (s, v) in scratch[..len].iter_mut().zip(x) {
+            *s = v.to_f64();
+        }
+        scratch[len..].fill(0.0);
+    }
     #[cfg(target_arch = "x86_64")]
     if plan.kernel != Isa::Scalar {
-        if let (Some(x), Some(scratch)) = (as_f64(x), as_f64_mut(scratch)) {
-            let mut e = [[0.0f64; 8]; 8];
-            for (p, rows) in plan.rows64.chunks(PASS).enumerate() {
-                let src = if p == 0 {
-                    if len < BLOCK {
-                        scratch[..len].copy_from_slice(x);
-                        scratch[len..].fill(0.0);
-                        None
-                    } else {
-                        Some(x)
-                    }
-                } else {
-                    None
-                };
-                if plan.kernel == Isa::Avx512 {
-                    // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512 (F, BW, VL) and FMA.
-                    unsafe { super::avx512::local_group(rows, src, scratch, &mut e) };
-                } else {
-                    // SAFETY: Isa::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
-                    unsafe { super::avx2::sos_local_group(rows, src, scratch, &mut e) };
-                }
-                for (w, ew) in e.iter().enumerate().take(len / SEG) {
-                    let at = w * s2 + 2 * p * PASS;
-                    ends[at..at + 2 * rows.len()].copy_from_slice(&ew[..2 * rows.len()]);
-                }
+        let mut e = [[0.0f64; 8]; 8];
+        for (p, rows) in plan.rows64.chunks(PASS).enumerate() {
+            let src = if p == 0 && len == BLOCK { wide } else { None };
+            if plan.kernel == Isa::Avx512 {
+                // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512 (F, BW, VL) and FMA.
+                unsafe { super::avx512::local_group(rows, src, scratch, &mut e) };
+            } else {
+                // SAFETY: Isa::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
+                unsafe { super::avx2::sos_local_group(rows, src, scratch, &mut e) };
             }
-            return;
-        }
-    }
-    scratch[..len].copy_from_slice(x);
-    super::sos_portable::local_dispatch(chains(plan.kernel), plan.rows, &mut scratch[..len], ends);
-}
-
-fn correct<T: Element>(plan: &Plan<'_, T>, state: &[f64], seg: &mut [T], acc: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(seg) = as_f64_mut(seg) {
-        match plan.kernel {
-            // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512 (F, BW, VL) and FMA.
-            Isa::Avx512 => unsafe { super::avx512::correct(plan.factors, state, seg) },
-            // SAFETY: Isa::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { super::avx2::sos_correct(plan.factors, state, seg) },
-            _ => super::sos_portable::correct_dispatch(
-                chains(plan.kernel),
-                plan.factors,
-                state,
-                seg,
-                acc,
-            ),
+            for (w, ew) in e.iter().enumerate().take(len / SEG) {
+                let at = w * s2 + 2 * p * PASS;
+                ends[at..at + 2 * rows.len()].copy_from_slice(&ew[..2 * rows.len()]);
+            }
         }
         return;
+    }
+    if let Some(x) = wide.filter(|_| len == BLOCK) {
+        scratch[..len].copy_from_slice(x);
+    }
+    super::sos_portable::local_dispatch(
+        chains(plan.kernel),
+        plan.rows64,
+        &mut scratch[..len],
+        ends,
+    );
+}
+
+fn correct<T: Element>(plan: &Plan<'_, T>, state: &[f64], seg: &mut [f64], acc: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    match plan.kernel {
+        // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512 (F, BW, VL) and FMA.
+        Isa::Avx512 => return unsafe { super::avx512::correct(plan.factors, state, seg) },
+        // SAFETY: Isa::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
+        Isa::Avx2Fma => return unsafe { super::avx2::sos_correct(plan.factors, state, seg) },
+        _ => {}
     }
     super::sos_portable::correct_dispatch(chains(plan.kernel), plan.factors, state, seg, acc);
 }
 
-fn copy_out<T: Element>(kernel: Isa, stream: bool, dst: &mut [T], src: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    if stream && kernel != Isa::Scalar {
-        // SAFETY: Avx512 and Avx2Fma are only chosen when the CPU has AVX2.
-        unsafe { super::avx2::stream_copy(dst, src) };
+/// The corrected block (f64) into y: rounded once to T.
+fn copy_out<T: Element>(kernel: Isa, stream: bool, dst: &mut [T], src: &[f64]) {
+    if let Some(dst) = as_f64_mut(dst) {
+        #[cfg(target_arch = "x86_64")]
+        if stream && kernel != Isa::Scalar {
+            // SAFETY: Avx512 and Avx2Fma are only chosen when the CPU has AVX2.
+            unsafe { super::avx2::stream_copy(dst, src) };
+            return;
+        }
+        dst.copy_from_slice(src);
         return;
     }
     let _ = (kernel, stream);
-    dst.copy_from_slice(src);
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = T::from_f64(s);
+    }
 }
 
 fn as_f64<T: Element>(v: &[T]) -> Option<&[f64]> {

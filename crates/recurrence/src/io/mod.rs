@@ -1,4 +1,5 @@
-//! Signals in files: NumPy `.npy` (format 1.0–3.0, little-endian, C order) and raw
+//! Signals in files: NumPy `.npy` (format 1.0–3.0, C order; big-endian arrays are swapped
+//! on reading) and raw
 //! little-endian arrays of the four element types (the `.npy` container itself is
 //! `sigpu_runtime::npy`'s), WAV audio, and [`SignalFile`], a signal in any of them as
 //! `sigpu filter` reads and writes it.
@@ -82,7 +83,7 @@ fn dtype_of(descr: &str) -> Result<DType, String> {
         "<i8" | "|i8" => DType::I64,
         other => {
             return Err(format!(
-                "element type {other:?} is not supported (float32, float64, int32 or int64, little-endian)"
+                "element type {other:?} is not supported (float32, float64, int32 or int64)"
             ))
         }
     })

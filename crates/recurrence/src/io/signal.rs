@@ -37,8 +37,90 @@ impl Format {
     }
 }
 
-/// A signal as read: its format, element type, shape and little-endian values (WAV: f64
-/// samples, frames × channels) and, for WAV, the sample format to write back.
+/// Extensions of text formats: an output named so is refused, not filled with binary data.
+const TEXT_EXTENSIONS: &[&str] = &["txt", "csv", "tsv", "json", "text"];
+
+impl Format {
+    /// The format an output file is written in: the one its extension names (`.npy`, `.wav`),
+    /// else the input's (`-`, a name without a known extension); with `given` (`--format`),
+    /// that one. Refused, with the reason: a text extension (`.txt`, `.csv`, …: sigpu writes
+    /// binary arrays only), an extension naming another format than `given`, and WAV from
+    /// an input that is not WAV (no sample rate or sample format to write).
+    pub fn of_output(path: &Path, given: Option<&str>, input: Format) -> Result<Format, String> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let named = match ext.as_deref() {
+            Some("npy") => Some(Format::Npy),
+            Some("wav") => Some(Format::Wav),
+            Some(e) if TEXT_EXTENSIONS.contains(&e) => {
+                return Err(format!(
+                    "{} names a text file, but sigpu writes binary arrays only (.npy, WAV or \
+                     raw values): name it .npy (numpy.load reads it) and convert it from there",
+                    path.display()
+                ))
+            }
+            _ => None,
+        };
+        let format = match (given, named) {
+            (Some(g), Some(n)) if Format::of(path, Some(g)) != n => {
+                return Err(format!(
+                    "--format {g} is asked but the name {} says {}: give the file a name that \
+                     matches its format",
+                    path.display(),
+                    n.name()
+                ))
+            }
+            (Some(g), _) => Format::of(path, Some(g)),
+            (None, Some(n)) => n,
+            (None, None) => input,
+        };
+        if format == Format::Wav && input != Format::Wav {
+            return Err(format!(
+                "{} would be WAV, which needs a sample rate and a sample format; the {} input \
+                 has neither: write .npy (or raw values) and convert it to audio from there",
+                path.display(),
+                input.name()
+            ));
+        }
+        Ok(format)
+    }
+
+    /// The format a filter's final state (zf) is written in beside an output in `output`:
+    /// `.npy` when the name says so or the output is not raw, raw values beside raw output.
+    /// A state is no audio and no text: `.wav` and text extensions are refused.
+    pub fn of_state(path: &Path, output: Format) -> Result<Format, String> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("npy") => Ok(Format::Npy),
+            Some(e) if e == "wav" || TEXT_EXTENSIONS.contains(&e) => Err(format!(
+                "{} names a {} file, but a filter state is written as .npy (or raw values \
+                 beside raw output): name it .npy",
+                path.display(),
+                if e == "wav" { "WAV" } else { "text" }
+            )),
+            _ if output == Format::Raw => Ok(Format::Raw),
+            _ => Ok(Format::Npy),
+        }
+    }
+
+    /// The format's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Npy => ".npy",
+            Format::Raw => "raw",
+            Format::Wav => "WAV",
+        }
+    }
+}
+
+/// A signal as read: its format, element type, shape and little-endian values (WAV:
+/// frames × channels, f64 samples scaled to [-1, 1), or the integer PCM values themselves when
+/// an integer `--dtype` is asked) and, for WAV, the sample format to write back.
 #[derive(Clone, Debug)]
 pub struct SignalFile {
     /// The file's format.
@@ -108,7 +190,7 @@ impl SignalFile {
                 }
                 Ok(file(array.dtype, array.shape, array.bytes))
             }
-            Format::Wav => super::wav::read(bytes),
+            Format::Wav => super::wav::read(bytes, dtype),
         }
     }
 
@@ -141,17 +223,24 @@ impl SignalFile {
         }
     }
 
-    /// `y` (of `shape`) in this file's format: `.npy` / raw in `T`, WAV in the input's sample
-    /// format (integer PCM rounded and clipped to its range). Returns the bytes and, for
-    /// integer WAV, the number of clipped samples.
+    /// `y` (of `shape`) in `format` (see [`Format::of_output`]): `.npy` / raw in `T`, WAV in
+    /// the input's sample format — integer PCM rounded and clipped to its range, in the units
+    /// the input was read in (scaled back from [-1, 1), or the integer values as they are).
+    /// Returns the bytes and, for integer WAV, the number of clipped samples.
     pub fn encode<T: Element>(
         &self,
+        format: Format,
         shape: &[usize],
         y: &[T],
     ) -> Result<(Vec<u8>, Option<usize>), FilterError> {
-        match self.wav {
-            Some(spec) => super::wav::write(spec, y).map(|(b, c)| (b, Some(c))),
-            None => Ok((encode_values(self.format == Format::Raw, shape, y), None)),
+        match (format, self.wav) {
+            (Format::Wav, Some(spec)) => {
+                super::wav::write(spec, !self.dtype.is_float(), y).map(|(b, c)| (b, Some(c)))
+            }
+            (Format::Wav, None) => Err(bad(
+                "a WAV output needs a WAV input (its sample rate and sample format)".into(),
+            )),
+            (f, _) => Ok((encode_values(f == Format::Raw, shape, y), None)),
         }
     }
 }
@@ -261,4 +350,39 @@ pub fn read_sos(text: &str) -> Result<Vec<[f64; 6]>, FilterError> {
         n => vec![n / 6, 6],
     };
     crate::signal::sos_rows(&values, &shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--output y.wav` / `y.txt` on a .npy input wrote .npy bytes under that name.
+    #[test]
+    fn outputs_are_written_in_the_format_their_name_says_or_refused() {
+        let of = |p: &str, given, input| Format::of_output(Path::new(p), given, input);
+        assert_eq!(of("y.npy", None, Format::Raw), Ok(Format::Npy));
+        assert_eq!(of("y.NPY", None, Format::Wav), Ok(Format::Npy));
+        assert_eq!(of("y.bin", None, Format::Npy), Ok(Format::Npy));
+        assert_eq!(of("-", None, Format::Wav), Ok(Format::Wav));
+        assert_eq!(of("y.wav", None, Format::Wav), Ok(Format::Wav));
+        assert_eq!(of("y.f32", Some("raw"), Format::Raw), Ok(Format::Raw));
+        for (p, given, input, says) in [
+            ("y.wav", None, Format::Npy, "needs a sample rate"),
+            ("y.txt", None, Format::Npy, "text file"),
+            ("y.CSV", None, Format::Wav, "text file"),
+            ("y.npy", Some("raw"), Format::Raw, "--format raw"),
+            ("y.wav", Some("npy"), Format::Npy, "--format npy"),
+        ] {
+            let e = of(p, given, input).unwrap_err();
+            assert!(e.contains(says), "{p}: {e}");
+        }
+        let st = |p: &str, out| Format::of_state(Path::new(p), out);
+        assert_eq!(st("zf", Format::Raw), Ok(Format::Raw));
+        assert_eq!(st("zf.npy", Format::Raw), Ok(Format::Npy));
+        assert_eq!(st("zf.bin", Format::Wav), Ok(Format::Npy));
+        assert!(st("zf.wav", Format::Wav)
+            .unwrap_err()
+            .contains("name it .npy"));
+        assert!(st("zf.csv", Format::Npy).is_err());
+    }
 }

@@ -1,14 +1,17 @@
 //! Random stable filters and inputs, shared by the tests, the GPU self-checks and the lab's
 //! benchmarks; [`sos`]: scipy's designs as sections and the cascade's accuracy contract; and
-//! the (b, a) accuracy contract's hard cases with their exact reference (every face's
+//! [`stopband_sections`] / [`stopband_signal`]: cascades and inputs with the energy in the
+//! stopband; the (b, a) accuracy contract's hard cases with their exact reference (every face's
 //! acceptance test).
 
 mod sos;
+mod stopband;
 
 pub use sos::{
     random_values, sos_emulation_keeps_contract, SosReference, BUTTER3_HIGH, BUTTER8_0005,
     BUTTER8_002, BUTTER8_01,
 };
+pub use stopband::{stopband_sections, stopband_signal};
 
 use crate::dd::Dd;
 use crate::elem::Element;

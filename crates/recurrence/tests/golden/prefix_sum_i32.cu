@@ -126,16 +126,25 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     __shared__ long long s_chunk;
     __shared__ T s_warp[WARPS * K];  // warp aggregates, then inclusive warp prefixes
     __shared__ T s_carry[K];         // the chunk's carry-in
-    __shared__ T s_agg[K];           // the chunk's aggregate, for the look-back warp
+    __shared__ T s_agg[K];           // the chunk's aggregate, kept by warp 0 across the barrier
     extern __shared__ uint4 s_tiles[];  // the warps' values in transit, 32 * Q each
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     // Chunks in start order, so a chunk only ever waits on chunks already running.
     const long long g = sigpu_chunk_in_start_order(counters, epoch, &s_chunk);
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
+    const T* xc = x + ch * n;
+    T* yc = y + ch * n;
+    const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
+    const long long seg = wseg + (long long)lane * V;
+    const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
+    __align__(16) T v[V];
+    T a[K], e[K];
     if (warp == WARPS) {
         // The look-back warp: the carry from the chunks before this one, while the other
-        // warps load and merge the chunk's values.
+        // warps load and merge the chunk's values. It counts itself in at their barrier 1 and
+        // does not wait there.
+        named_arrive(1, THREADS + 32);
         T carry[K];
         if (ci > 0) {
             look_back(flags, aggs, incls, consts, g, ch * chunks_per_channel, epoch, lane, carry);
@@ -147,29 +156,17 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
             #pragma unroll
             for (int r = 0; r < K; ++r) s_carry[r] = carry[r];
         }
-        named_barrier(2, THREADS + 32);  // warp 0 has left the chunk's aggregate in s_agg
-        if (ci > 0) {
-            T incl[K];
-            #pragma unroll
-            for (int r = 0; r < K; ++r) incl[r] = s_agg[r];
-            add_transfer(consts, CHUNK, carry, incl);
-            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);
-        }
-        return;
-    }
-    const T* xc = x + ch * n;
-    T* yc = y + ch * n;
-    const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
-    const long long seg = wseg + (long long)lane * V;
-    const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
-    __align__(16) T v[V];
-    T a[K], e[K];
+    } else {
+        // The data warps: the chunk's values, up to the block merge.
     local_pass(xc, n, seg, wseg, vec_ok, s_tiles + warp * 32 * Q, lane, zi, has_zi, ch, v, a, e);
     if (lane == 31) {
         #pragma unroll
         for (int r = 0; r < K; ++r) s_warp[warp * K + r] = a[r];
     }
-    named_barrier(1, THREADS);  // the data warps only (the look-back warp is polling)
+    // Barrier 1, every thread of the block: the data warps wait here (every warp's
+    // lane 31 has left its aggregate in s_warp before warp 0 merges them); the look-back
+    // warp arrived at the block's start without waiting.
+    named_barrier(1, THREADS + 32);
     if (warp == 0) {
         // block: doubling merges over the warp aggregates, a lane per warp
         T wv[K];
@@ -223,7 +220,19 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
             for (int r = 0; r < K; ++r) s_agg[r] = chunk_agg[r];
         }
     }
-    named_barrier(2, THREADS + 32);  // the look-back warp has left the carry-in in s_carry
+    }
+    // Every thread of the block meets here, at this one instruction (both sides of the branch
+    // above end at it): the look-back warp's lane 0 has left the carry-in in s_carry, and warp
+    // 0 the chunk's aggregate in s_agg (for itself) and the warp prefixes in s_warp.
+    __syncthreads();
+    if (warp == WARPS) return;
+    if (warp == 0 && ci > 0) {
+        T carry[K], incl[K];
+        #pragma unroll
+        for (int r = 0; r < K; ++r) { carry[r] = s_carry[r]; incl[r] = s_agg[r]; }
+        add_transfer(consts, CHUNK, carry, incl);
+        if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);
+    }
     // carry into this warp: the warps before it, plus the chunk's carry-in through them
     T tw[K], cin[K];
     #pragma unroll

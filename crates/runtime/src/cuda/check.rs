@@ -8,6 +8,23 @@ use serde::Serialize;
 /// LNS or LDPC error, ...), kept with its source chain.
 pub type CheckError = Box<dyn std::error::Error + Send + Sync>;
 
+/// Whether checks draw inputs small enough for compute-sanitizer (set by `sigpu check
+/// --sanitize`). Its tools slow kernels 10–1000×; checks whose default inputs are large (the
+/// LDPC decoders decode thousands of frames) take fewer where this is set, keeping every
+/// code path (partial batches, saturation) they cover.
+static SANITIZE_SIZES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes the checks of this process draw sanitizer-sized inputs (see [`sanitize_sizes`]).
+pub fn set_sanitize_sizes(on: bool) {
+    SANITIZE_SIZES.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether checks should draw sanitizer-sized inputs: a check with large default inputs picks
+/// its smaller size where this is true.
+pub fn sanitize_sizes() -> bool {
+    SANITIZE_SIZES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// What a check returns: its report, or why it could not run.
 pub type CheckResult = std::result::Result<CheckReport, CheckError>;
 

@@ -168,47 +168,14 @@ impl Compiled {
     /// Names of the kernels (entry points) in the CUBIN, read from its ELF symbol table: the
     /// global functions marked as CUDA entries. Empty if the image cannot be parsed.
     pub fn kernel_names(&self) -> Vec<String> {
-        elf_entry_points(&self.cubin).unwrap_or_default()
+        super::cubin::entry_points(&self.cubin).unwrap_or_default()
     }
-}
 
-/// ELF64 little-endian symbol-table walk: STT_FUNC symbols with global binding and the
-/// STO_CUDA_ENTRY (0x10) flag in st_other.
-fn elf_entry_points(elf: &[u8]) -> Option<Vec<String>> {
-    let u16_at = |o: usize| Some(u16::from_le_bytes(elf.get(o..o + 2)?.try_into().ok()?));
-    let u32_at = |o: usize| Some(u32::from_le_bytes(elf.get(o..o + 4)?.try_into().ok()?));
-    let u64_at = |o: usize| Some(u64::from_le_bytes(elf.get(o..o + 8)?.try_into().ok()?) as usize);
-    if elf.get(..5)? != b"\x7fELF\x02" {
-        return None;
+    /// How many parameters kernel `name` takes, read from the CUBIN's `.nv.info.<name>`
+    /// section; `None` when the image does not say (see [`super::cubin::param_count`]).
+    pub fn param_count(&self, name: &str) -> Option<usize> {
+        super::cubin::param_count(&self.cubin, name)
     }
-    let (shoff, shentsize, shnum) = (
-        u64_at(0x28)?,
-        u16_at(0x3A)? as usize,
-        u16_at(0x3C)? as usize,
-    );
-    let section = |i: usize| shoff + i * shentsize;
-    let mut names = Vec::new();
-    for i in 0..shnum {
-        let sh = section(i);
-        if u32_at(sh + 4)? != 2 {
-            continue; // not SHT_SYMTAB
-        }
-        let (off, size, entsize) = (
-            u64_at(sh + 0x18)?,
-            u64_at(sh + 0x20)?,
-            u64_at(sh + 0x38)?.max(24),
-        );
-        let strtab = u64_at(section(u32_at(sh + 0x28)? as usize) + 0x18)?;
-        for sym in (off..off + size).step_by(entsize) {
-            let (info, other) = (*elf.get(sym + 4)?, *elf.get(sym + 5)?);
-            if info & 0xf == 2 && info >> 4 == 1 && other & 0x10 != 0 {
-                let start = strtab + u32_at(sym)? as usize;
-                let end = start + elf.get(start..)?.iter().position(|&b| b == 0)?;
-                names.push(String::from_utf8_lossy(&elf[start..end]).into_owned());
-            }
-        }
-    }
-    Some(names)
 }
 
 /// NVRTC rejected a source: its log and the source lines it points at.

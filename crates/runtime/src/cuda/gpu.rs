@@ -28,8 +28,9 @@ struct Inner {
     stream: Arc<CudaStream>,
     info: DeviceInfo,
     cache: KernelCache,
-    /// Loaded modules by source name + options, so each source is compiled and loaded once.
-    modules: Mutex<HashMap<ModuleId, Arc<CudaModule>>>,
+    /// Loaded modules by source name + options, so each source is compiled and loaded once,
+    /// with the image they were loaded from (it tells each kernel's parameter count).
+    modules: Mutex<HashMap<ModuleId, Loaded>>,
     /// Kernels already looked up, with their parameter sizes: wrappers ask for their kernel on
     /// every call, and the lookup and the driver queries are done once.
     kernels: Mutex<HashMap<(ModuleId, String), Kernel>>,
@@ -39,6 +40,13 @@ struct Inner {
 
 /// Source name, NVRTC options and a hash of the code: what makes two loaded modules different.
 type ModuleId = (String, Vec<String>, u64);
+
+/// A loaded module and the CUBIN it came from.
+#[derive(Clone)]
+struct Loaded {
+    module: Arc<CudaModule>,
+    cubin: Arc<[u8]>,
+}
 
 impl Gpu {
     /// Opens device `ordinal`. Fails with [`Error::Unavailable`] naming the missing driver or
@@ -125,13 +133,26 @@ impl Gpu {
     }
 
     fn module_by_id(&self, source: &KernelSource, id: ModuleId) -> Result<Arc<CudaModule>> {
+        Ok(self.loaded(source, id)?.module)
+    }
+
+    fn loaded(&self, source: &KernelSource, id: ModuleId) -> Result<Loaded> {
         let mut modules = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = modules.get(&id) {
             return Ok(m.clone());
         }
         let compiled = compile(source, self.arch(), &self.inner.cache)?;
-        let load = |cubin: Vec<u8>| self.inner.ctx.load_module(Ptx::from_binary(cubin));
-        let module = match load(compiled.cubin) {
+        let load = |cubin: Vec<u8>| -> Result<Loaded, cudarc::driver::DriverError> {
+            let module = self
+                .inner
+                .ctx
+                .load_module(Ptx::from_binary(cubin.clone()))?;
+            Ok(Loaded {
+                module,
+                cubin: cubin.into(),
+            })
+        };
+        let loaded = match load(compiled.cubin) {
             Ok(m) => m,
             // A cached image that no longer loads (e.g. after a driver downgrade) is replaced.
             Err(_) if compiled.from_cache => {
@@ -141,8 +162,8 @@ impl Gpu {
             }
             Err(e) => return Err(e).context(format_args!("loading {}", source.name)),
         };
-        modules.insert(id, module.clone());
-        Ok(module)
+        modules.insert(id, loaded.clone());
+        Ok(loaded)
     }
 
     /// The kernel `name` from `source`, ready for [`Gpu::launch`]: compiled, loaded and its
@@ -155,11 +176,10 @@ impl Gpu {
             return Ok(k.clone());
         }
         let function = self.function(source, key.0.clone(), name)?;
-        let params = self
-            .inner
-            .param_info
-            .then(|| param_sizes(&function))
-            .flatten();
+        let count = self.loaded(source, key.0.clone())?.param_count(name);
+        let params = count
+            .filter(|_| self.inner.param_info)
+            .and_then(|count| param_sizes(&function, count));
         let kernel = Kernel {
             name: name.into(),
             function,
@@ -286,27 +306,30 @@ fn driver_reports_params() -> bool {
     status == cudarc::driver::sys::CUresult::CUDA_SUCCESS && version >= 12040
 }
 
-/// Every parameter's size (`cuFuncGetParamInfo`); `None` when the query fails: launches of
-/// that kernel are then not checked.
-fn param_sizes(function: &CudaFunction) -> Option<Vec<usize>> {
-    use cudarc::driver::sys;
-    let mut sizes = Vec::new();
-    loop {
-        let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: `function` is a live kernel handle; the outputs are locals. An index past the
-        // last parameter returns CUDA_ERROR_INVALID_VALUE, which ends the loop.
-        let status = unsafe {
-            sys::cuFuncGetParamInfo(function.cu_function(), sizes.len(), &mut offset, &mut size)
-        };
-        match status {
-            sys::CUresult::CUDA_SUCCESS => sizes.push(size),
-            sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
-            _ => return None,
-        }
-        if sizes.len() > 4096 {
-            return None;
-        }
+impl Loaded {
+    /// How many parameters kernel `name` takes, as the image says (`None`: it does not say).
+    fn param_count(&self, name: &str) -> Option<usize> {
+        super::cubin::param_count(&self.cubin, name)
     }
+}
+
+/// The size of each of the kernel's `count` parameters (`cuFuncGetParamInfo`); `None` when a
+/// query fails: launches of that kernel are then not checked. Only indices below the count the
+/// image gives are asked for: a query past the last parameter is an API error that
+/// compute-sanitizer would log.
+fn param_sizes(function: &CudaFunction, count: usize) -> Option<Vec<usize>> {
+    use cudarc::driver::sys;
+    (0..count)
+        .map(|index| {
+            let (mut offset, mut size) = (0usize, 0usize);
+            // SAFETY: `function` is a live kernel handle, `index` is below its parameter count,
+            // and the outputs are locals.
+            let status = unsafe {
+                sys::cuFuncGetParamInfo(function.cu_function(), index, &mut offset, &mut size)
+            };
+            (status == sys::CUresult::CUDA_SUCCESS).then_some(size)
+        })
+        .collect()
 }
 
 /// What makes two loaded modules different: name, options and the code with its headers.

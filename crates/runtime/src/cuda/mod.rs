@@ -8,6 +8,7 @@ mod checks;
 mod clock;
 mod compile;
 mod copy;
+mod cubin;
 mod error;
 pub mod foreign;
 mod gpu;
@@ -22,8 +23,8 @@ mod view;
 
 pub use cache::KernelCache;
 pub use check::{
-    check_result, compare_by, compare_exact, compare_f32, Check, CheckError, CheckReport,
-    CheckResult, Tolerance,
+    check_result, compare_by, compare_exact, compare_f32, sanitize_sizes, set_sanitize_sizes,
+    Check, CheckError, CheckReport, CheckResult, Tolerance,
 };
 pub use checks::checks;
 pub use clock::sm_clock_mhz;

@@ -116,7 +116,8 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
     super::check(&outputs, &[("--from", args.from.as_deref())])?;
     let report: bench::Report = match &args.from {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let what = "a `bench clns --out` report (JSON)";
+            let text = sigpu_runtime::input::read_text(path, 64 << 20, what)
                 .with_context(|| format!("--from {}", path.display()))?;
             serde_json::from_str(&text)
                 .with_context(|| format!("--from {}: not a `bench clns` report", path.display()))?

@@ -17,6 +17,18 @@ pub struct CalcArgs {
 }
 
 pub fn run(json: bool, args: &CalcArgs) -> Result<ExitCode> {
+    calculate(json, args).map_err(|e| {
+        let bare_io = e.chain().count() == 1 && e.is::<std::io::Error>();
+        match bare_io {
+            true => e.context("cannot write the results to stdout"),
+            false => e,
+        }
+    })
+}
+
+/// The calculator's loop; a bare `io::Error` from it is a failed write to stdout (reading
+/// stdin has its own context).
+fn calculate(json: bool, args: &CalcArgs) -> Result<ExitCode> {
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
     let (mut input, mut out) = (stdin.lock(), stdout.lock());
     let (mut buf, mut no, mut count, mut failed) = (Vec::new(), 0, 0, false);

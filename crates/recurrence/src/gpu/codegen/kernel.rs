@@ -59,7 +59,7 @@ pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String
             ""
         };
         let agg = if lookback_warp {
-            "    __shared__ T s_agg[K];           // the chunk's aggregate, for the look-back warp\n"
+            "    __shared__ T s_agg[K];           // the chunk's aggregate, kept by warp 0 across the barrier\n"
         } else {
             ""
         };
@@ -91,23 +91,32 @@ pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String
 }
 
 /// The look-back warp (warp WARPS): the chunk's carry-in from its predecessors' posts, polled
-/// from the block's start while the other warps load and merge; then, unless the chunk posted
-/// its full carry at once, the full carry from the aggregate warp 0 leaves in s_agg.
-fn look_back_warp<T: Element>(plan: &Plan<'_, T>) -> String {
-    let mut s = String::from(LOOK_BACK_WARP_HEAD);
+/// from the block's start while the other warps load and merge (they run the `else` branch
+/// this opens, which [`write_chunk_carry`] closes at the block's barrier).
+fn look_back_warp<T: Element>(_plan: &Plan<'_, T>) -> String {
+    String::from(LOOK_BACK_WARP_HEAD)
+}
+
+/// After the block's barrier the look-back warp leaves, and warp 0 posts the chunk's full
+/// carry (its own aggregate, which its lane 0 left in s_agg, plus the carry-in the look-back
+/// warp left in s_carry) unless the chunk posted it at once. Warp 0 posts, not the look-back
+/// warp, so that no shared value crosses from the data warps to the look-back warp: the
+/// handoffs run one way, look-back warp to data warps, each across the block's barrier, which
+/// is what compute-sanitizer's racecheck can follow for a warp that skips the data warps'
+/// barrier 1 (it reported the aggregate's reverse handoff although the barrier ordered it).
+fn look_back_warp_post<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
+    w.push_str("    if (warp == WARPS) return;\n");
     if !plan.independent {
-        s.push_str(concat!(
-            "        if (ci > 0) {\n",
-            "            T incl[K];\n",
-            "            #pragma unroll\n",
-            "            for (int r = 0; r < K; ++r) incl[r] = s_agg[r];\n",
-            "            add_transfer(consts, CHUNK, carry, incl);\n",
-            "            if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);\n",
-            "        }\n",
+        w.push_str(concat!(
+            "    if (warp == 0 && ci > 0) {\n",
+            "        T carry[K], incl[K];\n",
+            "        #pragma unroll\n",
+            "        for (int r = 0; r < K; ++r) { carry[r] = s_carry[r]; incl[r] = s_agg[r]; }\n",
+            "        add_transfer(consts, CHUNK, carry, incl);\n",
+            "        if (lane == 0) post(flags, incls, g, incl, STATUS_FULL, epoch);\n",
+            "    }\n",
         ));
     }
-    s.push_str("        return;\n    }\n");
-    s
 }
 
 /// The look-back kernel's block merge over the warps, the chunk's posts and its carry-in.
@@ -116,7 +125,10 @@ fn write_chunk_carry<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
     let head = if lookback_warp {
         KERNEL_BLOCK_HEAD.replace(
             "    __syncthreads();\n",
-            "    named_barrier(1, THREADS);  // the data warps only (the look-back warp is polling)\n",
+            "    // Barrier 1, every thread of the block: the data warps wait here (every warp's\n    \
+             // lane 31 has left its aggregate in s_warp before warp 0 merges them); the look-back\n    \
+             // warp arrived at the block's start without waiting.\n    \
+             named_barrier(1, THREADS + 32);\n",
         )
     } else {
         KERNEL_BLOCK_HEAD.to_owned()
@@ -150,6 +162,7 @@ fn write_chunk_carry<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
     }
     if lookback_warp {
         w.push_str(LOOK_BACK_WARP_HANDOFF);
+        look_back_warp_post(plan, w);
         return;
     }
     if plan.need_carry {
@@ -225,14 +238,14 @@ AGG_DECLTILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const long long g = sigpu_chunk_in_start_order(counters, epoch, &s_chunk);
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
-LOOK_BACK_WARP    const T* xc = x + ch * n;
+    const T* xc = x + ch * n;
     T* yc = y + ch * n;
     const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
     const long long seg = wseg + (long long)lane * V;
     const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
     __align__(16) T v[V];
     T a[K], e[K];
-    local_pass(xc, n, seg, wseg, vec_ok, TILE_ARG, lane, zi, has_zi, ch, v, a, e);
+LOOK_BACK_WARP    local_pass(xc, n, seg, wseg, vec_ok, TILE_ARG, lane, zi, has_zi, ch, v, a, e);
 "#;
 
 const TAIL_KERNEL_HEAD: &str = r#"    // Block b filters chunk b. Warps 0..WARPS-1 take its values; warp WARPS runs the same local
@@ -266,7 +279,9 @@ TILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
 const LOOK_BACK_WARP_HEAD: &str = r#"    if (warp == WARPS) {
         // The look-back warp: the carry from the chunks before this one, while the other
-        // warps load and merge the chunk's values.
+        // warps load and merge the chunk's values. It counts itself in at their barrier 1 and
+        // does not wait there.
+        named_arrive(1, THREADS + 32);
         T carry[K];
         if (ci > 0) {
             look_back(flags, aggs, incls, consts, g, ch * chunks_per_channel, epoch, lane, carry);
@@ -278,7 +293,8 @@ const LOOK_BACK_WARP_HEAD: &str = r#"    if (warp == WARPS) {
             #pragma unroll
             for (int r = 0; r < K; ++r) s_carry[r] = carry[r];
         }
-        named_barrier(2, THREADS + 32);  // warp 0 has left the chunk's aggregate in s_agg
+    } else {
+        // The data warps: the chunk's values, up to the block merge.
 "#;
 
 const LOOK_BACK_WARP_HANDOFF: &str = r#"        if (lane == 0) {
@@ -286,7 +302,11 @@ const LOOK_BACK_WARP_HANDOFF: &str = r#"        if (lane == 0) {
             for (int r = 0; r < K; ++r) s_agg[r] = chunk_agg[r];
         }
     }
-    named_barrier(2, THREADS + 32);  // the look-back warp has left the carry-in in s_carry
+    }
+    // Every thread of the block meets here, at this one instruction (both sides of the branch
+    // above end at it): the look-back warp's lane 0 has left the carry-in in s_carry, and warp
+    // 0 the chunk's aggregate in s_agg (for itself) and the warp prefixes in s_warp.
+    __syncthreads();
 "#;
 
 const KERNEL_BLOCK_HEAD: &str = r#"    if (lane == 31) {

@@ -1,0 +1,79 @@
+"""Ctrl-C stops a long call: SIGINT sent to a process in the middle of one raises
+KeyboardInterrupt within a second, and the call returns nothing. Each case runs in a fresh
+interpreter that starts the call in a loop and reports how many calls finished before the
+interrupt (0: it arrived mid-call) and when it came out."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+PRELUDE = """
+import sys, time
+import numpy as np
+import sigpu
+"""
+
+LOOP = """
+done = 0
+print("ready", flush=True)
+started = time.monotonic()
+try:
+    while True:
+        result = call()
+        done += 1
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic(), done, flush=True)
+"""
+
+CASES = {
+    "hmm_forward": """
+rng = np.random.default_rng(1)
+S, T = 64, 100000
+pi = np.log(np.full(S, 1.0 / S)); A = np.log(np.full((S, S), 1.0 / S))
+B = np.log(rng.uniform(1e-3, 1.0, (2, T, S)))
+call = lambda: sigpu.lns.hmm_forward(pi, A, B)
+""",
+    "ldpc_simulate": """
+call = lambda: sigpu.ldpc.simulate("dvbt2-short-1/2", 8.0, min_errors=10**9,
+                                   max_frames=10**9)
+""",
+    "sosfilt": """
+sos = np.tile([0.02, 0.04, 0.02, 1.0, -1.6, 0.7], (32, 1))
+x = np.random.default_rng(1).standard_normal(1 << 25)
+f = sigpu.Sos(sos)
+call = lambda: f(x)
+""",
+    "approx_sin": """
+x = np.linspace(1e6, 1e9, 1 << 25, dtype=np.float32)
+call = lambda: sigpu.approx.sin(x)
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_sigint_stops_a_long_call_within_a_second(case):
+    code = PRELUDE + CASES[case] + LOOP
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline().strip() == "ready", child.stderr.read()
+        time.sleep(1.0)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    words = out.split()
+    assert words and words[0] == "interrupted", (out, err)
+    latency, done = float(words[1]) - sent, int(words[2])
+    assert done == 0, f"{case}: the call finished {done} times before the signal: too short"
+    assert latency < 1.0, f"{case}: KeyboardInterrupt {latency:.2f} s after SIGINT"
+    assert child.returncode == 0
