@@ -47,7 +47,11 @@ fn main() {
     };
     let first = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let _ = planner.plan::<f64>(&spec, FilterOptions::default(), &Target::cpu());
+    if single {
+        let _ = planner.plan::<f32>(&spec, FilterOptions::default(), &Target::cpu());
+    } else {
+        let _ = planner.plan::<f64>(&spec, FilterOptions::default(), &Target::cpu());
+    }
     let second = t.elapsed().as_secs_f64() * 1e3;
     println!(
         "{}: method {}, bound {:.2e} (serial {:.2e}); first plan {first:.2} ms, cached {second:.4} ms",
