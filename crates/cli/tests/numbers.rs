@@ -166,7 +166,7 @@ fn simulate_json_names_the_decoder_as_fields_and_mean_iterations_per_frame() {
     let args = |snr: &'static str| {
         let mut v = line(
             "ldpc simulate --code dvbt2-short-1/2 --max-frames 8 --batch 8 --iterations 7 \
-             --decoder nms:0.75 --threads 1 --json --out",
+             --decoder nms:0.75 --schedule flooding --threads 1 --json --out",
             &[o, "--snr", snr],
         );
         v.push("--resume");
