@@ -12,13 +12,16 @@ struct Elf<'a>(&'a [u8]);
 
 impl<'a> Elf<'a> {
     fn u16_at(&self, o: usize) -> Option<usize> {
-        Some(u16::from_le_bytes(self.0.get(o..o + 2)?.try_into().ok()?) as usize)
+        Some(u16::from_le_bytes(self.0.get(o..o.checked_add(2)?)?.try_into().ok()?) as usize)
     }
     fn u32_at(&self, o: usize) -> Option<usize> {
-        Some(u32::from_le_bytes(self.0.get(o..o + 4)?.try_into().ok()?) as usize)
+        Some(u32::from_le_bytes(self.0.get(o..o.checked_add(4)?)?.try_into().ok()?) as usize)
     }
     fn u64_at(&self, o: usize) -> Option<usize> {
-        usize::try_from(u64::from_le_bytes(self.0.get(o..o + 8)?.try_into().ok()?)).ok()
+        usize::try_from(u64::from_le_bytes(
+            self.0.get(o..o.checked_add(8)?)?.try_into().ok()?,
+        ))
+        .ok()
     }
     fn cstr_at(&self, o: usize) -> Option<&'a [u8]> {
         let rest = self.0.get(o..)?;
@@ -43,9 +46,9 @@ impl<'a> Elf<'a> {
     fn section(&self, i: usize) -> Option<(usize, usize, usize)> {
         let sh = self.header(i)?;
         Some((
-            self.u32_at(sh + 4)?,
-            self.u64_at(sh + 0x18)?,
-            self.u64_at(sh + 0x20)?,
+            self.u32_at(sh.checked_add(4)?)?,
+            self.u64_at(sh.checked_add(0x18)?)?,
+            self.u64_at(sh.checked_add(0x20)?)?,
         ))
     }
 
@@ -74,10 +77,13 @@ pub(crate) fn entry_points(image: &[u8]) -> Option<Vec<String>> {
             continue; // not SHT_SYMTAB
         }
         let sh = elf.header(i)?;
-        let entsize = elf.u64_at(sh + 0x38)?.max(24);
-        let strtab = elf.section(elf.u32_at(sh + 0x28)?)?.1;
+        let entsize = elf.u64_at(sh.checked_add(0x38)?)?.max(24);
+        let strtab = elf.section(elf.u32_at(sh.checked_add(0x28)?)?)?.1;
         for sym in (off..off.checked_add(size)?).step_by(entsize) {
-            let (info, other) = (*image.get(sym + 4)?, *image.get(sym + 5)?);
+            let (info, other) = (
+                *image.get(sym.checked_add(4)?)?,
+                *image.get(sym.checked_add(5)?)?,
+            );
             if info & 0xf == 2 && info >> 4 == 1 && other & 0x10 != 0 {
                 let name = elf.cstr_at(strtab.checked_add(elf.u32_at(sym)?)?)?;
                 names.push(String::from_utf8_lossy(name).into_owned());
