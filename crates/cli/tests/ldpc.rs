@@ -327,7 +327,7 @@ fn device_all_spreads_simulate_only() {
 /// `ldpc simulate` on DVB-T2 short 1/2 at Eb/N0 0.4 and 1.0 dB, stopping after 20 frame
 /// errors, with `extra` flags, under `taskset -c 0` (one core) when `one_core`: the points
 /// without their timings.
-fn counts_of_the_audit_sweep(extra: &[&str], one_core: bool) -> Vec<Value> {
+fn counts_of_the_low_snr_sweep(extra: &[&str], one_core: bool) -> Vec<Value> {
     let args = line(
         "--json ldpc simulate --device cpu --code dvbt2-short-1/2 --iterations 10 \
          --eb-n0 0.4,1.0 --min-errors 20 --max-frames 700 --seed 5",
@@ -352,7 +352,7 @@ fn counts_of_the_audit_sweep(extra: &[&str], one_core: bool) -> Vec<Value> {
 /// the end of the batch that reached the errors (128 frames on two cores, 64 on one).
 #[test]
 fn simulate_counts_do_not_depend_on_the_cores_or_the_batch() {
-    let want = counts_of_the_audit_sweep(&[], false);
+    let want = counts_of_the_low_snr_sweep(&[], false);
     assert_eq!(
         want[0]["frame_errors"], 20,
         "the stop falls on the 20th error"
@@ -360,14 +360,14 @@ fn simulate_counts_do_not_depend_on_the_cores_or_the_batch() {
     assert!(want[0]["frames"].as_u64().unwrap() < 64, "{want:?}");
     let taskset = std::process::Command::new("taskset").arg("-V").output();
     if taskset.is_ok_and(|o| o.status.success()) {
-        assert_eq!(counts_of_the_audit_sweep(&[], true), want, "one core");
+        assert_eq!(counts_of_the_low_snr_sweep(&[], true), want, "one core");
     } else {
         println!("SKIP one core: no taskset on this machine");
     }
-    assert_eq!(counts_of_the_audit_sweep(&["--batch", "7"], false), want);
+    assert_eq!(counts_of_the_low_snr_sweep(&["--batch", "7"], false), want);
 }
 
-/// The audit's commands, as written: a grid whose far end names no channel and a point
+/// Commands refused before any work: a grid whose far end names no channel and a point
 /// listed three times are refused before the first point runs; a resumed file changed by
 /// hand (BER 5.0) is refused, naming the file and the point.
 #[test]
