@@ -30,6 +30,20 @@ from ._threads import workers as _workers
 ArrayLike = Any
 
 
+
+def _host_rows(x: np.ndarray, axis: int, workers: Optional[int]) -> tuple:
+    """A host array as the native rows call takes it: the work dtype, the axis, the thread
+    count, the shape around the filtered axis and the (rows, n) contiguous copy."""
+    if x.ndim == 0:
+        raise ValueError("x must have at least one dimension")
+    dtype = _work_dtype(x.dtype)
+    ax = _axis(axis, x.ndim)
+    w = _workers(workers)
+    xm = np.moveaxis(x, ax, -1)
+    lead, n = xm.shape[:-1], xm.shape[-1]
+    rows = int(np.prod(lead, dtype=np.int64))
+    return dtype, ax, w, lead, n, rows, _host(xm, dtype).reshape(rows, n)
+
 class _Stream:
     """The state ``process`` carries between blocks, and its shape rule."""
 
@@ -99,15 +113,7 @@ class Filter(_Stream):
         if gpu_array(x) is not None:
             return lfilter(self.b, self.a, x, axis, zi, allow_unstable=self.allow_unstable)
         x = np.asarray(x)
-        if x.ndim == 0:
-            raise ValueError("x must have at least one dimension")
-        dtype = _work_dtype(x.dtype)
-        ax = _axis(axis, x.ndim)
-        w = _workers(workers)
-        xm = np.moveaxis(x, ax, -1)
-        lead, n = xm.shape[:-1], xm.shape[-1]
-        rows = int(np.prod(lead, dtype=np.int64))
-        x2 = _host(xm, dtype).reshape(rows, n)
+        dtype, ax, w, lead, n, rows, x2 = _host_rows(x, axis, workers)
         if zi is None:
             y2, _ = self._plain.rows(x2, None, w)
             return np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
@@ -143,15 +149,7 @@ class Sos(_Stream):
         if gpu_array(x) is not None:
             return sosfilt(self.sos, x, axis, zi, allow_unstable=self.allow_unstable)
         x = np.asarray(x)
-        if x.ndim == 0:
-            raise ValueError("x must have at least one dimension")
-        dtype = _work_dtype(x.dtype)
-        ax = _axis(axis, x.ndim)
-        w = _workers(workers)
-        xm = np.moveaxis(x, ax, -1)
-        lead, n = xm.shape[:-1], xm.shape[-1]
-        rows = int(np.prod(lead, dtype=np.int64))
-        x2 = _host(xm, dtype).reshape(rows, n)
+        dtype, ax, w, lead, n, rows, x2 = _host_rows(x, axis, workers)
         zi2 = None if zi is None else _sos_zi_rows(zi, x.shape, ax, self.sections, dtype, rows)
         y2, zf2 = self._native.rows(x2, zi2, w)
         y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
