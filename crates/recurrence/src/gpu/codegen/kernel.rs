@@ -67,12 +67,14 @@ pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String
             .replace("TILE_DECL", decl)
             .replace("AGG_DECL", agg)
             .replace("TILE_ARG", tile_arg)
+            // The look-back warp (warp WARPS) opens an `else` branch for the data warps,
+            // which write_chunk_carry closes at the block's barrier.
             .replace(
                 "LOOK_BACK_WARP",
-                &if lookback_warp {
-                    look_back_warp(plan)
+                if lookback_warp {
+                    LOOK_BACK_WARP_HEAD
                 } else {
-                    String::new()
+                    ""
                 },
             );
         w.push_str(&head);
@@ -88,13 +90,6 @@ pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String
     } else {
         let _ = writeln!(w, "    store_segment(yc, n, seg, vec_ok, v);\n}}\n");
     }
-}
-
-/// The look-back warp (warp WARPS): the chunk's carry-in from its predecessors' posts, polled
-/// from the block's start while the other warps load and merge (they run the `else` branch
-/// this opens, which [`write_chunk_carry`] closes at the block's barrier).
-fn look_back_warp<T: Element>(_plan: &Plan<'_, T>) -> String {
-    String::from(LOOK_BACK_WARP_HEAD)
 }
 
 /// After the block's barrier the look-back warp leaves, and warp 0 posts the chunk's full
