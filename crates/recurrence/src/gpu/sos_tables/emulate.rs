@@ -3,32 +3,44 @@
 
 use super::tables::{scan_steps, SosTables};
 use crate::elem::Element;
+use crate::sos::BlockedPeaks;
 
 /// `m · (p0, p1)` for a row-major 2×2 matrix.
-fn mv<T: Element>(m: &[T; 4], p0: T, p1: T) -> (T, T) {
-    (
-        m[0].mul(p0).add(m[1].mul(p1)),
-        m[2].mul(p0).add(m[3].mul(p1)),
-    )
+fn mv(m: &[f64; 4], p0: f64, p1: f64) -> (f64, f64) {
+    (m[0] * p0 + m[1] * p1, m[2] * p0 + m[3] * p1)
 }
 
-/// The kernel's computation on the CPU, step for step in the same arithmetic (the chunk
-/// chain serially instead of by look-back, which folds the same values): what the GPU
-/// must reproduce up to rounding, and how its scheme is tested without one. `x` holds
-/// `channels` channels one after another; zi / zf are [channel][section][2].
+/// The kernel's computation on the CPU, step for step in the same arithmetic (f64 whatever
+/// `T` is; the chunk chain serially instead of by look-back, which folds the same values):
+/// what the GPU must reproduce up to rounding, and how its scheme is tested without one. `x`
+/// holds `channels` channels one after another; zi / zf are [channel][section][2].
 pub fn emulate<T: Element>(
     t: &SosTables<T>,
     x: &[T],
     channels: usize,
     zi: Option<&[T]>,
 ) -> (Vec<T>, Vec<T>) {
+    let (y, zf, _) = emulate_with_peaks(t, x, channels, zi);
+    (y, zf)
+}
+
+/// [`emulate`], and per channel the peaks the kernel reports for the host's precision check:
+/// the largest zero-state output of any thread and section, the largest correction term, and
+/// the largest output ([`crate::BlockedPeaks`]).
+pub fn emulate_with_peaks<T: Element>(
+    t: &SosTables<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+) -> (Vec<T>, Vec<T>, Vec<BlockedPeaks>) {
     let (v, threads, ns) = (t.config.vpt, t.config.threads, t.sections());
     let warps = threads / 32;
     let chunk = t.config.chunk();
     let n = x.len().checked_div(channels).unwrap_or(0);
     let mut y = x.to_vec();
     let mut zf = vec![T::ZERO; channels * ns * 2];
-    for ch in 0..channels {
+    let mut peaks = vec![BlockedPeaks::default(); channels];
+    for (ch, pk) in peaks.iter_mut().enumerate() {
         let mut carry: Vec<(f64, f64)> = (0..ns)
             .map(|s| match zi {
                 Some(z) => (
@@ -39,37 +51,39 @@ pub fn emulate<T: Element>(
             })
             .collect();
         for start in (0..n.max(1)).step_by(chunk).take_while(|&s| s < n) {
-            let mut buf: Vec<T> = (0..chunk)
+            let mut buf: Vec<f64> = (0..chunk)
                 .map(|i| {
                     if start + i < n {
-                        y[ch * n + start + i]
+                        x[ch * n + start + i].to_f64()
                     } else {
-                        T::ZERO
+                        0.0
                     }
                 })
                 .collect();
             let last_chunk = start + chunk >= n;
             for (s, c) in t.coefs.iter().enumerate() {
+                let c = c.map(|x| x.to_f64());
                 let (b0, b1, b2, a1, a2) = (c[0], c[1], c[2], c[4], c[5]);
-                let mut agg = vec![(T::ZERO, T::ZERO); threads];
+                let mut agg = vec![(0.0, 0.0); threads];
                 let mut cap = vec![None; threads];
                 for th in 0..threads {
-                    let (mut d0, mut d1) = (T::ZERO, T::ZERO);
+                    let (mut d0, mut d1) = (0.0f64, 0.0f64);
                     for i in 0..v {
                         let pos = th * v + i;
                         let u = buf[pos];
-                        let yv = b0.mul(u).add(d0);
-                        d0 = b1
-                            .mul(u)
-                            .add(T::ZERO.add(a1.mul(yv)).mul(T::from_f64(-1.0)))
-                            .add(d1);
-                        d1 = b2.mul(u).add(a2.mul(yv).mul(T::from_f64(-1.0)));
+                        let yv = b0 * u + d0;
+                        d0 = b1 * u - a1 * yv + d1;
+                        d1 = b2 * u - a2 * yv;
                         buf[pos] = yv;
+                        pk.local = pk.local.max(yv.abs());
                         if last_chunk && start + pos == n - 1 {
                             cap[th] = Some((i, d0, d1));
                         }
                     }
                     agg[th] = (d0, d1);
+                    // as the kernel: the end state is a term of every later carry-in
+                    let fp = t.f_peak[s];
+                    pk.correction = pk.correction.max(d0.abs() * fp[0] + d1.abs() * fp[1]);
                 }
                 // warp scans
                 let mut incl = agg.clone();
@@ -81,26 +95,26 @@ pub fn emulate<T: Element>(
                             let (p0, p1) = prev[w * 32 + lane - d];
                             let (q0, q1) = mv(&t.warp_merge[s][k], p0, p1);
                             let (a0, a1) = prev[w * 32 + lane];
-                            incl[w * 32 + lane] = (a0.add(q0), a1.add(q1));
+                            incl[w * 32 + lane] = (a0 + q0, a1 + q1);
                         }
                     }
                 }
                 // block scan over warps
-                let mut wsum: Vec<(T, T)> = (0..warps).map(|w| incl[w * 32 + 31]).collect();
+                let mut wsum: Vec<(f64, f64)> = (0..warps).map(|w| incl[w * 32 + 31]).collect();
                 for k in 0..scan_steps(warps) {
                     let d = 1 << k;
                     let prev = wsum.clone();
                     for w in d..warps {
                         let (q0, q1) = mv(&t.block_merge[s][k], prev[w - d].0, prev[w - d].1);
-                        wsum[w] = (prev[w].0.add(q0), prev[w].1.add(q1));
+                        wsum[w] = (prev[w].0 + q0, prev[w].1 + q1);
                     }
                 }
                 let (cin0, cin1) = carry[s];
                 let pc = &t.chunk_pow[(s * 33 + 1) * 4..(s * 33 + 2) * 4];
                 let g = wsum[warps - 1];
                 carry[s] = (
-                    g.0.to_f64() + pc[0] * cin0 + pc[1] * cin1,
-                    g.1.to_f64() + pc[2] * cin0 + pc[3] * cin1,
+                    g.0 + pc[0] * cin0 + pc[1] * cin1,
+                    g.1 + pc[2] * cin0 + pc[3] * cin1,
                 );
                 for th in 0..threads {
                     let (w, lane) = (th / 32, th % 32);
@@ -108,36 +122,34 @@ pub fn emulate<T: Element>(
                     let mut t0 = wp[0] * cin0 + wp[1] * cin1;
                     let mut t1 = wp[2] * cin0 + wp[3] * cin1;
                     if w > 0 {
-                        t0 += wsum[w - 1].0.to_f64();
-                        t1 += wsum[w - 1].1.to_f64();
+                        t0 += wsum[w - 1].0;
+                        t1 += wsum[w - 1].1;
                     }
-                    let (tw0, tw1) = (T::from_f64(t0), T::from_f64(t1));
-                    let (e0, e1) = if lane == 0 {
-                        (T::ZERO, T::ZERO)
-                    } else {
-                        incl[th - 1]
-                    };
+                    let (e0, e1) = if lane == 0 { (0.0, 0.0) } else { incl[th - 1] };
                     let lp = &t.lane_pow[(s * 32 + lane) * 4..(s * 32 + lane + 1) * 4];
-                    let c0 = e0.add(lp[0].mul(tw0)).add(lp[1].mul(tw1));
-                    let c1 = e1.add(lp[2].mul(tw0)).add(lp[3].mul(tw1));
+                    let c0 = e0 + lp[0] * t0 + lp[1] * t1;
+                    let c1 = e1 + lp[2] * t0 + lp[3] * t1;
+                    let fp = t.f_peak[s];
+                    pk.correction = pk.correction.max(c0.abs() * fp[0] + c1.abs() * fp[1]);
                     for i in 0..v {
                         let pos = th * v + i;
-                        buf[pos] = buf[pos].add(t.f[s][0][i].mul(c0).add(t.f[s][1][i].mul(c1)));
+                        buf[pos] += t.f[s][0][i] * c0 + t.f[s][1][i] * c1;
                     }
                     if let Some((at, z0, z1)) = cap[th] {
-                        let (mut q0, mut q1) = (c0.to_f64(), c1.to_f64());
+                        let (mut q0, mut q1) = (c0, c1);
                         for _ in 0..=at {
                             let yv = q0;
-                            q0 = -c[4].to_f64() * yv + q1;
-                            q1 = -c[5].to_f64() * yv;
+                            q0 = -a1 * yv + q1;
+                            q1 = -a2 * yv;
                         }
-                        zf[(ch * ns + s) * 2] = T::from_f64(z0.to_f64() + q0);
-                        zf[(ch * ns + s) * 2 + 1] = T::from_f64(z1.to_f64() + q1);
+                        zf[(ch * ns + s) * 2] = T::from_f64(z0 + q0);
+                        zf[(ch * ns + s) * 2 + 1] = T::from_f64(z1 + q1);
                     }
                 }
             }
             for i in 0..chunk.min(n - start) {
-                y[ch * n + start + i] = buf[i];
+                pk.output = pk.output.max(buf[i].abs());
+                y[ch * n + start + i] = T::from_f64(buf[i]);
             }
         }
         if n == 0 {
@@ -147,7 +159,7 @@ pub fn emulate<T: Element>(
             }
         }
     }
-    (y, zf)
+    (y, zf, peaks)
 }
 
 #[cfg(test)]

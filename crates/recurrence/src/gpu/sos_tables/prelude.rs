@@ -13,7 +13,6 @@ impl<T: Element> SosTables<T> {
         let (v, threads) = (self.config.vpt, self.config.threads);
         let warps = threads / 32;
         let s = self.sections();
-        let lit = |x: T| x.c_literal();
         let lit64 = |x: f64| x.c_literal();
         let mut w = String::new();
         let _ = writeln!(
@@ -31,7 +30,10 @@ impl<T: Element> SosTables<T> {
         } else {
             "double"
         };
-        let _ = writeln!(w, "typedef {ctype} T;");
+        let _ = writeln!(
+            w,
+            "typedef {ctype} T;  // the signal's type\ntypedef double W;  // the arithmetic's"
+        );
         let _ = writeln!(w, "#define S {s}\n#define V {v}\n#define THREADS {threads}");
         let _ = writeln!(
             w,
@@ -54,52 +56,56 @@ impl<T: Element> SosTables<T> {
             self.chunks_per_block()
         );
         let rows = |items: Vec<String>| format!("{{{}}}", items.join(", "));
-        let mat = |m: &[T; 4]| rows(m.iter().map(|x| lit(*x)).collect());
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
         let _ = writeln!(w, "template <int s> struct SosCoef;");
         for (i, c) in self.coefs.iter().enumerate() {
-            let neg = |x: T| x.mul(T::from_f64(-1.0));
+            // T's values, exact in W
+            let c = c.map(|x| x.to_f64());
             let _ = writeln!(
                 w,
-                "template <> struct SosCoef<{i}> {{ static constexpr T b0 = {}, b1 = {}, b2 = {}, na1 = {}, na2 = {}; }};",
-                lit(c[0]),
-                lit(c[1]),
-                lit(c[2]),
-                lit(neg(c[4])),
-                lit(neg(c[5]))
+                "template <> struct SosCoef<{i}> {{ static constexpr W b0 = {}, b1 = {}, b2 = {}, na1 = {}, na2 = {}; }};",
+                lit64(c[0]),
+                lit64(c[1]),
+                lit64(c[2]),
+                lit64(-c[4]),
+                lit64(-c[5])
             );
         }
         let a: Vec<String> = self
             .coefs
             .iter()
-            .map(|c| rows(c[4..].iter().map(|x| lit(*x)).collect()))
+            .map(|c| rows(c[4..].iter().map(|x| lit64(x.to_f64())).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_A[S][2] = {};", rows(a));
+        let _ = writeln!(w, "__constant__ W SOS_A[S][2] = {};", rows(a));
         let f: Vec<String> = self
             .f
             .iter()
             .map(|fs| {
                 rows(
                     fs.iter()
-                        .map(|t| rows(t.iter().map(|x| lit(*x)).collect()))
+                        .map(|t| rows(t.iter().map(|x| lit64(*x)).collect()))
                         .collect(),
                 )
             })
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_F[S][2][V] = {};", rows(f));
+        let _ = writeln!(w, "__constant__ W SOS_F[S][2][V] = {};", rows(f));
+        let fp: Vec<String> = (self.f_peak.iter())
+            .map(|p| rows(p.iter().map(|x| lit64(*x)).collect()))
+            .collect();
+        let _ = writeln!(w, "__constant__ W SOS_FMAX[S][2] = {};", rows(fp));
         let wm: Vec<String> = self
             .warp_merge
             .iter()
-            .map(|ms| rows(ms.iter().map(mat).collect()))
+            .map(|ms| rows(ms.iter().map(mat64).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_WM[S][5][4] = {};", rows(wm));
+        let _ = writeln!(w, "__constant__ W SOS_WM[S][5][4] = {};", rows(wm));
         let bm_len = self.block_merge[0].len();
         let bm: Vec<String> = self
             .block_merge
             .iter()
-            .map(|ms| rows(ms.iter().map(mat).collect()))
+            .map(|ms| rows(ms.iter().map(mat64).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_BM[S][{bm_len}][4] = {};", rows(bm));
+        let _ = writeln!(w, "__constant__ W SOS_BM[S][{bm_len}][4] = {};", rows(bm));
         let wp: Vec<String> = self
             .warp_pow
             .iter()
