@@ -348,7 +348,7 @@ impl<T: Element> Recurrence<T> for Sos<T> {
         let (start, x, fresh) = (Instant::now(), batch.x, batch.fresh);
         if self.apply_batch_flagged(batch)? {
             if let Some(what) = fresh {
-                crate::check_finite(x, what)?;
+                return Err(crate::filter::nonfinite_run(x, what));
             }
         }
         Ok(Timing::since(start))

@@ -188,3 +188,54 @@ fn the_gpu_scheme_keeps_the_contract_or_hands_the_channel_back() {
     assert!(ran >= 20, "only {ran} cases were stable");
     eprintln!("{again} of {ran} channels handed back to the CPU");
 }
+
+#[test]
+fn an_f32_denominator_at_the_edge_of_stability_overflows_with_an_error_not_infinities() {
+    // scipy.signal.cheby1(5, 1, 0.0067178, 'highpass'): rounded to f32 its denominator has a pole
+    // within 1e-9 of the unit circle; SciPy's f32 output is infinite from sample 19,110 on.
+    let b = [
+        0.9516771598581493,
+        -4.758385799290746,
+        9.516771598581492,
+        -9.516771598581492,
+        4.758385799290746,
+        -0.9516771598581493,
+    ];
+    let a = [
+        1.0,
+        -4.901610790650369,
+        9.609992833062991,
+        -9.420187778072501,
+        4.616841740890562,
+        -0.9050359727843582,
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let x: Vec<f32> = (0..100_003)
+        .map(|i| rng.random_range(-1.0f32..1.0) * if i > 50_001 { 1e-6 } else { 1.0 })
+        .collect();
+    let spec = sigpu_recurrence::FilterSpec::ba(&b, &a);
+    let target = sigpu_runtime::Target::cpu();
+    match sigpu_recurrence::plan::<f32>(&spec, FilterOptions::default(), &target) {
+        Err(e) => assert!(e.to_string().contains("unstable"), "{e}"),
+        Ok(f) => {
+            // as the faces call it: a fresh output, the input named "x"
+            let mut y = vec![0.0f32; x.len()];
+            let batch = sigpu_recurrence::Batch {
+                x: &x,
+                channels: 1,
+                y: &mut y,
+                zi: None,
+                zf: None,
+                fresh: Some("x"),
+            };
+            match f.run(batch) {
+                Ok(_) => assert!(
+                    y.iter().all(|v| v.is_finite()),
+                    "{}: infinite output returned as a result",
+                    f.report().method.name()
+                ),
+                Err(e) => assert!(e.to_string().contains("overflowed f32"), "{e}"),
+            }
+        }
+    }
+}
