@@ -230,12 +230,12 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     const int before = warp > 0 ? warp - 1 : 0;
     W t0 = __shfl_sync(FULL_MASK, w0, before), t1 = __shfl_sync(FULL_MASK, w1, before);
     if (warp == 0) { t0 = (W)0; t1 = (W)0; }
-    t0 = fma(SOS_WP[s][warp][1], cin1, fma(SOS_WP[s][warp][0], cin0, t0));
-    t1 = fma(SOS_WP[s][warp][3], cin1, fma(SOS_WP[s][warp][2], cin0, t1));
+    t0 = fma((W)SOS_WP[s][warp][1], cin1, fma((W)SOS_WP[s][warp][0], cin0, t0));
+    t1 = fma((W)SOS_WP[s][warp][3], cin1, fma((W)SOS_WP[s][warp][2], cin0, t1));
     if (CPB > 1 && warp == WARPS - 1 && lane == 31) {
         // the chunk's true end state, the block's next chunk's carry-in: a + A^(32 V) t
-        s_next[nb ^ 1][s][0] = a0 + SOS_W32[s][0] * t0 + SOS_W32[s][1] * t1;
-        s_next[nb ^ 1][s][1] = a1 + SOS_W32[s][2] * t0 + SOS_W32[s][3] * t1;
+        s_next[nb ^ 1][s][0] = a0 + (W)SOS_W32[s][0] * t0 + (W)SOS_W32[s][1] * t1;
+        s_next[nb ^ 1][s][1] = a1 + (W)SOS_W32[s][2] * t0 + (W)SOS_W32[s][3] * t1;
     }
 #else
     if (warp == 0) {
@@ -276,8 +276,9 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
 #endif
     // the carry into this thread
     const W* lp = lane_pow + ((long long)s * 32 + lane) * 4;
-    const W c0 = e0 + lp[0] * t0 + lp[1] * t1;
-    const W c1 = e1 + lp[2] * t0 + lp[3] * t1;
+    const W tw0 = (W)t0, tw1 = (W)t1;
+    const W c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
+    const W c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
     correction_peak = fmax(correction_peak, fabs(c0) * SOS_FMAX[s][0] + fabs(c1) * SOS_FMAX[s][1]);
     #pragma unroll
     for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));

@@ -47,9 +47,16 @@ pub struct GpuSos<T: Element> {
     gpu: Gpu,
     tables: SosTables<T>,
     kernel: Kernel,
-    lane_pow: DeviceBuffer<f64>,
+    /// A^(l V) in the kernel's arithmetic (f64, or f32 for the fast kernel of f32 signals).
+    lane_pow: LanePow,
     chunk_pow: DeviceBuffer<f64>,
     lookback: Mutex<Option<Lookback>>,
+}
+
+/// The lane powers on the device, in the kernel's arithmetic.
+enum LanePow {
+    F32(DeviceBuffer<f32>),
+    F64(DeviceBuffer<f64>),
 }
 
 /// Per (chunk, section) flags and states for the look-back, the chunk counters, and an event
@@ -82,29 +89,32 @@ pub struct RawSosCall {
     pub stream: usize,
 }
 
-/// The largest pole radius of f64 sections whose GPU result is kept at all: nearer the unit
-/// circle, the kernel's f64 carries (summed over threads, warps and chunks) lose more than
-/// SciPy's serial loop on stopband-heavy input even where the peaks look harmless (measured:
-/// impulses through notches at r = 0.9998, 31× SciPy's error at a correction peak of 0.37 of
-/// the output), so every such channel is filtered again on the CPU, whose carries are
-/// double-double.
-pub const F64_MAX_RADIUS: f64 = 0.999;
+/// The largest pole radius at which a kernel computing in the signal's own type (f32 on f32,
+/// f64 on f64) keeps its result: nearer the unit circle its carries (summed over threads, warps
+/// and chunks) lose more than SciPy's serial loop on stopband-heavy input even where the peaks
+/// look harmless (measured: impulses through notches at r = 0.9993, 14× SciPy's error at a
+/// correction peak of 0.66 of the output).
+pub const SAME_TYPE_MAX_RADIUS: f64 = 0.999;
 
-/// Whether the fused kernel's result for one channel keeps the contract, from its peaks and
-/// the cascade's largest pole radius. f32 signals: the CPU engine's rule (both compute in f64;
-/// measured over 100 stopband-heavy f32 cases: error at most 1e-3 of SciPy's at any peak). f64
-/// signals: only where the corrections stay below the output, the zero-state outputs below
-/// twice it and the poles within [`F64_MAX_RADIUS`] (100 stopband-heavy cases: every one kept
-/// by this rule within 1.5× SciPy's error; misses of 4.6–3,500× beyond it).
-pub fn gpu_keeps_contract<T: Element>(peaks: &BlockedPeaks, max_radius: f64) -> bool {
-    match T::DTYPE {
-        crate::elem::DType::F32 => peaks.keeps_contract::<T>(),
-        _ => {
-            max_radius <= F64_MAX_RADIUS
-                && peaks.correction <= peaks.output
-                && peaks.local <= 2.0 * peaks.output
-        }
+/// How far the correction terms of a kernel computing in the signal's type may exceed the
+/// output (measured: white noise through butter(8, 0.1) 4.2×, butter(8, 0.02) 24×; misses of
+/// 4.7–41× from 35× up on stopband input).
+pub const SAME_TYPE_MAX_CORRECTION: f64 = 16.0;
+
+/// Whether the fused kernel's result for one channel keeps the contract, from its peaks, the
+/// cascade's largest pole radius and whether the kernel computed in f64 (`wide`) or in the
+/// signal's own type. f64 arithmetic on f32 signals: the CPU engine's rule (both compute in
+/// f64; over 150 stopband-heavy f32 cases the error stayed below 1e-3 of SciPy's). The
+/// signal's own type: corrections within [`SAME_TYPE_MAX_CORRECTION`] of the output,
+/// zero-state outputs within 2× and poles within [`SAME_TYPE_MAX_RADIUS`] (396 f32 cases, 100
+/// f64 ones, stopband-heavy and white: every run kept by this rule within 2× SciPy's error).
+pub fn gpu_keeps_contract<T: Element>(peaks: &BlockedPeaks, max_radius: f64, wide: bool) -> bool {
+    if wide && T::DTYPE == crate::elem::DType::F32 {
+        return peaks.keeps_contract::<T>();
     }
+    max_radius <= SAME_TYPE_MAX_RADIUS
+        && peaks.correction <= SAME_TYPE_MAX_CORRECTION * peaks.output
+        && peaks.local <= 2.0 * peaks.output
 }
 
 /// The largest pole radius of sections `[b0 b1 b2 1 a1 a2]`.
@@ -143,7 +153,13 @@ impl<T: Element> GpuSos<T> {
         let kernel = gpu.kernel(&kernel_source(&tables), SOS_KERNEL)?;
         Ok(GpuSos {
             gpu: gpu.clone(),
-            lane_pow: gpu.upload(&tables.lane_pow)?,
+            lane_pow: match tables.config.wide {
+                true => LanePow::F64(gpu.upload(&tables.lane_pow)?),
+                false => {
+                    let narrow: Vec<f32> = tables.lane_pow.iter().map(|&v| v as f32).collect();
+                    LanePow::F32(gpu.upload(&narrow)?)
+                }
+            },
             chunk_pow: gpu.upload(&tables.chunk_pow)?,
             tables,
             kernel,
@@ -213,6 +229,39 @@ impl<T: Element> GpuSos<T> {
             };
             self.launch(&target, batch)
         }
+    }
+
+    /// Uploads one channel, filters it with [`GpuSos::launch_checked`] and downloads (y, zf,
+    /// peaks).
+    pub fn apply_checked(
+        &self,
+        x: &[T],
+        zi: Option<&[T]>,
+    ) -> Result<(Vec<T>, Vec<T>, BlockedPeaks), FilterError> {
+        let gpu = &self.gpu;
+        self.check_shapes(x.len(), x.len(), 1, zi.map(<[T]>::len), None)?;
+        let dx = gpu.upload(x)?;
+        let mut dy = gpu.alloc_poisoned::<T>(x.len().max(1))?;
+        let dzi = zi.map(|z| gpu.upload(z)).transpose()?;
+        let mut dzf = gpu.alloc_poisoned::<T>(self.state_len())?;
+        let target = GpuTarget::new(gpu.clone());
+        let mut dy_view = DeviceSliceMut::of(&mut dy);
+        let batch = DeviceBatch {
+            x: DeviceSlice::of(&dx),
+            channels: 1,
+            y: dy_view.slice_mut(0..x.len()).expect("within the buffer"),
+            zi: dzi.as_ref().map(DeviceSlice::of),
+            zf: Some(DeviceSliceMut::of(&mut dzf)),
+        };
+        let peaks = self.launch_checked(&target, batch)?;
+        let mut y = gpu.download(&dy)?;
+        y.truncate(x.len());
+        Ok((y, gpu.download(&dzf)?, peaks[0]))
+    }
+
+    /// Whether the kernel computes in f64 ([`SosConfig::wide`], always for f64 signals).
+    pub fn wide(&self) -> bool {
+        self.tables.config.wide
     }
 
     /// [`DeviceFilter::launch`], then waits for the stream and returns what the kernel measured
@@ -334,7 +383,10 @@ impl<T: Element> GpuSos<T> {
         let (aggs, _g2) = lb.aggs.device_ptr_mut(gpu.stream());
         let (incls, _g3) = lb.incls.device_ptr_mut(gpu.stream());
         let (counters, _g4) = lb.counters.device_ptr_mut(gpu.stream());
-        let (lane_pow, _g5) = self.lane_pow.device_ptr(gpu.stream());
+        let (lane_pow, _g5) = match &self.lane_pow {
+            LanePow::F32(b) => b.device_ptr(gpu.stream()),
+            LanePow::F64(b) => b.device_ptr(gpu.stream()),
+        };
         let (chunk_pow, _g6) = self.chunk_pow.device_ptr(gpu.stream());
         let own_peaks = peaks == 0;
         if own_peaks && lb.peaks.len() < 3 * channels {

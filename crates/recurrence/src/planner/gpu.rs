@@ -8,7 +8,9 @@ use crate::elem::Element;
 use crate::engine::{Batch, DeviceBatch, Recurrence};
 use crate::error::FilterError;
 use crate::filter::{check_finite, Filter};
-use crate::gpu::{gpu_keeps_contract, max_pole_radius, DeviceFilter, GpuConfig, GpuFilter, GpuSos};
+use crate::gpu::{
+    gpu_keeps_contract, max_pole_radius, DeviceFilter, GpuConfig, GpuFilter, GpuSos, SosConfig,
+};
 use crate::report::{Method, Report};
 use crate::signature::Signature;
 use crate::sos::BlockedPeaks;
@@ -73,6 +75,7 @@ pub(super) fn sections<T: Element>(
         Method::Sos => Arc::new(GpuSections {
             target: target.clone(),
             kernel: GpuSos::new(target.gpu(), s.sections())?,
+            wide: std::sync::OnceLock::new(),
             max_radius: max_pole_radius(s.sections()),
             cpu: s,
         }),
@@ -115,13 +118,17 @@ struct GpuPoleCascade<T: Element> {
     cpu: Lfilter<T>,
 }
 
-/// Given sections by the fused kernel, checked channel by channel: the kernel computes in f64
-/// and reports the peaks of its zero-state outputs and corrections (`kernels/sos.cuh`,
-/// "Precision"); a channel whose result may miss the contract ([`gpu_keeps_contract`]) is
-/// filtered again by the CPU engine (serially where its own peaks say so).
+/// Given sections by the fused kernel, checked channel by channel. The fast kernel computes in
+/// the signal's type and reports the peaks of its zero-state outputs and corrections
+/// (`kernels/sos.cuh`, "Precision"); a channel whose result may miss the contract
+/// ([`gpu_keeps_contract`]) is filtered again: f32 signals by the kernel computing in f64
+/// (compiled on first need), and what that cannot keep, like every such f64 channel, by the CPU
+/// engine (serially where its own peaks say so).
 struct GpuSections<T: Element> {
     target: GpuTarget,
     kernel: GpuSos<T>,
+    /// The f64-arithmetic kernel of f32 sections, compiled on first need.
+    wide: std::sync::OnceLock<GpuSos<T>>,
     /// The cascade's largest pole radius ([`gpu_keeps_contract`]).
     max_radius: f64,
     cpu: Sos<T>,
@@ -169,34 +176,49 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
 }
 
 impl<T: Element> GpuSections<T> {
-    /// The channels whose peaks do not keep the contract.
+    /// The channels whose peaks from the fast kernel do not keep the contract.
     fn rerun(&self, peaks: &[BlockedPeaks]) -> Vec<usize> {
+        let wide = self.kernel.wide();
         (peaks.iter().enumerate())
-            .filter(|(_, p)| !gpu_keeps_contract::<T>(p, self.max_radius))
+            .filter(|(_, p)| !gpu_keeps_contract::<T>(p, self.max_radius, wide))
             .map(|(c, _)| c)
             .collect()
     }
 
-    /// Channel `c` of a host batch again on the CPU (serially where the peaks say so).
-    fn rerun_host(
-        &self,
-        c: usize,
-        n: usize,
-        x: &[T],
-        y: &mut [T],
-        zi: Option<&[T]>,
-        zf: Option<&mut [T]>,
-    ) -> Result<(), FilterError> {
-        let st = self.state_len();
+    /// One channel again: (y, zf) by the f64-arithmetic kernel where it keeps the contract (f32
+    /// signals), else by the CPU engine.
+    fn again(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        if !self.kernel.wide() {
+            let wide = match self.wide.get() {
+                Some(w) => w,
+                None => {
+                    let config = SosConfig {
+                        wide: true,
+                        ..self.kernel.config()
+                    };
+                    let built =
+                        GpuSos::with_config(self.target.gpu(), self.cpu.sections(), config)?;
+                    let _ = self.wide.set(built);
+                    self.wide.get().expect("just set")
+                }
+            };
+            let (y, zf, peaks) = wide.apply_checked(x, zi)?;
+            if gpu_keeps_contract::<T>(&peaks, self.max_radius, true) {
+                return Ok((y, zf));
+            }
+        }
+        let mut y = vec![T::ZERO; x.len()];
+        let mut zf = vec![T::ZERO; self.state_len()];
         let batch = Batch {
-            x: &x[c * n..(c + 1) * n],
+            x,
             channels: 1,
-            y: &mut y[c * n..(c + 1) * n],
-            zi: zi.map(|z| &z[c * st..(c + 1) * st]),
-            zf: zf.map(|z| &mut z[c * st..(c + 1) * st]),
+            y: &mut y,
+            zi,
+            zf: Some(&mut zf),
             fresh: None,
         };
-        self.cpu.run(batch).map(|_| ())
+        self.cpu.run(batch)?;
+        Ok((y, zf))
     }
 }
 
@@ -231,8 +253,14 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
             peaks = self.kernel.launch_checked(&self.target, batch)?;
             Ok(())
         })?;
+        let st = state;
         for c in self.rerun(&peaks) {
-            self.rerun_host(c, n, x, y, zi, zf.as_deref_mut())?;
+            let (yc, zfc) =
+                self.again(&x[c * n..(c + 1) * n], zi.map(|z| &z[c * st..(c + 1) * st]))?;
+            y[c * n..(c + 1) * n].copy_from_slice(&yc);
+            if let Some(zf) = zf.as_deref_mut() {
+                zf[c * st..(c + 1) * st].copy_from_slice(&zfc);
+            }
         }
         Ok(timing)
     }
@@ -277,8 +305,6 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
         for c in again {
             let mut x = vec![T::ZERO; n];
             let mut zi = zi_at.map(|_| vec![T::ZERO; st]);
-            let mut y = vec![T::ZERO; n];
-            let mut zf = zf_at.map(|_| vec![T::ZERO; st]);
             // SAFETY: the addresses are the batch's (checked by the launch), alive for the call.
             unsafe {
                 result::memcpy_dtoh_async(
@@ -293,12 +319,12 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
                 }
             }
             stream.synchronize().context(what)?;
-            self.rerun_host(0, n, &x, &mut y, zi.as_deref(), zf.as_deref_mut())?;
+            let (y, zf) = self.again(&x, zi.as_deref())?;
             unsafe {
                 result::memcpy_htod_async(y_at + (c * n) as u64 * size, &y, stream.cu_stream())
                     .context(what)?;
-                if let (Some(at), Some(zf)) = (zf_at, zf.as_ref()) {
-                    result::memcpy_htod_async(at + (c * st) as u64 * size, zf, stream.cu_stream())
+                if let Some(at) = zf_at {
+                    result::memcpy_htod_async(at + (c * st) as u64 * size, &zf, stream.cu_stream())
                         .context(what)?;
                 }
             }

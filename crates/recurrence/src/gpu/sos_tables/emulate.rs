@@ -5,9 +5,13 @@ use super::tables::{scan_steps, SosTables};
 use crate::elem::Element;
 use crate::sos::BlockedPeaks;
 
-/// `m · (p0, p1)` for a row-major 2×2 matrix.
-fn mv(m: &[f64; 4], p0: f64, p1: f64) -> (f64, f64) {
-    (m[0] * p0 + m[1] * p1, m[2] * p0 + m[3] * p1)
+/// `m · (p0, p1)` for a row-major 2×2 matrix, in A.
+fn mv<A: Element>(m: &[f64; 4], p0: A, p1: A) -> (A, A) {
+    let m = m.map(A::from_f64);
+    (
+        m[0].mul(p0).add(m[1].mul(p1)),
+        m[2].mul(p0).add(m[3].mul(p1)),
+    )
 }
 
 /// The kernel's computation on the CPU, step for step in the same arithmetic (f64 whatever
@@ -33,6 +37,18 @@ pub fn emulate_with_peaks<T: Element>(
     channels: usize,
     zi: Option<&[T]>,
 ) -> (Vec<T>, Vec<T>, Vec<BlockedPeaks>) {
+    emulate_in::<T, f64>(t, x, channels, zi)
+}
+
+/// [`emulate_with_peaks`] with the arithmetic in `A` (the kernel's `W`): f64, or the signal's
+/// own f32 for the fast kernel of f32 signals. Carries between chunks are f64 either way.
+pub fn emulate_in<T: Element, A: Element>(
+    t: &SosTables<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+) -> (Vec<T>, Vec<T>, Vec<BlockedPeaks>) {
+    let a = A::from_f64;
     let (v, threads, ns) = (t.config.vpt, t.config.threads, t.sections());
     let warps = threads / 32;
     let chunk = t.config.chunk();
@@ -51,31 +67,32 @@ pub fn emulate_with_peaks<T: Element>(
             })
             .collect();
         for start in (0..n.max(1)).step_by(chunk).take_while(|&s| s < n) {
-            let mut buf: Vec<f64> = (0..chunk)
+            let mut buf: Vec<A> = (0..chunk)
                 .map(|i| {
                     if start + i < n {
-                        x[ch * n + start + i].to_f64()
+                        a(x[ch * n + start + i].to_f64())
                     } else {
-                        0.0
+                        A::ZERO
                     }
                 })
                 .collect();
             let last_chunk = start + chunk >= n;
             for (s, c) in t.coefs.iter().enumerate() {
                 let c = c.map(|x| x.to_f64());
-                let (b0, b1, b2, a1, a2) = (c[0], c[1], c[2], c[4], c[5]);
-                let mut agg = vec![(0.0, 0.0); threads];
+                let (a1, a2) = (c[4], c[5]);
+                let (b0, b1, b2, na1, na2) = (a(c[0]), a(c[1]), a(c[2]), a(-a1), a(-a2));
+                let mut agg = vec![(A::ZERO, A::ZERO); threads];
                 let mut cap = vec![None; threads];
                 for th in 0..threads {
-                    let (mut d0, mut d1) = (0.0f64, 0.0f64);
+                    let (mut d0, mut d1) = (A::ZERO, A::ZERO);
                     for i in 0..v {
                         let pos = th * v + i;
                         let u = buf[pos];
-                        let yv = b0 * u + d0;
-                        d0 = b1 * u - a1 * yv + d1;
-                        d1 = b2 * u - a2 * yv;
+                        let yv = b0.mul(u).add(d0);
+                        d0 = b1.mul(u).add(na1.mul(yv)).add(d1);
+                        d1 = b2.mul(u).add(na2.mul(yv));
                         buf[pos] = yv;
-                        pk.local = pk.local.max(yv.abs());
+                        pk.local = pk.local.max(yv.to_f64().abs());
                         if last_chunk && start + pos == n - 1 {
                             cap[th] = Some((i, d0, d1));
                         }
@@ -83,7 +100,8 @@ pub fn emulate_with_peaks<T: Element>(
                     agg[th] = (d0, d1);
                     // as the kernel: the end state is a term of every later carry-in
                     let fp = t.f_peak[s];
-                    pk.correction = pk.correction.max(d0.abs() * fp[0] + d1.abs() * fp[1]);
+                    let (e0, e1) = (d0.to_f64().abs(), d1.to_f64().abs());
+                    pk.correction = pk.correction.max(e0 * fp[0] + e1 * fp[1]);
                 }
                 // warp scans
                 let mut incl = agg.clone();
@@ -95,26 +113,26 @@ pub fn emulate_with_peaks<T: Element>(
                             let (p0, p1) = prev[w * 32 + lane - d];
                             let (q0, q1) = mv(&t.warp_merge[s][k], p0, p1);
                             let (a0, a1) = prev[w * 32 + lane];
-                            incl[w * 32 + lane] = (a0 + q0, a1 + q1);
+                            incl[w * 32 + lane] = (a0.add(q0), a1.add(q1));
                         }
                     }
                 }
                 // block scan over warps
-                let mut wsum: Vec<(f64, f64)> = (0..warps).map(|w| incl[w * 32 + 31]).collect();
+                let mut wsum: Vec<(A, A)> = (0..warps).map(|w| incl[w * 32 + 31]).collect();
                 for k in 0..scan_steps(warps) {
                     let d = 1 << k;
                     let prev = wsum.clone();
                     for w in d..warps {
                         let (q0, q1) = mv(&t.block_merge[s][k], prev[w - d].0, prev[w - d].1);
-                        wsum[w] = (prev[w].0 + q0, prev[w].1 + q1);
+                        wsum[w] = (prev[w].0.add(q0), prev[w].1.add(q1));
                     }
                 }
                 let (cin0, cin1) = carry[s];
                 let pc = &t.chunk_pow[(s * 33 + 1) * 4..(s * 33 + 2) * 4];
                 let g = wsum[warps - 1];
                 carry[s] = (
-                    g.0 + pc[0] * cin0 + pc[1] * cin1,
-                    g.1 + pc[2] * cin0 + pc[3] * cin1,
+                    g.0.to_f64() + pc[0] * cin0 + pc[1] * cin1,
+                    g.1.to_f64() + pc[2] * cin0 + pc[3] * cin1,
                 );
                 for th in 0..threads {
                     let (w, lane) = (th / 32, th % 32);
@@ -122,21 +140,29 @@ pub fn emulate_with_peaks<T: Element>(
                     let mut t0 = wp[0] * cin0 + wp[1] * cin1;
                     let mut t1 = wp[2] * cin0 + wp[3] * cin1;
                     if w > 0 {
-                        t0 += wsum[w - 1].0;
-                        t1 += wsum[w - 1].1;
+                        t0 += wsum[w - 1].0.to_f64();
+                        t1 += wsum[w - 1].1.to_f64();
                     }
-                    let (e0, e1) = if lane == 0 { (0.0, 0.0) } else { incl[th - 1] };
+                    let (e0, e1) = if lane == 0 {
+                        (A::ZERO, A::ZERO)
+                    } else {
+                        incl[th - 1]
+                    };
                     let lp = &t.lane_pow[(s * 32 + lane) * 4..(s * 32 + lane + 1) * 4];
-                    let c0 = e0 + lp[0] * t0 + lp[1] * t1;
-                    let c1 = e1 + lp[2] * t0 + lp[3] * t1;
+                    let (t0, t1) = (a(t0), a(t1));
+                    let c0 = e0.add(a(lp[0]).mul(t0)).add(a(lp[1]).mul(t1));
+                    let c1 = e1.add(a(lp[2]).mul(t0)).add(a(lp[3]).mul(t1));
                     let fp = t.f_peak[s];
-                    pk.correction = pk.correction.max(c0.abs() * fp[0] + c1.abs() * fp[1]);
+                    let (m0, m1) = (c0.to_f64().abs(), c1.to_f64().abs());
+                    pk.correction = pk.correction.max(m0 * fp[0] + m1 * fp[1]);
                     for i in 0..v {
                         let pos = th * v + i;
-                        buf[pos] += t.f[s][0][i] * c0 + t.f[s][1][i] * c1;
+                        let f = (a(t.f[s][0][i]), a(t.f[s][1][i]));
+                        buf[pos] = buf[pos].add(f.0.mul(c0).add(f.1.mul(c1)));
                     }
                     if let Some((at, z0, z1)) = cap[th] {
-                        let (mut q0, mut q1) = (c0, c1);
+                        let (z0, z1) = (z0.to_f64(), z1.to_f64());
+                        let (mut q0, mut q1) = (c0.to_f64(), c1.to_f64());
                         for _ in 0..=at {
                             let yv = q0;
                             q0 = -a1 * yv + q1;
@@ -148,8 +174,8 @@ pub fn emulate_with_peaks<T: Element>(
                 }
             }
             for i in 0..chunk.min(n - start) {
-                pk.output = pk.output.max(buf[i].abs());
-                y[ch * n + start + i] = T::from_f64(buf[i]);
+                pk.output = pk.output.max(buf[i].to_f64().abs());
+                y[ch * n + start + i] = T::from_f64(buf[i].to_f64());
             }
         }
         if n == 0 {
@@ -175,6 +201,7 @@ mod tests {
         force_look_back: false,
         min_blocks: 0,
         chunks_per_block: 1,
+        wide: false,
     };
 
     #[test]
