@@ -12,6 +12,8 @@
 //! - [`eval`]: a catalog function's element-wise kernel, run on the GPU.
 //! - [`transform`]: Algorithm 1, from a kernel's CUDA source to its λ-partitioned twin.
 //! - [`search`]: SMP, HEU and OMG searches for λ under a QoS ratio, on any T(λ)/E(λ).
+//! - [`noise`]: repeated timings until two candidates' confidence intervals separate.
+//! - [`sites`]: per-call-site forms (accurate, SFU, FMA polynomial), λs and range guards.
 //! - [`apps`] and [`tune`]: the app suite and the λ search on the GPU for one of its apps.
 //! - [`cpu`]: fast f32 exp / log / sin / cos on the CPU, with a λ-like chunk split.
 //! - [`numeric`]: f16/bf16 conversions, random inputs and error statistics against f64.
@@ -57,9 +59,11 @@ pub mod dev;
 mod error;
 pub mod eval;
 mod lex;
+pub mod noise;
 pub mod numeric;
 mod precision;
 pub mod search;
+pub mod sites;
 pub mod transform;
 pub mod tune;
 
