@@ -15,6 +15,7 @@
 //! - [`noise`]: repeated timings until two candidates' confidence intervals separate.
 //! - [`sites`]: per-call-site forms (accurate, SFU, FMA polynomial), λs and range guards.
 //! - [`apps`] and [`tune`]: the app suite and the λ search on the GPU for one of its apps.
+//! - [`user`]: tuning a user's own kernel on their data against their metric.
 //! - [`cpu`]: fast f32 exp / log / sin / cos on the CPU, with a λ-like chunk split.
 //! - [`numeric`]: f16/bf16 conversions, random inputs and error statistics against f64.
 //! - [`checks`]: the GPU self-checks `sigpu check` runs.
@@ -66,5 +67,6 @@ pub mod search;
 pub mod sites;
 pub mod transform;
 pub mod tune;
+pub mod user;
 
 pub use error::{ApproxError, Result};

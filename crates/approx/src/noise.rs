@@ -161,8 +161,7 @@ pub fn compare<T: Timer>(
         }
         let scale = ea.mean.abs().max(eb.mean.abs());
         let tight = ea.half_width.max(eb.half_width) <= c.tolerance * scale;
-        if (tight && (ea.mean - eb.mean).abs() <= c.tolerance * scale) || rounds >= c.max_rounds
-        {
+        if (tight && (ea.mean - eb.mean).abs() <= c.tolerance * scale) || rounds >= c.max_rounds {
             return Ok(done(Verdict::Equal));
         }
     }
@@ -226,8 +225,7 @@ pub fn heu_vs_omg<T: Timer>(
     } else {
         Some(compare(timer, heu, omg, c)?)
     };
-    let agree =
-        heu.abs_diff(omg) <= 1 || comparison.is_some_and(|c| c.verdict != Verdict::Slower);
+    let agree = heu.abs_diff(omg) <= 1 || comparison.is_some_and(|c| c.verdict != Verdict::Slower);
     Ok(HeuVsOmg {
         heu,
         omg,
@@ -242,7 +240,10 @@ mod tests {
     use std::convert::Infallible;
 
     /// A fake timer: candidate λ takes `mean(λ)` ms with deterministic ±`noise` jitter.
-    fn fake(mean: impl Fn(u32) -> f64, noise: f64) -> impl FnMut(u32, usize) -> Result<Vec<f64>, Infallible> {
+    fn fake(
+        mean: impl Fn(u32) -> f64,
+        noise: f64,
+    ) -> impl FnMut(u32, usize) -> Result<Vec<f64>, Infallible> {
         let mut k = 0u32;
         move |l, runs| {
             Ok((0..runs)
@@ -307,6 +308,9 @@ mod tests {
         let r = heu_vs_omg(&mut step, 5, 9, &c).unwrap();
         assert!(!r.agree, "{r:?}");
         assert!(heu_vs_omg(&mut step, 8, 9, &c).unwrap().agree);
-        assert!(heu_vs_omg(&mut step, 9, 9, &c).unwrap().comparison.is_none());
+        assert!(heu_vs_omg(&mut step, 9, 9, &c)
+            .unwrap()
+            .comparison
+            .is_none());
     }
 }

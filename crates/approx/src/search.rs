@@ -188,9 +188,7 @@ pub fn search_within<V: Evaluator>(
         Bound::Ratio(r) => {
             check_ratio(r).map_err(|_| SearchError::Ratio(r))?;
         }
-        Bound::Absolute(b) if !(b.is_finite() && b >= 0.0) => {
-            return Err(SearchError::Absolute(b))
-        }
+        Bound::Absolute(b) if !(b.is_finite() && b >= 0.0) => return Err(SearchError::Absolute(b)),
         Bound::Absolute(_) => {}
     }
     if max_lambda == 0 {
@@ -407,7 +405,12 @@ mod tests {
             assert_eq!(o.bound, 2.05e-5);
         }
         for bad in [-1.0, f64::NAN, f64::INFINITY] {
-            let r = search_within(Method::Heu, &mut FnEvaluator(curve(0.5, e)), 64, Bound::Absolute(bad));
+            let r = search_within(
+                Method::Heu,
+                &mut FnEvaluator(curve(0.5, e)),
+                64,
+                Bound::Absolute(bad),
+            );
             assert!(r.unwrap_err().to_string().contains(">= 0"));
         }
     }

@@ -25,11 +25,11 @@
 //! [`transform`]: crate::transform::transform
 
 use crate::catalog::{self, Range};
+use crate::transform::TransformError;
 use crate::transform::{
     approximate_divisions, hoist_shared, kernel_body_span, rename_calls, sfu_name, transform,
     unaligned_barriers, Transformed,
 };
-use crate::transform::TransformError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -240,7 +240,11 @@ impl Plan {
     }
 
     /// The body of one warp group: sites approximated where `on(k)` says.
-    fn group_body(&self, s: &Setting, on: impl Fn(usize) -> bool) -> Result<String, TransformError> {
+    fn group_body(
+        &self,
+        s: &Setting,
+        on: impl Fn(usize) -> bool,
+    ) -> Result<String, TransformError> {
         let mut k = 0;
         let copied = &self.transformed.device_functions;
         let text = rename_calls(&self.shared_free, |name| {
@@ -308,7 +312,10 @@ impl Plan {
                     // Warps below `cut` and at or above the previous cut.
                     let w = cut - 1;
                     let b = self.group_body(setting, |k| setting.approximated(k, w))?;
-                    code += &format!("if (sg_warp < {cut}u) {{{}}} else ", unaligned_barriers(&b)?);
+                    code += &format!(
+                        "if (sg_warp < {cut}u) {{{}}} else ",
+                        unaligned_barriers(&b)?
+                    );
                 }
                 code += &format!("{{{}}}\n", unaligned_barriers(&self.shared_free)?);
                 code
@@ -397,7 +404,8 @@ fn guard(key: &str, float: bool) -> String {
 /// Guarded SFU forms (`sg_grd_*`) and FMA polynomial forms (`sg_poly_*`), with the same
 /// overload sets as the SFU forms of [`crate::transform::prelude`].
 pub fn forms_prelude() -> String {
-    let mut p = String::from("// ---- sigpu-approx: guarded and polynomial forms (generated) ----\n");
+    let mut p =
+        String::from("// ---- sigpu-approx: guarded and polynomial forms (generated) ----\n");
     for (std, f32key, f64key) in [
         ("exp", "exp_f32", None),
         ("log", "log_f32", None),
@@ -542,7 +550,9 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
 
     fn kernel_text(src: &str) -> &str {
         let at = src.rfind("extern \"C\" __global__ void k(").unwrap();
-        let end = src[at..].find("// ---- generated").map_or(src.len(), |e| at + e);
+        let end = src[at..]
+            .find("// ---- generated")
+            .map_or(src.len(), |e| at + e);
         &src[at..end]
     }
 
@@ -551,9 +561,18 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
         let p = Plan::new(GELU_LL, "k").unwrap();
         let mut s = Setting::accurate(p.sites.len(), true);
         assert!(kernel_text(&p.source(&s, 8).unwrap()).contains("float a = expf(-x[i]);"));
-        s.choices[0] = Choice { form: Form::Sfu, lambda: 8 };
-        s.choices[2] = Choice { form: Form::Poly, lambda: 3 };
-        s.choices[4] = Choice { form: Form::Sfu, lambda: 8 };
+        s.choices[0] = Choice {
+            form: Form::Sfu,
+            lambda: 8,
+        };
+        s.choices[2] = Choice {
+            form: Form::Poly,
+            lambda: 3,
+        };
+        s.choices[4] = Choice {
+            form: Form::Sfu,
+            lambda: 8,
+        };
         let src = p.source(&s, 8).unwrap();
         let k = kernel_text(&src);
         // Two groups: warps 0..3 (exp guarded, sin poly, division), 3..8 (exp, division), rest.
@@ -571,8 +590,14 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
         let k2 = p.source(&u, 8).unwrap();
         let k2 = kernel_text(&k2);
         assert!(!k2.contains("sg_warp"), "{k2}");
-        assert!(k2.contains("sg_sfu_expf(-x[i])") && k2.contains("sq_sg_sfu("), "{k2}");
-        assert!(k2.contains("__syncthreads()"), "one body keeps the aligned barrier: {k2}");
+        assert!(
+            k2.contains("sg_sfu_expf(-x[i])") && k2.contains("sq_sg_sfu("),
+            "{k2}"
+        );
+        assert!(
+            k2.contains("__syncthreads()"),
+            "one body keeps the aligned barrier: {k2}"
+        );
         assert!(p.source(&Setting::accurate(2, true), 8).is_err());
     }
 
@@ -580,7 +605,10 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
     fn guards_follow_the_documented_domains() {
         let f = forms_prelude();
         assert!(f.contains("sg_grd_sinf(float x) { return (x >= -3.141592653589793e0f && x <= 3.141592653589793e0f) ? sg_sfu_sinf(x) : sinf(x); }"), "{f}");
-        assert!(f.contains("sg_grd_expf(float x) { return (x >= -1e1f && x <= 1e1f)"), "{f}");
+        assert!(
+            f.contains("sg_grd_expf(float x) { return (x >= -1e1f && x <= 1e1f)"),
+            "{f}"
+        );
         assert!(f.contains("sg_poly_logf"));
     }
 }
