@@ -42,9 +42,11 @@ impl std::str::FromStr for UserMetric {
             "psnr" => UserMetric::Psnr,
             _ => match s.strip_prefix("cmd:") {
                 Some(c) if !c.trim().is_empty() => UserMetric::Cmd(c.to_owned()),
-                _ => return Err(ApproxError::Metric(format!(
+                _ => {
+                    return Err(ApproxError::Metric(format!(
                     "unknown metric {s:?} (expected rel-l2, max-abs, max-ulp, psnr or cmd:COMMAND)"
-                ))),
+                )))
+                }
             },
         })
     }
