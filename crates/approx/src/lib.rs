@@ -16,6 +16,7 @@
 //! - [`sites`]: per-call-site forms (accurate, SFU, FMA polynomial), λs and range guards.
 //! - [`apps`] and [`tune`]: the app suite and the λ search on the GPU for one of its apps.
 //! - [`user`]: tuning a user's own kernel on their data against their metric.
+//! - [`energy`]: joules per run and average watts from NVML's counter.
 //! - [`cpu`]: fast f32 exp / log / sin / cos on the CPU, with a λ-like chunk split.
 //! - [`numeric`]: f16/bf16 conversions, random inputs and error statistics against f64.
 //! - [`checks`]: the GPU self-checks `sigpu check` runs.
@@ -57,6 +58,7 @@ pub mod catalog;
 pub mod checks;
 pub mod cpu;
 pub mod dev;
+pub mod energy;
 mod error;
 pub mod eval;
 mod lex;

@@ -167,6 +167,17 @@ pub fn compare<T: Timer>(
     }
 }
 
+/// One challenge of [`omg_at_confidence`]: a point against the pick so far.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Challenge {
+    /// The challenger's λ.
+    pub challenger: u32,
+    /// The pick it was compared with.
+    pub holder: u32,
+    /// Challenger against holder.
+    pub comparison: Comparison,
+}
+
 /// The OMG oracle's pick at equal confidence: among the `feasible` (λ, time) points, start
 /// from the fastest by its single measurement and challenge it with every other point within
 /// `window` (relative) of it; a challenger that is faster at confidence takes its place, one
@@ -177,7 +188,7 @@ pub fn omg_at_confidence<T: Timer>(
     feasible: &[(u32, f64)],
     window: f64,
     c: &Confidence,
-) -> Result<(u32, Vec<(u32, u32, Comparison)>), T::Error> {
+) -> Result<(u32, Vec<Challenge>), T::Error> {
     let mut sorted = feasible.to_vec();
     sorted.sort_by(|x, y| x.1.total_cmp(&y.1));
     let Some(&(mut best, t0)) = sorted.first() else {
@@ -189,7 +200,11 @@ pub fn omg_at_confidence<T: Timer>(
             break;
         }
         let cmp = compare(timer, l, best, c)?;
-        log.push((l, best, cmp));
+        log.push(Challenge {
+            challenger: l,
+            holder: best,
+            comparison: cmp,
+        });
         match cmp.verdict {
             Verdict::Faster => best = l,
             Verdict::Equal if l > best => best = l,

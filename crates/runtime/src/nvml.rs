@@ -65,13 +65,6 @@ impl std::fmt::Debug for EnergyCounter {
     }
 }
 
-impl NvmlError {
-    /// An error with this reason (a caller that did not measure says why).
-    pub fn from_reason(reason: impl Into<String>) -> NvmlError {
-        NvmlError(reason.into())
-    }
-}
-
 fn symbol<T: Copy>(lib: &libloading::Library, name: &str) -> Result<T, NvmlError> {
     // SAFETY: each symbol is looked up with the C signature NVML's header declares for it.
     unsafe { lib.get::<T>(name.as_bytes()) }

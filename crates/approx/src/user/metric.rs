@@ -151,9 +151,8 @@ impl UserMetric {
         for (g, r) in got.iter().zip(reference) {
             for i in 0..g.len() {
                 let (a, b) = (g.get(i), r.get(i));
-                let d = if a.is_nan() && b.is_nan() {
-                    0.0
-                } else if a == b {
+                // NaN in both, or equal values (infinities included), is no error.
+                let d = if (a.is_nan() && b.is_nan()) || a == b {
                     0.0
                 } else {
                     let d = (a - b).abs();

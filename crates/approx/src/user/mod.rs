@@ -18,8 +18,9 @@ pub mod metric;
 mod report;
 mod session;
 
+pub use crate::energy::Energy;
 pub use report::{Holdout, Row, UserReport};
-pub use session::{Energy, LaunchShape};
+pub use session::LaunchShape;
 
 use crate::error::{ApproxError, Result};
 use crate::noise::{self, Confidence};
@@ -30,7 +31,6 @@ use greedy::{greedy, Measured, SettingEvaluator};
 use metric::{Qos, UserMetric};
 use session::{Runner, Session};
 use sigpu_runtime::cuda::{Gpu, Kernel};
-use sigpu_runtime::nvml::EnergyCounter;
 
 /// What to tune and how.
 #[derive(Clone, Debug)]
@@ -235,11 +235,9 @@ pub fn tune(
     progress(&format!("{}: measuring the chosen source", kernel.kernel));
     let (tuned, tuned_source) = s.kernel_for(&chosen)?;
     let counter = if opts.energy_seconds > 0.0 {
-        EnergyCounter::open(gpu.ordinal() as u32)
+        crate::energy::counter(gpu)
     } else {
-        Err(sigpu_runtime::nvml::NvmlError::from_reason(
-            "not measured (--energy 0)",
-        ))
+        Err("energy not measured (energy seconds 0)".to_owned())
     };
     let t0 = curve[0].time;
     let mut rows = Vec::new();
@@ -311,7 +309,7 @@ pub fn tune(
         rows,
         energy: match &counter {
             Ok(c) => format!("NVML energy counter of {}", c.name()),
-            Err(e) => e.to_string(),
+            Err(e) => e.clone(),
         },
         holdout,
         tuned_source,

@@ -2,7 +2,7 @@
 
 use super::greedy::GreedyOutcome;
 use super::metric::Qos;
-use super::session::Energy;
+use crate::energy::Energy;
 use crate::noise::HeuVsOmg;
 use crate::search::{Outcome, Point};
 use crate::sites::{Setting, Site};

@@ -8,12 +8,12 @@
 
 use super::args::{Dtype, HostArg, HostArray, ScalarArg};
 use super::metric::UserMetric;
+use crate::energy::Energy;
 use crate::error::{ApproxError, Result};
 use crate::sites::{Plan, Setting};
 use serde::Serialize;
 use sigpu_runtime::cuda::{time_gpu, DeviceBuffer, Gpu, Kernel, KernelSource, LaunchConfig};
 use sigpu_runtime::nvml::EnergyCounter;
-use std::time::Instant;
 
 /// Where and how a user kernel is launched.
 #[derive(Clone, Debug, Serialize)]
@@ -169,7 +169,7 @@ impl Runner {
         Ok(time_gpu(&gpu, 1, runs, || self.launch(k, lambda))?.samples_ms)
     }
 
-    /// Energy of `k`: the NVML counter around back-to-back runs for at least `seconds`.
+    /// Energy of `k` over at least `seconds` of back-to-back runs.
     pub(super) fn energy(
         &mut self,
         counter: &EnergyCounter,
@@ -178,45 +178,11 @@ impl Runner {
         run_ms: f64,
         seconds: f64,
     ) -> Result<Energy> {
-        let batch = (10.0 / run_ms.max(1e-4)).ceil().clamp(1.0, 100_000.0) as usize;
-        self.gpu.synchronize()?;
-        let e0 = counter
-            .millijoules()
-            .map_err(|e| ApproxError::User(e.to_string()))?;
-        let t0 = Instant::now();
-        let mut runs = 0;
-        while t0.elapsed().as_secs_f64() < seconds {
-            for _ in 0..batch {
-                self.launch(k, lambda)?;
-            }
-            runs += batch;
-            self.gpu.synchronize()?;
-        }
-        let secs = t0.elapsed().as_secs_f64();
-        let e1 = counter
-            .millijoules()
-            .map_err(|e| ApproxError::User(e.to_string()))?;
-        let joules = e1.saturating_sub(e0) as f64 / 1000.0;
-        Ok(Energy {
-            joules_per_run: joules / runs as f64,
-            watts: joules / secs,
-            runs,
-            seconds: secs,
+        let gpu = self.gpu.clone();
+        crate::energy::measure(&gpu, counter, run_ms, seconds, || {
+            Ok(self.launch(k, lambda)?)
         })
     }
-}
-
-/// Energy of a kernel variant, from NVML's counter.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Energy {
-    /// Joules per run.
-    pub joules_per_run: f64,
-    /// Average board power over the measured stretch, watts.
-    pub watts: f64,
-    /// Runs in the stretch.
-    pub runs: usize,
-    /// Its length, seconds.
-    pub seconds: f64,
 }
 
 /// The kernel's compiled variants and its accurate outputs.

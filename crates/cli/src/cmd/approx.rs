@@ -27,7 +27,7 @@ pub enum ApproxCommand {
     Bench(BenchArgs),
     /// Search λ for an app (or all) under a QoS ratio, or tune your own kernel (--source) on
     /// your data against your metric: time / error / energy table and the tuned source.
-    Tune(TuneArgs),
+    Tune(Box<TuneArgs>),
     /// Write the λ-partitioned version of a kernel in a CUDA file (Algorithm 1 of Li et al.'s SFU-approximation paper).
     Transform(TransformArgs),
 }
