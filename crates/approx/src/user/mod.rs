@@ -24,7 +24,7 @@ pub use session::LaunchShape;
 
 use crate::error::{ApproxError, Result};
 use crate::noise::{self, Confidence};
-use crate::search::{self, check_ratio, Bound, FnEvaluator, Method, Outcome, Point};
+use crate::search::{self, check_ratio, Bound, FnEvaluator, Method, Point};
 use crate::sites::Setting;
 use args::HostArg;
 use greedy::{greedy, Measured, SettingEvaluator};
@@ -314,19 +314,4 @@ pub fn tune(
         holdout,
         tuned_source,
     })
-}
-
-/// Searches that replayed one curve, with their picks' metric values.
-pub fn pick_values(searches: &[Outcome], metric: &UserMetric) -> Vec<(String, u32, f64, f64)> {
-    searches
-        .iter()
-        .map(|o| {
-            (
-                o.method.to_string(),
-                o.lambda,
-                o.speedup,
-                metric.value(o.error),
-            )
-        })
-        .collect()
 }
