@@ -19,7 +19,7 @@ pub struct Row {
     pub setting: String,
     /// Median time, milliseconds.
     pub time_ms: f64,
-    /// The accurate kernel's time (λ = 0 of the curve) over this one's.
+    /// The accurate kernel's time (as written) over this one's.
     pub speedup: f64,
     /// The metric's value against the accurate outputs.
     pub error: f64,
