@@ -601,6 +601,31 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
         assert!(p.source(&Setting::accurate(2, true), 8).is_err());
     }
 
+    /// Every truncation and every one-character deletion of a source gives a plan and
+    /// sources, or an error: never a panic.
+    #[test]
+    fn mangled_sources_never_panic() {
+        let src = GELU_LL;
+        let cuts = (0..=src.len()).filter(|&i| src.is_char_boundary(i));
+        let prefixes = cuts.clone().map(|i| src[..i].to_owned());
+        let holes = cuts
+            .filter(|&i| i < src.len())
+            .map(|i| format!("{}{}", &src[..i], &src[i + 1..]));
+        for text in prefixes.chain(holes) {
+            let r = std::panic::catch_unwind(|| {
+                if let Ok(p) = Plan::new(&text, "k") {
+                    let n = p.sites.len();
+                    let mut s = Setting::uniform(n, 3, true);
+                    if let Some(c) = s.choices.first_mut() {
+                        c.form = *p.sites[0].forms.last().unwrap();
+                    }
+                    let _ = p.source(&s, 8);
+                }
+            });
+            assert!(r.is_ok(), "panicked on:\n{text}");
+        }
+    }
+
     #[test]
     fn guards_follow_the_documented_domains() {
         let f = forms_prelude();
