@@ -111,6 +111,8 @@ def _host(x: Any, where: str) -> np.ndarray:
     elif mod.startswith("cupy"):
         x = x.get()
     arr = np.asarray(x)
+    if arr.dtype.kind == "O":
+        raise TypeError(f"{where}: {type(x).__name__} is not an array, Out, int, float or numpy scalar")
     if arr.dtype.kind not in "fiu" or arr.ndim == 0:
         raise TypeError(f"{where}: expected a float32, float64, int32 or uint32 array, not {arr.dtype} with shape {arr.shape}")
     return arr
