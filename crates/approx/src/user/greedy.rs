@@ -1,16 +1,19 @@
-//! The per-call-site search: each site's best form by measured sensitivity, then sites added
-//! greedily, least sensitive first, each at the largest λ the bound still allows.
+//! The per-call-site search: each site's forms measured alone, then two greedy walks, and the
+//! faster setting of the two that keeps the bound.
 //!
-//! 1. Measure the accurate kernel (T₀).
-//! 2. For every site and every approximate form it has: that site alone in that form on every
-//!    warp. Its *sensitivity* is loss / (T₀ − T): error bought per millisecond saved. The site
-//!    keeps its least sensitive form that saves time; a site whose forms save nothing stays
-//!    accurate.
-//! 3. In order of sensitivity, add each site to the setting at full λ; if the loss then breaks
-//!    the bound, bisect its λ (the loss grows with λ) for the largest that keeps it. A site is
-//!    kept only if the setting gets faster.
+//! 1. Measure the accurate kernel (T₀) and every site alone on every warp in each approximate
+//!    form. A form's *sensitivity* is loss / (T₀ − T): error bought per millisecond saved
+//!    (infinite when it saves nothing alone).
+//! 2. Bottom-up: sites in order of their least sensitive form; each is tried at full λ in its
+//!    forms, fastest alone first, and kept in the first that keeps the bound and makes the
+//!    setting faster; when none is kept and the fastest form broke the bound, its λ is
+//!    bisected (the loss grows with λ) for the largest that keeps it.
+//! 3. Top-down: every site in its fastest form on every warp; while the bound is broken, the
+//!    site with the largest loss alone gets the largest λ that keeps the bound (bisection), or
+//!    none. This finds what sites alone do not show: on the H200 the two `cosf` calls of a
+//!    log-likelihood kernel are each slower alone on the SFU but faster together.
 //!
-//! Measurements: 1 + Σ forms + about log₂(warps) per site that needs a λ.
+//! Measurements: 1 + Σ forms, then about one per form plus log₂(warps) per bisection, per walk.
 
 use crate::sites::{Choice, Form, Setting, Site};
 use serde::Serialize;
@@ -60,6 +63,49 @@ pub struct GreedyOutcome {
     pub runs: usize,
 }
 
+/// Counts measurements.
+struct Counted<'v, V> {
+    ev: &'v mut V,
+    runs: usize,
+}
+
+impl<V: SettingEvaluator> Counted<'_, V> {
+    fn measure(&mut self, s: &Setting) -> Result<Measured, V::Error> {
+        self.runs += 1;
+        self.ev.measure(s)
+    }
+
+    /// The largest λ in 1..warps at which site `k` in `form` keeps `bound` on top of
+    /// `setting`, with its measurement.
+    fn bisect(
+        &mut self,
+        setting: &Setting,
+        (k, form): (usize, Form),
+        warps: u32,
+        bound: f64,
+    ) -> Result<Option<(Setting, Measured)>, V::Error> {
+        let (mut lo, mut hi, mut best) = (0u32, warps, None);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            let s = with(setting, k, form, mid);
+            let m = self.measure(&s)?;
+            if m.loss <= bound {
+                lo = mid;
+                best = Some((s, m));
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(best)
+    }
+}
+
+fn with(setting: &Setting, k: usize, form: Form, lambda: u32) -> Setting {
+    let mut s = setting.clone();
+    s.choices[k] = Choice { form, lambda };
+    s
+}
+
 /// Runs the per-site search over `sites` (warps per block `warps`) under loss ≤ `bound`.
 pub fn greedy<V: SettingEvaluator>(
     ev: &mut V,
@@ -68,23 +114,13 @@ pub fn greedy<V: SettingEvaluator>(
     bound: f64,
     guards: bool,
 ) -> Result<GreedyOutcome, V::Error> {
-    let n = sites.len();
-    let mut runs = 0;
-    let mut measure = |ev: &mut V, s: &Setting| {
-        runs += 1;
-        ev.measure(s)
-    };
-    let acc = Setting::accurate(n, guards);
-    let base = measure(ev, &acc)?;
+    let mut c = Counted { ev, runs: 0 };
+    let acc = Setting::accurate(sites.len(), guards);
+    let base = c.measure(&acc)?;
     let mut sensitivities = Vec::new();
     for site in sites {
         for &form in site.forms.iter().filter(|&&f| f != Form::Accurate) {
-            let mut s = acc.clone();
-            s.choices[site.index] = Choice {
-                form,
-                lambda: warps,
-            };
-            let m = measure(ev, &s)?;
+            let m = c.measure(&with(&acc, site.index, form, warps))?;
             let saved = base.time - m.time;
             sensitivities.push(Sensitivity {
                 site: site.index,
@@ -98,64 +134,91 @@ pub fn greedy<V: SettingEvaluator>(
             });
         }
     }
-    // Each site's least sensitive form that saves time, the sites in that order.
-    let mut order: Vec<&Sensitivity> = Vec::new();
-    for site in sites {
-        let best = sensitivities
+    let solo = |k: usize| -> Vec<&Sensitivity> {
+        let mut v: Vec<&Sensitivity> = sensitivities.iter().filter(|x| x.site == k).collect();
+        v.sort_by(|a, b| a.measured.time.total_cmp(&b.measured.time));
+        v
+    };
+    // Sites by their least sensitive form (ties, e.g. all infinite, by the smaller loss).
+    let key = |k: usize| {
+        let v = solo(k);
+        let per_ms = v.iter().map(|x| x.per_ms).fold(f64::INFINITY, f64::min);
+        let loss = v
             .iter()
-            .filter(|x| x.site == site.index && x.per_ms.is_finite())
-            .min_by(|a, b| {
-                a.per_ms
-                    .total_cmp(&b.per_ms)
-                    .then(a.measured.time.total_cmp(&b.measured.time))
-            });
-        order.extend(best);
-    }
-    order.sort_by(|a, b| a.per_ms.total_cmp(&b.per_ms));
-    let (mut setting, mut cur) = (acc, base);
-    for cand in order {
-        let at = |lambda| {
-            let mut s = setting.clone();
-            s.choices[cand.site] = Choice {
-                form: cand.form,
-                lambda,
-            };
-            s
-        };
-        let full = at(warps);
-        let m = measure(ev, &full)?;
-        let (s, m) = if m.loss <= bound {
-            (full, m)
-        } else {
-            // Largest λ in 1..warps keeping the bound (λ = 0 is the current setting).
-            let (mut lo, mut hi, mut best) = (0u32, warps, None);
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                let s = at(mid);
-                let m = measure(ev, &s)?;
-                if m.loss <= bound {
-                    lo = mid;
-                    best = Some((s, m));
-                } else {
-                    hi = mid;
+            .map(|x| x.measured.loss)
+            .fold(f64::INFINITY, f64::min);
+        (per_ms, loss)
+    };
+    let mut order: Vec<usize> = sites.iter().map(|s| s.index).collect();
+    order.sort_by(|&a, &b| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    });
+    // Bottom-up.
+    let (mut up, mut up_m) = (acc.clone(), base);
+    for &k in &order {
+        let forms = solo(k);
+        let mut kept = false;
+        let mut fastest_breaks = false;
+        for (i, x) in forms.iter().enumerate() {
+            let s = with(&up, k, x.form, warps);
+            let m = c.measure(&s)?;
+            fastest_breaks |= i == 0 && m.loss > bound;
+            if m.loss <= bound && m.time < up_m.time {
+                (up, up_m, kept) = (s, m, true);
+                break;
+            }
+        }
+        if !kept && fastest_breaks {
+            if let Some(x) = forms.first() {
+                if let Some((s, m)) = c.bisect(&up, (k, x.form), warps, bound)? {
+                    if m.time < up_m.time {
+                        (up, up_m) = (s, m);
+                    }
                 }
             }
-            match best {
-                Some(b) => b,
-                None => continue,
-            }
-        };
-        if m.time < cur.time {
-            setting = s;
-            cur = m;
         }
     }
+    // Top-down.
+    let mut down = acc.clone();
+    for site in sites {
+        if let Some(x) = solo(site.index).first() {
+            down = with(&down, site.index, x.form, warps);
+        }
+    }
+    let mut down_m = c.measure(&down)?;
+    let mut by_loss: Vec<usize> = sites.iter().map(|s| s.index).collect();
+    by_loss.sort_by(|&a, &b| {
+        let l = |k| solo(k).first().map_or(0.0, |x| x.measured.loss);
+        l(b).total_cmp(&l(a))
+    });
+    for &k in &by_loss {
+        if down_m.loss <= bound {
+            break;
+        }
+        let form = down.choices[k].form;
+        if form == Form::Accurate {
+            continue;
+        }
+        match c.bisect(&down, (k, form), warps, bound)? {
+            Some((s, m)) => (down, down_m) = (s, m),
+            None => {
+                down = with(&down, k, Form::Accurate, 0);
+                down_m = c.measure(&down)?;
+            }
+        }
+    }
+    let (setting, measured) = if down_m.loss <= bound && down_m.time < up_m.time {
+        (down, down_m)
+    } else {
+        (up, up_m)
+    };
     Ok(GreedyOutcome {
         setting,
-        measured: cur,
+        measured,
         base,
         sensitivities,
-        runs,
+        runs: c.runs,
     })
 }
 
@@ -253,7 +316,36 @@ mod tests {
             .map(|m| m.time)
             .fold(f64::INFINITY, f64::min);
         assert!(o.measured.time < single, "{} vs {single}", o.measured.time);
-        assert!(o.runs <= 1 + 6 + 3 + 3, "{} runs", o.runs);
+        // 7 alone; bottom-up 1 + 2 + (2 + 3 bisecting); top-down 1 + (3 + 1) + 3.
+        assert_eq!(o.runs, 7 + 8 + 8, "{} runs", o.runs);
+    }
+
+    /// Two sites that are each slower alone but faster together (as two `cosf` calls were on
+    /// the H200): the top-down walk finds them.
+    #[test]
+    fn sites_faster_only_together_are_found_top_down() {
+        struct Pair;
+        impl SettingEvaluator for Pair {
+            type Error = Infallible;
+            fn measure(&mut self, s: &Setting) -> Result<Measured, Infallible> {
+                let on: Vec<bool> = s
+                    .choices
+                    .iter()
+                    .map(|c| c.form != Form::Accurate && c.lambda > 0)
+                    .collect();
+                let time = 10.0 + 0.2 * on.iter().filter(|&&b| b).count() as f64
+                    - if on.iter().all(|&b| b) { 4.0 } else { 0.0 };
+                Ok(Measured { time, loss: 1e-9 })
+            }
+        }
+        let sites = [site(0, "cosf", false), site(1, "cosf", false)];
+        let o = greedy(&mut Pair, &sites, 8, 1e-6, true).unwrap();
+        assert!((o.measured.time - 6.4).abs() < 1e-12, "{o:?}");
+        assert!(o
+            .setting
+            .choices
+            .iter()
+            .all(|c| c.form == Form::Sfu && c.lambda == 8));
     }
 
     #[test]
