@@ -7,12 +7,12 @@
 #
 # Run from the repository root on a GPU machine:
 #   bash bench/approx/tune_user_kernels.sh [OUT_DIR]
-# Environment: SIGPU (the CLI; default target/release/sigpu, built when missing), PYTHON
+# Environment: ROOT (the repository, default the script's), FIX (the fixtures folder), SIGPU (the CLI; default target/release/sigpu, built when missing), PYTHON
 # (default python3; the Python part is skipped with a note when `import sigpu` fails),
 # SUITE=1 also re-measures the catalog (`approx bench`) and the 12 apps (`approx tune --app all
 # --curve`) with energy into OUT_DIR.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "${ROOT:-$(dirname "$0")/../..}"
 OUT=${1:-${OUT:-bench/results/approx-user-kernels}}
 mkdir -p "$OUT"
 SIGPU=${SIGPU:-target/release/sigpu}
@@ -20,7 +20,7 @@ PYTHON=${PYTHON:-python3}
 if [ ! -x "$SIGPU" ]; then
   cargo build --release -p sigpu-cli
 fi
-FIX=crates/approx/tests/fixtures
+FIX=${FIX:-crates/approx/tests/fixtures}
 
 # Inputs (tuning) and held-out inputs (other seeds, wider ranges) as .npy files.
 "$PYTHON" - "$OUT" <<'PY'
@@ -28,7 +28,7 @@ import sys, numpy as np
 out = sys.argv[1]
 def save(name, a): np.save(f"{out}/{name}.npy", np.ascontiguousarray(a))
 r, h = np.random.default_rng(1), np.random.default_rng(2)
-n = 1 << 22
+n = 1 << 25
 save("act_x", r.uniform(-8, 8, n).astype(np.float32))
 save("act_x_hold", h.normal(0, 6, n).astype(np.float32))
 rows, cols, d = 1024, 4096, 16
@@ -43,7 +43,7 @@ PY
 # Mixture constants: c = 2π I0(κ).
 C0=$("$PYTHON" -c 'import numpy as np; print(repr(float(2*np.pi*np.i0(4.0))))')
 C1=$("$PYTHON" -c 'import numpy as np; print(repr(float(2*np.pi*np.i0(1.5))))')
-N=$((1 << 22))
+N=$((1 << 25))
 
 run_cli() { # name, json args...
   local name=$1; shift
@@ -60,6 +60,16 @@ run_cli rbf --source $FIX/rbf.cu --kernel rbf_matrix --grid 16,1024 --block 256 
   --holdout-args in:$OUT/rbf_a_hold.npy in:$OUT/rbf_b_hold.npy out:f32:$((1024 * 4096)) i32:1024 i32:4096 i32:16 f32:0.05 \
   --metric "cmd:$PYTHON -c 'import numpy as np,sys; print(float(np.abs(np.load(sys.argv[1]+\"/0.npy\").astype(np.float64)-np.load(sys.argv[2]+\"/0.npy\")).max()))' {ref} {out}" \
   --qos 1e-6
+# Tighter bounds, below the all-SFU kernel's error, where one λ for every site must give up
+# and a choice per call site need not.
+run_cli activation-tight --source $FIX/activation.cu --kernel softplus_gelu --grid $((N / 256)) --block 256 \
+  --args in:$OUT/act_x.npy out:like:$OUT/act_x.npy i32:$N \
+  --holdout-args in:$OUT/act_x_hold.npy out:like:$OUT/act_x_hold.npy i32:$N \
+  --metric rel-l2 --qos 1e-7
+run_cli loglik-tight --source $FIX/loglik.cu --kernel vonmises_loglik --grid $((N / 256)) --block 256 \
+  --args in:$OUT/ll_x.npy out:like:$OUT/ll_x.npy i32:$N f32:0.5 f32:4.0 f32:$C0 f32:-1.0 f32:1.5 f32:$C1 \
+  --holdout-args in:$OUT/ll_x_hold.npy out:like:$OUT/ll_x_hold.npy i32:$N f32:0.5 f32:4.0 f32:$C0 f32:-1.0 f32:1.5 f32:$C1 \
+  --metric rel-l2 --qos 5e-8
 run_cli loglik --source $FIX/loglik.cu --kernel vonmises_loglik --grid $((N / 256)) --block 256 \
   --args in:$OUT/ll_x.npy out:like:$OUT/ll_x.npy i32:$N f32:0.5 f32:4.0 f32:$C0 f32:-1.0 f32:1.5 f32:$C1 \
   --holdout-args in:$OUT/ll_x_hold.npy out:like:$OUT/ll_x_hold.npy i32:$N f32:0.5 f32:4.0 f32:$C0 f32:-1.0 f32:1.5 f32:$C1 \
@@ -73,7 +83,7 @@ from sigpu import approx
 from sigpu.approx import Out
 out, fix, c0, c1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 L = lambda n: np.load(f"{out}/{n}.npy")
-n = 1 << 22
+n = 1 << 25
 runs = {
     "activation": (f"{fix}/activation.cu", "softplus_gelu", lambda x: [x, Out(like=x), n], "act_x", n // 256, 256, "rel-l2", 2e-5),
     "rbf": (f"{fix}/rbf.cu", "rbf_matrix", None, None, (16, 1024), 256, "max-abs", 1e-6),
