@@ -7,7 +7,8 @@
 #
 # Run from the repository root on a GPU machine:
 #   bash bench/approx/tune_user_kernels.sh [OUT_DIR]
-# Environment: ROOT (the repository, default the script's), FIX (the fixtures folder), SIGPU (the CLI; default target/release/sigpu, built when missing), PYTHON
+# Environment: ROOT (the repository, default the script's), FIX (the fixtures folder), LOG2N
+# (elements of the activation and log-likelihood inputs, default 2^25), SIGPU (the CLI; default target/release/sigpu, built when missing), PYTHON
 # (default python3; the Python part is skipped with a note when `import sigpu` fails),
 # SUITE=1 also re-measures the catalog (`approx bench`) and the 12 apps (`approx tune --app all
 # --curve`) with energy into OUT_DIR.
@@ -21,14 +22,15 @@ if [ ! -x "$SIGPU" ]; then
   cargo build --release -p sigpu-cli
 fi
 FIX=${FIX:-crates/approx/tests/fixtures}
+LOG2N=${LOG2N:-25}
 
 # Inputs (tuning) and held-out inputs (other seeds, wider ranges) as .npy files.
-"$PYTHON" - "$OUT" <<'PY'
+"$PYTHON" - "$OUT" "$LOG2N" <<'PY'
 import sys, numpy as np
 out = sys.argv[1]
 def save(name, a): np.save(f"{out}/{name}.npy", np.ascontiguousarray(a))
 r, h = np.random.default_rng(1), np.random.default_rng(2)
-n = 1 << 25
+n = 1 << int(sys.argv[2])
 save("act_x", r.uniform(-8, 8, n).astype(np.float32))
 save("act_x_hold", h.normal(0, 6, n).astype(np.float32))
 rows, cols, d = 1024, 4096, 16
@@ -43,7 +45,7 @@ PY
 # Mixture constants: c = 2π I0(κ).
 C0=$("$PYTHON" -c 'import numpy as np; print(repr(float(2*np.pi*np.i0(4.0))))')
 C1=$("$PYTHON" -c 'import numpy as np; print(repr(float(2*np.pi*np.i0(1.5))))')
-N=$((1 << 25))
+N=$((1 << LOG2N))
 
 run_cli() { # name, json args...
   local name=$1; shift
@@ -77,13 +79,13 @@ run_cli loglik --source $FIX/loglik.cu --kernel vonmises_loglik --grid $((N / 25
 
 echo "== Python"
 if "$PYTHON" -c 'import sigpu.approx as a; a.tune' 2>/dev/null; then
-  "$PYTHON" - "$OUT" "$FIX" "$C0" "$C1" <<'PY'
+  "$PYTHON" - "$OUT" "$FIX" "$C0" "$C1" "$LOG2N" <<'PY'
 import json, sys, numpy as np
 from sigpu import approx
 from sigpu.approx import Out
 out, fix, c0, c1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 L = lambda n: np.load(f"{out}/{n}.npy")
-n = 1 << 25
+n = 1 << int(sys.argv[5])
 runs = {
     "activation": (f"{fix}/activation.cu", "softplus_gelu", lambda x: [x, Out(like=x), n], "act_x", n // 256, 256, "rel-l2", 2e-5),
     "rbf": (f"{fix}/rbf.cu", "rbf_matrix", None, None, (16, 1024), 256, "max-abs", 1e-6),
