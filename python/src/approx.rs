@@ -57,7 +57,9 @@ fn approx_tune(
     device: usize,
     file: Option<String>,
 ) -> PyResult<(String, String)> {
-    use sigpu_approx::user::{self, args::load_args, metric::Qos, LaunchShape, TuneOptions, UserKernel};
+    use sigpu_approx::user::{
+        self, args::load_args, metric::Qos, LaunchShape, TuneOptions, UserKernel,
+    };
     catch(|| {
         let host = load_args(&args).map_err(|e| value_err(format!("args: {e}")))?;
         let holdout = match holdout {
@@ -70,13 +72,30 @@ fn approx_tune(
             None => Qos::Ratio(qos_ratio),
         };
         let qos = user::check_qos(&metric, qos).map_err(|e| value_err(format!("qos: {e}")))?;
-        let shape = LaunchShape { grid, block, shared_mem };
+        let shape = LaunchShape {
+            grid,
+            block,
+            shared_mem,
+        };
         shape.check().map_err(value_err)?;
         if !(energy_seconds.is_finite() && energy_seconds >= 0.0) {
-            return Err(value_err(format!("energy_seconds must be a finite number >= 0, not {energy_seconds}")));
+            return Err(value_err(format!(
+                "energy_seconds must be a finite number >= 0, not {energy_seconds}"
+            )));
         }
-        let opts = TuneOptions { metric, qos, per_site, guards, energy_seconds, ..TuneOptions::default() };
-        let k = UserKernel { file: file.unwrap_or_else(|| format!("{kernel}.cu")), source, kernel };
+        let opts = TuneOptions {
+            metric,
+            qos,
+            per_site,
+            guards,
+            energy_seconds,
+            ..TuneOptions::default()
+        };
+        let k = UserKernel {
+            file: file.unwrap_or_else(|| format!("{kernel}.cu")),
+            source,
+            kernel,
+        };
         let gpu = crate::device::gpu(device)?;
         let report = py
             .detach(|| user::tune(&gpu, &k, &host, &shape, &opts, holdout.as_deref(), &|_| {}))
