@@ -3,6 +3,7 @@
 //! ([`mul`], [`div`]), fused sums and dot products ([`fused`]), and the crate's self-checks
 //! ([`checks`]).
 
+pub mod axis;
 mod checks;
 pub mod fused;
 mod lut;

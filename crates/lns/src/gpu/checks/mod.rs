@@ -13,6 +13,7 @@ macro_rules! checks {
 }
 
 mod add;
+mod axis;
 mod blend;
 mod codes;
 mod fused;
@@ -133,5 +134,6 @@ pub fn checks() -> Vec<Check> {
     };
     checks.extend(fused::checks());
     checks.extend(hmm::checks());
+    checks.extend(axis::checks());
     checks
 }
