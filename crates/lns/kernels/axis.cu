@@ -479,3 +479,88 @@ extern "C" __global__ void lns_axis_log_f64(AxFmt fm, const double* __restrict__
                                             i64 rows, i64 len, int softmax, double* __restrict__ out) {
     ax_log_rows<double>(fm, k, xs, rows, len, softmax, out);
 }
+
+// ---- Conversions between floats and words (Consts::code_of / value_of, words_of /
+// values_of in axis/mod.rs): grid-stride, one element per thread and step.
+
+__device__ __forceinline__ double ax_pow2(int k) { return __longlong_as_double((i64)(1023 + k) << 52); }
+
+__device__ __forceinline__ unsigned ax_word_of(AxFmt fm, const double* __restrict__ k, double x) {
+    AxClass c;
+    c.negative = x < 0;
+    c.log = 0;
+    if (isnan(x)) {
+        c.kind = 1;
+        c.negative = 1;
+    } else if (x == 0.0) {
+        c.kind = 0;
+        c.negative = 0;
+    } else if (isinf(x)) {
+        c.kind = 2;
+    } else {
+        double y = fabs(x);
+        i64 shift = 0;
+        if (y < 2.2250738585072014e-308) {
+            y = __dmul_rn(y, ax_pow2(64));
+            shift = 64;
+        }
+        i64 e;
+        double lm = ax_log2_split(k, y, &e);
+        c.kind = 3;
+        c.log = ((e - shift) << fm.f) + __double2ll_rn(__dmul_rn(lm, ax_pow2(fm.f)));
+    }
+    return ax_encode(fm, c);
+}
+
+__device__ __forceinline__ double ax_value_of(AxFmt fm, const double* __restrict__ k, unsigned w) {
+    AxClass c = ax_decode(fm, w);
+    if (c.kind == 0) return 0.0;
+    if (c.kind == 1) return AX_NAN;
+    if (c.kind == 2) return c.negative ? -AX_INF : AX_INF;
+    i64 kk = c.log >> fm.f;
+    double t = ax_exp_frac(k, fm.f, (u64)(c.log & ((1ll << fm.f) - 1)));
+    double v;
+    if (kk > 1023) {
+        v = AX_INF;
+    } else if (kk >= -1022) {
+        v = __dmul_rn(t, ax_pow2((int)kk));
+    } else if (kk >= -1200) {
+        v = __dmul_rn(__dmul_rn(t, ax_pow2((int)kk + 600)), ax_pow2(-600));
+    } else {
+        v = 0.0;
+    }
+    return c.negative ? -v : v;
+}
+
+template <typename T, typename W>
+__device__ void ax_from_floats(AxFmt fm, const double* __restrict__ k, const T* __restrict__ x, i64 n,
+                               W* __restrict__ out) {
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
+        out[i] = (W)ax_word_of(fm, k, ax_load(x + i));
+    }
+}
+
+template <typename W, typename T>
+__device__ void ax_to_floats(AxFmt fm, const double* __restrict__ k, const W* __restrict__ w, i64 n,
+                             T* __restrict__ out) {
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
+        ax_store(out + i, ax_value_of(fm, k, (unsigned)w[i]));
+    }
+}
+
+#define AX_CONVERT(T, TS, W, WS)                                                                   \
+    extern "C" __global__ void lns_axis_from##TS##WS(AxFmt fm, const double* __restrict__ k,     \
+                                                      const T* __restrict__ x, i64 n,            \
+                                                      W* __restrict__ out) {                     \
+        ax_from_floats<T, W>(fm, k, x, n, out);                                                  \
+    }                                                                                            \
+    extern "C" __global__ void lns_axis_to##TS##WS(AxFmt fm, const double* __restrict__ k,       \
+                                                    const W* __restrict__ w, i64 n,              \
+                                                    T* __restrict__ out) {                       \
+        ax_to_floats<W, T>(fm, k, w, n, out);                                                    \
+    }
+
+AX_CONVERT(float, _f32, unsigned, )
+AX_CONVERT(double, _f64, unsigned, )
+AX_CONVERT(float, _f32, unsigned short, _u16)
+AX_CONVERT(double, _f64, unsigned short, _u16)

@@ -243,6 +243,67 @@ impl Format {
     }
 }
 
+impl Format {
+    /// The words of `xs`, rounded in the log domain by [`Consts::code_of`] (the arithmetic the
+    /// device's conversion runs too): correctly rounded for every binary32 value, within
+    /// 0.5 + 2^(F−50) codes for binary64; beyond the range ±∞ or zero, as [`Format::from_f64`].
+    pub fn words_of(self, xs: &[f64]) -> Vec<u32> {
+        let c = Consts::new(self);
+        let one = |&x: &f64| self.encode(float_class(&c, x));
+        if xs.len() < PARALLEL_MIN {
+            xs.iter().map(one).collect()
+        } else {
+            xs.par_iter().map(one).collect()
+        }
+    }
+
+    /// The values of `ws` as f64 by [`Consts::value_of`] (the device's conversion too):
+    /// within 2 f64 ulps of 2^(log·2^-F).
+    pub fn values_of(self, ws: &[u32]) -> Vec<f64> {
+        let c = Consts::new(self);
+        let one = |&w: &u32| match self.decode(w) {
+            Class::Zero => 0.0,
+            Class::NaN => f64::NAN,
+            Class::Inf { negative } => {
+                if negative {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                }
+            }
+            Class::Finite { negative, log } => {
+                let v = c.value_of(log);
+                if negative {
+                    -v
+                } else {
+                    v
+                }
+            }
+        };
+        if ws.len() < PARALLEL_MIN {
+            ws.iter().map(one).collect()
+        } else {
+            ws.par_iter().map(one).collect()
+        }
+    }
+}
+
+/// The class of a float: its sign and [`Consts::code_of`], unbounded.
+pub(crate) fn float_class(c: &Consts, x: f64) -> Class {
+    if x.is_nan() {
+        Class::NaN
+    } else if x == 0.0 {
+        Class::Zero
+    } else if x.is_infinite() {
+        Class::Inf { negative: x < 0.0 }
+    } else {
+        Class::Finite {
+            negative: x < 0.0,
+            log: c.code_of(x),
+        }
+    }
+}
+
 /// The code of a natural log x (a log-probability or any log-domain value): round(x · 2^F /
 /// ln 2), ties to even, unbounded; −∞ is zero, +∞ infinity, NaN NaN.
 pub(crate) fn nat_class(c: &Consts, x: f64) -> Class {

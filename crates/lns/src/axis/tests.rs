@@ -134,3 +134,42 @@ fn logsumexp_and_log_softmax_keep_their_bound() {
     assert_eq!(special[0], f64::NEG_INFINITY);
     assert!(special[1].is_nan());
 }
+
+#[test]
+fn conversions_agree_with_the_format_s_own() {
+    for f in [Format::LNS16, Format::LNS32, Format::new(6, 13).unwrap()] {
+        let xs = values(20_000, 5);
+        let mut special = vec![
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            1e300,
+            1e-300,
+            5e-324,
+            1.0,
+            -2.0,
+        ];
+        special.extend(xs);
+        let ws = f.words_of(&special);
+        for (&x, &w) in special.iter().zip(&ws) {
+            // Both round log2|x| to nearest; they may differ only within ~1e-7 codes of a tie.
+            let old = f.from_f64(x);
+            assert!(
+                (old as i64 - w as i64).abs() <= 1,
+                "{f} {x}: {old:#x} vs {w:#x}"
+            );
+        }
+        let back = f.values_of(&ws);
+        for (&w, &v) in ws.iter().zip(&back) {
+            let want = f.to_f64(w);
+            assert!(
+                v == want
+                    || (v - want).abs() <= 4.0 * f64::EPSILON * want.abs()
+                    || (v.is_nan() && want.is_nan()),
+                "{f} {w:#x}: {v} vs {want}"
+            );
+        }
+    }
+}

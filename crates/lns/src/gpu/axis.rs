@@ -257,4 +257,62 @@ impl GpuAxis {
             .run(row_config(n)?)?;
         Ok(())
     }
+
+    /// The words of floats `x` into `out`: the twin of [`Format::words_of`] (an f32 input is
+    /// widened exactly, as the CPU path widens it).
+    pub fn from_floats<T: LogFloat, W: LnsWord>(
+        &self,
+        target: &GpuTarget,
+        x: &DeviceSlice<'_, T>,
+        out: &mut DeviceSliceMut<'_, W>,
+    ) -> Result<(), LnsError> {
+        self.check_word::<W>()?;
+        self.convert(
+            target,
+            &format!("lns_axis_from{}{}", T::SUFFIX, W::SUFFIX),
+            x,
+            out,
+        )
+    }
+
+    /// The values of words `w` as floats into `out`: the twin of [`Format::values_of`] (an f32
+    /// output is the f64 value rounded to nearest).
+    pub fn to_floats<W: LnsWord, T: LogFloat>(
+        &self,
+        target: &GpuTarget,
+        w: &DeviceSlice<'_, W>,
+        out: &mut DeviceSliceMut<'_, T>,
+    ) -> Result<(), LnsError> {
+        self.check_word::<W>()?;
+        self.convert(
+            target,
+            &format!("lns_axis_to{}{}", T::SUFFIX, W::SUFFIX),
+            w,
+            out,
+        )
+    }
+
+    fn convert<A, B>(
+        &self,
+        target: &GpuTarget,
+        name: &str,
+        x: &DeviceSlice<'_, A>,
+        out: &mut DeviceSliceMut<'_, B>,
+    ) -> Result<(), LnsError> {
+        let n = sigpu_runtime::cuda::equal_lengths("LNS conversion", &[x.len(), out.len()])?;
+        if n == 0 {
+            return Ok(());
+        }
+        let kernel = self.gpu.kernel(&kernels(), name)?;
+        let (fmt, n64) = (self.fmt(), n as i64);
+        target
+            .launch(&kernel)
+            .arg(&fmt)
+            .buf(&self.consts)
+            .slice(x)
+            .arg(&n64)
+            .slice_mut(out)
+            .run(sigpu_runtime::cuda::streaming_config(&self.gpu, n))?;
+        Ok(())
+    }
 }

@@ -12,7 +12,7 @@ mod words;
 
 pub use checks::checks;
 pub use method::{GpuBlend, GpuMethod};
-pub use words::{div, mul, LnsWord};
+pub use words::{div, mul, mul_div_on, LnsWord};
 
 use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
 use sigpu_runtime::cuda::{KernelSource, KernelValue};

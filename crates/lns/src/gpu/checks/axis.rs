@@ -169,6 +169,7 @@ fn check(gpu: &Gpu, seed: u64, f: Format) -> Result<CheckReport, LnsError> {
             );
         }
     }
+    convert(gpu, &axis, &target, &mut rng, &mut report)?;
     for _ in 0..4 {
         let shape = MatShape {
             batch: rng.random_range(1..4),
@@ -199,4 +200,96 @@ fn check(gpu: &Gpu, seed: u64, f: Format) -> Result<CheckReport, LnsError> {
         );
     }
     Ok(report)
+}
+
+/// Conversions from and to floats (f32 and f64, u32 and u16 words) vs `words_of` / `values_of`.
+fn convert(
+    gpu: &Gpu,
+    axis: &GpuAxis,
+    target: &GpuTarget,
+    rng: &mut ChaCha8Rng,
+    report: &mut CheckReport,
+) -> Result<(), LnsError> {
+    let f = axis.format;
+    let mut xs: Vec<f64> = (0..300_000)
+        .map(|_| {
+            let x = rng.random_range(-40.0..40.0f64).exp2();
+            if rng.random_bool(0.5) {
+                x
+            } else {
+                -x
+            }
+        })
+        .collect();
+    xs.extend([
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        5e-324,
+        1e-310,
+        1e300,
+        1.0,
+    ]);
+    let want = f.words_of(&xs);
+    let dx = gpu.upload(&xs)?;
+    let mut out = gpu.alloc_poisoned::<u32>(xs.len())?;
+    axis.from_floats(
+        target,
+        &DeviceSlice::of(&dx),
+        &mut DeviceSliceMut::of(&mut out),
+    )?;
+    merge(
+        report,
+        compare_exact(&gpu.download(&out)?, &want),
+        "from f64".into(),
+    );
+    let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+    let want32 = f.words_of(&x32.iter().map(|&v| v as f64).collect::<Vec<_>>());
+    let d32 = gpu.upload(&x32)?;
+    axis.from_floats(
+        target,
+        &DeviceSlice::of(&d32),
+        &mut DeviceSliceMut::of(&mut out),
+    )?;
+    merge(
+        report,
+        compare_exact(&gpu.download(&out)?, &want32),
+        "from f32".into(),
+    );
+    let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+    let back = f.values_of(&want);
+    let dw = gpu.upload(&want)?;
+    let mut o64 = gpu.alloc_poisoned::<f64>(want.len())?;
+    axis.to_floats(
+        target,
+        &DeviceSlice::of(&dw),
+        &mut DeviceSliceMut::of(&mut o64),
+    )?;
+    merge(
+        report,
+        compare_exact(&bits(gpu.download(&o64)?), &bits(back.clone())),
+        "to f64".into(),
+    );
+    let mut o32 = gpu.alloc_poisoned::<f32>(want.len())?;
+    axis.to_floats(
+        target,
+        &DeviceSlice::of(&dw),
+        &mut DeviceSliceMut::of(&mut o32),
+    )?;
+    let got: Vec<u32> = gpu.download(&o32)?.into_iter().map(f32::to_bits).collect();
+    let want_b: Vec<u32> = back.iter().map(|&v| (v as f32).to_bits()).collect();
+    merge(report, compare_exact(&got, &want_b), "to f32".into());
+    if f.word_bits() <= 16 {
+        let mut o16 = gpu.alloc_poisoned::<u16>(xs.len())?;
+        axis.from_floats(
+            target,
+            &DeviceSlice::of(&dx),
+            &mut DeviceSliceMut::of(&mut o16),
+        )?;
+        let got: Vec<u32> = gpu.download(&o16)?.into_iter().map(u32::from).collect();
+        merge(report, compare_exact(&got, &want), "from f64 to u16".into());
+    }
+    Ok(())
 }
