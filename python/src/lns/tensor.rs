@@ -200,6 +200,8 @@ fn on_device(ordinal: usize, format: Format) -> PyResult<Arc<OnDevice>> {
         axis: GpuAxis::new(&gpu, format).map_err(lns_err)?,
         method: GpuMethod::new(&gpu, tensor_method(format, true), format).map_err(lns_err)?,
     });
+    // The tables went up on sigpu's own stream; launches go on the caller's.
+    gpu.synchronize().map_err(crate::runtime_err)?;
     cache.insert((ordinal, format), made.clone());
     Ok(made)
 }

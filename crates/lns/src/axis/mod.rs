@@ -261,25 +261,7 @@ impl Format {
     /// within 2 f64 ulps of 2^(log·2^-F).
     pub fn values_of(self, ws: &[u32]) -> Vec<f64> {
         let c = Consts::new(self);
-        let one = |&w: &u32| match self.decode(w) {
-            Class::Zero => 0.0,
-            Class::NaN => f64::NAN,
-            Class::Inf { negative } => {
-                if negative {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                }
-            }
-            Class::Finite { negative, log } => {
-                let v = c.value_of(log);
-                if negative {
-                    -v
-                } else {
-                    v
-                }
-            }
-        };
+        let one = |&w: &u32| self.decode(w).to_f64_with(|log| c.value_of(log));
         if ws.len() < PARALLEL_MIN {
             ws.iter().map(one).collect()
         } else {

@@ -102,15 +102,7 @@ impl GpuAxis {
     }
 
     fn check_word<W: LnsWord>(&self) -> Result<(), LnsError> {
-        if self.format.word_bits() > W::BITS {
-            return Err(LnsError::Unsupported(format!(
-                "{} words hold {}-bit {} values: use u32 words",
-                W::NAME,
-                self.format.word_bits(),
-                self.format
-            )));
-        }
-        Ok(())
+        super::words::check_word::<W>(self.format)
     }
 
     /// `op` of each row of `len` words of `xs` into `out` (one word per row): the twin of

@@ -212,15 +212,7 @@ impl GpuMethod {
     }
 
     fn check_word<W: LnsWord>(&self) -> Result<(), LnsError> {
-        if self.format.word_bits() > W::BITS {
-            return Err(LnsError::Unsupported(format!(
-                "{} words hold {}-bit {} values: use u32 words",
-                W::NAME,
-                self.format.word_bits(),
-                self.format
-            )));
-        }
-        Ok(())
+        super::words::check_word::<W>(self.format)
     }
 
     /// Evaluates every input of the format on the GPU and certifies the results.

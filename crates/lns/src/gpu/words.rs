@@ -43,23 +43,9 @@ fn mul_div(
     out: &mut DeviceBuffer<u32>,
     div: bool,
 ) -> Result<(), LnsError> {
-    let n = equal_lengths("LNS mul/div", &[a.len(), b.len(), out.len()])?;
-    let geo = Geo {
-        f: format.frac_bits as i32,
-        log_bits: format.log_bits() as i32,
-        ..Geo::default()
-    };
-    let kernel = gpu.kernel(&kernels(), "lns_mul_div_words")?;
-    let (n64, op) = (n as u64, div as i32);
-    gpu.launch(&kernel)
-        .arg(&geo)
-        .buf(a)
-        .buf(b)
-        .buf_mut(out)
-        .arg(&n64)
-        .arg(&op)
-        .run(streaming_config(gpu, n))?;
-    Ok(())
+    let target = GpuTarget::new(gpu.clone());
+    let (a, b) = (DeviceSlice::of(a), DeviceSlice::of(b));
+    mul_div_on(&target, format, &a, &b, &mut DeviceSliceMut::of(out), div)
 }
 
 /// out[i] = a[i] · b[i], or a[i] / b[i] when `divide`, on u32 device views (the caller's
@@ -93,6 +79,19 @@ pub fn mul_div_on(
         .arg(&n64)
         .arg(&op)
         .run(streaming_config(gpu, n))?;
+    Ok(())
+}
+
+/// Refuses words narrower than `format`'s.
+pub(crate) fn check_word<W: LnsWord>(format: Format) -> Result<(), LnsError> {
+    if format.word_bits() > W::BITS {
+        return Err(LnsError::Unsupported(format!(
+            "{} words hold {}-bit {} values: use u32 words",
+            W::NAME,
+            format.word_bits(),
+            format
+        )));
+    }
     Ok(())
 }
 
