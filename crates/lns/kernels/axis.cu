@@ -435,6 +435,13 @@ __device__ __forceinline__ double ax_load(const double* p) { return *p; }
 __device__ __forceinline__ void ax_store(float* p, double v) { *p = __double2float_rn(v); }
 __device__ __forceinline__ void ax_store(double* p, double v) { *p = v; }
 
+// One output of log_softmax: the input's code minus the sum's, in natural-log units.
+__device__ __forceinline__ double ax_softmax_value(const double* __restrict__ k, AxClass c, AxClass lse) {
+    if (c.kind == 3 && lse.kind == 3) return __dmul_rn(__ll2double_rn(c.log - lse.log), k[4]);
+    if (c.kind == 0 && lse.kind == 3) return -AX_INF;
+    return AX_NAN;
+}
+
 template <typename T>
 __device__ void ax_log_rows(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs,
                             i64 rows, i64 len, int softmax, T* __restrict__ out) {
@@ -456,18 +463,7 @@ __device__ void ax_log_rows(AxFmt fm, const double* __restrict__ k, const T* __r
         return;
     }
     T* o = out + row * len;
-    for (i64 i = lane; i < len; i += 32) {
-        AxClass c = ax_nat_class(k, ax_load(x + i));
-        double v;
-        if (c.kind == 3 && lse.kind == 3) {
-            v = __dmul_rn(__ll2double_rn(c.log - lse.log), k[4]);
-        } else if (c.kind == 0 && lse.kind == 3) {
-            v = -AX_INF;
-        } else {
-            v = AX_NAN;
-        }
-        ax_store(o + i, v);
-    }
+    for (i64 i = lane; i < len; i += 32) ax_store(o + i, ax_softmax_value(k, ax_nat_class(k, ax_load(x + i)), lse));
 }
 
 extern "C" __global__ void lns_axis_log_f32(AxFmt fm, const double* __restrict__ k, const float* __restrict__ xs,
@@ -564,3 +560,154 @@ AX_CONVERT(float, _f32, unsigned, )
 AX_CONVERT(double, _f64, unsigned, )
 AX_CONVERT(float, _f32, unsigned short, _u16)
 AX_CONVERT(double, _f64, unsigned short, _u16)
+
+// ---- Long rows: one block of AX_BLOCK threads per row, the block's flags and 128-bit sum
+// reduced through shared memory. A row of at most AX_CACHE·AX_BLOCK elements is read from
+// memory once, into registers (padded with zero words / −∞, which add nothing), and the sum
+// pass reads the registers; a longer row is read twice, the second time mostly from L2 (one
+// row per block keeps the rows in flight small). The integer sum does not depend on the
+// split, so these give the warp kernels' (and the CPU's) words.
+
+#define AX_BLOCK 256
+#define AX_CACHE 16
+#define AX_WARPS (AX_BLOCK / 32)
+
+__device__ __forceinline__ AxFlags ax_block_flags(AxFlags fl) {
+    __shared__ int s_flags[AX_WARPS];
+    __shared__ i64 s_top[AX_WARPS];
+    fl = ax_warp_flags(fl);
+    int w = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) == 0) {
+        s_flags[w] = fl.nan | (fl.pinf << 1) | (fl.ninf << 2);
+        s_top[w] = fl.top;
+    }
+    __syncthreads();
+    AxFlags r = ax_no_flags();
+#pragma unroll
+    for (int i = 0; i < AX_WARPS; i++) {
+        int b = s_flags[i];
+        r.nan |= b & 1;
+        r.pinf |= (b >> 1) & 1;
+        r.ninf |= (b >> 2) & 1;
+        r.top = s_top[i] > r.top ? s_top[i] : r.top;
+    }
+    return r;
+}
+
+__device__ __forceinline__ Ax128 ax_block_sum(Ax128 a) {
+    __shared__ u64 s_lo[AX_WARPS];
+    __shared__ u64 s_hi[AX_WARPS];
+    a = ax_warp_sum(a);
+    int w = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) == 0) {
+        s_lo[w] = a.lo;
+        s_hi[w] = a.hi;
+    }
+    __syncthreads();
+    Ax128 r = {0, 0};
+#pragma unroll
+    for (int i = 0; i < AX_WARPS; i++) {
+        Ax128 b = {s_lo[i], s_hi[i]};
+        r = ax_add(r, b);
+    }
+    return r;
+}
+
+__device__ __forceinline__ int ax_ok(AxFlags fl) {
+    return !(fl.nan || fl.pinf || fl.ninf) && fl.top != AX_I64_MIN;
+}
+
+template <typename W>
+__device__ void ax_sum_block(AxFmt fm, const double* __restrict__ k, const W* __restrict__ xs,
+                             i64 len, W* __restrict__ out) {
+    i64 row = blockIdx.x;
+    const W* x = xs + row * len;
+    W zero = (W)(1u << (fm.log_bits - 1));
+    W cache[AX_CACHE];
+    bool cached = len <= (i64)AX_CACHE * AX_BLOCK;
+    AxFlags fl = ax_no_flags();
+    if (cached) {
+#pragma unroll
+        for (int j = 0; j < AX_CACHE; j++) {
+            i64 i = threadIdx.x + (i64)j * AX_BLOCK;
+            cache[j] = i < len ? x[i] : zero;
+            ax_flag(fl, ax_decode(fm, cache[j]));
+        }
+    } else {
+        for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) ax_flag(fl, ax_decode(fm, x[i]));
+    }
+    fl = ax_block_flags(fl);
+    Ax128 acc = {0, 0};
+    if (ax_ok(fl)) {
+        if (cached) {
+#pragma unroll
+            for (int j = 0; j < AX_CACHE; j++) ax_accumulate(k, fm.f, acc, ax_decode(fm, cache[j]), fl.top);
+        } else {
+            for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) ax_accumulate(k, fm.f, acc, ax_decode(fm, x[i]), fl.top);
+        }
+    }
+    acc = ax_block_sum(acc);
+    if (threadIdx.x == 0) out[row] = (W)ax_encode(fm, ax_finish(k, fm.f, fl, acc));
+}
+
+extern "C" __global__ void __launch_bounds__(AX_BLOCK)
+lns_axis_sum_block(AxFmt fm, const double* __restrict__ k, const unsigned* __restrict__ xs, i64 len,
+                   unsigned* __restrict__ out) {
+    ax_sum_block<unsigned>(fm, k, xs, len, out);
+}
+
+extern "C" __global__ void __launch_bounds__(AX_BLOCK)
+lns_axis_sum_block_u16(AxFmt fm, const double* __restrict__ k, const unsigned short* __restrict__ xs,
+                       i64 len, unsigned short* __restrict__ out) {
+    ax_sum_block<unsigned short>(fm, k, xs, len, out);
+}
+
+template <typename T>
+__device__ void ax_log_block(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs,
+                             i64 len, int softmax, T* __restrict__ out) {
+    i64 row = blockIdx.x;
+    const T* x = xs + row * len;
+    double cache[AX_CACHE];
+    bool cached = len <= (i64)AX_CACHE * AX_BLOCK;
+    AxFlags fl = ax_no_flags();
+    if (cached) {
+#pragma unroll
+        for (int j = 0; j < AX_CACHE; j++) {
+            i64 i = threadIdx.x + (i64)j * AX_BLOCK;
+            cache[j] = i < len ? ax_load(x + i) : -AX_INF;
+            ax_flag(fl, ax_nat_class(k, cache[j]));
+        }
+    } else {
+        for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) ax_flag(fl, ax_nat_class(k, ax_load(x + i)));
+    }
+    fl = ax_block_flags(fl);
+    Ax128 acc = {0, 0};
+    if (ax_ok(fl)) {
+        if (cached) {
+#pragma unroll
+            for (int j = 0; j < AX_CACHE; j++) ax_accumulate(k, fm.f, acc, ax_nat_class(k, cache[j]), fl.top);
+        } else {
+            for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) ax_accumulate(k, fm.f, acc, ax_nat_class(k, ax_load(x + i)), fl.top);
+        }
+    }
+    acc = ax_block_sum(acc);
+    AxClass lse = ax_finish(k, fm.f, fl, acc);
+    if (!softmax) {
+        if (threadIdx.x == 0) ax_store(out + row, ax_class_nat(k, lse));
+        return;
+    }
+    T* o = out + row * len;
+    for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) ax_store(o + i, ax_softmax_value(k, ax_nat_class(k, ax_load(x + i)), lse));
+}
+
+extern "C" __global__ void __launch_bounds__(AX_BLOCK)
+lns_axis_log_block_f32(AxFmt fm, const double* __restrict__ k, const float* __restrict__ xs, i64 len,
+                       int softmax, float* __restrict__ out) {
+    ax_log_block<float>(fm, k, xs, len, softmax, out);
+}
+
+extern "C" __global__ void __launch_bounds__(AX_BLOCK)
+lns_axis_log_block_f64(AxFmt fm, const double* __restrict__ k, const double* __restrict__ xs, i64 len,
+                       int softmax, double* __restrict__ out) {
+    ax_log_block<double>(fm, k, xs, len, softmax, out);
+}

@@ -55,6 +55,26 @@ impl LogFloat for f64 {
 /// Rows (warps) per block of the row kernels.
 const WARPS: u32 = 8;
 
+/// Rows of at least this many elements are summed by one block each (`*_block` kernels,
+/// `AX_BLOCK` threads), shorter ones by one warp each.
+const BLOCK_ROW_MIN: usize = 256;
+
+/// Threads of the block-per-row kernels (`AX_BLOCK` in axis.cu).
+const BLOCK_THREADS: u32 = 256;
+
+/// One block of [`BLOCK_THREADS`] per row.
+fn block_config(rows: usize) -> Result<LaunchConfig, LnsError> {
+    let blocks = u32::try_from(rows)
+        .ok()
+        .filter(|&b| b <= i32::MAX as u32)
+        .ok_or_else(|| LnsError::Invalid(format!("{rows} rows in one launch")))?;
+    Ok(LaunchConfig {
+        grid_dim: (blocks.max(1), 1, 1),
+        block_dim: (BLOCK_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
 fn row_config(rows: usize) -> Result<LaunchConfig, LnsError> {
     let blocks = rows.div_ceil(WARPS as usize);
     let blocks = u32::try_from(blocks)
@@ -124,6 +144,21 @@ impl GpuAxis {
             )));
         }
         if n == 0 {
+            return Ok(());
+        }
+        if op == Reduce::Sum && len >= BLOCK_ROW_MIN {
+            let kernel = self
+                .gpu
+                .kernel(&kernels(), &format!("lns_axis_sum_block{}", W::SUFFIX))?;
+            let (fmt, len64) = (self.fmt(), len as i64);
+            target
+                .launch(&kernel)
+                .arg(&fmt)
+                .buf(&self.consts)
+                .slice(xs)
+                .arg(&len64)
+                .slice_mut(out)
+                .run(block_config(n)?)?;
             return Ok(());
         }
         let kernel = self
@@ -231,6 +266,22 @@ impl GpuAxis {
             )));
         }
         if n == 0 {
+            return Ok(());
+        }
+        if len >= BLOCK_ROW_MIN {
+            let kernel = self
+                .gpu
+                .kernel(&kernels(), &format!("lns_axis_log_block{}", T::SUFFIX))?;
+            let (fmt, len64, sm) = (self.fmt(), len as i64, softmax as i32);
+            target
+                .launch(&kernel)
+                .arg(&fmt)
+                .buf(&self.consts)
+                .slice(x)
+                .arg(&len64)
+                .arg(&sm)
+                .slice_mut(out)
+                .run(block_config(n)?)?;
             return Ok(());
         }
         let kernel = self
