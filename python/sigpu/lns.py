@@ -10,6 +10,8 @@ fused, rounded once.
   operation's error bound is in its docstring.
 - :func:`logsumexp`, :func:`log_softmax`: drop-ins beside ``torch.logsumexp`` computed in LNS.
 - :func:`from_xlnsnp`, :func:`to_xlnsnp`: exact conversion from and to xlns's arrays.
+- :func:`ste_matmul`, :func:`ste_quantize`: LNS forward passes with straight-through
+  gradients in a PyTorch training step.
 - :class:`Array`: the host-only uint32 array (float64 in and out).
 """
 
@@ -21,6 +23,7 @@ import numpy as np
 
 from . import _native
 from ._arrays import gpu_array, parse_device
+from ._lns_ste import ste_matmul, ste_quantize
 from ._lns_tensor import Tensor, log_softmax, logsumexp
 from ._lns_xlns import from_xlnsnp, to_xlnsnp
 from ._threads import workers as _workers
@@ -32,6 +35,8 @@ __all__ = [
     "hmm_forward",
     "log_softmax",
     "logsumexp",
+    "ste_matmul",
+    "ste_quantize",
     "to_xlnsnp",
     "ulp",
 ]

@@ -355,3 +355,23 @@ def test_xlns_round_trip_and_agreement():
         lns.from_xlnsnp(xa, "lns16")
     with pytest.raises(ValueError, match="no ∞ or NaN"):
         lns.to_xlnsnp(lns.Tensor.from_float([np.inf], "lns32"))
+
+
+# ---- straight-through training (PyTorch, host tensors; the GPU runs the same code)
+
+
+def test_ste_matmul_forward_is_lns_and_gradients_pass_straight_through():
+    torch = pytest.importorskip("torch")
+    a = torch.tensor(random_floats(4 * 6, 3.0).reshape(4, 6), requires_grad=True)
+    b = torch.tensor(random_floats(6 * 3, 3.0).reshape(6, 3), requires_grad=True)
+    y = lns.ste_matmul(a, b, "lns16")
+    want = lns.Tensor.from_float(a.detach().numpy(), "lns16") @ lns.Tensor.from_float(b.detach().numpy(), "lns16")
+    np.testing.assert_array_equal(y.detach().numpy(), want.numpy())
+    y.sum().backward()
+    qa = lns.Tensor.from_float(a.detach().numpy(), "lns16").numpy()
+    qb = lns.Tensor.from_float(b.detach().numpy(), "lns16").numpy()
+    np.testing.assert_allclose(a.grad.numpy(), np.ones((4, 3)) @ qb.T, rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), qa.T @ np.ones((4, 3)), rtol=1e-12)
+    x = torch.tensor([0.3, -7.0], requires_grad=True)
+    lns.ste_quantize(x, "lns16").sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
