@@ -58,9 +58,15 @@ fn check(gpu: &Gpu, seed: u64, f: Format) -> Result<CheckReport, LnsError> {
     let axis = GpuAxis::new(gpu, f)?;
     let target = GpuTarget::new(gpu.clone());
     let mut report = compare_exact::<u32>(&[], &[]);
+    // Words per case; compute-sanitizer's runs take a tenth (every length kind stays).
+    let budget = if sigpu_runtime::cuda::sanitize_sizes() {
+        20_000
+    } else {
+        200_000
+    };
     for case in 0..12 {
         let len = [1, 2, 3, 31, 32, 33, 100, 257, 1000, 4096, 10_000, 70_000][case];
-        let rows = (200_000 / len).clamp(1, 300);
+        let rows = (budget / len).clamp(1, 300);
         let specials = case % 3 == 1;
         let mut xs: Vec<u32> = (0..rows * len)
             .map(|_| word(&mut rng, f, specials))
@@ -211,7 +217,12 @@ fn convert(
     report: &mut CheckReport,
 ) -> Result<(), LnsError> {
     let f = axis.format;
-    let mut xs: Vec<f64> = (0..300_000)
+    let n = if sigpu_runtime::cuda::sanitize_sizes() {
+        30_000
+    } else {
+        300_000
+    };
+    let mut xs: Vec<f64> = (0..n)
         .map(|_| {
             let x = rng.random_range(-40.0..40.0f64).exp2();
             if rng.random_bool(0.5) {
