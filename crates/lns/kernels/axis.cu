@@ -432,7 +432,11 @@ __device__ __forceinline__ double ax_class_nat(const double* __restrict__ k, AxC
 
 __device__ __forceinline__ double ax_load(const float* p) { return (double)*p; }
 __device__ __forceinline__ double ax_load(const double* p) { return *p; }
-__device__ __forceinline__ void ax_store(float* p, double v) { *p = __double2float_rn(v); }
+// NaN as the host's f32 NaN (0x7fc00000, what f64::NAN as f32 and numpy's astype give), not
+// the device conversion's canonical 0x7fffffff, so float32 outputs match bit for bit.
+__device__ __forceinline__ void ax_store(float* p, double v) {
+    *p = isnan(v) ? __int_as_float(0x7fc00000) : __double2float_rn(v);
+}
 __device__ __forceinline__ void ax_store(double* p, double v) { *p = v; }
 
 // One output of log_softmax: the input's code minus the sum's, in natural-log units.
