@@ -153,25 +153,29 @@ def timings() -> None:
         report(f"{fmt} add 2^{n.bit_length() - 1} words", timed(lambda: a + b), 3 * n * nbytes)
         if storage == "int32":  # int16 mul/div widen through torch first: not a kernel timing
             report(f"{fmt} mul 2^{n.bit_length() - 1} words", timed(lambda: a * b), 3 * n * nbytes)
-        rows = n >> 14
-        r2 = lns.Tensor(a.words.reshape(rows, 1 << 14), fmt)
-        report(f"{fmt} sum(axis=-1) ({rows}, 16384)", timed(lambda: r2.sum(axis=-1)), n * nbytes)
-        report(f"{fmt} max(axis=-1) ({rows}, 16384)", timed(lambda: r2.max(axis=-1)), n * nbytes)
+        # Rows of ≤ 4096 are read once (registers), longer ones twice (the second from L2).
+        for length in (4096, 16384):
+            r2 = lns.Tensor(a.words.reshape(n // length, length), fmt)
+            shape = f"({n // length}, {length})"
+            report(f"{fmt} sum(axis=-1) {shape}", timed(lambda: r2.sum(axis=-1)), n * nbytes)
+            report(f"{fmt} max(axis=-1) {shape}", timed(lambda: r2.max(axis=-1)), n * nbytes)
         del a, b, r2
         torch.cuda.empty_cache()
-    shape = (n >> 14, 1 << 14)
-    x = torch.randn(shape, device="cuda")
-    t_torch = timed(lambda: torch.logsumexp(x, -1))
-    report(f"torch.logsumexp f32 {shape}", t_torch, 4 * n)
-    for fmt in ("lns16", "lns32"):
-        t = timed(lambda: lns.logsumexp(x, -1, format=fmt))
-        report(f"lns.logsumexp f32 {shape} {fmt}", t, 4 * n, extra=f"  {t_torch / t:5.2f}x torch")
+    for length in (4096, 16384):
+        shape = (n // length, length)
+        x = torch.randn(shape, device="cuda")
+        t_torch = timed(lambda: torch.logsumexp(x, -1))
+        report(f"torch.logsumexp f32 {shape}", t_torch, 4 * n)
+        for fmt in ("lns16", "lns32"):
+            t = timed(lambda: lns.logsumexp(x, -1, format=fmt))
+            report(f"lns.logsumexp f32 {shape} {fmt}", t, 4 * n, extra=f"  {t_torch / t:5.2f}x torch")
+        del x
     xs = torch.randn((1 << 20, 64), device="cuda")
     t_torch = timed(lambda: torch.logsumexp(xs, -1))
     report("torch.logsumexp f32 (2^20, 64)", t_torch, 4 * xs.numel())
     t = timed(lambda: lns.logsumexp(xs, -1))
     report("lns.logsumexp f32 (2^20, 64) lns32", t, 4 * xs.numel(), extra=f"  {t_torch / t:5.2f}x torch")
-    del x, xs
+    del xs
     torch.cuda.empty_cache()
     size = 1024 if QUICK else 4096
     for fmt, storage in (("lns16", "int16"), ("lns32", "int32")):
