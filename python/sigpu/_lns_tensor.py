@@ -12,8 +12,11 @@ sum's condition number, 1 when the terms share a sign — about 2^-26 ulp for ln
   within 0.5 + 2^(F−50) ulp for float64. to_float: within 2 float64 ulps (float32 output:
   that value rounded to nearest).
 - ×, ÷, negation, abs, comparisons, prod, max, min, exp2 of multiples of 2^-F, log2: exact.
-- +, −: faithful (< 1 ulp), certified over every input: f32split lns16 0.504 ulp, lns32
-  s_b 0.513 / d_b 0.541 ulp; x + (−x) = 0 and x + 0 = x exactly.
+- +, −: faithful (< 1 ulp) by f32split, certified over every input of lns16 (0.504 ulp),
+  lns32 (s_b 0.513 / d_b 0.541 ulp) and every format with F ≤ 16 (a test); formats with
+  17 ≤ F ≤ 23 other than lns32 run the same construction, not certified exhaustively; other
+  F use each side's default method (faithful, not bit-equal between CPU and GPU). x + (−x) =
+  0 and x + 0 = x exactly.
 - sum, dot, matmul: one rounding of an exact sum of terms each within 2 float64 ulps:
   ≤ 0.5 + δ ulp, correctly rounded unless within δ of a tie.
 """

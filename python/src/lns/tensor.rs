@@ -22,16 +22,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Elements from which a call runs where Ctrl-C can stop it.
 const LONG: usize = 1 << 20;
 
-/// The add/sub method of LNS tensors on `format`: f32split, whose CPU twin gives the GPU's
-/// words, where it takes the format; else the CPU's and the GPU's defaults (faithful both,
-/// not bit-equal).
+/// The add/sub method of LNS tensors on `format`: the library's bit-exact one where there is
+/// one, else the CPU's and the GPU's defaults (faithful both, not bit-equal).
 pub fn tensor_method(format: Format, gpu: bool) -> Method {
-    if Method::F32Split.takes(format) {
-        Method::F32Split
-    } else if gpu {
-        Method::gpu_default(format)
-    } else {
-        Method::cpu_default(format)
+    match Method::bit_exact(format) {
+        Some(m) => m,
+        None if gpu => Method::gpu_default(format),
+        None => Method::cpu_default(format),
     }
 }
 

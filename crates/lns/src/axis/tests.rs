@@ -173,3 +173,22 @@ fn conversions_agree_with_the_format_s_own() {
         }
     }
 }
+
+#[test]
+fn the_bit_exact_method_is_faithful_on_every_format_up_to_f16() {
+    use crate::{certify, Method, Which};
+    for f in 5..=16u32 {
+        for i in [2u32, 5, 8] {
+            let Ok(format) = Format::new(i, f) else {
+                continue;
+            };
+            let m = Method::bit_exact(format).expect("f32split takes 5 ≤ F ≤ 23");
+            let eval = m.cpu(format).unwrap().unwrap();
+            for func in [Which::Sb, Which::Db] {
+                let c = certify(&eval, func, "f32split", &|_| {});
+                assert!(c.faithful, "{format} {func:?}: {} ulps", c.max_error_ulps);
+            }
+        }
+    }
+    assert_eq!(Method::bit_exact(Format::new(8, 4).unwrap()), None);
+}
