@@ -15,9 +15,10 @@ use sigpu_runtime::cuda::{
 };
 use sigpu_runtime::GpuTarget;
 
-/// The kernels (`kernels/axis.cu`).
+/// The kernels (`kernels/axis.cu`, their arithmetic in `kernels/lns_exact.cuh`).
 pub fn kernels() -> KernelSource {
     KernelSource::embedded("axis.cu", include_str!("../../kernels/axis.cu"))
+        .with_header("lns_exact.cuh", include_str!("../../kernels/lns_exact.cuh"))
 }
 
 /// `struct AxFmt` in axis.cu.
