@@ -2,8 +2,10 @@
 //! bits (`nr:k=K,n=N[,bg=1|2]`), the way Sionna's `LDPC5GEncoder(k, n)` names it.
 
 use super::base_graph::BaseGraph;
+use super::encoder::LiftedEncoder;
 use super::lifted::lifted_code;
 use super::params::{choose_graph, BlockParams, K_MIN, RATE_MAX};
+use super::rate_match::RateMatch;
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
 
@@ -16,6 +18,8 @@ pub struct NrCode {
     params: BlockParams,
     n: usize,
     code: Code,
+    encoder: LiftedEncoder,
+    rate_match: RateMatch,
 }
 
 impl NrCode {
@@ -55,7 +59,15 @@ impl NrCode {
         };
         let params = BlockParams::new(graph, k, k)?;
         let code = lifted_code(graph, params.z)?;
-        Ok(NrCode { params, n, code })
+        let encoder = LiftedEncoder::new(graph, params.z)?;
+        let rate_match = RateMatch::new(params, n, None)?;
+        Ok(NrCode {
+            params,
+            n,
+            code,
+            encoder,
+            rate_match,
+        })
     }
 
     /// Parses `nr:k=K,n=N[,bg=1|2]` (keys in any order).
@@ -134,6 +146,67 @@ impl NrCode {
     /// The lifted mother code (68 Z or 52 Z bits) the decoders run.
     pub fn code(&self) -> &Code {
         &self.code
+    }
+    /// The rate matching (circular buffer, E = n).
+    pub fn rate_match(&self) -> &RateMatch {
+        &self.rate_match
+    }
+
+    /// The same code with limited-buffer rate matching: a circular buffer of `n_cb` bits
+    /// ([`super::rate_match::limited_buffer`] computes §5.4.2.1's N_cb).
+    pub fn with_buffer(mut self, n_cb: usize) -> Result<NrCode> {
+        self.rate_match = RateMatch::new(self.params, self.n, Some(n_cb))?;
+        Ok(self)
+    }
+
+    /// The lifted codeword (68 Z or 52 Z bits) of `bits` (k bits, 0 or 1): the k bits, the
+    /// filler zeros, the parity bits.
+    pub fn encode_full(&self, bits: &[u8]) -> Result<Vec<u8>> {
+        if bits.len() != self.k() {
+            return Err(LdpcError::invalid(format!(
+                "{}: {} bits given, the code block takes k = {}",
+                self.name(),
+                bits.len(),
+                self.k()
+            )));
+        }
+        if let Some(i) = bits.iter().position(|&b| b > 1) {
+            return Err(LdpcError::invalid(format!(
+                "{}: bit {i} is {}; bits are 0 or 1",
+                self.name(),
+                bits[i]
+            )));
+        }
+        let mut info = vec![0u8; self.params.k];
+        info[..self.k()].copy_from_slice(bits);
+        let mut word = vec![0u8; self.code.n()];
+        self.encoder.encode(&info, &mut word)?;
+        Ok(word)
+    }
+
+    /// The n bits redundancy version `rv` (0–3) sends for `bits` (k bits).
+    pub fn encode(&self, bits: &[u8], rv: u8) -> Result<Vec<u8>> {
+        let word = self.encode_full(bits)?;
+        let mut out = vec![0u8; self.n];
+        self.rate_match.select(&word, rv, &mut out)?;
+        Ok(out)
+    }
+
+    /// The full-length LLRs (the lifted code's 68 Z or 52 Z, ln P(0)/P(1)) of the received
+    /// n LLRs of each redundancy version in `rvs`, HARQ-combined: punctured and unsent bits
+    /// 0, filler bits [`super::rate_match::FILLER_LLR`].
+    pub fn llr_full(&self, llrs: &[&[f32]], rvs: &[u8]) -> Result<Vec<f32>> {
+        for (i, l) in llrs.iter().enumerate() {
+            if l.len() != self.n {
+                return Err(LdpcError::invalid(format!(
+                    "{}: LLR vector {i} has {} values; each redundancy version sends n = {}",
+                    self.name(),
+                    l.len(),
+                    self.n
+                )));
+            }
+        }
+        self.rate_match.recover(llrs, rvs)
     }
 }
 

@@ -13,9 +13,11 @@ pub mod encoder;
 pub mod lifted;
 pub mod lifting;
 pub mod params;
+pub mod rate_match;
 
 pub use base_graph::BaseGraph;
 pub use code::NrCode;
 pub use encoder::LiftedEncoder;
 pub use lifted::lifted_code;
 pub use params::BlockParams;
+pub use rate_match::{deinterleave, interleave, RateMatch, FILLER_LLR};
