@@ -119,7 +119,8 @@ impl NrCode {
         )
     }
 
-    /// k: the bits the block carries (K').
+    /// k: the bits the block carries (K'; [`BlockParams::k`] is K, filler included).
+    #[allow(clippy::misnamed_getters)]
     pub fn k(&self) -> usize {
         self.params.k_prime
     }

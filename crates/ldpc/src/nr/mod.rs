@@ -9,15 +9,19 @@
 
 pub mod base_graph;
 mod code;
+pub mod crc;
 pub mod encoder;
 pub mod lifted;
 pub mod lifting;
 pub mod params;
 pub mod rate_match;
+pub mod transport;
 
 pub use base_graph::BaseGraph;
 pub use code::NrCode;
+pub use crc::Crc;
 pub use encoder::LiftedEncoder;
 pub use lifted::lifted_code;
 pub use params::BlockParams;
 pub use rate_match::{deinterleave, interleave, RateMatch, FILLER_LLR};
+pub use transport::{TbDecoded, TransportBlock};

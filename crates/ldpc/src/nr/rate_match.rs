@@ -192,7 +192,7 @@ fn check_qm(len: usize, qm: usize, out: usize) -> Result<()> {
             "{qm} bits per symbol: the NR modulations carry 1, 2, 4, 6, 8 or 10"
         )));
     }
-    if len % qm != 0 {
+    if !len.is_multiple_of(qm) {
         return Err(LdpcError::invalid(format!(
             "{len} bits are not a whole number of {qm}-bit symbols: n must be a multiple of Q_m = {qm}"
         )));
