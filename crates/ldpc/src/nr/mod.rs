@@ -15,6 +15,7 @@ pub mod lifted;
 pub mod lifting;
 pub mod params;
 pub mod rate_match;
+pub mod sim;
 pub mod transport;
 
 pub use base_graph::BaseGraph;

@@ -1,0 +1,264 @@
+//! Decoding 5G NR code blocks over AWGN with the crate's decoders: every decoder family
+//! decodes at a comfortable SNR and fails far below capacity; HARQ combining in the
+//! simulation; and (ignored: run by hand, `-- --ignored --nocapture`) the measurement behind
+//! the default decoder for NR codes.
+
+use sigpu_ldpc::channel::{Demapper, Modulation};
+use sigpu_ldpc::nr::sim::{simulate_point, NrLink};
+use sigpu_ldpc::nr::NrCode;
+use sigpu_ldpc::{plan, Algorithm, DecoderConfig, Precision, Schedule};
+use sigpu_runtime::Target;
+
+fn config(
+    algorithm: &str,
+    schedule: Schedule,
+    precision: Precision,
+    iterations: usize,
+) -> DecoderConfig {
+    DecoderConfig {
+        algorithm: Algorithm::parse(algorithm).unwrap(),
+        schedule,
+        precision,
+        iterations,
+        early_termination: true,
+        threads: 1,
+    }
+}
+
+fn bpsk(rvs: &[u8]) -> NrLink {
+    NrLink {
+        modulation: Modulation::Bpsk,
+        demapper: Demapper::Exact,
+        rvs: rvs.to_vec(),
+        seed: 1,
+    }
+}
+
+fn es_n0(code: &NrCode, eb_n0: f64, qm: usize) -> f64 {
+    eb_n0 + 10.0 * (code.rate() * qm as f64).log10()
+}
+
+#[test]
+fn every_decoder_family_decodes_an_nr_code() {
+    let code = NrCode::new(200, 600, None).unwrap();
+    let fixed = Precision::Fixed8 { scale: 8.0 };
+    let configs = [
+        config("spa", Schedule::Layered, Precision::Float, 20),
+        config("spa", Schedule::Flooding, Precision::Float, 30),
+        config("oms:0.5", Schedule::Layered, fixed, 20),
+        config(
+            "nms:0.75",
+            Schedule::Layered,
+            Precision::Fixed8 { scale: 4.0 },
+            20,
+        ),
+        config(
+            "oms:0.5",
+            Schedule::LayeredCompact,
+            Precision::Fixed8 { scale: 2.0 },
+            20,
+        ),
+        config("minsum", Schedule::Flooding, fixed, 30),
+    ];
+    for c in configs {
+        let mut dec = plan::decoder(code.code(), c, &Target::cpu()).unwrap();
+        let good = simulate_point(
+            &code,
+            &bpsk(&[0]),
+            dec.as_mut(),
+            es_n0(&code, 4.0, 1),
+            1,
+            64,
+            64,
+        )
+        .unwrap();
+        assert_eq!(good.frame_errors, 0, "{} at Eb/N0 4 dB", c.describe());
+        let bad = simulate_point(
+            &code,
+            &bpsk(&[0]),
+            dec.as_mut(),
+            es_n0(&code, -3.0, 1),
+            64,
+            64,
+            64,
+        )
+        .unwrap();
+        assert!(
+            bad.frame_errors > 50,
+            "{}: {} of 64 frames failed at Eb/N0 −3 dB",
+            c.describe(),
+            bad.frame_errors
+        );
+    }
+}
+
+#[test]
+fn combined_redundancy_versions_lower_the_error_rate() {
+    // Rate 0.9 per transmission, QPSK at Es/N0 2 dB: one transmission fails, rv 0 + 2 do not.
+    let code = NrCode::new(900, 1000, None).unwrap();
+    let link = |rvs: &[u8]| NrLink {
+        modulation: Modulation::Qpsk,
+        demapper: Demapper::MaxLog,
+        rvs: rvs.to_vec(),
+        seed: 3,
+    };
+    let mut dec = plan::decoder(
+        code.code(),
+        config(
+            "oms:0.5",
+            Schedule::Layered,
+            Precision::Fixed8 { scale: 8.0 },
+            20,
+        ),
+        &Target::cpu(),
+    )
+    .unwrap();
+    let one = simulate_point(&code, &link(&[0]), dec.as_mut(), 2.0, 64, 64, 64).unwrap();
+    let two = simulate_point(&code, &link(&[0, 2]), dec.as_mut(), 2.0, 64, 64, 64).unwrap();
+    assert!(
+        one.frame_errors > 60 && two.frame_errors == 0,
+        "{one:?} {two:?}"
+    );
+}
+
+#[test]
+fn odd_n_for_the_constellation_is_refused() {
+    let code = NrCode::new(200, 601, None).unwrap();
+    let mut dec = plan::decoder(code.code(), DecoderConfig::default(), &Target::cpu()).unwrap();
+    let link = NrLink {
+        modulation: Modulation::Qam16,
+        demapper: Demapper::Exact,
+        rvs: vec![0],
+        seed: 1,
+    };
+    let e = simulate_point(&code, &link, dec.as_mut(), 5.0, 1, 1, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("multiple of Q_m = 4"), "{e}");
+    let e = simulate_point(&code, &bpsk(&[4]), dec.as_mut(), 5.0, 1, 1, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("rv is 0, 1, 2 or 3"), "{e}");
+}
+
+/// FER of each decoder on the codes at a few Eb/N0 (BPSK, 20 iterations): set
+/// NR_MEASURE="k,n,eb0,eb1,step,frames" to choose.
+#[test]
+#[ignore]
+fn measure_decoders() {
+    let spec = std::env::var("NR_MEASURE").unwrap_or_else(|_| "1000,3000,1.0,2.0,0.25,300".into());
+    let v: Vec<f64> = spec.split(',').map(|x| x.parse().unwrap()).collect();
+    let code = NrCode::new(v[0] as usize, v[1] as usize, None).unwrap();
+    let iters: usize = std::env::var("NR_ITERS")
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(20);
+    let which = std::env::var("NR_DECODERS").unwrap_or_else(|_| "spa,oms8,nms8,ms8,compact".into());
+    let all = [
+        (
+            "spa",
+            config("spa", Schedule::Layered, Precision::Float, iters),
+        ),
+        (
+            "oms8",
+            config(
+                "oms:0.5",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 8.0 },
+                iters,
+            ),
+        ),
+        (
+            "oms4",
+            config(
+                "oms:0.5",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 4.0 },
+                iters,
+            ),
+        ),
+        (
+            "nms8",
+            config(
+                "nms:0.75",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 8.0 },
+                iters,
+            ),
+        ),
+        (
+            "nms8-875",
+            config(
+                "nms:0.875",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 8.0 },
+                iters,
+            ),
+        ),
+        (
+            "nms4",
+            config(
+                "nms:0.75",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 4.0 },
+                iters,
+            ),
+        ),
+        (
+            "ms8",
+            config(
+                "minsum",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 8.0 },
+                iters,
+            ),
+        ),
+        (
+            "compact",
+            config(
+                "oms:0.5",
+                Schedule::LayeredCompact,
+                Precision::Fixed8 { scale: 2.0 },
+                iters,
+            ),
+        ),
+        (
+            "compact-nms",
+            config(
+                "nms:0.75",
+                Schedule::LayeredCompact,
+                Precision::Fixed8 { scale: 4.0 },
+                iters,
+            ),
+        ),
+    ];
+    println!(
+        "{} (Z = {}), BPSK, {iters} iterations",
+        code.name(),
+        code.z()
+    );
+    for (name, c) in all
+        .iter()
+        .filter(|(n, _)| which.split(',').any(|w| w == *n))
+    {
+        let mut dec = plan::decoder(code.code(), *c, &Target::cpu()).unwrap();
+        let mut eb = v[2];
+        while eb <= v[3] + 1e-9 {
+            let t = std::time::Instant::now();
+            let p = simulate_point(
+                &code,
+                &bpsk(&[0]),
+                dec.as_mut(),
+                es_n0(&code, eb, 1),
+                100,
+                v[5] as u64,
+                64,
+            )
+            .unwrap();
+            println!(
+                "{name:12} Eb/N0 {eb:5.2} dB: FER {:.3e} [{:.2e}, {:.2e}] ({}/{}), BER {:.2e}, {:.1} it, {:.1} s",
+                p.fer, p.fer_ci[0], p.fer_ci[1], p.frame_errors, p.frames, p.ber, p.mean_iterations, t.elapsed().as_secs_f64()
+            );
+            eb += v[4];
+        }
+    }
+}
