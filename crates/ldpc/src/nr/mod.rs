@@ -11,12 +11,14 @@ pub mod base_graph;
 mod code;
 pub mod crc;
 pub mod encoder;
+pub mod files;
 pub mod lifted;
 pub mod lifting;
 pub mod params;
 pub mod rate_match;
 pub mod sim;
 pub mod transport;
+mod words;
 
 pub use base_graph::BaseGraph;
 pub use code::NrCode;
