@@ -121,21 +121,36 @@ fn encode_then_decode_round_trips_with_combined_rvs() {
 #[test]
 fn the_lifted_code_is_listed_and_exported() {
     let dir = tempfile::tempdir().unwrap();
+    // Rate 0.93 on BG1 Z = 384: rv 0 reaches the core's 4 block rows, so the decoding code is
+    // H cut to 4·384 checks and 26·384 bits (BG1's rows 0–3 hold 76 entries).
     let codes = ok_json(&["--json", "ldpc", "codes", "--code", "nr:k=8448,n=9126"]);
-    assert_eq!(codes[0]["name"], "nr-bg1-z384");
-    assert_eq!(codes[0]["n"], 68 * 384);
-    assert_eq!(codes[0]["edges"], 316 * 384);
+    assert_eq!(codes[0]["name"], "nr-bg1-z384-rows4");
+    assert_eq!(codes[0]["n"], 26 * 384);
+    assert_eq!(codes[0]["k"], 8448);
+    assert_eq!(codes[0]["edges"], 76 * 384);
+    // Rate 1/5 and below reach every row: the whole lifted code.
+    let codes = ok_json(&[
+        "--json",
+        "ldpc",
+        "codes",
+        "--code",
+        "nr:k=8448,n=60000,bg=1",
+    ]);
+    assert_eq!(
+        (codes[0]["name"].as_str(), codes[0]["edges"].as_u64()),
+        (Some("nr-bg1-z384"), Some(316 * 384))
+    );
     let h = dir.path().join("h.alist");
     ok(&[
         "ldpc",
         "export",
         "--code",
-        "nr:k=100,n=300",
+        "nr:k=100,n=1000",
         "--output",
         s(&h),
     ]);
     let first = std::fs::read_to_string(&h).unwrap();
-    // BG2 (k ≤ 292), K_b = 6, Z = 18: 52·18 bits, 42·18 checks.
+    // BG2 (k ≤ 292), K_b = 6, Z = 18: all 52·18 bits and 42·18 checks at rate 0.1.
     assert!(
         first.starts_with(&format!("{} {}", 52 * 18, 42 * 18)),
         "{}",

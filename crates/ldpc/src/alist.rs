@@ -12,12 +12,12 @@ use std::path::Path;
 // the other way round.
 impl Code {
     /// A standard code by name ([`Code::standard`]), a 5G NR code (`nr:k=K,n=N[,bg=1|2]`:
-    /// its lifted mother code, [`crate::nr::NrCode::code`]), or an alist file when `spec` is a
-    /// path to one.
+    /// the code its decoders run for rv 0, [`crate::nr::NrCode::decoding_code`]), or an alist
+    /// file when `spec` is a path to one.
     pub fn resolve(spec: &str) -> Result<Code> {
         let path = Path::new(spec);
         if crate::nr::NrCode::is_spec(spec) {
-            crate::nr::NrCode::parse(spec).map(|c| c.code().clone())
+            crate::nr::NrCode::parse(spec).and_then(|c| c.decoding_code(&[0]))
         } else if spec.ends_with(".alist") || path.is_file() {
             read_alist(path)
         } else {

@@ -3,7 +3,7 @@
 
 use super::base_graph::BaseGraph;
 use super::encoder::LiftedEncoder;
-use super::lifted::lifted_code;
+use super::lifted::{lifted_code, lifted_rows};
 use super::params::{choose_graph, BlockParams, K_MIN, RATE_MAX};
 use super::rate_match::RateMatch;
 use crate::code::Code;
@@ -144,10 +144,35 @@ impl NrCode {
     pub fn params(&self) -> &BlockParams {
         &self.params
     }
-    /// The lifted mother code (68 Z or 52 Z bits) the decoders run.
+    /// The lifted mother code (68 Z or 52 Z bits); decoders run [`NrCode::decoding_code`].
     pub fn code(&self) -> &Code {
         &self.code
     }
+    /// The block rows a decoder needs for redundancy versions `rvs`: the core's 4, and every
+    /// extension row whose parity column holds a bit that one of them sends.
+    pub fn rows_for(&self, rvs: &[u8]) -> Result<usize> {
+        let mut last = 0usize;
+        for &rv in rvs {
+            let pos = self.rate_match.positions(rv)?;
+            last = last.max(pos.iter().copied().max().unwrap_or(0) as usize);
+        }
+        let kb = self.params.graph.info_cols();
+        Ok((last / self.params.z + 1)
+            .saturating_sub(kb)
+            .clamp(4, self.params.graph.block_rows()))
+    }
+
+    /// The code the decoders run for redundancy versions `rvs`: the lifted code cut to
+    /// [`NrCode::rows_for`] block rows ([`super::lifted::lifted_rows`]), its bits the first
+    /// ones of the lifted codeword.
+    pub fn decoding_code(&self, rvs: &[u8]) -> Result<Code> {
+        let rows = self.rows_for(rvs)?;
+        if rows == self.params.graph.block_rows() {
+            return Ok(self.code.clone());
+        }
+        lifted_rows(self.params.graph, self.params.z, rows)
+    }
+
     /// The rate matching (circular buffer, E = n).
     pub fn rate_match(&self) -> &RateMatch {
         &self.rate_match

@@ -188,7 +188,7 @@ pub fn decode_npy(
             ),
         ));
     }
-    let mut decoder = crate::plan::decoder(code.code(), config, target)?;
+    let mut decoder = crate::plan::decoder(&code.decoding_code(&rv.rvs)?, config, target)?;
     let (bits, stats) = code.decode_words(&llr, &rv.rvs, qm, decoder.as_mut())?;
     let mut shape = npy.shape[..npy.shape.len() - tail.len()].to_vec();
     shape.push(code.k());

@@ -1,7 +1,7 @@
 //! Error-rate simulation of one NR code block over AWGN: random k-bit words, the encoder,
 //! rate matching for each redundancy version sent, the bit interleaver of §5.4.2.2, a
 //! constellation and its demapper, de-interleaving, de-rate-matching with HARQ combining of
-//! every version, and any [`Decoder`] of the lifted code. Counts errors over the k bits.
+//! every version, and any [`Decoder`] of [`NrCode::decoding_code`]. Counts errors over the k bits.
 //!
 //! Frame f draws its bits and noise from a ChaCha8 generator seeded by (seed, Es/N0, f), so a
 //! point's counts do not depend on the batch size.
@@ -122,13 +122,7 @@ pub fn simulate_point(
             "redundancy version {rv}: rv is 0, 1, 2 or 3"
         )));
     }
-    if decoder.code().n() != code.code().n() || decoder.code().edges() != code.code().edges() {
-        return Err(LdpcError::invalid(format!(
-            "the decoder is for {}, not {}'s lifted code",
-            decoder.code().name(),
-            code.name()
-        )));
-    }
+    let used = code.check_decoder(decoder, &link.rvs)?;
     let channel = Channel::new(link.modulation, link.demapper, es_n0_db)?;
     let (k, full) = (code.k(), code.code().n());
     let (mut frames, mut frame_errors, mut bit_errors, mut iterations) = (0u64, 0u64, 0u64, 0usize);
@@ -136,10 +130,15 @@ pub fn simulate_point(
     while frame_errors < min_errors && frames < max_frames {
         let count = batch.max(1).min((max_frames - frames) as usize);
         let (bits, llrs) = nr_frames(code, link, &channel, frames, count)?;
-        hard.resize(count * full, 0);
-        let stats = decoder.decode(Llrs::F32(&llrs), &mut hard)?;
+        // The decoder runs the code cut to the rows these versions reach (NrCode::decoding_code).
+        let cut: Vec<f32> = (llrs.chunks_exact(full))
+            .flat_map(|w| &w[..used])
+            .copied()
+            .collect();
+        hard.resize(count * used, 0);
+        let stats = decoder.decode(Llrs::F32(&cut), &mut hard)?;
         iterations += stats.iterations;
-        for (word, b) in hard.chunks_exact(full).zip(bits.chunks_exact(k)) {
+        for (word, b) in hard.chunks_exact(used).zip(bits.chunks_exact(k)) {
             let wrong = word[..k].iter().zip(b).filter(|(x, y)| x != y).count() as u64;
             bit_errors += wrong;
             frame_errors += u64::from(wrong > 0);

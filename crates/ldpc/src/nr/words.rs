@@ -83,7 +83,8 @@ impl NrCode {
     }
 
     /// Decodes LLRs laid out as [`NrCode::llr_words`] takes them with `decoder` (made for
-    /// [`NrCode::code`]): the k decoded bits of each word, and the decoder's counts.
+    /// [`NrCode::decoding_code`] of `rvs`): the k decoded bits of each word, and the decoder's
+    /// counts.
     pub fn decode_words(
         &self,
         llr: &[f32],
@@ -91,23 +92,38 @@ impl NrCode {
         qm: Option<usize>,
         decoder: &mut dyn Decoder,
     ) -> Result<(Vec<u8>, DecodeStats)> {
-        if decoder.code().n() != self.code().n() || decoder.code().edges() != self.code().edges() {
-            return Err(LdpcError::invalid(format!(
-                "the decoder is for {}, not {}'s lifted code",
-                decoder.code().name(),
-                self.name()
-            )));
-        }
+        let used = self.check_decoder(decoder, rvs)?;
         let full = self.llr_words(llr, rvs, qm)?;
-        let mut hard = vec![0u8; full.len()];
-        let stats = decoder.decode(Llrs::F32(&full), &mut hard)?;
+        let n = self.code().n();
+        let cut: Vec<f32> = full
+            .chunks_exact(n)
+            .flat_map(|w| &w[..used])
+            .copied()
+            .collect();
+        let mut hard = vec![0u8; cut.len()];
+        let stats = decoder.decode(Llrs::F32(&cut), &mut hard)?;
         let k = self.k();
         let bits = hard
-            .chunks_exact(self.code().n())
+            .chunks_exact(used)
             .flat_map(|w| &w[..k])
             .copied()
             .collect();
         Ok((bits, stats))
+    }
+
+    /// The bits of [`NrCode::decoding_code`] for `rvs`, when `decoder` runs that code.
+    pub(crate) fn check_decoder(&self, decoder: &dyn Decoder, rvs: &[u8]) -> Result<usize> {
+        let rows = self.rows_for(rvs)?;
+        let used = (self.graph().info_cols() + rows) * self.z();
+        let dc = decoder.code();
+        if dc.n() != used || dc.m() != rows * self.z() || dc.row(0) != self.code().row(0) {
+            return Err(LdpcError::invalid(format!(
+                "the decoder is for {}, not {}'s decoding code for rv {rvs:?} (NrCode::decoding_code)",
+                dc.name(),
+                self.name()
+            )));
+        }
+        Ok(used)
     }
 
     fn check_rvs(&self, rvs: &[u8], qm: Option<usize>) -> Result<()> {

@@ -83,7 +83,7 @@ pub fn simulate(json: bool, a: &SimulateArgs) -> Result<ExitCode> {
         None => RvChoice::first(),
     };
     let config = a.decoder.config()?;
-    let mut decoder = plan::decoder(code.code(), config, &Target::cpu())?;
+    let mut decoder = plan::decoder(&code.decoding_code(&rv.rvs)?, config, &Target::cpu())?;
     let (eb, points) = match (&a.snr, &a.eb_n0) {
         (Some(s), None) => (false, sweep::parse_points(s)?),
         (None, Some(s)) => (true, sweep::parse_points(s)?),
