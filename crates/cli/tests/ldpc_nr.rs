@@ -271,3 +271,10 @@ fn bad_nr_input_gets_a_clear_error() {
         "38.211",
     );
 }
+
+#[test]
+fn bench_takes_nr_codes_with_their_commas() {
+    let r = ok_json(&["--json", "bench", "ldpc", "--codes", "nr:k=200,n=600,dvbt2-short-1/2", "--iterations", "2", "--runs", "1", "--codewords", "64"]);
+    let text = r.to_string();
+    assert!(text.contains("nr-bg2-z"), "{text}");
+}

@@ -322,3 +322,103 @@ fn measure_decoders() {
         }
     }
 }
+
+/// Decoder and encoder speed on BG1 Z = 384 (k = 8448) at rate 0.93 (n = 9126) and 1/3 (n =
+/// 25344), 10 iterations, one thread: run by hand in a release build pinned to one core,
+/// `taskset -c 0 cargo test --release -p sigpu-ldpc --test nr_decoding measure_speed --
+/// --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_speed() {
+    let words = 128;
+    for n in [9126usize, 25344] {
+        let code = NrCode::new(8448, n, Some(sigpu_ldpc::nr::BaseGraph::Bg1)).unwrap();
+        let link = bpsk(&[0]);
+        let channel = sigpu_ldpc::channel::Channel::new(
+            Modulation::Bpsk,
+            Demapper::Exact,
+            es_n0(&code, 4.0, 1),
+        )
+        .unwrap();
+        let (_, llr) = sigpu_ldpc::nr::sim::nr_frames(&code, &link, &channel, 0, words).unwrap();
+        let dc = code.decoding_code(&[0]).unwrap();
+        let used = dc.n();
+        let cut: Vec<f32> = llr
+            .chunks(code.code().n())
+            .flat_map(|w| &w[..used])
+            .copied()
+            .collect();
+        for (name, c) in [
+            (
+                "8-bit layered oms:0.5 scale 8",
+                config(
+                    "oms:0.5",
+                    Schedule::Layered,
+                    Precision::Fixed8 { scale: 8.0 },
+                    10,
+                ),
+            ),
+            (
+                "8-bit layered-compact oms:0.5 scale 2",
+                config(
+                    "oms:0.5",
+                    Schedule::LayeredCompact,
+                    Precision::Fixed8 { scale: 2.0 },
+                    10,
+                ),
+            ),
+            (
+                "8-bit flooding minsum scale 4",
+                config(
+                    "minsum",
+                    Schedule::Flooding,
+                    Precision::Fixed8 { scale: 4.0 },
+                    10,
+                ),
+            ),
+        ] {
+            let c = DecoderConfig {
+                early_termination: false,
+                ..c
+            };
+            let mut dec = plan::decoder(&dc, c, &Target::cpu()).unwrap();
+            let mut bits = vec![0u8; cut.len()];
+            dec.decode(sigpu_ldpc::Llrs::F32(&cut), &mut bits).unwrap();
+            let mut times: Vec<f64> = (0..3)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    dec.decode(sigpu_ldpc::Llrs::F32(&cut), &mut bits).unwrap();
+                    t.elapsed().as_secs_f64()
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            let t = times[1];
+            println!(
+                "{} ({} rows of 46), {name}, 10 it, {words} words: {:.1} Mbps information, {:.1} Mbps coded (n), {:.3} ms per word",
+                code.name(),
+                dc.m() / 384,
+                (words * 8448) as f64 / t / 1e6,
+                (words * n) as f64 / t / 1e6,
+                t / words as f64 * 1e3
+            );
+        }
+        let bits: Vec<u8> = (0..8448).map(|i| ((i * 7 + i / 3) % 2) as u8).collect();
+        let reps = 2000;
+        let t = std::time::Instant::now();
+        for _ in 0..reps {
+            std::hint::black_box(code.encode_full(std::hint::black_box(&bits)).unwrap());
+        }
+        let full = t.elapsed().as_secs_f64() / reps as f64;
+        let t = std::time::Instant::now();
+        for _ in 0..reps {
+            std::hint::black_box(code.encode(std::hint::black_box(&bits), 0).unwrap());
+        }
+        let rm = t.elapsed().as_secs_f64() / reps as f64;
+        println!(
+            "{}: encoder {:.2} µs per block (lifted codeword), {:.2} µs with rate matching",
+            code.name(),
+            full * 1e6,
+            rm * 1e6
+        );
+    }
+}

@@ -236,12 +236,31 @@ fn say_where(ranks: &dyn Ranks, gpus: &[Gpu]) {
     }
 }
 
+/// `--codes` is split at commas, which also separate an NR spec's keys
+/// (`nr:k=8448,n=9126`): a piece that is a bare `k=`, `n=` or `bg=` rejoins the one before.
+fn rejoin_nr_specs(pieces: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in pieces {
+        let key = ["k=", "n=", "bg="]
+            .iter()
+            .any(|k| p.trim_start().starts_with(k));
+        match out.last_mut() {
+            Some(last) if key && NrCode::is_spec(last) => {
+                last.push(',');
+                last.push_str(p);
+            }
+            _ => out.push(p.clone()),
+        }
+    }
+    out
+}
+
 /// `sigpu bench ldpc`: the decoder throughput tables.
 pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCode> {
     super::check_files(&Vec::from_iter(a.out.output()), &[])?;
     let gpu = open_device(device)?;
     let spec = BenchSpec {
-        codes: a.codes.clone(),
+        codes: rejoin_nr_specs(&a.codes),
         iterations: a.iterations.clone(),
         runs: a.runs,
         algorithm: a.decoder,
