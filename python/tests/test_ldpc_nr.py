@@ -47,7 +47,9 @@ def test_rate_matching_follows_the_standard(k, n, bg):
     bits = rng.integers(0, 2, k, dtype=np.uint8)
     once = code.n_full - 2 * code.z - (code.k_filled - k)
     c = _full_codeword(code, bits, ldpc.NrCode(k, once, code.bg).encode(bits))
-    H = ldpc.Code(code.name).H
+    # n covering the buffer once reaches every row: the whole lifted code's H.
+    H = ldpc.Code(f"nr:k={k},n={once},bg={code.bg}").H
+    assert H.shape == (code.n_full - code.k_filled, code.n_full)
     assert not (H @ c % 2).any(), "H·c = 0 on the lifted code"
     for rv in range(4):
         for qm in (1, 2, 6):
