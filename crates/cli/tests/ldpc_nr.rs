@@ -167,9 +167,11 @@ fn simulate_reports_the_block_error_rate() {
         "--code",
         "nr:k=200,n=600",
         "--modulation",
-        "qpsk",
+        "16qam",
+        "--fading",
+        "rayleigh",
         "--eb-n0",
-        "4,-4",
+        "30,-4",
         "--rv",
         "0,2",
         "--max-frames",
@@ -262,19 +264,44 @@ fn bad_nr_input_gets_a_clear_error() {
             "ldpc",
             "simulate",
             "--code",
-            "nr:k=200,n=600",
+            "nr:k=200,n=602",
             "--modulation",
             "16qam",
             "--snr",
             "3",
         ],
-        "38.211",
+        "multiple of Q_m = 4",
+    );
+    fails_with(
+        &[
+            "ldpc",
+            "simulate",
+            "--code",
+            "nr:k=200,n=600",
+            "--fading",
+            "rician",
+            "--snr",
+            "3",
+        ],
+        "awgn or rayleigh",
     );
 }
 
 #[test]
 fn bench_takes_nr_codes_with_their_commas() {
-    let r = ok_json(&["--json", "bench", "ldpc", "--codes", "nr:k=200,n=600,dvbt2-short-1/2", "--iterations", "2", "--runs", "1", "--codewords", "64"]);
+    let r = ok_json(&[
+        "--json",
+        "bench",
+        "ldpc",
+        "--codes",
+        "nr:k=200,n=600,dvbt2-short-1/2",
+        "--iterations",
+        "2",
+        "--runs",
+        "1",
+        "--codewords",
+        "64",
+    ]);
     let text = r.to_string();
     assert!(text.contains("nr-bg2-z"), "{text}");
 }

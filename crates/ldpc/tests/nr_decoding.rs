@@ -3,7 +3,8 @@
 //! simulation; and (ignored: run by hand, `-- --ignored --nocapture`) the measurement behind
 //! the default decoder for NR codes.
 
-use sigpu_ldpc::channel::{Demapper, Modulation};
+use sigpu_ldpc::channel::Demapper;
+use sigpu_ldpc::nr::modulation::{Fading, NrChannel, NrModulation};
 use sigpu_ldpc::nr::sim::{simulate_point, NrLink};
 use sigpu_ldpc::nr::NrCode;
 use sigpu_ldpc::{plan, Algorithm, DecoderConfig, Precision, Schedule};
@@ -27,7 +28,8 @@ fn config(
 
 fn bpsk(rvs: &[u8]) -> NrLink {
     NrLink {
-        modulation: Modulation::Bpsk,
+        modulation: NrModulation::Bpsk,
+        fading: Fading::Awgn,
         demapper: Demapper::Exact,
         rvs: rvs.to_vec(),
         seed: 1,
@@ -97,7 +99,8 @@ fn combined_redundancy_versions_lower_the_error_rate() {
     // Rate 0.9 per transmission, QPSK at Es/N0 2 dB: one transmission fails, rv 0 + 2 do not.
     let code = NrCode::new(900, 1000, None).unwrap();
     let link = |rvs: &[u8]| NrLink {
-        modulation: Modulation::Qpsk,
+        modulation: NrModulation::Qpsk,
+        fading: Fading::Awgn,
         demapper: Demapper::MaxLog,
         rvs: rvs.to_vec(),
         seed: 3,
@@ -152,13 +155,14 @@ fn the_cut_code_decodes_as_the_whole_lifted_code() {
         ),
     ] {
         let link = NrLink {
-            modulation: Modulation::Qpsk,
+            modulation: NrModulation::Qpsk,
+            fading: Fading::Awgn,
             demapper: Demapper::Exact,
             rvs: vec![0],
             seed: 9,
         };
         let channel =
-            sigpu_ldpc::channel::Channel::new(Modulation::Qpsk, Demapper::Exact, 1.0).unwrap();
+            NrChannel::new(NrModulation::Qpsk, Demapper::Exact, Fading::Awgn, 1.0).unwrap();
         let (_, llr) = sigpu_ldpc::nr::sim::nr_frames(&small, &link, &channel, 0, 64).unwrap();
         let mut whole = plan::decoder(small.code(), c, &Target::cpu()).unwrap();
         let mut part =
@@ -176,6 +180,61 @@ fn the_cut_code_decodes_as_the_whole_lifted_code() {
 }
 
 #[test]
+fn qam_and_rayleigh_block_fading() {
+    let code = NrCode::new(400, 1200, None).unwrap();
+    let cfg = config(
+        "oms:0.5",
+        Schedule::Layered,
+        Precision::Fixed8 { scale: 8.0 },
+        20,
+    );
+    let mut dec = plan::decoder(&code.decoding_code(&[0]).unwrap(), cfg, &Target::cpu()).unwrap();
+    let link = |modulation, fading| NrLink {
+        modulation,
+        fading,
+        demapper: Demapper::MaxLog,
+        rvs: vec![0],
+        seed: 4,
+    };
+    for m in [
+        NrModulation::Pi2Bpsk,
+        NrModulation::Qam16,
+        NrModulation::Qam64,
+        NrModulation::Qam256,
+    ] {
+        let p =
+            simulate_point(&code, &link(m, Fading::Awgn), dec.as_mut(), 30.0, 1, 64, 64).unwrap();
+        assert_eq!(p.frame_errors, 0, "{} at 30 dB", m.name());
+    }
+    // QPSK rate 1/3 at Es/N0 2 dB: AWGN decodes every block; Rayleigh block fading (a deep
+    // fade now and then) does not.
+    let awgn = simulate_point(
+        &code,
+        &link(NrModulation::Qpsk, Fading::Awgn),
+        dec.as_mut(),
+        2.0,
+        64,
+        128,
+        64,
+    )
+    .unwrap();
+    let fading = simulate_point(
+        &code,
+        &link(NrModulation::Qpsk, Fading::RayleighBlock),
+        dec.as_mut(),
+        2.0,
+        64,
+        128,
+        64,
+    )
+    .unwrap();
+    assert!(
+        awgn.frame_errors == 0 && fading.frame_errors > 10,
+        "{awgn:?} {fading:?}"
+    );
+}
+
+#[test]
 fn odd_n_for_the_constellation_is_refused() {
     let code = NrCode::new(200, 601, None).unwrap();
     let mut dec = plan::decoder(
@@ -185,7 +244,8 @@ fn odd_n_for_the_constellation_is_refused() {
     )
     .unwrap();
     let link = NrLink {
-        modulation: Modulation::Qam16,
+        modulation: NrModulation::Qam16,
+        fading: Fading::Awgn,
         demapper: Demapper::Exact,
         rvs: vec![0],
         seed: 1,
@@ -334,9 +394,10 @@ fn measure_speed() {
     for n in [9126usize, 25344] {
         let code = NrCode::new(8448, n, Some(sigpu_ldpc::nr::BaseGraph::Bg1)).unwrap();
         let link = bpsk(&[0]);
-        let channel = sigpu_ldpc::channel::Channel::new(
-            Modulation::Bpsk,
+        let channel = NrChannel::new(
+            NrModulation::Bpsk,
             Demapper::Exact,
+            Fading::Awgn,
             es_n0(&code, 4.0, 1),
         )
         .unwrap();

@@ -14,6 +14,7 @@ pub mod encoder;
 pub mod files;
 pub mod lifted;
 pub mod lifting;
+pub mod modulation;
 pub mod params;
 pub mod rate_match;
 pub mod sim;

@@ -1,14 +1,15 @@
 //! Error-rate simulation of one NR code block over AWGN: random k-bit words, the encoder,
 //! rate matching for each redundancy version sent, the bit interleaver of §5.4.2.2, a
-//! constellation and its demapper, de-interleaving, de-rate-matching with HARQ combining of
+//! 38.211 constellation over AWGN or Rayleigh block fading and its demapper, de-interleaving, de-rate-matching with HARQ combining of
 //! every version, and any [`Decoder`] of [`NrCode::decoding_code`]. Counts errors over the k bits.
 //!
 //! Frame f draws its bits and noise from a ChaCha8 generator seeded by (seed, Es/N0, f), so a
 //! point's counts do not depend on the batch size.
 
 use super::code::NrCode;
+use super::modulation::{Fading, NrChannel, NrModulation};
 use super::rate_match::{deinterleave, interleave};
-use crate::channel::{Channel, Demapper, Modulation};
+use crate::channel::Demapper;
 use crate::decoder::{Decoder, Llrs};
 use crate::error::{LdpcError, Result};
 use crate::sim::wilson;
@@ -18,8 +19,10 @@ use rand_chacha::ChaCha8Rng;
 /// What one point sends.
 #[derive(Clone, Debug)]
 pub struct NrLink {
-    /// The constellation (Q_m bits per symbol; the §5.4.2.2 interleaver uses that Q_m).
-    pub modulation: Modulation,
+    /// The TS 38.211 constellation (Q_m bits per symbol; the §5.4.2.2 interleaver uses it).
+    pub modulation: NrModulation,
+    /// AWGN, or Rayleigh block fading (one coefficient per transmission of a block).
+    pub fading: Fading,
     /// The demapper.
     pub demapper: Demapper,
     /// The redundancy versions sent, each n bits, their LLRs combined before decoding.
@@ -54,12 +57,12 @@ pub struct NrPoint {
 pub fn nr_frames(
     code: &NrCode,
     link: &NrLink,
-    channel: &Channel,
+    channel: &NrChannel,
     first: u64,
     count: usize,
 ) -> Result<(Vec<u8>, Vec<f32>)> {
     let (k, n, full) = (code.k(), code.n(), code.code().n());
-    let qm = link.modulation.bits_per_symbol();
+    let qm = link.modulation.qm();
     if !n.is_multiple_of(qm) {
         return Err(LdpcError::invalid(format!(
             "n = {n} is not a multiple of Q_m = {qm} ({}): give n a multiple of {qm}",
@@ -75,14 +78,14 @@ pub fn nr_frames(
         .enumerate()
     {
         let mut rng =
-            ChaCha8Rng::seed_from_u64(frame_seed(link.seed, channel.sigma2(), first + i as u64));
+            ChaCha8Rng::seed_from_u64(frame_seed(link.seed, channel.es_n0_db(), first + i as u64));
         b.iter_mut().for_each(|x| *x = rng.random_range(0..2));
         let word = code.encode_full(b)?;
         let mut sent = vec![0u8; n];
         for &rv in &link.rvs {
             code.rate_match().select(&word, rv, &mut sent)?;
             interleave(&sent, qm, &mut f)?;
-            channel.transmit(&f, &mut rx, &mut rng);
+            channel.transmit(&f, &mut rx, &mut rng)?;
             deinterleave(&rx, qm, &mut e)?;
             code.rate_match().combine(&e, rv, out)?;
         }
@@ -91,14 +94,14 @@ pub fn nr_frames(
     Ok((bits, llrs))
 }
 
-fn frame_seed(seed: u64, sigma2: f64, frame: u64) -> u64 {
+fn frame_seed(seed: u64, es_n0_db: f64, frame: u64) -> u64 {
     let mix = |x: u64| {
         let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    mix(mix(mix(seed) ^ sigma2.to_bits()) ^ frame)
+    mix(mix(mix(seed) ^ es_n0_db.to_bits()) ^ frame)
 }
 
 /// Simulates one point at `es_n0_db` until `min_errors` frames failed or `max_frames` ran,
@@ -123,7 +126,7 @@ pub fn simulate_point(
         )));
     }
     let used = code.check_decoder(decoder, &link.rvs)?;
-    let channel = Channel::new(link.modulation, link.demapper, es_n0_db)?;
+    let channel = NrChannel::new(link.modulation, link.demapper, link.fading, es_n0_db)?;
     let (k, full) = (code.k(), code.code().n());
     let (mut frames, mut frame_errors, mut bit_errors, mut iterations) = (0u64, 0u64, 0u64, 0usize);
     let mut hard = Vec::new();

@@ -188,7 +188,12 @@ pub struct SimulateArgs {
     /// 5G NR codes: the redundancy versions sent (comma list: their LLRs are combined).
     #[arg(long, value_name = "RV[,RV…]")]
     pub rv: Option<String>,
-    /// bpsk | qpsk | 16qam | 64qam | 256qam (DVB-T2 Gray mapping, unrotated).
+    /// 5G NR codes: awgn | rayleigh (block fading, one coefficient per transmission, known
+    /// to the demapper).
+    #[arg(long)]
+    pub fading: Option<String>,
+    /// bpsk | qpsk | 16qam | 64qam | 256qam (DVB-T2 Gray mapping, unrotated; TS 38.211's
+    /// mapping for 5G NR codes).
     #[arg(long, default_value = "qpsk")]
     pub modulation: Modulation,
     /// exact | max-log

@@ -3,8 +3,9 @@
 
 use super::{DecodeArgs, EncodeArgs, NrArgs, SimulateArgs};
 use anyhow::{bail, Result};
-use sigpu_ldpc::channel::{Modulation, Snr};
+use sigpu_ldpc::channel::Snr;
 use sigpu_ldpc::nr::files::{decode_npy, encode_npy, RvChoice};
+use sigpu_ldpc::nr::modulation::{Fading, NrModulation};
 use sigpu_ldpc::nr::sim::{simulate_point, NrLink};
 use sigpu_ldpc::nr::NrCode;
 use sigpu_ldpc::plan;
@@ -70,13 +71,6 @@ pub fn simulate(json: bool, a: &SimulateArgs) -> Result<ExitCode> {
     if a.out.is_some() || a.resume || a.plot.is_some() {
         bail!("--out, --resume and --plot are not offered for 5G NR codes yet: use --json and keep its output");
     }
-    if !matches!(a.modulation, Modulation::Bpsk | Modulation::Qpsk) {
-        bail!(
-            "--modulation {}: for 5G NR codes only bpsk and qpsk, whose TS 38.211 mapping equals the one \
-             implemented; the QAM orders here are DVB-T2's Gray mapping, not 38.211's",
-            a.modulation
-        );
-    }
     let code = NrCode::parse(&a.code)?;
     let rv = match &a.rv {
         Some(t) => RvChoice::parse(t)?,
@@ -89,8 +83,16 @@ pub fn simulate(json: bool, a: &SimulateArgs) -> Result<ExitCode> {
         (None, Some(s)) => (true, sweep::parse_points(s)?),
         _ => bail!("give the SNR points with --snr (Es/N0) or --eb-n0"),
     };
+    // The names of --modulation are those of TS 38.211's constellations; NR codes get those.
+    let modulation = NrModulation::parse(a.modulation.name())?;
+    let fading = match a.fading.as_deref() {
+        None | Some("awgn") => Fading::Awgn,
+        Some("rayleigh") | Some("rayleigh-block") => Fading::RayleighBlock,
+        Some(other) => bail!("--fading {other:?}: expected awgn or rayleigh"),
+    };
     let link = NrLink {
-        modulation: a.modulation,
+        modulation,
+        fading,
         demapper: a.demapper,
         rvs: rv.rvs.clone(),
         seed: a.seed,
@@ -117,10 +119,10 @@ pub fn simulate(json: bool, a: &SimulateArgs) -> Result<ExitCode> {
         )?;
         if !json {
             println!(
-                "{} rv {:?} {} Es/N0 {:.2} dB: BLER {:.3e} [{:.2e}, {:.2e}] ({} of {} blocks), BER {:.3e}, {:.1} iterations",
+                "{} rv {:?} {} {fading:?} Es/N0 {:.2} dB: BLER {:.3e} [{:.2e}, {:.2e}] ({} of {} blocks), BER {:.3e}, {:.1} iterations",
                 code.name(),
                 rv.rvs,
-                a.modulation,
+                modulation.name(),
                 p.es_n0_db,
                 p.fer,
                 p.fer_ci[0],
@@ -135,7 +137,7 @@ pub fn simulate(json: bool, a: &SimulateArgs) -> Result<ExitCode> {
     }
     if json {
         super::super::print_json(&serde_json::json!({
-            "code": code.name(), "z": code.z(), "rvs": rv.rvs, "modulation": a.modulation.to_string(),
+            "code": code.name(), "z": code.z(), "rvs": rv.rvs, "modulation": modulation.name(), "fading": format!("{fading:?}"),
             "decoder": decoder.describe(), "seed": a.seed, "points": results,
         }))?;
     }
