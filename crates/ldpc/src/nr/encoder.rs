@@ -143,16 +143,34 @@ fn xor(acc: &mut Block, x: &Block) {
     }
 }
 
+/// Eight 0/1 bytes to eight bits (bit i = byte i): each byte's bit lands at 56 + i of the
+/// product and no two partial products share a bit, so nothing carries.
+const GATHER: u64 = 0x0102_0408_1020_4080;
+/// Byte i of a replicated byte keeps bit i.
+const SPREAD: u64 = 0x8040_2010_0804_0201;
+
 fn pack(bits: &[u8]) -> Block {
     let mut b = [0u64; W];
-    for (i, &bit) in bits.iter().enumerate() {
+    let whole = bits.len() / 8 * 8;
+    for (i, c) in bits[..whole].chunks_exact(8).enumerate() {
+        let v = u64::from_le_bytes(c.try_into().expect("8 bytes")) & 0x0101_0101_0101_0101;
+        b[i / 8] |= (v.wrapping_mul(GATHER) >> 56) << (8 * (i % 8));
+    }
+    for (i, &bit) in bits.iter().enumerate().skip(whole) {
         b[i / 64] |= u64::from(bit & 1) << (i % 64);
     }
     b
 }
 
 fn unpack(d: &Doubled, out: &mut [u8]) {
-    for (i, o) in out.iter_mut().enumerate() {
+    let whole = out.len() / 8 * 8;
+    for (i, c) in out[..whole].chunks_exact_mut(8).enumerate() {
+        let byte = (d[i / 8] >> (8 * (i % 8))) & 0xFF;
+        let hit = byte.wrapping_mul(0x0101_0101_0101_0101) & SPREAD;
+        let ones = ((hit + 0x7F7F_7F7F_7F7F_7F7F) >> 7) & 0x0101_0101_0101_0101;
+        c.copy_from_slice(&ones.to_le_bytes());
+    }
+    for (i, o) in out.iter_mut().enumerate().skip(whole) {
         *o = ((d[i / 64] >> (i % 64)) & 1) as u8;
     }
 }
