@@ -151,3 +151,18 @@ fn an_unlisted_lifting_size_is_refused() {
     assert!(e.contains("Z = 17"), "{e}");
     assert!(LiftedEncoder::new(BaseGraph::Bg2, 400).is_err());
 }
+
+#[test]
+fn the_crate_encoder_takes_lifted_codes_whole_and_cut() {
+    use sigpu_ldpc::nr::NrCode;
+    for (k, n) in [(8448usize, 9126usize), (300, 900), (1000, 20000)] {
+        let nr = NrCode::new(k, n, None).unwrap();
+        let code = nr.decoding_code(&[0]).unwrap();
+        assert!(code.is_encodable() && code.info().encodable);
+        let enc = sigpu_ldpc::Encoder::new(&code).unwrap();
+        let info: Vec<u8> = (0..code.k()).map(|i| ((i * 5 + i / 7) % 2) as u8).collect();
+        let mut word = vec![0u8; code.n()];
+        enc.encode(&info, &mut word).unwrap();
+        assert!(code.is_codeword(&word), "{}", code.name());
+    }
+}

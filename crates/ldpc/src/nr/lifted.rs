@@ -56,5 +56,5 @@ pub fn lifted_rows(graph: BaseGraph, z: usize, rows: usize) -> Result<Code> {
         format!("{}-rows{block_rows}", lifted_name(graph, z))
     };
     let cols = graph.info_cols() + block_rows;
-    Code::from_rows(&name, cols * z, graph.info_cols() * z, &rows)
+    Ok(Code::from_rows(&name, cols * z, graph.info_cols() * z, &rows)?.with_lifting(graph, z))
 }
