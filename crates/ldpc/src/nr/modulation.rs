@@ -5,7 +5,7 @@
 //! The mapper is the standard's formulas written out; the demapper enumerates the
 //! constellation the mapper makes (2^Q_m points), so the two cannot disagree on the labelling.
 
-use crate::channel::{check_es_n0, Demapper, Gauss};
+use crate::channel::{check_es_n0, log_add, Demapper, Gauss};
 use crate::error::{LdpcError, Result};
 use rand::Rng;
 
@@ -258,15 +258,6 @@ impl NrChannel {
 
 fn mul(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
     [a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]]
-}
-
-fn log_add(a: f64, b: f64) -> f64 {
-    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-    if lo == f64::NEG_INFINITY {
-        hi
-    } else {
-        hi + (lo - hi).exp().ln_1p()
-    }
 }
 
 #[cfg(test)]

@@ -186,12 +186,19 @@ pub fn deinterleave<T: Copy>(f: &[T], qm: usize, e: &mut [T]) -> Result<()> {
     Ok(())
 }
 
-fn check_qm(len: usize, qm: usize, out: usize) -> Result<()> {
-    if ![1, 2, 4, 6, 8, 10].contains(&qm) {
-        return Err(LdpcError::invalid(format!(
+/// Refuses a Q_m no NR modulation has (π/2-BPSK and BPSK 1, QPSK 2, 16/64/256/1024-QAM).
+pub(crate) fn check_bits_per_symbol(qm: usize) -> Result<()> {
+    if [1, 2, 4, 6, 8, 10].contains(&qm) {
+        Ok(())
+    } else {
+        Err(LdpcError::invalid(format!(
             "{qm} bits per symbol: the NR modulations carry 1, 2, 4, 6, 8 or 10"
-        )));
+        )))
     }
+}
+
+fn check_qm(len: usize, qm: usize, out: usize) -> Result<()> {
+    check_bits_per_symbol(qm)?;
     if !len.is_multiple_of(qm) {
         return Err(LdpcError::invalid(format!(
             "{len} bits are not a whole number of {qm}-bit symbols: n must be a multiple of Q_m = {qm}"

@@ -56,9 +56,10 @@ impl TransportBlock {
                 "transport block of A = {a} bits: give at least 8"
             )));
         }
-        if g == 0 || !g.is_multiple_of(qm) || ![1, 2, 4, 6, 8, 10].contains(&qm) {
+        super::rate_match::check_bits_per_symbol(qm)?;
+        if g == 0 || !g.is_multiple_of(qm) {
             return Err(LdpcError::invalid(format!(
-                "G = {g} coded bits with Q_m = {qm}: Q_m is 1, 2, 4, 6, 8 or 10 and G a positive multiple of it"
+                "G = {g} coded bits with Q_m = {qm}: G must be a positive multiple of Q_m"
             )));
         }
         let graph = graph.unwrap_or_else(|| choose_graph(a, a as f64 / g as f64));

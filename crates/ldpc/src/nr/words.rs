@@ -138,11 +138,7 @@ impl NrCode {
             )));
         }
         if let Some(q) = qm {
-            if ![1, 2, 4, 6, 8, 10].contains(&q) {
-                return Err(LdpcError::invalid(format!(
-                    "{q} bits per symbol: the NR modulations carry 1, 2, 4, 6, 8 or 10"
-                )));
-            }
+            super::rate_match::check_bits_per_symbol(q)?;
             if !self.n().is_multiple_of(q) {
                 return Err(LdpcError::invalid(format!(
                     "{}: n = {} is not a multiple of Q_m = {q} bits per symbol",
