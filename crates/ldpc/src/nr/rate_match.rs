@@ -86,23 +86,47 @@ impl RateMatch {
         &self.params
     }
 
-    /// The bits redundancy version `rv` sends, as positions in the lifted codeword
-    /// (0 … 68 Z or 52 Z − 1), in the order sent.
-    pub fn positions(&self, rv: u8) -> Result<Vec<u32>> {
+    /// What redundancy version `rv` sends as runs of consecutive lifted-codeword positions
+    /// `[start, end)`, in the order sent: from k0 round the buffer, each pass split at the
+    /// filler bits, until E bits are taken.
+    pub fn runs(&self, rv: u8) -> Result<Vec<(usize, usize)>> {
         let z = self.params.z;
         let k0 = k0(self.params.graph, rv, self.n_cb, z)?;
         // Filler bits sit at buffer positions K' − 2Z … K − 2Z − 1.
-        let filler = self.params.k_prime.saturating_sub(2 * z)..self.params.k - 2 * z;
+        let (f0, f1) = (
+            self.params.k_prime.saturating_sub(2 * z),
+            self.params.k - 2 * z,
+        );
+        let mut runs = Vec::new();
+        let (mut left, mut j) = (self.e, k0 % self.n_cb);
+        while left > 0 {
+            // The run from j to the next filler start or the buffer's end.
+            let end = if j < f0 { f0.min(self.n_cb) } else { self.n_cb };
+            let start = if (f0..f1).contains(&j) {
+                f1.min(self.n_cb)
+            } else {
+                j
+            };
+            let take = end.saturating_sub(start).min(left);
+            if take > 0 {
+                runs.push((start + 2 * z, start + 2 * z + take));
+                left -= take;
+            }
+            j = if start + take >= self.n_cb {
+                0
+            } else {
+                start + take
+            };
+        }
+        Ok(runs)
+    }
+
+    /// The bits redundancy version `rv` sends, as positions in the lifted codeword
+    /// (0 … 68 Z or 52 Z − 1), in the order sent.
+    pub fn positions(&self, rv: u8) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(self.e);
-        let mut j = k0 % self.n_cb;
-        while out.len() < self.e {
-            if !filler.contains(&j) {
-                out.push((j + 2 * z) as u32);
-            }
-            j += 1;
-            if j == self.n_cb {
-                j = 0;
-            }
+        for (a, b) in self.runs(rv)? {
+            out.extend((a..b).map(|p| p as u32));
         }
         Ok(out)
     }
@@ -110,8 +134,10 @@ impl RateMatch {
     /// The E bits `rv` sends of `codeword` (the lifted codeword, 68 Z or 52 Z bits).
     pub fn select(&self, codeword: &[u8], rv: u8, out: &mut [u8]) -> Result<()> {
         self.check_lengths("codeword", codeword.len(), out.len())?;
-        for (o, &p) in out.iter_mut().zip(&self.positions(rv)?) {
-            *o = codeword[p as usize];
+        let mut at = 0;
+        for (a, b) in self.runs(rv)? {
+            out[at..at + b - a].copy_from_slice(&codeword[a..b]);
+            at += b - a;
         }
         Ok(())
     }
@@ -120,8 +146,12 @@ impl RateMatch {
     /// bits they came from; call [`RateMatch::set_filler`] once on the sum.
     pub fn combine(&self, llr: &[f32], rv: u8, full: &mut [f32]) -> Result<()> {
         self.check_lengths("LLR vector", full.len(), llr.len())?;
-        for (&l, &p) in llr.iter().zip(&self.positions(rv)?) {
-            full[p as usize] += l;
+        let mut at = 0;
+        for (a, b) in self.runs(rv)? {
+            for (f, &l) in full[a..b].iter_mut().zip(&llr[at..at + b - a]) {
+                *f += l;
+            }
+            at += b - a;
         }
         Ok(())
     }
