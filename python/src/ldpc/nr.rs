@@ -64,7 +64,10 @@ impl PyNrCode {
     fn new(k: usize, n: usize, bg: Option<u32>) -> PyResult<Self> {
         catch(|| {
             let code = NrCode::new(k, n, graph(bg)?).map_err(ldpc_err)?;
-            Ok(PyNrCode { code, decoders: Mutex::new(HashMap::new()) })
+            Ok(PyNrCode {
+                code,
+                decoders: Mutex::new(HashMap::new()),
+            })
         })
     }
 
@@ -119,7 +122,9 @@ impl PyNrCode {
             }
             let flat = bits01(bits.as_slice().map_err(value_err)?)?;
             let cols = rvs.len() * self.code.n();
-            let out = py.detach(|| self.code.encode_words(flat, &rvs, qm)).map_err(ldpc_err)?;
+            let out = py
+                .detach(|| self.code.encode_words(flat, &rvs, qm))
+                .map_err(ldpc_err)?;
             matrix(py, words, cols, out)
         })
     }
@@ -150,11 +155,24 @@ impl PyNrCode {
             let (bits, stats) = py.detach(|| {
                 let rows = self.code.rows_for(&rvs).map_err(ldpc_err)?;
                 let code = || self.code.decoding_code(&rvs);
-                with_decoder(&self.decoders, format!("rows {rows}"), code, &options, |d| {
-                    self.code.decode_words(values, &rvs, qm, d).map_err(ldpc_err)
-                })
+                with_decoder(
+                    &self.decoders,
+                    format!("rows {rows}"),
+                    code,
+                    &options,
+                    |d| {
+                        self.code
+                            .decode_words(values, &rvs, qm, d)
+                            .map_err(ldpc_err)
+                    },
+                )
             })?;
-            let stats = (stats.codewords, Some(stats.valid), stats.iterations, stats.batches);
+            let stats = (
+                stats.codewords,
+                Some(stats.valid),
+                stats.iterations,
+                stats.batches,
+            );
             Ok((matrix(py, words, self.code.k(), bits)?, stats))
         })
     }
@@ -171,7 +189,9 @@ impl PyNrCode {
         catch(|| {
             let words = llr.as_array().dim().0;
             let values = llr.as_slice().map_err(value_err)?;
-            let full = py.detach(|| self.code.llr_words(values, &rvs, qm)).map_err(ldpc_err)?;
+            let full = py
+                .detach(|| self.code.llr_words(values, &rvs, qm))
+                .map_err(ldpc_err)?;
             matrix(py, words, self.code.code().n(), full)
         })
     }
@@ -192,6 +212,9 @@ impl PyNrCode {
     }
 }
 
+/// (A, G, C, K', Z, base graph, E of each block).
+type TbShape = (usize, usize, usize, usize, usize, u8, Vec<usize>);
+
 #[pyclass(name = "TransportBlock", module = "sigpu._native", frozen)]
 pub struct PyTransportBlock {
     tb: TransportBlock,
@@ -205,20 +228,36 @@ impl PyTransportBlock {
     fn new(a: usize, g: usize, qm: usize, bg: Option<u32>) -> PyResult<Self> {
         catch(|| {
             let tb = TransportBlock::new(a, g, qm, graph(bg)?).map_err(ldpc_err)?;
-            Ok(PyTransportBlock { tb, decoders: Mutex::new(HashMap::new()) })
+            Ok(PyTransportBlock {
+                tb,
+                decoders: Mutex::new(HashMap::new()),
+            })
         })
     }
 
     /// (A, G, C, K', Z, base graph, E of each block).
-    fn shape(&self) -> PyResult<(usize, usize, usize, usize, usize, u8, Vec<usize>)> {
+    fn shape(&self) -> PyResult<TbShape> {
         catch(|| {
             let p = self.tb.params();
-            Ok((self.tb.a(), self.tb.g(), self.tb.blocks(), p.k_prime, p.z, p.graph.number(), self.tb.block_lengths()))
+            Ok((
+                self.tb.a(),
+                self.tb.g(),
+                self.tb.blocks(),
+                p.k_prime,
+                p.z,
+                p.graph.number(),
+                self.tb.block_lengths(),
+            ))
         })
     }
 
     /// The G bits `rv` sends for the A bits `bits`.
-    fn encode<'py>(&self, py: Python<'py>, bits: PyReadonlyArray1<'py, u8>, rv: u8) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        bits: PyReadonlyArray1<'py, u8>,
+        rv: u8,
+    ) -> PyResult<Bound<'py, PyArray1<u8>>> {
         catch(|| {
             let bits = bits01(bits.as_slice().map_err(value_err)?)?;
             let out = py.detach(|| self.tb.encode(bits, rv)).map_err(ldpc_err)?;
@@ -248,7 +287,11 @@ impl PyTransportBlock {
                     self.tb.decode(&rows, &rvs, d).map_err(ldpc_err)
                 })
             })?;
-            Ok((Array1::from_vec(out.bits).into_pyarray(py), out.blocks_ok, out.tb_ok))
+            Ok((
+                Array1::from_vec(out.bits).into_pyarray(py),
+                out.blocks_ok,
+                out.tb_ok,
+            ))
         })
     }
 }
