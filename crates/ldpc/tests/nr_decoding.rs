@@ -323,6 +323,33 @@ fn measure_decoders() {
             ),
         ),
         (
+            "oms8-75",
+            config(
+                "oms:0.75",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 8.0 },
+                iters,
+            ),
+        ),
+        (
+            "oms8-1",
+            config(
+                "oms:1",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 8.0 },
+                iters,
+            ),
+        ),
+        (
+            "nms8-8125",
+            config(
+                "nms:0.8125",
+                Schedule::Layered,
+                Precision::Fixed8 { scale: 8.0 },
+                iters,
+            ),
+        ),
+        (
             "ms8",
             config(
                 "minsum",
