@@ -91,7 +91,10 @@ fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
 
 fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode> {
     if NrCode::is_spec(&a.code) {
-        return nr::decode(&plan::target(open_device(device)?), json, a);
+        if device.is_some_and(|d| d != Device::Cpu) {
+            anyhow::bail!("5G NR codes are decoded on the CPU for now: leave out --device");
+        }
+        return nr::decode(&Target::cpu(), json, a);
     }
     a.nr.only_for_nr(&a.code)?;
     let mut outputs = vec![("--output", a.output.as_path())];
