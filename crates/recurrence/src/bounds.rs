@@ -94,8 +94,8 @@ fn l1_with_tail(h: &[f64], decayed: bool, rho: f64) -> f64 {
     }
 }
 
-/// The largest pole radius of a cascade.
-fn max_pole_radius(coef: &[[f64; 6]]) -> f64 {
+/// The largest pole radius of a cascade of rows `[b0 b1 b2 1 a1 a2]`.
+pub fn max_pole_radius(coef: &[[f64; 6]]) -> f64 {
     coef.iter()
         .map(|c| {
             let (a1, a2) = (c[4], c[5]);

@@ -53,6 +53,18 @@ pub struct GpuSos<T: Element> {
     lookback: Mutex<Option<Lookback>>,
 }
 
+/// Orders `stream`'s later work after `event`.
+fn wait_for(stream: sys::CUstream, event: &CudaEvent) -> Result<(), result::DriverError> {
+    // SAFETY: both handles belong to the filter's context and are alive.
+    unsafe {
+        result::stream::wait_event(
+            stream,
+            event.cu_event(),
+            sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+        )
+    }
+}
+
 /// The lane powers on the device, in the kernel's arithmetic.
 enum LanePow {
     F32(DeviceBuffer<f32>),
@@ -117,22 +129,7 @@ pub fn gpu_keeps_contract<T: Element>(peaks: &BlockedPeaks, max_radius: f64, wid
         && peaks.local <= 2.0 * peaks.output
 }
 
-/// The largest pole radius of sections `[b0 b1 b2 1 a1 a2]`.
-pub fn max_pole_radius(sos: &[[f64; 6]]) -> f64 {
-    sos.iter().fold(0.0f64, |m, r| {
-        let (a1, a2) = (r[4], r[5]);
-        let disc = a1 * a1 - 4.0 * a2;
-        let radius = if disc < 0.0 {
-            a2.abs().sqrt()
-        } else {
-            let q = -0.5 * (a1 + a1.signum() * disc.sqrt());
-            let r1 = q.abs();
-            let r2 = if q != 0.0 { (a2 / q).abs() } else { 0.0 };
-            r1.max(r2)
-        };
-        m.max(radius)
-    })
-}
+pub use crate::bounds::max_pole_radius;
 
 impl<T: Element> GpuSos<T> {
     /// The cascade of scipy's sos rows `[b0 b1 b2 a0 a1 a2]` with the default launch shape.
@@ -371,14 +368,7 @@ impl<T: Element> GpuSos<T> {
         let lb = self.lookback_for(&mut guard, chunks * self.sections())?;
         let what = "ordering the launch after the previous one";
         // The previous launch (on whatever stream) is done with the look-back state first.
-        unsafe {
-            result::stream::wait_event(
-                stream,
-                lb.done.cu_event(),
-                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-            )
-        }
-        .context(what)?;
+        wait_for(stream, &lb.done).context(what)?;
         let (flags, _g1) = lb.flags.device_ptr_mut(gpu.stream());
         let (aggs, _g2) = lb.aggs.device_ptr_mut(gpu.stream());
         let (incls, _g3) = lb.incls.device_ptr_mut(gpu.stream());
@@ -398,18 +388,11 @@ impl<T: Element> GpuSos<T> {
                 .stream()
                 .alloc_zeros::<u64>(3 * channels)
                 .context("allocating the peaks' scratch")?;
-            // Launches on other streams start after the allocation.
+            // This launch starts after the allocation.
             lb.done
                 .record(gpu.stream())
                 .context("allocating the peaks' scratch")?;
-            unsafe {
-                result::stream::wait_event(
-                    stream,
-                    lb.done.cu_event(),
-                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-                )
-            }
-            .context(what)?;
+            wait_for(stream, &lb.done).context(what)?;
         }
         let (scratch, _g7) = lb.peaks.device_ptr_mut(gpu.stream());
         let mut peaks = if own_peaks { scratch } else { peaks };
