@@ -366,7 +366,7 @@ impl<T: Element> Filter<T> {
 pub(crate) fn cpu_device(options: &FilterOptions, method: Method) -> String {
     let threads = options.threads.unwrap_or_else(host_threads);
     let isa = match method {
-        Method::Sos | Method::PoleCascade => cpu::sos_isa(&options.cpu),
+        Method::Sos | Method::PoleCascade | Method::Sections => cpu::sos_isa(&options.cpu),
         _ => cpu::block_isa(&options.cpu),
     };
     format!("cpu ({threads} threads, {isa})")

@@ -30,6 +30,7 @@
 //! ```
 
 mod gpu;
+mod sections;
 mod spec;
 
 use crate::design::Lfilter;
@@ -210,7 +211,12 @@ fn build<T: Element>(
         FilterSpec::Sos(rows) => Method::Sos(Sos::<T>::new(rows, options)?),
     };
     match (target, method) {
-        (Target::Cpu(_), Method::Ba(f)) => Ok(Arc::new(f)),
+        // On the CPU a (b, a) filter the contract keeps off the blocked (b, a) method runs as
+        // sections where they keep the contract (module `sections`).
+        (Target::Cpu(_), Method::Ba(f)) => match sections::convert(f) {
+            Ok(s) => Ok(Arc::new(s)),
+            Err(f) => Ok(Arc::new(f)),
+        },
         (Target::Cpu(_), Method::Sos(s)) => Ok(Arc::new(s)),
         (Target::Gpu(g), Method::Ba(f)) => gpu::ba(g, f),
         (Target::Gpu(g), Method::Sos(s)) => gpu::sections(g, s),
