@@ -664,9 +664,8 @@ fn pole_cascade<T: Element>(
     if !crate::poles::polish(&a[1..], &mut roots) {
         return Err(FilterError::Coefficients("the poles did not settle".into()));
     }
-    let pairs = crate::poles::quadratic_factors(&roots).ok_or_else(|| {
-        FilterError::Coefficients("the poles do not pair into conjugates".into())
-    })?;
+    let pairs = crate::poles::quadratic_factors(&roots)
+        .ok_or_else(|| FilterError::Coefficients("the poles do not pair into conjugates".into()))?;
     let rows: Vec<[f64; 6]> = pairs
         .iter()
         .map(|(_, q)| [1.0, 0.0, 0.0, 1.0, q[1], q[2]])
