@@ -233,3 +233,52 @@ impl<T: Element> Recurrence<T> for BaSections<T> {
         Ok(Timing::since(start))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_at_minus_and_plus_one_divide_out_exactly() {
+        // Low-pass numerator (1 + z⁻¹)⁴ and band-pass (1 − z⁻²)², each times a gain.
+        let lowpass = [1.0, 4.0, 6.0, 4.0, 1.0].map(|v| v * 4.2e-4);
+        let f = numerator_factors(&lowpass).unwrap();
+        assert_eq!(f, vec![[1.0, 2.0, 1.0], [1.0, 2.0, 1.0]]);
+        let bandpass = [1.0, 0.0, -2.0, 0.0, 1.0].map(|v| v * 3e-3);
+        let f = numerator_factors(&bandpass).unwrap();
+        assert_eq!(f.len(), 2);
+        let (residual, _) = crate::poles::product_residual(&f, &[1.0, 0.0, -2.0, 0.0, 1.0]);
+        assert_eq!(residual, 0.0);
+        // Other roots are found: (1 − 0.5 z⁻¹)(1 + 0.25 z⁻¹) = 1 − 0.25 z⁻¹ − 0.125 z⁻².
+        let f = numerator_factors(&[2.0, -0.5, -0.25]).unwrap();
+        let (residual, _) = crate::poles::product_residual(&f, &[1.0, -0.25, -0.125]);
+        assert!(residual <= 1e-16, "{residual}");
+        // A delay (b[0] = 0) is left to the (b, a) method.
+        assert!(numerator_factors(&[0.0, 1.0]).is_none());
+    }
+
+    #[test]
+    fn each_section_gets_the_zeros_nearest_its_poles() {
+        // Two resonators (poles near ±i·0.9 and near 0.5) and zeros on the unit circle near
+        // each: the numerators go with the nearest poles, the gain into the first section.
+        let poles = [[1.0, 0.0, 0.81], [1.0, -1.0, 0.25]];
+        let zeros = [[1.0, 0.0, 1.0], [1.0, -2.0 * 0.8f64.cos(), 1.0]];
+        let mul = |p: &[[f64; 3]; 2]| -> Vec<f64> {
+            let (x, y) = (p[0], p[1]);
+            vec![
+                x[0] * y[0],
+                x[0] * y[1] + x[1] * y[0],
+                x[0] * y[2] + x[1] * y[1] + x[2] * y[0],
+                x[1] * y[2] + x[2] * y[1],
+                x[2] * y[2],
+            ]
+        };
+        let b: Vec<f64> = mul(&zeros).iter().map(|v| 0.5 * v).collect();
+        let rows = sections_of(&b, &mul(&poles)).unwrap();
+        // Nearest the unit circle last: the poles at radius 0.9 with the zeros at ±i.
+        assert!((rows[1][5] - 0.81).abs() < 1e-14 && rows[1][1].abs() < 1e-12, "{rows:?}");
+        assert!((rows[1][2] - 1.0).abs() < 1e-12, "{rows:?}");
+        assert!((rows[0][0] - 0.5).abs() < 1e-15, "{rows:?}");
+        assert!((rows[0][1] / rows[0][0] + 2.0 * 0.8f64.cos()).abs() < 1e-12, "{rows:?}");
+    }
+}
