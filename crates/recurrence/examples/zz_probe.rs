@@ -9,13 +9,21 @@ fn read(p: &str) -> Vec<Vec<f64>> {
         .collect()
 }
 fn cpu_ms() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
     t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 * 1e-6
 }
 fn main() {
-    let threads: usize = std::env::var("THREADS").ok().map_or(0, |v| v.parse().unwrap());
-    let opts = FilterOptions { threads: (threads > 0).then_some(threads), ..FilterOptions::default() };
+    let threads: usize = std::env::var("THREADS")
+        .ok()
+        .map_or(0, |v| v.parse().unwrap());
+    let opts = FilterOptions {
+        threads: (threads > 0).then_some(threads),
+        ..FilterOptions::default()
+    };
     let args: Vec<String> = std::env::args().collect();
     let log2: u32 = args[1].parse().unwrap();
     let n = 1usize << log2;
@@ -47,7 +55,11 @@ fn main() {
                     fresh: Some("x"),
                 })
                 .unwrap();
-                t.push(if threads == 1 { cpu_ms() - c } else { s.elapsed().as_secs_f64() * 1e3 });
+                t.push(if threads == 1 {
+                    cpu_ms() - c
+                } else {
+                    s.elapsed().as_secs_f64() * 1e3
+                });
                 std::hint::black_box(&y);
             }
             t.sort_by(f64::total_cmp);

@@ -206,6 +206,21 @@ pub(crate) fn product_residual<'a>(
     factors: impl IntoIterator<Item = &'a [f64; 3]>,
     want: &[f64],
 ) -> (f64, f64) {
+    let (diff, scale) = product_difference(factors, want);
+    let total = diff.iter().map(|v| v.abs()).sum();
+    let worst = diff.iter().zip(&scale).fold(0.0f64, |m, (d, s)| {
+        m.max(d.abs() / s.max(f64::MIN_POSITIVE))
+    });
+    (total, worst)
+}
+
+/// Π factors − want coefficient by coefficient (the product in double-double, the
+/// difference rounded once), with the sum of the magnitudes of the products behind each
+/// coefficient.
+pub(crate) fn product_difference<'a>(
+    factors: impl IntoIterator<Item = &'a [f64; 3]>,
+    want: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
     use crate::dd::Dd;
     let mut prod = vec![Dd::new(1.0)];
     let mut scale = vec![1.0f64];
@@ -221,17 +236,15 @@ pub(crate) fn product_residual<'a>(
         prod = next;
         scale = next_scale;
     }
-    let (mut total, mut worst) = (0.0f64, 0.0f64);
-    for i in 0..prod.len().max(want.len()) {
-        let p = prod.get(i).copied().unwrap_or(Dd::ZERO);
-        let off = p
-            .sub(Dd::new(want.get(i).copied().unwrap_or(0.0)))
-            .to_f64()
-            .abs();
-        total += off;
-        worst = worst.max(off / scale.get(i).copied().unwrap_or(0.0).max(f64::MIN_POSITIVE));
-    }
-    (total, worst)
+    let len = prod.len().max(want.len());
+    scale.resize(len, 0.0);
+    let diff = (0..len)
+        .map(|i| {
+            let p = prod.get(i).copied().unwrap_or(Dd::ZERO);
+            p.sub(Dd::new(want.get(i).copied().unwrap_or(0.0))).to_f64()
+        })
+        .collect();
+    (diff, scale)
 }
 
 #[cfg(test)]

@@ -161,16 +161,27 @@ fn a_ba_design_kept_off_plr_runs_as_sections_on_the_cpu_within_its_bound() {
     let f = plan::<f64>(&spec, FilterOptions::default(), &Target::cpu()).unwrap();
     let report = f.report().clone();
     assert_eq!(report.method, Method::Sections);
-    assert!(16.0 * report.error_bound <= report.reference_bound, "{report:?}");
+    assert!(
+        16.0 * report.error_bound <= report.reference_bound,
+        "{report:?}"
+    );
     let contract = Contract::new(&b, &a, &x, 1);
     let (y, zf) = f.apply(&x, None).unwrap();
     let err = contract.error(&y);
-    assert!(err <= contract.allowed, "error {err:.3e}, allowed {:.3e}", contract.allowed);
+    assert!(
+        err <= contract.allowed,
+        "error {err:.3e}, allowed {:.3e}",
+        contract.allowed
+    );
     let worst = y
         .iter()
         .zip(&contract.exact)
         .fold(0.0f64, |m, (g, e)| m.max((g - e).abs()));
-    assert!(worst <= report.error_bound, "{worst:.3e} > {:.3e}", report.error_bound);
+    assert!(
+        worst <= report.error_bound,
+        "{worst:.3e} > {:.3e}",
+        report.error_bound
+    );
     // zf is the (b, a) state, and a run continued from it (the (b, a) method, as every call
     // with zi) equals one run over both pieces.
     let serial = FilterOptions {
