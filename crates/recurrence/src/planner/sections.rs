@@ -194,17 +194,6 @@ fn upper_root(q: &[f64; 3]) -> (f64, f64) {
     }
 }
 
-/// The coefficients of the product of two polynomials.
-fn convolve(p: &[f64], q: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; p.len() + q.len() - 1];
-    for (i, &u) in p.iter().enumerate() {
-        for (j, &v) in q.iter().enumerate() {
-            out[i + j] += u * v;
-        }
-    }
-    out
-}
-
 fn dist(p: (f64, f64), q: (f64, f64)) -> f64 {
     (p.0 - q.0).hypot(p.1 - q.1)
 }
