@@ -219,7 +219,7 @@ fn build<T: Element>(
         // sections where they keep the contract (module `sections`).
         (Target::Cpu(_), Method::Ba(f)) => match sections::convert(f) {
             Ok(s) => Ok(Arc::new(s)),
-            Err(f) => Ok(Arc::new(f)),
+            Err(f) => Ok(Arc::new(*f)),
         },
         (Target::Cpu(_), Method::Sos(s)) => Ok(Arc::new(s)),
         (Target::Gpu(g), Method::Ba(f)) => gpu::ba(g, f),

@@ -42,24 +42,24 @@ pub(super) struct BaSections<T: Element> {
 
 /// `ba` (the contract's filter for the (b, a) form) as sections where that applies and keeps
 /// the contract (module docs); None otherwise.
-pub(super) fn convert<T: Element>(ba: Lfilter<T>) -> Result<BaSections<T>, Lfilter<T>> {
+pub(super) fn convert<T: Element>(ba: Lfilter<T>) -> Result<BaSections<T>, Box<Lfilter<T>>> {
     let options = *ba.options();
     let applies = T::DTYPE == DType::F64
         && matches!(ba.report().method, Method::PoleCascade | Method::Serial)
         && options.strategy != Strategy::Serial
         && !options.allow_unstable;
     if !applies {
-        return Err(ba);
+        return Err(Box::new(ba));
     }
     let (b, a) = ba.coefficients();
     let Some(rows) = sections_of(b, a) else {
-        return Err(ba);
+        return Err(Box::new(ba));
     };
     let Ok(sos) = Sos::<T>::new(&rows, options) else {
-        return Err(ba);
+        return Err(Box::new(ba));
     };
     if sos.report().method != Method::Sos {
-        return Err(ba);
+        return Err(Box::new(ba));
     }
     let numerators: Vec<[f64; 3]> = rows.iter().map(|r| [r[0], r[1], r[2]]).collect();
     let denominators: Vec<[f64; 3]> = rows.iter().map(|r| [r[3], r[4], r[5]]).collect();
@@ -83,7 +83,7 @@ pub(super) fn convert<T: Element>(ba: Lfilter<T>) -> Result<BaSections<T>, Lfilt
     // 6 ε·‖h‖₁; butter(8, 0.02) 4.8e-14 against 2.8e-3).
     let systematic_ok = moved <= (64.0 * f64::EPSILON * l1h).max(serial / 4096.0);
     if !systematic_ok || !(16.0 * bound <= serial || (k <= 2 && bound <= serial)) {
-        return Err(ba);
+        return Err(Box::new(ba));
     }
     let report = Report {
         method: Method::Sections,
