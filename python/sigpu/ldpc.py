@@ -20,6 +20,8 @@ from ._threads import workers as _workers
 
 __all__ = [
     "Code",
+    "NrCode",
+    "TransportBlock",
     "SweepPoint",
     "Sweep",
     "modulate",
@@ -147,6 +149,166 @@ class Code:
         bits, st = self._code.decode(flat, cfg, gpu)
         bits = bits.reshape(arr.shape)
         return (bits, _stats(st)) if return_stats else bits
+
+
+def _rv_list(rv: Any) -> Tuple[List[int], bool]:
+    """(versions, stacked): None → rv 0 without an axis; an int → that one without an axis;
+    a list → one axis per version (Sionna's layout)."""
+    if rv is None:
+        return [0], False
+    if isinstance(rv, (int, np.integer)):
+        return [int(rv)], False
+    rvs = [int(r) for r in rv]
+    if not rvs:
+        raise ValueError("rv: give at least one redundancy version (0, 1, 2 or 3)")
+    return rvs, True
+
+
+def _qm(bits_per_symbol: Optional[int]) -> Optional[int]:
+    if bits_per_symbol is None:
+        return None
+    q = int(bits_per_symbol)
+    if q not in (1, 2, 4, 6, 8, 10):
+        raise ValueError(f"bits_per_symbol must be 1, 2, 4, 6, 8 or 10, not {bits_per_symbol!r}")
+    return q
+
+
+def _host(x: Any) -> Tuple[Any, Any]:
+    """(a numpy view of x, a function that turns a numpy result back into x's kind): CUDA
+    tensors and CuPy arrays are copied through the host (the NR decoders run on the CPU)."""
+    g = gpu_array(x)
+    if g is None:
+        return x, lambda r: r
+    if hasattr(x, "detach"):  # torch
+        import torch
+
+        dev = x.device
+        return x.detach().cpu().numpy(), lambda r: torch.from_numpy(np.ascontiguousarray(r)).to(dev)
+    import cupy  # type: ignore
+
+    return cupy.asnumpy(x), lambda r: cupy.asarray(r)
+
+
+class NrCode:
+    """A 5G NR LDPC code block (3GPP TS 38.212): ``k`` information bits (with any CRC) sent as
+    ``n`` bits, after Sionna's ``LDPC5GEncoder(k, n)`` / ``LDPC5GDecoder``.
+
+    The base graph is §7.2.2's choice for A = k and R = k/n (BG2 when k ≤ 292, or k ≤ 3824
+    and R ≤ 0.67, or R ≤ 0.25) unless ``bg`` is 1 or 2; Z is the smallest of the 51 lifting
+    sizes with K_b·Z ≥ k and the K − k filler bits are zeros that are never sent. ``n`` may
+    exceed the mother code (repetition: rates below 1/5 work); k/n above 0.95 is refused.
+
+    LLR sign: sigpu's LLRs are ln P(b = 0) / P(b = 1) (positive means 0). Sionna's decoders
+    take logits ln P(b = 1) / P(b = 0): pass ``-llr_sionna``.
+    """
+
+    def __init__(self, k: int, n: int, bg: Optional[int] = None) -> None:
+        self._code = _native.NrCode(int(k), int(n), None if bg is None else int(bg))
+        #: Information bits per block.
+        self.k: int = self._code.k
+        #: Bits sent per redundancy version.
+        self.n: int = self._code.n
+        #: The base graph, 1 or 2.
+        self.bg: int = self._code.bg
+        #: The lifting size.
+        self.z: int = self._code.z
+        #: K: k plus the filler bits.
+        self.k_filled: int = self._code.k_filled
+        #: Bits of the lifted code (68·Z or 52·Z), the first 2·Z never sent.
+        self.n_full: int = self._code.n_full
+        #: ``nr:k=…,n=…,bg=…``, as the command line spells it.
+        self.name: str = self._code.name
+        #: k / n.
+        self.rate: float = self.k / self.n
+
+    def __repr__(self) -> str:
+        return repr(self._code)
+
+    def encode(self, bits: Any, rv: Any = None, bits_per_symbol: Optional[int] = None) -> Any:
+        """The rate-matched bits of information words ``bits`` (… × k, 0/1): ``rv=None`` or
+        an int gives ``[…, n]`` (rv 0 by default), a list of versions ``[…, len(rv), n]``.
+        ``bits_per_symbol`` applies the bit interleaver of §5.4.2.2 (n a multiple of it)."""
+        rvs, stacked = _rv_list(rv)
+        host, back = _host(bits)
+        arr = np.asarray(host)
+        flat = _bits2d(arr, self.k, "bits", "k")
+        out = self._code.encode(flat, rvs, _qm(bits_per_symbol))
+        tail = (len(rvs), self.n) if stacked else (self.n,)
+        return back(out.reshape(arr.shape[:-1] + tail))
+
+    def decode(
+        self,
+        llr: Any,
+        rv: Any = None,
+        iterations: int = 20,
+        decoder: str = "oms:0.5",
+        precision: str = "8bit",
+        schedule: str = "layered",
+        early_termination: bool = False,
+        scale: float = 8.0,
+        bits_per_symbol: Optional[int] = None,
+        device: Optional[str] = None,
+        threads: int = 0,
+        return_stats: bool = False,
+    ) -> Any:
+        """The k decoded bits (… × k, uint8) of channel LLRs (ln P(0)/P(1)) laid out as
+        :meth:`encode` writes bits: ``[…, n]`` for one version, ``[…, len(rv), n]`` for a list
+        (the versions' LLRs are combined: HARQ incremental redundancy). Punctured and unsent
+        bits enter as 0, filler bits as known zeros. Defaults: 20 iterations (Sionna's), the
+        library's 8-bit layered offset min-sum; ``decoder="spa", precision="float"`` is the
+        sum-product reference. Runs on the CPU; CUDA arrays are copied through the host and
+        the result returned on their device."""
+        if not isinstance(iterations, (int, np.integer)) or iterations < 1:
+            raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
+        dev = parse_device(device)
+        if dev is not None and dev >= 0:
+            raise ValueError("device: the 5G NR decoders run on the CPU for now; leave device out or give 'cpu'")
+        rvs, stacked = _rv_list(rv)
+        host, back = _host(llr)
+        arr = np.asarray(host)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"llr must be real numbers (float32), not {arr.dtype}")
+        tail = (len(rvs), self.n) if stacked else (self.n,)
+        if arr.ndim < len(tail) or tuple(arr.shape[arr.ndim - len(tail):]) != tail:
+            raise ValueError(f"llr: the last axes must be {tail} (redundancy versions × n), got shape {arr.shape}")
+        flat = np.ascontiguousarray(arr, dtype=np.float32).reshape(-1, len(rvs) * self.n)
+        if not np.all(np.isfinite(flat)):
+            i = int(np.flatnonzero(~np.isfinite(flat.ravel()))[0])
+            raise ValueError(f"llr[{i}] (flattened) is not finite")
+        cfg = _options(decoder, precision, schedule, iterations, early_termination, scale, threads)
+        bits, st = self._code.decode(flat, rvs, _qm(bits_per_symbol), cfg)
+        bits = back(bits.reshape(arr.shape[: arr.ndim - len(tail)] + (self.k,)))
+        return (bits, _stats(st)) if return_stats else bits
+
+
+class TransportBlock:
+    """A 5G NR transport block of ``a`` bits sent as ``g`` coded bits of ``bits_per_symbol``-bit
+    symbols (TS 38.212 §7.2): CRC24A (A > 3824) or CRC16, code-block segmentation with
+    CRC24B, rate matching per block (E_r) with the §5.4.2.2 interleaver, concatenation."""
+
+    def __init__(self, a: int, g: int, bits_per_symbol: int = 2, bg: Optional[int] = None) -> None:
+        self._tb = _native.TransportBlock(int(a), int(g), int(bits_per_symbol), None if bg is None else int(bg))
+        a_, g_, c, kp, z, bgn, e = self._tb.shape()
+        #: A, G, code blocks C, bits per block K', lifting size, base graph, E of each block.
+        self.a, self.g, self.blocks, self.k_prime, self.z, self.bg, self.block_lengths = a_, g_, c, kp, z, bgn, list(e)
+
+    def encode(self, bits: Any, rv: int = 0) -> np.ndarray:
+        """The G bits redundancy version ``rv`` sends for the A bits ``bits`` (1-D, 0/1)."""
+        arr = np.ascontiguousarray(np.asarray(bits), dtype=np.uint8).ravel()
+        return self._tb.encode(arr, int(rv))
+
+    def decode(self, llr: Any, rv: Any = 0, iterations: int = 20, decoder: str = "oms:0.5",
+               precision: str = "8bit", schedule: str = "layered", early_termination: bool = True,
+               scale: float = 8.0, threads: int = 0) -> Tuple[np.ndarray, List[bool], bool]:
+        """(A decoded bits, each code block's CRC passed, the transport block's CRC passed) of
+        the LLRs of one transmission (G) or of several (``rv`` a list: len(rv) × G, combined)."""
+        rvs, stacked = _rv_list(rv)
+        arr = np.ascontiguousarray(np.asarray(llr), dtype=np.float32).reshape(len(rvs), -1)
+        if arr.shape[1] != self.g:
+            raise ValueError(f"llr: each transmission has G = {self.g} LLRs, got {arr.shape[1]}")
+        cfg = _options(decoder, precision, schedule, iterations, early_termination, scale, threads)
+        bits, blocks_ok, tb_ok = self._tb.decode(arr, rvs, cfg)
+        return bits, list(blocks_ok), bool(tb_ok)
 
 
 def _options(

@@ -1,5 +1,6 @@
 //! The fast f32 exp / log / sin / cos of `sigpu-approx`, on the CPU's best SIMD path and all
-//! threads (or `workers`).
+//! threads (or `workers`), and tuning a user's kernel on the GPU (`approx_tune`: the same
+//! argument strings as `sigpu approx tune --args`, which `sigpu/approx.py` writes from arrays).
 
 use crate::convert::Wrap;
 use crate::guard::{catch, interruptible, with_threads};
@@ -32,7 +33,80 @@ fn approx_f32<'py>(
     })
 }
 
+/// Tunes `kernel` of `source` on `args` (argument strings as the CLI takes them); returns the
+/// report as JSON and the kernel's source at the chosen setting. Argument, metric and bound
+/// errors are ValueError naming the argument; GPU errors RuntimeError.
+#[pyfunction]
+#[pyo3(signature = (source, kernel, args, grid, block, metric, qos=None, qos_ratio=0.8, per_site=true, guards=true, energy_seconds=0.5, holdout=None, shared_mem=0, device=0, file=None))]
+#[allow(clippy::too_many_arguments)]
+fn approx_tune(
+    py: Python<'_>,
+    source: String,
+    kernel: String,
+    args: Vec<String>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    metric: String,
+    qos: Option<f64>,
+    qos_ratio: f64,
+    per_site: bool,
+    guards: bool,
+    energy_seconds: f64,
+    holdout: Option<Vec<String>>,
+    shared_mem: u32,
+    device: usize,
+    file: Option<String>,
+) -> PyResult<(String, String)> {
+    use sigpu_approx::user::{
+        self, args::load_args, metric::Qos, LaunchShape, TuneOptions, UserKernel,
+    };
+    catch(|| {
+        let host = load_args(&args).map_err(|e| value_err(format!("args: {e}")))?;
+        let holdout = match holdout {
+            Some(h) => Some(load_args(&h).map_err(|e| value_err(format!("holdout: {e}")))?),
+            None => None,
+        };
+        let metric: user::metric::UserMetric = metric.parse().map_err(value_err)?;
+        let qos = match qos {
+            Some(v) => Qos::Value(v),
+            None => Qos::Ratio(qos_ratio),
+        };
+        let qos = user::check_qos(&metric, qos).map_err(|e| value_err(format!("qos: {e}")))?;
+        let shape = LaunchShape {
+            grid,
+            block,
+            shared_mem,
+        };
+        shape.check().map_err(value_err)?;
+        if !(energy_seconds.is_finite() && energy_seconds >= 0.0) {
+            return Err(value_err(format!(
+                "energy_seconds must be a finite number >= 0, not {energy_seconds}"
+            )));
+        }
+        let opts = TuneOptions {
+            metric,
+            qos,
+            per_site,
+            guards,
+            energy_seconds,
+            ..TuneOptions::default()
+        };
+        let k = UserKernel {
+            file: file.unwrap_or_else(|| format!("{kernel}.cu")),
+            source,
+            kernel,
+        };
+        let gpu = crate::device::gpu(device)?;
+        let report = py
+            .detach(|| user::tune(&gpu, &k, &host, &shape, &opts, holdout.as_deref(), &|_| {}))
+            .map_err(crate::runtime_err)?;
+        let json = serde_json::to_string(&report).map_err(crate::runtime_err)?;
+        Ok((json, report.tuned_source))
+    })
+}
+
 /// Adds this module's functions to `_native`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(approx_f32, m)?)
+    m.add_function(wrap_pyfunction!(approx_f32, m)?)?;
+    m.add_function(wrap_pyfunction!(approx_tune, m)?)
 }

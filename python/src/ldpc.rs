@@ -22,6 +22,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+mod nr;
+
 #[pyclass(name = "Code", module = "sigpu._native", frozen)]
 pub struct PyCode {
     code: Code,
@@ -120,13 +122,18 @@ impl PyCode {
 
 #[pymethods]
 impl PyCode {
-    /// A standard code by name (`dvbt2-normal-1/2`, …) or an alist file.
+    /// A standard code by name (`dvbt2-normal-1/2`, …), an NR code's lifted code
+    /// (`nr:k=K,n=N[,bg=1|2]`) or an alist file.
     #[new]
     fn new(py: Python<'_>, spec: &str) -> PyResult<Self> {
         catch(|| {
             let code = py.detach(|| {
                 let path = Path::new(spec);
-                if spec.ends_with(".alist") || (path.exists() && !spec.starts_with("dvb")) {
+                if sigpu_ldpc::nr::NrCode::is_spec(spec) {
+                    // A 5G NR code: its lifted mother code (`sigpu.ldpc.NrCode` is the code
+                    // block with rate matching).
+                    Code::resolve(spec)
+                } else if spec.ends_with(".alist") || (path.exists() && !spec.starts_with("dvb")) {
                     sigpu_ldpc::read_alist(path)
                 } else {
                     Code::standard(spec)
@@ -455,5 +462,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(interleave, m)?)?;
     m.add_function(wrap_pyfunction!(deinterleave, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    nr::register(m)?;
     Ok(())
 }

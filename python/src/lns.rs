@@ -1,6 +1,8 @@
 //! LNS words from and to float64, element-wise arithmetic, fused sum and dot, and the HMM
 //! forward algorithm (CPU and GPU) of `sigpu-lns`.
 
+mod tensor;
+
 use crate::convert::Wrap;
 use crate::guard::{catch, interruptible, with_threads};
 use crate::{device, lns_err, value_err, In, Out};
@@ -158,5 +160,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lns_binary, m)?)?;
     m.add_function(wrap_pyfunction!(lns_sum, m)?)?;
     m.add_function(wrap_pyfunction!(lns_dot, m)?)?;
-    m.add_function(wrap_pyfunction!(hmm_forward, m)?)
+    m.add_function(wrap_pyfunction!(hmm_forward, m)?)?;
+    tensor::register(m)
 }

@@ -60,7 +60,7 @@ def test_every_native_entry_runs_inside_the_panic_guard():
 
     src = Path(__file__).resolve().parents[1] / "src"
     seen, unguarded = 0, []
-    for path in sorted(src.glob("*.rs")):
+    for path in sorted(src.rglob("*.rs")):
         for name, first in _entries(path.read_text()):
             seen += 1
             if not first.startswith("catch("):

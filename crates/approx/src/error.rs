@@ -70,6 +70,25 @@ pub enum ApproxError {
         /// The function's precision.
         want: Precision,
     },
+    /// A user kernel's argument that cannot be parsed or loaded (`index` is 0-based; the
+    /// message counts from 1).
+    #[error("argument {} ({text:?}): {what}", index + 1)]
+    Arg {
+        /// Position in the argument list.
+        index: usize,
+        /// The argument as written.
+        text: String,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// A quality metric that cannot be parsed or evaluated (an external command that failed or
+    /// printed no number).
+    #[error("metric: {0}")]
+    Metric(String),
+    /// A user kernel that cannot be tuned as asked (launch shape, a written input, a bound);
+    /// the message says what and the way out.
+    #[error("{0}")]
+    User(String),
     /// A λ-kernel check whose two ends are the same output, so it proves nothing.
     #[error("{0}: the all-SFU output equals the accurate one, so the check proves nothing")]
     VacuousCheck(String),

@@ -12,7 +12,11 @@
 //! - [`eval`]: a catalog function's element-wise kernel, run on the GPU.
 //! - [`transform`]: Algorithm 1, from a kernel's CUDA source to its λ-partitioned twin.
 //! - [`search`]: SMP, HEU and OMG searches for λ under a QoS ratio, on any T(λ)/E(λ).
+//! - [`noise`]: repeated timings until two candidates' confidence intervals separate.
+//! - [`sites`]: per-call-site forms (accurate, SFU, FMA polynomial), λs and range guards.
 //! - [`apps`] and [`tune`]: the app suite and the λ search on the GPU for one of its apps.
+//! - [`user`]: tuning a user's own kernel on their data against their metric.
+//! - [`energy`]: joules per run and average watts from NVML's counter.
 //! - [`cpu`]: fast f32 exp / log / sin / cos on the CPU, with a λ-like chunk split.
 //! - [`numeric`]: f16/bf16 conversions, random inputs and error statistics against f64.
 //! - [`checks`]: the GPU self-checks `sigpu check` runs.
@@ -54,13 +58,17 @@ pub mod catalog;
 pub mod checks;
 pub mod cpu;
 pub mod dev;
+pub mod energy;
 mod error;
 pub mod eval;
 mod lex;
+pub mod noise;
 pub mod numeric;
 mod precision;
 pub mod search;
+pub mod sites;
 pub mod transform;
 pub mod tune;
+pub mod user;
 
 pub use error::{ApproxError, Result};

@@ -96,6 +96,9 @@ pub enum SearchError<E> {
         "QoS ratio must be a number in (0, 1] (a fraction of the all-SFU version's error); got {0}"
     )]
     Ratio(f64),
+    /// An absolute error bound that is not a finite number ≥ 0.
+    #[error("the error bound must be a finite number >= 0; got {0}")]
+    Absolute(f64),
     /// λ_max is 0: there is nothing to search.
     #[error("λ_max is 0: the kernel occupies no warp slot, so there is nothing to search")]
     NoSlots,
@@ -153,6 +156,17 @@ impl<V: Evaluator> Memo<'_, V> {
     }
 }
 
+/// The error a search must keep: the paper's ratio of the all-SFU error, or an absolute bound
+/// in the metric's own unit (what a user states for their own kernel: "rel-l2 ≤ 1e-4").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bound {
+    /// E(λ) ≤ ratio · E(λ_max), ratio in (0, 1].
+    Ratio(f64),
+    /// E(λ) ≤ this value (finite, ≥ 0).
+    Absolute(f64),
+}
+
 /// Runs `method` over λ in 0..=`max_lambda` with QoS ratio `ratio`.
 pub fn search<V: Evaluator>(
     method: Method,
@@ -160,7 +174,23 @@ pub fn search<V: Evaluator>(
     max_lambda: u32,
     ratio: f64,
 ) -> Result<Outcome, SearchError<V::Error>> {
-    let ratio = check_ratio(ratio).map_err(|_| SearchError::Ratio(ratio))?;
+    search_within(method, ev, max_lambda, Bound::Ratio(ratio))
+}
+
+/// Runs `method` over λ in 0..=`max_lambda` keeping `bound`.
+pub fn search_within<V: Evaluator>(
+    method: Method,
+    ev: &mut V,
+    max_lambda: u32,
+    bound: Bound,
+) -> Result<Outcome, SearchError<V::Error>> {
+    match bound {
+        Bound::Ratio(r) => {
+            check_ratio(r).map_err(|_| SearchError::Ratio(r))?;
+        }
+        Bound::Absolute(b) if !(b.is_finite() && b >= 0.0) => return Err(SearchError::Absolute(b)),
+        Bound::Absolute(_) => {}
+    }
     if max_lambda == 0 {
         return Err(SearchError::NoSlots);
     }
@@ -170,7 +200,10 @@ pub fn search<V: Evaluator>(
     };
     let base = m.get(0)?;
     let top = m.get(max_lambda)?;
-    let bound = ratio * top.error;
+    let bound = match bound {
+        Bound::Ratio(r) => r * top.error,
+        Bound::Absolute(b) => b,
+    };
     let ok = |p: &Point| p.error <= bound;
     let chosen = match method {
         Method::Smp => {
@@ -355,6 +388,31 @@ mod tests {
         let smp = run(Method::Smp, e, 64, 0.8);
         assert_eq!(smp.lambda, 17);
         assert!(smp.runs > heu.runs);
+    }
+
+    #[test]
+    fn absolute_bounds_are_kept_and_checked() {
+        let e = |l: u32| 1e-6 * l as f64;
+        for method in Method::ALL {
+            let o = search_within(
+                method,
+                &mut FnEvaluator(curve(0.5, e)),
+                64,
+                Bound::Absolute(2.05e-5),
+            )
+            .unwrap();
+            assert_eq!(o.lambda, 20, "{method}: {o:?}");
+            assert_eq!(o.bound, 2.05e-5);
+        }
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            let r = search_within(
+                Method::Heu,
+                &mut FnEvaluator(curve(0.5, e)),
+                64,
+                Bound::Absolute(bad),
+            );
+            assert!(r.unwrap_err().to_string().contains(">= 0"));
+        }
     }
 
     #[test]

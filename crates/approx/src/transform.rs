@@ -277,12 +277,11 @@ fn is_one(text: &str) -> bool {
     )
 }
 
-/// Rewrites a function body's text: calls to their SFU helpers, device functions to their SFU
-/// copies, `/` to `sg_sfu_div` / `sg_sfu_rcp`. Counts go into `rewrites`.
-fn rewrite_body(
+/// Renames calls in `body`: every `name(` that is not a member call goes to `rename(name)`,
+/// which returns the new name or `None` to leave it.
+pub(crate) fn rename_calls(
     body: &str,
-    copied: &[String],
-    rewrites: &mut BTreeMap<String, usize>,
+    mut rename: impl FnMut(&str) -> Option<String>,
 ) -> Result<String, TransformError> {
     let toks = tokens(body).map_err(TransformError::Lex)?;
     let mut out = String::with_capacity(body.len() * 2);
@@ -294,13 +293,7 @@ fn rewrite_body(
         if k > 0 && matches!(toks[k - 1].text(body), "." | "->" | "::") {
             continue;
         }
-        let name = t.text(body);
-        let replacement = if let Some((_, sfu)) = CALLS.iter().find(|(n, _)| *n == name) {
-            *rewrites.entry(name.to_owned()).or_default() += 1;
-            sfu.to_string()
-        } else if copied.iter().any(|c| c == name) {
-            format!("{name}_sg_sfu")
-        } else {
+        let Some(replacement) = rename(t.text(body)) else {
             continue;
         };
         out.push_str(&body[last..t.start]);
@@ -308,8 +301,42 @@ fn rewrite_body(
         last = t.end;
     }
     out.push_str(&body[last..]);
+    Ok(out)
+}
+
+/// The SFU helper a standard function's call becomes (`expf` → `sg_sfu_expf`), if it has one.
+pub(crate) fn sfu_name(name: &str) -> Option<&'static str> {
+    CALLS.iter().find(|(n, _)| *n == name).map(|(_, sfu)| *sfu)
+}
+
+/// Rewrites a function body's text: calls to their SFU helpers, device functions to their SFU
+/// copies, `/` to `sg_sfu_div` / `sg_sfu_rcp`. Counts go into `rewrites`.
+fn rewrite_body(
+    body: &str,
+    copied: &[String],
+    rewrites: &mut BTreeMap<String, usize>,
+) -> Result<String, TransformError> {
+    let out = rename_calls(body, |name| {
+        if let Some(sfu) = sfu_name(name) {
+            *rewrites.entry(name.to_owned()).or_default() += 1;
+            Some(sfu.to_owned())
+        } else if copied.iter().any(|c| c == name) {
+            Some(format!("{name}_sg_sfu"))
+        } else {
+            None
+        }
+    })?;
+    approximate_divisions(out, "sg_sfu", rewrites)
+}
+
+/// `text` with every binary `/` made `{prefix}_div(a, b)`, `1/x` `{prefix}_rcp(1, x)` and
+/// `1/sg_sfu_sqrt(x)` one `sg_sfu_rsqrt(x)`. Counts go into `rewrites`.
+pub(crate) fn approximate_divisions(
+    mut text: String,
+    prefix: &str,
+    rewrites: &mut BTreeMap<String, usize>,
+) -> Result<String, TransformError> {
     // Divisions, leftmost first, re-lexing after each so `a / b / c` nests correctly.
-    let mut text = out;
     loop {
         let toks = tokens(&text).map_err(TransformError::Lex)?;
         let Some(i) = toks
@@ -344,10 +371,10 @@ fn rewrite_body(
             format!("{}({inner})", name.replace("sqrt", "rsqrt"))
         } else if l == i - 1 && is_one(lt) {
             *rewrites.entry("1/x".into()).or_default() += 1;
-            format!("sg_sfu_rcp({lt}, {rt})")
+            format!("{prefix}_rcp({lt}, {rt})")
         } else {
             *rewrites.entry("/".into()).or_default() += 1;
-            format!("sg_sfu_div({lt}, {rt})")
+            format!("{prefix}_div({lt}, {rt})")
         };
         text = format!("{}{call}{}", &text[..toks[l].start], &text[toks[r].end..]);
     }
@@ -355,7 +382,7 @@ fn rewrite_body(
 }
 
 /// `body` with every `__syncthreads()` call made the non-aligned `sg_barrier()`.
-fn unaligned_barriers(body: &str) -> Result<String, TransformError> {
+pub(crate) fn unaligned_barriers(body: &str) -> Result<String, TransformError> {
     let toks = tokens(body).map_err(TransformError::Lex)?;
     let mut out = String::with_capacity(body.len());
     let mut last = 0;
@@ -370,7 +397,7 @@ fn unaligned_barriers(body: &str) -> Result<String, TransformError> {
 
 /// `body` without its top-level `__shared__` declarations, and those declarations. A
 /// declaration nested in a block is an error.
-fn hoist_shared(kernel: &str, body: &str) -> Result<(String, String), TransformError> {
+pub(crate) fn hoist_shared(kernel: &str, body: &str) -> Result<(String, String), TransformError> {
     let toks = tokens(body).map_err(TransformError::Lex)?;
     let mut depth = 0i32;
     let mut stmt_start = 0usize; // byte offset where the current statement starts
@@ -662,6 +689,19 @@ pub fn transform(source: &str, kernel: &str) -> Result<Transformed, TransformErr
         rewrites,
         device_functions: copied,
     })
+}
+
+/// Where kernel `kernel` of `source` keeps its body: the byte range between its braces (for the
+/// per-call-site generator, which replaces it). Refuses what [`transform`] refuses.
+pub(crate) fn kernel_body_span(
+    source: &str,
+    kernel: &str,
+) -> Result<std::ops::Range<usize>, TransformError> {
+    let toks = tokens(source).map_err(TransformError::Lex)?;
+    let defs = functions(source, &toks);
+    let k = find_kernel(&defs, kernel)?;
+    refuse_counting_barriers(source, &toks, k)?;
+    Ok(toks[k.body.0].end..toks[k.body.1].start)
 }
 
 #[cfg(test)]

@@ -166,6 +166,15 @@ impl Session {
     }
 }
 
+impl crate::noise::Timer for Session {
+    type Error = ApproxError;
+    fn time(&mut self, lambda: u32, runs: usize) -> Result<Vec<f64>> {
+        let gpu = self.gpu.clone();
+        let v = Variant::Lambda(lambda);
+        Ok(time_gpu(&gpu, 1, runs, || self.launch(v))?.samples_ms)
+    }
+}
+
 impl search::Evaluator for Session {
     type Error = ApproxError;
     fn measure(&mut self, lambda: u32) -> Result<Point> {
@@ -254,6 +263,9 @@ pub struct AppReport {
     pub curve: Vec<Point>,
     /// Each search's result, one per method run.
     pub searches: Vec<Outcome>,
+    /// OMG's pick settled by repeated timings and HEU's against it at equal confidence (when
+    /// both searches ran).
+    pub confident: Option<crate::noise::HeuVsOmg>,
 }
 
 /// Tunes `app`: with `full_curve`, every λ is measured once and each search replays that
@@ -278,6 +290,21 @@ pub fn tune(
     let t0 = curve.first().map_or(f64::NAN, |p| p.time);
     let top = curve.iter().find(|p| p.lambda == max).copied();
     let (registers_original, registers_lambda) = s.registers();
+    let find = |m: Method| searches.iter().find(|o| o.method == m);
+    let confident = match (find(Method::Heu), find(Method::Omg)) {
+        (Some(heu), Some(omg)) => {
+            progress(&format!("{}: OMG and HEU at equal confidence", app.name));
+            let feasible: Vec<(u32, f64)> = (omg.trace.iter())
+                .filter(|p| p.error <= omg.bound)
+                .map(|p| (p.lambda, p.time))
+                .collect();
+            let c = crate::noise::Confidence::default();
+            let heu = heu.lambda;
+            let (pick, _) = crate::noise::omg_at_confidence(&mut s, &feasible, 0.02, &c)?;
+            Some(crate::noise::heu_vs_omg(&mut s, heu, pick, &c)?)
+        }
+        _ => None,
+    };
     Ok(AppReport {
         app: app.name,
         abbr: app.abbr,
@@ -296,6 +323,7 @@ pub fn tune(
         sfu_error: top.map_or(f64::NAN, |p| p.error),
         curve,
         searches,
+        confident,
     })
 }
 

@@ -11,11 +11,14 @@ use std::path::Path;
 // `Code::resolve` lives here, not in code.rs, so that this module depends on `Code` and not
 // the other way round.
 impl Code {
-    /// A standard code by name ([`Code::standard`]), or an alist file when `spec` is a path to
-    /// one.
+    /// A standard code by name ([`Code::standard`]), a 5G NR code (`nr:k=K,n=N[,bg=1|2]`:
+    /// the code its decoders run for rv 0, [`crate::nr::NrCode::decoding_code`]), or an alist
+    /// file when `spec` is a path to one.
     pub fn resolve(spec: &str) -> Result<Code> {
         let path = Path::new(spec);
-        if spec.ends_with(".alist") || path.is_file() {
+        if crate::nr::NrCode::is_spec(spec) {
+            crate::nr::NrCode::parse(spec).and_then(|c| c.decoding_code(&[0]))
+        } else if spec.ends_with(".alist") || path.is_file() {
             read_alist(path)
         } else {
             Code::standard(spec)

@@ -257,7 +257,7 @@ impl Channel {
 }
 
 /// ln(e^a + e^b) without overflow.
-fn log_add(a: f64, b: f64) -> f64 {
+pub(crate) fn log_add(a: f64, b: f64) -> f64 {
     let (hi, lo) = if a > b { (a, b) } else { (b, a) };
     if lo == f64::NEG_INFINITY {
         hi

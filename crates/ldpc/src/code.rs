@@ -25,6 +25,9 @@ pub struct Code {
     staircase: bool,
     /// For the DVB codes, q = M/360: checks c and c + q are consecutive in a circulant.
     q: Option<usize>,
+    /// For a lifted 5G NR code (whole or cut to its first block rows): its base graph and
+    /// lifting size, which give the structural encoder.
+    lifted: Option<(crate::nr::BaseGraph, usize)>,
 }
 
 /// A group of checks updated together by the layered schedule ([`Code::layers`]).
@@ -124,6 +127,7 @@ impl Code {
             col_edges,
             staircase: false,
             q: None,
+            lifted: None,
         };
         code.staircase = code.has_staircase();
         Ok(code)
@@ -221,9 +225,21 @@ impl Code {
             .max()
             .unwrap_or(0)
     }
-    /// Whether [`crate::Encoder`] can encode this code.
+    /// Whether [`crate::Encoder`] can encode this code (a DVB staircase, or a lifted NR code).
     pub fn is_encodable(&self) -> bool {
-        self.staircase
+        self.staircase || self.lifted.is_some()
+    }
+
+    /// The base graph and lifting size of a lifted 5G NR code.
+    pub fn lifted(&self) -> Option<(crate::nr::BaseGraph, usize)> {
+        self.lifted
+    }
+
+    /// Marks the code as `graph` lifted by `z` (its first block rows), which gives it the NR
+    /// encoder.
+    pub(crate) fn with_lifting(mut self, graph: crate::nr::BaseGraph, z: usize) -> Code {
+        self.lifted = Some((graph, z));
+        self
     }
 
     /// True when every check of `word` (one bit per byte, 0 or 1) is satisfied.
@@ -250,7 +266,7 @@ impl Code {
             edges: self.edges(),
             column_degrees: histogram(&self.col_start),
             row_degrees: histogram(&self.row_start),
-            encodable: self.staircase,
+            encodable: self.is_encodable(),
         }
     }
 

@@ -11,11 +11,23 @@ pub struct Encoder<'a> {
     /// Per check, the end of its information edges (edges are ascending by column, so the
     /// information columns come first).
     info_end: Vec<u32>,
+    /// A lifted NR code's structural encoder (the codeword is the first N bits of the whole
+    /// lifted codeword).
+    lifted: Option<crate::nr::LiftedEncoder>,
 }
 
 impl<'a> Encoder<'a> {
-    /// The encoder of `code`; refused unless its parity part is the DVB staircase.
+    /// The encoder of `code`; refused unless its parity part is the DVB staircase or it is a
+    /// lifted NR code.
     pub fn new(code: &'a Code) -> Result<Encoder<'a>> {
+        if let Some((graph, z)) = code.lifted() {
+            let lifted = Some(crate::nr::LiftedEncoder::new(graph, z)?);
+            return Ok(Encoder {
+                code,
+                info_end: Vec::new(),
+                lifted,
+            });
+        }
         if !code.is_encodable() {
             return Err(LdpcError::invalid(format!(
                 "code {} has no accumulator staircase in its last N − K columns, so there is no \
@@ -30,7 +42,11 @@ impl<'a> Encoder<'a> {
                 start + code.row(r).partition_point(|&c| c < k) as u32
             })
             .collect();
-        Ok(Encoder { code, info_end })
+        Ok(Encoder {
+            code,
+            info_end,
+            lifted: None,
+        })
     }
 
     /// Writes the codeword (N bits, one per byte) of `info` (K bits, 0 or 1, one per byte).
@@ -43,6 +59,12 @@ impl<'a> Encoder<'a> {
                 info.len(),
                 codeword.len()
             )));
+        }
+        if let Some(lifted) = &self.lifted {
+            let mut whole = vec![0u8; lifted.n()];
+            lifted.encode(info, &mut whole)?;
+            codeword.copy_from_slice(&whole[..n]);
+            return Ok(());
         }
         codeword[..k].copy_from_slice(info);
         let cols = self.code.edge_col();

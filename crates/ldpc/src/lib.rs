@@ -7,6 +7,8 @@
 //!
 //! - [`Code`]: H of any DVB-T2/S2 code from the vendored tables ([`Code::standard`]) or an
 //!   alist file ([`read_alist`]); [`to_alist`] exports one.
+//! - [`nr`]: 5G NR LDPC (TS 38.212): base graphs, liftings, encoder, rate matching, transport
+//!   blocks.
 //! - [`Encoder`]: the systematic linear-time encoder of the DVB staircase codes.
 //! - [`interleave`]: the DVB-T2 bit interleaver and bit-to-cell demultiplexer.
 //! - [`channel`]: DVB-T2 constellations, AWGN, exact / max-log demapping, 8-bit quantisation.
@@ -50,6 +52,7 @@ mod error;
 pub mod gpu;
 pub mod interleave;
 pub mod npy;
+pub mod nr;
 pub mod plan;
 pub mod sim;
 pub mod table;

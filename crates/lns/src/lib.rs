@@ -36,6 +36,7 @@
 
 mod arith;
 mod array;
+pub mod axis;
 pub mod calc;
 mod certify;
 mod error;

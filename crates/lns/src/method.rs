@@ -86,6 +86,14 @@ impl Method {
         }
     }
 
+    /// The add/sub method whose CPU twin gives the GPU kernel's words bit for bit, for arrays
+    /// that live on either side (the LNS tensor): [`F32Split`] where it takes the format
+    /// (5 ≤ F ≤ 23; faithful, certified over every input of lns16 and lns32 and of every
+    /// format with F ≤ 16 by the tests), else `None` (each side then keeps its default).
+    pub fn bit_exact(format: Format) -> Option<Method> {
+        Method::F32Split.takes(format).then_some(Method::F32Split)
+    }
+
     /// Methods with a CPU evaluator (for GPU methods, a twin that reproduces the GPU bit for
     /// bit), so they certify on the CPU.
     pub fn runs_on_cpu(self) -> bool {

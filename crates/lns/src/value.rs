@@ -23,6 +23,26 @@ pub enum Class {
     },
 }
 
+impl Class {
+    /// The class's value as f64, with `magnitude(log)` = 2^(log·2^-F) for finite ones.
+    pub(crate) fn to_f64_with(self, magnitude: impl Fn(i64) -> f64) -> f64 {
+        match self {
+            Class::Zero => 0.0,
+            Class::NaN => f64::NAN,
+            Class::Inf { negative: true } => f64::NEG_INFINITY,
+            Class::Inf { negative: false } => f64::INFINITY,
+            Class::Finite { negative, log } => {
+                let m = magnitude(log);
+                if negative {
+                    -m
+                } else {
+                    m
+                }
+            }
+        }
+    }
+}
+
 impl Format {
     fn sign_bit(self) -> u32 {
         1 << (self.word_bits() - 1)
@@ -107,25 +127,8 @@ impl Format {
 
     /// The value of a word as f64: ±2^(log·2^-F), exact to f64 precision.
     pub fn to_f64(self, word: u32) -> f64 {
-        match self.decode(word) {
-            Class::Zero => 0.0,
-            Class::NaN => f64::NAN,
-            Class::Inf { negative } => {
-                if negative {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                }
-            }
-            Class::Finite { negative, log } => {
-                let m = (log as f64 * self.ulp()).exp2();
-                if negative {
-                    -m
-                } else {
-                    m
-                }
-            }
-        }
+        self.decode(word)
+            .to_f64_with(|log| (log as f64 * self.ulp()).exp2())
     }
 
     /// [`Format::to_f64`] rounded to the nearest f32 (±∞ beyond f32's range).

@@ -1,12 +1,14 @@
 // sos.cuh: the fused second-order-section cascade (scipy.signal.sosfilt), one pass over memory.
 //
-// The generated prelude defines, before including this header: the element type T; S (sections),
+// The generated prelude defines, before including this header: the element type T, the
+// arithmetic's type W (double: see "Precision" below); S (sections),
 // V (values per thread), THREADS, WARPS, CHUNK = THREADS * V, Q (16-byte vectors per thread),
 // LOG_WARPS; and the __constant__ tables, all computed exactly on the host and rounded once:
-//   SosCoef<s>::b0, b1, b2, na1, na2   section s's b0 b1 b2 and -a1 -a2 in T, as constexpr
-//                                      literals (so 0, 1 and 2 cost what they should);
-//   SOS_A[S][2]                  a1 a2 of each section, in T (for zf);
+//   SosCoef<s>::b0, b1, b2, na1, na2   section s's b0 b1 b2 and -a1 -a2 (T's values) in W, as
+//                                      constexpr literals (so 0, 1 and 2 cost what they should);
+//   SOS_A[S][2]                  a1 a2 of each section, in W (for zf);
 //   SOS_F[S][2][V]               (A^i)[0][j]: output i of a thread from a unit state j at its start;
+//   SOS_FMAX[S][2]               max_i |SOS_F[s][j][i]|;
 //   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2);
 //   SOS_BM[S][LOG_WARPS + 1][4]  A^(2^k 32 V), the block's merges over warps;
 //   SOS_WP[S][WARPS][4]          A^(w 32 V) in double: the chunk's carry-in into warp w;
@@ -14,7 +16,7 @@
 // and the switch SOS_TAIL (0 or 1) with BLOCK_THREADS = THREADS + 32 * SOS_TAIL, and CPB: the
 // consecutive chunks one block filters (1 without SOS_TAIL); after its first, a chunk's carry-ins
 // are the previous chunk's end states, so the tail warp works once per CPB chunks.
-// and passes two tables in global memory: lane_pow[S][32][4] = A^(l V) in T (lane-indexed), and
+// and passes two tables in global memory: lane_pow[S][32][4] = A^(l V) in W (lane-indexed), and
 // chunk_pow[S][33][4] = A^(l CHUNK) in double (the look-back's powers of the chunk transfer).
 //
 // A is a section's state transition in transposed direct form II, the state (d0, d1) being
@@ -36,6 +38,16 @@
 // cascade from zero state over the previous chunk's last 32 V inputs; its end states are this
 // chunk's carry-ins, so there is no look-back and blocks never wait on one another (the scheme of
 // the (b, a) kernel's tail carry, for all sections at once). One barrier per section.
+//
+// Precision. Where the input's energy lies in a section's stopband, a thread's zero-state
+// output and the carry-in's correction are each far larger than the true output and cancel in
+// the sum; their rounding errors do not. So the arithmetic is in W = double whatever T is (the
+// CPU engine does the same), and each block reports, per channel, the largest zero-state value,
+// the largest correction term (sum_j |state_j| max_i |F_j(i)|, for every thread's carry-in and
+// zero-state end state) and the largest output into
+// peaks[channel][3] (as the bits of non-negative doubles, which order as integers). The host
+// compares them as the CPU engine does and filters again, serially, a channel whose
+// cancellation the arithmetic cannot carry.
 
 // Loads, stores, warp sums and the look-back protocol (FULL_MASK, STATUS_PARTIAL, STATUS_FULL,
 // the flags and the chunk order) are the runtime's shared primitives. SOS_HEADER carries them in
@@ -55,14 +67,29 @@ typedef double C;  // carry type
 // A warp's 32*V values from wseg on, read with coalesced streaming 16-byte loads and handed to
 // their threads (V consecutive values each) through shared memory; zero past n.
 __device__ __forceinline__ void sos_load(const T* src, long long n, long long seg, long long wseg,
-                                         bool vec_ok, uint4* tile, int lane, T* v) {
-    sigpu_warp_load<T, V, SIGPU_CACHE_STREAMING>(src, n, seg, wseg, vec_ok, tile, lane, v);
+                                         bool vec_ok, uint4* tile, int lane, W* v) {
+    __align__(16) T raw[V];
+    sigpu_warp_load<T, V, SIGPU_CACHE_STREAMING>(src, n, seg, wseg, vec_ok, tile, lane, raw);
+    #pragma unroll
+    for (int i = 0; i < V; ++i) v[i] = (W)raw[i];
 }
 
 // The way back, streaming; the tile is free for the block's next chunk afterwards.
 __device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, long long wseg,
-                                          bool vec_ok, uint4* tile, int lane, const T* v) {
-    sigpu_warp_store<T, V, SIGPU_CACHE_STREAMING, true>(dst, n, seg, wseg, vec_ok, tile, lane, v);
+                                          bool vec_ok, uint4* tile, int lane, const W* v) {
+    __align__(16) T raw[V];
+    #pragma unroll
+    for (int i = 0; i < V; ++i) raw[i] = (T)v[i];
+    sigpu_warp_store<T, V, SIGPU_CACHE_STREAMING, true>(dst, n, seg, wseg, vec_ok, tile, lane, raw);
+}
+
+// The warp's largest of p into *into (a non-negative double's bits): read first, so that once
+// the channel's peak is known almost no warp issues the atomic.
+__device__ __forceinline__ void sos_post_peak(unsigned long long* into, W p) {
+    #pragma unroll
+    for (int d = 16; d > 0; d >>= 1) p = fmax(p, __shfl_xor_sync(FULL_MASK, p, d));
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(p);
+    if ((threadIdx.x & 31) == 0 && bits > __ldcg(into)) atomicMax(into, bits);
 }
 
 // Publishes a section's 2-value state of chunk slot gs with a status; the flag is written after
@@ -108,33 +135,35 @@ __device__ __forceinline__ void sos_look_back(const unsigned int* flags, const d
 
 // b * u + c and b * u for a coefficient b known at compile time: 0 and 1 cost nothing, and the
 // rest is one fused multiply-add (the order written out, as the compiler keeps it).
-#define SOS_MADD(b, u, c) ((b) == (T)0 ? (c) : (b) == (T)1 ? (u) + (c) : fma((b), (u), (c)))
-#define SOS_MUL(b, u) ((b) == (T)0 ? (T)0 : (b) == (T)1 ? (u) : (b) * (u))
+#define SOS_MADD(b, u, c) ((b) == (W)0 ? (c) : (b) == (W)1 ? (u) + (c) : fma((b), (u), (c)))
+#define SOS_MUL(b, u) ((b) == (W)0 ? (W)0 : (b) == (W)1 ? (u) : (b) * (u))
 
 // Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
-// CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf.
+// CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf. `peak`
+// takes the largest zero-state output.
 template <int s, bool CAPTURE>
-__device__ __forceinline__ void sos_local(T* v, T& d0, T& d1, int at, T& z0, T& z1) {
-    constexpr T b0 = SosCoef<s>::b0, b1 = SosCoef<s>::b1, b2 = SosCoef<s>::b2;
-    constexpr T na1 = SosCoef<s>::na1, na2 = SosCoef<s>::na2;  // -a1, -a2
-    d0 = (T)0; d1 = (T)0;
+__device__ __forceinline__ void sos_local(W* v, W& d0, W& d1, int at, W& z0, W& z1, W& peak) {
+    constexpr W b0 = SosCoef<s>::b0, b1 = SosCoef<s>::b1, b2 = SosCoef<s>::b2;
+    constexpr W na1 = SosCoef<s>::na1, na2 = SosCoef<s>::na2;  // -a1, -a2
+    d0 = (W)0; d1 = (W)0;
     #pragma unroll
     for (int i = 0; i < V; ++i) {
-        const T u = v[i];
-        const T yv = SOS_MADD(b0, u, d0);
+        const W u = v[i];
+        const W yv = SOS_MADD(b0, u, d0);
         d0 = SOS_MADD(na1, yv, SOS_MADD(b1, u, d1));
         d1 = SOS_MADD(na2, yv, SOS_MUL(b2, u));
         v[i] = yv;
+        peak = fmax(peak, fabs(yv));
         if (CAPTURE && i == at) { z0 = d0; z1 = d1; }
     }
 }
 
 template <int s>
-__device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow,
+__device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow,
         const C* __restrict__ chunk_pow, const T* zi, int has_zi, T* zf, bool capture, int at,
         long long g, long long ch, long long ci, unsigned int* flags, double2* aggs, double2* incls,
-        unsigned int epoch, int lane, int warp, T (*s_warp)[WARPS + 1][2], C (*s_carry)[2],
-        bool first, int nb, T (*s_next)[S][2]) {
+        unsigned int epoch, int lane, int warp, W (*s_warp)[WARPS + 1][2], C (*s_carry)[2],
+        bool first, int nb, W (*s_next)[S][2], W& local_peak, W& correction_peak) {
     constexpr int P = s & 1;  // shared buffers alternate between sections: one barrier each
 #if SOS_TAIL
     // After a block's first chunk the carry-ins come from its previous chunk: the tail warp
@@ -145,15 +174,17 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
 #else
     const bool idle = false;
 #endif
-    T a0 = (T)0, a1 = (T)0, z0 = (T)0, z1 = (T)0, e0 = (T)0, e1 = (T)0;
+    W a0 = (W)0, a1 = (W)0, z0 = (W)0, z1 = (W)0, e0 = (W)0, e1 = (W)0;
     if (!idle) {
-        if (capture) sos_local<s, true>(v, a0, a1, at, z0, z1);
-        else sos_local<s, false>(v, a0, a1, at, z0, z1);
+        if (capture) sos_local<s, true>(v, a0, a1, at, z0, z1, local_peak);
+        else sos_local<s, false>(v, a0, a1, at, z0, z1, local_peak);
+        // the thread's end state is a term of every later carry-in (as the emulation counts it)
+        correction_peak = fmax(correction_peak, fabs(a0) * SOS_FMAX[s][0] + fabs(a1) * SOS_FMAX[s][1]);
         // warp: inclusive scan of the threads' end states, a <- a + A^(dV) (a of lane - d)
         #pragma unroll
         for (int k = 0; k < 5; ++k) {
             const int d = 1 << k;
-            const T p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
+            const W p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
             if (lane >= d) {
                 a0 = fma(SOS_WM[s][k][1], p1, fma(SOS_WM[s][k][0], p0, a0));
                 a1 = fma(SOS_WM[s][k][3], p1, fma(SOS_WM[s][k][2], p0, a1));
@@ -161,7 +192,7 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
         }
         e0 = __shfl_up_sync(FULL_MASK, a0, 1);
         e1 = __shfl_up_sync(FULL_MASK, a1, 1);
-        if (lane == 0) { e0 = (T)0; e1 = (T)0; }
+        if (lane == 0) { e0 = (W)0; e1 = (W)0; }
         if (lane == 31) { s_warp[P][warp][0] = a0; s_warp[P][warp][1] = a1; }
     }
     // Every thread of the block, once per section: the warps' end states are in s_warp.
@@ -177,43 +208,43 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
     }
     // The chunk's carry-in: the tail warp's end state (a block's first chunk), the end state of
     // the block's previous chunk, or zi for a channel's first chunk.
-    T cin0 = first ? s_warp[P][WARPS][0] : s_next[nb][s][0];
-    T cin1 = first ? s_warp[P][WARPS][1] : s_next[nb][s][1];
+    W cin0 = first ? s_warp[P][WARPS][0] : s_next[nb][s][0];
+    W cin1 = first ? s_warp[P][WARPS][1] : s_next[nb][s][1];
     if (ci == 0) {
-        cin0 = has_zi ? zi[(ch * S + s) * 2] : (T)0;
-        cin1 = has_zi ? zi[(ch * S + s) * 2 + 1] : (T)0;
+        cin0 = has_zi ? (W)zi[(ch * S + s) * 2] : (W)0;
+        cin1 = has_zi ? (W)zi[(ch * S + s) * 2 + 1] : (W)0;
     }
     // Every warp scans the warps' end states itself (a lane per warp, doubling merges), so one
     // barrier per section suffices; the carry into warp w is the prefix before it plus the
     // chunk's carry-in through w 32 V values.
-    T w0 = lane < WARPS ? s_warp[P][lane][0] : (T)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (T)0;
+    W w0 = lane < WARPS ? s_warp[P][lane][0] : (W)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (W)0;
     #pragma unroll
     for (int k = 0; k < LOG_WARPS; ++k) {
         const int d = 1 << k;
-        const T p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
+        const W p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
         if (lane >= d) {
             w0 = fma(SOS_BM[s][k][1], p1, fma(SOS_BM[s][k][0], p0, w0));
             w1 = fma(SOS_BM[s][k][3], p1, fma(SOS_BM[s][k][2], p0, w1));
         }
     }
     const int before = warp > 0 ? warp - 1 : 0;
-    T t0 = __shfl_sync(FULL_MASK, w0, before), t1 = __shfl_sync(FULL_MASK, w1, before);
-    if (warp == 0) { t0 = (T)0; t1 = (T)0; }
-    t0 = fma((T)SOS_WP[s][warp][1], cin1, fma((T)SOS_WP[s][warp][0], cin0, t0));
-    t1 = fma((T)SOS_WP[s][warp][3], cin1, fma((T)SOS_WP[s][warp][2], cin0, t1));
+    W t0 = __shfl_sync(FULL_MASK, w0, before), t1 = __shfl_sync(FULL_MASK, w1, before);
+    if (warp == 0) { t0 = (W)0; t1 = (W)0; }
+    t0 = fma((W)SOS_WP[s][warp][1], cin1, fma((W)SOS_WP[s][warp][0], cin0, t0));
+    t1 = fma((W)SOS_WP[s][warp][3], cin1, fma((W)SOS_WP[s][warp][2], cin0, t1));
     if (CPB > 1 && warp == WARPS - 1 && lane == 31) {
         // the chunk's true end state, the block's next chunk's carry-in: a + A^(32 V) t
-        s_next[nb ^ 1][s][0] = a0 + (T)SOS_W32[s][0] * t0 + (T)SOS_W32[s][1] * t1;
-        s_next[nb ^ 1][s][1] = a1 + (T)SOS_W32[s][2] * t0 + (T)SOS_W32[s][3] * t1;
+        s_next[nb ^ 1][s][0] = a0 + (W)SOS_W32[s][0] * t0 + (W)SOS_W32[s][1] * t1;
+        s_next[nb ^ 1][s][1] = a1 + (W)SOS_W32[s][2] * t0 + (W)SOS_W32[s][3] * t1;
     }
 #else
     if (warp == 0) {
         // block: inclusive scan over the warps' end states, a lane per warp
-        T w0 = lane < WARPS ? s_warp[P][lane][0] : (T)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (T)0;
+        W w0 = lane < WARPS ? s_warp[P][lane][0] : (W)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (W)0;
         #pragma unroll
         for (int k = 0; k < LOG_WARPS; ++k) {
             const int d = 1 << k;
-            const T p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
+            const W p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
             if (lane >= d) {
                 w0 += SOS_BM[s][k][0] * p0 + SOS_BM[s][k][1] * p1;
                 w1 += SOS_BM[s][k][2] * p0 + SOS_BM[s][k][3] * p1;
@@ -244,10 +275,11 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
     if (warp > 0) { t0 += (C)s_warp[P][warp - 1][0]; t1 += (C)s_warp[P][warp - 1][1]; }
 #endif
     // the carry into this thread
-    const T tw0 = (T)t0, tw1 = (T)t1;
-    const T* lp = lane_pow + ((long long)s * 32 + lane) * 4;
-    const T c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
-    const T c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
+    const W* lp = lane_pow + ((long long)s * 32 + lane) * 4;
+    const W tw0 = (W)t0, tw1 = (W)t1;
+    const W c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
+    const W c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
+    correction_peak = fmax(correction_peak, fabs(c0) * SOS_FMAX[s][0] + fabs(c1) * SOS_FMAX[s][1]);
     #pragma unroll
     for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));
     if (capture && at >= 0 && at < V) {
@@ -264,9 +296,9 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
 }
 
 // sos_filter(x, y, n, chunks_per_channel, zi, has_zi, zf, has_zf, lane_pow, chunk_pow, flags,
-// aggs, incls, counters, epoch): x and y hold channels x n values (y may be x), zi and zf
+// aggs, incls, counters, epoch, peaks): x and y hold channels x n values (y may be x), zi and zf
 // channels x S x 2 (read / written only when has_zi / has_zf), the look-back buffers at least
-// chunks x S entries.
+// chunks x S entries, peaks channels x 3 (zeroed before the launch).
 #if MIN_BLOCKS > 0
 #define SOS_BOUNDS __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS)
 #else
@@ -275,15 +307,16 @@ __device__ __forceinline__ void sos_section(T* v, const T* __restrict__ lane_pow
 extern "C" __global__ void SOS_BOUNDS sos_filter(
     const T* x, T* y, long long n, long long chunks_per_channel,
     const T* zi, int has_zi, T* zf, int has_zf,
-    const T* __restrict__ lane_pow, const C* __restrict__ chunk_pow,
-    unsigned int* flags, double2* aggs, double2* incls, unsigned int* counters, unsigned int epoch)
+    const W* __restrict__ lane_pow, const C* __restrict__ chunk_pow,
+    unsigned int* flags, double2* aggs, double2* incls, unsigned int* counters, unsigned int epoch,
+    unsigned long long* peaks)
 {
     __shared__ long long s_chunk;
-    __shared__ T s_warp[2][WARPS + 1][2];  // warp end states (slot WARPS: the tail warp's)
+    __shared__ W s_warp[2][WARPS + 1][2];  // warp end states (slot WARPS: the tail warp's)
     __shared__ C s_carry[2][2];        // the chunk's carry-in
     __shared__ uint4 s_tile[WARPS + SOS_TAIL][32 * Q];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    __shared__ T s_next[2][S][2];      // a chunk's end states: the block's next chunk's carry-ins
+    __shared__ W s_next[2][S][2];      // a chunk's end states: the block's next chunk's carry-ins
 #if SOS_TAIL
     // Block b filters CPB consecutive chunks of one channel; blocks never wait on one another.
     const long long g = blockIdx.x;
@@ -302,6 +335,7 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     const bool tail = SOS_TAIL && warp == WARPS;
     // 16-byte accesses where both channel starts are 16-byte aligned (raw pointers may not be)
     const bool vec_ok = (((unsigned long long)xc | (unsigned long long)yc) & 15ull) == 0;
+    W local_peak = 0.0, correction_peak = 0.0, out_peak = 0.0;
     for (int c = 0; c < CPB; ++c) {
     const long long ci = ci0 + c;
     if (ci >= chunks_per_channel) break;
@@ -309,12 +343,12 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     const int nb = c & 1;
     const long long wseg = ci * CHUNK + (tail ? -32LL * V : (long long)warp * 32 * V);
     const long long seg = wseg + (long long)lane * V;
-    __align__(16) T v[V];
+    W v[V];
     if (!tail || (ci > 0 && first)) {
         sos_load(xc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
     } else {
         #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] = (T)0;
+        for (int i = 0; i < V; ++i) v[i] = (W)0;
     }
     // Only the warp holding the channel's last sample captures states for zf.
     const long long at_ll = n - 1 - seg;
@@ -322,9 +356,20 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     const bool holds_last = __any_sync(FULL_MASK, at >= 0);
     const bool capture = has_zf && ci == chunks_per_channel - 1 && holds_last;
 #define SOS_SECTION(s) sos_section<s>(v, lane_pow, chunk_pow, zi, has_zi, zf, capture, at, g, ch, ci, \
-        flags, aggs, incls, epoch, lane, warp, s_warp, s_carry, first, nb, s_next);
+        flags, aggs, incls, epoch, lane, warp, s_warp, s_carry, first, nb, s_next, local_peak, \
+        correction_peak);
     SOS_SECTIONS  // the prelude's SOS_SECTION(0) ... SOS_SECTION(S - 1)
 #undef SOS_SECTION
-    if (!tail) sos_store(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
+    if (!tail) {
+        #pragma unroll
+        for (int i = 0; i < V; ++i) out_peak = fmax(out_peak, fabs(v[i]));
+        sos_store(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
+    }
+    }
+    // The tail warp's values are the previous chunk's, counted there.
+    if (!tail) {
+        sos_post_peak(peaks + ch * 3, local_peak);
+        sos_post_peak(peaks + ch * 3 + 1, correction_peak);
+        sos_post_peak(peaks + ch * 3 + 2, out_peak);
     }
 }

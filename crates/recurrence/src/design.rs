@@ -320,7 +320,7 @@ impl<T: Element> Lfilter<T> {
         if let (Some(what), Kind::Direct(f)) = (batch.fresh, &self.kind) {
             let x = batch.x;
             if f.apply_batch_flagged(batch)? {
-                crate::check_finite(x, what)?;
+                return Err(crate::filter::nonfinite_run(x, what));
             }
             return Ok(());
         }
@@ -350,6 +350,11 @@ impl<T: Element> Lfilter<T> {
                         None => vec![T::ZERO; s],
                     };
                     tdf2(b, a, &x[r.clone()], &mut y[r], &mut st);
+                    // Non-finite values are absorbing in the recurrence: an overflow shows in
+                    // the final state (the input was checked finite above when fresh).
+                    if let (Some(what), false) = (fresh, st.iter().all(|v| v.is_finite())) {
+                        return Err(crate::filter::nonfinite_run(x, what));
+                    }
                     if let Some(zf) = zf.as_deref_mut() {
                         zf[c * s..(c + 1) * s].copy_from_slice(&st);
                     }
@@ -378,7 +383,7 @@ impl<T: Element> Lfilter<T> {
                         );
                     }
                     if let (true, Some(what)) = (nonfinite, fresh) {
-                        crate::check_finite(x, what)?;
+                        return Err(crate::filter::nonfinite_run(x, what));
                     }
                 }
                 if let Some(zf) = zf {

@@ -390,6 +390,21 @@ pub fn check_finite<T: Element>(values: &[T], what: &str) -> Result<(), FilterEr
     }
 }
 
+/// The error of a run whose state went non-finite: the input's first non-finite value by name,
+/// or, where the input is finite, the output's overflow of `T` (a filter whose coefficients as
+/// `T` holds them put a pole so near the unit circle that its gain exceeds `T`'s range; SciPy
+/// returns infinities there, silently).
+pub(crate) fn nonfinite_run<T: Element>(x: &[T], what: &str) -> FilterError {
+    match check_finite(x, what) {
+        Err(e) => e,
+        Ok(()) => FilterError::Input(format!(
+            "the output overflowed {}: the filter's gain on this input exceeds the type's range              (its coefficients rounded to {} put a pole at the edge of stability); filter in              f64, or as second-order sections (scipy's output='sos')",
+            T::DTYPE,
+            T::DTYPE
+        )),
+    }
+}
+
 /// Comma-separated numbers as `T` (integers exactly): a list of state values or coefficients
 /// given as text. Errors name the first entry that is not a finite number or that `T` cannot
 /// hold.

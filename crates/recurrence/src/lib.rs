@@ -87,5 +87,5 @@ pub use planner::{lfilter, plan, planner, FilterPlanner, FilterSpec, Planned};
 pub use poles::{max_root_magnitude, STABILITY_SLACK};
 pub use report::{Method, Report};
 pub use signature::{Coef, Signature};
-pub use sos::{Sos, MAX_SECTIONS, SEG};
+pub use sos::{BlockedPeaks, Sos, MAX_SECTIONS, SEG};
 pub use zi::{lfilter_zi, sosfilt_zi};

@@ -55,6 +55,30 @@ fn transient_limit<T: Element>() -> f64 {
 /// SciPy's; sections with near-double poles at −1, r = 0.99995, on a step reach 1,600 with 12×).
 const CANCEL: f64 = 256.0;
 
+/// What a blocked run (CPU segments or GPU threads) measured of one channel, for the check
+/// that its f64 arithmetic carried the cancellation between zero-state outputs and carry
+/// corrections: the largest zero-state output, the largest correction term and the largest
+/// output.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BlockedPeaks {
+    /// The largest |zero-state output| of any segment and section.
+    pub local: f64,
+    /// The largest Σ_j |carry_j|·max|F_j| of any segment.
+    pub correction: f64,
+    /// The largest |output|.
+    pub output: f64,
+}
+
+impl BlockedPeaks {
+    /// Whether a blocked run with these peaks keeps the contract for signals of type `T`; if
+    /// not, the channel is filtered again serially. NaN peaks (a non-finite input) count as kept:
+    /// non-finite values are reported on their own.
+    pub fn keeps_contract<T: Element>(&self) -> bool {
+        let limit = transient_limit::<T>();
+        !(self.local > limit * self.output || self.correction > CANCEL * limit * self.output)
+    }
+}
+
 /// The most sections a cascade may have (the set-up cost grows with its square).
 pub const MAX_SECTIONS: usize = 128;
 
@@ -265,8 +289,12 @@ impl<T: Element> Sos<T> {
         let peak = y[whole..]
             .iter()
             .fold(outcome.peak, |m, v| m.max(v.to_f64().abs()));
-        let limit = transient_limit::<T>();
-        if outcome.local_peak > limit * peak || outcome.correction_peak > CANCEL * limit * peak {
+        let peaks = BlockedPeaks {
+            local: outcome.local_peak,
+            correction: outcome.correction_peak,
+            output: peak,
+        };
+        if !peaks.keeps_contract::<T>() {
             // The input's energy lies where the cascade attenuates: the segments' zero-state
             // transients, or the correction's terms, dwarf the output, and so would their
             // rounding errors. The channel runs again serially, in f64 (for f64 signals SciPy's
@@ -320,7 +348,7 @@ impl<T: Element> Recurrence<T> for Sos<T> {
         let (start, x, fresh) = (Instant::now(), batch.x, batch.fresh);
         if self.apply_batch_flagged(batch)? {
             if let Some(what) = fresh {
-                crate::check_finite(x, what)?;
+                return Err(crate::filter::nonfinite_run(x, what));
             }
         }
         Ok(Timing::since(start))

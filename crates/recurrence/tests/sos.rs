@@ -32,6 +32,7 @@ fn nvrtc_compiles_the_sos_kernel_for_sm_90() {
                     force_look_back,
                     min_blocks: if threads == 256 { 4 } else { 0 },
                     chunks_per_block: if threads == 128 { 4 } else { 1 },
+                    wide: threads == 512,
                 },
             );
         }

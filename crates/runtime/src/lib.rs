@@ -18,6 +18,7 @@
 //!   it should hold when it is not text.
 //! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
 //! - [`npy`]: the `.npy` container every command reads and writes arrays in.
+//! - [`nvml`]: the GPU's energy counter, NVML opened at run time.
 //! - [`ranks`]: work spread over processes (MPI ranks with the `mpi` feature), as the
 //!   LDPC simulation and the LNS certificates split it.
 //!
@@ -51,6 +52,7 @@ pub mod fuzz;
 pub mod host;
 pub mod input;
 pub mod npy;
+pub mod nvml;
 pub mod ranks;
 mod target;
 

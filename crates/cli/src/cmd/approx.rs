@@ -1,5 +1,8 @@
 //! `sigpu approx ...`: the SFU function catalog, its microbenchmark (Tables 4–5 of Li et al.'s SFU-approximation paper),
-//! the λ transformation of a user's kernel and the QoS-driven λ search over the app suite.
+//! the λ transformation of a user's kernel, the QoS-driven λ search over the app suite, and
+//! tuning a user's own kernel on their data (module `user`).
+
+mod user;
 
 use super::{resolve, spinning, Need, Target};
 use anyhow::{Context, Result};
@@ -22,8 +25,9 @@ pub enum ApproxCommand {
     /// Latency, throughput, error, registers and SASS mix of every catalog function, both
     /// versions (Tables 4 and 5 of Li et al.'s SFU-approximation paper).
     Bench(BenchArgs),
-    /// Search λ for an app (or all) under a QoS ratio; T(λ)/E(λ) curves and speedups.
-    Tune(TuneArgs),
+    /// Search λ for an app (or all) under a QoS ratio, or tune your own kernel (--source) on
+    /// your data against your metric: time / error / energy table and the tuned source.
+    Tune(Box<TuneArgs>),
     /// Write the λ-partitioned version of a kernel in a CUDA file (Algorithm 1 of Li et al.'s SFU-approximation paper).
     Transform(TransformArgs),
 }
@@ -40,8 +44,52 @@ pub struct BenchArgs {
 #[derive(Args, Debug)]
 pub struct TuneArgs {
     /// An app of the suite (`sigpu approx list`), its abbreviation, or `all`.
-    #[arg(long)]
-    pub app: String,
+    #[arg(long, required_unless_present = "source", conflicts_with = "source")]
+    pub app: Option<String>,
+    /// Your CUDA file: tune its kernel (--kernel) on your data (--args) instead of an app.
+    #[arg(long, value_name = "FILE.cu")]
+    pub source: Option<PathBuf>,
+    /// With --source: the extern "C" __global__ kernel to tune.
+    #[arg(long, requires = "source")]
+    pub kernel: Option<String>,
+    /// With --source: blocks per grid, X[,Y[,Z]].
+    #[arg(long, value_parser = user::parse_dim, requires = "source")]
+    pub grid: Option<[u32; 3]>,
+    /// With --source: threads per block, X[,Y[,Z]] (λ runs over its warps).
+    #[arg(long, value_parser = user::parse_dim, requires = "source")]
+    pub block: Option<[u32; 3]>,
+    /// With --source: dynamic shared memory per block, bytes.
+    #[arg(long, default_value_t = 0, requires = "source")]
+    pub shared_mem: u32,
+    /// With --source: the kernel's arguments in order: in:X.npy (input array), out:f32:N /
+    /// out:f64:N / out:i32:N / out:like:X.npy (output buffer), i32:V, u32:V, i64:V, f32:V,
+    /// f64:V (scalars).
+    #[arg(long, num_args = 1.., requires = "source")]
+    pub args: Vec<String>,
+    /// With --source: the same arguments on other data; the tuned kernel's error there is
+    /// reported (held-out check of the bound).
+    #[arg(long, num_args = 1.., requires = "source")]
+    pub holdout_args: Option<Vec<String>>,
+    /// With --source: rel-l2, max-abs, max-ulp, psnr, or cmd:COMMAND (prints a number, lower is
+    /// better; {ref} and {out} are folders of 0.npy, 1.npy, … per output).
+    #[arg(long, default_value = "rel-l2", requires = "source")]
+    pub metric: String,
+    /// With --source: the bound in the metric's unit (the most error; for psnr the fewest
+    /// dB). Without it, --qos-ratio of the all-SFU kernel's error.
+    #[arg(long, allow_hyphen_values = true, requires = "source")]
+    pub qos: Option<f64>,
+    /// With --source: one λ for every call site only (no per-call-site search).
+    #[arg(long, requires = "source")]
+    pub single_lambda: bool,
+    /// With --source: no range guards on the per-site SFU forms.
+    #[arg(long, requires = "source")]
+    pub no_guards: bool,
+    /// With --source: seconds of back-to-back runs per energy figure (NVML); 0 for none.
+    #[arg(long, default_value_t = 0.5, requires = "source")]
+    pub energy_seconds: f64,
+    /// With --source: write the kernel at the chosen setting here (same name and parameters).
+    #[arg(long, short, value_name = "FILE", requires = "source")]
+    pub output: Option<PathBuf>,
     /// Error bound as a fraction of the all-SFU kernel's error, in (0, 1].
     #[arg(long, default_value_t = 0.8)]
     pub qos_ratio: f64,
@@ -106,15 +154,19 @@ fn bench(device: Option<Device>, json: bool, args: &BenchArgs) -> Result<ExitCod
 }
 
 fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode> {
+    let app = match (&args.source, &args.app) {
+        (Some(source), _) => return user::run(device, json, args, source),
+        (None, Some(app)) => app,
+        (None, None) => anyhow::bail!("--app or --source: one is required"),
+    };
     args.out
         .check_and(super::Output::Dir("--plot", args.plot.as_deref()))?;
-    let mut run = SuiteRun::new(&args.app, args.qos_ratio, args.search, args.warp_index).map_err(
-        |e| match e {
+    let mut run =
+        SuiteRun::new(app, args.qos_ratio, args.search, args.warp_index).map_err(|e| match e {
             ApproxError::Ratio(_) => anyhow::anyhow!("--qos-ratio: {e}"),
             ApproxError::UnknownApp { .. } => anyhow::anyhow!("--app: {e}"),
             e => e.into(),
-        },
-    )?;
+        })?;
     run.curve = args.curve;
     let gpu = super::resolve_gpu(device, "approx tune")?;
     let summary = spinning(|progress| sigpu_lab::approx::tune::run(&gpu, &run, progress))?;

@@ -2,6 +2,7 @@
 //! error-rate sweeps (`sigpu_ldpc::sim::sweep`) and decoder throughput (`sigpu_lab::ldpc`).
 
 mod args;
+mod nr;
 
 pub use args::*;
 
@@ -11,6 +12,7 @@ use sigpu_lab::ldpc::bench::{self as lab_bench, BenchSpec};
 use sigpu_lab::ldpc::codes::codes_table;
 use sigpu_lab::ldpc::plot as ldpc_plot;
 use sigpu_ldpc::decode_file::{decode_npy, DecodeFiles};
+use sigpu_ldpc::nr::NrCode;
 use sigpu_ldpc::plan;
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepEvent, SweepSpec};
 use sigpu_ldpc::Code;
@@ -22,7 +24,7 @@ use std::process::ExitCode;
 /// Every LDPC command but `simulate`, on one device.
 pub fn run(device: Option<Device>, json: bool, command: &LdpcCommand) -> Result<ExitCode> {
     match command {
-        LdpcCommand::Codes => codes(json),
+        LdpcCommand::Codes(a) => codes(json, a.code.as_deref()),
         LdpcCommand::Export(a) => export(json, a),
         LdpcCommand::Encode(a) => encode(json, a),
         LdpcCommand::Decode(a) => decode(device, json, a),
@@ -45,6 +47,10 @@ fn export(json: bool, a: &ExportArgs) -> Result<ExitCode> {
 }
 
 fn encode(json: bool, a: &EncodeArgs) -> Result<ExitCode> {
+    if NrCode::is_spec(&a.code) {
+        return nr::encode(json, a);
+    }
+    a.nr.only_for_nr(&a.code)?;
     let inputs = super::and_file(&[("--input", &a.input)], "--code", &a.code);
     super::check_files(&[("--output", &a.output)], &inputs)?;
     let code = Code::resolve(&a.code)?;
@@ -64,8 +70,11 @@ fn plot(json: bool, a: &PlotArgs) -> Result<ExitCode> {
     super::report(json, &drawn, |d| println!("wrote {}", d.output))
 }
 
-fn codes(json: bool) -> Result<ExitCode> {
-    let infos = sigpu_lab::ldpc::codes::standard_infos()?;
+fn codes(json: bool, code: Option<&str>) -> Result<ExitCode> {
+    let infos = match code {
+        Some(spec) => vec![Code::resolve(spec)?.info()],
+        None => sigpu_lab::ldpc::codes::standard_infos()?,
+    };
     super::report(json, &infos, |i| print!("{}", codes_table(i)))
 }
 
@@ -81,6 +90,13 @@ fn open_device(device: Option<Device>) -> Result<Option<Gpu>> {
 }
 
 fn decode(device: Option<Device>, json: bool, a: &DecodeArgs) -> Result<ExitCode> {
+    if NrCode::is_spec(&a.code) {
+        if device.is_some_and(|d| d != Device::Cpu) {
+            anyhow::bail!("5G NR codes are decoded on the CPU for now: leave out --device");
+        }
+        return nr::decode(&Target::cpu(), json, a);
+    }
+    a.nr.only_for_nr(&a.code)?;
     let mut outputs = vec![("--output", a.output.as_path())];
     outputs.extend(a.output_info.as_deref().map(|p| ("--output-info", p)));
     outputs.extend(a.soft.as_deref().map(|p| ("--soft", p)));
@@ -141,6 +157,18 @@ pub fn simulate(
     json: bool,
     a: &SimulateArgs,
 ) -> Result<ExitCode> {
+    if NrCode::is_spec(&a.code) {
+        if device.is_some_and(|d| d != Device::Cpu) || all_gpus {
+            anyhow::bail!("5G NR codes are simulated on the CPU for now: leave out --device");
+        }
+        return nr::simulate(json, a);
+    }
+    if a.rv.is_some() {
+        anyhow::bail!(
+            "--rv applies to 5G NR codes (--code nr:k=K,n=N), not {:?}",
+            a.code
+        );
+    }
     super::ranks::run("ldpc simulate", |ranks| {
         let root = ranks.rank() == 0;
         let prepared = a.prepare(root, device, all_gpus);
@@ -211,12 +239,31 @@ fn say_where(ranks: &dyn Ranks, gpus: &[Gpu]) {
     }
 }
 
+/// `--codes` is split at commas, which also separate an NR spec's keys
+/// (`nr:k=8448,n=9126`): a piece that is a bare `k=`, `n=` or `bg=` rejoins the one before.
+fn rejoin_nr_specs(pieces: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in pieces {
+        let key = ["k=", "n=", "bg="]
+            .iter()
+            .any(|k| p.trim_start().starts_with(k));
+        match out.last_mut() {
+            Some(last) if key && NrCode::is_spec(last) => {
+                last.push(',');
+                last.push_str(p);
+            }
+            _ => out.push(p.clone()),
+        }
+    }
+    out
+}
+
 /// `sigpu bench ldpc`: the decoder throughput tables.
 pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCode> {
     super::check_files(&Vec::from_iter(a.out.output()), &[])?;
     let gpu = open_device(device)?;
     let spec = BenchSpec {
-        codes: a.codes.clone(),
+        codes: rejoin_nr_specs(&a.codes),
         iterations: a.iterations.clone(),
         runs: a.runs,
         algorithm: a.decoder,

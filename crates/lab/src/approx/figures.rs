@@ -218,6 +218,7 @@ mod tests {
                 error: 0.0,
             }],
             searches: Method::ALL.iter().enumerate().map(outcome).collect(),
+            confident: None,
         }
     }
 

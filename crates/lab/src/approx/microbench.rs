@@ -7,11 +7,13 @@ use super::sass::{self, Mix};
 use serde::Serialize;
 use sigpu_approx::catalog::{Function, Precision, Version, CATALOG};
 use sigpu_approx::dev::{Buf, Scalar};
+use sigpu_approx::energy::Energy;
 use sigpu_approx::eval::{self, evaluate, kernel_name};
 use sigpu_approx::numeric::{error_stats, inputs, ErrorStats};
 use sigpu_approx::Result;
 use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
 use sigpu_runtime::cuda::{compile, sm_clock_mhz, time_gpu, Gpu, KernelCache, KernelSource};
+use sigpu_runtime::nvml::EnergyCounter;
 
 /// Independent chains per thread in the throughput kernel.
 const ILP: usize = 8;
@@ -123,6 +125,10 @@ pub struct Row {
     pub registers: i32,
     /// Static SASS instruction mix of the element-wise kernel, when cuobjdump was found.
     pub sass: Option<Mix>,
+    /// Energy of the throughput kernel (NVML), `None` where NVML is not available.
+    pub energy: Option<Energy>,
+    /// Picojoules per result of the throughput kernel (whole board, idle power included).
+    pub pj_per_result: Option<f64>,
 }
 
 /// What `sigpu approx bench` measures on a GPU.
@@ -138,6 +144,8 @@ pub struct Report {
     pub error_samples: usize,
     /// Why the SASS columns are empty, when they are.
     pub sass_note: Option<String>,
+    /// Where the energy columns come from (NVML), or why they are `n/a`.
+    pub energy: String,
     /// One row per supported function and version.
     pub rows: Vec<Row>,
 }
@@ -153,6 +161,7 @@ impl Report {
         if let Some(note) = &self.sass_note {
             out += &format!("SASS mix not available: {note}\n");
         }
+        out += &format!("energy: {}\n", self.energy);
         let (head, rows) = self.table();
         out + &crate::table::render(&head, &rows)
     }
@@ -182,6 +191,8 @@ impl Report {
                     r.error_wide.class_mismatches.to_string(),
                     r.registers.to_string(),
                     mix,
+                    r.pj_per_result.map_or("n/a".into(), |p| format!("{p:.1}")),
+                    r.energy.map_or("n/a".into(), |e| format!("{:.0}", e.watts)),
                 ]
             })
             .collect();
@@ -199,6 +210,8 @@ impl Report {
             "wide class",
             "regs",
             "SFU/FP32/FP64",
+            "pJ/op",
+            "W",
         ];
         (head, rows)
     }
@@ -242,8 +255,15 @@ fn latency(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result<f6
     Ok(best)
 }
 
-/// Median time of the throughput kernel and the number of results it computes.
-fn throughput(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result<(f64, f64)> {
+/// Median time of the throughput kernel and the number of results it computes, and with an
+/// energy counter its energy over a quarter second of back-to-back runs.
+fn throughput(
+    gpu: &Gpu,
+    src: &KernelSource,
+    f: &Function,
+    v: Version,
+    counter: Option<&EnergyCounter>,
+) -> Result<(f64, f64, Option<Energy>)> {
     let name = kernel_name("tput", f, v);
     let k = gpu.kernel(src, &name)?;
     let blocks = gpu.info().sms * 8;
@@ -256,7 +276,7 @@ fn throughput(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result
         block_dim: (256, 1, 1),
         shared_mem_bytes: 0,
     };
-    let t = time_gpu(gpu, 2, 10, || {
+    let mut run = || {
         // sg_tput_*(T, T, int, T*); `out` holds one element per thread.
         let mut l = gpu.launch(&k);
         x0.push(&mut l);
@@ -264,8 +284,23 @@ fn throughput(gpu: &Gpu, src: &KernelSource, f: &Function, v: Version) -> Result
         l.arg(&iters);
         out.push_mut(&mut l);
         l.run(config)
-    })?;
-    Ok((t.median_ms, threads as f64 * ILP as f64 * iters as f64))
+    };
+    let t = time_gpu(gpu, 2, 10, &mut run)?;
+    let energy = match counter {
+        Some(c) => Some(sigpu_approx::energy::measure(
+            gpu,
+            c,
+            t.median_ms,
+            0.25,
+            || Ok(run()?),
+        )?),
+        None => None,
+    };
+    Ok((
+        t.median_ms,
+        threads as f64 * ILP as f64 * iters as f64,
+        energy,
+    ))
 }
 
 /// What every row of one run shares.
@@ -275,6 +310,7 @@ struct Bench<'a> {
     clock_mhz: f64,
     mixes: std::collections::BTreeMap<String, Mix>,
     samples: usize,
+    counter: Option<EnergyCounter>,
 }
 
 impl Bench<'_> {
@@ -303,7 +339,7 @@ impl Bench<'_> {
         let eval = kernel_name("eval", f, v);
         let registers = eval::registers(self.gpu, &self.src, &eval)?;
         let latency_cycles = latency(self.gpu, &self.src, f, v)?;
-        let (ms, ops) = throughput(self.gpu, &self.src, f, v)?;
+        let (ms, ops, energy) = throughput(self.gpu, &self.src, f, v, self.counter.as_ref())?;
         let gops_total = ops / (ms * 1e-3) / 1e9;
         let gops_per_sm = gops_total / self.gpu.info().sms as f64;
         Ok(Row {
@@ -323,6 +359,8 @@ impl Bench<'_> {
             wide: f.wide.x.describe(),
             registers,
             sass: self.mixes.get(&eval).cloned(),
+            energy,
+            pj_per_result: energy.map(|e| e.joules_per_run / ops * 1e12),
         })
     }
 }
@@ -338,12 +376,23 @@ pub fn run(gpu: &Gpu, error_samples: usize, progress: &dyn Fn(&str)) -> Result<R
         Ok(text) => (sass::mixes(&text), None),
         Err(why) => (Default::default(), Some(why.to_string())),
     };
+    let (counter, energy) = match sigpu_approx::energy::counter(gpu) {
+        Ok(c) => {
+            let note = format!(
+                "NVML energy counter of {}, 0.25 s of throughput runs per row",
+                c.name()
+            );
+            (Some(c), note)
+        }
+        Err(why) => (None, why),
+    };
     let bench = Bench {
         gpu,
         src,
         clock_mhz,
         mixes,
         samples: error_samples,
+        counter,
     };
     let mut rows = Vec::new();
     for (fi, f) in functions.iter().enumerate() {
@@ -356,6 +405,7 @@ pub fn run(gpu: &Gpu, error_samples: usize, progress: &dyn Fn(&str)) -> Result<R
         sm_clock_mhz: clock_mhz,
         error_samples,
         sass_note,
+        energy,
         rows,
     })
 }

@@ -75,6 +75,9 @@ pub struct TuneSummary {
     pub heu_target_met: usize,
     /// The same against the largest λ meeting the bound.
     pub heu_target_met_vs_largest_feasible: usize,
+    /// Apps where HEU agrees with OMG at equal confidence (within one λ or the same speed by
+    /// repeated timings) with ≤ 25% of OMG's runs.
+    pub heu_target_met_at_confidence: usize,
 }
 
 impl TuneSummary {
@@ -98,6 +101,11 @@ impl TuneSummary {
                 self.heu_target_met,
                 self.heu_vs_omg.len(),
                 self.heu_target_met_vs_largest_feasible,
+                self.heu_vs_omg.len()
+            );
+            out += &format!(
+                "HEU agrees with OMG at equal confidence using ≤ 25% of its runs: {} of {} apps\n",
+                self.heu_target_met_at_confidence,
                 self.heu_vs_omg.len()
             );
         }
@@ -174,6 +182,10 @@ pub fn run(gpu: &Gpu, run: &SuiteRun, progress: &dyn Fn(&str)) -> Result<TuneSum
             .iter()
             .filter(|c| c.meets_target_vs_largest_feasible)
             .count(),
+        heu_target_met_at_confidence: cmp
+            .iter()
+            .filter(|c| c.meets_target_at_confidence == Some(true))
+            .count(),
         apps: reports,
         geomean_speedup: geo,
         heu_vs_omg: cmp,
@@ -212,6 +224,11 @@ pub struct HeuVsOmg {
     /// |HEU − largest feasible λ| ≤ 1 and HEU's runs ≤ 25% of OMG's: the target when T is
     /// taken to fall with λ, as the paper does, rather than read from noisy timings.
     pub meets_target_vs_largest_feasible: bool,
+    /// OMG's λ settled by repeated timings (ties to the larger λ), when measured.
+    pub omg_lambda_at_confidence: Option<u32>,
+    /// HEU agrees with that OMG (within one λ, or the same speed at confidence) and used ≤ 25%
+    /// of OMG's runs.
+    pub meets_target_at_confidence: Option<bool>,
 }
 
 /// The comparison for a report holding both searches.
@@ -235,6 +252,8 @@ pub fn heu_vs_omg(r: &AppReport) -> Option<HeuVsOmg> {
         meets_target: heu.lambda.abs_diff(omg.lambda) <= 1 && heu.runs * 4 <= omg.runs,
         meets_target_vs_largest_feasible: heu.lambda.abs_diff(largest_feasible) <= 1
             && heu.runs * 4 <= omg.runs,
+        omg_lambda_at_confidence: r.confident.map(|c| c.omg),
+        meets_target_at_confidence: r.confident.map(|c| c.agree && heu.runs * 4 <= omg.runs),
     })
 }
 

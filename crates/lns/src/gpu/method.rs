@@ -9,9 +9,10 @@ use crate::method::{Method, TEXLUT_MAX_TEXELS};
 use crate::tables::{Func, Reader, Tables};
 use sigpu_runtime::cuda::cudarc::driver::DevicePtr;
 use sigpu_runtime::cuda::{
-    equal_lengths, grid_1d, streaming_config, Coordinates, DeviceBuffer, Filter, Gpu, Launch,
-    Texture, TextureDesc,
+    equal_lengths, grid_1d, streaming_config, Coordinates, DeviceBuffer, DeviceSlice,
+    DeviceSliceMut, Filter, Gpu, Launch, Texture, TextureDesc,
 };
+use sigpu_runtime::GpuTarget;
 
 /// A public element-wise op of [`GpuMethod`] over `add_sub`: `negate_b` says whether b is
 /// subtracted.
@@ -165,14 +166,7 @@ impl GpuMethod {
     ) -> Result<(), LnsError> {
         let gpu = &self.gpu;
         let n = equal_lengths("LNS add/sub", &[a.len(), b.len(), out.len()])?;
-        if self.format.word_bits() > W::BITS {
-            return Err(LnsError::Unsupported(format!(
-                "{} words hold {}-bit {} values: use u32 words",
-                W::NAME,
-                self.format.word_bits(),
-                self.format
-            )));
-        }
+        self.check_word::<W>()?;
         let name = format!("lns_add_{}{}", self.method, W::SUFFIX);
         let kernel = gpu.kernel(&kernels(), &name)?;
         let (n64, negate) = (n as u64, negate_b as i32);
@@ -184,6 +178,41 @@ impl GpuMethod {
             .arg(&negate)
             .run(streaming_config(gpu, n))?;
         Ok(())
+    }
+
+    /// out[i] = a[i] + b[i] (− b[i] when `negate_b`) on device views — the caller's tensors or
+    /// sigpu's buffers — enqueued on `target`'s stream without waiting: the kernels of
+    /// [`GpuMethod::add`].
+    pub fn add_sub_on<W: LnsWord>(
+        &self,
+        target: &GpuTarget,
+        a: &DeviceSlice<'_, W>,
+        b: &DeviceSlice<'_, W>,
+        out: &mut DeviceSliceMut<'_, W>,
+        negate_b: bool,
+    ) -> Result<(), LnsError> {
+        let gpu = &self.gpu;
+        let n = equal_lengths("LNS add/sub", &[a.len(), b.len(), out.len()])?;
+        self.check_word::<W>()?;
+        if n == 0 {
+            return Ok(());
+        }
+        let name = format!("lns_add_{}{}", self.method, W::SUFFIX);
+        let kernel = gpu.kernel(&kernels(), &name)?;
+        let (n64, negate) = (n as u64, negate_b as i32);
+        let mut launch = target.launch(&kernel);
+        self.table_args(&mut launch)
+            .slice(a)
+            .slice(b)
+            .slice_mut(out)
+            .arg(&n64)
+            .arg(&negate)
+            .run(streaming_config(gpu, n))?;
+        Ok(())
+    }
+
+    fn check_word<W: LnsWord>(&self) -> Result<(), LnsError> {
+        super::words::check_word::<W>(self.format)
     }
 
     /// Evaluates every input of the format on the GPU and certifies the results.

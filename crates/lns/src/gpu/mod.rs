@@ -3,6 +3,7 @@
 //! ([`mul`], [`div`]), fused sums and dot products ([`fused`]), and the crate's self-checks
 //! ([`checks`]).
 
+pub mod axis;
 mod checks;
 pub mod fused;
 mod lut;
@@ -11,7 +12,7 @@ mod words;
 
 pub use checks::checks;
 pub use method::{GpuBlend, GpuMethod};
-pub use words::{div, mul, LnsWord};
+pub use words::{div, mul, mul_div_on, LnsWord};
 
 use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
 use sigpu_runtime::cuda::{KernelSource, KernelValue};

@@ -4,7 +4,10 @@
 use super::{kernels, Geo};
 use crate::error::LnsError;
 use crate::format::Format;
-use sigpu_runtime::cuda::{equal_lengths, streaming_config, DeviceBuffer, Gpu};
+use sigpu_runtime::cuda::{
+    equal_lengths, streaming_config, DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu,
+};
+use sigpu_runtime::GpuTarget;
 
 /// A public element-wise op over [`mul_div`]: `divide` says whether b divides.
 macro_rules! mul_div_op {
@@ -40,22 +43,55 @@ fn mul_div(
     out: &mut DeviceBuffer<u32>,
     div: bool,
 ) -> Result<(), LnsError> {
+    let target = GpuTarget::new(gpu.clone());
+    let (a, b) = (DeviceSlice::of(a), DeviceSlice::of(b));
+    mul_div_on(&target, format, &a, &b, &mut DeviceSliceMut::of(out), div)
+}
+
+/// out[i] = a[i] · b[i], or a[i] / b[i] when `divide`, on u32 device views (the caller's
+/// tensors or sigpu's buffers), exact, enqueued on `target`'s stream without waiting.
+pub fn mul_div_on(
+    target: &GpuTarget,
+    format: Format,
+    a: &DeviceSlice<'_, u32>,
+    b: &DeviceSlice<'_, u32>,
+    out: &mut DeviceSliceMut<'_, u32>,
+    divide: bool,
+) -> Result<(), LnsError> {
+    let gpu = target.gpu();
     let n = equal_lengths("LNS mul/div", &[a.len(), b.len(), out.len()])?;
+    if n == 0 {
+        return Ok(());
+    }
     let geo = Geo {
         f: format.frac_bits as i32,
         log_bits: format.log_bits() as i32,
         ..Geo::default()
     };
     let kernel = gpu.kernel(&kernels(), "lns_mul_div_words")?;
-    let (n64, op) = (n as u64, div as i32);
-    gpu.launch(&kernel)
+    let (n64, op) = (n as u64, divide as i32);
+    target
+        .launch(&kernel)
         .arg(&geo)
-        .buf(a)
-        .buf(b)
-        .buf_mut(out)
+        .slice(a)
+        .slice(b)
+        .slice_mut(out)
         .arg(&n64)
         .arg(&op)
         .run(streaming_config(gpu, n))?;
+    Ok(())
+}
+
+/// Refuses words narrower than `format`'s.
+pub(crate) fn check_word<W: LnsWord>(format: Format) -> Result<(), LnsError> {
+    if format.word_bits() > W::BITS {
+        return Err(LnsError::Unsupported(format!(
+            "{} words hold {}-bit {} values: use u32 words",
+            W::NAME,
+            format.word_bits(),
+            format
+        )));
+    }
     Ok(())
 }
 

@@ -11,7 +11,10 @@ mod sos;
 mod sos_checks;
 pub mod sos_tables;
 
-pub use sos::{kernel_source as sos_kernel_source, GpuSos, RawSosCall, SosConfig};
+pub use sos::{
+    gpu_keeps_contract, kernel_source as sos_kernel_source, max_pole_radius, GpuSos, RawSosCall,
+    SosConfig, SAME_TYPE_MAX_CORRECTION, SAME_TYPE_MAX_RADIUS,
+};
 
 /// The recurrence crate's checks, in the order `sigpu check` runs them: the (b, a) kernels,
 /// then the fused second-order sections.

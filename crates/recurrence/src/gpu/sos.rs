@@ -27,6 +27,7 @@ use super::DeviceFilter;
 use crate::elem::Element;
 use crate::engine::DeviceBatch;
 use crate::error::FilterError;
+use crate::sos::BlockedPeaks;
 use sigpu_runtime::cuda::cudarc::driver::sys::{self, CUevent_flags};
 use sigpu_runtime::cuda::cudarc::driver::{
     result, CudaEvent, DevicePtr, DevicePtrMut, LaunchConfig,
@@ -46,9 +47,16 @@ pub struct GpuSos<T: Element> {
     gpu: Gpu,
     tables: SosTables<T>,
     kernel: Kernel,
-    lane_pow: DeviceBuffer<T>,
+    /// A^(l V) in the kernel's arithmetic (f64, or f32 for the fast kernel of f32 signals).
+    lane_pow: LanePow,
     chunk_pow: DeviceBuffer<f64>,
     lookback: Mutex<Option<Lookback>>,
+}
+
+/// The lane powers on the device, in the kernel's arithmetic.
+enum LanePow {
+    F32(DeviceBuffer<f32>),
+    F64(DeviceBuffer<f64>),
 }
 
 /// Per (chunk, section) flags and states for the look-back, the chunk counters, and an event
@@ -58,6 +66,8 @@ struct Lookback {
     aggs: DeviceBuffer<[f64; 2]>,
     incls: DeviceBuffer<[f64; 2]>,
     counters: DeviceBuffer<u32>,
+    /// The peaks of unchecked launches ([`DeviceFilter::launch`]): written, never read.
+    peaks: DeviceBuffer<u64>,
     slots: usize,
     epoch: u32,
     done: CudaEvent,
@@ -79,6 +89,51 @@ pub struct RawSosCall {
     pub stream: usize,
 }
 
+/// The largest pole radius at which a kernel computing in the signal's own type (f32 on f32,
+/// f64 on f64) keeps its result: nearer the unit circle its carries (summed over threads, warps
+/// and chunks) lose more than SciPy's serial loop on stopband-heavy input even where the peaks
+/// look harmless (measured: impulses through notches at r = 0.9993, 14× SciPy's error at a
+/// correction peak of 0.66 of the output).
+pub const SAME_TYPE_MAX_RADIUS: f64 = 0.999;
+
+/// How far the correction terms of a kernel computing in the signal's type may exceed the
+/// output (measured: white noise through butter(8, 0.1) 4.2×, butter(8, 0.02) 24×; misses of
+/// 4.7–41× from 35× up on stopband input).
+pub const SAME_TYPE_MAX_CORRECTION: f64 = 16.0;
+
+/// Whether the fused kernel's result for one channel keeps the contract, from its peaks, the
+/// cascade's largest pole radius and whether the kernel computed in f64 (`wide`) or in the
+/// signal's own type. f64 arithmetic on f32 signals: the CPU engine's rule (both compute in
+/// f64; over 150 stopband-heavy f32 cases the error stayed below 1e-3 of SciPy's). The
+/// signal's own type: corrections within [`SAME_TYPE_MAX_CORRECTION`] of the output,
+/// zero-state outputs within 2× and poles within [`SAME_TYPE_MAX_RADIUS`] (396 f32 cases, 100
+/// f64 ones, stopband-heavy and white: every run kept by this rule within 2× SciPy's error).
+pub fn gpu_keeps_contract<T: Element>(peaks: &BlockedPeaks, max_radius: f64, wide: bool) -> bool {
+    if wide && T::DTYPE == crate::elem::DType::F32 {
+        return peaks.keeps_contract::<T>();
+    }
+    max_radius <= SAME_TYPE_MAX_RADIUS
+        && peaks.correction <= SAME_TYPE_MAX_CORRECTION * peaks.output
+        && peaks.local <= 2.0 * peaks.output
+}
+
+/// The largest pole radius of sections `[b0 b1 b2 1 a1 a2]`.
+pub fn max_pole_radius(sos: &[[f64; 6]]) -> f64 {
+    sos.iter().fold(0.0f64, |m, r| {
+        let (a1, a2) = (r[4], r[5]);
+        let disc = a1 * a1 - 4.0 * a2;
+        let radius = if disc < 0.0 {
+            a2.abs().sqrt()
+        } else {
+            let q = -0.5 * (a1 + a1.signum() * disc.sqrt());
+            let r1 = q.abs();
+            let r2 = if q != 0.0 { (a2 / q).abs() } else { 0.0 };
+            r1.max(r2)
+        };
+        m.max(radius)
+    })
+}
+
 impl<T: Element> GpuSos<T> {
     /// The cascade of scipy's sos rows `[b0 b1 b2 a0 a1 a2]` with the default launch shape.
     /// Refuses (naming the row and column) an empty list, a0 ≠ 1, NaN or infinite values,
@@ -98,7 +153,13 @@ impl<T: Element> GpuSos<T> {
         let kernel = gpu.kernel(&kernel_source(&tables), SOS_KERNEL)?;
         Ok(GpuSos {
             gpu: gpu.clone(),
-            lane_pow: gpu.upload(&tables.lane_pow)?,
+            lane_pow: match tables.config.wide {
+                true => LanePow::F64(gpu.upload(&tables.lane_pow)?),
+                false => {
+                    let narrow: Vec<f32> = tables.lane_pow.iter().map(|&v| v as f32).collect();
+                    LanePow::F32(gpu.upload(&narrow)?)
+                }
+            },
             chunk_pow: gpu.upload(&tables.chunk_pow)?,
             tables,
             kernel,
@@ -170,6 +231,75 @@ impl<T: Element> GpuSos<T> {
         }
     }
 
+    /// Uploads one channel, filters it with [`GpuSos::launch_checked`] and downloads (y, zf,
+    /// peaks).
+    pub fn apply_checked(
+        &self,
+        x: &[T],
+        zi: Option<&[T]>,
+    ) -> Result<(Vec<T>, Vec<T>, BlockedPeaks), FilterError> {
+        let gpu = &self.gpu;
+        self.check_shapes(x.len(), x.len(), 1, zi.map(<[T]>::len), None)?;
+        let dx = gpu.upload(x)?;
+        let mut dy = gpu.alloc_poisoned::<T>(x.len().max(1))?;
+        let dzi = zi.map(|z| gpu.upload(z)).transpose()?;
+        let mut dzf = gpu.alloc_poisoned::<T>(self.state_len())?;
+        let target = GpuTarget::new(gpu.clone());
+        let mut dy_view = DeviceSliceMut::of(&mut dy);
+        let batch = DeviceBatch {
+            x: DeviceSlice::of(&dx),
+            channels: 1,
+            y: dy_view.slice_mut(0..x.len()).expect("within the buffer"),
+            zi: dzi.as_ref().map(DeviceSlice::of),
+            zf: Some(DeviceSliceMut::of(&mut dzf)),
+        };
+        let peaks = self.launch_checked(&target, batch)?;
+        let mut y = gpu.download(&dy)?;
+        y.truncate(x.len());
+        Ok((y, gpu.download(&dzf)?, peaks[0]))
+    }
+
+    /// Whether the kernel computes in f64 ([`SosConfig::wide`], always for f64 signals).
+    pub fn wide(&self) -> bool {
+        self.tables.config.wide
+    }
+
+    /// [`DeviceFilter::launch`], then waits for the stream and returns what the kernel measured
+    /// of each channel ([`BlockedPeaks`]): a channel whose peaks do not
+    /// [keep the contract](BlockedPeaks::keeps_contract) must be filtered again serially.
+    pub fn launch_checked(
+        &self,
+        target: &GpuTarget,
+        batch: DeviceBatch<'_, T>,
+    ) -> Result<Vec<BlockedPeaks>, FilterError> {
+        let channels = batch.channels;
+        if batch.x.is_empty() {
+            self.launch(target, batch)?;
+            return Ok(vec![BlockedPeaks::default(); channels]);
+        }
+        let stream = target.stream();
+        let mut peaks = stream
+            .alloc_zeros::<u64>(3 * channels.max(1))
+            .context("allocating the peaks")?;
+        let (address, guard) = peaks.device_ptr_mut(stream);
+        let call = self.call(target, batch)?;
+        // SAFETY: as in `launch`; `peaks` holds 3 values per channel.
+        unsafe { self.enqueue(call, address) }?;
+        drop(guard);
+        let bits = stream
+            .clone_dtoh(&peaks)
+            .context("copying the peaks back")?;
+        stream.synchronize().context("copying the peaks back")?;
+        Ok(bits
+            .chunks(3)
+            .map(|p| BlockedPeaks {
+                local: f64::from_bits(p[0]),
+                correction: f64::from_bits(p[1]),
+                output: f64::from_bits(p[2]),
+            })
+            .collect())
+    }
+
     /// Lengths against each other; returns the samples per channel.
     fn check_shapes(
         &self,
@@ -207,8 +337,10 @@ impl<T: Element> GpuSos<T> {
         Ok(x / channels)
     }
 
-    /// Enqueues the kernel (or, for empty channels, zf = zi) on `call.stream`.
-    unsafe fn enqueue(&self, call: RawSosCall) -> Result<(), FilterError> {
+    /// Enqueues the kernel (or, for empty channels, zf = zi) on `call.stream`. `peaks`: a
+    /// device address of `3 * channels` u64 the kernel's peaks go to (zeroed here first), or 0
+    /// for the filter's own scratch (unread).
+    unsafe fn enqueue(&self, call: RawSosCall, peaks: u64) -> Result<(), FilterError> {
         let gpu = &self.gpu;
         let stream = call.stream as sys::CUstream;
         gpu.context()
@@ -251,15 +383,45 @@ impl<T: Element> GpuSos<T> {
         let (aggs, _g2) = lb.aggs.device_ptr_mut(gpu.stream());
         let (incls, _g3) = lb.incls.device_ptr_mut(gpu.stream());
         let (counters, _g4) = lb.counters.device_ptr_mut(gpu.stream());
-        let (lane_pow, _g5) = self.lane_pow.device_ptr(gpu.stream());
+        let (lane_pow, _g5) = match &self.lane_pow {
+            LanePow::F32(b) => b.device_ptr(gpu.stream()),
+            LanePow::F64(b) => b.device_ptr(gpu.stream()),
+        };
         let (chunk_pow, _g6) = self.chunk_pow.device_ptr(gpu.stream());
+        let own_peaks = peaks == 0;
+        if own_peaks && lb.peaks.len() < 3 * channels {
+            // Launches still queued may write the old scratch: wait for them to finish.
+            lb.done
+                .synchronize()
+                .context("allocating the peaks' scratch")?;
+            lb.peaks = gpu
+                .stream()
+                .alloc_zeros::<u64>(3 * channels)
+                .context("allocating the peaks' scratch")?;
+            // Launches on other streams start after the allocation.
+            lb.done
+                .record(gpu.stream())
+                .context("allocating the peaks' scratch")?;
+            unsafe {
+                result::stream::wait_event(
+                    stream,
+                    lb.done.cu_event(),
+                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                )
+            }
+            .context(what)?;
+        }
+        let (scratch, _g7) = lb.peaks.device_ptr_mut(gpu.stream());
+        let mut peaks = if own_peaks { scratch } else { peaks };
+        unsafe { result::memset_d8_async(peaks, 0, 3 * channels * 8, stream) }
+            .context("zeroing the peaks")?;
         let (mut x, mut y, mut zi, mut zf) = (call.x, call.y, call.zi, call.zf);
         let (mut n64, mut per64) = (n as i64, per_channel as i64);
         let (mut has_zi, mut has_zf) = (i32::from(call.zi != 0), i32::from(call.zf != 0));
         let (mut lane_pow, mut chunk_pow) = (lane_pow, chunk_pow);
         let (mut flags, mut aggs, mut incls, mut counters) = (flags, aggs, incls, counters);
         let mut epoch = lb.epoch;
-        let mut params: [*mut c_void; 15] = [
+        let mut params: [*mut c_void; 16] = [
             (&mut x) as *mut u64 as *mut c_void,
             (&mut y) as *mut u64 as *mut c_void,
             (&mut n64) as *mut i64 as *mut c_void,
@@ -275,9 +437,10 @@ impl<T: Element> GpuSos<T> {
             (&mut incls) as *mut u64 as *mut c_void,
             (&mut counters) as *mut u64 as *mut c_void,
             (&mut epoch) as *mut u32 as *mut c_void,
+            (&mut peaks) as *mut u64 as *mut c_void,
         ];
         if let Some(sizes) = self.kernel.param_sizes() {
-            let want = [8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 4];
+            let want = [8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 4, 8];
             if sizes != want {
                 return Err(FilterError::Config(format!(
                     "{SOS_KERNEL} takes parameters of {sizes:?} bytes, the launch passes {want:?}"
@@ -334,6 +497,7 @@ impl<T: Element> GpuSos<T> {
                 aggs: stream.alloc_zeros::<[f64; 2]>(slots).context(what)?,
                 incls: stream.alloc_zeros::<[f64; 2]>(slots).context(what)?,
                 counters: stream.alloc_zeros::<u32>(2).context(what)?,
+                peaks: stream.alloc_zeros::<u64>(3).context(what)?,
                 slots,
                 epoch: 0,
                 done,
@@ -377,10 +541,13 @@ impl<T: Element> GpuSos<T> {
     }
 }
 
-impl<T: Element> DeviceFilter<T> for GpuSos<T> {
-    /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
-    /// (d0, d1) as scipy's sosfilt keeps it). Launches of one `GpuSos` on different streams are ordered among themselves (they share the look-back state).
-    fn launch(&self, target: &GpuTarget, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+impl<T: Element> GpuSos<T> {
+    /// The call's addresses and shape, checked against each other and the filter's device.
+    fn call(
+        &self,
+        target: &GpuTarget,
+        batch: DeviceBatch<'_, T>,
+    ) -> Result<RawSosCall, FilterError> {
         let DeviceBatch {
             x,
             channels,
@@ -418,10 +585,21 @@ impl<T: Element> DeviceFilter<T> for GpuSos<T> {
             zf: zf.as_ref().map_or(0, |z| z.device_ptr()),
             stream: target.stream().cu_stream() as usize,
         };
+        Ok(call)
+    }
+}
+
+impl<T: Element> DeviceFilter<T> for GpuSos<T> {
+    /// zi / zf hold `state_len()` values per channel ([channel][section][2], each section's
+    /// (d0, d1) as scipy's sosfilt keeps it). Launches of one `GpuSos` on different streams
+    /// are ordered among themselves (they share the look-back state). The kernel's peaks are
+    /// not read: [`GpuSos::launch_checked`] is the launch that keeps the contract on any input.
+    fn launch(&self, target: &GpuTarget, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let call = self.call(target, batch)?;
         // SAFETY: the views address the lengths just checked on this device and are borrowed
         // for the call (their owners keep them alive until the stream passes the work); y is
         // exclusive, so it overlaps nothing but what the caller of `from_raw` vouched for.
-        unsafe { self.enqueue(call) }
+        unsafe { self.enqueue(call, 0) }
     }
 }
 

@@ -4,20 +4,34 @@
 //! emulation of its own block and carry scheme.
 
 use super::sos::{GpuSos, RawSosCall, SosConfig};
+use super::sos_tables::sos_coefficients;
 use super::sos_tables::{channel_error, emulate};
 use crate::elem::Element;
+use crate::engine::DeviceBatch;
 use crate::error::FilterError;
+use crate::filter::FilterOptions;
+use crate::planner::{plan, FilterSpec};
 use crate::testing::{
-    empty_report, lengths_around, random_values as random, SosReference, BUTTER3_HIGH,
-    BUTTER8_0005, BUTTER8_01,
+    chirp, empty_report, lengths_around, random_values as random, resonator, stopband_sections,
+    stopband_signal, SosReference, BUTTER3_HIGH, BUTTER8_0005, BUTTER8_01, CHEBY1_BP,
 };
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sigpu_runtime::cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
-use sigpu_runtime::cuda::{check_result, Check, CheckReport, DriverContext, Gpu, Tolerance};
+use sigpu_runtime::cuda::{
+    check_result, Check, CheckReport, DeviceSlice, DeviceSliceMut, DriverContext, Gpu, Tolerance,
+};
+use sigpu_runtime::{GpuTarget, Target};
 
 pub fn checks() -> Vec<Check> {
     vec![
+        Check {
+            name: "recurrence/sos_stopband_planned",
+            about: "planned sections on stopband-heavy input (resonator r=0.9999 near Nyquist on \
+                    a low chirp f32; cheby1(8) band-pass near Nyquist on a chirp f64; random \
+                    stopband cases): host data, device data, in place, vs double-double",
+            run: |gpu, seed| check_result(stopband(gpu, seed)),
+        },
         Check {
             name: "recurrence/sos_butter8_f32",
             about:
@@ -308,4 +322,101 @@ fn raw_in_place(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
         Some(&zi),
         (&y, Some(&zf)),
     ))
+}
+
+/// One stopband-heavy case through the planner on the GPU: host data, device data and device
+/// data in place, each judged by the contract (the kernel's result, or the CPU's where the
+/// kernel's peaks handed the channel back).
+fn planned_case<T: Element>(
+    gpu: &Gpu,
+    sos: &[[f64; 6]],
+    x: &[f64],
+    total: &mut CheckReport,
+) -> Result<(), FilterError> {
+    let target = Target::Gpu(GpuTarget::new(gpu.clone()));
+    let filter = match plan::<T>(
+        &FilterSpec::Sos(sos.to_vec()),
+        FilterOptions::default(),
+        &target,
+    ) {
+        Ok(f) => f,
+        Err(e) if e.to_string().contains("unstable") => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let coefs = sos_coefficients::<T>(sos)?;
+    let xt: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
+    let (host, _) = filter.apply(&xt, None)?;
+    let stream = gpu.stream();
+    let what = "device data";
+    let dx = stream.clone_htod(&xt).context(what)?;
+    let mut dy = gpu.alloc_poisoned::<T>(xt.len())?;
+    filter.apply_device(DeviceBatch {
+        x: DeviceSlice::of(&dx),
+        channels: 1,
+        y: DeviceSliceMut::of(&mut dy),
+        zi: None,
+        zf: None,
+    })?;
+    let device = stream.clone_dtoh(&dy).context(what)?;
+    let mut inplace = stream.clone_htod(&xt).context(what)?;
+    {
+        let (p, _g) = inplace.device_ptr_mut(stream);
+        // SAFETY: both views address the one live buffer of xt.len() values; in place is allowed.
+        let (xv, yv) = unsafe {
+            (
+                DeviceSlice::from_raw(p, xt.len(), gpu),
+                DeviceSliceMut::from_raw(p, xt.len(), gpu),
+            )
+        };
+        filter.apply_device(DeviceBatch {
+            x: xv,
+            channels: 1,
+            y: yv,
+            zi: None,
+            zf: None,
+        })?;
+    }
+    let in_place = stream.clone_dtoh(&inplace).context(what)?;
+    for y in [&host, &device, &in_place] {
+        let r = judge(&coefs, &xt, 1, None, (y, None));
+        total.elements += r.elements;
+        total.max_error = total.max_error.max(r.max_error);
+        if r.mismatches > 0 && total.mismatches == 0 {
+            total.note = format!("{:?}: {}", T::DTYPE, r.note);
+        }
+        total.mismatches += r.mismatches;
+    }
+    Ok(())
+}
+
+fn stopband(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut total = empty_report(0.0);
+    #[allow(clippy::approx_constant)]
+    planned_case::<f32>(
+        gpu,
+        &resonator(0.9999, 3.14),
+        &chirp(100_003, 0.05),
+        &mut total,
+    )?;
+    let x = chirp(70_001, 0.5 * std::f64::consts::PI);
+    planned_case::<f64>(gpu, &CHEBY1_BP, &x, &mut total)?;
+    planned_case::<f32>(gpu, &CHEBY1_BP, &x, &mut total)?;
+    for case in 0..6 {
+        let (_, sos) = stopband_sections(&mut rng);
+        let band = (-sos[0][4] / 2.0 / sos[0][5].sqrt())
+            .clamp(-1.0, 1.0)
+            .acos();
+        let n = rng.random_range(30_000..90_000usize);
+        let (_, x) = stopband_signal(&mut rng, n, band);
+        if case % 2 == 0 {
+            planned_case::<f32>(gpu, &sos, &x, &mut total)?;
+        } else {
+            planned_case::<f64>(gpu, &sos, &x, &mut total)?;
+        }
+    }
+    if total.mismatches == 0 {
+        total.note = "every case within the contract on host, device and in-place data".into();
+    }
+    Ok(total)
 }

@@ -8,11 +8,15 @@ use crate::elem::Element;
 use crate::engine::{Batch, DeviceBatch, Recurrence};
 use crate::error::FilterError;
 use crate::filter::{check_finite, Filter};
-use crate::gpu::{DeviceFilter, GpuConfig, GpuFilter, GpuSos};
+use crate::gpu::{
+    gpu_keeps_contract, max_pole_radius, DeviceFilter, GpuConfig, GpuFilter, GpuSos, SosConfig,
+};
 use crate::report::{Method, Report};
 use crate::signature::Signature;
+use crate::sos::BlockedPeaks;
 use crate::sos::Sos;
 use sigpu_runtime::cuda::cudarc::driver::sys::CUevent_flags;
+use sigpu_runtime::cuda::cudarc::driver::{result, DevicePtr};
 use sigpu_runtime::cuda::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext};
 use sigpu_runtime::GpuTarget;
 use std::sync::Arc;
@@ -68,10 +72,12 @@ pub(super) fn sections<T: Element>(
     s: Sos<T>,
 ) -> Result<Planned<T>, FilterError> {
     let planned: Planned<T> = match s.report().method {
-        Method::Sos => Arc::new(OnGpu {
+        Method::Sos => Arc::new(GpuSections {
             target: target.clone(),
-            kernel: Box::new(GpuSos::new(target.gpu(), s.sections())?),
-            cpu: Box::new(s),
+            kernel: GpuSos::new(target.gpu(), s.sections())?,
+            wide: std::sync::OnceLock::new(),
+            max_radius: max_pole_radius(s.sections()),
+            cpu: s,
         }),
         method => Arc::new(OnCpu {
             reason: format!(
@@ -112,6 +118,22 @@ struct GpuPoleCascade<T: Element> {
     cpu: Lfilter<T>,
 }
 
+/// Given sections by the fused kernel, checked channel by channel. The fast kernel computes in
+/// the signal's type and reports the peaks of its zero-state outputs and corrections
+/// (`kernels/sos.cuh`, "Precision"); a channel whose result may miss the contract
+/// ([`gpu_keeps_contract`]) is filtered again: f32 signals by the kernel computing in f64
+/// (compiled on first need), and what that cannot keep, like every such f64 channel, by the CPU
+/// engine (serially where its own peaks say so).
+struct GpuSections<T: Element> {
+    target: GpuTarget,
+    kernel: GpuSos<T>,
+    /// The f64-arithmetic kernel of f32 sections, compiled on first need.
+    wide: std::sync::OnceLock<GpuSos<T>>,
+    /// The cascade's largest pole radius ([`gpu_keeps_contract`]).
+    max_radius: f64,
+    cpu: Sos<T>,
+}
+
 /// A method that runs only on the CPU, planned for a GPU: host data runs on the CPU, device
 /// data is refused with `reason`.
 struct OnCpu<T: Element> {
@@ -150,6 +172,166 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
     }
     fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
         self.kernel.launch(&self.target, batch)
+    }
+}
+
+impl<T: Element> GpuSections<T> {
+    /// The channels whose peaks from the fast kernel do not keep the contract.
+    fn rerun(&self, peaks: &[BlockedPeaks]) -> Vec<usize> {
+        let wide = self.kernel.wide();
+        (peaks.iter().enumerate())
+            .filter(|(_, p)| !gpu_keeps_contract::<T>(p, self.max_radius, wide))
+            .map(|(c, _)| c)
+            .collect()
+    }
+
+    /// One channel again: (y, zf) by the f64-arithmetic kernel where it keeps the contract (f32
+    /// signals), else by the CPU engine.
+    fn again(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
+        if !self.kernel.wide() {
+            let wide = match self.wide.get() {
+                Some(w) => w,
+                None => {
+                    let config = SosConfig {
+                        wide: true,
+                        ..self.kernel.config()
+                    };
+                    let built =
+                        GpuSos::with_config(self.target.gpu(), self.cpu.sections(), config)?;
+                    let _ = self.wide.set(built);
+                    self.wide.get().expect("just set")
+                }
+            };
+            let (y, zf, peaks) = wide.apply_checked(x, zi)?;
+            if gpu_keeps_contract::<T>(&peaks, self.max_radius, true) {
+                return Ok((y, zf));
+            }
+        }
+        let mut y = vec![T::ZERO; x.len()];
+        let mut zf = vec![T::ZERO; self.state_len()];
+        let batch = Batch {
+            x,
+            channels: 1,
+            y: &mut y,
+            zi,
+            zf: Some(&mut zf),
+            fresh: None,
+        };
+        self.cpu.run(batch)?;
+        Ok((y, zf))
+    }
+}
+
+impl<T: Element> Recurrence<T> for GpuSections<T> {
+    fn report(&self) -> &Report {
+        Recurrence::report(&self.cpu)
+    }
+    fn state_len(&self) -> usize {
+        Recurrence::state_len(&self.cpu)
+    }
+    fn sections(&self) -> Option<usize> {
+        Recurrence::sections(&self.cpu)
+    }
+    fn device(&self) -> String {
+        self.target.describe()
+    }
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        let channels = batch.channels;
+        let state = self.state_len();
+        let n = batch.samples(state, &format!("of state {state}"))?;
+        let (x, zi, y, mut zf) = (batch.x, batch.zi, batch.y, batch.zf);
+        let io = HostIo::new(x, zi)?;
+        let mut peaks = Vec::new();
+        let timing = io.run(&self.target, &mut *y, zf.as_deref_mut(), |x, y, zi, zf| {
+            let batch = DeviceBatch {
+                x,
+                channels,
+                y,
+                zi,
+                zf,
+            };
+            peaks = self.kernel.launch_checked(&self.target, batch)?;
+            Ok(())
+        })?;
+        let st = state;
+        for c in self.rerun(&peaks) {
+            let (yc, zfc) =
+                self.again(&x[c * n..(c + 1) * n], zi.map(|z| &z[c * st..(c + 1) * st]))?;
+            y[c * n..(c + 1) * n].copy_from_slice(&yc);
+            if let Some(zf) = zf.as_deref_mut() {
+                zf[c * st..(c + 1) * st].copy_from_slice(&zfc);
+            }
+        }
+        Ok(timing)
+    }
+    /// In place (`y` is `x`), the input is kept aside first, in case a channel must run again.
+    fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let stream = self.target.stream();
+        let (channels, len) = (batch.channels, batch.x.len());
+        let (x_at, zi_at) = (batch.x.device_ptr(), batch.zi.map(|z| z.device_ptr()));
+        let in_place = x_at == batch.y.device_ptr();
+        let what = "keeping the input aside";
+        let kept: Option<DeviceBuffer<T>> = match in_place {
+            // SAFETY: every element is copied from x before it is read.
+            true => {
+                let k = unsafe { stream.alloc::<T>(len) }.context(what)?;
+                let (to, _guard) = k.device_ptr(stream);
+                let bytes = len * std::mem::size_of::<T>();
+                unsafe { result::memcpy_dtod_async(to, x_at, bytes, stream.cu_stream()) }
+                    .context(what)?;
+                drop(_guard);
+                Some(k)
+            }
+            false => None,
+        };
+        let (y_at, zf_at) = (
+            batch.y.device_ptr(),
+            batch.zf.as_ref().map(|z| z.device_ptr()),
+        );
+        let peaks = self.kernel.launch_checked(&self.target, batch)?;
+        let again = self.rerun(&peaks);
+        if again.is_empty() {
+            return Ok(());
+        }
+        // The channels to filter again, through the host: copies on the stream, then the CPU.
+        let st = self.state_len();
+        let n = len / channels;
+        let x_from = match &kept {
+            Some(k) => DeviceSlice::of(k).device_ptr(),
+            None => x_at,
+        };
+        let size = std::mem::size_of::<T>() as u64;
+        let what = "filtering a channel again on the CPU";
+        for c in again {
+            let mut x = vec![T::ZERO; n];
+            let mut zi = zi_at.map(|_| vec![T::ZERO; st]);
+            // SAFETY: the addresses are the batch's (checked by the launch), alive for the call.
+            unsafe {
+                result::memcpy_dtoh_async(
+                    &mut x,
+                    x_from + (c * n) as u64 * size,
+                    stream.cu_stream(),
+                )
+                .context(what)?;
+                if let (Some(at), Some(zi)) = (zi_at, zi.as_mut()) {
+                    result::memcpy_dtoh_async(zi, at + (c * st) as u64 * size, stream.cu_stream())
+                        .context(what)?;
+                }
+            }
+            stream.synchronize().context(what)?;
+            let (y, zf) = self.again(&x, zi.as_deref())?;
+            unsafe {
+                result::memcpy_htod_async(y_at + (c * n) as u64 * size, &y, stream.cu_stream())
+                    .context(what)?;
+                if let Some(at) = zf_at {
+                    result::memcpy_htod_async(at + (c * st) as u64 * size, &zf, stream.cu_stream())
+                        .context(what)?;
+                }
+            }
+            // The host buffers must outlive the copies.
+            stream.synchronize().context(what)?;
+        }
+        Ok(())
     }
 }
 

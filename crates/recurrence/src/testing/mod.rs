@@ -11,7 +11,7 @@ pub use sos::{
     random_values, sos_emulation_keeps_contract, SosReference, BUTTER3_HIGH, BUTTER8_0005,
     BUTTER8_002, BUTTER8_01,
 };
-pub use stopband::{stopband_sections, stopband_signal};
+pub use stopband::{chirp, resonator, stopband_sections, stopband_signal, CHEBY1_BP};
 
 use crate::dd::Dd;
 use crate::elem::Element;

@@ -115,3 +115,43 @@ pub fn stopband_signal(rng: &mut impl Rng, n: usize, band: f64) -> (String, Vec<
     ][kind];
     (name.to_owned(), x)
 }
+
+/// scipy.signal.cheby1(8, 1, [0.9, 0.95], 'bandpass', output='sos'): a narrow band-pass near
+/// Nyquist.
+#[allow(clippy::excessive_precision)]
+pub const CHEBY1_BP: [[f64; 6]; 8] = [
+    [
+        2.076518096033116e-11,
+        -4.153036192066232e-11,
+        2.076518096033116e-11,
+        1.0,
+        1.9150194316654714,
+        0.9708262196040225,
+    ],
+    [1.0, -2.0, 1.0, 1.0, 1.9003580504979076, 0.9724264916042865],
+    [1.0, -2.0, 1.0, 1.0, 1.9322736445342295, 0.9745419426752975],
+    [1.0, -2.0, 1.0, 1.0, 1.892696719588571, 0.9801747971316312],
+    [1.0, 2.0, 1.0, 1.0, 1.948446625557545, 0.9812585351424792],
+    [1.0, 2.0, 1.0, 1.0, 1.9616642764522474, 0.9888399124426409],
+    [1.0, 2.0, 1.0, 1.0, 1.895449497898582, 0.9927597618355767],
+    [1.0, 2.0, 1.0, 1.0, 1.9716846497918212, 0.9963198711420174],
+];
+
+/// A resonator of radius r at angle θ, unit gain at θ.
+pub fn resonator(r: f64, theta: f64) -> Vec<[f64; 6]> {
+    let (a1, a2) = (-2.0 * r * theta.cos(), r * r);
+    let g = ((1.0 + a1 * theta.cos() + a2 * (2.0 * theta).cos()).powi(2)
+        + (a1 * theta.sin() + a2 * (2.0 * theta).sin()).powi(2))
+    .sqrt();
+    vec![[g, 0.0, 0.0, 1.0, a1, a2]]
+}
+
+/// A chirp from 0 to `top` radians per sample.
+pub fn chirp(n: usize, top: f64) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let t = i as f64;
+            (0.5 * top * t * t / n as f64).sin()
+        })
+        .collect()
+}

@@ -13,8 +13,9 @@ use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
 pub enum LdpcCommand {
-    /// List the built-in DVB-T2 / DVB-S2 codes with their parameters.
-    Codes,
+    /// List the built-in DVB-T2 / DVB-S2 codes with their parameters (`--code`: one code,
+    /// e.g. a 5G NR code's lifted mother code).
+    Codes(CodesArgs),
     /// Write a code's parity-check matrix as an alist file.
     Export(ExportArgs),
     /// Encode information bits from a .npy file (uint8, … × K) into codewords (… × N).
@@ -48,8 +49,17 @@ pub struct PlotArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct CodesArgs {
+    /// List this code only: a built-in name, an alist file or `nr:k=K,n=N[,bg=1|2]` (its
+    /// lifted code, 68·Z or 52·Z bits with the first 2·Z punctured).
+    #[arg(long)]
+    pub code: Option<String>,
+}
+
+#[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// A built-in code name (`sigpu ldpc codes`) or an alist file.
+    /// A built-in code name (`sigpu ldpc codes`), an alist file or `nr:k=K,n=N[,bg=1|2]` (the
+    /// lifted code).
     #[arg(long)]
     pub code: String,
     /// The alist file to write.
@@ -59,10 +69,13 @@ pub struct ExportArgs {
 
 #[derive(Args, Debug)]
 pub struct EncodeArgs {
-    /// A built-in code name (`sigpu ldpc codes`) or an alist file of a code with the DVB
-    /// accumulator staircase as its parity part.
+    /// A built-in code name (`sigpu ldpc codes`), an alist file of a code with the DVB
+    /// accumulator staircase as its parity part, or a 5G NR code `nr:k=K,n=N[,bg=1|2]`
+    /// (input … × k, output … × n rate-matched bits).
     #[arg(long)]
     pub code: String,
+    #[command(flatten)]
+    pub nr: NrArgs,
     /// Information bits: uint8 (or bool) 0/1, shape … × K (K from `sigpu ldpc codes`).
     #[arg(long, value_name = "FILE.npy")]
     pub input: PathBuf,
@@ -127,9 +140,13 @@ impl DecoderArgs {
 
 #[derive(Args, Debug)]
 pub struct DecodeArgs {
-    /// A built-in code name (`sigpu ldpc codes`) or an alist file.
+    /// A built-in code name (`sigpu ldpc codes`), an alist file, or a 5G NR code
+    /// `nr:k=K,n=N[,bg=1|2]` (input … × n LLRs, or … × R × n for R redundancy versions;
+    /// --output gets the k decoded bits of each word, … × k).
     #[arg(long)]
     pub code: String,
+    #[command(flatten)]
+    pub nr: NrArgs,
     /// LLRs, ln P(0)/P(1), as float32, float64 (converted to float32) or int8 (int8 is taken
     /// at --scale steps per unit).
     #[arg(long, value_name = "FILE")]
@@ -149,12 +166,34 @@ pub struct DecodeArgs {
     pub decoder: DecoderArgs,
 }
 
+/// The flags of 5G NR codes on `encode` and `decode`.
+#[derive(Args, Debug, Clone)]
+pub struct NrArgs {
+    /// 5G NR codes: the redundancy version (0–3), or a comma list (one axis per version:
+    /// encode writes … × R × n, decode combines the R transmissions). Default 0.
+    #[arg(long, value_name = "RV[,RV…]")]
+    pub rv: Option<String>,
+    /// 5G NR codes: apply the bit interleaver of TS 38.212 §5.4.2.2 for this many bits per
+    /// symbol (Q_m: 1, 2, 4, 6, 8, 10); n must be a multiple of it.
+    #[arg(long, value_name = "QM")]
+    pub bits_per_symbol: Option<usize>,
+}
+
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
-    /// A built-in code name (`sigpu ldpc codes`) or an alist file.
+    /// A built-in code name (`sigpu ldpc codes`), an alist file, or a 5G NR code
+    /// `nr:k=K,n=N[,bg=1|2]` (one code block, rate-matched; FER is the BLER).
     #[arg(long)]
     pub code: String,
-    /// bpsk | qpsk | 16qam | 64qam | 256qam (DVB-T2 Gray mapping, unrotated).
+    /// 5G NR codes: the redundancy versions sent (comma list: their LLRs are combined).
+    #[arg(long, value_name = "RV[,RV…]")]
+    pub rv: Option<String>,
+    /// 5G NR codes: awgn | rayleigh (block fading, one coefficient per transmission, known
+    /// to the demapper).
+    #[arg(long)]
+    pub fading: Option<String>,
+    /// bpsk | qpsk | 16qam | 64qam | 256qam (DVB-T2 Gray mapping, unrotated; TS 38.211's
+    /// mapping for 5G NR codes).
     #[arg(long, default_value = "qpsk")]
     pub modulation: Modulation,
     /// exact | max-log
@@ -206,7 +245,8 @@ pub struct SimulateArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Codes to time (comma list).
+    /// Codes to time (comma list; a 5G NR code `nr:k=K,n=N[,bg=B]` keeps its commas and is
+    /// timed on the code its decoder runs for rv 0).
     #[arg(
         long,
         value_delimiter = ',',

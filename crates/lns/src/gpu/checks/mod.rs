@@ -13,6 +13,7 @@ macro_rules! checks {
 }
 
 mod add;
+mod axis;
 mod blend;
 mod codes;
 mod fused;
@@ -129,9 +130,11 @@ pub fn checks() -> Vec<Check> {
         ("lns/add_lns16_texlut", ADD, run_add, (Format::LNS16, Method::TexLut)),
         ("lns/add_lns32_f64", ADD, run_add, (Format::LNS32, Method::F64)),
         ("lns/add_lns32_f32split", ADD, run_add, (Format::LNS32, Method::F32Split)),
+        ("lns/add_lns16_f32split", ADD, run_add, (Format::LNS16, Method::F32Split)),
         ("lns/add_lns32_horner3", ADD, run_add, (Format::LNS32, Method::Horner(3))),
     };
     checks.extend(fused::checks());
     checks.extend(hmm::checks());
+    checks.extend(axis::checks());
     checks
 }

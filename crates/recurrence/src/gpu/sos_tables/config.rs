@@ -20,6 +20,9 @@ pub struct SosConfig {
     /// first, a chunk's carry-ins are the previous chunk's end states. The look-back kernel
     /// always takes one.
     pub chunks_per_block: usize,
+    /// Arithmetic in f64 for f32 signals (f64 signals always compute in f64): the kernel that
+    /// filters again the channels whose fast run's peaks do not keep the contract.
+    pub wide: bool,
 }
 
 impl Default for SosConfig {
@@ -32,6 +35,7 @@ impl Default for SosConfig {
             force_look_back: false,
             min_blocks: 0,
             chunks_per_block: 1,
+            wide: false,
         }
     }
 }
@@ -55,6 +59,8 @@ impl SosConfig {
         }
         let per_vector = 16 / dtype.size();
         let vpt = match self.vpt {
+            // f64 arithmetic on f32 values: 16 per thread keeps the registers of 32 doubles
+            0 if self.wide && dtype == DType::F32 => 16,
             0 => 128 / dtype.size(),
             v => v.div_ceil(per_vector) * per_vector,
         };
@@ -71,6 +77,7 @@ impl SosConfig {
                 MAX_TILE_BYTES / 1024
             )));
         }
-        Ok(SosConfig { vpt, ..*self })
+        let wide = self.wide || dtype == DType::F64;
+        Ok(SosConfig { vpt, wide, ..*self })
     }
 }

@@ -3,32 +3,60 @@
 
 use super::tables::{scan_steps, SosTables};
 use crate::elem::Element;
+use crate::sos::BlockedPeaks;
 
-/// `m · (p0, p1)` for a row-major 2×2 matrix.
-fn mv<T: Element>(m: &[T; 4], p0: T, p1: T) -> (T, T) {
+/// `m · (p0, p1)` for a row-major 2×2 matrix, in A.
+fn mv<A: Element>(m: &[f64; 4], p0: A, p1: A) -> (A, A) {
+    let m = m.map(A::from_f64);
     (
         m[0].mul(p0).add(m[1].mul(p1)),
         m[2].mul(p0).add(m[3].mul(p1)),
     )
 }
 
-/// The kernel's computation on the CPU, step for step in the same arithmetic (the chunk
-/// chain serially instead of by look-back, which folds the same values): what the GPU
-/// must reproduce up to rounding, and how its scheme is tested without one. `x` holds
-/// `channels` channels one after another; zi / zf are [channel][section][2].
+/// The kernel's computation on the CPU, step for step in the same arithmetic (f64 whatever
+/// `T` is; the chunk chain serially instead of by look-back, which folds the same values):
+/// what the GPU must reproduce up to rounding, and how its scheme is tested without one. `x`
+/// holds `channels` channels one after another; zi / zf are [channel][section][2].
 pub fn emulate<T: Element>(
     t: &SosTables<T>,
     x: &[T],
     channels: usize,
     zi: Option<&[T]>,
 ) -> (Vec<T>, Vec<T>) {
+    let (y, zf, _) = emulate_with_peaks(t, x, channels, zi);
+    (y, zf)
+}
+
+/// [`emulate`], and per channel the peaks the kernel reports for the host's precision check:
+/// the largest zero-state output of any thread and section, the largest correction term, and
+/// the largest output ([`crate::BlockedPeaks`]).
+pub fn emulate_with_peaks<T: Element>(
+    t: &SosTables<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+) -> (Vec<T>, Vec<T>, Vec<BlockedPeaks>) {
+    emulate_in::<T, f64>(t, x, channels, zi)
+}
+
+/// [`emulate_with_peaks`] with the arithmetic in `A` (the kernel's `W`): f64, or the signal's
+/// own f32 for the fast kernel of f32 signals. Carries between chunks are f64 either way.
+pub fn emulate_in<T: Element, A: Element>(
+    t: &SosTables<T>,
+    x: &[T],
+    channels: usize,
+    zi: Option<&[T]>,
+) -> (Vec<T>, Vec<T>, Vec<BlockedPeaks>) {
+    let a = A::from_f64;
     let (v, threads, ns) = (t.config.vpt, t.config.threads, t.sections());
     let warps = threads / 32;
     let chunk = t.config.chunk();
     let n = x.len().checked_div(channels).unwrap_or(0);
     let mut y = x.to_vec();
     let mut zf = vec![T::ZERO; channels * ns * 2];
-    for ch in 0..channels {
+    let mut peaks = vec![BlockedPeaks::default(); channels];
+    for (ch, pk) in peaks.iter_mut().enumerate() {
         let mut carry: Vec<(f64, f64)> = (0..ns)
             .map(|s| match zi {
                 Some(z) => (
@@ -39,37 +67,41 @@ pub fn emulate<T: Element>(
             })
             .collect();
         for start in (0..n.max(1)).step_by(chunk).take_while(|&s| s < n) {
-            let mut buf: Vec<T> = (0..chunk)
+            let mut buf: Vec<A> = (0..chunk)
                 .map(|i| {
                     if start + i < n {
-                        y[ch * n + start + i]
+                        a(x[ch * n + start + i].to_f64())
                     } else {
-                        T::ZERO
+                        A::ZERO
                     }
                 })
                 .collect();
             let last_chunk = start + chunk >= n;
             for (s, c) in t.coefs.iter().enumerate() {
-                let (b0, b1, b2, a1, a2) = (c[0], c[1], c[2], c[4], c[5]);
-                let mut agg = vec![(T::ZERO, T::ZERO); threads];
+                let c = c.map(|x| x.to_f64());
+                let (a1, a2) = (c[4], c[5]);
+                let (b0, b1, b2, na1, na2) = (a(c[0]), a(c[1]), a(c[2]), a(-a1), a(-a2));
+                let mut agg = vec![(A::ZERO, A::ZERO); threads];
                 let mut cap = vec![None; threads];
                 for th in 0..threads {
-                    let (mut d0, mut d1) = (T::ZERO, T::ZERO);
+                    let (mut d0, mut d1) = (A::ZERO, A::ZERO);
                     for i in 0..v {
                         let pos = th * v + i;
                         let u = buf[pos];
                         let yv = b0.mul(u).add(d0);
-                        d0 = b1
-                            .mul(u)
-                            .add(T::ZERO.add(a1.mul(yv)).mul(T::from_f64(-1.0)))
-                            .add(d1);
-                        d1 = b2.mul(u).add(a2.mul(yv).mul(T::from_f64(-1.0)));
+                        d0 = b1.mul(u).add(na1.mul(yv)).add(d1);
+                        d1 = b2.mul(u).add(na2.mul(yv));
                         buf[pos] = yv;
+                        pk.local = pk.local.max(yv.to_f64().abs());
                         if last_chunk && start + pos == n - 1 {
                             cap[th] = Some((i, d0, d1));
                         }
                     }
                     agg[th] = (d0, d1);
+                    // as the kernel: the end state is a term of every later carry-in
+                    let fp = t.f_peak[s];
+                    let (e0, e1) = (d0.to_f64().abs(), d1.to_f64().abs());
+                    pk.correction = pk.correction.max(e0 * fp[0] + e1 * fp[1]);
                 }
                 // warp scans
                 let mut incl = agg.clone();
@@ -86,7 +118,7 @@ pub fn emulate<T: Element>(
                     }
                 }
                 // block scan over warps
-                let mut wsum: Vec<(T, T)> = (0..warps).map(|w| incl[w * 32 + 31]).collect();
+                let mut wsum: Vec<(A, A)> = (0..warps).map(|w| incl[w * 32 + 31]).collect();
                 for k in 0..scan_steps(warps) {
                     let d = 1 << k;
                     let prev = wsum.clone();
@@ -111,33 +143,39 @@ pub fn emulate<T: Element>(
                         t0 += wsum[w - 1].0.to_f64();
                         t1 += wsum[w - 1].1.to_f64();
                     }
-                    let (tw0, tw1) = (T::from_f64(t0), T::from_f64(t1));
                     let (e0, e1) = if lane == 0 {
-                        (T::ZERO, T::ZERO)
+                        (A::ZERO, A::ZERO)
                     } else {
                         incl[th - 1]
                     };
                     let lp = &t.lane_pow[(s * 32 + lane) * 4..(s * 32 + lane + 1) * 4];
-                    let c0 = e0.add(lp[0].mul(tw0)).add(lp[1].mul(tw1));
-                    let c1 = e1.add(lp[2].mul(tw0)).add(lp[3].mul(tw1));
+                    let (t0, t1) = (a(t0), a(t1));
+                    let c0 = e0.add(a(lp[0]).mul(t0)).add(a(lp[1]).mul(t1));
+                    let c1 = e1.add(a(lp[2]).mul(t0)).add(a(lp[3]).mul(t1));
+                    let fp = t.f_peak[s];
+                    let (m0, m1) = (c0.to_f64().abs(), c1.to_f64().abs());
+                    pk.correction = pk.correction.max(m0 * fp[0] + m1 * fp[1]);
                     for i in 0..v {
                         let pos = th * v + i;
-                        buf[pos] = buf[pos].add(t.f[s][0][i].mul(c0).add(t.f[s][1][i].mul(c1)));
+                        let f = (a(t.f[s][0][i]), a(t.f[s][1][i]));
+                        buf[pos] = buf[pos].add(f.0.mul(c0).add(f.1.mul(c1)));
                     }
                     if let Some((at, z0, z1)) = cap[th] {
+                        let (z0, z1) = (z0.to_f64(), z1.to_f64());
                         let (mut q0, mut q1) = (c0.to_f64(), c1.to_f64());
                         for _ in 0..=at {
                             let yv = q0;
-                            q0 = -c[4].to_f64() * yv + q1;
-                            q1 = -c[5].to_f64() * yv;
+                            q0 = -a1 * yv + q1;
+                            q1 = -a2 * yv;
                         }
-                        zf[(ch * ns + s) * 2] = T::from_f64(z0.to_f64() + q0);
-                        zf[(ch * ns + s) * 2 + 1] = T::from_f64(z1.to_f64() + q1);
+                        zf[(ch * ns + s) * 2] = T::from_f64(z0 + q0);
+                        zf[(ch * ns + s) * 2 + 1] = T::from_f64(z1 + q1);
                     }
                 }
             }
             for i in 0..chunk.min(n - start) {
-                y[ch * n + start + i] = buf[i];
+                pk.output = pk.output.max(buf[i].to_f64().abs());
+                y[ch * n + start + i] = T::from_f64(buf[i].to_f64());
             }
         }
         if n == 0 {
@@ -147,7 +185,7 @@ pub fn emulate<T: Element>(
             }
         }
     }
-    (y, zf)
+    (y, zf, peaks)
 }
 
 #[cfg(test)]
@@ -163,6 +201,7 @@ mod tests {
         force_look_back: false,
         min_blocks: 0,
         chunks_per_block: 1,
+        wide: false,
     };
 
     #[test]

@@ -13,8 +13,17 @@ impl<T: Element> SosTables<T> {
         let (v, threads) = (self.config.vpt, self.config.threads);
         let warps = threads / 32;
         let s = self.sections();
-        let lit = |x: T| x.c_literal();
         let lit64 = |x: f64| x.c_literal();
+        // A table value in the arithmetic's type: rounded to f32 here (once, and values below
+        // f32's range become 0) when the kernel computes in f32.
+        let wide = self.config.wide;
+        let litw = move |x: f64| {
+            if wide {
+                x.c_literal()
+            } else {
+                (x as f32).c_literal()
+            }
+        };
         let mut w = String::new();
         let _ = writeln!(
             w,
@@ -31,7 +40,11 @@ impl<T: Element> SosTables<T> {
         } else {
             "double"
         };
-        let _ = writeln!(w, "typedef {ctype} T;");
+        let wtype = if self.config.wide { "double" } else { ctype };
+        let _ = writeln!(
+            w,
+            "typedef {ctype} T;  // the signal's type\ntypedef {wtype} W;  // the arithmetic's"
+        );
         let _ = writeln!(w, "#define S {s}\n#define V {v}\n#define THREADS {threads}");
         let _ = writeln!(
             w,
@@ -54,52 +67,57 @@ impl<T: Element> SosTables<T> {
             self.chunks_per_block()
         );
         let rows = |items: Vec<String>| format!("{{{}}}", items.join(", "));
-        let mat = |m: &[T; 4]| rows(m.iter().map(|x| lit(*x)).collect());
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
+        let matw = |m: &[f64; 4]| rows(m.iter().map(|x| litw(*x)).collect());
         let _ = writeln!(w, "template <int s> struct SosCoef;");
         for (i, c) in self.coefs.iter().enumerate() {
-            let neg = |x: T| x.mul(T::from_f64(-1.0));
+            // T's values, exact in W
+            let c = c.map(|x| x.to_f64());
             let _ = writeln!(
                 w,
-                "template <> struct SosCoef<{i}> {{ static constexpr T b0 = {}, b1 = {}, b2 = {}, na1 = {}, na2 = {}; }};",
-                lit(c[0]),
-                lit(c[1]),
-                lit(c[2]),
-                lit(neg(c[4])),
-                lit(neg(c[5]))
+                "template <> struct SosCoef<{i}> {{ static constexpr W b0 = {}, b1 = {}, b2 = {}, na1 = {}, na2 = {}; }};",
+                litw(c[0]),
+                litw(c[1]),
+                litw(c[2]),
+                litw(-c[4]),
+                litw(-c[5])
             );
         }
         let a: Vec<String> = self
             .coefs
             .iter()
-            .map(|c| rows(c[4..].iter().map(|x| lit(*x)).collect()))
+            .map(|c| rows(c[4..].iter().map(|x| litw(x.to_f64())).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_A[S][2] = {};", rows(a));
+        let _ = writeln!(w, "__constant__ W SOS_A[S][2] = {};", rows(a));
         let f: Vec<String> = self
             .f
             .iter()
             .map(|fs| {
                 rows(
                     fs.iter()
-                        .map(|t| rows(t.iter().map(|x| lit(*x)).collect()))
+                        .map(|t| rows(t.iter().map(|x| litw(*x)).collect()))
                         .collect(),
                 )
             })
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_F[S][2][V] = {};", rows(f));
+        let _ = writeln!(w, "__constant__ W SOS_F[S][2][V] = {};", rows(f));
+        let fp: Vec<String> = (self.f_peak.iter())
+            .map(|p| rows(p.iter().map(|x| litw(*x)).collect()))
+            .collect();
+        let _ = writeln!(w, "__constant__ W SOS_FMAX[S][2] = {};", rows(fp));
         let wm: Vec<String> = self
             .warp_merge
             .iter()
-            .map(|ms| rows(ms.iter().map(mat).collect()))
+            .map(|ms| rows(ms.iter().map(matw).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_WM[S][5][4] = {};", rows(wm));
+        let _ = writeln!(w, "__constant__ W SOS_WM[S][5][4] = {};", rows(wm));
         let bm_len = self.block_merge[0].len();
         let bm: Vec<String> = self
             .block_merge
             .iter()
-            .map(|ms| rows(ms.iter().map(mat).collect()))
+            .map(|ms| rows(ms.iter().map(matw).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ T SOS_BM[S][{bm_len}][4] = {};", rows(bm));
+        let _ = writeln!(w, "__constant__ W SOS_BM[S][{bm_len}][4] = {};", rows(bm));
         let wp: Vec<String> = self
             .warp_pow
             .iter()

@@ -1,7 +1,7 @@
 //! The correction tables of the fused cascade, computed exactly: powers of each section's
-//! state transition in double-double (a 2×2 matrix), rounded once to the element type
-//! (or to f64 for the carries), and the decay that decides between the tail carry and the
-//! look-back.
+//! state transition in double-double (a 2×2 matrix), rounded once to f64 (the kernel computes
+//! in f64 whatever the element type: see `kernels/sos.cuh`), and the decay that decides between
+//! the tail carry and the look-back.
 
 use super::config::SosConfig;
 use crate::dd::Dd;
@@ -52,15 +52,18 @@ pub struct SosTables<T> {
     /// The launch shape the tables are for (normalised).
     pub config: SosConfig,
     /// [s][j][i] = (A^i)[0][j], i < V.
-    pub f: Vec<[Vec<T>; 2]>,
+    pub f: Vec<[Vec<f64>; 2]>,
+    /// [s][j] = max_i |f[s][j][i]|: how far a unit carry-in moves a thread's values (the
+    /// kernel's correction peak).
+    pub f_peak: Vec<[f64; 2]>,
     /// [s][k] = A^(2^k V), k < 5.
-    pub warp_merge: Vec<[[T; 4]; 5]>,
+    pub warp_merge: Vec<[[f64; 4]; 5]>,
     /// [s][k] = A^(2^k 32 V), k < log2(warps) (at least one entry).
-    pub block_merge: Vec<Vec<[T; 4]>>,
+    pub block_merge: Vec<Vec<[f64; 4]>>,
     /// [s][w] = A^(w 32 V) in f64.
     pub warp_pow: Vec<Vec<[f64; 4]>>,
     /// [s][l] = A^(l V), l < 32: the device buffer `lane_pow`.
-    pub lane_pow: Vec<T>,
+    pub lane_pow: Vec<f64>,
     /// [s][l] = A^(l CHUNK), l ≤ 32, in f64: the device buffer `chunk_pow`.
     pub chunk_pow: Vec<f64>,
     /// [s] = A^(32 V) in f64.
@@ -78,11 +81,12 @@ impl<T: Element> SosTables<T> {
     pub fn new(coefs: Vec<[T; 6]>, config: SosConfig) -> SosTables<T> {
         let (v, warps) = (config.vpt, config.threads / 32);
         let chunk = config.chunk();
-        let rnd = |m: &M2| m.values().map(T::from_f64);
+        let rnd = |m: &M2| m.values();
         let mut t = SosTables {
             coefs,
             config,
             f: Vec::new(),
+            f_peak: Vec::new(),
             warp_merge: Vec::new(),
             block_merge: Vec::new(),
             warp_pow: Vec::new(),
@@ -97,10 +101,14 @@ impl<T: Element> SosTables<T> {
             let mut f = [Vec::with_capacity(v), Vec::with_capacity(v)];
             let mut p = M2::identity();
             for _ in 0..v {
-                f[0].push(T::from_f64(p.0[0].to_f64()));
-                f[1].push(T::from_f64(p.0[1].to_f64()));
+                f[0].push(p.0[0].to_f64());
+                f[1].push(p.0[1].to_f64());
                 p = p.mul(&a);
             }
+            t.f_peak.push(
+                f.each_ref()
+                    .map(|r| r.iter().fold(0.0f64, |m, x| m.max(x.abs()))),
+            );
             t.f.push(f);
             let av = a.pow(v);
             t.warp_merge

@@ -1,0 +1,362 @@
+//! Reductions along the last axis, the batched matrix product and the log-domain reductions
+//! on a device (`kernels/axis.cu`): the GPU twins of [`crate::axis`], bit-exact with them by
+//! construction (the same correctly rounded operations on the same host-built tables, and an
+//! exact integer sum). Work goes on the caller's [`GpuTarget`] stream, on any device views
+//! (the caller's tensors or sigpu's buffers), without synchronising.
+
+use super::LnsWord;
+use crate::axis::exact::Consts;
+use crate::axis::{rows, MatShape, Reduce};
+use crate::error::LnsError;
+use crate::format::Format;
+use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, LaunchConfig};
+use sigpu_runtime::cuda::{
+    DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, KernelSource, KernelValue, Plain,
+};
+use sigpu_runtime::GpuTarget;
+
+/// The kernels (`kernels/axis.cu`, their arithmetic in `kernels/lns_exact.cuh`).
+pub fn kernels() -> KernelSource {
+    KernelSource::embedded("axis.cu", include_str!("../../kernels/axis.cu"))
+        .with_header("lns_exact.cuh", include_str!("../../kernels/lns_exact.cuh"))
+}
+
+/// `struct AxFmt` in axis.cu.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct AxFmt {
+    f: i32,
+    log_bits: i32,
+}
+
+// SAFETY: a plain #[repr(C)] struct of i32s, laid out as `struct AxFmt` in axis.cu.
+unsafe impl DeviceRepr for AxFmt {}
+impl KernelValue for AxFmt {}
+
+/// Float types of the log-domain kernels' input and output.
+pub trait LogFloat: Plain + sealed::Sealed {
+    /// Kernel name suffix.
+    const SUFFIX: &'static str;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+impl LogFloat for f32 {
+    const SUFFIX: &'static str = "_f32";
+}
+
+impl LogFloat for f64 {
+    const SUFFIX: &'static str = "_f64";
+}
+
+/// Rows (warps) per block of the row kernels.
+const WARPS: u32 = 8;
+
+/// Rows of at least this many elements are summed by one block each (`*_block` kernels,
+/// `AX_BLOCK` threads), shorter ones by one warp each.
+const BLOCK_ROW_MIN: usize = 256;
+
+/// Threads of the block-per-row kernels (`AX_BLOCK` in axis.cu).
+const BLOCK_THREADS: u32 = 256;
+
+/// One block of [`BLOCK_THREADS`] per row.
+fn block_config(rows: usize) -> Result<LaunchConfig, LnsError> {
+    let blocks = u32::try_from(rows)
+        .ok()
+        .filter(|&b| b <= i32::MAX as u32)
+        .ok_or_else(|| LnsError::Invalid(format!("{rows} rows in one launch")))?;
+    Ok(LaunchConfig {
+        grid_dim: (blocks.max(1), 1, 1),
+        block_dim: (BLOCK_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+fn row_config(rows: usize) -> Result<LaunchConfig, LnsError> {
+    let blocks = rows.div_ceil(WARPS as usize);
+    let blocks = u32::try_from(blocks)
+        .ok()
+        .filter(|&b| b <= i32::MAX as u32)
+        .ok_or_else(|| LnsError::Invalid(format!("{rows} rows in one launch")))?;
+    Ok(LaunchConfig {
+        grid_dim: (blocks.max(1), 1, 1),
+        block_dim: (32 * WARPS, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+/// The axis kernels for one format on one device, their constants uploaded.
+pub struct GpuAxis {
+    /// The format of the words.
+    pub format: Format,
+    consts: DeviceBuffer<f64>,
+    gpu: Gpu,
+}
+
+impl GpuAxis {
+    /// Uploads `format`'s constants ([`Consts::flat`]) to `gpu` and waits for the copy, so
+    /// launches on any stream may read them.
+    pub fn new(gpu: &Gpu, format: Format) -> Result<GpuAxis, LnsError> {
+        let consts = gpu.upload(&Consts::new(format).flat())?;
+        gpu.synchronize()?;
+        Ok(GpuAxis {
+            format,
+            consts,
+            gpu: gpu.clone(),
+        })
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    fn fmt(&self) -> AxFmt {
+        AxFmt {
+            f: self.format.frac_bits as i32,
+            log_bits: self.format.log_bits() as i32,
+        }
+    }
+
+    fn check_word<W: LnsWord>(&self) -> Result<(), LnsError> {
+        super::words::check_word::<W>(self.format)
+    }
+
+    /// `op` of each row of `len` words of `xs` into `out` (one word per row): the twin of
+    /// [`Format::reduce_rows`].
+    pub fn reduce<W: LnsWord>(
+        &self,
+        target: &GpuTarget,
+        op: Reduce,
+        xs: &DeviceSlice<'_, W>,
+        len: usize,
+        out: &mut DeviceSliceMut<'_, W>,
+    ) -> Result<(), LnsError> {
+        self.check_word::<W>()?;
+        let n = rows(xs.len(), len)?;
+        if out.len() != n {
+            return Err(LnsError::Invalid(format!(
+                "{n} rows into {} outputs",
+                out.len()
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        if op == Reduce::Sum && len >= BLOCK_ROW_MIN {
+            let kernel = self
+                .gpu
+                .kernel(&kernels(), &format!("lns_axis_sum_block{}", W::SUFFIX))?;
+            let (fmt, len64) = (self.fmt(), len as i64);
+            target
+                .launch(&kernel)
+                .arg(&fmt)
+                .buf(&self.consts)
+                .slice(xs)
+                .arg(&len64)
+                .slice_mut(out)
+                .run(block_config(n)?)?;
+            return Ok(());
+        }
+        let kernel = self
+            .gpu
+            .kernel(&kernels(), &format!("lns_axis_reduce{}", W::SUFFIX))?;
+        let (fmt, rows64, len64) = (self.fmt(), n as i64, len as i64);
+        let op = match op {
+            Reduce::Sum => 0i32,
+            Reduce::Prod => 1,
+            Reduce::Max => 2,
+            Reduce::Min => 3,
+        };
+        target
+            .launch(&kernel)
+            .arg(&fmt)
+            .buf(&self.consts)
+            .slice(xs)
+            .arg(&rows64)
+            .arg(&len64)
+            .arg(&op)
+            .slice_mut(out)
+            .run(row_config(n)?)?;
+        Ok(())
+    }
+
+    /// The batched matrix product into `out`: the twin of [`Format::matmul`].
+    pub fn matmul<W: LnsWord>(
+        &self,
+        target: &GpuTarget,
+        a: &DeviceSlice<'_, W>,
+        b: &DeviceSlice<'_, W>,
+        shape: MatShape,
+        out: &mut DeviceSliceMut<'_, W>,
+    ) -> Result<(), LnsError> {
+        self.check_word::<W>()?;
+        let n_out = shape.check(a.len(), b.len())?;
+        if out.len() != n_out {
+            return Err(LnsError::Invalid(format!(
+                "matmul of {n_out} outputs into {}",
+                out.len()
+            )));
+        }
+        if n_out == 0 {
+            return Ok(());
+        }
+        let grid = |v: usize, per: usize, limit: u32| {
+            u32::try_from(v.div_ceil(per))
+                .ok()
+                .filter(|&g| g <= limit)
+                .ok_or_else(|| {
+                    LnsError::Invalid(format!("matmul shape {shape:?} too large for one launch"))
+                })
+        };
+        let cfg = LaunchConfig {
+            grid_dim: (
+                grid(shape.n, 32, i32::MAX as u32)?,
+                grid(shape.m, 8, 65535)?,
+                grid(shape.batch, 1, 65535)?,
+            ),
+            block_dim: (32, 8, 1),
+            shared_mem_bytes: 0,
+        };
+        let kernel = self
+            .gpu
+            .kernel(&kernels(), &format!("lns_axis_matmul{}", W::SUFFIX))?;
+        let fmt = self.fmt();
+        let dims = [
+            shape.batch as i64,
+            shape.m as i64,
+            shape.k as i64,
+            shape.n as i64,
+        ];
+        target
+            .launch(&kernel)
+            .arg(&fmt)
+            .buf(&self.consts)
+            .slice(a)
+            .slice(b)
+            .arg(&dims[0])
+            .arg(&dims[1])
+            .arg(&dims[2])
+            .arg(&dims[3])
+            .slice_mut(out)
+            .run(cfg)?;
+        Ok(())
+    }
+
+    /// logsumexp (one output per row) or, with `softmax`, log_softmax (one per input) of each
+    /// row of `len` natural logs: the twins of [`crate::axis::logsumexp_rows`] and
+    /// [`crate::axis::log_softmax_rows`] (an f32 output is the f64 result rounded to nearest).
+    pub fn log_rows<T: LogFloat>(
+        &self,
+        target: &GpuTarget,
+        x: &DeviceSlice<'_, T>,
+        len: usize,
+        softmax: bool,
+        out: &mut DeviceSliceMut<'_, T>,
+    ) -> Result<(), LnsError> {
+        let n = rows(x.len(), len)?;
+        let want = if softmax { x.len() } else { n };
+        if out.len() != want {
+            return Err(LnsError::Invalid(format!(
+                "{want} outputs expected, {} given",
+                out.len()
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        if len >= BLOCK_ROW_MIN {
+            let kernel = self
+                .gpu
+                .kernel(&kernels(), &format!("lns_axis_log_block{}", T::SUFFIX))?;
+            let (fmt, len64, sm) = (self.fmt(), len as i64, softmax as i32);
+            target
+                .launch(&kernel)
+                .arg(&fmt)
+                .buf(&self.consts)
+                .slice(x)
+                .arg(&len64)
+                .arg(&sm)
+                .slice_mut(out)
+                .run(block_config(n)?)?;
+            return Ok(());
+        }
+        let kernel = self
+            .gpu
+            .kernel(&kernels(), &format!("lns_axis_log{}", T::SUFFIX))?;
+        let (fmt, rows64, len64, sm) = (self.fmt(), n as i64, len as i64, softmax as i32);
+        target
+            .launch(&kernel)
+            .arg(&fmt)
+            .buf(&self.consts)
+            .slice(x)
+            .arg(&rows64)
+            .arg(&len64)
+            .arg(&sm)
+            .slice_mut(out)
+            .run(row_config(n)?)?;
+        Ok(())
+    }
+
+    /// The words of floats `x` into `out`: the twin of [`Format::words_of`] (an f32 input is
+    /// widened exactly, as the CPU path widens it).
+    pub fn from_floats<T: LogFloat, W: LnsWord>(
+        &self,
+        target: &GpuTarget,
+        x: &DeviceSlice<'_, T>,
+        out: &mut DeviceSliceMut<'_, W>,
+    ) -> Result<(), LnsError> {
+        self.check_word::<W>()?;
+        self.convert(
+            target,
+            &format!("lns_axis_from{}{}", T::SUFFIX, W::SUFFIX),
+            x,
+            out,
+        )
+    }
+
+    /// The values of words `w` as floats into `out`: the twin of [`Format::values_of`] (an f32
+    /// output is the f64 value rounded to nearest).
+    pub fn to_floats<W: LnsWord, T: LogFloat>(
+        &self,
+        target: &GpuTarget,
+        w: &DeviceSlice<'_, W>,
+        out: &mut DeviceSliceMut<'_, T>,
+    ) -> Result<(), LnsError> {
+        self.check_word::<W>()?;
+        self.convert(
+            target,
+            &format!("lns_axis_to{}{}", T::SUFFIX, W::SUFFIX),
+            w,
+            out,
+        )
+    }
+
+    fn convert<A, B>(
+        &self,
+        target: &GpuTarget,
+        name: &str,
+        x: &DeviceSlice<'_, A>,
+        out: &mut DeviceSliceMut<'_, B>,
+    ) -> Result<(), LnsError> {
+        let n = sigpu_runtime::cuda::equal_lengths("LNS conversion", &[x.len(), out.len()])?;
+        if n == 0 {
+            return Ok(());
+        }
+        let kernel = self.gpu.kernel(&kernels(), name)?;
+        let (fmt, n64) = (self.fmt(), n as i64);
+        target
+            .launch(&kernel)
+            .arg(&fmt)
+            .buf(&self.consts)
+            .slice(x)
+            .arg(&n64)
+            .slice_mut(out)
+            .run(sigpu_runtime::cuda::streaming_config(&self.gpu, n))?;
+        Ok(())
+    }
+}
