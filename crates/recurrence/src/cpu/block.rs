@@ -196,13 +196,13 @@ fn map<T: Element, const FMA: bool>(
             y[i..i + MAP_LANES].copy_from_slice(&acc);
             i += MAP_LANES;
         }
-        for o in i..n {
+        for (o, slot) in y.iter_mut().enumerate().skip(i) {
             let at = start + o;
             let mut v = a0.mul(x[at]);
             for (j, &a) in ff.iter().enumerate().skip(1) {
                 v = madd::<T, FMA>(a, x[at - j], v);
             }
-            y[o] = v;
+            *slot = v;
         }
     }
     if let Some(zi) = zi {
