@@ -669,65 +669,15 @@ fn pole_cascade<T: Element>(
     if !crate::poles::polish(&a[1..], &mut roots) {
         return Err(FilterError::Coefficients("the poles did not settle".into()));
     }
-    let scale = roots
+    let pairs = crate::poles::quadratic_factors(&roots)
+        .ok_or_else(|| FilterError::Coefficients("the poles do not pair into conjugates".into()))?;
+    let rows: Vec<[f64; 6]> = pairs
         .iter()
-        .fold(0.0f64, |m, r| m.max(r.0.hypot(r.1)))
-        .max(1e-300);
-    let tol = 1e-9 * scale;
-    let mut complex: Vec<(f64, f64)> = roots.iter().copied().filter(|r| r.1 > tol).collect();
-    let mut real: Vec<f64> = roots
-        .iter()
-        .filter(|r| r.1.abs() <= tol)
-        .map(|r| r.0)
+        .map(|(_, q)| [1.0, 0.0, 0.0, 1.0, q[1], q[2]])
         .collect();
-    if 2 * complex.len() + real.len() != roots.len() {
-        return Err(FilterError::Coefficients(
-            "the poles do not pair into conjugates".into(),
-        ));
-    }
-    let mut secs: Vec<(f64, [f64; 6])> = Vec::new();
-    for (re, im) in complex.drain(..) {
-        let a2 = crate::dd::Dd::new(re)
-            .mul(crate::dd::Dd::new(re))
-            .add(crate::dd::Dd::new(im).mul(crate::dd::Dd::new(im)))
-            .to_f64();
-        secs.push((re.hypot(im), [1.0, 0.0, 0.0, 1.0, -2.0 * re, a2]));
-    }
-    real.sort_by(|p, q| p.abs().total_cmp(&q.abs()));
-    for pair in real.chunks(2) {
-        let row = match pair {
-            [p, q] => [1.0, 0.0, 0.0, 1.0, -(p + q), p * q],
-            [p] => [1.0, 0.0, 0.0, 1.0, -p, 0.0],
-            _ => unreachable!(),
-        };
-        secs.push((pair.iter().fold(0.0f64, |m, v| m.max(v.abs())), row));
-    }
-    secs.sort_by(|p, q| p.0.total_cmp(&q.0));
-    let rows: Vec<[f64; 6]> = secs.iter().map(|s| s.1).collect();
     // The sections must multiply back to A (to the rounding of their coefficients): a root
     // finder that converged twice to one root, or not at all, is caught here.
-    let mut prod = vec![crate::dd::Dd::new(1.0)];
-    let mut scale = vec![1.0f64];
-    for r in &rows {
-        let mut next = vec![crate::dd::Dd::ZERO; prod.len() + 2];
-        let mut next_scale = vec![0.0f64; prod.len() + 2];
-        for (i, p) in prod.iter().enumerate() {
-            for (j, &c) in [1.0, r[4], r[5]].iter().enumerate() {
-                next[i + j] = next[i + j].add(p.mul_f64(c));
-                next_scale[i + j] += scale[i] * c.abs();
-            }
-        }
-        prod = next;
-        scale = next_scale;
-    }
-    let mut worst = 0.0f64;
-    let mut residual = 0.0f64;
-    for (i, p) in prod.iter().enumerate() {
-        let want = a.get(i).copied().unwrap_or(0.0);
-        let off = p.sub(crate::dd::Dd::new(want)).to_f64().abs();
-        residual += off;
-        worst = worst.max(off / scale[i].max(f64::MIN_POSITIVE));
-    }
+    let (residual, worst) = crate::poles::product_residual(pairs.iter().map(|p| &p.1), a);
     if worst > 64.0 * f64::EPSILON {
         return Err(FilterError::Coefficients(format!(
             "the pole sections do not multiply back to a (relative residual {worst:.1e})"

@@ -239,8 +239,8 @@ impl<T: Element> Filter<T> {
     }
 
     /// [`Filter::apply_batch`]; returns true when x may hold a non-finite value (a local
-    /// recurrence ended non-finite — a non-finite input or an overflow — or a channel ran
-    /// serially, which is not watched). `fresh`: y was just allocated and never written; its
+    /// recurrence ended non-finite, or a serial run's output is not finite — a non-finite
+    /// input or an overflow). `fresh`: y was just allocated and never written; its
     /// pages are zeroed by the kernel at the first write and those lines are then still in
     /// the caches, so plain stores beat non-temporal ones there (as in the section engine).
     pub(crate) fn apply_batch_flagged(&self, batch: Batch<'_, T>) -> Result<bool, FilterError> {
@@ -270,8 +270,10 @@ impl<T: Element> Filter<T> {
         let run_one = |c: usize, y: &mut [T], threads: usize| {
             let xc = &x[c * n..(c + 1) * n];
             let finite = if serial {
+                // Watched through its output: a non-finite input or an overflow leaves a
+                // non-finite output (an unwatched run flagged every short fresh call as one).
                 filter_serial(&self.ff, &self.fb, xc, zi_of(c), y);
-                false
+                y.iter().all(|v| v.is_finite())
             } else {
                 cpu::filter_channel(&plan, xc, zi_of(c), y, threads)
             };
@@ -366,7 +368,7 @@ impl<T: Element> Filter<T> {
 pub(crate) fn cpu_device(options: &FilterOptions, method: Method) -> String {
     let threads = options.threads.unwrap_or_else(host_threads);
     let isa = match method {
-        Method::Sos | Method::PoleCascade => cpu::sos_isa(&options.cpu),
+        Method::Sos | Method::PoleCascade | Method::Sections => cpu::sos_isa(&options.cpu),
         _ => cpu::block_isa(&options.cpu),
     };
     format!("cpu ({threads} threads, {isa})")

@@ -153,6 +153,100 @@ pub(crate) fn polish(a: &[f64], roots: &mut [(f64, f64)]) -> bool {
     ok
 }
 
+/// Roots paired into real quadratic factors `[1, c1, c2]` (z² + c1·z + c2, or z + c1 for a
+/// lone real root, c2 = 0), each with its largest root magnitude, sorted by it (nearest the
+/// unit circle last, as SciPy's `zpk2sos` orders poles): conjugate pairs, then the real roots
+/// two at a time in order of magnitude. None when the roots do not pair into conjugates
+/// (those with an imaginary part above 1e-9 of the largest magnitude must come with their
+/// conjugates).
+pub(crate) fn quadratic_factors(roots: &[(f64, f64)]) -> Option<Vec<(f64, [f64; 3])>> {
+    use crate::dd::Dd;
+    let scale = roots
+        .iter()
+        .fold(0.0f64, |m, r| m.max(r.0.hypot(r.1)))
+        .max(1e-300);
+    let tol = 1e-9 * scale;
+    let complex: Vec<(f64, f64)> = roots.iter().copied().filter(|r| r.1 > tol).collect();
+    let mut real: Vec<f64> = roots
+        .iter()
+        .filter(|r| r.1.abs() <= tol)
+        .map(|r| r.0)
+        .collect();
+    if 2 * complex.len() + real.len() != roots.len() {
+        return None;
+    }
+    let mut out: Vec<(f64, [f64; 3])> = complex
+        .iter()
+        .map(|&(re, im)| {
+            let c2 = Dd::new(re)
+                .mul(Dd::new(re))
+                .add(Dd::new(im).mul(Dd::new(im)))
+                .to_f64();
+            (re.hypot(im), [1.0, -2.0 * re, c2])
+        })
+        .collect();
+    real.sort_by(|p, q| p.abs().total_cmp(&q.abs()));
+    for pair in real.chunks(2) {
+        let row = match pair {
+            [p, q] => [1.0, -(p + q), p * q],
+            [p] => [1.0, -p, 0.0],
+            _ => unreachable!(),
+        };
+        out.push((pair.iter().fold(0.0f64, |m, v| m.max(v.abs())), row));
+    }
+    out.sort_by(|p, q| p.0.total_cmp(&q.0));
+    Some(out)
+}
+
+/// How far a product of quadratic factors (each `[c0, c1, c2]`, computed in double-double)
+/// lies from `want` (shorter sequences padded with zeros): (Σ|Π − want|, the largest
+/// difference relative to the sum of the magnitudes of the products that made that
+/// coefficient — how many roundings it is off).
+pub(crate) fn product_residual<'a>(
+    factors: impl IntoIterator<Item = &'a [f64; 3]>,
+    want: &[f64],
+) -> (f64, f64) {
+    let (diff, scale) = product_difference(factors, want);
+    let total = diff.iter().map(|v| v.abs()).sum();
+    let worst = diff.iter().zip(&scale).fold(0.0f64, |m, (d, s)| {
+        m.max(d.abs() / s.max(f64::MIN_POSITIVE))
+    });
+    (total, worst)
+}
+
+/// Π factors − want coefficient by coefficient (the product in double-double, the
+/// difference rounded once), with the sum of the magnitudes of the products behind each
+/// coefficient.
+pub(crate) fn product_difference<'a>(
+    factors: impl IntoIterator<Item = &'a [f64; 3]>,
+    want: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    use crate::dd::Dd;
+    let mut prod = vec![Dd::new(1.0)];
+    let mut scale = vec![1.0f64];
+    for r in factors {
+        let mut next = vec![Dd::ZERO; prod.len() + 2];
+        let mut next_scale = vec![0.0f64; prod.len() + 2];
+        for (i, p) in prod.iter().enumerate() {
+            for (j, &c) in r.iter().enumerate() {
+                next[i + j] = next[i + j].add(p.mul_f64(c));
+                next_scale[i + j] += scale[i] * c.abs();
+            }
+        }
+        prod = next;
+        scale = next_scale;
+    }
+    let len = prod.len().max(want.len());
+    scale.resize(len, 0.0);
+    let diff = (0..len)
+        .map(|i| {
+            let p = prod.get(i).copied().unwrap_or(Dd::ZERO);
+            p.sub(Dd::new(want.get(i).copied().unwrap_or(0.0))).to_f64()
+        })
+        .collect();
+    (diff, scale)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,9 @@ pub enum Method {
     /// (b, a) run as its numerator (FIR) followed by all-pole second-order sections from A's
     /// poles, blocked.
     PoleCascade,
+    /// (b, a) converted to second-order sections (zeros and poles paired as SciPy's
+    /// `zpk2sos` pairs them), blocked, on the CPU; calls with zi run the (b, a) method.
+    Sections,
     /// SciPy's serial transposed direct form II, one sample after another (per channel).
     Serial,
     /// Given second-order sections, blocked.
@@ -27,6 +30,7 @@ impl Method {
             Method::Fir => "fir",
             Method::Plr => "plr",
             Method::PoleCascade => "pole-cascade",
+            Method::Sections => "sections",
             Method::Serial => "serial",
             Method::Sos => "sos",
             Method::SosSerial => "sos-serial",

@@ -130,3 +130,74 @@ fn butterworth_designs_keep_the_contract_on_a_gpu() {
         on_gpu::<f64>(&target, order);
     }
 }
+
+/// scipy.signal.butter(4, 0.1): the contract keeps it off the blocked (b, a) method, so on the
+/// CPU it runs as sections converted from (b, a).
+#[allow(clippy::excessive_precision)]
+const BUTTER_4_0_1: ([f64; 5], [f64; 5]) = (
+    [
+        0.00041659920440659937,
+        0.0016663968176263975,
+        0.002499595226439596,
+        0.0016663968176263975,
+        0.00041659920440659937,
+    ],
+    [
+        1.0,
+        -3.180638548874719,
+        3.8611943489942133,
+        -2.112155355110969,
+        0.43826514226197977,
+    ],
+);
+
+#[test]
+fn a_ba_design_kept_off_plr_runs_as_sections_on_the_cpu_within_its_bound() {
+    let (b, a) = BUTTER_4_0_1;
+    let n = 1 << 18;
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let x: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let spec = FilterSpec::ba(&b, &a);
+    let f = plan::<f64>(&spec, FilterOptions::default(), &Target::cpu()).unwrap();
+    let report = f.report().clone();
+    assert_eq!(report.method, Method::Sections);
+    assert!(
+        16.0 * report.error_bound <= report.reference_bound,
+        "{report:?}"
+    );
+    let contract = Contract::new(&b, &a, &x, 1);
+    let (y, zf) = f.apply(&x, None).unwrap();
+    let err = contract.error(&y);
+    assert!(
+        err <= contract.allowed,
+        "error {err:.3e}, allowed {:.3e}",
+        contract.allowed
+    );
+    let worst = y
+        .iter()
+        .zip(&contract.exact)
+        .fold(0.0f64, |m, (g, e)| m.max((g - e).abs()));
+    assert!(
+        worst <= report.error_bound,
+        "{worst:.3e} > {:.3e}",
+        report.error_bound
+    );
+    // zf is the (b, a) state, and a run continued from it (the (b, a) method, as every call
+    // with zi) equals one run over both pieces.
+    let serial = FilterOptions {
+        strategy: sigpu_recurrence::Strategy::Serial,
+        ..FilterOptions::default()
+    };
+    let s = plan::<f64>(&spec, serial, &Target::cpu()).unwrap();
+    assert_eq!(s.report().method, Method::Serial);
+    let (ys, zfs) = s.apply(&x, None).unwrap();
+    let peak = ys.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (g, w) in zf.iter().zip(&zfs) {
+        assert!((g - w).abs() <= 1e-12 * peak, "zf {g} against {w}");
+    }
+    let cut = n / 2 + 7;
+    let (y1, z1) = f.apply(&x[..cut], None).unwrap();
+    let (y2, _) = f.apply(&x[cut..], Some(&z1)).unwrap();
+    let joined: Vec<f64> = y1.into_iter().chain(y2).collect();
+    assert!(contract.error(&joined) <= contract.allowed);
+}

@@ -53,14 +53,16 @@ fn transpose8(r: [__m512d; 8]) -> [__m512d; 8] {
 
 /// `src` (or `y` itself when `None`; GROUP·SEG samples, segment w at w·SEG) through `rows`
 /// (1 … 4 sections, each `[b0, b1, b2, −a1, −a2]`) from a zero state into `y`;
-/// `ends[w][2s + m]` receives segment w's final state of section s.
+/// `ends[w][2s + m]` receives segment w's final state of section s. Returns max|y| (NaN
+/// ignored), taken while the outputs are in registers (a separate pass over the block cost
+/// as much as the correction).
 #[target_feature(enable = "avx512f,fma")]
 pub(super) fn local_group(
     rows: &[[f64; 5]],
     src: Option<&[f64]>,
     y: &mut [f64],
     ends: &mut [[f64; 8]; 8],
-) {
+) -> f64 {
     match rows.len() {
         1 => local_group_n::<1>(rows, src, y, ends),
         2 => local_group_n::<2>(rows, src, y, ends),
@@ -77,7 +79,7 @@ fn local_group_n<const S: usize>(
     src: Option<&[f64]>,
     y: &mut [f64],
     ends: &mut [[f64; 8]; 8],
-) {
+) -> f64 {
     assert!(rows.len() == S && y.len() == GROUP * SEG);
     assert!(src.is_none_or(|s| s.len() == y.len()));
     let c = |k: usize| -> [__m512d; S] { std::array::from_fn(|s| _mm512_set1_pd(rows[s][k])) };
@@ -86,6 +88,7 @@ fn local_group_n<const S: usize>(
     let mut z1 = [_mm512_setzero_pd(); S];
     let p = y.as_mut_ptr();
     let q = src.map_or(p as *const f64, <[f64]>::as_ptr);
+    let mut top = _mm512_setzero_pd();
     for i in (0..SEG).step_by(8) {
         // SAFETY: w·SEG + i + 8 ≤ GROUP·SEG = y.len() = src.len() (asserted), so every 8-lane
         // access is inside y (or src).
@@ -102,6 +105,8 @@ fn local_group_n<const S: usize>(
                 u = out;
             }
             o[t] = u;
+            // max with the new value first: a NaN there leaves the running maximum.
+            top = _mm512_max_pd(_mm512_abs_pd(u), top);
         }
         let r = transpose8(o);
         for (w, row) in r.iter().enumerate() {
@@ -121,6 +126,7 @@ fn local_group_n<const S: usize>(
             ends[w][2 * s + 1] = b[w];
         }
     }
+    _mm512_reduce_max_pd(top)
 }
 
 /// y[i] += Σ_j state[j] · factors[j][i] for i < min(table length, y.len()).
@@ -164,4 +170,97 @@ pub(super) fn correct(factors: &[Vec<f64>], state: &[f64], y: &mut [f64]) {
         }
         *v += a;
     }
+}
+
+/// max |v| (NaN ignored).
+#[target_feature(enable = "avx512f")]
+pub(super) fn peak(v: &[f64]) -> f64 {
+    let mut top = [_mm512_setzero_pd(); 4];
+    let mut chunks = v.chunks_exact(32);
+    for c in &mut chunks {
+        for (u, t) in top.iter_mut().enumerate() {
+            // SAFETY: 8u + 8 ≤ 32 = c.len().
+            let x = unsafe { _mm512_loadu_pd(c.as_ptr().add(8 * u)) };
+            *t = _mm512_max_pd(_mm512_abs_pd(x), *t);
+        }
+    }
+    let m = _mm512_max_pd(_mm512_max_pd(top[0], top[1]), _mm512_max_pd(top[2], top[3]));
+    chunks
+        .remainder()
+        .iter()
+        .fold(_mm512_reduce_max_pd(m), |a, x| a.max(x.abs()))
+}
+
+/// dst[i] = src[i] + Σ_j state[j] · factors[j][i] (the sum for i below the tables' length),
+/// in one pass that also returns max|dst| (NaN ignored): the correction, the copy to the
+/// output and its peak without writing the scratch block back or reading it twice.
+#[target_feature(enable = "avx512f,fma")]
+pub(super) fn correct_into(
+    factors: &[Vec<f64>],
+    state: &[f64],
+    src: &[f64],
+    dst: &mut [f64],
+) -> f64 {
+    assert_eq!(src.len(), dst.len());
+    let n = src.len();
+    let used: Vec<(&[f64], __m512d)> = factors
+        .iter()
+        .zip(state)
+        .filter(|(_, s)| **s != 0.0)
+        .map(|(f, &s)| (f.as_slice(), _mm512_set1_pd(s)))
+        .collect();
+    let len = if used.is_empty() {
+        0
+    } else {
+        factors.first().map_or(0, Vec::len).min(n)
+    };
+    const UNROLL: usize = 8;
+    let step = 8 * UNROLL;
+    let whole = len / step * step;
+    let (p, q) = (dst.as_mut_ptr(), src.as_ptr());
+    let mut top = [_mm512_setzero_pd(); UNROLL];
+    for i in (0..whole).step_by(step) {
+        // SAFETY: i + 8u + 8 ≤ whole ≤ len ≤ n for every access below (factors hold ≥ len).
+        let mut acc: [__m512d; UNROLL] =
+            std::array::from_fn(|u| unsafe { _mm512_loadu_pd(q.add(i + 8 * u)) });
+        for (f, s) in &used {
+            let fp = f.as_ptr();
+            for (u, a) in acc.iter_mut().enumerate() {
+                *a = _mm512_fmadd_pd(*s, unsafe { _mm512_loadu_pd(fp.add(i + 8 * u)) }, *a);
+            }
+        }
+        for (u, a) in acc.iter().enumerate() {
+            unsafe { _mm512_storeu_pd(p.add(i + 8 * u), *a) };
+            top[u] = _mm512_max_pd(_mm512_abs_pd(*a), top[u]);
+        }
+    }
+    let mut tail_top = 0.0f64;
+    for i in whole..len {
+        let mut a = src[i];
+        for (f, s) in factors.iter().zip(state) {
+            a = f[i].mul_add(*s, a);
+        }
+        dst[i] = a;
+        tail_top = tail_top.max(a.abs());
+    }
+    // Past the tables: the local output is the output.
+    let rest = (n - len) / step * step + len;
+    for i in (len..rest).step_by(step) {
+        for (u, t) in top.iter_mut().enumerate() {
+            // SAFETY: i + 8u + 8 ≤ rest ≤ n.
+            unsafe {
+                let x = _mm512_loadu_pd(q.add(i + 8 * u));
+                _mm512_storeu_pd(p.add(i + 8 * u), x);
+                *t = _mm512_max_pd(_mm512_abs_pd(x), *t);
+            }
+        }
+    }
+    for i in rest..n {
+        dst[i] = src[i];
+        tail_top = tail_top.max(src[i].abs());
+    }
+    let m = top
+        .iter()
+        .fold(_mm512_setzero_pd(), |m, t| _mm512_max_pd(*t, m));
+    tail_top.max(_mm512_reduce_max_pd(m))
 }

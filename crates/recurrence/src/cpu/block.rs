@@ -144,6 +144,9 @@ fn block_carries<T: Element, const FMA: bool>(
     carries
 }
 
+/// Outputs of [`map`] computed together (four AVX2 registers of f64).
+const MAP_LANES: usize = 16;
+
 /// y[i] = Σ_j ff[j]·x[start+i-j] (+ zi[start+i]); x before index 0 is zero.
 #[inline(always)]
 fn map<T: Element, const FMA: bool>(
@@ -158,20 +161,48 @@ fn map<T: Element, const FMA: bool>(
     if ff.len() == 1 && ff[0] == T::ONE {
         y.copy_from_slice(xs);
     } else {
+        // Outputs whose every tap lies inside x, MAP_LANES at a time with every tap applied
+        // while they stay in registers (one pass over y instead of one per tap; the same
+        // roundings in the same order); the signal's first outputs tap by tap.
+        let k = ff.len() - 1;
+        let full = k.saturating_sub(start).min(n);
         let a0 = ff[0];
-        for (yi, &xi) in y.iter_mut().zip(xs) {
+        for (yi, &xi) in y[..full].iter_mut().zip(xs) {
             *yi = a0.mul(xi);
         }
         for (j, &a) in ff.iter().enumerate().skip(1) {
             // Elements whose x[start+i-j] exists: i >= j - start.
             let first = j.saturating_sub(start);
-            if first >= n {
+            if first >= full {
                 continue;
             }
-            let src = &x[start + first - j..start + n - j];
-            for (yi, &xi) in y[first..].iter_mut().zip(src) {
+            let src = &x[start + first - j..start + full - j];
+            for (yi, &xi) in y[first..full].iter_mut().zip(src) {
                 *yi = madd::<T, FMA>(a, xi, *yi);
             }
+        }
+        let mut i = full;
+        while i + MAP_LANES <= n {
+            let at = start + i;
+            let mut acc = [T::ZERO; MAP_LANES];
+            for (v, &xi) in acc.iter_mut().zip(&x[at..at + MAP_LANES]) {
+                *v = a0.mul(xi);
+            }
+            for (j, &a) in ff.iter().enumerate().skip(1) {
+                for (v, &xi) in acc.iter_mut().zip(&x[at - j..at - j + MAP_LANES]) {
+                    *v = madd::<T, FMA>(a, xi, *v);
+                }
+            }
+            y[i..i + MAP_LANES].copy_from_slice(&acc);
+            i += MAP_LANES;
+        }
+        for (o, slot) in y.iter_mut().enumerate().skip(i) {
+            let at = start + o;
+            let mut v = a0.mul(x[at]);
+            for (j, &a) in ff.iter().enumerate().skip(1) {
+                v = madd::<T, FMA>(a, x[at - j], v);
+            }
+            *slot = v;
         }
     }
     if let Some(zi) = zi {

@@ -126,7 +126,13 @@ fn compensated_dot(e: f64, m: &[f64], m_lo: &[f64], p: &[f64], p_lo: &[f64]) -> 
 }
 
 /// max |v| (NaN ignored: a non-finite run is reported through the states).
-fn peak(v: &[f64]) -> f64 {
+fn peak(kernel: Isa, v: &[f64]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Isa::Avx512 {
+        // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512F.
+        return unsafe { super::avx512::peak(v) };
+    }
+    let _ = kernel;
     let mut m = [0.0f64; 8];
     let mut chunks = v.chunks_exact(8);
     for c in &mut chunks {
@@ -240,8 +246,11 @@ pub(crate) fn run_whole_segments<T: Element>(
             let start = b * BLOCK;
             let len = yb.len();
             let segs = len / SEG;
-            local(plan, &x[start..start + len], &mut scratch, &mut ends);
-            fold_max(&local_peak, peak(&scratch[..len]));
+            let top = local(plan, &x[start..start + len], &mut scratch, &mut ends);
+            fold_max(
+                &local_peak,
+                top.unwrap_or_else(|| peak(plan.kernel, &scratch[..len])),
+            );
             // The true state at the block's start.
             if b == 0 {
                 starts[..s2].copy_from_slice(zi);
@@ -302,11 +311,33 @@ pub(crate) fn run_whole_segments<T: Element>(
                 );
             }
             fold_max(&correction_peak, terms);
+            #[cfg(target_arch = "x86_64")]
+            if let (Isa::Avx512, false, Some(out)) = (plan.kernel, stream, as_f64_mut(&mut yb)) {
+                // The correction written straight to y, its peak taken on the way: one read of
+                // the scratch block and one write of y.
+                let mut top = 0.0f64;
+                for w in 0..segs {
+                    let at = w * SEG..(w + 1) * SEG;
+                    let state = &starts[w * s2..(w + 1) * s2];
+                    // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512F and FMA.
+                    let t = unsafe {
+                        super::avx512::correct_into(
+                            plan.factors,
+                            state,
+                            &scratch[at.clone()],
+                            &mut out[at],
+                        )
+                    };
+                    top = top.max(t);
+                }
+                fold_max(&out_peak, top);
+                continue;
+            }
             for w in 0..segs {
                 let seg = &mut scratch[w * SEG..(w + 1) * SEG];
                 correct(plan, &starts[w * s2..(w + 1) * s2], seg, &mut acc);
             }
-            fold_max(&out_peak, peak(&scratch[..len]));
+            fold_max(&out_peak, peak(plan.kernel, &scratch[..len]));
             copy_out(plan.kernel, stream, &mut yb, &scratch[..len]);
         }
     };
@@ -342,7 +373,14 @@ pub(crate) fn run_whole_segments<T: Element>(
 /// states then carry 29 more bits than the signal, so that the zero-state transients a
 /// segment start excites (up to hundreds of times the true signal where the input's energy
 /// lies in the filter's stopband) cost nothing at f32's rounding.
-fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [f64], ends: &mut [f64]) {
+/// Returns max|local output| where the kernel took it in registers (the AVX-512 one), else
+/// None.
+fn local<T: Element>(
+    plan: &Plan<'_, T>,
+    x: &[T],
+    scratch: &mut [f64],
+    ends: &mut [f64],
+) -> Option<f64> {
     let len = x.len();
     let s2 = 2 * plan.rows.len();
     let wide = as_f64(x);
@@ -355,11 +393,14 @@ fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [f64], ends: &mu
     #[cfg(target_arch = "x86_64")]
     if plan.kernel != Isa::Scalar {
         let mut e = [[0.0f64; 8]; 8];
+        let mut top = None;
         for (p, rows) in plan.rows64.chunks(PASS).enumerate() {
             let src = if p == 0 && len == BLOCK { wide } else { None };
             if plan.kernel == Isa::Avx512 {
+                // The last pass's peak is the cascade's (the zero-padded segments of a short
+                // block stay 0).
                 // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512 (F, BW, VL) and FMA.
-                unsafe { super::avx512::local_group(rows, src, scratch, &mut e) };
+                top = Some(unsafe { super::avx512::local_group(rows, src, scratch, &mut e) });
             } else {
                 // SAFETY: Isa::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
                 unsafe { super::avx2::sos_local_group(rows, src, scratch, &mut e) };
@@ -369,7 +410,7 @@ fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [f64], ends: &mu
                 ends[at..at + 2 * rows.len()].copy_from_slice(&ew[..2 * rows.len()]);
             }
         }
-        return;
+        return top;
     }
     if let Some(x) = wide.filter(|_| len == BLOCK) {
         scratch[..len].copy_from_slice(x);
@@ -380,6 +421,7 @@ fn local<T: Element>(plan: &Plan<'_, T>, x: &[T], scratch: &mut [f64], ends: &mu
         &mut scratch[..len],
         ends,
     );
+    None
 }
 
 fn correct<T: Element>(plan: &Plan<'_, T>, state: &[f64], seg: &mut [f64], acc: &mut [f64]) {

@@ -7,10 +7,13 @@
 //!
 //! | target | plr / fir | pole-cascade | sos | serial, sos-serial |
 //! |---|---|---|---|---|
-//! | CPU | blocked CPU engines | CPU | CPU | CPU |
+//! | CPU | blocked CPU engines | CPU (or `sections`) | CPU | CPU (or `sections`) |
 //! | GPU, host data | PLR kernel | numerator on the CPU, pole sections on the GPU | fused sections | CPU |
 //! | GPU, device data | PLR kernel | numerator (FIR kernel) and pole sections on the GPU; zf refused | fused sections | refused |
 //!
+//! On the CPU, a (b, a) filter the contract sends to `pole-cascade` or `serial` runs as
+//! second-order sections converted from its zeros and poles (method `sections`, module
+//! `sections`) where their bound keeps the contract: one blocked pass, the speed of `sosfilt`.
 //! Where the contract keeps a filter only serially, device data is refused with the reason and
 //! the way out (host arrays, or the filter as second-order sections), never run by a kernel
 //! the contract did not choose. Integer signatures run exactly (wrapping) with the blocked
@@ -30,6 +33,7 @@
 //! ```
 
 mod gpu;
+mod sections;
 mod spec;
 
 use crate::design::Lfilter;
@@ -62,8 +66,9 @@ Accuracy contract: for every stable filter the output is within 4x the error of 
 scipy.signal.lfilter / sosfilt at the same dtype, against the exact output of the coefficients \
 as given. Before running, the error of each method is predicted from the filter (growth of the \
 block correction factors, impulse-response norms); a (b, a) filter runs blocked (plr), as its \
-FIR part followed by all-pole second-order sections from its poles (pole-cascade), or serially \
-(serial) - whichever keeps the contract fastest. --json reports \"method\" and \"error_bound\" \
+FIR part followed by all-pole second-order sections from its poles (pole-cascade), on the CPU \
+as second-order sections from its zeros and poles (sections), or serially (serial) - whichever \
+keeps the contract fastest. --json reports \"method\" and \"error_bound\" \
 (predicted max|error| / max|x|). Unstable filters (exact step-down test) are refused unless \
 --allow-unstable. Integer element types (i32, i64, --signature only) wrap on overflow like \
 two's-complement C integers, with no error: exact modulo 2^32 / 2^64.";
@@ -210,7 +215,12 @@ fn build<T: Element>(
         FilterSpec::Sos(rows) => Method::Sos(Sos::<T>::new(rows, options)?),
     };
     match (target, method) {
-        (Target::Cpu(_), Method::Ba(f)) => Ok(Arc::new(f)),
+        // On the CPU a (b, a) filter the contract keeps off the blocked (b, a) method runs as
+        // sections where they keep the contract (module `sections`).
+        (Target::Cpu(_), Method::Ba(f)) => match sections::convert(f) {
+            Ok(s) => Ok(Arc::new(s)),
+            Err(f) => Ok(Arc::new(*f)),
+        },
         (Target::Cpu(_), Method::Sos(s)) => Ok(Arc::new(s)),
         (Target::Gpu(g), Method::Ba(f)) => gpu::ba(g, f),
         (Target::Gpu(g), Method::Sos(s)) => gpu::sections(g, s),
