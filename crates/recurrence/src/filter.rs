@@ -400,7 +400,9 @@ pub(crate) fn nonfinite_run<T: Element>(x: &[T], what: &str) -> FilterError {
     match check_finite(x, what) {
         Err(e) => e,
         Ok(()) => FilterError::Input(format!(
-            "the output overflowed {}: the filter's gain on this input exceeds the type's range              (its coefficients rounded to {} put a pole at the edge of stability); filter in              f64, or as second-order sections (scipy's output='sos')",
+            "the output overflowed {}: the filter's gain on this input exceeds the type's range \
+             (its coefficients rounded to {} put a pole at the edge of stability); filter in \
+             f64, or as second-order sections (scipy's output='sos')",
             T::DTYPE,
             T::DTYPE
         )),
