@@ -201,3 +201,68 @@ fn a_ba_design_kept_off_plr_runs_as_sections_on_the_cpu_within_its_bound() {
     let joined: Vec<f64> = y1.into_iter().chain(y2).collect();
     assert!(contract.error(&joined) <= contract.allowed);
 }
+/// scipy.signal.butter(10, 0.033251205475768174): a (b, a) design far worse conditioned than its sections.
+#[allow(clippy::excessive_precision)]
+const BUTTER_10_0_033: ([f64; 11], [f64; 11]) = (
+    [
+        1.0917778996003463e-13,
+        1.0917778996003464e-12,
+        4.913000548201558e-12,
+        1.3101334795204156e-11,
+        2.2927335891607272e-11,
+        2.7512803069928728e-11,
+        2.2927335891607272e-11,
+        1.3101334795204156e-11,
+        4.913000548201558e-12,
+        1.0917778996003464e-12,
+        1.0917778996003463e-13,
+    ],
+    [
+        1.0,
+        -9.33225362768319,
+        39.211970792490426,
+        -97.68668082664082,
+        159.78834754169236,
+        -179.31532544355005,
+        139.81132152161624,
+        -74.78620812107242,
+        26.264982550916923,
+        -5.4688027543804285,
+        0.5126483667227196,
+    ],
+);
+
+#[test]
+fn an_ill_conditioned_ba_design_as_sections_meets_the_bound_it_reports() {
+    // Against the exact output of the coefficients (double-double) the sections keep their
+    // bound (3.5e-12; measured 5.5e-15). A long-double reference is off by ~1e-8 of max|y| on
+    // this design, so it cannot check the bound (SciPy's own error is 3.6e-5).
+    let (b, a) = BUTTER_10_0_033;
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let x: Vec<f64> = (0..40_009).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let f = plan::<f64>(
+        &FilterSpec::ba(&b, &a),
+        FilterOptions::default(),
+        &Target::cpu(),
+    )
+    .unwrap();
+    let report = f.report().clone();
+    let contract = Contract::new(&b, &a, &x, 1);
+    let (y, _) = f.apply(&x, None).unwrap();
+    let err = contract.error(&y);
+    assert!(
+        err <= contract.allowed,
+        "error {err:.3e}, allowed {:.3e}",
+        contract.allowed
+    );
+    let worst = y
+        .iter()
+        .zip(&contract.exact)
+        .fold(0.0f64, |m, (g, e)| m.max((g - e).abs()));
+    assert!(
+        worst <= report.error_bound,
+        "{:?}: {worst:.3e} > {:.3e}",
+        report.method,
+        report.error_bound
+    );
+}
