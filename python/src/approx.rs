@@ -8,6 +8,9 @@ use crate::{value_err, In, Out};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use sigpu_approx::cpu::{apply, CpuFunction, SimdPath};
+use sigpu_approx::user::{
+    self, args::load_args, metric::Qos, LaunchShape, TuneOptions, UserKernel,
+};
 
 /// Elements from which a call runs where Ctrl-C can stop it (a thread start is noise there).
 const LONG: usize = 1 << 20;
@@ -57,9 +60,6 @@ fn approx_tune(
     device: usize,
     file: Option<String>,
 ) -> PyResult<(String, String)> {
-    use sigpu_approx::user::{
-        self, args::load_args, metric::Qos, LaunchShape, TuneOptions, UserKernel,
-    };
     catch(|| {
         let host = load_args(&args).map_err(|e| value_err(format!("args: {e}")))?;
         let holdout = match holdout {
