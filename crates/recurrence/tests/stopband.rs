@@ -262,3 +262,23 @@ fn an_f32_denominator_at_the_edge_of_stability_overflows_with_an_error_not_infin
         }
     }
 }
+
+#[test]
+fn an_impulse_through_high_passes_at_the_unit_circle_keeps_the_contract() {
+    // Two high-pass sections near π at r = 0.99998 on an impulse (the GPU self-check's second
+    // case at this seed): the blocked f64 run was 5.1× SciPy's error; f64 cascades with poles
+    // beyond radius 0.999 now run SciPy's loop.
+    let mut rng = ChaCha8Rng::seed_from_u64(1240877990856194176);
+    let mut cases = Vec::new();
+    for _ in 0..2 {
+        let (name, sos) = stopband_sections(&mut rng);
+        let band = (-sos[0][4] / 2.0 / sos[0][5].sqrt())
+            .clamp(-1.0, 1.0)
+            .acos();
+        let n = rng.random_range(30_000..90_000usize);
+        let (signal, x) = stopband_signal(&mut rng, n, band);
+        cases.push((format!("{name}, {signal}"), sos, x));
+    }
+    let (what, sos, x) = &cases[1];
+    check::<f64>(what, sos, x, None);
+}

@@ -122,8 +122,8 @@ struct GpuPoleCascade<T: Element> {
 /// the signal's type and reports the peaks of its zero-state outputs and corrections
 /// (`kernels/sos.cuh`, "Precision"); a channel whose result may miss the contract
 /// ([`gpu_keeps_contract`]) is filtered again: f32 signals by the kernel computing in f64
-/// (compiled on first need), and what that cannot keep, like every such f64 channel, by the CPU
-/// engine (serially where its own peaks say so).
+/// (compiled on first need), and what that cannot keep, like every such f64 channel, by SciPy's
+/// loop on the CPU.
 struct GpuSections<T: Element> {
     target: GpuTarget,
     kernel: GpuSos<T>,
@@ -186,7 +186,7 @@ impl<T: Element> GpuSections<T> {
     }
 
     /// One channel again: (y, zf) by the f64-arithmetic kernel where it keeps the contract (f32
-    /// signals), else by the CPU engine.
+    /// signals), else by SciPy's loop on the CPU.
     fn again(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
         if !self.kernel.wide() {
             let wide = match self.wide.get() {
@@ -207,18 +207,10 @@ impl<T: Element> GpuSections<T> {
                 return Ok((y, zf));
             }
         }
-        let mut y = vec![T::ZERO; x.len()];
-        let mut zf = vec![T::ZERO; self.state_len()];
-        let batch = Batch {
-            x,
-            channels: 1,
-            y: &mut y,
-            zi,
-            zf: Some(&mut zf),
-            fresh: None,
-        };
-        self.cpu.run(batch)?;
-        Ok((y, zf))
+        // SciPy's loop (in f64): the blocked CPU engine's own peaks rule is looser than the
+        // kernel's, so a channel the GPU hands back takes the method that keeps the contract by
+        // construction.
+        Ok(self.cpu.serial_channel(x, zi))
     }
 }
 
