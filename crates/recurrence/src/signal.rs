@@ -520,6 +520,14 @@ pub fn along_axis<T: Element>(
     if !rows.is_empty() {
         let zi = zi_rows.as_deref();
         timing = filter.apply_batch(&rows, channels, &mut y, zi, Some(&mut zf))?;
+        // Non-finite values are absorbing in the recurrences: a final state that is not finite
+        // after finite input (and state) is an overflow of T, refused rather than returned.
+        if zf.iter().any(|v| !v.is_finite())
+            && zi.is_none_or(|z| z.iter().all(|v| v.is_finite()))
+            && rows.iter().all(|v| v.is_finite())
+        {
+            return Err(crate::filter::nonfinite_run(&rows, "x"));
+        }
     }
     let zf = match sections {
         Some(ns) => sos_state_out(&zf, shape, axis, ns)?,

@@ -259,6 +259,12 @@ fn an_f32_denominator_at_the_edge_of_stability_overflows_with_an_error_not_infin
                 ),
                 Err(e) => assert!(e.to_string().contains("overflowed f32"), "{e}"),
             }
+            // as the CLI calls it: along an axis, zf always computed
+            let along = sigpu_recurrence::signal::along_axis(f.as_ref(), &x, &[x.len()], -1, None);
+            match along {
+                Ok((out, _)) => assert!(out.y.iter().all(|v| v.is_finite()), "infinite output"),
+                Err(e) => assert!(e.to_string().contains("overflowed f32"), "{e}"),
+            }
         }
     }
 }
