@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the sigpu Python package into a virtual environment under .cache/python and runs its
-# pytest suite (scipy and numpy as oracles, the CLI built by `cargo test` for the comparisons).
+# pytest suite (scipy, numpy and mpmath as oracles, xlns for the LNS conversions, the CLI built
+# by `cargo test` for the comparisons).
 # Called by scripts/test; run it alone from the repository root after `cargo build -p sigpu-cli`.
 # The environment is made once; later runs reuse it (offline once it exists).
 set -euo pipefail
@@ -11,9 +12,10 @@ py=$venv/bin/python
 if [ ! -x "$py" ]; then
   python3 -m venv "$venv"
 fi
-if ! "$py" -c 'import maturin, numpy, scipy, pytest' 2>/dev/null; then
-  echo "installing maturin, numpy, scipy and pytest from PyPI into $venv"
-  "$py" -m pip install --quiet --disable-pip-version-check 'maturin>=1.16,<2' numpy scipy pytest
+if ! "$py" -c 'import maturin, numpy, scipy, pytest, mpmath, xlns' 2>/dev/null; then
+  echo "installing maturin, numpy, scipy, pytest, mpmath and xlns from PyPI into $venv"
+  "$py" -m pip install --quiet --disable-pip-version-check 'maturin>=1.16,<2' numpy scipy pytest \
+    mpmath xlns
 fi
 # The `ci` profile (python/Cargo.toml): optimised like the Rust tests, quick to compile.
 (cd python && VIRTUAL_ENV="$PWD/../$venv" PATH="$PWD/../$venv/bin:$PATH" \
