@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sigpu_recurrence::testing::{butter_0_02, Contract};
 use sigpu_recurrence::{
-    plan, DeviceBatch, Element, FilterError, FilterOptions, FilterSpec, Method,
+    plan, DeviceBatch, Element, FilterError, FilterOptions, FilterSpec, Method, Recurrence,
 };
 use sigpu_runtime::cuda::{gpu_for_test, DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::{GpuTarget, Target};
@@ -165,23 +165,7 @@ fn a_ba_design_kept_off_plr_runs_as_sections_on_the_cpu_within_its_bound() {
         16.0 * report.error_bound <= report.reference_bound,
         "{report:?}"
     );
-    let contract = Contract::new(&b, &a, &x, 1);
-    let (y, zf) = f.apply(&x, None).unwrap();
-    let err = contract.error(&y);
-    assert!(
-        err <= contract.allowed,
-        "error {err:.3e}, allowed {:.3e}",
-        contract.allowed
-    );
-    let worst = y
-        .iter()
-        .zip(&contract.exact)
-        .fold(0.0f64, |m, (g, e)| m.max((g - e).abs()));
-    assert!(
-        worst <= report.error_bound,
-        "{worst:.3e} > {:.3e}",
-        report.error_bound
-    );
+    let (_, zf) = keeps_contract_and_bound(f.as_ref(), &b, &a, &x);
     // zf is the (b, a) state, and a run continued from it (the (b, a) method, as every call
     // with zi) equals one run over both pieces.
     let serial = FilterOptions {
@@ -199,8 +183,10 @@ fn a_ba_design_kept_off_plr_runs_as_sections_on_the_cpu_within_its_bound() {
     let (y1, z1) = f.apply(&x[..cut], None).unwrap();
     let (y2, _) = f.apply(&x[cut..], Some(&z1)).unwrap();
     let joined: Vec<f64> = y1.into_iter().chain(y2).collect();
+    let contract = Contract::new(&b, &a, &x, 1);
     assert!(contract.error(&joined) <= contract.allowed);
 }
+
 /// scipy.signal.butter(10, 0.033251205475768174): a (b, a) design far worse conditioned than its sections.
 #[allow(clippy::excessive_precision)]
 const BUTTER_10_0_033: ([f64; 11], [f64; 11]) = (
@@ -246,9 +232,20 @@ fn an_ill_conditioned_ba_design_as_sections_meets_the_bound_it_reports() {
         &Target::cpu(),
     )
     .unwrap();
+    keeps_contract_and_bound(f.as_ref(), &b, &a, &x);
+}
+
+/// Runs `f` over `x` and asserts the contract against the exact (double-double) output of
+/// (b, a) and the error bound the filter reports; returns (y, zf).
+fn keeps_contract_and_bound(
+    f: &dyn Recurrence<f64>,
+    b: &[f64],
+    a: &[f64],
+    x: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
     let report = f.report().clone();
-    let contract = Contract::new(&b, &a, &x, 1);
-    let (y, _) = f.apply(&x, None).unwrap();
+    let contract = Contract::new(b, a, x, 1);
+    let (y, zf) = f.apply(x, None).unwrap();
     let err = contract.error(&y);
     assert!(
         err <= contract.allowed,
@@ -265,4 +262,5 @@ fn an_ill_conditioned_ba_design_as_sections_meets_the_bound_it_reports() {
         report.method,
         report.error_bound
     );
+    (y, zf)
 }

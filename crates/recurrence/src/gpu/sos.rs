@@ -39,6 +39,9 @@ use sigpu_runtime::GpuTarget;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
+/// y, zf and each channel's peaks of a checked host call ([`GpuSos::apply_checked`]).
+pub type Checked<T> = (Vec<T>, Vec<T>, Vec<BlockedPeaks>);
+
 /// Epochs wrap before they overflow the 30 bits a flag keeps for them.
 const MAX_EPOCH: u32 = (1 << 30) - 1;
 
@@ -101,17 +104,7 @@ pub struct RawSosCall {
     pub stream: usize,
 }
 
-/// The largest pole radius at which a kernel computing in the signal's own type (f32 on f32,
-/// f64 on f64) keeps its result: nearer the unit circle its carries (summed over threads, warps
-/// and chunks) lose more than SciPy's serial loop on stopband-heavy input even where the peaks
-/// look harmless (measured: impulses through notches at r = 0.9993, 14× SciPy's error at a
-/// correction peak of 0.66 of the output).
-pub const SAME_TYPE_MAX_RADIUS: f64 = 0.999;
-
-/// How far the correction terms of a kernel computing in the signal's type may exceed the
-/// output (measured: white noise through butter(8, 0.1) 4.2×, butter(8, 0.02) 24×; misses of
-/// 4.7–41× from 35× up on stopband input).
-pub const SAME_TYPE_MAX_CORRECTION: f64 = 16.0;
+pub use crate::sos::{SAME_TYPE_MAX_CORRECTION, SAME_TYPE_MAX_RADIUS};
 
 /// Whether the fused kernel's result for one channel keeps the contract, from its peaks, the
 /// cascade's largest pole radius and whether the kernel computed in f64 (`wide`) or in the
@@ -228,32 +221,33 @@ impl<T: Element> GpuSos<T> {
         }
     }
 
-    /// Uploads one channel, filters it with [`GpuSos::launch_checked`] and downloads (y, zf,
-    /// peaks).
+    /// Uploads `channels` channels, filters them with [`GpuSos::launch_checked`] on `gpu`'s
+    /// stream and downloads (y, zf, the peaks of each channel).
     pub fn apply_checked(
         &self,
+        gpu: &Gpu,
         x: &[T],
+        channels: usize,
         zi: Option<&[T]>,
-    ) -> Result<(Vec<T>, Vec<T>, BlockedPeaks), FilterError> {
-        let gpu = &self.gpu;
-        self.check_shapes(x.len(), x.len(), 1, zi.map(<[T]>::len), None)?;
+    ) -> Result<Checked<T>, FilterError> {
+        self.check_shapes(x.len(), x.len(), channels, zi.map(<[T]>::len), None)?;
+        if x.is_empty() {
+            let zf = zi.map_or_else(|| vec![T::ZERO; channels * self.state_len()], <[T]>::to_vec);
+            return Ok((Vec::new(), zf, vec![BlockedPeaks::default(); channels]));
+        }
         let dx = gpu.upload(x)?;
-        let mut dy = gpu.alloc_poisoned::<T>(x.len().max(1))?;
+        let mut dy = gpu.alloc_poisoned::<T>(x.len())?;
         let dzi = zi.map(|z| gpu.upload(z)).transpose()?;
-        let mut dzf = gpu.alloc_poisoned::<T>(self.state_len())?;
-        let target = GpuTarget::new(gpu.clone());
-        let mut dy_view = DeviceSliceMut::of(&mut dy);
+        let mut dzf = gpu.alloc_poisoned::<T>(channels * self.state_len())?;
         let batch = DeviceBatch {
             x: DeviceSlice::of(&dx),
-            channels: 1,
-            y: dy_view.slice_mut(0..x.len()).expect("within the buffer"),
+            channels,
+            y: DeviceSliceMut::of(&mut dy),
             zi: dzi.as_ref().map(DeviceSlice::of),
             zf: Some(DeviceSliceMut::of(&mut dzf)),
         };
-        let peaks = self.launch_checked(&target, batch)?;
-        let mut y = gpu.download(&dy)?;
-        y.truncate(x.len());
-        Ok((y, gpu.download(&dzf)?, peaks[0]))
+        let peaks = self.launch_checked(&GpuTarget::new(gpu.clone()), batch)?;
+        Ok((gpu.download(&dy)?, gpu.download(&dzf)?, peaks))
     }
 
     /// Whether the kernel computes in f64 ([`SosConfig::wide`], always for f64 signals).
@@ -510,17 +504,8 @@ impl<T: Element> GpuSos<T> {
         channels: usize,
         zi: Option<&[T]>,
     ) -> Result<(Vec<T>, Vec<T>), FilterError> {
-        self.check_shapes(x.len(), x.len(), channels, zi.map(<[T]>::len), None)?;
-        let dx = gpu.upload(x)?;
-        let mut dy = gpu.alloc_poisoned::<T>(x.len().max(1))?;
-        let dzi = zi.map(|z| gpu.upload(z)).transpose()?;
-        let mut dzf = gpu.alloc_poisoned::<T>(channels * self.state_len())?;
-        if x.is_empty() {
-            let zf = zi.map_or_else(|| vec![T::ZERO; channels * self.state_len()], <[T]>::to_vec);
-            return Ok((Vec::new(), zf));
-        }
-        self.run(gpu, &dx, &mut dy, channels, dzi.as_ref(), Some(&mut dzf))?;
-        Ok((gpu.download(&dy)?, gpu.download(&dzf)?))
+        let (y, zf, _) = self.apply_checked(gpu, x, channels, zi)?;
+        Ok((y, zf))
     }
 }
 

@@ -202,8 +202,8 @@ impl<T: Element> GpuSections<T> {
                     self.wide.get().expect("just set")
                 }
             };
-            let (y, zf, peaks) = wide.apply_checked(x, zi)?;
-            if gpu_keeps_contract::<T>(&peaks, self.max_radius, true) {
+            let (y, zf, peaks) = wide.apply_checked(self.target.gpu(), x, 1, zi)?;
+            if gpu_keeps_contract::<T>(&peaks[0], self.max_radius, true) {
                 return Ok((y, zf));
             }
         }

@@ -24,24 +24,15 @@ pub fn emulate<T: Element>(
     channels: usize,
     zi: Option<&[T]>,
 ) -> (Vec<T>, Vec<T>) {
-    let (y, zf, _) = emulate_with_peaks(t, x, channels, zi);
+    let (y, zf, _) = emulate_in::<T, f64>(t, x, channels, zi);
     (y, zf)
 }
 
-/// [`emulate`], and per channel the peaks the kernel reports for the host's precision check:
-/// the largest zero-state output of any thread and section, the largest correction term, and
-/// the largest output ([`crate::BlockedPeaks`]).
-pub fn emulate_with_peaks<T: Element>(
-    t: &SosTables<T>,
-    x: &[T],
-    channels: usize,
-    zi: Option<&[T]>,
-) -> (Vec<T>, Vec<T>, Vec<BlockedPeaks>) {
-    emulate_in::<T, f64>(t, x, channels, zi)
-}
-
-/// [`emulate_with_peaks`] with the arithmetic in `A` (the kernel's `W`): f64, or the signal's
-/// own f32 for the fast kernel of f32 signals. Carries between chunks are f64 either way.
+/// [`emulate`] with the arithmetic in `A` (the kernel's `W`: f64, or the signal's own f32 for
+/// the fast kernel of f32 signals; carries between chunks are f64 either way), and per channel
+/// the peaks the kernel reports for the host's precision check: the largest zero-state output
+/// of any thread and section, the largest correction term, and the largest output
+/// ([`crate::BlockedPeaks`]).
 pub fn emulate_in<T: Element, A: Element>(
     t: &SosTables<T>,
     x: &[T],

@@ -40,7 +40,7 @@ mod tables;
 
 pub use coefficients::{section_stable, sos_coefficients, MAX_SECTIONS};
 pub use config::SosConfig;
-pub use emulate::{emulate, emulate_in, emulate_with_peaks};
+pub use emulate::{emulate, emulate_in};
 pub(crate) use prelude::short_hash;
 pub use prelude::{SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
 pub use reference::{channel_error, sosfilt_extended, sosfilt_serial};
