@@ -64,6 +64,9 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
                 cpu: f,
             })
         }
+        // f64 designs the contract runs serially: as checked sections where the conversion
+        // keeps the contract (as the CPU planner does), so device data need not be refused.
+        Method::Serial if T::DTYPE == crate::elem::DType::F64 => return beyond_plr(target, f),
         method => Arc::new(OnCpu {
             reason: format!(
                 "method {}: this filter keeps the accuracy contract only when run serially \
@@ -86,10 +89,10 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
 /// error, while beyond it notches and resonators near ±1 reached 5–28×.
 pub const GPU_PLR_MAX_INVERSE_L1: f64 = 32.0;
 
-/// A float (b, a) design the contract would run blocked but whose 1/A amplifies the GPU
-/// kernel's roundings too far ([`GPU_PLR_MAX_INVERSE_L1`]): f64 signals as second-order
-/// sections, whose GPU engine checks each channel, where the conversion keeps the contract;
-/// else on the CPU (device data refused with the way out).
+/// A float (b, a) design the GPU's blocked kernel may not run — the contract runs it serially
+/// (f64), or its 1/A amplifies the kernel's roundings too far ([`GPU_PLR_MAX_INVERSE_L1`]):
+/// f64 signals as second-order sections, whose GPU engine checks each channel, where the
+/// conversion keeps the contract; else on the CPU (device data refused with the way out).
 fn beyond_plr<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planned<T>, FilterError> {
     // f64 only: sections rounded to f32 move a design with poles this close to ±1 by more than
     // SciPy's f32 error (measured 4–6× on notches near DC and Nyquist, Q 25–80).
@@ -104,10 +107,11 @@ fn beyond_plr<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planned<T
         }),
         None => Arc::new(OnCpu {
             reason: format!(
-                "this (b, a) filter amplifies roundings too far for the GPU's blocked (b, a) \
-                 kernel (‖h_1/A‖₁ = {:.3e} > {GPU_PLR_MAX_INVERSE_L1}) and does not convert \
-                 to sections within the accuracy contract; pass host arrays, or give the \
-                 filter as second-order sections (scipy's output='sos')",
+                "method {}: this (b, a) filter keeps the accuracy contract only on the CPU (the \
+                 GPU's blocked (b, a) kernel would amplify its roundings: ‖h_1/A‖₁ = {:.3e}, \
+                 and it does not convert to sections within the contract); pass host arrays, \
+                 or give the filter as second-order sections (scipy's output='sos')",
+                f.report().method.name(),
                 f.inverse_l1()
             ),
             cpu: Box::new(f),
@@ -483,13 +487,12 @@ impl<T: Element> Recurrence<T> for GpuBaSections<T> {
     }
     fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
         if batch.zi.is_some() || batch.zf.is_some() {
-            return Err(FilterError::Refused(format!(
-                "this (b, a) filter runs on the GPU as second-order sections (its 1/A amplifies \
-                 the blocked (b, a) kernel's roundings too far: ‖h_1/A‖₁ = {:.3e}), whose state \
-                 is not the (b, a) zi / zf; pass host arrays, or give the filter as \
-                 second-order sections (scipy's output='sos') with their zi",
-                self.ba.inverse_l1()
-            )));
+            return Err(FilterError::Refused(
+                "this (b, a) filter runs on the GPU as second-order sections converted from \
+                 (b, a), whose state is not the (b, a) zi / zf; pass host arrays, or give the \
+                 filter as second-order sections (scipy's output='sos') with their zi"
+                    .into(),
+            ));
         }
         self.sections.apply_device(batch)
     }
