@@ -365,7 +365,12 @@ def _broadcast_zi(zi: ArrayLike, want: Tuple[int, ...], ax: int, k: int) -> np.n
     z = np.asarray(zi)
     if z.dtype.kind == "c":
         raise TypeError("complex zi is not supported")
+    # The state axis must be there with its k values: broadcasting one value to the k states
+    # would start the filter from a state the caller did not give (scipy refuses it too).
+    at = ax - (len(want) - z.ndim)
     try:
+        if at < 0 or z.shape[at] != k:
+            raise ValueError
         return np.broadcast_to(z, want)
     except ValueError:
         raise ValueError(

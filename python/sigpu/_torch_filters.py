@@ -355,7 +355,10 @@ def lfilter(
     if zi is not None:
         want = tuple(x.shape[:ax]) + (N,) + tuple(x.shape[ax + 1 :])
         z = _coef_tensor(tm, zi, "zi", x.device).to(x.dtype)
+        at = ax - (len(want) - z.dim())  # the state axis, its N values given (scipy's rule)
         try:
+            if at < 0 or z.shape[at] != N:
+                raise RuntimeError
             z = z.broadcast_to(want)
         except RuntimeError:
             raise ValueError(

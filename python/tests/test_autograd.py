@@ -230,6 +230,16 @@ def test_cpu_tensors_come_back_as_tensors_of_their_dtype():
     assert not y.requires_grad
 
 
+@pytest.mark.parametrize("order", [8, 6, 4])
+def test_float32_cpu_tensors_keep_the_contract(order):
+    """The float32 engine with float64 coefficients (butter(8 | 6 | 4, 0.02)): within 4x
+    scipy's float32 error, or refused with the way out."""
+    from test_filters import assert_contract
+
+    assert_contract(lambda b, a, x: sigpu.lfilter(b, a, torch.from_numpy(x)).numpy(), order,
+                    np.float32)
+
+
 def test_bad_torch_arguments_are_refused_with_the_reason():
     x = torch.ones(8)
     for call, err, words in (
