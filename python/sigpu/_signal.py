@@ -839,6 +839,11 @@ def _extend(x: np.ndarray, padtype: Optional[str], padlen: int, axis: int) -> np
     return {"odd": _odd_ext, "even": _even_ext, "constant": _const_ext}[padtype](x, padlen, axis)
 
 
+def _any_torch(*args: Any) -> bool:
+    tm = sys.modules.get("torch")
+    return tm is not None and any(isinstance(v, tm.Tensor) for v in args)
+
+
 def _cpu_only(x: Any, what: str, coefs: np.dtype) -> np.ndarray:
     """x as a host array of scipy's result dtype with the coefficients' dtype ``coefs``."""
     if gpu_array(x) is not None:
@@ -863,10 +868,16 @@ def filtfilt(
     workers: Optional[int] = None,
 ) -> np.ndarray:
     """Zero-phase forward-backward filtering (scipy.signal.filtfilt, method 'pad').
-    ``allow_unstable`` and ``workers`` as for ``lfilter``."""
+    ``allow_unstable`` and ``workers`` as for ``lfilter``. numpy input: host arrays, scipy's
+    result dtype. torch input (CPU or CUDA tensors, b / a banks of shape (channels, taps)
+    too): scipy's padding and initial conditions written with torch operations around two
+    ``lfilter`` calls, differentiable with respect to x, b and a."""
     if method != "pad":
         raise ValueError(f"method {method!r}: only 'pad' is supported")
     padlen = _padlen(padlen)
+    if _any_torch(b, a, x):
+        return _torch_filters.filtfilt(b, a, x, axis, padtype, padlen, method, allow_unstable,
+                                       workers)
     cd = np.result_type(_given_dtype(b), _given_dtype(a))
     b = _coefs(b, "b")
     a = _coefs(a, "a")
@@ -909,8 +920,12 @@ def sosfiltfilt(
     workers: Optional[int] = None,
 ) -> np.ndarray:
     """Zero-phase forward-backward filtering with second-order sections
-    (scipy.signal.sosfiltfilt). ``allow_unstable`` and ``workers`` as for ``lfilter``."""
+    (scipy.signal.sosfiltfilt). ``allow_unstable`` and ``workers`` as for ``lfilter``; torch
+    input as for ``filtfilt`` (differentiable with respect to x and sos; sos banks of shape
+    (channels, n_sections, 6))."""
     padlen = _padlen(padlen)
+    if _any_torch(sos, x):
+        return _torch_filters.sosfiltfilt(sos, x, axis, padtype, padlen, allow_unstable, workers)
     s = _sos(sos)
     x = _cpu_only(x, "sosfiltfilt", _given_dtype(sos))
     ax = _axis(axis, x.ndim)

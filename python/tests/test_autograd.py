@@ -213,6 +213,44 @@ def test_sosfilt_values_and_gradients_equal_the_naive_loop():
             torch.testing.assert_close(got.grad, want.grad, atol=tol * 100, rtol=tol * 100)
 
 
+# ---- zero-phase filtering ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("padtype", ["odd", "even", "constant", None])
+def test_filtfilt_and_sosfiltfilt_on_tensors_equal_scipy_and_are_differentiable(padtype):
+    b, a = ss.butter(3, 0.2)
+    sos = ss.butter(4, 0.15, output="sos")
+    x = RNG.standard_normal((2, 80))
+    y = sigpu.filtfilt(torch.tensor(b), torch.tensor(a), torch.tensor(x), padtype=padtype)
+    np.testing.assert_allclose(y.numpy(), ss.filtfilt(b, a, x, padtype=padtype), atol=1e-10)
+    y = sigpu.sosfiltfilt(sos, torch.tensor(x.T), axis=0, padtype=padtype)
+    np.testing.assert_allclose(y.numpy(), ss.sosfiltfilt(sos, x.T, axis=0, padtype=padtype),
+                               atol=1e-10)
+    xs = t64(x[:, :30])
+    one = torch.ones(2, 1, dtype=torch.float64)
+    assert torch.autograd.gradcheck(
+        lambda x, b, a: sigpu.filtfilt(b, a, x, padtype=padtype, padlen=6),
+        (xs, t64(b), t64(a)), eps=1e-6, atol=1e-7,
+    )
+    assert torch.autograd.gradcheck(
+        lambda x, sb, sa: sigpu.sosfiltfilt(torch.cat([sb, one, sa], 1), x, padtype=padtype,
+                                            padlen=5),
+        (xs, t64(sos[:, :3]), t64(sos[:, 4:])), eps=1e-6, atol=1e-7,
+    )
+
+
+def test_filtfilt_of_a_bank_filters_each_channel_zero_phase():
+    b, a = _bank(3, 2)
+    sos = np.stack([ss.butter(2, f, output="sos") for f in (0.1, 0.2, 0.3)])
+    x = RNG.standard_normal((2, 3, 60))
+    y = sigpu.filtfilt(torch.tensor(b), torch.tensor(a), torch.tensor(x))
+    ys = sigpu.sosfiltfilt(torch.tensor(sos), torch.tensor(x))
+    for c in range(3):
+        np.testing.assert_allclose(y[:, c].numpy(), ss.filtfilt(b[c], a[c], x[:, c]),
+                                   atol=1e-10)
+        np.testing.assert_allclose(ys[:, c].numpy(), ss.sosfiltfilt(sos[c], x[:, c]),
+                                   atol=1e-10)
+
+
 # ---- tensors without gradients ----------------------------------------------------------------
 
 def test_cpu_tensors_come_back_as_tensors_of_their_dtype():
