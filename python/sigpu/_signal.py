@@ -9,16 +9,24 @@ same library (no host copies; an axis other than the last, or a strided array, c
 copy to a contiguous layout): the PLR kernel, the fused second-order-section kernel, or a pole
 cascade's numerator and sections. Where the contract keeps a filter only serially, a CUDA array
 is refused (ValueError) with the way out: a host array, or the filter as second-order sections.
-``filtfilt`` and ``sosfiltfilt`` take host arrays; padtype 'odd' runs in the library, the other
-padtypes extend the signal here and call ``lfilter`` / ``sosfilt``.
+``filtfilt`` and ``sosfiltfilt`` take host arrays and torch tensors (CPU or CUDA); on host
+arrays padtype 'odd' runs in the library, the other padtypes extend the signal here and call
+``lfilter`` / ``sosfilt``; on tensors the padding is written with torch operations.
 
-dtype policy: the output keeps the input's floating type (float32 in, float32 out; float64 in,
-float64 out) and integer or boolean input is filtered as float64. scipy instead returns
-``result_type(b, a, x)``, so float32 samples with float64 coefficients come back as float64
-there; sigpu's float32 path computes in float32 with the coefficients rounded to float32, and
-its results are compared with scipy's within the filter contract's tolerance. Complex and
-float16 input raise TypeError. Big-endian and unaligned arrays are read through a native,
-aligned copy.
+dtype policy: numpy input follows scipy's result type, ``result_type(b, a, x[, zi])``: float32
+samples with float64 coefficients are filtered and returned in float64, as scipy does (keeping
+float32 there lost up to 4 orders of accuracy against scipy on narrow designs); float32 stays
+float32 when every input is float32. Integer and boolean input is filtered as float64 (scipy
+refuses all-integer input). torch and CuPy arrays keep their own float32 / float64 (the
+planner rounds the coefficients under the float32 contract). float16 with float16
+coefficients, long double and complex raise TypeError. Big-endian and unaligned arrays are
+read through a native, aligned copy.
+
+PyTorch (module ``_torch_filters``): any torch argument gives a torch result, differentiable
+with respect to x, the coefficients and zi when one of them requires grad. Filter banks (module
+``_bank``): b, a of shape (channels, taps) or sos of shape (channels, sections, 6) filter
+channel c — x's axis before the filtered one, once that is moved last — by filter c.
+SciPy conformance, case by case: docs/reference/scipy-conformance.md.
 
 Keywords beyond scipy's: ``allow_unstable`` (run a filter with a pole outside the unit circle,
 which is refused otherwise), ``workers`` (CPU threads, as scipy.fft takes them; default
