@@ -19,8 +19,9 @@ an extra input of the all-pole part). For a loss L with g = ∂L/∂y:
     ∂L/∂b_i = Σ_t u[t] x[t − i],   ∂L/∂a_j = −Σ_t u[t] y[t − j],   ∂L/∂zi_m = u[m].
 
 Lower-triangular Toeplitz matrices commute and the time reversal J maps one to its
-transpose (J T J = Tᵀ), so ∂L/∂x alone is ``flip(lfilter(b, a, flip(g)))``, one call, and for
-a cascade of sections ``flip(sosfilt(sos, flip(g)))``. The final state: with N zeros
+transpose (J T J = Tᵀ), so ∂L/∂x is ``flip(lfilter(b, a, flip(g)))``, one call (made so in
+every case: no FIR-only plan is needed), and for a cascade of sections
+``flip(sosfilt(sos, flip(g)))``. The final state: with N zeros
 appended, ``zf[m] = Σ_{j ≤ m} a_j y_ext[T + m − j]``, so a call that returns ``zf`` and needs
 gradients filters N extra zeros and forms ``zf`` from the tail with torch operations. Sections
 with coefficient or state gradients run as a chain of one-section filters (the chain's
@@ -210,9 +211,10 @@ def _functions(tm: Any) -> Any:
             g = g.contiguous()
             K = a.shape[1]
             if need_b or need_a or need_zi:
-                u = flip(LinearFilter.apply(flip(g).contiguous(), unit(a), a, None, opts))
-                if need_x:
-                    dx = flip(LinearFilter.apply(flip(u).contiguous(), b, unit(b), None, opts))
+                gf = flip(g).contiguous()
+                u = flip(LinearFilter.apply(gf, unit(a), a, None, opts))
+                if need_x:  # Bᵀu as the full filter of g: no FIR-only plan needed
+                    dx = flip(LinearFilter.apply(gf, b, a, None, opts))
                 if need_b:
                     db = _lagdots(tm, u, x, K).to(b.dtype)
                 if need_a:
