@@ -333,6 +333,22 @@ def test_sosfilt_bank_filters_each_channel_by_its_sections(lib):
         np.testing.assert_allclose(y[:, c], ss.sosfilt(sos[c], x[:, c]), atol=1e-5)
 
 
+def test_sosfilt_bank_with_zi_on_any_axis():
+    """sos (3, 2, 6), x (40, 2, 3) filtered along axis 0 (moved last: (2, 3, 40), so the
+    channels are x's last axis), zi of scipy's shape (2, 2, 2, 3): numpy and torch, with and
+    without gradients."""
+    sos = np.stack([ss.butter(4, f, output="sos") for f in (0.1, 0.2, 0.3)])
+    x = RNG.standard_normal((40, 2, 3))
+    zi = RNG.standard_normal((2, 2, 2, 3))
+    want = [ss.sosfilt(sos[c], x[..., c], axis=0, zi=zi[..., c]) for c in range(3)]
+    for conv in (lambda v: v, torch.tensor, lambda v: torch.tensor(v, requires_grad=True)):
+        y, zf = sigpu.sosfilt(conv(sos), conv(x), axis=0, zi=conv(zi))
+        y, zf = (np.asarray(v.detach() if isinstance(v, torch.Tensor) else v) for v in (y, zf))
+        for c in range(3):
+            np.testing.assert_allclose(y[..., c], want[c][0], atol=1e-10)
+            np.testing.assert_allclose(zf[..., c], want[c][1], atol=1e-10)
+
+
 def test_banks_are_differentiable():
     b, a = _bank(3, 2)
     x = t64(RNG.standard_normal((2, 3, 12)))
