@@ -492,7 +492,10 @@ def _upload_like(g: GpuArray, host: np.ndarray) -> Any:
 
 def lfilter_zi(b: ArrayLike, a: ArrayLike) -> np.ndarray:
     """Initial state of ``lfilter`` for a step response's steady state (scipy's
-    lfilter_zi): ``lfilter(b, a, x, zi=lfilter_zi(b, a) * x[0])``."""
+    lfilter_zi): ``lfilter(b, a, x, zi=lfilter_zi(b, a) * x[0])``. Torch coefficients give a
+    differentiable torch result (banks of shape (channels, taps) too)."""
+    if _any_torch(b, a):
+        return _torch_filters.lfilter_zi(b, a)
     b = _coefs(b, "b")
     a = _coefs(a, "a")
     return np.asarray(_native.signal_lfilter_zi(b.tolist(), a.tolist()), dtype=np.float64)
@@ -803,7 +806,10 @@ def _sosfilt_bank(
 
 def sosfilt_zi(sos: ArrayLike) -> np.ndarray:
     """Initial states of ``sosfilt`` for a step response's steady state (scipy's
-    sosfilt_zi), shape (n_sections, 2)."""
+    sosfilt_zi), shape (n_sections, 2). A torch sos gives a differentiable torch result
+    (banks of shape (channels, n_sections, 6) too)."""
+    if _any_torch(sos):
+        return _torch_filters.sosfilt_zi(sos)
     s = _sos(sos)
     return np.asarray(_native.signal_sosfilt_zi(s.ravel().tolist(), list(s.shape))).reshape(-1, 2)
 

@@ -483,6 +483,7 @@ def sosfilt(
 def _lfilter_zi(tm: Any, b: Any, a: Any) -> Any:
     """scipy's lfilter_zi for a bank b, a (C, K) normalised (a[:, 0] = 1), differentiable:
     the solution of (I − companion(a)ᵀ) zi = b[1:] − a[1:] b[0], (C, K − 1)."""
+    b, a = tm.broadcast_tensors(b, a)  # a bank of one filter shared by b's rows, or a's
     C, K = a.shape
     n = K - 1
     if n == 0:
@@ -627,3 +628,35 @@ def sosfiltfilt(
     if edge > 0:
         y = y[..., edge : y.shape[-1] - edge]
     return tm.movedim(y, -1, ax)
+
+
+def lfilter_zi(b: Any, a: Any) -> Any:
+    """``sigpu.lfilter_zi`` with torch coefficients: differentiable, on their device; a bank
+    (channels, taps) gives (channels, taps − 1)."""
+    tm = sys.modules["torch"]
+    like = next(t for t in (b, a) if isinstance(t, tm.Tensor))
+    bt = _coef_tensor(tm, b, "b", like.device)
+    at = _coef_tensor(tm, a, "a", like.device)
+    bt = bt.reshape(1) if bt.dim() == 0 else bt
+    at = at.reshape(1) if at.dim() == 0 else at
+    bank = bt.dim() == 2 or at.dim() == 2
+    b2, a2 = bt if bt.dim() == 2 else bt.unsqueeze(0), at if at.dim() == 2 else at.unsqueeze(0)
+    if bool((a2.detach()[:, 0] == 0).any()):
+        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
+    K = max(b2.shape[-1], a2.shape[-1])
+    a0 = a2[:, :1]
+    zi = _lfilter_zi(tm, tm.nn.functional.pad(b2, (0, K - b2.shape[-1])) / a0,
+                     tm.nn.functional.pad(a2, (0, K - a2.shape[-1])) / a0)
+    return zi if bank else zi[0]
+
+
+def sosfilt_zi(sos: Any) -> Any:
+    """``sigpu.sosfilt_zi`` with a torch sos: differentiable, (n_sections, 2), or
+    (channels, n_sections, 2) for a bank."""
+    tm = sys.modules["torch"]
+    st = sos if sos.dtype.is_floating_point else sos.to(tm.float64)
+    st = st.unsqueeze(0) if st.dim() == 1 else st
+    if st.dim() not in (2, 3) or st.shape[-1] != 6 or st.shape[-2] == 0:
+        raise ValueError(f"sos must have shape (n_sections, 6), got {tuple(st.shape)}")
+    zi = _sosfilt_zi(tm, st if st.dim() == 3 else st.unsqueeze(0))
+    return zi if st.dim() == 3 else zi[0]

@@ -238,6 +238,18 @@ def test_filtfilt_and_sosfiltfilt_on_tensors_equal_scipy_and_are_differentiable(
     )
 
 
+def test_steady_state_helpers_on_tensors_equal_scipy_and_are_differentiable():
+    b, a = ss.cheby1(4, 1, 0.2)
+    sos = ss.bessel(3, 0.2, output="sos")  # a first-order section among them
+    np.testing.assert_allclose(sigpu.lfilter_zi(torch.tensor(b), torch.tensor(a)).numpy(),
+                               ss.lfilter_zi(b, a), rtol=1e-10)
+    np.testing.assert_allclose(sigpu.sosfilt_zi(torch.tensor(sos)).numpy(), ss.sosfilt_zi(sos),
+                               rtol=1e-10)
+    bank = sigpu.lfilter_zi(torch.tensor(np.stack([b, b * 2])), torch.tensor(a))
+    np.testing.assert_allclose(bank[1].numpy(), ss.lfilter_zi(b * 2, a), rtol=1e-10)
+    assert torch.autograd.gradcheck(lambda b, a: sigpu.lfilter_zi(b, a), (t64(b), t64(a)))
+
+
 def test_filtfilt_of_a_bank_filters_each_channel_zero_phase():
     b, a = _bank(3, 2)
     sos = np.stack([ss.butter(2, f, output="sos") for f in (0.1, 0.2, 0.3)])
