@@ -4,7 +4,7 @@ documented way (sigpu refuses where scipy returns something doubtful, or accepts
 refuses). The table in docs/reference/scipy-conformance.md is generated from CASES
 (``python python/tests/test_scipy_conformance.py > docs/reference/scipy-conformance.md``) and
 a test checks that the page is up to date. The GPU column is checked by the CUDA test at the
-end (torch CUDA tensors; SIGPU_REQUIRE_GPU=1 makes a missing GPU a failure)."""
+end (torch and CuPy CUDA arrays; SIGPU_REQUIRE_GPU=1 makes a missing GPU a failure)."""
 
 from __future__ import annotations
 
@@ -307,7 +307,7 @@ def table() -> str:
         "filtered as float64. torch and CuPy arrays keep their own float32 / float64 (the GPU "
         "column); their float32 results are float32 computations within the float32 contract.",
         "",
-        "| case | outcome | SciPy | sigpu (CPU) | sigpu (GPU, torch CUDA) |",
+        "| case | outcome | SciPy | sigpu (CPU) | sigpu (GPU: torch and CuPy CUDA arrays) |",
         "| --- | --- | --- | --- | --- |",
     ]
     for c in CASES:
@@ -322,32 +322,47 @@ def test_the_reference_page_is_up_to_date() -> None:
     assert PAGE.read_text() == table(), f"{PAGE} is out of date: regenerate it (module notes)"
 
 
+def _gpu_lib(name: str) -> Any:
+    try:
+        return __import__(name)
+    except ImportError:
+        if os.environ.get("SIGPU_REQUIRE_GPU") == "1":
+            pytest.fail(f"SIGPU_REQUIRE_GPU=1 but {name} is not installed")
+        pytest.skip(f"{name} is not installed")
+
+
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
 @pytest.mark.parametrize("case", [c for c in CASES if c.gpu_x is not None],
                          ids=[c.name for c in CASES if c.gpu_x is not None])
-def test_case_on_cuda_tensors(gpu, case: Case) -> None:
-    """The GPU column: x as a torch CUDA tensor (its float dtype kept; other types as float64)
-    gives the CPU result of the same dtype, or a refusal naming the way out where the
-    contract keeps the filter on the host."""
-    torch = pytest.importorskip("torch") if os.environ.get("SIGPU_REQUIRE_GPU") != "1" \
-        else __import__("torch")
+def test_case_on_cuda_arrays(gpu, case: Case, lib: str) -> None:
+    """The GPU column: x as a torch / CuPy CUDA array (its float dtype kept; other types as
+    float64) gives the CPU result within that dtype's tolerance, or a refusal naming the way
+    out where the contract keeps the filter on the host."""
+    mod = _gpu_lib(lib)
     x = np.asarray(case.args[case.gpu_x])
     dt = x.dtype.newbyteorder("=") if x.dtype.kind == "f" else np.dtype(np.float64)
     xn = np.ascontiguousarray(x, dtype=dt)
     args = list(case.args)
-    args[case.gpu_x] = torch.as_tensor(xn, device="cuda")
+    args[case.gpu_x] = mod.as_tensor(xn, device="cuda") if lib == "torch" else mod.asarray(xn)
     try:
         got = getattr(sigpu, case.fn)(*args, **case.kwargs)
     except ValueError as e:  # the contract keeps the filter on the host: the way out is named
         assert "host arrays" in str(e) or "second-order sections" in str(e), str(e)
         return
-    args[case.gpu_x] = torch.as_tensor(xn)
-    want = getattr(sigpu, case.fn)(*args, **case.kwargs)  # CPU tensor, same dtype
+    args[case.gpu_x] = xn
+    want = getattr(sigpu, case.fn)(*args, **case.kwargs)
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
     tol = 1e-10 if dt == np.float64 else 1e-5
     for g, w in zip(got, want):
-        assert g.is_cuda and g.dtype == w.dtype
-        _assert_same(g.cpu().numpy(), w.numpy(), tol)
+        if lib == "torch":
+            assert isinstance(g, mod.Tensor) and g.is_cuda
+            h = g.cpu().numpy()
+        else:
+            assert isinstance(g, mod.ndarray)
+            h = mod.asnumpy(g)
+        assert h.dtype == dt, f"{h.dtype}: the array's dtype {dt} is kept"
+        _assert_same(h.astype(w.dtype), np.asarray(w), tol)
 
 
 if __name__ == "__main__":
