@@ -76,6 +76,8 @@ def _rows(
     ``b`` and ``a`` have equal lengths (or ``b`` is the flattened sos and ``a`` empty).
     Returns (y, zf or None) as tensors on x2's device."""
     allow_unstable, workers = opts
+    x2 = x2.detach()  # read by address or as numpy: never part of a graph here
+    z2 = None if z2 is None else z2.detach()
     rows, n = x2.shape
     if sos_shape is None and z2 is None:
         bl, al = _trim(b), _trim(a)

@@ -225,6 +225,10 @@ CASES = [
          "same"),
     Case("lfilter, FIR of integer taps, float x", "lfilter", ([1, 2, 1], [1], X), SAME,
          "float64 result", "same"),
+    Case("lfilter, scalar b and a", "lfilter", (2.0, 4.0, X), SAME, "x / 2", "same"),
+    Case("lfilter, Python lists", "lfilter", ([0.5, 0.5], [1.0, -0.2], X.tolist()), SAME,
+         "float64 result", "same"),
+    Case("sosfilt, sos as nested lists", "sosfilt", (SOS.tolist(), X), SAME, "", "same"),
     # --- layouts
     Case("lfilter, strided view x[:, ::2]", "lfilter", (B2, A2, X2[:, ::2]), SAME, "", "same",
          gpu_x=2),
