@@ -359,9 +359,9 @@ def lfilter(
     if zi is not None:
         want = tuple(x.shape[:ax]) + (N,) + tuple(x.shape[ax + 1 :])
         z = _coef_tensor(tm, zi, "zi", x.device).to(x.dtype)
-        at = ax - (len(want) - z.dim())  # the state axis, its N values given (scipy's rule)
+        state_at = ax - (len(want) - z.dim())  # the state axis, its N values (scipy's rule)
         try:
-            if at < 0 or z.shape[at] != N:
+            if state_at < 0 or z.shape[state_at] != N:
                 raise RuntimeError
             z = z.broadcast_to(want)
         except RuntimeError:
@@ -399,6 +399,7 @@ def _rows3(xm: Any, channels: int) -> Any:
 def _final_state(tm: Any, tail: Any, a: Any) -> Any:
     """zf[m] = Σ_{j ≤ m} a_j tail[m − j] for tail (B, C, N), a (C, K)."""
     N = tail.shape[-1]
+    a = a.to(tail.dtype)  # zf has x's dtype, whatever the coefficients' is
     zf = tail
     for j in range(1, N):
         shifted = tm.nn.functional.pad(tail[..., : N - j], (j, 0))

@@ -123,6 +123,23 @@ def test_lfilter_values_and_gradients_equal_the_naive_loop(nb, na):
             torch.testing.assert_close(got.grad, want.grad, atol=tol * 50, rtol=tol * 50)
 
 
+def test_mixed_dtypes_keep_x_dtype_and_each_gradient_its_input_dtype():
+    b, a = ss.butter(2, 0.2)
+    x = torch.randn(2, 50, requires_grad=True)  # float32
+    zi = torch.zeros(2, 2, requires_grad=True)
+    bt, at = t64(b), t64(a)
+    y, zf = sigpu.lfilter(bt, at, x, zi=zi)
+    assert y.dtype == zf.dtype == torch.float32
+    (y.sum() + zf.sum()).backward()
+    assert x.grad.dtype == zi.grad.dtype == torch.float32
+    assert bt.grad.dtype == at.grad.dtype == torch.float64
+    sos = t64(ss.butter(4, 0.2, output="sos"))
+    y, zf = sigpu.sosfilt(sos, x, zi=torch.zeros(2, 2, 2))
+    assert y.dtype == zf.dtype == torch.float32
+    y.sum().backward()
+    assert sos.grad.dtype == torch.float64
+
+
 def test_lfilter_gradient_of_x_alone_is_one_time_reversed_call():
     """Only x requires grad: the backward pass is flip(lfilter(b, a, flip(g)))."""
     b, a = ss.butter(3, 0.2)
