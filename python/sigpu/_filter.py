@@ -13,6 +13,7 @@ import numpy as np
 from . import _native
 from ._arrays import gpu_array
 from ._signal import (
+    _any_torch,
     _axis,
     _given_dtype,
     _host,
@@ -68,12 +69,17 @@ class _Stream:
         input's type (numpy, or torch / CuPy on their device)."""
         zi = self._state
         if zi is None:
-            g = gpu_array(x)
-            shape = tuple(np.shape(x)) if g is None else tuple(g.shape)
             # A zero state of the block's own type: it does not promote the result.
-            dt = np.asarray(x).dtype if g is None else g.dtype
-            zi = np.zeros(self._state_shape(shape, _axis(axis, len(shape))),
-                          dtype=dt if dt.kind == "f" else np.float64)
+            if _any_torch(x):
+                shape = tuple(x.shape)
+                zi = x.new_zeros(self._state_shape(shape, _axis(axis, len(shape))),
+                                 dtype=x.dtype if x.is_floating_point() else None)
+            else:
+                g = gpu_array(x)
+                shape = tuple(np.shape(x)) if g is None else tuple(g.shape)
+                dt = np.asarray(x).dtype if g is None else g.dtype
+                zi = np.zeros(self._state_shape(shape, _axis(axis, len(shape))),
+                              dtype=dt if dt.kind == "f" else np.float64)
         y, self._state = self(x, zi=zi, axis=axis, workers=workers)
         return y
 
@@ -120,7 +126,7 @@ class Filter(_Stream):
     def __call__(self, x: ArrayLike, zi: Optional[ArrayLike] = None, axis: int = -1,
                  *, workers: Optional[int] = None) -> Any:
         """``lfilter(b, a, x, axis, zi)``: y, or (y, zf) with ``zi``."""
-        if gpu_array(x) is not None:
+        if gpu_array(x) is not None or _any_torch(x, zi):
             return lfilter(self.b, self.a, x, axis, zi, allow_unstable=self.allow_unstable)
         x = np.asarray(x)
         dtype, ax, w, lead, n, rows, x2 = _host_rows(x, axis, workers, self._dtype, zi)
@@ -157,7 +163,7 @@ class Sos(_Stream):
     def __call__(self, x: ArrayLike, zi: Optional[ArrayLike] = None, axis: int = -1,
                  *, workers: Optional[int] = None) -> Any:
         """``sosfilt(sos, x, axis, zi)``: y, or (y, zf) with ``zi``."""
-        if gpu_array(x) is not None:
+        if gpu_array(x) is not None or _any_torch(x, zi):
             return sosfilt(self.sos, x, axis, zi, allow_unstable=self.allow_unstable)
         x = np.asarray(x)
         dtype, ax, w, lead, n, rows, x2 = _host_rows(x, axis, workers, self._dtype, zi)

@@ -307,6 +307,17 @@ def test_float32_cpu_tensors_keep_the_contract(order):
                     np.float32)
 
 
+def test_filter_objects_take_cpu_tensors_and_stream_them():
+    b, a = ss.butter(3, 0.1)
+    sos = ss.butter(4, 0.1, output="sos")
+    x = torch.randn(2, 300)
+    for f, want in ((sigpu.Filter(b, a), ss.lfilter(b, a, x.numpy())),
+                    (sigpu.Sos(sos), ss.sosfilt(sos, x.numpy()))):
+        y = torch.cat([f.process(x[:, :100]), f.process(x[:, 100:])], dim=-1)
+        assert isinstance(y, torch.Tensor) and y.dtype == torch.float32
+        np.testing.assert_allclose(y.numpy(), want, atol=1e-4)
+
+
 def test_bad_torch_arguments_are_refused_with_the_reason():
     x = torch.ones(8)
     for call, err, words in (
