@@ -23,10 +23,12 @@ transpose (J T J = Tᵀ), so ∂L/∂x is ``flip(lfilter(b, a, flip(g)))``, one 
 every case: no FIR-only plan is needed), and for a cascade of sections
 ``flip(sosfilt(sos, flip(g)))``. The final state: with N zeros
 appended, ``zf[m] = Σ_{j ≤ m} a_j y_ext[T + m − j]``, so a call that returns ``zf`` and needs
-gradients filters N extra zeros and forms ``zf`` from the tail with torch operations. Sections
-with coefficient or state gradients run as a chain of one-section filters (the chain's
-intermediate outputs are kept for the backward pass); without them, the fused cascade runs
-forward and backward. The a[0] normalisation (``b / a[0]``, ``a / a[0]``) is done by torch
+gradients filters N extra zeros and forms ``zf`` from the tail with torch operations. Sections:
+with the gradient of x only, the fused cascade runs forward and backward; with coefficient
+gradients, one call per section forward (the outputs kept) and S + 1 backward — the last
+section's poles on the reversed gradient, then for each earlier section lfilter(b_{s+1}, a_s),
+which joins one adjoint step's FIR part to the next one's poles, and the fused cascade
+reversed for x; with a state (zi), a chain of differentiable one-section filters. The a[0] normalisation (``b / a[0]``, ``a / a[0]``) is done by torch
 operations, so its gradient is autograd's. Backward passes are built from the same
 differentiable operations, so second derivatives work too.
 """
@@ -168,15 +170,27 @@ def _apply_sos(tm: Any, x3: Any, sos: Any, z4: Any, opts: Any) -> Tuple[Any, Any
 # ---- the autograd functions ----------------------------------------------------------------
 
 def _lagdots(tm: Any, u: Any, v: Any, K: int) -> Any:
-    """(C, K): Σ over rows and t of u[:, c, t] · v[:, c, t − i] for lags i < K, each lag one
-    batched dot product over the time axis."""
-    T = u.shape[-1]
+    """(C, K): Σ over rows and t of u[:, c, t] · v[:, c, t − i] for lags i < K, one pass
+    over u and v per lag. One channel, both contiguous (the common case): the rows laid end
+    to end make each lag one BLAS dot product of the flat arrays, less the i products per
+    row boundary that pair a row's head with the previous row's tail (a small correction).
+    A bank: a batched product per channel."""
+    B, C, T = u.shape
+    flat = C == 1 and u.is_contiguous() and v.is_contiguous()
+    uf, vf = u.reshape(-1), v.reshape(-1)
+    n = uf.numel()
     cols = []
     for i in range(K):
         if i >= T:
-            cols.append(u.new_zeros(u.shape[1]))
+            cols.append(u.new_zeros(C))
+        elif flat:
+            d = tm.dot(uf[i:], vf[: n - i])
+            if i and B > 1:
+                d = d - (u[1:, 0, :i] * v[:-1, 0, T - i :]).sum()
+            cols.append(d.reshape(1))
         else:
-            cols.append(tm.einsum("bct,bct->c", u[..., i:], v[..., : T - i]))
+            a, b = u[..., i:], v[..., : T - i]
+            cols.append(tm.einsum("bct,bct->c", a, b) if u.is_cuda else (a * b).sum(dim=(0, 2)))
     return tm.stack(cols, dim=-1)
 
 
@@ -247,7 +261,65 @@ def _functions(tm: Any) -> Any:
             dx = flip(FusedSections.apply(flip(g).contiguous(), sos, ctx.opts))
             return dx, None, None
 
-    _FUNCTIONS = (tm, (LinearFilter, FusedSections))
+    def chain(x: Any, s3: Any, opts: Any) -> Any:
+        """The cascade as one-section filters, every step differentiable."""
+        for s in range(s3.shape[1]):
+            x = LinearFilter.apply(x, s3[:, s, :3], s3[:, s, 3:], None, opts)
+        return x
+
+    class SectionChain(tm.autograd.Function):
+        """y = sosfilt(sos, x) for x (B, C, T), sos (C, S, 6) with gradients for both and no
+        state. Forward: one call per section, its outputs kept. Backward: S + 1 calls — the
+        last section's poles on the reversed gradient, then for each earlier section one
+        filter joining the later section's numerator to its own poles (lfilter(b_{s+1}, a_s):
+        the FIR part of one adjoint step and the all-pole part of the next), and the fused
+        cascade reversed for x — with the coefficient gradients as dot products over time."""
+
+        @staticmethod
+        def forward(ctx: Any, x: Any, s3: Any, opts: Any) -> Any:
+            outs = []
+            cur = x
+            for s in range(s3.shape[1]):
+                cur, _ = _apply_sos(tm, cur, s3[:, s : s + 1, :], None, opts)
+                outs.append(cur)
+            ctx.save_for_backward(x, s3, *outs)
+            ctx.opts = opts
+            return cur
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            x, s3, *outs = ctx.saved_tensors
+            opts = ctx.opts
+            need_x, need_s = ctx.needs_input_grad[:2]
+            if tm.is_grad_enabled():
+                # create_graph: the same gradients through differentiable steps, so a second
+                # derivative follows them (at the composition's cost).
+                with tm.enable_grad():
+                    y = chain(x, s3, opts)
+                    wrt = [t for t, n in ((x, need_x), (s3, need_s)) if n]
+                    got = list(tm.autograd.grad(y, wrt, g, create_graph=True))
+                return (got.pop(0) if need_x else None, got.pop(0) if need_s else None, None)
+            S = s3.shape[1]
+            ins = [x] + outs[:-1]  # each section's input; outs[s] is its output
+            gf = flip(g).contiguous()
+            one = tm.zeros_like(s3[:, 0, :3])
+            one[:, 0] = 1
+            ds = tm.zeros_like(s3)
+            uf = None
+            for s in range(S - 1, -1, -1):
+                num = one if s == S - 1 else s3[:, s + 1, :3]
+                row = tm.cat([num, s3[:, s, 3:]], dim=-1).unsqueeze(1)
+                uf, _ = _apply_sos(tm, gf if uf is None else uf, row, None, opts)
+                if need_s:
+                    u = flip(uf)
+                    ds[:, s, :3] = _lagdots(tm, u, ins[s], 3).to(s3.dtype)
+                    ds[:, s, 3:] = (-_lagdots(tm, u, outs[s], 3)).to(s3.dtype)
+            dx = None
+            if need_x:
+                dx = flip(_apply_sos(tm, gf, s3, None, opts)[0])
+            return dx, ds if need_s else None, None
+
+    _FUNCTIONS = (tm, (LinearFilter, FusedSections, SectionChain))
     return _FUNCTIONS[1]
 
 
@@ -377,7 +449,7 @@ def lfilter(
         with tm.no_grad():
             y3, zf3 = _apply_ba(tm, x3, b2, a2, z3, opts)
     else:
-        linear, _ = _functions(tm)
+        linear = _functions(tm)[0]
         if z3 is None:
             y3, zf3 = linear.apply(x3, b2, a2, None, opts), None
         else:
@@ -458,10 +530,11 @@ def sosfilt(
             y3, zf4 = _apply_sos(tm, x3.detach(), s3.detach(), None if z4 is None else
                                  z4.detach(), opts)
     elif z4 is None and not (isinstance(sos, tm.Tensor) and sos.requires_grad):
-        _, fused = _functions(tm)
-        y3, zf4 = fused.apply(x3, s3.detach(), opts), None
+        y3, zf4 = _functions(tm)[1].apply(x3, s3.detach(), opts), None
+    elif z4 is None:
+        y3, zf4 = _functions(tm)[2].apply(x3, s3, opts), None
     else:
-        linear, _ = _functions(tm)
+        linear = _functions(tm)[0]
         cur, zfs = x3, []
         for s in range(S):
             b, a = s3[:, s, :3], s3[:, s, 3:]

@@ -213,6 +213,18 @@ def test_sosfilt_gradient_of_x_alone_runs_the_fused_cascade_reversed():
     assert torch.autograd.gradgradcheck(lambda x: sigpu.sosfilt(sos, x), (x[:, :20],))
 
 
+def test_sosfilt_coefficient_gradients_have_second_derivatives():
+    """The section chain's fast backward (S + 1 calls) and, under create_graph, its
+    differentiable rebuild."""
+    sos = ss.butter(4, 0.3, output="sos")
+    one = torch.ones(2, 1, dtype=torch.float64)
+    x = t64(RNG.standard_normal((2, 10)))
+    assert torch.autograd.gradgradcheck(
+        lambda x, sb, sa: sigpu.sosfilt(torch.cat([sb, one, sa], 1), x),
+        (x, t64(sos[:, :3]), t64(sos[:, 4:])), eps=1e-6, atol=1e-6,
+    )
+
+
 def test_sosfilt_values_and_gradients_equal_the_naive_loop():
     sos0 = ss.cheby1(6, 1, 0.25, output="sos")
     x0 = RNG.standard_normal((2, 50))
@@ -222,6 +234,14 @@ def test_sosfilt_values_and_gradients_equal_the_naive_loop():
         ref = [t.detach().clone().requires_grad_() for t in ins]
         y, zf = sigpu.sosfilt(ins[1], ins[0], zi=ins[2])
         yr, zfr = naive_sosfilt(ref[1], ref[0], ref[2])
+        # Without zi: the section chain (its own backward) against the same loop.
+        y2 = sigpu.sosfilt(ins[1], ins[0])
+        y2r, _ = naive_sosfilt(ref[1], ref[0])
+        torch.testing.assert_close(y2, y2r, atol=tol, rtol=tol)
+        g2 = torch.autograd.grad(y2.square().sum(), (ins[0], ins[1]))
+        g2r = torch.autograd.grad(y2r.square().sum(), (ref[0], ref[1]))
+        for got, want in zip(g2, g2r):
+            torch.testing.assert_close(got, want, atol=tol * 100, rtol=tol * 100)
         torch.testing.assert_close(y, yr, atol=tol, rtol=tol)
         torch.testing.assert_close(zf, zfr, atol=tol, rtol=tol)
         (y.square().sum() + zf.sum()).backward()
