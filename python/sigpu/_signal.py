@@ -45,6 +45,7 @@ import numpy as np
 from . import _native
 from ._arrays import (
     GpuArray,
+    axis_index as _axis,
     contiguous_last,
     data_ptr,
     empty_like_kind,
@@ -53,7 +54,7 @@ from ._arrays import (
     parse_device,
     torch_stream,
 )
-from . import _torch_filters
+from . import _torch_filters, _torch_zero_phase
 from ._bank import check_channels, distinct_filters, run_bank
 from ._threads import workers as _workers
 
@@ -121,14 +122,6 @@ def _padded(b: np.ndarray, a: np.ndarray) -> Tuple[list, list]:
         np.concatenate([b, np.zeros(n - len(b))]).tolist(),
         np.concatenate([a, np.zeros(n - len(a))]).tolist(),
     )
-
-
-def _axis(axis: int, ndim: int) -> int:
-    if not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for an array of {ndim} dimension(s)")
-    return int(axis) % ndim
 
 
 class _Ba:
@@ -495,7 +488,7 @@ def lfilter_zi(b: ArrayLike, a: ArrayLike) -> np.ndarray:
     lfilter_zi): ``lfilter(b, a, x, zi=lfilter_zi(b, a) * x[0])``. Torch coefficients give a
     differentiable torch result (banks of shape (channels, taps) too)."""
     if _any_torch(b, a):
-        return _torch_filters.lfilter_zi(b, a)
+        return _torch_zero_phase.lfilter_zi(b, a)
     b = _coefs(b, "b")
     a = _coefs(a, "a")
     return np.asarray(_native.signal_lfilter_zi(b.tolist(), a.tolist()), dtype=np.float64)
@@ -809,7 +802,7 @@ def sosfilt_zi(sos: ArrayLike) -> np.ndarray:
     sosfilt_zi), shape (n_sections, 2). A torch sos gives a differentiable torch result
     (banks of shape (channels, n_sections, 6) too)."""
     if _any_torch(sos):
-        return _torch_filters.sosfilt_zi(sos)
+        return _torch_zero_phase.sosfilt_zi(sos)
     s = _sos(sos)
     return np.asarray(_native.signal_sosfilt_zi(s.ravel().tolist(), list(s.shape))).reshape(-1, 2)
 
@@ -890,7 +883,7 @@ def filtfilt(
         raise ValueError(f"method {method!r}: only 'pad' is supported")
     padlen = _padlen(padlen)
     if _any_torch(b, a, x):
-        return _torch_filters.filtfilt(b, a, x, axis, padtype, padlen, method, allow_unstable,
+        return _torch_zero_phase.filtfilt(b, a, x, axis, padtype, padlen, method, allow_unstable,
                                        workers)
     cd = np.result_type(_given_dtype(b), _given_dtype(a))
     b = _coefs(b, "b")
@@ -939,7 +932,7 @@ def sosfiltfilt(
     (channels, n_sections, 6))."""
     padlen = _padlen(padlen)
     if _any_torch(sos, x):
-        return _torch_filters.sosfiltfilt(sos, x, axis, padtype, padlen, allow_unstable, workers)
+        return _torch_zero_phase.sosfiltfilt(sos, x, axis, padtype, padlen, allow_unstable, workers)
     s = _sos(sos)
     x = _cpu_only(x, "sosfiltfilt", _given_dtype(sos))
     ax = _axis(axis, x.ndim)
