@@ -552,7 +552,7 @@ def sosfilt(
     tm = sys.modules.get("torch")
     if tm is not None and _torch_filters.wants_torch(tm, sos, None, x, zi):
         return _torch_filters.sosfilt(sos, x, axis, zi, device, allow_unstable, workers)
-    if np.ndim(sos) == 3:
+    if _is_bank(sos, 3):
         return _sosfilt_bank(sos, x, axis, zi, device, allow_unstable, workers)
     s, flat, shape = _sos_validated(sos)
     if zi is None and device is None:
@@ -666,17 +666,21 @@ def _sosfilt_gpu(
     return y, zf
 
 
-def _is_bank(c: ArrayLike) -> bool:
-    """Whether coefficients are a bank (2-D): checked from the type first, so a plain call
-    pays a type test."""
+def _is_bank(c: ArrayLike, ndim: int = 2) -> bool:
+    """Whether coefficients are a bank (``ndim`` dimensions: 2 for b and a, 3 for sos),
+    checked from the type first, so a plain call pays a type test."""
     t = type(c)
-    if t is list or t is tuple:
-        return len(c) > 0 and isinstance(c[0], (list, tuple, np.ndarray))
     if t is np.ndarray:
-        return c.ndim == 2
+        return c.ndim == ndim
     if t is float or t is int:
         return False
-    return np.ndim(c) == 2
+    if t is list or t is tuple:
+        for _ in range(ndim - 1):
+            if len(c) == 0 or not isinstance(c[0], (list, tuple, np.ndarray)):
+                return False
+            c = c[0]
+        return True
+    return np.ndim(c) == ndim
 
 
 def _bank_coefs(c: ArrayLike, name: str, last: int) -> np.ndarray:
