@@ -30,7 +30,7 @@ fn run(gpu: &Gpu, seed: u64, format: Format) -> CheckResult {
 }
 
 /// A random word: mostly finite over a spread of binades, rarely a special.
-fn word(rng: &mut ChaCha8Rng, f: Format, specials: bool) -> u32 {
+pub(super) fn word(rng: &mut ChaCha8Rng, f: Format, specials: bool) -> u32 {
     if specials && rng.random_range(0..50) == 0 {
         return [
             f.zero(),
@@ -44,7 +44,7 @@ fn word(rng: &mut ChaCha8Rng, f: Format, specials: bool) -> u32 {
 }
 
 /// Adds `b`'s report (of the case `label`) to `a`'s; the first mismatch's note is kept.
-fn merge(a: &mut CheckReport, b: CheckReport, label: String) {
+pub(super) fn merge(a: &mut CheckReport, b: CheckReport, label: String) {
     if b.mismatches > 0 && a.mismatches == 0 {
         a.note = format!("{label}: {}", b.note);
     }

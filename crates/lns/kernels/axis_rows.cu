@@ -1,0 +1,201 @@
+// Fused sums of short rows (fewer than 256 elements): LNS words (sum along the last axis) and
+// float natural logs (logsumexp, log_softmax). The arithmetic is lns_exact.cuh's, term for
+// term the CPU twin's (src/axis); the 128-bit sum is exact, so the order of the terms and the
+// split of a row between lanes do not change the word.
+//
+// Layout: a row belongs to a group of G lanes (G a power of two, 1 … 16, the smallest with
+// G·AX_ROW_CAP ≥ len), a warp holds 32/G rows. Each lane reads its up-to-AX_ROW_CAP elements
+// once into registers — with 16-byte loads when the rows are a whole number of vectors and
+// the array is 16-byte aligned: lane g of a group reads vectors g, g + G, g + 2G, … of its
+// row, so a warp's load instruction covers whole 32-byte sectors of consecutive rows. The
+// group's flags (specials, largest code) and sum are reduced by log2(G) shuffle steps, and
+// every group rounds its own row at once, so short rows do not pay a warp-wide tree and a
+// serial finish each (the warp-per-row kernel spent most of its time there, with only 256
+// bytes in flight per warp).
+
+#include "lns_exact.cuh"
+
+#define AX_ROW_CAP 16
+// Log code of an element that adds nothing (a zero, −∞, or past the row's end).
+#define AX_ROW_NONE AX_I64_MIN
+
+__device__ __forceinline__ AxFlags ax_group_flags(AxFlags fl, int g) {
+    for (int o = g >> 1; o > 0; o >>= 1) {
+        fl.nan |= __shfl_xor_sync(0xffffffffu, fl.nan, o);
+        fl.pinf |= __shfl_xor_sync(0xffffffffu, fl.pinf, o);
+        fl.ninf |= __shfl_xor_sync(0xffffffffu, fl.ninf, o);
+        i64 t = __shfl_xor_sync(0xffffffffu, fl.top, o);
+        fl.top = t > fl.top ? t : fl.top;
+    }
+    return fl;
+}
+
+__device__ __forceinline__ Ax128 ax_group_sum(Ax128 a, int g) {
+    for (int o = g >> 1; o > 0; o >>= 1) {
+        Ax128 b;
+        b.lo = __shfl_xor_sync(0xffffffffu, a.lo, o);
+        b.hi = __shfl_xor_sync(0xffffffffu, a.hi, o);
+        a = ax_add(a, b);
+    }
+    return a;
+}
+
+// Records class c as the lane's element j: its code (AX_ROW_NONE for a zero), its sign, and
+// the flags of a special.
+__device__ __forceinline__ void ax_row_put(AxClass c, int j, i64* code, unsigned& neg, AxFlags& fl) {
+    code[j] = c.kind == 3 ? c.log : AX_ROW_NONE;
+    neg |= (unsigned)(c.kind == 3 && c.negative) << j;
+    if (c.kind == 1) fl.nan = 1;
+    if (c.kind == 2) {
+        if (c.negative) fl.ninf = 1; else fl.pinf = 1;
+    }
+}
+
+// The fused sum of the group's row from each lane's codes (fused in axis/mod.rs); every lane
+// of the group gets the class.
+__device__ __forceinline__ AxClass ax_row_fused(const double* __restrict__ k, int f, const i64* code,
+                                                unsigned neg, AxFlags fl, int g) {
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) fl.top = code[j] > fl.top ? code[j] : fl.top;
+    fl = ax_group_flags(fl, g);
+    Ax128 acc = {0, 0};
+    if (ax_ok(fl)) {
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) {
+            if (code[j] != AX_ROW_NONE) {
+                Ax128 v = ax_term(k, f, code[j] - fl.top);
+                acc = (neg >> j) & 1 ? ax_sub(acc, v) : ax_add(acc, v);
+            }
+        }
+    }
+    acc = ax_group_sum(acc, g);
+    return ax_finish(k, f, fl, acc);
+}
+
+// Element j of lane `lane` (of G) in a row: vectors of V elements dealt round-robin to the
+// lanes, or single elements when V is 1.
+__device__ __forceinline__ i64 ax_row_index(int j, int lane, int g, int v) {
+    return (i64)(lane + g * (j / v)) * v + (j % v);
+}
+
+// The 16-byte vector of a type (V elements).
+template <typename T> struct AxVec;
+template <> struct AxVec<float> { typedef float4 type; static const int n = 4; };
+template <> struct AxVec<double> { typedef double2 type; static const int n = 2; };
+template <> struct AxVec<unsigned> { typedef uint4 type; static const int n = 4; };
+template <> struct AxVec<unsigned short> { typedef uint4 type; static const int n = 8; };
+
+// Loads the lane's elements of the row at x (len elements) into vals (padding: `pad`).
+template <typename T>
+__device__ __forceinline__ void ax_row_load(const T* __restrict__ x, i64 len, bool live, bool vec, int lane,
+                                            int g, T pad, T* vals) {
+    typedef typename AxVec<T>::type VT;
+    const int V = AxVec<T>::n;
+    if (vec) {
+#pragma unroll
+        for (int q = 0; q < AX_ROW_CAP / V; q++) {
+            i64 at = (i64)(lane + g * q) * V;
+            if (live && at < len) {
+                VT w = __ldg(reinterpret_cast<const VT*>(x + at));
+                const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+                for (int i = 0; i < V; i++) vals[q * V + i] = e[i];
+            } else {
+#pragma unroll
+                for (int i = 0; i < V; i++) vals[q * V + i] = pad;
+            }
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) {
+            i64 at = ax_row_index(j, lane, g, 1);
+            vals[j] = live && at < len ? x[at] : pad;
+        }
+    }
+}
+
+// True when rows of len elements of T starting at p can be read as 16-byte vectors.
+template <typename T>
+__device__ __forceinline__ bool ax_row_vec(const void* p, i64 len) {
+    return len % AxVec<T>::n == 0 && ((unsigned long long)p & 15) == 0;
+}
+
+template <typename W>
+__device__ void ax_sum_rows_g(AxFmt fm, const double* __restrict__ k, const W* __restrict__ xs, i64 rows,
+                              i64 len, int g, W* __restrict__ out) {
+    int lane = threadIdx.x & 31;
+    int sub = lane & (g - 1);
+    i64 row = (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * (32 / g) + lane / g;
+    bool live = row < rows;
+    const W* x = xs + (live ? row : 0) * len;
+    bool vec = ax_row_vec<W>(xs, len);
+    W vals[AX_ROW_CAP];
+    W zero = (W)(1u << (fm.log_bits - 1));
+    ax_row_load<W>(x, len, live, vec, sub, g, zero, vals);
+    i64 code[AX_ROW_CAP];
+    unsigned neg = 0;
+    AxFlags fl = ax_no_flags();
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_decode(fm, vals[j]), j, code, neg, fl);
+    AxClass s = ax_row_fused(k, fm.f, code, neg, fl, g);
+    if (live && sub == 0) out[row] = (W)ax_encode(fm, s);
+}
+
+extern "C" __global__ void lns_axis_sum_rows(AxFmt fm, const double* __restrict__ k,
+                                             const unsigned* __restrict__ xs, i64 rows, i64 len, int g,
+                                             unsigned* __restrict__ out) {
+    ax_sum_rows_g<unsigned>(fm, k, xs, rows, len, g, out);
+}
+
+extern "C" __global__ void lns_axis_sum_rows_u16(AxFmt fm, const double* __restrict__ k,
+                                                 const unsigned short* __restrict__ xs, i64 rows, i64 len,
+                                                 int g, unsigned short* __restrict__ out) {
+    ax_sum_rows_g<unsigned short>(fm, k, xs, rows, len, g, out);
+}
+
+template <typename T>
+__device__ void ax_log_rows_g(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs, i64 rows,
+                              i64 len, int softmax, int g, T* __restrict__ out) {
+    int lane = threadIdx.x & 31;
+    int sub = lane & (g - 1);
+    i64 row = (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * (32 / g) + lane / g;
+    bool live = row < rows;
+    const T* x = xs + (live ? row : 0) * len;
+    bool vec = ax_row_vec<T>(xs, len);
+    T vals[AX_ROW_CAP];
+    ax_row_load<T>(x, len, live, vec, sub, g, (T)-AX_INF, vals);
+    i64 code[AX_ROW_CAP];
+    unsigned neg = 0;
+    AxFlags fl = ax_no_flags();
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_nat_class(k, (double)vals[j]), j, code, neg, fl);
+    AxClass lse = ax_row_fused(k, fm.f, code, neg, fl, g);
+    if (!softmax) {
+        if (live && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
+        return;
+    }
+    if (!live) return;
+    T* o = out + row * len;
+    int v = vec ? AxVec<T>::n : 1;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        i64 at = ax_row_index(j, sub, g, v);
+        if (at < len) {
+            // The element's class again (its code, or zero / NaN / +∞ from the input).
+            AxClass c = ax_nat_class(k, (double)vals[j]);
+            ax_store(o + at, ax_softmax_value(k, c, lse));
+        }
+    }
+}
+
+extern "C" __global__ void lns_axis_log_rows_f32(AxFmt fm, const double* __restrict__ k,
+                                                 const float* __restrict__ xs, i64 rows, i64 len,
+                                                 int softmax, int g, float* __restrict__ out) {
+    ax_log_rows_g<float>(fm, k, xs, rows, len, softmax, g, out);
+}
+
+extern "C" __global__ void lns_axis_log_rows_f64(AxFmt fm, const double* __restrict__ k,
+                                                 const double* __restrict__ xs, i64 rows, i64 len,
+                                                 int softmax, int g, double* __restrict__ out) {
+    ax_log_rows_g<double>(fm, k, xs, rows, len, softmax, g, out);
+}
