@@ -52,24 +52,46 @@ __device__ __forceinline__ void ax_row_put(AxClass c, int j, i64* code, unsigned
 }
 
 // The fused sum of the group's row from each lane's codes (fused in axis/mod.rs); every lane
-// of the group gets the class.
-__device__ __forceinline__ AxClass ax_row_fused(const double* __restrict__ k, int f, const i64* code,
-                                                unsigned neg, AxFlags fl, int g) {
+// of the group gets the class. The terms are the CPU's; a lane adds its (≤ AX_FAST_TERMS)
+// terms with ax_fast_add and flushes once, so the 128-bit sums are the CPU's integers.
+__device__ __forceinline__ AxClass ax_row_fused(const double* __restrict__ k, const double* tab, int f,
+                                                const i64* code, unsigned neg, AxFlags fl, int g) {
 #pragma unroll
     for (int j = 0; j < AX_ROW_CAP; j++) fl.top = code[j] > fl.top ? code[j] : fl.top;
     fl = ax_group_flags(fl, g);
     Ax128 acc = {0, 0};
     if (ax_ok(fl)) {
+        int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
+        bool poly = f > AX_EXP_TABLE_BITS;
+        double c0 = k[0], c1 = k[1], c2 = k[2];
+        AxFast a = ax_fast_new();
 #pragma unroll
         for (int j = 0; j < AX_ROW_CAP; j++) {
             if (code[j] != AX_ROW_NONE) {
-                Ax128 v = ax_term(k, f, code[j] - fl.top);
-                acc = (neg >> j) & 1 ? ax_sub(acc, v) : ax_add(acc, v);
+                i64 d = code[j] - fl.top;
+                double t = ax_exp_frac_at(tab, c0, c1, c2, sh, poly, (u64)(d & ((1ll << f) - 1)));
+                ax_fast_add(a, t, d >> f, (neg >> j) & 1);
             }
         }
+        ax_fast_flush(a);
+        acc = a.tiny;
     }
     acc = ax_group_sum(acc, g);
     return ax_finish(k, f, fl, acc);
+}
+
+// The code of a natural log x as ax_nat_class gives it, for |x·codes_per_nat| < 2^51 by the
+// 2^52 trick (x·c + 1.5·2^52 rounds to the nearest integer, ties to even, as rint; the bits
+// then differ from 1.5·2^52's by the code); other x (NaN, ±∞, huge) by ax_nat_class.
+__device__ __forceinline__ void ax_row_put_nat(const double* __restrict__ k, double cpn, double x, int j,
+                                               i64* code, unsigned& neg, AxFlags& fl) {
+    double v = __dmul_rn(x, cpn);
+    if (fabs(v) < 2251799813685248.0) {
+        double s = __dadd_rn(v, 6755399441055744.0);
+        code[j] = __double_as_longlong(s) - 0x4338000000000000ll;
+    } else {
+        ax_row_put(ax_nat_class(k, x), j, code, neg, fl);
+    }
 }
 
 // Element j of lane `lane` (of G) in a row: vectors of V elements dealt round-robin to the
@@ -120,82 +142,109 @@ __device__ __forceinline__ bool ax_row_vec(const void* p, i64 len) {
     return len % AxVec<T>::n == 0 && ((unsigned long long)p & 15) == 0;
 }
 
+// The loop of a warp over its rows: warp w of the grid takes row groups w, w + warps, …;
+// the next group's elements are loaded before the current one is summed, so each lane keeps
+// a load in flight while it computes. `body(row, live, vals)` sums one group.
+template <typename T, typename Body>
+__device__ __forceinline__ void ax_row_loop(const T* __restrict__ xs, i64 rows, i64 len, int g, T pad,
+                                            Body body) {
+    int lane = threadIdx.x & 31;
+    int sub = lane & (g - 1);
+    i64 per_warp = 32 / g;
+    i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    bool vec = ax_row_vec<T>(xs, len);
+    T vals[AX_ROW_CAP];
+    i64 row = w * per_warp + lane / g;
+    ax_row_load<T>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, pad, vals);
+    for (; w * per_warp < rows; w += warps) {
+        row = w * per_warp + lane / g;
+        i64 next = row + warps * per_warp;
+        T nv[AX_ROW_CAP];
+        ax_row_load<T>(xs + (next < rows ? next : 0) * len, len, next < rows, vec, sub, g, pad, nv);
+        body(row, row < rows, vec, sub, vals);
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) vals[j] = nv[j];
+    }
+}
+
+// The exp table into shared memory (2^min(F, table bits) entries); every thread of the block
+// passes the barrier before any reads it.
+__device__ __forceinline__ void ax_row_table(const double* __restrict__ k, int f, double* s_exp) {
+    int entries = 1 << (f < AX_EXP_TABLE_BITS ? f : AX_EXP_TABLE_BITS);
+    for (int i = threadIdx.x; i < entries; i += blockDim.x) s_exp[i] = k[AX_OFF_EXP + i];
+    __syncthreads();
+}
+
 template <typename W>
 __device__ void ax_sum_rows_g(AxFmt fm, const double* __restrict__ k, const W* __restrict__ xs, i64 rows,
                               i64 len, int g, W* __restrict__ out) {
-    int lane = threadIdx.x & 31;
-    int sub = lane & (g - 1);
-    i64 row = (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * (32 / g) + lane / g;
-    bool live = row < rows;
-    const W* x = xs + (live ? row : 0) * len;
-    bool vec = ax_row_vec<W>(xs, len);
-    W vals[AX_ROW_CAP];
+    __shared__ double s_exp[1 << AX_EXP_TABLE_BITS];
+    ax_row_table(k, fm.f, s_exp);
     W zero = (W)(1u << (fm.log_bits - 1));
-    ax_row_load<W>(x, len, live, vec, sub, g, zero, vals);
-    i64 code[AX_ROW_CAP];
-    unsigned neg = 0;
-    AxFlags fl = ax_no_flags();
+    ax_row_loop<W>(xs, rows, len, g, zero, [&](i64 row, bool live, bool vec, int sub, const W* vals) {
+        i64 code[AX_ROW_CAP];
+        unsigned neg = 0;
+        AxFlags fl = ax_no_flags();
 #pragma unroll
-    for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_decode(fm, vals[j]), j, code, neg, fl);
-    AxClass s = ax_row_fused(k, fm.f, code, neg, fl, g);
-    if (live && sub == 0) out[row] = (W)ax_encode(fm, s);
+        for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_decode(fm, vals[j]), j, code, neg, fl);
+        AxClass s = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
+        if (live && sub == 0) out[row] = (W)ax_encode(fm, s);
+    });
 }
 
-extern "C" __global__ void lns_axis_sum_rows(AxFmt fm, const double* __restrict__ k,
-                                             const unsigned* __restrict__ xs, i64 rows, i64 len, int g,
-                                             unsigned* __restrict__ out) {
+extern "C" __global__ void __launch_bounds__(256)
+lns_axis_sum_rows(AxFmt fm, const double* __restrict__ k, const unsigned* __restrict__ xs, i64 rows, i64 len,
+                  int g, unsigned* __restrict__ out) {
     ax_sum_rows_g<unsigned>(fm, k, xs, rows, len, g, out);
 }
 
-extern "C" __global__ void lns_axis_sum_rows_u16(AxFmt fm, const double* __restrict__ k,
-                                                 const unsigned short* __restrict__ xs, i64 rows, i64 len,
-                                                 int g, unsigned short* __restrict__ out) {
+extern "C" __global__ void __launch_bounds__(256)
+lns_axis_sum_rows_u16(AxFmt fm, const double* __restrict__ k, const unsigned short* __restrict__ xs, i64 rows,
+                      i64 len, int g, unsigned short* __restrict__ out) {
     ax_sum_rows_g<unsigned short>(fm, k, xs, rows, len, g, out);
 }
 
 template <typename T>
 __device__ void ax_log_rows_g(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs, i64 rows,
                               i64 len, int softmax, int g, T* __restrict__ out) {
-    int lane = threadIdx.x & 31;
-    int sub = lane & (g - 1);
-    i64 row = (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * (32 / g) + lane / g;
-    bool live = row < rows;
-    const T* x = xs + (live ? row : 0) * len;
-    bool vec = ax_row_vec<T>(xs, len);
-    T vals[AX_ROW_CAP];
-    ax_row_load<T>(x, len, live, vec, sub, g, (T)-AX_INF, vals);
-    i64 code[AX_ROW_CAP];
-    unsigned neg = 0;
-    AxFlags fl = ax_no_flags();
+    __shared__ double s_exp[1 << AX_EXP_TABLE_BITS];
+    ax_row_table(k, fm.f, s_exp);
+    double cpn = k[3];
+    ax_row_loop<T>(xs, rows, len, g, (T)-AX_INF, [&](i64 row, bool live, bool vec, int sub, const T* vals) {
+        i64 code[AX_ROW_CAP];
+        unsigned neg = 0;
+        AxFlags fl = ax_no_flags();
 #pragma unroll
-    for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_nat_class(k, (double)vals[j]), j, code, neg, fl);
-    AxClass lse = ax_row_fused(k, fm.f, code, neg, fl, g);
-    if (!softmax) {
-        if (live && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
-        return;
-    }
-    if (!live) return;
-    T* o = out + row * len;
-    int v = vec ? AxVec<T>::n : 1;
-#pragma unroll
-    for (int j = 0; j < AX_ROW_CAP; j++) {
-        i64 at = ax_row_index(j, sub, g, v);
-        if (at < len) {
-            // The element's class again (its code, or zero / NaN / +∞ from the input).
-            AxClass c = ax_nat_class(k, (double)vals[j]);
-            ax_store(o + at, ax_softmax_value(k, c, lse));
+        for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put_nat(k, cpn, (double)vals[j], j, code, neg, fl);
+        AxClass lse = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
+        if (!softmax) {
+            if (live && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
+            return;
         }
-    }
+        if (!live) return;
+        T* o = out + row * len;
+        int v = vec ? AxVec<T>::n : 1;
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) {
+            i64 at = ax_row_index(j, sub, g, v);
+            if (at < len) {
+                // The element's class again (its code, or zero / NaN / +∞ from the input).
+                AxClass c = ax_nat_class(k, (double)vals[j]);
+                ax_store(o + at, ax_softmax_value(k, c, lse));
+            }
+        }
+    });
 }
 
-extern "C" __global__ void lns_axis_log_rows_f32(AxFmt fm, const double* __restrict__ k,
-                                                 const float* __restrict__ xs, i64 rows, i64 len,
-                                                 int softmax, int g, float* __restrict__ out) {
+extern "C" __global__ void __launch_bounds__(256)
+lns_axis_log_rows_f32(AxFmt fm, const double* __restrict__ k, const float* __restrict__ xs, i64 rows, i64 len,
+                      int softmax, int g, float* __restrict__ out) {
     ax_log_rows_g<float>(fm, k, xs, rows, len, softmax, g, out);
 }
 
-extern "C" __global__ void lns_axis_log_rows_f64(AxFmt fm, const double* __restrict__ k,
-                                                 const double* __restrict__ xs, i64 rows, i64 len,
-                                                 int softmax, int g, double* __restrict__ out) {
+extern "C" __global__ void __launch_bounds__(256)
+lns_axis_log_rows_f64(AxFmt fm, const double* __restrict__ k, const double* __restrict__ xs, i64 rows,
+                      i64 len, int softmax, int g, double* __restrict__ out) {
     ax_log_rows_g<double>(fm, k, xs, rows, len, softmax, g, out);
 }
