@@ -27,44 +27,8 @@
 #define AX_MM_NONE (-(1 << 30) - 1)
 // A top below every product of two finite codes (≥ −2^31): no finite product yet.
 #define AX_MM_NO_TOP ((int)0x80000000)
-
-// The term 2^(d·2^-F) as fixed point (ax_term) with the table in shared memory and the
-// polynomial's coefficients in registers; POLY false when F ≤ the table's bits (no
-// remainder: exp_frac is the table entry, fma(t, 0·q, t) = t).
-template <bool POLY>
-__device__ __forceinline__ Ax128 ax_mm_term(const double* s_exp, double c0, double c1, double c2, int f,
-                                            int sh, i64 d) {
-    i64 kk = d >> f;
-    u64 frac = (u64)(d & ((1ll << f) - 1));
-    double t = s_exp[frac >> sh];
-    if (POLY) {
-        double r = (double)(frac & ((1ull << sh) - 1));
-        double q = __fma_rn(r, __fma_rn(r, c2, c1), c0);
-        t = __fma_rn(t, __dmul_rn(r, q), t);
-    }
-    u64 bits = (u64)__double_as_longlong(t);
-    i64 e = (i64)((bits >> 52) & 0x7ff) - 1023;
-    u64 mant = (bits & ((1ull << 52) - 1)) | (1ull << 52);
-    i64 shift = kk + e + AX_FIX_BITS - 52;
-    Ax128 r;
-    if (shift >= 64) {
-        r.lo = 0;
-        r.hi = mant << (shift - 64);
-    } else if (shift > 0) {
-        r.lo = mant << shift;
-        r.hi = mant >> (64 - shift);
-    } else if (shift == 0) {
-        r.lo = mant;
-        r.hi = 0;
-    } else if (shift > -64) {
-        r.lo = mant >> (-shift);
-        r.hi = 0;
-    } else {
-        r.lo = 0;
-        r.hi = 0;
-    }
-    return r;
-}
+// Slices between flushes of the f64 sums: AX_MM_FLUSH · AX_MM_BK ≤ AX_FAST_TERMS.
+#define AX_MM_FLUSH (AX_FAST_TERMS / AX_MM_BK)
 
 // Loads slice k0 of A (rows i0 …) and of B (columns j0 …) into shared memory, zero words
 // outside the matrices (products of two zeros past K add nothing; rows and columns past M
@@ -158,22 +122,20 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
         }
     }
 
-    // Pass 2: the terms of outputs whose sum is needed (no special, some finite product);
-    // the others keep a harmless top so that differences stay in range.
-    Ax128 acc[R][R];
-    int any_ok = 0;
+    // Pass 2: the terms of outputs whose sum is needed (no special, some finite product),
+    // summed exactly by ax_fast_add and flushed to 128 bits every AX_MM_FLUSH slices.
+    AxFast acc[R][R];
+    unsigned ok = 0;
 #pragma unroll
     for (int i = 0; i < R; i++)
 #pragma unroll
         for (int j = 0; j < R; j++) {
-            acc[i][j].lo = 0;
-            acc[i][j].hi = 0;
-            int ok = flags[i][j] == 0 && top[i][j] != AX_MM_NO_TOP;
-            any_ok |= ok;
-            if (!ok) top[i][j] = 0;
+            acc[i][j] = ax_fast_new();
+            ok |= (unsigned)(flags[i][j] == 0 && top[i][j] != AX_MM_NO_TOP) << (i * R + j);
         }
-    if (__syncthreads_or(any_ok)) {
-        for (i64 k0 = 0; k0 < kk; k0 += AX_MM_BK) {
+    if (__syncthreads_or(ok != 0)) {
+        int slice = 0;
+        for (i64 k0 = 0; k0 < kk; k0 += AX_MM_BK, slice++) {
             __syncthreads();
             ax_mm_load<W>(a, b, m, kk, n, i0, j0, k0, zero, s_a, s_b);
             __syncthreads();
@@ -190,12 +152,18 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
                 for (int i = 0; i < R; i++)
 #pragma unroll
                     for (int j = 0; j < R; j++) {
-                        if (fa[i] & fb[j]) {
+                        if (fa[i] & fb[j] & (ok >> (i * R + j))) {
                             i64 d = (i64)la[i] + lb[j] - top[i][j];
-                            Ax128 v = ax_mm_term<POLY>(s_exp, c0, c1, c2, f, sh, d);
-                            acc[i][j] = na[i] != nb[j] ? ax_sub(acc[i][j], v) : ax_add(acc[i][j], v);
+                            double e = ax_exp_frac_at(s_exp, c0, c1, c2, sh, POLY, (u64)(d & ((1ll << f) - 1)));
+                            ax_fast_add(acc[i][j], e, d >> f, na[i] != nb[j]);
                         }
                     }
+            }
+            if (slice % AX_MM_FLUSH == AX_MM_FLUSH - 1 || k0 + AX_MM_BK >= kk) {
+#pragma unroll
+                for (int i = 0; i < R; i++)
+#pragma unroll
+                    for (int j = 0; j < R; j++) ax_fast_flush(acc[i][j]);
             }
         }
     }
@@ -210,10 +178,8 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
                 fl.nan = flags[i][j] & 1;
                 fl.pinf = (flags[i][j] >> 1) & 1;
                 fl.ninf = (flags[i][j] >> 2) & 1;
-                // An output without a finite product kept top 0 and summed only zero terms:
-                // ax_finish gives zero from the empty sum, as from the CPU's top = MIN.
-                fl.top = top[i][j];
-                out[gi * n + gj] = (W)ax_encode(fm, ax_finish(k, f, fl, acc[i][j]));
+                fl.top = top[i][j] == AX_MM_NO_TOP ? AX_I64_MIN : top[i][j];
+                out[gi * n + gj] = (W)ax_encode(fm, ax_finish(k, f, fl, acc[i][j].tiny));
             }
         }
 }

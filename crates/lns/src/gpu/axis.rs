@@ -75,6 +75,9 @@ const WARPS: u32 = 8;
 /// Elements each lane holds of a short row (`AX_ROW_CAP` in axis_rows.cu).
 const ROW_CAP: usize = 16;
 
+/// Blocks per SM of the short-row kernels' grid (two are resident at their register use).
+const ROW_BLOCKS_PER_SM: usize = 4;
+
 /// Rows of at least this many elements are summed by one block each (`*_block` kernels,
 /// `AX_BLOCK` threads), shorter ones by one warp each.
 const BLOCK_ROW_MIN: usize = 256;
@@ -104,18 +107,17 @@ fn group_lanes(len: usize) -> u32 {
     len.div_ceil(ROW_CAP).next_power_of_two().clamp(1, 32) as u32
 }
 
-/// Warps of [`WARPS`] per block, `32 / g` rows per warp.
-fn group_config(rows: usize, g: u32) -> Result<LaunchConfig, LnsError> {
+/// Blocks of [`WARPS`] warps, `32 / g` rows per warp and pass: enough blocks for every row,
+/// at most [`ROW_BLOCKS_PER_SM`] per SM (the kernels loop over the rest, so each block
+/// copies the exp table to shared memory once for many rows).
+fn group_config(gpu: &Gpu, rows: usize, g: u32) -> LaunchConfig {
     let per_block = (WARPS * 32 / g) as usize;
-    let blocks = u32::try_from(rows.div_ceil(per_block))
-        .ok()
-        .filter(|&b| b <= i32::MAX as u32)
-        .ok_or_else(|| LnsError::Invalid(format!("{rows} rows in one launch")))?;
-    Ok(LaunchConfig {
-        grid_dim: (blocks.max(1), 1, 1),
+    let most = gpu.info().sms.max(1) as usize * ROW_BLOCKS_PER_SM;
+    LaunchConfig {
+        grid_dim: (rows.div_ceil(per_block).clamp(1, most) as u32, 1, 1),
         block_dim: (32 * WARPS, 1, 1),
         shared_mem_bytes: 0,
-    })
+    }
 }
 
 fn row_config(rows: usize) -> Result<LaunchConfig, LnsError> {
@@ -219,7 +221,7 @@ impl GpuAxis {
                 .arg(&len64)
                 .arg(&g32)
                 .slice_mut(out)
-                .run(group_config(n, g)?)?;
+                .run(group_config(&self.gpu, n, g))?;
             return Ok(());
         }
         let kernel = self
@@ -357,7 +359,7 @@ impl GpuAxis {
             .arg(&sm)
             .arg(&g32)
             .slice_mut(out)
-            .run(group_config(n, g)?)?;
+            .run(group_config(&self.gpu, n, g))?;
         Ok(())
     }
 
