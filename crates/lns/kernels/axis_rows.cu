@@ -94,6 +94,68 @@ __device__ __forceinline__ void ax_row_put_nat(const double* __restrict__ k, dou
     }
 }
 
+// logsumexp of the group's row, the fast way, when every group of the warp allows it (else
+// false, and the caller takes ax_row_put_nat / ax_row_fused). s = x·codes_per_nat + 1.5·2^52
+// is 1.5·2^52 + code exactly while s ∈ [2^52, 2^53) (the 2^52 trick of ax_row_put_nat), so
+// the row's largest s is its top code's, and for s ≥ thr = top − 36·2^F (kept ≥ 2^52 by
+// the test on top) the code difference d ∈ [−36·2^F, 0] is the difference of the low words:
+// the term is t·2^kk of ax_fast_add's f64 path with 32-bit integer work. Anything else —
+// −∞ (skipped), NaN (flagged), a term below 2^-36 of the top, a log whose s is outside the
+// binade — is classed by ax_nat_class and added the general way. A +∞ or a huge log sends
+// the warp to the general path (the top test), so only NaN can be flagged here.
+template <typename T>
+__device__ __forceinline__ bool ax_row_lse(const double* __restrict__ k, const double* tab, int f, double cpn,
+                                           const T* vals, int g, AxClass& out) {
+    const double magic = 6755399441055744.0;  // 1.5·2^52
+    double s[AX_ROW_CAP];
+    double top = -AX_INF;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        s[j] = __dadd_rn(__dmul_rn((double)vals[j], cpn), magic);
+        top = fmax(top, s[j]);
+    }
+    for (int o = g >> 1; o > 0; o >>= 1) top = fmax(top, __shfl_xor_sync(0xffffffffu, top, o));
+    bool fits = (top >= 4503599627370496.0 + 1099511627776.0 && top < 9007199254740992.0) || top == -AX_INF;
+    if (!__all_sync(0xffffffffu, fits)) return false;
+    AxFlags fl = ax_no_flags();
+    Ax128 acc = {0, 0};
+    if (top == -AX_INF) {
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) fl.nan |= isnan(s[j]);
+    } else {
+        int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
+        bool poly = f > AX_EXP_TABLE_BITS;
+        double c0 = k[0], c1 = k[1], c2 = k[2];
+        double thr = __dsub_rn(top, (double)(36ll << f));
+        int toplo = __double2loint(top);
+        i64 topcode = __double_as_longlong(top) - 0x4338000000000000ll;
+        AxFast a = ax_fast_new();
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) {
+            if (s[j] >= thr) {
+                int d = __double2loint(s[j]) - toplo;
+                double t = ax_exp_frac_at(tab, c0, c1, c2, sh, poly, (u64)(unsigned)(d & ((1 << f) - 1)));
+                ax_fast2sum(a.hi, a.lo, ax_scale(t, d >> f));
+            } else if (s[j] != -AX_INF) {
+                AxClass c = ax_nat_class(k, (double)vals[j]);
+                if (c.kind == 1) fl.nan = 1;
+                if (c.kind == 3) {
+                    i64 d = c.log - topcode;
+                    double t = ax_exp_frac_at(tab, c0, c1, c2, sh, poly, (u64)(d & ((1ll << f) - 1)));
+                    ax_fast_add(a, t, d >> f, false);
+                }
+            }
+        }
+        ax_fast_flush(a);
+        acc = a.tiny;
+        fl.top = topcode;
+    }
+    fl = ax_group_flags(fl, g);
+    acc = ax_group_sum(acc, g);
+    out = ax_finish(k, f, fl, acc);
+    return true;
+}
+
 // Element j of lane `lane` (of G) in a row: vectors of V elements dealt round-robin to the
 // lanes, or single elements when V is 1.
 __device__ __forceinline__ i64 ax_row_index(int j, int lane, int g, int v) {
@@ -142,9 +204,10 @@ __device__ __forceinline__ bool ax_row_vec(const void* p, i64 len) {
     return len % AxVec<T>::n == 0 && ((unsigned long long)p & 15) == 0;
 }
 
-// The loop of a warp over its rows: warp w of the grid takes row groups w, w + warps, …;
-// the next group's elements are loaded before the current one is summed, so each lane keeps
-// a load in flight while it computes. `body(row, live, vals)` sums one group.
+// The loop of a warp over its rows: warp w of the grid takes row groups w, w + warps, …
+// `body(row, live, vec, sub, vals)` sums one group from its elements in registers. (The
+// work per element outweighs the load's latency: the other warps of the SM hide it, and
+// loading the next group first would cost the registers that keep two blocks per SM.)
 template <typename T, typename Body>
 __device__ __forceinline__ void ax_row_loop(const T* __restrict__ xs, i64 rows, i64 len, int g, T pad,
                                             Body body) {
@@ -152,19 +215,12 @@ __device__ __forceinline__ void ax_row_loop(const T* __restrict__ xs, i64 rows, 
     int sub = lane & (g - 1);
     i64 per_warp = 32 / g;
     i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
-    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     bool vec = ax_row_vec<T>(xs, len);
-    T vals[AX_ROW_CAP];
-    i64 row = w * per_warp + lane / g;
-    ax_row_load<T>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, pad, vals);
-    for (; w * per_warp < rows; w += warps) {
-        row = w * per_warp + lane / g;
-        i64 next = row + warps * per_warp;
-        T nv[AX_ROW_CAP];
-        ax_row_load<T>(xs + (next < rows ? next : 0) * len, len, next < rows, vec, sub, g, pad, nv);
+    for (i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * per_warp < rows; w += warps) {
+        i64 row = w * per_warp + lane / g;
+        T vals[AX_ROW_CAP];
+        ax_row_load<T>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, pad, vals);
         body(row, row < rows, vec, sub, vals);
-#pragma unroll
-        for (int j = 0; j < AX_ROW_CAP; j++) vals[j] = nv[j];
     }
 }
 
@@ -212,12 +268,15 @@ __device__ void ax_log_rows_g(AxFmt fm, const double* __restrict__ k, const T* _
     ax_row_table(k, fm.f, s_exp);
     double cpn = k[3];
     ax_row_loop<T>(xs, rows, len, g, (T)-AX_INF, [&](i64 row, bool live, bool vec, int sub, const T* vals) {
-        i64 code[AX_ROW_CAP];
-        unsigned neg = 0;
-        AxFlags fl = ax_no_flags();
+        AxClass lse;
+        if (!ax_row_lse<T>(k, s_exp, fm.f, cpn, vals, g, lse)) {
+            i64 code[AX_ROW_CAP];
+            unsigned neg = 0;
+            AxFlags fl = ax_no_flags();
 #pragma unroll
-        for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put_nat(k, cpn, (double)vals[j], j, code, neg, fl);
-        AxClass lse = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
+            for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put_nat(k, cpn, (double)vals[j], j, code, neg, fl);
+            lse = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
+        }
         if (!softmax) {
             if (live && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
             return;
@@ -237,13 +296,13 @@ __device__ void ax_log_rows_g(AxFmt fm, const double* __restrict__ k, const T* _
     });
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, 2)
 lns_axis_log_rows_f32(AxFmt fm, const double* __restrict__ k, const float* __restrict__ xs, i64 rows, i64 len,
                       int softmax, int g, float* __restrict__ out) {
     ax_log_rows_g<float>(fm, k, xs, rows, len, softmax, g, out);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, 2)
 lns_axis_log_rows_f64(AxFmt fm, const double* __restrict__ k, const double* __restrict__ xs, i64 rows,
                       i64 len, int softmax, int g, double* __restrict__ out) {
     ax_log_rows_g<double>(fm, k, xs, rows, len, softmax, g, out);

@@ -193,7 +193,8 @@ fn rows(
             );
         }
     }
-    // Natural logs of the values, −∞ for zeros (and some more), NaN or +∞ now and then.
+    // Natural logs of the values, −∞ for zeros (and some more), NaN or +∞ now and then (rows
+    // are read from 1 on, as the words are for off = 1).
     let logs: Vec<f64> = xs
         .iter()
         .map(
@@ -205,6 +206,22 @@ fn rows(
             },
         )
         .collect();
+    let mut logs = logs;
+    if n >= 8 {
+        // Rows that leave logsumexp's fast path in each way: terms below 2^-36 of the top
+        // (a wide row), a huge log (the warp's general path), a huge negative one (the
+        // element's general path), nothing but −∞, NaN among −∞, a large finite log.
+        let row = |i: usize| 1 + i * len..1 + (i + 1) * len;
+        for v in &mut logs[row(1)] {
+            *v *= 10.0;
+        }
+        logs[row(2).start] = 1e9;
+        logs[row(3).start] = -1e9;
+        logs[row(4)].fill(f64::NEG_INFINITY);
+        logs[row(5)].fill(f64::NEG_INFINITY);
+        logs[row(5).end - 1] = f64::NAN;
+        logs[row(6).start] = 3e7;
+    }
     let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
     let d64 = gpu.upload(&logs)?;
     let l32: Vec<f32> = logs.iter().map(|&v| v as f32).collect();
