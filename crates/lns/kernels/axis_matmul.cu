@@ -133,6 +133,10 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
             acc[i][j] = ax_fast_new();
             ok |= (unsigned)(flags[i][j] == 0 && top[i][j] != AX_MM_NO_TOP) << (i * R + j);
         }
+    // Differences top − p up to `near` have kk ≥ AX_FAST_KK and fit an int.
+    i64 near64 = (i64)(-AX_FAST_KK) << f;
+    unsigned near = (unsigned)(near64 < 0x7fffffff ? near64 : 0x7fffffff);
+    int fmask = (int)((1ll << f) - 1);
     if (__syncthreads_or(ok != 0)) {
         int slice = 0;
         for (i64 k0 = 0; k0 < kk; k0 += AX_MM_BK, slice++) {
@@ -147,15 +151,30 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
                 for (int i = 0; i < R; i++) {
                     la[i] = ax_mm_code(fm, s_a[t][ty + AX_MM_T * i], na[i], fa[i]);
                     lb[i] = ax_mm_code(fm, s_b[t][tx + AX_MM_T * i], nb[i], fb[i]);
+                    na[i] <<= 31;  // the sign as an f64's sign bit (of the high word)
+                    nb[i] <<= 31;
                 }
 #pragma unroll
                 for (int i = 0; i < R; i++)
 #pragma unroll
                     for (int j = 0; j < R; j++) {
                         if (fa[i] & fb[j] & (ok >> (i * R + j))) {
-                            i64 d = (i64)la[i] + lb[j] - top[i][j];
-                            double e = ax_exp_frac_at(s_exp, c0, c1, c2, sh, POLY, (u64)(d & ((1ll << f) - 1)));
-                            ax_fast_add(acc[i][j], e, d >> f, na[i] != nb[j]);
+                            // top − p < 2^32 (both are products of finite codes), so its
+                            // unsigned 32-bit difference is exact; up to `near` the term takes
+                            // the f64 path with int arithmetic (kk ≥ −36), else ax_fast_add.
+                            int p = la[i] + lb[j];
+                            unsigned u = (unsigned)top[i][j] - (unsigned)p;
+                            if (u <= near) {
+                                int d = -(int)u;
+                                double e = ax_exp_frac_at(s_exp, c0, c1, c2, sh, POLY, (u64)(unsigned)(d & fmask));
+                                double v = ax_scale(e, d >> f);
+                                ax_fast2sum(acc[i][j].hi, acc[i][j].lo,
+                                            __hiloint2double(__double2hiint(v) ^ (na[i] ^ nb[j]), __double2loint(v)));
+                            } else {
+                                i64 d = -(i64)u;
+                                double e = ax_exp_frac_at(s_exp, c0, c1, c2, sh, POLY, (u64)(d & ((1ll << f) - 1)));
+                                ax_fast_add(acc[i][j], e, d >> f, na[i] != nb[j]);
+                            }
                         }
                     }
             }
