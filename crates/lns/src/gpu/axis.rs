@@ -79,7 +79,7 @@ const ROW_CAP: usize = 16;
 const ROW_BLOCKS_PER_SM: usize = 4;
 
 /// Rows of at least this many elements are summed by one block each (`*_block` kernels,
-/// `AX_BLOCK` threads), shorter ones by one warp each.
+/// `AX_BLOCK` threads), shorter sums by lane groups (`axis_rows.cu`, [`group_lanes`]).
 const BLOCK_ROW_MIN: usize = 256;
 
 /// Rows and columns of the output tile of one block of the matrix product.
