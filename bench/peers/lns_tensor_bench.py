@@ -12,8 +12,10 @@ Timings: CUDA events around the Python call (the output's allocation included), 
 warm-up, median of runs:
 
 - logsumexp of a (2^20, 64) f32 tensor, lns32 and lns16, against torch.logsumexp on the same
-  tensor; "% of copy" counts the bytes read (4 per element) against the H200's measured
-  copy bandwidth (4.27 TB/s, read + write), as bench/peers/lns_tensor_gpu.py does;
+  tensor, one call between the events and ten in a row (the host's work per call then
+  overlaps the device's); "% of copy" counts the bytes read (4 per element) against the
+  H200's measured copy bandwidth (4.27 TB/s, read + write), as bench/peers/lns_tensor_gpu.py
+  does;
 - the row sum of a (2^20, 64) lns32 tensor (the same kernel family on words);
 - matmul N × N × N (N = 4096 by default) in lns16 and lns32, in G products/s and as a share
   of the s_b evaluation peak the lns kernels reach (lns16 SFU 1,620 G/s, lns32 f32split
@@ -89,7 +91,9 @@ def checks() -> None:
         same(f"matmul {m}x{k}x{n} {fmt}", words(ag @ bg), words(ac @ bc))
 
 
-def timed(fn, runs: int = 20, warm: int = 3) -> float:
+def timed(fn, runs: int = 20, warm: int = 3, reps: int = 1) -> float:
+    """Median over `runs` of the time per call of `reps` calls between two CUDA events (with
+    reps > 1 the host's launch overhead overlaps the device's work, as in a model's loop)."""
     for _ in range(warm):
         fn()
     torch.cuda.synchronize()
@@ -97,15 +101,16 @@ def timed(fn, runs: int = 20, warm: int = 3) -> float:
     for _ in range(runs):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
-        fn()
+        for _ in range(reps):
+            fn()
         e.record()
         e.synchronize()
-        samples.append(s.elapsed_time(e) * 1e-3)
+        samples.append(s.elapsed_time(e) * 1e-3 / reps)
     return statistics.median(samples)
 
 
 def report(name: str, seconds: float, nbytes: float = 0.0, products: float = 0.0, extra: str = "") -> None:
-    line = f"{name:44s} {seconds * 1e3:9.3f} ms"
+    line = f"{name:56s} {seconds * 1e3:9.3f} ms"
     rec: dict = {"ms": seconds * 1e3}
     if nbytes:
         tbs = nbytes / seconds / 1e12
@@ -122,14 +127,17 @@ def report(name: str, seconds: float, nbytes: float = 0.0, products: float = 0.0
 def timings() -> None:
     xs = torch.randn((1 << 20, 64), device="cuda")
     nbytes = 4 * xs.numel()
-    t_torch = timed(lambda: torch.logsumexp(xs, -1))
-    report("torch.logsumexp f32 (2^20, 64)", t_torch, nbytes)
-    for fmt in ("lns32", "lns16"):
-        t = timed(lambda: lns.logsumexp(xs, -1, format=fmt))
-        report(f"lns.logsumexp f32 (2^20, 64) {fmt}", t, nbytes, extra=f"  {t_torch / t:5.2f}x torch")
-        summary[f"lns.logsumexp f32 (2^20, 64) {fmt}"]["x_torch"] = t_torch / t
+    for reps in (1, 10):
+        tag = "one call" if reps == 1 else f"{reps} calls in a row"
+        t_torch = timed(lambda: torch.logsumexp(xs, -1), reps=reps)
+        report(f"torch.logsumexp f32 (2^20, 64), {tag}", t_torch, nbytes)
+        for fmt in ("lns32", "lns16"):
+            name = f"lns.logsumexp f32 (2^20, 64) {fmt}, {tag}"
+            t = timed(lambda: lns.logsumexp(xs, -1, format=fmt), reps=reps)
+            report(name, t, nbytes, extra=f"  {t_torch / t:5.2f}x torch")
+            summary[name]["x_torch"] = t_torch / t
     w = lns.Tensor.from_float(xs, "lns32")
-    report("lns32 sum(axis=-1) (2^20, 64)", timed(lambda: w.sum(axis=-1)), nbytes)
+    report("lns32 sum(axis=-1) (2^20, 64), 10 calls in a row", timed(lambda: w.sum(axis=-1), reps=10), nbytes)
     del xs, w
     torch.cuda.empty_cache()
     prods = float(SIZE) ** 3

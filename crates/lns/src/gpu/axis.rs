@@ -12,9 +12,11 @@ use crate::error::LnsError;
 use crate::format::Format;
 use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, LaunchConfig};
 use sigpu_runtime::cuda::{
-    DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, KernelSource, KernelValue, Plain,
+    DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Kernel, KernelSource, KernelValue, Plain,
 };
 use sigpu_runtime::GpuTarget;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The kernels (`kernels/axis.cu`, their arithmetic in `kernels/lns_exact.cuh`).
 pub fn kernels() -> KernelSource {
@@ -139,6 +141,9 @@ pub struct GpuAxis {
     pub format: Format,
     consts: DeviceBuffer<f64>,
     gpu: Gpu,
+    /// Kernels by name, resolved once: the device's lookup by source hashes the whole
+    /// source text, tens of microseconds a launch (as long as a short-row kernel runs).
+    resolved: Mutex<HashMap<String, Kernel>>,
 }
 
 impl GpuAxis {
@@ -151,7 +156,19 @@ impl GpuAxis {
             format,
             consts,
             gpu: gpu.clone(),
+            resolved: Mutex::default(),
         })
+    }
+
+    /// Kernel `name` of `source()`, from the resolved ones after its first use.
+    fn kernel(&self, source: fn() -> KernelSource, name: &str) -> Result<Kernel, LnsError> {
+        let mut resolved = self.resolved.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = resolved.get(name) {
+            return Ok(k.clone());
+        }
+        let k = self.gpu.kernel(&source(), name)?;
+        resolved.insert(name.to_owned(), k.clone());
+        Ok(k)
     }
 
     /// The device.
@@ -192,9 +209,7 @@ impl GpuAxis {
             return Ok(());
         }
         if op == Reduce::Sum && len >= BLOCK_ROW_MIN {
-            let kernel = self
-                .gpu
-                .kernel(&kernels(), &format!("lns_axis_sum_block{}", W::SUFFIX))?;
+            let kernel = self.kernel(kernels, &format!("lns_axis_sum_block{}", W::SUFFIX))?;
             let (fmt, len64) = (self.fmt(), len as i64);
             target
                 .launch(&kernel)
@@ -207,9 +222,7 @@ impl GpuAxis {
             return Ok(());
         }
         if op == Reduce::Sum {
-            let kernel = self
-                .gpu
-                .kernel(&row_kernels(), &format!("lns_axis_sum_rows{}", W::SUFFIX))?;
+            let kernel = self.kernel(row_kernels, &format!("lns_axis_sum_rows{}", W::SUFFIX))?;
             let g = group_lanes(len);
             let (fmt, rows64, len64, g32) = (self.fmt(), n as i64, len as i64, g as i32);
             target
@@ -224,9 +237,7 @@ impl GpuAxis {
                 .run(group_config(&self.gpu, n, g))?;
             return Ok(());
         }
-        let kernel = self
-            .gpu
-            .kernel(&kernels(), &format!("lns_axis_reduce{}", W::SUFFIX))?;
+        let kernel = self.kernel(kernels, &format!("lns_axis_reduce{}", W::SUFFIX))?;
         let (fmt, rows64, len64) = (self.fmt(), n as i64, len as i64);
         let op = match op {
             Reduce::Sum => 0i32,
@@ -285,8 +296,8 @@ impl GpuAxis {
             block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
-        let kernel = self.gpu.kernel(
-            &matmul_kernels(),
+        let kernel = self.kernel(
+            matmul_kernels,
             &format!("lns_axis_matmul_tiled{}", W::SUFFIX),
         )?;
         let fmt = self.fmt();
@@ -328,9 +339,7 @@ impl GpuAxis {
             return Ok(());
         }
         if len >= BLOCK_ROW_MIN {
-            let kernel = self
-                .gpu
-                .kernel(&kernels(), &format!("lns_axis_log_block{}", T::SUFFIX))?;
+            let kernel = self.kernel(kernels, &format!("lns_axis_log_block{}", T::SUFFIX))?;
             let (fmt, len64, sm) = (self.fmt(), len as i64, softmax as i32);
             target
                 .launch(&kernel)
@@ -343,9 +352,7 @@ impl GpuAxis {
                 .run(block_config(n)?)?;
             return Ok(());
         }
-        let kernel = self
-            .gpu
-            .kernel(&row_kernels(), &format!("lns_axis_log_rows{}", T::SUFFIX))?;
+        let kernel = self.kernel(row_kernels, &format!("lns_axis_log_rows{}", T::SUFFIX))?;
         let g = group_lanes(len);
         let (fmt, rows64, len64, sm, g32) =
             (self.fmt(), n as i64, len as i64, softmax as i32, g as i32);
@@ -408,7 +415,7 @@ impl GpuAxis {
         if n == 0 {
             return Ok(());
         }
-        let kernel = self.gpu.kernel(&kernels(), name)?;
+        let kernel = self.kernel(kernels, name)?;
         let (fmt, n64) = (self.fmt(), n as i64);
         target
             .launch(&kernel)
