@@ -15,6 +15,7 @@ macro_rules! checks {
 
 mod add;
 mod axis;
+mod axis_cases;
 mod blend;
 mod codes;
 mod fused;

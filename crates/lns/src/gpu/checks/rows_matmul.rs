@@ -4,7 +4,7 @@
 //! vectors, a view one element off 16-byte alignment), and products whose shapes cut the
 //! 64 × 64 × 16 tiles everywhere, with zeros, NaN and infinities, in u32 and u16 words.
 
-use super::axis::{merge, word};
+use super::axis_cases::{matmul_case, merge, word};
 use crate::axis::{log_softmax_rows, logsumexp_rows, MatShape, Reduce};
 use crate::error::LnsError;
 use crate::format::Format;
@@ -98,39 +98,7 @@ fn check(gpu: &Gpu, seed: u64, f: Format) -> Result<CheckReport, LnsError> {
         let b: Vec<u32> = (0..shape.batch * shape.k * shape.n)
             .map(|_| word(&mut rng, f, specials))
             .collect();
-        let want = f.matmul(&a, &b, shape)?;
-        let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-        let mut out = gpu.alloc_poisoned::<u32>(want.len())?;
-        axis.matmul(
-            &target,
-            &DeviceSlice::of(&da),
-            &DeviceSlice::of(&db),
-            shape,
-            &mut DeviceSliceMut::of(&mut out),
-        )?;
-        merge(
-            &mut report,
-            compare_exact(&gpu.download(&out)?, &want),
-            format!("matmul {shape:?}"),
-        );
-        if f.word_bits() <= 16 {
-            let narrow = |v: &[u32]| v.iter().map(|&w| w as u16).collect::<Vec<u16>>();
-            let (da, db) = (gpu.upload(&narrow(&a))?, gpu.upload(&narrow(&b))?);
-            let mut out = gpu.alloc_poisoned::<u16>(want.len())?;
-            axis.matmul(
-                &target,
-                &DeviceSlice::of(&da),
-                &DeviceSlice::of(&db),
-                shape,
-                &mut DeviceSliceMut::of(&mut out),
-            )?;
-            let got: Vec<u32> = gpu.download(&out)?.into_iter().map(u32::from).collect();
-            merge(
-                &mut report,
-                compare_exact(&got, &want),
-                format!("u16 matmul {shape:?}"),
-            );
-        }
+        matmul_case(gpu, &axis, &target, shape, &a, &b, &mut report)?;
     }
     Ok(report)
 }
