@@ -41,7 +41,15 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
         }
         Method::PoleCascade => {
             let poles = f.pole_sections().expect("a pole cascade has sections");
-            let sections = GpuSos::new(gpu, poles.sections())?;
+            // The all-pole sections checked channel by channel, as given sections are: their
+            // input (the numerator's output) can lie in their stopband as much as any signal.
+            let sections = GpuSections {
+                target: target.clone(),
+                kernel: GpuSos::new(gpu, poles.sections())?,
+                wide: std::sync::OnceLock::new(),
+                max_radius: max_pole_radius(poles.sections()),
+                cpu: poles.clone(),
+            };
             // The numerator as an FIR with zi (SciPy's lfilter(b, [1], x, zi) adds zi[n] to the
             // first outputs exactly as the cascade's input wants): b padded to the state length.
             let (b, _) = f.coefficients();
@@ -79,11 +87,16 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
 pub const GPU_PLR_MAX_INVERSE_L1: f64 = 32.0;
 
 /// A float (b, a) design the contract would run blocked but whose 1/A amplifies the GPU
-/// kernel's roundings too far ([`GPU_PLR_MAX_INVERSE_L1`]): as second-order sections, whose
-/// GPU engine checks each channel, where the conversion keeps the contract; else on the CPU
-/// (device data refused with the way out).
+/// kernel's roundings too far ([`GPU_PLR_MAX_INVERSE_L1`]): f64 signals as second-order
+/// sections, whose GPU engine checks each channel, where the conversion keeps the contract;
+/// else on the CPU (device data refused with the way out).
 fn beyond_plr<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planned<T>, FilterError> {
-    let planned: Planned<T> = match super::sections::as_sections(&f) {
+    // f64 only: sections rounded to f32 move a design with poles this close to ±1 by more than
+    // SciPy's f32 error (measured 4–6× on notches near DC and Nyquist, Q 25–80).
+    let converted = (T::DTYPE == crate::elem::DType::F64)
+        .then(|| super::sections::as_sections(&f))
+        .flatten();
+    let planned: Planned<T> = match converted {
         Some((sos, report)) => Arc::new(GpuBaSections {
             sections: sections(target, sos)?,
             report,
@@ -148,11 +161,12 @@ struct OnGpu<T: Element> {
     cpu: Box<dyn Recurrence<T>>,
 }
 
-/// (b, a) as its numerator followed by all-pole sections from its poles.
+/// (b, a) as its numerator followed by all-pole sections from its poles (checked as
+/// [`GpuSections`] are).
 struct GpuPoleCascade<T: Element> {
     target: GpuTarget,
     numerator: GpuFilter<T>,
-    sections: GpuSos<T>,
+    sections: GpuSections<T>,
     cpu: Lfilter<T>,
 }
 
@@ -397,16 +411,13 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
         batch.samples(state, &format!("of state {state}"))?;
         let (x, channels, zi, y) = (batch.x, batch.channels, batch.zi, batch.y);
         let u = (self.cpu.cascade_input(x, channels, zi)).expect("a pole cascade");
-        let io = HostIo::new(&u, None)?;
-        let timing = io.run(&self.target, &mut *y, None, |u, y, _, _| {
-            let batch = DeviceBatch {
-                x: u,
-                channels,
-                y,
-                zi: None,
-                zf: None,
-            };
-            self.sections.launch(&self.target, batch)
+        let timing = self.sections.run(Batch {
+            x: &u,
+            channels,
+            y: &mut *y,
+            zi: None,
+            zf: None,
+            fresh: None,
         })?;
         if let Some(zf) = batch.zf {
             zf.copy_from_slice(&self.cpu.final_states(x, y, channels, zi));
@@ -444,7 +455,7 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
             zi: None,
             zf: None,
         };
-        self.sections.launch(&self.target, sections)
+        self.sections.apply_device(sections)
     }
 }
 

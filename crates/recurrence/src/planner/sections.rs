@@ -19,9 +19,9 @@
 //! numerator whose roots do not settle or pair is left to the (b, a) method.
 //!
 //! **Limits.** Calls with zi run the (b, a) method (its state is not the sections'); zf is
-//! computed from the last samples in f64 ([`Lfilter::final_states`]). On the CPU f32 signals
-//! keep the (b, a) method; the GPU planner converts f32 designs too (its blocked (b, a) kernel
-//! stops at a lower ‖h_{1/A}‖₁), the rounding of the sections to f32 counted in the change.
+//! computed from the last samples in f64 ([`Lfilter::final_states`]). f32 signals keep the
+//! (b, a) method: sections rounded to f32 move designs with poles near ±1 by more than SciPy's
+//! f32 error (measured on the GPU, 4–6× on notches near DC and Nyquist).
 
 use crate::bounds::l1_impulse;
 use crate::design::Lfilter;
@@ -29,7 +29,6 @@ use crate::elem::{DType, Element};
 use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
 use crate::filter::{cpu_device, Strategy};
-use crate::numbers::eps;
 use crate::report::{Method, Report};
 use crate::sos::Sos;
 use std::time::Instant;
@@ -61,8 +60,7 @@ pub(super) fn convert<T: Element>(ba: Lfilter<T>) -> Result<BaSections<T>, Box<L
 
 /// `ba` as blocked sections with the conversion's report, where the sections keep the
 /// contract by the pole cascade's rule (module docs); None otherwise. The GPU planner takes
-/// it for designs its blocked (b, a) kernel may not run (f32 too: the sections keep the f64
-/// coefficients, and the GPU runs f32 sections in f64 where its per-channel check asks).
+/// it for f64 designs its blocked (b, a) kernel may not run.
 pub(super) fn as_sections<T: Element>(ba: &Lfilter<T>) -> Option<(Sos<T>, Report)> {
     let options = *ba.options();
     if options.strategy == Strategy::Serial || options.allow_unstable {
@@ -96,7 +94,7 @@ pub(super) fn as_sections<T: Element>(ba: &Lfilter<T>) -> Option<(Sos<T>, Report
     // below the serial bound (measured: butter(6, 0.00375) high-pass moved 1.5e-3 against a
     // serial bound of 0.13 and was 7× SciPy's error on a chirp; butter(4, 0.1) moves 1.5e-15,
     // 6 ε·‖h‖₁; butter(8, 0.02) 4.8e-14 against 2.8e-3).
-    let systematic_ok = moved <= (64.0 * eps::<T>() * l1h).max(serial / 4096.0);
+    let systematic_ok = moved <= (64.0 * f64::EPSILON * l1h).max(serial / 4096.0);
     if !systematic_ok || !(16.0 * bound <= serial || (k <= 2 && bound <= serial)) {
         return None;
     }
