@@ -15,7 +15,11 @@ fn plan(name: &str) -> Plan {
 #[test]
 fn every_app_has_a_plan_and_the_mixed_ones_are_found() {
     let sites = |name: &str| -> Vec<String> {
-        plan(name).sites.iter().map(|s| s.function.clone()).collect()
+        plan(name)
+            .sites
+            .iter()
+            .map(|s| s.function.clone())
+            .collect()
     };
     assert_eq!(
         sites("blackscholes"),

@@ -156,9 +156,15 @@ mod tests {
             Ok::<_, Infallible>(energy(if l == 0 { 0.02 } else { 0.03 }))
         })
         .unwrap();
-        assert_eq!(calls, 2, "λ = 0 is measured once for the accurate end and HEU");
+        assert_eq!(
+            calls, 2,
+            "λ = 0 is measured once for the accurate end and HEU"
+        );
         assert_eq!(e.of(Method::Heu).unwrap().saving, 0.0);
-        assert!((e.all_sfu_saving + 0.5).abs() < 1e-12, "costs more: negative");
+        assert!(
+            (e.all_sfu_saving + 0.5).abs() < 1e-12,
+            "costs more: negative"
+        );
         assert!(saving(&energy(0.0), &energy(0.01)).is_nan());
         // A failing measurement is passed on.
         let err = AppEnergy::measure(&searches, (4, 1.0, 0.5), |_, _| Err("no counter"));

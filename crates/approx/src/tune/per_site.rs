@@ -57,13 +57,13 @@ struct Sites<'s> {
 
 impl Sites<'_> {
     fn kernel(&mut self, setting: &Setting) -> Result<Kernel> {
-        let code = self
-            .plan
-            .source(setting, self.warps)
-            .map_err(|source| ApproxError::Transform {
-                file: self.s.app.file.to_owned(),
-                source,
-            })?;
+        let code =
+            self.plan
+                .source(setting, self.warps)
+                .map_err(|source| ApproxError::Transform {
+                    file: self.s.app.file.to_owned(),
+                    source,
+                })?;
         if let Some(k) = self.compiled.get(&code) {
             return Ok(k.clone());
         }

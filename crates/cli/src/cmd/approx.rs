@@ -86,7 +86,7 @@ pub struct TuneArgs {
     pub no_guards: bool,
     /// Seconds of back-to-back runs per energy figure (NVML), in [0, 60]; 0 for none.
     /// Default 0.5 with --source, 0.25 with --app (λ = 0, λmax and each search's pick).
-    #[arg(long, value_parser = parse_energy_seconds)]
+    #[arg(long, value_parser = parse_energy_seconds, allow_hyphen_values = true)]
     pub energy_seconds: Option<f64>,
     /// With --source: write the kernel at the chosen setting here (same name and parameters).
     #[arg(long, short, value_name = "FILE", requires = "source")]

@@ -101,8 +101,17 @@ impl SearchTarget {
     /// The figures over `cmp` (apps without a confidence verdict do not agree).
     pub fn of(cmp: &[HeuVsOmg]) -> SearchTarget {
         let apps = cmp.len();
-        let share = |k: usize| if apps == 0 { f64::NAN } else { k as f64 / apps as f64 };
-        let agree = cmp.iter().filter(|c| c.agree_at_confidence == Some(true)).count();
+        let share = |k: usize| {
+            if apps == 0 {
+                f64::NAN
+            } else {
+                k as f64 / apps as f64
+            }
+        };
+        let agree = cmp
+            .iter()
+            .filter(|c| c.agree_at_confidence == Some(true))
+            .count();
         let quarter = cmp.iter().filter(|c| c.heu_runs * 4 <= c.omg_runs).count();
         let reachable = cmp
             .iter()
@@ -192,19 +201,34 @@ mod tests {
             cmp(16, 65, Some(true)),
         ];
         let t = SearchTarget::of(&apps);
-        assert_eq!((t.apps, t.agree_at_confidence, t.runs_within_quarter), (5, 4, 4));
+        assert_eq!(
+            (t.apps, t.agree_at_confidence, t.runs_within_quarter),
+            (5, 4, 4)
+        );
         assert_eq!((t.both, t.runs_condition_reachable), (3, 4));
         assert!((t.agree_share - 0.8).abs() < 1e-12 && (t.both_share - 0.6).abs() < 1e-12);
         assert!(!t.met);
         assert!((t.heu_runs_share_max - 6.0 / 9.0).abs() < 1e-12);
         assert!((t.heu_runs_share_median - 10.0 / 65.0).abs() < 1e-12);
         let text = t.text();
-        assert!(text.contains("at equal confidence: 4 of 5 apps (80%)"), "{text}");
-        assert!(text.contains("HEU runs ≤ 25% of OMG's: 4 of 5 apps"), "{text}");
+        assert!(
+            text.contains("at equal confidence: 4 of 5 apps (80%)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("HEU runs ≤ 25% of OMG's: 4 of 5 apps"),
+            "{text}"
+        );
         assert!(text.contains("3 of 5 (60%): not met"), "{text}");
         // Four of five meeting both is the target; an app without a confidence verdict does
         // not agree.
-        let t = SearchTarget::of(&[apps[0].clone(), apps[1].clone(), apps[4].clone(), apps[0].clone(), cmp(4, 65, None)]);
+        let t = SearchTarget::of(&[
+            apps[0].clone(),
+            apps[1].clone(),
+            apps[4].clone(),
+            apps[0].clone(),
+            cmp(4, 65, None),
+        ]);
         assert_eq!((t.both, t.agree_at_confidence), (4, 4));
         assert!(t.met, "{t:?}");
         assert!(!SearchTarget::of(&[]).met);

@@ -353,7 +353,9 @@ pub fn energy_ratios(reports: &[AppReport], methods: &[Method]) -> Vec<(String, 
         geomean(energies.iter().map(|e| 1.0 - e.all_sfu_saving)),
     )];
     for &m in methods {
-        let ratios = energies.iter().filter_map(|e| e.of(m).map(|c| 1.0 - c.saving));
+        let ratios = energies
+            .iter()
+            .filter_map(|e| e.of(m).map(|c| 1.0 - c.saving));
         out.push((m.to_string(), geomean(ratios)));
     }
     out
@@ -410,7 +412,12 @@ mod tests {
         use sigpu_approx::tune::energy::AppEnergy;
         let all = SuiteRun::new("all", 0.8, Method::Heu, Partition::Slot).unwrap();
         // Without NVML: every energy cell is n/a and no energy mean is printed.
-        let bare = summarize("GPU".into(), &all, vec![report("BLA", 1.3)], "n/a: no NVML".into());
+        let bare = summarize(
+            "GPU".into(),
+            &all,
+            vec![report("BLA", 1.3)],
+            "n/a: no NVML".into(),
+        );
         let text = bare.text(true);
         assert!(text.contains("energy: n/a: no NVML"), "{text}");
         let (head, rows) = bare.table();
@@ -441,11 +448,23 @@ mod tests {
         let s = summarize("GPU".into(), &all, vec![r], "NVML".into());
         let (_, rows) = s.table();
         assert_eq!(rows[1][col], "15.0%", "{rows:?}");
-        assert_eq!((rows[1][col - 4].as_str(), rows[1][col - 3].as_str()), ("10.00", "500"));
+        assert_eq!(
+            (rows[1][col - 4].as_str(), rows[1][col - 3].as_str()),
+            ("10.00", "500")
+        );
         let text = s.text(true);
-        assert!(text.contains("geometric-mean energy per run heu: 0.850"), "{text}");
-        assert!(text.contains("at equal confidence: 1 of 1 apps (100%)"), "{text}");
-        assert!(text.contains("HEU runs ≤ 25% of OMG's: 0 of 1 apps"), "{text}");
+        assert!(
+            text.contains("geometric-mean energy per run heu: 0.850"),
+            "{text}"
+        );
+        assert!(
+            text.contains("at equal confidence: 1 of 1 apps (100%)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("HEU runs ≤ 25% of OMG's: 0 of 1 apps"),
+            "{text}"
+        );
         assert_eq!((s.search_target.both, s.search_target.met), (0, false));
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["search_target"]["agree_at_confidence"], 1);
