@@ -21,12 +21,12 @@
 
 use super::chain::FramePlan;
 use super::frames::{make_planned_frames, FrameCounts as BatchCounts, Frames, Link};
-use crate::nr::sim::NrSweep;
 use super::point::{PointResult, StopRule};
 use crate::channel::Snr;
 use crate::code::Code;
 use crate::decoder::{Decoder, Llrs};
 use crate::error::{LdpcError, Result};
+use crate::nr::sim::NrSweep;
 use sigpu_runtime::ranks::{RankFailure, Ranks};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -399,7 +399,8 @@ impl SweepSpec {
         let nr = self.nr.as_ref().map(NrSweep::key);
         Sweep {
             code: (self.nr.as_ref()).map_or_else(|| code.name().to_owned(), |s| s.code.name()),
-            modulation: (nr.as_ref()).map_or(self.link.modulation.name(), |k| &k.modulation)
+            modulation: (nr.as_ref())
+                .map_or(self.link.modulation.name(), |k| &k.modulation)
                 .to_owned(),
             demapper: self.link.demapper.name().to_owned(),
             bit_interleaver: self.link.interleaving,
@@ -459,8 +460,9 @@ impl SweepSpec {
         self.config.validate()?;
         match &self.nr {
             Some(nr) => check_nr(nr, &self.link, code),
-            None => BitInterleaver::new(code, self.link.modulation, self.link.interleaving)
-                .map(|_| ()),
+            None => {
+                BitInterleaver::new(code, self.link.modulation, self.link.interleaving).map(|_| ())
+            }
         }
     }
 
