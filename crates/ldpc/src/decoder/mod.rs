@@ -26,7 +26,7 @@ pub use config::{
 };
 pub(crate) use device::through_host;
 pub use device::DeviceDecodeStats;
-pub use fixed8::Fixed8Decoder;
+pub use fixed8::{Fixed8Decoder, KNOWN_LLR};
 pub use float::FloatDecoder;
 pub use lanes::{best_simd, simd_sets, Rule8, LANES, SIMD_SETS};
 
