@@ -3,7 +3,7 @@
 //! messages can move (`decoder::KNOWN_LLR`), as the float decoders' does.
 
 use sigpu_ldpc::nr::{NrCode, FILLER_LLR};
-use sigpu_ldpc::{plan, Algorithm, Decoder, DecoderConfig, Precision, Schedule};
+use sigpu_ldpc::{plan, Algorithm, DecoderConfig, Precision, Schedule};
 use sigpu_runtime::Target;
 
 #[test]
