@@ -63,14 +63,18 @@ def test_lfilter_on_gpu_arrays_keeps_the_contract(xp, order, dtype):
     assert_contract(lambda b, a, x: sigpu.lfilter(b, a, x, device="cuda"), order, dtype)
 
 
-def test_serial_filters_are_refused_on_gpu_arrays_with_the_way_out(xp):
-    """butter(4, 0.2) keeps the contract only serially: a CUDA array is refused, naming host
-    arrays and sections; the same filter as sections runs on the GPU."""
+def test_serial_ba_designs_run_on_gpu_arrays_as_checked_sections(xp):
+    """butter(4, 0.2) in f64 keeps the contract only serially as (b, a): a CUDA array runs it
+    as second-order sections converted from (b, a) (the GPU checks each channel), within
+    SciPy's error; with zi (the (b, a) state, not the sections') it is refused, naming host
+    arrays and sections."""
     name, lib, to, back = xp
     b, a = ss.butter(4, 0.2)
     x = RNG.standard_normal((2, 10_000))
+    np.testing.assert_allclose(back(sigpu.lfilter(b, a, to(x))), ss.lfilter(b, a, x), atol=1e-12)
+    zi = RNG.standard_normal((2, 4))
     with pytest.raises(ValueError, match="host arrays"):
-        sigpu.lfilter(b, a, to(x))
+        sigpu.lfilter(b, a, to(x), zi=to(zi))
     np.testing.assert_allclose(sigpu.lfilter(b, a, x, device="cuda"), ss.lfilter(b, a, x), atol=1e-12)
     sos = ss.butter(4, 0.2, output="sos")
     np.testing.assert_allclose(back(sigpu.sosfilt(sos, to(x))), ss.sosfilt(sos, x), atol=1e-10)
