@@ -192,6 +192,9 @@ fn simulate_reports_the_block_error_rate() {
 
 #[test]
 fn an_nr_sweep_file_resumes_and_refuses_another_block() {
+    fn refs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.json");
     let sweep = |code: &str, rv: &str, points: &str| {
@@ -221,7 +224,6 @@ fn an_nr_sweep_file_resumes_and_refuses_another_block() {
         .collect();
         args
     };
-    let refs = |v: &[String]| v.iter().map(String::as_str).collect::<Vec<_>>();
     let first = ok_json(&refs(&sweep("nr:k=100,n=300", "0", "0")));
     let both = ok_json(&refs(&sweep("nr:k=100,n=300", "0", "0,3")));
     assert_eq!(
