@@ -118,3 +118,93 @@ fn the_planner_picks_the_qc_decoder_for_nr_codes_on_the_8bit_layered_schedule() 
     // A code that is not a lifted NR code is refused by the decoder itself.
     assert!(QcDecoder::new(dvb, config("oms:0.5", 8.0, 5, true)).is_err());
 }
+
+/// Throughput on one core at BG1 k = 8448 (rate 0.93 and 1/3), 10 iterations, no early
+/// termination, 128 codewords per call, and the encoder's time per block. Run by hand:
+/// `taskset -c 0 cargo test --release -p sigpu-ldpc --test nr_qc -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_qc_speed() {
+    use sigpu_ldpc::nr::NrCode;
+    let words = 128;
+    for n in [9126usize, 25344] {
+        let nr = NrCode::new(8448, n, Some(BaseGraph::Bg1)).unwrap();
+        let code = nr.decoding_code(&[0]).unwrap();
+        let es_n0 = 1.0 + 10.0 * (2.0 * code.rate()).log10();
+        let mut llr = make_frames(&code, &Link::qpsk(1), es_n0, 0, words, 2).unwrap().llr;
+        for w in llr.chunks_mut(code.n()) {
+            w[..2 * 384].fill(0.0);
+        }
+        let q = sigpu_ldpc::channel::Quantizer::new(8.0).unwrap();
+        let mut llr8 = vec![0i8; llr.len()];
+        q.quantize_all(&llr, &mut llr8);
+        let input = Llrs::I8 {
+            values: &llr8,
+            scale: 8.0,
+        };
+        for rule in ["oms:0.5", "nms:0.75"] {
+            let c = config(rule, 8.0, 10, false);
+            let mut d = plan::decoder(&code, c, &Target::cpu()).unwrap();
+            let mut bits = vec![0u8; llr.len()];
+            let samples = sigpu_runtime::host::time_cpu(5, || {
+                d.decode(input, &mut bits).unwrap();
+            });
+            let best = samples.iter().copied().fold(f64::INFINITY, f64::min);
+            let mut sorted = samples.clone();
+            sorted.sort_by(f64::total_cmp);
+            let median = sorted[sorted.len() / 2];
+            // CPU time of the process over many calls: what a core gives when others compete
+            // for it (the wall clock counts their time slices too).
+            let reps = 20;
+            let before = cpu_seconds();
+            for _ in 0..reps {
+                d.decode(input, &mut bits).unwrap();
+            }
+            let cpu = (cpu_seconds() - before) / reps as f64;
+            println!(
+                "n = {n} ({} rows) {}: wall median {:.2} µs/codeword: info {:.1} Mbps, decoded code bits {:.1} Mbps, sent {:.1} Mbps (best {:.1} info); CPU time {:.2} µs/codeword: info {:.1} Mbps, decoded {:.1}, sent {:.1}",
+                code.m() / 384,
+                d.describe(),
+                median / words as f64 * 1e6,
+                (8448 * words) as f64 / median / 1e6,
+                (code.n() * words) as f64 / median / 1e6,
+                (n * words) as f64 / median / 1e6,
+                (8448 * words) as f64 / best / 1e6,
+                cpu / words as f64 * 1e6,
+                (8448 * words) as f64 / cpu / 1e6,
+                (code.n() * words) as f64 / cpu / 1e6,
+                (n * words) as f64 / cpu / 1e6,
+            );
+        }
+    }
+    let enc = sigpu_ldpc::nr::LiftedEncoder::new(BaseGraph::Bg1, 384).unwrap();
+    let info: Vec<u8> = (0..enc.k()).map(|i| ((i * 7919) % 3 == 0) as u8).collect();
+    let mut word = vec![0u8; enc.n()];
+    let reps = 2000;
+    let samples = sigpu_runtime::host::time_cpu(5, || {
+        for _ in 0..reps {
+            enc.encode(std::hint::black_box(&info), &mut word).unwrap();
+        }
+    });
+    let best = samples.iter().copied().fold(f64::INFINITY, f64::min);
+    let before = cpu_seconds();
+    for _ in 0..20 * reps {
+        enc.encode(std::hint::black_box(&info), &mut word).unwrap();
+    }
+    let cpu = (cpu_seconds() - before) / (20 * reps) as f64;
+    println!(
+        "encoder BG1 Z = 384: {:.2} µs per block wall (best of 5 × {reps}), {:.2} µs CPU time",
+        best / reps as f64 * 1e6,
+        cpu * 1e6
+    );
+}
+
+/// User + system CPU time of this process (all threads), from `/proc/self/stat` (clock ticks
+/// of 10 ms: time runs of a second or more).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    // Fields 14 and 15 of stat(5), counted after the command name's closing parenthesis.
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    ticks as f64 / 100.0
+}

@@ -37,9 +37,11 @@ pub(super) const CHUNK: usize = 64;
 
 /// Where chunk u of an edge finds its posteriors: lanes `0 .. n1` at `p[off1 + i]`, lanes
 /// `n1 .. n1 + n2` at `p[off2 + i]` (the window's wrap), the rest unused (a last chunk of a Z
-/// that is not a multiple of 64).
+/// that is not a multiple of 64). `k1` and `k2` are those lanes as bit masks.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Window {
+    pub k1: u64,
+    pub k2: u64,
     pub off1: u32,
     pub off2: u32,
     pub n1: u8,
@@ -109,7 +111,10 @@ impl QcTables {
                     let lanes = CHUNK.min(z - u * CHUNK);
                     let o = (u * CHUNK + v) % z;
                     let n1 = lanes.min(z - o);
+                    let mask = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
                     windows.push(Window {
+                        k1: mask(n1),
+                        k2: mask(lanes) & !mask(n1),
                         off1: (base + o) as u32,
                         off2: (base + o - z) as u32,
                         n1: n1 as u8,

@@ -44,11 +44,10 @@ unsafe fn load_p(p: *const i16, w: Window) -> (__m512i, __m512i) {
     // SAFETY: the caller checked the CPU; every window lies inside the buffers.
     unsafe {
         let a = p.add(w.off1 as usize);
-        if w.n1 as usize == CHUNK {
+        if w.k1 == u64::MAX {
             return (_mm512_loadu_si512(a.cast()), _mm512_loadu_si512(a.add(32).cast()));
         }
-        let k1 = lanes(w.n1);
-        let k2 = lanes(w.n1 + w.n2) & !k1;
+        let (k1, k2) = (w.k1, w.k2);
         let b = p.add(w.off2 as usize);
         let lo = _mm512_mask_loadu_epi16(_mm512_maskz_loadu_epi16(k1 as u32, a), k2 as u32, b);
         let hi = _mm512_mask_loadu_epi16(
@@ -67,13 +66,12 @@ unsafe fn store_p(p: *mut i16, w: Window, lo: __m512i, hi: __m512i) {
     // SAFETY: the caller checked the CPU; every window lies inside the buffers.
     unsafe {
         let a = p.add(w.off1 as usize);
-        if w.n1 as usize == CHUNK {
+        if w.k1 == u64::MAX {
             _mm512_storeu_si512(a.cast(), lo);
             _mm512_storeu_si512(a.add(32).cast(), hi);
             return;
         }
-        let k1 = lanes(w.n1);
-        let k2 = lanes(w.n1 + w.n2) & !k1;
+        let (k1, k2) = (w.k1, w.k2);
         let b = p.add(w.off2 as usize);
         _mm512_mask_storeu_epi16(a, k1 as u32, lo);
         _mm512_mask_storeu_epi16(a.add(32), (k1 >> 32) as u32, hi);
@@ -123,6 +121,9 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
             let mut min2 = min1;
             let mut at = _mm512_set1_epi8(-1);
             let mut sign = _mm512_setzero_si512();
+            // The edge's index within the row, in every lane.
+            let mut jv = _mm512_setzero_si512();
+            let one = _mm512_set1_epi8(1);
             for (j, e) in (first..last).enumerate() {
                 let w = *windows.add(e * chunks + u);
                 let (plo, phi) = load_p(p, w);
@@ -143,7 +144,8 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
                 let below = _mm512_cmplt_epu8_mask(a, min1);
                 min2 = _mm512_max_epu8(min1, _mm512_min_epu8(a, min2));
                 min1 = _mm512_min_epu8(min1, a);
-                at = _mm512_mask_mov_epi8(at, below, _mm512_set1_epi8(j as i8));
+                at = _mm512_mask_mov_epi8(at, below, jv);
+                jv = _mm512_add_epi8(jv, one);
                 sign = _mm512_xor_si512(sign, x);
             }
             match rule {
@@ -160,21 +162,26 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
                 }
             }
             let zero = _mm512_setzero_si512();
+            let mut jv = zero;
             for (j, e) in (first..last).enumerate() {
-                let here = _mm512_cmpeq_epi8_mask(at, _mm512_set1_epi8(j as i8));
+                let here = _mm512_cmpeq_epi8_mask(at, jv);
+                jv = _mm512_add_epi8(jv, one);
                 let mag = _mm512_mask_blend_epi8(here, min1, min2);
                 let x = _mm512_loadu_si512(v2c.add(j * CHUNK).cast());
                 let neg = _mm512_movepi8_mask(_mm512_xor_si512(sign, x));
                 let new = _mm512_mask_sub_epi8(mag, neg, zero, mag);
-                _mm512_storeu_si512(c2v.add((e * chunks + u) * CHUNK).cast(), new);
+                let c = c2v.add((e * chunks + u) * CHUNK);
+                _mm512_storeu_si512(c.cast(), new);
                 let d = diff.add(j * CHUNK);
+                // Widened from memory (just written) rather than by a lane extract: loads are
+                // cheaper than shuffles here, which compete for one port.
                 let plo = _mm512_add_epi16(
                     _mm512_loadu_si512(d.cast()),
-                    _mm512_cvtepi8_epi16(_mm512_castsi512_si256(new)),
+                    _mm512_cvtepi8_epi16(_mm256_loadu_si256(c.cast())),
                 );
                 let phi = _mm512_add_epi16(
                     _mm512_loadu_si512(d.add(32).cast()),
-                    _mm512_cvtepi8_epi16(_mm512_extracti64x4_epi64::<1>(new)),
+                    _mm512_cvtepi8_epi16(_mm256_loadu_si256(c.add(32).cast())),
                 );
                 store_p(p, *windows.add(e * chunks + u), plo, phi);
             }
