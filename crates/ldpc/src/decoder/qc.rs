@@ -170,8 +170,11 @@ impl State {
     }
 
     /// Channel LLRs of one codeword quantised as the 8-bit decoder does, as the first
-    /// posteriors; every c2v 0.
-    fn load(&mut self, t: &QcTables, q: Quantizer, llr: Llrs<'_>, word: usize) {
+    /// posteriors; every c2v 0. Inlined into each instruction set's decoding function, so
+    /// the rounding compiles to one instruction rather than a library call.
+    #[inline(always)]
+    pub(super) fn load(&mut self, t: &QcTables, input: Input<'_>) {
+        let Input { llr, q, word } = input;
         let n = t.cols * t.z;
         let range = word * n..(word + 1) * n;
         for c in 0..t.cols {
@@ -294,8 +297,8 @@ impl Decoder for QcDecoder {
                             else {
                                 break;
                             };
-                            state.load(t, s.quantizer, llr, w);
-                            let (its, ok) = run_word(t, &mut state, s.rule, config, s.simd);
+                            let input = Input { llr, q: s.quantizer, word: w };
+                            let (its, ok) = run_word(t, &mut state, input, s.rule, config, s.simd);
                             state.store(t, out);
                             iterations += its;
                             valid += ok as usize;
@@ -317,6 +320,14 @@ impl Decoder for QcDecoder {
     }
 }
 
+/// One codeword of a decode call's input.
+#[derive(Clone, Copy)]
+pub(super) struct Input<'a> {
+    pub llr: Llrs<'a>,
+    pub q: Quantizer,
+    pub word: usize,
+}
+
 /// What a kernel does: one block row's update, and the syndrome of P's signs.
 pub(super) trait Kernel {
     /// Updates block row `row` (all its chunks).
@@ -325,15 +336,17 @@ pub(super) trait Kernel {
     fn checks(t: &QcTables, st: &State) -> bool;
 }
 
-/// Decodes one loaded codeword: (iterations run, whether the final decision checks).
+/// Loads and decodes one codeword: (iterations run, whether the final decision checks).
 #[inline(always)]
 pub(super) fn iterate<K: Kernel>(
     t: &QcTables,
     st: &mut State,
+    input: Input<'_>,
     rule: Rule8,
     iterations: usize,
     early: bool,
 ) -> (usize, bool) {
+    st.load(t, input);
     let cancel = sigpu_runtime::cancel::Cancel::current();
     for it in 1..=iterations {
         if cancel.is_cancelled() {
@@ -352,6 +365,7 @@ pub(super) fn iterate<K: Kernel>(
 fn run_word(
     t: &QcTables,
     st: &mut State,
+    input: Input<'_>,
     rule: Rule8,
     config: &DecoderConfig,
     simd: Isa,
@@ -360,25 +374,39 @@ fn run_word(
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2")]
-        fn avx2(t: &QcTables, st: &mut State, rule: Rule8, its: usize, early: bool) -> (usize, bool) {
-            iterate::<Portable>(t, st, rule, its, early)
+        fn avx2(
+            t: &QcTables,
+            st: &mut State,
+            input: Input<'_>,
+            rule: Rule8,
+            its: usize,
+            early: bool,
+        ) -> (usize, bool) {
+            iterate::<Portable>(t, st, input, rule, its, early)
         }
         #[target_feature(enable = "sse4.1")]
-        fn sse41(t: &QcTables, st: &mut State, rule: Rule8, its: usize, early: bool) -> (usize, bool) {
-            iterate::<Portable>(t, st, rule, its, early)
+        fn sse41(
+            t: &QcTables,
+            st: &mut State,
+            input: Input<'_>,
+            rule: Rule8,
+            its: usize,
+            early: bool,
+        ) -> (usize, bool) {
+            iterate::<Portable>(t, st, input, rule, its, early)
         }
         // SAFETY: `Fixed8Setup` only chooses sets this CPU has.
         match simd {
-            Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, rule, its, early) },
-            Isa::Avx2 | Isa::Avx2Fma => unsafe { avx2(t, st, rule, its, early) },
-            Isa::Sse41 => unsafe { sse41(t, st, rule, its, early) },
-            Isa::Scalar => iterate::<Portable>(t, st, rule, its, early),
+            Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, input, rule, its, early) },
+            Isa::Avx2 | Isa::Avx2Fma => unsafe { avx2(t, st, input, rule, its, early) },
+            Isa::Sse41 => unsafe { sse41(t, st, input, rule, its, early) },
+            Isa::Scalar => iterate::<Portable>(t, st, input, rule, its, early),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = simd;
-        iterate::<Portable>(t, st, rule, its, early)
+        iterate::<Portable>(t, st, input, rule, its, early)
     }
 }
 

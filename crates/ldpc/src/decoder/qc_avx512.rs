@@ -7,10 +7,10 @@
 #![cfg(target_arch = "x86_64")]
 
 use super::lanes::Rule8;
-use super::qc::{iterate, Kernel, QcTables, State, Window, CHUNK};
+use super::qc::{iterate, Input, Kernel, QcTables, State, Window, CHUNK};
 use std::arch::x86_64::*;
 
-/// Decodes one loaded codeword (see [`iterate`]).
+/// Loads and decodes one codeword (see [`iterate`]).
 ///
 /// # Safety
 /// The CPU must have AVX-512 F, BW and VL.
@@ -18,11 +18,12 @@ use std::arch::x86_64::*;
 pub(super) unsafe fn run(
     t: &QcTables,
     st: &mut State,
+    input: Input<'_>,
     rule: Rule8,
     iterations: usize,
     early: bool,
 ) -> (usize, bool) {
-    iterate::<Avx512>(t, st, rule, iterations, early)
+    iterate::<Avx512>(t, st, input, rule, iterations, early)
 }
 
 struct Avx512;
