@@ -266,11 +266,17 @@ fn bench_times_an_nr_code_with_the_qc_decoder_per_core_and_its_encoder() {
         &[],
     ));
     let r = &v["results"][0];
-    assert!(r["decoder"].as_str().unwrap().contains("quasi-cyclic"), "{r:?}");
+    assert!(
+        r["decoder"].as_str().unwrap().contains("quasi-cyclic"),
+        "{r:?}"
+    );
     assert_eq!(r["threads"], 1);
     assert!(r["info_mbps_per_core"].as_f64().unwrap() > 0.0, "{r:?}");
     assert!(r["coded_mbps_per_core"].as_f64().unwrap() > 0.0, "{r:?}");
-    assert!(v["encoders"][0]["us_per_block"].as_f64().unwrap() > 0.0, "{v:?}");
+    assert!(
+        v["encoders"][0]["us_per_block"].as_f64().unwrap() > 0.0,
+        "{v:?}"
+    );
 }
 
 /// Without the run's timings (seconds, frames/s, Mbps), which differ between any two runs.

@@ -76,7 +76,10 @@ fn qc_decoder_equals_the_8bit_layered_decoder_bit_for_bit() {
         for c in configs {
             let (want, its, valid) = reference(&code, c, &llr);
             for isa in simd_sets(&arch) {
-                let mut d = QcDecoder::new(code.clone(), c).unwrap().with_simd(isa).unwrap();
+                let mut d = QcDecoder::new(code.clone(), c)
+                    .unwrap()
+                    .with_simd(isa)
+                    .unwrap();
                 let mut bits = vec![0u8; llr.len()];
                 let what = format!("{} {} on {}", code.name(), c.describe(), isa.name());
                 // Each codeword alone, then all at once (threads over codewords).
@@ -96,7 +99,11 @@ fn qc_decoder_equals_the_8bit_layered_decoder_bit_for_bit() {
         }
         // The frames span decoding and failing ones, or the comparison proves little.
         let (_, _, valid) = reference(&code, configs[0], &llr);
-        assert!(valid > 0 && valid < llr.len() / code.n(), "{}: {valid} valid", code.name());
+        assert!(
+            valid > 0 && valid < llr.len() / code.n(),
+            "{}: {valid} valid",
+            code.name()
+        );
     }
 }
 
@@ -131,7 +138,9 @@ fn measure_qc_speed() {
         let nr = NrCode::new(8448, n, Some(BaseGraph::Bg1)).unwrap();
         let code = nr.decoding_code(&[0]).unwrap();
         let es_n0 = 1.0 + 10.0 * (2.0 * code.rate()).log10();
-        let mut llr = make_frames(&code, &Link::qpsk(1), es_n0, 0, words, 2).unwrap().llr;
+        let mut llr = make_frames(&code, &Link::qpsk(1), es_n0, 0, words, 2)
+            .unwrap()
+            .llr;
         for w in llr.chunks_mut(code.n()) {
             w[..2 * 384].fill(0.0);
         }
@@ -203,7 +212,12 @@ fn measure_qc_speed() {
 /// of 10 ms: time runs of a second or more).
 fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
     // Fields 14 and 15 of stat(5), counted after the command name's closing parenthesis.
     let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
     ticks as f64 / 100.0

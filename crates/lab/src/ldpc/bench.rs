@@ -122,7 +122,9 @@ pub fn encoder_speed(code: &Code, blocks: usize, runs: usize) -> Result<Option<E
         return Ok(None);
     };
     let enc = sigpu_ldpc::nr::LiftedEncoder::new(graph, z)?;
-    let info: Vec<u8> = (0..enc.k()).map(|i| (i.wrapping_mul(0x9E37) >> 5 & 1) as u8).collect();
+    let info: Vec<u8> = (0..enc.k())
+        .map(|i| (i.wrapping_mul(0x9E37) >> 5 & 1) as u8)
+        .collect();
     let mut word = vec![0u8; enc.n()];
     let mut failed = None;
     let mut samples = sigpu_runtime::host::time_cpu(runs, || {
@@ -352,8 +354,10 @@ fn measure(
             sigpu_ldpc::decoder::LANES
         };
         let workers = cpu_workers(config.threads, spec.codewords, per_job);
-        return Ok(cpu_throughput(&mut *d, v.iterations, spec.codewords, spec.scale, runs)?
-            .per_core(workers));
+        return Ok(
+            cpu_throughput(&mut *d, v.iterations, spec.codewords, spec.scale, runs)?
+                .per_core(workers),
+        );
     };
     if v.schedule == Schedule::LayeredCompact {
         let batch = v.sub;
@@ -440,7 +444,8 @@ impl BenchReport {
                 format!("{:.1}", r.coded_mbps),
                 format!("{:.1}", r.min_coded_mbps),
                 format!("{:.1}", r.info_mbps),
-                r.info_mbps_per_core.map_or("-".into(), |m| format!("{m:.1}")),
+                r.info_mbps_per_core
+                    .map_or("-".into(), |m| format!("{m:.1}")),
                 ms(r.median_s),
                 r.device_only_s.map_or("-".into(), ms),
                 r.kernels().to_owned(),

@@ -34,8 +34,8 @@ pub(crate) use device::through_host;
 pub use device::DeviceDecodeStats;
 pub use fixed8::Fixed8Decoder;
 pub use float::FloatDecoder;
-pub use qc::QcDecoder;
 pub use lanes::{best_simd, simd_sets, Rule8, LANES, SIMD_SETS};
+pub use qc::QcDecoder;
 
 use crate::code::Code;
 use crate::error::{LdpcError, Result};

@@ -82,7 +82,10 @@ impl QcTables {
         };
         let rows = code.m() / z;
         let same = lifted_rows(graph, z, rows)?;
-        if same.n() != code.n() || same.row_start() != code.row_start() || same.edge_col() != code.edge_col() {
+        if same.n() != code.n()
+            || same.row_start() != code.row_start()
+            || same.edge_col() != code.edge_col()
+        {
             return Err(LdpcError::invalid(format!(
                 "{}: not the lifted code of {graph} at Z = {z} (its checks were reordered)",
                 code.name()
@@ -138,7 +141,10 @@ impl QcTables {
 
     /// Edges (circulants) in all block rows.
     pub fn edges(&self) -> usize {
-        *self.row_start.last().expect("one entry per block row and one more")
+        *self
+            .row_start
+            .last()
+            .expect("one entry per block row and one more")
     }
 
     /// Block rows.
@@ -225,7 +231,10 @@ impl QcDecoder {
     /// The decoder of `config` (8-bit, layered) for `code`, a lifted 5G NR code, on this
     /// host's widest instruction set.
     pub fn new(code: Code, config: DecoderConfig) -> Result<QcDecoder> {
-        let setup = Fixed8Setup::new(&config, "the quasi-cyclic decoder is 8-bit: --precision 8bit")?;
+        let setup = Fixed8Setup::new(
+            &config,
+            "the quasi-cyclic decoder is 8-bit: --precision 8bit",
+        )?;
         if config.schedule != Schedule::Layered {
             return Err(LdpcError::invalid(format!(
                 "the quasi-cyclic decoder runs the layered schedule, not {}",
@@ -297,7 +306,11 @@ impl Decoder for QcDecoder {
                             else {
                                 break;
                             };
-                            let input = Input { llr, q: s.quantizer, word: w };
+                            let input = Input {
+                                llr,
+                                q: s.quantizer,
+                                word: w,
+                            };
                             let (its, ok) = run_word(t, &mut state, input, s.rule, config, s.simd);
                             state.store(t, out);
                             iterations += its;

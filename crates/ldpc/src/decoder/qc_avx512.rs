@@ -46,7 +46,10 @@ unsafe fn load_p(p: *const i16, w: Window) -> (__m512i, __m512i) {
     unsafe {
         let a = p.add(w.off1 as usize);
         if w.k1 == u64::MAX {
-            return (_mm512_loadu_si512(a.cast()), _mm512_loadu_si512(a.add(32).cast()));
+            return (
+                _mm512_loadu_si512(a.cast()),
+                _mm512_loadu_si512(a.add(32).cast()),
+            );
         }
         let (k1, k2) = (w.k1, w.k2);
         let b = p.add(w.off2 as usize);
@@ -201,7 +204,8 @@ unsafe fn checks(t: &QcTables, st: &State) -> bool {
                 let mut parity = 0u64;
                 for e in t.row_start[row]..t.row_start[row + 1] {
                     let (lo, hi) = load_p(p, t.windows[e * t.chunks + u]);
-                    parity ^= _mm512_movepi16_mask(lo) as u64 | (_mm512_movepi16_mask(hi) as u64) << 32;
+                    parity ^=
+                        _mm512_movepi16_mask(lo) as u64 | (_mm512_movepi16_mask(hi) as u64) << 32;
                 }
                 if parity & lanes(CHUNK.min(t.z - u * CHUNK) as u8) != 0 {
                     return false;

@@ -165,7 +165,14 @@ impl LiftedEncoder {
         // p0 = P^{−s} Σλ: bit u of p0 is bit (u − s) mod Z of Σλ, the window at Z − s.
         let back = (z - self.core_shift) % z;
         let mut p0 = [0u64; W];
-        xor_window(&mut p0, &double(&total, z), back / 64, (back % 64) as u32, self.words, self.last);
+        xor_window(
+            &mut p0,
+            &double(&total, z),
+            back / 64,
+            (back % 64) as u32,
+            self.words,
+            self.last,
+        );
         dbl[kb] = double(&p0, z);
         // Core rows 0, 1, 2 give p1, p2, p3: p_{r+1} = λ_r + (p0 term) + p_r (p_r absent for r = 0).
         for r in 0..3 {
@@ -212,7 +219,6 @@ impl LiftedEncoder {
         }
         unpack(d, out)
     }
-
 }
 
 #[cfg(test)]
@@ -307,7 +313,12 @@ fn xor_window(acc: &mut Block, d: &Doubled, word: usize, bit: u32, words: usize,
         }
     }
     // Bits past Z of the last word came from the doubled block's next copy: clear them.
-    let top = src[words - 1] >> bit | if bit == 0 { 0 } else { src[words] << (64 - bit) };
+    let top = src[words - 1] >> bit
+        | if bit == 0 {
+            0
+        } else {
+            src[words] << (64 - bit)
+        };
     acc[words - 1] ^= top & !last;
 }
 
@@ -319,7 +330,11 @@ unsafe fn pack_avx512(bits: &[u8], out: &mut Block) {
     *out = [0; W];
     let one = _mm512_set1_epi8(1);
     for (w, chunk) in bits.chunks(64).enumerate() {
-        let k = if chunk.len() == 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
+        let k = if chunk.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << chunk.len()) - 1
+        };
         // SAFETY: the masked load reads only the chunk's bytes.
         let v = unsafe { _mm512_maskz_loadu_epi8(k, chunk.as_ptr().cast()) };
         out[w] = _mm512_test_epi8_mask(v, one);
@@ -333,9 +348,19 @@ unsafe fn unpack_avx512(d: &Doubled, out: &mut [u8]) {
     use std::arch::x86_64::*;
     let one = _mm512_set1_epi8(1);
     for (w, chunk) in out.chunks_mut(64).enumerate() {
-        let k = if chunk.len() == 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
+        let k = if chunk.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << chunk.len()) - 1
+        };
         // SAFETY: the masked store writes only the chunk's bytes.
-        unsafe { _mm512_mask_storeu_epi8(chunk.as_mut_ptr().cast(), k, _mm512_maskz_mov_epi8(d[w], one)) };
+        unsafe {
+            _mm512_mask_storeu_epi8(
+                chunk.as_mut_ptr().cast(),
+                k,
+                _mm512_maskz_mov_epi8(d[w], one),
+            )
+        };
     }
 }
 
@@ -344,57 +369,57 @@ mod tests {
     use super::*;
 
     impl LiftedEncoder {
-    /// The encoder as first written (a `Vec` of blocks, a window and a mask per entry, bytes
-    /// packed 8 at a time): the reference the tests hold [`LiftedEncoder::encode`] to.
-    #[cfg(test)]
-    fn encode_reference(&self, info: &[u8], codeword: &mut [u8]) -> Result<()> {
-        let (k, n, z) = (self.k(), self.n(), self.z);
-        if info.len() != k || codeword.len() != n {
-            return Err(LdpcError::invalid(format!(
+        /// The encoder as first written (a `Vec` of blocks, a window and a mask per entry, bytes
+        /// packed 8 at a time): the reference the tests hold [`LiftedEncoder::encode`] to.
+        #[cfg(test)]
+        fn encode_reference(&self, info: &[u8], codeword: &mut [u8]) -> Result<()> {
+            let (k, n, z) = (self.k(), self.n(), self.z);
+            if info.len() != k || codeword.len() != n {
+                return Err(LdpcError::invalid(format!(
                 "encoding {} Z = {z}: need {k} information bits and room for {n} code bits, got {} and {}",
                 self.graph,
                 info.len(),
                 codeword.len()
             )));
-        }
-        let cols = self.graph.block_cols();
-        let kb = self.graph.info_cols();
-        let mut dbl: Vec<Doubled> = vec![[0; W2]; cols];
-        for j in 0..kb {
-            dbl[j] = double(&pack(&info[j * z..(j + 1) * z]), z);
-        }
-        let row_sum = |dbl: &[Doubled], r: usize, upto: usize| -> Block {
-            let mut acc = [0u64; W];
-            for &(c, s) in &self.rows[r] {
-                if c < upto {
-                    xor(&mut acc, &window(&dbl[c], s, z));
-                }
             }
-            acc
-        };
-        let lambda: Vec<Block> = (0..4).map(|r| row_sum(&dbl, r, kb)).collect();
-        let mut total = lambda[0];
-        for l in &lambda[1..] {
-            xor(&mut total, l);
+            let cols = self.graph.block_cols();
+            let kb = self.graph.info_cols();
+            let mut dbl: Vec<Doubled> = vec![[0; W2]; cols];
+            for j in 0..kb {
+                dbl[j] = double(&pack(&info[j * z..(j + 1) * z]), z);
+            }
+            let row_sum = |dbl: &[Doubled], r: usize, upto: usize| -> Block {
+                let mut acc = [0u64; W];
+                for &(c, s) in &self.rows[r] {
+                    if c < upto {
+                        xor(&mut acc, &window(&dbl[c], s, z));
+                    }
+                }
+                acc
+            };
+            let lambda: Vec<Block> = (0..4).map(|r| row_sum(&dbl, r, kb)).collect();
+            let mut total = lambda[0];
+            for l in &lambda[1..] {
+                xor(&mut total, l);
+            }
+            // p0 = P^{−s} Σλ: bit u of p0 is bit (u − s) mod Z of Σλ, the window at Z − s.
+            let p0 = window(&double(&total, z), (z - self.core_shift) % z, z);
+            dbl[kb] = double(&p0, z);
+            // Core rows 0, 1, 2 give p1, p2, p3: p_{r+1} = λ_r + (p0 term) + p_r (p_r absent for r = 0).
+            for r in 0..3 {
+                let p = row_sum(&dbl, r, kb + 1 + r);
+                dbl[kb + 1 + r] = double(&p, z);
+            }
+            for r in 4..self.rows.len() {
+                let p = row_sum(&dbl, r, kb + 4);
+                dbl[kb + r] = double(&p, z);
+            }
+            codeword[..k].copy_from_slice(info);
+            for j in kb..cols {
+                unpack(&dbl[j], &mut codeword[j * z..(j + 1) * z]);
+            }
+            Ok(())
         }
-        // p0 = P^{−s} Σλ: bit u of p0 is bit (u − s) mod Z of Σλ, the window at Z − s.
-        let p0 = window(&double(&total, z), (z - self.core_shift) % z, z);
-        dbl[kb] = double(&p0, z);
-        // Core rows 0, 1, 2 give p1, p2, p3: p_{r+1} = λ_r + (p0 term) + p_r (p_r absent for r = 0).
-        for r in 0..3 {
-            let p = row_sum(&dbl, r, kb + 1 + r);
-            dbl[kb + 1 + r] = double(&p, z);
-        }
-        for r in 4..self.rows.len() {
-            let p = row_sum(&dbl, r, kb + 4);
-            dbl[kb + r] = double(&p, z);
-        }
-        codeword[..k].copy_from_slice(info);
-        for j in kb..cols {
-            unpack(&dbl[j], &mut codeword[j * z..(j + 1) * z]);
-        }
-        Ok(())
-    }
     }
 
     /// Every Z of both graphs, random words: the encoder equals the one it replaced, bit for
