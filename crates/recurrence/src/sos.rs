@@ -289,6 +289,7 @@ impl<T: Element> Sos<T> {
             transfer: &self.tables.1[..s2 * s2],
             transfer_lo: &self.tables.1[s2 * s2..],
             kernel: crate::cpu::sos_isa(&self.options.cpu),
+            scipy_order: T::DTYPE == crate::elem::DType::F64,
             stream: !fresh && std::mem::size_of_val(y) >= crate::cpu::STREAM_BYTES,
             help_after: crate::cpu::sos::HELP_AFTER,
         };
