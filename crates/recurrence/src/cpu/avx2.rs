@@ -49,25 +49,20 @@ pub(super) unsafe fn stream_copy<T: Element>(dst: &mut [T], src: &[T]) {
 /// AVX-512 kernel's scheme ([`super::avx512`]) on four segments per ymm register; a group of
 /// eight segments runs as two quads, each sample passing every section while in registers.
 /// `src` (or `y` when `None`) → `y`, GROUP·SEG samples; `ends[w][2s + m]` receives segment w's
-/// final state of section s (1 … 4 sections); `scipy_order` as for the AVX-512 kernel.
+/// final state of section s (1 … 4 sections).
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn sos_local_group(
     rows: &[[f64; 5]],
     src: Option<&[f64]>,
     y: &mut [f64],
     ends: &mut [[f64; 8]; 8],
-    scipy_order: bool,
 ) {
-    match (rows.len(), scipy_order) {
-        (1, false) => sos_local_n::<1, false>(rows, src, y, ends),
-        (2, false) => sos_local_n::<2, false>(rows, src, y, ends),
-        (3, false) => sos_local_n::<3, false>(rows, src, y, ends),
-        (4, false) => sos_local_n::<4, false>(rows, src, y, ends),
-        (1, true) => sos_local_n::<1, true>(rows, src, y, ends),
-        (2, true) => sos_local_n::<2, true>(rows, src, y, ends),
-        (3, true) => sos_local_n::<3, true>(rows, src, y, ends),
-        (4, true) => sos_local_n::<4, true>(rows, src, y, ends),
-        (n, _) => unreachable!("{n} sections in one pass"),
+    match rows.len() {
+        1 => sos_local_n::<1>(rows, src, y, ends),
+        2 => sos_local_n::<2>(rows, src, y, ends),
+        3 => sos_local_n::<3>(rows, src, y, ends),
+        4 => sos_local_n::<4>(rows, src, y, ends),
+        n => unreachable!("{n} sections in one pass"),
     }
 }
 
@@ -90,7 +85,7 @@ fn transpose4(r: [std::arch::x86_64::__m256d; 4]) -> [std::arch::x86_64::__m256d
 
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn sos_local_n<const S: usize, const SCIPY: bool>(
+fn sos_local_n<const S: usize>(
     rows: &[[f64; 5]],
     src: Option<&[f64]>,
     y: &mut [f64],
@@ -117,17 +112,9 @@ fn sos_local_n<const S: usize, const SCIPY: bool>(
             for t in 0..4 {
                 let mut u = v[t];
                 for s in 0..S {
-                    let out;
-                    if SCIPY {
-                        out = _mm256_add_pd(_mm256_mul_pd(b0[s], u), z0[s]);
-                        let t = _mm256_add_pd(_mm256_mul_pd(b1[s], u), _mm256_mul_pd(na1[s], out));
-                        z0[s] = _mm256_add_pd(t, z1[s]);
-                        z1[s] = _mm256_add_pd(_mm256_mul_pd(b2[s], u), _mm256_mul_pd(na2[s], out));
-                    } else {
-                        out = _mm256_fmadd_pd(b0[s], u, z0[s]);
-                        z0[s] = _mm256_fmadd_pd(na1[s], out, _mm256_fmadd_pd(b1[s], u, z1[s]));
-                        z1[s] = _mm256_fmadd_pd(na2[s], out, _mm256_mul_pd(b2[s], u));
-                    }
+                    let out = _mm256_fmadd_pd(b0[s], u, z0[s]);
+                    z0[s] = _mm256_fmadd_pd(na1[s], out, _mm256_fmadd_pd(b1[s], u, z1[s]));
+                    z1[s] = _mm256_fmadd_pd(na2[s], out, _mm256_mul_pd(b2[s], u));
                     u = out;
                 }
                 o[t] = u;

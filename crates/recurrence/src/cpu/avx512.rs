@@ -55,33 +55,26 @@ fn transpose8(r: [__m512d; 8]) -> [__m512d; 8] {
 /// (1 … 4 sections, each `[b0, b1, b2, −a1, −a2]`) from a zero state into `y`;
 /// `ends[w][2s + m]` receives segment w's final state of section s. Returns max|y| (NaN
 /// ignored), taken while the outputs are in registers (a separate pass over the block cost
-/// as much as the correction). `scipy_order`: each section's step rounded as SciPy's loop
-/// rounds it (products and sums in its order, no fused multiply-add), so that a segment run
-/// from a zero state has SciPy's bits (see `cpu::sos::Plan::scipy_order`).
+/// as much as the correction).
 #[target_feature(enable = "avx512f,fma")]
 pub(super) fn local_group(
     rows: &[[f64; 5]],
     src: Option<&[f64]>,
     y: &mut [f64],
     ends: &mut [[f64; 8]; 8],
-    scipy_order: bool,
 ) -> f64 {
-    match (rows.len(), scipy_order) {
-        (1, false) => local_group_n::<1, false>(rows, src, y, ends),
-        (2, false) => local_group_n::<2, false>(rows, src, y, ends),
-        (3, false) => local_group_n::<3, false>(rows, src, y, ends),
-        (4, false) => local_group_n::<4, false>(rows, src, y, ends),
-        (1, true) => local_group_n::<1, true>(rows, src, y, ends),
-        (2, true) => local_group_n::<2, true>(rows, src, y, ends),
-        (3, true) => local_group_n::<3, true>(rows, src, y, ends),
-        (4, true) => local_group_n::<4, true>(rows, src, y, ends),
-        (n, _) => unreachable!("{n} sections in one pass"),
+    match rows.len() {
+        1 => local_group_n::<1>(rows, src, y, ends),
+        2 => local_group_n::<2>(rows, src, y, ends),
+        3 => local_group_n::<3>(rows, src, y, ends),
+        4 => local_group_n::<4>(rows, src, y, ends),
+        n => unreachable!("{n} sections in one pass"),
     }
 }
 
 #[inline]
 #[target_feature(enable = "avx512f,fma")]
-fn local_group_n<const S: usize, const SCIPY: bool>(
+fn local_group_n<const S: usize>(
     rows: &[[f64; 5]],
     src: Option<&[f64]>,
     y: &mut [f64],
@@ -106,18 +99,9 @@ fn local_group_n<const S: usize, const SCIPY: bool>(
         for t in 0..8 {
             let mut u = v[t];
             for s in 0..S {
-                let out;
-                if SCIPY {
-                    // x_new = b0·x + z0; z0 = (b1·x − a1·x_new) + z1; z1 = b2·x − a2·x_new.
-                    out = _mm512_add_pd(_mm512_mul_pd(b0[s], u), z0[s]);
-                    let t = _mm512_add_pd(_mm512_mul_pd(b1[s], u), _mm512_mul_pd(na1[s], out));
-                    z0[s] = _mm512_add_pd(t, z1[s]);
-                    z1[s] = _mm512_add_pd(_mm512_mul_pd(b2[s], u), _mm512_mul_pd(na2[s], out));
-                } else {
-                    out = _mm512_fmadd_pd(b0[s], u, z0[s]);
-                    z0[s] = _mm512_fmadd_pd(na1[s], out, _mm512_fmadd_pd(b1[s], u, z1[s]));
-                    z1[s] = _mm512_fmadd_pd(na2[s], out, _mm512_mul_pd(b2[s], u));
-                }
+                let out = _mm512_fmadd_pd(b0[s], u, z0[s]);
+                z0[s] = _mm512_fmadd_pd(na1[s], out, _mm512_fmadd_pd(b1[s], u, z1[s]));
+                z1[s] = _mm512_fmadd_pd(na2[s], out, _mm512_mul_pd(b2[s], u));
                 u = out;
             }
             o[t] = u;

@@ -5,54 +5,44 @@ use super::sos_shape::{GROUP, SEG};
 use crate::elem::{madd, Element};
 use sigpu_runtime::host::Isa;
 
-/// `scipy_order`: each step rounded as SciPy's loop rounds it (see
-/// `cpu::sos::Plan::scipy_order`).
 pub(crate) fn local_dispatch<T: Element>(
     simd: Isa,
     rows: &[[T; 5]],
     y: &mut [T],
     ends: &mut [f64],
-    scipy_order: bool,
 ) {
-    if scipy_order {
-        return local_segments::<T, false, true>(rows, y, ends);
-    }
     match simd {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2Fma => {
             // SAFETY: Isa::Avx2Fma is only chosen when the CPU has AVX2 and FMA.
             unsafe { local_fma(rows, y, ends) }
         }
-        _ => local_segments::<T, false, false>(rows, y, ends),
+        _ => local_segments::<T, false>(rows, y, ends),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn local_fma<T: Element>(rows: &[[T; 5]], y: &mut [T], ends: &mut [f64]) {
-    local_segments::<T, true, false>(rows, y, ends)
+    local_segments::<T, true>(rows, y, ends)
 }
 
 /// Whole segments of `y` (holding x on entry) through the cascade from a zero state;
 /// `ends[w]` receives segment w's final state.
 #[inline(always)]
-fn local_segments<T: Element, const FMA: bool, const SCIPY: bool>(
-    rows: &[[T; 5]],
-    y: &mut [T],
-    ends: &mut [f64],
-) {
+fn local_segments<T: Element, const FMA: bool>(rows: &[[T; 5]], y: &mut [T], ends: &mut [f64]) {
     let segs = y.len() / SEG;
     if segs == GROUP {
-        local_group::<T, FMA, SCIPY, GROUP>(rows, y, ends);
+        local_group::<T, FMA, GROUP>(rows, y, ends);
     } else {
         for (w, seg) in y.chunks_mut(SEG).enumerate() {
-            local_group::<T, FMA, SCIPY, 1>(rows, seg, &mut ends[w * 2 * rows.len()..]);
+            local_group::<T, FMA, 1>(rows, seg, &mut ends[w * 2 * rows.len()..]);
         }
     }
 }
 
 #[inline(always)]
-fn local_group<T: Element, const FMA: bool, const SCIPY: bool, const G: usize>(
+fn local_group<T: Element, const FMA: bool, const G: usize>(
     rows: &[[T; 5]],
     y: &mut [T],
     ends: &mut [f64],
@@ -66,16 +56,9 @@ fn local_group<T: Element, const FMA: bool, const SCIPY: bool, const G: usize>(
             for w in 0..G {
                 let idx = w * SEG + i;
                 let v = y[idx];
-                let out;
-                if SCIPY {
-                    out = b0.mul(v).add(z0[w]);
-                    z0[w] = b1.mul(v).add(na1.mul(out)).add(z1[w]);
-                    z1[w] = b2.mul(v).add(na2.mul(out));
-                } else {
-                    out = madd::<T, FMA>(b0, v, z0[w]);
-                    z0[w] = madd::<T, FMA>(b1, v, madd::<T, FMA>(na1, out, z1[w]));
-                    z1[w] = madd::<T, FMA>(b2, v, na2.mul(out));
-                }
+                let out = madd::<T, FMA>(b0, v, z0[w]);
+                z0[w] = madd::<T, FMA>(b1, v, madd::<T, FMA>(na1, out, z1[w]));
+                z1[w] = madd::<T, FMA>(b2, v, na2.mul(out));
                 y[idx] = out;
             }
         }
