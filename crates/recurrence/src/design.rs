@@ -21,7 +21,8 @@
 //! Choice: `plr` (the GPU's single-pass kernel) wherever the factors stay small
 //! (Σ max|F_m|·(k+2) ≤ 64: blocking adds rounding-level error — measured, the PLR error
 //! otherwise exceeds SciPy's by 10–30× even with exact factors, because the serial bound is
-//! far looser than the blocking term); else `pole-cascade` where its bound is 16× below the
+//! far looser than the blocking term) and the recursive part amplifies roundings little
+//! (‖h_{1/A}‖₁ ≤ [`PLR_MAX_INVERSE_L1`]; the GPU planner takes a lower limit); else `pole-cascade` where its bound is 16× below the
 //! serial one (orders ≤ 2: below it); else `serial`, which is SciPy's algorithm and keeps the
 //! contract by construction. Unstable filters (exact step-down on the
 //! coefficients in the dtype that runs, or on each section) are refused.
@@ -53,7 +54,16 @@ pub struct Lfilter<T: Element> {
     fft: Option<Arc<FftFir>>,
     report: Report,
     options: FilterOptions,
+    /// ‖h_{1/A}‖₁: how far the recursive part can amplify a rounding ([`PLR_MAX_INVERSE_L1`]).
+    inverse_l1: f64,
 }
+
+/// The largest ‖h_{1/A}‖₁ for which the CPU runs a float filter blocked as (b, a) (`plr`).
+/// The factor-growth rule alone let through second-order designs with poles close to ±1 or
+/// high Q (notches near DC or Nyquist, butter(2, 0.02)), whose blocked outputs measured up to
+/// 5.8× SciPy's error on steps, DC plus noise and large-then-small inputs
+/// (`bench/peers/plr_gpu_calibration.py --cpu`); at ‖h_{1/A}‖₁ ≤ 64 the worst was 2.7×.
+pub const PLR_MAX_INVERSE_L1: f64 = 64.0;
 
 #[derive(Clone, Debug)]
 enum Kind<T: Element> {
@@ -107,6 +117,7 @@ impl<T: Element> Lfilter<T> {
                 fft: None,
                 report,
                 options,
+                inverse_l1: 1.0,
             });
         }
         let u = eps::<T>();
@@ -131,6 +142,7 @@ impl<T: Element> Lfilter<T> {
                     reference_bound: bound,
                 },
                 options,
+                inverse_l1: 1.0,
             });
         }
         // Stability, exactly, of the f64 coefficients (what every method approximates).
@@ -173,7 +185,9 @@ impl<T: Element> Lfilter<T> {
         // Filters whose factors stay small (Σ max|F_m| with k + 2 roundings ≤ 64: the blocking
         // adds rounding-level error) run blocked as (b, a): the measured error then matches
         // the serial one. Larger factor growth (poles near 1, high orders) runs as sections.
-        let benign = g * (k + 2) as f64 <= 64.0;
+        // The factor rule alone is not enough where 1/A itself amplifies roundings strongly
+        // (poles near ±1, high Q): there the blocked path runs only up to PLR_MAX_INVERSE_L1.
+        let benign = g * (k + 2) as f64 <= 64.0 && l1a <= PLR_MAX_INVERSE_L1;
         if !forced && benign && plr_bound.is_finite() {
             return Ok(Lfilter {
                 b,
@@ -187,6 +201,7 @@ impl<T: Element> Lfilter<T> {
                     reference_bound: serial,
                 },
                 options,
+                inverse_l1: l1a,
             });
         }
         let _ = decays;
@@ -260,7 +275,15 @@ impl<T: Element> Lfilter<T> {
                 reference_bound: serial,
             },
             options,
+            inverse_l1: l1a,
         })
+    }
+
+    /// ‖h_{1/A}‖₁, the ℓ1 norm of the recursive part's impulse response (1 for an FIR): how
+    /// far a rounding inside the recurrence can grow. The GPU's blocked kernel, which rounds
+    /// at more merge levels than the CPU's, runs only up to a lower limit (planner).
+    pub fn inverse_l1(&self) -> f64 {
+        self.inverse_l1
     }
 
     /// The options the filter was built with.

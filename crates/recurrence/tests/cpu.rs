@@ -349,7 +349,10 @@ fn the_fused_avx512_block_has_the_bits_of_the_separate_passes() {
                     cpu,
                     ..FilterOptions::default()
                 };
-                Filter::<f64>::parse(sig, opts).unwrap().apply(&x, zi).unwrap()
+                Filter::<f64>::parse(sig, opts)
+                    .unwrap()
+                    .apply(&x, zi)
+                    .unwrap()
             };
             let narrow = CpuArch {
                 avx512f: false,

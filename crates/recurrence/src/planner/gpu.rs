@@ -25,7 +25,11 @@ use std::time::Instant;
 /// The engine for a `(b, a)` filter on a GPU, by the method the contract chose.
 pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planned<T>, FilterError> {
     let gpu = target.gpu();
-    let planned: Planned<T> = match f.report().method {
+    let method = f.report().method;
+    let planned: Planned<T> = match method {
+        Method::Plr if T::DTYPE.is_float() && f.inverse_l1() > GPU_PLR_MAX_INVERSE_L1 => {
+            return beyond_plr(target, f);
+        }
         Method::Plr | Method::Fir => {
             let plr = f.plr().expect("plr and fir run the (b, a) filter itself");
             let kernel = GpuFilter::new(gpu, plr, GpuConfig::default())?;
@@ -37,7 +41,15 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
         }
         Method::PoleCascade => {
             let poles = f.pole_sections().expect("a pole cascade has sections");
-            let sections = GpuSos::new(gpu, poles.sections())?;
+            // The all-pole sections checked channel by channel, as given sections are: their
+            // input (the numerator's output) can lie in their stopband as much as any signal.
+            let sections = GpuSections {
+                target: target.clone(),
+                kernel: GpuSos::new(gpu, poles.sections())?,
+                wide: std::sync::OnceLock::new(),
+                max_radius: max_pole_radius(poles.sections()),
+                cpu: poles.clone(),
+            };
             // The numerator as an FIR with zi (SciPy's lfilter(b, [1], x, zi) adds zi[n] to the
             // first outputs exactly as the cascade's input wants): b padded to the state length.
             let (b, _) = f.coefficients();
@@ -58,6 +70,45 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
                  (scipy's own algorithm), which runs on the CPU; pass host arrays, or give the \
                  filter as second-order sections (scipy's output='sos')",
                 method.name()
+            ),
+            cpu: Box::new(f),
+        }),
+    };
+    ready(target)?;
+    Ok(planned)
+}
+
+/// The largest ‖h_{1/A}‖₁ for which the GPU runs a float filter by its blocked (b, a)
+/// kernel. Its merges round at more levels than the CPU's blocks (a warp's five, the block's,
+/// the look-back), and on the calibration set (`bench/peers/plr_gpu_calibration.py`: notches,
+/// peaks, resonators and Butterworth designs of orders 1–4 on white and stopband-heavy
+/// inputs, f32 and f64, 4,256 runs on an H200) every design up to 30 stayed within 2.7× SciPy's
+/// error, while beyond it notches and resonators near ±1 reached 5–28×.
+pub const GPU_PLR_MAX_INVERSE_L1: f64 = 32.0;
+
+/// A float (b, a) design the contract would run blocked but whose 1/A amplifies the GPU
+/// kernel's roundings too far ([`GPU_PLR_MAX_INVERSE_L1`]): f64 signals as second-order
+/// sections, whose GPU engine checks each channel, where the conversion keeps the contract;
+/// else on the CPU (device data refused with the way out).
+fn beyond_plr<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planned<T>, FilterError> {
+    // f64 only: sections rounded to f32 move a design with poles this close to ±1 by more than
+    // SciPy's f32 error (measured 4–6× on notches near DC and Nyquist, Q 25–80).
+    let converted = (T::DTYPE == crate::elem::DType::F64)
+        .then(|| super::sections::as_sections(&f))
+        .flatten();
+    let planned: Planned<T> = match converted {
+        Some((sos, report)) => Arc::new(GpuBaSections {
+            sections: sections(target, sos)?,
+            report,
+            ba: f,
+        }),
+        None => Arc::new(OnCpu {
+            reason: format!(
+                "this (b, a) filter amplifies roundings too far for the GPU's blocked (b, a) \
+                 kernel (‖h_1/A‖₁ = {:.3e} > {GPU_PLR_MAX_INVERSE_L1}) and does not convert \
+                 to sections within the accuracy contract; pass host arrays, or give the \
+                 filter as second-order sections (scipy's output='sos')",
+                f.inverse_l1()
             ),
             cpu: Box::new(f),
         }),
@@ -110,11 +161,12 @@ struct OnGpu<T: Element> {
     cpu: Box<dyn Recurrence<T>>,
 }
 
-/// (b, a) as its numerator followed by all-pole sections from its poles.
+/// (b, a) as its numerator followed by all-pole sections from its poles (checked as
+/// [`GpuSections`] are).
 struct GpuPoleCascade<T: Element> {
     target: GpuTarget,
     numerator: GpuFilter<T>,
-    sections: GpuSos<T>,
+    sections: GpuSections<T>,
     cpu: Lfilter<T>,
 }
 
@@ -132,6 +184,15 @@ struct GpuSections<T: Element> {
     /// The cascade's largest pole radius ([`gpu_keeps_contract`]).
     max_radius: f64,
     cpu: Sos<T>,
+}
+
+/// A (b, a) design run on the GPU as sections ([`beyond_plr`]): calls without a state run the
+/// checked section engine; calls with zi or zf run the contract's (b, a) filter on the CPU
+/// (the sections' state is not the (b, a) state), and on device data they are refused.
+struct GpuBaSections<T: Element> {
+    sections: Planned<T>,
+    report: Report,
+    ba: Lfilter<T>,
 }
 
 /// A method that runs only on the CPU, planned for a GPU: host data runs on the CPU, device
@@ -350,16 +411,13 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
         batch.samples(state, &format!("of state {state}"))?;
         let (x, channels, zi, y) = (batch.x, batch.channels, batch.zi, batch.y);
         let u = (self.cpu.cascade_input(x, channels, zi)).expect("a pole cascade");
-        let io = HostIo::new(&u, None)?;
-        let timing = io.run(&self.target, &mut *y, None, |u, y, _, _| {
-            let batch = DeviceBatch {
-                x: u,
-                channels,
-                y,
-                zi: None,
-                zf: None,
-            };
-            self.sections.launch(&self.target, batch)
+        let timing = self.sections.run(Batch {
+            x: &u,
+            channels,
+            y: &mut *y,
+            zi: None,
+            zf: None,
+            fresh: None,
         })?;
         if let Some(zf) = batch.zf {
             zf.copy_from_slice(&self.cpu.final_states(x, y, channels, zi));
@@ -397,7 +455,43 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
             zi: None,
             zf: None,
         };
-        self.sections.launch(&self.target, sections)
+        self.sections.apply_device(sections)
+    }
+}
+
+impl<T: Element> Recurrence<T> for GpuBaSections<T> {
+    fn report(&self) -> &Report {
+        &self.report
+    }
+    fn state_len(&self) -> usize {
+        self.ba.state_len()
+    }
+    fn sections(&self) -> Option<usize> {
+        None
+    }
+    fn device(&self) -> String {
+        self.sections.device()
+    }
+    fn note(&self) -> Option<String> {
+        Some("a (b, a) design run as second-order sections; with zi or zf, on the CPU".into())
+    }
+    fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
+        if batch.zi.is_some() || batch.zf.is_some() {
+            return self.ba.run(batch);
+        }
+        self.sections.run(batch)
+    }
+    fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        if batch.zi.is_some() || batch.zf.is_some() {
+            return Err(FilterError::Refused(format!(
+                "this (b, a) filter runs on the GPU as second-order sections (its 1/A amplifies \
+                 the blocked (b, a) kernel's roundings too far: ‖h_1/A‖₁ = {:.3e}), whose state \
+                 is not the (b, a) zi / zf; pass host arrays, or give the filter as \
+                 second-order sections (scipy's output='sos') with their zi",
+                self.ba.inverse_l1()
+            )));
+        }
+        self.sections.apply_device(batch)
     }
 }
 

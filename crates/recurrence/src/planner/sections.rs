@@ -20,7 +20,8 @@
 //!
 //! **Limits.** Calls with zi run the (b, a) method (its state is not the sections'); zf is
 //! computed from the last samples in f64 ([`Lfilter::final_states`]). f32 signals keep the
-//! (b, a) method (sections rounded to f32 would move the filter; not measured yet).
+//! (b, a) method: sections rounded to f32 move designs with poles near ±1 by more than SciPy's
+//! f32 error (measured on the GPU, 4–6× on notches near DC and Nyquist).
 
 use crate::bounds::l1_impulse;
 use crate::design::Lfilter;
@@ -51,18 +52,30 @@ pub(super) fn convert<T: Element>(ba: Lfilter<T>) -> Result<BaSections<T>, Box<L
     if !applies {
         return Err(Box::new(ba));
     }
-    let (b, a) = ba.coefficients();
-    let Some(rows) = sections_of(b, a) else {
-        return Err(Box::new(ba));
-    };
-    let Ok(sos) = Sos::<T>::new(&rows, options) else {
-        return Err(Box::new(ba));
-    };
-    if sos.report().method != Method::Sos {
-        return Err(Box::new(ba));
+    match as_sections(&ba) {
+        Some((sos, report)) => Ok(BaSections { sos, ba, report }),
+        None => Err(Box::new(ba)),
     }
-    let numerators: Vec<[f64; 3]> = rows.iter().map(|r| [r[0], r[1], r[2]]).collect();
-    let denominators: Vec<[f64; 3]> = rows.iter().map(|r| [r[3], r[4], r[5]]).collect();
+}
+
+/// `ba` as blocked sections with the conversion's report, where the sections keep the
+/// contract by the pole cascade's rule (module docs); None otherwise. The GPU planner takes
+/// it for f64 designs its blocked (b, a) kernel may not run.
+pub(super) fn as_sections<T: Element>(ba: &Lfilter<T>) -> Option<(Sos<T>, Report)> {
+    let options = *ba.options();
+    if options.strategy == Strategy::Serial || options.allow_unstable {
+        return None;
+    }
+    let (b, a) = ba.coefficients();
+    let rows = sections_of(b, a)?;
+    let sos = Sos::<T>::new(&rows, options).ok()?;
+    if sos.report().method != Method::Sos {
+        return None;
+    }
+    // The rows as the dtype holds them (f32 sections round their coefficients).
+    let held = sos.sections();
+    let numerators: Vec<[f64; 3]> = held.iter().map(|r| [r[0], r[1], r[2]]).collect();
+    let denominators: Vec<[f64; 3]> = held.iter().map(|r| [r[3], r[4], r[5]]).collect();
     let (db, _) = crate::poles::product_difference(&numerators, b);
     let (da, _) = crate::poles::product_difference(&denominators, a);
     // What the conversion changes, per unit max|x|: δb·x through 1/A, and (to first order)
@@ -83,14 +96,14 @@ pub(super) fn convert<T: Element>(ba: Lfilter<T>) -> Result<BaSections<T>, Box<L
     // 6 ε·‖h‖₁; butter(8, 0.02) 4.8e-14 against 2.8e-3).
     let systematic_ok = moved <= (64.0 * f64::EPSILON * l1h).max(serial / 4096.0);
     if !systematic_ok || !(16.0 * bound <= serial || (k <= 2 && bound <= serial)) {
-        return Err(Box::new(ba));
+        return None;
     }
     let report = Report {
         method: Method::Sections,
         error_bound: bound,
         reference_bound: serial,
     };
-    Ok(BaSections { sos, ba, report })
+    Some((sos, report))
 }
 
 /// b / a (a[0] = 1) as rows `[b0 b1 b2 1 a1 a2]`: poles paired into sections nearest the
