@@ -233,3 +233,13 @@ def parse_device(device: Optional[str]) -> Optional[int]:
         f"device {device!r}: expected None, 'cpu', 'cuda' or 'cuda:N' (N a device number, "
         "e.g. 'cuda:0')"
     )
+
+
+def axis_index(axis: Any, ndim: int) -> int:
+    """``axis`` of an array of ``ndim`` dimensions as a non-negative index (numpy's rules),
+    refused with the reason when it is not an integer or out of bounds."""
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for an array of {ndim} dimension(s)")
+    return int(axis) % ndim

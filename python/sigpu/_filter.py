@@ -13,14 +13,16 @@ import numpy as np
 from . import _native
 from ._arrays import gpu_array
 from ._signal import (
+    _any_torch,
     _axis,
+    _given_dtype,
     _host,
     _padded,
     _sos_validated,
     _sos_zf,
     _sos_zi_rows,
+    _result_dtype,
     _validated,
-    _work_dtype,
     _zi_rows,
     lfilter,
     sosfilt,
@@ -31,12 +33,15 @@ ArrayLike = Any
 
 
 
-def _host_rows(x: np.ndarray, axis: int, workers: Optional[int]) -> tuple:
-    """A host array as the native rows call takes it: the work dtype, the axis, the thread
-    count, the shape around the filtered axis and the (rows, n) contiguous copy."""
+def _host_rows(
+    x: np.ndarray, axis: int, workers: Optional[int], coefs: np.dtype, zi: Any
+) -> tuple:
+    """A host array as the native rows call takes it: the work dtype (scipy's result type
+    with the coefficients' dtype ``coefs`` and ``zi``), the axis, the thread count, the shape
+    around the filtered axis and the (rows, n) contiguous copy."""
     if x.ndim == 0:
         raise ValueError("x must have at least one dimension")
-    dtype = _work_dtype(x.dtype)
+    dtype = _result_dtype(coefs, x.dtype, zi)
     ax = _axis(axis, x.ndim)
     w = _workers(workers)
     xm = np.moveaxis(x, ax, -1)
@@ -48,6 +53,7 @@ class _Stream:
     """The state ``process`` carries between blocks, and its shape rule."""
 
     _state: Any = None
+    _dtype: np.dtype = np.dtype(np.float64)  # the coefficients' dtype, as given
 
     def _state_shape(self, shape: tuple, ax: int) -> tuple:
         raise NotImplementedError
@@ -63,8 +69,17 @@ class _Stream:
         input's type (numpy, or torch / CuPy on their device)."""
         zi = self._state
         if zi is None:
-            shape = tuple(np.shape(x)) if gpu_array(x) is None else tuple(gpu_array(x).shape)
-            zi = np.zeros(self._state_shape(shape, _axis(axis, len(shape))))
+            # A zero state of the block's own type: it does not promote the result.
+            if _any_torch(x):
+                shape = tuple(x.shape)
+                zi = x.new_zeros(self._state_shape(shape, _axis(axis, len(shape))),
+                                 dtype=x.dtype if x.is_floating_point() else None)
+            else:
+                g = gpu_array(x)
+                shape = tuple(np.shape(x)) if g is None else tuple(g.shape)
+                dt = np.asarray(x).dtype if g is None else g.dtype
+                zi = np.zeros(self._state_shape(shape, _axis(axis, len(shape))),
+                              dtype=dt if dt.kind == "f" else np.float64)
         y, self._state = self(x, zi=zi, axis=axis, workers=workers)
         return y
 
@@ -91,6 +106,7 @@ class Filter(_Stream):
     def __init__(self, b: ArrayLike, a: ArrayLike, *, allow_unstable: bool = False) -> None:
         ba = _validated(b, a)
         self.b, self.a = ba.b, ba.a
+        self._dtype = ba.dtype
         self.allow_unstable = bool(allow_unstable)
         self.state_len = max(len(self.a), len(self.b)) - 1
         self._plain = _native.PlannedFilter(ba.bl, ba.al, None, self.allow_unstable)
@@ -110,10 +126,10 @@ class Filter(_Stream):
     def __call__(self, x: ArrayLike, zi: Optional[ArrayLike] = None, axis: int = -1,
                  *, workers: Optional[int] = None) -> Any:
         """``lfilter(b, a, x, axis, zi)``: y, or (y, zf) with ``zi``."""
-        if gpu_array(x) is not None:
+        if gpu_array(x) is not None or _any_torch(x, zi):
             return lfilter(self.b, self.a, x, axis, zi, allow_unstable=self.allow_unstable)
         x = np.asarray(x)
-        dtype, ax, w, lead, n, rows, x2 = _host_rows(x, axis, workers)
+        dtype, ax, w, lead, n, rows, x2 = _host_rows(x, axis, workers, self._dtype, zi)
         if zi is None:
             y2, _ = self._plain.rows(x2, None, w)
             return np.moveaxis(y2.reshape(lead + (n,)), -1, ax)
@@ -133,6 +149,7 @@ class Sos(_Stream):
     def __init__(self, sos: ArrayLike, *, allow_unstable: bool = False) -> None:
         s, flat, shape = _sos_validated(sos)
         self.sos = s
+        self._dtype = _given_dtype(sos)
         self.allow_unstable = bool(allow_unstable)
         self.sections = s.shape[0]
         self._native = _native.PlannedFilter(flat, [], shape, self.allow_unstable)
@@ -146,10 +163,10 @@ class Sos(_Stream):
     def __call__(self, x: ArrayLike, zi: Optional[ArrayLike] = None, axis: int = -1,
                  *, workers: Optional[int] = None) -> Any:
         """``sosfilt(sos, x, axis, zi)``: y, or (y, zf) with ``zi``."""
-        if gpu_array(x) is not None:
+        if gpu_array(x) is not None or _any_torch(x, zi):
             return sosfilt(self.sos, x, axis, zi, allow_unstable=self.allow_unstable)
         x = np.asarray(x)
-        dtype, ax, w, lead, n, rows, x2 = _host_rows(x, axis, workers)
+        dtype, ax, w, lead, n, rows, x2 = _host_rows(x, axis, workers, self._dtype, zi)
         zi2 = None if zi is None else _sos_zi_rows(zi, x.shape, ax, self.sections, dtype, rows)
         y2, zf2 = self._native.rows(x2, zi2, w)
         y = np.moveaxis(y2.reshape(lead + (n,)), -1, ax)

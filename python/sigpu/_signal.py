@@ -9,16 +9,24 @@ same library (no host copies; an axis other than the last, or a strided array, c
 copy to a contiguous layout): the PLR kernel, the fused second-order-section kernel, or a pole
 cascade's numerator and sections. Where the contract keeps a filter only serially, a CUDA array
 is refused (ValueError) with the way out: a host array, or the filter as second-order sections.
-``filtfilt`` and ``sosfiltfilt`` take host arrays; padtype 'odd' runs in the library, the other
-padtypes extend the signal here and call ``lfilter`` / ``sosfilt``.
+``filtfilt`` and ``sosfiltfilt`` take host arrays and torch tensors (CPU or CUDA); on host
+arrays padtype 'odd' runs in the library, the other padtypes extend the signal here and call
+``lfilter`` / ``sosfilt``; on tensors the padding is written with torch operations.
 
-dtype policy: the output keeps the input's floating type (float32 in, float32 out; float64 in,
-float64 out) and integer or boolean input is filtered as float64. scipy instead returns
-``result_type(b, a, x)``, so float32 samples with float64 coefficients come back as float64
-there; sigpu's float32 path computes in float32 with the coefficients rounded to float32, and
-its results are compared with scipy's within the filter contract's tolerance. Complex and
-float16 input raise TypeError. Big-endian and unaligned arrays are read through a native,
-aligned copy.
+dtype policy: numpy input follows scipy's result type, ``result_type(b, a, x[, zi])``: float32
+samples with float64 coefficients are filtered and returned in float64, as scipy does (keeping
+float32 there lost up to 4 orders of accuracy against scipy on narrow designs); float32 stays
+float32 when every input is float32. Integer and boolean input is filtered as float64 (scipy
+refuses all-integer input). torch and CuPy arrays keep their own float32 / float64 (the
+planner rounds the coefficients under the float32 contract). float16 with float16
+coefficients, long double and complex raise TypeError. Big-endian and unaligned arrays are
+read through a native, aligned copy.
+
+PyTorch (module ``_torch_filters``): any torch argument gives a torch result, differentiable
+with respect to x, the coefficients and zi when one of them requires grad. Filter banks (module
+``_bank``): b, a of shape (channels, taps) or sos of shape (channels, sections, 6) filter
+channel c — x's axis before the filtered one, once that is moved last — by filter c.
+SciPy conformance, case by case: docs/reference/scipy-conformance.md.
 
 Keywords beyond scipy's: ``allow_unstable`` (run a filter with a pole outside the unit circle,
 which is refused otherwise), ``workers`` (CPU threads, as scipy.fft takes them; default
@@ -37,6 +45,7 @@ import numpy as np
 from . import _native
 from ._arrays import (
     GpuArray,
+    axis_index as _axis,
     contiguous_last,
     data_ptr,
     empty_like_kind,
@@ -45,6 +54,8 @@ from ._arrays import (
     parse_device,
     torch_stream,
 )
+from . import _torch_filters, _torch_zero_phase
+from ._bank import check_channels, distinct_filters, run_bank
 from ._threads import workers as _workers
 
 ArrayLike = Any
@@ -113,24 +124,17 @@ def _padded(b: np.ndarray, a: np.ndarray) -> Tuple[list, list]:
     )
 
 
-def _axis(axis: int, ndim: int) -> int:
-    if not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for an array of {ndim} dimension(s)")
-    return int(axis) % ndim
-
-
 class _Ba:
     """A validated (b, a): float64 arrays, and the lists the native calls take."""
 
-    __slots__ = ("b", "a", "bl", "al")
+    __slots__ = ("b", "a", "bl", "al", "dtype")
 
-    def __init__(self, b: np.ndarray, a: np.ndarray) -> None:
+    def __init__(self, b: np.ndarray, a: np.ndarray, dtype: np.dtype) -> None:
         b.flags.writeable = False
         a.flags.writeable = False
         self.b, self.a = b, a
         self.bl, self.al = b.tolist(), a.tolist()
+        self.dtype = dtype  # the coefficients' own dtype, as given (result_type of b and a)
 
 
 # Validated coefficients by their exact values (see _ba_key): a filter applied again skips the
@@ -158,6 +162,44 @@ def _ba_key(c: Any) -> Any:
     return None
 
 
+def _given_dtype(c: ArrayLike) -> np.dtype:
+    return c.dtype if isinstance(c, np.ndarray) else np.asarray(c).dtype
+
+
+def _result_dtype(coefs: np.dtype, x: np.dtype, zi: Optional[ArrayLike] = None) -> np.dtype:
+    """The dtype of a numpy input's result, as scipy makes it: ``result_type(b, a, x[, zi])``
+    — float32 only when every input is float32 (or narrower), so float32 samples with float64
+    coefficients are filtered in float64 — with sigpu's extension that all-integer or boolean
+    input is filtered as float64 (scipy refuses it). float16, long double and complex results
+    are refused, naming the way out."""
+    if x.kind == "c":
+        raise TypeError(f"complex input ({x}) is not supported")
+    if x.kind not in "biuf":
+        raise TypeError(f"input of dtype {x} is not supported: use float32 or float64")
+    parts = [coefs, x]
+    if zi is not None:
+        zd = _given_dtype(zi)
+        if zd.kind == "c":
+            raise TypeError("complex zi is not supported")
+        parts.append(zd)
+    rt = np.result_type(*parts)
+    if rt.kind in "biu":
+        return np.dtype(np.float64)
+    if rt.kind != "f":
+        raise TypeError(f"inputs of dtype {rt} are not supported: use float32 or float64")
+    if rt.itemsize == 2:
+        raise TypeError(
+            "float16 samples with float16 coefficients are not supported (scipy refuses them "
+            "too): convert x to float32 or pass float32 / float64 coefficients"
+        )
+    if rt.itemsize > 8:
+        raise TypeError(
+            f"{rt} input is not supported: sigpu computes in float32 or float64; convert with "
+            ".astype(np.float64)"
+        )
+    return np.dtype(np.float32) if rt.itemsize == 4 else np.dtype(np.float64)
+
+
 def _validated(b: ArrayLike, a: ArrayLike) -> _Ba:
     kb, ka = _ba_key(b), _ba_key(a)
     key = None if kb is None or ka is None else (kb, ka)
@@ -169,7 +211,7 @@ def _validated(b: ArrayLike, a: ArrayLike) -> _Ba:
     av = _coefs(a, "a")
     if av[0] == 0:
         raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
-    ba = _Ba(bv, av)
+    ba = _Ba(bv, av, np.result_type(_given_dtype(b), _given_dtype(a)))
     if key is not None:
         if len(_BA_CACHE) >= _BA_CACHE_MAX:
             _BA_CACHE.clear()
@@ -260,7 +302,26 @@ def lfilter(
     its transfers 200 ms); "cuda" with a host array uploads, filters and downloads.
     ``allow_unstable``: run a filter with a pole outside the unit circle (refused otherwise).
     ``workers``: CPU threads (``sigpu.set_threads``). A long call stops at Ctrl-C.
+
+    Result dtype: for numpy input, scipy's ``result_type(b, a, x[, zi])`` (float32 samples
+    with float64 coefficients are filtered and returned in float64, as scipy does; all
+    float32 stays float32); integer and boolean input is filtered as float64. A torch or
+    CuPy array keeps its own floating dtype (float32 stays float32, the coefficients are
+    rounded to it by the planner under the float32 contract).
+
+    PyTorch: with any torch argument (x on the CPU or a GPU, b, a or zi as tensors) the result
+    is a torch tensor, and it is differentiable with respect to x, b, a and zi when any of
+    them requires grad (the adjoint is the time-reversed filter with the same poles, run by
+    the same planner). Filter banks: ``b`` and ``a`` of shape ``(channels, taps)`` filter
+    channel ``c`` of ``x`` — with the filtered axis moved last, x has shape
+    ``(..., channels, n)``, as torchaudio's ``lfilter(..., batching=True)`` — by filter ``c``
+    (one planner call per distinct filter); zi keeps scipy's shape.
     """
+    tm = sys.modules.get("torch")
+    if tm is not None and _torch_filters.wants_torch(tm, b, a, x, zi):
+        return _torch_filters.lfilter(b, a, x, axis, zi, device, allow_unstable, workers)
+    if _is_bank(b) or _is_bank(a):
+        return _lfilter_bank(b, a, x, axis, zi, device, allow_unstable, workers)
     ba = _validated(b, a)
     if zi is None and device is None:
         io = _direct_io(x, axis)
@@ -279,7 +340,7 @@ def lfilter(
     x = np.asarray(x)
     if x.ndim == 0:
         raise ValueError("x must have at least one dimension")
-    dtype = _work_dtype(x.dtype)
+    dtype = _result_dtype(ba.dtype, x.dtype, zi)
     ax = _axis(axis, x.ndim)
     k = _state_len(b, a)
     if dev is not None and dev >= 0:
@@ -305,7 +366,12 @@ def _broadcast_zi(zi: ArrayLike, want: Tuple[int, ...], ax: int, k: int) -> np.n
     z = np.asarray(zi)
     if z.dtype.kind == "c":
         raise TypeError("complex zi is not supported")
+    # The state axis must be there with its k values: broadcasting one value to the k states
+    # would start the filter from a state the caller did not give (scipy refuses it too).
+    at = ax - (len(want) - z.ndim)
     try:
+        if at < 0 or z.shape[at] != k:
+            raise ValueError
         return np.broadcast_to(z, want)
     except ValueError:
         raise ValueError(
@@ -419,7 +485,10 @@ def _upload_like(g: GpuArray, host: np.ndarray) -> Any:
 
 def lfilter_zi(b: ArrayLike, a: ArrayLike) -> np.ndarray:
     """Initial state of ``lfilter`` for a step response's steady state (scipy's
-    lfilter_zi): ``lfilter(b, a, x, zi=lfilter_zi(b, a) * x[0])``."""
+    lfilter_zi): ``lfilter(b, a, x, zi=lfilter_zi(b, a) * x[0])``. Torch coefficients give a
+    differentiable torch result (banks of shape (channels, taps) too)."""
+    if _any_torch(b, a):
+        return _torch_zero_phase.lfilter_zi(b, a)
     b = _coefs(b, "b")
     a = _coefs(a, "a")
     return np.asarray(_native.signal_lfilter_zi(b.tolist(), a.tolist()), dtype=np.float64)
@@ -475,7 +544,16 @@ def sosfilt(
     """Filter with cascaded second-order sections (scipy.signal.sosfilt). ``zi`` has shape
     ``(n_sections, ..., 2, ...)`` (x's shape with ``axis`` replaced by 2). On a CUDA array all
     sections run fused in one kernel on the array's device and stream. ``device``,
-    ``allow_unstable`` and ``workers`` as for ``lfilter``."""
+    ``allow_unstable`` and ``workers`` as for ``lfilter``; so are the result dtype (scipy's
+    ``result_type(sos, x[, zi])`` for numpy input, the array's own for torch and CuPy),
+    PyTorch gradients (x, sos and zi) and filter banks (``sos`` of shape
+    ``(channels, n_sections, 6)``, channel c of x — the axis before the filtered one once that
+    is moved last — filtered by ``sos[c]``)."""
+    tm = sys.modules.get("torch")
+    if tm is not None and _torch_filters.wants_torch(tm, sos, None, x, zi):
+        return _torch_filters.sosfilt(sos, x, axis, zi, device, allow_unstable, workers)
+    if _is_bank(sos, 3):
+        return _sosfilt_bank(sos, x, axis, zi, device, allow_unstable, workers)
     s, flat, shape = _sos_validated(sos)
     if zi is None and device is None:
         io = _direct_io(x, axis)
@@ -493,7 +571,7 @@ def sosfilt(
     x = np.asarray(x)
     if x.ndim == 0:
         raise ValueError("x must have at least one dimension")
-    dtype = _work_dtype(x.dtype)
+    dtype = _result_dtype(_given_dtype(sos), x.dtype, zi)
     ax = _axis(axis, x.ndim)
     sections = s.shape[0]
     xm = np.moveaxis(x, ax, -1)
@@ -588,9 +666,147 @@ def _sosfilt_gpu(
     return y, zf
 
 
+def _is_bank(c: ArrayLike, ndim: int = 2) -> bool:
+    """Whether coefficients are a bank (``ndim`` dimensions: 2 for b and a, 3 for sos),
+    checked from the type first, so a plain call pays a type test."""
+    t = type(c)
+    if t is np.ndarray:
+        return c.ndim == ndim
+    if t is float or t is int:
+        return False
+    if t is list or t is tuple:
+        for _ in range(ndim - 1):
+            if len(c) == 0 or not isinstance(c[0], (list, tuple, np.ndarray)):
+                return False
+            c = c[0]
+        return True
+    return np.ndim(c) == ndim
+
+
+def _bank_coefs(c: ArrayLike, name: str, last: int) -> np.ndarray:
+    arr = np.asarray(c)
+    if arr.ndim == last - 1:
+        arr = arr[None]
+    if arr.ndim != last or arr.shape[0] == 0 or arr.shape[-1] == 0:
+        raise ValueError(f"{name} of shape {arr.shape}: a filter bank's {name} has one filter "
+                         "per channel along its first axis")
+    return arr
+
+
+def _trim_row(c: np.ndarray) -> np.ndarray:
+    nz = np.flatnonzero(c)
+    return c[: int(nz[-1]) + 1 if nz.size else 1]
+
+
+def _bank_layout(x: ArrayLike, axis: int) -> Tuple[Any, Any, int, Tuple[int, ...]]:
+    """x (numpy, or a CUDA array as it is), the axis mover of its library, the axis, and x's
+    shape."""
+    g = gpu_array(x)
+    if g is None:
+        x = np.asarray(x)
+        shape = x.shape
+
+        def mv(arr: Any, src: int, dst: int) -> Any:
+            return np.moveaxis(np.asarray(arr), src, dst)
+    else:
+        shape = tuple(g.shape)
+
+        def mv(arr: Any, src: int, dst: int) -> Any:
+            return _moveaxis(arr, g.kind, src, dst)  # type: ignore[union-attr]
+    if len(shape) == 0:
+        raise ValueError("x must have at least one dimension")
+    return x, mv, _axis(axis, len(shape)), shape
+
+
+def _bank_state(zi: ArrayLike, x: Any, want: Tuple[int, ...]) -> Any:
+    """A bank's zi in scipy's shape: a host zi broadcast (and uploaded beside a CUDA x)."""
+    g = gpu_array(x)
+    zg = gpu_array(zi)
+    if zg is not None:
+        if tuple(zg.shape) != want:
+            raise ValueError(f"zi has shape {zg.shape}; it must be {want}")
+        return zi
+    z = np.asarray(zi)
+    try:
+        z = np.broadcast_to(z, want)
+    except ValueError:
+        raise ValueError(f"zi has shape {z.shape}; it must be {want}") from None
+    return z if g is None else _upload_like(g, np.ascontiguousarray(z, dtype=g.dtype))
+
+
+def _lfilter_bank(
+    b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int, zi: Optional[ArrayLike],
+    device: Optional[str], allow_unstable: bool, workers: Optional[int],
+) -> Any:
+    """``lfilter`` with b, a of shape (channels, taps): module ``_bank``'s layout, one call
+    per distinct filter."""
+    bv, av = _bank_coefs(b, "b", 2), _bank_coefs(a, "a", 2)
+    if bv.shape[0] != av.shape[0]:
+        if bv.shape[0] == 1:
+            bv = np.broadcast_to(bv, (av.shape[0], bv.shape[1]))
+        elif av.shape[0] == 1:
+            av = np.broadcast_to(av, (bv.shape[0], av.shape[1]))
+        else:
+            raise ValueError(f"b has {bv.shape[0]} filters and a has {av.shape[0]}")
+    C, K = bv.shape[0], max(bv.shape[1], av.shape[1])
+    bv = np.pad(bv, ((0, 0), (0, K - bv.shape[1])))
+    av = np.pad(av, ((0, 0), (0, K - av.shape[1])))
+    for c in range(C):
+        _validated(bv[c], av[c])
+    x, mv, ax, shape = _bank_layout(x, axis)
+    xm = mv(x, ax, -1)
+    check_channels(tuple(xm.shape), C, "b, a")
+    zm = None
+    if zi is not None:
+        zm = mv(_bank_state(zi, x, shape[:ax] + (K - 1,) + shape[ax + 1 :]), ax, -1)
+    norm = np.concatenate([bv / av[:, :1], av / av[:, :1]], axis=1)
+    kw = dict(device=device, allow_unstable=allow_unstable, workers=workers)
+
+    def one(rep: int, xs: Any, zs: Any) -> Tuple[Any, Any]:
+        if zs is None:
+            return lfilter(_trim_row(bv[rep]), _trim_row(av[rep]), xs, -1, **kw), None
+        return lfilter(bv[rep], av[rep], xs, -1, zs, **kw)
+
+    y, zf = run_bank(distinct_filters(norm), one, xm, zm, C)
+    y = mv(y, -1, ax)
+    return y if zi is None else (y, mv(zf, -1, ax))
+
+
+def _sosfilt_bank(
+    sos: ArrayLike, x: ArrayLike, axis: int, zi: Optional[ArrayLike], device: Optional[str],
+    allow_unstable: bool, workers: Optional[int],
+) -> Any:
+    """``sosfilt`` with sos of shape (channels, n_sections, 6): module ``_bank``'s layout,
+    one fused call per distinct filter."""
+    sv = _bank_coefs(sos, "sos", 3)
+    C, S = sv.shape[0], sv.shape[1]
+    for c in range(C):
+        _sos_validated(sv[c])
+    x, mv, ax, shape = _bank_layout(x, axis)
+    xm = mv(x, ax, -1)
+    check_channels(tuple(xm.shape), C, "sos")
+    zm = None
+    if zi is not None:
+        want = (S,) + shape[:ax] + (2,) + shape[ax + 1 :]
+        zm = mv(_bank_state(zi, x, want), ax + 1, -1)
+    kw = dict(device=device, allow_unstable=allow_unstable, workers=workers)
+
+    def one(rep: int, xs: Any, zs: Any) -> Tuple[Any, Any]:
+        if zs is None:
+            return sosfilt(sv[rep], xs, -1, **kw), None
+        return sosfilt(sv[rep], xs, -1, zs, **kw)
+
+    y, zf = run_bank(distinct_filters(sv), one, xm, zm, C)
+    y = mv(y, -1, ax)
+    return y if zi is None else (y, mv(zf, -1, ax + 1))
+
+
 def sosfilt_zi(sos: ArrayLike) -> np.ndarray:
     """Initial states of ``sosfilt`` for a step response's steady state (scipy's
-    sosfilt_zi), shape (n_sections, 2)."""
+    sosfilt_zi), shape (n_sections, 2). A torch sos gives a differentiable torch result
+    (banks of shape (channels, n_sections, 6) too)."""
+    if _any_torch(sos):
+        return _torch_zero_phase.sosfilt_zi(sos)
     s = _sos(sos)
     return np.asarray(_native.signal_sosfilt_zi(s.ravel().tolist(), list(s.shape))).reshape(-1, 2)
 
@@ -634,13 +850,19 @@ def _extend(x: np.ndarray, padtype: Optional[str], padlen: int, axis: int) -> np
     return {"odd": _odd_ext, "even": _even_ext, "constant": _const_ext}[padtype](x, padlen, axis)
 
 
-def _cpu_only(x: Any, what: str) -> np.ndarray:
+def _any_torch(*args: Any) -> bool:
+    tm = sys.modules.get("torch")
+    return tm is not None and any(isinstance(v, tm.Tensor) for v in args)
+
+
+def _cpu_only(x: Any, what: str, coefs: np.dtype) -> np.ndarray:
+    """x as a host array of scipy's result dtype with the coefficients' dtype ``coefs``."""
     if gpu_array(x) is not None:
         raise TypeError(f"{what} takes host (numpy) arrays; GPU arrays go through lfilter/sosfilt")
     arr = np.asarray(x)
     if arr.ndim == 0:
         raise ValueError("x must have at least one dimension")
-    return _host(arr, _work_dtype(arr.dtype))
+    return _host(arr, _result_dtype(coefs, arr.dtype))
 
 
 def filtfilt(
@@ -657,13 +879,20 @@ def filtfilt(
     workers: Optional[int] = None,
 ) -> np.ndarray:
     """Zero-phase forward-backward filtering (scipy.signal.filtfilt, method 'pad').
-    ``allow_unstable`` and ``workers`` as for ``lfilter``."""
+    ``allow_unstable`` and ``workers`` as for ``lfilter``. numpy input: host arrays, scipy's
+    result dtype. torch input (CPU or CUDA tensors, b / a banks of shape (channels, taps)
+    too): scipy's padding and initial conditions written with torch operations around two
+    ``lfilter`` calls, differentiable with respect to x, b and a."""
     if method != "pad":
         raise ValueError(f"method {method!r}: only 'pad' is supported")
     padlen = _padlen(padlen)
+    if _any_torch(b, a, x):
+        return _torch_zero_phase.filtfilt(b, a, x, axis, padtype, padlen, method, allow_unstable,
+                                       workers)
+    cd = np.result_type(_given_dtype(b), _given_dtype(a))
     b = _coefs(b, "b")
     a = _coefs(a, "a")
-    x = _cpu_only(x, "filtfilt")
+    x = _cpu_only(x, "filtfilt", cd)
     ax = _axis(axis, x.ndim)
     w = _workers(workers)
     if padtype == "odd":
@@ -688,7 +917,7 @@ def filtfilt(
     y = np.flip(y, axis=ax)
     if edge > 0:
         y = np.take(y, np.arange(edge, y.shape[ax] - edge), axis=ax)
-    return y
+    return y.astype(x.dtype, copy=False)
 
 
 def sosfiltfilt(
@@ -702,10 +931,14 @@ def sosfiltfilt(
     workers: Optional[int] = None,
 ) -> np.ndarray:
     """Zero-phase forward-backward filtering with second-order sections
-    (scipy.signal.sosfiltfilt). ``allow_unstable`` and ``workers`` as for ``lfilter``."""
+    (scipy.signal.sosfiltfilt). ``allow_unstable`` and ``workers`` as for ``lfilter``; torch
+    input as for ``filtfilt`` (differentiable with respect to x and sos; sos banks of shape
+    (channels, n_sections, 6))."""
     padlen = _padlen(padlen)
+    if _any_torch(sos, x):
+        return _torch_zero_phase.sosfiltfilt(sos, x, axis, padtype, padlen, allow_unstable, workers)
     s = _sos(sos)
-    x = _cpu_only(x, "sosfiltfilt")
+    x = _cpu_only(x, "sosfiltfilt", _given_dtype(sos))
     ax = _axis(axis, x.ndim)
     w = _workers(workers)
     if padtype == "odd":
@@ -733,4 +966,4 @@ def sosfiltfilt(
     y = np.flip(y, axis=ax)
     if edge > 0:
         y = np.take(y, np.arange(edge, y.shape[ax] - edge), axis=ax)
-    return y
+    return y.astype(x.dtype, copy=False)

@@ -63,12 +63,19 @@ def test_lfilter_on_gpu_arrays_keeps_the_contract(xp, order, dtype):
     assert_contract(lambda b, a, x: sigpu.lfilter(b, a, x, device="cuda"), order, dtype)
 
 
-def test_serial_filters_are_refused_on_gpu_arrays_with_the_way_out(xp):
-    """butter(4, 0.2) keeps the contract only serially: a CUDA array is refused, naming host
-    arrays and sections; the same filter as sections runs on the GPU."""
+def test_serial_ba_designs_on_gpu_arrays_run_as_checked_sections_or_are_refused(xp):
+    """f64 (b, a) designs the contract runs serially: butter(4, 0.1) converts to second-order
+    sections within the contract, and a CUDA array runs them (the GPU checks each channel)
+    within SciPy's error, while with zi (the (b, a) state, not the sections') it is refused;
+    butter(4, 0.2) does not convert and is refused, naming host arrays and sections."""
     name, lib, to, back = xp
-    b, a = ss.butter(4, 0.2)
     x = RNG.standard_normal((2, 10_000))
+    b, a = ss.butter(4, 0.1)
+    np.testing.assert_allclose(back(sigpu.lfilter(b, a, to(x))), ss.lfilter(b, a, x), atol=1e-12)
+    zi = RNG.standard_normal((2, 4))
+    with pytest.raises(ValueError, match="host arrays"):
+        sigpu.lfilter(b, a, to(x), zi=to(zi))
+    b, a = ss.butter(4, 0.2)
     with pytest.raises(ValueError, match="host arrays"):
         sigpu.lfilter(b, a, to(x))
     np.testing.assert_allclose(sigpu.lfilter(b, a, x, device="cuda"), ss.lfilter(b, a, x), atol=1e-12)

@@ -1,5 +1,6 @@
-// Reductions of LNS words along the last axis, the batched matrix product and the log-domain
-// reductions of float logs: the GPU twins of src/axis (exact.rs has the arithmetic and its
+// Reductions of LNS words along the last axis, the log-domain reductions of long rows of float
+// logs and the float conversions: the GPU twins of src/axis (short rows' sums are in
+// axis_rows.cu, the matrix product in axis_matmul.cu) (exact.rs has the arithmetic and its
 // error contract). Every floating-point operation is a correctly rounded intrinsic
 // (__fma_rn, __dmul_rn, __dadd_rn, conversions _rn), never contracted or reassociated by
 // NVRTC, and the tables come from the host, so each term equals the CPU's bit for bit; the
@@ -12,7 +13,7 @@
 #include "lns_exact.cuh"
 
 // ---- Reductions of words along the last axis: one warp per row. op: 0 sum, 1 prod, 2 max,
-// 3 min.
+// 3 min (sums of short rows go to axis_rows.cu, of long rows to the block kernel below).
 
 __device__ __forceinline__ int ax_key_cmp(AxClass a, AxClass b) {
     // compare() in arith.rs without NaN: side, then magnitude key.
@@ -109,80 +110,6 @@ extern "C" __global__ void lns_axis_reduce_u16(AxFmt fm, const double* __restric
                                                const unsigned short* __restrict__ xs, i64 rows,
                                                i64 len, int op, unsigned short* __restrict__ out) {
     ax_reduce_rows<unsigned short>(fm, k, xs, rows, len, op, out);
-}
-
-// ---- Batched matrix product: one thread per output, two passes over k (the largest product
-// code, then the fixed-point sum). C[p, i, j] = Σ_t A[p, i, t] · B[p, t, j].
-
-template <typename W>
-__device__ void ax_matmul(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
-                          const W* __restrict__ b, i64 batch, i64 m, i64 kk, i64 n,
-                          W* __restrict__ out) {
-    i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    i64 i = (i64)blockIdx.y * blockDim.y + threadIdx.y;
-    i64 p = blockIdx.z;
-    if (j >= n || i >= m || p >= batch) return;
-    const W* ar = a + (p * m + i) * kk;
-    const W* bc = b + p * kk * n + j;
-    AxFlags fl = ax_no_flags();
-    for (i64 t = 0; t < kk; t++) ax_flag(fl, ax_product(ax_decode(fm, ar[t]), ax_decode(fm, bc[t * n])));
-    Ax128 acc = {0, 0};
-    if (!(fl.nan || fl.pinf || fl.ninf) && fl.top != AX_I64_MIN) {
-        for (i64 t = 0; t < kk; t++) {
-            ax_accumulate(k, fm.f, acc, ax_product(ax_decode(fm, ar[t]), ax_decode(fm, bc[t * n])), fl.top);
-        }
-    }
-    out[(p * m + i) * n + j] = (W)ax_encode(fm, ax_finish(k, fm.f, fl, acc));
-}
-
-extern "C" __global__ void lns_axis_matmul(AxFmt fm, const double* __restrict__ k,
-                                           const unsigned* __restrict__ a, const unsigned* __restrict__ b,
-                                           i64 batch, i64 m, i64 kk, i64 n, unsigned* __restrict__ out) {
-    ax_matmul<unsigned>(fm, k, a, b, batch, m, kk, n, out);
-}
-
-extern "C" __global__ void lns_axis_matmul_u16(AxFmt fm, const double* __restrict__ k,
-                                               const unsigned short* __restrict__ a,
-                                               const unsigned short* __restrict__ b, i64 batch,
-                                               i64 m, i64 kk, i64 n, unsigned short* __restrict__ out) {
-    ax_matmul<unsigned short>(fm, k, a, b, batch, m, kk, n, out);
-}
-
-// ---- logsumexp and log_softmax of float natural logs: one warp per row (nat_class and
-// class_nat in axis/mod.rs).
-
-template <typename T>
-__device__ void ax_log_rows(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs,
-                            i64 rows, i64 len, int softmax, T* __restrict__ out) {
-    int lane = threadIdx.x & 31;
-    i64 row = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (row >= rows) return;
-    const T* x = xs + row * len;
-    AxFlags fl = ax_no_flags();
-    for (i64 i = lane; i < len; i += 32) ax_flag(fl, ax_nat_class(k, ax_load(x + i)));
-    fl = ax_warp_flags(fl);
-    Ax128 acc = {0, 0};
-    if (!(fl.nan || fl.pinf || fl.ninf) && fl.top != AX_I64_MIN) {
-        for (i64 i = lane; i < len; i += 32) ax_accumulate(k, fm.f, acc, ax_nat_class(k, ax_load(x + i)), fl.top);
-    }
-    acc = ax_warp_sum(acc);
-    AxClass lse = ax_finish(k, fm.f, fl, acc);
-    if (!softmax) {
-        if (lane == 0) ax_store(out + row, ax_class_nat(k, lse));
-        return;
-    }
-    T* o = out + row * len;
-    for (i64 i = lane; i < len; i += 32) ax_store(o + i, ax_softmax_value(k, ax_nat_class(k, ax_load(x + i)), lse));
-}
-
-extern "C" __global__ void lns_axis_log_f32(AxFmt fm, const double* __restrict__ k, const float* __restrict__ xs,
-                                            i64 rows, i64 len, int softmax, float* __restrict__ out) {
-    ax_log_rows<float>(fm, k, xs, rows, len, softmax, out);
-}
-
-extern "C" __global__ void lns_axis_log_f64(AxFmt fm, const double* __restrict__ k, const double* __restrict__ xs,
-                                            i64 rows, i64 len, int softmax, double* __restrict__ out) {
-    ax_log_rows<double>(fm, k, xs, rows, len, softmax, out);
 }
 
 // ---- Conversions between floats and words (Consts::code_of / value_of, words_of /

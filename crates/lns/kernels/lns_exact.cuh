@@ -406,3 +406,122 @@ __device__ __forceinline__ Ax128 ax_block_sum(Ax128 a) {
 __device__ __forceinline__ int ax_ok(AxFlags fl) {
     return !(fl.nan || fl.pinf || fl.ninf) && fl.top != AX_I64_MIN;
 }
+
+// ---- A faster exact sum of terms (the row and matmul kernels): the same integer as adding
+// ax_term's 128-bit values, with most terms added in f64.
+//
+// A term 2^(d·2^-F) = t·2^kk (t = exp_frac ∈ [1, 2], kk = d >> F ≤ 0; |t·2^kk| ≤ 1, as
+// t = 1 when kk = 0) with kk ≥ AX_FAST_KK is
+// a multiple of 2^-FIX_BITS (t has 52 fraction bits), so ax_term's value is exactly
+// t·2^(kk+FIX_BITS) — no truncation — and t·2^kk is a normal double. Such terms (signed)
+// are added to hi, which starts at an offset H = AX_FAST_H, by Fast2Sum (|hi| ≥ H/2 ≥ |term|, so the error
+// e of each add is exact) with the errors summed in lo. Every value involved is a multiple
+// of 2^-FIX_BITS; e is at most half an ulp of hi. With at most AX_FAST_TERMS = 64 terms
+// between flushes, |hi − H| ≤ 64 = H/2 and |lo| ≤ 64·2^-46 = 2^-40 < 2^(53−FIX_BITS): exact. Then
+// hi − H (exact: H/2 ≤ hi ≤ 2H) and lo become 128-bit integers exactly. Smaller terms
+// (kk < AX_FAST_KK) take ax_term's path into a 128-bit sum.
+
+#define AX_FAST_KK (52 - AX_FIX_BITS)
+#define AX_FAST_H 128.0
+#define AX_FAST_TERMS 64
+
+// t·2^kk for t ∈ [1, 2] and AX_FAST_KK ≤ kk ≤ 0: an exponent add, exact.
+__device__ __forceinline__ double ax_scale(double t, int kk) {
+    return __hiloint2double(__double2hiint(t) + (kk << 20), __double2loint(t));
+}
+
+__device__ __forceinline__ void ax_fast2sum(double& hi, double& lo, double v) {
+    double s = __dadd_rn(hi, v);
+    double z = __dsub_rn(s, hi);
+    lo = __dadd_rn(lo, __dsub_rn(v, z));
+    hi = s;
+}
+
+// The fixed-point value ⌊t·2^(kk+FIX_BITS)⌋ of t ∈ [1, 2]: ax_term's tail.
+__device__ __forceinline__ Ax128 ax_fixed_tail(double t, i64 kk) {
+    u64 bits = (u64)__double_as_longlong(t);
+    i64 e = (i64)((bits >> 52) & 0x7ff) - 1023;
+    u64 mant = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    i64 shift = kk + e + AX_FIX_BITS - 52;
+    Ax128 r;
+    if (shift >= 64) {
+        r.lo = 0;
+        r.hi = mant << (shift - 64);
+    } else if (shift > 0) {
+        r.lo = mant << shift;
+        r.hi = mant >> (64 - shift);
+    } else if (shift == 0) {
+        r.lo = mant;
+        r.hi = 0;
+    } else if (shift > -64) {
+        r.lo = mant >> (-shift);
+        r.hi = 0;
+    } else {
+        r.lo = 0;
+        r.hi = 0;
+    }
+    return r;
+}
+
+// v·2^FIX_BITS as a 128-bit integer, for v a multiple of 2^-FIX_BITS with |v| < 2^39: exact.
+__device__ __forceinline__ Ax128 ax_fixed_of(double v) {
+    Ax128 r = {0, 0};
+    if (v == 0.0) return r;
+    u64 bits = (u64)__double_as_longlong(v);
+    i64 e = (i64)((bits >> 52) & 0x7ff) - 1023;
+    // |v| = m·2^e with m ∈ [1, 2): ax_fixed_tail of m at e (no truncation: v is on the grid).
+    r = ax_fixed_tail(__longlong_as_double((i64)((bits & ((1ull << 52) - 1)) | (1023ull << 52))), e);
+    if (bits >> 63) {
+        Ax128 zero = {0, 0};
+        r = ax_sub(zero, r);
+    }
+    return r;
+}
+
+// The exact accumulator: hi from the offset, lo, and the small terms' 128-bit sum.
+struct AxFast {
+    double hi, lo;
+    Ax128 tiny;
+};
+
+__device__ __forceinline__ AxFast ax_fast_new() {
+    AxFast a;
+    a.hi = AX_FAST_H;
+    a.lo = 0.0;
+    a.tiny.lo = 0;
+    a.tiny.hi = 0;
+    return a;
+}
+
+// Adds the term t·2^kk (t = exp_frac of the difference's fraction), negated if `neg`.
+__device__ __forceinline__ void ax_fast_add(AxFast& a, double t, i64 kk, bool neg) {
+    if (kk >= AX_FAST_KK) {
+        double v = ax_scale(t, (int)kk);
+        ax_fast2sum(a.hi, a.lo, neg ? -v : v);
+    } else {
+        Ax128 w = ax_fixed_tail(t, kk);
+        a.tiny = neg ? ax_sub(a.tiny, w) : ax_add(a.tiny, w);
+    }
+}
+
+// Moves hi − H and lo into the 128-bit sum (at most AX_FAST_TERMS adds since the last);
+// hi restarts at H.
+__device__ __forceinline__ void ax_fast_flush(AxFast& a) {
+    a.tiny = ax_add(a.tiny, ax_add(ax_fixed_of(__dsub_rn(a.hi, AX_FAST_H)), ax_fixed_of(a.lo)));
+    a.hi = AX_FAST_H;
+    a.lo = 0.0;
+}
+
+// exp_frac with the table at `tab` (global or shared) and the polynomial's coefficients in
+// registers; poly false when F ≤ the table's bits (then exp_frac is the entry: fma(t, 0, t)).
+__device__ __forceinline__ double ax_exp_frac_at(const double* tab, double c0, double c1, double c2, int sh,
+                                                 bool poly, u64 frac) {
+    double t = tab[frac >> sh];
+    if (poly) {
+        // The remainder (< 2^19) as a double by the 2^52 trick: exact, as the CPU's `as f64`.
+        double r = __dsub_rn(__hiloint2double(0x43300000, (int)(frac & ((1ull << sh) - 1))), 4503599627370496.0);
+        double q = __fma_rn(r, __fma_rn(r, c2, c1), c0);
+        t = __fma_rn(t, __dmul_rn(r, q), t);
+    }
+    return t;
+}

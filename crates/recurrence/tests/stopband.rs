@@ -391,3 +391,17 @@ fn dc_plus_noise_through_a_narrow_band_pass_keeps_the_contract() {
         }
     }
 }
+
+#[test]
+fn dc_plus_noise_through_a_resonator_next_to_dc_keeps_the_contract() {
+    // resonator(r = 0.999984, θ = 0.00497) with gain 1 at θ, on DC plus 10⁻³ noise, f32: the
+    // GPU's result was 7.4× SciPy's error (torch and CuPy faces, (b, a) and sections).
+    let sos = resonator(0.999984, 0.00497);
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let x: Vec<f64> = (0..40_009)
+        .map(|_| 1.0 + 1e-3 * rng.random_range(-1.0..1.0))
+        .collect();
+    let kept = gpu_scheme::<f32>("resonator next to DC f32", &sos, &x);
+    eprintln!("kept by kernel {kept:?}");
+    check::<f32>("resonator next to DC f32", &sos, &x, None);
+}

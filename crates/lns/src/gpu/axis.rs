@@ -1,7 +1,8 @@
 //! Reductions along the last axis, the batched matrix product and the log-domain reductions
-//! on a device (`kernels/axis.cu`): the GPU twins of [`crate::axis`], bit-exact with them by
-//! construction (the same correctly rounded operations on the same host-built tables, and an
-//! exact integer sum). Work goes on the caller's [`GpuTarget`] stream, on any device views
+//! on a device (`kernels/axis.cu`, `axis_rows.cu` for sums of short rows, `axis_matmul.cu`):
+//! the GPU twins of [`crate::axis`], bit-exact with them by construction (the same correctly
+//! rounded operations on the same host-built tables, and an exact integer sum, so any split
+//! of a sum between threads gives the CPU's word). Work goes on the caller's [`GpuTarget`] stream, on any device views
 //! (the caller's tensors or sigpu's buffers), without synchronising.
 
 use super::LnsWord;
@@ -11,14 +12,31 @@ use crate::error::LnsError;
 use crate::format::Format;
 use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, LaunchConfig};
 use sigpu_runtime::cuda::{
-    DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, KernelSource, KernelValue, Plain,
+    DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Kernel, KernelSource, KernelValue, Plain,
 };
 use sigpu_runtime::GpuTarget;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The kernels (`kernels/axis.cu`, their arithmetic in `kernels/lns_exact.cuh`).
 pub fn kernels() -> KernelSource {
     KernelSource::embedded("axis.cu", include_str!("../../kernels/axis.cu"))
         .with_header("lns_exact.cuh", include_str!("../../kernels/lns_exact.cuh"))
+}
+
+/// The fused sums of short rows, several rows per warp (`kernels/axis_rows.cu`).
+pub fn row_kernels() -> KernelSource {
+    KernelSource::embedded("axis_rows.cu", include_str!("../../kernels/axis_rows.cu"))
+        .with_header("lns_exact.cuh", include_str!("../../kernels/lns_exact.cuh"))
+}
+
+/// The tiled batched matrix product (`kernels/axis_matmul.cu`).
+pub fn matmul_kernels() -> KernelSource {
+    KernelSource::embedded(
+        "axis_matmul.cu",
+        include_str!("../../kernels/axis_matmul.cu"),
+    )
+    .with_header("lns_exact.cuh", include_str!("../../kernels/lns_exact.cuh"))
 }
 
 /// `struct AxFmt` in axis.cu.
@@ -56,9 +74,18 @@ impl LogFloat for f64 {
 /// Rows (warps) per block of the row kernels.
 const WARPS: u32 = 8;
 
+/// Elements each lane holds of a short row (`AX_ROW_CAP` in axis_rows.cu).
+const ROW_CAP: usize = 16;
+
+/// Blocks per SM of the short-row kernels' grid (two are resident at their register use).
+const ROW_BLOCKS_PER_SM: usize = 4;
+
 /// Rows of at least this many elements are summed by one block each (`*_block` kernels,
-/// `AX_BLOCK` threads), shorter ones by one warp each.
+/// `AX_BLOCK` threads), shorter sums by lane groups (`axis_rows.cu`, [`group_lanes`]).
 const BLOCK_ROW_MIN: usize = 256;
+
+/// Rows and columns of the output tile of one block of the matrix product.
+const MATMUL_TILE: usize = 64;
 
 /// Threads of the block-per-row kernels (`AX_BLOCK` in axis.cu).
 const BLOCK_THREADS: u32 = 256;
@@ -74,6 +101,25 @@ fn block_config(rows: usize) -> Result<LaunchConfig, LnsError> {
         block_dim: (BLOCK_THREADS, 1, 1),
         shared_mem_bytes: 0,
     })
+}
+
+/// Lanes per short row (len < [`BLOCK_ROW_MIN`]): the smallest power of two holding the row
+/// at [`ROW_CAP`] elements a lane.
+fn group_lanes(len: usize) -> u32 {
+    len.div_ceil(ROW_CAP).next_power_of_two().clamp(1, 32) as u32
+}
+
+/// Blocks of [`WARPS`] warps, `32 / g` rows per warp and pass: enough blocks for every row,
+/// at most [`ROW_BLOCKS_PER_SM`] per SM (the kernels loop over the rest, so each block
+/// copies the exp table to shared memory once for many rows).
+fn group_config(gpu: &Gpu, rows: usize, g: u32) -> LaunchConfig {
+    let per_block = (WARPS * 32 / g) as usize;
+    let most = gpu.info().sms.max(1) as usize * ROW_BLOCKS_PER_SM;
+    LaunchConfig {
+        grid_dim: (rows.div_ceil(per_block).clamp(1, most) as u32, 1, 1),
+        block_dim: (32 * WARPS, 1, 1),
+        shared_mem_bytes: 0,
+    }
 }
 
 fn row_config(rows: usize) -> Result<LaunchConfig, LnsError> {
@@ -95,6 +141,9 @@ pub struct GpuAxis {
     pub format: Format,
     consts: DeviceBuffer<f64>,
     gpu: Gpu,
+    /// Kernels by name, resolved once: the device's lookup by source hashes the whole
+    /// source text, tens of microseconds a launch (as long as a short-row kernel runs).
+    resolved: Mutex<HashMap<String, Kernel>>,
 }
 
 impl GpuAxis {
@@ -107,7 +156,19 @@ impl GpuAxis {
             format,
             consts,
             gpu: gpu.clone(),
+            resolved: Mutex::default(),
         })
+    }
+
+    /// Kernel `name` of `source()`, from the resolved ones after its first use.
+    fn kernel(&self, source: fn() -> KernelSource, name: &str) -> Result<Kernel, LnsError> {
+        let mut resolved = self.resolved.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = resolved.get(name) {
+            return Ok(k.clone());
+        }
+        let k = self.gpu.kernel(&source(), name)?;
+        resolved.insert(name.to_owned(), k.clone());
+        Ok(k)
     }
 
     /// The device.
@@ -148,9 +209,7 @@ impl GpuAxis {
             return Ok(());
         }
         if op == Reduce::Sum && len >= BLOCK_ROW_MIN {
-            let kernel = self
-                .gpu
-                .kernel(&kernels(), &format!("lns_axis_sum_block{}", W::SUFFIX))?;
+            let kernel = self.kernel(kernels, &format!("lns_axis_sum_block{}", W::SUFFIX))?;
             let (fmt, len64) = (self.fmt(), len as i64);
             target
                 .launch(&kernel)
@@ -162,9 +221,23 @@ impl GpuAxis {
                 .run(block_config(n)?)?;
             return Ok(());
         }
-        let kernel = self
-            .gpu
-            .kernel(&kernels(), &format!("lns_axis_reduce{}", W::SUFFIX))?;
+        if op == Reduce::Sum {
+            let kernel = self.kernel(row_kernels, &format!("lns_axis_sum_rows{}", W::SUFFIX))?;
+            let g = group_lanes(len);
+            let (fmt, rows64, len64, g32) = (self.fmt(), n as i64, len as i64, g as i32);
+            target
+                .launch(&kernel)
+                .arg(&fmt)
+                .buf(&self.consts)
+                .slice(xs)
+                .arg(&rows64)
+                .arg(&len64)
+                .arg(&g32)
+                .slice_mut(out)
+                .run(group_config(&self.gpu, n, g))?;
+            return Ok(());
+        }
+        let kernel = self.kernel(kernels, &format!("lns_axis_reduce{}", W::SUFFIX))?;
         let (fmt, rows64, len64) = (self.fmt(), n as i64, len as i64);
         let op = match op {
             Reduce::Sum => 0i32,
@@ -213,25 +286,22 @@ impl GpuAxis {
                     LnsError::Invalid(format!("matmul shape {shape:?} too large for one launch"))
                 })
         };
+        // 64 × 64 outputs per block of 256 threads (AX_MM_BM, AX_MM_BN in axis_matmul.cu).
         let cfg = LaunchConfig {
             grid_dim: (
-                grid(shape.n, 32, i32::MAX as u32)?,
-                grid(shape.m, 8, 65535)?,
+                grid(shape.n, MATMUL_TILE, i32::MAX as u32)?,
+                grid(shape.m, MATMUL_TILE, 65535)?,
                 grid(shape.batch, 1, 65535)?,
             ),
-            block_dim: (32, 8, 1),
+            block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
-        let kernel = self
-            .gpu
-            .kernel(&kernels(), &format!("lns_axis_matmul{}", W::SUFFIX))?;
+        let kernel = self.kernel(
+            matmul_kernels,
+            &format!("lns_axis_matmul_tiled{}", W::SUFFIX),
+        )?;
         let fmt = self.fmt();
-        let dims = [
-            shape.batch as i64,
-            shape.m as i64,
-            shape.k as i64,
-            shape.n as i64,
-        ];
+        let dims = [shape.m as i64, shape.k as i64, shape.n as i64];
         target
             .launch(&kernel)
             .arg(&fmt)
@@ -241,7 +311,6 @@ impl GpuAxis {
             .arg(&dims[0])
             .arg(&dims[1])
             .arg(&dims[2])
-            .arg(&dims[3])
             .slice_mut(out)
             .run(cfg)?;
         Ok(())
@@ -270,9 +339,7 @@ impl GpuAxis {
             return Ok(());
         }
         if len >= BLOCK_ROW_MIN {
-            let kernel = self
-                .gpu
-                .kernel(&kernels(), &format!("lns_axis_log_block{}", T::SUFFIX))?;
+            let kernel = self.kernel(kernels, &format!("lns_axis_log_block{}", T::SUFFIX))?;
             let (fmt, len64, sm) = (self.fmt(), len as i64, softmax as i32);
             target
                 .launch(&kernel)
@@ -285,10 +352,10 @@ impl GpuAxis {
                 .run(block_config(n)?)?;
             return Ok(());
         }
-        let kernel = self
-            .gpu
-            .kernel(&kernels(), &format!("lns_axis_log{}", T::SUFFIX))?;
-        let (fmt, rows64, len64, sm) = (self.fmt(), n as i64, len as i64, softmax as i32);
+        let kernel = self.kernel(row_kernels, &format!("lns_axis_log_rows{}", T::SUFFIX))?;
+        let g = group_lanes(len);
+        let (fmt, rows64, len64, sm, g32) =
+            (self.fmt(), n as i64, len as i64, softmax as i32, g as i32);
         target
             .launch(&kernel)
             .arg(&fmt)
@@ -297,8 +364,9 @@ impl GpuAxis {
             .arg(&rows64)
             .arg(&len64)
             .arg(&sm)
+            .arg(&g32)
             .slice_mut(out)
-            .run(row_config(n)?)?;
+            .run(group_config(&self.gpu, n, g))?;
         Ok(())
     }
 
@@ -347,7 +415,7 @@ impl GpuAxis {
         if n == 0 {
             return Ok(());
         }
-        let kernel = self.gpu.kernel(&kernels(), name)?;
+        let kernel = self.kernel(kernels, name)?;
         let (fmt, n64) = (self.fmt(), n as i64);
         target
             .launch(&kernel)

@@ -5,6 +5,7 @@
 
 pub mod axis;
 mod checks;
+mod fast_sum;
 pub mod fused;
 mod lut;
 mod method;

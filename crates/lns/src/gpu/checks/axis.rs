@@ -1,5 +1,6 @@
 //! The axis kernels (axis.cu) against their CPU twins in `crate::axis`: bit for bit.
 
+use super::axis_cases::{matmul_case, merge, word};
 use crate::axis::{log_softmax_rows, logsumexp_rows, MatShape, Reduce};
 use crate::error::LnsError;
 use crate::format::Format;
@@ -27,30 +28,6 @@ const ABOUT: &str = "sum, prod, max, min along rows (u32 and u16 words), batched
 
 fn run(gpu: &Gpu, seed: u64, format: Format) -> CheckResult {
     sigpu_runtime::cuda::check_result(check(gpu, seed, format))
-}
-
-/// A random word: mostly finite over a spread of binades, rarely a special.
-fn word(rng: &mut ChaCha8Rng, f: Format, specials: bool) -> u32 {
-    if specials && rng.random_range(0..50) == 0 {
-        return [
-            f.zero(),
-            f.nan(),
-            f.from_f64(f64::INFINITY),
-            f.from_f64(f64::NEG_INFINITY),
-        ][rng.random_range(0..4)];
-    }
-    let x = rng.random_range(-12.0..12.0f64).exp2();
-    f.from_f64(if rng.random_bool(0.5) { x } else { -x })
-}
-
-/// Adds `b`'s report (of the case `label`) to `a`'s; the first mismatch's note is kept.
-fn merge(a: &mut CheckReport, b: CheckReport, label: String) {
-    if b.mismatches > 0 && a.mismatches == 0 {
-        a.note = format!("{label}: {}", b.note);
-    }
-    a.elements += b.elements;
-    a.mismatches += b.mismatches;
-    a.max_error = a.max_error.max(b.max_error);
 }
 
 fn check(gpu: &Gpu, seed: u64, f: Format) -> Result<CheckReport, LnsError> {
@@ -189,21 +166,7 @@ fn check(gpu: &Gpu, seed: u64, f: Format) -> Result<CheckReport, LnsError> {
         let b: Vec<u32> = (0..shape.batch * shape.k * shape.n)
             .map(|_| word(&mut rng, f, true))
             .collect();
-        let want = f.matmul(&a, &b, shape)?;
-        let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-        let mut out = gpu.alloc_poisoned::<u32>(want.len())?;
-        axis.matmul(
-            &target,
-            &DeviceSlice::of(&da),
-            &DeviceSlice::of(&db),
-            shape,
-            &mut DeviceSliceMut::of(&mut out),
-        )?;
-        merge(
-            &mut report,
-            compare_exact(&gpu.download(&out)?, &want),
-            format!("matmul {shape:?}"),
-        );
+        matmul_case(gpu, &axis, &target, shape, &a, &b, &mut report)?;
     }
     Ok(report)
 }

@@ -1,4 +1,5 @@
-//! The LNS self-checks `sigpu check` runs: every kernel of lns.cu, reduce.cu and hmm.cu
+//! The LNS self-checks `sigpu check` runs: every kernel of lns.cu, reduce.cu, hmm.cu and the
+//! axis kernels (axis.cu, axis_rows.cu, axis_matmul.cu)
 //! against its CPU twin on fresh random inputs.
 
 /// The registry's entries from `(name, about, run, subject)`: each runs `run(gpu, seed, subject)`.
@@ -14,10 +15,12 @@ macro_rules! checks {
 
 mod add;
 mod axis;
+mod axis_cases;
 mod blend;
 mod codes;
 mod fused;
 mod hmm;
+mod rows_matmul;
 
 use crate::error::LnsError;
 use crate::format::Format;
@@ -136,5 +139,6 @@ pub fn checks() -> Vec<Check> {
     checks.extend(fused::checks());
     checks.extend(hmm::checks());
     checks.extend(axis::checks());
+    checks.extend(rows_matmul::checks());
     checks
 }

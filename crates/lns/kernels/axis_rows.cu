@@ -1,0 +1,309 @@
+// Fused sums of short rows (fewer than 256 elements): LNS words (sum along the last axis) and
+// float natural logs (logsumexp, log_softmax). The arithmetic is lns_exact.cuh's, term for
+// term the CPU twin's (src/axis); the 128-bit sum is exact, so the order of the terms and the
+// split of a row between lanes do not change the word.
+//
+// Layout: a row belongs to a group of G lanes (G a power of two, 1 … 16, the smallest with
+// G·AX_ROW_CAP ≥ len), a warp holds 32/G rows. Each lane reads its up-to-AX_ROW_CAP elements
+// once into registers — with 16-byte loads when the rows are a whole number of vectors and
+// the array is 16-byte aligned: lane g of a group reads vectors g, g + G, g + 2G, … of its
+// row, so a warp's load instruction covers whole 32-byte sectors of consecutive rows. The
+// group's flags (specials, largest code) and sum are reduced by log2(G) shuffle steps, and
+// every group rounds its own row at once, so short rows do not pay a warp-wide tree and a
+// serial finish each (the warp-per-row kernel spent most of its time there, with only 256
+// bytes in flight per warp).
+
+#include "lns_exact.cuh"
+
+#define AX_ROW_CAP 16
+// Log code of an element that adds nothing (a zero, −∞, or past the row's end).
+#define AX_ROW_NONE AX_I64_MIN
+
+__device__ __forceinline__ AxFlags ax_group_flags(AxFlags fl, int g) {
+    for (int o = g >> 1; o > 0; o >>= 1) {
+        fl.nan |= __shfl_xor_sync(0xffffffffu, fl.nan, o);
+        fl.pinf |= __shfl_xor_sync(0xffffffffu, fl.pinf, o);
+        fl.ninf |= __shfl_xor_sync(0xffffffffu, fl.ninf, o);
+        i64 t = __shfl_xor_sync(0xffffffffu, fl.top, o);
+        fl.top = t > fl.top ? t : fl.top;
+    }
+    return fl;
+}
+
+__device__ __forceinline__ Ax128 ax_group_sum(Ax128 a, int g) {
+    for (int o = g >> 1; o > 0; o >>= 1) {
+        Ax128 b;
+        b.lo = __shfl_xor_sync(0xffffffffu, a.lo, o);
+        b.hi = __shfl_xor_sync(0xffffffffu, a.hi, o);
+        a = ax_add(a, b);
+    }
+    return a;
+}
+
+// Records class c as the lane's element j: its code (AX_ROW_NONE for a zero), its sign, and
+// the flags of a special.
+__device__ __forceinline__ void ax_row_put(AxClass c, int j, i64* code, unsigned& neg, AxFlags& fl) {
+    code[j] = c.kind == 3 ? c.log : AX_ROW_NONE;
+    neg |= (unsigned)(c.kind == 3 && c.negative) << j;
+    if (c.kind == 1) fl.nan = 1;
+    if (c.kind == 2) {
+        if (c.negative) fl.ninf = 1; else fl.pinf = 1;
+    }
+}
+
+// The fused sum of the group's row from each lane's codes (fused in axis/mod.rs); every lane
+// of the group gets the class. The terms are the CPU's; a lane adds its (≤ AX_FAST_TERMS)
+// terms with ax_fast_add and flushes once, so the 128-bit sums are the CPU's integers.
+__device__ __forceinline__ AxClass ax_row_fused(const double* __restrict__ k, const double* tab, int f,
+                                                const i64* code, unsigned neg, AxFlags fl, int g) {
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) fl.top = code[j] > fl.top ? code[j] : fl.top;
+    fl = ax_group_flags(fl, g);
+    Ax128 acc = {0, 0};
+    if (ax_ok(fl)) {
+        int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
+        bool poly = f > AX_EXP_TABLE_BITS;
+        double c0 = k[0], c1 = k[1], c2 = k[2];
+        AxFast a = ax_fast_new();
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) {
+            if (code[j] != AX_ROW_NONE) {
+                i64 d = code[j] - fl.top;
+                double t = ax_exp_frac_at(tab, c0, c1, c2, sh, poly, (u64)(d & ((1ll << f) - 1)));
+                ax_fast_add(a, t, d >> f, (neg >> j) & 1);
+            }
+        }
+        ax_fast_flush(a);
+        acc = a.tiny;
+    }
+    acc = ax_group_sum(acc, g);
+    return ax_finish(k, f, fl, acc);
+}
+
+// The code of a natural log x as ax_nat_class gives it, for |x·codes_per_nat| < 2^51 by the
+// 2^52 trick (x·c + 1.5·2^52 rounds to the nearest integer, ties to even, as rint; the bits
+// then differ from 1.5·2^52's by the code); other x (NaN, ±∞, huge) by ax_nat_class.
+__device__ __forceinline__ void ax_row_put_nat(const double* __restrict__ k, double cpn, double x, int j,
+                                               i64* code, unsigned& neg, AxFlags& fl) {
+    double v = __dmul_rn(x, cpn);
+    if (fabs(v) < 2251799813685248.0) {
+        double s = __dadd_rn(v, 6755399441055744.0);
+        code[j] = __double_as_longlong(s) - 0x4338000000000000ll;
+    } else {
+        ax_row_put(ax_nat_class(k, x), j, code, neg, fl);
+    }
+}
+
+// logsumexp of the group's row, the fast way, when every group of the warp allows it (else
+// false, and the caller takes ax_row_put_nat / ax_row_fused). s = x·codes_per_nat + 1.5·2^52
+// is 1.5·2^52 + code exactly while s ∈ [2^52, 2^53) (the 2^52 trick of ax_row_put_nat), so
+// the row's largest s is its top code's, and for s ≥ thr = top − 36·2^F (kept ≥ 2^52 by
+// the test on top) the code difference d ∈ [−36·2^F, 0] is the difference of the low words:
+// the term is t·2^kk of ax_fast_add's f64 path with 32-bit integer work. Anything else —
+// −∞ (skipped), NaN (flagged), a term below 2^-36 of the top, a log whose s is outside the
+// binade — is classed by ax_nat_class and added the general way. A +∞ or a huge log sends
+// the warp to the general path (the top test), so only NaN can be flagged here.
+template <typename T>
+__device__ __forceinline__ bool ax_row_lse(const double* __restrict__ k, const double* tab, int f, double cpn,
+                                           const T* vals, int g, AxClass& out) {
+    const double magic = 6755399441055744.0;  // 1.5·2^52
+    double s[AX_ROW_CAP];
+    double top = -AX_INF;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        s[j] = __dadd_rn(__dmul_rn((double)vals[j], cpn), magic);
+        top = fmax(top, s[j]);
+    }
+    for (int o = g >> 1; o > 0; o >>= 1) top = fmax(top, __shfl_xor_sync(0xffffffffu, top, o));
+    bool fits = (top >= 4503599627370496.0 + 1099511627776.0 && top < 9007199254740992.0) || top == -AX_INF;
+    if (!__all_sync(0xffffffffu, fits)) return false;
+    AxFlags fl = ax_no_flags();
+    Ax128 acc = {0, 0};
+    if (top == -AX_INF) {
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) fl.nan |= isnan(s[j]);
+    } else {
+        int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
+        bool poly = f > AX_EXP_TABLE_BITS;
+        double c0 = k[0], c1 = k[1], c2 = k[2];
+        double thr = __dsub_rn(top, (double)(36ll << f));
+        int toplo = __double2loint(top);
+        i64 topcode = __double_as_longlong(top) - 0x4338000000000000ll;
+        AxFast a = ax_fast_new();
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) {
+            if (s[j] >= thr) {
+                int d = __double2loint(s[j]) - toplo;
+                double t = ax_exp_frac_at(tab, c0, c1, c2, sh, poly, (u64)(unsigned)(d & ((1 << f) - 1)));
+                ax_fast2sum(a.hi, a.lo, ax_scale(t, d >> f));
+            } else if (s[j] != -AX_INF) {
+                AxClass c = ax_nat_class(k, (double)vals[j]);
+                if (c.kind == 1) fl.nan = 1;
+                if (c.kind == 3) {
+                    i64 d = c.log - topcode;
+                    double t = ax_exp_frac_at(tab, c0, c1, c2, sh, poly, (u64)(d & ((1ll << f) - 1)));
+                    ax_fast_add(a, t, d >> f, false);
+                }
+            }
+        }
+        ax_fast_flush(a);
+        acc = a.tiny;
+        fl.top = topcode;
+    }
+    fl = ax_group_flags(fl, g);
+    acc = ax_group_sum(acc, g);
+    out = ax_finish(k, f, fl, acc);
+    return true;
+}
+
+// Element j of lane `lane` (of G) in a row: vectors of V elements dealt round-robin to the
+// lanes, or single elements when V is 1.
+__device__ __forceinline__ i64 ax_row_index(int j, int lane, int g, int v) {
+    return (i64)(lane + g * (j / v)) * v + (j % v);
+}
+
+// The 16-byte vector of a type (V elements).
+template <typename T> struct AxVec;
+template <> struct AxVec<float> { typedef float4 type; static const int n = 4; };
+template <> struct AxVec<double> { typedef double2 type; static const int n = 2; };
+template <> struct AxVec<unsigned> { typedef uint4 type; static const int n = 4; };
+template <> struct AxVec<unsigned short> { typedef uint4 type; static const int n = 8; };
+
+// Loads the lane's elements of the row at x (len elements) into vals (padding: `pad`).
+template <typename T>
+__device__ __forceinline__ void ax_row_load(const T* __restrict__ x, i64 len, bool live, bool vec, int lane,
+                                            int g, T pad, T* vals) {
+    typedef typename AxVec<T>::type VT;
+    const int V = AxVec<T>::n;
+    if (vec) {
+#pragma unroll
+        for (int q = 0; q < AX_ROW_CAP / V; q++) {
+            i64 at = (i64)(lane + g * q) * V;
+            if (live && at < len) {
+                VT w = __ldg(reinterpret_cast<const VT*>(x + at));
+                const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+                for (int i = 0; i < V; i++) vals[q * V + i] = e[i];
+            } else {
+#pragma unroll
+                for (int i = 0; i < V; i++) vals[q * V + i] = pad;
+            }
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) {
+            i64 at = ax_row_index(j, lane, g, 1);
+            vals[j] = live && at < len ? x[at] : pad;
+        }
+    }
+}
+
+// True when rows of len elements of T starting at p can be read as 16-byte vectors.
+template <typename T>
+__device__ __forceinline__ bool ax_row_vec(const void* p, i64 len) {
+    return len % AxVec<T>::n == 0 && ((unsigned long long)p & 15) == 0;
+}
+
+// The loop of a warp over its rows: warp w of the grid takes row groups w, w + warps, …
+// `body(row, live, vec, sub, vals)` sums one group from its elements in registers. (The
+// work per element outweighs the load's latency: the other warps of the SM hide it, and
+// loading the next group first would cost the registers that keep two blocks per SM.)
+template <typename T, typename Body>
+__device__ __forceinline__ void ax_row_loop(const T* __restrict__ xs, i64 rows, i64 len, int g, T pad,
+                                            Body body) {
+    int lane = threadIdx.x & 31;
+    int sub = lane & (g - 1);
+    i64 per_warp = 32 / g;
+    i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+    bool vec = ax_row_vec<T>(xs, len);
+    for (i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * per_warp < rows; w += warps) {
+        i64 row = w * per_warp + lane / g;
+        T vals[AX_ROW_CAP];
+        ax_row_load<T>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, pad, vals);
+        body(row, row < rows, vec, sub, vals);
+    }
+}
+
+// The exp table into shared memory (2^min(F, table bits) entries); every thread of the block
+// passes the barrier before any reads it.
+__device__ __forceinline__ void ax_row_table(const double* __restrict__ k, int f, double* s_exp) {
+    int entries = 1 << (f < AX_EXP_TABLE_BITS ? f : AX_EXP_TABLE_BITS);
+    for (int i = threadIdx.x; i < entries; i += blockDim.x) s_exp[i] = k[AX_OFF_EXP + i];
+    __syncthreads();
+}
+
+template <typename W>
+__device__ void ax_sum_rows_g(AxFmt fm, const double* __restrict__ k, const W* __restrict__ xs, i64 rows,
+                              i64 len, int g, W* __restrict__ out) {
+    __shared__ double s_exp[1 << AX_EXP_TABLE_BITS];
+    ax_row_table(k, fm.f, s_exp);
+    W zero = (W)(1u << (fm.log_bits - 1));
+    ax_row_loop<W>(xs, rows, len, g, zero, [&](i64 row, bool live, bool vec, int sub, const W* vals) {
+        i64 code[AX_ROW_CAP];
+        unsigned neg = 0;
+        AxFlags fl = ax_no_flags();
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_decode(fm, vals[j]), j, code, neg, fl);
+        AxClass s = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
+        if (live && sub == 0) out[row] = (W)ax_encode(fm, s);
+    });
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+lns_axis_sum_rows(AxFmt fm, const double* __restrict__ k, const unsigned* __restrict__ xs, i64 rows, i64 len,
+                  int g, unsigned* __restrict__ out) {
+    ax_sum_rows_g<unsigned>(fm, k, xs, rows, len, g, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+lns_axis_sum_rows_u16(AxFmt fm, const double* __restrict__ k, const unsigned short* __restrict__ xs, i64 rows,
+                      i64 len, int g, unsigned short* __restrict__ out) {
+    ax_sum_rows_g<unsigned short>(fm, k, xs, rows, len, g, out);
+}
+
+template <typename T>
+__device__ void ax_log_rows_g(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs, i64 rows,
+                              i64 len, int softmax, int g, T* __restrict__ out) {
+    __shared__ double s_exp[1 << AX_EXP_TABLE_BITS];
+    ax_row_table(k, fm.f, s_exp);
+    double cpn = k[3];
+    ax_row_loop<T>(xs, rows, len, g, (T)-AX_INF, [&](i64 row, bool live, bool vec, int sub, const T* vals) {
+        AxClass lse;
+        if (!ax_row_lse<T>(k, s_exp, fm.f, cpn, vals, g, lse)) {
+            i64 code[AX_ROW_CAP];
+            unsigned neg = 0;
+            AxFlags fl = ax_no_flags();
+#pragma unroll
+            for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put_nat(k, cpn, (double)vals[j], j, code, neg, fl);
+            lse = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
+        }
+        if (!softmax) {
+            if (live && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
+            return;
+        }
+        if (!live) return;
+        T* o = out + row * len;
+        int v = vec ? AxVec<T>::n : 1;
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) {
+            i64 at = ax_row_index(j, sub, g, v);
+            if (at < len) {
+                // The element's class again (its code, or zero / NaN / +∞ from the input).
+                AxClass c = ax_nat_class(k, (double)vals[j]);
+                ax_store(o + at, ax_softmax_value(k, c, lse));
+            }
+        }
+    });
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+lns_axis_log_rows_f32(AxFmt fm, const double* __restrict__ k, const float* __restrict__ xs, i64 rows, i64 len,
+                      int softmax, int g, float* __restrict__ out) {
+    ax_log_rows_g<float>(fm, k, xs, rows, len, softmax, g, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+lns_axis_log_rows_f64(AxFmt fm, const double* __restrict__ k, const double* __restrict__ xs, i64 rows,
+                      i64 len, int softmax, int g, double* __restrict__ out) {
+    ax_log_rows_g<double>(fm, k, xs, rows, len, softmax, g, out);
+}

@@ -1,0 +1,549 @@
+"""``lfilter`` and ``sosfilt`` on PyTorch tensors, differentiable: used when any argument is a
+torch tensor that is not handled by the plain GPU path (a CPU tensor, a tensor that requires
+grad, coefficients or zi given as tensors, or a filter bank). Outputs are torch tensors on x's
+device, of x's floating dtype (float32 stays float32; integer and boolean x are filtered as
+float64). Every filtering step, forward and backward, is a call of sigpu's planner (the
+accuracy contract holds for each); the coefficient gradients are batched dot products over
+the time axis (one per tap). No per-sample Python and no serial loop.
+
+The gradients. For one filter with ``a`` normalised (``a[0] = 1``) and ``b``, ``a`` padded
+to K = N + 1 taps, scipy's transposed direct form with initial state ``zi`` is
+
+    y = A⁻¹ (B x + c),   c[t] = zi[t] for t < N (else 0),
+
+B and A being the lower-triangular Toeplitz matrices of ``b`` and ``a`` (the state enters as
+an extra input of the all-pole part). For a loss L with g = ∂L/∂y:
+
+    u      = A⁻ᵀ g = flip(lfilter([1], a, flip(g)))   (the same poles, time reversed)
+    ∂L/∂x  = Bᵀ u  = flip(lfilter(b, [1], flip(u)))
+    ∂L/∂b_i = Σ_t u[t] x[t − i],   ∂L/∂a_j = −Σ_t u[t] y[t − j],   ∂L/∂zi_m = u[m].
+
+Lower-triangular Toeplitz matrices commute and the time reversal J maps one to its
+transpose (J T J = Tᵀ), so ∂L/∂x is ``flip(lfilter(b, a, flip(g)))``, one call (made so in
+every case: no FIR-only plan is needed), and for a cascade of sections
+``flip(sosfilt(sos, flip(g)))``. The final state: with N zeros
+appended, ``zf[m] = Σ_{j ≤ m} a_j y_ext[T + m − j]``, so a call that returns ``zf`` and needs
+gradients filters N extra zeros and forms ``zf`` from the tail with torch operations. Sections:
+with the gradient of x only, the fused cascade runs forward and backward; with coefficient
+gradients, one call per section forward (the outputs kept) and S + 1 backward — the last
+section's poles on the reversed gradient, then for each earlier section lfilter(b_{s+1}, a_s),
+which joins one adjoint step's FIR part to the next one's poles, and the fused cascade
+reversed for x; with a state (zi), a chain of differentiable one-section filters. The a[0] normalisation (``b / a[0]``, ``a / a[0]``) is done by torch
+operations, so its gradient is autograd's. Backward passes are built from the same
+differentiable operations, so second derivatives work too.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+
+from . import _native
+from ._arrays import axis_index as _axis
+from ._arrays import parse_device, torch_stream
+from ._bank import check_channels, distinct_filters
+from ._threads import workers as _workers
+
+_FUNCTIONS: Any = None
+
+
+def wants_torch(tm: Any, b: Any, a: Any, x: Any, zi: Any) -> bool:
+    """Whether a call goes through this module: any torch argument except the plain case of a
+    CUDA ``x`` that needs no gradient with non-tensor coefficients and state."""
+    T = tm.Tensor
+    if isinstance(b, T) or isinstance(a, T) or isinstance(zi, T):
+        return True
+    if isinstance(x, T):
+        return not x.is_cuda or (getattr(x, "requires_grad", False) and tm.is_grad_enabled())
+    return False
+
+
+# ---- one planner call on rows ------------------------------------------------------------
+
+def _trim(c: np.ndarray) -> List[float]:
+    """Coefficients without trailing zeros (at least one kept): the planner sees the filter's
+    true order (an FIR's a = [1, 0, ...] is a = [1])."""
+    nz = np.flatnonzero(c)
+    last = int(nz[-1]) + 1 if nz.size else 1
+    return c[:last].tolist()
+
+
+def _rows(
+    tm: Any, b: np.ndarray, a: np.ndarray, x2: Any, z2: Any, sos_shape: Optional[List[int]],
+    opts: Tuple[bool, Optional[int]],
+) -> Tuple[Any, Any]:
+    """One planner call: rows ``x2`` (R, T) contiguous, states ``z2`` (R, state) or None.
+    ``b`` and ``a`` have equal lengths (or ``b`` is the flattened sos and ``a`` empty).
+    Returns (y, zf or None) as tensors on x2's device."""
+    allow_unstable, workers = opts
+    x2 = x2.detach()  # read by address or as numpy: never part of a graph here
+    z2 = None if z2 is None else z2.detach()
+    rows, n = x2.shape
+    if sos_shape is None and z2 is None:
+        bl, al = _trim(b), _trim(a)
+    else:
+        bl, al = b.tolist(), a.tolist()
+    if rows == 0 or n == 0:
+        return tm.empty_like(x2), None if z2 is None else z2.clone()
+    if x2.is_cuda:
+        name = "float32" if x2.dtype == tm.float32 else "float64"
+        y = tm.empty_like(x2)
+        zf = None if z2 is None else tm.empty_like(z2)
+        dev = x2.get_device()
+        _native.filter_cuda(
+            bl, al, name, x2.data_ptr(), y.data_ptr(), rows, n, dev, torch_stream(tm, dev),
+            None if z2 is None else z2.data_ptr(), None if zf is None else zf.data_ptr(),
+            sos_shape=sos_shape, allow_unstable=allow_unstable,
+        )
+        return y, zf
+    y, zf = _native.filter_rows(
+        bl, al, x2.numpy(), None if z2 is None else z2.numpy(), sos_shape=sos_shape,
+        allow_unstable=allow_unstable, workers=_workers(workers),
+    )
+    return tm.from_numpy(y), None if zf is None else tm.from_numpy(zf)
+
+
+def _host(tm: Any, c: Any) -> np.ndarray:
+    return c.detach().to("cpu", tm.float64).numpy()
+
+
+def _check_finite(c: np.ndarray, what: str) -> None:
+    if not np.all(np.isfinite(c)):
+        raise ValueError(f"{what}: coefficients must be finite")
+
+
+def _apply_ba(tm: Any, x3: Any, b: Any, a: Any, z3: Any, opts: Any) -> Tuple[Any, Any]:
+    """lfilter of x3 (B, C, T) by the bank b, a (C, K) (a[:, 0] = 1) from states z3
+    (B, C, K-1) or None, with no gradient: one planner call per distinct filter."""
+    bh, ah = _host(tm, b), _host(tm, a)
+    _check_finite(bh, "b")
+    _check_finite(ah, "a")
+    groups = distinct_filters(np.concatenate([bh, ah], axis=1))
+    B, C, T = x3.shape
+    if len(groups) == 1:
+        rep = groups[0][1]
+        y, zf = _rows(tm, bh[rep], ah[rep], x3.reshape(B * C, T),
+                      None if z3 is None else z3.reshape(B * C, -1), None, opts)
+        return y.reshape(B, C, T), None if zf is None else zf.reshape(z3.shape)
+    y = tm.empty_like(x3)
+    zf = None if z3 is None else tm.empty_like(z3)
+    for idx, rep in groups:
+        ix = tm.as_tensor(idx, device=x3.device)
+        xs = x3.index_select(1, ix).reshape(-1, T)
+        zs = None if z3 is None else z3.index_select(1, ix).reshape(len(idx) * B, -1)
+        ys, zfs = _rows(tm, bh[rep], ah[rep], xs, zs, None, opts)
+        y.index_copy_(1, ix, ys.reshape(B, len(idx), T))
+        if zf is not None:
+            zf.index_copy_(1, ix, zfs.reshape(B, len(idx), -1))
+    return y, zf
+
+
+def _apply_sos(tm: Any, x3: Any, sos: Any, z4: Any, opts: Any) -> Tuple[Any, Any]:
+    """sosfilt of x3 (B, C, T) by the bank sos (C, S, 6) from states z4 (B, C, S, 2) or None,
+    with no gradient: the fused cascade, one planner call per distinct filter."""
+    sh = _host(tm, sos)
+    _check_finite(sh, "sos")
+    groups = distinct_filters(sh)
+    B, C, T = x3.shape
+    S = sh.shape[1]
+    shape = [S, 6]
+    if len(groups) == 1:
+        rep = groups[0][1]
+        y, zf = _rows(tm, sh[rep].ravel(), np.zeros(0), x3.reshape(B * C, T),
+                      None if z4 is None else z4.reshape(B * C, 2 * S), shape, opts)
+        return y.reshape(B, C, T), None if zf is None else zf.reshape(z4.shape)
+    y = tm.empty_like(x3)
+    zf = None if z4 is None else tm.empty_like(z4)
+    for idx, rep in groups:
+        ix = tm.as_tensor(idx, device=x3.device)
+        xs = x3.index_select(1, ix).reshape(-1, T)
+        zs = None if z4 is None else z4.index_select(1, ix).reshape(-1, 2 * S)
+        ys, zfs = _rows(tm, sh[rep].ravel(), np.zeros(0), xs, zs, shape, opts)
+        y.index_copy_(1, ix, ys.reshape(B, len(idx), T))
+        if zf is not None:
+            zf.index_copy_(1, ix, zfs.reshape(B, len(idx), S, 2))
+    return y, zf
+
+
+# ---- the autograd functions ----------------------------------------------------------------
+
+def _lagdots(tm: Any, u: Any, v: Any, K: int) -> Any:
+    """(C, K): Σ over rows and t of u[:, c, t] · v[:, c, t − i] for lags i < K, one pass
+    over u and v per lag. One channel, both contiguous (the common case): the rows laid end
+    to end make each lag one BLAS dot product of the flat arrays, less the i products per
+    row boundary that pair a row's head with the previous row's tail (a small correction).
+    A bank: a batched product per channel."""
+    B, C, T = u.shape
+    flat = C == 1 and u.is_contiguous() and v.is_contiguous()
+    uf, vf = u.reshape(-1), v.reshape(-1)
+    n = uf.numel()
+    cols = []
+    for i in range(K):
+        if i >= T:
+            cols.append(u.new_zeros(C))
+        elif flat:
+            d = tm.dot(uf[i:], vf[: n - i])
+            if i and B > 1:
+                d = d - (u[1:, 0, :i] * v[:-1, 0, T - i :]).sum()
+            cols.append(d.reshape(1))
+        else:
+            a, b = u[..., i:], v[..., : T - i]
+            cols.append(tm.einsum("bct,bct->c", a, b) if u.is_cuda else (a * b).sum(dim=(0, 2)))
+    return tm.stack(cols, dim=-1)
+
+
+def _functions(tm: Any) -> Any:
+    global _FUNCTIONS
+    if _FUNCTIONS is not None and _FUNCTIONS[0] is tm:
+        return _FUNCTIONS[1]
+
+    def flip(t: Any) -> Any:
+        return tm.flip(t, dims=(-1,))
+
+    def unit(a: Any) -> Any:
+        e = tm.zeros_like(a)
+        e[:, 0] = 1
+        return e
+
+    class LinearFilter(tm.autograd.Function):
+        """y = lfilter(b, a, x, zi) for x (B, C, T), b, a (C, K) with a[:, 0] = 1, zi
+        (B, C, K-1) or None."""
+
+        @staticmethod
+        def forward(ctx: Any, x: Any, b: Any, a: Any, zi: Any, opts: Any) -> Any:
+            y, _ = _apply_ba(tm, x, b, a, zi, opts)
+            ctx.save_for_backward(x, b, a, y)
+            ctx.opts = opts
+            return y
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            x, b, a, y = ctx.saved_tensors
+            opts = ctx.opts
+            need_x, need_b, need_a, need_zi = ctx.needs_input_grad[:4]
+            dx = db = da = dzi = None
+            g = g.contiguous()
+            K = a.shape[1]
+            if need_b or need_a or need_zi:
+                gf = flip(g).contiguous()
+                u = flip(LinearFilter.apply(gf, unit(a), a, None, opts))
+                if need_x:  # Bᵀu as the full filter of g: no FIR-only plan needed
+                    dx = flip(LinearFilter.apply(gf, b, a, None, opts))
+                if need_b:
+                    db = _lagdots(tm, u, x, K).to(b.dtype)
+                if need_a:
+                    da = (-_lagdots(tm, u, y, K)).to(a.dtype)
+                if need_zi:
+                    T = u.shape[-1]
+                    dzi = u[..., : K - 1]
+                    if T < K - 1:
+                        dzi = tm.nn.functional.pad(dzi, (0, K - 1 - T))
+            elif need_x:
+                dx = flip(LinearFilter.apply(flip(g).contiguous(), b, a, None, opts))
+            return dx, db, da, dzi, None
+
+    class FusedSections(tm.autograd.Function):
+        """y = sosfilt(sos, x) for x (B, C, T), sos (C, S, 6) a constant: one fused call each
+        way (the gradient with respect to x only)."""
+
+        @staticmethod
+        def forward(ctx: Any, x: Any, sos: Any, opts: Any) -> Any:
+            y, _ = _apply_sos(tm, x, sos, None, opts)
+            ctx.save_for_backward(sos)
+            ctx.opts = opts
+            return y
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (sos,) = ctx.saved_tensors
+            dx = flip(FusedSections.apply(flip(g).contiguous(), sos, ctx.opts))
+            return dx, None, None
+
+    def chain(x: Any, s3: Any, opts: Any) -> Any:
+        """The cascade as one-section filters, every step differentiable."""
+        for s in range(s3.shape[1]):
+            x = LinearFilter.apply(x, s3[:, s, :3], s3[:, s, 3:], None, opts)
+        return x
+
+    class SectionChain(tm.autograd.Function):
+        """y = sosfilt(sos, x) for x (B, C, T), sos (C, S, 6) with gradients for both and no
+        state. Forward: one call per section, its outputs kept. Backward: S + 1 calls — the
+        last section's poles on the reversed gradient, then for each earlier section one
+        filter joining the later section's numerator to its own poles (lfilter(b_{s+1}, a_s):
+        the FIR part of one adjoint step and the all-pole part of the next), and the fused
+        cascade reversed for x — with the coefficient gradients as dot products over time."""
+
+        @staticmethod
+        def forward(ctx: Any, x: Any, s3: Any, opts: Any) -> Any:
+            outs = []
+            cur = x
+            for s in range(s3.shape[1]):
+                cur, _ = _apply_sos(tm, cur, s3[:, s : s + 1, :], None, opts)
+                outs.append(cur)
+            ctx.save_for_backward(x, s3, *outs)
+            ctx.opts = opts
+            return cur
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            x, s3, *outs = ctx.saved_tensors
+            opts = ctx.opts
+            need_x, need_s = ctx.needs_input_grad[:2]
+            if tm.is_grad_enabled():
+                # create_graph: the same gradients through differentiable steps, so a second
+                # derivative follows them (at the composition's cost).
+                with tm.enable_grad():
+                    y = chain(x, s3, opts)
+                    wrt = [t for t, n in ((x, need_x), (s3, need_s)) if n]
+                    got = list(tm.autograd.grad(y, wrt, g, create_graph=True))
+                return (got.pop(0) if need_x else None, got.pop(0) if need_s else None, None)
+            S = s3.shape[1]
+            ins = [x] + outs[:-1]  # each section's input; outs[s] is its output
+            gf = flip(g).contiguous()
+            one = tm.zeros_like(s3[:, 0, :3])
+            one[:, 0] = 1
+            ds = tm.zeros_like(s3)
+            uf = None
+            for s in range(S - 1, -1, -1):
+                num = one if s == S - 1 else s3[:, s + 1, :3]
+                row = tm.cat([num, s3[:, s, 3:]], dim=-1).unsqueeze(1)
+                uf, _ = _apply_sos(tm, gf if uf is None else uf, row, None, opts)
+                if need_s:
+                    u = flip(uf)
+                    ds[:, s, :3] = _lagdots(tm, u, ins[s], 3).to(s3.dtype)
+                    ds[:, s, 3:] = (-_lagdots(tm, u, outs[s], 3)).to(s3.dtype)
+            dx = None
+            if need_x:
+                dx = flip(_apply_sos(tm, gf, s3, None, opts)[0])
+            return dx, ds if need_s else None, None
+
+    _FUNCTIONS = (tm, (LinearFilter, FusedSections, SectionChain))
+    return _FUNCTIONS[1]
+
+
+# ---- argument handling -----------------------------------------------------------------------
+
+def _x_tensor(tm: Any, x: Any, like: Any) -> Any:
+    """x as a floating tensor: x's own float32 / float64, integers and booleans as float64."""
+    if not isinstance(x, tm.Tensor):
+        arr = np.asarray(x)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"x of dtype {arr.dtype} is not supported")
+        dev = like.device if like is not None else "cpu"
+        x = tm.as_tensor(np.ascontiguousarray(arr), device=dev)
+    if x.dtype in (tm.float32, tm.float64):
+        return x
+    if x.dtype.is_complex:
+        raise TypeError(f"complex input ({x.dtype}) is not supported")
+    if x.dtype.is_floating_point:
+        raise TypeError(f"input of dtype {x.dtype} is not supported: use float32 or float64")
+    return x.to(tm.float64)
+
+
+def _coef_tensor(tm: Any, c: Any, name: str, device: Any) -> Any:
+    if isinstance(c, tm.Tensor):
+        if c.dtype.is_complex:
+            raise TypeError(f"{name}: complex coefficients are not supported")
+        if not c.dtype.is_floating_point:
+            c = c.to(tm.float64)
+        return c.to(device)
+    arr = np.asarray(c)
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name}: complex coefficients are not supported")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: coefficients must be numbers, not {arr.dtype}")
+    return tm.as_tensor(arr.astype(np.float64), device=device)
+
+
+def _device_check(x: Any, device: Optional[str]) -> None:
+    dev = parse_device(device)
+    if dev is None:
+        return
+    here = -1 if not x.is_cuda else x.get_device()
+    if dev != here:
+        raise ValueError(
+            f"device={device!r} but x is on {x.device}: move the tensor first (x.to(...))"
+        )
+
+
+def _grad_wanted(tm: Any, *ts: Any) -> bool:
+    return tm.is_grad_enabled() and any(isinstance(t, tm.Tensor) and t.requires_grad for t in ts)
+
+
+def lfilter(
+    b: Any, a: Any, x: Any, axis: int, zi: Any, device: Optional[str], allow_unstable: bool,
+    workers: Optional[int],
+) -> Any:
+    """``sigpu.lfilter`` with torch arguments (module notes)."""
+    tm = sys.modules["torch"]
+    like = next((t for t in (x, b, a, zi) if isinstance(t, tm.Tensor)), None)
+    x = _x_tensor(tm, x, like)
+    _device_check(x, device)
+    grad = _grad_wanted(tm, x, b, a, zi)
+    bt = _coef_tensor(tm, b, "b", x.device)
+    at = _coef_tensor(tm, a, "a", x.device)
+    bt = bt.reshape(1) if bt.dim() == 0 else bt  # a scalar is one tap, as scipy takes it
+    at = at.reshape(1) if at.dim() == 0 else at
+    for t, name in ((bt, "b"), (at, "a")):
+        if t.dim() not in (1, 2) or t.shape[-1] == 0:
+            raise ValueError(
+                f"{name} must be 1-D (one filter) or 2-D (channels, taps) for a filter bank, "
+                f"non-empty, got shape {tuple(t.shape)}"
+            )
+    bank = bt.dim() == 2 or at.dim() == 2
+    b2 = bt if bt.dim() == 2 else bt.unsqueeze(0)
+    a2 = at if at.dim() == 2 else at.unsqueeze(0)
+    if b2.shape[0] != a2.shape[0]:
+        if b2.shape[0] == 1:
+            b2 = b2.expand(a2.shape[0], -1)
+        elif a2.shape[0] == 1:
+            a2 = a2.expand(b2.shape[0], -1)
+        else:
+            raise ValueError(f"b has {b2.shape[0]} filters and a has {a2.shape[0]}")
+    C = b2.shape[0]
+    K = max(b2.shape[1], a2.shape[1])
+    a0 = a2[:, :1]
+    if bool((a0.detach() == 0).any()):
+        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
+    b2 = tm.nn.functional.pad(b2, (0, K - b2.shape[1])) / a0
+    a2 = tm.nn.functional.pad(a2, (0, K - a2.shape[1])) / a0
+    N = K - 1
+    if x.dim() == 0:
+        raise ValueError("x must have at least one dimension")
+    ax = _axis(axis, x.dim())
+    xm = tm.movedim(x, ax, -1)
+    if bank:
+        check_channels(tuple(xm.shape), C, "b, a")
+    T = xm.shape[-1]
+    x3 = _rows3(xm, C if bank else 1)
+    if not grad:
+        x3 = x3.detach()
+        b2, a2 = b2.detach(), a2.detach()
+    z3 = None
+    if zi is not None:
+        want = tuple(x.shape[:ax]) + (N,) + tuple(x.shape[ax + 1 :])
+        z = _coef_tensor(tm, zi, "zi", x.device).to(x.dtype)
+        state_at = ax - (len(want) - z.dim())  # the state axis, its N values (scipy's rule)
+        try:
+            if state_at < 0 or z.shape[state_at] != N:
+                raise RuntimeError
+            z = z.broadcast_to(want)
+        except RuntimeError:
+            raise ValueError(
+                f"zi has shape {tuple(z.shape)}; it must be {want} (x's shape with axis {ax} "
+                f"replaced by max(len(a), len(b)) - 1 = {N})"
+            ) from None
+        z3 = tm.movedim(z, ax, -1).reshape(x3.shape[0], x3.shape[1], N).contiguous()
+        if not grad:
+            z3 = z3.detach()
+    opts = (bool(allow_unstable), workers)
+    if not grad:
+        with tm.no_grad():
+            y3, zf3 = _apply_ba(tm, x3, b2, a2, z3, opts)
+    else:
+        linear = _functions(tm)[0]
+        if z3 is None:
+            y3, zf3 = linear.apply(x3, b2, a2, None, opts), None
+        else:
+            ext = linear.apply(tm.nn.functional.pad(x3, (0, N)), b2, a2, z3, opts)
+            y3, zf3 = ext[..., :T], _final_state(tm, ext[..., T:], a2)
+    y = tm.movedim(y3.reshape(xm.shape), -1, ax)
+    if zi is None:
+        return y
+    zshape = tuple(xm.shape[:-1]) + (N,)
+    return y, tm.movedim(zf3.reshape(zshape), -1, ax)
+
+
+def _rows3(xm: Any, channels: int) -> Any:
+    """x with the filtered axis last as contiguous (rows, channels, T) (empty shapes too)."""
+    rows = math.prod(xm.shape[:-1]) // channels
+    return xm.reshape(rows, channels, xm.shape[-1]).contiguous()
+
+
+def _final_state(tm: Any, tail: Any, a: Any) -> Any:
+    """zf[m] = Σ_{j ≤ m} a_j tail[m − j] for tail (B, C, N), a (C, K)."""
+    N = tail.shape[-1]
+    a = a.to(tail.dtype)  # zf has x's dtype, whatever the coefficients' is
+    zf = tail
+    for j in range(1, N):
+        shifted = tm.nn.functional.pad(tail[..., : N - j], (j, 0))
+        zf = zf + a[:, j].unsqueeze(-1) * shifted
+    return zf
+
+
+def sosfilt(
+    sos: Any, x: Any, axis: int, zi: Any, device: Optional[str], allow_unstable: bool,
+    workers: Optional[int],
+) -> Any:
+    """``sigpu.sosfilt`` with torch arguments (module notes)."""
+    tm = sys.modules["torch"]
+    like = next((t for t in (x, sos, zi) if isinstance(t, tm.Tensor)), None)
+    x = _x_tensor(tm, x, like)
+    _device_check(x, device)
+    grad = _grad_wanted(tm, x, sos, zi)
+    st = _coef_tensor(tm, sos, "sos", x.device)
+    if st.dim() == 1:
+        st = st.unsqueeze(0)
+    if st.dim() not in (2, 3) or st.shape[-1] != 6 or st.shape[-2] == 0:
+        raise ValueError(
+            f"sos must have shape (n_sections, 6), or (channels, n_sections, 6) for a filter "
+            f"bank, got {tuple(st.shape)}"
+        )
+    bank = st.dim() == 3
+    s3 = st if bank else st.unsqueeze(0)
+    if bool((s3.detach()[..., 3] != 1).any()):
+        raise ValueError("each section of sos must have a[0] = 1 (column 3)")
+    # Normalised by a[0] (= 1) through torch, so a gradient for column 3 is autograd's.
+    s3 = tm.cat([s3[..., :3] / s3[..., 3:4], s3[..., 3:] / s3[..., 3:4]], dim=-1)
+    C, S = s3.shape[0], s3.shape[1]
+    if x.dim() == 0:
+        raise ValueError("x must have at least one dimension")
+    ax = _axis(axis, x.dim())
+    xm = tm.movedim(x, ax, -1)
+    if bank:
+        check_channels(tuple(xm.shape), C, "sos")
+    T = xm.shape[-1]
+    x3 = _rows3(xm, C if bank else 1)
+    z4 = None
+    if zi is not None:
+        want = (S,) + tuple(x.shape[:ax]) + (2,) + tuple(x.shape[ax + 1 :])
+        z = _coef_tensor(tm, zi, "zi", x.device).to(x.dtype)
+        if tuple(z.shape) != want:
+            raise ValueError(
+                f"zi has shape {tuple(z.shape)}; it must be {want} (n_sections, then x's shape "
+                f"with axis {ax} replaced by 2)"
+            )
+        # (S, ..., 2 at ax+1, ...) → (B, C, S, 2)
+        z = tm.movedim(tm.movedim(z, ax + 1, -1), 0, -2)
+        z4 = z.reshape(x3.shape[0], x3.shape[1], S, 2).contiguous()
+    opts = (bool(allow_unstable), workers)
+    if not grad:
+        with tm.no_grad():
+            y3, zf4 = _apply_sos(tm, x3.detach(), s3.detach(), None if z4 is None else
+                                 z4.detach(), opts)
+    elif z4 is None and not (isinstance(sos, tm.Tensor) and sos.requires_grad):
+        y3, zf4 = _functions(tm)[1].apply(x3, s3.detach(), opts), None
+    elif z4 is None:
+        y3, zf4 = _functions(tm)[2].apply(x3, s3, opts), None
+    else:
+        linear = _functions(tm)[0]
+        cur, zfs = x3, []
+        for s in range(S):
+            b, a = s3[:, s, :3], s3[:, s, 3:]
+            if z4 is None:
+                cur = linear.apply(cur, b, a, None, opts)
+            else:
+                ext = linear.apply(tm.nn.functional.pad(cur, (0, 2)), b, a,
+                                   z4[:, :, s, :].contiguous(), opts)
+                cur = ext[..., :T]
+                zfs.append(_final_state(tm, ext[..., T:], a))
+        y3 = cur
+        zf4 = None if z4 is None else tm.stack(zfs, dim=2)
+    y = tm.movedim(y3.reshape(xm.shape), -1, ax)
+    if zi is None:
+        return y
+    zf = zf4.reshape(tuple(xm.shape[:-1]) + (S, 2))
+    return y, tm.movedim(tm.movedim(zf, -2, 0), -1, ax + 1)
