@@ -63,18 +63,21 @@ def test_lfilter_on_gpu_arrays_keeps_the_contract(xp, order, dtype):
     assert_contract(lambda b, a, x: sigpu.lfilter(b, a, x, device="cuda"), order, dtype)
 
 
-def test_serial_ba_designs_run_on_gpu_arrays_as_checked_sections(xp):
-    """butter(4, 0.2) in f64 keeps the contract only serially as (b, a): a CUDA array runs it
-    as second-order sections converted from (b, a) (the GPU checks each channel), within
-    SciPy's error; with zi (the (b, a) state, not the sections') it is refused, naming host
-    arrays and sections."""
+def test_serial_ba_designs_on_gpu_arrays_run_as_checked_sections_or_are_refused(xp):
+    """f64 (b, a) designs the contract runs serially: butter(4, 0.1) converts to second-order
+    sections within the contract, and a CUDA array runs them (the GPU checks each channel)
+    within SciPy's error, while with zi (the (b, a) state, not the sections') it is refused;
+    butter(4, 0.2) does not convert and is refused, naming host arrays and sections."""
     name, lib, to, back = xp
-    b, a = ss.butter(4, 0.2)
     x = RNG.standard_normal((2, 10_000))
+    b, a = ss.butter(4, 0.1)
     np.testing.assert_allclose(back(sigpu.lfilter(b, a, to(x))), ss.lfilter(b, a, x), atol=1e-12)
     zi = RNG.standard_normal((2, 4))
     with pytest.raises(ValueError, match="host arrays"):
         sigpu.lfilter(b, a, to(x), zi=to(zi))
+    b, a = ss.butter(4, 0.2)
+    with pytest.raises(ValueError, match="host arrays"):
+        sigpu.lfilter(b, a, to(x))
     np.testing.assert_allclose(sigpu.lfilter(b, a, x, device="cuda"), ss.lfilter(b, a, x), atol=1e-12)
     sos = ss.butter(4, 0.2, output="sos")
     np.testing.assert_allclose(back(sigpu.sosfilt(sos, to(x))), ss.sosfilt(sos, x), atol=1e-10)

@@ -123,3 +123,35 @@ fn user_tune_names_the_bad_argument() {
         "cannot be used with",
     );
 }
+
+#[test]
+fn energy_seconds_must_be_a_bounded_number_for_apps_and_user_kernels() {
+    let src = fixture("activation.cu");
+    // An infinite stretch would never end; NaN and negatives are no length.
+    for bad in ["inf", "nan", "-1", "61", "soon"] {
+        let err = fails(
+            &["approx", "tune", "--app", "nbody", "--energy-seconds", bad],
+            "--energy-seconds",
+        );
+        assert!(err.contains("[0, 60]"), "{bad}: {err}");
+        fails(
+            &[
+                "approx",
+                "tune",
+                "--source",
+                &src,
+                "--kernel",
+                "softplus_gelu",
+                "--grid",
+                "4",
+                "--block",
+                "256",
+                "--args",
+                "out:f32:8",
+                "--energy-seconds",
+                bad,
+            ],
+            "--energy-seconds",
+        );
+    }
+}

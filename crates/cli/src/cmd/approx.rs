@@ -84,9 +84,10 @@ pub struct TuneArgs {
     /// With --source: no range guards on the per-site SFU forms.
     #[arg(long, requires = "source")]
     pub no_guards: bool,
-    /// With --source: seconds of back-to-back runs per energy figure (NVML); 0 for none.
-    #[arg(long, default_value_t = 0.5, requires = "source")]
-    pub energy_seconds: f64,
+    /// Seconds of back-to-back runs per energy figure (NVML), in [0, 60]; 0 for none.
+    /// Default 0.5 with --source, 0.25 with --app (λ = 0, λmax and each search's pick).
+    #[arg(long, value_parser = parse_energy_seconds, allow_hyphen_values = true)]
+    pub energy_seconds: Option<f64>,
     /// With --source: write the kernel at the chosen setting here (same name and parameters).
     #[arg(long, short, value_name = "FILE", requires = "source")]
     pub output: Option<PathBuf>,
@@ -103,6 +104,10 @@ pub struct TuneArgs {
     /// Measure every λ (Fig. 4 of Li et al.'s SFU-approximation paper) instead of only the points the search asks for.
     #[arg(long)]
     pub curve: bool,
+    /// With --app: also the per-call-site search on apps whose kernel mixes functions, timed
+    /// against the best single λ (compiles each setting: seconds per app).
+    #[arg(long, conflicts_with = "source")]
+    pub per_site: bool,
     /// Write figures (Fig. 4 per app; with `all`, Fig. 8–11) as SVG + PNG into this folder.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
@@ -168,12 +173,28 @@ fn tune(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCode>
             e => e.into(),
         })?;
     run.curve = args.curve;
+    run.per_site = args.per_site;
+    if let Some(seconds) = args.energy_seconds {
+        run = run
+            .with_energy_seconds(seconds)
+            .map_err(|e| anyhow::anyhow!("--energy-seconds: {e}"))?;
+    }
     let gpu = super::resolve_gpu(device, "approx tune")?;
     let summary = spinning(|progress| sigpu_lab::approx::tune::run(&gpu, &run, progress))?;
     if let Some(dir) = &args.plot {
         figures::write(dir, &summary, run.is_suite())?;
     }
     args.out.report(json, &summary, |s| s.text(run.is_suite()))
+}
+
+/// `--energy-seconds`: a finite number of seconds in [0, 60].
+fn parse_energy_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=60.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "expected seconds in [0, 60] (0: no energy figures), got {s:?}"
+        )),
+    }
 }
 
 /// CPU only: reads, transforms and writes a source; no device is involved.

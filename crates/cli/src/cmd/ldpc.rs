@@ -275,6 +275,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
         sub_batches: a.sub_batch.clone(),
         word_kernels: a.word_kernels,
         compact_batches: a.compact_batch.clone(),
+        threads: a.threads,
     };
     let bar = ProgressBar::new(0);
     let report = lab_bench::run(gpu.as_ref(), &spec, &mut |done, total, what| {

@@ -1,5 +1,6 @@
 //! The figures of Li et al.'s SFU-approximation paper (ICS 2016) from tuning reports: Fig. 4 (normalised T and E against λ per app) as
-//! line charts, Fig. 8–11 (speedup per app and search at a QoS ratio) as a grouped bar chart.
+//! line charts, Fig. 8–11 (speedup per app and search at a QoS ratio) as a grouped bar chart,
+//! and the energy per run of the same picks against the accurate kernel (NVML) in the same form.
 
 use super::tune::{geomean, TuneSummary};
 use anyhow::{Context, Result};
@@ -22,6 +23,11 @@ pub fn write(dir: &Path, summary: &TuneSummary, suite: bool) -> Result<()> {
         fig8(&summary.apps, summary.qos_ratio, &summary.device)
             .write(&dir.join("fig8_speedup"))
             .context("writing Fig. 8")?;
+    }
+    if let Some(chart) = fig8_energy(&summary.apps, summary.qos_ratio, &summary.device) {
+        chart
+            .write(&dir.join("fig8_energy"))
+            .context("writing the energy figure")?;
     }
     Ok(())
 }
@@ -179,12 +185,77 @@ pub fn fig8_of(groups: Vec<(String, Bars)>, ratio: f64, partition: &str, device:
     }
 }
 
+/// The energy companion of Fig. 8–11: joules per run at each search's pick (and at λ_max)
+/// over those of the accurate kernel (λ = 0), per app, with the saving in percent above each
+/// bar and the geometric means at the end; `None` when no app has energy figures.
+pub fn fig8_energy(reports: &[AppReport], ratio: f64, device: &str) -> Option<BarChart> {
+    let with: Vec<&AppReport> = reports.iter().filter(|r| r.energy.is_some()).collect();
+    if with.is_empty() {
+        return None;
+    }
+    let bars = |r: &AppReport| -> [Option<f64>; 4] {
+        let Some(e) = &r.energy else {
+            return [None; 4];
+        };
+        let of = |m| e.of(m).map(|c| 1.0 - c.saving);
+        [
+            Some(1.0 - e.all_sfu_saving),
+            of(Method::Smp),
+            of(Method::Heu),
+            of(Method::Omg),
+        ]
+    };
+    let mut groups: Vec<(String, [Option<f64>; 4])> =
+        with.iter().map(|r| (r.app.to_string(), bars(r))).collect();
+    let gm = |k: usize| geomean(groups.iter().filter_map(|g| g.1[k]));
+    let means = [gm(0), gm(1), gm(2), gm(3)].map(|v| Some(v).filter(|v| v.is_finite()));
+    groups.push(("geometric mean".into(), means));
+    let partition = with
+        .first()
+        .map(|r| format!("{:?}", r.partition).to_lowercase())
+        .unwrap_or_default();
+    let mut note = vec![
+        "number above a bar: energy saved per run, 1 − E(λ)/E(0), in percent (NVML energy \
+         counter, board power)"
+            .to_owned(),
+    ];
+    note.extend(abbreviations(groups.iter().map(|g| g.0.as_str())));
+    Some(BarChart {
+        title: format!(
+            "Energy per run against the accurate kernel at QoS ratio {ratio}, {partition} warp \
+             index ({device})"
+        ),
+        x_label: "application".into(),
+        y_label: "energy per run E(λ)/E(0) (ratio; below 1 saves)".into(),
+        series: vec![
+            "all SFU (λ = λmax, no error bound)".into(),
+            "SMP pick".into(),
+            "HEU pick".into(),
+            "OMG pick".into(),
+        ],
+        groups: groups
+            .into_iter()
+            .map(|(name, bars)| BarGroup {
+                name,
+                values: bars.to_vec(),
+                labels: bars
+                    .iter()
+                    .map(|b| b.map(|v| format!("{:.0}", 100.0 * (1.0 - v))))
+                    .collect(),
+            })
+            .collect(),
+        reference: Some((1.0, "the accurate kernel's energy (ratio 1)".into())),
+        note: Some(note.join("\n")),
+    })
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use sigpu_approx::search::{Outcome, Point};
 
-    fn report(abbr: &'static str, speedup: f64) -> AppReport {
+    /// A report of `abbr` with an SFU speedup, each search at λ = 3 of 8 with 3, 4, 5 runs.
+    pub(crate) fn report(abbr: &'static str, speedup: f64) -> AppReport {
         let outcome = |(i, &method): (usize, &Method)| Outcome {
             method,
             lambda: 3,
@@ -219,6 +290,9 @@ mod tests {
             }],
             searches: Method::ALL.iter().enumerate().map(outcome).collect(),
             confident: None,
+            energy: None,
+            per_site: None,
+            seconds: 1.0,
         }
     }
 
@@ -245,6 +319,39 @@ mod tests {
         // The run counts above the search bars: 3 + i runs for search i, in 2 apps.
         for runs in ["3", "4", "5"] {
             assert_eq!(svg.matches(&format!(">\n{runs}\n<")).count(), 2, "{runs}");
+        }
+    }
+
+    #[test]
+    fn the_energy_figure_shows_each_pick_against_the_accurate_kernel() {
+        use sigpu_approx::energy::Energy;
+        use sigpu_approx::tune::energy::AppEnergy;
+        let mut with = report("BLA", 1.3);
+        let searched = with.searches.clone();
+        let joules = |l: u32| 0.010 - 0.0005 * l as f64;
+        with.energy = Some(
+            AppEnergy::measure(&searched, (8, 1.0, 0.5), |l, _| {
+                Ok::<_, std::convert::Infallible>(Energy {
+                    joules_per_run: joules(l),
+                    watts: 500.0,
+                    runs: 10,
+                    seconds: 0.25,
+                })
+            })
+            .unwrap(),
+        );
+        assert!(fig8_energy(&[report("NBO", 1.1)], 0.8, "GPU").is_none());
+        let chart = fig8_energy(&[with, report("NBO", 1.1)], 0.8, "test GPU").unwrap();
+        // Only apps with energy figures, and the geometric mean.
+        let names: Vec<&str> = chart.groups.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["BLA", "geometric mean"]);
+        // λ_max = 8 saves 40%; each search chose λ = 3: 15%.
+        assert_eq!(chart.groups[0].values[0], Some(0.6));
+        assert!((chart.groups[0].values[2].unwrap() - 0.85).abs() < 1e-12);
+        assert_eq!(chart.groups[0].labels[2].as_deref(), Some("15"));
+        let svg = chart.to_svg().unwrap();
+        for text in ["HEU pick", "energy per run E(λ)/E(0)", "(test GPU)"] {
+            assert!(svg.contains(text), "{text} missing");
         }
     }
 

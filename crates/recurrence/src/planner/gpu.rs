@@ -27,9 +27,6 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
     let gpu = target.gpu();
     let method = f.report().method;
     let planned: Planned<T> = match method {
-        Method::Plr if T::DTYPE.is_float() && f.inverse_l1() > GPU_PLR_MAX_INVERSE_L1 => {
-            return beyond_plr(target, f);
-        }
         Method::Plr | Method::Fir => {
             let plr = f.plr().expect("plr and fir run the (b, a) filter itself");
             let kernel = GpuFilter::new(gpu, plr, GpuConfig::default())?;
@@ -66,7 +63,7 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
         }
         // f64 designs the contract runs serially: as checked sections where the conversion
         // keeps the contract (as the CPU planner does), so device data need not be refused.
-        Method::Serial if T::DTYPE == crate::elem::DType::F64 => return beyond_plr(target, f),
+        Method::Serial if T::DTYPE == crate::elem::DType::F64 => return as_gpu_sections(target, f),
         method => Arc::new(OnCpu {
             reason: format!(
                 "method {}: this filter keeps the accuracy contract only when run serially \
@@ -81,24 +78,14 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
     Ok(planned)
 }
 
-/// The largest ‖h_{1/A}‖₁ for which the GPU runs a float filter by its blocked (b, a)
-/// kernel. Its merges round at more levels than the CPU's blocks (a warp's five, the block's,
-/// the look-back), and on the calibration set (`bench/peers/plr_gpu_calibration.py`: notches,
-/// peaks, resonators and Butterworth designs of orders 1–4 on white and stopband-heavy
-/// inputs, f32 and f64, 4,256 runs on an H200) every design up to 30 stayed within 2.7× SciPy's
-/// error, while beyond it notches and resonators near ±1 reached 5–28×.
-pub const GPU_PLR_MAX_INVERSE_L1: f64 = 32.0;
-
-/// A float (b, a) design the GPU's blocked kernel may not run — the contract runs it serially
-/// (f64), or its 1/A amplifies the kernel's roundings too far ([`GPU_PLR_MAX_INVERSE_L1`]):
-/// f64 signals as second-order sections, whose GPU engine checks each channel, where the
-/// conversion keeps the contract; else on the CPU (device data refused with the way out).
-fn beyond_plr<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planned<T>, FilterError> {
-    // f64 only: sections rounded to f32 move a design with poles this close to ±1 by more than
-    // SciPy's f32 error (measured 4–6× on notches near DC and Nyquist, Q 25–80).
-    let converted = (T::DTYPE == crate::elem::DType::F64)
-        .then(|| super::sections::as_sections(&f))
-        .flatten();
+/// An f64 (b, a) design the contract runs serially: as second-order sections, whose GPU engine
+/// checks each channel, where the conversion keeps the contract (as the CPU planner runs it);
+/// else on the CPU (device data refused with the way out).
+fn as_gpu_sections<T: Element>(
+    target: &GpuTarget,
+    f: Lfilter<T>,
+) -> Result<Planned<T>, FilterError> {
+    let converted = super::sections::as_sections(&f);
     let planned: Planned<T> = match converted {
         Some((sos, report)) => Arc::new(GpuBaSections {
             sections: sections(target, sos)?,
@@ -107,12 +94,11 @@ fn beyond_plr<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planned<T
         }),
         None => Arc::new(OnCpu {
             reason: format!(
-                "method {}: this (b, a) filter keeps the accuracy contract only on the CPU (the \
-                 GPU's blocked (b, a) kernel would amplify its roundings: ‖h_1/A‖₁ = {:.3e}, \
-                 and it does not convert to sections within the contract); pass host arrays, \
-                 or give the filter as second-order sections (scipy's output='sos')",
-                f.report().method.name(),
-                f.inverse_l1()
+                "method {}: this filter keeps the accuracy contract only when run serially \
+                 (scipy's own algorithm), which runs on the CPU, and does not convert to \
+                 sections within the contract; pass host arrays, or give the filter as \
+                 second-order sections (scipy's output='sos')",
+                f.report().method.name()
             ),
             cpu: Box::new(f),
         }),
@@ -190,7 +176,7 @@ struct GpuSections<T: Element> {
     cpu: Sos<T>,
 }
 
-/// A (b, a) design run on the GPU as sections ([`beyond_plr`]): calls without a state run the
+/// A (b, a) design run on the GPU as sections ([`as_gpu_sections`]): calls without a state run the
 /// checked section engine; calls with zi or zf run the contract's (b, a) filter on the CPU
 /// (the sections' state is not the (b, a) state), and on device data they are refused.
 struct GpuBaSections<T: Element> {

@@ -76,7 +76,9 @@ pub fn run(device: Option<Device>, json: bool, args: &TuneArgs, source: &Path) -
         qos,
         per_site: !args.single_lambda,
         guards: !args.no_guards,
-        energy_seconds: args.energy_seconds,
+        energy_seconds: args
+            .energy_seconds
+            .unwrap_or(TuneOptions::default().energy_seconds),
         ..TuneOptions::default()
     };
     let k = UserKernel {

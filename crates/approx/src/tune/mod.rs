@@ -3,6 +3,9 @@
 //!
 //! [`search`]: crate::search
 
+pub mod energy;
+pub mod per_site;
+
 use crate::apps::{App, Extra, Workload};
 use crate::catalog::Precision;
 use crate::error::{ApproxError, Result};
@@ -11,7 +14,9 @@ use crate::search::{self, check_ratio, FnEvaluator, Method, Outcome, Point};
 use crate::transform::{transform, Transformed};
 use serde::Serialize;
 use sigpu_runtime::cuda::{time_gpu, Gpu, Kernel, KernelSource};
+use sigpu_runtime::nvml::EnergyCounter;
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 /// Which warp index λ is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -114,6 +119,20 @@ impl Session {
         self.work.run(&self.gpu, f, &mut extra)
     }
 
+    /// Enqueues one run of `k`: a kernel with the app kernel's parameters (a per-site source).
+    fn launch_kernel(&mut self, k: &Kernel) -> sigpu_runtime::cuda::Result<()> {
+        self.work.run(&self.gpu, k, &mut Extra::None)
+    }
+
+    /// The app's error metric of kernel `k` (the app kernel's parameters) against the
+    /// accurate output, outputs poisoned first.
+    fn error_of(&mut self, k: &Kernel) -> Result<f64> {
+        self.work.poison(&self.gpu)?;
+        self.launch_kernel(k)?;
+        let got = self.work.output(&self.gpu)?;
+        Ok(self.app.metric.error(&got, &self.reference))
+    }
+
     /// The output of one run of variant `v`, outputs poisoned first.
     pub fn output(&mut self, v: Variant) -> Result<Values> {
         self.work.poison(&self.gpu)?;
@@ -153,6 +172,19 @@ impl Session {
                 Ok(self.gpu.download(&slots)?[0] + 1)
             }
         }
+    }
+
+    /// Energy of variant `v` (one run takes about `run_ms`) over at least `seconds` of
+    /// back-to-back runs.
+    pub fn energy(
+        &mut self,
+        counter: &EnergyCounter,
+        v: Variant,
+        run_ms: f64,
+        seconds: f64,
+    ) -> Result<crate::energy::Energy> {
+        let gpu = self.gpu.clone();
+        crate::energy::measure(&gpu, counter, run_ms, seconds, || Ok(self.launch(v)?))
     }
 
     /// Registers per thread of the original and the λ kernel.
@@ -266,19 +298,53 @@ pub struct AppReport {
     /// OMG's pick settled by repeated timings and HEU's against it at equal confidence (when
     /// both searches ran).
     pub confident: Option<crate::noise::HeuVsOmg>,
+    /// Joules per run and watts of the λ kernel at λ = 0, λ_max and each search's pick (absent
+    /// when energy was not measured: no NVML counter, or no seconds asked for).
+    pub energy: Option<energy::AppEnergy>,
+    /// The per-call-site search against the best single λ (when asked for and the kernel
+    /// mixes functions).
+    pub per_site: Option<per_site::AppPerSite>,
+    /// Wall-clock seconds this app took: compiling, the curve, the confidence timings and the
+    /// energy stretches.
+    pub seconds: f64,
 }
 
-/// Tunes `app`: with `full_curve`, every λ is measured once and each search replays that
-/// curve (its `runs` count the points it asks for); otherwise each search runs live.
+/// How an app is tuned.
+#[derive(Clone, Copy)]
+pub struct TuneOptions<'a> {
+    /// The QoS ratio: E(λ) ≤ ratio · E(λ_max).
+    pub ratio: f64,
+    /// The searches to run.
+    pub methods: &'a [Method],
+    /// Which warp index λ is compared with.
+    pub partition: Partition,
+    /// Measure every λ once and replay each search on that curve (its `runs` count the points
+    /// it asks for); otherwise each search runs live.
+    pub full_curve: bool,
+    /// NVML's counter and the seconds of back-to-back runs per energy figure; `None` for no
+    /// energy.
+    pub energy: Option<(&'a EnergyCounter, f64)>,
+    /// Also run the per-call-site search when the kernel mixes functions, against the best
+    /// single λ (each setting it measures is compiled: seconds per app).
+    pub per_site: bool,
+}
+
+/// Tunes `app` as `opts` say: the curve, the searches, OMG and HEU at equal confidence (when
+/// both ran) and the energy of the picks (when a counter is given).
 pub fn tune(
     gpu: &Gpu,
     app: &'static App,
-    ratio: f64,
-    methods: &[Method],
-    partition: Partition,
-    full_curve: bool,
+    opts: &TuneOptions,
     progress: &dyn Fn(&str),
 ) -> Result<AppReport> {
+    let started = Instant::now();
+    let TuneOptions {
+        ratio,
+        methods,
+        partition,
+        full_curve,
+        ..
+    } = *opts;
     check_ratio(ratio)?;
     progress(&format!("{}: compiling and preparing inputs", app.name));
     let mut s = Session::open(gpu, app, partition, 0x5eed)?;
@@ -305,6 +371,28 @@ pub fn tune(
         }
         _ => None,
     };
+    // Against OMG's pick (at confidence when settled), else the one search that ran.
+    let per_site = match (opts.per_site, find(Method::Omg).or(searches.first())) {
+        (true, Some(best)) => {
+            progress(&format!("{}: per-call-site search", app.name));
+            let single = confident.map_or(best.lambda, |c| c.omg);
+            per_site::per_site(&mut s, single, best.bound)?
+        }
+        _ => None,
+    };
+    let energy = match opts.energy {
+        Some((counter, seconds)) if seconds > 0.0 => {
+            progress(&format!("{}: energy ({seconds} s per λ)", app.name));
+            let t_max = top.map_or(sfu_ms, |p| p.time);
+            let t0 = if t0.is_finite() { t0 } else { original_ms };
+            Some(energy::AppEnergy::measure(
+                &searches,
+                (max, t0, t_max),
+                |l, ms| s.energy(counter, Variant::Lambda(l), ms, seconds),
+            )?)
+        }
+        _ => None,
+    };
     Ok(AppReport {
         app: app.name,
         abbr: app.abbr,
@@ -324,6 +412,9 @@ pub fn tune(
         curve,
         searches,
         confident,
+        energy,
+        per_site,
+        seconds: started.elapsed().as_secs_f64(),
     })
 }
 
