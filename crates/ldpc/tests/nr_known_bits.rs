@@ -9,7 +9,7 @@ use sigpu_runtime::Target;
 #[test]
 fn filler_bits_stay_zero_under_strong_wrong_messages() {
     const { assert!(FILLER_LLR >= sigpu_ldpc::decoder::KNOWN_LLR) };
-    // BG2, K_b = 6, Z = 18: bits 100 .. 108 are filler.
+    // BG2, K_b = 6, Z = 18, K = 10·Z: bits 100 .. 180 are filler.
     let nr = NrCode::parse("nr:k=100,n=300").unwrap();
     let code = nr.decoding_code(&[0]).unwrap();
     let (k, big_k) = (nr.k(), nr.params().k);
