@@ -258,6 +258,27 @@ fn bench_times_both_schedules_on_the_cpu() {
     fails_with(&zigzag, "zigzag");
 }
 
+#[test]
+fn bench_times_an_nr_code_with_the_qc_decoder_per_core_and_its_encoder() {
+    let v = ok_json(&line(
+        "--json bench ldpc --device cpu --codes nr:k=200,n=240 --schedule layered \
+         --decoder oms:0.5 --scale 8 --iterations 2 --runs 1 --codewords 4 --threads 1",
+        &[],
+    ));
+    let r = &v["results"][0];
+    assert!(
+        r["decoder"].as_str().unwrap().contains("quasi-cyclic"),
+        "{r:?}"
+    );
+    assert_eq!(r["threads"], 1);
+    assert!(r["info_mbps_per_core"].as_f64().unwrap() > 0.0, "{r:?}");
+    assert!(r["coded_mbps_per_core"].as_f64().unwrap() > 0.0, "{r:?}");
+    assert!(
+        v["encoders"][0]["us_per_block"].as_f64().unwrap() > 0.0,
+        "{v:?}"
+    );
+}
+
 /// Without the run's timings (seconds, frames/s, Mbps), which differ between any two runs.
 fn points_without_timings(v: &Value) -> Vec<Value> {
     let mut points = v["points"].as_array().expect("a sweep has points").clone();

@@ -180,9 +180,61 @@ fn simulate_reports_the_block_error_rate() {
         "10",
         "--early-termination",
     ]);
+    // The sweep file's layout: points in SNR order, the block named field by field.
     let points = r["points"].as_array().unwrap();
-    assert_eq!(points[0]["frame_errors"], 0);
-    assert!(points[1]["frame_errors"].as_u64().unwrap() >= 10);
+    assert_eq!(points[0]["eb_n0_db"], -4.0);
+    assert!(points[0]["frame_errors"].as_u64().unwrap() >= 10);
+    assert_eq!(points[1]["frame_errors"], 0);
+    assert_eq!(r["code"], "nr:k=200,n=600,bg=2");
+    assert_eq!(r["nr"]["qm"], 4);
+    assert_eq!(r["nr"]["fading"], "rayleigh-block");
+}
+
+#[test]
+fn an_nr_sweep_file_resumes_and_refuses_another_block() {
+    fn refs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.json");
+    let sweep = |code: &str, rv: &str, points: &str| {
+        let out = s(&out).to_owned();
+        let args: Vec<String> = [
+            "--json",
+            "ldpc",
+            "simulate",
+            "--code",
+            code,
+            "--rv",
+            rv,
+            "--eb-n0",
+            points,
+            "--iterations",
+            "8",
+            "--max-frames",
+            "64",
+            "--min-errors",
+            "10",
+            "--out",
+            &out,
+            "--resume",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        args
+    };
+    let first = ok_json(&refs(&sweep("nr:k=100,n=300", "0", "0")));
+    let both = ok_json(&refs(&sweep("nr:k=100,n=300", "0", "0,3")));
+    assert_eq!(
+        both["points"][0]["frame_errors"],
+        first["points"][0]["frame_errors"]
+    );
+    assert_eq!(both["points"].as_array().unwrap().len(), 2);
+    assert_eq!(both["nr"]["rvs"], serde_json::json!([0]));
+    assert_eq!(both["nr"]["z"], 18);
+    fails_with(&refs(&sweep("nr:k=100,n=300", "2", "0")), "cannot resume");
+    fails_with(&refs(&sweep("nr:k=100,n=320", "0", "0")), "cannot resume");
 }
 
 #[test]

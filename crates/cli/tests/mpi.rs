@@ -132,6 +132,33 @@ fn counts_are_equal_on_1_2_and_3_ranks_and_to_one_process() {
     }
 }
 
+/// A 5G NR block on the same machinery: a point that stops on frame errors inside a batch
+/// (Eb/N0 -0.5 dB) and one that runs to --max-frames, two rvs combined, 16-QAM.
+#[cfg(feature = "mpi")]
+const NR_SWEEP: &str = "ldpc simulate --code nr:k=100,n=300 --rv 0,2 --modulation 16qam \
+                        --iterations 8 --eb-n0=-0.5,3 --min-errors 15 --max-frames 300 \
+                        --batch 16 --seed 5";
+
+#[cfg(feature = "mpi")]
+#[test]
+fn nr_counts_are_equal_on_2_ranks_and_to_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.json");
+    let args: Vec<&str> = NR_SWEEP.split_whitespace().collect();
+    ok(&[&args[..], &["--out", plain.to_str().unwrap()]].concat());
+    let want = counts(&plain);
+    assert_eq!(want.len(), 2);
+    assert!(want[0]["frame_errors"].as_u64().unwrap() >= 15, "{want:?}");
+    assert!(want[0]["frames"].as_u64().unwrap() < 300, "{want:?}");
+    let out = dir.path().join("ranks.json");
+    let Some(mut c) = mpirun(2, &args) else {
+        return;
+    };
+    c.args(["--out", out.to_str().unwrap()]);
+    run(&mut c);
+    assert_eq!(counts(&out), want);
+}
+
 /// A sweep of six points that run to --max-frames (long enough to be stopped after the
 /// first), with `seed`, and where its file goes: a new directory and its `sweep.json`.
 #[cfg(feature = "mpi")]

@@ -257,6 +257,7 @@ impl<T: Element> Filter<T> {
             transfer_sub: &self.transfer_sub,
             independent: self.cpu_factors.carry_independent(SUB),
             simd: self.simd(),
+            avx512: self.simd() == Isa::Avx2Fma && cpu::sos_isa(&self.options.cpu) == Isa::Avx512,
             stream: !fresh && n * std::mem::size_of::<T>() >= cpu::STREAM_BYTES,
         };
         let serial = match self.options.strategy {

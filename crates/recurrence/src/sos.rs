@@ -290,6 +290,7 @@ impl<T: Element> Sos<T> {
             transfer: &self.tables.1[..s2 * s2],
             transfer_lo: &self.tables.1[s2 * s2..],
             kernel: crate::cpu::sos_isa(&self.options.cpu),
+            scipy_order: T::DTYPE == crate::elem::DType::F64,
             stream: !fresh && std::mem::size_of_val(y) >= crate::cpu::STREAM_BYTES,
             help_after: crate::cpu::sos::HELP_AFTER,
         };
@@ -341,16 +342,7 @@ impl<T: Element> Sos<T> {
     /// SciPy's loop with the state and arithmetic in f64 whatever T is, each output rounded
     /// once to T.
     fn serial_wide(&self, x: &[T], y: &mut [T], state: &mut [f64]) {
-        for (xi, yi) in x.iter().zip(y.iter_mut()) {
-            let mut v = xi.to_f64();
-            for (r, st) in self.rows64.iter().zip(state.chunks_mut(2)) {
-                let out = r[0] * v + st[0];
-                st[0] = r[1] * v + r[3] * out + st[1];
-                st[1] = r[2] * v + r[4] * out;
-                v = out;
-            }
-            *yi = T::from_f64(v);
-        }
+        crate::cpu::sos::scipy_loop(&self.rows64, x, state, |i, v| y[i] = T::from_f64(v));
     }
 }
 

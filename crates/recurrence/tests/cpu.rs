@@ -321,3 +321,50 @@ fn errors_name_the_problem() {
     assert!(y.is_empty());
     assert_eq!(zf, [2.0]);
 }
+
+#[test]
+fn the_fused_avx512_block_has_the_bits_of_the_separate_passes() {
+    // f64 orders 1–4 with len(b) = len(a) run the map and the local recurrences in one
+    // AVX-512 pass; it must round as the AVX2 map and chains do, with and without zi, over
+    // whole blocks, a short last block and several threads.
+    let host = CpuArch::host();
+    if !host.avx512f {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(4_194_304);
+    let n = 3 * BLOCK + 5 * SUB + 777;
+    let x: Vec<f64> = random_input(&mut rng, n);
+    for (k, sig) in [
+        (1, "(0.2, 0.1 : 0.7)"),
+        (2, "(0.01221394, 0, -0.01221394 : 0.06453552, -0.97557211)"),
+        (2, "(0.02008, 0.04017, 0.02008 : 1.561018, -0.641352)"),
+        (3, "(0.1, -0.2, 0.3, 0.05 : 1.2, -0.5, 0.1)"),
+        (4, "(0.3, 0.2, 0.1, -0.1, 0.05 : 1.5, -0.9, 0.3, -0.05)"),
+    ] {
+        let zi: Vec<f64> = (0..k).map(|j| 0.25 - 0.1 * j as f64).collect();
+        for threads in [1, 2] {
+            let run = |cpu: CpuArch, zi: Option<&[f64]>| {
+                let opts = FilterOptions {
+                    strategy: Strategy::Chunked,
+                    threads: Some(threads),
+                    cpu,
+                    ..FilterOptions::default()
+                };
+                Filter::<f64>::parse(sig, opts)
+                    .unwrap()
+                    .apply(&x, zi)
+                    .unwrap()
+            };
+            let narrow = CpuArch {
+                avx512f: false,
+                ..host
+            };
+            for zi in [None, Some(&zi[..])] {
+                let (y, zf) = run(host, zi);
+                let (y2, zf2) = run(narrow, zi);
+                let same = y.iter().zip(&y2).all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same && zf == zf2, "{sig}, {threads} thread(s), zi {zi:?}");
+            }
+        }
+    }
+}

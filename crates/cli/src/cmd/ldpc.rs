@@ -143,6 +143,10 @@ impl SimulateArgs {
         } else {
             open_device(device)?.into_iter().collect()
         };
+        if NrCode::is_spec(&self.code) {
+            let (spec, code) = nr::sweep_spec(self)?;
+            return Ok((gpus, spec, code));
+        }
         let code = Code::resolve(&self.code)?;
         Ok((gpus, self.spec(&code)?, code))
     }
@@ -161,11 +165,9 @@ pub fn simulate(
         if device.is_some_and(|d| d != Device::Cpu) || all_gpus {
             anyhow::bail!("5G NR codes are simulated on the CPU for now: leave out --device");
         }
-        return nr::simulate(json, a);
-    }
-    if a.rv.is_some() {
+    } else if a.rv.is_some() || a.fading.is_some() {
         anyhow::bail!(
-            "--rv applies to 5G NR codes (--code nr:k=K,n=N), not {:?}",
+            "--rv and --fading apply to 5G NR codes (--code nr:k=K,n=N), not {:?}",
             a.code
         );
     }
@@ -273,6 +275,7 @@ pub fn bench(device: Option<Device>, json: bool, a: &BenchArgs) -> Result<ExitCo
         sub_batches: a.sub_batch.clone(),
         word_kernels: a.word_kernels,
         compact_batches: a.compact_batch.clone(),
+        threads: a.threads,
     };
     let bar = ProgressBar::new(0);
     let report = lab_bench::run(gpu.as_ref(), &spec, &mut |done, total, what| {

@@ -42,6 +42,32 @@ pub struct Throughput {
     /// GPU: median batch time without the LLR upload and hard-decision download.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_only_s: Option<f64>,
+    /// CPU: worker threads the decoder ran (one per core at most), which the per-core rates
+    /// divide by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
+    /// CPU: information Mbps per worker thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub info_mbps_per_core: Option<f64>,
+    /// CPU: coded Mbps per worker thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coded_mbps_per_core: Option<f64>,
+}
+
+/// The encoder's time per code block (a 5G NR code: the lifted code's systematic encoder,
+/// bytes in and out).
+#[derive(Clone, Debug, Serialize)]
+pub struct EncoderSpeed {
+    /// The code's name ([`Code::name`]).
+    pub code: String,
+    /// Information bits per block (K = 22 Z or 10 Z, filler included).
+    pub k: usize,
+    /// Median time per block, microseconds, over `runs` runs of `blocks` blocks.
+    pub us_per_block: f64,
+    /// Blocks per timed run.
+    pub blocks: usize,
+    /// Timed runs.
+    pub runs: usize,
 }
 
 impl Throughput {
@@ -74,8 +100,50 @@ impl Throughput {
             info_mbps: bits * code.rate() / median_s / 1e6,
             min_coded_mbps: bits / max_s / 1e6,
             device_only_s: None,
+            threads: None,
+            info_mbps_per_core: None,
+            coded_mbps_per_core: None,
         }
     }
+
+    /// The row with its per-core rates, for a CPU decoder that ran `threads` workers.
+    fn per_core(mut self, threads: usize) -> Throughput {
+        self.threads = Some(threads);
+        self.info_mbps_per_core = Some(self.info_mbps / threads as f64);
+        self.coded_mbps_per_core = Some(self.coded_mbps / threads as f64);
+        self
+    }
+}
+
+/// The encoder of a lifted 5G NR code timed on `blocks` blocks per run (one warm-up run);
+/// None for other codes.
+pub fn encoder_speed(code: &Code, blocks: usize, runs: usize) -> Result<Option<EncoderSpeed>> {
+    let Some((graph, z)) = code.lifted() else {
+        return Ok(None);
+    };
+    let enc = sigpu_ldpc::nr::LiftedEncoder::new(graph, z)?;
+    let info: Vec<u8> = (0..enc.k())
+        .map(|i| (i.wrapping_mul(0x9E37) >> 5 & 1) as u8)
+        .collect();
+    let mut word = vec![0u8; enc.n()];
+    let mut failed = None;
+    let mut samples = sigpu_runtime::host::time_cpu(runs, || {
+        for _ in 0..blocks {
+            if let Err(e) = enc.encode(std::hint::black_box(&info), &mut word) {
+                failed = Some(e);
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(Some(EncoderSpeed {
+        code: code.name().to_owned(),
+        k: enc.k(),
+        us_per_block: sigpu_runtime::cuda::median(&mut samples) / blocks as f64 * 1e6,
+        blocks,
+        runs: samples.len(),
+    }))
 }
 
 /// Quantised channel LLRs of `count` random codewords of `code` (QPSK, 1 dB above Es/N0 0),
@@ -132,6 +200,15 @@ pub fn cpu_throughput(
     ))
 }
 
+/// The worker threads a CPU decoder runs for `threads` (0: one per core the process may use)
+/// on a batch of `codewords`: SIMD-over-codeword decoders take groups of 64, the
+/// quasi-cyclic one single codewords.
+fn cpu_workers(threads: usize, codewords: usize, per_job: usize) -> usize {
+    let available = sigpu_runtime::host::threads();
+    let t = if threads == 0 { available } else { threads };
+    t.min(codewords.div_ceil(per_job)).max(1)
+}
+
 /// What `sigpu bench ldpc` times: every code × schedule × iteration count (× sub-batch and
 /// kernel width on a GPU, flooding only).
 #[derive(Clone, Debug)]
@@ -156,6 +233,8 @@ pub struct BenchSpec {
     pub word_kernels: bool,
     /// GPU, layered-compact: codewords per batch to compare.
     pub compact_batches: Vec<usize>,
+    /// CPU: worker threads (0: one per core the process may use).
+    pub threads: usize,
 }
 
 /// The results of a run, as `--json` prints them.
@@ -167,6 +246,8 @@ pub struct BenchReport {
     pub timing: &'static str,
     /// One row per configuration timed.
     pub results: Vec<Throughput>,
+    /// The encoder's time per block, for each 5G NR code timed.
+    pub encoders: Vec<EncoderSpeed>,
 }
 
 /// One configuration to time.
@@ -221,8 +302,10 @@ pub fn run(
     let variants = variants(spec, gpu.is_some());
     let total = spec.codes.len() * variants.len();
     let mut results = Vec::new();
+    let mut encoders = Vec::new();
     for name in &spec.codes {
         let code = Code::resolve(name)?;
+        encoders.extend(encoder_speed(&code, 1000, runs)?);
         for v in &variants {
             progress(results.len(), total, &format!("{name} {} it", v.iterations));
             let config = DecoderConfig {
@@ -231,7 +314,7 @@ pub fn run(
                 precision: Precision::Fixed8 { scale: spec.scale },
                 iterations: v.iterations,
                 early_termination: false,
-                threads: 0,
+                threads: spec.threads,
             };
             results.push(measure(gpu, &code, config, *v, spec, runs)?);
         }
@@ -248,6 +331,7 @@ pub fn run(
             "wall clock of decode() on 8-bit LLRs; median"
         },
         results,
+        encoders,
     })
 }
 
@@ -264,7 +348,16 @@ fn measure(
         // layered-compact); on a GPU each engine is timed with its own knobs below.
         let cpu = sigpu_runtime::Target::cpu();
         let mut d = sigpu_ldpc::plan::decoder(code, config, &cpu)?;
-        return cpu_throughput(&mut *d, v.iterations, spec.codewords, spec.scale, runs);
+        let per_job = if sigpu_ldpc::decoder::QcDecoder::applies(code, &config) {
+            1
+        } else {
+            sigpu_ldpc::decoder::LANES
+        };
+        let workers = cpu_workers(config.threads, spec.codewords, per_job);
+        return Ok(
+            cpu_throughput(&mut *d, v.iterations, spec.codewords, spec.scale, runs)?
+                .per_core(workers),
+        );
     };
     if v.schedule == Schedule::LayeredCompact {
         let batch = v.sub;
@@ -337,6 +430,7 @@ impl BenchReport {
             "coded Mbps",
             "(min)",
             "info Mbps",
+            "info Mbps/core",
             "batch ms",
             "device-only ms",
             "kernels",
@@ -350,11 +444,22 @@ impl BenchReport {
                 format!("{:.1}", r.coded_mbps),
                 format!("{:.1}", r.min_coded_mbps),
                 format!("{:.1}", r.info_mbps),
+                r.info_mbps_per_core
+                    .map_or("-".into(), |m| format!("{m:.1}")),
                 ms(r.median_s),
                 r.device_only_s.map_or("-".into(), ms),
                 r.kernels().to_owned(),
             ]
         });
+        for e in &self.encoders {
+            out += &format!(
+                "encoder {}: {:.2} µs per block of K = {} ({:.0} Mbps of information)\n",
+                e.code,
+                e.us_per_block,
+                e.k,
+                e.k as f64 / e.us_per_block
+            );
+        }
         out
     }
 }
@@ -376,6 +481,7 @@ mod tests {
             sub_batches: vec![128, 32],
             word_kernels: true,
             compact_batches: vec![528],
+            threads: 0,
         };
         assert_eq!(variants(&spec, false).len(), 4);
         // Flooding: 2 iteration counts × 2 sub-batches × 2 widths; layered: 2.
@@ -394,5 +500,30 @@ mod tests {
         assert_eq!(seen, [(0, 1), (1, 1)]);
         assert!(report.results[0].coded_mbps > 0.0);
         assert_ne!(report.results[0].kernels(), "-");
+    }
+
+    #[test]
+    fn an_nr_code_gets_the_qc_decoder_per_core_rates_and_the_encoder_time() {
+        let spec = BenchSpec {
+            codes: vec!["nr:k=200,n=240".into()],
+            iterations: vec![2],
+            runs: Some(1),
+            algorithm: Algorithm::OffsetMinSum { beta: 0.5 },
+            schedules: vec![Schedule::Layered],
+            scale: 8.0,
+            codewords: 4,
+            sub_batches: vec![128],
+            word_kernels: false,
+            compact_batches: vec![528],
+            threads: 1,
+        };
+        let report = run(None, &spec, &mut |_, _, _| {}).unwrap();
+        let r = &report.results[0];
+        assert!(r.decoder.contains("quasi-cyclic"), "{}", r.decoder);
+        assert_eq!(r.threads, Some(1));
+        assert_eq!(r.info_mbps_per_core, Some(r.info_mbps));
+        assert_eq!(report.encoders.len(), 1);
+        assert!(report.encoders[0].us_per_block > 0.0);
+        assert!(report.text().contains("encoder nr-bg"), "{}", report.text());
     }
 }

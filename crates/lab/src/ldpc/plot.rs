@@ -364,6 +364,7 @@ mod tests {
             demapper: "Exact".into(),
             bit_interleaver: Interleaving::None,
             decoder: "d".into(),
+            nr: None,
             seed: 1,
             min_errors: 1,
             max_frames: 1,

@@ -20,6 +20,12 @@
 //!   LLR + Σ c2v). The checks of a layer all read P as it was when the layer began and their
 //!   changes are summed afterwards, so the GPU can update a layer's checks at once; in a layer
 //!   whose checks share no bit that equals check-by-check updating, which is how it runs here.
+//! - Known bits: an f32 input LLR of magnitude ≥ [`KNOWN_LLR`] (a 5G NR filler bit, given
+//!   [`crate::nr::FILLER_LLR`]) starts the layered posterior P at ±(32767 − 127·d_max)
+//!   instead of the saturated ±127, so that no sum of c2v messages can flip or weaken it: its
+//!   v2c stays ±127, as a float decoder's stays near ±∞. Saturated at ±127 (about 16 LLR
+//!   units at scale 8), a filler bit that a few wrong c2v messages outvote turned into an
+//!   unknown bit and cost the BG2 codes with filler bits decoding margin.
 //! - Early termination: after each iteration a codeword whose hard decision satisfies every
 //!   check keeps that decision; the group stops when all its codewords have one.
 
@@ -33,6 +39,10 @@ use crate::code::{Code, Layer};
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::host::Isa;
 
+/// The f32 input LLR magnitude from which the 8-bit layered decoder takes a bit as known
+/// (module documentation): e^−1000 is no channel's error probability.
+pub const KNOWN_LLR: f32 = 1.0e3;
+
 /// 8-bit min-sum on the CPU; see the module documentation.
 pub struct Fixed8Decoder {
     code: Code,
@@ -42,6 +52,8 @@ pub struct Fixed8Decoder {
     layers: Vec<Layer>,
     config: DecoderConfig,
     setup: Fixed8Setup,
+    /// The layered posterior's start for a known bit: P ± 127 per edge stays within i16.
+    known: i16,
 }
 
 impl Fixed8Decoder {
@@ -61,7 +73,9 @@ impl Fixed8Decoder {
                 code.name()
             )));
         }
+        let known = (i16::MAX as usize - 127 * code.max_col_degree()) as i16;
         Ok(Fixed8Decoder {
+            known,
             layers: code.decoding_order().layers(),
             order: code.decoding_order(),
             code,
@@ -101,7 +115,7 @@ impl Decoder for Fixed8Decoder {
             bits,
             || Group::new(&self.order, &self.layers),
             |group, g, out| {
-                group.load(&self.code, s.quantizer, llr, g * LANES, count);
+                group.load(&self.code, s.quantizer, self.known, llr, g * LANES, count);
                 let its = group.run(&self.order, &self.layers, s.rule, &self.config, s.simd);
                 group.store(n, out);
                 GroupDone {
@@ -117,6 +131,8 @@ impl Decoder for Fixed8Decoder {
 /// One group's buffers, lane-major.
 struct Group {
     llr: Vec<i8>,
+    /// Layered: each bit's starting posterior (its LLR, or ± the known value).
+    start: Vec<i16>,
     /// Flooding: v2c / c2v per edge; layered: c2v per edge.
     msg: Lines,
     /// Layered only: 16-bit posterior per bit.
@@ -140,6 +156,7 @@ impl Group {
             .unwrap_or(0);
         Group {
             llr: vec![0; code.n() * LANES],
+            start: vec![0; code.n() * LANES],
             msg: Lines::zeroed(code.edges() * LANES),
             post: Vec::new(),
             hard: vec![0; code.n() * LANES],
@@ -148,27 +165,49 @@ impl Group {
         }
     }
 
-    /// Quantises codewords `first ..` (up to LANES of them, zeros past `count`) into lanes.
-    fn load(&mut self, code: &Code, q: Quantizer, llr: Llrs<'_>, first: usize, count: usize) {
+    /// Quantises codewords `first ..` (up to LANES of them, zeros past `count`) into lanes;
+    /// bits of |LLR| ≥ [`KNOWN_LLR`] start the layered posterior at ±`known`.
+    fn load(
+        &mut self,
+        code: &Code,
+        q: Quantizer,
+        known: i16,
+        llr: Llrs<'_>,
+        first: usize,
+        count: usize,
+    ) {
         let n = code.n();
         self.llr.fill(0);
+        self.start.fill(0);
         for w in 0..LANES.min(count - first) {
             let range = (first + w) * n..(first + w + 1) * n;
             match llr {
                 Llrs::F32(v) => {
                     for (b, &l) in v[range].iter().enumerate() {
-                        self.llr[b * LANES + w] = q.quantize(l);
+                        let x = q.quantize(l);
+                        self.llr[b * LANES + w] = x;
+                        self.start[b * LANES + w] = if l.abs() >= KNOWN_LLR {
+                            if l > 0.0 {
+                                known
+                            } else {
+                                -known
+                            }
+                        } else {
+                            x as i16
+                        };
                     }
                 }
                 Llrs::I8 { values, scale } => {
                     // Re-quantise only when the input's scale differs from the decoder's.
                     let same = scale == q.scale;
                     for (b, &l) in values[range].iter().enumerate() {
-                        self.llr[b * LANES + w] = if same {
+                        let x = if same {
                             l.max(-127)
                         } else {
                             q.quantize(l as f32 / scale)
                         };
+                        self.llr[b * LANES + w] = x;
+                        self.start[b * LANES + w] = x as i16;
                     }
                 }
             }
@@ -348,7 +387,7 @@ impl Job<'_> {
         let g = &mut *self.group;
         g.msg.fill(0);
         g.post.clear();
-        g.post.extend(g.llr.iter().map(|&x| x as i16));
+        g.post.extend_from_slice(&g.start);
         let mut done = [0u8; L];
         let cancel = sigpu_runtime::cancel::Cancel::current();
         for it in 1..=self.iterations {
@@ -401,7 +440,8 @@ fn layered_row<const L: usize>(code: &Code, r: usize, rule: Rule8, g: &mut Group
         let p: &mut [i16; L] = (&mut g.post[c as usize * L..][..L]).try_into().unwrap();
         let old: &mut [i8; L] = (&mut g.msg[(a + j) * L..][..L]).try_into().unwrap();
         let new: &[i8; L] = row[j * L..][..L].try_into().unwrap();
-        // P stays LLR + Σ c2v exactly (|P| ≤ 127·(1 + degree) fits 16 bits);
+        // P stays start + Σ c2v exactly (|P| ≤ 127·(1 + degree) fits 16 bits, and a known
+        // bit's ±(32767 − 127·d_max) too);
         // only the CN's input is clamped, or saturation would erase the LLR.
         for w in 0..L {
             p[w] += new[w] as i16 - old[w] as i16;

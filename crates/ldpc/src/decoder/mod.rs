@@ -7,6 +7,9 @@
 //!   VN-with-hard-decision passes, or layered — SIMD over codewords, threads over groups.
 //! - [`CompactDecoder`]: 8-bit layered min-sum with saturated 8-bit posteriors and compressed
 //!   check state (`Schedule::LayeredCompact`), SIMD over 64 codewords — the fast CPU decoder.
+//! - [`QcDecoder`]: the 8-bit layered decoder's arithmetic on a lifted 5G NR code, one
+//!   codeword at a time with the lifting (64 checks of a block row) as the SIMD dimension;
+//!   [`cpu_decoder`] picks it for NR codes on the 8-bit layered schedule.
 //! - [`crate::gpu::GpuDecoder`]: the same 8-bit flooding min-sum on a CUDA GPU, 128 codewords
 //!   per batch in the coalesced layout, bit for bit equal to the CPU one.
 //! - [`crate::gpu::LayeredGpuDecoder`]: the 8-bit layered schedule on a CUDA GPU in one fused
@@ -18,6 +21,9 @@ mod device;
 mod fixed8;
 mod float;
 mod lanes;
+mod qc;
+#[cfg(target_arch = "x86_64")]
+mod qc_avx512;
 
 pub use compact::{decode_scalar as compact_decode_scalar, CompactDecoder, CompactLayout, C2V_MAX};
 
@@ -26,9 +32,10 @@ pub use config::{
 };
 pub(crate) use device::through_host;
 pub use device::DeviceDecodeStats;
-pub use fixed8::Fixed8Decoder;
+pub use fixed8::{Fixed8Decoder, KNOWN_LLR};
 pub use float::FloatDecoder;
 pub use lanes::{best_simd, simd_sets, Rule8, LANES, SIMD_SETS};
+pub use qc::QcDecoder;
 
 use crate::code::Code;
 use crate::error::{LdpcError, Result};
@@ -138,6 +145,11 @@ pub fn cpu_decoder(code: &Code, config: DecoderConfig) -> Result<Box<dyn Decoder
         Precision::Float => Box::new(FloatDecoder::new(code.clone(), config)?),
         Precision::Fixed8 { .. } if config.schedule == Schedule::LayeredCompact => {
             Box::new(CompactDecoder::new(code.clone(), config)?)
+        }
+        // A lifted NR code on the layered schedule: the same arithmetic, bit for bit, on
+        // the quasi-cyclic structure.
+        Precision::Fixed8 { .. } if QcDecoder::applies(code, &config) => {
+            Box::new(QcDecoder::new(code.clone(), config)?)
         }
         Precision::Fixed8 { .. } => Box::new(Fixed8Decoder::new(code.clone(), config)?),
     })

@@ -10,9 +10,10 @@ use super::code::NrCode;
 use super::modulation::{Fading, NrChannel, NrModulation};
 use super::rate_match::{deinterleave, interleave};
 use crate::channel::Demapper;
+use crate::code::Code;
 use crate::decoder::{Decoder, Llrs};
 use crate::error::{LdpcError, Result};
-use crate::sim::wilson;
+use crate::sim::{wilson, Frames};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -158,4 +159,141 @@ pub fn simulate_point(
         fer_ci: wilson(frame_errors, frames),
         mean_iterations: iterations as f64 / frames.max(1) as f64,
     })
+}
+
+/// A 5G NR code block and its link as a resumable sweep runs them
+/// ([`crate::sim::sweep::SweepSpec::nr`]): the sweep's decoders run
+/// [`NrSweep::decoding_code`], its frames are [`nr_frames`], its rate is k / n.
+#[derive(Clone, Debug)]
+pub struct NrSweep {
+    /// The code block (k, n, base graph, rate matching).
+    pub code: NrCode,
+    /// What each frame sends.
+    pub link: NrLink,
+}
+
+/// What a sweep file records of an NR run, beside the code's name: a file is resumed only by a
+/// run whose key is the same in every field (a changed k, n, base graph, Z, buffer, rv list,
+/// constellation or fading refuses to resume).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NrSweepKey {
+    /// Information bits per block (K').
+    pub k: usize,
+    /// Bits sent per redundancy version (E).
+    pub n: usize,
+    /// The base graph, 1 or 2.
+    pub bg: u8,
+    /// The lifting size.
+    pub z: usize,
+    /// The circular buffer's length N_cb.
+    pub n_cb: usize,
+    /// The redundancy versions sent and combined.
+    pub rvs: Vec<u8>,
+    /// Bits per symbol (Q_m of the §5.4.2.2 interleaver).
+    pub qm: usize,
+    /// The TS 38.211 constellation.
+    pub modulation: String,
+    /// `awgn` or `rayleigh-block`.
+    pub fading: String,
+}
+
+impl NrSweep {
+    /// Refuses a link no point could run: no rv, an rv beyond 3, n not a multiple of Q_m.
+    pub fn check(&self) -> Result<()> {
+        if self.link.rvs.is_empty() {
+            return Err(LdpcError::invalid(
+                "no redundancy version to send: give at least one rv",
+            ));
+        }
+        if let Some(&rv) = self.link.rvs.iter().find(|&&rv| rv > 3) {
+            return Err(LdpcError::invalid(format!(
+                "redundancy version {rv}: rv is 0, 1, 2 or 3"
+            )));
+        }
+        let (n, qm) = (self.code.n(), self.link.modulation.qm());
+        if !n.is_multiple_of(qm) {
+            return Err(LdpcError::invalid(format!(
+                "n = {n} is not a multiple of Q_m = {qm} ({}): give n a multiple of {qm}",
+                self.link.modulation.name()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The code the sweep's decoders run ([`NrCode::decoding_code`] of the rvs sent).
+    pub fn decoding_code(&self) -> Result<Code> {
+        self.code.decoding_code(&self.link.rvs)
+    }
+
+    /// k / n: the rate Eb/N0 is counted with (per transmission).
+    pub fn rate(&self) -> f64 {
+        self.code.rate()
+    }
+
+    /// The file's record of this run.
+    pub fn key(&self) -> NrSweepKey {
+        NrSweepKey {
+            k: self.code.k(),
+            n: self.code.n(),
+            bg: self.code.graph().number(),
+            z: self.code.z(),
+            n_cb: self.code.rate_match().n_cb(),
+            rvs: self.link.rvs.clone(),
+            qm: self.link.modulation.qm(),
+            modulation: self.link.modulation.name().to_owned(),
+            fading: match self.link.fading {
+                Fading::Awgn => "awgn",
+                Fading::RayleighBlock => "rayleigh-block",
+            }
+            .to_owned(),
+        }
+    }
+
+    /// Frames `first .. first + count` at `es_n0_db` over `threads` threads: the k bits of
+    /// each and its LLRs cut to the first `used` bits (the decoding code's).
+    pub fn frames(
+        &self,
+        es_n0_db: f64,
+        first: u64,
+        count: usize,
+        used: usize,
+        threads: usize,
+    ) -> Result<Frames> {
+        let channel = NrChannel::new(
+            self.link.modulation,
+            self.link.demapper,
+            self.link.fading,
+            es_n0_db,
+        )?;
+        let (k, full) = (self.code.k(), self.code.code().n());
+        let chunk = count.div_ceil(threads.clamp(1, count.max(1))).max(1);
+        let parts: Vec<Result<(Vec<u8>, Vec<f32>)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..count)
+                .step_by(chunk)
+                .map(|at| {
+                    let channel = &channel;
+                    let c = chunk.min(count - at);
+                    s.spawn(move || {
+                        nr_frames(&self.code, &self.link, channel, first + at as u64, c)
+                    })
+                })
+                .collect();
+            (handles.into_iter())
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(LdpcError::invalid("a frame maker panicked")))
+                })
+                .collect()
+        });
+        let mut frames = Frames {
+            info: Vec::with_capacity(count * k),
+            llr: Vec::with_capacity(count * used),
+        };
+        for part in parts {
+            let (bits, llrs) = part?;
+            frames.info.extend(bits);
+            (llrs.chunks_exact(full)).for_each(|w| frames.llr.extend_from_slice(&w[..used]));
+        }
+        Ok(frames)
+    }
 }

@@ -19,9 +19,19 @@ pub(super) fn check(sweep: &Sweep, code: Option<&Code>) -> Result<(), String> {
     // Mean iterations past the configured most are not a decoder's (10000: the most any
     // configuration runs).
     let most_iterations = config.map_or(10_000, |c| c.iterations) as f64;
-    let rate = code.map(|c| c.rate());
-    let modulation = sweep.modulation.parse::<Modulation>().ok();
-    let mut k_seen: Option<u64> = code.map(|c| c.k() as u64);
+    // An NR file names its block's k, n and Q_m itself (its `code` is no `Code` name).
+    let (rate, bits_per_symbol, mut k_seen) = match &sweep.nr {
+        Some(nr) => (
+            Some(nr.k as f64 / nr.n as f64),
+            Some(nr.qm),
+            Some(nr.k as u64),
+        ),
+        None => (
+            code.map(|c| c.rate()),
+            (sweep.modulation.parse::<Modulation>().ok()).map(|m| m.bits_per_symbol()),
+            code.map(|c| c.k() as u64),
+        ),
+    };
     let mut seen: Vec<f64> = Vec::new();
     for p in &sweep.points {
         let name = format!("the point at Es/N0 {} dB", p.es_n0_db);
@@ -33,8 +43,8 @@ pub(super) fn check(sweep: &Sweep, code: Option<&Code>) -> Result<(), String> {
             return bad(format!("listed twice (also at {twin} dB)"));
         }
         seen.push(p.es_n0_db);
-        if let (Some(rate), Some(m)) = (rate, modulation) {
-            let eb = p.es_n0_db - 10.0 * (rate * m.bits_per_symbol() as f64).log10();
+        if let (Some(rate), Some(bits)) = (rate, bits_per_symbol) {
+            let eb = p.es_n0_db - 10.0 * (rate * bits as f64).log10();
             if (eb - p.eb_n0_db).abs() > SAME_DB {
                 return bad(format!(
                     "Eb/N0 {} dB, where the code's rate and {} give {eb} dB",

@@ -62,7 +62,12 @@ impl Frames {
 
     /// The information-bit errors of each frame of `decoded` (hard decisions, N per frame).
     pub fn errors_each(&self, code: &Code, decoded: &[u8]) -> Vec<u64> {
-        let (n, k) = (code.n(), code.k());
+        self.errors_each_of(code.n(), code.k(), decoded)
+    }
+
+    /// The errors among the first `k` bits of each `n`-bit word of `decoded` against the `k`
+    /// information bits of each frame (a 5G NR block: k = K', the decoding code's first bits).
+    pub fn errors_each_of(&self, n: usize, k: usize, decoded: &[u8]) -> Vec<u64> {
         (decoded.chunks(n).zip(self.info.chunks(k)))
             .map(|(word, info)| word[..k].iter().zip(info).filter(|(a, b)| a != b).count() as u64)
             .collect()

@@ -23,7 +23,7 @@ pub mod sweep;
 pub use chain::FramePlan;
 pub use frames::{make_frames, make_planned_frames, FrameCounts, Frames, Link};
 pub use header::SweepDecoder;
-pub use parallel::{run_point_parallel, run_point_ranks};
+pub use parallel::{run_point_parallel, run_point_ranks, Source};
 pub use point::{
     ber_interval, ber_interval_worst_case, max_errors_sq, spread_fits, wilson, BerCiMethod,
     PointResult, StopRule,

@@ -26,26 +26,55 @@ use crate::channel::Snr;
 use crate::code::Code;
 use crate::decoder::{Decoder, Llrs};
 use crate::error::{LdpcError, Result};
+use crate::nr::sim::NrSweep;
 use sigpu_runtime::ranks::{RankFailure, Ranks};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 
+/// What a point's frames are made of.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    /// The code's staircase encoder and a DVB-T2 link: the frame chain ([`FramePlan`]).
+    Link(&'a Link),
+    /// A 5G NR code block over a TS 38.211 link ([`NrSweep::frames`]); the decoders run
+    /// [`NrSweep::decoding_code`].
+    Nr(&'a NrSweep),
+}
+
+impl<'a> From<&'a Link> for Source<'a> {
+    fn from(link: &'a Link) -> Source<'a> {
+        Source::Link(link)
+    }
+}
+
+impl<'a> From<&'a NrSweep> for Source<'a> {
+    fn from(nr: &'a NrSweep) -> Source<'a> {
+        Source::Nr(nr)
+    }
+}
+
+/// The frames of a point, whoever makes them.
+enum Plan<'a> {
+    Chain(FramePlan<'a>),
+    Nr { sweep: &'a NrSweep, es_n0_db: f64 },
+}
+
 /// Simulates one point with several decoders of one code at once; see the module
 /// documentation. `threads` CPU threads make the frames, shared among the workers; `progress`
 /// is called after every folded batch with the running counts.
-pub fn run_point_parallel(
+pub fn run_point_parallel<'s>(
     decoders: &mut [&mut (dyn Decoder + '_)],
-    link: &Link,
+    link: impl Into<Source<'s>>,
     snr: Snr,
     stop: StopRule,
     threads: usize,
     progress: &mut dyn FnMut(&PointResult),
 ) -> Result<PointResult> {
     let code = common_code(decoders, stop)?;
-    let (work, eb) = Work::new(&code, link, snr, stop, threads, decoders.len())?;
+    let (work, eb) = Work::new(&code, link.into(), snr, stop, threads, decoders.len())?;
     let es = work.es_n0_db;
-    let mut fold = Fold::new(PointResult::new(es, eb), &code, stop);
+    let mut fold = Fold::new(PointResult::new(es, eb), work.sizes, stop);
     let (sender, receiver) = mpsc::channel::<(u64, Result<BatchCounts>)>();
     std::thread::scope(|s| {
         for decoder in decoders.iter_mut() {
@@ -74,15 +103,16 @@ const FAILED: u64 = 2;
 /// the same error: a batch that failed on one rank fails the point on all, naming the rank).
 /// `progress` is called on every rank after every folded batch. On one rank it is
 /// [`run_point_parallel`].
-pub fn run_point_ranks(
+pub fn run_point_ranks<'s>(
     ranks: &dyn Ranks,
     decoders: &mut [&mut (dyn Decoder + '_)],
-    link: &Link,
+    link: impl Into<Source<'s>>,
     snr: Snr,
     stop: StopRule,
     threads: usize,
     progress: &mut dyn FnMut(&PointResult),
 ) -> Result<PointResult> {
+    let link = link.into();
     if ranks.size() == 1 {
         return run_point_parallel(decoders, link, snr, stop, threads, progress);
     }
@@ -100,7 +130,7 @@ pub fn run_point_ranks(
             Some(*at - n)
         })
         .collect();
-    let mut fold = Fold::new(PointResult::new(es, eb), &code, stop);
+    let mut fold = Fold::new(PointResult::new(es, eb), work.sizes, stop);
     let record = HEAD + stop.batch;
     for first in (0..work.batches).step_by(round_size as usize) {
         let mine: Vec<u64> = (0..decoders.len() as u64)
@@ -190,9 +220,11 @@ fn common_code(decoders: &[&mut (dyn Decoder + '_)], stop: StopRule) -> Result<C
 /// What the workers share: the point's parameters and the batch counter.
 struct Work<'a> {
     code: &'a Code,
-    /// The point's frame chain (the frames, whoever makes them).
-    plan: FramePlan<'a>,
+    /// The point's frames, whoever makes them.
+    plan: Plan<'a>,
     es_n0_db: f64,
+    /// Information bits and coded bits per frame, as the point counts them.
+    sizes: (u64, u64),
     stop: StopRule,
     /// CPU threads each worker makes its frames with.
     threads_each: usize,
@@ -208,19 +240,44 @@ impl<'a> Work<'a> {
     /// Eb/N0 (dB).
     fn new(
         code: &'a Code,
-        link: &'a Link,
+        source: Source<'a>,
         snr: Snr,
         stop: StopRule,
         threads: usize,
         decoders: usize,
     ) -> Result<(Self, f64)> {
-        let rate = code.rate();
-        let es = snr.es_n0_db(link.modulation, rate);
-        let eb = es - 10.0 * (rate * link.modulation.bits_per_symbol() as f64).log10();
+        let (rate, bits_per_symbol, sizes) = match source {
+            Source::Link(link) => (
+                code.rate(),
+                link.modulation.bits_per_symbol(),
+                (code.k() as u64, code.n() as u64),
+            ),
+            Source::Nr(nr) => {
+                nr.check()?;
+                let sizes = (nr.code.k() as u64, nr.code.n() as u64);
+                (nr.rate(), nr.link.modulation.qm(), sizes)
+            }
+        };
+        let es = match snr {
+            Snr::EsN0(db) => db,
+            Snr::EbN0(db) => db + 10.0 * (rate * bits_per_symbol as f64).log10(),
+        };
+        let eb = es - 10.0 * (rate * bits_per_symbol as f64).log10();
+        let plan = match source {
+            Source::Link(link) => Plan::Chain(FramePlan::new(code, link, es)?),
+            Source::Nr(sweep) => {
+                crate::channel::check_es_n0(es)?;
+                Plan::Nr {
+                    sweep,
+                    es_n0_db: es,
+                }
+            }
+        };
         let work = Work {
             code,
-            plan: FramePlan::new(code, link, es)?,
+            plan,
             es_n0_db: es,
+            sizes,
             stop,
             threads_each: (threads / decoders.max(1)).max(1),
             batches: stop.max_frames.div_ceil(stop.batch as u64),
@@ -278,12 +335,19 @@ impl<'a> Work<'a> {
         let count = (self.stop.batch as u64).min(self.stop.max_frames - first) as usize;
         let counts = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             // The decoders poll the token between groups and iterations.
-            self.cancel.scope(|| {
-                if let Some(counts) = decoder.simulate_frames(&self.plan, first, count) {
-                    return counts;
+            self.cancel.scope(|| match &self.plan {
+                Plan::Chain(plan) => {
+                    if let Some(counts) = decoder.simulate_frames(plan, first, count) {
+                        return counts;
+                    }
+                    let frames = make_planned_frames(plan, first, count, self.threads_each);
+                    decode_frames(decoder, self.code, self.code.k(), &frames)
                 }
-                let frames = make_planned_frames(&self.plan, first, count, self.threads_each);
-                decode_frames(decoder, self.code, &frames)
+                Plan::Nr { sweep, es_n0_db } => {
+                    let (n, k) = (self.code.n(), sweep.code.k());
+                    let frames = sweep.frames(*es_n0_db, first, count, n, self.threads_each)?;
+                    decode_frames(decoder, self.code, k, &frames)
+                }
             })
         }));
         // Cut short, the counts are partial: never folded.
@@ -301,12 +365,17 @@ impl<'a> Work<'a> {
     }
 }
 
-/// Decodes `frames` and counts the errors.
-fn decode_frames(decoder: &mut dyn Decoder, code: &Code, frames: &Frames) -> Result<BatchCounts> {
+/// Decodes `frames` and counts the errors among the first `k` bits of each word.
+fn decode_frames(
+    decoder: &mut dyn Decoder,
+    code: &Code,
+    k: usize,
+    frames: &Frames,
+) -> Result<BatchCounts> {
     let mut bits = vec![0u8; frames.llr.len()];
     let stats = decoder.decode(Llrs::F32(&frames.llr), &mut bits)?;
     Ok(BatchCounts::of_errors(
-        frames.errors_each(code, &bits),
+        frames.errors_each_of(code.n(), k, &bits),
         stats.iterations,
     ))
 }
@@ -326,11 +395,12 @@ struct Fold {
 }
 
 impl Fold {
-    fn new(point: PointResult, code: &Code, stop: StopRule) -> Fold {
+    /// `sizes`: information and coded bits per frame.
+    fn new(point: PointResult, sizes: (u64, u64), stop: StopRule) -> Fold {
         Fold {
             point,
-            k: code.k() as u64,
-            n: code.n() as u64,
+            k: sizes.0,
+            n: sizes.1,
             stop,
             start: std::time::Instant::now(),
             done: BTreeMap::new(),

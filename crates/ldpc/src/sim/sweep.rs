@@ -26,7 +26,7 @@
 use super::file_check::{self, SAME_DB};
 use super::frames::Link;
 use super::header::{demapper_key, SweepDecoder};
-use super::parallel::run_point_ranks;
+use super::parallel::{run_point_ranks, Source};
 use super::point::{PointResult, StopRule};
 use crate::channel::Snr;
 use crate::code::Code;
@@ -34,6 +34,7 @@ use crate::decoder::{Decoder, DecoderConfig, Precision};
 use crate::error::{LdpcError, Result};
 use crate::gpu::{self, BATCH};
 use crate::interleave::{BitInterleaver, Interleaving};
+use crate::nr::sim::{NrSweep, NrSweepKey};
 use crate::plan;
 use serde::{Deserialize, Serialize};
 use sigpu_runtime::ranks::{One, Ranks};
@@ -54,6 +55,10 @@ pub struct Sweep {
     pub bit_interleaver: Interleaving,
     /// The decoder.
     pub decoder: SweepDecoder,
+    /// A 5G NR sweep's block and link (k, n, base graph, Z, N_cb, rvs, Q_m, constellation,
+    /// fading); absent for the other codes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr: Option<NrSweepKey>,
     /// Seed of the information bits and the noise.
     pub seed: u64,
     /// The stop rule's frame errors.
@@ -99,7 +104,7 @@ impl Sweep {
             (SweepDecoder::Spec(a), SweepDecoder::Spec(b)) => a == b,
             _ => true,
         };
-        decoders && self.run_key() == other.run_key()
+        decoders && self.nr == other.nr && self.run_key() == other.run_key()
     }
 
     /// What [`Sweep::same_run`] compares: code, link, decoder and seed.
@@ -323,6 +328,11 @@ pub struct SweepSpec {
     pub device_frames: bool,
     /// The results file, rewritten atomically after every point.
     pub out: Option<PathBuf>,
+    /// A 5G NR code block instead of the staircase code over `link`: the frames are
+    /// [`NrSweep::frames`], the code the decoders run must be [`NrSweep::decoding_code`], Eb/N0
+    /// counts k / n and Q_m, and `link` lends only its modulation (for Q_m and the name) and
+    /// its demapper and seed, which must equal the NR link's.
+    pub nr: Option<NrSweep>,
     /// Keep the points already in `out` (which must hold the same code, link, decoder and
     /// seed) instead of running them again; points that ran with another `min_errors` /
     /// `max_frames` run again ([`SweepEvent::Note`] names each). `out` is locked while the
@@ -345,7 +355,36 @@ impl SweepSpec {
             threads: sigpu_runtime::host::threads(),
             device_frames: true,
             out: None,
+            nr: None,
             resume: false,
+        }
+    }
+
+    /// The sweep of `nr` over its link: `link`'s modulation is the DVB name of the same
+    /// Q_m, its demapper and seed the NR link's.
+    pub fn for_nr(
+        nr: NrSweep,
+        modulation: crate::channel::Modulation,
+        axis: SnrAxis,
+        points: Vec<f64>,
+        config: DecoderConfig,
+    ) -> SweepSpec {
+        let link = Link {
+            modulation,
+            demapper: nr.link.demapper,
+            interleaving: Interleaving::None,
+            seed: nr.link.seed,
+        };
+        let mut spec = SweepSpec::new(link, axis, points, config);
+        spec.nr = Some(nr);
+        spec
+    }
+
+    /// Where the points' frames come from.
+    fn source(&self) -> Source<'_> {
+        match &self.nr {
+            Some(nr) => Source::Nr(nr),
+            None => Source::Link(&self.link),
         }
     }
 
@@ -357,12 +396,16 @@ impl SweepSpec {
 
     /// The file's header (no points) for `code`.
     fn header(&self, code: &Code) -> Sweep {
+        let nr = self.nr.as_ref().map(NrSweep::key);
         Sweep {
-            code: code.name().to_owned(),
-            modulation: self.link.modulation.name().to_owned(),
+            code: (self.nr.as_ref()).map_or_else(|| code.name().to_owned(), |s| s.code.name()),
+            modulation: (nr.as_ref())
+                .map_or(self.link.modulation.name(), |k| &k.modulation)
+                .to_owned(),
             demapper: self.link.demapper.name().to_owned(),
             bit_interleaver: self.link.interleaving,
             decoder: (&self.config).into(),
+            nr,
             seed: self.link.seed,
             min_errors: self.min_errors,
             max_frames: self.max_frames,
@@ -403,11 +446,9 @@ impl SweepSpec {
             }
         }
         check_points(&self.points)?;
+        let rate = self.nr.as_ref().map_or(code.rate(), NrSweep::rate);
         for &db in &self.points {
-            let es = self
-                .axis
-                .snr(db)
-                .es_n0_db(self.link.modulation, code.rate());
+            let es = self.axis.snr(db).es_n0_db(self.link.modulation, rate);
             crate::channel::check_es_n0(es).map_err(|_| {
                 LdpcError::invalid(format!(
                     "SNR point {} {db} dB (Es/N0 {es:.4} dB) is outside [-300, 300] dB Es/N0: \
@@ -417,8 +458,12 @@ impl SweepSpec {
             })?;
         }
         self.config.validate()?;
-        BitInterleaver::new(code, self.link.modulation, self.link.interleaving)?;
-        Ok(())
+        match &self.nr {
+            Some(nr) => check_nr(nr, &self.link, code),
+            None => {
+                BitInterleaver::new(code, self.link.modulation, self.link.interleaving).map(|_| ())
+            }
+        }
     }
 
     /// The header with the points of `out` when resuming one of the same run, and what the
@@ -484,6 +529,39 @@ impl SweepSpec {
             .collect();
         Ok((sweep, notes))
     }
+}
+
+/// Refuses an NR sweep whose decoders' code, link or Q_m are not the NR block's.
+fn check_nr(nr: &NrSweep, link: &Link, code: &Code) -> Result<()> {
+    nr.check()?;
+    let want = nr.decoding_code()?;
+    if (code.n(), code.m(), code.edges()) != (want.n(), want.m(), want.edges()) {
+        return Err(LdpcError::invalid(format!(
+            "the sweep's decoders run {}, not {}'s decoding code for rv {:?} \
+             (NrSweep::decoding_code)",
+            code.name(),
+            nr.code.name(),
+            nr.link.rvs
+        )));
+    }
+    let qm = nr.link.modulation.qm();
+    if link.modulation.bits_per_symbol() != qm
+        || link.demapper != nr.link.demapper
+        || link.seed != nr.link.seed
+        || link.interleaving != Interleaving::None
+    {
+        return Err(LdpcError::invalid(format!(
+            "the sweep's link ({}, {}, seed {}) is not the NR link's ({}, {}, seed {}): make \
+             the spec with SweepSpec::for_nr",
+            link.modulation.name(),
+            link.demapper.name(),
+            link.seed,
+            nr.link.modulation.name(),
+            nr.link.demapper.name(),
+            nr.link.seed
+        )));
+    }
+    Ok(())
 }
 
 /// What a sweep reports while it runs.
@@ -627,7 +705,7 @@ pub fn run_with_ranks(
         let point = run_point_ranks(
             ranks,
             decoders,
-            &spec.link,
+            spec.source(),
             snr,
             stop,
             spec.threads,

@@ -264,3 +264,82 @@ pub(super) fn correct_into(
         .fold(_mm512_setzero_pd(), |m, t| _mm512_max_pd(*t, m));
     tail_top.max(_mm512_reduce_max_pd(m))
 }
+
+/// One block of the (b, a) block engine (f64, [`super::CHAINS`] sub-chunks of [`super::SUB`]
+/// samples, `ff.len() == fb.len() + 1`, 1 ≤ fb.len() ≤ 4): the map y = Σ_j ff[j]·x[i−j] and the
+/// local recurrence y[i] += Σ_l fb[l]·y[i−1−l] (each sub-chunk from zero history) in one pass,
+/// the eight sub-chunks in the eight lanes of a zmm register (transposed 8×8 as in
+/// [`local_group`]). The same roundings in the same order as the separate map and the
+/// interleaved scalar chains (`block::map`, `block::chain_group` with FMA), so the bits are
+/// theirs; x is read once and y written once, where the two passes read and wrote the block
+/// three times and the chains ran one sample per instruction. `x` is the whole channel, the
+/// block starting at `start` (x before index 0 is zero).
+#[target_feature(enable = "avx512f,fma")]
+pub(super) fn plr_block(ff: &[f64], fb: &[f64], x: &[f64], start: usize, y: &mut [f64]) {
+    match fb.len() {
+        1 => plr_block_n::<1, 2>(ff, fb, x, start, y),
+        2 => plr_block_n::<2, 3>(ff, fb, x, start, y),
+        3 => plr_block_n::<3, 4>(ff, fb, x, start, y),
+        4 => plr_block_n::<4, 5>(ff, fb, x, start, y),
+        k => unreachable!("order {k} in the fused block kernel"),
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,fma")]
+fn plr_block_n<const K: usize, const TAPS: usize>(
+    ff: &[f64],
+    fb: &[f64],
+    x: &[f64],
+    start: usize,
+    y: &mut [f64],
+) {
+    use super::{CHAINS, SUB};
+    const { assert!(CHAINS == 8 && SUB.is_multiple_of(8) && TAPS == K + 1) };
+    assert!(ff.len() == TAPS && fb.len() == K && y.len() == CHAINS * SUB);
+    assert!(start + y.len() <= x.len());
+    let a: [__m512d; TAPS] = std::array::from_fn(|j| _mm512_set1_pd(ff[j]));
+    let b: [__m512d; K] = std::array::from_fn(|l| _mm512_set1_pd(fb[l]));
+    // hist[j]: x[i − 1 − j] of every chain (zero before the channel's start).
+    let mut hist: [__m512d; K] = std::array::from_fn(|j| {
+        let lanes: [f64; 8] =
+            std::array::from_fn(|w| (start + w * SUB).checked_sub(1 + j).map_or(0.0, |at| x[at]));
+        // SAFETY: an 8-lane load from an 8-element array.
+        unsafe { _mm512_loadu_pd(lanes.as_ptr()) }
+    });
+    // st[l]: y[i − 1 − l] of every chain, local from zero.
+    let mut st = [_mm512_setzero_pd(); K];
+    let q = x[start..].as_ptr();
+    let p = y.as_mut_ptr();
+    for i in (0..SUB).step_by(8) {
+        // SAFETY: w·SUB + i + 8 ≤ CHAINS·SUB = y.len() ≤ x.len() − start (asserted).
+        let r: [__m512d; 8] =
+            std::array::from_fn(|w| unsafe { _mm512_loadu_pd(q.add(w * SUB + i)) });
+        let v = transpose8(r);
+        let mut o = [_mm512_setzero_pd(); 8];
+        for t in 0..8 {
+            let mut acc = _mm512_mul_pd(a[0], v[t]);
+            for j in 1..TAPS {
+                acc = _mm512_fmadd_pd(a[j], hist[j - 1], acc);
+            }
+            for j in (1..K).rev() {
+                hist[j] = hist[j - 1];
+            }
+            hist[0] = v[t];
+            // Oldest history first, as the scalar chains.
+            for l in (0..K).rev() {
+                acc = _mm512_fmadd_pd(b[l], st[l], acc);
+            }
+            for l in (1..K).rev() {
+                st[l] = st[l - 1];
+            }
+            st[0] = acc;
+            o[t] = acc;
+        }
+        let r = transpose8(o);
+        for (w, row) in r.iter().enumerate() {
+            // SAFETY: as for the loads, in y.
+            unsafe { _mm512_storeu_pd(p.add(w * SUB + i), *row) };
+        }
+    }
+}

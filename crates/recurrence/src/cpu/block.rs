@@ -26,6 +26,9 @@ pub(crate) struct Plan<'a, T> {
     /// Block carry-outs do not depend on carry-ins (transfer(SUB) is zero).
     pub(crate) independent: bool,
     pub(crate) simd: Isa,
+    /// The CPU has AVX-512: f64 blocks of orders 1–4 with len(b) = len(a) run the map and the
+    /// local recurrences in one pass of the AVX-512 kernel (`avx512::plr_block`).
+    pub(crate) avx512: bool,
     /// Write the output with non-temporal stores: for outputs larger than the caches, where
     /// nobody will read them back soon.
     pub(crate) stream: bool,
@@ -55,20 +58,23 @@ pub(super) fn block<T: Element, const FMA: bool>(
     post: impl FnOnce(&[T]),
 ) -> bool {
     let plan = input.plan;
-    map::<T, FMA>(plan.ff, input.x, input.zi, input.start, y);
-    if y.len() == BLOCK {
-        match plan.fb.len() {
-            1 => chains_fixed::<T, FMA, 1>(plan.fb, y),
-            2 => chains_fixed::<T, FMA, 2>(plan.fb, y),
-            3 => chains_fixed::<T, FMA, 3>(plan.fb, y),
-            4 => chains_fixed::<T, FMA, 4>(plan.fb, y),
-            _ => chains_any::<T, FMA>(plan.fb, y),
+    // A whole f64 block with AVX-512 runs the map and the chains in one pass.
+    if !(FMA && y.len() == BLOCK && fused_local(input, y)) {
+        map::<T, FMA>(plan.ff, input.x, input.zi, input.start, y);
+        if y.len() == BLOCK {
+            match plan.fb.len() {
+                1 => chains_fixed::<T, FMA, 1>(plan.fb, y),
+                2 => chains_fixed::<T, FMA, 2>(plan.fb, y),
+                3 => chains_fixed::<T, FMA, 3>(plan.fb, y),
+                4 => chains_fixed::<T, FMA, 4>(plan.fb, y),
+                _ => chains_any::<T, FMA>(plan.fb, y),
+            }
+        } else {
+            // A short last block: its whole sub-chunks as chains, then the remainder.
+            let whole = y.len() / SUB;
+            chains_any::<T, FMA>(plan.fb, &mut y[..whole * SUB]);
+            recur_local::<T, FMA>(plan.fb, &mut y[whole * SUB..]);
         }
-    } else {
-        // A short last block: its whole sub-chunks as chains, then the remainder.
-        let whole = y.len() / SUB;
-        chains_any::<T, FMA>(plan.fb, &mut y[..whole * SUB]);
-        recur_local::<T, FMA>(plan.fb, &mut y[whole * SUB..]);
     }
     let finite = y
         .chunks(SUB)
@@ -78,6 +84,42 @@ pub(super) fn block<T: Element, const FMA: bool>(
         correct::<T, FMA>(plan.factors, &carries[w], sub);
     }
     finite
+}
+
+/// The map and the local recurrences of a whole f64 block in one AVX-512 pass, where the plan
+/// allows it (see [`Plan::avx512`]; not where zi is added to the block's first values):
+/// returns whether it ran. The same bits as [`map`] and [`chains_fixed`] with FMA.
+#[inline(always)]
+fn fused_local<T: Element>(input: &BlockInput<'_, T>, y: &mut [T]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let plan = input.plan;
+        let k = plan.fb.len();
+        if !plan.avx512
+            || T::DTYPE != crate::elem::DType::F64
+            || !(1..=4).contains(&k)
+            || plan.ff.len() != k + 1
+            || input.zi.is_some_and(|z| input.start < z.len())
+        {
+            return false;
+        }
+        let f64s = |v: &[T]| {
+            // SAFETY: T is f64 (its DTYPE says so): same layout, same length.
+            unsafe { std::slice::from_raw_parts(v.as_ptr() as *const f64, v.len()) }
+        };
+        // SAFETY: as above, for the output.
+        let y = unsafe { std::slice::from_raw_parts_mut(y.as_mut_ptr() as *mut f64, y.len()) };
+        // SAFETY: `avx512` is only set when the CPU has AVX-512F (and FMA).
+        unsafe {
+            super::avx512::plr_block(f64s(plan.ff), f64s(plan.fb), f64s(input.x), input.start, y)
+        };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (input, y);
+        false
+    }
 }
 
 /// The true last k values before each sub-chunk of `y` (filtered locally, from zero): the

@@ -283,6 +283,10 @@ pub struct BenchArgs {
     /// 528 fills an H100 once (one block of 4 codewords per SM); fewer lower the latency.
     #[arg(long, value_delimiter = ',', default_value = "528")]
     pub compact_batch: Vec<usize>,
+    /// CPU: worker threads (0: one per core this process may use; the per-core rates divide
+    /// by the threads that ran).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
     #[command(flatten)]
     pub out: crate::cmd::JsonOut,
 }

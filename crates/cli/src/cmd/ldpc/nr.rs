@@ -3,13 +3,12 @@
 
 use super::{DecodeArgs, EncodeArgs, NrArgs, SimulateArgs};
 use anyhow::{bail, Result};
-use sigpu_ldpc::channel::Snr;
 use sigpu_ldpc::nr::files::{decode_npy, encode_npy, RvChoice};
 use sigpu_ldpc::nr::modulation::{Fading, NrModulation};
-use sigpu_ldpc::nr::sim::{simulate_point, NrLink};
+use sigpu_ldpc::nr::sim::{NrLink, NrSweep};
 use sigpu_ldpc::nr::NrCode;
-use sigpu_ldpc::plan;
-use sigpu_ldpc::sim::sweep;
+use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
+use sigpu_ldpc::Code;
 use sigpu_runtime::Target;
 use std::process::ExitCode;
 
@@ -66,22 +65,14 @@ pub fn decode(target: &Target, json: bool, a: &DecodeArgs) -> Result<ExitCode> {
     super::super::report(json, &report, |r| println!("{}", r.text()))
 }
 
-/// `sigpu ldpc simulate --code nr:…`: one code block per frame on the CPU, point by point.
-pub fn simulate(json: bool, a: &SimulateArgs) -> Result<ExitCode> {
-    if a.out.is_some() || a.resume || a.plot.is_some() {
-        bail!("--out, --resume and --plot are not offered for 5G NR codes yet: use --json and keep its output");
-    }
+/// The sweep of `sigpu ldpc simulate --code nr:…` and the code its decoders run: one code
+/// block per frame, the rvs of `--rv` combined, TS 38.211's constellation of `--modulation`,
+/// on the sweep / resume / MPI machinery of every code.
+pub fn sweep_spec(a: &SimulateArgs) -> Result<(SweepSpec, Code)> {
     let code = NrCode::parse(&a.code)?;
     let rv = match &a.rv {
         Some(t) => RvChoice::parse(t)?,
         None => RvChoice::first(),
-    };
-    let config = a.decoder.config()?;
-    let mut decoder = plan::decoder(&code.decoding_code(&rv.rvs)?, config, &Target::cpu())?;
-    let (eb, points) = match (&a.snr, &a.eb_n0) {
-        (Some(s), None) => (false, sweep::parse_points(s)?),
-        (None, Some(s)) => (true, sweep::parse_points(s)?),
-        _ => bail!("give the SNR points with --snr (Es/N0) or --eb-n0"),
     };
     // The names of --modulation are those of TS 38.211's constellations; NR codes get those.
     let modulation = NrModulation::parse(a.modulation.name())?;
@@ -90,56 +81,28 @@ pub fn simulate(json: bool, a: &SimulateArgs) -> Result<ExitCode> {
         Some("rayleigh") | Some("rayleigh-block") => Fading::RayleighBlock,
         Some(other) => bail!("--fading {other:?}: expected awgn or rayleigh"),
     };
-    let link = NrLink {
-        modulation,
-        fading,
-        demapper: a.demapper,
-        rvs: rv.rvs.clone(),
-        seed: a.seed,
+    let nr = NrSweep {
+        code,
+        link: NrLink {
+            modulation,
+            fading,
+            demapper: a.demapper,
+            rvs: rv.rvs,
+            seed: a.seed,
+        },
     };
-    // Eb/N0 per information bit of one transmission: Es/N0 = Eb/N0 · (k/n) · Q_m.
-    let es = |db: f64| {
-        if eb {
-            Snr::EbN0(db).es_n0_db(a.modulation, code.rate())
-        } else {
-            db
-        }
+    nr.check()?;
+    let decoding = nr.decoding_code()?;
+    let (axis, points) = match (&a.snr, &a.eb_n0) {
+        (Some(s), None) => (SnrAxis::EsN0, sweep::parse_points(s)?),
+        (None, Some(s)) => (SnrAxis::EbN0, sweep::parse_points(s)?),
+        _ => bail!("give the SNR points with --snr (Es/N0) or --eb-n0"),
     };
-    let batch = a.batch.unwrap_or(64);
-    let mut results = Vec::new();
-    for db in points {
-        let p = simulate_point(
-            &code,
-            &link,
-            decoder.as_mut(),
-            es(db),
-            a.min_errors,
-            a.max_frames,
-            batch,
-        )?;
-        if !json {
-            println!(
-                "{} rv {:?} {} {fading:?} Es/N0 {:.2} dB: BLER {:.3e} [{:.2e}, {:.2e}] ({} of {} blocks), BER {:.3e}, {:.1} iterations",
-                code.name(),
-                rv.rvs,
-                modulation.name(),
-                p.es_n0_db,
-                p.fer,
-                p.fer_ci[0],
-                p.fer_ci[1],
-                p.frame_errors,
-                p.frames,
-                p.ber,
-                p.mean_iterations
-            );
-        }
-        results.push(p);
-    }
-    if json {
-        super::super::print_json(&serde_json::json!({
-            "code": code.name(), "z": code.z(), "rvs": rv.rvs, "modulation": modulation.name(), "fading": format!("{fading:?}"),
-            "decoder": decoder.describe(), "seed": a.seed, "points": results,
-        }))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    let mut spec = SweepSpec::for_nr(nr, a.modulation, axis, points, a.decoder.config()?);
+    spec.min_errors = a.min_errors;
+    spec.max_frames = a.max_frames;
+    spec.batch = a.batch;
+    spec.out = a.out.clone();
+    spec.resume = a.resume;
+    Ok((spec, decoding))
 }

@@ -1,0 +1,231 @@
+//! The AVX-512 (BW) kernel of the quasi-cyclic decoder ([`super::qc`]): a chunk of 64 checks
+//! is one register of `i8` (v2c, c2v, the two minima, the argmin and the sign product) and two
+//! of `i16` (P). A window that wraps round its block column is read and written with two
+//! masked accesses; the others with plain unaligned ones. Operation for operation the
+//! portable kernel's arithmetic, so the two agree bit for bit.
+
+#![cfg(target_arch = "x86_64")]
+
+use super::lanes::Rule8;
+use super::qc::{iterate, Input, Kernel, QcTables, State, Window, CHUNK};
+use std::arch::x86_64::*;
+
+/// Loads and decodes one codeword (see [`iterate`]).
+///
+/// # Safety
+/// The CPU must have AVX-512 F, BW and VL.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+pub(super) unsafe fn run(
+    t: &QcTables,
+    st: &mut State,
+    input: Input<'_>,
+    rule: Rule8,
+    iterations: usize,
+    early: bool,
+) -> (usize, bool) {
+    iterate::<Avx512>(t, st, input, rule, iterations, early)
+}
+
+struct Avx512;
+
+/// Lanes `0 .. n` set.
+#[inline(always)]
+fn lanes(n: u8) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// The two `i16` halves of the chunk of P that window `w` covers (unused lanes 0).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn load_p(p: *const i16, w: Window) -> (__m512i, __m512i) {
+    // SAFETY: the caller checked the CPU; every window lies inside the buffers.
+    unsafe {
+        let a = p.add(w.off1 as usize);
+        if w.k1 == u64::MAX {
+            return (
+                _mm512_loadu_si512(a.cast()),
+                _mm512_loadu_si512(a.add(32).cast()),
+            );
+        }
+        let (k1, k2) = (w.k1, w.k2);
+        let b = p.add(w.off2 as usize);
+        let lo = _mm512_mask_loadu_epi16(_mm512_maskz_loadu_epi16(k1 as u32, a), k2 as u32, b);
+        let hi = _mm512_mask_loadu_epi16(
+            _mm512_maskz_loadu_epi16((k1 >> 32) as u32, a.add(32)),
+            (k2 >> 32) as u32,
+            b.add(32),
+        );
+        (lo, hi)
+    }
+}
+
+/// Writes the used lanes of a chunk of P back through window `w`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn store_p(p: *mut i16, w: Window, lo: __m512i, hi: __m512i) {
+    // SAFETY: the caller checked the CPU; every window lies inside the buffers.
+    unsafe {
+        let a = p.add(w.off1 as usize);
+        if w.k1 == u64::MAX {
+            _mm512_storeu_si512(a.cast(), lo);
+            _mm512_storeu_si512(a.add(32).cast(), hi);
+            return;
+        }
+        let (k1, k2) = (w.k1, w.k2);
+        let b = p.add(w.off2 as usize);
+        _mm512_mask_storeu_epi16(a, k1 as u32, lo);
+        _mm512_mask_storeu_epi16(a.add(32), (k1 >> 32) as u32, hi);
+        _mm512_mask_storeu_epi16(b, k2 as u32, lo);
+        _mm512_mask_storeu_epi16(b.add(32), (k2 >> 32) as u32, hi);
+    }
+}
+
+/// `packs_epi16` works within 128-bit lanes; this puts its quadwords back in order.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn unlane() -> __m512i {
+    _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0)
+}
+
+/// min · k / 16 rounded down, per unsigned byte.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn normalise(m: __m512i, k: __m512i) -> __m512i {
+    let lo = _mm512_srli_epi16::<4>(_mm512_mullo_epi16(
+        _mm512_cvtepu8_epi16(_mm512_castsi512_si256(m)),
+        k,
+    ));
+    let hi = _mm512_srli_epi16::<4>(_mm512_mullo_epi16(
+        _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(m)),
+        k,
+    ));
+    _mm512_permutexvar_epi64(unlane(), _mm512_packus_epi16(lo, hi))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
+    // SAFETY: the caller checked the CPU; every window lies inside the buffers.
+    unsafe {
+        let (first, last) = (t.row_start[row], t.row_start[row + 1]);
+        let p = st.p.as_mut_ptr();
+        let c2v = st.c2v.as_mut_ptr();
+        let diff = st.diff.as_mut_ptr();
+        let v2c = st.v2c.as_mut_ptr();
+        let windows = t.windows.as_ptr();
+        let chunks = t.chunks;
+        let floor = _mm512_set1_epi8(-127);
+        let idx = unlane();
+        for u in 0..chunks {
+            let mut min1 = _mm512_set1_epi8(127);
+            let mut min2 = min1;
+            let mut at = _mm512_set1_epi8(-1);
+            let mut sign = _mm512_setzero_si512();
+            // The edge's index within the row, in every lane.
+            let mut jv = _mm512_setzero_si512();
+            let one = _mm512_set1_epi8(1);
+            for (j, e) in (first..last).enumerate() {
+                let w = *windows.add(e * chunks + u);
+                let (plo, phi) = load_p(p, w);
+                let old = c2v.add((e * chunks + u) * CHUNK);
+                let olo = _mm512_cvtepi8_epi16(_mm256_loadu_si256(old.cast()));
+                let ohi = _mm512_cvtepi8_epi16(_mm256_loadu_si256(old.add(32).cast()));
+                let dlo = _mm512_sub_epi16(plo, olo);
+                let dhi = _mm512_sub_epi16(phi, ohi);
+                let d = diff.add(j * CHUNK);
+                _mm512_storeu_si512(d.cast(), dlo);
+                _mm512_storeu_si512(d.add(32).cast(), dhi);
+                let x = _mm512_max_epi8(
+                    _mm512_permutexvar_epi64(idx, _mm512_packs_epi16(dlo, dhi)),
+                    floor,
+                );
+                _mm512_storeu_si512(v2c.add(j * CHUNK).cast(), x);
+                let a = _mm512_abs_epi8(x);
+                let below = _mm512_cmplt_epu8_mask(a, min1);
+                min2 = _mm512_max_epu8(min1, _mm512_min_epu8(a, min2));
+                min1 = _mm512_min_epu8(min1, a);
+                at = _mm512_mask_mov_epi8(at, below, jv);
+                jv = _mm512_add_epi8(jv, one);
+                sign = _mm512_xor_si512(sign, x);
+            }
+            match rule {
+                Rule8::Plain => {}
+                Rule8::Normalized(k) => {
+                    let k = _mm512_set1_epi16(k as i16);
+                    min1 = normalise(min1, k);
+                    min2 = normalise(min2, k);
+                }
+                Rule8::Offset(b) => {
+                    let b = _mm512_set1_epi8(b as i8);
+                    min1 = _mm512_subs_epu8(min1, b);
+                    min2 = _mm512_subs_epu8(min2, b);
+                }
+            }
+            let zero = _mm512_setzero_si512();
+            let mut jv = zero;
+            for (j, e) in (first..last).enumerate() {
+                let here = _mm512_cmpeq_epi8_mask(at, jv);
+                jv = _mm512_add_epi8(jv, one);
+                let mag = _mm512_mask_blend_epi8(here, min1, min2);
+                let x = _mm512_loadu_si512(v2c.add(j * CHUNK).cast());
+                let neg = _mm512_movepi8_mask(_mm512_xor_si512(sign, x));
+                let new = _mm512_mask_sub_epi8(mag, neg, zero, mag);
+                let c = c2v.add((e * chunks + u) * CHUNK);
+                _mm512_storeu_si512(c.cast(), new);
+                let d = diff.add(j * CHUNK);
+                // Widened from memory (just written) rather than by a lane extract: loads are
+                // cheaper than shuffles here, which compete for one port.
+                let plo = _mm512_add_epi16(
+                    _mm512_loadu_si512(d.cast()),
+                    _mm512_cvtepi8_epi16(_mm256_loadu_si256(c.cast())),
+                );
+                let phi = _mm512_add_epi16(
+                    _mm512_loadu_si512(d.add(32).cast()),
+                    _mm512_cvtepi8_epi16(_mm256_loadu_si256(c.add(32).cast())),
+                );
+                store_p(p, *windows.add(e * chunks + u), plo, phi);
+            }
+        }
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn checks(t: &QcTables, st: &State) -> bool {
+    // SAFETY: the caller checked the CPU; every window lies inside the buffers.
+    unsafe {
+        let p = st.p.as_ptr();
+        for row in 0..t.rows() {
+            for u in 0..t.chunks {
+                let mut parity = 0u64;
+                for e in t.row_start[row]..t.row_start[row + 1] {
+                    let (lo, hi) = load_p(p, t.windows[e * t.chunks + u]);
+                    parity ^=
+                        _mm512_movepi16_mask(lo) as u64 | (_mm512_movepi16_mask(hi) as u64) << 32;
+                }
+                if parity & lanes(CHUNK.min(t.z - u * CHUNK) as u8) != 0 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+impl Kernel for Avx512 {
+    #[inline(always)]
+    fn row(t: &QcTables, st: &mut State, r: usize, rule: Rule8) {
+        // SAFETY: only reached through `run`, whose caller checked the CPU; every window
+        // lies inside `st.p` (see `QcTables::new`), the other buffers hold the edges' chunks.
+        unsafe { row(t, st, r, rule) }
+    }
+    #[inline(always)]
+    fn checks(t: &QcTables, st: &State) -> bool {
+        // SAFETY: as in `row`.
+        unsafe { checks(t, st) }
+    }
+}
