@@ -86,11 +86,19 @@ mod tests {
                 let signed = case % 2 == 1;
                 let ds: Vec<(i64, bool)> = (0..n)
                     .map(|i| {
-                        let d = if i == 0 { 0 } else { -rng.random_range(0..spread) };
+                        let d = if i == 0 {
+                            0
+                        } else {
+                            -rng.random_range(0..spread)
+                        };
                         (d, signed && rng.random_bool(0.5))
                     })
                     .collect();
-                assert_eq!(fast_sum(&c, f, &ds), exact_sum(&c, &ds), "{format:?} case {case}");
+                assert_eq!(
+                    fast_sum(&c, f, &ds),
+                    exact_sum(&c, &ds),
+                    "{format:?} case {case}"
+                );
             }
             // The extremes of the bounds: 64 terms of ±1 between flushes, and terms just
             // above and below kk = −36.
