@@ -45,6 +45,16 @@ def simulate(
     out: Optional[str] = None,
     resume: bool = False,
 ) -> List[Dict[str, Any]]: ...
+def simulate_nr(
+    code: "NrCode",
+    axis: str,
+    points: Union[str, List[float]],
+    link: Dict[str, Any],
+    stop: Dict[str, Any],
+    options: Dict[str, Any],
+    out: Optional[str] = None,
+    resume: bool = False,
+) -> List[Dict[str, Any]]: ...
 def lns_format(format: str) -> Tuple[int, float, int, int]: ...
 def lns_from_f64(format: str, x: np.ndarray) -> np.ndarray: ...
 def lns_to_f64(format: str, w: np.ndarray) -> np.ndarray: ...

@@ -430,7 +430,7 @@ class Sweep(List[SweepPoint]):
 
 
 def simulate(
-    code: Union[Code, str],
+    code: Union[Code, "NrCode", str],
     snr_db: Optional[Any] = None,
     ebn0_db: Optional[Any] = None,
     *,
@@ -451,13 +451,27 @@ def simulate(
     device: Optional[str] = None,
     out: Optional[str] = None,
     resume: bool = False,
+    rv: Any = None,
+    fading: str = "awgn",
 ) -> Sweep:
     """BER / FER over an SNR sweep, as ``sigpu ldpc simulate`` (same defaults, same frames
     for a seed, same results file and resume rules). ``snr_db`` (Es/N0) or ``ebn0_db``: a
     number, a list, or "START:STOP:STEP". Returns a :class:`Sweep`: one :class:`SweepPoint`
     per point (``.to_pandas()`` for a DataFrame). ``threads``: CPU threads (0: those of
     ``sigpu.set_threads``, else every core). Ctrl-C stops the sweep between batches: the
-    point under way is dropped, the points finished before it stay in ``out``."""
+    point under way is dropped, the points finished before it stay in ``out``.
+
+    A :class:`NrCode` sweeps one 5G NR code block per frame as ``sigpu ldpc simulate --code
+    nr:…`` does: rate matched, the redundancy versions ``rv`` (an int or a list, rv 0 by
+    default) sent and combined, TS 38.211's constellation ``modulation`` (``bpsk``, ``qpsk``,
+    ``16qam``, …) with the §5.4.2.2 interleaver, ``fading`` ``"awgn"`` or ``"rayleigh"``
+    (block fading); on the CPU."""
+    if isinstance(code, NrCode):
+        return _simulate_nr(code, snr_db, ebn0_db, modulation, demapper, decoder, precision, schedule,
+                            iterations, early_termination, scale, min_errors, max_frames, batch, seed,
+                            threads, device, out, resume, rv, fading)
+    if rv is not None or fading != "awgn":
+        raise ValueError("rv and fading apply to 5G NR code blocks (sigpu.ldpc.NrCode)")
     if isinstance(code, str):
         code = Code(code)
     if (snr_db is None) == (ebn0_db is None):
@@ -473,6 +487,39 @@ def simulate(
         {"min_errors": int(min_errors), "max_frames": int(max_frames), "batch": batch},
         _options(decoder, precision, schedule, iterations, early_termination, scale, threads),
         [] if dev is None or dev < 0 else [dev],
+        out=None if out is None else str(out),
+        resume=bool(resume),
+    )
+    return Sweep(
+        SweepPoint(**{**r, "ber_ci": tuple(r["ber_ci"]), "fer_ci": tuple(r["fer_ci"])}) for r in rows
+    )
+
+
+def _sweep_points(snr_db: Any, ebn0_db: Any) -> Tuple[str, Any]:
+    if (snr_db is None) == (ebn0_db is None):
+        raise ValueError("give exactly one of snr_db (Es/N0) and ebn0_db")
+    axis, pts = ("es-n0", snr_db) if snr_db is not None else ("eb-n0", ebn0_db)
+    points = pts if isinstance(pts, str) else [float(p) for p in np.atleast_1d(np.asarray(pts, dtype=np.float64))]
+    return axis, points
+
+
+def _simulate_nr(code: "NrCode", snr_db: Any, ebn0_db: Any, modulation: str, demapper: str, decoder: str,
+                 precision: str, schedule: str, iterations: int, early_termination: bool, scale: float,
+                 min_errors: int, max_frames: int, batch: Optional[int], seed: int, threads: int,
+                 device: Optional[str], out: Optional[str], resume: bool, rv: Any, fading: str) -> Sweep:
+    """:func:`simulate` of a 5G NR code block (the CLI's ``--code nr:…`` sweep)."""
+    axis, points = _sweep_points(snr_db, ebn0_db)
+    dev = parse_device(device)
+    if dev is not None and dev >= 0:
+        raise ValueError("device: 5G NR sweeps run on the CPU for now; leave device out or give 'cpu'")
+    rvs, _ = _rv_list(rv)
+    rows = _native.simulate_nr(
+        code._code,
+        axis,
+        points,
+        {"modulation": modulation, "demapper": demapper, "seed": int(seed), "rvs": rvs, "fading": str(fading)},
+        {"min_errors": int(min_errors), "max_frames": int(max_frames), "batch": batch},
+        _options(decoder, precision, schedule, iterations, early_termination, scale, threads),
         out=None if out is None else str(out),
         resume=bool(resume),
     )

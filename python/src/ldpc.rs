@@ -454,6 +454,64 @@ fn simulate<'py>(
     })
 }
 
+/// A resumable SNR sweep of a 5G NR code block on the CPU, as `sigpu ldpc simulate --code
+/// nr:…` runs it: one code block per frame, the rvs of `link["rvs"]` combined, TS 38.211's
+/// constellation `link["modulation"]`, `link["fading"]` (`awgn` or `rayleigh`), on the same
+/// sweep / resume machinery (the file records the block and refuses another).
+#[pyfunction]
+#[pyo3(signature = (code, axis, points, link, stop, options, out=None, resume=false))]
+#[allow(clippy::too_many_arguments)]
+fn simulate_nr<'py>(
+    py: Python<'py>,
+    code: &nr::PyNrCode,
+    axis: Wrap<SnrAxis>,
+    points: SnrPoints,
+    link: &Bound<'py, PyDict>,
+    stop: &Bound<'py, PyDict>,
+    options: Options,
+    out: Option<PathBuf>,
+    resume: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    use sigpu_ldpc::nr::modulation::{Fading, NrModulation};
+    use sigpu_ldpc::nr::sim::{NrLink, NrSweep};
+    catch(|| {
+        let modulation = item::<Wrap<Modulation>>(link, "modulation")?.0;
+        let fading = match item::<String>(link, "fading")?.as_str() {
+            "awgn" => Fading::Awgn,
+            "rayleigh" | "rayleigh-block" => Fading::RayleighBlock,
+            other => {
+                return Err(value_err(format!(
+                    "fading {other:?}: expected 'awgn' or 'rayleigh'"
+                )))
+            }
+        };
+        let nr = NrSweep {
+            code: code.block().clone(),
+            link: NrLink {
+                modulation: NrModulation::parse(modulation.name()).map_err(ldpc_err)?,
+                fading,
+                demapper: item::<Wrap<Demapper>>(link, "demapper")?.0,
+                rvs: item(link, "rvs")?,
+                seed: item(link, "seed")?,
+            },
+        };
+        nr.check().map_err(ldpc_err)?;
+        let decoding = nr.decoding_code().map_err(ldpc_err)?;
+        let mut spec = SweepSpec::for_nr(nr, modulation, axis.0, points.0, options.config()?);
+        spec.min_errors = item(stop, "min_errors")?;
+        spec.max_frames = item(stop, "max_frames")?;
+        spec.batch = item(stop, "batch")?;
+        (spec.out, spec.resume) = (out, resume);
+        if options.threads > 0 {
+            spec.threads = options.threads;
+        }
+        let swept = interruptible(py, true, || {
+            sweep::run(&decoding, &[Target::cpu()], &spec, &mut |_| {}).map_err(ldpc_err)
+        })??;
+        to_python(py, &swept.points)
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCode>()?;
     m.add_function(wrap_pyfunction!(modulate, m)?)?;
@@ -462,6 +520,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(interleave, m)?)?;
     m.add_function(wrap_pyfunction!(deinterleave, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_nr, m)?)?;
     nr::register(m)?;
     Ok(())
 }

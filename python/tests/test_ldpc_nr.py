@@ -2,6 +2,7 @@
 formulas on codewords rebuilt from the output (H·c = 0 on the lifted code's H), Sionna's
 layouts, HARQ combining, the CLI's bits for the same input, and bad input."""
 
+import json
 import subprocess
 
 import numpy as np
@@ -121,3 +122,28 @@ def test_bad_input_is_named(make, text):
     with pytest.raises(ValueError, match=None) as e:
         make()
     assert text in str(e.value), str(e.value)
+
+
+def test_simulate_sweeps_a_code_block_as_the_cli_does(cli, tmp_path):
+    """ldpc.simulate of an NrCode runs the CLI's NR sweep: the same counts for a seed, a results
+    file that resumes, and one that refuses another block."""
+    code = ldpc.NrCode(100, 300)
+    kw = dict(ebn0_db=[-4.0, 0.0], modulation="bpsk", iterations=10, min_errors=10, max_frames=256, batch=64, seed=3)
+    sweep = ldpc.simulate(code, rv=[0, 2], **kw, out=str(tmp_path / "py.json"))
+    assert [round(p.eb_n0_db, 6) for p in sweep] == [-4.0, 0.0]
+    assert sweep[0].frame_errors >= 10 and sweep[1].frame_errors < sweep[0].frame_errors
+    again = ldpc.simulate(code, rv=[0, 2], **kw)
+    assert [(p.frames, p.frame_errors, p.bit_errors) for p in again] == \
+        [(p.frames, p.frame_errors, p.bit_errors) for p in sweep]
+    out = subprocess.run([cli, "--json", "ldpc", "simulate", "--code", "nr:k=100,n=300", "--rv", "0,2",
+                          "--eb-n0=-4,0", "--modulation", "bpsk", "--iterations", "10", "--min-errors", "10",
+                          "--max-frames", "256", "--batch", "64", "--seed", "3", "--out", str(tmp_path / "cli.json")],
+                         check=True, capture_output=True, text=True)
+    assert out.returncode == 0
+    cli_points = json.load(open(tmp_path / "cli.json"))["points"]
+    assert [(p["frames"], p["frame_errors"], p["bit_errors"]) for p in cli_points] == \
+        [(p.frames, p.frame_errors, p.bit_errors) for p in sweep]
+    with pytest.raises(ValueError, match="resume"):
+        ldpc.simulate(ldpc.NrCode(100, 330), rv=[0, 2], **kw, out=str(tmp_path / "py.json"), resume=True)
+    with pytest.raises(ValueError, match="NrCode"):
+        ldpc.simulate("dvbt2-short-1/2", ebn0_db=1.0, rv=1)

@@ -57,6 +57,13 @@ pub struct PyNrCode {
     decoders: Cache,
 }
 
+impl PyNrCode {
+    /// The code block (for the sweep, module `ldpc`).
+    pub(super) fn block(&self) -> &NrCode {
+        &self.code
+    }
+}
+
 #[pymethods]
 impl PyNrCode {
     #[new]

@@ -183,8 +183,11 @@ struct OnDevice {
     method: GpuMethod,
 }
 
+/// The device objects by (device ordinal, format).
+type OnDevices = Mutex<HashMap<(usize, Format), Arc<OnDevice>>>;
+
 fn on_device(ordinal: usize, format: Format) -> PyResult<Arc<OnDevice>> {
-    static CACHE: OnceLock<Mutex<HashMap<(usize, Format), Arc<OnDevice>>>> = OnceLock::new();
+    static CACHE: OnceLock<OnDevices> = OnceLock::new();
     let mut cache = CACHE
         .get_or_init(Default::default)
         .lock()
