@@ -4,7 +4,8 @@ peaks, resonators, low-pass and high-pass Butterworth) driven by white and stopb
 inputs, f32 and f64, torch CUDA tensors (and the CPU for comparison). Prints one JSON line per
 run: design, input, dtype, g·(k+2), sigpu's error / SciPy's against a long-double reference.
 
-Used to set the GPU's own limit on factor growth (its merges round more often than the CPU's).
+Used to set the planner's limit on ‖h_1/A‖₁ for the blocked (b, a) path (the GPU's merges round
+at more levels than the CPU's blocks, so its errors grow faster with it).
 Run on a GPU machine: python3 bench/peers/plr_gpu_calibration.py [--seed S] [--n N]"""
 import argparse
 import json
