@@ -11,6 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sigpu_ldpc::channel::{Channel, Demapper, Modulation};
 use sigpu_ldpc::interleave::{BitInterleaver, InterleaverChoice, Interleaving};
+use sigpu_ldpc::nr::modulation::{Fading, NrModulation};
+use sigpu_ldpc::nr::sim::{NrLink, NrSweep};
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
 use sigpu_ldpc::sim::Link;
 use sigpu_ldpc::{
@@ -472,8 +474,6 @@ fn simulate_nr<'py>(
     out: Option<PathBuf>,
     resume: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use sigpu_ldpc::nr::modulation::{Fading, NrModulation};
-    use sigpu_ldpc::nr::sim::{NrLink, NrSweep};
     catch(|| {
         let modulation = item::<Wrap<Modulation>>(link, "modulation")?.0;
         let fading = match item::<String>(link, "fading")?.as_str() {

@@ -14,8 +14,12 @@ import time
 
 import pytest
 
+# The child restores Python's own SIGINT handler: a runner that starts the tests as a
+# background job without job control hands them SIGINT ignored, and an interpreter that starts
+# with SIGINT ignored keeps it so.
 PRELUDE = """
-import sys, time
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 import sigpu
 """
