@@ -474,10 +474,7 @@ def simulate(
         raise ValueError("rv and fading apply to 5G NR code blocks (sigpu.ldpc.NrCode)")
     if isinstance(code, str):
         code = Code(code)
-    if (snr_db is None) == (ebn0_db is None):
-        raise ValueError("give exactly one of snr_db (Es/N0) and ebn0_db")
-    axis, pts = ("es-n0", snr_db) if snr_db is not None else ("eb-n0", ebn0_db)
-    points = pts if isinstance(pts, str) else [float(p) for p in np.atleast_1d(np.asarray(pts, dtype=np.float64))]
+    axis, points = _sweep_points(snr_db, ebn0_db)
     dev = parse_device(device)
     rows = _native.simulate(
         code._code,
@@ -490,9 +487,7 @@ def simulate(
         out=None if out is None else str(out),
         resume=bool(resume),
     )
-    return Sweep(
-        SweepPoint(**{**r, "ber_ci": tuple(r["ber_ci"]), "fer_ci": tuple(r["fer_ci"])}) for r in rows
-    )
+    return _sweep(rows)
 
 
 def _sweep_points(snr_db: Any, ebn0_db: Any) -> Tuple[str, Any]:
@@ -523,6 +518,11 @@ def _simulate_nr(code: "NrCode", snr_db: Any, ebn0_db: Any, modulation: str, dem
         out=None if out is None else str(out),
         resume=bool(resume),
     )
+    return _sweep(rows)
+
+
+def _sweep(rows: List[Dict[str, Any]]) -> Sweep:
+    """The native sweep's point dicts as a :class:`Sweep`."""
     return Sweep(
         SweepPoint(**{**r, "ber_ci": tuple(r["ber_ci"]), "fer_ci": tuple(r["fer_ci"])}) for r in rows
     )

@@ -410,6 +410,25 @@ fn deinterleave<'py>(
     catch(|| permute_rows(py, code, llr, modulation.0, BitInterleaver::deinterleave))
 }
 
+/// The stopping rule (`stop`: `min_errors`, `max_frames`, `batch`), results file and threads
+/// of a sweep, as every sweep entry reads them.
+fn stop_and_output(
+    spec: &mut SweepSpec,
+    stop: &Bound<'_, PyDict>,
+    options: &Options,
+    out: Option<PathBuf>,
+    resume: bool,
+) -> PyResult<()> {
+    spec.min_errors = item(stop, "min_errors")?;
+    spec.max_frames = item(stop, "max_frames")?;
+    spec.batch = item(stop, "batch")?;
+    (spec.out, spec.resume) = (out, resume);
+    if options.threads > 0 {
+        spec.threads = options.threads;
+    }
+    Ok(())
+}
+
 /// A resumable SNR sweep (`sigpu_ldpc::sim::sweep::run`) on the CPU or the GPUs `devices`:
 /// one dict per point, the fields of a sweep file's points. `link` holds `modulation`,
 /// `demapper`, `bit_interleaver` and `seed`; `stop` holds `min_errors`, `max_frames` and
@@ -438,13 +457,7 @@ fn simulate<'py>(
             seed: item(link, "seed")?,
         };
         let mut spec = SweepSpec::new(link, axis.0, points.0, options.config()?);
-        spec.min_errors = item(stop, "min_errors")?;
-        spec.max_frames = item(stop, "max_frames")?;
-        spec.batch = item(stop, "batch")?;
-        (spec.out, spec.resume) = (out, resume);
-        if options.threads > 0 {
-            spec.threads = options.threads;
-        }
+        stop_and_output(&mut spec, stop, &options, out, resume)?;
         // A sweep is long: it runs where Ctrl-C stops it between batches.
         let swept = interruptible(py, true, || {
             let targets = (devices.iter())
@@ -498,13 +511,7 @@ fn simulate_nr<'py>(
         nr.check().map_err(ldpc_err)?;
         let decoding = nr.decoding_code().map_err(ldpc_err)?;
         let mut spec = SweepSpec::for_nr(nr, modulation, axis.0, points.0, options.config()?);
-        spec.min_errors = item(stop, "min_errors")?;
-        spec.max_frames = item(stop, "max_frames")?;
-        spec.batch = item(stop, "batch")?;
-        (spec.out, spec.resume) = (out, resume);
-        if options.threads > 0 {
-            spec.threads = options.threads;
-        }
+        stop_and_output(&mut spec, stop, &options, out, resume)?;
         let swept = interruptible(py, true, || {
             sweep::run(&decoding, &[Target::cpu()], &spec, &mut |_| {}).map_err(ldpc_err)
         })??;

@@ -22,8 +22,9 @@
 //! (Σ max|F_m|·(k+2) ≤ 64: blocking adds rounding-level error — measured, the PLR error
 //! otherwise exceeds SciPy's by 10–30× even with exact factors, because the serial bound is
 //! far looser than the blocking term) and the recursive part amplifies roundings little
-//! (‖h_{1/A}‖₁ ≤ [`PLR_MAX_INVERSE_L1`]; the GPU planner takes a lower limit); else `pole-cascade` where its bound is 16× below the
-//! serial one (orders ≤ 2: below it); else `serial`, which is SciPy's algorithm and keeps the
+//! (‖h_{1/A}‖₁ ≤ [`PLR_MAX_INVERSE_L1`], on the CPU and the GPU alike); else `pole-cascade`
+//! where its bound is 16× below the serial one (orders ≤ 2: below it); else `serial`, which is
+//! SciPy's algorithm and keeps the
 //! contract by construction. Unstable filters (exact step-down on the
 //! coefficients in the dtype that runs, or on each section) are refused.
 
@@ -54,8 +55,6 @@ pub struct Lfilter<T: Element> {
     fft: Option<Arc<FftFir>>,
     report: Report,
     options: FilterOptions,
-    /// ‖h_{1/A}‖₁: how far the recursive part can amplify a rounding ([`PLR_MAX_INVERSE_L1`]).
-    inverse_l1: f64,
 }
 
 /// The largest ‖h_{1/A}‖₁ for which the CPU runs a float filter blocked as (b, a) (`plr`).
@@ -117,7 +116,6 @@ impl<T: Element> Lfilter<T> {
                 fft: None,
                 report,
                 options,
-                inverse_l1: 1.0,
             });
         }
         let u = eps::<T>();
@@ -142,7 +140,6 @@ impl<T: Element> Lfilter<T> {
                     reference_bound: bound,
                 },
                 options,
-                inverse_l1: 1.0,
             });
         }
         // Stability, exactly, of the f64 coefficients (what every method approximates).
@@ -201,7 +198,6 @@ impl<T: Element> Lfilter<T> {
                     reference_bound: serial,
                 },
                 options,
-                inverse_l1: l1a,
             });
         }
         let _ = decays;
@@ -275,15 +271,7 @@ impl<T: Element> Lfilter<T> {
                 reference_bound: serial,
             },
             options,
-            inverse_l1: l1a,
         })
-    }
-
-    /// ‖h_{1/A}‖₁, the ℓ1 norm of the recursive part's impulse response (1 for an FIR): how
-    /// far a rounding inside the recurrence can grow. The GPU's blocked kernel, which rounds
-    /// at more merge levels than the CPU's, runs only up to a lower limit (planner).
-    pub fn inverse_l1(&self) -> f64 {
-        self.inverse_l1
     }
 
     /// The options the filter was built with.

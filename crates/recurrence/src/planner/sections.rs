@@ -60,7 +60,7 @@ pub(super) fn convert<T: Element>(ba: Lfilter<T>) -> Result<BaSections<T>, Box<L
 
 /// `ba` as blocked sections with the conversion's report, where the sections keep the
 /// contract by the pole cascade's rule (module docs); None otherwise. The GPU planner takes
-/// it for f64 designs its blocked (b, a) kernel may not run.
+/// it for the f64 designs the contract runs serially.
 pub(super) fn as_sections<T: Element>(ba: &Lfilter<T>) -> Option<(Sos<T>, Report)> {
     let options = *ba.options();
     if options.strategy == Strategy::Serial || options.allow_unstable {
