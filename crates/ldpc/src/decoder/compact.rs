@@ -136,6 +136,7 @@ impl CompactDecoder {
             &config,
             "--schedule layered-compact is an 8-bit decoder: use --precision 8bit",
         )?;
+        setup.rule.uniform_only("the layered-compact decoder")?;
         Ok(CompactDecoder {
             layout: CompactLayout::new(&code)?,
             code,
@@ -502,7 +503,8 @@ fn check<const L: usize>(
         }
     }
     match rule {
-        Rule8::Plain => {}
+        // Refused by `CompactDecoder::new`.
+        Rule8::Plain | Rule8::Adaptive { .. } => {}
         Rule8::Normalized(k) => {
             for w in 0..L {
                 min1[w] = ((min1[w] as u16 * k as u16) >> 4) as u8;
@@ -624,7 +626,8 @@ mod avx512 {
                 mag[j] = a;
             }
             match rule {
-                Rule8::Plain => {}
+                // Refused by `CompactDecoder::new`.
+                Rule8::Plain | Rule8::Adaptive { .. } => {}
                 Rule8::Normalized(k) => {
                     let k = _mm512_set1_epi16(k as i16);
                     let scale = |m: __m512i| {
@@ -687,8 +690,10 @@ pub fn decode_scalar(
     }
     // (min1, min2, index, c2v sign bits) per check.
     let mut state = vec![(0u8, 0u8, 0usize, 0u32); code.m()];
+    // A uniform rule: the adaptive one is refused by `CompactDecoder::new` and left as
+    // plain min-sum here.
     let correct = |m: u8| match rule {
-        Rule8::Plain => m,
+        Rule8::Plain | Rule8::Adaptive { .. } => m,
         Rule8::Normalized(k) => ((m as u16 * k as u16) >> 4) as u8,
         Rule8::Offset(b) => m.saturating_sub(b),
     };

@@ -28,6 +28,15 @@ pub enum Algorithm {
         /// The offset β, LLR units in [0, 8].
         beta: f32,
     },
+    /// Adaptive offset min-sum: the edge that held the smallest magnitude gets the second
+    /// smallest less `beta`; every other edge gets the smallest, m1, less β/2 + ½·ln(1 +
+    /// e^−(m2 − m1)) — the sum-product's correction for the two smallest inputs, halved, so
+    /// the offset is large where the two minima are close and small where they are apart.
+    /// Not below zero. CPU decoders only (not layered-compact).
+    AdaptiveOffsetMinSum {
+        /// The offset β, LLR units in [0, 8].
+        beta: f32,
+    },
 }
 
 /// The largest offset-min-sum β accepted (LLR units). Min-sum overestimates the sum-product
@@ -39,7 +48,7 @@ pub const MAX_OFFSET: f32 = 8.0;
 pub const MIN_ALPHA: f32 = 1.0 / 16.0;
 
 impl Algorithm {
-    /// Parses `spa`, `minsum`, `nms[:alpha]`, `oms[:beta]` (what [`Algorithm::cli_name`]
+    /// Parses `spa`, `minsum`, `nms[:alpha]`, `oms[:beta]`, `aoms[:beta]` (what [`Algorithm::cli_name`]
     /// gives, with the parameter after a colon), and checks the parameter with
     /// [`Algorithm::validate`]: a parameter the rule does not take (`minsum:3`) is refused.
     pub fn parse(s: &str) -> Result<Algorithm> {
@@ -62,7 +71,7 @@ impl Algorithm {
             match &arg {
                 None => Ok(()),
                 Some(a) => Err(LdpcError::invalid(format!(
-                    "decoder {s:?}: {name} takes no parameter (got {a:?}); only nms:alpha and oms:beta do"
+                    "decoder {s:?}: {name} takes no parameter (got {a:?}); only nms:alpha, oms:beta and aoms:beta do"
                 ))),
             }
         };
@@ -73,9 +82,13 @@ impl Algorithm {
                 alpha: number(0.875)?,
             },
             "oms" | "offset" => Algorithm::OffsetMinSum { beta: number(0.5)? },
+            "aoms" | "adaptive-offset" => Algorithm::AdaptiveOffsetMinSum {
+                beta: number(0.5)?,
+            },
             _ => {
                 return Err(LdpcError::invalid(format!(
-                    "unknown decoder {s:?}: expected spa, minsum, nms[:alpha] or oms[:beta]"
+                    "unknown decoder {s:?}: expected spa, minsum, nms[:alpha], oms[:beta] or \
+                     aoms[:beta]"
                 )))
             }
         };
@@ -95,10 +108,13 @@ impl Algorithm {
                     short(alpha)
                 )))
             }
-            Algorithm::OffsetMinSum { beta } if !(0.0..=MAX_OFFSET).contains(&beta) => {
+            Algorithm::OffsetMinSum { beta } | Algorithm::AdaptiveOffsetMinSum { beta }
+                if !(0.0..=MAX_OFFSET).contains(&beta) =>
+            {
                 Err(LdpcError::invalid(format!(
-                    "decoder oms:{}: β must be in [0, {MAX_OFFSET}] LLR units (the offset \
+                    "decoder {}:{}: β must be in [0, {MAX_OFFSET}] LLR units (the offset \
                      subtracted from each magnitude; 0.15–1 are usual)",
+                    self.cli_name(),
                     short(beta)
                 )))
             }
@@ -106,13 +122,14 @@ impl Algorithm {
         }
     }
 
-    /// The name `--decoder` takes: `spa`, `minsum`, `nms` or `oms`.
+    /// The name `--decoder` takes: `spa`, `minsum`, `nms`, `oms` or `aoms`.
     pub fn cli_name(&self) -> &'static str {
         match self {
             Algorithm::SumProduct => "spa",
             Algorithm::MinSum => "minsum",
             Algorithm::NormalizedMinSum { .. } => "nms",
             Algorithm::OffsetMinSum { .. } => "oms",
+            Algorithm::AdaptiveOffsetMinSum { .. } => "aoms",
         }
     }
 
@@ -123,6 +140,9 @@ impl Algorithm {
             Algorithm::MinSum => "min-sum".into(),
             Algorithm::NormalizedMinSum { alpha } => format!("normalised min-sum α={alpha}"),
             Algorithm::OffsetMinSum { beta } => format!("offset min-sum β={beta}"),
+            Algorithm::AdaptiveOffsetMinSum { beta } => {
+                format!("adaptive offset min-sum β={beta}")
+            }
         }
     }
 }
@@ -136,12 +156,13 @@ impl FromStr for Algorithm {
 }
 
 /// The canonical spelling, which [`Algorithm::parse`] reads back: `spa`, `minsum`,
-/// `nms:ALPHA`, `oms:BETA`.
+/// `nms:ALPHA`, `oms:BETA`, `aoms:BETA`.
 impl fmt::Display for Algorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Algorithm::NormalizedMinSum { alpha } => write!(f, "nms:{alpha}"),
             Algorithm::OffsetMinSum { beta } => write!(f, "oms:{beta}"),
+            Algorithm::AdaptiveOffsetMinSum { beta } => write!(f, "aoms:{beta}"),
             other => f.write_str(other.cli_name()),
         }
     }
@@ -331,17 +352,17 @@ impl DecoderConfig {
 }
 
 /// A decoder configuration as files and `--json` give it: every field machine-readable and
-/// spelled as the command line spells it (`kind`: `spa` | `minsum` | `nms` | `oms`,
+/// spelled as the command line spells it (`kind`: `spa` | `minsum` | `nms` | `oms` | `aoms`,
 /// `precision`: `float` | `8bit`), with the prose [`DecoderConfig::describe`] beside. Thread
 /// counts are left out: they do not change the results.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecoderSpec {
-    /// `spa`, `minsum`, `nms` or `oms`.
+    /// `spa`, `minsum`, `nms`, `oms` or `aoms`.
     pub kind: String,
     /// Normalised min-sum's α (`nms` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f32>,
-    /// Offset min-sum's β in LLR units (`oms` only).
+    /// Offset min-sum's β in LLR units (`oms` and `aoms` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beta: Option<f32>,
     /// `float` or `8bit`.
@@ -363,7 +384,9 @@ impl From<&DecoderConfig> for DecoderSpec {
     fn from(c: &DecoderConfig) -> DecoderSpec {
         let (alpha, beta) = match c.algorithm {
             Algorithm::NormalizedMinSum { alpha } => (Some(alpha), None),
-            Algorithm::OffsetMinSum { beta } => (None, Some(beta)),
+            Algorithm::OffsetMinSum { beta } | Algorithm::AdaptiveOffsetMinSum { beta } => {
+                (None, Some(beta))
+            }
             _ => (None, None),
         };
         let scale = match c.precision {

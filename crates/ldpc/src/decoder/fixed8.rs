@@ -507,21 +507,7 @@ fn check_node<const L: usize>(rule: Rule8, msg: &mut [i8]) {
             sign[w] ^= x[w] as u8;
         }
     }
-    match rule {
-        Rule8::Plain => {}
-        Rule8::Normalized(k) => {
-            for w in 0..L {
-                min1[w] = ((min1[w] as u16 * k as u16) >> 4) as u8;
-                min2[w] = ((min2[w] as u16 * k as u16) >> 4) as u8;
-            }
-        }
-        Rule8::Offset(b) => {
-            for w in 0..L {
-                min1[w] = min1[w].saturating_sub(b);
-                min2[w] = min2[w].saturating_sub(b);
-            }
-        }
-    }
+    rule.correct(&mut min1, &mut min2);
     for (j, x) in msg.chunks_exact_mut(L).enumerate() {
         let x: &mut [i8; L] = x.try_into().unwrap();
         for w in 0..L {

@@ -248,7 +248,19 @@ fn check_node(algorithm: Algorithm, msg: &mut [f32], scratch: &mut Vec<f32>) {
         Algorithm::OffsetMinSum { beta } => (x - beta).max(0.0),
         _ => x,
     };
-    let (min1, min2) = (correct(min1), correct(min2));
+    let (min1, min2) = match algorithm {
+        Algorithm::AdaptiveOffsetMinSum { beta } => {
+            // ½·ln(1 + e^−gap); a check of degree 1 or 2 has an infinite gap (no correction).
+            let gap = min2 - min1;
+            let soft = if gap.is_finite() {
+                0.5 * (-gap).exp().ln_1p()
+            } else {
+                0.0
+            };
+            ((min1 - beta / 2.0 - soft).max(0.0), (min2 - beta).max(0.0))
+        }
+        _ => (correct(min1), correct(min2)),
+    };
     for (j, m) in msg.iter_mut().enumerate() {
         *m = sign(*m, if j == at { min2 } else { min1 });
     }

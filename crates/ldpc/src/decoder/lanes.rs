@@ -21,6 +21,34 @@ pub enum Rule8 {
     Normalized(u8),
     /// min − β, not below 0 (β in quantisation steps).
     Offset(u8),
+    /// Adaptive offset: min2 − `beta`, and min1 − `table[min(min2 − min1, 63)]`, not below 0
+    /// ([`adaptive_table`]).
+    Adaptive {
+        /// min2's offset in quantisation steps.
+        beta: u8,
+        /// min1's offset by the gap min2 − min1 (capped at 63), non-increasing.
+        table: [u8; 64],
+    },
+}
+
+/// Why `who` cannot run the adaptive rule, and what to use instead.
+fn not_uniform(who: &str) -> LdpcError {
+    LdpcError::invalid(format!(
+        "{who} runs minsum, nms and oms; adaptive offset min-sum (aoms) runs on the CPU's \
+         flooding and layered decoders: use --device cpu --schedule layered, or --decoder oms"
+    ))
+}
+
+/// The 8-bit table of adaptive offset min-sum at `scale` steps per LLR unit: entry d is
+/// round(scale · (β/2 + ½·ln(1 + e^(−d/scale)))), min1's offset when min2 − min1 = d steps.
+pub fn adaptive_table(beta: f32, scale: f32) -> [u8; 64] {
+    let mut table = [0u8; 64];
+    for (d, t) in table.iter_mut().enumerate() {
+        let gap = d as f64 / scale as f64;
+        let offset = beta as f64 / 2.0 + 0.5 * (-gap).exp().ln_1p();
+        *t = (scale as f64 * offset).round().clamp(0.0, 127.0) as u8;
+    }
+    table
 }
 
 impl Rule8 {
@@ -46,18 +74,71 @@ impl Rule8 {
                 }
                 Rule8::Offset(steps.clamp(0.0, 127.0) as u8)
             }
+            Algorithm::AdaptiveOffsetMinSum { beta } => {
+                let steps = (beta * scale).round();
+                if beta > 0.0 && steps == 0.0 {
+                    return Err(LdpcError::invalid(format!(
+                        "decoder aoms:{beta}: β is below half the 8-bit step 1/{scale}; give \
+                         β ≥ {} or a larger --scale",
+                        0.5 / scale
+                    )));
+                }
+                Rule8::Adaptive {
+                    beta: steps.clamp(0.0, 127.0) as u8,
+                    table: adaptive_table(beta, scale),
+                }
+            }
             Algorithm::SumProduct => {
                 return Err(LdpcError::invalid("sum-product has no 8-bit form"))
             }
         })
     }
 
-    /// `(mode, parameter)` as the GPU kernels take them: 0 plain, 1 normalised, 2 offset.
-    pub fn kernel_args(self) -> (u32, u32) {
+    /// The refusal of a decoder that runs only the uniform rules (min-sum, normalised,
+    /// offset): the GPU kernels and the layered-compact decoders. `who` names it.
+    pub fn uniform_only(self, who: &str) -> Result<Rule8> {
         match self {
-            Rule8::Plain => (0, 0),
-            Rule8::Normalized(k) => (1, k as u32),
-            Rule8::Offset(b) => (2, b as u32),
+            Rule8::Adaptive { .. } => Err(not_uniform(who)),
+            rule => Ok(rule),
+        }
+    }
+
+    /// Corrects the two smallest magnitudes of `L` checks (one per lane) in place.
+    #[inline(always)]
+    pub fn correct<const L: usize>(self, min1: &mut [u8; L], min2: &mut [u8; L]) {
+        match self {
+            Rule8::Plain => {}
+            Rule8::Normalized(k) => {
+                for w in 0..L {
+                    min1[w] = ((min1[w] as u16 * k as u16) >> 4) as u8;
+                    min2[w] = ((min2[w] as u16 * k as u16) >> 4) as u8;
+                }
+            }
+            Rule8::Offset(b) => {
+                for w in 0..L {
+                    min1[w] = min1[w].saturating_sub(b);
+                    min2[w] = min2[w].saturating_sub(b);
+                }
+            }
+            Rule8::Adaptive { beta, table } => {
+                for w in 0..L {
+                    // min2 ≥ min1 always; wrapping as the SIMD kernels subtract.
+                    let gap = min2[w].wrapping_sub(min1[w]).min(63);
+                    min1[w] = min1[w].saturating_sub(table[gap as usize]);
+                    min2[w] = min2[w].saturating_sub(beta);
+                }
+            }
+        }
+    }
+
+    /// `(mode, parameter)` as the GPU kernels take them: 0 plain, 1 normalised, 2 offset;
+    /// the adaptive rule is refused ([`Rule8::uniform_only`]).
+    pub fn kernel_args(self) -> Result<(u32, u32)> {
+        match self {
+            Rule8::Plain => Ok((0, 0)),
+            Rule8::Normalized(k) => Ok((1, k as u32)),
+            Rule8::Offset(b) => Ok((2, b as u32)),
+            Rule8::Adaptive { .. } => Err(not_uniform("the GPU decoder")),
         }
     }
 }

@@ -15,6 +15,7 @@
 //! - [`crate::gpu::LayeredGpuDecoder`]: the 8-bit layered schedule on a CUDA GPU in one fused
 //!   kernel, bit for bit equal to the CPU one ([`crate::gpu::decoder`] picks by schedule).
 
+mod aligned;
 mod compact;
 mod config;
 mod device;

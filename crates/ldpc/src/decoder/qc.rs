@@ -23,6 +23,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
+use super::aligned::Aligned;
 use super::lanes::{Fixed8Setup, Rule8};
 use super::{codewords_of, worker_threads, DecodeStats, Decoder, DecoderConfig, Llrs, Schedule};
 use crate::channel::Quantizer;
@@ -34,6 +35,9 @@ use std::sync::Mutex;
 
 /// Checks per chunk: one 512-bit register of `i8`.
 pub(super) const CHUNK: usize = 64;
+
+/// The most circulants a block row may have (BG1's core rows have 19).
+pub(super) const MAX_ROW_DEGREE: usize = 32;
 
 /// Where chunk u of an edge finds its posteriors: lanes `0 .. n1` at `p[off1 + i]`, lanes
 /// `n1 .. n1 + n2` at `p[off2 + i]` (the window's wrap), the rest unused (a last chunk of a Z
@@ -109,6 +113,14 @@ impl QcTables {
                 .filter(|e| e.row as usize == i)
                 .collect();
             max_degree = max_degree.max(entries.len());
+            if entries.len() > MAX_ROW_DEGREE {
+                return Err(LdpcError::invalid(format!(
+                    "{}: block row {i} has {} circulants, the quasi-cyclic decoder takes at \
+                     most {MAX_ROW_DEGREE}",
+                    code.name(),
+                    entries.len()
+                )));
+            }
             for e in entries {
                 let (c, v) = (e.col as usize, e.shift[ils] as usize % z);
                 let base = front + c * stride;
@@ -159,22 +171,22 @@ impl QcTables {
 /// One codeword's buffers.
 pub(super) struct State {
     /// Posteriors, block column c at `front + c · stride`.
-    pub p: Vec<i16>,
+    pub p: Aligned<i16>,
     /// c2v per edge, chunk and lane: `c2v[(e · chunks + u) · 64 + lane]`.
-    pub c2v: Vec<i8>,
+    pub c2v: Aligned<i8>,
     /// One chunk's P − old c2v per edge of the block row being updated.
-    pub diff: Vec<i16>,
+    pub diff: Aligned<i16>,
     /// One chunk's v2c per edge of the block row being updated.
-    pub v2c: Vec<i8>,
+    pub v2c: Aligned<i8>,
 }
 
 impl State {
     fn new(t: &QcTables) -> State {
         State {
-            p: vec![0; t.front + t.cols * t.stride + CHUNK],
-            c2v: vec![0; t.edges() * t.chunks * CHUNK],
-            diff: vec![0; t.max_degree * CHUNK],
-            v2c: vec![0; t.max_degree * CHUNK],
+            p: Aligned::zeros(t.front + t.cols * t.stride + CHUNK),
+            c2v: Aligned::zeros(t.edges() * t.chunks * CHUNK),
+            diff: Aligned::zeros(t.max_degree * CHUNK),
+            v2c: Aligned::zeros(t.max_degree * CHUNK),
         }
     }
 
@@ -483,7 +495,7 @@ impl Kernel for Portable {
                     sign[w] ^= x as u8;
                 }
             }
-            correct(rule, &mut min1, &mut min2);
+            rule.correct(&mut min1, &mut min2);
             for (j, e) in (first..last).enumerate() {
                 let diff: &[i16; CHUNK] = st.diff[j * CHUNK..][..CHUNK].try_into().unwrap();
                 let v2c: &[i8; CHUNK] = st.v2c[j * CHUNK..][..CHUNK].try_into().unwrap();
@@ -521,25 +533,5 @@ impl Kernel for Portable {
             }
         }
         true
-    }
-}
-
-/// The check-node correction of the 8-bit decoder on a chunk's two minima.
-#[inline(always)]
-pub(super) fn correct(rule: Rule8, min1: &mut [u8; CHUNK], min2: &mut [u8; CHUNK]) {
-    match rule {
-        Rule8::Plain => {}
-        Rule8::Normalized(k) => {
-            for w in 0..CHUNK {
-                min1[w] = ((min1[w] as u16 * k as u16) >> 4) as u8;
-                min2[w] = ((min2[w] as u16 * k as u16) >> 4) as u8;
-            }
-        }
-        Rule8::Offset(b) => {
-            for w in 0..CHUNK {
-                min1[w] = min1[w].saturating_sub(b);
-                min2[w] = min2[w].saturating_sub(b);
-            }
-        }
     }
 }

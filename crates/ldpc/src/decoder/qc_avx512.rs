@@ -28,6 +28,21 @@ pub(super) unsafe fn run(
 
 struct Avx512;
 
+/// Vector j holds j in every lane: the edge indices the argmin is tracked with, loaded rather
+/// than counted so that the two ALU ports, which bound this kernel, do less.
+#[repr(C, align(64))]
+struct Indices([[i8; CHUNK]; super::qc::MAX_ROW_DEGREE]);
+
+static INDICES: Indices = {
+    let mut t = [[0i8; CHUNK]; super::qc::MAX_ROW_DEGREE];
+    let mut j = 0;
+    while j < t.len() {
+        t[j] = [j as i8; CHUNK];
+        j += 1;
+    }
+    Indices(t)
+};
+
 /// Lanes `0 .. n` set.
 #[inline(always)]
 fn lanes(n: u8) -> u64 {
@@ -84,6 +99,14 @@ unsafe fn store_p(p: *mut i16, w: Window, lo: __m512i, hi: __m512i) {
     }
 }
 
+/// j in every lane (j below [`super::qc::MAX_ROW_DEGREE`], as `QcTables::new` checks).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn index(j: usize) -> __m512i {
+    // SAFETY: the caller checked the CPU; j is in range (see above), the table is aligned.
+    unsafe { _mm512_load_si512(INDICES.0.as_ptr().add(j).cast()) }
+}
+
 /// `packs_epi16` works within 128-bit lanes; this puts its quadwords back in order.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
@@ -120,14 +143,22 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
         let chunks = t.chunks;
         let floor = _mm512_set1_epi8(-127);
         let idx = unlane();
+        // The adaptive rule's table as (gap, drop) steps, once per block row.
+        let (mut drops, mut n_drops) = ([(0u8, 0u8); 63], 0);
+        if let Rule8::Adaptive { table, .. } = rule {
+            for d in 0..63 {
+                let drop = table[d].wrapping_sub(table[d + 1]);
+                if drop != 0 {
+                    drops[n_drops] = (d as u8, drop);
+                    n_drops += 1;
+                }
+            }
+        }
         for u in 0..chunks {
             let mut min1 = _mm512_set1_epi8(127);
             let mut min2 = min1;
             let mut at = _mm512_set1_epi8(-1);
             let mut sign = _mm512_setzero_si512();
-            // The edge's index within the row, in every lane.
-            let mut jv = _mm512_setzero_si512();
-            let one = _mm512_set1_epi8(1);
             for (j, e) in (first..last).enumerate() {
                 let w = *windows.add(e * chunks + u);
                 let (plo, phi) = load_p(p, w);
@@ -148,8 +179,7 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
                 let below = _mm512_cmplt_epu8_mask(a, min1);
                 min2 = _mm512_max_epu8(min1, _mm512_min_epu8(a, min2));
                 min1 = _mm512_min_epu8(min1, a);
-                at = _mm512_mask_mov_epi8(at, below, jv);
-                jv = _mm512_add_epi8(jv, one);
+                at = _mm512_mask_mov_epi8(at, below, index(j));
                 sign = _mm512_xor_si512(sign, x);
             }
             match rule {
@@ -164,12 +194,23 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
                     min1 = _mm512_subs_epu8(min1, b);
                     min2 = _mm512_subs_epu8(min2, b);
                 }
+                Rule8::Adaptive { beta, table } => {
+                    // table[min(gap, 63)]: table[63] plus each drop of the (non-increasing)
+                    // table at or above the gap — a few compares, as AVX-512 BW has no byte
+                    // permute.
+                    let gap = _mm512_min_epu8(_mm512_sub_epi8(min2, min1), _mm512_set1_epi8(63));
+                    let mut off = _mm512_set1_epi8(table[63] as i8);
+                    for &(d, drop) in &drops[..n_drops] {
+                        let at = _mm512_cmple_epu8_mask(gap, _mm512_set1_epi8(d as i8));
+                        off = _mm512_mask_add_epi8(off, at, off, _mm512_set1_epi8(drop as i8));
+                    }
+                    min1 = _mm512_subs_epu8(min1, off);
+                    min2 = _mm512_subs_epu8(min2, _mm512_set1_epi8(beta as i8));
+                }
             }
             let zero = _mm512_setzero_si512();
-            let mut jv = zero;
             for (j, e) in (first..last).enumerate() {
-                let here = _mm512_cmpeq_epi8_mask(at, jv);
-                jv = _mm512_add_epi8(jv, one);
+                let here = _mm512_cmpeq_epi8_mask(at, index(j));
                 let mag = _mm512_mask_blend_epi8(here, min1, min2);
                 let x = _mm512_loadu_si512(v2c.add(j * CHUNK).cast());
                 let neg = _mm512_movepi8_mask(_mm512_xor_si512(sign, x));

@@ -55,7 +55,7 @@ impl Setup {
             gpu: gpu.clone(),
             code,
             config,
-            rule: Rule8::new(config.algorithm, scale)?,
+            rule: Rule8::new(config.algorithm, scale)?.uniform_only("the GPU decoder")?,
             quantizer: Quantizer::new(scale)?,
         })
     }

@@ -173,8 +173,9 @@ impl SlotTables {
     pub fn decode_rounds(&self, rule: Rule8, post: &mut [i8], iterations: usize) {
         let c2v_max = crate::decoder::C2V_MAX;
         let correct = |m: u8| {
+            // A uniform rule, as `CompactDecoder::new` keeps (the adaptive one: plain here).
             match rule {
-                Rule8::Plain => m,
+                Rule8::Plain | Rule8::Adaptive { .. } => m,
                 Rule8::Normalized(k) => ((m as u16 * k as u16) >> 4) as u8,
                 Rule8::Offset(b) => m.saturating_sub(b),
             }
@@ -352,7 +353,7 @@ impl CompactGpuDecoder {
                 .memcpy_htod(&self.host_input, &mut self.input)
                 .context("uploading LLRs")?;
         }
-        let (mode, param) = self.rule.kernel_args();
+        let (mode, param) = self.rule.kernel_args()?;
         let iterations = self.config.iterations as u32;
         let (count32, n32, k32) = (count as u32, n as u32, self.code.k() as u32);
         let q = if self.renumbered {

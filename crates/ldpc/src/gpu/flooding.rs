@@ -272,7 +272,7 @@ impl GpuDecoder {
     /// `part` of `hard`) when `hard_decision`.
     fn launch_iteration(&mut self, part: usize, hard_decision: bool) -> Result<()> {
         let (n, m) = (self.order.n() as u32, self.order.m() as u32);
-        let (mode, param) = self.setup.rule.kernel_args();
+        let (mode, param) = self.setup.rule.kernel_args()?;
         let (k, b) = (&self.k, &mut self.b);
         self.setup
             .gpu

@@ -151,7 +151,7 @@ impl LayeredGpuDecoder {
                 .memcpy_htod(&self.host_input, &mut self.input)
                 .context("uploading LLRs")?;
         }
-        let (mode, param) = self.setup.rule.kernel_args();
+        let (mode, param) = self.setup.rule.kernel_args()?;
         let iterations = self.setup.config.iterations as u32;
         let early = self.setup.config.early_termination as u32;
         let cfg = LaunchConfig {
