@@ -82,8 +82,13 @@ fn decoder_rules_parse_with_their_parameters() {
             Algorithm::OffsetMinSum { beta: 0.5 },
             "oms:0.5",
         ),
+        (
+            &["aoms", "aoms:0.5", "adaptive-offset", "AOMS=0.5"],
+            Algorithm::AdaptiveOffsetMinSum { beta: 0.5 },
+            "aoms:0.5",
+        ),
     ]);
-    for bad in ["bp2", "minsum:3", "nms:2", "oms:x"] {
+    for bad in ["bp2", "minsum:3", "nms:2", "oms:x", "aoms:9", "aoms:-1"] {
         assert!(bad.parse::<Algorithm>().is_err(), "{bad}");
     }
 }

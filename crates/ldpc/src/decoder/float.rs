@@ -296,6 +296,17 @@ mod tests {
             &mut Vec::new(),
         );
         assert_eq!(m, vec![-1.5, 0.5, -0.5]);
+        // Adaptive offset: the argmin edge gets min2 − β, the others min1 − β/2 −
+        // ½·ln(1 + e^−(min2 − min1)) (here min1 = 1, min2 = 2).
+        let mut m = vec![1.0, -2.0, 3.0];
+        check_node(
+            Algorithm::AdaptiveOffsetMinSum { beta: 0.5 },
+            &mut m,
+            &mut Vec::new(),
+        );
+        let m1 = 1.0 - 0.25 - 0.5 * (1.0 + (-1.0f32).exp()).ln();
+        assert!((m[0] + 1.5).abs() < 1e-6, "{m:?}");
+        assert!((m[1] - m1).abs() < 1e-6 && (m[2] + m1).abs() < 1e-6, "{m:?}");
         // Sum-product: two inputs pass each other's value through.
         let mut m = vec![2.0, -0.7];
         check_node(Algorithm::SumProduct, &mut m, &mut Vec::new());

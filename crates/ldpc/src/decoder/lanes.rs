@@ -259,3 +259,37 @@ pub(super) fn decode_groups<G>(
         batches: groups,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_adaptive_table_at_scale_8_and_its_rule() {
+        // round(8 · (0.25 + ½·ln(1 + e^(−d/8)))): 2 + 4·ln 2 = 4.77 at d = 0, 2 far apart.
+        let t = adaptive_table(0.5, 8.0);
+        assert_eq!(&t[..8], &[5, 5, 4, 4, 4, 4, 4, 3]);
+        assert_eq!(t[63], 2);
+        assert!(t.windows(2).all(|w| w[0] >= w[1]), "non-increasing: {t:?}");
+        let rule = Rule8::new(Algorithm::AdaptiveOffsetMinSum { beta: 0.5 }, 8.0).unwrap();
+        assert_eq!(rule, Rule8::Adaptive { beta: 4, table: t });
+        // Lanes: (min1, min2) = (10, 10), (10, 40), (3, 127), (0, 0).
+        let mut min1 = [10, 10, 3, 0];
+        let mut min2 = [10, 40, 127, 0];
+        rule.correct(&mut min1, &mut min2);
+        assert_eq!(min1, [10 - t[0], 10 - t[30], 1, 0]);
+        assert_eq!(min2, [6, 36, 123, 0]);
+        // Too small a β for the scale would silently be plain min-sum: refused.
+        assert!(Rule8::new(Algorithm::AdaptiveOffsetMinSum { beta: 0.01 }, 8.0).is_err());
+    }
+
+    #[test]
+    fn the_gpu_and_layered_compact_decoders_refuse_the_adaptive_rule() {
+        let rule = Rule8::new(Algorithm::AdaptiveOffsetMinSum { beta: 0.5 }, 8.0).unwrap();
+        let e = rule.kernel_args().unwrap_err().to_string();
+        assert!(e.contains("aoms") && e.contains("--decoder oms"), "{e}");
+        assert!(rule.uniform_only("the layered-compact decoder").is_err());
+        let oms = Rule8::new(Algorithm::OffsetMinSum { beta: 0.5 }, 8.0).unwrap();
+        assert_eq!(oms.kernel_args().unwrap(), (2, 4));
+    }
+}

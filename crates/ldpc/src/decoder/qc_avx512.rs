@@ -1,6 +1,6 @@
 //! The AVX-512 (BW) kernel of the quasi-cyclic decoder ([`super::qc`]): a chunk of 64 checks
-//! is one register of `i8` (v2c, c2v, the two minima, the argmin and the sign product) and two
-//! of `i16` (P). A window that wraps round its block column is read and written with two
+//! is one register of `i8` (v2c, c2v, the two minima, the argmin and the sign product, in the
+//! lane order of a saturating pack: see `widen`) and two of `i16` (P). A window that wraps round its block column is read and written with two
 //! masked accesses; the others with plain unaligned ones. Operation for operation the
 //! portable kernel's arithmetic, so the two agree bit for bit.
 
@@ -107,6 +107,19 @@ unsafe fn index(j: usize) -> __m512i {
     unsafe { _mm512_load_si512(INDICES.0.as_ptr().add(j).cast()) }
 }
 
+/// The two `i16` halves (checks 0–31, 32–63) of a chunk of `i8` held in `packs_epi16`'s
+/// order — each 128-bit lane k holding checks 8k … 8k + 7, then 32 + 8k … 32 + 8k + 7 — as
+/// the kernel keeps v2c and c2v, so that neither the pack nor the widening needs a lane
+/// permute (an unpack and a shift each: the shift runs on the port the permutes do not).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn widen(x: __m512i) -> (__m512i, __m512i) {
+    (
+        _mm512_srai_epi16::<8>(_mm512_unpacklo_epi8(x, x)),
+        _mm512_srai_epi16::<8>(_mm512_unpackhi_epi8(x, x)),
+    )
+}
+
 /// `packs_epi16` works within 128-bit lanes; this puts its quadwords back in order.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
@@ -142,7 +155,6 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
         let windows = t.windows.as_ptr();
         let chunks = t.chunks;
         let floor = _mm512_set1_epi8(-127);
-        let idx = unlane();
         // The adaptive rule's table as (gap, drop) steps, once per block row.
         let (mut drops, mut n_drops) = ([(0u8, 0u8); 63], 0);
         if let Rule8::Adaptive { table, .. } = rule {
@@ -162,18 +174,15 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
             for (j, e) in (first..last).enumerate() {
                 let w = *windows.add(e * chunks + u);
                 let (plo, phi) = load_p(p, w);
-                let old = c2v.add((e * chunks + u) * CHUNK);
-                let olo = _mm512_cvtepi8_epi16(_mm256_loadu_si256(old.cast()));
-                let ohi = _mm512_cvtepi8_epi16(_mm256_loadu_si256(old.add(32).cast()));
+                let (olo, ohi) =
+                    widen(_mm512_load_si512(c2v.add((e * chunks + u) * CHUNK).cast()));
                 let dlo = _mm512_sub_epi16(plo, olo);
                 let dhi = _mm512_sub_epi16(phi, ohi);
                 let d = diff.add(j * CHUNK);
                 _mm512_storeu_si512(d.cast(), dlo);
                 _mm512_storeu_si512(d.add(32).cast(), dhi);
-                let x = _mm512_max_epi8(
-                    _mm512_permutexvar_epi64(idx, _mm512_packs_epi16(dlo, dhi)),
-                    floor,
-                );
+                // In the pack's order (see `widen`): no lane permute.
+                let x = _mm512_max_epi8(_mm512_packs_epi16(dlo, dhi), floor);
                 _mm512_storeu_si512(v2c.add(j * CHUNK).cast(), x);
                 let a = _mm512_abs_epi8(x);
                 let below = _mm512_cmplt_epu8_mask(a, min1);
@@ -218,16 +227,9 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
                 let c = c2v.add((e * chunks + u) * CHUNK);
                 _mm512_storeu_si512(c.cast(), new);
                 let d = diff.add(j * CHUNK);
-                // Widened from memory (just written) rather than by a lane extract: loads are
-                // cheaper than shuffles here, which compete for one port.
-                let plo = _mm512_add_epi16(
-                    _mm512_loadu_si512(d.cast()),
-                    _mm512_cvtepi8_epi16(_mm256_loadu_si256(c.cast())),
-                );
-                let phi = _mm512_add_epi16(
-                    _mm512_loadu_si512(d.add(32).cast()),
-                    _mm512_cvtepi8_epi16(_mm256_loadu_si256(c.add(32).cast())),
-                );
+                let (nlo, nhi) = widen(new);
+                let plo = _mm512_add_epi16(_mm512_loadu_si512(d.cast()), nlo);
+                let phi = _mm512_add_epi16(_mm512_loadu_si512(d.add(32).cast()), nhi);
                 store_p(p, *windows.add(e * chunks + u), plo, phi);
             }
         }
