@@ -82,9 +82,7 @@ impl Algorithm {
                 alpha: number(0.875)?,
             },
             "oms" | "offset" => Algorithm::OffsetMinSum { beta: number(0.5)? },
-            "aoms" | "adaptive-offset" => Algorithm::AdaptiveOffsetMinSum {
-                beta: number(0.5)?,
-            },
+            "aoms" | "adaptive-offset" => Algorithm::AdaptiveOffsetMinSum { beta: number(0.5)? },
             _ => {
                 return Err(LdpcError::invalid(format!(
                     "unknown decoder {s:?}: expected spa, minsum, nms[:alpha], oms[:beta] or \

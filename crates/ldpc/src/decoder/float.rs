@@ -306,7 +306,10 @@ mod tests {
         );
         let m1 = 1.0 - 0.25 - 0.5 * (1.0 + (-1.0f32).exp()).ln();
         assert!((m[0] + 1.5).abs() < 1e-6, "{m:?}");
-        assert!((m[1] - m1).abs() < 1e-6 && (m[2] + m1).abs() < 1e-6, "{m:?}");
+        assert!(
+            (m[1] - m1).abs() < 1e-6 && (m[2] + m1).abs() < 1e-6,
+            "{m:?}"
+        );
         // Sum-product: two inputs pass each other's value through.
         let mut m = vec![2.0, -0.7];
         check_node(Algorithm::SumProduct, &mut m, &mut Vec::new());

@@ -35,7 +35,7 @@ pub(crate) use device::through_host;
 pub use device::DeviceDecodeStats;
 pub use fixed8::{Fixed8Decoder, KNOWN_LLR};
 pub use float::FloatDecoder;
-pub use lanes::{best_simd, simd_sets, Rule8, LANES, SIMD_SETS};
+pub use lanes::{adaptive_table, best_simd, simd_sets, Rule8, LANES, SIMD_SETS};
 pub use qc::QcDecoder;
 
 use crate::code::Code;

@@ -174,8 +174,7 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
             for (j, e) in (first..last).enumerate() {
                 let w = *windows.add(e * chunks + u);
                 let (plo, phi) = load_p(p, w);
-                let (olo, ohi) =
-                    widen(_mm512_load_si512(c2v.add((e * chunks + u) * CHUNK).cast()));
+                let (olo, ohi) = widen(_mm512_load_si512(c2v.add((e * chunks + u) * CHUNK).cast()));
                 let dlo = _mm512_sub_epi16(plo, olo);
                 let dhi = _mm512_sub_epi16(phi, ohi);
                 let d = diff.add(j * CHUNK);
