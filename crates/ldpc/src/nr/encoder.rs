@@ -195,6 +195,16 @@ impl LiftedEncoder {
     /// XORs into `acc` the windows of row `r`'s entries in block columns below `upto`.
     #[inline]
     fn row_sum(&self, dbl: &[Doubled; MAX_COLS], r: usize, upto: usize, acc: &mut Block) {
+        if self.z == 64 * W {
+            // Z = 384, the largest lifting and the common one: six whole words, a loop the
+            // compiler unrolls and nothing past Z to clear.
+            for t in &self.taps[r] {
+                if t.col < upto {
+                    xor_window_whole(acc, &dbl[t.col], t.word, t.bit);
+                }
+            }
+            return;
+        }
         for t in &self.taps[r] {
             if t.col < upto {
                 xor_window(acc, &dbl[t.col], t.word, t.bit, self.words, self.last);
@@ -320,6 +330,21 @@ fn xor_window(acc: &mut Block, d: &Doubled, word: usize, bit: u32, words: usize,
             src[words] << (64 - bit)
         };
     acc[words - 1] ^= top & !last;
+}
+
+/// [`xor_window`] for Z = 64·W: all W words whole.
+#[inline(always)]
+fn xor_window_whole(acc: &mut Block, d: &Doubled, word: usize, bit: u32) {
+    let src: &[u64; W + 1] = d[word..word + W + 1].try_into().expect("W + 1 words");
+    if bit == 0 {
+        for w in 0..W {
+            acc[w] ^= src[w];
+        }
+    } else {
+        for w in 0..W {
+            acc[w] ^= (src[w] >> bit) | (src[w + 1] << (64 - bit));
+        }
+    }
 }
 
 /// `pack` with AVX-512 BW: one byte compare per 64 bits.
