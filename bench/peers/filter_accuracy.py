@@ -310,12 +310,15 @@ def judge(face, form, d, dtype, x, zi, ba_stable):
     if summary is not None:
         row.update(method=summary["method"], error_bound=summary["error_bound"])
         if zi is None:
-            # The bound is against the exact output of the coefficients as the dtype holds
-            # them (the coefficients' own rounding is the same for scipy and is not counted);
-            # a pole cascade runs sections from the f64 polynomial's poles (A rounded to f32
-            # may be unstable), so its bound is against the f64 coefficients.
+            # The bound is against the exact output of the coefficients as the engine holds
+            # them: the dtype's values (their rounding is the same for scipy and is not
+            # counted), except where it computes in f64 anyway — a pole cascade runs sections
+            # from the f64 polynomial's poles, and section engines filter f32 signals with the
+            # coefficients as given — so there it is against the f64 coefficients.
+            held_as_given = summary["method"] == "pole-cascade" or (
+                dtype == "f32" and summary["method"] in ("sos", "sos-serial", "sections"))
             with np.errstate(all="ignore"):
-                if summary["method"] == "pole-cascade":
+                if held_as_given:
                     exact = ref
                 elif form == "ba":
                     exact = ss.lfilter(d["b"].astype(npdt).astype(LD), d["a"].astype(npdt).astype(LD), x.astype(LD))

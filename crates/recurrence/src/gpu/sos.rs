@@ -146,7 +146,12 @@ impl<T: Element> GpuSos<T> {
     ) -> Result<Self, FilterError> {
         let coefs = sos_coefficients::<T>(sos)?;
         let config = config.normalized(T::DTYPE)?;
-        let tables = SosTables::new(coefs, config);
+        // f64 arithmetic on f32 signals computes with the coefficients as given (the fast
+        // kernel, in f32, with T's values)
+        let tables = match config.wide && T::DTYPE == crate::elem::DType::F32 {
+            true => SosTables::holding(coefs, sos.to_vec(), config),
+            false => SosTables::new(coefs, config),
+        };
         let kernel = gpu.kernel(&kernel_source(&tables), SOS_KERNEL)?;
         Ok(GpuSos {
             gpu: gpu.clone(),

@@ -247,8 +247,8 @@ impl<T: Element> GpuSections<T> {
                         wide: true,
                         ..self.kernel.config()
                     };
-                    let built =
-                        GpuSos::with_config(self.target.gpu(), self.cpu.sections(), config)?;
+                    let given = self.cpu.given_sections();
+                    let built = GpuSos::with_config(self.target.gpu(), given, config)?;
                     let _ = self.wide.set(built);
                     self.wide.get().expect("just set")
                 }

@@ -70,8 +70,8 @@ pub fn emulate_in<T: Element, A: Element>(
             let last_chunk = start + chunk >= n;
             // each thread's largest carry-in correction term of any section (the kernel's sums)
             let mut chunk_terms = vec![0.0f64; threads];
-            for (s, c) in t.coefs.iter().enumerate() {
-                let c = c.map(|x| x.to_f64());
+            for (s, c) in t.held.iter().enumerate() {
+                let c = *c;
                 let (a1, a2) = (c[4], c[5]);
                 let (b0, b1, b2, na1, na2) = (a(c[0]), a(c[1]), a(c[2]), a(-a1), a(-a2));
                 let mut agg = vec![(A::ZERO, A::ZERO); threads];
