@@ -13,7 +13,8 @@
 //! iteration counts are equal (`tests/nr_qc.rs`): the posterior P of every bit is `i16`
 //! (LLR + Σ c2v, exact), each edge keeps its c2v as `i8`, v2c = clamp(P − c2v, ±127), the two
 //! smallest |v2c| (the first wins ties), the product of signs (0 counts as positive), the
-//! normalised (min·k/16 rounded down) or offset (min − β, not below 0) correction, and
+//! normalised (min·k/16 rounded down), offset (min − β, not below 0) or adaptive offset
+//! ([`super::Rule8::correct`]) correction, and
 //! P ← P − old c2v + new c2v. Early termination checks the syndrome of P's signs after each
 //! iteration. Unlike the 8-bit decoder, which stops a 64-codeword group when all of its words
 //! check, each codeword here stops on its own, and its iteration count is its own.
