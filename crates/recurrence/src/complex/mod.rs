@@ -38,6 +38,7 @@
 
 mod c64;
 mod serial;
+pub mod signal;
 mod spec;
 mod stable;
 mod zi;
