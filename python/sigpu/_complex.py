@@ -49,7 +49,7 @@ def is_complex(v: Any) -> bool:
         return True
     tm = sys.modules.get("torch")
     if tm is not None and isinstance(v, tm.Tensor):
-        return bool(v.is_complex())
+        return bool(getattr(v.dtype, "is_complex", False))
     dt = getattr(v, "dtype", None)
     if dt is not None:
         try:
@@ -304,7 +304,7 @@ def _refuse_device(x: Any, kind: str) -> None:
     way = ".cpu()" if kind == "torch" else "cupy.asnumpy(x)"
     raise ValueError(
         "complex coefficients on a CUDA array: sigpu has no GPU engine for complex-coefficient "
-        f"filters yet; move the array to the host ({way}) and filter it there, or use real "
+        f"filters yet; filter host arrays: move the array to the host ({way}), or use real "
         "coefficients (filtered on the GPU as the real and imaginary parts)"
     )
 
