@@ -102,7 +102,13 @@ pub fn along_axis<T: Element>(
     if !rows.is_empty() {
         let zi = zi_rows.as_deref().map(|z| interleave(z, k));
         let mut yi = vec![T::ZERO; rows.len()];
-        timing = filter.run(&interleave(&rows, n), channels, &mut yi, zi.as_deref(), Some(&mut zf))?;
+        timing = filter.run(
+            &interleave(&rows, n),
+            channels,
+            &mut yi,
+            zi.as_deref(),
+            Some(&mut zf),
+        )?;
         y = split(&yi, n);
     }
     let zf = split(&zf, k);
@@ -200,10 +206,15 @@ mod tests {
         let (out, _) = along_axis(&f, &x, &[3, 2], 0, Some((&zi, &[1, 2]))).unwrap();
         assert_eq!(out.zf_shape, [1, 2]);
         for col in 0..2 {
-            let xc: Vec<f64> = (0..3).flat_map(|r| [x[4 * r + 2 * col], x[4 * r + 2 * col + 1]]).collect();
+            let xc: Vec<f64> = (0..3)
+                .flat_map(|r| [x[4 * r + 2 * col], x[4 * r + 2 * col + 1]])
+                .collect();
             let (yc, zc) = f.apply(&xc, Some(&zi[2 * col..2 * col + 2])).unwrap();
             for r in 0..3 {
-                assert_eq!(out.y[4 * r + 2 * col..4 * r + 2 * col + 2], yc[2 * r..2 * r + 2]);
+                assert_eq!(
+                    out.y[4 * r + 2 * col..4 * r + 2 * col + 2],
+                    yc[2 * r..2 * r + 2]
+                );
             }
             assert_eq!(out.zf[2 * col..2 * col + 2], zc[..]);
         }
@@ -214,7 +225,10 @@ mod tests {
         let g = C64::new(0.4, 0.2) / C64::new(0.5, 0.4);
         let want = g * g;
         for p in y.chunks_exact(2) {
-            assert!((C64::new(p[0], p[1]) - want).abs() < 1e-12, "{p:?} {want:?}");
+            assert!(
+                (C64::new(p[0], p[1]) - want).abs() < 1e-12,
+                "{p:?} {want:?}"
+            );
         }
         let short = filtfilt(&spec, &ones[..8], &[4], 0, None, &FilterOptions::default());
         assert!(short.err().unwrap().to_string().contains("padlen"));
