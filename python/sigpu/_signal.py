@@ -19,8 +19,15 @@ float32 there lost up to 4 orders of accuracy against scipy on narrow designs); 
 float32 when every input is float32. Integer and boolean input is filtered as float64 (scipy
 refuses all-integer input). torch and CuPy arrays keep their own float32 / float64 (the
 planner rounds the coefficients under the float32 contract). float16 with float16
-coefficients, long double and complex raise TypeError. Big-endian and unaligned arrays are
-read through a native, aligned copy.
+coefficients and long double raise TypeError. Big-endian and unaligned arrays are read
+through a native, aligned copy.
+
+Complex data (module ``_complex``): complex64 / complex128 signals, complex coefficients and
+complex zi, with the same rule — numpy follows scipy's result type (complex64 x with float64
+coefficients gives complex128), torch and CuPy keep the array's dtype. Real coefficients filter
+the real and imaginary parts with the real filter (CPU, and GPU arrays on their device);
+complex coefficients run scipy's serial loop in complex128 on the CPU, and are refused on CUDA
+arrays with the way out (``.cpu()``); complex long double raises TypeError.
 
 PyTorch (module ``_torch_filters``): any torch argument gives a torch result, differentiable
 with respect to x, the coefficients and zi when one of them requires grad. Filter banks (module
@@ -307,7 +314,10 @@ def lfilter(
     with float64 coefficients are filtered and returned in float64, as scipy does; all
     float32 stays float32); integer and boolean input is filtered as float64. A torch or
     CuPy array keeps its own floating dtype (float32 stays float32, the coefficients are
-    rounded to it by the planner under the float32 contract).
+    rounded to it by the planner under the float32 contract). Complex x, b, a or zi give a
+    complex result by the same rule (complex64 x with float64 b, a: complex128 for numpy,
+    complex64 for a torch / CuPy array); complex coefficients run on the CPU (a CUDA array
+    is refused: ``.cpu()``).
 
     PyTorch: with any torch argument (x on the CPU or a GPU, b, a or zi as tensors) the result
     is a torch tensor, and it is differentiable with respect to x, b, a and zi when any of

@@ -286,12 +286,16 @@ impl<T: Element> ComplexFilter<T> {
         zf: Option<&mut [T]>,
         k: usize,
     ) {
+        // A filter without state (an FIR of one tap) still gets one slot per channel, so
+        // that the channels and their states pair up below.
+        let stride = k.max(1);
         let mut states: Vec<C64> = match zi {
+            Some(_) if k == 0 => vec![C64::ZERO; channels],
             Some(z) => z
                 .chunks_exact(2)
                 .map(|p| C64::new(p[0].to_f64(), p[1].to_f64()))
                 .collect(),
-            None => vec![C64::ZERO; channels * k],
+            None => vec![C64::ZERO; channels * stride],
         };
         let len = 2 * n;
         let threads = self.threads.min(channels).max(1);
@@ -299,7 +303,7 @@ impl<T: Element> ComplexFilter<T> {
             for ((xc, yc), z) in x
                 .chunks(len.max(1))
                 .zip(y.chunks_mut(len.max(1)))
-                .zip(states.chunks_mut(k.max(1)))
+                .zip(states.chunks_mut(stride))
             {
                 s.run(xc, yc, z);
             }
@@ -309,13 +313,13 @@ impl<T: Element> ComplexFilter<T> {
                 let parts = x
                     .chunks(per * len)
                     .zip(y.chunks_mut(per * len))
-                    .zip(states.chunks_mut((per * k).max(1)));
+                    .zip(states.chunks_mut(per * stride));
                 for ((xs, ys), zs) in parts {
                     scope.spawn(move || {
                         for ((xc, yc), z) in xs
                             .chunks(len)
                             .zip(ys.chunks_mut(len))
-                            .zip(zs.chunks_mut(k.max(1)))
+                            .zip(zs.chunks_mut(stride))
                         {
                             s.run(xc, yc, z);
                         }
@@ -323,7 +327,7 @@ impl<T: Element> ComplexFilter<T> {
                 }
             });
         }
-        if let Some(zf) = zf {
+        if let (Some(zf), true) = (zf, k > 0) {
             for (out, z) in zf.chunks_exact_mut(2).zip(&states) {
                 out[0] = T::from_f64(z.re);
                 out[1] = T::from_f64(z.im);

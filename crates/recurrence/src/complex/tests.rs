@@ -186,3 +186,23 @@ fn bad_filters_and_inputs_are_refused_with_the_reason() {
         .to_string();
     assert!(e.contains("zi holds 1 values"), "{e}");
 }
+
+#[test]
+fn a_one_tap_complex_filter_runs_every_channel() {
+    // b = 0.5j, a = 1: no state; two channels, with and without zi / zf, several threads.
+    let spec = ComplexSpec::ba(&[0.0], &[0.5], &[1.0], &[]).unwrap();
+    for threads in [1, 4] {
+        let options = FilterOptions {
+            threads: Some(threads),
+            ..FilterOptions::default()
+        };
+        let f = plan_complex::<f64>(&spec, options, &Target::cpu()).unwrap();
+        assert_eq!(f.state_len(), 0);
+        let x = signal(2 * 20_000, 7);
+        let mut y = vec![0.0; x.len()];
+        f.run(&x, 2, &mut y, Some(&[]), Some(&mut [])).unwrap();
+        for (p, q) in x.chunks_exact(2).zip(y.chunks_exact(2)) {
+            assert_eq!((q[0], q[1]), (-0.5 * p[1], 0.5 * p[0]));
+        }
+    }
+}
