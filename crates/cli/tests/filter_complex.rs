@@ -8,7 +8,6 @@ use sigpu_recurrence::complex::{plan_complex, signal, ComplexSpec};
 use sigpu_recurrence::io::complex::{encode_npy, parse_npy};
 use sigpu_recurrence::{DType, FilterOptions};
 use sigpu_runtime::Target;
-use std::path::Path;
 
 fn signal_of(n: usize) -> Vec<f64> {
     (0..2 * n)

@@ -140,7 +140,7 @@ pub fn plan_complex<T: Element>(
         }
     };
     let magnitude = stable::max_reflection(&a);
-    if !options.allow_unstable && !(magnitude < 1.0) {
+    if !options.allow_unstable && (magnitude >= 1.0 || magnitude.is_nan()) {
         return Err(FilterError::Coefficients(format!(
             "the filter {spec} is unstable: a pole lies on or outside the unit circle (step-down \
              test in f64 on the complex denominator), so its output grows without bound; pass \

@@ -19,7 +19,8 @@ pub(super) fn max_reflection(a: &[C64]) -> f64 {
         let k = p[m] / p[0];
         let mag = k.abs();
         worst = worst.max(mag);
-        if !(mag < 1.0) {
+        // NaN (overflowed coefficients) counts as unstable.
+        if mag >= 1.0 || mag.is_nan() {
             return worst.max(1.0);
         }
         // p'_i = conj(p_0)·p_i − p_m·conj(p_(m−i)), i < m: the degree drops by one.

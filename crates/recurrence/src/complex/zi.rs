@@ -59,12 +59,14 @@ fn solve(m: &mut [Vec<C64>], rhs: &mut [C64]) -> Result<(), FilterError> {
         }
         m.swap(col, pivot);
         rhs.swap(col, pivot);
-        for row in col + 1..k {
-            let f = m[row][col] / m[col][col];
-            for c in col..k {
-                m[row][c] = m[row][c] - f * m[col][c];
+        let (top, below) = m.split_at_mut(col + 1);
+        let pivot_row = &top[col];
+        for (i, r) in below.iter_mut().enumerate() {
+            let f = r[col] / pivot_row[col];
+            for (v, &p) in r[col..].iter_mut().zip(&pivot_row[col..]) {
+                *v = *v - f * p;
             }
-            rhs[row] = rhs[row] - f * rhs[col];
+            rhs[col + 1 + i] = rhs[col + 1 + i] - f * rhs[col];
         }
     }
     for row in (0..k).rev() {
