@@ -45,9 +45,12 @@
 // CPU engine does the same), and each block reports, per channel, the largest zero-state value,
 // the largest correction term (sum_j |state_j| max_i |F_j(i)|, for every thread's carry-in and
 // zero-state end state) and the largest output into
-// peaks[channel][3] (as the bits of non-negative doubles, which order as integers). The host
-// compares them as the CPU engine does and filters again, serially, a channel whose
-// cancellation the arithmetic cannot carry.
+// peaks[channel][0..3] (as the bits of non-negative doubles, which order as integers), and the
+// sums over the channel of each thread's largest carry-in correction term of any section (times
+// V: per value) and of |output|
+// into peaks[channel][3..5] (doubles, added atomically): a large output where the channel
+// starts from its zero state masks the peaks, not the averages. The host compares them and
+// filters again a channel whose cancellation the arithmetic cannot carry.
 
 // Loads, stores, warp sums and the look-back protocol (FULL_MASK, STATUS_PARTIAL, STATUS_FULL,
 // the flags and the chunk order) are the runtime's shared primitives. SOS_HEADER carries them in
@@ -90,6 +93,25 @@ __device__ __forceinline__ void sos_post_peak(unsigned long long* into, W p) {
     for (int d = 16; d > 0; d >>= 1) p = fmax(p, __shfl_xor_sync(FULL_MASK, p, d));
     const unsigned long long bits = (unsigned long long)__double_as_longlong(p);
     if ((threadIdx.x & 31) == 0 && bits > __ldcg(into)) atomicMax(into, bits);
+}
+
+// The block's sums of (a, b) added to into[0], into[1] (doubles' bits; peaks[channel][3..5]):
+// one atomic per block and sum, not per warp, since every block of a channel adds to the same
+// two addresses. Every thread of the block calls it (one barrier).
+__device__ __forceinline__ void sos_post_sums(unsigned long long* into, C a, C b, C (*s_sums)[2]) {
+    #pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        a += __shfl_xor_sync(FULL_MASK, a, d);
+        b += __shfl_xor_sync(FULL_MASK, b, d);
+    }
+    if ((threadIdx.x & 31) == 0) { s_sums[threadIdx.x >> 5][0] = a; s_sums[threadIdx.x >> 5][1] = b; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        C ta = 0.0, tb = 0.0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) { ta += s_sums[w][0]; tb += s_sums[w][1]; }
+        if (ta > 0.0) atomicAdd(reinterpret_cast<double*>(into), ta);
+        if (tb > 0.0) atomicAdd(reinterpret_cast<double*>(into + 1), tb);
+    }
 }
 
 // Publishes a section's 2-value state of chunk slot gs with a status; the flag is written after
@@ -163,7 +185,8 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
         const C* __restrict__ chunk_pow, const T* zi, int has_zi, T* zf, bool capture, int at,
         long long g, long long ch, long long ci, unsigned int* flags, double2* aggs, double2* incls,
         unsigned int epoch, int lane, int warp, W (*s_warp)[WARPS + 1][2], C (*s_carry)[2],
-        bool first, int nb, W (*s_next)[S][2], W& local_peak, W& correction_peak) {
+        bool first, int nb, W (*s_next)[S][2], W& local_peak, W& correction_peak,
+        W& chunk_term) {
     constexpr int P = s & 1;  // shared buffers alternate between sections: one barrier each
 #if SOS_TAIL
     // After a block's first chunk the carry-ins come from its previous chunk: the tail warp
@@ -279,7 +302,9 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     const W tw0 = (W)t0, tw1 = (W)t1;
     const W c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
     const W c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
-    correction_peak = fmax(correction_peak, fabs(c0) * SOS_FMAX[s][0] + fabs(c1) * SOS_FMAX[s][1]);
+    const W term = fabs(c0) * SOS_FMAX[s][0] + fabs(c1) * SOS_FMAX[s][1];
+    correction_peak = fmax(correction_peak, term);
+    chunk_term = fmax(chunk_term, term);
     #pragma unroll
     for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));
     if (capture && at >= 0 && at < V) {
@@ -298,7 +323,7 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
 // sos_filter(x, y, n, chunks_per_channel, zi, has_zi, zf, has_zf, lane_pow, chunk_pow, flags,
 // aggs, incls, counters, epoch, peaks): x and y hold channels x n values (y may be x), zi and zf
 // channels x S x 2 (read / written only when has_zi / has_zf), the look-back buffers at least
-// chunks x S entries, peaks channels x 3 (zeroed before the launch).
+// chunks x S entries, peaks channels x 5 (zeroed before the launch).
 #if MIN_BLOCKS > 0
 #define SOS_BOUNDS __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS)
 #else
@@ -336,6 +361,7 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     // 16-byte accesses where both channel starts are 16-byte aligned (raw pointers may not be)
     const bool vec_ok = (((unsigned long long)xc | (unsigned long long)yc) & 15ull) == 0;
     W local_peak = 0.0, correction_peak = 0.0, out_peak = 0.0;
+    C correction_sum = 0.0, out_sum = 0.0;
     for (int c = 0; c < CPB; ++c) {
     const long long ci = ci0 + c;
     if (ci >= chunks_per_channel) break;
@@ -357,19 +383,28 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     const bool capture = has_zf && ci == chunks_per_channel - 1 && holds_last;
 #define SOS_SECTION(s) sos_section<s>(v, lane_pow, chunk_pow, zi, has_zi, zf, capture, at, g, ch, ci, \
         flags, aggs, incls, epoch, lane, warp, s_warp, s_carry, first, nb, s_next, local_peak, \
-        correction_peak);
+        correction_peak, chunk_term);
+    W chunk_term = (W)0;  // the thread's largest carry-in term of any section, this chunk
     SOS_SECTIONS  // the prelude's SOS_SECTION(0) ... SOS_SECTION(S - 1)
 #undef SOS_SECTION
+    correction_sum += (C)chunk_term * V;
     if (!tail) {
+        W sum = (W)0;
         #pragma unroll
-        for (int i = 0; i < V; ++i) out_peak = fmax(out_peak, fabs(v[i]));
+        for (int i = 0; i < V; ++i) {
+            out_peak = fmax(out_peak, fabs(v[i]));
+            sum += fabs(v[i]);
+        }
+        out_sum += (C)sum;
         sos_store(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
     }
     }
     // The tail warp's values are the previous chunk's, counted there.
     if (!tail) {
-        sos_post_peak(peaks + ch * 3, local_peak);
-        sos_post_peak(peaks + ch * 3 + 1, correction_peak);
-        sos_post_peak(peaks + ch * 3 + 2, out_peak);
+        sos_post_peak(peaks + ch * 5, local_peak);
+        sos_post_peak(peaks + ch * 5 + 1, correction_peak);
+        sos_post_peak(peaks + ch * 5 + 2, out_peak);
     }
+    __shared__ C s_sums[WARPS + 1][2];
+    sos_post_sums(peaks + ch * 5 + 3, tail ? 0.0 : correction_sum, tail ? 0.0 : out_sum, s_sums);
 }

@@ -13,7 +13,8 @@
 //! tables are cut where every entry falls below f64's ε·2⁻⁸ of their largest.
 //!
 //! **Any input spectrum.** Every run is in f64 whatever the signal's type (f32 signals are
-//! widened and their outputs rounded once). Where the input's energy lies in the cascade's
+//! widened, filtered with the coefficients as given, not rounded to f32, and their outputs
+//! rounded once). Where the input's energy lies in the cascade's
 //! stopband, the segments' zero-state transients (and the correction's terms) dwarf the true
 //! output, and their rounding errors would too: the blocked run measures both for free and,
 //! beyond `transient_limit` (and `CANCEL` times it), runs the channel again serially in f64
@@ -67,6 +68,14 @@ pub struct BlockedPeaks {
     pub correction: f64,
     /// The largest |output|.
     pub output: f64,
+    /// Σ over the channel's threads (and chunks) of the largest carry-in correction term of any
+    /// section (as `correction`) times the values per thread: with `output_sum`, how large the corrections
+    /// are on average against the output, which a transient where the channel starts from its
+    /// zero state cannot mask as it masks the peaks (the CPU engine weighs each segment's sum
+    /// by the factor tables' length: the samples it corrects).
+    pub correction_sum: f64,
+    /// Σ |output| over the channel.
+    pub output_sum: f64,
 }
 
 impl BlockedPeaks {
@@ -75,7 +84,9 @@ impl BlockedPeaks {
     /// non-finite values are reported on their own.
     pub fn keeps_contract<T: Element>(&self) -> bool {
         let limit = transient_limit::<T>();
-        !(self.local > limit * self.output || self.correction > CANCEL * limit * self.output)
+        !(self.local > limit * self.output
+            || self.correction > CANCEL * limit * self.output
+            || self.correction_sum > CANCEL * limit * self.output_sum)
     }
 }
 
@@ -92,6 +103,15 @@ pub const SAME_TYPE_MAX_RADIUS: f64 = 0.999;
 /// first-order band-pass, whose correction terms cancel each other).
 pub const SAME_TYPE_MAX_CORRECTION: f64 = 8.0;
 
+/// How far the correction terms of a kernel computing in the signal's type may exceed the
+/// output on average (per sample, [`BlockedPeaks::correction_sum`] against
+/// [`BlockedPeaks::output_sum`]). The peaks alone miss input whose output is large only where the
+/// channel starts from its zero state: DC plus noise through a narrow band-pass (poles at
+/// r = 0.918 near DC) has corrections 7× the output at their peaks, as white noise through the
+/// same section has, but 1,400–2,500× on average (white noise: 8×), and f64 errors of 20–30 ε
+/// where SciPy's loop was 2.4 ε.
+pub const SAME_TYPE_MEAN_CORRECTION: f64 = 16.0;
+
 /// The most sections a cascade may have (the set-up cost grows with its square).
 pub const MAX_SECTIONS: usize = 128;
 
@@ -100,10 +120,13 @@ pub const MAX_SECTIONS: usize = 128;
 pub struct Sos<T: Element> {
     /// Rows in T: b0 b1 b2 −a1 −a2 (negated feedback, for multiply-adds).
     rows: Vec<[T; 5]>,
-    /// The same rows as f64 values (exact: they are T's values), for the f64 kernels.
+    /// The rows the f64 engines compute with (`given`), b0 b1 b2 −a1 −a2.
     rows64: Vec<[f64; 5]>,
     /// The rows as given to `new` after rounding to T, as f64: [b0 b1 b2 1 a1 a2].
     coef: Vec<[f64; 6]>,
+    /// The rows as given to `new` (for f64 signals, `coef`): what every engine computing in f64
+    /// filters with (this cascade's, and the GPU's f64-arithmetic hand-back).
+    given: Vec<[f64; 6]>,
     /// .0[j][i]: cascade output i samples into a segment for a unit state j (j = 2s + m);
     /// .1: the state after SEG samples of zero input, row-major 2S × 2S, in double-double: the
     /// high parts, then the low parts.
@@ -137,8 +160,17 @@ impl<T: Element> Sos<T> {
                 ]
             })
             .collect::<Vec<[T; 5]>>();
-        let rows64 = rows.iter().map(|r| r.map(|v| v.to_f64())).collect();
-        let tables = factor_tables_cached(&coef, T::DTYPE.size() == 4);
+        // Every run computes in f64, and f32 signals with the coefficients as given: rounding them
+        // to f32 would only add their error (a resonator by DC at r = 0.999984 rounded to f32
+        // moves its output by 3.8%, where SciPy's f32 loop lands 0.9% off the design).
+        let given: Vec<[f64; 6]> = match T::DTYPE {
+            crate::elem::DType::F32 => sos.to_vec(),
+            _ => coef.clone(),
+        };
+        let rows64 = (given.iter())
+            .map(|r| [r[0], r[1], r[2], -r[4], -r[5]])
+            .collect();
+        let tables = factor_tables_cached(&given, T::DTYPE.size() == 4);
         let bounds = tables.2;
         // f64 signals compute in their own type: with poles nearer the unit circle than
         // SAME_TYPE_MAX_RADIUS the blocked run misses the contract on stopband input that its
@@ -171,6 +203,7 @@ impl<T: Element> Sos<T> {
             .map(|f| f.iter().fold(0.0f64, |m, v| m.max(v.abs())))
             .collect();
         Ok(Sos {
+            given,
             factor_peaks,
             rows,
             rows64,
@@ -189,6 +222,11 @@ impl<T: Element> Sos<T> {
     /// The sections as `T` holds them, `[b0, b1, b2, 1, a1, a2]` per row.
     pub fn sections(&self) -> &[[f64; 6]] {
         &self.coef
+    }
+
+    /// The sections as given to [`Sos::new`], `[b0, b1, b2, 1, a1, a2]` per row.
+    pub fn given_sections(&self) -> &[[f64; 6]] {
+        &self.given
     }
 
     /// The options the cascade was built with.
@@ -311,10 +349,13 @@ impl<T: Element> Sos<T> {
         let peak = y[whole..]
             .iter()
             .fold(outcome.peak, |m, v| m.max(v.to_f64().abs()));
+        let tail_sum: f64 = y[whole..].iter().map(|v| v.to_f64().abs()).sum();
         let peaks = BlockedPeaks {
             local: outcome.local_peak,
             correction: outcome.correction_peak,
             output: peak,
+            correction_sum: outcome.correction_sum,
+            output_sum: outcome.output_sum + tail_sum,
         };
         if !peaks.keeps_contract::<T>() {
             // The input's energy lies where the cascade attenuates: the segments' zero-state
@@ -327,8 +368,9 @@ impl<T: Element> Sos<T> {
         state.iter().any(|v| !v.is_finite())
     }
 
-    /// One channel by SciPy's loop in f64 (for f64 signals SciPy's own loop, which keeps the
-    /// contract by construction): (y, zf) from `zi` (or the zero state).
+    /// One channel by SciPy's loop in f64 with the coefficients as given (for f64 signals
+    /// SciPy's own loop, which keeps the contract by construction): (y, zf) from `zi` (or the
+    /// zero state): the GPU's hand-back.
     pub(crate) fn serial_channel(&self, x: &[T], zi: Option<&[T]>) -> (Vec<T>, Vec<T>) {
         let mut state: Vec<f64> = match zi {
             Some(z) => z.iter().map(|v| v.to_f64()).collect(),

@@ -327,3 +327,54 @@ fn keeps_contract_and_bound(
     );
     (y, zf)
 }
+
+#[test]
+fn channels_handed_back_run_again_on_the_gpu_a_launch_per_run_of_channels() {
+    // butter(8, 0.005) as sections, f32, white noise: the fast kernel's corrections dwarf the
+    // output on every channel, so each runs again by the f64-arithmetic kernel — on the
+    // device, one launch for the batch, not one host round trip per channel — and later calls
+    // start with that kernel. Every channel within the contract, the calls alike bit for bit.
+    let Some(gpu) = gpu_for_test("channels_handed_back_run_again_on_the_gpu") else {
+        return;
+    };
+    use sigpu_recurrence::testing::{SosReference, BUTTER8_0005};
+    let target = Target::Gpu(GpuTarget::new(gpu));
+    let g = target.gpu().expect("a GPU target");
+    let (channels, n) = (64, 1 << 14);
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let x: Vec<f32> = (0..channels * n)
+        .map(|_| rng.random_range(-1.0f32..1.0))
+        .collect();
+    let spec = FilterSpec::Sos(BUTTER8_0005.to_vec());
+    let f = plan::<f32>(&spec, FilterOptions::default(), &target).unwrap();
+    let dx = g.gpu().upload(&x).unwrap();
+    let mut outputs = Vec::new();
+    for _ in 0..2 {
+        let mut dy = g.gpu().upload(&vec![0.0f32; x.len()]).unwrap();
+        g.gpu().synchronize().unwrap();
+        let batch = DeviceBatch {
+            x: DeviceSlice::of(&dx),
+            channels,
+            y: DeviceSliceMut::of(&mut dy),
+            zi: None,
+            zf: None,
+        };
+        f.apply_device(batch).unwrap();
+        g.synchronize().unwrap();
+        outputs.push(g.gpu().download(&dy).unwrap());
+    }
+    let mut host = vec![0.0f32; x.len()];
+    f.apply_batch(&x, channels, &mut host, None, None).unwrap();
+    assert!(outputs[0] == outputs[1], "the two device calls differ");
+    assert!(outputs[0] == host, "device and host data differ");
+    for c in [0, 17, channels - 1] {
+        let xc = &x[c * n..(c + 1) * n];
+        let r = SosReference::of_design(&BUTTER8_0005, xc, 1, None);
+        let err = r.error(&outputs[0][c * n..(c + 1) * n]);
+        assert!(
+            err <= (4.0 * r.serial).max(SosReference::floor::<f32>()),
+            "channel {c}: {err:e} vs SciPy's {:e}",
+            r.serial
+        );
+    }
+}

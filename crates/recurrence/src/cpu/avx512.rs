@@ -192,15 +192,16 @@ pub(super) fn peak(v: &[f64]) -> f64 {
 }
 
 /// dst[i] = src[i] + Σ_j state[j] · factors[j][i] (the sum for i below the tables' length),
-/// in one pass that also returns max|dst| (NaN ignored): the correction, the copy to the
-/// output and its peak without writing the scratch block back or reading it twice.
+/// in one pass that also returns max|dst| (NaN ignored) and Σ|dst|: the correction, the copy
+/// to the output, its peak and its sum without writing the scratch block back or reading it
+/// twice.
 #[target_feature(enable = "avx512f,fma")]
 pub(super) fn correct_into(
     factors: &[Vec<f64>],
     state: &[f64],
     src: &[f64],
     dst: &mut [f64],
-) -> f64 {
+) -> (f64, f64) {
     assert_eq!(src.len(), dst.len());
     let n = src.len();
     let used: Vec<(&[f64], __m512d)> = factors
@@ -219,6 +220,7 @@ pub(super) fn correct_into(
     let whole = len / step * step;
     let (p, q) = (dst.as_mut_ptr(), src.as_ptr());
     let mut top = [_mm512_setzero_pd(); UNROLL];
+    let mut sum = [_mm512_setzero_pd(); UNROLL];
     for i in (0..whole).step_by(step) {
         // SAFETY: i + 8u + 8 ≤ whole ≤ len ≤ n for every access below (factors hold ≥ len).
         let mut acc: [__m512d; UNROLL] =
@@ -232,9 +234,10 @@ pub(super) fn correct_into(
         for (u, a) in acc.iter().enumerate() {
             unsafe { _mm512_storeu_pd(p.add(i + 8 * u), *a) };
             top[u] = _mm512_max_pd(_mm512_abs_pd(*a), top[u]);
+            sum[u] = _mm512_add_pd(_mm512_abs_pd(*a), sum[u]);
         }
     }
-    let mut tail_top = 0.0f64;
+    let (mut tail_top, mut tail_sum) = (0.0f64, 0.0f64);
     for i in whole..len {
         let mut a = src[i];
         for (f, s) in factors.iter().zip(state) {
@@ -242,27 +245,36 @@ pub(super) fn correct_into(
         }
         dst[i] = a;
         tail_top = tail_top.max(a.abs());
+        tail_sum += a.abs();
     }
     // Past the tables: the local output is the output.
     let rest = (n - len) / step * step + len;
     for i in (len..rest).step_by(step) {
-        for (u, t) in top.iter_mut().enumerate() {
+        for (u, (t, m)) in top.iter_mut().zip(sum.iter_mut()).enumerate() {
             // SAFETY: i + 8u + 8 ≤ rest ≤ n.
             unsafe {
                 let x = _mm512_loadu_pd(q.add(i + 8 * u));
                 _mm512_storeu_pd(p.add(i + 8 * u), x);
                 *t = _mm512_max_pd(_mm512_abs_pd(x), *t);
+                *m = _mm512_add_pd(_mm512_abs_pd(x), *m);
             }
         }
     }
     for i in rest..n {
         dst[i] = src[i];
         tail_top = tail_top.max(src[i].abs());
+        tail_sum += src[i].abs();
     }
     let m = top
         .iter()
         .fold(_mm512_setzero_pd(), |m, t| _mm512_max_pd(*t, m));
-    tail_top.max(_mm512_reduce_max_pd(m))
+    let total = sum
+        .iter()
+        .fold(_mm512_setzero_pd(), |m, t| _mm512_add_pd(*t, m));
+    (
+        tail_top.max(_mm512_reduce_max_pd(m)),
+        tail_sum + _mm512_reduce_add_pd(total),
+    )
 }
 
 /// One block of the (b, a) block engine (f64, [`super::CHAINS`] sub-chunks of [`super::SUB`]

@@ -115,6 +115,11 @@ pub(crate) struct Outcome {
     /// max over segments of Σ_j |state_j|·max|F_j|: how large the correction's terms get (its
     /// f64 rounding scales with them, and where they dwarf the output they cancel).
     pub(crate) correction_peak: f64,
+    /// Σ over segments of that sum times the tables' length (the samples it corrects): with
+    /// `output_sum`, the corrections against the output on average ([`crate::BlockedPeaks`]).
+    pub(crate) correction_sum: f64,
+    /// Σ |output|.
+    pub(crate) output_sum: f64,
 }
 
 /// e + Σ_t (m_t + m_lo_t)·(p_t + p_lo_t) in double-double, as (high, low): two-product and
@@ -158,6 +163,20 @@ fn peak(kernel: Isa, v: &[f64]) -> f64 {
     m.iter().fold(tail, |a, &b| a.max(b))
 }
 
+/// Σ |v|.
+fn abs_sum(v: &[f64]) -> f64 {
+    v.iter().map(|x| x.abs()).sum()
+}
+
+/// Adds a value to an atomic f64 sum (its bits).
+fn fold_add(into: &AtomicU64, v: f64) {
+    if v != 0.0 {
+        let _ = into.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
+            Some((f64::from_bits(b) + v).to_bits())
+        });
+    }
+}
+
 /// Folds a non-negative value into an atomic maximum (the bits of non-negative doubles order
 /// as the values do).
 fn fold_max(into: &AtomicU64, v: f64) {
@@ -192,6 +211,8 @@ pub(crate) fn run_whole_segments<T: Element>(
     let nonfinite = AtomicBool::new(false);
     let (local_peak, out_peak) = (AtomicU64::new(0), AtomicU64::new(0));
     let correction_peak = AtomicU64::new(0);
+    let (correction_sum, output_sum) = (AtomicU64::new(0), AtomicU64::new(0));
+    let table_len = plan.factors.first().map_or(0, Vec::len).min(SEG) as f64;
     let zi: &[f64] = state;
     // Block p's true end state: posted by its owner, or by a thread that was kept waiting for
     // it (see `help_after`); both compute it with the same code from the same inputs, so the
@@ -359,28 +380,29 @@ pub(crate) fn run_whole_segments<T: Element>(
             if ends[..segs * s2].iter().any(|v| !v.is_finite()) {
                 nonfinite.store(true, Ordering::Relaxed);
             }
-            let mut terms = 0.0f64;
+            let (mut terms, mut terms_sum) = (0.0f64, 0.0f64);
             for w in 0..segs {
                 let start = &starts[w * s2..(w + 1) * s2];
-                terms = terms.max(
-                    start
-                        .iter()
-                        .zip(plan.factor_peaks)
-                        .map(|(s, f)| s.abs() * f)
-                        .sum(),
-                );
+                let t: f64 = start
+                    .iter()
+                    .zip(plan.factor_peaks)
+                    .map(|(s, f)| s.abs() * f)
+                    .sum();
+                terms = terms.max(t);
+                terms_sum += t * table_len;
             }
             fold_max(&correction_peak, terms);
+            fold_add(&correction_sum, terms_sum);
             #[cfg(target_arch = "x86_64")]
             if let (Isa::Avx512, false, Some(out)) = (plan.kernel, stream, as_f64_mut(&mut yb)) {
                 // The correction written straight to y, its peak taken on the way: one read of
                 // the scratch block and one write of y.
-                let mut top = 0.0f64;
+                let (mut top, mut total) = (0.0f64, 0.0f64);
                 for w in 0..segs {
                     let at = w * SEG..(w + 1) * SEG;
                     let state = &starts[w * s2..(w + 1) * s2];
                     // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512F and FMA.
-                    let t = unsafe {
+                    let (t, sum) = unsafe {
                         super::avx512::correct_into(
                             plan.factors,
                             state,
@@ -389,8 +411,10 @@ pub(crate) fn run_whole_segments<T: Element>(
                         )
                     };
                     top = top.max(t);
+                    total += sum;
                 }
                 fold_max(&out_peak, top);
+                fold_add(&output_sum, total);
                 continue;
             }
             for w in 0..segs {
@@ -398,6 +422,7 @@ pub(crate) fn run_whole_segments<T: Element>(
                 correct(plan, &starts[w * s2..(w + 1) * s2], seg, &mut acc);
             }
             fold_max(&out_peak, peak(plan.kernel, &scratch[..len]));
+            fold_add(&output_sum, abs_sum(&scratch[..len]));
             copy_out(plan.kernel, stream, &mut yb, &scratch[..len]);
         }
     };
@@ -424,6 +449,8 @@ pub(crate) fn run_whole_segments<T: Element>(
         local_peak: f64::from_bits(local_peak.into_inner()),
         peak: f64::from_bits(out_peak.into_inner()),
         correction_peak: f64::from_bits(correction_peak.into_inner()),
+        correction_sum: f64::from_bits(correction_sum.into_inner()),
+        output_sum: f64::from_bits(output_sum.into_inner()),
     }
 }
 

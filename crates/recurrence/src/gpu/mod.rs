@@ -13,7 +13,7 @@ pub mod sos_tables;
 
 pub use sos::{
     gpu_keeps_contract, kernel_source as sos_kernel_source, max_pole_radius, GpuSos, RawSosCall,
-    SosConfig, SAME_TYPE_MAX_CORRECTION, SAME_TYPE_MAX_RADIUS,
+    SosConfig, SAME_TYPE_MAX_CORRECTION, SAME_TYPE_MAX_RADIUS, SAME_TYPE_MEAN_CORRECTION,
 };
 
 /// The recurrence crate's checks, in the order `sigpu check` runs them: the (b, a) kernels,

@@ -19,6 +19,7 @@ use sigpu_runtime::cuda::cudarc::driver::sys::CUevent_flags;
 use sigpu_runtime::cuda::cudarc::driver::{result, DevicePtr};
 use sigpu_runtime::cuda::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DriverContext};
 use sigpu_runtime::GpuTarget;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -44,6 +45,7 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
                 target: target.clone(),
                 kernel: GpuSos::new(gpu, poles.sections())?,
                 wide: std::sync::OnceLock::new(),
+                prefer_wide: AtomicBool::new(false),
                 max_radius: max_pole_radius(poles.sections()),
                 cpu: poles.clone(),
             };
@@ -117,6 +119,7 @@ pub(super) fn sections<T: Element>(
             target: target.clone(),
             kernel: GpuSos::new(target.gpu(), s.sections())?,
             wide: std::sync::OnceLock::new(),
+            prefer_wide: AtomicBool::new(false),
             max_radius: max_pole_radius(s.sections()),
             cpu: s,
         }),
@@ -161,16 +164,20 @@ struct GpuPoleCascade<T: Element> {
 }
 
 /// Given sections by the fused kernel, checked channel by channel. The fast kernel computes in
-/// the signal's type and reports the peaks of its zero-state outputs and corrections
+/// the signal's type and reports the peaks and sums of its zero-state outputs and corrections
 /// (`kernels/sos.cuh`, "Precision"); a channel whose result may miss the contract
-/// ([`gpu_keeps_contract`]) is filtered again: f32 signals by the kernel computing in f64
-/// (compiled on first need), and what that cannot keep, like every such f64 channel, by SciPy's
-/// loop on the CPU.
+/// ([`gpu_keeps_contract`]) is filtered again: f32 signals by the kernel computing in f64 with
+/// the coefficients as given (compiled on first need; on the device, one launch per run of
+/// consecutive channels), and what that cannot keep, like every such f64 channel, by SciPy's
+/// loop on the CPU. Once a call hands most of its channels back, later calls start with the
+/// f64-arithmetic kernel.
 struct GpuSections<T: Element> {
     target: GpuTarget,
     kernel: GpuSos<T>,
     /// The f64-arithmetic kernel of f32 sections, compiled on first need.
     wide: std::sync::OnceLock<GpuSos<T>>,
+    /// A call handed most of its channels back: later calls start with `wide`.
+    prefer_wide: AtomicBool,
     /// The cascade's largest pole radius ([`gpu_keeps_contract`]).
     max_radius: f64,
     cpu: Sos<T>,
@@ -227,42 +234,58 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
 }
 
 impl<T: Element> GpuSections<T> {
-    /// The channels whose peaks from the fast kernel do not keep the contract.
-    fn rerun(&self, peaks: &[BlockedPeaks]) -> Vec<usize> {
-        let wide = self.kernel.wide();
-        (peaks.iter().enumerate())
-            .filter(|(_, p)| !gpu_keeps_contract::<T>(p, self.max_radius, wide))
-            .map(|(c, _)| c)
-            .collect()
+    /// The kernel a call runs first: the fast one, or for f32 signals the f64-arithmetic one
+    /// once a call has handed most of its channels back (a design whose carries dwarf its
+    /// output on any input: filtering twice would only cost time).
+    fn first(&self) -> Result<(&GpuSos<T>, bool), FilterError> {
+        match self.prefer_wide.load(Ordering::Relaxed) {
+            true => Ok((self.wide_kernel()?, true)),
+            false => Ok((&self.kernel, self.kernel.wide())),
+        }
     }
 
-    /// One channel again: (y, zf) by the f64-arithmetic kernel where it keeps the contract (f32
-    /// signals), else by SciPy's loop on the CPU.
-    fn again(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
-        if !self.kernel.wide() {
-            let wide = match self.wide.get() {
-                Some(w) => w,
-                None => {
-                    let config = SosConfig {
-                        wide: true,
-                        ..self.kernel.config()
-                    };
-                    let built =
-                        GpuSos::with_config(self.target.gpu(), self.cpu.sections(), config)?;
-                    let _ = self.wide.set(built);
-                    self.wide.get().expect("just set")
-                }
-            };
-            let (y, zf, peaks) = wide.apply_checked(self.target.gpu(), x, 1, zi)?;
-            if gpu_keeps_contract::<T>(&peaks[0], self.max_radius, true) {
-                return Ok((y, zf));
-            }
+    /// The f64-arithmetic kernel of f32 sections, with the coefficients as given (compiled on
+    /// first need; f64 signals have only it).
+    fn wide_kernel(&self) -> Result<&GpuSos<T>, FilterError> {
+        if self.kernel.wide() {
+            return Ok(&self.kernel);
         }
-        // SciPy's loop (in f64): the blocked CPU engine's own peaks rule is looser than the
-        // kernel's, so a channel the GPU hands back takes the method that keeps the contract by
-        // construction.
-        Ok(self.cpu.serial_channel(x, zi))
+        if let Some(w) = self.wide.get() {
+            return Ok(w);
+        }
+        let config = SosConfig {
+            wide: true,
+            ..self.kernel.config()
+        };
+        let built = GpuSos::with_config(self.target.gpu(), self.cpu.given_sections(), config)?;
+        let _ = self.wide.set(built);
+        Ok(self.wide.get().expect("just set"))
     }
+
+    /// The channels whose peaks from a kernel (`wide`: computing in f64) do not keep the
+    /// contract; remembers to start with the f64 kernel where most of them did not.
+    fn rerun(&self, peaks: &[BlockedPeaks], wide: bool) -> Vec<usize> {
+        let again: Vec<usize> = (peaks.iter().enumerate())
+            .filter(|(_, p)| !gpu_keeps_contract::<T>(p, self.max_radius, wide))
+            .map(|(c, _)| c)
+            .collect();
+        if !wide && 2 * again.len() > peaks.len() {
+            self.prefer_wide.store(true, Ordering::Relaxed);
+        }
+        again
+    }
+}
+
+/// Consecutive runs `(first, count)` of sorted channel indices: one launch per run.
+fn runs(channels: &[usize]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for &c in channels {
+        match out.last_mut() {
+            Some((first, count)) if *first + *count == c => *count += 1,
+            _ => out.push((c, 1)),
+        }
+    }
+    out
 }
 
 impl<T: Element> Recurrence<T> for GpuSections<T> {
@@ -285,6 +308,7 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
         let (x, zi, y, mut zf) = (batch.x, batch.zi, batch.y, batch.zf);
         let io = HostIo::new(x, zi)?;
         let mut peaks = Vec::new();
+        let (first, first_wide) = self.first()?;
         let timing = io.run(&self.target, &mut *y, zf.as_deref_mut(), |x, y, zi, zf| {
             let batch = DeviceBatch {
                 x,
@@ -293,13 +317,33 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
                 zi,
                 zf,
             };
-            peaks = self.kernel.launch_checked(&self.target, batch)?;
+            peaks = first.launch_checked(&self.target, batch)?;
             Ok(())
         })?;
         let st = state;
-        for c in self.rerun(&peaks) {
-            let (yc, zfc) =
-                self.again(&x[c * n..(c + 1) * n], zi.map(|z| &z[c * st..(c + 1) * st]))?;
+        let mut cpu = self.rerun(&peaks, first_wide);
+        if !first_wide && !cpu.is_empty() {
+            // f32 channels again by the f64-arithmetic kernel, a launch per run of channels
+            let wide = self.wide_kernel()?;
+            let mut left = Vec::new();
+            for (c0, k) in runs(&cpu) {
+                let (at, zs) = (c0 * n..(c0 + k) * n, c0 * st..(c0 + k) * st);
+                let zic = zi.map(|z| &z[zs.clone()]);
+                let (yc, zfc, p) = wide.apply_checked(self.target.gpu(), &x[at.clone()], k, zic)?;
+                y[at].copy_from_slice(&yc);
+                if let Some(zf) = zf.as_deref_mut() {
+                    zf[zs].copy_from_slice(&zfc);
+                }
+                left.extend(self.rerun(&p, true).into_iter().map(|c| c0 + c));
+            }
+            cpu = left;
+        }
+        // SciPy's loop (in f64) for what no kernel keeps: the blocked CPU engine's own rule is
+        // looser than the kernels', so these take the method that keeps the contract by
+        // construction.
+        for c in cpu {
+            let zic = zi.map(|z| &z[c * st..(c + 1) * st]);
+            let (yc, zfc) = self.cpu.serial_channel(&x[c * n..(c + 1) * n], zic);
             y[c * n..(c + 1) * n].copy_from_slice(&yc);
             if let Some(zf) = zf.as_deref_mut() {
                 zf[c * st..(c + 1) * st].copy_from_slice(&zfc);
@@ -331,12 +375,12 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
             batch.y.device_ptr(),
             batch.zf.as_ref().map(|z| z.device_ptr()),
         );
-        let peaks = self.kernel.launch_checked(&self.target, batch)?;
-        let again = self.rerun(&peaks);
+        let (first, first_wide) = self.first()?;
+        let peaks = first.launch_checked(&self.target, batch)?;
+        let mut again = self.rerun(&peaks, first_wide);
         if again.is_empty() {
             return Ok(());
         }
-        // The channels to filter again, through the host: copies on the stream, then the CPU.
         let st = self.state_len();
         let n = len / channels;
         let x_from = match &kept {
@@ -344,6 +388,31 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
             None => x_at,
         };
         let size = std::mem::size_of::<T>() as u64;
+        let gpu = self.target.gpu();
+        if !first_wide {
+            // f32 channels again by the f64-arithmetic kernel, on the device, a launch per run
+            // of channels (the input kept aside where the call is in place)
+            let wide = self.wide_kernel()?;
+            let mut left = Vec::new();
+            for (c0, k) in runs(&again) {
+                let at = |base: u64, per: usize| base + (c0 * per) as u64 * size;
+                // SAFETY: sub-ranges of the batch's own buffers (checked by the first launch),
+                // alive for the call; y and zf are written by this launch alone.
+                let batch = unsafe {
+                    DeviceBatch {
+                        x: DeviceSlice::from_raw(at(x_from, n), k * n, gpu),
+                        channels: k,
+                        y: DeviceSliceMut::from_raw(at(y_at, n), k * n, gpu),
+                        zi: zi_at.map(|z| DeviceSlice::from_raw(at(z, st), k * st, gpu)),
+                        zf: zf_at.map(|z| DeviceSliceMut::from_raw(at(z, st), k * st, gpu)),
+                    }
+                };
+                let p = wide.launch_checked(&self.target, batch)?;
+                left.extend(self.rerun(&p, true).into_iter().map(|c| c0 + c));
+            }
+            again = left;
+        }
+        // What no kernel keeps, through the host: copies on the stream, then SciPy's loop.
         let what = "filtering a channel again on the CPU";
         for c in again {
             let mut x = vec![T::ZERO; n];
@@ -362,7 +431,7 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
                 }
             }
             stream.synchronize().context(what)?;
-            let (y, zf) = self.again(&x, zi.as_deref())?;
+            let (y, zf) = self.cpu.serial_channel(&x, zi.as_deref());
             unsafe {
                 result::memcpy_htod_async(y_at + (c * n) as u64 * size, &y, stream.cu_stream())
                     .context(what)?;

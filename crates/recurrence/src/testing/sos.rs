@@ -116,6 +116,31 @@ impl SosReference {
         r
     }
 
+    /// The yardstick of a design given in f64 and run on signals of type `T`: the exact
+    /// output of the coefficients as given, and against it the error of SciPy's loop in `T`
+    /// with the coefficients rounded to `T` (SciPy at the signal's dtype), as the accuracy
+    /// sweep judges every face.
+    pub fn of_design<T: Element>(
+        given: &[[f64; 6]],
+        x: &[T],
+        channels: usize,
+        zi: Option<&[T]>,
+    ) -> SosReference {
+        let zi64 = zi.map(to64);
+        let (y, zf) = sosfilt_extended(given, &to64(x), channels, zi64.as_deref());
+        let rounded: Vec<[T; 6]> = given.iter().map(|r| r.map(T::from_f64)).collect();
+        let (ys, zfs) = sosfilt_serial(&rounded, x, channels, zi);
+        let mut r = SosReference {
+            serial: channel_error(&ys, &y, channels),
+            serial_zf: 0.0,
+            y,
+            zf,
+            channels,
+        };
+        r.serial_zf = r.zf_error(&zfs);
+        r
+    }
+
     /// A run's output error, max |y − y_ref| / max |y_ref| over the worst channel.
     pub fn error<T: Element>(&self, y: &[T]) -> f64 {
         channel_error(y, &self.y, self.channels)

@@ -68,8 +68,10 @@ pub fn emulate_in<T: Element, A: Element>(
                 })
                 .collect();
             let last_chunk = start + chunk >= n;
-            for (s, c) in t.coefs.iter().enumerate() {
-                let c = c.map(|x| x.to_f64());
+            // each thread's largest carry-in correction term of any section (the kernel's sums)
+            let mut chunk_terms = vec![0.0f64; threads];
+            for (s, c) in t.held.iter().enumerate() {
+                let c = *c;
                 let (a1, a2) = (c[4], c[5]);
                 let (b0, b1, b2, na1, na2) = (a(c[0]), a(c[1]), a(c[2]), a(-a1), a(-a2));
                 let mut agg = vec![(A::ZERO, A::ZERO); threads];
@@ -146,6 +148,7 @@ pub fn emulate_in<T: Element, A: Element>(
                     let fp = t.f_peak[s];
                     let (m0, m1) = (c0.to_f64().abs(), c1.to_f64().abs());
                     pk.correction = pk.correction.max(m0 * fp[0] + m1 * fp[1]);
+                    chunk_terms[th] = chunk_terms[th].max(m0 * fp[0] + m1 * fp[1]);
                     for i in 0..v {
                         let pos = th * v + i;
                         let f = (a(t.f[s][0][i]), a(t.f[s][1][i]));
@@ -164,8 +167,10 @@ pub fn emulate_in<T: Element, A: Element>(
                     }
                 }
             }
+            pk.correction_sum += chunk_terms.iter().sum::<f64>() * v as f64;
             for i in 0..chunk.min(n - start) {
                 pk.output = pk.output.max(buf[i].to_f64().abs());
+                pk.output_sum += buf[i].to_f64().abs();
                 y[ch * n + start + i] = T::from_f64(buf[i].to_f64());
             }
         }

@@ -31,7 +31,7 @@ impl<T: Element> SosTables<T> {
              // scipy sosfilt cascade of {s} section(s) in {}, fused; chunks of {threads} threads x {v} values.",
             T::DTYPE
         );
-        for (i, c) in self.coefs.iter().enumerate() {
+        for (i, c) in self.held.iter().enumerate() {
             let row: Vec<String> = c.iter().map(|x| format!("{x:?}")).collect();
             let _ = writeln!(w, "//   sos[{i}] = [{}]", row.join(", "));
         }
@@ -70,9 +70,8 @@ impl<T: Element> SosTables<T> {
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
         let matw = |m: &[f64; 4]| rows(m.iter().map(|x| litw(*x)).collect());
         let _ = writeln!(w, "template <int s> struct SosCoef;");
-        for (i, c) in self.coefs.iter().enumerate() {
-            // T's values, exact in W
-            let c = c.map(|x| x.to_f64());
+        for (i, c) in self.held.iter().enumerate() {
+            // T's values (or, f64 arithmetic on f32 signals, the values as given), exact in W
             let _ = writeln!(
                 w,
                 "template <> struct SosCoef<{i}> {{ static constexpr W b0 = {}, b1 = {}, b2 = {}, na1 = {}, na2 = {}; }};",
@@ -84,9 +83,9 @@ impl<T: Element> SosTables<T> {
             );
         }
         let a: Vec<String> = self
-            .coefs
+            .held
             .iter()
-            .map(|c| rows(c[4..].iter().map(|x| litw(x.to_f64())).collect()))
+            .map(|c| rows(c[4..].iter().map(|x| litw(*x)).collect()))
             .collect();
         let _ = writeln!(w, "__constant__ W SOS_A[S][2] = {};", rows(a));
         let f: Vec<String> = self

@@ -49,6 +49,11 @@ impl M2 {
 pub struct SosTables<T> {
     /// The rows `[b0 b1 b2 1 a1 a2]` in `T` ([`super::sos_coefficients`]).
     pub coefs: Vec<[T; 6]>,
+    /// The rows the kernel computes with: `T`'s values, or for the f64-arithmetic kernel of f32
+    /// signals the rows as given (f64): where it computes in f64 anyway, rounding the
+    /// coefficients to f32 would only add their error (near a double pole by DC, f32 rounding
+    /// moves a resonator's output by percents).
+    pub held: Vec<[f64; 6]>,
     /// The launch shape the tables are for (normalised).
     pub config: SosConfig,
     /// [s][j][i] = (A^i)[0][j], i < V.
@@ -79,11 +84,19 @@ pub struct SosTables<T> {
 impl<T: Element> SosTables<T> {
     /// The tables of `coefs` for the (normalised) shape `config`.
     pub fn new(coefs: Vec<[T; 6]>, config: SosConfig) -> SosTables<T> {
+        let held = coefs.iter().map(|r| r.map(|x| x.to_f64())).collect();
+        Self::holding(coefs, held, config)
+    }
+
+    /// The tables of the rows `held` (for the f64-arithmetic kernel of f32 signals, the rows
+    /// as given; otherwise `coefs` in f64) for the shape `config`.
+    pub fn holding(coefs: Vec<[T; 6]>, held: Vec<[f64; 6]>, config: SosConfig) -> SosTables<T> {
         let (v, warps) = (config.vpt, config.threads / 32);
         let chunk = config.chunk();
         let rnd = |m: &M2| m.values();
         let mut t = SosTables {
             coefs,
+            held,
             config,
             f: Vec::new(),
             f_peak: Vec::new(),
@@ -96,8 +109,8 @@ impl<T: Element> SosTables<T> {
             decay: 0.0,
             tail: false,
         };
-        for c in &t.coefs {
-            let a = M2::transition(c[4].to_f64(), c[5].to_f64());
+        for c in &t.held {
+            let a = M2::transition(c[4], c[5]);
             let mut f = [Vec::with_capacity(v), Vec::with_capacity(v)];
             let mut p = M2::identity();
             for _ in 0..v {
@@ -131,8 +144,7 @@ impl<T: Element> SosTables<T> {
                 t.chunk_pow.extend(ac.pow(l).values());
             }
         }
-        let c64: Vec<[f64; 6]> = t.coefs.iter().map(|r| r.map(|x| x.to_f64())).collect();
-        t.decay = cascade_decay(&c64, 32 * v);
+        t.decay = cascade_decay(&t.held, 32 * v);
         let eps = if T::DTYPE == DType::F32 {
             f32::EPSILON as f64
         } else {
