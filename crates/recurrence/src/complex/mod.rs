@@ -10,9 +10,9 @@
 //!   bounds are the real filter's times √2 (the error of each part, as a complex modulus);
 //! - **complex coefficients**: SciPy's serial loops in complex f64 (module `serial`), on the
 //!   CPU, one channel per thread. For complex128 it is SciPy's own algorithm, operation for
-//!   operation; complex64 signals are filtered in f64 and rounded once (SciPy filters them in
-//!   complex64), so the contract — within 4× SciPy's error at the same dtype — holds by
-//!   construction. Stability is the step-down test on the complex denominator in f64
+//!   operation; complex64 signals are filtered in f64, with the coefficients as given, and
+//!   rounded once (SciPy filters them in complex64), so the contract — within 4× SciPy's
+//!   error at the same dtype — holds by construction. Stability is the step-down test on the complex denominator in f64
 //!   (module `stable`); unstable filters are refused unless `allow_unstable`. On a GPU target
 //!   this engine runs on the CPU (host data); device data with complex coefficients has no
 //!   engine and is refused by the faces with the way out (move the array to the host).
@@ -52,7 +52,7 @@ use crate::engine::{Batch, Timing};
 use crate::error::FilterError;
 use crate::filter::FilterOptions;
 use crate::planner::{planner, Planned};
-use serial::{held, normalised, Serial};
+use serial::{normalised, Serial};
 use sigpu_runtime::Target;
 use std::time::Instant;
 
@@ -119,10 +119,10 @@ pub fn plan_complex<T: Element>(
     }
     let dtype = T::DTYPE;
     let (engine, b, a, method) = match spec {
+        // The arithmetic is f64: the coefficients run as given, also for complex64 signals
+        // (as the real engines that compute in f64 take them).
         ComplexSpec::Ba { b, a } => {
-            let hb: Vec<C64> = b.iter().map(|&c| held(c, dtype)).collect();
-            let ha: Vec<C64> = a.iter().map(|&c| held(c, dtype)).collect();
-            let (b, a) = normalised(&hb, &ha);
+            let (b, a) = normalised(b, a);
             let s = Serial::Ba {
                 b: b.clone(),
                 a: a.clone(),
@@ -130,7 +130,7 @@ pub fn plan_complex<T: Element>(
             (s, b, a, "serial")
         }
         ComplexSpec::Sos(rows) => {
-            let rows: Vec<[C64; 6]> = rows.iter().map(|r| r.map(|c| held(c, dtype))).collect();
+            let rows = rows.clone();
             let (mut b, mut a) = (vec![C64::ONE], vec![C64::ONE]);
             for r in &rows {
                 b = poly_mul(&b, &r[..3]);

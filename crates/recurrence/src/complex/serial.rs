@@ -5,7 +5,7 @@
 //! runs them in complex64), so the engine keeps the accuracy contract by construction.
 
 use super::c64::C64;
-use crate::elem::{DType, Element};
+use crate::elem::Element;
 
 /// The coefficients as the serial loop takes them.
 #[derive(Clone, Debug)]
@@ -63,14 +63,6 @@ impl Serial {
                 }
             }
         }
-    }
-}
-
-/// Coefficients as element type `dtype` holds them (a complex64 filter's are complex64).
-pub(super) fn held(c: C64, dtype: DType) -> C64 {
-    match dtype {
-        DType::F32 => c.to_f32_precision(),
-        _ => c,
     }
 }
 
