@@ -157,16 +157,22 @@ def _host_x(x: Any) -> np.ndarray:
     return x
 
 
+def _ba(b: ArrayLike, a: ArrayLike) -> Tuple[np.ndarray, np.ndarray, list]:
+    """Complex (b, a), checked, and their given dtypes (for the result type)."""
+    given = [_given(b), _given(a)]
+    bc, ac = _coefs(b, "b"), _coefs(a, "a")
+    if ac[0] == 0:
+        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
+    return bc, ac, given
+
+
 def lfilter_numpy(
     b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int, zi: Optional[ArrayLike],
     device: Optional[str], allow_unstable: bool, workers: Optional[int],
     rt: Optional[np.dtype] = None,
 ) -> Any:
     """``lfilter`` of host arrays with a complex signal, coefficients or zi."""
-    given = [_given(b), _given(a)]
-    bc, ac = _coefs(b, "b"), _coefs(a, "a")
-    if ac[0] == 0:
-        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
+    bc, ac, given = _ba(b, a)
     x = _host_x(x)
     if rt is None:
         rt = result_dtype(*given, x.dtype, *([] if zi is None else [_given(zi)]))
@@ -426,10 +432,7 @@ def filtfilt_numpy(
 ) -> np.ndarray:
     """``filtfilt`` (method 'pad') of host arrays with complex data: scipy's padding and
     initial conditions around two complex ``lfilter`` calls."""
-    given = [_given(b), _given(a)]
-    bc, ac = _coefs(b, "b"), _coefs(a, "a")
-    if ac[0] == 0:
-        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
+    bc, ac, given = _ba(b, a)
     x = _host_x(x)
     if rt is None:
         rt = result_dtype(*given, x.dtype)

@@ -403,7 +403,7 @@ impl Run<'_> {
 }
 
 /// Writes `data` to `path` (atomically), or to stdout for `-`; errors name `flag`.
-fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
+pub(super) fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
         out.write_all(data)

@@ -6,7 +6,7 @@
 //! flags, calls and writes; the output is complex (`.npy` complex64 / complex128, or raw
 //! interleaved parts).
 
-use super::filter::FilterArgs;
+use super::filter::{put, FilterArgs};
 use anyhow::{bail, Context, Result};
 use sigpu_lab::recurrence::summary::FilterSummary;
 use sigpu_recurrence::complex::{plan_complex, signal, ComplexSpec, C64};
@@ -253,7 +253,7 @@ fn filter<T: Element>(
     };
     let compute_seconds = start.elapsed().as_secs_f64();
     let bytes = encode(output, args.format.as_deref(), shape, &y).context("--output")?;
-    write(output, &bytes, "--output")?;
+    put(output, &bytes, "--output")?;
     if let (Some(path), Some(zf)) = (&args.zf, &zf) {
         let raw = path.extension().is_none_or(|e| e != "npy")
             && Format::of(output, args.format.as_deref()) == Format::Raw;
@@ -262,7 +262,7 @@ fn filter<T: Element>(
         } else {
             encode_npy(&zf_shape, zf)
         };
-        write(path, &zbytes, "--zf")?;
+        put(path, &zbytes, "--zf")?;
     }
     let report = filter.report();
     let kind = if T::DTYPE == DType::F32 {
@@ -294,17 +294,4 @@ fn filter<T: Element>(
             None => format!("{kind}, {} coefficients", report.coefficients),
         }),
     })
-}
-
-fn write(path: &Path, data: &[u8], flag: &str) -> Result<()> {
-    if path == Path::new("-") {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        out.write_all(data)
-            .and_then(|()| out.flush())
-            .with_context(|| format!("{flag} -: writing stdout"))?;
-        return Ok(());
-    }
-    sigpu_runtime::fs::write_atomic(path, data)
-        .with_context(|| format!("{flag} {}: cannot write", path.display()))
 }

@@ -349,26 +349,7 @@ fn run_parts<T: Element>(
     zf: Option<&mut [T]>,
     k: usize,
 ) -> Result<Timing, FilterError> {
-    let split = |v: &[T], len: usize| -> Vec<T> {
-        let mut out = vec![T::ZERO; v.len()];
-        for (c, pairs) in v.chunks(2 * len.max(1)).enumerate() {
-            let (re, im) = out[2 * c * len..2 * (c + 1) * len].split_at_mut(len);
-            for (i, p) in pairs.chunks_exact(2).enumerate() {
-                re[i] = p[0];
-                im[i] = p[1];
-            }
-        }
-        out
-    };
-    let join = |parts: &[T], out: &mut [T], len: usize| {
-        for (c, pairs) in out.chunks_mut(2 * len.max(1)).enumerate() {
-            let (re, im) = parts[2 * c * len..2 * (c + 1) * len].split_at(len);
-            for (i, p) in pairs.chunks_exact_mut(2).enumerate() {
-                p[0] = re[i];
-                p[1] = im[i];
-            }
-        }
-    };
+    use signal::{interleave, split};
     let xr = split(x, n);
     let zr = zi.map(|z| split(z, k));
     let mut yr = vec![T::ZERO; x.len()];
@@ -381,9 +362,9 @@ fn run_parts<T: Element>(
         zf: zfr.as_deref_mut(),
         fresh: Some("x"),
     })?;
-    join(&yr, y, n);
+    y.copy_from_slice(&interleave(&yr, n));
     if let (Some(out), Some(parts)) = (zf, zfr) {
-        join(&parts, out, k);
+        out.copy_from_slice(&interleave(&parts, k));
     }
     Ok(timing)
 }

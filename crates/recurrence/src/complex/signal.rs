@@ -38,7 +38,7 @@ fn real_view(shape: &[usize], axis: isize) -> Result<(Vec<usize>, isize), Filter
 }
 
 /// Split rows (channel 2c real parts, 2c + 1 imaginary) as interleaved channels, and back.
-fn interleave<T: Element>(split: &[T], len: usize) -> Vec<T> {
+pub(super) fn interleave<T: Element>(split: &[T], len: usize) -> Vec<T> {
     let mut out = vec![T::ZERO; split.len()];
     for (c, pair) in out.chunks_mut(2 * len.max(1)).enumerate() {
         let (re, im) = split[2 * c * len..2 * (c + 1) * len].split_at(len);
@@ -50,7 +50,7 @@ fn interleave<T: Element>(split: &[T], len: usize) -> Vec<T> {
     out
 }
 
-fn split<T: Element>(inter: &[T], len: usize) -> Vec<T> {
+pub(super) fn split<T: Element>(inter: &[T], len: usize) -> Vec<T> {
     let mut out = vec![T::ZERO; inter.len()];
     for (c, pairs) in inter.chunks(2 * len.max(1)).enumerate() {
         let (re, im) = out[2 * c * len..2 * (c + 1) * len].split_at_mut(len);
