@@ -123,17 +123,19 @@ def result_dtype(*given: np.dtype) -> np.dtype:
     if rt.itemsize > 16:
         raise TypeError(f"{rt} input is not supported: sigpu computes in complex64 or "
                         "complex128; convert with .astype(np.complex128)")
-    return rt
+    # Native byte order: a big-endian array is converted, as scipy accepts it.
+    return np.dtype(np.complex64) if rt.itemsize == 8 else np.dtype(np.complex128)
 
 
 def _part(rt: np.dtype) -> np.dtype:
     return np.dtype(np.float32) if rt.itemsize == 8 else np.dtype(np.float64)
 
 
-def _rows(a: np.ndarray, rt: np.dtype, rows: int) -> np.ndarray:
-    """A complex array as (rows, 2·m) interleaved parts, C-contiguous (one copy at most)."""
+def _rows(a: np.ndarray, rt: np.dtype, rows: int, m: int) -> np.ndarray:
+    """A complex array of rows × m values as (rows, 2·m) interleaved parts, C-contiguous (one
+    copy at most)."""
     c = np.require(a, dtype=rt, requirements=["C", "A"])
-    return c.reshape(rows, -1).view(_part(rt))
+    return c.reshape(rows, m).view(_part(rt))
 
 
 def _native_rows(
@@ -181,7 +183,7 @@ def lfilter_numpy(
     xm = np.moveaxis(x, ax, -1)
     lead, n = xm.shape[:-1], xm.shape[-1]
     rows = int(np.prod(lead, dtype=np.int64))
-    x2 = _rows(xm, rt, rows)
+    x2 = _rows(xm, rt, rows, n)
     zi2 = None
     if zi is not None:
         want = x.shape[:ax] + (k,) + x.shape[ax + 1:]
@@ -196,7 +198,7 @@ def lfilter_numpy(
                 f"zi has shape {z.shape}; it must be {want} (x's shape with axis {ax} replaced "
                 f"by max(len(a), len(b)) - 1 = {k})"
             ) from None
-        zi2 = _rows(np.moveaxis(z, ax, -1), rt, rows)
+        zi2 = _rows(np.moveaxis(z, ax, -1), rt, rows, k)
         # Equal lengths: the state then has scipy's max(len(a), len(b)) - 1 values.
         m = k + 1
         bc = np.concatenate([bc, np.zeros(m - len(bc))])
@@ -223,7 +225,7 @@ def sosfilt_numpy(
     xm = np.moveaxis(x, ax, -1)
     lead, n = xm.shape[:-1], xm.shape[-1]
     rows = int(np.prod(lead, dtype=np.int64))
-    x2 = _rows(xm, rt, rows)
+    x2 = _rows(xm, rt, rows, n)
     zi2 = None
     if zi is not None:
         want = (sections,) + x.shape[:ax] + (2,) + x.shape[ax + 1:]
@@ -232,7 +234,7 @@ def sosfilt_numpy(
             raise ValueError(f"zi has shape {z.shape}; it must be {want} (n_sections, then x's "
                              f"shape with axis {ax} replaced by 2)")
         z = np.moveaxis(np.moveaxis(z, ax + 1, -1), 0, -2)
-        zi2 = _rows(z, rt, rows)
+        zi2 = _rows(z, rt, rows, 2 * sections)
     y2, zf2, _ = _native_rows(s, None, x2, zi2, allow_unstable, workers, device)
     y = np.moveaxis(y2.view(rt).reshape(lead + (n,)), -1, ax)
     if zi is None:

@@ -104,6 +104,11 @@ def test_zi_and_streaming_and_axis_on_nd():
                          ss.lfilter(B4, A4, xv, axis=0, zi=zb)):
         close(got, want, 1e-12)
     close(sigpu.sosfilt(SOSC, x, axis=0), ss.sosfilt(SOSC, x, axis=0), 1e-12)
+    # Big-endian and negative-stride inputs are read as their values.
+    xb = cx(300).astype(">c16")[::-1]
+    close(sigpu.lfilter(BC2, AC2, xb), ss.lfilter(BC2, AC2, xb).astype(np.complex128), 1e-12)
+    close(sigpu.lfilter(B4, A4, xb.astype(">c8")),
+          ss.lfilter(B4, A4, xb.astype(">c8")).astype(np.complex128), 1e-12)
 
 
 @pytest.mark.parametrize("padtype", ["odd", "even", "constant", None])
@@ -292,3 +297,16 @@ def test_cuda_complex_arrays(gpu, lib):
     close(host(zf).astype(np.complex128), wzf, 1e-5)
     with pytest.raises(ValueError, match="host arrays"):
         sigpu.lfilter(BC, AC, dev)
+
+
+@pytest.mark.parametrize("shape,axis", [((0,), -1), ((0, 3), 0), ((0, 3), -1), ((2, 0), -1)])
+def test_empty_complex_input_has_scipys_shape(shape, axis):
+    x = np.zeros(shape, complex)
+    for b, a in [(BC, AC), (B4, A4)]:
+        y = sigpu.lfilter(b, a, x, axis=axis)
+        assert y.shape == ss.lfilter(b, a, x, axis=axis).shape and y.dtype == np.complex128
+    assert sigpu.sosfilt(SOSC, x, axis=axis).shape == shape
+    # zf = zi when there is nothing to filter.
+    if shape == (2, 0):
+        zi = np.ones((2, 2)) * 1j
+        np.testing.assert_array_equal(sigpu.lfilter(BC2, AC2, x, zi=zi)[1], zi)
