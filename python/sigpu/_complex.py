@@ -322,9 +322,10 @@ def _as_pairs(v: Any, kind: str, dtype: Any = None) -> Any:
     if kind == "torch":
         import torch
 
-        if not v.is_complex():
-            v = v.to(dtype if dtype is not None else
-                     (torch.complex64 if v.dtype == torch.float32 else torch.complex128))
+        if dtype is not None and v.dtype != dtype:
+            v = v.to(dtype)  # a state of another width than x: x's
+        elif not v.is_complex():
+            v = v.to(torch.complex64 if v.dtype == torch.float32 else torch.complex128)
         return torch.view_as_real(v.resolve_conj())
     if kind == "cupy":
         import cupy

@@ -188,6 +188,12 @@ def test_torch_tensors_keep_their_dtype():
     close(y.numpy(), ss.lfilter(B4, A4, x).astype(np.complex64), 1e-5)
     y, zf = sigpu.sosfilt(SOS4, t, zi=np.zeros((2, 2, 2)))
     assert y.dtype == zf.dtype == torch.complex64 and zf.shape == (2, 2, 2)
+    # A complex128 zi beside a complex64 tensor: x's dtype.
+    zi = cx((2, 4))
+    y, zf = sigpu.lfilter(B4, A4, t, zi=zi)
+    assert y.dtype == zf.dtype == torch.complex64
+    wy, wzf = ss.lfilter(B4, A4, x.astype(np.complex128), zi=zi)
+    close(y.numpy().astype(np.complex128), wy, 1e-4)
     # Complex coefficients on a CPU tensor: through numpy, complex64 kept.
     y = sigpu.lfilter(BC, AC, t)
     assert y.dtype == torch.complex64
