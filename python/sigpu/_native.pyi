@@ -105,6 +105,22 @@ def signal_run(
 ) -> Tuple[np.ndarray, Optional[np.ndarray], str]: ...
 def signal_lfilter_zi(b: List[float], a: List[float]) -> List[float]: ...
 def signal_sosfilt_zi(sos: List[float], shape: List[int]) -> List[float]: ...
+def complex_rows(
+    b_re: List[float],
+    b_im: List[float],
+    a_re: List[float],
+    a_im: List[float],
+    x: np.ndarray,
+    zi: Optional[np.ndarray] = None,
+    sos: bool = False,
+    allow_unstable: bool = False,
+    workers: Optional[int] = None,
+    device: Optional[int] = None,
+) -> Tuple[np.ndarray, Optional[np.ndarray], str]: ...
+def complex_lfilter_zi(
+    b_re: List[float], b_im: List[float], a_re: List[float], a_im: List[float]
+) -> Tuple[List[float], List[float]]: ...
+def complex_sosfilt_zi(re: List[float], im: List[float]) -> Tuple[List[float], List[float]]: ...
 def filter_rows(
     b: List[float],
     a: List[float],

@@ -19,8 +19,15 @@ float32 there lost up to 4 orders of accuracy against scipy on narrow designs); 
 float32 when every input is float32. Integer and boolean input is filtered as float64 (scipy
 refuses all-integer input). torch and CuPy arrays keep their own float32 / float64 (the
 planner rounds the coefficients under the float32 contract). float16 with float16
-coefficients, long double and complex raise TypeError. Big-endian and unaligned arrays are
-read through a native, aligned copy.
+coefficients and long double raise TypeError. Big-endian and unaligned arrays are read
+through a native, aligned copy.
+
+Complex data (module ``_complex``): complex64 / complex128 signals, complex coefficients and
+complex zi, with the same rule — numpy follows scipy's result type (complex64 x with float64
+coefficients gives complex128), torch and CuPy keep the array's dtype. Real coefficients filter
+the real and imaginary parts with the real filter (CPU, and GPU arrays on their device);
+complex coefficients run scipy's serial loop in complex128 on the CPU, and are refused on CUDA
+arrays with the way out (``.cpu()``); complex long double raises TypeError.
 
 PyTorch (module ``_torch_filters``): any torch argument gives a torch result, differentiable
 with respect to x, the coefficients and zi when one of them requires grad. Filter banks (module
@@ -54,7 +61,7 @@ from ._arrays import (
     parse_device,
     torch_stream,
 )
-from . import _torch_filters, _torch_zero_phase
+from . import _complex, _torch_filters, _torch_zero_phase
 from ._bank import check_channels, distinct_filters, run_bank
 from ._threads import workers as _workers
 
@@ -307,7 +314,10 @@ def lfilter(
     with float64 coefficients are filtered and returned in float64, as scipy does; all
     float32 stays float32); integer and boolean input is filtered as float64. A torch or
     CuPy array keeps its own floating dtype (float32 stays float32, the coefficients are
-    rounded to it by the planner under the float32 contract).
+    rounded to it by the planner under the float32 contract). Complex x, b, a or zi give a
+    complex result by the same rule (complex64 x with float64 b, a: complex128 for numpy,
+    complex64 for a torch / CuPy array); complex coefficients run on the CPU (a CUDA array
+    is refused: ``.cpu()``).
 
     PyTorch: with any torch argument (x on the CPU or a GPU, b, a or zi as tensors) the result
     is a torch tensor, and it is differentiable with respect to x, b, a and zi when any of
@@ -317,6 +327,8 @@ def lfilter(
     ``(..., channels, n)``, as torchaudio's ``lfilter(..., batching=True)`` — by filter ``c``
     (one planner call per distinct filter); zi keeps scipy's shape.
     """
+    if _complex.wants(x, b, a, zi):
+        return _complex_lfilter(b, a, x, axis, zi, device, allow_unstable, workers)
     tm = sys.modules.get("torch")
     if tm is not None and _torch_filters.wants_torch(tm, b, a, x, zi):
         return _torch_filters.lfilter(b, a, x, axis, zi, device, allow_unstable, workers)
@@ -487,6 +499,8 @@ def lfilter_zi(b: ArrayLike, a: ArrayLike) -> np.ndarray:
     """Initial state of ``lfilter`` for a step response's steady state (scipy's
     lfilter_zi): ``lfilter(b, a, x, zi=lfilter_zi(b, a) * x[0])``. Torch coefficients give a
     differentiable torch result (banks of shape (channels, taps) too)."""
+    if _complex.wants(b, a):
+        return _complex.lfilter_zi(b, a)
     if _any_torch(b, a):
         return _torch_zero_phase.lfilter_zi(b, a)
     b = _coefs(b, "b")
@@ -549,6 +563,8 @@ def sosfilt(
     PyTorch gradients (x, sos and zi) and filter banks (``sos`` of shape
     ``(channels, n_sections, 6)``, channel c of x — the axis before the filtered one once that
     is moved last — filtered by ``sos[c]``)."""
+    if _complex.wants(x, sos, zi):
+        return _complex_sosfilt(sos, x, axis, zi, device, allow_unstable, workers)
     tm = sys.modules.get("torch")
     if tm is not None and _torch_filters.wants_torch(tm, sos, None, x, zi):
         return _torch_filters.sosfilt(sos, x, axis, zi, device, allow_unstable, workers)
@@ -805,6 +821,8 @@ def sosfilt_zi(sos: ArrayLike) -> np.ndarray:
     """Initial states of ``sosfilt`` for a step response's steady state (scipy's
     sosfilt_zi), shape (n_sections, 2). A torch sos gives a differentiable torch result
     (banks of shape (channels, n_sections, 6) too)."""
+    if _complex.wants(sos):
+        return _complex.sosfilt_zi(sos)
     if _any_torch(sos):
         return _torch_zero_phase.sosfilt_zi(sos)
     s = _sos(sos)
@@ -886,6 +904,8 @@ def filtfilt(
     if method != "pad":
         raise ValueError(f"method {method!r}: only 'pad' is supported")
     padlen = _padlen(padlen)
+    if _complex.wants(x, b, a):
+        return _complex_filtfilt(b, a, x, axis, padtype, padlen, allow_unstable, workers)
     if _any_torch(b, a, x):
         return _torch_zero_phase.filtfilt(b, a, x, axis, padtype, padlen, method, allow_unstable,
                                        workers)
@@ -935,6 +955,8 @@ def sosfiltfilt(
     input as for ``filtfilt`` (differentiable with respect to x and sos; sos banks of shape
     (channels, n_sections, 6))."""
     padlen = _padlen(padlen)
+    if _complex.wants(x, sos):
+        return _complex_sosfiltfilt(sos, x, axis, padtype, padlen, allow_unstable, workers)
     if _any_torch(sos, x):
         return _torch_zero_phase.sosfiltfilt(sos, x, axis, padtype, padlen, allow_unstable, workers)
     s = _sos(sos)
@@ -967,3 +989,73 @@ def sosfiltfilt(
     if edge > 0:
         y = np.take(y, np.arange(edge, y.shape[ax] - edge), axis=ax)
     return y.astype(x.dtype, copy=False)
+
+
+# --- complex data (module ``_complex``): numpy through the complex front door; torch and CuPy
+# arrays as (re, im) pairs through the real filters above, or refused on the GPU -------------
+
+def _complex_lfilter(
+    b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int, zi: Optional[ArrayLike],
+    device: Optional[str], allow_unstable: bool, workers: Optional[int],
+) -> Any:
+    kw = dict(allow_unstable=allow_unstable, workers=workers)
+    if _complex.host_only(b, a, x, zi):
+        return _complex.lfilter_numpy(b, a, x, axis, zi, device, **kw)
+
+    def real(xr: Any, ax: int, zr: Any) -> Any:
+        if zr is None:
+            return lfilter(b, a, xr, ax, device=device, **kw)
+        return lfilter(b, a, xr, ax, zr, device=device, **kw)
+
+    return _complex.on_arrays(
+        real, (b, a), x, zi, axis,
+        lambda xn, zn, rt: _complex.lfilter_numpy(b, a, xn, axis, zn, None, rt=rt, **kw),
+    )
+
+
+def _complex_sosfilt(
+    sos: ArrayLike, x: ArrayLike, axis: int, zi: Optional[ArrayLike], device: Optional[str],
+    allow_unstable: bool, workers: Optional[int],
+) -> Any:
+    kw = dict(allow_unstable=allow_unstable, workers=workers)
+    if _complex.host_only(sos, x, zi):
+        return _complex.sosfilt_numpy(sos, x, axis, zi, device, **kw)
+
+    def real(xr: Any, ax: int, zr: Any) -> Any:
+        if zr is None:
+            return sosfilt(sos, xr, ax, device=device, **kw)
+        return sosfilt(sos, xr, ax, zr, device=device, **kw)
+
+    return _complex.on_arrays(
+        real, (sos,), x, zi, axis,
+        lambda xn, zn, rt: _complex.sosfilt_numpy(sos, xn, axis, zn, None, rt=rt, **kw),
+    )
+
+
+def _complex_filtfilt(
+    b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int, padtype: Optional[str],
+    padlen: Optional[int], allow_unstable: bool, workers: Optional[int],
+) -> Any:
+    kw = dict(allow_unstable=allow_unstable, workers=workers)
+    if _complex.host_only(b, a, x):
+        return _complex.filtfilt_numpy(b, a, x, axis, padtype, padlen, _extend, **kw)
+    return _complex.on_arrays(
+        lambda xr, ax, _: filtfilt(b, a, xr, ax, padtype, padlen, **kw), (b, a), x, None, axis,
+        lambda xn, _, rt: _complex.filtfilt_numpy(b, a, xn, axis, padtype, padlen, _extend,
+                                                  rt=rt, **kw),
+    )
+
+
+def _complex_sosfiltfilt(
+    sos: ArrayLike, x: ArrayLike, axis: int, padtype: Optional[str], padlen: Optional[int],
+    allow_unstable: bool, workers: Optional[int],
+) -> Any:
+    kw = dict(allow_unstable=allow_unstable, workers=workers)
+    if _complex.host_only(sos, x):
+        return _complex.sosfiltfilt_numpy(sos, x, axis, padtype, padlen, _extend, **kw)
+    return _complex.on_arrays(
+        lambda xr, ax, _: sosfiltfilt(sos, xr, ax, padtype, padlen, **kw), (sos,), x, None,
+        axis,
+        lambda xn, _, rt: _complex.sosfiltfilt_numpy(sos, xn, axis, padtype, padlen, _extend,
+                                                     rt=rt, **kw),
+    )

@@ -8,6 +8,7 @@
 //! `guard::catch`, so a panic is a `RuntimeError`, never pyo3's `PanicException`.
 
 mod approx;
+mod complex_filter;
 mod convert;
 mod device;
 mod guard;
@@ -112,5 +113,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ldpc::register(m)?;
     lns::register(m)?;
     recurrence::register(m)?;
+    complex_filter::register(m)?;
     Ok(())
 }

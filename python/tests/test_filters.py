@@ -149,7 +149,8 @@ def test_device_cpu_is_accepted_and_bad_devices_are_refused():
 @pytest.mark.parametrize(
     "call,exc,msg",
     [
-        (lambda: sigpu.lfilter([1.0], [1.0], np.ones(4, complex)), TypeError, "complex"),
+        (lambda: sigpu.lfilter([1.0], [1.0], np.ones(4, np.clongdouble)), TypeError,
+         "complex128"),
         (lambda: sigpu.lfilter(np.ones(1, np.float16), np.ones(1, np.float16),
                                np.ones(4, np.float16)), TypeError, "float16"),
         (lambda: sigpu.lfilter([np.nan], [1.0], np.ones(4)), ValueError, r"b\[0\] is nan"),

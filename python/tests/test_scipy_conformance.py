@@ -27,6 +27,12 @@ X = RNG.standard_normal(64)
 X2 = RNG.standard_normal((3, 64))
 X3 = RNG.standard_normal((4, 5, 48))
 FIR = RNG.standard_normal(256)
+XC = X + 1j * RNG.standard_normal(64)
+XC3 = X3 + 1j * RNG.standard_normal((4, 5, 48))
+# A complex two-pole filter (poles 0.9·e^{±0.5i}·e^{0.3i}, rotated off the real axis) and its
+# sections: complex coefficients.
+BC, AC = np.array([0.2, 0.1j, -0.05]), np.poly(0.9 * np.exp(1j * np.array([0.8, -0.2])))
+SOSC = np.array([[0.2, 0.1j, -0.05, 1.0, AC[1], AC[2]], [1.0, 0.5, 0.0, 1.0, -0.5j, 0.0]])
 PAGE = Path(__file__).resolve().parents[2] / "docs/reference/scipy-conformance.md"
 
 SAME = "same"  # scipy's result: shape, dtype and values
@@ -172,8 +178,39 @@ CASES = [
     Case("lfilter, long double x", "lfilter", (B2, A2, X.astype(np.longdouble)),
          SIGPU_REFUSES, "computed in long double",
          "TypeError: float32 or float64 only; .astype(np.float64)"),
-    Case("lfilter, complex x", "lfilter", (B2, A2, X.astype(complex)), SIGPU_REFUSES,
-         "complex result", "TypeError: complex input is not supported"),
+    Case("lfilter, complex x", "lfilter", (B2, A2, XC), SAME, "complex128 result", "same",
+         gpu_x=2),
+    Case("lfilter, complex64 x, float64 b, a", "lfilter", (B2, A2, XC.astype(np.complex64)),
+         SAME, "complex128 result (result_type)", "same", gpu_x=2),
+    Case("lfilter, complex64 x, float32 b, a", "lfilter",
+         (B2.astype(np.float32), A2.astype(np.float32), XC.astype(np.complex64)), SAME,
+         "complex64 result", "same", rtol=1e-5, gpu_x=2),
+    Case("lfilter, complex b, a", "lfilter", (BC, AC, XC), SAME, "complex128 result",
+         "same (complex serial engine; CUDA arrays refused: .cpu())", gpu_x=2),
+    Case("lfilter, complex b, a, real x", "lfilter", (BC, AC, X), SAME, "complex128 result",
+         "same"),
+    Case("lfilter, complex64 b, a and x", "lfilter",
+         (BC.astype(np.complex64), AC.astype(np.complex64), XC.astype(np.complex64)), SAME,
+         "complex64 result", "same (computed in complex128, rounded once)", rtol=1e-5),
+    Case("lfilter, complex zi on real x", "lfilter", (B2, A2, X), SAME, "complex result",
+         "same", kwargs=dict(zi=np.array([1 + 2j, -1j]))),
+    Case("lfilter, complex x, axis 1 with zi", "lfilter", (BC, AC, XC3), SAME, "", "same",
+         kwargs=dict(axis=1, zi=RNG.standard_normal((4, 2, 48)) * 1j)),
+    Case("sosfilt, complex x", "sosfilt", (SOS, XC), SAME, "complex128 result", "same",
+         gpu_x=1),
+    Case("sosfilt, complex sos with zi", "sosfilt", (SOSC, XC3), SAME, "", "same",
+         kwargs=dict(axis=0, zi=np.ones((2, 2, 5, 48)) * (1 - 1j))),
+    Case("filtfilt, complex x", "filtfilt", (B2, A2, XC), SAME, "", "same"),
+    Case("filtfilt, complex b, a, padtype even", "filtfilt", (BC, AC, XC3), SAME, "", "same",
+         kwargs=dict(axis=2, padtype="even")),
+    Case("sosfiltfilt, complex sos", "sosfiltfilt", (SOSC, XC), SAME, "", "same"),
+    Case("lfilter_zi, complex b, a", "lfilter_zi", (BC, AC), SAME, "", "same"),
+    Case("sosfilt_zi, complex sos", "sosfilt_zi", (SOSC,), SAME, "", "same"),
+    Case("lfilter, complex long double x", "lfilter", (B2, A2, XC.astype(np.clongdouble)),
+         SIGPU_REFUSES, "computed in complex long double",
+         "TypeError: complex64 or complex128 only; .astype(np.complex128)"),
+    Case("lfilter, NaN in complex x", "lfilter", (BC, AC, np.r_[XC[:3], np.nan * 1j]),
+         SIGPU_REFUSES, "NaN from the NaN on", "ValueError: non-finite at complex index 3"),
     Case("lfilter, big-endian float64", "lfilter", (B2, A2, X.astype(">f8")), SAME,
          "native float64 result", "same"),
     Case("lfilter, big-endian float32", "lfilter", (B2, A2, X.astype(">f4")), SAME,
@@ -308,7 +345,12 @@ def table() -> str:
         "dtype rule for numpy input: scipy's `result_type(b, a, x[, zi])` (float32 samples "
         "with float64 coefficients are filtered in float64); integer and boolean input is "
         "filtered as float64. torch and CuPy arrays keep their own float32 / float64 (the GPU "
-        "column); their float32 results are float32 computations within the float32 contract.",
+        "column); their float32 results are float32 computations within the float32 contract. "
+        "Complex data follows the same rule (complex64 x with float64 coefficients gives "
+        "complex128 for numpy, complex64 for torch / CuPy); real coefficients filter the real "
+        "and imaginary parts with the real filter (CPU and GPU), complex coefficients run "
+        "scipy's serial loop in complex128 on the CPU (CUDA arrays are refused, naming "
+        "`.cpu()`).",
         "",
         "| case | outcome | SciPy | sigpu (CPU) | sigpu (GPU: torch and CuPy CUDA arrays) |",
         "| --- | --- | --- | --- | --- |",
@@ -343,7 +385,7 @@ def test_case_on_cuda_arrays(gpu, case: Case, lib: str) -> None:
     out where the contract keeps the filter on the host."""
     mod = _gpu_lib(lib)
     x = np.asarray(case.args[case.gpu_x])
-    dt = x.dtype.newbyteorder("=") if x.dtype.kind == "f" else np.dtype(np.float64)
+    dt = x.dtype.newbyteorder("=") if x.dtype.kind in "fc" else np.dtype(np.float64)
     xn = np.ascontiguousarray(x, dtype=dt)
     args = list(case.args)
     args[case.gpu_x] = mod.as_tensor(xn, device="cuda") if lib == "torch" else mod.asarray(xn)
@@ -356,7 +398,7 @@ def test_case_on_cuda_arrays(gpu, case: Case, lib: str) -> None:
     want = getattr(sigpu, case.fn)(*args, **case.kwargs)
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
-    tol = 1e-10 if dt == np.float64 else 1e-5
+    tol = 1e-10 if dt in (np.float64, np.complex128) else 1e-5
     for g, w in zip(got, want):
         if lib == "torch":
             assert isinstance(g, mod.Tensor) and g.is_cuda

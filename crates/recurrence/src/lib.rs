@@ -51,6 +51,7 @@
 
 mod bounds;
 mod cascade_tables;
+pub mod complex;
 pub mod cpu;
 mod dd;
 mod design;

@@ -66,6 +66,14 @@ pub struct FilterArgs {
     /// File format of input and output: by extension (.npy, .wav, else raw) unless given.
     #[arg(long, value_parser = ["npy", "raw", "wav"])]
     pub format: Option<String>,
+    /// The input is raw interleaved I/Q as SDR front ends write it: i8 (signed 8-bit pairs)
+    /// or i16 (signed 16-bit little-endian pairs, cs16), read as complex samples scaled to
+    /// [-1, 1) (÷128, ÷32768) and filtered as complex128 (complex64 with --dtype f32); the
+    /// output is complex (.npy, or raw interleaved float parts). Complex .npy inputs
+    /// (complex64 / complex128) and complex coefficients (--b/--a or --sos values written
+    /// 0.5-0.25j) need no flag.
+    #[arg(long, value_name = "i8|i16", conflicts_with = "signature")]
+    pub iq: Option<String>,
     /// Channels in a raw input (stored one after another: channels × samples).
     #[arg(long, default_value_t = 1)]
     pub channels: usize,
@@ -114,6 +122,11 @@ fn flag(spec: &FilterSpec) -> &'static str {
 }
 
 pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<ExitCode> {
+    // Complex data or coefficients run in their own module; it hands back what it read.
+    let read = match super::filter_complex::run_if_complex(device, json, args)? {
+        Ok(code) => return Ok(code),
+        Err(read) => read,
+    };
     let spec = spec(args)?;
     let dtype = (args.dtype.as_deref())
         .map(|d| {
@@ -157,7 +170,7 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
             ("--sos", sos_file),
         ],
     )?;
-    let (shown, input) = read_input(args, dtype)?;
+    let (shown, input) = read_input(args, dtype, read)?;
     let compute = (spec.dtype_for(input.dtype, input.natural_dtype(), dtype))
         .with_context(|| format!("{} with --input {shown}", flag(&spec)))?;
     let formats = formats(args)?;
@@ -232,13 +245,20 @@ fn formats(args: &FilterArgs) -> Result<(Format, Format)> {
     Ok((output, zf.unwrap_or(output)))
 }
 
-/// Reads --input (.npy, WAV or raw; `-` is stdin) with its shape.
-fn read_input(args: &FilterArgs, dtype: Option<DType>) -> Result<(String, SignalFile)> {
+/// Reads --input (.npy, WAV or raw; `-` is stdin) with its shape (`read`: its bytes, when
+/// they were read already).
+fn read_input(
+    args: &FilterArgs,
+    dtype: Option<DType>,
+    read: Option<Vec<u8>>,
+) -> Result<(String, SignalFile)> {
     let (Some(input), Some(_)) = (&args.input, &args.output) else {
         bail!("--input and --output are required");
     };
     let shown = input.display().to_string();
-    let bytes = if input == Path::new("-") {
+    let bytes = if let Some(bytes) = read {
+        bytes
+    } else if input == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
@@ -383,7 +403,7 @@ impl Run<'_> {
 }
 
 /// Writes `data` to `path` (atomically), or to stdout for `-`; errors name `flag`.
-fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
+pub(super) fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
         out.write_all(data)

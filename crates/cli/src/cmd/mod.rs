@@ -9,6 +9,7 @@ pub mod check;
 pub mod clns;
 pub mod demo;
 pub mod filter;
+mod filter_complex;
 pub mod info;
 pub mod ldpc;
 pub mod lns;

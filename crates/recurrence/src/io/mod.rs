@@ -4,6 +4,7 @@
 //! `sigpu_runtime::npy`'s), WAV audio, and [`SignalFile`], a signal in any of them as
 //! `sigpu filter` reads and writes it.
 
+pub mod complex;
 mod signal;
 mod wav;
 
