@@ -147,6 +147,29 @@ fn a_notch_near_nyquist_runs_as_checked_sections_on_a_gpu() {
         let mut zf = vec![T::ZERO; CHANNELS * f.state_len()];
         let host = (f.apply_batch(&c.x, CHANNELS, &mut y, Some(&zi), Some(&mut zf))).map(|_| y);
         judge(&c, "a GPU (host data, zi)", host);
+        // zf without zi: the GPU's method (its bound stands), zf as the CPU's within rounding.
+        let mut y = vec![T::ZERO; c.x.len()];
+        let mut zf = vec![T::ZERO; CHANNELS * f.state_len()];
+        let host = (f.apply_batch(&c.x, CHANNELS, &mut y, None, Some(&mut zf))).map(|_| y);
+        judge(&c, "a GPU (host data, zf)", host);
+        let cpu = plan::<T>(&c.spec, FilterOptions::default(), &Target::cpu()).unwrap();
+        let mut cy = vec![T::ZERO; c.x.len()];
+        let mut czf = vec![T::ZERO; CHANNELS * f.state_len()];
+        cpu.apply_batch(&c.x, CHANNELS, &mut cy, None, Some(&mut czf))
+            .unwrap();
+        let top = czf.iter().fold(0.0f64, |m, v| m.max(v.to_f64().abs()));
+        let diff =
+            (zf.iter().zip(&czf)).fold(0.0f64, |m, (a, b)| m.max((a.to_f64() - b.to_f64()).abs()));
+        let tol = if T::DTYPE == sigpu_recurrence::DType::F32 {
+            1e-4
+        } else {
+            1e-9
+        };
+        assert!(
+            diff <= tol * top,
+            "{}: zf off the CPU's by {diff:e} of {top:e}",
+            c.name
+        );
     }
     one::<f32>(&target);
     one::<f64>(&target);

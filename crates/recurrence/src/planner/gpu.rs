@@ -47,6 +47,7 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
                 wide: std::sync::OnceLock::new(),
                 prefer_wide: AtomicBool::new(false),
                 max_radius: max_pole_radius(poles.sections()),
+                report: held_report(poles),
                 cpu: poles.clone(),
             };
             // The numerator as an FIR with zi (SciPy's lfilter(b, [1], x, zi) adds zi[n] to the
@@ -121,6 +122,7 @@ pub(super) fn sections<T: Element>(
             wide: std::sync::OnceLock::new(),
             prefer_wide: AtomicBool::new(false),
             max_radius: max_pole_radius(s.sections()),
+            report: held_report(&s),
             cpu: s,
         }),
         method => Arc::new(OnCpu {
@@ -134,6 +136,20 @@ pub(super) fn sections<T: Element>(
     };
     ready(target)?;
     Ok(planned)
+}
+
+/// The report of sections run by [`GpuSections`]: the CPU engine's, whose bound is against the
+/// coefficients as given, plus — for f32 signals whose fast kernel may keep its result (poles
+/// within [`crate::gpu::SAME_TYPE_MAX_RADIUS`]), computing with the coefficients rounded to f32
+/// — how far that rounding can move the output ([`crate::bounds::coefficient_shift_l1`]).
+fn held_report<T: Element>(s: &Sos<T>) -> Report {
+    let mut report = Recurrence::report(s).clone();
+    if T::DTYPE == crate::elem::DType::F32
+        && max_pole_radius(s.sections()) <= crate::gpu::SAME_TYPE_MAX_RADIUS
+    {
+        report.error_bound += crate::bounds::coefficient_shift_l1(s.given_sections(), s.sections());
+    }
+    report
 }
 
 /// Kernels upload their constants on the device's own stream: a caller's stream is not
@@ -178,14 +194,18 @@ struct GpuSections<T: Element> {
     wide: std::sync::OnceLock<GpuSos<T>>,
     /// A call handed most of its channels back: later calls start with `wide`.
     prefer_wide: AtomicBool,
+    /// The CPU engine's report, its bound widened by the fast kernel's rounded coefficients
+    /// ([`held_report`]).
+    report: Report,
     /// The cascade's largest pole radius ([`gpu_keeps_contract`]).
     max_radius: f64,
     cpu: Sos<T>,
 }
 
-/// A (b, a) design run on the GPU as sections ([`as_gpu_sections`]): calls without a state run the
-/// checked section engine; calls with zi or zf run the contract's (b, a) filter on the CPU
-/// (the sections' state is not the (b, a) state), and on device data they are refused.
+/// A (b, a) design run on the GPU as sections ([`as_gpu_sections`]): calls without zi run the
+/// checked section engine (zf, for host data, from the last samples); calls with zi run the
+/// contract's (b, a) filter on the CPU (the sections' state is not the (b, a) state); device
+/// data with zi or zf is refused.
 struct GpuBaSections<T: Element> {
     sections: Planned<T>,
     report: Report,
@@ -290,7 +310,7 @@ fn runs(channels: &[usize]) -> Vec<(usize, usize)> {
 
 impl<T: Element> Recurrence<T> for GpuSections<T> {
     fn report(&self) -> &Report {
-        Recurrence::report(&self.cpu)
+        &self.report
     }
     fn state_len(&self) -> usize {
         Recurrence::state_len(&self.cpu)
@@ -532,13 +552,29 @@ impl<T: Element> Recurrence<T> for GpuBaSections<T> {
         self.sections.device()
     }
     fn note(&self) -> Option<String> {
-        Some("a (b, a) design run as second-order sections; with zi or zf, on the CPU".into())
+        Some("a (b, a) design run as second-order sections; with zi, by (b, a) on the CPU".into())
     }
+    /// Without zi, the sections (zf, where asked, from the last samples in f64, as a pole
+    /// cascade's): the reported method and bound are the sections'. With zi, the (b, a) filter
+    /// on the CPU, whose state zi is.
     fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
-        if batch.zi.is_some() || batch.zf.is_some() {
+        if batch.zi.is_some() {
             return self.ba.run(batch);
         }
-        self.sections.run(batch)
+        let (x, channels) = (batch.x, batch.channels);
+        let Batch { y, zf, fresh, .. } = batch;
+        let timing = self.sections.run(Batch {
+            x,
+            channels,
+            y: &mut *y,
+            zi: None,
+            zf: None,
+            fresh,
+        })?;
+        if let Some(zf) = zf {
+            zf.copy_from_slice(&self.ba.final_states(x, y, channels, None));
+        }
+        Ok(timing)
     }
     fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
         if batch.zi.is_some() || batch.zf.is_some() {
