@@ -8,21 +8,22 @@ S=$PWD/.gpu/sigpu; chmod +x $S .gpu/test-*
 step() { echo; echo "== $1 ($(date +%T))"; }
 rm -rf /tmp/site; python3 -m zipfile -e .gpu/sigpu-*.whl /tmp/site >/dev/null; export PYTHONPATH=/tmp/site
 mkdir -p $OUT/sweep
-step checks
-timeout 150 $S --json check --device cuda --seed 2 > $OUT/check-2.json
-python3 -c "import json,os; d=json.load(open(os.environ['OUT']+'/check-2.json')); print(d['passed'],'passed',d['failed'],'failed',[(o['name'],str(o.get('report') or o.get('error'))[:300]) for o in d['checks'] if not o['passed']])"
-step "NR adaptive rule on the GPU: refused with the way out"
-timeout 30 $S ldpc simulate --code nr:k=1000,n=3000 --device cuda --decoder aoms --eb-n0 1 --max-frames 10; echo rc=$?
-step "rust gpu tests"; for t in .gpu/test-*; do echo "-- $t"; SIGPU_REQUIRE_GPU=1 timeout 120 $t 2>&1 | grep -E "test result|FAILED|panicked" | head -6; done
 step "grad targets"; timeout 100 python3 python/bench/gpu_grad_targets.py --runs 10 > $OUT/grad-targets.json 2> $OUT/grad-targets.err; echo rc=$?; tail -c 2500 $OUT/grad-targets.json; tail -n 3 $OUT/grad-targets.err
 step "complex64"; timeout 60 python3 bench/peers/complex_gpu.py --log2-n 28 > $OUT/complex-gpu.json 2>&1; echo rc=$?; cat $OUT/complex-gpu.json | tail -n 20
-step "sweep + pytest (parallel)"
+step "checks, GPU tests, sweep and pytest (parallel)"
+(timeout 150 $S --json check --device cuda --seed 2 > $OUT/check-2.json
+python3 -c "import json,os; d=json.load(open(os.environ['OUT']+'/check-2.json')); print(d['passed'],'passed',d['failed'],'failed',[(o['name'],str(o.get('report') or o.get('error'))[:300]) for o in d['checks'] if not o['passed']])"
+echo "-- NR adaptive rule on the GPU: refused with the way out"
+timeout 30 $S ldpc simulate --code nr:k=1000,n=3000 --device cuda --decoder aoms --eb-n0 1 --max-frames 10; echo rc=$?
+for t in .gpu/test-*; do echo "-- $t"; SIGPU_REQUIRE_GPU=1 timeout 120 $t 2>&1 | grep -E "test result|FAILED|panicked" | head -6; done
+) > $OUT/checks-tests.txt 2>&1 &
 for s in 41 42 43 44 45; do
-  (timeout 300 python3 bench/peers/filter_accuracy.py --face torch --face cupy --designs 12 --stopband 44 --max-len 100003 --seed $s --json $OUT/sweep/gpu-$s.json > $OUT/sweep/gpu-$s.txt 2>&1) &
+  (timeout 360 python3 bench/peers/filter_accuracy.py --face torch --face cupy --designs 12 --stopband 44 --max-len 70001 --seed $s --json $OUT/sweep/gpu-$s.json > $OUT/sweep/gpu-$s.txt 2>&1) &
 done
-(timeout 300 python3 bench/peers/filter_accuracy.py --face cli --sigpu $S --cli-device cuda --designs 12 --stopband 44 --max-len 100003 --seed 46 --json $OUT/sweep/cli-cuda-46.json > $OUT/sweep/cli-cuda-46.txt 2>&1) &
-(SIGPU_REQUIRE_GPU=1 timeout 300 python3 -m pytest -q -rs -p no:cacheprovider python/tests > $OUT/pytest.txt 2>&1) &
+(timeout 360 python3 bench/peers/filter_accuracy.py --face cli --sigpu $S --cli-device cuda --designs 12 --stopband 44 --max-len 70001 --seed 46 --json $OUT/sweep/cli-cuda-46.json > $OUT/sweep/cli-cuda-46.txt 2>&1) &
+(SIGPU_REQUIRE_GPU=1 timeout 360 python3 -m pytest -q -rs -p no:cacheprovider python/tests > $OUT/pytest.txt 2>&1) &
 wait
+cat $OUT/checks-tests.txt
 grep -E "passed|failed" $OUT/pytest.txt | tail -3; grep -E "^FAILED|Error" $OUT/pytest.txt | head -10
 python3 - <<'PY'
 import json,glob,os
