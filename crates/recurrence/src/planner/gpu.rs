@@ -139,15 +139,19 @@ pub(super) fn sections<T: Element>(
 }
 
 /// The report of sections run by [`GpuSections`]: the CPU engine's, whose bound is against the
-/// coefficients as given, plus — for f32 signals whose fast kernel may keep its result (poles
-/// within [`crate::gpu::SAME_TYPE_MAX_RADIUS`]), computing with the coefficients rounded to f32
-/// — how far that rounding can move the output ([`crate::bounds::coefficient_shift_l1`]).
+/// coefficients as given and covers f64 arithmetic. For f32 signals whose fast kernel may keep
+/// its result (poles within [`crate::gpu::SAME_TYPE_MAX_RADIUS`]), which computes in f32 with
+/// the coefficients rounded to f32: at least twice SciPy's serial f32 bound (the kernel keeps
+/// a result only where its peaks and sums put it within the contract, calibrated within 2×
+/// SciPy's error, whose worst case that is), plus how far the rounding of the coefficients can
+/// move the output ([`crate::bounds::coefficient_shift_l1`]).
 fn held_report<T: Element>(s: &Sos<T>) -> Report {
     let mut report = Recurrence::report(s).clone();
     if T::DTYPE == crate::elem::DType::F32
         && max_pole_radius(s.sections()) <= crate::gpu::SAME_TYPE_MAX_RADIUS
     {
-        report.error_bound += crate::bounds::coefficient_shift_l1(s.given_sections(), s.sections());
+        report.error_bound = report.error_bound.max(2.0 * report.reference_bound)
+            + crate::bounds::coefficient_shift_l1(s.given_sections(), s.sections());
     }
     report
 }
