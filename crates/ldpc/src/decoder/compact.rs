@@ -502,22 +502,8 @@ fn check<const L: usize>(
             parity[w] ^= x as u8;
         }
     }
-    match rule {
-        // Refused by `CompactDecoder::new`.
-        Rule8::Plain | Rule8::Adaptive { .. } => {}
-        Rule8::Normalized(k) => {
-            for w in 0..L {
-                min1[w] = ((min1[w] as u16 * k as u16) >> 4) as u8;
-                min2[w] = ((min2[w] as u16 * k as u16) >> 4) as u8;
-            }
-        }
-        Rule8::Offset(b) => {
-            for w in 0..L {
-                min1[w] = min1[w].saturating_sub(b);
-                min2[w] = min2[w].saturating_sub(b);
-            }
-        }
-    }
+    // The lanes' correction (the plain and adaptive rules are refused by `CompactDecoder::new`).
+    rule.correct(&mut min1, &mut min2);
     for w in 0..L {
         min1[w] = min1[w].min(C2V_MAX);
         min2[w] = min2[w].min(C2V_MAX);

@@ -562,23 +562,7 @@ impl<T: Element> Recurrence<T> for GpuBaSections<T> {
     /// cascade's): the reported method and bound are the sections'. With zi, the (b, a) filter
     /// on the CPU, whose state zi is.
     fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
-        if batch.zi.is_some() {
-            return self.ba.run(batch);
-        }
-        let (x, channels) = (batch.x, batch.channels);
-        let Batch { y, zf, fresh, .. } = batch;
-        let timing = self.sections.run(Batch {
-            x,
-            channels,
-            y: &mut *y,
-            zi: None,
-            zf: None,
-            fresh,
-        })?;
-        if let Some(zf) = zf {
-            zf.copy_from_slice(&self.ba.final_states(x, y, channels, None));
-        }
-        Ok(timing)
+        super::sections::run_ba_as(self.sections.as_ref(), &self.ba, batch)
     }
     fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
         if batch.zi.is_some() || batch.zf.is_some() {

@@ -232,33 +232,45 @@ impl<T: Element> Recurrence<T> for BaSections<T> {
     /// Without zi: the sections (non-finite input found through their state), zf from the
     /// last samples. With zi: the (b, a) method.
     fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
-        if batch.zi.is_some() {
-            return self.ba.run(batch);
-        }
         let start = Instant::now();
-        let s = self.state_len();
-        batch.samples(s, &format!("of state {s} (max(len(b), len(a)) - 1)"))?;
-        let Batch {
-            x,
-            channels,
-            y,
-            zf,
-            fresh,
-            ..
-        } = batch;
-        self.sos.run(Batch {
-            x,
-            channels,
-            y: &mut *y,
-            zi: None,
-            zf: None,
-            fresh,
-        })?;
-        if let Some(zf) = zf {
-            zf.copy_from_slice(&self.ba.final_states(x, y, channels, None));
-        }
+        run_ba_as(&self.sos, &self.ba, batch)?;
         Ok(Timing::since(start))
     }
+}
+
+/// A (b, a) design run as `sections` (converted from it): from a zero state, y by the sections
+/// and zf, where asked, from the last samples in f64 (the sections' state is not the (b, a)
+/// one); with zi, by the (b, a) filter itself, whose state zi is.
+pub(super) fn run_ba_as<T: Element>(
+    sections: &dyn Recurrence<T>,
+    ba: &Lfilter<T>,
+    batch: Batch<'_, T>,
+) -> Result<Timing, FilterError> {
+    if batch.zi.is_some() {
+        return ba.run(batch);
+    }
+    let s = ba.state_len();
+    batch.samples(s, &format!("of state {s} (max(len(b), len(a)) - 1)"))?;
+    let Batch {
+        x,
+        channels,
+        y,
+        zf,
+        fresh,
+        ..
+    } = batch;
+    let timing = sections.run(Batch {
+        x,
+        channels,
+        y: &mut *y,
+        zi: None,
+        zf: None,
+        fresh,
+    })?;
+    if let Some(zf) = zf {
+        zf.copy_from_slice(&ba.final_states(x, y, channels, None));
+    }
+    Ok(timing)
 }
 
 #[cfg(test)]
