@@ -1,11 +1,14 @@
 #!/bin/bash
 # The final tree on the H200: every self-check (the planned stopband check now judged against
 # the design), the recurrence checks at more seeds, and the CLI's filter accuracy sweep on the
-# GPU at the seed of the previous run's bound violations and two more.
+# GPU at the seed of the previous run's bound violations and two more, and the three kernels from
+# outside the SFU suite tuned from the CLI and from Python.
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64 PATH=/usr/local/cuda/bin:$PATH
 S=$PWD/.gpu/sigpu; chmod +x $S .gpu/test-*
 step() { echo; echo "== $1 ($(date +%T))"; }
 mkdir -p $OUT/sweep
+rm -rf /tmp/site; python3 -m zipfile -e .gpu/sigpu-*.whl /tmp/site >/dev/null
+step "user kernels"; PYTHONPATH=/tmp/site SIGPU=$S LOG2N=23 timeout 200 bash bench/approx/tune_user_kernels.sh $OUT/user > $OUT/user-kernels.txt 2>&1; echo rc=$?; tail -n 25 $OUT/user-kernels.txt; rm -f $OUT/user/*.npy; tar czf $OUT/user.tgz -C $OUT user && rm -rf $OUT/user
 for s in 46 47 48; do
   (timeout 300 python3 bench/peers/filter_accuracy.py --face cli --sigpu $S --cli-device cuda --designs 12 --stopband 44 --max-len 70001 --seed $s --json $OUT/sweep/cli-cuda-$s.json > $OUT/sweep/cli-cuda-$s.txt 2>&1) &
 done
