@@ -488,12 +488,18 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
         None
     }
     /// Host data: the numerator on the CPU cores (exactly the CPU engine's), the all-pole
-    /// sections on the GPU, zf from the last samples on the CPU.
+    /// sections on the GPU, zf from the last samples on the CPU; with zi, the CPU engine.
     fn run(&self, batch: Batch<'_, T>) -> Result<Timing, FilterError> {
         let state = self.state_len();
         batch.samples(state, &format!("of state {state}"))?;
-        let (x, channels, zi, y) = (batch.x, batch.channels, batch.zi, batch.y);
-        let u = (self.cpu.cascade_input(x, channels, zi)).expect("a pole cascade");
+        if batch.zi.is_some() {
+            // The state enters the sections' input rounded to T and is amplified by the poles
+            // (ellip(8) high-pass, f32, 3 samples from zi: 4.9× SciPy's error): the CPU
+            // engine, which carries it in f64.
+            return self.cpu.run(batch);
+        }
+        let (x, channels, y) = (batch.x, batch.channels, batch.y);
+        let u = (self.cpu.cascade_input(x, channels, None)).expect("a pole cascade");
         let timing = self.sections.run(Batch {
             x: &u,
             channels,
@@ -503,18 +509,19 @@ impl<T: Element> Recurrence<T> for GpuPoleCascade<T> {
             fresh: None,
         })?;
         if let Some(zf) = batch.zf {
-            zf.copy_from_slice(&self.cpu.final_states(x, y, channels, zi));
+            zf.copy_from_slice(&self.cpu.final_states(x, y, channels, None));
         }
         Ok(timing)
     }
     /// Device data: the numerator by the PLR kernel as an FIR into a scratch buffer, then the
     /// sections. zf of this method is computed from the (b, a) state on the host only.
     fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
-        if batch.zf.is_some() {
+        if batch.zf.is_some() || batch.zi.is_some() {
             return Err(FilterError::Refused(
-                "method pole-cascade: the final state zf of this filter is not computed on \
-                 the GPU; pass host arrays, or give the filter as second-order sections \
-                 (scipy's output='sos'), whose zf the GPU computes"
+                "method pole-cascade: this filter takes no zi and gives no zf on the GPU (its \
+                 state is the (b, a) one, which the sections there do not carry); pass host \
+                 arrays, or give the filter as second-order sections (scipy's output='sos'), \
+                 whose zi and zf the GPU carries"
                     .into(),
             ));
         }
