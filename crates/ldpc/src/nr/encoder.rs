@@ -274,6 +274,11 @@ fn unpack(d: &Doubled, out: &mut [u8]) {
 fn double(x: &Block, z: usize) -> Doubled {
     let mut d = [0u64; W2];
     d[..W].copy_from_slice(x);
+    if z == 64 * W {
+        // Z = 384: the second copy starts on a word, a plain copy.
+        d[W..2 * W].copy_from_slice(x);
+        return d;
+    }
     let (q, r) = (z / 64, z % 64);
     for (w, &v) in x.iter().enumerate() {
         d[w + q] |= v << r;
