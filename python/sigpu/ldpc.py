@@ -104,7 +104,9 @@ class Code:
         """Hard decisions (… × N, uint8, 0/1) of channel LLRs (… × N, float32).
 
         ``llr`` may be a numpy array or a PyTorch / CuPy CUDA array (the result is then of the
-        same type, on the same device). ``decoder``: "minsum", "nms[:alpha]", "oms[:beta]" or
+        same type, on the same device). ``decoder``: "minsum", "nms[:alpha]", "oms[:beta]",
+        "aoms[:beta]" (adaptive offset: the offset shrinks with the gap between the two
+        smallest messages; the CPU's 8-bit and float decoders only, refused on the GPU) or
         "spa"; ``precision``: "8bit" (the CPU SIMD and the GPU decoders) or "float" (CPU);
         ``device``: None (CUDA arrays on their GPU, numpy on the CPU), "cpu", "cuda[:N]".
         With ``return_stats``, also a dict of codewords, valid codewords (None when a CUDA
@@ -255,8 +257,9 @@ class NrCode:
         :meth:`encode` writes bits: ``[…, n]`` for one version, ``[…, len(rv), n]`` for a list
         (the versions' LLRs are combined: HARQ incremental redundancy). Punctured and unsent
         bits enter as 0, filler bits as known zeros. Defaults: 20 iterations (Sionna's), the
-        library's 8-bit layered offset min-sum; ``decoder="spa", precision="float"`` is the
-        sum-product reference. Runs on the CPU; CUDA arrays are copied through the host and
+        library's 8-bit layered offset min-sum (``decoder="aoms"``, adaptive offset, comes
+        0.02–0.03 dB nearer sum-product on NR codes); ``decoder="spa", precision="float"`` is
+        the sum-product reference. Runs on the CPU; CUDA arrays are copied through the host and
         the result returned on their device."""
         if not isinstance(iterations, (int, np.integer)) or iterations < 1:
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
