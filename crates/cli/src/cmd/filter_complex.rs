@@ -9,10 +9,10 @@
 use super::filter::{put, FilterArgs};
 use anyhow::{bail, Context, Result};
 use sigpu_lab::recurrence::summary::FilterSummary;
-use sigpu_recurrence::complex::{plan_complex, signal, ComplexSpec, C64};
+use sigpu_recurrence::complex::{plan_complex, signal, ComplexSpec};
 use sigpu_recurrence::io::complex::{
-    encode_npy, has_imaginary, is_complex_npy, parse_complex_list, parse_npy, read_complex_sos,
-    read_complex_values, read_iq, ComplexArray, Iq,
+    encode_npy, encode_output, has_imaginary, is_complex_npy, parse_complex_list, parse_npy,
+    read_complex_sos, read_complex_values, read_iq, ComplexArray, Iq,
 };
 use sigpu_recurrence::io::{Format, SignalFile};
 use sigpu_recurrence::{to_le_bytes, with_dtype, DType, Element, FilterOptions};
@@ -124,18 +124,11 @@ fn read_bytes(input: &Path) -> Result<Vec<u8>> {
 
 /// The filter from --b/--a or --sos, complex values allowed.
 fn spec(args: &FilterArgs) -> Result<ComplexSpec> {
-    let parts = |v: &[C64]| -> (Vec<f64>, Vec<f64>) {
-        (
-            v.iter().map(|c| c.re).collect(),
-            v.iter().map(|c| c.im).collect(),
-        )
-    };
     match (&args.b, &args.a, &args.sos) {
-        (Some(b), Some(a), _) => {
-            let (br, bi) = parts(&parse_complex_list(b).context("--b")?);
-            let (ar, ai) = parts(&parse_complex_list(a).context("--a")?);
-            Ok(ComplexSpec::ba(&br, &bi, &ar, &ai).context("--b/--a")?)
-        }
+        (Some(b), Some(a), _) => Ok(ComplexSpec::Ba {
+            b: parse_complex_list(b).context("--b")?,
+            a: parse_complex_list(a).context("--a")?,
+        }),
         (None, None, Some(s)) => Ok(ComplexSpec::Sos(read_complex_sos(s).context("--sos")?)),
         _ => bail!("give the filter as --b … --a … or --sos FILE|VALUES"),
     }
@@ -166,40 +159,7 @@ fn read_input(args: &FilterArgs, bytes: Vec<u8>) -> Result<ComplexArray> {
         .flatten();
     let file = SignalFile::parse(bytes, format, dtype, args.channels)
         .with_context(|| format!("--input {shown}"))?;
-    let real: Vec<f64> = file.values();
-    Ok(ComplexArray {
-        shape: file.shape.clone(),
-        values: real.iter().flat_map(|&v| [v, 0.0]).collect(),
-        part: if file.natural_dtype() == DType::F32 {
-            DType::F32
-        } else {
-            DType::F64
-        },
-    })
-}
-
-/// Complex output bytes: `.npy` complex, or raw interleaved parts.
-fn encode<T: Element>(
-    path: &Path,
-    format: Option<&str>,
-    shape: &[usize],
-    v: &[T],
-) -> Result<Vec<u8>> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match (format, ext.as_deref()) {
-        (Some("wav"), _) | (_, Some("wav")) => bail!(
-            "{}: complex output cannot be WAV; name it .npy (complex64 / complex128) or give a \
-             raw name for interleaved (re, im) values",
-            path.display()
-        ),
-        (Some("raw"), _) => Ok(to_le_bytes(v)),
-        (_, Some("npy")) | (Some("npy"), _) => Ok(encode_npy(shape, v)),
-        _ if path == Path::new("-") => Ok(encode_npy(shape, v)),
-        _ => Ok(to_le_bytes(v)),
-    }
+    Ok(ComplexArray::from_real(&file))
 }
 
 fn filter<T: Element>(
@@ -252,7 +212,7 @@ fn filter<T: Element>(
         (out.y, Some(out.zf), out.zf_shape)
     };
     let compute_seconds = start.elapsed().as_secs_f64();
-    let bytes = encode(output, args.format.as_deref(), shape, &y).context("--output")?;
+    let bytes = encode_output(output, args.format.as_deref(), shape, &y).context("--output")?;
     put(output, &bytes, "--output")?;
     if let (Some(path), Some(zf)) = (&args.zf, &zf) {
         let raw = path.extension().is_none_or(|e| e != "npy")

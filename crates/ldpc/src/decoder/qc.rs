@@ -406,33 +406,30 @@ fn run_word(
     let (its, early) = (config.iterations, config.early_termination);
     #[cfg(target_arch = "x86_64")]
     {
-        #[target_feature(enable = "avx2")]
-        fn avx2(
-            t: &QcTables,
-            st: &mut State,
-            input: Input<'_>,
-            rule: Rule8,
-            its: usize,
-            early: bool,
-        ) -> (usize, bool) {
-            iterate::<Portable>(t, st, input, rule, its, early)
-        }
-        #[target_feature(enable = "sse4.1")]
-        fn sse41(
-            t: &QcTables,
-            st: &mut State,
-            input: Input<'_>,
-            rule: Rule8,
-            its: usize,
-            early: bool,
-        ) -> (usize, bool) {
-            iterate::<Portable>(t, st, input, rule, its, early)
+        /// The portable kernel compiled for one instruction set.
+        macro_rules! portable_for {
+            ($feature:literal) => {{
+                #[target_feature(enable = $feature)]
+                fn run(
+                    t: &QcTables,
+                    st: &mut State,
+                    input: Input<'_>,
+                    rule: Rule8,
+                    its: usize,
+                    early: bool,
+                ) -> (usize, bool) {
+                    iterate::<Portable>(t, st, input, rule, its, early)
+                }
+                run
+            }};
         }
         // SAFETY: `Fixed8Setup` only chooses sets this CPU has.
         match simd {
             Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, input, rule, its, early) },
-            Isa::Avx2 | Isa::Avx2Fma => unsafe { avx2(t, st, input, rule, its, early) },
-            Isa::Sse41 => unsafe { sse41(t, st, input, rule, its, early) },
+            Isa::Avx2 | Isa::Avx2Fma => unsafe {
+                portable_for!("avx2")(t, st, input, rule, its, early)
+            },
+            Isa::Sse41 => unsafe { portable_for!("sse4.1")(t, st, input, rule, its, early) },
             Isa::Scalar => iterate::<Portable>(t, st, input, rule, its, early),
         }
     }

@@ -172,23 +172,29 @@ pub(super) fn correct(factors: &[Vec<f64>], state: &[f64], y: &mut [f64]) {
     }
 }
 
-/// max |v| (NaN ignored).
+/// (max |v|, Σ |v|) in one pass (NaN ignored in the maximum).
 #[target_feature(enable = "avx512f")]
-pub(super) fn peak(v: &[f64]) -> f64 {
+pub(super) fn peak(v: &[f64]) -> (f64, f64) {
     let mut top = [_mm512_setzero_pd(); 4];
+    let mut sum = [_mm512_setzero_pd(); 4];
     let mut chunks = v.chunks_exact(32);
     for c in &mut chunks {
-        for (u, t) in top.iter_mut().enumerate() {
+        for (u, (t, m)) in top.iter_mut().zip(&mut sum).enumerate() {
             // SAFETY: 8u + 8 ≤ 32 = c.len().
-            let x = unsafe { _mm512_loadu_pd(c.as_ptr().add(8 * u)) };
-            *t = _mm512_max_pd(_mm512_abs_pd(x), *t);
+            let x = _mm512_abs_pd(unsafe { _mm512_loadu_pd(c.as_ptr().add(8 * u)) });
+            *t = _mm512_max_pd(x, *t);
+            *m = _mm512_add_pd(x, *m);
         }
     }
     let m = _mm512_max_pd(_mm512_max_pd(top[0], top[1]), _mm512_max_pd(top[2], top[3]));
-    chunks
-        .remainder()
-        .iter()
-        .fold(_mm512_reduce_max_pd(m), |a, x| a.max(x.abs()))
+    let t = _mm512_add_pd(_mm512_add_pd(sum[0], sum[1]), _mm512_add_pd(sum[2], sum[3]));
+    let rest = chunks.remainder();
+    let tail_sum: f64 = rest.iter().map(|x| x.abs()).sum();
+    (
+        rest.iter()
+            .fold(_mm512_reduce_max_pd(m), |a, x| a.max(x.abs())),
+        tail_sum + _mm512_reduce_add_pd(t),
+    )
 }
 
 /// dst[i] = src[i] + Σ_j state[j] · factors[j][i] (the sum for i below the tables' length),

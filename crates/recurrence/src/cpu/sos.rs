@@ -141,31 +141,30 @@ fn compensated_dot(e: f64, m: &[f64], m_lo: &[f64], p: &[f64], p_lo: &[f64]) -> 
     (hi, c - (hi - s))
 }
 
-/// max |v| (NaN ignored: a non-finite run is reported through the states).
-fn peak(kernel: Isa, v: &[f64]) -> f64 {
+/// (max |v|, Σ |v|) in one pass (NaN ignored in the maximum: a non-finite run is reported
+/// through the states).
+fn peak(kernel: Isa, v: &[f64]) -> (f64, f64) {
     #[cfg(target_arch = "x86_64")]
     if kernel == Isa::Avx512 {
         // SAFETY: Isa::Avx512 is only chosen when the CPU has AVX-512F.
         return unsafe { super::avx512::peak(v) };
     }
     let _ = kernel;
-    let mut m = [0.0f64; 8];
+    let (mut m, mut t) = ([0.0f64; 8], [0.0f64; 8]);
     let mut chunks = v.chunks_exact(8);
     for c in &mut chunks {
-        for (m, x) in m.iter_mut().zip(c) {
+        for ((m, t), x) in m.iter_mut().zip(&mut t).zip(c) {
             *m = m.max(x.abs());
+            *t += x.abs();
         }
     }
-    let tail = chunks
-        .remainder()
-        .iter()
-        .fold(0.0f64, |a, x| a.max(x.abs()));
-    m.iter().fold(tail, |a, &b| a.max(b))
-}
-
-/// Σ |v|.
-fn abs_sum(v: &[f64]) -> f64 {
-    v.iter().map(|x| x.abs()).sum()
+    let rest = chunks.remainder();
+    let top = rest.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let sum: f64 = rest.iter().map(|x| x.abs()).sum();
+    (
+        m.iter().fold(top, |a, &b| a.max(b)),
+        sum + t.iter().sum::<f64>(),
+    )
 }
 
 /// Adds a value to an atomic f64 sum (its bits).
@@ -314,7 +313,7 @@ pub(crate) fn run_whole_segments<T: Element>(
             let top = local(plan, &x[start..start + len], &mut scratch, &mut ends);
             fold_max(
                 &local_peak,
-                top.unwrap_or_else(|| peak(plan.kernel, &scratch[..len])),
+                top.unwrap_or_else(|| peak(plan.kernel, &scratch[..len]).0),
             );
             // The true state at the block's start.
             if b == 0 {
@@ -421,8 +420,9 @@ pub(crate) fn run_whole_segments<T: Element>(
                 let seg = &mut scratch[w * SEG..(w + 1) * SEG];
                 correct(plan, &starts[w * s2..(w + 1) * s2], seg, &mut acc);
             }
-            fold_max(&out_peak, peak(plan.kernel, &scratch[..len]));
-            fold_add(&output_sum, abs_sum(&scratch[..len]));
+            let (top, sum) = peak(plan.kernel, &scratch[..len]);
+            fold_max(&out_peak, top);
+            fold_add(&output_sum, sum);
             copy_out(plan.kernel, stream, &mut yb, &scratch[..len]);
         }
     };

@@ -50,6 +50,42 @@ impl ComplexArray {
     pub fn values_as<T: Element>(&self) -> Vec<T> {
         self.values.iter().map(|&v| T::from_f64(v)).collect()
     }
+
+    /// A real signal with zero imaginary parts: complex64 where it came in f32, else
+    /// complex128 (SciPy promotes integers to f64).
+    pub fn from_real(file: &super::SignalFile) -> ComplexArray {
+        let real: Vec<f64> = file.values();
+        ComplexArray {
+            shape: file.shape.clone(),
+            values: real.iter().flat_map(|&v| [v, 0.0]).collect(),
+            part: match file.natural_dtype() {
+                DType::F32 => DType::F32,
+                _ => DType::F64,
+            },
+        }
+    }
+}
+
+/// The bytes of a complex output at `path`: `.npy` complex64 / complex128 for a `.npy` name
+/// (or format, or stdout), raw interleaved `re, im` parts otherwise; WAV is refused.
+pub fn encode_output<T: Element>(
+    path: &Path,
+    format: Option<&str>,
+    shape: &[usize],
+    v: &[T],
+) -> Result<Vec<u8>, FilterError> {
+    let ext = (path.extension().and_then(|e| e.to_str())).map(str::to_ascii_lowercase);
+    match (format, ext.as_deref()) {
+        (Some("wav"), _) | (_, Some("wav")) => Err(FilterError::Refused(format!(
+            "{}: complex output cannot be WAV; name it .npy (complex64 / complex128) or give a \
+             raw name for interleaved (re, im) values",
+            path.display()
+        ))),
+        (Some("raw"), _) => Ok(to_le_bytes(v)),
+        (_, Some("npy")) | (Some("npy"), _) => Ok(encode_npy(shape, v)),
+        _ if path == Path::new("-") => Ok(encode_npy(shape, v)),
+        _ => Ok(to_le_bytes(v)),
+    }
 }
 
 /// The `descr` of a `.npy` file's header, read from its text without parsing the data.

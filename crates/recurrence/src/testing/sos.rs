@@ -102,18 +102,7 @@ impl SosReference {
         zi: Option<&[T]>,
     ) -> SosReference {
         let c64: Vec<[f64; 6]> = coefs.iter().map(|r| r.map(|v| v.to_f64())).collect();
-        let zi64 = zi.map(to64);
-        let (y, zf) = sosfilt_extended(&c64, &to64(x), channels, zi64.as_deref());
-        let (ys, zfs) = sosfilt_serial(coefs, x, channels, zi);
-        let mut r = SosReference {
-            serial: channel_error(&ys, &y, channels),
-            serial_zf: 0.0,
-            y,
-            zf,
-            channels,
-        };
-        r.serial_zf = r.zf_error(&zfs);
-        r
+        Self::exact_and_serial(&c64, coefs, x, channels, zi)
     }
 
     /// The yardstick of a design given in f64 and run on signals of type `T`: the exact
@@ -126,10 +115,22 @@ impl SosReference {
         channels: usize,
         zi: Option<&[T]>,
     ) -> SosReference {
-        let zi64 = zi.map(to64);
-        let (y, zf) = sosfilt_extended(given, &to64(x), channels, zi64.as_deref());
         let rounded: Vec<[T; 6]> = given.iter().map(|r| r.map(T::from_f64)).collect();
-        let (ys, zfs) = sosfilt_serial(&rounded, x, channels, zi);
+        Self::exact_and_serial(given, &rounded, x, channels, zi)
+    }
+
+    /// The double-double run of `exact` and the errors against it of SciPy's loop in `T`
+    /// through `serial`.
+    fn exact_and_serial<T: Element>(
+        exact: &[[f64; 6]],
+        serial: &[[T; 6]],
+        x: &[T],
+        channels: usize,
+        zi: Option<&[T]>,
+    ) -> SosReference {
+        let zi64 = zi.map(to64);
+        let (y, zf) = sosfilt_extended(exact, &to64(x), channels, zi64.as_deref());
+        let (ys, zfs) = sosfilt_serial(serial, x, channels, zi);
         let mut r = SosReference {
             serial: channel_error(&ys, &y, channels),
             serial_zf: 0.0,
