@@ -6,6 +6,48 @@
 /// this many samples (beyond, the filter counts as non-decaying).
 const IMPULSE_CAP: usize = 1 << 18;
 
+/// The longest signal (at most `cap` samples) on which the serial loop's bound,
+/// `u·(k + 1)·ℓ1(1/A)·(Σ|b| + Σ|a|·ℓ1(B/A))` with both norms over the first n samples of
+/// their impulse responses, stays within `limit`: 0 when even one sample exceeds it. The
+/// serial loop's error needs time to grow through the poles; on short signals it is small
+/// where the full-length norms (the plan's bound) are huge.
+pub(crate) fn serial_bound_holds_until(
+    b: &[f64],
+    a: &[f64],
+    u: f64,
+    limit: f64,
+    cap: usize,
+) -> usize {
+    let k = a.len() - 1;
+    let (sb, sa) = (
+        b.iter().map(|v| v.abs()).sum::<f64>(),
+        a.iter().map(|v| v.abs()).sum::<f64>(),
+    );
+    let (mut ha, mut h) = (vec![0.0f64; k.max(1)], vec![0.0f64; k.max(1)]);
+    let (mut l1a, mut l1h) = (0.0f64, 0.0f64);
+    for n in 0..cap {
+        let mut va = if n == 0 { 1.0 } else { 0.0 };
+        let mut vh = b.get(n).copied().unwrap_or(0.0);
+        for j in 1..=k {
+            va -= a[j] * ha[j - 1];
+            vh -= a[j] * h[j - 1];
+        }
+        if k > 0 {
+            ha.rotate_right(1);
+            ha[0] = va;
+            h.rotate_right(1);
+            h[0] = vh;
+        }
+        l1a += va.abs();
+        l1h += vh.abs();
+        let bound = u * (k + 1) as f64 * l1a * (sb + sa * l1h);
+        if !(bound <= limit) {
+            return n;
+        }
+    }
+    cap
+}
+
 /// ℓ1 norm of the impulse response of `b / a` (a monic: a[0] = 1), serial f64, and whether
 /// it decayed within the cap.
 pub(crate) fn l1_impulse(b: &[f64], a: &[f64]) -> (f64, bool) {

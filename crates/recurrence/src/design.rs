@@ -28,7 +28,7 @@
 //! contract by construction. Unstable filters (exact step-down on the
 //! coefficients in the dtype that runs, or on each section) are refused.
 
-use crate::bounds::{l1_cascade, l1_impulse};
+use crate::bounds::{l1_cascade, l1_impulse, serial_bound_holds_until};
 use crate::elem::Element;
 use crate::engine::{Batch, Recurrence, Timing};
 use crate::error::FilterError;
@@ -67,8 +67,17 @@ pub const PLR_MAX_INVERSE_L1: f64 = 64.0;
 #[derive(Clone, Debug)]
 enum Kind<T: Element> {
     Direct(Box<Filter<T>>),
-    Cascade { ff: Vec<T>, poles: Box<Sos<T>> },
-    Serial { b: Vec<T>, a: Vec<T> },
+    /// `serial`: (b, a) in T and the longest signal (samples per channel) that runs them
+    /// serially instead, where the serial loop's bound is below the cascade's.
+    Cascade {
+        ff: Vec<T>,
+        poles: Box<Sos<T>>,
+        serial: Option<(Vec<T>, Vec<T>, usize)>,
+    },
+    Serial {
+        b: Vec<T>,
+        a: Vec<T>,
+    },
 }
 
 impl<T: Element> Lfilter<T> {
@@ -213,9 +222,10 @@ impl<T: Element> Lfilter<T> {
         // the serial error where its bound without it is 16× below the serial bound).
         let residual = cascade.as_ref().map_or(0.0, |c| c.2 * l1a * l1h);
         let ff: Vec<T> = b.iter().map(|&v| T::from_f64(v)).collect();
+        let a_in_t: Vec<T> = a.iter().map(|&v| T::from_f64(v)).collect();
         let serial_kind = || Kind::Serial {
             b: ff.clone(),
-            a: a.iter().map(|&v| T::from_f64(v)).collect(),
+            a: a_in_t.clone(),
         };
         // The cascade only where its bound is 16× below the serial one (the two bounds are not
         // equally tight: the all-pole cascade's intermediate signals can be large where the
@@ -239,14 +249,27 @@ impl<T: Element> Lfilter<T> {
                     || (!forced
                         && (16.0 * casc_bound <= serial || (k <= 2 && casc_bound <= serial))) =>
             {
-                (
-                    Kind::Cascade {
-                        ff: ff.clone(),
-                        poles: Box::new(poles),
-                    },
-                    Method::PoleCascade,
-                    casc_bound + residual,
-                )
+                {
+                    // Short signals run SciPy's loop: its error grows through the poles only
+                    // with time, and the cascade is no better there (ellip(8) high-pass from
+                    // zi, f32, 3 samples: the cascade 14 ε off, SciPy's loop 3 ε). Up to where
+                    // the loop's bound over the signal's length stays below the cascade's, so
+                    // the reported bound holds either way; at most 1,024 samples per channel
+                    // (the loop runs one channel after another). Coefficients that round to
+                    // an unstable A in T qualify too: over so few samples a pole a rounding
+                    // away from the unit circle grows by a rounding's worth.
+                    let short = serial_bound_holds_until(&b, &a, eps::<T>(), casc_bound, 1024);
+                    let serial = (short > 0).then(|| (ff.clone(), a_in_t.clone(), short));
+                    (
+                        Kind::Cascade {
+                            ff: ff.clone(),
+                            poles: Box::new(poles),
+                            serial,
+                        },
+                        Method::PoleCascade,
+                        casc_bound + residual,
+                    )
+                }
             }
             _ if serial_ok => (serial_kind(), Method::Serial, serial),
             _ => {
@@ -350,29 +373,38 @@ impl<T: Element> Lfilter<T> {
         if let (Some(what), false) = (fresh, watched) {
             crate::check_finite(x, what)?;
         }
+        let serial = match &self.kind {
+            Kind::Serial { b, a } => Some((b, a)),
+            Kind::Cascade {
+                serial: Some((b, a, short)),
+                ..
+            } if n <= *short => Some((b, a)),
+            _ => None,
+        };
+        if let Some((b, a)) = serial {
+            let mut zf = zf;
+            for c in 0..channels {
+                let r = c * n..(c + 1) * n;
+                let mut st: Vec<T> = match zi {
+                    Some(z) => z[c * s..(c + 1) * s].to_vec(),
+                    None => vec![T::ZERO; s],
+                };
+                tdf2(b, a, &x[r.clone()], &mut y[r], &mut st);
+                // Non-finite values are absorbing in the recurrence: an overflow shows in
+                // the final state (the input was checked finite above when fresh).
+                if let (Some(what), false) = (fresh, st.iter().all(|v| v.is_finite())) {
+                    return Err(crate::filter::nonfinite_run(x, what));
+                }
+                if let Some(zf) = zf.as_deref_mut() {
+                    zf[c * s..(c + 1) * s].copy_from_slice(&st);
+                }
+            }
+            return Ok(());
+        }
         match &self.kind {
             Kind::Direct(f) => f.apply_batch(x, channels, y, zi, zf),
-            Kind::Serial { b, a } => {
-                let mut zf = zf;
-                for c in 0..channels {
-                    let r = c * n..(c + 1) * n;
-                    let mut st: Vec<T> = match zi {
-                        Some(z) => z[c * s..(c + 1) * s].to_vec(),
-                        None => vec![T::ZERO; s],
-                    };
-                    tdf2(b, a, &x[r.clone()], &mut y[r], &mut st);
-                    // Non-finite values are absorbing in the recurrence: an overflow shows in
-                    // the final state (the input was checked finite above when fresh).
-                    if let (Some(what), false) = (fresh, st.iter().all(|v| v.is_finite())) {
-                        return Err(crate::filter::nonfinite_run(x, what));
-                    }
-                    if let Some(zf) = zf.as_deref_mut() {
-                        zf[c * s..(c + 1) * s].copy_from_slice(&st);
-                    }
-                }
-                Ok(())
-            }
-            Kind::Cascade { poles, ff } => {
+            Kind::Serial { .. } => unreachable!("run above"),
+            Kind::Cascade { poles, ff, .. } => {
                 let threads = self.options.threads.unwrap_or_else(host_threads).max(1);
                 if channels >= threads {
                     // Channels in parallel, each on one thread.
