@@ -31,14 +31,14 @@
 
 // One step of the direct form at position J of a group of ORDER steps: the state lives in a
 // ring whose logical entry i (= y[t-1-i]) sits at R[(i - J) mod ORDER]; the new output replaces
-// the oldest. Terms are summed oldest first, so the newest output enters last (the dependency
-// between steps is one FMA).
+// the oldest. The serial loop's arithmetic: acc -= a[k] * y[t-k-1] for k = 0 .. ORDER-1, each
+// product and difference rounded (no FMA contraction), as the CPU engine and the twin do.
 template <int J>
 __device__ __forceinline__ double direct_ring(double (&R)[ORDER], const REAL *row, double in) {
     double acc = in;
 #pragma unroll
-    for (int k = ORDER - 1; k >= 0; --k) {
-        acc = fma(-(double)row[k], R[(k - J + ORDER) % ORDER], acc);
+    for (int k = 0; k < ORDER; ++k) {
+        acc = __dsub_rn(acc, __dmul_rn((double)row[k], R[(k - J + ORDER) % ORDER]));
     }
     R[(ORDER - 1 - J) % ORDER] = acc;
     return acc;
@@ -61,8 +61,8 @@ __device__ __forceinline__ double transposed_ring(double (&P)[ORDER], const REAL
 __device__ __forceinline__ double direct_shift(double (&R)[ORDER], const REAL *row, double in) {
     double acc = in;
 #pragma unroll
-    for (int k = ORDER - 1; k >= 0; --k) {
-        acc = fma(-(double)row[k], R[k], acc);
+    for (int k = 0; k < ORDER; ++k) {
+        acc = __dsub_rn(acc, __dmul_rn((double)row[k], R[k]));
     }
 #pragma unroll
     for (int k = ORDER - 1; k > 0; --k) {

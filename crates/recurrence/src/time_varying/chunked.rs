@@ -68,9 +68,7 @@ pub(crate) fn channel<T: Element>(
         // Carry: the kernel's lane i sums its row in column order from the chunk's s_c.
         incoming.push(state.clone());
         let next: Vec<f64> = (0..order)
-            .map(|i| {
-                (0..order).fold(sum[i], |v, j| columns[j * order + i].mul_add(state[j], v))
-            })
+            .map(|i| (0..order).fold(sum[i], |v, j| columns[j * order + i].mul_add(state[j], v)))
             .collect();
         state = next;
     }

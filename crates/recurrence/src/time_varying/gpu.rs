@@ -215,7 +215,11 @@ impl<T: Element> GpuAllPole<T> {
     }
 
     /// The forward pass on device data (lengths checked by the caller).
-    pub(crate) fn forward(&self, mut io: DeviceForward<'_, T>, n: usize) -> Result<(), FilterError> {
+    pub(crate) fn forward(
+        &self,
+        mut io: DeviceForward<'_, T>,
+        n: usize,
+    ) -> Result<(), FilterError> {
         let channels = io.channels;
         self.passes(
             &io.x,
@@ -230,7 +234,11 @@ impl<T: Element> GpuAllPole<T> {
     }
 
     /// The backward pass on device data (lengths checked by the caller).
-    pub(crate) fn backward(&self, mut io: DeviceBackward<'_, T>, n: usize) -> Result<(), FilterError> {
+    pub(crate) fn backward(
+        &self,
+        mut io: DeviceBackward<'_, T>,
+        n: usize,
+    ) -> Result<(), FilterError> {
         let channels = io.channels;
         self.passes(
             &io.grad_y,

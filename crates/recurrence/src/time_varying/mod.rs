@@ -25,10 +25,12 @@
 //! rounded once to the data's type, so for f32 the error is the output's rounding plus f64
 //! error amplified by the filter (tested: within 4× the error of the serial loop in f32, and
 //! within a few ulp of max|y| of the f64 result); for f64 the CPU engine is the serial loop
-//! itself (terms summed oldest first). The GPU kernel runs chunks of the time axis
+//! itself, bit for bit (no FMA, terms k = 1 … p). The GPU kernel runs chunks of the time axis
 //! ([`chunked`] is its CPU twin) and adds the carry's f64 roundings through each chunk's
-//! transition matrix: tested within 4× the f64 serial loop's error against the double-double
-//! reference on the hard cases (order 16, poles to radius 0.999). No stability test: a
+//! transition matrix, whose unit-state responses can dwarf the output: far below f32's
+//! rounding (f32 data keeps the contract on the GPU), but 40× and more the f64 serial loop's
+//! error with order-16 poles to radius 0.999 — so f64 data planned for a GPU runs the CPU
+//! engine (host data) or is refused with the way out (device data). No stability test: a
 //! time-varying filter whose frozen filters are all stable can still grow, and no cheap test
 //! decides it; its output grows as the arithmetic gives.
 //!
@@ -157,7 +159,9 @@ pub fn plan_allpole<T: Element>(
         )));
     }
     if spec.channels == 0 {
-        return Err(FilterError::Input("x: at least one channel is needed".into()));
+        return Err(FilterError::Input(
+            "x: at least one channel is needed".into(),
+        ));
     }
     let chunk = options.chunk.unwrap_or(DEFAULT_CHUNK);
     if !(16..=4096).contains(&chunk) {
@@ -171,6 +175,12 @@ pub fn plan_allpole<T: Element>(
                 .threads
                 .or(cpu.threads)
                 .unwrap_or_else(sigpu_runtime::host::threads),
+        },
+        // f64 data: the chunk carry's roundings (f64, scaled by the chunks' unit-state
+        // responses) reach 40× and more the serial loop's error near the unit circle, so f64
+        // runs the CPU engine, which is the serial loop.
+        Target::Gpu(_) if T::DTYPE == DType::F64 => Engine::Cpu {
+            threads: options.threads.unwrap_or_else(sigpu_runtime::host::threads),
         },
         Target::Gpu(g) => Engine::Gpu(GpuAllPole::new(g, spec.order, chunk)?),
     };
@@ -203,8 +213,16 @@ impl<T: Element> AllPole<T> {
     }
 
     /// Samples per channel after checking the lengths of a call against the spec.
-    fn samples(&self, x: usize, a: usize, zi: Option<usize>, what: &str) -> Result<usize, FilterError> {
-        let AllPoleSpec { order, channels, .. } = self.spec;
+    fn samples(
+        &self,
+        x: usize,
+        a: usize,
+        zi: Option<usize>,
+        what: &str,
+    ) -> Result<usize, FilterError> {
+        let AllPoleSpec {
+            order, channels, ..
+        } = self.spec;
         if !x.is_multiple_of(channels) {
             return Err(FilterError::Input(format!(
                 "{what}: {x} values do not split into {channels} channels"
@@ -218,7 +236,9 @@ impl<T: Element> AllPole<T> {
         }
         if let Some(z) = zi {
             if !self.spec.zi {
-                return Err(FilterError::Input("zi: given, but the filter was planned without".into()));
+                return Err(FilterError::Input(
+                    "zi: given, but the filter was planned without".into(),
+                ));
             }
             if z != channels * order {
                 return Err(FilterError::Input(format!(
@@ -336,15 +356,29 @@ impl<T: Element> AllPole<T> {
                 });
                 Ok(())
             }
-            Engine::Gpu(gpu) => {
-                gpu.backward_host(a, y, zi, grad_y, grad_x, grad_a, grad_zi, self.spec.channels, n)
-            }
+            Engine::Gpu(gpu) => gpu.backward_host(
+                a,
+                y,
+                zi,
+                grad_y,
+                grad_x,
+                grad_a,
+                grad_zi,
+                self.spec.channels,
+                n,
+            ),
         }
     }
 
     fn gpu_engine(&self) -> Result<&GpuAllPole<T>, FilterError> {
         match &self.engine {
             Engine::Gpu(g) => Ok(g),
+            Engine::Cpu { .. } if T::DTYPE == DType::F64 => Err(FilterError::Refused(
+                "the time-varying all-pole filter runs f64 data on the CPU (its chunked GPU \
+                 kernel's f64 carries lose more than 4x the serial loop's accuracy near the unit \
+                 circle): pass host arrays (tensor.cpu()), or float32 data for the GPU"
+                    .into(),
+            )),
             Engine::Cpu { .. } => Err(FilterError::Input(
                 "device data needs a filter planned for a GPU target".into(),
             )),
@@ -366,7 +400,9 @@ impl<T: Element> AllPole<T> {
             check_output(z.len(), self.spec.channels * self.spec.order, "zf")?;
         }
         if n == 0 {
-            return Err(FilterError::Input("x: empty channels (n = 0) on the device".into()));
+            return Err(FilterError::Input(
+                "x: empty channels (n = 0) on the device".into(),
+            ));
         }
         g.forward(io, n)
     }
@@ -393,7 +429,9 @@ impl<T: Element> AllPole<T> {
             check_output(z.len(), self.spec.channels * self.spec.order, "grad_zi")?;
         }
         if n == 0 {
-            return Err(FilterError::Input("grad_y: empty channels (n = 0) on the device".into()));
+            return Err(FilterError::Input(
+                "grad_y: empty channels (n = 0) on the device".into(),
+            ));
         }
         g.backward(io, n)
     }
@@ -403,7 +441,9 @@ fn check_output(got: usize, want: usize, what: &str) -> Result<(), FilterError> 
     if got == want {
         Ok(())
     } else {
-        Err(FilterError::Input(format!("{what}: room for {got} values, {want} needed")))
+        Err(FilterError::Input(format!(
+            "{what}: room for {got} values, {want} needed"
+        )))
     }
 }
 

@@ -7,7 +7,13 @@
 use crate::dd::Dd;
 
 /// Forward in double-double: y (channels × n) from x, a (channels × n × order), zi.
-pub fn forward(x: &[f64], a: &[f64], zi: Option<&[f64]>, channels: usize, order: usize) -> Vec<f64> {
+pub fn forward(
+    x: &[f64],
+    a: &[f64],
+    zi: Option<&[f64]>,
+    channels: usize,
+    order: usize,
+) -> Vec<f64> {
     let n = x.len() / channels.max(1);
     let mut y = vec![0.0; x.len()];
     for c in 0..channels {

@@ -1,7 +1,7 @@
 //! The CPU engine: each channel runs serially, channels in parallel on the target's threads.
 //! Every step computes in f64 (for f32 data too) and each output is rounded once to the
-//! element type; the terms of a step are summed oldest first, the order the GPU kernel and
-//! its twin use.
+//! element type; the forward step is the serial loop's own arithmetic (below), which the GPU
+//! kernel and its twin also use.
 //!
 //! Forward (direct form): y[t] = x[t] − Σ_k a[t][k]·y[t−k−1], state y[−1−i] = zi[i].
 //! Backward (transposed form, time reversed): u[t] = g[t] + p[0], then the pending sums
@@ -11,12 +11,14 @@
 use crate::elem::Element;
 
 /// One forward step of the direct form on a state in logical order (state[i] = y[t−1−i]):
-/// the new output, after which the state is shifted.
+/// the new output, after which the state is shifted. The serial loop's operations exactly
+/// (torchlpc's and the textbook's): acc ← acc − a[k]·y[t−k−1] for k = 0 … p−1, each product
+/// and difference rounded (no FMA), so f64 data gets the serial loop's bits.
 #[inline(always)]
 pub(crate) fn direct_step<T: Element>(state: &mut [f64], row: &[T], input: f64) -> f64 {
     let mut acc = input;
-    for k in (0..state.len()).rev() {
-        acc = (-row[k].to_f64()).mul_add(state[k], acc);
+    for (a, s) in row.iter().zip(state.iter()) {
+        acc -= a.to_f64() * s;
     }
     state.rotate_right(1);
     state[0] = acc;
