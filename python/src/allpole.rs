@@ -59,7 +59,10 @@ fn host_forward<'py, T: Element + numpy::Element>(
     order: usize,
     workers: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (xs, as_) = (x.as_slice().map_err(value_err)?, a.as_slice().map_err(value_err)?);
+    let (xs, as_) = (
+        x.as_slice().map_err(value_err)?,
+        a.as_slice().map_err(value_err)?,
+    );
     let zs = match &zi {
         Some(z) => Some(z.as_slice().map_err(value_err)?),
         None => None,
@@ -68,11 +71,17 @@ fn host_forward<'py, T: Element + numpy::Element>(
         threads: workers,
         chunk: None,
     };
-    let f = plan_allpole::<T>(&spec(channels, order, zs.is_some()), options, &Target::cpu())
-        .map_err(filter_err)?;
+    let f = plan_allpole::<T>(
+        &spec(channels, order, zs.is_some()),
+        options,
+        &Target::cpu(),
+    )
+    .map_err(filter_err)?;
     let mut y = vec![T::ZERO; xs.len()];
-    interruptible(py, xs.len() >= LONG, || f.forward(xs, as_, zs, &mut y, None))?
-        .map_err(filter_err)?;
+    interruptible(py, xs.len() >= LONG, || {
+        f.forward(xs, as_, zs, &mut y, None)
+    })?
+    .map_err(filter_err)?;
     Ok(PyArray1::from_vec(py, y).into_any())
 }
 
@@ -100,7 +109,11 @@ fn allpole_rows<'py>(
     })
 }
 
-type Grads<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, PyAny>>);
+type Grads<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Option<Bound<'py, PyAny>>,
+);
 
 #[allow(clippy::too_many_arguments)]
 fn host_backward<'py, T: Element + numpy::Element>(
@@ -126,8 +139,12 @@ fn host_backward<'py, T: Element + numpy::Element>(
         threads: workers,
         chunk: None,
     };
-    let f = plan_allpole::<T>(&spec(channels, order, zs.is_some()), options, &Target::cpu())
-        .map_err(filter_err)?;
+    let f = plan_allpole::<T>(
+        &spec(channels, order, zs.is_some()),
+        options,
+        &Target::cpu(),
+    )
+    .map_err(filter_err)?;
     let mut gx = vec![T::ZERO; gs.len()];
     let mut ga = vec![T::ZERO; as_.len()];
     let mut gzi = vec![T::ZERO; channels * order];
@@ -161,11 +178,29 @@ fn allpole_rows_backward<'py>(
     catch(|| {
         if let Ok(a) = a.extract::<PyReadonlyArray1<'py, f32>>() {
             let zi = zi.map(|z| z.extract()).transpose()?;
-            host_backward::<f32>(py, a, y.extract()?, zi, g.extract()?, channels, order, workers)
+            host_backward::<f32>(
+                py,
+                a,
+                y.extract()?,
+                zi,
+                g.extract()?,
+                channels,
+                order,
+                workers,
+            )
         } else {
             let zi = zi.map(|z| z.extract()).transpose()?;
             let a = a.extract()?;
-            host_backward::<f64>(py, a, y.extract()?, zi, g.extract()?, channels, order, workers)
+            host_backward::<f64>(
+                py,
+                a,
+                y.extract()?,
+                zi,
+                g.extract()?,
+                channels,
+                order,
+                workers,
+            )
         }
     })
 }
@@ -183,7 +218,12 @@ fn cuda_plan(
     let gpu = device::gpu(device)?;
     // SAFETY: the Python half passes torch's current stream of the tensors' device.
     let target = Target::Gpu(unsafe { GpuTarget::on_stream(gpu, stream) });
-    kept(&F32_PLANS, (device, stream, "f32", order, channels, zi), &target).map_err(filter_err)
+    kept(
+        &F32_PLANS,
+        (device, stream, "f32", order, channels, zi),
+        &target,
+    )
+    .map_err(filter_err)
 }
 
 /// Forward on device memory (float32; f64 runs on the host, the Python half moves it):

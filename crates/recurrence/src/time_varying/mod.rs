@@ -95,7 +95,7 @@ pub struct AllPoleReport {
 
 enum Engine<T: Element> {
     Cpu { threads: usize },
-    Gpu(GpuAllPole<T>),
+    Gpu(Box<GpuAllPole<T>>),
 }
 
 /// A planned time-varying all-pole filter: forward and backward on one target.
@@ -182,7 +182,7 @@ pub fn plan_allpole<T: Element>(
         Target::Gpu(_) if T::DTYPE == DType::F64 => Engine::Cpu {
             threads: options.threads.unwrap_or_else(sigpu_runtime::host::threads),
         },
-        Target::Gpu(g) => Engine::Gpu(GpuAllPole::new(g, spec.order, chunk)?),
+        Target::Gpu(g) => Engine::Gpu(Box::new(GpuAllPole::new(g, spec.order, chunk)?)),
     };
     Ok(AllPole {
         spec: *spec,
@@ -278,8 +278,7 @@ impl<T: Element> AllPole<T> {
         let p = self.spec.order;
         match &self.engine {
             Engine::Cpu { threads } => {
-                let mut zf = zf;
-                let zf_rows: Vec<Option<&mut [T]>> = match zf.as_deref_mut() {
+                let zf_rows: Vec<Option<&mut [T]>> = match zf {
                     Some(z) => z.chunks_mut(p).map(Some).collect(),
                     None => (0..self.spec.channels).map(|_| None).collect(),
                 };
@@ -336,8 +335,7 @@ impl<T: Element> AllPole<T> {
         }
         match &self.engine {
             Engine::Cpu { threads } => {
-                let mut grad_zi = grad_zi;
-                let gzi_rows: Vec<Option<&mut [T]>> = match grad_zi.as_deref_mut() {
+                let gzi_rows: Vec<Option<&mut [T]>> = match grad_zi {
                     Some(z) => z.chunks_mut(p).map(Some).collect(),
                     None => (0..self.spec.channels).map(|_| None).collect(),
                 };

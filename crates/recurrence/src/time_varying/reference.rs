@@ -74,8 +74,8 @@ pub fn backward(
         }
         for j in 0..order {
             let mut acc = Dd::ZERO;
-            for t in 0..order.saturating_sub(j).min(n) {
-                acc = acc.sub(u[t].mul_f64(at(t, t + j)));
+            for (t, ut) in u.iter().enumerate().take(order.saturating_sub(j).min(n)) {
+                acc = acc.sub(ut.mul_f64(at(t, t + j)));
             }
             gzi[c * order + j] = acc.to_f64();
         }

@@ -139,8 +139,8 @@ fn gradients_match_finite_differences() {
     for i in (0..a.len()).step_by(5) {
         assert!((diff(&a, i, 1) - ga[i]).abs() < 1e-7, "a[{i}]");
     }
-    for i in 0..zi.len() {
-        assert!((diff(&zi, i, 2) - gzi[i]).abs() < 1e-7, "zi[{i}]");
+    for (i, g) in gzi.iter().enumerate() {
+        assert!((diff(&zi, i, 2) - g).abs() < 1e-7, "zi[{i}]");
     }
 }
 
