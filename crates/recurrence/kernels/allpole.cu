@@ -31,14 +31,15 @@
 
 // One step of the direct form at position J of a group of ORDER steps: the state lives in a
 // ring whose logical entry i (= y[t-1-i]) sits at R[(i - J) mod ORDER]; the new output replaces
-// the oldest. The serial loop's arithmetic: acc -= a[k] * y[t-k-1] for k = 0 .. ORDER-1, each
-// product and difference rounded (no FMA contraction), as the CPU engine and the twin do.
+// the oldest. Terms are fused (one FMA each, half the FP64 work of the serial loop's product
+// and difference) and summed oldest first, so the newest output enters last and the
+// dependency between steps is one FMA; the twin does the same.
 template <int J>
 __device__ __forceinline__ double direct_ring(double (&R)[ORDER], const REAL *row, double in) {
     double acc = in;
 #pragma unroll
-    for (int k = 0; k < ORDER; ++k) {
-        acc = __dsub_rn(acc, __dmul_rn((double)row[k], R[(k - J + ORDER) % ORDER]));
+    for (int k = ORDER - 1; k >= 0; --k) {
+        acc = fma(-(double)row[k], R[(k - J + ORDER) % ORDER], acc);
     }
     R[(ORDER - 1 - J) % ORDER] = acc;
     return acc;
@@ -61,8 +62,8 @@ __device__ __forceinline__ double transposed_ring(double (&P)[ORDER], const REAL
 __device__ __forceinline__ double direct_shift(double (&R)[ORDER], const REAL *row, double in) {
     double acc = in;
 #pragma unroll
-    for (int k = 0; k < ORDER; ++k) {
-        acc = __dsub_rn(acc, __dmul_rn((double)row[k], R[k]));
+    for (int k = ORDER - 1; k >= 0; --k) {
+        acc = fma(-(double)row[k], R[k], acc);
     }
 #pragma unroll
     for (int k = ORDER - 1; k > 0; --k) {

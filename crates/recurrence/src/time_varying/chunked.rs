@@ -1,5 +1,5 @@
 //! The CPU twin of the GPU kernel (`kernels/allpole.cu`): the same chunks, the same three
-//! passes and the same operations in the same order (f64 FMAs, terms oldest first, the
+//! passes and the same operations in the same order (f64 FMAs, forward terms oldest first, the
 //! carry's dot products in column order), so the kernel's results are expected bit for bit;
 //! `sigpu check` holds them to a few units in the last place of max|y|.
 //!
@@ -9,8 +9,31 @@
 //! state s_c); the carry walks the chunks, state_in[c + 1] = M_c·state_in[c] + s_c; each chunk
 //! is run again from its incoming state, writing the output.
 
-use super::serial::{direct_step, transposed_step};
 use crate::elem::Element;
+
+/// The kernel's forward step: the serial loop's terms fused (FMA) and summed oldest first.
+#[inline(always)]
+fn direct_step<T: Element>(state: &mut [f64], row: &[T], input: f64) -> f64 {
+    let mut acc = input;
+    for k in (0..state.len()).rev() {
+        acc = (-row[k].to_f64()).mul_add(state[k], acc);
+    }
+    state.rotate_right(1);
+    state[0] = acc;
+    acc
+}
+
+/// The kernel's adjoint step: pending sums updated by FMA.
+#[inline(always)]
+fn transposed_step<T: Element>(pending: &mut [f64], row: &[T], input: f64) -> f64 {
+    let p = pending.len();
+    let v = input + pending[0];
+    for i in 0..p - 1 {
+        pending[i] = (-row[i].to_f64()).mul_add(v, pending[i + 1]);
+    }
+    pending[p - 1] = -row[p - 1].to_f64() * v;
+    v
+}
 
 /// Runs processing steps `range` of one channel from `state` (logical order): `input` and
 /// `out` indexed by time (`out` none: the summary pass, which writes nothing).

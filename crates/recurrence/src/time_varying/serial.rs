@@ -25,13 +25,14 @@ pub(crate) fn direct_step<T: Element>(state: &mut [f64], row: &[T], input: f64) 
     acc
 }
 
-/// One step of the transposed (adjoint) form on pending sums in logical order.
+/// One step of the transposed (adjoint) form on pending sums in logical order (products and
+/// differences rounded separately: `mul_add` is a library call where FMA is not compiled in).
 #[inline(always)]
 pub(crate) fn transposed_step<T: Element>(pending: &mut [f64], row: &[T], input: f64) -> f64 {
     let p = pending.len();
     let v = input + pending[0];
     for i in 0..p - 1 {
-        pending[i] = (-row[i].to_f64()).mul_add(v, pending[i + 1]);
+        pending[i] = pending[i + 1] - row[i].to_f64() * v;
     }
     pending[p - 1] = -row[p - 1].to_f64() * v;
     v

@@ -69,7 +69,9 @@ fn forward_keeps_the_contract_on_hard_lpc_cases() {
 /// carry's f64 roundings stay far below f32's. In f64 they do not (the unit-state responses
 /// of order-16 chunks with poles to 0.999 dwarf the output, and the carry's roundings scale
 /// with them: 40× and more the serial loop's error), which is why f64 data runs the CPU
-/// engine; the gradients still agree with double-double to 1e-6 of their largest value.
+/// engine; the gradients still agree with double-double to 1e-6 of their largest value (the
+/// CPU engine to 1e-8: the adjoint is as ill-conditioned as the filter, whose f64 serial
+/// loop is 3e-10 off here).
 #[test]
 fn chunked_twin_matches_the_engine_and_the_reference() {
     let (channels, n, p) = (2, 2 * DEFAULT_CHUNK + 37, 16);
@@ -97,7 +99,7 @@ fn chunked_twin_matches_the_engine_and_the_reference() {
         ("grad_zi", &cpu.gzi, &got.gzi, &gzi),
     ] {
         let (e_cpu, e_twin) = (relative_error(ours, want), relative_error(twin, want));
-        assert!(e_cpu < 1e-10, "{name} cpu {e_cpu:e}");
+        assert!(e_cpu < 1e-8, "{name} cpu {e_cpu:e}");
         assert!(e_twin < 1e-6, "{name} twin {e_twin:e}");
     }
 }
