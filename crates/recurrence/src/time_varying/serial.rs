@@ -1,7 +1,7 @@
 //! The CPU engine: each channel runs serially, channels in parallel on the target's threads.
 //! Every step computes in f64 (for f32 data too) and each output is rounded once to the
-//! element type; the forward step is the serial loop's own arithmetic (below), which the GPU
-//! kernel and its twin also use.
+//! element type; the forward step is the serial loop's own arithmetic (below: f64 data gets
+//! its bits), where the GPU kernel and its twin fuse the terms.
 //!
 //! Forward (direct form): y[t] = x[t] − Σ_k a[t][k]·y[t−k−1], state y[−1−i] = zi[i].
 //! Backward (transposed form, time reversed): u[t] = g[t] + p[0], then the pending sums
