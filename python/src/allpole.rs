@@ -19,9 +19,12 @@ const LONG: usize = 1 << 18;
 
 type Key = (usize, u64, &'static str, usize, usize, bool);
 
+/// Plans kept per key.
+type Plans<T> = Mutex<Vec<(Key, Arc<AllPole<T>>)>>;
+
 /// GPU plans kept for the process (a few: each holds compiled kernels and scratch).
 fn kept<T: Element>(
-    cache: &'static Mutex<Vec<(Key, Arc<AllPole<T>>)>>,
+    cache: &'static Plans<T>,
     key: Key,
     target: &Target,
 ) -> Result<Arc<AllPole<T>>, FilterError> {
@@ -205,7 +208,7 @@ fn allpole_rows_backward<'py>(
     })
 }
 
-static F32_PLANS: Mutex<Vec<(Key, Arc<AllPole<f32>>)>> = Mutex::new(Vec::new());
+static F32_PLANS: Plans<f32> = Mutex::new(Vec::new());
 
 /// The kept float32 plan for a device call.
 fn cuda_plan(
