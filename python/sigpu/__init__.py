@@ -4,6 +4,8 @@
   ``sosfiltfilt``: scipy.signal's IIR filters (same names, arguments and return shapes), on
   numpy arrays (multi-core CPU) or on PyTorch / CuPy CUDA arrays (on their device, on the
   caller's stream, returned as the same type).
+- ``sigpu.allpole(x, A, zi)`` (alias ``sample_wise_lpc``): time-varying all-pole filters with
+  coefficients per sample (torchlpc's interface), differentiable in PyTorch, CPU and CUDA.
 - ``sigpu.Filter(b, a)`` and ``sigpu.Sos(sos)``: a filter set up once, called like lfilter /
   sosfilt, streaming block by block with ``.process(x)`` (state carried, ``.reset()``).
 - ``sigpu.set_threads(n)``, ``sigpu.threads(n)`` (context manager), ``sigpu.get_threads()``:
@@ -26,6 +28,7 @@ from typing import Any, Dict
 from . import _native
 from ._signal import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
 from ._filter import Filter, Sos
+from ._allpole import allpole, sample_wise_lpc
 from ._threads import get_threads, set_threads, threads
 from . import approx, ldpc, lns
 
@@ -40,6 +43,8 @@ __all__ = [
     "sosfilt_zi",
     "filtfilt",
     "sosfiltfilt",
+    "allpole",
+    "sample_wise_lpc",
     "Filter",
     "Sos",
     "set_threads",

@@ -160,3 +160,48 @@ def filter_cuda(
     allow_unstable: bool = False,
     sync: bool = False,
 ) -> None: ...
+
+# Time-varying all-pole filters (src/allpole.rs): flattened rows on the host, or device
+# addresses of float32 tensors on the caller's stream.
+def allpole_rows(
+    x: np.ndarray,
+    a: np.ndarray,
+    channels: int,
+    order: int,
+    zi: Optional[np.ndarray] = None,
+    workers: Optional[int] = None,
+) -> np.ndarray: ...
+def allpole_rows_backward(
+    a: np.ndarray,
+    y: np.ndarray,
+    g: np.ndarray,
+    channels: int,
+    order: int,
+    zi: Optional[np.ndarray] = None,
+    workers: Optional[int] = None,
+) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]: ...
+def allpole_cuda(
+    x: int,
+    a: int,
+    zi: Optional[int],
+    y: int,
+    channels: int,
+    n: int,
+    order: int,
+    device: int,
+    stream: int,
+) -> None: ...
+def allpole_cuda_backward(
+    a: int,
+    y: int,
+    zi: Optional[int],
+    g: int,
+    gx: int,
+    ga: int,
+    gzi: Optional[int],
+    channels: int,
+    n: int,
+    order: int,
+    device: int,
+    stream: int,
+) -> None: ...

@@ -7,6 +7,7 @@
 //! input), `OSError` (files) or `RuntimeError` (the device). Every entry point runs inside
 //! `guard::catch`, so a panic is a `RuntimeError`, never pyo3's `PanicException`.
 
+mod allpole;
 mod approx;
 mod complex_filter;
 mod convert;
@@ -109,6 +110,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cuda_status, m)?)?;
     m.add_function(wrap_pyfunction!(host_threads, m)?)?;
     guard::register(m)?;
+    allpole::register(m)?;
     approx::register(m)?;
     ldpc::register(m)?;
     lns::register(m)?;

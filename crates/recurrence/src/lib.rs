@@ -21,6 +21,8 @@
 //!   [`GpuFilter`] which runs the kernel it produces, and [`GpuSos`], every section fused in
 //!   one pass over memory; both on device views and a target's stream.
 //! - [`io`]: signals in `.npy`, raw and WAV files.
+//! - [`time_varying`]: time-varying all-pole filters (coefficients per sample, torchlpc's
+//!   interface), forward and backward, CPU and GPU, behind [`plan_allpole`].
 //! - [`FilterError`]: every way a filter can refuse a signature, a shape or an input.
 //!
 //! Benchmarks and their charts are not here: they are `sigpu-lab`'s (`sigpu bench filter`).
@@ -74,6 +76,7 @@ mod sos;
 mod sos_rows;
 pub mod stability;
 pub mod testing;
+pub mod time_varying;
 mod zi;
 
 pub use design::Lfilter;
@@ -89,4 +92,5 @@ pub use poles::{max_root_magnitude, STABILITY_SLACK};
 pub use report::{Method, Report};
 pub use signature::{Coef, Signature};
 pub use sos::{BlockedPeaks, Sos, MAX_SECTIONS, SEG};
+pub use time_varying::{plan_allpole, AllPole, AllPoleOptions, AllPoleSpec};
 pub use zi::{lfilter_zi, sosfilt_zi};
