@@ -24,6 +24,8 @@ mod flooding;
 mod layered;
 mod nr;
 pub mod nr_checks;
+#[cfg(test)]
+mod nr_emulate;
 pub mod nr_layout;
 
 pub use batch::BATCH;
