@@ -45,6 +45,10 @@ pub struct WordResult {
     pub valid: bool,
 }
 
+/// What a launch with transfers brings back: packed hard decisions, iterations and validity
+/// per slot.
+type Downloaded = (Vec<u32>, Vec<u32>, Vec<u32>);
+
 /// A batch laid out and uploaded, ready to launch (and to launch again, for timing).
 struct Loaded {
     layout: NrBatchLayout,
@@ -126,7 +130,7 @@ impl NrGpuEngine {
 
     /// Queues the loaded batch: with `transfers`, the LLR and mask upload before the kernel
     /// and the download of the hard decisions after it (the end-to-end work).
-    fn enqueue(&mut self, transfers: bool) -> Result<Option<(Vec<u32>, Vec<u32>, Vec<u32>)>> {
+    fn enqueue(&mut self, transfers: bool) -> Result<Option<Downloaded>> {
         let l = self
             .loaded
             .as_mut()
