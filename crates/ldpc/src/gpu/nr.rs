@@ -8,6 +8,7 @@
 //! - [`NrGpuDecoder`]: the [`Decoder`] of one code on it, launch after launch of
 //!   [`NrGpuDecoder::launch_words`] codewords ([`super::decoder`] picks it for lifted codes).
 
+use super::batch::alloc_pinned;
 use super::nr_layout::{NrBatchLayout, NrCodeTable, WordInput};
 use crate::channel::Quantizer;
 use crate::code::Code;
@@ -16,7 +17,9 @@ use crate::decoder::{
 };
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
-use sigpu_runtime::cuda::cudarc::driver::LaunchConfig;
+use sigpu_runtime::cuda::cudarc::driver::{
+    DeviceRepr, LaunchConfig, PinnedHostSlice, ValidAsZeroBits,
+};
 use sigpu_runtime::cuda::{
     time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
 };
@@ -45,13 +48,13 @@ pub struct WordResult {
     pub valid: bool,
 }
 
-/// What a launch with transfers brings back: packed hard decisions, iterations and validity
-/// per slot.
-type Downloaded = (Vec<u32>, Vec<u32>, Vec<u32>);
-
-/// A batch laid out and uploaded, ready to launch (and to launch again, for timing).
+/// A batch laid out and uploaded, ready to launch (and to launch again, for timing). The
+/// LLRs, the known-bit mask and the results go through pinned host buffers, so that the
+/// copies run at the link's speed and in stream order.
 struct Loaded {
     layout: NrBatchLayout,
+    /// Whether any bit is known: without, the mask (all zero) is uploaded once, not per run.
+    any_known: bool,
     codes: DeviceBuffer<u32>,
     graph: DeviceBuffer<u32>,
     blocks: DeviceBuffer<u32>,
@@ -62,6 +65,23 @@ struct Loaded {
     hard: DeviceBuffer<u32>,
     iterations: DeviceBuffer<u32>,
     valid: DeviceBuffer<u32>,
+    host_llr: PinnedHostSlice<i8>,
+    host_known: PinnedHostSlice<u32>,
+    host_hard: PinnedHostSlice<u32>,
+    host_iterations: PinnedHostSlice<u32>,
+    host_valid: PinnedHostSlice<u32>,
+}
+
+/// Pinned host memory holding a copy of `values`.
+fn pinned_copy<T: DeviceRepr + ValidAsZeroBits + Copy>(
+    gpu: &Gpu,
+    values: &[T],
+) -> Result<PinnedHostSlice<T>> {
+    let mut p = alloc_pinned::<T>(gpu, values.len())?;
+    p.as_mut_slice()
+        .context("pinned input")?
+        .copy_from_slice(values);
+    Ok(p)
 }
 
 /// The GPU NR decoder's kernel and arithmetic on one GPU; see the module documentation.
@@ -112,7 +132,9 @@ impl NrGpuEngine {
             .bind_to_thread()
             .context("making the decoder's CUDA context current")?;
         let nonempty = |v: &[u32]| if v.is_empty() { vec![0] } else { v.to_vec() };
+        let words_out = layout.word_count().max(1);
         self.loaded = Some(Loaded {
+            any_known: layout.known.iter().any(|&w| w != 0),
             codes: g.upload(&nonempty(&layout.codes))?,
             graph: g.upload(&nonempty(&layout.graph))?,
             blocks: g.upload(&nonempty(&layout.blocks))?,
@@ -121,31 +143,39 @@ impl NrGpuEngine {
             known: g.upload(&layout.known)?,
             state: g.alloc_poisoned(layout.state_len.max(1))?,
             hard: g.alloc_poisoned(layout.hard_len.max(1))?,
-            iterations: g.alloc_poisoned(layout.word_count().max(1))?,
-            valid: g.alloc_poisoned(layout.word_count().max(1))?,
+            iterations: g.alloc_poisoned(words_out)?,
+            valid: g.alloc_poisoned(words_out)?,
+            host_llr: pinned_copy(g, &layout.llr)?,
+            host_known: pinned_copy(g, &layout.known)?,
+            host_hard: alloc_pinned(g, layout.hard_len.max(1))?,
+            host_iterations: alloc_pinned(g, words_out)?,
+            host_valid: alloc_pinned(g, words_out)?,
             layout,
         });
         Ok(())
     }
 
-    /// Queues the loaded batch: with `transfers`, the LLR and mask upload before the kernel
-    /// and the download of the hard decisions after it (the end-to-end work).
-    fn enqueue(&mut self, transfers: bool) -> Result<Option<Downloaded>> {
+    /// Queues the loaded batch: with `transfers`, the LLR (and known-bit) upload before the
+    /// kernel and the download of the results after it (the end-to-end work). Returns
+    /// whether there was anything to run.
+    fn enqueue(&mut self, transfers: bool) -> Result<bool> {
         let l = self
             .loaded
             .as_mut()
             .ok_or_else(|| LdpcError::invalid("no batch loaded"))?;
         if l.layout.word_count() == 0 {
-            return Ok(Some((Vec::new(), Vec::new(), Vec::new())));
+            return Ok(false);
         }
         let stream = self.gpu.stream();
         if transfers {
             stream
-                .memcpy_htod(&l.layout.llr, &mut l.llr)
+                .memcpy_htod(&l.host_llr, &mut l.llr)
                 .context("uploading LLRs")?;
-            stream
-                .memcpy_htod(&l.layout.known, &mut l.known)
-                .context("uploading known bits")?;
+            if l.any_known {
+                stream
+                    .memcpy_htod(&l.host_known, &mut l.known)
+                    .context("uploading known bits")?;
+            }
         }
         let iterations = self.config.iterations as u32;
         let early = self.config.early_termination as u32;
@@ -172,26 +202,37 @@ impl NrGpuEngine {
             .arg(&self.mode)
             .arg(&self.param)
             .run(cfg)?;
-        if !transfers {
-            return Ok(None);
+        if transfers {
+            stream
+                .memcpy_dtoh(&l.hard, &mut l.host_hard)
+                .context("downloading hard decisions")?;
+            stream
+                .memcpy_dtoh(&l.iterations, &mut l.host_iterations)
+                .context("downloading iteration counts")?;
+            stream
+                .memcpy_dtoh(&l.valid, &mut l.host_valid)
+                .context("downloading validity")?;
         }
-        Ok(Some((
-            self.gpu.download(&l.hard)?,
-            self.gpu.download(&l.iterations)?,
-            self.gpu.download(&l.valid)?,
-        )))
+        Ok(true)
     }
 
     /// Decodes the loaded batch in one launch: each input codeword's hard decisions
     /// (concatenated in input order, N bytes of 0/1 each) and result.
     pub fn launch(&mut self) -> Result<(Vec<u8>, Vec<WordResult>)> {
-        let (hard, its, valid) = self.enqueue(true)?.expect("with transfers");
-        let l = &self.loaded.as_ref().expect("enqueue checked").layout;
+        if !self.enqueue(true)? {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        self.gpu.synchronize()?;
+        let l = self.loaded.as_ref().expect("enqueue checked");
+        let hard = l.host_hard.as_slice().context("pinned output")?;
+        let its = l.host_iterations.as_slice().context("pinned output")?;
+        let valid = l.host_valid.as_slice().context("pinned output")?;
+        let l = &l.layout;
         let mut bits = vec![0u8; l.bits];
         let mut at = 0;
         for i in 0..l.word_count() {
             let n = l.hard_at[i].1;
-            l.unpack(&hard, i, &mut bits[at..at + n]);
+            l.unpack(hard, i, &mut bits[at..at + n]);
             at += n;
         }
         let mut results = vec![
