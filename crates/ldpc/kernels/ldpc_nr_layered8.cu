@@ -13,9 +13,9 @@
 // Memory. The 16-bit posteriors P of the block's codewords live in shared memory (at most
 // NR_THREADS · 68 · 2 = 52 KB, any Z). A check keeps its c2v compressed as (min1, min2,
 // argmin, one sign per edge) in 8 bytes in global memory, read and written once per
-// iteration, each thread its own check: coalesced. The base graph's block row (column and
-// shift of every circulant) is copied into shared memory once; check `lane` of block row i
-// meets bit (lane + V) mod Z of block column j, computed, never looked up.
+// iteration, each thread its own check: coalesced. The base graph's block row (first bit of
+// the column and shift of every circulant) is copied into shared memory once; check `lane`
+// of block row i meets bit (lane + V) mod Z of block column j, computed, never looked up.
 //
 // Arithmetic (as the CPU twin, operation for operation): P in i16 (channel LLR + Σ c2v,
 // wrapping), diff = P − old c2v, v2c = clamp(diff, ±127), the two smallest |v2c| (the first

@@ -32,7 +32,7 @@ __device__ __forceinline__ int nr_correct(int m, unsigned mode, unsigned param) 
     return m;
 }
 
-// Check `lane` of one block row: its d circulants are `edge[j]` = column << 16 | shift, its
+// Check `lane` of one block row: its d circulants are `edge[j]` = column · Z << 16 | shift, its
 // state *st = min1 | min2 << 8 | argmin << 16 | signs << 32 (corrected magnitudes, so that
 // edge j's c2v is ±(j == argmin ? min2 : min1)).
 __device__ __forceinline__ void nr_row_update(short* __restrict__ p, unsigned long long* st,
@@ -44,14 +44,14 @@ __device__ __forceinline__ void nr_row_update(short* __restrict__ p, unsigned lo
     int diff[NR_MAX_DEGREE];
     unsigned bit[NR_MAX_DEGREE];
     int min1 = 127, min2 = 127, at = 255;
-    unsigned sgn = 0, neg_in = 0;
+    unsigned sgn = 0;
 #pragma unroll
     for (int j = 0; j < NR_MAX_DEGREE; ++j) {
         if (j < (int)d) {
             const unsigned e = edge[j];
             unsigned idx = lane + (e & 0xffffu);
             if (idx >= z) idx -= z;
-            bit[j] = (e >> 16) * z + idx;
+            bit[j] = (e >> 16) + idx;
             const int mag = j == am ? m2 : m1;
             const int old = (signs >> j) & 1u ? -mag : mag;
             const short df = (short)(p[bit[j]] - old);
@@ -62,9 +62,7 @@ __device__ __forceinline__ void nr_row_update(short* __restrict__ p, unsigned lo
             min2 = below ? min1 : min(min2, a);
             min1 = min(min1, a);
             at = below ? j : at;
-            const unsigned neg = x < 0;
-            sgn ^= neg;
-            neg_in |= neg << j;
+            sgn ^= x < 0;
         }
     }
     min1 = nr_correct(min1, mode, param);
@@ -73,7 +71,8 @@ __device__ __forceinline__ void nr_row_update(short* __restrict__ p, unsigned lo
 #pragma unroll
     for (int j = 0; j < NR_MAX_DEGREE; ++j) {
         if (j < (int)d) {
-            const unsigned neg = sgn ^ ((neg_in >> j) & 1u);
+            // v2c = clamp(diff) has diff's sign.
+            const unsigned neg = sgn ^ (diff[j] < 0);
             const int mag = j == at ? min2 : min1;
             out_signs |= neg << j;
             p[bit[j]] = (short)(diff[j] + (neg ? -mag : mag));
@@ -93,7 +92,7 @@ __device__ __forceinline__ bool nr_syndrome_ok(const short* __restrict__ p, cons
             const unsigned ed = edges[e];
             unsigned idx = lane + (ed & 0xffffu);
             if (idx >= z) idx -= z;
-            parity ^= p[(ed >> 16) * z + idx] < 0;
+            parity ^= p[(ed >> 16) + idx] < 0;
         }
         if (parity) return false;
     }

@@ -80,3 +80,19 @@ fn every_kernel_the_decoders_load_is_compiled() {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
 }
+
+/// The quasi-cyclic NR kernel compiles, with its header as the decoder attaches it, into the
+/// entry point the engine loads.
+#[test]
+fn the_nr_quasi_cyclic_kernel_compiles_with_its_header() {
+    if !sigpu_runtime::cuda::nvrtc_for_test("the_nr_quasi_cyclic_kernel_compiles_with_its_header") {
+        return;
+    }
+    let compiled = compile(
+        &sigpu_ldpc::gpu::nr_kernel_source(),
+        "sm_90",
+        &KernelCache::disabled(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compiled.kernel_names(), vec!["ldpc_nr_layered8".to_owned()]);
+}

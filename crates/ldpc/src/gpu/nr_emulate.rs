@@ -58,7 +58,7 @@ pub(super) fn emulate(
                 let mut parity = false;
                 for &e in &edges[g_s[r] as usize..g_s[r + 1] as usize] {
                     let idx = (lane + (e & 0xffff) as usize) % z;
-                    parity ^= p[(e >> 16) as usize * z + idx] < 0;
+                    parity ^= p[(e >> 16) as usize + idx] < 0;
                 }
                 !parity
             })
@@ -81,7 +81,7 @@ pub(super) fn emulate(
                         );
                         let signs = (s >> 32) as u32;
                         let (mut min1, mut min2, mut at) = (127i32, 127i32, 255usize);
-                        let (mut sgn, mut neg_in) = (0u32, 0u32);
+                        let mut sgn = 0u32;
                         let mut diff = [0i32; 19];
                         let mut bit = [0usize; 19];
                         for (j, &e) in row.iter().enumerate() {
@@ -89,7 +89,7 @@ pub(super) fn emulate(
                             if idx >= z {
                                 idx -= z;
                             }
-                            bit[j] = (e >> 16) as usize * z + idx;
+                            bit[j] = (e >> 16) as usize + idx;
                             let mag = if j == am { m2 } else { m1 };
                             let old = if (signs >> j) & 1 == 1 { -mag } else { mag };
                             let df = (p[bit[j]] as i32 - old) as i16;
@@ -100,15 +100,13 @@ pub(super) fn emulate(
                             min2 = if below { min1 } else { min2.min(a) };
                             min1 = min1.min(a);
                             at = if below { j } else { at };
-                            let neg = (x < 0) as u32;
-                            sgn ^= neg;
-                            neg_in |= neg << j;
+                            sgn ^= (x < 0) as u32;
                         }
                         min1 = correct(min1);
                         min2 = correct(min2);
                         let mut out_signs = 0u32;
                         for j in 0..row.len() {
-                            let neg = sgn ^ ((neg_in >> j) & 1);
+                            let neg = sgn ^ (diff[j] < 0) as u32;
                             let mag = if j == at { min2 } else { min1 };
                             out_signs |= neg << j;
                             p[bit[j]] = (diff[j] + if neg == 1 { -mag } else { mag }) as i16;

@@ -35,7 +35,8 @@ pub struct NrCodeTable {
     pub edges: usize,
     /// The posterior a known bit starts at (the CPU twin's).
     pub known: i16,
-    /// Row starts (rows + 1), then `column << 16 | shift mod Z` per circulant.
+    /// Row starts (rows + 1), then `column · Z << 16 | shift mod Z` per circulant (the
+    /// column's first bit, so that the kernel adds rather than multiplies).
     pub graph: Vec<u32>,
 }
 
@@ -74,7 +75,9 @@ impl NrCodeTable {
                 )));
             }
             for e in row {
-                edges.push((e.col as u32) << 16 | (e.shift[ils] as usize % z) as u32);
+                // column · Z ≤ 67 · 384 and the shift < 384 both fit 16 bits.
+                edges
+                    .push(((e.col as usize * z) as u32) << 16 | (e.shift[ils] as usize % z) as u32);
             }
             starts.push(edges.len() as u32);
         }
