@@ -237,6 +237,24 @@ impl NrBatchLayout {
         Ok(out)
     }
 
+    /// Whether `other` needs buffers of the same sizes (LLRs, masks, check state, hard
+    /// decisions, codewords).
+    pub fn same_sizes(&self, other: &NrBatchLayout) -> bool {
+        (
+            self.llr.len(),
+            self.known.len(),
+            self.state_len,
+            self.hard_len,
+            self.word_count(),
+        ) == (
+            other.llr.len(),
+            other.known.len(),
+            other.state_len,
+            other.hard_len,
+            other.word_count(),
+        )
+    }
+
     /// Blocks of threads the launch runs.
     pub fn block_count(&self) -> usize {
         self.blocks.len() / BLOCK_WORDS

@@ -56,6 +56,9 @@ pub fn decode_blocks(
     config: DecoderConfig,
     target: &Target,
 ) -> Result<Vec<BlockDecoded>> {
+    if blocks.is_empty() {
+        return Ok(Vec::new());
+    }
     let (codes, index) = distinct(blocks);
     for (i, b) in blocks.iter().enumerate() {
         if !QcDecoder::applies(b.code, &config) {
@@ -175,6 +178,9 @@ mod tests {
             assert!(o.iterations <= 2);
             assert_eq!(o.bits.len(), b.code.n());
         }
+        assert!(decode_blocks(&[], config, &Target::cpu())
+            .unwrap()
+            .is_empty());
         let short = [CodeBlock {
             code: &ca,
             llr: Llrs::F32(&lb),
