@@ -6,6 +6,7 @@
 //! batch's CPU path is the quasi-cyclic decoder's.
 
 use sigpu_ldpc::gpu::nr_checks::{mixed_batch, nr_cpu_twin, nr_noisy_words, MIXED_CODES};
+use sigpu_ldpc::gpu::nr_layout::NrKernel;
 use sigpu_ldpc::gpu::NrGpuDecoder;
 use sigpu_ldpc::nr::{decode_blocks, BaseGraph, CodeBlock, NrCode};
 use sigpu_ldpc::{plan, Algorithm, DecoderConfig, Llrs, Precision, Schedule};
@@ -89,12 +90,15 @@ fn gpu_nr_decoder_equals_its_cpu_twin_bit_for_bit() {
             let c = config(rule, 8, early);
             let es = 10.0 * (2.0 * nr.rate()).log10() + 0.4 * j as f64;
             let (code, llr) = nr_noisy_words(&nr, &[rv], es, count, (i * 3 + j) as u64).unwrap();
-            let mut d = NrGpuDecoder::new(&gpu, code.clone(), c).unwrap();
-            let mut got = vec![0xAA; llr.len()];
-            let r = d.decode_words(Llrs::F32(&llr), &mut got).unwrap();
             let (want, wr) = nr_cpu_twin(&code, c, &llr).unwrap();
-            assert!(got == want, "{} Z = {z} {rule}: bits differ", nr.name());
-            assert_eq!(r, wr, "{} Z = {z} {rule}: results differ", nr.name());
+            for kernel in [NrKernel::Lanes, NrKernel::Pairs] {
+                let mut d = NrGpuDecoder::with_kernel(&gpu, code.clone(), c, kernel).unwrap();
+                let mut got = vec![0xAA; llr.len()];
+                let r = d.decode_words(Llrs::F32(&llr), &mut got).unwrap();
+                let what = format!("{kernel:?}, {} Z = {z} {rule}", nr.name());
+                assert!(got == want, "{what}: bits differ");
+                assert_eq!(r, wr, "{what}: results differ");
+            }
             // And through the front door.
             let mut front =
                 plan::decoder(&code, c, &Target::Gpu(GpuTarget::new(gpu.clone()))).unwrap();

@@ -9,7 +9,7 @@
 //!   [`NrGpuDecoder::launch_words`] codewords ([`super::decoder`] picks it for lifted codes).
 
 use super::batch::alloc_pinned;
-use super::nr_layout::{NrBatchLayout, NrCodeTable, WordInput};
+use super::nr_layout::{NrBatchLayout, NrCodeTable, NrKernel, WordInput};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::decoder::{
@@ -27,12 +27,18 @@ use sigpu_runtime::cuda::{
 /// Blocks of threads per launch of the one-code decoder: four per SM on a 132-SM GPU.
 const LAUNCH_BLOCKS: usize = 528;
 
-/// The kernel's source with its header.
-pub fn nr_kernel_source() -> KernelSource {
-    KernelSource::embedded(
-        "ldpc_nr_layered8.cu",
-        include_str!("../../kernels/ldpc_nr_layered8.cu"),
-    )
+/// The source of `kernel` with its header.
+pub fn nr_kernel_source(kernel: NrKernel) -> KernelSource {
+    match kernel {
+        NrKernel::Lanes => KernelSource::embedded(
+            "ldpc_nr_layered8.cu",
+            include_str!("../../kernels/ldpc_nr_layered8.cu"),
+        ),
+        NrKernel::Pairs => KernelSource::embedded(
+            "ldpc_nr_layered8x2.cu",
+            include_str!("../../kernels/ldpc_nr_layered8x2.cu"),
+        ),
+    }
     .with_header(
         "ldpc_nr_qc.cuh",
         include_str!("../../kernels/ldpc_nr_qc.cuh"),
@@ -88,6 +94,7 @@ fn pinned_copy<T: DeviceRepr + ValidAsZeroBits + Copy>(
 pub struct NrGpuEngine {
     gpu: Gpu,
     kernel: Kernel,
+    which: NrKernel,
     config: DecoderConfig,
     quantizer: Quantizer,
     mode: u32,
@@ -96,11 +103,17 @@ pub struct NrGpuEngine {
 }
 
 impl NrGpuEngine {
-    /// The engine of `config` (8-bit, layered; min-sum, normalised or offset) on `gpu`.
+    /// The engine of `config` (8-bit, layered; min-sum, normalised or offset) on `gpu`, with
+    /// the one-lane kernel.
     pub fn new(gpu: &Gpu, config: DecoderConfig) -> Result<NrGpuEngine> {
+        NrGpuEngine::with_kernel(gpu, config, NrKernel::default())
+    }
+
+    /// As [`NrGpuEngine::new`] with the kernel `which`.
+    pub fn with_kernel(gpu: &Gpu, config: DecoderConfig, which: NrKernel) -> Result<NrGpuEngine> {
         let (quantizer, rule) = nr_arithmetic(&config)?;
         let (mode, param) = rule.kernel_args()?;
-        let kernel = gpu.kernel(&nr_kernel_source(), "ldpc_nr_layered8")?;
+        let kernel = gpu.kernel(&nr_kernel_source(which), which.entry())?;
         kernel
             .function()
             .set_attribute(
@@ -111,12 +124,18 @@ impl NrGpuEngine {
         Ok(NrGpuEngine {
             gpu: gpu.clone(),
             kernel,
+            which,
             config,
             quantizer,
             mode,
             param,
             loaded: None,
         })
+    }
+
+    /// The kernel it runs.
+    pub fn kernel(&self) -> NrKernel {
+        self.which
     }
 
     /// The configuration it runs.
@@ -126,7 +145,7 @@ impl NrGpuEngine {
 
     /// Lays out and uploads `words` (of `codes`) for [`NrGpuEngine::launch`].
     pub fn load(&mut self, codes: &[NrCodeTable], words: &[WordInput<'_>]) -> Result<()> {
-        let layout = NrBatchLayout::new(codes, words, self.quantizer)?;
+        let layout = NrBatchLayout::new(codes, words, self.quantizer, self.which)?;
         let g = &self.gpu;
         g.context()
             .bind_to_thread()
@@ -212,7 +231,7 @@ impl NrGpuEngine {
         let early = self.config.early_termination as u32;
         let cfg = LaunchConfig {
             grid_dim: (l.layout.block_count() as u32, 1, 1),
-            block_dim: (super::nr_layout::NR_THREADS as u32, 1, 1),
+            block_dim: (self.which.threads() as u32, 1, 1),
             shared_mem_bytes: l.layout.shared as u32,
         };
         // The layout sized every buffer: each block's codewords index within them.
@@ -339,11 +358,21 @@ pub struct NrGpuDecoder {
 impl NrGpuDecoder {
     /// The decoder of `config` for `code` (a lifted NR code, whole or cut) on `gpu`.
     pub fn new(gpu: &Gpu, code: Code, config: DecoderConfig) -> Result<NrGpuDecoder> {
+        NrGpuDecoder::with_kernel(gpu, code, config, NrKernel::default())
+    }
+
+    /// As [`NrGpuDecoder::new`] with the kernel `which`.
+    pub fn with_kernel(
+        gpu: &Gpu,
+        code: Code,
+        config: DecoderConfig,
+        which: NrKernel,
+    ) -> Result<NrGpuDecoder> {
         // The CPU twin validates the code's structure and the configuration.
         QcDecoder::new(code.clone(), config)?;
         Ok(NrGpuDecoder {
             table: NrCodeTable::new(&code)?,
-            engine: NrGpuEngine::new(gpu, config)?,
+            engine: NrGpuEngine::with_kernel(gpu, config, which)?,
             code,
         })
     }
@@ -355,7 +384,7 @@ impl NrGpuDecoder {
 
     /// Codewords per launch: [`LAUNCH_BLOCKS`] blocks of threads.
     pub fn launch_words(&self) -> usize {
-        LAUNCH_BLOCKS * self.table.group()
+        LAUNCH_BLOCKS * self.table.group(self.engine.which)
     }
 
     /// The engine (for timing a loaded batch).
@@ -406,10 +435,15 @@ pub(crate) fn slice_llrs(llr: Llrs<'_>, range: std::ops::Range<usize>) -> Llrs<'
 impl Decoder for NrGpuDecoder {
     fn describe(&self) -> String {
         format!(
-            "{} ({}, quasi-cyclic NR kernel, {} codewords per block)",
+            "{} ({}, quasi-cyclic NR kernel, {} lane(s) per thread, {} codewords per block)",
             self.engine.config.describe(),
             self.engine.device_name(),
-            self.table.group()
+            if self.engine.which == NrKernel::Pairs {
+                2
+            } else {
+                1
+            },
+            self.table.group(self.engine.which)
         )
     }
 

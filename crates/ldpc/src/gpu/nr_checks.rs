@@ -4,7 +4,8 @@
 //! 15 and 384 (both base graphs, several rates and redundancy versions), and one launch of a
 //! mixed batch of 16 codes.
 
-use super::nr::{NrGpuDecoder, WordResult};
+use super::nr::{NrGpuDecoder, NrGpuEngine, WordResult};
+use super::nr_layout::{NrCodeTable, NrKernel, WordInput};
 use crate::code::Code;
 use crate::decoder::{Algorithm, Decoder, DecoderConfig, Llrs, Precision, QcDecoder, Schedule};
 use crate::error::Result;
@@ -86,7 +87,13 @@ fn config(algorithm: Algorithm, rng: &mut ChaCha8Rng, early: bool) -> DecoderCon
 }
 
 /// One code on the GPU decoder against the CPU twin.
-fn one_code(gpu: &Gpu, seed: u64, spec: (usize, usize, u8), count: usize) -> CheckResult {
+fn one_code(
+    gpu: &Gpu,
+    seed: u64,
+    spec: (usize, usize, u8),
+    count: usize,
+    kernel: NrKernel,
+) -> CheckResult {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (k, n, rv) = spec;
     let nr = NrCode::new(k, n, None)?;
@@ -98,13 +105,13 @@ fn one_code(gpu: &Gpu, seed: u64, spec: (usize, usize, u8), count: usize) -> Che
     ][rng.random_range(0..2)];
     let early = rng.random_bool(0.5);
     let config = config(algorithm, &mut rng, early);
-    let mut gpu_decoder = NrGpuDecoder::new(gpu, code.clone(), config)?;
+    let mut gpu_decoder = NrGpuDecoder::with_kernel(gpu, code.clone(), config, kernel)?;
     let mut got = vec![0xAAu8; llr.len()];
     let got_r = gpu_decoder.decode_words(Llrs::F32(&llr), &mut got)?;
     let (want, want_r) = nr_cpu_twin(&code, config, &llr)?;
     let report = compare_exact(&got, &want);
     let note = format!(
-        "{} Z = {} rv {rv}, {}, Es/N0 {es:.2} dB: {} of {count} valid on the GPU, {} on the CPU",
+        "{kernel:?} kernel, {} Z = {} rv {rv}, {}, Es/N0 {es:.2} dB: {} of {count} valid on the GPU, {} on the CPU",
         nr.name(),
         nr.z(),
         config.describe(),
@@ -151,8 +158,8 @@ pub fn mixed_batch(per_code: usize, seed: u64, jitter: f64) -> Result<Vec<(Code,
     Ok(all)
 }
 
-/// One launch of a mixed batch against the CPU twin path of the same API.
-fn mixed(gpu: &Gpu, seed: u64) -> CheckResult {
+/// One launch of a mixed batch of `kernel` against the CPU twin path of the same API.
+fn mixed(gpu: &Gpu, seed: u64, kernel: NrKernel) -> CheckResult {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let batch = mixed_batch(2, rng.random(), 1.0)?;
     let mut blocks = Vec::new();
@@ -166,12 +173,39 @@ fn mixed(gpu: &Gpu, seed: u64) -> CheckResult {
         }
     }
     let config = config(Algorithm::OffsetMinSum { beta: 0.5 }, &mut rng, true);
-    let target = Target::Gpu(GpuTarget::new(gpu.clone()));
-    let got = decode_blocks(&blocks, config, &target)?;
+    let got = if kernel == NrKernel::default() {
+        let target = Target::Gpu(GpuTarget::new(gpu.clone()));
+        decode_blocks(&blocks, config, &target)?
+    } else {
+        // The engine itself, for the kernel the front door does not pick.
+        let tables = (batch.iter())
+            .map(|(c, _)| NrCodeTable::new(c))
+            .collect::<Result<Vec<_>>>()?;
+        let words: Vec<WordInput<'_>> = (0..blocks.len())
+            .map(|i| WordInput {
+                code: i % batch.len(),
+                llr: blocks[i].llr,
+            })
+            .collect();
+        let mut engine = NrGpuEngine::with_kernel(gpu, config, kernel)?;
+        engine.load(&tables, &words)?;
+        let (bits, results) = engine.launch()?;
+        let mut at = 0;
+        (blocks.iter().zip(results))
+            .map(|(b, r)| {
+                at += b.code.n();
+                crate::nr::BlockDecoded {
+                    bits: bits[at - b.code.n()..at].to_vec(),
+                    iterations: r.iterations,
+                    valid: r.valid,
+                }
+            })
+            .collect()
+    };
     let want = decode_blocks(&blocks, config, &Target::cpu())?;
     let valid = got.iter().filter(|b| b.valid).count();
     Ok(compare_exact(&got, &want).with_note(format!(
-        "{} blocks of 16 codes in one launch, {}: {valid} valid",
+        "{kernel:?} kernel, {} blocks of 16 codes in one launch, {}: {valid} valid",
         blocks.len(),
         config.describe()
     )))
@@ -179,26 +213,47 @@ fn mixed(gpu: &Gpu, seed: u64) -> CheckResult {
 
 /// The checks; see the module documentation.
 pub fn checks() -> Vec<Check> {
+    use NrKernel::{Lanes, Pairs};
     vec![
         Check {
             name: "ldpc/nr_qc8_bg1_z384",
             about: "quasi-cyclic 5G NR layered 8-bit decoder, BG1 Z = 384 R = 1/3, vs CPU quasi-cyclic twin",
-            run: |gpu, seed| one_code(gpu, seed, (8448, 25344, 0), 6),
+            run: |gpu, seed| one_code(gpu, seed, (8448, 25344, 0), 6, Lanes),
         },
         Check {
             name: "ldpc/nr_qc8_bg2_z15_rv2",
             about: "quasi-cyclic 5G NR layered 8-bit decoder, BG2 Z = 15 rv 2, 300 blocks, vs CPU quasi-cyclic twin",
-            run: |gpu, seed| one_code(gpu, seed, (88, 264, 2), 300),
+            run: |gpu, seed| one_code(gpu, seed, (88, 264, 2), 300, Lanes),
         },
         Check {
             name: "ldpc/nr_qc8_z2",
             about: "quasi-cyclic 5G NR layered 8-bit decoder at Z = 2 (192 codewords per block), 500 blocks, vs CPU quasi-cyclic twin",
-            run: |gpu, seed| one_code(gpu, seed, (12, 36, 0), 500),
+            run: |gpu, seed| one_code(gpu, seed, (12, 36, 0), 500, Lanes),
         },
         Check {
             name: "ldpc/nr_qc8_mixed16",
             about: "quasi-cyclic 5G NR layered 8-bit decoder, one launch of 32 blocks of 16 codes (both graphs, Z 16..384, every rv), vs CPU twin",
-            run: mixed,
+            run: |gpu, seed| mixed(gpu, seed, Lanes),
+        },
+        Check {
+            name: "ldpc/nr_qc8x2_bg1_z384",
+            about: "two-lanes-per-thread (SIMD in a word) 5G NR kernel, BG1 Z = 384 R = 1/3, vs CPU quasi-cyclic twin",
+            run: |gpu, seed| one_code(gpu, seed, (8448, 25344, 0), 6, Pairs),
+        },
+        Check {
+            name: "ldpc/nr_qc8x2_bg1_z15_high_rate",
+            about: "two-lanes-per-thread 5G NR kernel, BG1 Z = 15 (odd: a one-lane thread) R = 3/4, 300 blocks, vs CPU twin",
+            run: |gpu, seed| one_code(gpu, seed, (330, 440, 0), 300, Pairs),
+        },
+        Check {
+            name: "ldpc/nr_qc8x2_z2",
+            about: "two-lanes-per-thread 5G NR kernel at Z = 2, 500 blocks, vs CPU quasi-cyclic twin",
+            run: |gpu, seed| one_code(gpu, seed, (12, 36, 0), 500, Pairs),
+        },
+        Check {
+            name: "ldpc/nr_qc8x2_mixed16",
+            about: "two-lanes-per-thread 5G NR kernel, one launch of 32 blocks of 16 codes, vs CPU twin",
+            run: |gpu, seed| mixed(gpu, seed, Pairs),
         },
     ]
 }

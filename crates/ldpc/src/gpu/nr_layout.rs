@@ -8,8 +8,52 @@ use crate::code::Code;
 use crate::decoder::{Llrs, KNOWN_LLR};
 use crate::error::{LdpcError, Result};
 
-/// Threads per block (`NR_THREADS`): Z lanes of one codeword, or ⌊384 / Z⌋ codewords.
+/// Threads per block of the one-lane kernel (`NR_THREADS`): Z lanes of one codeword, or
+/// ⌊384 / Z⌋ codewords.
 pub const NR_THREADS: usize = 384;
+
+/// Which of the two quasi-cyclic kernels runs: one check lane per thread
+/// (`ldpc_nr_layered8`, 384 threads per block) or two, packed in 32-bit words
+/// (`ldpc_nr_layered8x2`, 192 threads per block). Both give the same results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum NrKernel {
+    /// One check lane per thread.
+    #[default]
+    Lanes,
+    /// Two check lanes per thread, SIMD in a word.
+    Pairs,
+}
+
+impl NrKernel {
+    /// Threads per block.
+    pub fn threads(self) -> usize {
+        match self {
+            NrKernel::Lanes => NR_THREADS,
+            NrKernel::Pairs => NR_THREADS / 2,
+        }
+    }
+
+    /// Threads one codeword of lifting `z` takes.
+    pub fn threads_per_word(self, z: usize) -> usize {
+        match self {
+            NrKernel::Lanes => z,
+            NrKernel::Pairs => z.div_ceil(2),
+        }
+    }
+
+    /// Codewords of lifting `z` per block.
+    pub fn group(self, z: usize) -> usize {
+        (self.threads() / self.threads_per_word(z)).max(1)
+    }
+
+    /// The kernel's entry point.
+    pub fn entry(self) -> &'static str {
+        match self {
+            NrKernel::Lanes => "ldpc_nr_layered8",
+            NrKernel::Pairs => "ldpc_nr_layered8x2",
+        }
+    }
+}
 /// The most circulants in a block row (`NR_MAX_DEGREE`).
 const MAX_DEGREE: usize = 19;
 /// Shared words for a code's graph (`NR_GRAPH_WORDS`).
@@ -101,9 +145,9 @@ impl NrCodeTable {
         })
     }
 
-    /// Codewords one block of threads decodes at once.
-    pub fn group(&self) -> usize {
-        (NR_THREADS / self.z).max(1)
+    /// Codewords one block of threads of `kernel` decodes at once.
+    pub fn group(&self, kernel: NrKernel) -> usize {
+        kernel.group(self.z)
     }
 
     /// 32-bit words of one codeword's hard decisions (and of its known mask).
@@ -155,8 +199,14 @@ pub struct NrBatchLayout {
 }
 
 impl NrBatchLayout {
-    /// The layout of `words` over `codes`; codewords of one code share blocks in input order.
-    pub fn new(codes: &[NrCodeTable], words: &[WordInput<'_>], q: Quantizer) -> Result<Self> {
+    /// The layout of `words` over `codes` for `kernel`; codewords of one code share blocks in
+    /// input order.
+    pub fn new(
+        codes: &[NrCodeTable],
+        words: &[WordInput<'_>],
+        q: Quantizer,
+        kernel: NrKernel,
+    ) -> Result<Self> {
         let mut out = NrBatchLayout::default();
         for c in codes {
             out.codes.extend([
@@ -210,9 +260,9 @@ impl NrBatchLayout {
         for (ci, c) in codes.iter().enumerate() {
             let mine: Vec<usize> = (0..words.len()).filter(|&i| words[i].code == ci).collect();
             if !mine.is_empty() {
-                out.shared = out.shared.max(c.group().min(mine.len()) * c.n * 2);
+                out.shared = out.shared.max(c.group(kernel).min(mine.len()) * c.n * 2);
             }
-            for chunk in mine.chunks(c.group()) {
+            for chunk in mine.chunks(c.group(kernel)) {
                 let first = out.slot_word.len();
                 out.blocks
                     .extend([ci as u32, chunk.len() as u32, first as u32, 0]);
@@ -314,8 +364,11 @@ mod tests {
             };
             let t = NrCodeTable::new(nr.code()).unwrap();
             assert!(t.graph.len() <= GRAPH_WORDS);
-            assert!(t.group() * t.z <= NR_THREADS);
-            assert!(t.group() * t.n * 2 <= 68 * NR_THREADS * 2);
+            for kernel in [NrKernel::Lanes, NrKernel::Pairs] {
+                let g = t.group(kernel);
+                assert!(g * kernel.threads_per_word(t.z) <= kernel.threads());
+                assert!(g * t.n * 2 <= 68 * NR_THREADS * 2);
+            }
             assert_eq!(t.edges, nr.code().edges());
         }
     }
@@ -342,7 +395,7 @@ mod tests {
             },
         ];
         let q = Quantizer::new(8.0).unwrap();
-        let l = NrBatchLayout::new(&[a.clone(), b.clone()], &words, q).unwrap();
+        let l = NrBatchLayout::new(&[a.clone(), b.clone()], &words, q, NrKernel::Lanes).unwrap();
         // Code 0's word alone, then code 1's two words in one block.
         assert_eq!(l.block_count(), 2);
         assert_eq!(l.slot_word, vec![1, 0, 2]);
@@ -355,6 +408,6 @@ mod tests {
             code: 0,
             llr: Llrs::F32(&lb),
         }];
-        assert!(NrBatchLayout::new(&[a], &bad, q).is_err());
+        assert!(NrBatchLayout::new(&[a], &bad, q, NrKernel::Pairs).is_err());
     }
 }
