@@ -2,12 +2,13 @@
 //! iterations, a slot of 152 such code blocks at 10 iterations (latency, LLRs in to bits out),
 //! and a mixed batch of 16 codes beside a uniform batch with the same number of edges. Each
 //! row gives coded and information Gbps and edge-iterations/s, end to end (LLR upload, kernel,
-//! hard-decision download) and device-only (the kernel alone).
+//! hard-decision download) and device-only (the kernel alone), for both kernels (one check
+//! lane per thread, two packed in a word).
 
 use anyhow::Result;
 use serde::Serialize;
 use sigpu_ldpc::gpu::nr_checks::{mixed_batch, nr_noisy_words};
-use sigpu_ldpc::gpu::nr_layout::{NrCodeTable, WordInput};
+use sigpu_ldpc::gpu::nr_layout::{NrCodeTable, NrKernel, WordInput};
 use sigpu_ldpc::gpu::NrGpuEngine;
 use sigpu_ldpc::nr::NrCode;
 use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Llrs, Precision, Schedule};
@@ -18,6 +19,8 @@ use sigpu_runtime::cuda::Gpu;
 pub struct NrGpuRow {
     /// What the batch is.
     pub what: String,
+    /// The kernel: one check lane per thread, or two packed in a word.
+    pub kernel: NrKernel,
     /// Distinct codes in the batch.
     pub codes: usize,
     /// Code blocks per launch.
@@ -44,13 +47,27 @@ pub struct NrGpuRow {
     pub device_edge_iterations_per_s: f64,
 }
 
-/// Times `blocks` (code, LLRs of its codewords) in one launch.
+/// Times `blocks` (code, LLRs of its codewords) in one launch of each kernel.
 fn time_batch(
     gpu: &Gpu,
     what: String,
     blocks: &[(Code, Vec<f32>)],
     config: DecoderConfig,
     runs: usize,
+) -> Result<Vec<NrGpuRow>> {
+    [NrKernel::Lanes, NrKernel::Pairs]
+        .into_iter()
+        .map(|k| time_kernel(gpu, what.clone(), blocks, config, runs, k))
+        .collect()
+}
+
+fn time_kernel(
+    gpu: &Gpu,
+    what: String,
+    blocks: &[(Code, Vec<f32>)],
+    config: DecoderConfig,
+    runs: usize,
+    kernel: NrKernel,
 ) -> Result<NrGpuRow> {
     let tables = (blocks.iter())
         .map(|(c, _)| NrCodeTable::new(c))
@@ -66,7 +83,7 @@ fn time_batch(
             info += code.k();
         }
     }
-    let mut engine = NrGpuEngine::new(gpu, config)?;
+    let mut engine = NrGpuEngine::with_kernel(gpu, config, kernel)?;
     engine.load(&tables, &words)?;
     let (edges, bits) = engine.loaded_size().expect("loaded");
     let e2e = engine.time(true, 3, runs)?.median_ms * 1e-3;
@@ -74,6 +91,7 @@ fn time_batch(
     let its = config.iterations as f64;
     Ok(NrGpuRow {
         what,
+        kernel,
         codes: blocks.len(),
         codewords: words.len(),
         iterations: config.iterations,
@@ -122,7 +140,7 @@ pub fn nr_gpu_rows(
     let big = bg1_blocks(uniform)?;
     for its in [5, 20] {
         let what = format!("BG1 Z=384 k=8448 R=1/3, {uniform} blocks");
-        rows.push(time_batch(
+        rows.extend(time_batch(
             gpu,
             what,
             std::slice::from_ref(&big),
@@ -132,7 +150,7 @@ pub fn nr_gpu_rows(
     }
     let slot = bg1_blocks(152)?;
     let what = "slot: 152 blocks BG1 Z=384 k=8448 R=1/3 (latency = median_s)".to_owned();
-    rows.push(time_batch(
+    rows.extend(time_batch(
         gpu,
         what,
         std::slice::from_ref(&slot),
@@ -145,12 +163,17 @@ pub fn nr_gpu_rows(
         .iter()
         .map(|(c, l)| c.edges() * (l.len() / c.n()))
         .sum();
-    let row = time_batch(gpu, "mixed: 16 codes".to_owned(), &mixed, config(5), runs)?;
-    rows.push(row);
+    rows.extend(time_batch(
+        gpu,
+        "mixed: 16 codes".to_owned(),
+        &mixed,
+        config(5),
+        runs,
+    )?);
     let same = (edges as f64 / big.0.edges() as f64).round().max(1.0) as usize;
     let (code, llr) = &big;
     let cut = (code.clone(), llr[..same * code.n()].to_vec());
     let what = format!("uniform BG1 Z=384 with the mixed batch's edges ({same} blocks)");
-    rows.push(time_batch(gpu, what, &[cut], config(5), runs)?);
+    rows.extend(time_batch(gpu, what, &[cut], config(5), runs)?);
     Ok(rows)
 }

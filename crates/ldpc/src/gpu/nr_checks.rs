@@ -37,7 +37,8 @@ pub fn nr_noisy_words(
         },
     };
     let code = sweep.decoding_code()?;
-    let frames = sweep.frames(es_n0_db, 0, count, code.n(), 1)?;
+    let threads = sigpu_runtime::host::threads();
+    let frames = sweep.frames(es_n0_db, 0, count, code.n(), threads)?;
     Ok((code, frames.llr))
 }
 
