@@ -87,23 +87,7 @@ pub struct NrCodeTable {
 impl NrCodeTable {
     /// The table of `code`, a lifted NR code (whole or cut to its first block rows).
     pub fn new(code: &Code) -> Result<NrCodeTable> {
-        let Some((graph, z)) = code.lifted() else {
-            return Err(LdpcError::invalid(format!(
-                "{}: the GPU quasi-cyclic decoder takes lifted 5G NR codes only",
-                code.name()
-            )));
-        };
-        let rows = code.m() / z;
-        let same = crate::nr::lifted::lifted_rows(graph, z, rows)?;
-        if same.n() != code.n()
-            || same.row_start() != code.row_start()
-            || same.edge_col() != code.edge_col()
-        {
-            return Err(LdpcError::invalid(format!(
-                "{}: not the lifted code of {graph} at Z = {z} (its checks were reordered)",
-                code.name()
-            )));
-        }
+        let (graph, z, rows) = crate::decoder::lifted_structure(code)?;
         let ils = crate::nr::lifting::set_index(z).expect("a lifted code has a valid Z");
         let mut starts = vec![0u32];
         let mut edges = Vec::new();
