@@ -498,6 +498,9 @@ impl BenchReport {
                 r.kernels().to_owned(),
             ]
         });
+        if !self.nr_gpu.is_empty() {
+            out += &super::nr_gpu::text(&self.nr_gpu);
+        }
         for e in &self.encoders {
             out += &format!(
                 "encoder {}: {:.2} µs per block of K = {} ({:.0} Mbps of information)\n",

@@ -177,3 +177,67 @@ pub fn nr_gpu_rows(
     rows.extend(time_batch(gpu, what, &[cut], config(5), runs)?);
     Ok(rows)
 }
+
+/// The rows as a table: end to end, then device-only figures.
+pub fn text(rows: &[NrGpuRow]) -> String {
+    let header = [
+        "5G NR on the GPU",
+        "kernel",
+        "blocks",
+        "it",
+        "ms",
+        "coded Gbps",
+        "info Gbps",
+        "edge-it/s",
+        "device ms",
+        "dev coded Gbps",
+        "dev info Gbps",
+        "dev edge-it/s",
+    ];
+    crate::table::of(&header, rows, |r| {
+        vec![
+            r.what.clone(),
+            format!("{:?}", r.kernel),
+            r.codewords.to_string(),
+            r.iterations.to_string(),
+            format!("{:.3}", r.median_s * 1e3),
+            format!("{:.2}", r.coded_gbps),
+            format!("{:.2}", r.info_gbps),
+            format!("{:.3e}", r.edge_iterations_per_s),
+            format!("{:.3}", r.device_only_s * 1e3),
+            format!("{:.2}", r.device_coded_gbps),
+            format!("{:.2}", r.device_info_gbps),
+            format!("{:.3e}", r.device_edge_iterations_per_s),
+        ]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_names_every_row_and_its_kernel() {
+        let row = NrGpuRow {
+            what: "slot".into(),
+            kernel: NrKernel::Pairs,
+            codes: 1,
+            codewords: 152,
+            iterations: 10,
+            edges: 152 * 121_344,
+            median_s: 4e-4,
+            device_only_s: 3e-4,
+            coded_gbps: 1.0,
+            info_gbps: 0.5,
+            edge_iterations_per_s: 4.6e11,
+            device_coded_gbps: 1.5,
+            device_info_gbps: 0.7,
+            device_edge_iterations_per_s: 6.1e11,
+        };
+        let t = text(&[row]);
+        assert!(
+            t.contains("slot") && t.contains("Pairs") && t.contains("0.400"),
+            "{t}"
+        );
+    }
+}
