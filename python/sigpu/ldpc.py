@@ -259,13 +259,13 @@ class NrCode:
         bits enter as 0, filler bits as known zeros. Defaults: 20 iterations (Sionna's), the
         library's 8-bit layered offset min-sum (``decoder="aoms"``, adaptive offset, comes
         0.02–0.03 dB nearer sum-product on NR codes); ``decoder="spa", precision="float"`` is
-        the sum-product reference. Runs on the CPU; CUDA arrays are copied through the host and
-        the result returned on their device."""
+        the sum-product reference. Runs on the CPU, or with ``device="cuda:N"`` on that GPU's
+        quasi-cyclic kernel (8-bit layered offset / normalised / plain min-sum, bit for bit the
+        CPU's); CUDA arrays are copied through the host and the result returned on their
+        device."""
         if not isinstance(iterations, (int, np.integer)) or iterations < 1:
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
         dev = parse_device(device)
-        if dev is not None and dev >= 0:
-            raise ValueError("device: the 5G NR decoders run on the CPU for now; leave device out or give 'cpu'")
         rvs, stacked = _rv_list(rv)
         host, back = _host(llr)
         arr = np.asarray(host)
@@ -279,7 +279,8 @@ class NrCode:
             i = int(np.flatnonzero(~np.isfinite(flat.ravel()))[0])
             raise ValueError(f"llr[{i}] (flattened) is not finite")
         cfg = _options(decoder, precision, schedule, iterations, early_termination, scale, threads)
-        bits, st = self._code.decode(flat, rvs, _qm(bits_per_symbol), cfg)
+        gpu = dev if dev is not None and dev >= 0 else None
+        bits, st = self._code.decode(flat, rvs, _qm(bits_per_symbol), cfg, gpu)
         bits = back(bits.reshape(arr.shape[: arr.ndim - len(tail)] + (self.k,)))
         return (bits, _stats(st)) if return_stats else bits
 

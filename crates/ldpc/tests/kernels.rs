@@ -80,3 +80,23 @@ fn every_kernel_the_decoders_load_is_compiled() {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
 }
+
+/// Both quasi-cyclic NR kernels compile, with their header as the decoder attaches it, into
+/// the entry points the engine loads.
+#[test]
+fn the_nr_quasi_cyclic_kernels_compile_with_their_header() {
+    if !sigpu_runtime::cuda::nvrtc_for_test("the_nr_quasi_cyclic_kernels_compile_with_their_header")
+    {
+        return;
+    }
+    use sigpu_ldpc::gpu::nr_layout::NrKernel;
+    for kernel in [NrKernel::Lanes, NrKernel::Pairs] {
+        let compiled = compile(
+            &sigpu_ldpc::gpu::nr_kernel_source(kernel),
+            "sm_90",
+            &KernelCache::disabled(),
+        )
+        .unwrap_or_else(|e| panic!("{kernel:?}: {e}"));
+        assert_eq!(compiled.kernel_names(), vec![kernel.entry().to_owned()]);
+    }
+}

@@ -20,13 +20,13 @@ fn graph(bg: Option<u32>) -> PyResult<Option<BaseGraph>> {
     bg.map(BaseGraph::from_number).transpose().map_err(ldpc_err)
 }
 
-fn cpu_only(device: Option<usize>) -> PyResult<()> {
-    match device {
-        None => Ok(()),
-        Some(d) => Err(value_err(format!(
-            "device cuda:{d}: the 5G NR decoders run on the CPU for now; leave device out or give 'cpu'"
-        ))),
-    }
+/// The CPU (`device` None) or GPU `device`: the front door picks the quasi-cyclic decoder
+/// there (the GPU's is bit for bit the CPU's).
+fn target_of(device: Option<usize>) -> PyResult<Target> {
+    Ok(match device {
+        None => Target::cpu(),
+        Some(d) => plan::target(Some(crate::device::gpu(d)?)),
+    })
 }
 
 /// Runs `f` with the decoder of `options` for the code `code` makes, planned once per
@@ -36,16 +36,18 @@ fn with_decoder<R>(
     shape: String,
     code: impl FnOnce() -> sigpu_ldpc::Result<sigpu_ldpc::Code>,
     options: &Options,
+    device: Option<usize>,
     f: impl FnOnce(&mut dyn Decoder) -> PyResult<R>,
 ) -> PyResult<R> {
     let config = options.config()?;
+    let target = target_of(device)?;
     let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
-    let key = format!("{config:?}/{shape}");
+    let key = format!("{config:?}/{device:?}/{shape}");
     let decoder = match map.entry(key) {
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
         std::collections::hash_map::Entry::Vacant(e) => {
             let code = code().map_err(ldpc_err)?;
-            e.insert(plan::decoder(&code, config, &Target::cpu()).map_err(ldpc_err)?)
+            e.insert(plan::decoder(&code, config, &target).map_err(ldpc_err)?)
         }
     };
     f(decoder.as_mut())
@@ -148,7 +150,6 @@ impl PyNrCode {
         device: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray2<u8>>, Stats)> {
         catch(|| {
-            cpu_only(device)?;
             let (words, cols) = llr.as_array().dim();
             if cols != rvs.len() * self.code.n() {
                 return Err(value_err(format!(
@@ -167,6 +168,7 @@ impl PyNrCode {
                     format!("rows {rows}"),
                     code,
                     &options,
+                    device,
                     |d| {
                         self.code
                             .decode_words(values, &rvs, qm, d)
@@ -284,13 +286,12 @@ impl PyTransportBlock {
         device: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray1<u8>>, Vec<bool>, bool)> {
         catch(|| {
-            cpu_only(device)?;
             let flat = llr.as_slice().map_err(value_err)?;
             let g = self.tb.g();
             let rows: Vec<&[f32]> = flat.chunks(g.max(1)).collect();
             let out = py.detach(|| {
                 let code = || Ok(self.tb.code().clone());
-                with_decoder(&self.decoders, String::new(), code, &options, |d| {
+                with_decoder(&self.decoders, String::new(), code, &options, device, |d| {
                     self.tb.decode(&rows, &rvs, d).map_err(ldpc_err)
                 })
             })?;

@@ -161,11 +161,7 @@ pub fn simulate(
     json: bool,
     a: &SimulateArgs,
 ) -> Result<ExitCode> {
-    if NrCode::is_spec(&a.code) {
-        if device.is_some_and(|d| d != Device::Cpu) || all_gpus {
-            anyhow::bail!("5G NR codes are simulated on the CPU for now: leave out --device");
-        }
-    } else if a.rv.is_some() || a.fading.is_some() {
+    if !NrCode::is_spec(&a.code) && (a.rv.is_some() || a.fading.is_some()) {
         anyhow::bail!(
             "--rv and --fading apply to 5G NR codes (--code nr:k=K,n=N), not {:?}",
             a.code

@@ -5,7 +5,10 @@
 use anyhow::Result;
 use serde::Serialize;
 use sigpu_ldpc::channel::{Demapper, Quantizer};
-use sigpu_ldpc::gpu::{CompactGpuDecoder, GpuDecoder, GpuOptions, LayeredGpuDecoder, BATCH};
+use sigpu_ldpc::gpu::nr_layout::WordInput;
+use sigpu_ldpc::gpu::{
+    CompactGpuDecoder, GpuDecoder, GpuOptions, LayeredGpuDecoder, NrGpuDecoder, BATCH,
+};
 use sigpu_ldpc::sim::{make_frames, Link};
 use sigpu_ldpc::{Algorithm, Code, Decoder, DecoderConfig, Llrs, Precision, Schedule};
 use sigpu_runtime::cuda::{Gpu, Timing};
@@ -248,6 +251,11 @@ pub struct BenchReport {
     pub results: Vec<Throughput>,
     /// The encoder's time per block, for each 5G NR code timed.
     pub encoders: Vec<EncoderSpeed>,
+    /// On a GPU with a 5G NR code among the codes and the layered schedule: the NR decoder's
+    /// rows ([`super::nr_gpu::nr_gpu_rows`]: BG1 Z = 384 at 5 and 20 iterations, a slot of
+    /// 152 blocks, a mixed batch of 16 codes and its uniform peer).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nr_gpu: Vec<super::nr_gpu::NrGpuRow>,
 }
 
 /// One configuration to time.
@@ -319,8 +327,18 @@ pub fn run(
             results.push(measure(gpu, &code, config, *v, spec, runs)?);
         }
     }
+    let mut nr_gpu = Vec::new();
+    let nr_named = spec
+        .codes
+        .iter()
+        .any(|c| sigpu_ldpc::nr::NrCode::is_spec(c));
+    if let (Some(gpu), true) = (gpu, nr_named && spec.schedules.contains(&Schedule::Layered)) {
+        progress(total, total, "5G NR GPU rows");
+        nr_gpu = super::nr_gpu::nr_gpu_rows(gpu, spec.algorithm, spec.scale, runs, 528)?;
+    }
     progress(total, total, "");
     Ok(BenchReport {
+        nr_gpu,
         device: match gpu {
             Some(g) => format!("{} ({})", g.info().name, g.arch()),
             None => sigpu_runtime::host::HostInfo::detect().cpu_model,
@@ -369,6 +387,9 @@ fn measure(
         t.device_only_s = Some(d.time_batch(&llr, false, 3, runs)?.median_ms * 1e-3);
         return Ok(t);
     }
+    if v.schedule == Schedule::Layered && NrGpuDecoder::applies(code, &config) {
+        return nr_throughput(gpu, code, config, spec.scale, runs);
+    }
     let llr = bench_llrs(code, BATCH, spec.scale)?;
     if v.schedule == Schedule::Layered {
         let mut d = LayeredGpuDecoder::new(gpu, code.clone(), config)?;
@@ -386,6 +407,32 @@ fn measure(
     };
     let mut d = GpuDecoder::with_options(gpu, code.clone(), config, options)?;
     gpu_throughput(&mut d, GpuDecoder::time_batch, &llr, v.iterations, runs)
+}
+
+/// The GPU 5G NR decoder on one launch of its codewords, with the transfers and without.
+fn nr_throughput(
+    gpu: &Gpu,
+    code: &Code,
+    config: DecoderConfig,
+    scale: f32,
+    runs: usize,
+) -> Result<Throughput> {
+    let mut d = NrGpuDecoder::new(gpu, code.clone(), config)?;
+    let count = d.launch_words();
+    let llr = bench_llrs(code, count, scale)?;
+    let words: Vec<WordInput<'_>> = (llr.chunks(code.n()))
+        .map(|w| WordInput {
+            code: 0,
+            llr: Llrs::I8 { values: w, scale },
+        })
+        .collect();
+    let table = d.table().clone();
+    d.engine().load(&[table], &words)?;
+    let timing = d.engine().time(true, 3, runs)?;
+    let samples = timing.samples_ms.iter().map(|ms| ms * 1e-3).collect();
+    let mut t = Throughput::new(code, d.describe(), config.iterations, count, samples);
+    t.device_only_s = Some(d.engine().time(false, 3, runs)?.median_ms * 1e-3);
+    Ok(t)
 }
 
 /// A GPU decoder's batch latency with the transfers (the throughput) and without them
@@ -451,6 +498,9 @@ impl BenchReport {
                 r.kernels().to_owned(),
             ]
         });
+        if !self.nr_gpu.is_empty() {
+            out += &super::nr_gpu::text(&self.nr_gpu);
+        }
         for e in &self.encoders {
             out += &format!(
                 "encoder {}: {:.2} µs per block of K = {} ({:.0} Mbps of information)\n",

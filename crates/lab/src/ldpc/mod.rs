@@ -1,7 +1,8 @@
 //! Reproductions and benchmarks for sigpu-ldpc: the GPU LDPC decoder paper's throughput
 //! tables ([`bench`], `sigpu bench ldpc`), error-rate charts of sweep files ([`plot`]) and the
-//! table of built-in codes ([`codes`]).
+//! table of built-in codes ([`codes`]), and the GPU 5G NR decoder's rows ([`nr_gpu`]).
 
 pub mod bench;
 pub mod codes;
+pub mod nr_gpu;
 pub mod plot;

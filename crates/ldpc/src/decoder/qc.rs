@@ -77,27 +77,35 @@ pub(super) struct QcTables {
     pub known: i16,
 }
 
+/// The base graph, Z and block rows of `code`, which must be a lifted NR code (whole or cut to
+/// its first block rows) exactly as [`lifted_rows`] builds it: the structure the quasi-cyclic
+/// decoders (this one and the GPU's) walk.
+pub(crate) fn lifted_structure(code: &Code) -> Result<(crate::nr::BaseGraph, usize, usize)> {
+    let Some((graph, z)) = code.lifted() else {
+        return Err(LdpcError::invalid(format!(
+            "{}: the quasi-cyclic decoders take lifted 5G NR codes only",
+            code.name()
+        )));
+    };
+    let rows = code.m() / z;
+    let same = lifted_rows(graph, z, rows)?;
+    if same.n() != code.n()
+        || same.row_start() != code.row_start()
+        || same.edge_col() != code.edge_col()
+    {
+        return Err(LdpcError::invalid(format!(
+            "{}: not the lifted code of {graph} at Z = {z} (its checks were reordered)",
+            code.name()
+        )));
+    }
+    Ok((graph, z, rows))
+}
+
 impl QcTables {
     /// The tables of `code`, which must be a lifted NR code (whole or cut to its first block
     /// rows) exactly as [`lifted_rows`] builds it.
     fn new(code: &Code) -> Result<QcTables> {
-        let Some((graph, z)) = code.lifted() else {
-            return Err(LdpcError::invalid(format!(
-                "{}: the quasi-cyclic decoder takes lifted 5G NR codes only",
-                code.name()
-            )));
-        };
-        let rows = code.m() / z;
-        let same = lifted_rows(graph, z, rows)?;
-        if same.n() != code.n()
-            || same.row_start() != code.row_start()
-            || same.edge_col() != code.edge_col()
-        {
-            return Err(LdpcError::invalid(format!(
-                "{}: not the lifted code of {graph} at Z = {z} (its checks were reordered)",
-                code.name()
-            )));
-        }
+        let (graph, z, rows) = lifted_structure(code)?;
         let chunks = z.div_ceil(CHUNK);
         let stride = chunks * CHUNK + CHUNK;
         let front = chunks * CHUNK;

@@ -9,6 +9,9 @@
 //!   posteriors, compressed check state, 4 codewords per thread), twin of the CPU's
 //!   [`crate::decoder::CompactDecoder`] (`kernels/ldpc_compact8.cu`);
 //! - [`decoder`] picks one by schedule; [`checks`] are their self-checks for `sigpu check`;
+//! - [`NrGpuDecoder`]: the quasi-cyclic layered decoder of lifted 5G NR codes, twin of the
+//!   CPU's [`crate::decoder::QcDecoder`] (`kernels/ldpc_nr_layered8.cu`), and
+//!   [`NrGpuEngine`], the same kernel over a batch that mixes codes;
 //! - [`GpuFrameChain`] / [`ChainDecoder`]: the simulation's frames made on the GPU, bit for
 //!   bit the CPU's ([`simulation_decoder`] picks it for `ldpc simulate`).
 
@@ -19,12 +22,18 @@ mod checks;
 mod compact;
 mod flooding;
 mod layered;
+mod nr;
+pub mod nr_checks;
+#[cfg(test)]
+mod nr_emulate;
+pub mod nr_layout;
 
 pub use batch::BATCH;
 pub use chain::{chain_source, simulation_decoder, ChainDecoder, GpuFrameChain, CHAIN_BATCH};
 pub use compact::{CompactGpuDecoder, SlotTables, COMPACT_BATCH};
 pub use flooding::{kernel_source, GpuDecoder, GpuOptions};
 pub use layered::LayeredGpuDecoder;
+pub use nr::{nr_kernel_source, NrGpuDecoder, NrGpuEngine, WordResult};
 
 use crate::code::Code;
 use crate::decoder::{Decoder, DecoderConfig, Schedule};
@@ -35,12 +44,17 @@ use sigpu_runtime::cuda::{Check, Gpu};
 pub fn checks() -> Vec<Check> {
     let mut all = checks::checks();
     all.extend(chain_checks::checks());
+    all.extend(nr_checks::checks());
     all
 }
 
 /// The GPU decoder for `config`: [`GpuDecoder`] (flooding), [`LayeredGpuDecoder`] (layered) or
-/// [`CompactGpuDecoder`] (layered-compact).
+/// [`CompactGpuDecoder`] (layered-compact); a lifted 5G NR code on the layered schedule gets
+/// [`NrGpuDecoder`] (the quasi-cyclic kernel, bit for bit the CPU's quasi-cyclic decoder).
 pub fn decoder(gpu: &Gpu, code: &Code, config: DecoderConfig) -> Result<Box<dyn Decoder>> {
+    if NrGpuDecoder::applies(code, &config) {
+        return Ok(Box::new(NrGpuDecoder::new(gpu, code.clone(), config)?));
+    }
     Ok(match config.schedule {
         Schedule::Flooding => Box::new(GpuDecoder::new(gpu, code.clone(), config)?),
         Schedule::Layered => Box::new(LayeredGpuDecoder::new(gpu, code.clone(), config)?),

@@ -8,6 +8,7 @@
 //! standard wraps around it.
 
 pub mod base_graph;
+pub mod blocks;
 mod code;
 pub mod crc;
 pub mod encoder;
@@ -22,6 +23,7 @@ pub mod transport;
 mod words;
 
 pub use base_graph::BaseGraph;
+pub use blocks::{decode_blocks, BlockDecoded, CodeBlock};
 pub use code::NrCode;
 pub use crc::Crc;
 pub use encoder::LiftedEncoder;

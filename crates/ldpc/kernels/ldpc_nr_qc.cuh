@@ -1,0 +1,284 @@
+// The quasi-cyclic 5G NR layered decoder shared by its two kernels (ldpc_nr_layered8.cu, one
+// check lane per thread; ldpc_nr_layered8x2.cu, two): the tables' layout, one check's layered
+// update with compressed check state, the same for two lanes packed in a word, one lane's
+// syndrome, and the decoder's body.
+// The host writes the tables (crates/ldpc/src/gpu/nr_layout.rs); the constants below must
+// match it.
+#pragma once
+
+// Threads per block: Z = 384 lanes of one codeword, or 384 / Z codewords of a smaller Z.
+#define NR_THREADS 384
+// The most circulants in a block row (BG1's core rows have 19).
+#define NR_MAX_DEGREE 19
+// Shared words for one code's graph: rows + 1 row starts, then the edges (BG1: 47 + 316).
+#define NR_GRAPH_WORDS 512
+
+// One code's entry in the code table, NR_CODE_WORDS words.
+#define NR_CODE_WORDS 8
+#define NR_CODE_Z 0
+#define NR_CODE_ROWS 1
+#define NR_CODE_N 2
+#define NR_CODE_HARD_WORDS 3
+#define NR_CODE_KNOWN 4
+#define NR_CODE_GRAPH_OFFSET 5
+#define NR_CODE_GRAPH_LEN 6
+
+// One block's descriptor: code, codewords, index of its first codeword.
+#define NR_BLOCK_WORDS 4
+// One codeword's offsets: LLRs (bytes), hard decisions and known mask (words), check state.
+#define NR_WORD_WORDS 4
+
+__device__ __forceinline__ int nr_correct(int m, unsigned mode, unsigned param) {
+    if (mode == 1) return (m * (int)param) >> 4;
+    if (mode == 2) return max(m - (int)param, 0);
+    return m;
+}
+
+// Check `lane` of one block row: its d circulants are `edge[j]` = column · Z << 16 | shift, its
+// state *st = min1 | min2 << 8 | argmin << 16 | signs << 32 (corrected magnitudes, so that
+// edge j's c2v is ±(j == argmin ? min2 : min1)).
+__device__ __forceinline__ void nr_row_update(short* __restrict__ p, unsigned long long* st,
+                                              const unsigned* edge, unsigned d, unsigned z,
+                                              unsigned lane, unsigned mode, unsigned param) {
+    const unsigned long long s = *st;
+    const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff), am = (int)((s >> 16) & 0xff);
+    const unsigned signs = (unsigned)(s >> 32);
+    int diff[NR_MAX_DEGREE];
+    unsigned bit[NR_MAX_DEGREE];
+    int min1 = 127, min2 = 127, at = 255;
+    unsigned sgn = 0;
+#pragma unroll
+    for (int j = 0; j < NR_MAX_DEGREE; ++j) {
+        if (j < (int)d) {
+            const unsigned e = edge[j];
+            unsigned idx = lane + (e & 0xffffu);
+            if (idx >= z) idx -= z;
+            bit[j] = (e >> 16) + idx;
+            const int mag = j == am ? m2 : m1;
+            const int old = (signs >> j) & 1u ? -mag : mag;
+            const short df = (short)(p[bit[j]] - old);
+            diff[j] = df;
+            const int x = max(-127, min(127, (int)df));
+            const int a = abs(x);
+            const bool below = a < min1;
+            min2 = below ? min1 : min(min2, a);
+            min1 = min(min1, a);
+            at = below ? j : at;
+            sgn ^= x < 0;
+        }
+    }
+    min1 = nr_correct(min1, mode, param);
+    min2 = nr_correct(min2, mode, param);
+    unsigned out_signs = 0;
+#pragma unroll
+    for (int j = 0; j < NR_MAX_DEGREE; ++j) {
+        if (j < (int)d) {
+            // v2c = clamp(diff) has diff's sign.
+            const unsigned neg = sgn ^ (diff[j] < 0);
+            const int mag = j == at ? min2 : min1;
+            out_signs |= neg << j;
+            p[bit[j]] = (short)(diff[j] + (neg ? -mag : mag));
+        }
+    }
+    *st = (unsigned long long)min1 | ((unsigned long long)min2 << 8) |
+          ((unsigned long long)(at & 0xff) << 16) | ((unsigned long long)out_signs << 32);
+}
+
+// Whether check `lane` of every block row is satisfied by the hard decisions P < 0.
+__device__ __forceinline__ bool nr_syndrome_ok(const short* __restrict__ p, const unsigned* row_start,
+                                               const unsigned* edges, unsigned rows, unsigned z,
+                                               unsigned lane) {
+    for (unsigned r = 0; r < rows; ++r) {
+        unsigned parity = 0;
+        for (unsigned e = row_start[r]; e < row_start[r + 1]; ++e) {
+            const unsigned ed = edges[e];
+            unsigned idx = lane + (ed & 0xffffu);
+            if (idx >= z) idx -= z;
+            parity ^= p[(ed >> 16) + idx] < 0;
+        }
+        if (parity) return false;
+    }
+    return true;
+}
+
+// Lanes a = 2t and b = a + 1 (b < z when `has_b`) of one block row; see nr_row_update.
+__device__ __forceinline__ void nr_row_update_pair(short* __restrict__ p, unsigned long long* st,
+                                                   const unsigned* edge, unsigned d, unsigned z,
+                                                   unsigned a, bool has_b, unsigned mode,
+                                                   unsigned param) {
+    const unsigned long long s0 = st[a], s1 = has_b ? st[a + 1] : 0ull;
+    const unsigned lo0 = (unsigned)s0, lo1 = (unsigned)s1;
+    const unsigned m1 = (lo0 & 0xffu) | (lo1 & 0xffu) << 16;
+    const unsigned m2 = (lo0 >> 8 & 0xffu) | (lo1 >> 8 & 0xffu) << 16;
+    const unsigned am = (lo0 >> 16 & 0xffu) | (lo1 >> 16 & 0xffu) << 16;
+    const unsigned sg0 = (unsigned)(s0 >> 32), sg1 = (unsigned)(s1 >> 32);
+    unsigned diff[NR_MAX_DEGREE], ia[NR_MAX_DEGREE], ib[NR_MAX_DEGREE];
+    unsigned min1 = 0x007f007fu, min2 = 0x007f007fu, at = 0x00ff00ffu, sgn = 0;
+#pragma unroll
+    for (int j = 0; j < NR_MAX_DEGREE; ++j) {
+        if (j < (int)d) {
+            const unsigned e = edge[j], base = e >> 16;
+            unsigned i = a + (e & 0xffffu);
+            if (i >= z) i -= z;
+            unsigned i2 = i + 1 == z ? 0 : i + 1;
+            ia[j] = base + i;
+            ib[j] = base + i2;
+            const unsigned pa = (unsigned short)p[ia[j]];
+            const unsigned pb = has_b ? (unsigned short)p[ib[j]] : 0u;
+            const unsigned pp = pa | pb << 16;
+            const unsigned jj = (unsigned)j * 0x00010001u;
+            const unsigned eq = __vcmpeq2(am, jj);
+            const unsigned mag = (m2 & eq) | (m1 & ~eq);
+            const unsigned nm = ((sg0 >> j) & 1u) * 0x0000ffffu | ((sg1 >> j) & 1u) * 0xffff0000u;
+            const unsigned old = __vsub2(mag ^ nm, nm);
+            const unsigned df = __vsub2(pp, old);
+            diff[j] = df;
+            const unsigned x = __vmaxs2(__vmins2(df, 0x007f007fu), 0xff81ff81u);
+            const unsigned ax = __vabs2(x);
+            const unsigned below = __vcmpgtu2(min1, ax);
+            min2 = (min1 & below) | (__vminu2(min2, ax) & ~below);
+            min1 = __vminu2(min1, ax);
+            at = (jj & below) | (at & ~below);
+            sgn ^= df & 0x80008000u;
+        }
+    }
+    if (mode == 1) {
+        min1 = ((min1 * param) >> 4) & 0x007f007fu;
+        min2 = ((min2 * param) >> 4) & 0x007f007fu;
+    } else if (mode == 2) {
+        min1 = __vsubus2(min1, param * 0x00010001u);
+        min2 = __vsubus2(min2, param * 0x00010001u);
+    }
+    unsigned out0 = 0, out1 = 0;
+#pragma unroll
+    for (int j = 0; j < NR_MAX_DEGREE; ++j) {
+        if (j < (int)d) {
+            const unsigned jj = (unsigned)j * 0x00010001u;
+            const unsigned eq = __vcmpeq2(at, jj);
+            const unsigned mag = (min2 & eq) | (min1 & ~eq);
+            const unsigned t = (sgn ^ diff[j]) & 0x80008000u;
+            const unsigned nm = (t >> 15) * 0xffffu;
+            const unsigned np = __vadd2(diff[j], __vsub2(mag ^ nm, nm));
+            out0 |= (t >> 15 & 1u) << j;
+            out1 |= (t >> 31) << j;
+            p[ia[j]] = (short)(np & 0xffffu);
+            if (has_b) p[ib[j]] = (short)(np >> 16);
+        }
+    }
+    st[a] = (unsigned long long)(min1 & 0xffu) | (unsigned long long)(min2 & 0xffu) << 8 |
+            (unsigned long long)(at & 0xffu) << 16 | (unsigned long long)out0 << 32;
+    if (has_b)
+        st[a + 1] = (unsigned long long)(min1 >> 16) | (unsigned long long)(min2 >> 16) << 8 |
+                    (unsigned long long)(at >> 16) << 16 | (unsigned long long)out1 << 32;
+}
+
+// The whole decoder, L check lanes per thread (1: nr_row_update; 2: nr_row_update_pair),
+// NR_THREADS / L threads per block; the entry points of ldpc_nr_layered8.cu (L = 1) and
+// ldpc_nr_layered8x2.cu (L = 2) instantiate it. Thread t of codeword g works on lanes
+// L·t .. L·t + L − 1 (those below Z).
+template <int L>
+__device__ __forceinline__ void nr_layered(
+    const unsigned* __restrict__ codes, const unsigned* __restrict__ graph,
+    const unsigned* __restrict__ blocks, const unsigned* __restrict__ words,
+    const signed char* __restrict__ llr, const unsigned* __restrict__ known_mask,
+    unsigned long long* __restrict__ state, unsigned* __restrict__ hard,
+    unsigned* __restrict__ iterations_run, unsigned* __restrict__ valid, unsigned iterations,
+    unsigned early, unsigned mode, unsigned param) {
+    __shared__ unsigned g_s[NR_GRAPH_WORDS];
+    __shared__ unsigned ok_s[NR_THREADS / L];
+    extern __shared__ short ps[];
+    const unsigned tid = threadIdx.x, nt = blockDim.x;
+    const unsigned* blk = blocks + NR_BLOCK_WORDS * blockIdx.x;
+    const unsigned code = blk[0], count = blk[1], first = blk[2];
+    const unsigned* c = codes + NR_CODE_WORDS * code;
+    const unsigned z = c[NR_CODE_Z], rows = c[NR_CODE_ROWS], n = c[NR_CODE_N];
+    const unsigned hw = c[NR_CODE_HARD_WORDS], goff = c[NR_CODE_GRAPH_OFFSET];
+    const unsigned glen = c[NR_CODE_GRAPH_LEN];
+    const short known = (short)c[NR_CODE_KNOWN];
+    for (unsigned i = tid; i < glen; i += nt) g_s[i] = graph[goff + i];
+
+    const unsigned tw = (z + L - 1) / L;  // threads per codeword
+    const unsigned g = tid / tw, t = tid - g * tw, a = L * t;
+    const bool active = g < count, has_b = L == 2 && a + 1 < z;
+    short* p = ps + (size_t)g * n;
+    unsigned lloff = 0, hoff = 0, stoff = 0;
+    if (active) {
+        const unsigned* w = words + NR_WORD_WORDS * (first + g);
+        lloff = w[0];
+        hoff = w[1];
+        stoff = w[2];
+        for (unsigned v = t; v < n; v += tw) {
+            int x = llr[lloff + v];
+            bool k = (known_mask[hoff + v / 32] >> (v % 32)) & 1u;
+            p[v] = k ? (x > 0 ? known : (short)-known) : (short)max(-127, x);
+        }
+        for (unsigned i = t; i < rows * z; i += tw) state[stoff + i] = 0ull;
+    }
+    unsigned long long* st = state + stoff;
+    const unsigned* edges = g_s + rows + 1;
+    __syncthreads();
+
+    bool done = !active;
+    unsigned its = iterations;
+    for (unsigned it = 1; it <= iterations; ++it) {
+        for (unsigned r = 0; r < rows; ++r) {
+            if (!done) {
+                const unsigned* row = edges + g_s[r];
+                const unsigned d = g_s[r + 1] - g_s[r];
+                if (L == 1)
+                    nr_row_update(p, st + (size_t)r * z + a, row, d, z, a, mode, param);
+                else
+                    nr_row_update_pair(p, st + (size_t)r * z, row, d, z, a, has_b, mode, param);
+            }
+            __syncthreads();
+        }
+        if (early && it < iterations) {
+            bool fail = !done && !(nr_syndrome_ok(p, g_s, edges, rows, z, a) &&
+                                   (!has_b || nr_syndrome_ok(p, g_s, edges, rows, z, a + 1)));
+            if (active && t == 0) ok_s[g] = 1;
+            __syncthreads();
+            if (fail) ok_s[g] = 0;
+            __syncthreads();
+            if (active && !done && ok_s[g]) {
+                done = true;
+                its = it;
+            }
+            if (!__syncthreads_or(!done)) break;
+        }
+    }
+
+    // The final decision's syndrome, per codeword.
+    bool fail = active && !(nr_syndrome_ok(p, g_s, edges, rows, z, a) &&
+                            (!has_b || nr_syndrome_ok(p, g_s, edges, rows, z, a + 1)));
+    if (active && t == 0) ok_s[g] = 1;
+    __syncthreads();
+    if (fail) ok_s[g] = 0;
+    __syncthreads();
+    if (active) {
+        // Hard decisions, bit v % 32 of word v / 32 of the codeword.
+        for (unsigned wi = t; wi < hw; wi += tw) {
+            unsigned bits = 0;
+            for (unsigned b = 0; b < 32; ++b) {
+                unsigned v = wi * 32 + b;
+                if (v < n && p[v] < 0) bits |= 1u << b;
+            }
+            hard[hoff + wi] = bits;
+        }
+        if (t == 0) {
+            iterations_run[first + g] = its;
+            valid[first + g] = ok_s[g];
+        }
+    }
+}
+
+// The parameters of both entry points.
+#define NR_KERNEL_PARAMS                                                                         \
+    const unsigned *__restrict__ codes, const unsigned *__restrict__ graph,                      \
+        const unsigned *__restrict__ blocks, const unsigned *__restrict__ words,                 \
+        const signed char *__restrict__ llr, const unsigned *__restrict__ known_mask,            \
+        unsigned long long *__restrict__ state, unsigned *__restrict__ hard,                     \
+        unsigned *__restrict__ iterations_run, unsigned *__restrict__ valid, unsigned iterations, \
+        unsigned early, unsigned mode, unsigned param
+#define NR_KERNEL_ARGS                                                                            \
+    codes, graph, blocks, words, llr, known_mask, state, hard, iterations_run, valid, iterations, \
+        early, mode, param
