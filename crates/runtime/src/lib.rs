@@ -13,7 +13,8 @@
 //!   capability's planner takes a `Target`.
 //! - [`cancel::Cancel`]: a token a caller sets to stop long work, polled by the libraries'
 //!   chunk loops (how Ctrl-C reaches a Python call).
-//! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
+//! - [`fs::write_atomic`]: every output file goes through a temp file and a rename;
+//!   [`file_args`]: the files a command reads and writes, checked together before any work.
 //! - [`input`]: reading a file a user names whole, with a size cap and a message saying what
 //!   it should hold when it is not text.
 //! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
@@ -47,6 +48,7 @@
 pub mod cancel;
 pub mod cuda;
 mod device;
+pub mod file_args;
 pub mod fs;
 pub mod fuzz;
 pub mod host;

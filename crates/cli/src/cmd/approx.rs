@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use sigpu_approx::search::Method;
 use sigpu_approx::tune::Partition;
+use sigpu_approx::user::request::parse_extents;
 use sigpu_approx::{transform, ApproxError};
 use sigpu_lab::approx::cpu_bench::CpuBench;
 use sigpu_lab::approx::listing::LISTING;
@@ -53,10 +54,10 @@ pub struct TuneArgs {
     #[arg(long, requires = "source")]
     pub kernel: Option<String>,
     /// With --source: blocks per grid, X[,Y[,Z]].
-    #[arg(long, value_parser = user::parse_dim, requires = "source")]
+    #[arg(long, value_parser = parse_extents, requires = "source")]
     pub grid: Option<[u32; 3]>,
     /// With --source: threads per block, X[,Y[,Z]] (λ runs over its warps).
-    #[arg(long, value_parser = user::parse_dim, requires = "source")]
+    #[arg(long, value_parser = parse_extents, requires = "source")]
     pub block: Option<[u32; 3]>,
     /// With --source: dynamic shared memory per block, bytes.
     #[arg(long, default_value_t = 0, requires = "source")]

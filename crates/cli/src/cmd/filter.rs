@@ -207,7 +207,8 @@ pub(super) fn check_files(args: &FilterArgs, zi_file: Option<&Path>) -> Result<(
             ("--zi", zi_file),
             ("--sos", sos_file),
         ],
-    )
+    )?;
+    Ok(())
 }
 
 /// The summary on stdout (on stderr when the output went to stdout): JSON or one line.
