@@ -28,7 +28,9 @@ pub fn check_files(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Resul
         match std::fs::metadata(input) {
             Ok(m) if m.is_dir() => {
                 let path = input.display();
-                return refuse(format!("{flag} {path}: cannot read: it is a directory, not a file"));
+                return refuse(format!(
+                    "{flag} {path}: cannot read: it is a directory, not a file"
+                ));
             }
             Ok(_) => {}
             Err(e) => return refuse(format!("{flag} {}: cannot read: {e}", input.display())),
@@ -120,7 +122,10 @@ pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
     }
     match crate::fs::check_output(&dir.join("sigpu-write-check")) {
         Ok(()) => Ok(()),
-        Err(e) => refuse(format!("{flag} {}: cannot write into it: {e}", dir.display())),
+        Err(e) => refuse(format!(
+            "{flag} {}: cannot write into it: {e}",
+            dir.display()
+        )),
     }
 }
 

@@ -149,9 +149,18 @@ mod tests {
     fn each_refusal_names_its_argument() {
         let good = vec!["i32:5".to_owned()];
         let bad = vec!["nonsense".to_owned()];
-        assert_eq!(request(&bad, "rel-l2", None).prepare().err().unwrap().field, Field::Args);
-        assert_eq!(request(&good, "nope", None).prepare().err().unwrap().field, Field::Metric);
-        let e = request(&good, "rel-l2", Some(f64::NAN)).prepare().err().unwrap();
+        assert_eq!(
+            request(&bad, "rel-l2", None).prepare().err().unwrap().field,
+            Field::Args
+        );
+        assert_eq!(
+            request(&good, "nope", None).prepare().err().unwrap().field,
+            Field::Metric
+        );
+        let e = request(&good, "rel-l2", Some(f64::NAN))
+            .prepare()
+            .err()
+            .unwrap();
         assert_eq!(e.field, Field::Qos);
         let mut r = request(&good, "rel-l2", None);
         r.qos_ratio = 2.0;

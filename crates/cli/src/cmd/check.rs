@@ -31,14 +31,7 @@ pub struct CheckArgs {
 
 pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitCode> {
     sigpu_runtime::cuda::set_sanitize_sizes(args.sanitize);
-    let checks: Vec<Check> = sigpu_lab::checks::matching(args.filter.as_deref())
-        .into_iter()
-        .filter(|c| {
-            args.krate
-                .as_deref()
-                .is_none_or(|k| c.name.split('/').next() == Some(k))
-        })
-        .collect();
+    let checks = sigpu_lab::checks::matching_in(args.filter.as_deref(), args.krate.as_deref());
     if args.list {
         table::print(&["check", "compares"], &checks, |c| {
             vec![c.name.into(), c.about.into()]
@@ -70,17 +63,11 @@ pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitC
         },
         explicit => super::resolve_gpu(explicit, "check")?,
     };
-    let seed = args.seed.unwrap_or_else(clock_seed);
+    let seed = args.seed.unwrap_or_else(sigpu_lab::checks::clock_seed);
     let summary = run_all(&gpu, &checks, seed);
     super::report(json, &summary, |s| print!("{}", s.text()))?;
     // Exit status 1 when a check failed.
     Ok(ExitCode::from(u8::from(summary.failed > 0)))
-}
-
-fn clock_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 fn run_all(gpu: &Gpu, checks: &[Check], seed: u64) -> Summary {

@@ -259,6 +259,18 @@ pub fn load_report(path: &Path) -> Result<Value> {
         .with_context(|| format!("--from {}: not a bench report", path.display()))
 }
 
+/// `report` (measured, or [`load_report`]) checked to hold a `rows` list, with the peers of
+/// `peers` ([`add_peers`]) when given: what `--out`, the charts and the table are made from.
+pub fn with_peers(mut report: Value, peers: Option<&Path>) -> Result<Value> {
+    if report.get("rows").and_then(Value::as_array).is_none() {
+        bail!("the report has no \"rows\" list");
+    }
+    if let Some(path) = peers {
+        add_peers(&mut report, path)?;
+    }
+    Ok(report)
+}
+
 /// Adds the `peers` list of the JSON that bench/peers/recurrence_peers.py prints to `report`.
 pub fn add_peers(report: &mut Value, path: &Path) -> Result<()> {
     let text = std::fs::read_to_string(path)

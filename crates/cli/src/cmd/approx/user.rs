@@ -39,8 +39,7 @@ pub fn run(device: Option<Device>, json: bool, args: &TuneArgs, source: &Path) -
         qos_ratio: args.qos_ratio,
         per_site: !args.single_lambda,
         guards: !args.no_guards,
-        energy_seconds: (args.energy_seconds)
-            .unwrap_or(TuneOptions::default().energy_seconds),
+        energy_seconds: (args.energy_seconds).unwrap_or(TuneOptions::default().energy_seconds),
     };
     let prepared = request.prepare().map_err(|e| {
         let flag = match e.field {
