@@ -4,7 +4,9 @@ use anyhow::{bail, Result};
 use clap::Args;
 use sigpu_lab::checks::Summary;
 use sigpu_lab::table;
-use sigpu_runtime::cuda::{gpu_required, Check, Gpu, REQUIRE_GPU_ENV};
+use super::Need;
+use sigpu_runtime::cuda::{Check, Gpu};
+use sigpu_runtime::device_policy as policy;
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
@@ -45,23 +47,17 @@ pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitC
             args.krate.as_deref().unwrap_or("")
         );
     }
-    let gpu = match device {
-        // Without --device, no GPU is a skip (a failure under SIGPU_REQUIRE_GPU=1), so the
-        // test command passes on a machine without one; an explicit device follows the policy.
-        None => match Gpu::open_with_compiler(0) {
-            Ok(gpu) => gpu,
-            Err(e) if gpu_required() => bail!("{REQUIRE_GPU_ENV} is set and no GPU is usable: {e}"),
-            Err(e) => {
-                eprintln!("SKIP: no GPU, {} checks not run ({e})", checks.len());
-                if json {
-                    super::print_json(
-                        &serde_json::json!({ "skipped": true, "reason": e.to_string() }),
-                    )?;
-                }
-                return Ok(ExitCode::SUCCESS);
+    // Without --device, no GPU is a skip (a failure under SIGPU_REQUIRE_GPU=1), so the test
+    // command passes on a machine without one; an explicit device follows the policy.
+    let gpu = match policy::resolve_or_skip(device, Need::Gpu, "check")? {
+        Ok(target) => target.into_gpu().expect("Need::Gpu resolves to a GPU"),
+        Err(why) => {
+            eprintln!("SKIP: no GPU, {} checks not run ({why})", checks.len());
+            if json {
+                super::print_json(&serde_json::json!({ "skipped": true, "reason": why }))?;
             }
-        },
-        explicit => super::resolve_gpu(explicit, "check")?,
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     let seed = args.seed.unwrap_or_else(sigpu_lab::checks::clock_seed);
     let summary = run_all(&gpu, &checks, seed);

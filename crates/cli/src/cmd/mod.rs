@@ -1,7 +1,6 @@
 //! One module per subcommand; each returns the process exit code.
 
 pub mod approx;
-mod device;
 
 pub mod bench;
 pub mod bench_filter;
@@ -13,13 +12,24 @@ mod filter_complex;
 pub mod info;
 pub mod ldpc;
 pub mod lns;
-pub mod ranks;
 
-pub use device::{resolve, resolve_gpu, DeviceChoice, Need, Target};
+pub use policy::{DeviceChoice, Need, Resolved as Target};
 /// The files a command reads and writes, checked before any work; errors name the flag.
 pub(crate) use sigpu_runtime::file_args::{and_file, check, check_dir, check_files, Output};
 
 use anyhow::{Context, Result};
+use sigpu_runtime::device_policy as policy;
+use sigpu_runtime::{cuda::Gpu, Device};
+
+/// The one device policy (`sigpu_runtime::device_policy::resolve`); errors name --device.
+pub fn resolve(device: Option<Device>, need: Need, what: &str) -> Result<Target> {
+    Ok(policy::resolve(device, need, what)?)
+}
+
+/// [`resolve`] for commands that only run GPU kernels: the GPU itself.
+pub fn resolve_gpu(device: Option<Device>, what: &str) -> Result<Gpu> {
+    Ok(policy::resolve_gpu(device, what)?)
+}
 
 /// Writes `text` to stdout and flushes it: the one way results are printed, so a full disk
 /// or a failing device is an error naming stdout (a closed pipe ends the process by SIGPIPE,

@@ -91,7 +91,7 @@ pub fn run(device: Option<Device>, json: bool, command: &LnsCommand) -> Result<E
 /// inputs are split across the ranks, each on its own device; rank 0 prints the certificates,
 /// equal to one process's.
 fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<ExitCode> {
-    super::ranks::run("lns certify", |ranks| certify_on(ranks, device, json, args))
+    sigpu_lab::ranks::run("lns certify", |ranks| certify_on(ranks, device, json, args))
 }
 
 fn certify_on(
