@@ -141,7 +141,10 @@ impl Geometry {
         let d = Geometry::default_for(format);
         let (a, b) = (p_cl.unwrap_or(d.p_cl), p_theta.unwrap_or(d.p_theta));
         if !(2..=4096).contains(&a) || !(2..=4096).contains(&b) {
-            return Err(TableSizeError { p_cl: a, p_theta: b });
+            return Err(TableSizeError {
+                p_cl: a,
+                p_theta: b,
+            });
         }
         Ok(Geometry::new(format, a, b))
     }

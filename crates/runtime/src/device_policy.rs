@@ -119,9 +119,7 @@ pub fn resolve(device: Option<Device>, need: Need, what: &str) -> Result<Resolve
         (Need::Cpu, _) | (Need::Either, Some(Device::Cpu)) => Ok(Resolved::Cpu),
         (_, Some(Device::Cuda(n))) => open_gpu(n).map(Resolved::Gpu),
         (Need::Gpu, None) => open_gpu(0).map(Resolved::Gpu),
-        (Need::Either, None) => {
-            Ok(Gpu::open_with_compiler(0).map_or(Resolved::Cpu, Resolved::Gpu))
-        }
+        (Need::Either, None) => Ok(Gpu::open_with_compiler(0).map_or(Resolved::Cpu, Resolved::Gpu)),
     }
 }
 
@@ -165,17 +163,27 @@ mod tests {
     fn all_is_parsed_and_refused_where_one_device_is_taken() {
         assert_eq!("ALL".parse::<DeviceChoice>(), Ok(DeviceChoice::AllGpus));
         assert_eq!("cpu".parse(), Ok(DeviceChoice::One(Device::Cpu)));
-        assert!("gpu7".parse::<DeviceChoice>().unwrap_err().contains("`all`"));
+        assert!("gpu7"
+            .parse::<DeviceChoice>()
+            .unwrap_err()
+            .contains("`all`"));
         let e = DeviceChoice::one(Some(DeviceChoice::AllGpus)).unwrap_err();
         assert!(e.to_string().starts_with("--device all"));
     }
 
     #[test]
     fn a_device_the_command_cannot_use_is_refused_naming_the_command() {
-        let e = resolve(Some(Device::Cuda(0)), Need::Cpu, "lns fig3").err().unwrap();
+        let e = resolve(Some(Device::Cuda(0)), Need::Cpu, "lns fig3")
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("`lns fig3` runs on the CPU only"));
-        let e = resolve(Some(Device::Cpu), Need::Gpu, "check").err().unwrap();
+        let e = resolve(Some(Device::Cpu), Need::Gpu, "check")
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("use --device cuda"));
-        assert!(matches!(resolve(Some(Device::Cpu), Need::Either, "x"), Ok(Resolved::Cpu)));
+        assert!(matches!(
+            resolve(Some(Device::Cpu), Need::Either, "x"),
+            Ok(Resolved::Cpu)
+        ));
     }
 }

@@ -126,7 +126,7 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
         warmup: args.warmup,
         runs: args.runs,
         compare_optimize: args.compare_optimize,
-        check_up_to: check_up_to(args),
+        check_up_to: sweep::check_limit(args.no_check, args.check_up_to),
     };
     let (bar, mut progress) = steps(sweep.steps());
     let report = sweep::measure(gpu.as_ref(), &sweep, &mut progress)?;
@@ -143,11 +143,6 @@ fn steps(len: usize) -> (indicatif::ProgressBar, impl FnMut(usize, &str)) {
         shown.set_message(what.to_owned());
     };
     (bar, progress)
-}
-
-/// --check-up-to as the longest length checked (None: --no-check).
-fn check_up_to(args: &BenchFilterArgs) -> Option<usize> {
-    (!args.no_check).then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62)))
 }
 
 /// `--sos`: the fused cascade on the GPU, or with `--device cpu` the CPU section engine in
@@ -174,7 +169,7 @@ fn run_sos(
         shapes,
         warmup: args.warmup,
         runs: args.runs,
-        check_up_to: check_up_to(args),
+        check_up_to: sweep::check_limit(args.no_check, args.check_up_to),
     };
     let (bar, mut progress) = steps(bench.sizes.len());
     let (value, text) = sb::measure_on(gpu.as_ref(), &bench, args.threads, &mut progress)?;

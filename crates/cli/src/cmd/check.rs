@@ -1,10 +1,10 @@
 //! `sigpu check`: every registered GPU kernel against its CPU twin.
 
+use super::Need;
 use anyhow::{bail, Result};
 use clap::Args;
 use sigpu_lab::checks::Summary;
 use sigpu_lab::table;
-use super::Need;
 use sigpu_runtime::cuda::{Check, Gpu};
 use sigpu_runtime::device_policy as policy;
 use sigpu_runtime::Device;

@@ -8,7 +8,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use sigpu_lab::recurrence::filter_run::real::{compute_dtype, flag, RealRun};
-use sigpu_lab::recurrence::filter_run::{FilterFiles, FilterSummary};
+use sigpu_lab::recurrence::filter_run::{check_streams, FilterFiles, FilterSummary};
 use sigpu_recurrence::io::read_sos;
 use sigpu_recurrence::{parse_values, with_dtype, DType, FilterOptions, FilterSpec, Signature};
 use sigpu_runtime::{Device, GpuTarget, Target};
@@ -129,13 +129,7 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
         print!("{}", spec.cuda_source(dtype, options).context(flag(&spec))?);
         return Ok(ExitCode::SUCCESS);
     }
-    if args.output.as_deref() == Some(Path::new("-")) && args.zf.as_deref() == Some(Path::new("-"))
-    {
-        bail!(
-            "--output - and --zf - would both go to stdout, one array after the other, which \
-             no reader can take apart: give --zf a file"
-        );
-    }
+    check_streams(args.output.as_deref(), args.zf.as_deref())?;
     // A --zi that exists is a file to check (the complex path checks only regular files).
     check_files(
         args,
@@ -213,11 +207,7 @@ pub(super) fn check_files(args: &FilterArgs, zi_file: Option<&Path>) -> Result<(
 
 /// The summary on stdout (on stderr when the output went to stdout): JSON or one line.
 pub(super) fn print_summary(s: &FilterSummary, json: bool, to_stdout: bool) -> Result<ExitCode> {
-    let text = if json {
-        serde_json::to_string_pretty(s)?
-    } else {
-        s.line()
-    };
+    let text = s.render(json)?;
     match to_stdout {
         true => eprintln!("{text}"),
         false => println!("{text}"),

@@ -178,7 +178,9 @@ pub fn simulate(
         let (gpus, spec, code) = agree(ranks, prepared, |e| format!("{e:#}"))
             .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
         if !json {
-            spread_notes(ranks, &gpus).iter().for_each(|n| eprintln!("{n}"));
+            spread_notes(ranks, &gpus)
+                .iter()
+                .for_each(|n| eprintln!("{n}"));
         }
         // One bar per point, gone once the point's line is printed (rank 0 only).
         let mut bar: Option<ProgressBar> = None;

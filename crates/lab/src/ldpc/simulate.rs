@@ -59,7 +59,9 @@ pub fn spread_notes(ranks: &dyn Ranks, gpus: &[Gpu]) -> Vec<String> {
         let names: Vec<_> = gpus.iter().map(|g| g.info().name.clone()).collect();
         let on = (ranks.size() > 1).then(|| format!("rank {}: ", ranks.rank()));
         let (on, count, names) = (on.unwrap_or_default(), gpus.len(), names.join(", "));
-        notes.push(format!("{on}spreading the sweep over {count} GPUs: {names}"));
+        notes.push(format!(
+            "{on}spreading the sweep over {count} GPUs: {names}"
+        ));
     }
     let size = ranks.size();
     if ranks.rank() == 0 && size > 1 {

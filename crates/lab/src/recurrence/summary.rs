@@ -75,6 +75,14 @@ impl FilterSummary {
         )
     }
 
+    /// The report as pretty JSON, or as [`FilterSummary::line`].
+    pub fn render(&self, json: bool) -> serde_json::Result<String> {
+        match json {
+            true => serde_json::to_string_pretty(self),
+            false => Ok(self.line()),
+        }
+    }
+
     /// The warning for a WAV output whose samples were clipped to the integer PCM range:
     /// how many, of how many, and what to do instead.
     pub fn clip_warning(&self) -> Option<String> {

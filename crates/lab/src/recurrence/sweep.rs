@@ -251,6 +251,12 @@ pub fn parse_shape(t: &str) -> Result<GpuConfig> {
     })
 }
 
+/// The longest length checked against the reference: none with `no_check`, else up to
+/// 2^`up_to_log2` (every length when not given).
+pub fn check_limit(no_check: bool, up_to_log2: Option<u32>) -> Option<usize> {
+    (!no_check).then(|| up_to_log2.map_or(usize::MAX, |l| 1usize << l.min(62)))
+}
+
 /// A saved report (`--from`): JSON with a `rows` list.
 pub fn load_report(path: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(path)

@@ -62,6 +62,19 @@ impl FilterFiles {
     }
 }
 
+/// Refuses `--output -` with `--zf -`: both would go to stdout, one array after the other,
+/// which no reader can take apart.
+pub fn check_streams(output: Option<&Path>, zf: Option<&Path>) -> Result<()> {
+    let stdout = Some(Path::new("-"));
+    if output == stdout && zf == stdout {
+        anyhow::bail!(
+            "--output - and --zf - would both go to stdout, one array after the other, which \
+             no reader can take apart: give --zf a file"
+        );
+    }
+    Ok(())
+}
+
 /// The bytes of `input`: the file's, or stdin's for `-`; errors name `--input`.
 pub fn read_bytes(input: &Path) -> Result<Vec<u8>> {
     if input == Path::new("-") {
