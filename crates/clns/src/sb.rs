@@ -444,6 +444,20 @@ impl Sb for Box<dyn Sb> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_sizes_default_per_axis_and_are_refused_outside_2_to_4096() {
+        let f = ClnsFormat::CLNS16;
+        let d = Geometry::default_for(f);
+        assert_eq!(Geometry::sized(f, None, None), Ok(d));
+        let g = Geometry::sized(f, Some(64), None).unwrap();
+        assert_eq!((g.p_cl, g.p_theta), (64, d.p_theta));
+        let e = Geometry::sized(f, Some(1), Some(4097)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--p-cl 1 / --p-theta 4097: table sizes are 2..=4096 points per axis"
+        );
+    }
     use crate::format::presets_and;
     use num_complex::Complex;
 

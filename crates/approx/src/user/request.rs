@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn each_refusal_names_its_argument() {
-        let good = vec!["i32:5".to_owned()];
+        let good = vec!["out:f32:4".to_owned(), "i32:5".to_owned()];
         let bad = vec!["nonsense".to_owned()];
         assert_eq!(
             request(&bad, "rel-l2", None).prepare().err().unwrap().field,
@@ -167,6 +167,6 @@ mod tests {
         assert_eq!(r.prepare().err().unwrap().field, Field::QosRatio);
         let ok = request(&good, "max-abs", Some(0.1)).prepare().unwrap();
         assert_eq!(ok.options.qos, Qos::Value(0.1));
-        assert_eq!(ok.host.len(), 1);
+        assert_eq!(ok.host.len(), 2);
     }
 }

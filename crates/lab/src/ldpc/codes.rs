@@ -56,3 +56,30 @@ pub fn rejoin_nr_specs(pieces: &[String]) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_nr_spec_split_at_its_commas_is_rejoined_and_other_names_are_kept() {
+        let pieces: Vec<String> = [
+            "dvbt2-short-1/2",
+            "nr:k=8448",
+            "n=9126",
+            "bg=1",
+            "dvbt2-normal-3/4",
+        ]
+        .map(String::from)
+        .to_vec();
+        let codes = rejoin_nr_specs(&pieces);
+        assert_eq!(
+            codes,
+            [
+                "dvbt2-short-1/2",
+                "nr:k=8448,n=9126,bg=1",
+                "dvbt2-normal-3/4"
+            ]
+        );
+    }
+}

@@ -61,8 +61,10 @@ mod tests {
         })
         .unwrap();
         assert!(failed);
-        assert!(!errors.borrow().is_empty() && !errors.borrow().contains(&1));
-        assert!(String::from_utf8(out).unwrap().starts_with('3'));
+        // Blank lines count: "foo" is line 4; 1 / 0 is +inf with its reason, not an error.
+        assert_eq!(*errors.borrow(), [4]);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("2.99") && text.contains("inf"), "{text}");
         let mut out = Vec::new();
         stream(format, true, &mut &b"1 + 2\n"[..], &mut out, |_, _| {}).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
