@@ -94,7 +94,17 @@ fn approx_tune(
         };
         let gpu = crate::device::gpu(device)?;
         let report = py
-            .detach(|| user::tune(&gpu, &k, &prepared.host, &shape, &prepared.options, prepared.holdout.as_deref(), &|_| {}))
+            .detach(|| {
+                user::tune(
+                    &gpu,
+                    &k,
+                    &prepared.host,
+                    &shape,
+                    &prepared.options,
+                    prepared.holdout.as_deref(),
+                    &|_| {},
+                )
+            })
             .map_err(crate::runtime_err)?;
         let json = serde_json::to_string(&report).map_err(crate::runtime_err)?;
         Ok((json, report.tuned_source))

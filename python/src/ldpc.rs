@@ -10,8 +10,8 @@ use numpy::{Element, IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadon
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sigpu_ldpc::channel::{Channel, Demapper, Modulation};
-use sigpu_ldpc::interleave::{BitInterleaver, InterleaverChoice, Interleaving};
 use sigpu_ldpc::decoder_options::DecoderOptions;
+use sigpu_ldpc::interleave::{BitInterleaver, InterleaverChoice, Interleaving};
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
 use sigpu_ldpc::sweep_request::{fading_named, LinkChoice, NrLinkChoice, SweepStop};
 use sigpu_ldpc::{
