@@ -8,9 +8,8 @@ use crate::{value_err, In, Out};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use sigpu_approx::cpu::{apply, CpuFunction, SimdPath};
-use sigpu_approx::user::{
-    self, args::load_args, metric::Qos, LaunchShape, TuneOptions, UserKernel,
-};
+use sigpu_approx::user::request::{Field, TuneRequest};
+use sigpu_approx::user::{self, LaunchShape, UserKernel};
 
 /// Elements from which a call runs where Ctrl-C can stop it (a thread start is noise there).
 const LONG: usize = 1 << 20;
@@ -61,17 +60,22 @@ fn approx_tune(
     file: Option<String>,
 ) -> PyResult<(String, String)> {
     catch(|| {
-        let host = load_args(&args).map_err(|e| value_err(format!("args: {e}")))?;
-        let holdout = match holdout {
-            Some(h) => Some(load_args(&h).map_err(|e| value_err(format!("holdout: {e}")))?),
-            None => None,
+        let request = TuneRequest {
+            args: &args,
+            holdout: holdout.as_deref(),
+            metric: &metric,
+            qos,
+            qos_ratio,
+            per_site,
+            guards,
+            energy_seconds,
         };
-        let metric: user::metric::UserMetric = metric.parse().map_err(value_err)?;
-        let qos = match qos {
-            Some(v) => Qos::Value(v),
-            None => Qos::Ratio(qos_ratio),
-        };
-        let qos = user::check_qos(&metric, qos).map_err(|e| value_err(format!("qos: {e}")))?;
+        let prepared = request.prepare().map_err(|e| match e.field {
+            Field::Args => value_err(format!("args: {e}")),
+            Field::Holdout => value_err(format!("holdout: {e}")),
+            Field::Metric => value_err(e),
+            Field::Qos | Field::QosRatio => value_err(format!("qos: {e}")),
+        })?;
         let shape = LaunchShape {
             grid,
             block,
@@ -83,14 +87,6 @@ fn approx_tune(
                 "energy_seconds must be a finite number >= 0, not {energy_seconds}"
             )));
         }
-        let opts = TuneOptions {
-            metric,
-            qos,
-            per_site,
-            guards,
-            energy_seconds,
-            ..TuneOptions::default()
-        };
         let k = UserKernel {
             file: file.unwrap_or_else(|| format!("{kernel}.cu")),
             source,
@@ -98,7 +94,17 @@ fn approx_tune(
         };
         let gpu = crate::device::gpu(device)?;
         let report = py
-            .detach(|| user::tune(&gpu, &k, &host, &shape, &opts, holdout.as_deref(), &|_| {}))
+            .detach(|| {
+                user::tune(
+                    &gpu,
+                    &k,
+                    &prepared.host,
+                    &shape,
+                    &prepared.options,
+                    prepared.holdout.as_deref(),
+                    &|_| {},
+                )
+            })
             .map_err(crate::runtime_err)?;
         let json = serde_json::to_string(&report).map_err(crate::runtime_err)?;
         Ok((json, report.tuned_source))

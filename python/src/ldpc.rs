@@ -10,11 +10,10 @@ use numpy::{Element, IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadon
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sigpu_ldpc::channel::{Channel, Demapper, Modulation};
+use sigpu_ldpc::decoder_options::DecoderOptions;
 use sigpu_ldpc::interleave::{BitInterleaver, InterleaverChoice, Interleaving};
-use sigpu_ldpc::nr::modulation::{Fading, NrModulation};
-use sigpu_ldpc::nr::sim::{NrLink, NrSweep};
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
-use sigpu_ldpc::sim::Link;
+use sigpu_ldpc::sweep_request::{fading_named, LinkChoice, NrLinkChoice, SweepStop};
 use sigpu_ldpc::{
     plan, Algorithm, Code, Decoder, DecoderConfig, Encoder, Llrs, Precision, Schedule,
 };
@@ -80,17 +79,18 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Options {
 }
 
 impl Options {
+    /// The checked configuration, as the command line's decoder flags give theirs.
     fn config(&self) -> PyResult<DecoderConfig> {
-        let config = DecoderConfig {
+        let options = DecoderOptions {
             algorithm: self.decoder.0,
             schedule: self.schedule.0,
-            precision: self.precision.0.with_scale(self.scale),
+            precision: self.precision.0,
             iterations: self.iterations,
             early_termination: self.early_termination,
+            scale: self.scale,
             threads: self.threads,
         };
-        config.validate().map_err(ldpc_err)?;
-        Ok(config)
+        options.config().map_err(ldpc_err)
     }
 }
 
@@ -419,10 +419,14 @@ fn stop_and_output(
     out: Option<PathBuf>,
     resume: bool,
 ) -> PyResult<()> {
-    spec.min_errors = item(stop, "min_errors")?;
-    spec.max_frames = item(stop, "max_frames")?;
-    spec.batch = item(stop, "batch")?;
-    (spec.out, spec.resume) = (out, resume);
+    let stop = SweepStop {
+        min_errors: item(stop, "min_errors")?,
+        max_frames: item(stop, "max_frames")?,
+        batch: item(stop, "batch")?,
+        out,
+        resume,
+    };
+    stop.apply(spec);
     if options.threads > 0 {
         spec.threads = options.threads;
     }
@@ -449,13 +453,13 @@ fn simulate<'py>(
     resume: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     catch(|| {
-        let interleaver: Wrap<InterleaverChoice> = item(link, "bit_interleaver")?;
-        let link = Link {
+        let link = LinkChoice {
             modulation: item::<Wrap<Modulation>>(link, "modulation")?.0,
             demapper: item::<Wrap<Demapper>>(link, "demapper")?.0,
-            interleaving: interleaver.0.resolve(&code.code),
+            bit_interleaver: item::<Wrap<InterleaverChoice>>(link, "bit_interleaver")?.0,
             seed: item(link, "seed")?,
-        };
+        }
+        .link(&code.code);
         let mut spec = SweepSpec::new(link, axis.0, points.0, options.config()?);
         stop_and_output(&mut spec, stop, &options, out, resume)?;
         // A sweep is long: it runs where Ctrl-C stops it between batches.
@@ -489,27 +493,18 @@ fn simulate_nr<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     catch(|| {
         let modulation = item::<Wrap<Modulation>>(link, "modulation")?.0;
-        let fading = match item::<String>(link, "fading")?.as_str() {
-            "awgn" => Fading::Awgn,
-            "rayleigh" | "rayleigh-block" => Fading::RayleighBlock,
-            other => {
-                return Err(value_err(format!(
-                    "fading {other:?}: expected 'awgn' or 'rayleigh'"
-                )))
-            }
+        let fading = item::<String>(link, "fading")?;
+        let fading = fading_named(&fading).ok_or_else(|| {
+            value_err(format!("fading {fading:?}: expected 'awgn' or 'rayleigh'"))
+        })?;
+        let choice = NrLinkChoice {
+            modulation,
+            fading,
+            demapper: item::<Wrap<Demapper>>(link, "demapper")?.0,
+            rvs: item(link, "rvs")?,
+            seed: item(link, "seed")?,
         };
-        let nr = NrSweep {
-            code: code.block().clone(),
-            link: NrLink {
-                modulation: NrModulation::parse(modulation.name()).map_err(ldpc_err)?,
-                fading,
-                demapper: item::<Wrap<Demapper>>(link, "demapper")?.0,
-                rvs: item(link, "rvs")?,
-                seed: item(link, "seed")?,
-            },
-        };
-        nr.check().map_err(ldpc_err)?;
-        let decoding = nr.decoding_code().map_err(ldpc_err)?;
+        let (nr, decoding) = choice.sweep(code.block().clone()).map_err(ldpc_err)?;
         let mut spec = SweepSpec::for_nr(nr, modulation, axis.0, points.0, options.config()?);
         stop_and_output(&mut spec, stop, &options, out, resume)?;
         let swept = interruptible(py, true, || {

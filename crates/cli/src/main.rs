@@ -24,18 +24,10 @@ extern "C" fn record_closed_stdout() {
 #[link_section = ".init_array"]
 static RECORD_CLOSED_STDOUT: extern "C" fn() = record_closed_stdout;
 
-/// What `println!` panics with when stdout fails (a full disk, `/dev/full`, an I/O error).
-const STDOUT_PANIC: &str = "failed printing to stdout: ";
-
 fn main() -> ExitCode {
-    // A closed stdout (`sigpu ... | head -1`) ends the process the way it ends `cat` or `ls`:
-    // killed by SIGPIPE, silently, exit status 141 in a shell. Rust ignores SIGPIPE and turns
-    // the failed write into a panic in `println!`; the default action is restored here, once,
-    // for every command.
-    // SAFETY: at the start of main, before any thread exists; SIG_DFL is a valid disposition.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // A closed stdout (`sigpu ... | head -1`) ends the process the way it ends `cat` or `ls`;
+    // any other failed write to stdout is an error (exit status 1), for every command.
+    sigpu_runtime::program::die_on_sigpipe();
     if STDOUT_WAS_CLOSED.load(Ordering::Relaxed) {
         eprintln!(
             "error: stdout is closed (`>&-`?), and sigpu writes its results there; redirect \
@@ -43,7 +35,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    stdout_errors_end_the_command();
+    sigpu_runtime::program::stdout_errors_end_the_process();
     // Ctrl-C / kill remove the temporary files of outputs being written, then end the process
     // with the signal's status (130, 143).
     if let Err(e) = sigpu_runtime::fs::remove_temps_on_signal() {
@@ -76,25 +68,4 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// A write to stdout that fails (other than a closed pipe, which SIGPIPE ends) panics inside
-/// `println!`, wherever a command prints. This hook turns that panic, on any thread, into the
-/// error it is — a message, the temporary files removed, exit status 1 — instead of a panic's
-/// 101 and backtrace. Commands that print through `cmd::write_stdout` return the error
-/// normally; the hook catches the `println!`s that remain. Other panics are left as they are.
-fn stdout_errors_end_the_command() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let payload = info.payload();
-        let text = (payload.downcast_ref::<String>().map(String::as_str))
-            .or_else(|| payload.downcast_ref::<&str>().copied());
-        match text.and_then(|t| t.strip_prefix(STDOUT_PANIC)) {
-            Some(why) => {
-                eprintln!("error: cannot write the results to stdout: {why}");
-                sigpu_runtime::fs::exit_removing_temps(1)
-            }
-            None => previous(info),
-        }
-    }));
 }

@@ -59,4 +59,6 @@ pub use arith::angle_radians;
 pub use error::{ClnsError, Result};
 pub use format::{Class, Clns, ClnsFormat, ClnsFormatError, HALF_TURN};
 pub use radian::ClnsF32;
-pub use sb::{essential_zero_code, Geometry, Method, MethodError, Reader, Sb, SbF64, SbTable};
+pub use sb::{
+    essential_zero_code, Geometry, Method, MethodError, Reader, Sb, SbF64, SbTable, TableSizeError,
+};

@@ -131,6 +131,24 @@ impl Geometry {
         Geometry::new(format, 128, 128)
     }
 
+    /// A table of the sizes given (`--p-cl`, `--p-theta`; the default's where not), refused
+    /// outside 2..=4096 points per axis.
+    pub fn sized(
+        format: ClnsFormat,
+        p_cl: Option<usize>,
+        p_theta: Option<usize>,
+    ) -> Result<Geometry, TableSizeError> {
+        let d = Geometry::default_for(format);
+        let (a, b) = (p_cl.unwrap_or(d.p_cl), p_theta.unwrap_or(d.p_theta));
+        if !(2..=4096).contains(&a) || !(2..=4096).contains(&b) {
+            return Err(TableSizeError {
+                p_cl: a,
+                p_theta: b,
+            });
+        }
+        Ok(Geometry::new(format, a, b))
+    }
+
     /// θ beyond π is outside S_b's domain: the difference wraps as the kernel's unsigned one
     /// does (such θ is never near), rather than overflowing.
     pub fn in_near_region(&self, z: i64, theta: u32) -> bool {
@@ -392,6 +410,16 @@ impl std::fmt::Display for Method {
     }
 }
 
+/// Table sizes outside 2..=4096 points per axis ([`Geometry::sized`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--p-cl {p_cl} / --p-theta {p_theta}: table sizes are 2..=4096 points per axis")]
+pub struct TableSizeError {
+    /// The size asked for along |Z|.
+    pub p_cl: usize,
+    /// The size asked for along θ.
+    pub p_theta: usize,
+}
+
 /// An S_b method name that is not one of `f64`, `accurate`, `tex`, `fma`, `blend`, `sfu`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown S_b method {0:?}: expected one of f64, accurate, tex, fma, blend, sfu")]
@@ -416,6 +444,20 @@ impl Sb for Box<dyn Sb> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_sizes_default_per_axis_and_are_refused_outside_2_to_4096() {
+        let f = ClnsFormat::CLNS16;
+        let d = Geometry::default_for(f);
+        assert_eq!(Geometry::sized(f, None, None), Ok(d));
+        let g = Geometry::sized(f, Some(64), None).unwrap();
+        assert_eq!((g.p_cl, g.p_theta), (64, d.p_theta));
+        let e = Geometry::sized(f, Some(1), Some(4097)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--p-cl 1 / --p-theta 4097: table sizes are 2..=4096 points per axis"
+        );
+    }
     use crate::format::presets_and;
     use num_complex::Complex;
 

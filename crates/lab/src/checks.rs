@@ -25,6 +25,21 @@ pub fn matching(filter: Option<&str>) -> Vec<Check> {
         .collect()
 }
 
+/// The checks whose name contains `filter` and, with `krate`, that belong to that crate (the
+/// part of the name before `/`).
+pub fn matching_in(filter: Option<&str>, krate: Option<&str>) -> Vec<Check> {
+    (matching(filter).into_iter())
+        .filter(|c| krate.is_none_or(|k| c.name.split('/').next() == Some(k)))
+        .collect()
+}
+
+/// A seed drawn from the clock, for a run without one (printed, so that it can be replayed).
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 /// One check's outcome.
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Serialize)]

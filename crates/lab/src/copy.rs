@@ -16,6 +16,22 @@ pub enum CopyResult {
     Cpu(HostCopyBench),
 }
 
+/// [`measure`] over `size_mib` MiB (default 1024 on a GPU, 256 on the host), as `sigpu bench
+/// copy --size-mib` asks.
+pub fn measure_mib(
+    gpu: Option<&Gpu>,
+    size_mib: Option<u64>,
+    warmup: usize,
+    runs: usize,
+) -> anyhow::Result<CopyResult> {
+    let mib = size_mib.unwrap_or(if gpu.is_some() { 1024 } else { 256 });
+    let bytes = anyhow::Context::context(
+        usize::try_from(mib << 20),
+        "--size-mib does not fit in memory",
+    )?;
+    measure(gpu, bytes, warmup, runs)
+}
+
 /// Copies `bytes` on `gpu` (or the host without one): `warmup` untimed runs (GPU only), then
 /// the median of `runs`.
 pub fn measure(

@@ -6,6 +6,7 @@
 //! - [`checks`]: the self-check registry — every crate's GPU kernels against their CPU twins.
 //! - [`demo`]: the tour `sigpu demo` prints.
 //! - [`info`] and [`copy`]: what `sigpu info` and `sigpu bench copy` report.
+//! - [`ranks`]: a command run on the MPI ranks it was started as (or this process alone).
 //! - [`numfmt`]: figures with three significant digits and SI prefixes (the demo, `lns hmm`).
 //! - one module per capability with its benchmarks, table and figure reproductions, each
 //!   report with its text form ([`table`]: plain aligned columns) beside its JSON.
@@ -27,6 +28,7 @@ pub mod info;
 pub mod ldpc;
 pub mod lns;
 pub mod numfmt;
+pub mod ranks;
 pub mod recurrence;
 pub mod replot;
 pub mod table;

@@ -14,7 +14,10 @@
 //! - [`channel`]: DVB-T2 constellations, AWGN, exact / max-log demapping, 8-bit quantisation.
 //! - [`decoder`]: the [`Decoder`] trait and its CPU decoders; [`gpu`]: the CUDA decoders.
 //! - [`sim`]: frames over the channel, one SNR point on one or several decoders, and
-//!   [`sim::sweep`]: a whole SNR sweep written point by point to a file it can resume.
+//!   [`sim::sweep`]: a whole SNR sweep written point by point to a file it can resume;
+//!   [`sweep_request`] builds one from the link and stopping rule as a face names them.
+//! - [`decoder_options`]: a decoder choice as flat options, turned into a checked
+//!   [`DecoderConfig`].
 //!
 //! Benchmarks and charts of these live in `sigpu-lab` (`sigpu_lab::ldpc`).
 //!
@@ -47,6 +50,7 @@ pub mod channel;
 mod code;
 pub mod decode_file;
 pub mod decoder;
+pub mod decoder_options;
 mod encode;
 mod error;
 pub mod gpu;
@@ -55,6 +59,7 @@ pub mod npy;
 pub mod nr;
 pub mod plan;
 pub mod sim;
+pub mod sweep_request;
 pub mod table;
 mod text;
 

@@ -10,15 +10,19 @@
 //!   the filter), event timing and the self-check type sit beside them.
 //! - [`Device`]: the `cpu | cuda[:N]` a user names; [`Target`]: where a planned object runs,
 //!   decided once (the CPU, or a GPU handle plus the stream its work is ordered on). Every
-//!   capability's planner takes a `Target`.
+//!   capability's planner takes a `Target`. [`device_policy`]: how a command turns the
+//!   `--device` it is given into the CPU or an opened GPU, one policy for every command.
 //! - [`cancel::Cancel`]: a token a caller sets to stop long work, polled by the libraries'
 //!   chunk loops (how Ctrl-C reaches a Python call).
-//! - [`fs::write_atomic`]: every output file goes through a temp file and a rename.
+//! - [`fs::write_atomic`]: every output file goes through a temp file and a rename;
+//!   [`file_args`]: the files a command reads and writes, checked together before any work.
 //! - [`input`]: reading a file a user names whole, with a size cap and a message saying what
 //!   it should hold when it is not text.
 //! - [`fuzz`]: the byte-mutation fuzzer every parser's fuzz test runs under.
 //! - [`npy`]: the `.npy` container every command reads and writes arrays in.
 //! - [`nvml`]: the GPU's energy counter, NVML opened at run time.
+//! - [`program`]: what a command-line program sets up so that its output is never lost
+//!   silently (SIGPIPE, failed writes to stdout).
 //! - [`ranks`]: work spread over processes (MPI ranks with the `mpi` feature), as the
 //!   LDPC simulation and the LNS certificates split it.
 //!
@@ -47,12 +51,15 @@
 pub mod cancel;
 pub mod cuda;
 mod device;
+pub mod device_policy;
+pub mod file_args;
 pub mod fs;
 pub mod fuzz;
 pub mod host;
 pub mod input;
 pub mod npy;
 pub mod nvml;
+pub mod program;
 pub mod ranks;
 mod target;
 

@@ -16,6 +16,7 @@ pub mod args;
 pub mod greedy;
 pub mod metric;
 mod report;
+pub mod request;
 mod session;
 
 pub use crate::energy::Energy;

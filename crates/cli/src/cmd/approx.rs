@@ -9,9 +9,11 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use sigpu_approx::search::Method;
 use sigpu_approx::tune::Partition;
-use sigpu_approx::{transform, ApproxError};
+use sigpu_approx::user::request::parse_extents;
+use sigpu_approx::ApproxError;
 use sigpu_lab::approx::cpu_bench::CpuBench;
 use sigpu_lab::approx::listing::LISTING;
+use sigpu_lab::approx::source_file::transform_file;
 use sigpu_lab::approx::tune::SuiteRun;
 use sigpu_lab::approx::{figures, microbench};
 use sigpu_runtime::Device;
@@ -53,10 +55,10 @@ pub struct TuneArgs {
     #[arg(long, requires = "source")]
     pub kernel: Option<String>,
     /// With --source: blocks per grid, X[,Y[,Z]].
-    #[arg(long, value_parser = user::parse_dim, requires = "source")]
+    #[arg(long, value_parser = parse_extents, requires = "source")]
     pub grid: Option<[u32; 3]>,
     /// With --source: threads per block, X[,Y[,Z]] (λ runs over its warps).
-    #[arg(long, value_parser = user::parse_dim, requires = "source")]
+    #[arg(long, value_parser = parse_extents, requires = "source")]
     pub block: Option<[u32; 3]>,
     /// With --source: dynamic shared memory per block, bytes.
     #[arg(long, default_value_t = 0, requires = "source")]
@@ -203,11 +205,7 @@ fn transform_cmd(json: bool, args: &TransformArgs) -> Result<ExitCode> {
         &[super::Output::File("--output", args.output.as_deref())],
         &[("--input", Some(&args.input))],
     )?;
-    let what = "CUDA C source text";
-    let code = sigpu_runtime::input::read_text(&args.input, 16 << 20, what)
-        .with_context(|| format!("--input {}", args.input.display()))?;
-    let t = transform::transform(&code, &args.kernel)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
+    let t = transform_file(&args.input, &args.kernel)?;
     match &args.output {
         Some(path) => sigpu_runtime::fs::write_atomic(path, t.source.as_bytes())
             .with_context(|| format!("--output {}: cannot write", path.display()))?,

@@ -1,6 +1,6 @@
 //! `sigpu bench ...`: measurements whose figures go to BENCHMARKS.md.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use sigpu_lab::copy;
 use sigpu_runtime::Device;
@@ -24,12 +24,7 @@ pub struct CopyArgs {
 pub fn copy(device: Option<Device>, json: bool, args: &CopyArgs) -> Result<ExitCode> {
     args.out.check()?;
     let target = super::resolve(device, super::Need::Either, "bench copy")?;
-    let gpu = target.gpu();
-    let mib = args
-        .size_mib
-        .unwrap_or(if gpu.is_some() { 1024 } else { 256 });
-    let bytes = usize::try_from(mib << 20).context("--size-mib does not fit in memory")?;
     let (runs, warmup) = (args.runs as usize, args.warmup as usize);
-    let result = copy::measure(gpu, bytes, warmup, runs)?;
+    let result = copy::measure_mib(target.gpu(), args.size_mib, warmup, runs)?;
     args.out.report(json, &result, |r| r.text())
 }

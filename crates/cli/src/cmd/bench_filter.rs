@@ -4,7 +4,6 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use serde_json::Value;
 use sigpu_lab::recurrence::plot;
 use sigpu_lab::recurrence::sweep::{self, Sweep};
 use sigpu_recurrence::{DType, GpuConfig, SosConfig};
@@ -97,16 +96,11 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchFilterArgs) -> Result
     if let Some(spec) = &args.sos {
         return run_sos(device, json, args, spec);
     }
-    let mut report = match &args.from {
+    let report = match &args.from {
         Some(path) => sweep::load_report(path)?,
         None => serde_json::to_value(measure(device, args)?)?,
     };
-    if report.get("rows").and_then(Value::as_array).is_none() {
-        anyhow::bail!("the report has no \"rows\" list");
-    }
-    if let Some(path) = &args.peers {
-        sweep::add_peers(&mut report, path)?;
-    }
+    let report = sweep::with_peers(report, args.peers.as_deref())?;
     if let Some(dir) = &args.plot {
         let written = plot::write_charts(&report, dir)
             .with_context(|| format!("--plot {}", dir.display()))?;
@@ -132,7 +126,7 @@ fn measure(device: Option<Device>, args: &BenchFilterArgs) -> Result<sweep::Repo
         warmup: args.warmup,
         runs: args.runs,
         compare_optimize: args.compare_optimize,
-        check_up_to: check_up_to(args),
+        check_up_to: sweep::check_limit(args.no_check, args.check_up_to),
     };
     let (bar, mut progress) = steps(sweep.steps());
     let report = sweep::measure(gpu.as_ref(), &sweep, &mut progress)?;
@@ -149,11 +143,6 @@ fn steps(len: usize) -> (indicatif::ProgressBar, impl FnMut(usize, &str)) {
         shown.set_message(what.to_owned());
     };
     (bar, progress)
-}
-
-/// --check-up-to as the longest length checked (None: --no-check).
-fn check_up_to(args: &BenchFilterArgs) -> Option<usize> {
-    (!args.no_check).then(|| args.check_up_to.map_or(usize::MAX, |l| 1usize << l.min(62)))
 }
 
 /// `--sos`: the fused cascade on the GPU, or with `--device cpu` the CPU section engine in
@@ -180,19 +169,10 @@ fn run_sos(
         shapes,
         warmup: args.warmup,
         runs: args.runs,
-        check_up_to: check_up_to(args),
+        check_up_to: sweep::check_limit(args.no_check, args.check_up_to),
     };
     let (bar, mut progress) = steps(bench.sizes.len());
-    let (value, text) = match &gpu {
-        Some(gpu) => {
-            let report = sb::measure_sos(gpu, &bench, &mut progress)?;
-            (serde_json::to_value(&report)?, sb::render_sos(&report))
-        }
-        None => {
-            let report = sb::measure_sos_cpu(&bench, args.threads, &mut progress)?;
-            (serde_json::to_value(&report)?, sb::render_sos_cpu(&report))
-        }
-    };
+    let (value, text) = sb::measure_on(gpu.as_ref(), &bench, args.threads, &mut progress)?;
     bar.finish_and_clear();
     args.out.report(json, &value, |_| text)
 }

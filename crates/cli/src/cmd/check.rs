@@ -1,10 +1,12 @@
 //! `sigpu check`: every registered GPU kernel against its CPU twin.
 
+use super::Need;
 use anyhow::{bail, Result};
 use clap::Args;
 use sigpu_lab::checks::Summary;
 use sigpu_lab::table;
-use sigpu_runtime::cuda::{gpu_required, Check, Gpu, REQUIRE_GPU_ENV};
+use sigpu_runtime::cuda::{Check, Gpu};
+use sigpu_runtime::device_policy as policy;
 use sigpu_runtime::Device;
 use std::process::ExitCode;
 
@@ -31,14 +33,7 @@ pub struct CheckArgs {
 
 pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitCode> {
     sigpu_runtime::cuda::set_sanitize_sizes(args.sanitize);
-    let checks: Vec<Check> = sigpu_lab::checks::matching(args.filter.as_deref())
-        .into_iter()
-        .filter(|c| {
-            args.krate
-                .as_deref()
-                .is_none_or(|k| c.name.split('/').next() == Some(k))
-        })
-        .collect();
+    let checks = sigpu_lab::checks::matching_in(args.filter.as_deref(), args.krate.as_deref());
     if args.list {
         table::print(&["check", "compares"], &checks, |c| {
             vec![c.name.into(), c.about.into()]
@@ -52,35 +47,23 @@ pub fn run(device: Option<Device>, json: bool, args: &CheckArgs) -> Result<ExitC
             args.krate.as_deref().unwrap_or("")
         );
     }
-    let gpu = match device {
-        // Without --device, no GPU is a skip (a failure under SIGPU_REQUIRE_GPU=1), so the
-        // test command passes on a machine without one; an explicit device follows the policy.
-        None => match Gpu::open_with_compiler(0) {
-            Ok(gpu) => gpu,
-            Err(e) if gpu_required() => bail!("{REQUIRE_GPU_ENV} is set and no GPU is usable: {e}"),
-            Err(e) => {
-                eprintln!("SKIP: no GPU, {} checks not run ({e})", checks.len());
-                if json {
-                    super::print_json(
-                        &serde_json::json!({ "skipped": true, "reason": e.to_string() }),
-                    )?;
-                }
-                return Ok(ExitCode::SUCCESS);
+    // Without --device, no GPU is a skip (a failure under SIGPU_REQUIRE_GPU=1), so the test
+    // command passes on a machine without one; an explicit device follows the policy.
+    let gpu = match policy::resolve_or_skip(device, Need::Gpu, "check")? {
+        Ok(target) => target.into_gpu().expect("Need::Gpu resolves to a GPU"),
+        Err(why) => {
+            eprintln!("SKIP: no GPU, {} checks not run ({why})", checks.len());
+            if json {
+                super::print_json(&serde_json::json!({ "skipped": true, "reason": why }))?;
             }
-        },
-        explicit => super::resolve_gpu(explicit, "check")?,
+            return Ok(ExitCode::SUCCESS);
+        }
     };
-    let seed = args.seed.unwrap_or_else(clock_seed);
+    let seed = args.seed.unwrap_or_else(sigpu_lab::checks::clock_seed);
     let summary = run_all(&gpu, &checks, seed);
     super::report(json, &summary, |s| print!("{}", s.text()))?;
     // Exit status 1 when a check failed.
     Ok(ExitCode::from(u8::from(summary.failed > 0)))
-}
-
-fn clock_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 fn run_all(gpu: &Gpu, checks: &[Check], seed: u64) -> Summary {

@@ -2,21 +2,18 @@
 //! signature — over a signal file (.npy of any shape with `--axis`, raw, or WAV; `-` for
 //! stdin/stdout), on the CPU or a GPU, with SciPy's zi / zf shapes and zero-phase
 //! `--filtfilt`. The filtering, the method choice and the file formats are the library's
-//! ([`sigpu_recurrence`]); this file checks the flags and prints.
+//! ([`sigpu_recurrence`]), the run over files the lab's
+//! ([`sigpu_lab::recurrence::filter_run`]); this file checks the flags and prints.
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use sigpu_lab::recurrence::summary::FilterSummary;
-use sigpu_recurrence::io::{encode_values, read_sos, read_values, Format, SignalFile};
-use sigpu_recurrence::{
-    check_finite, parse_values, plan, signal, with_dtype, DType, Element, FilterOptions,
-    FilterSpec, Recurrence, Signature, Timing,
-};
+use sigpu_lab::recurrence::filter_run::real::{compute_dtype, flag, RealRun};
+use sigpu_lab::recurrence::filter_run::{check_streams, FilterFiles, FilterSummary};
+use sigpu_recurrence::io::read_sos;
+use sigpu_recurrence::{parse_values, with_dtype, DType, FilterOptions, FilterSpec, Signature};
 use sigpu_runtime::{Device, GpuTarget, Target};
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 #[derive(Args, Debug)]
 #[command(after_help = sigpu_recurrence::planner::CONTRACT)]
@@ -112,18 +109,10 @@ pub struct FilterArgs {
     pub emit_cuda: bool,
 }
 
-/// The flag that gave the filter, for errors.
-fn flag(spec: &FilterSpec) -> &'static str {
-    match spec {
-        FilterSpec::Signature(_) => "--signature",
-        FilterSpec::Ba { .. } => "--b/--a",
-        FilterSpec::Sos(_) => "--sos",
-    }
-}
-
 pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<ExitCode> {
+    let files = files(args);
     // Complex data or coefficients run in their own module; it hands back what it read.
-    let read = match super::filter_complex::run_if_complex(device, json, args)? {
+    let read = match super::filter_complex::run_if_complex(device, json, args, files.as_ref())? {
         Ok(code) => return Ok(code),
         Err(read) => read,
     };
@@ -134,31 +123,74 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
                 .map_err(|e| anyhow::anyhow!("--dtype: {e}"))
         })
         .transpose()?;
-    let options = FilterOptions {
-        optimize: !args.no_optimize,
-        allow_unstable: args.allow_unstable,
-        ..FilterOptions::default()
-    };
+    let options = options(args);
     if args.emit_cuda {
         let dtype = dtype.unwrap_or(DType::F32);
         print!("{}", spec.cuda_source(dtype, options).context(flag(&spec))?);
         return Ok(ExitCode::SUCCESS);
     }
-    // Before reading anything: --output and --zf must be two writable files, neither an input
-    // ("-" is stdin / stdout, not a file).
+    check_streams(args.output.as_deref(), args.zf.as_deref())?;
+    // A --zi that exists is a file to check (the complex path checks only regular files).
+    check_files(
+        args,
+        (args.zi.as_deref()).map(Path::new).filter(|p| p.exists()),
+    )?;
+    let files = files.context("--input and --output are required")?;
+    let input = files.read_real(dtype, read)?;
+    let compute = compute_dtype(&spec, &input, &files.shown(), dtype)?;
+    let formats = files.formats()?;
+    let target = match super::resolve(device, super::Need::Either, "filter")?.into_gpu() {
+        Some(gpu) => Target::Gpu(GpuTarget::new(gpu)),
+        None => Target::cpu(),
+    };
+    let run = RealRun {
+        files: &files,
+        spec: &spec,
+        options,
+        target: &target,
+        input: &input,
+        formats,
+    };
+    let summary = with_dtype!(compute, T => run.filter::<T>()?);
+    if let Some(warning) = summary.clip_warning() {
+        // On stderr in every mode: with --json the count is in the summary as well.
+        eprintln!("{warning}");
+    }
+    print_summary(&summary, json, files.output_to_stdout())
+}
+
+/// The files and along-axis flags, when --input and --output are given (clap requires them
+/// unless --emit-cuda).
+pub(super) fn files(args: &FilterArgs) -> Option<FilterFiles> {
+    Some(FilterFiles {
+        input: args.input.clone()?,
+        output: args.output.clone()?,
+        format: args.format.clone(),
+        channels: args.channels,
+        axis: args.axis,
+        zi: args.zi.clone(),
+        zf: args.zf.clone(),
+        filtfilt: args.filtfilt,
+        padlen: args.padlen,
+    })
+}
+
+/// --no-optimize and --allow-unstable as the planner's options.
+pub(super) fn options(args: &FilterArgs) -> FilterOptions {
+    FilterOptions {
+        optimize: !args.no_optimize,
+        allow_unstable: args.allow_unstable,
+        ..FilterOptions::default()
+    }
+}
+
+/// Before reading anything: --output and --zf must be two writable files, neither an input
+/// (`-` is stdin / stdout, not a file); `zi_file` is --zi when it names a file.
+pub(super) fn check_files(args: &FilterArgs, zi_file: Option<&Path>) -> Result<()> {
     fn file(p: Option<&Path>) -> Option<&Path> {
         p.filter(|p| *p != Path::new("-"))
     }
-    // Every input that is a file: --sos and --zi take values or a file.
-    let zi_file = (args.zi.as_deref()).map(Path::new).filter(|p| p.exists());
     let sos_file = (args.sos.as_deref()).map(Path::new).filter(|p| p.is_file());
-    if args.output.as_deref() == Some(Path::new("-")) && args.zf.as_deref() == Some(Path::new("-"))
-    {
-        bail!(
-            "--output - and --zf - would both go to stdout, one array after the other, which \
-             no reader can take apart: give --zf a file"
-        );
-    }
     super::check(
         &[
             super::Output::File("--output", file(args.output.as_deref())),
@@ -170,38 +202,12 @@ pub fn run(device: Option<Device>, json: bool, args: &FilterArgs) -> Result<Exit
             ("--sos", sos_file),
         ],
     )?;
-    let (shown, input) = read_input(args, dtype, read)?;
-    let compute = (spec.dtype_for(input.dtype, input.natural_dtype(), dtype))
-        .with_context(|| format!("{} with --input {shown}", flag(&spec)))?;
-    let formats = formats(args)?;
-    let target = match super::resolve(device, super::Need::Either, "filter")?.into_gpu() {
-        Some(gpu) => Target::Gpu(GpuTarget::new(gpu)),
-        None => Target::cpu(),
-    };
-    let run = Run {
-        formats,
-        spec: &spec,
-        options,
-        target: &target,
-        input: &input,
-        shown: &shown,
-        args,
-    };
-    let summary = with_dtype!(compute, T => run.filter::<T>()?);
-    print_summary(
-        &summary,
-        json,
-        args.output.as_deref() == Some(Path::new("-")),
-    )
+    Ok(())
 }
 
 /// The summary on stdout (on stderr when the output went to stdout): JSON or one line.
-fn print_summary(s: &FilterSummary, json: bool, to_stdout: bool) -> Result<ExitCode> {
-    let text = if json {
-        serde_json::to_string_pretty(s)?
-    } else {
-        s.line()
-    };
+pub(super) fn print_summary(s: &FilterSummary, json: bool, to_stdout: bool) -> Result<ExitCode> {
+    let text = s.render(json)?;
     match to_stdout {
         true => eprintln!("{text}"),
         false => println!("{text}"),
@@ -227,190 +233,4 @@ fn spec(args: &FilterArgs) -> Result<FilterSpec> {
             "give the filter as --b … --a …, --sos FILE|VALUES or --signature \"(a0, … : b1, …)\""
         ),
     }
-}
-
-/// The formats --output and --zf are written in (the input's unless their names say
-/// otherwise; see `Format::of_output`), refused before any work when they cannot be.
-fn formats(args: &FilterArgs) -> Result<(Format, Format)> {
-    let (Some(input), Some(output)) = (&args.input, &args.output) else {
-        bail!("--input and --output are required");
-    };
-    let given = args.format.as_deref();
-    let output = Format::of_output(output, given, Format::of(input, given))
-        .map_err(|e| anyhow::anyhow!("--output: {e}"))?;
-    let zf = (args.zf.as_deref())
-        .map(|p| Format::of_state(p, output))
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("--zf: {e}"))?;
-    Ok((output, zf.unwrap_or(output)))
-}
-
-/// Reads --input (.npy, WAV or raw; `-` is stdin) with its shape (`read`: its bytes, when
-/// they were read already).
-fn read_input(
-    args: &FilterArgs,
-    dtype: Option<DType>,
-    read: Option<Vec<u8>>,
-) -> Result<(String, SignalFile)> {
-    let (Some(input), Some(_)) = (&args.input, &args.output) else {
-        bail!("--input and --output are required");
-    };
-    let shown = input.display().to_string();
-    let bytes = if let Some(bytes) = read {
-        bytes
-    } else if input == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("--input -: reading stdin")?;
-        bytes
-    } else {
-        std::fs::read(input).with_context(|| format!("--input {shown}: cannot read"))?
-    };
-    let format = Format::of(input, args.format.as_deref());
-    let file = SignalFile::parse(bytes, format, dtype, args.channels)
-        .with_context(|| format!("--input {shown}"))?;
-    Ok((shown, file))
-}
-
-/// One `sigpu filter` call, parsed: what `filter` runs in the element type chosen.
-struct Run<'a> {
-    /// The formats of --output and --zf.
-    formats: (Format, Format),
-    spec: &'a FilterSpec,
-    options: FilterOptions,
-    target: &'a Target,
-    input: &'a SignalFile,
-    shown: &'a str,
-    args: &'a FilterArgs,
-}
-
-/// A filtered signal: y, zf, where it ran, a note, and the filtering's times.
-struct Filtered<T> {
-    y: Vec<T>,
-    zf: Vec<T>,
-    device: String,
-    note: Option<String>,
-    timing: Timing,
-}
-
-impl Run<'_> {
-    /// Plans the filter for the target, runs it over the input along the axis (or zero-phase)
-    /// and writes the output (and zf).
-    fn filter<T: Element>(&self) -> Result<FilterSummary> {
-        let (args, shown) = (self.args, self.shown);
-        let x: Vec<T> = self.input.values();
-        check_finite(&x, shown).with_context(|| format!("--input {shown}"))?;
-        let shape = &self.input.shape;
-        let axis = args.axis.unwrap_or(self.input.default_axis());
-        let nd = shape.len() as isize;
-        if axis >= nd || axis < -nd {
-            bail!("--axis {axis} is out of range for the {nd}-D input {shown} of shape {shape:?}");
-        }
-        let ax = axis.rem_euclid(nd) as usize;
-        let start = Instant::now();
-        // Zero-phase filtering runs on the CPU: plan it there, not a kernel it never launches.
-        let cpu = Target::cpu();
-        let target = if args.filtfilt { &cpu } else { self.target };
-        let filter = plan::<T>(self.spec, self.options, target).context(flag(self.spec))?;
-        let setup_seconds = start.elapsed().as_secs_f64();
-        let start = Instant::now();
-        let (out, zf_shape) = self.compute(&*filter, &x, axis)?;
-        let compute_seconds = match out.timing.transfer_seconds {
-            Some(_) => out.timing.compute_seconds,
-            None => start.elapsed().as_secs_f64(),
-        };
-        let output = args.output.as_deref().expect("checked in read_input");
-        let (out_format, zf_format) = self.formats;
-        let (bytes, clipped) = (self.input)
-            .encode(out_format, shape, &out.y)
-            .context("--output")?;
-        put(output, &bytes, "--output")?;
-        if let Some(path) = &args.zf {
-            let raw = zf_format == Format::Raw;
-            put(path, &encode_values(raw, &zf_shape, &out.zf), "--zf")?;
-        }
-        if let Some(c) = clipped.filter(|&c| c > 0) {
-            // On stderr in every mode: with --json the count is in the summary as well.
-            eprintln!(
-                "warning: {c} of {} samples ({:.1}%) were clipped to the WAV sample range in {}; \
-                 lower the filter's gain, or write .npy to keep the values",
-                out.y.len(),
-                100.0 * c as f64 / out.y.len().max(1) as f64,
-                output.display()
-            );
-        }
-        let report = filter.report();
-        Ok(FilterSummary {
-            filter: self.spec.to_string(),
-            dtype: T::DTYPE,
-            device: out.device,
-            method: report.method.name().into(),
-            error_bound: report.error_bound,
-            reference_bound: report.reference_bound,
-            shape: shape.clone(),
-            axis: ax,
-            channels: x.len() / shape[ax].max(1),
-            samples_per_channel: shape[ax],
-            filtfilt: args.filtfilt,
-            setup_seconds,
-            transfer_seconds: out.timing.transfer_seconds,
-            compute_seconds,
-            msamples_per_s: x.len() as f64 / compute_seconds.max(1e-12) / 1e6,
-            output: output.display().to_string(),
-            zf: args.zf.as_ref().map(|p| p.display().to_string()),
-            clipped,
-            note: out.note,
-        })
-    }
-
-    /// The filtering: along the axis from --zi (or a zero state), or zero-phase on the CPU.
-    /// Returns the result and zf's shape.
-    fn compute<T: Element>(
-        &self,
-        filter: &dyn Recurrence<T>,
-        x: &[T],
-        axis: isize,
-    ) -> Result<(Filtered<T>, Vec<usize>)> {
-        let (args, shape, flag) = (self.args, &self.input.shape, flag(self.spec));
-        let zf_shape = signal::zi_shape(shape, axis, filter.sections(), filter.state_len())?;
-        if args.filtfilt {
-            let out = signal::filtfilt_spec(self.spec, x, shape, axis, args.padlen, &self.options);
-            let filtered = Filtered {
-                y: out.context(flag)?.y,
-                zf: Vec::new(),
-                device: filter.device(),
-                note: self.target.gpu().map(|_| "filtfilt runs on the CPU".into()),
-                timing: Timing::default(),
-            };
-            return Ok((filtered, zf_shape));
-        }
-        let raw = self.input.format == Format::Raw;
-        let zi = (args.zi.as_deref())
-            .map(|text| read_values::<T>(text, raw, &zf_shape).context("--zi"))
-            .transpose()?;
-        let zi = zi.as_ref().map(|(z, s)| (z.as_slice(), s.as_slice()));
-        let (out, timing) = signal::along_axis(filter, x, shape, axis, zi).context(flag)?;
-        let filtered = Filtered {
-            y: out.y,
-            zf: out.zf.unwrap_or_default(),
-            device: filter.device(),
-            note: filter.note(),
-            timing,
-        };
-        Ok((filtered, zf_shape))
-    }
-}
-
-/// Writes `data` to `path` (atomically), or to stdout for `-`; errors name `flag`.
-pub(super) fn put(path: &Path, data: &[u8], flag: &str) -> Result<()> {
-    if path == Path::new("-") {
-        let mut out = std::io::stdout().lock();
-        out.write_all(data)
-            .and_then(|()| out.flush())
-            .with_context(|| format!("{flag} -: writing stdout"))?;
-        return Ok(());
-    }
-    sigpu_runtime::fs::write_atomic(path, data)
-        .with_context(|| format!("{flag} {}: cannot write", path.display()))
 }

@@ -9,15 +9,16 @@ pub use args::*;
 use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use sigpu_lab::ldpc::bench::{self as lab_bench, BenchSpec};
-use sigpu_lab::ldpc::codes::codes_table;
+use sigpu_lab::ldpc::codes::{codes_table, rejoin_nr_specs};
 use sigpu_lab::ldpc::plot as ldpc_plot;
+use sigpu_lab::ldpc::simulate::{self as lab_simulate, spread_notes};
 use sigpu_ldpc::decode_file::{decode_npy, DecodeFiles};
 use sigpu_ldpc::nr::NrCode;
 use sigpu_ldpc::plan;
-use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepEvent, SweepSpec};
+use sigpu_ldpc::sim::sweep::{SnrAxis, SweepEvent, SweepSpec};
 use sigpu_ldpc::Code;
 use sigpu_runtime::cuda::Gpu;
-use sigpu_runtime::ranks::{agree, Ranks};
+use sigpu_runtime::ranks::agree;
 use sigpu_runtime::{Device, Target};
 use std::process::ExitCode;
 
@@ -167,21 +168,20 @@ pub fn simulate(
             a.code
         );
     }
-    super::ranks::run("ldpc simulate", |ranks| {
+    sigpu_lab::ranks::run("ldpc simulate", |ranks| {
         let root = ranks.rank() == 0;
         let prepared = a.prepare(root, device, all_gpus);
         let (gpus, spec, code) = agree(ranks, prepared, |e| format!("{e:#}"))
             .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
         if !json {
-            say_where(ranks, &gpus);
+            spread_notes(ranks, &gpus)
+                .iter()
+                .for_each(|n| eprintln!("{n}"));
         }
-        let targets: Vec<Target> = gpus.into_iter().map(|g| plan::target(Some(g))).collect();
         // One bar per point, gone once the point's line is printed (rank 0 only).
         let mut bar: Option<ProgressBar> = None;
-        // The SNRs of the points this run computed; the others came from --out (--resume).
-        let mut fresh: Vec<f64> = Vec::new();
         let template = "{spinner} {prefix} [{bar:30}] {pos}/{len} frames {msg}";
-        let result = sweep::run_ranks(ranks, &code, &targets, &spec, &mut |event| match event {
+        let result = lab_simulate::run(ranks, &code, gpus, &spec, &mut |event| match event {
             SweepEvent::Start(db) => {
                 let b = super::bar(a.max_frames, template);
                 b.set_prefix(format!("{} {db:.2} dB", spec.axis.label()));
@@ -195,23 +195,23 @@ pub fn simulate(
             SweepEvent::Note(note) => eprintln!("{note}"),
             SweepEvent::Point(p) => {
                 bar.take().inspect(ProgressBar::finish_and_clear);
-                fresh.push(spec.axis.of(p));
                 if !json {
                     println!("{}", p.summary());
                 }
             }
         });
         bar.take().inspect(ProgressBar::finish_and_clear);
-        let sweep = result?;
+        let swept = result?;
         if !root {
             return Ok(ExitCode::SUCCESS);
         }
         if let (false, Some(out)) = (json, &a.out) {
             // Points resumed from the file are part of the result: shown too, marked as such.
-            for p in (sweep.points.iter()).filter(|p| !fresh.contains(&spec.axis.of(p))) {
+            for p in swept.kept() {
                 println!("{} (kept from {})", p.summary(), out.display());
             }
         }
+        let sweep = swept.sweep;
         if let Some(path) = &a.plot {
             ldpc_plot::save_sweep(path, &sweep, spec.axis)
                 .with_context(|| format!("--plot {}", path.display()))?;
@@ -221,39 +221,6 @@ pub fn simulate(
         }
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// Says on stderr how the sweep is spread: over several GPUs, over MPI ranks.
-fn say_where(ranks: &dyn Ranks, gpus: &[Gpu]) {
-    if gpus.len() > 1 {
-        let names: Vec<_> = gpus.iter().map(|g| g.info().name.clone()).collect();
-        let on = (ranks.size() > 1).then(|| format!("rank {}: ", ranks.rank()));
-        let (on, count, names) = (on.unwrap_or_default(), gpus.len(), names.join(", "));
-        eprintln!("{on}spreading the sweep over {count} GPUs: {names}");
-    }
-    let size = ranks.size();
-    if ranks.rank() == 0 && size > 1 {
-        eprintln!("spreading the sweep over {size} MPI ranks; rank 0 writes the results");
-    }
-}
-
-/// `--codes` is split at commas, which also separate an NR spec's keys
-/// (`nr:k=8448,n=9126`): a piece that is a bare `k=`, `n=` or `bg=` rejoins the one before.
-fn rejoin_nr_specs(pieces: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for p in pieces {
-        let key = ["k=", "n=", "bg="]
-            .iter()
-            .any(|k| p.trim_start().starts_with(k));
-        match out.last_mut() {
-            Some(last) if key && NrCode::is_spec(last) => {
-                last.push(',');
-                last.push_str(p);
-            }
-            _ => out.push(p.clone()),
-        }
-    }
-    out
 }
 
 /// `sigpu bench ldpc`: the decoder throughput tables.

@@ -10,6 +10,14 @@ use sigpu_clns::gpu::GpuClns;
 use sigpu_clns::{radian, ClnsFormat, Geometry, Method};
 use sigpu_runtime::cuda::Gpu;
 
+/// The methods `--method` names: `all`, every method; else the one named.
+pub fn methods_named(name: &str) -> Result<Vec<Method>> {
+    if name == "all" {
+        return Ok(Method::ALL.to_vec());
+    }
+    Ok(vec![name.parse().context("--method")?])
+}
+
 /// Certificates of `methods` over `inputs`, on `gpu` if given (every method but the blend)
 /// or on the CPU (the methods with a CPU evaluator), and the names of the methods skipped
 /// (GPU-only methods on the CPU, the blend on the GPU, methods without kernels for `format`).

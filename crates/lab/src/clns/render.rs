@@ -1,4 +1,4 @@
-//! `sigpu bench clns`'s report as text tables and the cliff chart.
+//! `sigpu bench clns`'s report as text tables and the cliff chart, and read back from JSON.
 
 use super::bench::Report;
 use super::TextTable;
@@ -7,6 +7,15 @@ use sigpu_plot::{LineChart, Series};
 use std::path::Path;
 
 impl Report {
+    /// A report `sigpu bench clns --out` wrote, read back (`--from`): no GPU needed.
+    pub fn load(path: &Path) -> Result<Report> {
+        let what = "a `bench clns --out` report (JSON)";
+        let text = sigpu_runtime::input::read_text(path, 64 << 20, what)
+            .with_context(|| format!("--from {}", path.display()))?;
+        serde_json::from_str(&text)
+            .with_context(|| format!("--from {}: not a `bench clns` report", path.display()))
+    }
+
     /// The text `sigpu bench clns` prints: the headline, Table I, then the cliff and the
     /// streaming ops when they were measured.
     pub fn text(&self) -> String {

@@ -36,3 +36,50 @@ pub fn codes_table(infos: &[CodeInfo]) -> String {
         ]
     })
 }
+
+/// A list of code names split at commas (`--codes a,b,…`), which also separate an NR spec's
+/// keys (`nr:k=8448,n=9126`): a piece that is a bare `k=`, `n=` or `bg=` rejoins the one
+/// before it.
+pub fn rejoin_nr_specs(pieces: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in pieces {
+        let key = ["k=", "n=", "bg="]
+            .iter()
+            .any(|k| p.trim_start().starts_with(k));
+        match out.last_mut() {
+            Some(last) if key && sigpu_ldpc::nr::NrCode::is_spec(last) => {
+                last.push(',');
+                last.push_str(p);
+            }
+            _ => out.push(p.clone()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_nr_spec_split_at_its_commas_is_rejoined_and_other_names_are_kept() {
+        let pieces: Vec<String> = [
+            "dvbt2-short-1/2",
+            "nr:k=8448",
+            "n=9126",
+            "bg=1",
+            "dvbt2-normal-3/4",
+        ]
+        .map(String::from)
+        .to_vec();
+        let codes = rejoin_nr_specs(&pieces);
+        assert_eq!(
+            codes,
+            [
+                "dvbt2-short-1/2",
+                "nr:k=8448,n=9126,bg=1",
+                "dvbt2-normal-3/4"
+            ]
+        );
+    }
+}

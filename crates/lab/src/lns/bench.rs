@@ -471,6 +471,58 @@ pub fn default_cpu_methods() -> Vec<Method> {
         .collect()
 }
 
+/// The add throughput of `methods` on the CPU (none given: [`default_cpu_methods`]), over
+/// 2^22 pairs, 5 runs each: the rows of `sigpu bench lns --device cpu`.
+pub fn cpu_add_table(format: Format, methods: &[Method]) -> Result<Vec<CpuRow>, LnsError> {
+    let methods = match methods.is_empty() {
+        true => default_cpu_methods(),
+        false => methods.to_vec(),
+    };
+    (methods.into_iter())
+        .map(|m| cpu_add_throughput(format, m, 1 << 22, 5))
+        .collect()
+}
+
+/// What `sigpu bench lns` is asked for (`--method`, `--reduce-only`, `--plot`), refused
+/// before anything is measured when it cannot run where it goes: `on_gpu` is `None` while
+/// the device is not yet resolved (then only what the flags alone show, with `cuda_named`
+/// for an explicit `--device cuda`), else where the run really goes.
+pub fn check_request(
+    methods: &[Method],
+    reduce_only: bool,
+    plot: bool,
+    cuda_named: bool,
+    on_gpu: Option<bool>,
+) -> Result<(), String> {
+    let gpu_only =
+        "--method selects CPU methods (with --device cpu); the GPU run measures every method";
+    let Some(on_gpu) = on_gpu else {
+        if cuda_named && !methods.is_empty() {
+            return Err(gpu_only.into());
+        }
+        if reduce_only && (!methods.is_empty() || plot) {
+            return Err(
+                "--reduce-only measures the fused sum and dot alone: drop --method and --plot"
+                    .into(),
+            );
+        }
+        return Ok(());
+    };
+    match on_gpu {
+        true if !methods.is_empty() => Err(gpu_only.into()),
+        true => Ok(()),
+        false if reduce_only => {
+            Err("--reduce-only: the fused reductions run on the GPU only (--device cuda)".into())
+        }
+        false => match methods.iter().find(|m| !m.runs_on_cpu()) {
+            Some(m) => Err(format!(
+                "--method {m}: runs on the GPU only (its GPU figures: --device cuda)"
+            )),
+            None => Ok(()),
+        },
+    }
+}
+
 /// Element-wise `add_slices` throughput on the CPU for `method`, over `n` pairs of values with
 /// log2 magnitudes uniform in [−8, 8] and random signs (so half the adds are subtractions, and
 /// inputs land across the whole s_b / d_b domain rather than mostly beyond the essential zero),

@@ -7,6 +7,38 @@ use sigpu_lns::{certify_part, Certificate, Format, Method, Part, Which};
 use sigpu_runtime::cuda::Gpu;
 use sigpu_runtime::ranks::{self, Ranks};
 
+/// The methods `--method` names: `all`, every method that takes `format`; else the one named.
+pub fn methods_named(name: &str, format: Format) -> Result<Vec<Method>> {
+    if name == "all" {
+        return Ok((Method::ALL.into_iter())
+            .filter(|m| m.takes(format))
+            .collect());
+    }
+    Ok(vec![name.parse().context("--method")?])
+}
+
+/// The functions `--func` names: `sb`, `db`, or both for any other name.
+pub fn funcs_named(name: &str) -> Vec<Which> {
+    match name {
+        "sb" => vec![Which::Sb],
+        "db" => vec![Which::Db],
+        _ => vec![Which::Sb, Which::Db],
+    }
+}
+
+/// Refuses `methods` (`--method name`) when none of them runs where the certificates are
+/// made (`on_gpu` or the CPU), saying which device to use instead.
+pub fn check_runnable(methods: &[Method], on_gpu: bool, name: &str) -> Result<()> {
+    if runnable(methods, on_gpu).0.is_empty() {
+        let only = match on_gpu {
+            true => "the CPU only (use --device cpu)",
+            false => "the GPU only (use --device cuda)",
+        };
+        anyhow::bail!("--method {name}: runs on {only}");
+    }
+    Ok(())
+}
+
 /// `methods` split into those that run where the certificates are made (`on_gpu` or the CPU)
 /// and those that do not, in order.
 pub fn runnable(methods: &[Method], on_gpu: bool) -> (Vec<Method>, Vec<Method>) {

@@ -29,6 +29,26 @@ pub struct HmmRun {
     pub runs: usize,
 }
 
+/// The most emission probabilities a run holds (as f64, and as words on a GPU).
+const MAX_EMISSIONS: usize = 1 << 30;
+
+impl HmmRun {
+    /// Refuses a run whose emissions cannot be allocated: each size is bounded, their
+    /// product is not, and a failed allocation would abort instead of saying why.
+    pub fn check(&self) -> Result<()> {
+        let (s, t, b) = (self.states, self.steps, self.batch);
+        let cells = s.saturating_mul(t).saturating_mul(b);
+        if cells > MAX_EMISSIONS {
+            anyhow::bail!(
+                "--states {s} × --steps {t} × --batch {b} = {cells} emission probabilities: at \
+                 most 2^30 ({} GiB as f64)",
+                (MAX_EMISSIONS * 8) >> 30
+            );
+        }
+        Ok(())
+    }
+}
+
 /// What one HMM forward run measured, and how far it is from the f64 log-space forward.
 #[derive(Clone, Debug, Serialize)]
 pub struct HmmReport {

@@ -4,10 +4,12 @@
 //!   the streaming add and fused reductions against the copy ceiling, the CPU's add throughput.
 //! - [`fig3`] / [`fig3_gpu`] / [`figure`]: texture-LNS's Fig. 3 (s_b accuracy against input
 //!   precision) from the CPU twins or measured on a GPU.
+//! - [`calc`]: the calculator over a stream of lines, as text or one JSON array.
 //! - [`certify`]: exhaustive certificates of several methods on the CPU or a GPU.
 //! - [`hmm`]: the HMM forward in LNS, timed and checked against f64.
 
 pub mod bench;
+pub mod calc;
 pub mod certify;
 pub mod fig3;
 pub mod fig3_gpu;

@@ -6,9 +6,11 @@
 //!   report `--out` writes.
 //! - [`sos_bench`]: the fused second-order-section cascade (`--sos`) against the copy ceiling.
 //! - [`plot`]: throughput-vs-length charts from such a report (saved runs can be re-plotted).
+//! - [`filter_run`]: one `sigpu filter` run over files: read, plan, filter, write, report.
 //! - [`summary`]: what one `sigpu filter` run reports.
 
 pub mod bench;
+pub mod filter_run;
 pub mod plot;
 pub mod sos_bench;
 pub mod summary;

@@ -254,6 +254,26 @@ pub struct SosCpuReport {
     pub rows: Vec<SosCpuRow>,
 }
 
+/// Runs `bench` on `gpu` ([`measure_sos`]) or, without one, on the CPU cores
+/// ([`measure_sos_cpu`] on `threads`): the report as JSON and as text.
+pub fn measure_on(
+    gpu: Option<&Gpu>,
+    bench: &SosBench,
+    threads: Option<usize>,
+    progress: &mut dyn FnMut(usize, &str),
+) -> Result<(serde_json::Value, String)> {
+    Ok(match gpu {
+        Some(gpu) => {
+            let report = measure_sos(gpu, bench, progress)?;
+            (serde_json::to_value(&report)?, render_sos(&report))
+        }
+        None => {
+            let report = measure_sos_cpu(bench, threads, progress)?;
+            (serde_json::to_value(&report)?, render_sos_cpu(&report))
+        }
+    })
+}
+
 /// Times the CPU section engine in f64 on `threads` threads (None: all): engine and library
 /// call interleaved in each round, medians of `bench.runs`.
 pub fn measure_sos_cpu(

@@ -74,4 +74,25 @@ impl FilterSummary {
             (s.note.as_deref().map(|n| format!(" ({n})"))).unwrap_or_default(),
         )
     }
+
+    /// The report as pretty JSON, or as [`FilterSummary::line`].
+    pub fn render(&self, json: bool) -> serde_json::Result<String> {
+        match json {
+            true => serde_json::to_string_pretty(self),
+            false => Ok(self.line()),
+        }
+    }
+
+    /// The warning for a WAV output whose samples were clipped to the integer PCM range:
+    /// how many, of how many, and what to do instead.
+    pub fn clip_warning(&self) -> Option<String> {
+        let c = self.clipped.filter(|&c| c > 0)?;
+        let samples = self.channels * self.samples_per_channel;
+        Some(format!(
+            "warning: {c} of {samples} samples ({:.1}%) were clipped to the WAV sample range in \
+             {}; lower the filter's gain, or write .npy to keep the values",
+            100.0 * c as f64 / samples.max(1) as f64,
+            self.output
+        ))
+    }
 }

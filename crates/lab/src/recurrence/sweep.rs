@@ -251,12 +251,30 @@ pub fn parse_shape(t: &str) -> Result<GpuConfig> {
     })
 }
 
+/// The longest length checked against the reference: none with `no_check`, else up to
+/// 2^`up_to_log2` (every length when not given).
+pub fn check_limit(no_check: bool, up_to_log2: Option<u32>) -> Option<usize> {
+    (!no_check).then(|| up_to_log2.map_or(usize::MAX, |l| 1usize << l.min(62)))
+}
+
 /// A saved report (`--from`): JSON with a `rows` list.
 pub fn load_report(path: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("--from {}: cannot read", path.display()))?;
     serde_json::from_str::<Value>(&text)
         .with_context(|| format!("--from {}: not a bench report", path.display()))
+}
+
+/// `report` (measured, or [`load_report`]) checked to hold a `rows` list, with the peers of
+/// `peers` ([`add_peers`]) when given: what `--out`, the charts and the table are made from.
+pub fn with_peers(mut report: Value, peers: Option<&Path>) -> Result<Value> {
+    if report.get("rows").and_then(Value::as_array).is_none() {
+        bail!("the report has no \"rows\" list");
+    }
+    if let Some(path) = peers {
+        add_peers(&mut report, path)?;
+    }
+    Ok(report)
 }
 
 /// Adds the `peers` list of the JSON that bench/peers/recurrence_peers.py prints to `report`.

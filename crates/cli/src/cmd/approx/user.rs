@@ -5,29 +5,11 @@
 use super::super::{check, print_json, spinning, Output};
 use super::TuneArgs;
 use anyhow::{anyhow, Context, Result};
-use sigpu_approx::user::args::load_args;
-use sigpu_approx::user::metric::Qos;
+use sigpu_approx::user::request::{Field, TuneRequest};
 use sigpu_approx::user::{self, LaunchShape, TuneOptions, UserKernel};
 use sigpu_runtime::Device;
 use std::path::Path;
 use std::process::ExitCode;
-
-/// `X[,Y[,Z]]` (or `x`-separated) extents, each ≥ 1.
-pub fn parse_dim(text: &str) -> Result<[u32; 3], String> {
-    let parts: Vec<&str> = text.split([',', 'x']).map(str::trim).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Err("expected X, X,Y or X,Y,Z".into());
-    }
-    let mut d = [1u32; 3];
-    for (i, p) in parts.iter().enumerate() {
-        d[i] = p
-            .parse()
-            .ok()
-            .filter(|&v| v >= 1)
-            .ok_or_else(|| format!("{p:?} is not an extent >= 1"))?;
-    }
-    Ok(d)
-}
 
 pub fn run(device: Option<Device>, json: bool, args: &TuneArgs, source: &Path) -> Result<ExitCode> {
     let kernel = args.kernel.clone().ok_or_else(|| {
@@ -49,19 +31,25 @@ pub fn run(device: Option<Device>, json: bool, args: &TuneArgs, source: &Path) -
             "--args: required with --source (in:X.npy, out:f32:N, i32:5, …)"
         ));
     }
-    let host = load_args(&args.args).map_err(|e| anyhow!("--args: {e}"))?;
-    let holdout = match &args.holdout_args {
-        Some(h) => Some(load_args(h).map_err(|e| anyhow!("--holdout-args: {e}"))?),
-        None => None,
+    let request = TuneRequest {
+        args: &args.args,
+        holdout: args.holdout_args.as_deref(),
+        metric: &args.metric,
+        qos: args.qos,
+        qos_ratio: args.qos_ratio,
+        per_site: !args.single_lambda,
+        guards: !args.no_guards,
+        energy_seconds: (args.energy_seconds).unwrap_or(TuneOptions::default().energy_seconds),
     };
-    let metric = args.metric.parse().map_err(|e| anyhow!("--metric: {e}"))?;
-    let qos = match args.qos {
-        Some(v) => Qos::Value(v),
-        None => Qos::Ratio(args.qos_ratio),
-    };
-    let qos = user::check_qos(&metric, qos).map_err(|e| match qos {
-        Qos::Value(_) => anyhow!("--qos: {e}"),
-        Qos::Ratio(_) => anyhow!("--qos-ratio: {e}"),
+    let prepared = request.prepare().map_err(|e| {
+        let flag = match e.field {
+            Field::Args => "--args",
+            Field::Holdout => "--holdout-args",
+            Field::Metric => "--metric",
+            Field::Qos => "--qos",
+            Field::QosRatio => "--qos-ratio",
+        };
+        anyhow!("{flag}: {e}")
     })?;
     let code = sigpu_runtime::input::read_text(source, 16 << 20, "CUDA C source text")
         .with_context(|| format!("--source {}", source.display()))?;
@@ -71,16 +59,6 @@ pub fn run(device: Option<Device>, json: bool, args: &TuneArgs, source: &Path) -
         shared_mem: args.shared_mem,
     };
     shape.check()?;
-    let opts = TuneOptions {
-        metric,
-        qos,
-        per_site: !args.single_lambda,
-        guards: !args.no_guards,
-        energy_seconds: args
-            .energy_seconds
-            .unwrap_or(TuneOptions::default().energy_seconds),
-        ..TuneOptions::default()
-    };
     let k = UserKernel {
         file: source.display().to_string(),
         source: code,
@@ -88,16 +66,14 @@ pub fn run(device: Option<Device>, json: bool, args: &TuneArgs, source: &Path) -
     };
     let gpu = super::super::resolve_gpu(device, "approx tune")?;
     let report = spinning(|progress| {
-        user::tune(&gpu, &k, &host, &shape, &opts, holdout.as_deref(), progress)
+        let (host, holdout) = (&prepared.host, prepared.holdout.as_deref());
+        user::tune(&gpu, &k, host, &shape, &prepared.options, holdout, progress)
     })?;
     if let Some(path) = &args.output {
         sigpu_runtime::fs::write_atomic(path, report.tuned_source.as_bytes())
             .with_context(|| format!("--output {}: cannot write", path.display()))?;
     }
-    if let Some(p) = &args.out.path {
-        sigpu_runtime::fs::write_atomic(p, serde_json::to_string_pretty(&report)?.as_bytes())
-            .with_context(|| format!("--out {}: cannot write", p.display()))?;
-    }
+    super::super::write_json_out(&args.out, &report)?;
     if json {
         print_json(&report)?;
     } else {
@@ -110,19 +86,4 @@ pub fn run(device: Option<Device>, json: bool, args: &TuneArgs, source: &Path) -
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn launch_dimensions_parse_and_errors_say_which_part() {
-        assert_eq!(parse_dim("256").unwrap(), [256, 1, 1]);
-        assert_eq!(parse_dim("64,4").unwrap(), [64, 4, 1]);
-        assert_eq!(parse_dim("8x8x2").unwrap(), [8, 8, 2]);
-        assert!(parse_dim("0").unwrap_err().contains("\"0\""));
-        assert!(parse_dim("1,2,3,4").unwrap_err().contains("X,Y,Z"));
-        assert!(parse_dim("a").is_err());
-    }
 }

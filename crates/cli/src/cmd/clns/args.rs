@@ -1,6 +1,6 @@
 //! The flags of `sigpu clns …` and `sigpu bench clns`.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use sigpu_clns::{ClnsFormat, Geometry};
 
@@ -132,14 +132,6 @@ pub struct TableArgs {
 impl TableArgs {
     /// The table for `format`: the flags given, the format's default for those not.
     pub fn geometry(&self, format: ClnsFormat) -> Result<Geometry> {
-        let d = Geometry::default_for(format);
-        let (a, b) = (
-            self.p_cl.unwrap_or(d.p_cl),
-            self.p_theta.unwrap_or(d.p_theta),
-        );
-        if !(2..=4096).contains(&a) || !(2..=4096).contains(&b) {
-            bail!("--p-cl {a} / --p-theta {b}: table sizes are 2..=4096 points per axis");
-        }
-        Ok(Geometry::new(format, a, b))
+        Ok(Geometry::sized(format, self.p_cl, self.p_theta)?)
     }
 }

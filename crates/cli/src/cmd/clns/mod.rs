@@ -10,7 +10,7 @@ use args::{ClnsCertifyArgs, ClnsCertifyF32Args, ClnsFftArgs, ClnsFig45Args};
 use super::{resolve, spinning, Need, Target};
 use anyhow::{bail, Context, Result};
 use sigpu_clns::certify::Inputs;
-use sigpu_clns::{ClnsFormat, Geometry, Method};
+use sigpu_clns::{ClnsFormat, Geometry};
 use sigpu_lab::clns::{bench, certify as lab_certify, fft, fig45};
 use sigpu_runtime::Device;
 use std::process::ExitCode;
@@ -27,11 +27,7 @@ pub fn run(device: Option<Device>, json: bool, command: &ClnsCommand) -> Result<
 fn certify(device: Option<Device>, json: bool, args: &ClnsCertifyArgs) -> Result<ExitCode> {
     args.out.check()?;
     let format = args.format;
-    let methods: Vec<Method> = if args.method == "all" {
-        Method::ALL.to_vec()
-    } else {
-        vec![args.method.parse().context("--method")?]
-    };
+    let methods = lab_certify::methods_named(&args.method)?;
     let g = args.table.geometry(format)?;
     let inputs = Inputs::standard_checked(format, args.stride, args.random as usize, args.seed)
         .context("--stride")?;
@@ -115,13 +111,7 @@ pub fn bench(device: Option<Device>, json: bool, args: &BenchClnsArgs) -> Result
     ];
     super::check(&outputs, &[("--from", args.from.as_deref())])?;
     let report: bench::Report = match &args.from {
-        Some(path) => {
-            let what = "a `bench clns --out` report (JSON)";
-            let text = sigpu_runtime::input::read_text(path, 64 << 20, what)
-                .with_context(|| format!("--from {}", path.display()))?;
-            serde_json::from_str(&text)
-                .with_context(|| format!("--from {}: not a `bench clns` report", path.display()))?
-        }
+        Some(path) => bench::Report::load(path)?,
         None => {
             let Target::Gpu(gpu) = resolve(device, Need::Gpu, "bench clns")? else {
                 unreachable!("Need::Gpu resolves to a GPU or an error")

@@ -5,9 +5,10 @@
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use sigpu_ldpc::channel::{Demapper, Modulation};
+use sigpu_ldpc::decoder_options::DecoderOptions;
 use sigpu_ldpc::interleave::InterleaverChoice;
 use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
-use sigpu_ldpc::sim::Link;
+use sigpu_ldpc::sweep_request::{LinkChoice, SweepStop};
 use sigpu_ldpc::{Algorithm, Code, DecoderConfig, Precision, Schedule};
 use std::path::PathBuf;
 
@@ -107,34 +108,26 @@ pub struct DecoderArgs {
     #[arg(long)]
     pub early_termination: bool,
     /// 8-bit LLR scale, in [0.25, 32]: quantised = round(LLR · scale), saturated to ±127.
-    #[arg(long, default_value_t = default_scale())]
+    #[arg(long, default_value_t = DecoderOptions::default_scale())]
     pub scale: f32,
     /// CPU threads (0 = all).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
 }
 
-/// The default decoder's 8-bit LLR scale.
-fn default_scale() -> f32 {
-    match DecoderConfig::default().precision {
-        Precision::Fixed8 { scale } => scale,
-        Precision::Float => 8.0,
-    }
-}
-
 impl DecoderArgs {
     /// The decoder configuration these flags ask for, checked.
     pub fn config(&self) -> Result<DecoderConfig> {
-        let config = DecoderConfig {
+        let options = DecoderOptions {
             algorithm: self.decoder,
             schedule: self.schedule,
-            precision: self.precision.with_scale(self.scale),
+            precision: self.precision,
             iterations: self.iterations,
             early_termination: self.early_termination,
+            scale: self.scale,
             threads: self.threads,
         };
-        config.validate()?;
-        Ok(config)
+        Ok(options.config()?)
     }
 }
 
@@ -294,24 +287,36 @@ pub struct BenchArgs {
 impl SimulateArgs {
     /// The sweep these flags ask for.
     pub fn spec(&self, code: &Code) -> Result<SweepSpec> {
-        let link = Link {
+        let link = LinkChoice {
             modulation: self.modulation,
             demapper: self.demapper,
-            interleaving: self.bit_interleaver.resolve(code),
+            bit_interleaver: self.bit_interleaver,
             seed: self.seed,
         };
-        let (axis, points) = match (&self.snr, &self.eb_n0) {
+        let (axis, points) = self.points()?;
+        let mut spec = SweepSpec::new(link.link(code), axis, points, self.decoder.config()?);
+        self.stop().apply(&mut spec);
+        spec.device_frames = !self.host_frames;
+        Ok(spec)
+    }
+
+    /// The SNR axis and points of --snr or --eb-n0.
+    pub fn points(&self) -> Result<(SnrAxis, Vec<f64>)> {
+        Ok(match (&self.snr, &self.eb_n0) {
             (Some(s), None) => (SnrAxis::EsN0, sweep::parse_points(s)?),
             (None, Some(s)) => (SnrAxis::EbN0, sweep::parse_points(s)?),
             _ => bail!("give the SNR points with --snr (Es/N0) or --eb-n0"),
-        };
-        let mut spec = SweepSpec::new(link, axis, points, self.decoder.config()?);
-        spec.min_errors = self.min_errors;
-        spec.max_frames = self.max_frames;
-        spec.batch = self.batch;
-        spec.device_frames = !self.host_frames;
-        spec.out = self.out.clone();
-        spec.resume = self.resume;
-        Ok(spec)
+        })
+    }
+
+    /// --min-errors, --max-frames, --batch, --out and --resume.
+    pub fn stop(&self) -> SweepStop {
+        SweepStop {
+            min_errors: self.min_errors,
+            max_frames: self.max_frames,
+            batch: self.batch,
+            out: self.out.clone(),
+            resume: self.resume,
+        }
     }
 }

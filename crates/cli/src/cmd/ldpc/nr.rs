@@ -4,20 +4,25 @@
 use super::{DecodeArgs, EncodeArgs, NrArgs, SimulateArgs};
 use anyhow::{bail, Result};
 use sigpu_ldpc::nr::files::{decode_npy, encode_npy, RvChoice};
-use sigpu_ldpc::nr::modulation::{Fading, NrModulation};
-use sigpu_ldpc::nr::sim::{NrLink, NrSweep};
+use sigpu_ldpc::nr::modulation::Fading;
 use sigpu_ldpc::nr::NrCode;
-use sigpu_ldpc::sim::sweep::{self, SnrAxis, SweepSpec};
+use sigpu_ldpc::sim::sweep::SweepSpec;
+use sigpu_ldpc::sweep_request::{fading_named, NrLinkChoice};
 use sigpu_ldpc::Code;
 use sigpu_runtime::Target;
 use std::process::ExitCode;
 
+/// --rv: the versions given, or rv 0 alone.
+fn rv_choice(rv: Option<&str>) -> Result<RvChoice> {
+    Ok(match rv {
+        Some(text) => RvChoice::parse(text)?,
+        None => RvChoice::first(),
+    })
+}
+
 impl NrArgs {
     fn rv(&self) -> Result<RvChoice> {
-        Ok(match &self.rv {
-            Some(text) => RvChoice::parse(text)?,
-            None => RvChoice::first(),
-        })
+        rv_choice(self.rv.as_deref())
     }
 
     /// Refuses the NR flags on a code that is not NR.
@@ -70,39 +75,22 @@ pub fn decode(target: &Target, json: bool, a: &DecodeArgs) -> Result<ExitCode> {
 /// on the sweep / resume / MPI machinery of every code.
 pub fn sweep_spec(a: &SimulateArgs) -> Result<(SweepSpec, Code)> {
     let code = NrCode::parse(&a.code)?;
-    let rv = match &a.rv {
-        Some(t) => RvChoice::parse(t)?,
-        None => RvChoice::first(),
-    };
-    // The names of --modulation are those of TS 38.211's constellations; NR codes get those.
-    let modulation = NrModulation::parse(a.modulation.name())?;
+    let rv = rv_choice(a.rv.as_deref())?;
     let fading = match a.fading.as_deref() {
-        None | Some("awgn") => Fading::Awgn,
-        Some("rayleigh") | Some("rayleigh-block") => Fading::RayleighBlock,
-        Some(other) => bail!("--fading {other:?}: expected awgn or rayleigh"),
+        None => Fading::Awgn,
+        Some(name) => fading_named(name)
+            .ok_or_else(|| anyhow::anyhow!("--fading {name:?}: expected awgn or rayleigh"))?,
     };
-    let nr = NrSweep {
-        code,
-        link: NrLink {
-            modulation,
-            fading,
-            demapper: a.demapper,
-            rvs: rv.rvs,
-            seed: a.seed,
-        },
+    let link = NrLinkChoice {
+        modulation: a.modulation,
+        fading,
+        demapper: a.demapper,
+        rvs: rv.rvs,
+        seed: a.seed,
     };
-    nr.check()?;
-    let decoding = nr.decoding_code()?;
-    let (axis, points) = match (&a.snr, &a.eb_n0) {
-        (Some(s), None) => (SnrAxis::EsN0, sweep::parse_points(s)?),
-        (None, Some(s)) => (SnrAxis::EbN0, sweep::parse_points(s)?),
-        _ => bail!("give the SNR points with --snr (Es/N0) or --eb-n0"),
-    };
+    let (nr, decoding) = link.sweep(code)?;
+    let (axis, points) = a.points()?;
     let mut spec = SweepSpec::for_nr(nr, a.modulation, axis, points, a.decoder.config()?);
-    spec.min_errors = a.min_errors;
-    spec.max_frames = a.max_frames;
-    spec.batch = a.batch;
-    spec.out = a.out.clone();
-    spec.resume = a.resume;
+    a.stop().apply(&mut spec);
     Ok((spec, decoding))
 }

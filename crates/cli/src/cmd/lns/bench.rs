@@ -2,10 +2,10 @@
 //! and fused reductions), or the add throughput of the CPU methods.
 
 use crate::cmd::{check, resolve, spinning, Need, Output};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use sigpu_lab::lns::bench::{
-    blend_chart, cpu_add_throughput, cpu_text, default_cpu_methods, reductions_only, throughput,
+    blend_chart, check_request, cpu_add_table, cpu_text, reductions_only, throughput,
 };
 use sigpu_lns::{Format, Method};
 use sigpu_runtime::Device;
@@ -38,26 +38,20 @@ pub fn run(device: Option<Device>, json: bool, args: &BenchLnsArgs) -> Result<Ex
         ],
         &[],
     )?;
-    let gpu_only =
-        "--method selects CPU methods (with --device cpu); the GPU run measures every method";
     // A flag conflict the command line alone shows is refused before any device is opened;
     // otherwise `--method` is judged by where the run really goes. Nothing is measured first.
-    if device.is_some_and(Device::is_cuda) && !args.method.is_empty() {
-        bail!(gpu_only);
-    }
-    if args.reduce_only && (!args.method.is_empty() || args.plot.is_some()) {
-        bail!("--reduce-only measures the fused sum and dot alone: drop --method and --plot");
-    }
-    match resolve(device, Need::Either, "bench lns")?.into_gpu() {
-        Some(_) if !args.method.is_empty() => bail!(gpu_only),
+    let (methods, reduce, plot) = (&args.method, args.reduce_only, args.plot.is_some());
+    let cuda_named = device.is_some_and(Device::is_cuda);
+    check_request(methods, reduce, plot, cuda_named, None).map_err(anyhow::Error::msg)?;
+    let gpu = resolve(device, Need::Either, "bench lns")?.into_gpu();
+    check_request(methods, reduce, plot, cuda_named, Some(gpu.is_some()))
+        .map_err(anyhow::Error::msg)?;
+    match gpu {
         Some(gpu) => on_gpu(&gpu, json, args),
-        None if args.reduce_only => {
-            bail!("--reduce-only: the fused reductions run on the GPU only (--device cuda)")
+        None => {
+            let rows = cpu_add_table(args.format, &args.method)?;
+            args.out.report(json, &rows, |r| cpu_text(args.format, r))
         }
-        None => match args.method.iter().find(|m| !m.runs_on_cpu()) {
-            Some(m) => bail!("--method {m}: runs on the GPU only (its GPU figures: --device cuda)"),
-            None => on_cpu(json, args),
-        },
     }
 }
 
@@ -73,17 +67,4 @@ fn on_gpu(gpu: &sigpu_runtime::cuda::Gpu, json: bool, args: &BenchLnsArgs) -> Re
             .with_context(|| format!("--plot {}", base.display()))?;
     }
     args.out.report(json, &report, |r| r.text())
-}
-
-/// `bench lns --device cpu`: element-wise add throughput of every CPU method.
-fn on_cpu(json: bool, args: &BenchLnsArgs) -> Result<ExitCode> {
-    let methods = if args.method.is_empty() {
-        default_cpu_methods()
-    } else {
-        args.method.clone()
-    };
-    let rows = (methods.into_iter())
-        .map(|m| cpu_add_throughput(args.format, m, 1 << 22, 5))
-        .collect::<Result<Vec<_>, _>>()?;
-    args.out.report(json, &rows, |r| cpu_text(args.format, r))
 }

@@ -3,12 +3,14 @@
 pub mod bench;
 mod calc;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use sigpu_lab::lns::certify::{certify_ranks, inputs_share, runnable, text};
+use sigpu_lab::lns::certify::{
+    certify_ranks, check_runnable, funcs_named, inputs_share, methods_named, runnable, text,
+};
 use sigpu_lab::lns::figure::{figure, PRECISIONS};
 use sigpu_lab::lns::hmm::{run as run_hmm, HmmRun};
-use sigpu_lns::{Format, Method, Which};
+use sigpu_lns::Format;
 use sigpu_runtime::ranks::Ranks;
 use sigpu_runtime::Device;
 use std::process::ExitCode;
@@ -89,7 +91,7 @@ pub fn run(device: Option<Device>, json: bool, command: &LnsCommand) -> Result<E
 /// inputs are split across the ranks, each on its own device; rank 0 prints the certificates,
 /// equal to one process's.
 fn certify(device: Option<Device>, json: bool, args: &CertifyArgs) -> Result<ExitCode> {
-    super::ranks::run("lns certify", |ranks| certify_on(ranks, device, json, args))
+    sigpu_lab::ranks::run("lns certify", |ranks| certify_on(ranks, device, json, args))
 }
 
 fn certify_on(
@@ -98,30 +100,12 @@ fn certify_on(
     json: bool,
     args: &CertifyArgs,
 ) -> Result<ExitCode> {
-    let methods: Vec<Method> = if args.method == "all" {
-        (Method::ALL.into_iter())
-            .filter(|m| m.takes(args.format))
-            .collect()
-    } else {
-        vec![args.method.parse().context("--method")?]
-    };
-    let funcs: Vec<Which> = match args.func.as_str() {
-        "sb" => vec![Which::Sb],
-        "db" => vec![Which::Db],
-        _ => vec![Which::Sb, Which::Db],
-    };
-    let target = (|| -> Result<_> {
-        let target = super::resolve(device, super::Need::Either, "lns certify")?;
-        let (run, _) = runnable(&methods, target.gpu().is_some());
-        if run.is_empty() {
-            let only = match target.gpu() {
-                Some(_) => "the CPU only (use --device cpu)",
-                None => "the GPU only (use --device cuda)",
-            };
-            bail!("--method {}: runs on {only}", args.method);
-        }
+    let methods = methods_named(&args.method, args.format)?;
+    let funcs = funcs_named(&args.func);
+    let target = super::resolve(device, super::Need::Either, "lns certify").and_then(|target| {
+        check_runnable(&methods, target.gpu().is_some(), &args.method)?;
         Ok(target)
-    })();
+    });
     let target = sigpu_runtime::ranks::agree(ranks, target, |e| format!("{e:#}"))
         .map_err(|e| e.unwrap_or_else(anyhow::Error::new))?;
     let gpu = target.gpu();
@@ -151,28 +135,17 @@ fn certify_on(
 }
 
 fn hmm(device: Option<Device>, json: bool, args: &HmmArgs) -> Result<ExitCode> {
-    let (s, t, b) = (args.states, args.steps, args.batch);
-    // Each argument is bounded, their product is not: emissions are held as f64 (and as
-    // words on a GPU), so refuse what cannot be allocated instead of aborting on it.
-    const MAX_EMISSIONS: u64 = 1 << 30;
-    let cells = s * t * b;
-    if cells > MAX_EMISSIONS {
-        bail!(
-            "--states {s} × --steps {t} × --batch {b} = {cells} emission probabilities: at most \
-             2^30 ({} GiB as f64)",
-            (MAX_EMISSIONS * 8) >> 30
-        );
-    }
-    let target = super::resolve(device, super::Need::Either, "lns hmm")?;
     let run = HmmRun {
         format: args.format,
-        states: s as usize,
-        steps: t as usize,
-        batch: b as usize,
+        states: args.states as usize,
+        steps: args.steps as usize,
+        batch: args.batch as usize,
         seed: args.seed,
         verify: args.verify as usize,
         runs: args.runs as usize,
     };
+    run.check()?;
+    let target = super::resolve(device, super::Need::Either, "lns hmm")?;
     let report = run_hmm(target.gpu(), &run)?;
     super::report(json, &report, |r| print!("{}", r.text()))
 }

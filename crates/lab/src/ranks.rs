@@ -1,6 +1,7 @@
 //! The processes a command runs among: this one alone, or the MPI ranks an MPI launcher
 //! (`mpirun`, `mpiexec`, Slurm's `srun`) started, when sigpu is built with `--features mpi`.
-//! `ldpc simulate` and `lns certify` split their work across them.
+//! `sigpu ldpc simulate` and `sigpu lns certify` split their work across them; [`run`] runs
+//! such a command on them and ends every rank together when one fails.
 
 use anyhow::Result;
 use sigpu_runtime::ranks::{self, One, Ranks};
