@@ -10,7 +10,8 @@
 //   PLR_LOOK_BACK_WARP  an extra warp (warp WARPS) looks back from the block's start while the
 //                  others load and merge; the data warps wait at named barrier 1, where the
 //                  look-back warp has only arrived (it is polling meanwhile), and the whole block
-//                  meets at one __syncthreads.
+//                  meets at one __syncthreads;
+//   PLR_COMPENSATED  (f64) the thread's recurrence rounds each value once (dot2_add).
 // What follows the include (the map, the recurrence and the merges with the coefficients
 // written in, the kernels) is generated per filter. Loads, stores, warp sums and the look-back
 // protocol (FULL_MASK, STATUS_PARTIAL, STATUS_FULL, the flags and the chunk order) are the
@@ -20,6 +21,21 @@
 #include "sigpu_warp_io.cuh"
 #if PLR_LOOK_BACK
 #include "sigpu_lookback.cuh"
+#endif
+
+#if defined(PLR_COMPENSATED) && PLR_COMPENSATED
+// s + c += coef * x with no rounding lost: the product split by FMA, the sum by TwoSum (Ogita,
+// Rump and Oishi's Dot2), the two errors gathered in c. The _rn intrinsics are never contracted
+// into FMAs, which would break both splits.
+__device__ __forceinline__ void dot2_add(double& s, double& c, double coef, double x) {
+    const double p = __dmul_rn(coef, x);
+    const double pe = fma(coef, x, -p);
+    const double z = __dadd_rn(s, p);
+    const double bb = __dsub_rn(z, s);
+    const double se = __dadd_rn(__dsub_rn(s, __dsub_rn(z, bb)), __dsub_rn(p, bb));
+    s = z;
+    c = __dadd_rn(c, __dadd_rn(pe, se));
+}
 #endif
 
 // f_j at chunk position q >= -K: the weight of carry j (the value j+1 places before the

@@ -18,6 +18,7 @@ typedef float T;
 #define PLR_TRANSPOSE 1  // warps load and store through shared memory
 #define PLR_ONES 0       // prefix sum: every factor is 1
 #define PLR_LOOK_BACK_WARP 0  // an extra warp looks back from the block's start
+#define PLR_COMPENSATED 0  // the thread's recurrence rounds each value once
 
 #include "plr.cuh"
 

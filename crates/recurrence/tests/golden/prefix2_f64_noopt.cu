@@ -18,6 +18,7 @@ typedef double T;
 #define PLR_TRANSPOSE 1  // warps load and store through shared memory
 #define PLR_ONES 0       // prefix sum: every factor is 1
 #define PLR_LOOK_BACK_WARP 1  // an extra warp looks back from the block's start
+#define PLR_COMPENSATED 1  // the thread's recurrence rounds each value once
 
 #include "plr.cuh"
 
@@ -52,21 +53,22 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
         for (int i = 0; i < V; ++i) if (seg + i < NSTATE) v[i] += zi[ch * NSTATE + seg + i];
     }
     // recurrence (1 : 2.0, -1.0) over this thread's values, from zero
-    v[1] += 2.0 * v[0];
-    v[2] += 2.0 * v[1] + -1.0 * v[0];
-    v[3] += 2.0 * v[2] + -1.0 * v[1];
-    v[4] += 2.0 * v[3] + -1.0 * v[2];
-    v[5] += 2.0 * v[4] + -1.0 * v[3];
-    v[6] += 2.0 * v[5] + -1.0 * v[4];
-    v[7] += 2.0 * v[6] + -1.0 * v[5];
-    v[8] += 2.0 * v[7] + -1.0 * v[6];
-    v[9] += 2.0 * v[8] + -1.0 * v[7];
-    v[10] += 2.0 * v[9] + -1.0 * v[8];
-    v[11] += 2.0 * v[10] + -1.0 * v[9];
-    v[12] += 2.0 * v[11] + -1.0 * v[10];
-    v[13] += 2.0 * v[12] + -1.0 * v[11];
-    v[14] += 2.0 * v[13] + -1.0 * v[12];
-    v[15] += 2.0 * v[14] + -1.0 * v[13];
+    // each value rounded once from its exact sum (dot2_add)
+    { T s = v[1], c = 0.0; dot2_add(s, c, 2.0, v[0]); v[1] = __dadd_rn(s, c); }
+    { T s = v[2], c = 0.0; dot2_add(s, c, 2.0, v[1]); dot2_add(s, c, -1.0, v[0]); v[2] = __dadd_rn(s, c); }
+    { T s = v[3], c = 0.0; dot2_add(s, c, 2.0, v[2]); dot2_add(s, c, -1.0, v[1]); v[3] = __dadd_rn(s, c); }
+    { T s = v[4], c = 0.0; dot2_add(s, c, 2.0, v[3]); dot2_add(s, c, -1.0, v[2]); v[4] = __dadd_rn(s, c); }
+    { T s = v[5], c = 0.0; dot2_add(s, c, 2.0, v[4]); dot2_add(s, c, -1.0, v[3]); v[5] = __dadd_rn(s, c); }
+    { T s = v[6], c = 0.0; dot2_add(s, c, 2.0, v[5]); dot2_add(s, c, -1.0, v[4]); v[6] = __dadd_rn(s, c); }
+    { T s = v[7], c = 0.0; dot2_add(s, c, 2.0, v[6]); dot2_add(s, c, -1.0, v[5]); v[7] = __dadd_rn(s, c); }
+    { T s = v[8], c = 0.0; dot2_add(s, c, 2.0, v[7]); dot2_add(s, c, -1.0, v[6]); v[8] = __dadd_rn(s, c); }
+    { T s = v[9], c = 0.0; dot2_add(s, c, 2.0, v[8]); dot2_add(s, c, -1.0, v[7]); v[9] = __dadd_rn(s, c); }
+    { T s = v[10], c = 0.0; dot2_add(s, c, 2.0, v[9]); dot2_add(s, c, -1.0, v[8]); v[10] = __dadd_rn(s, c); }
+    { T s = v[11], c = 0.0; dot2_add(s, c, 2.0, v[10]); dot2_add(s, c, -1.0, v[9]); v[11] = __dadd_rn(s, c); }
+    { T s = v[12], c = 0.0; dot2_add(s, c, 2.0, v[11]); dot2_add(s, c, -1.0, v[10]); v[12] = __dadd_rn(s, c); }
+    { T s = v[13], c = 0.0; dot2_add(s, c, 2.0, v[12]); dot2_add(s, c, -1.0, v[11]); v[13] = __dadd_rn(s, c); }
+    { T s = v[14], c = 0.0; dot2_add(s, c, 2.0, v[13]); dot2_add(s, c, -1.0, v[12]); v[14] = __dadd_rn(s, c); }
+    { T s = v[15], c = 0.0; dot2_add(s, c, 2.0, v[14]); dot2_add(s, c, -1.0, v[13]); v[15] = __dadd_rn(s, c); }
     #pragma unroll
     for (int r = 0; r < K; ++r) a[r] = v[V - 1 - r];
     // warp: 5 doubling merges, a <- a + M(d*V) * (a of lane - d)

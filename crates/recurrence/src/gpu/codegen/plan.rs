@@ -238,6 +238,11 @@ impl<'a, T: Element> Plan<'a, T> {
             "#define PLR_LOOK_BACK_WARP {}  // an extra warp looks back from the block's start",
             flag(self.config.lookback_warp)
         );
+        let _ = writeln!(
+            w,
+            "#define PLR_COMPENSATED {}  // the thread's recurrence rounds each value once",
+            flag(T::DTYPE == DType::F64)
+        );
     }
 
     /// A file name for NVRTC messages and the kernel cache: the shape and a hash of `source`.
