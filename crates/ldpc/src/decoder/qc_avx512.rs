@@ -154,7 +154,6 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
         let v2c = st.v2c.as_mut_ptr();
         let windows = t.windows.as_ptr();
         let chunks = t.chunks;
-        let floor = _mm512_set1_epi8(-127);
         // The adaptive rule's table as (gap, drop) steps, once per block row.
         let (mut drops, mut n_drops) = ([(0u8, 0u8); 63], 0);
         if let Rule8::Adaptive { table, .. } = rule {
@@ -180,8 +179,11 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
                 let d = diff.add(j * CHUNK);
                 _mm512_storeu_si512(d.cast(), dlo);
                 _mm512_storeu_si512(d.add(32).cast(), dhi);
-                // In the pack's order (see `widen`): no lane permute.
-                let x = _mm512_max_epi8(_mm512_packs_epi16(dlo, dhi), floor);
+                // In the pack's order (see `widen`): no lane permute. The portable kernel
+                // clamps to ±127; a lane the pack saturates to −128 instead has the same sign
+                // and an |x| of 128 (unsigned), which the minima, starting at 127, treat as
+                // 127: the same result, one instruction fewer.
+                let x = _mm512_packs_epi16(dlo, dhi);
                 _mm512_storeu_si512(v2c.add(j * CHUNK).cast(), x);
                 let a = _mm512_abs_epi8(x);
                 let below = _mm512_cmplt_epu8_mask(a, min1);
@@ -216,13 +218,18 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
                     min2 = _mm512_subs_epu8(min2, _mm512_set1_epi8(beta as i8));
                 }
             }
+            // Both minima carry the sign product once per chunk, so each edge only flips
+            // them by its own v2c's sign: −(±m) when v2c < 0 is the portable kernel's
+            // (m ^ s) − s with s the sign of (product ^ v2c).
             let zero = _mm512_setzero_si512();
+            let odd = _mm512_movepi8_mask(sign);
+            let min1 = _mm512_mask_sub_epi8(min1, odd, zero, min1);
+            let min2 = _mm512_mask_sub_epi8(min2, odd, zero, min2);
             for (j, e) in (first..last).enumerate() {
                 let here = _mm512_cmpeq_epi8_mask(at, index(j));
                 let mag = _mm512_mask_blend_epi8(here, min1, min2);
                 let x = _mm512_loadu_si512(v2c.add(j * CHUNK).cast());
-                let neg = _mm512_movepi8_mask(_mm512_xor_si512(sign, x));
-                let new = _mm512_mask_sub_epi8(mag, neg, zero, mag);
+                let new = _mm512_mask_sub_epi8(mag, _mm512_movepi8_mask(x), zero, mag);
                 let c = c2v.add((e * chunks + u) * CHUNK);
                 _mm512_storeu_si512(c.cast(), new);
                 let d = diff.add(j * CHUNK);
