@@ -41,7 +41,7 @@ pub(crate) fn serial_bound_holds_until(
         l1a += va.abs();
         l1h += vh.abs();
         let bound = u * (k + 1) as f64 * l1a * (sb + sa * l1h);
-        if !(bound <= limit) {
+        if bound.is_nan() || bound > limit {
             return n;
         }
     }
