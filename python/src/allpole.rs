@@ -53,6 +53,29 @@ fn spec(channels: usize, order: usize, zi: bool) -> AllPoleSpec {
     }
 }
 
+/// zi's values, where given.
+fn optional_slice<'a, T: numpy::Element>(
+    zi: &'a Option<PyReadonlyArray1<'_, T>>,
+) -> PyResult<Option<&'a [T]>> {
+    zi.as_ref()
+        .map(|z| z.as_slice().map_err(value_err))
+        .transpose()
+}
+
+/// The CPU plan both host entries run.
+fn host_plan<T: Element>(
+    channels: usize,
+    order: usize,
+    zi: bool,
+    workers: Option<usize>,
+) -> PyResult<AllPole<T>> {
+    let options = AllPoleOptions {
+        threads: workers,
+        chunk: None,
+    };
+    plan_allpole::<T>(&spec(channels, order, zi), options, &Target::cpu()).map_err(filter_err)
+}
+
 fn host_forward<'py, T: Element + numpy::Element>(
     py: Python<'py>,
     x: PyReadonlyArray1<'py, T>,
@@ -66,20 +89,8 @@ fn host_forward<'py, T: Element + numpy::Element>(
         x.as_slice().map_err(value_err)?,
         a.as_slice().map_err(value_err)?,
     );
-    let zs = match &zi {
-        Some(z) => Some(z.as_slice().map_err(value_err)?),
-        None => None,
-    };
-    let options = AllPoleOptions {
-        threads: workers,
-        chunk: None,
-    };
-    let f = plan_allpole::<T>(
-        &spec(channels, order, zs.is_some()),
-        options,
-        &Target::cpu(),
-    )
-    .map_err(filter_err)?;
+    let zs = optional_slice(&zi)?;
+    let f = host_plan::<T>(channels, order, zs.is_some(), workers)?;
     let mut y = vec![T::ZERO; xs.len()];
     interruptible(py, xs.len() >= LONG, || {
         f.forward(xs, as_, zs, &mut y, None)
@@ -134,20 +145,8 @@ fn host_backward<'py, T: Element + numpy::Element>(
         y.as_slice().map_err(value_err)?,
         g.as_slice().map_err(value_err)?,
     );
-    let zs = match &zi {
-        Some(z) => Some(z.as_slice().map_err(value_err)?),
-        None => None,
-    };
-    let options = AllPoleOptions {
-        threads: workers,
-        chunk: None,
-    };
-    let f = plan_allpole::<T>(
-        &spec(channels, order, zs.is_some()),
-        options,
-        &Target::cpu(),
-    )
-    .map_err(filter_err)?;
+    let zs = optional_slice(&zi)?;
+    let f = host_plan::<T>(channels, order, zs.is_some(), workers)?;
     let mut gx = vec![T::ZERO; gs.len()];
     let mut ga = vec![T::ZERO; as_.len()];
     let mut gzi = vec![T::ZERO; channels * order];

@@ -116,7 +116,10 @@ type Parts = (Vec<f64>, Vec<f64>);
 
 fn parts(v: Result<Vec<C64>, FilterError>) -> PyResult<Parts> {
     let v = v.map_err(filter_err)?;
-    Ok((v.iter().map(|c| c.re).collect(), v.iter().map(|c| c.im).collect()))
+    Ok((
+        v.iter().map(|c| c.re).collect(),
+        v.iter().map(|c| c.im).collect(),
+    ))
 }
 
 /// scipy's lfilter_zi for complex (b, a): (real parts, imaginary parts).
