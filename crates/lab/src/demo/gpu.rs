@@ -103,7 +103,8 @@ pub fn iir_filter(gpu: &Gpu, copy_gb_per_s: f64) -> Result<GpuFilterSection> {
     })
 }
 
-/// Pass / fail of every registered check, by name.
+/// Pass / fail of every registered check, by name; each check is named through `step` as it
+/// starts.
 #[derive(Serialize)]
 pub struct ChecksSection {
     pub seed: u64,
@@ -111,8 +112,18 @@ pub struct ChecksSection {
     pub failed: Vec<String>,
 }
 
-pub fn checks(gpu: &Gpu, checks: &[Check]) -> ChecksSection {
-    let summary = crate::checks::run_all(gpu, checks, SEED, &|_| {});
+pub fn checks(gpu: &Gpu, checks: &[Check], step: &dyn Fn(&str)) -> ChecksSection {
+    // Each check named as it starts: on a fresh machine the section compiles every kernel
+    // (about two minutes on an H200 for 119 checks), the demo's longest wait.
+    let done = std::cell::Cell::new(0usize);
+    let summary = crate::checks::run_all(gpu, checks, SEED, &|name| {
+        done.set(done.get() + 1);
+        step(&format!(
+            "GPU: self-check {} of {}, {name}",
+            done.get(),
+            checks.len()
+        ));
+    });
     let failed = summary
         .checks
         .iter()

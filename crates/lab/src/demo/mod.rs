@@ -115,8 +115,7 @@ fn gpu_demo(gpu: &Gpu, step: &dyn Fn(&str)) -> Result<GpuDemo> {
     let lns_hmm = gpu::lns_hmm(gpu)?;
     step("GPU: IIR filter");
     let iir_filter = gpu::iir_filter(gpu, copy.best_gb_per_s)?;
-    step("GPU: every self-check");
-    let checks = gpu::checks(gpu, &crate::checks::registry());
+    let checks = gpu::checks(gpu, &crate::checks::registry(), step);
     Ok(GpuDemo {
         device: format!("{} ({})", gpu.info().name, gpu.arch()),
         copy,
