@@ -103,8 +103,7 @@ pub fn iir_filter(gpu: &Gpu, copy_gb_per_s: f64) -> Result<GpuFilterSection> {
     })
 }
 
-/// Pass / fail of every registered check, by name; each check is named through `step` as it
-/// starts.
+/// Pass / fail of every registered check, by name.
 #[derive(Serialize)]
 pub struct ChecksSection {
     pub seed: u64,
@@ -112,9 +111,10 @@ pub struct ChecksSection {
     pub failed: Vec<String>,
 }
 
+/// Runs every check with the demo's seed, naming each through `step` as it starts: on a
+/// fresh machine the section compiles every kernel (about two minutes on an H200 for 119
+/// checks), the demo's longest wait.
 pub fn checks(gpu: &Gpu, checks: &[Check], step: &dyn Fn(&str)) -> ChecksSection {
-    // Each check named as it starts: on a fresh machine the section compiles every kernel
-    // (about two minutes on an H200 for 119 checks), the demo's longest wait.
     let done = std::cell::Cell::new(0usize);
     let summary = crate::checks::run_all(gpu, checks, SEED, &|name| {
         done.set(done.get() + 1);
