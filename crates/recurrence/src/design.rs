@@ -67,12 +67,12 @@ pub const PLR_MAX_INVERSE_L1: f64 = 64.0;
 #[derive(Clone, Debug)]
 enum Kind<T: Element> {
     Direct(Box<Filter<T>>),
-    /// `serial`: (b, a) in T and the longest signal (samples per channel) that runs them
+    /// `serial`: a in T and the longest signal (samples per channel) that runs (ff, a)
     /// serially instead, where the serial loop's bound is below the cascade's.
     Cascade {
         ff: Vec<T>,
         poles: Box<Sos<T>>,
-        serial: Option<(Vec<T>, Vec<T>, usize)>,
+        serial: Option<(Vec<T>, usize)>,
     },
     Serial {
         b: Vec<T>,
@@ -259,7 +259,7 @@ impl<T: Element> Lfilter<T> {
                     // an unstable A in T qualify too: over so few samples a pole a rounding
                     // away from the unit circle grows by a rounding's worth.
                     let short = serial_bound_holds_until(&b, &a, eps::<T>(), casc_bound, 1024);
-                    let serial = (short > 0).then(|| (ff.clone(), a_in_t.clone(), short));
+                    let serial = (short > 0).then(|| (a_in_t.clone(), short));
                     (
                         Kind::Cascade {
                             ff: ff.clone(),
@@ -376,9 +376,10 @@ impl<T: Element> Lfilter<T> {
         let serial = match &self.kind {
             Kind::Serial { b, a } => Some((b, a)),
             Kind::Cascade {
-                serial: Some((b, a, short)),
+                ff,
+                serial: Some((a, short)),
                 ..
-            } if n <= *short => Some((b, a)),
+            } if n <= *short => Some((ff, a)),
             _ => None,
         };
         if let Some((b, a)) = serial {

@@ -519,20 +519,11 @@ fn zi_transient_check(gpu: &Gpu, _seed: u64) -> Result<CheckReport, FilterError>
     Ok(report)
 }
 
-/// SciPy's `lfilter` loop (direct form II transposed, a[0] = 1) in f64.
+/// SciPy's `lfilter` loop in f64 (the crate's own, in SciPy's order of operations).
 fn transposed_direct_form(b: &[f64], a: &[f64], x: &[f64], zi: &[f64]) -> Vec<f64> {
-    let mut z = zi.to_vec();
-    let k = z.len();
-    x.iter()
-        .map(|&xn| {
-            let y = b[0] * xn + z[0];
-            for i in 0..k {
-                let next = if i + 1 < k { z[i + 1] } else { 0.0 };
-                z[i] = next + b[i + 1] * xn - a[i + 1] * y;
-            }
-            y
-        })
-        .collect()
+    let mut y = vec![0.0; x.len()];
+    crate::design::tdf2(b, a, x, &mut y, &mut zi.to_vec());
+    y
 }
 
 /// The same loop in double-double: the reference (about 2⁻¹⁰⁴ relative per step).
