@@ -86,18 +86,7 @@ fn lengths(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
     {
         let run = Run::<f32>::new(seed + i as u64, order, 2, n);
         let r = compare(&run.on(&target)?, &run.twin());
-        all = Some(match all {
-            None => r,
-            Some(mut acc) => {
-                acc.elements += r.elements;
-                acc.mismatches += r.mismatches;
-                acc.max_error = acc.max_error.max(r.max_error);
-                if acc.note.is_empty() {
-                    acc.note = r.note;
-                }
-                acc
-            }
-        });
+        all = Some(merged(all, r));
     }
     Ok(all.expect("cases"))
 }
@@ -267,18 +256,23 @@ fn compare<T: Element>(got: &Outputs<T>, want: &Outputs<T>) -> CheckReport {
         if r.mismatches > 0 {
             r.note = format!("{name}: {}", r.note);
         }
-        report = Some(match report {
-            None => r,
-            Some(mut acc) => {
-                acc.elements += r.elements;
-                acc.mismatches += r.mismatches;
-                acc.max_error = acc.max_error.max(r.max_error);
-                if acc.note.is_empty() {
-                    acc.note = r.note;
-                }
-                acc
-            }
-        });
+        report = Some(merged(report, r));
     }
     report.expect("outputs")
+}
+
+/// Two reports as one: counts added, the larger error, the first note.
+fn merged(acc: Option<CheckReport>, r: CheckReport) -> CheckReport {
+    match acc {
+        None => r,
+        Some(mut acc) => {
+            acc.elements += r.elements;
+            acc.mismatches += r.mismatches;
+            acc.max_error = acc.max_error.max(r.max_error);
+            if acc.note.is_empty() {
+                acc.note = r.note;
+            }
+            acc
+        }
+    }
 }
