@@ -22,6 +22,7 @@ __all__ = [
     "Code",
     "NrCode",
     "TransportBlock",
+    "decode_blocks",
     "SweepPoint",
     "Sweep",
     "modulate",
@@ -283,6 +284,58 @@ class NrCode:
         bits, st = self._code.decode(flat, rvs, _qm(bits_per_symbol), cfg, gpu)
         bits = back(bits.reshape(arr.shape[: arr.ndim - len(tail)] + (self.k,)))
         return (bits, _stats(st)) if return_stats else bits
+
+
+def decode_blocks(
+    blocks: Sequence[Any],
+    iterations: int = 20,
+    decoder: str = "oms:0.5",
+    early_termination: bool = False,
+    scale: float = 8.0,
+    device: Optional[str] = None,
+    threads: int = 0,
+    return_stats: bool = False,
+) -> Any:
+    """Decodes a mixed batch — received transmissions of different 5G NR code blocks (any
+    lifting size, base graph, rate or redundancy versions, as the code blocks of a slot are) —
+    in one call: with ``device="cuda[:N]"`` in one launch of the GPU's quasi-cyclic kernel,
+    on the CPU block by block with its twin (the same bits, iterations and validity).
+
+    ``blocks``: a sequence of ``(code, llr)``, ``(code, llr, rv)`` or
+    ``(code, llr, rv, bits_per_symbol)``: ``code`` an :class:`NrCode`, ``llr`` one word of
+    LLRs laid out as :meth:`NrCode.decode` takes it (``[n]`` for one redundancy version,
+    ``[len(rv), n]`` for a list, combined as HARQ incremental redundancy), ``rv`` as there
+    (default 0), ``bits_per_symbol`` when the LLRs still carry the §5.4.2.2 interleaver.
+    The decoder is the 8-bit layered min-sum (``decoder``: "oms[:beta]", "nms[:alpha]",
+    "minsum"). Returns the list of each block's k decoded bits (uint8), and with
+    ``return_stats`` a second list of ``(iterations, valid)``."""
+    if not isinstance(iterations, (int, np.integer)) or iterations < 1:
+        raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
+    dev = parse_device(device)
+    items = []
+    for i, b in enumerate(blocks):
+        if not isinstance(b, (tuple, list)) or not 2 <= len(b) <= 4:
+            raise TypeError(f"blocks[{i}]: give (code, llr), (code, llr, rv) or (code, llr, rv, bits_per_symbol)")
+        code, llr = b[0], b[1]
+        if not isinstance(code, NrCode):
+            raise TypeError(f"blocks[{i}]: the code must be a sigpu.ldpc.NrCode, not {type(code).__name__}")
+        rvs, stacked = _rv_list(b[2] if len(b) > 2 else None)
+        host, _ = _host(llr)
+        arr = np.asarray(host)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"blocks[{i}]: llr must be real numbers (float32), not {arr.dtype}")
+        tail = (len(rvs), code.n) if stacked else (code.n,)
+        if tuple(arr.shape) != tail:
+            raise ValueError(f"blocks[{i}]: llr must have shape {tail} (redundancy versions × n), got {arr.shape}")
+        flat = np.ascontiguousarray(arr, dtype=np.float32).ravel()
+        if not np.all(np.isfinite(flat)):
+            raise ValueError(f"blocks[{i}]: llr[{int(np.flatnonzero(~np.isfinite(flat))[0])}] (flattened) is not finite")
+        items.append((code._code, flat, rvs, _qm(b[3] if len(b) > 3 else None)))
+    cfg = _options(decoder, "8bit", "layered", iterations, early_termination, scale, threads)
+    gpu = dev if dev is not None and dev >= 0 else None
+    out = _native.nr_decode_blocks(items, cfg, gpu)
+    bits = [o[0] for o in out]
+    return (bits, [(int(o[1]), bool(o[2])) for o in out]) if return_stats else bits
 
 
 class TransportBlock:

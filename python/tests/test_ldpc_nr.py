@@ -81,6 +81,56 @@ def test_layouts_and_harq_combining():
     assert (two != bits).any(axis=1).sum() == 0
 
 
+def _mixed_slot():
+    """Three code blocks of different base graphs, lifting sizes, rates and versions, sent
+    over BPSK at Es/N0 2 dB: (blocks for decode_blocks, their information bits)."""
+    rng = np.random.default_rng(5)
+    sent = []
+    for k, n, rv in ((400, 1000, [0]), (1200, 2400, [0, 2]), (8448, 10000, [0])):
+        code = ldpc.NrCode(k, n)
+        bits = rng.integers(0, 2, k, dtype=np.uint8)
+        tx = code.encode(bits, rv=rv)
+        sigma2 = 10 ** (-2.0 / 10) / 2
+        llr = (2 * ((1 - 2.0 * tx) + np.sqrt(sigma2) * rng.standard_normal(tx.shape)) / sigma2).astype(np.float32)
+        sent.append(((code, llr, rv), bits))
+    return [b for b, _ in sent], [i for _, i in sent]
+
+
+def test_mixed_batches_decode_each_block_as_its_own_code_would():
+    blocks, info = _mixed_slot()
+    bits, stats = ldpc.decode_blocks(blocks, iterations=12, early_termination=True, return_stats=True)
+    for (code, llr, rv), got, want, (its, valid) in zip(blocks, bits, info, stats):
+        alone = code.decode(llr, rv=rv, iterations=12, early_termination=True)
+        np.testing.assert_array_equal(got, alone)
+        np.testing.assert_array_equal(got, want)
+        assert valid and 1 <= its <= 12
+    assert ldpc.decode_blocks([]) == []
+
+
+def test_mixed_batches_on_the_gpu_equal_the_cpu(gpu):
+    blocks, _ = _mixed_slot()
+    cpu = ldpc.decode_blocks(blocks, iterations=8, return_stats=True)
+    dev = ldpc.decode_blocks(blocks, iterations=8, device=f"cuda:{gpu}", return_stats=True)
+    for a, b in zip(cpu[0], dev[0]):
+        np.testing.assert_array_equal(a, b)
+    assert cpu[1] == dev[1]
+
+
+@pytest.mark.parametrize(
+    "blocks, error, text",
+    [
+        ([("nr", np.zeros(1000, np.float32))], TypeError, "blocks[0]: the code"),
+        ([(ldpc.NrCode(400, 1000), np.zeros(999, np.float32))], ValueError, "blocks[0]: llr must have shape (1000,)"),
+        ([(ldpc.NrCode(400, 1000), np.zeros((2, 1000), np.float32), [0, 7])], ValueError, "rv"),
+        ([(ldpc.NrCode(400, 1000),)], TypeError, "blocks[0]: give"),
+    ],
+)
+def test_mixed_batch_bad_input_is_named(blocks, error, text):
+    with pytest.raises(error, match=None) as e:
+        ldpc.decode_blocks(blocks)
+    assert text in str(e.value)
+
+
 def test_equals_the_cli(cli, tmp_path):
     code = ldpc.NrCode(300, 900)
     bits = np.random.default_rng(4).integers(0, 2, (4, 300), dtype=np.uint8)

@@ -7,7 +7,7 @@ use crate::{ldpc_err, value_err};
 use numpy::ndarray::Array1;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use sigpu_ldpc::nr::{BaseGraph, NrCode, TransportBlock};
+use sigpu_ldpc::nr::{decode_transmissions, BaseGraph, NrCode, Transmission, TransportBlock};
 use sigpu_ldpc::{plan, Decoder};
 use sigpu_runtime::Target;
 use std::collections::HashMap;
@@ -304,7 +304,46 @@ impl PyTransportBlock {
     }
 }
 
+/// One received transmission as Python hands it: the code block, its LLRs (len(rvs) · n),
+/// the redundancy versions sent and the interleaver's bits per symbol.
+type PyTransmission<'py> = (PyRef<'py, PyNrCode>, PyReadonlyArray1<'py, f32>, Vec<u8>, Option<usize>);
+
+/// A mixed batch: transmissions of different NR code blocks decoded together (on a GPU in
+/// one launch); (k bits, iterations, valid) of each.
+#[pyfunction]
+#[pyo3(signature = (blocks, options, device=None))]
+fn nr_decode_blocks<'py>(
+    py: Python<'py>,
+    blocks: Vec<PyTransmission<'py>>,
+    options: Options,
+    device: Option<usize>,
+) -> PyResult<Vec<(Bound<'py, PyArray1<u8>>, u32, bool)>> {
+    catch(|| {
+        let config = options.config()?;
+        let target = target_of(device)?;
+        let llrs = (blocks.iter())
+            .map(|(_, l, _, _)| l.as_slice().map_err(value_err))
+            .collect::<PyResult<Vec<&[f32]>>>()?;
+        let items: Vec<Transmission<'_>> = (blocks.iter().zip(&llrs))
+            .map(|((c, _, rvs, qm), llr)| Transmission {
+                code: &c.code,
+                llr,
+                rvs,
+                qm: *qm,
+            })
+            .collect();
+        let out = py
+            .detach(|| decode_transmissions(&items, config, &target))
+            .map_err(ldpc_err)?;
+        Ok(out
+            .into_iter()
+            .map(|d| (Array1::from_vec(d.bits).into_pyarray(py), d.iterations, d.valid))
+            .collect())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(nr_decode_blocks, m)?)?;
     m.add_class::<PyNrCode>()?;
     m.add_class::<PyTransportBlock>()?;
     Ok(())

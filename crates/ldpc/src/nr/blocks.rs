@@ -9,6 +9,7 @@ use crate::decoder::{Decoder, DecoderConfig, Llrs, QcDecoder};
 use crate::error::{LdpcError, Result};
 use crate::gpu::nr_layout::{NrCodeTable, WordInput};
 use crate::gpu::NrGpuEngine;
+use crate::nr::NrCode;
 use sigpu_runtime::Target;
 
 /// One code block of a mixed batch.
@@ -128,6 +129,78 @@ pub fn decode_blocks(
     }
 }
 
+/// One received transmission of a mixed batch: an NR code block, the LLRs of the redundancy
+/// versions `rvs` that were sent (len(rvs) × n, ln P(0)/P(1), as [`NrCode::llr_words`] takes
+/// one word of them) and the bits per symbol of their interleaver (`None`: not interleaved).
+#[derive(Clone, Copy, Debug)]
+pub struct Transmission<'a> {
+    /// The code block.
+    pub code: &'a NrCode,
+    /// Its received LLRs, the versions one after another.
+    pub llr: &'a [f32],
+    /// The redundancy versions sent (combined: HARQ incremental redundancy).
+    pub rvs: &'a [u8],
+    /// Bits per symbol of the §5.4.2.2 interleaver, when the LLRs still carry it.
+    pub qm: Option<usize>,
+}
+
+/// What decoding one transmission gave.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TransmissionDecoded {
+    /// The k decoded information bits (0 or 1).
+    pub bits: Vec<u8>,
+    /// Iterations run.
+    pub iterations: u32,
+    /// Whether the decision satisfies every check of the code the versions reach.
+    pub valid: bool,
+}
+
+/// Decodes received transmissions of different NR codes (any Z, base graph, rate or
+/// redundancy versions) in one batch: each is de-rate-matched and HARQ-combined into its full
+/// LLRs, cut to the rows its versions reach ([`NrCode::decoding_code`]) and handed to
+/// [`decode_blocks`] (one launch on a GPU). The result of each is its k information bits.
+pub fn decode_transmissions(
+    items: &[Transmission<'_>],
+    config: DecoderConfig,
+    target: &Target,
+) -> Result<Vec<TransmissionDecoded>> {
+    let mut codes = Vec::with_capacity(items.len());
+    let mut llrs = Vec::with_capacity(items.len());
+    for (i, t) in items.iter().enumerate() {
+        let per_word = t.rvs.len() * t.code.n();
+        if t.llr.len() != per_word {
+            return Err(LdpcError::invalid(format!(
+                "transmission {i} ({}): {} LLRs, where {} redundancy version(s) × n = {} make {per_word}",
+                t.code.name(),
+                t.llr.len(),
+                t.rvs.len(),
+                t.code.n()
+            )));
+        }
+        let named =
+            |e: LdpcError| LdpcError::invalid(format!("transmission {i} ({}): {e}", t.code.name()));
+        let code = t.code.decoding_code(t.rvs).map_err(named)?;
+        let mut full = t.code.llr_words(t.llr, t.rvs, t.qm).map_err(named)?;
+        full.truncate(code.n());
+        codes.push(code);
+        llrs.push(full);
+    }
+    let blocks: Vec<CodeBlock<'_>> = (codes.iter().zip(&llrs))
+        .map(|(code, llr)| CodeBlock {
+            code,
+            llr: Llrs::F32(llr),
+        })
+        .collect();
+    let decoded = decode_blocks(&blocks, config, target)?;
+    Ok((items.iter().zip(decoded))
+        .map(|(t, d)| TransmissionDecoded {
+            bits: d.bits[..t.code.k()].to_vec(),
+            iterations: d.iterations,
+            valid: d.valid,
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,5 +260,48 @@ mod tests {
         }];
         let err = decode_blocks(&short, config, &Target::cpu()).unwrap_err();
         assert!(err.to_string().contains("block 0"), "{err}");
+    }
+
+    #[test]
+    fn transmissions_of_different_codes_and_versions_decode_to_their_information_bits() {
+        let a = NrCode::new(40, 200, None).unwrap();
+        let b = NrCode::new(500, 1500, None).unwrap();
+        let info = |nr: &NrCode| -> Vec<u8> { (0..nr.k()).map(|i| (i % 3 == 1) as u8).collect() };
+        let sent = |nr: &NrCode, rvs: &[u8]| -> Vec<f32> {
+            (rvs.iter())
+                .flat_map(|&rv| nr.encode(&info(nr), rv).unwrap())
+                .map(|x| if x == 1 { -4.0 } else { 4.0 })
+                .collect()
+        };
+        let (la, lb) = (sent(&a, &[0]), sent(&b, &[0, 2]));
+        let items = [
+            Transmission {
+                code: &a,
+                llr: &la,
+                rvs: &[0],
+                qm: None,
+            },
+            Transmission {
+                code: &b,
+                llr: &lb,
+                rvs: &[0, 2],
+                qm: None,
+            },
+        ];
+        let config = DecoderConfig {
+            iterations: 8,
+            early_termination: true,
+            ..DecoderConfig::default()
+        };
+        let out = decode_transmissions(&items, config, &Target::cpu()).unwrap();
+        assert_eq!(out[0].bits, info(&a));
+        assert_eq!(out[1].bits, info(&b));
+        assert!(out.iter().all(|o| o.valid));
+        let short = [Transmission {
+            llr: &la[1..],
+            ..items[0]
+        }];
+        let err = decode_transmissions(&short, config, &Target::cpu()).unwrap_err();
+        assert!(err.to_string().contains("transmission 0"), "{err}");
     }
 }

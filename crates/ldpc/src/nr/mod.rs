@@ -23,7 +23,9 @@ pub mod transport;
 mod words;
 
 pub use base_graph::BaseGraph;
-pub use blocks::{decode_blocks, BlockDecoded, CodeBlock};
+pub use blocks::{
+    decode_blocks, decode_transmissions, BlockDecoded, CodeBlock, Transmission, TransmissionDecoded,
+};
 pub use code::NrCode;
 pub use crc::Crc;
 pub use encoder::LiftedEncoder;
