@@ -229,6 +229,49 @@ fn measure_qc_speed() {
     );
 }
 
+/// The fastest of many short calls (16 codewords) of the high-rate point with offset and
+/// normalised min-sum, 10 iterations: a quick figure for comparing builds of the kernel on a
+/// shared machine, where the fastest call is the one no other process interrupted. Run by hand:
+/// `taskset -c 0 target/release/deps/nr_qc-<hash> --ignored --nocapture measure_qc_fastest`.
+#[test]
+#[ignore]
+fn measure_qc_fastest() {
+    use sigpu_ldpc::nr::NrCode;
+    let words = 16;
+    let nr = NrCode::new(8448, 9126, Some(BaseGraph::Bg1)).unwrap();
+    let code = nr.decoding_code(&[0]).unwrap();
+    let es_n0 = 1.0 + 10.0 * (2.0 * code.rate()).log10();
+    let mut llr = make_frames(&code, &Link::qpsk(1), es_n0, 0, words, 2)
+        .unwrap()
+        .llr;
+    for w in llr.chunks_mut(code.n()) {
+        w[..2 * 384].fill(0.0);
+    }
+    let q = sigpu_ldpc::channel::Quantizer::new(8.0).unwrap();
+    let mut llr8 = vec![0i8; llr.len()];
+    q.quantize_all(&llr, &mut llr8);
+    let input = Llrs::I8 {
+        values: &llr8,
+        scale: 8.0,
+    };
+    let mut bits = vec![0u8; llr.len()];
+    for rule in ["oms:0.5", "nms:0.75"] {
+        let mut d = plan::decoder(&code, config(rule, 8.0, 10, false), &Target::cpu()).unwrap();
+        let fastest = (0..400)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                d.decode(input, &mut bits).unwrap();
+                t.elapsed().as_secs_f64() / words as f64
+            })
+            .fold(f64::INFINITY, f64::min);
+        println!(
+            "{rule}: fastest of 400 calls of {words} codewords {:.2} µs/codeword: info {:.1} Mbps",
+            fastest * 1e6,
+            8448.0 / fastest / 1e6
+        );
+    }
+}
+
 /// User + system CPU time of this process (all threads), from `/proc/self/stat` (clock ticks
 /// of 10 ms: time runs of a second or more).
 fn cpu_seconds() -> f64 {

@@ -253,6 +253,8 @@ pub struct QcDecoder {
     config: DecoderConfig,
     setup: Fixed8Setup,
     tables: QcTables,
+    /// One codeword's buffers per worker thread, kept between calls.
+    states: Vec<State>,
 }
 
 impl QcDecoder {
@@ -275,6 +277,7 @@ impl QcDecoder {
             config,
             setup,
             tables,
+            states: Vec::new(),
         })
     }
 
@@ -315,42 +318,58 @@ impl Decoder for QcDecoder {
         let count = codewords_of(&self.code, &llr, bits)?;
         let n = self.code.n();
         let threads = worker_threads(self.config.threads).min(count.max(1));
+        let QcDecoder {
+            config,
+            setup,
+            tables,
+            states,
+            ..
+        } = self;
+        // Buffers kept from earlier calls: a call of a few codewords would otherwise spend a
+        // good part of its time allocating and zeroing them.
+        while states.len() < threads {
+            states.push(State::new(tables));
+        }
         let totals = Mutex::new((0usize, 0usize));
         let outputs = Mutex::new(bits.chunks_mut(n.max(1)).enumerate());
         let cancel = sigpu_runtime::cancel::Cancel::current();
-        let (t, s, config) = (&self.tables, self.setup, &self.config);
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    cancel.scope(|| {
-                        let mut state = State::new(t);
-                        let (mut iterations, mut valid) = (0, 0);
-                        loop {
-                            if cancel.is_cancelled() {
-                                break;
-                            }
-                            let Some((w, out)) =
-                                outputs.lock().unwrap_or_else(|p| p.into_inner()).next()
-                            else {
-                                break;
-                            };
-                            let input = Input {
-                                llr,
-                                q: s.quantizer,
-                                word: w,
-                            };
-                            let (its, ok) = run_word(t, &mut state, input, s.rule, config, s.simd);
-                            state.store(t, out);
-                            iterations += its;
-                            valid += ok as usize;
-                        }
-                        let mut totals = totals.lock().unwrap_or_else(|p| p.into_inner());
-                        totals.0 += iterations;
-                        totals.1 += valid;
-                    })
-                });
-            }
-        });
+        let (t, s, config) = (&*tables, *setup, &*config);
+        let work = |state: &mut State| {
+            cancel.scope(|| {
+                let (mut iterations, mut valid) = (0, 0);
+                loop {
+                    if cancel.is_cancelled() {
+                        break;
+                    }
+                    let Some((w, out)) = outputs.lock().unwrap_or_else(|p| p.into_inner()).next()
+                    else {
+                        break;
+                    };
+                    let input = Input {
+                        llr,
+                        q: s.quantizer,
+                        word: w,
+                    };
+                    let (its, ok) = run_word(t, state, input, s.rule, config, s.simd);
+                    state.store(t, out);
+                    iterations += its;
+                    valid += ok as usize;
+                }
+                let mut totals = totals.lock().unwrap_or_else(|p| p.into_inner());
+                totals.0 += iterations;
+                totals.1 += valid;
+            })
+        };
+        if threads == 1 {
+            // One worker runs on the calling thread: no thread to start per call.
+            work(&mut states[0]);
+        } else {
+            std::thread::scope(|scope| {
+                for state in &mut states[..threads] {
+                    scope.spawn(|| work(state));
+                }
+            });
+        }
         let (iterations, valid) = totals.into_inner().unwrap_or_else(|p| p.into_inner());
         Ok(DecodeStats {
             codewords: count,
