@@ -236,7 +236,9 @@ impl State {
         self.c2v.fill(0);
     }
 
-    /// Hard decisions (P < 0) of every bit, codeword order.
+    /// Hard decisions (P < 0) of every bit, codeword order. Inlined into each instruction
+    /// set's decoding function, as `load` is.
+    #[inline(always)]
     fn store(&self, t: &QcTables, out: &mut [u8]) {
         for c in 0..t.cols {
             let col = &self.p[t.front + c * t.stride..][..t.z];
@@ -350,8 +352,7 @@ impl Decoder for QcDecoder {
                         q: s.quantizer,
                         word: w,
                     };
-                    let (its, ok) = run_word(t, state, input, s.rule, config, s.simd);
-                    state.store(t, out);
+                    let (its, ok) = run_word(t, state, input, out, s.rule, config, s.simd);
                     iterations += its;
                     valid += ok as usize;
                 }
@@ -396,12 +397,14 @@ pub(super) trait Kernel {
     fn checks(t: &QcTables, st: &State) -> bool;
 }
 
-/// Loads and decodes one codeword: (iterations run, whether the final decision checks).
+/// Loads and decodes one codeword and writes its hard decisions to `out`: (iterations run,
+/// whether the final decision checks).
 #[inline(always)]
 pub(super) fn iterate<K: Kernel>(
     t: &QcTables,
     st: &mut State,
     input: Input<'_>,
+    out: &mut [u8],
     rule: Rule8,
     iterations: usize,
     early: bool,
@@ -416,16 +419,20 @@ pub(super) fn iterate<K: Kernel>(
             K::row(t, st, row, rule);
         }
         if early && it < iterations && K::checks(t, st) {
+            st.store(t, out);
             return (it, true);
         }
     }
-    (iterations, K::checks(t, st))
+    let valid = K::checks(t, st);
+    st.store(t, out);
+    (iterations, valid)
 }
 
 fn run_word(
     t: &QcTables,
     st: &mut State,
     input: Input<'_>,
+    out: &mut [u8],
     rule: Rule8,
     config: &DecoderConfig,
     simd: Isa,
@@ -441,29 +448,30 @@ fn run_word(
                     t: &QcTables,
                     st: &mut State,
                     input: Input<'_>,
+                    out: &mut [u8],
                     rule: Rule8,
                     its: usize,
                     early: bool,
                 ) -> (usize, bool) {
-                    iterate::<Portable>(t, st, input, rule, its, early)
+                    iterate::<Portable>(t, st, input, out, rule, its, early)
                 }
                 run
             }};
         }
         // SAFETY: `Fixed8Setup` only chooses sets this CPU has.
         match simd {
-            Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, input, rule, its, early) },
+            Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, input, out, rule, its, early) },
             Isa::Avx2 | Isa::Avx2Fma => unsafe {
-                portable_for!("avx2")(t, st, input, rule, its, early)
+                portable_for!("avx2")(t, st, input, out, rule, its, early)
             },
-            Isa::Sse41 => unsafe { portable_for!("sse4.1")(t, st, input, rule, its, early) },
-            Isa::Scalar => iterate::<Portable>(t, st, input, rule, its, early),
+            Isa::Sse41 => unsafe { portable_for!("sse4.1")(t, st, input, out, rule, its, early) },
+            Isa::Scalar => iterate::<Portable>(t, st, input, out, rule, its, early),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = simd;
-        iterate::<Portable>(t, st, input, rule, its, early)
+        iterate::<Portable>(t, st, input, out, rule, its, early)
     }
 }
 

@@ -19,11 +19,12 @@ pub(super) unsafe fn run(
     t: &QcTables,
     st: &mut State,
     input: Input<'_>,
+    out: &mut [u8],
     rule: Rule8,
     iterations: usize,
     early: bool,
 ) -> (usize, bool) {
-    iterate::<Avx512>(t, st, input, rule, iterations, early)
+    iterate::<Avx512>(t, st, input, out, rule, iterations, early)
 }
 
 struct Avx512;
