@@ -110,6 +110,40 @@ fn qc_decoder_equals_the_8bit_layered_decoder_bit_for_bit() {
 }
 
 #[test]
+fn qc_decoder_reuses_its_buffers_across_calls_and_worker_threads() {
+    // The decoder keeps one codeword's buffers per worker between calls (one worker runs on
+    // the calling thread): a second call, a call with more workers and a call of one
+    // codeword after them all give the reference's bits, iterations and valid count.
+    let (z, rows) = (15, 10);
+    let code = lifted_rows(BaseGraph::Bg1, z, rows).unwrap();
+    let llr = frames(&code, z);
+    for rule in ["oms:0.5", "aoms:0.5"] {
+        let one = config(rule, 8.0, 6, true);
+        let (want, its, valid) = reference(&code, one, &llr);
+        let two = DecoderConfig { threads: 2, ..one };
+        let mut d = QcDecoder::new(code.clone(), one).unwrap();
+        let mut d2 = QcDecoder::new(code.clone(), two).unwrap();
+        for which in [0, 1, 0] {
+            let d = if which == 0 { &mut d } else { &mut d2 };
+            for _ in 0..2 {
+                let mut bits = vec![0u8; llr.len()];
+                let s = d.decode(Llrs::F32(&llr), &mut bits).unwrap();
+                assert!(bits == want, "{rule}: decoded bits differ");
+                assert_eq!(s.iterations, its.iter().sum::<usize>(), "{rule}");
+                assert_eq!(s.valid, valid, "{rule}");
+            }
+        }
+        let last = llr.len() / code.n() - 1;
+        let mut bits = vec![0u8; code.n()];
+        let s = d2
+            .decode(Llrs::F32(&llr[last * code.n()..]), &mut bits)
+            .unwrap();
+        assert!(bits[..] == want[last * code.n()..], "{rule}: last codeword alone");
+        assert_eq!(s.iterations, its[last], "{rule}");
+    }
+}
+
+#[test]
 fn the_planner_picks_the_qc_decoder_for_nr_codes_on_the_8bit_layered_schedule() {
     let code = lifted_rows(BaseGraph::Bg2, 15, 4).unwrap();
     let d = plan::decoder(&code, config("oms:0.5", 8.0, 5, true), &Target::cpu()).unwrap();
