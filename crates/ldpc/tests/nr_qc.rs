@@ -110,6 +110,40 @@ fn qc_decoder_equals_the_8bit_layered_decoder_bit_for_bit() {
 }
 
 #[test]
+fn qc_decoder_reuses_its_buffers_across_calls_and_worker_threads() {
+    // The decoder keeps one codeword's buffers per worker between calls (one worker runs on
+    // the calling thread): a second call, a call with more workers and a call of one
+    // codeword after them all give the reference's bits, iterations and valid count.
+    let (z, rows) = (15, 10);
+    let code = lifted_rows(BaseGraph::Bg1, z, rows).unwrap();
+    let llr = frames(&code, z);
+    for rule in ["oms:0.5", "aoms:0.5"] {
+        let one = config(rule, 8.0, 6, true);
+        let (want, its, valid) = reference(&code, one, &llr);
+        let two = DecoderConfig { threads: 2, ..one };
+        let mut d = QcDecoder::new(code.clone(), one).unwrap();
+        let mut d2 = QcDecoder::new(code.clone(), two).unwrap();
+        for which in [0, 1, 0] {
+            let d = if which == 0 { &mut d } else { &mut d2 };
+            for _ in 0..2 {
+                let mut bits = vec![0u8; llr.len()];
+                let s = d.decode(Llrs::F32(&llr), &mut bits).unwrap();
+                assert!(bits == want, "{rule}: decoded bits differ");
+                assert_eq!(s.iterations, its.iter().sum::<usize>(), "{rule}");
+                assert_eq!(s.valid, valid, "{rule}");
+            }
+        }
+        let last = llr.len() / code.n() - 1;
+        let mut bits = vec![0u8; code.n()];
+        let s = d2
+            .decode(Llrs::F32(&llr[last * code.n()..]), &mut bits)
+            .unwrap();
+        assert!(bits[..] == want[last * code.n()..], "{rule}: last codeword alone");
+        assert_eq!(s.iterations, its[last], "{rule}");
+    }
+}
+
+#[test]
 fn the_planner_picks_the_qc_decoder_for_nr_codes_on_the_8bit_layered_schedule() {
     let code = lifted_rows(BaseGraph::Bg2, 15, 4).unwrap();
     let d = plan::decoder(&code, config("oms:0.5", 8.0, 5, true), &Target::cpu()).unwrap();
@@ -227,6 +261,52 @@ fn measure_qc_speed() {
         best / reps as f64 * 1e6,
         cpu * 1e6
     );
+}
+
+/// The fastest of many short calls (16 codewords) of the high-rate point with offset and
+/// normalised min-sum, 10 iterations: a quick figure for comparing builds of the kernel on a
+/// shared machine, where the fastest call is the one no other process interrupted. Run by hand:
+/// `taskset -c 0 target/release/deps/nr_qc-<hash> --ignored --nocapture measure_qc_fastest`.
+#[test]
+#[ignore]
+fn measure_qc_fastest() {
+    use sigpu_ldpc::nr::NrCode;
+    let nr = NrCode::new(8448, 9126, Some(BaseGraph::Bg1)).unwrap();
+    let code = nr.decoding_code(&[0]).unwrap();
+    let es_n0 = 1.0 + 10.0 * (2.0 * code.rate()).log10();
+    let mut llr = make_frames(&code, &Link::qpsk(1), es_n0, 0, 128, 2)
+        .unwrap()
+        .llr;
+    for w in llr.chunks_mut(code.n()) {
+        w[..2 * 384].fill(0.0);
+    }
+    let q = sigpu_ldpc::channel::Quantizer::new(8.0).unwrap();
+    let mut llr8 = vec![0i8; llr.len()];
+    q.quantize_all(&llr, &mut llr8);
+    let mut bits = vec![0u8; llr.len()];
+    for rule in ["oms:0.5", "nms:0.75"] {
+        let mut d = plan::decoder(&code, config(rule, 8.0, 10, false), &Target::cpu()).unwrap();
+        // Short calls (half a millisecond), then the official measurement's 128 codewords.
+        for (words, calls) in [(16, 400), (128, 40)] {
+            let input = Llrs::I8 {
+                values: &llr8[..words * code.n()],
+                scale: 8.0,
+            };
+            let out = &mut bits[..words * code.n()];
+            let fastest = (0..calls)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    d.decode(input, out).unwrap();
+                    t.elapsed().as_secs_f64() / words as f64
+                })
+                .fold(f64::INFINITY, f64::min);
+            println!(
+                "{rule}: fastest of {calls} calls of {words} codewords {:.2} µs/codeword: info {:.1} Mbps",
+                fastest * 1e6,
+                8448.0 / fastest / 1e6
+            );
+        }
+    }
 }
 
 /// User + system CPU time of this process (all threads), from `/proc/self/stat` (clock ticks

@@ -236,7 +236,9 @@ impl State {
         self.c2v.fill(0);
     }
 
-    /// Hard decisions (P < 0) of every bit, codeword order.
+    /// Hard decisions (P < 0) of every bit, codeword order. Inlined into each instruction
+    /// set's decoding function, as `load` is.
+    #[inline(always)]
     fn store(&self, t: &QcTables, out: &mut [u8]) {
         for c in 0..t.cols {
             let col = &self.p[t.front + c * t.stride..][..t.z];
@@ -253,6 +255,8 @@ pub struct QcDecoder {
     config: DecoderConfig,
     setup: Fixed8Setup,
     tables: QcTables,
+    /// One codeword's buffers per worker thread, kept between calls.
+    states: Vec<State>,
 }
 
 impl QcDecoder {
@@ -275,6 +279,7 @@ impl QcDecoder {
             config,
             setup,
             tables,
+            states: Vec::new(),
         })
     }
 
@@ -315,42 +320,57 @@ impl Decoder for QcDecoder {
         let count = codewords_of(&self.code, &llr, bits)?;
         let n = self.code.n();
         let threads = worker_threads(self.config.threads).min(count.max(1));
+        let QcDecoder {
+            config,
+            setup,
+            tables,
+            states,
+            ..
+        } = self;
+        // Buffers kept from earlier calls: a call of a few codewords would otherwise spend a
+        // good part of its time allocating and zeroing them.
+        while states.len() < threads {
+            states.push(State::new(tables));
+        }
         let totals = Mutex::new((0usize, 0usize));
         let outputs = Mutex::new(bits.chunks_mut(n.max(1)).enumerate());
         let cancel = sigpu_runtime::cancel::Cancel::current();
-        let (t, s, config) = (&self.tables, self.setup, &self.config);
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    cancel.scope(|| {
-                        let mut state = State::new(t);
-                        let (mut iterations, mut valid) = (0, 0);
-                        loop {
-                            if cancel.is_cancelled() {
-                                break;
-                            }
-                            let Some((w, out)) =
-                                outputs.lock().unwrap_or_else(|p| p.into_inner()).next()
-                            else {
-                                break;
-                            };
-                            let input = Input {
-                                llr,
-                                q: s.quantizer,
-                                word: w,
-                            };
-                            let (its, ok) = run_word(t, &mut state, input, s.rule, config, s.simd);
-                            state.store(t, out);
-                            iterations += its;
-                            valid += ok as usize;
-                        }
-                        let mut totals = totals.lock().unwrap_or_else(|p| p.into_inner());
-                        totals.0 += iterations;
-                        totals.1 += valid;
-                    })
-                });
-            }
-        });
+        let (t, s, config) = (&*tables, *setup, &*config);
+        let work = |state: &mut State| {
+            cancel.scope(|| {
+                let (mut iterations, mut valid) = (0, 0);
+                loop {
+                    if cancel.is_cancelled() {
+                        break;
+                    }
+                    let Some((w, out)) = outputs.lock().unwrap_or_else(|p| p.into_inner()).next()
+                    else {
+                        break;
+                    };
+                    let input = Input {
+                        llr,
+                        q: s.quantizer,
+                        word: w,
+                    };
+                    let (its, ok) = run_word(t, state, input, out, s.rule, config, s.simd);
+                    iterations += its;
+                    valid += ok as usize;
+                }
+                let mut totals = totals.lock().unwrap_or_else(|p| p.into_inner());
+                totals.0 += iterations;
+                totals.1 += valid;
+            })
+        };
+        if threads == 1 {
+            // One worker runs on the calling thread: no thread to start per call.
+            work(&mut states[0]);
+        } else {
+            std::thread::scope(|scope| {
+                for state in &mut states[..threads] {
+                    scope.spawn(|| work(state));
+                }
+            });
+        }
         let (iterations, valid) = totals.into_inner().unwrap_or_else(|p| p.into_inner());
         Ok(DecodeStats {
             codewords: count,
@@ -377,12 +397,14 @@ pub(super) trait Kernel {
     fn checks(t: &QcTables, st: &State) -> bool;
 }
 
-/// Loads and decodes one codeword: (iterations run, whether the final decision checks).
+/// Loads and decodes one codeword and writes its hard decisions to `out`: (iterations run,
+/// whether the final decision checks).
 #[inline(always)]
 pub(super) fn iterate<K: Kernel>(
     t: &QcTables,
     st: &mut State,
     input: Input<'_>,
+    out: &mut [u8],
     rule: Rule8,
     iterations: usize,
     early: bool,
@@ -397,16 +419,20 @@ pub(super) fn iterate<K: Kernel>(
             K::row(t, st, row, rule);
         }
         if early && it < iterations && K::checks(t, st) {
+            st.store(t, out);
             return (it, true);
         }
     }
-    (iterations, K::checks(t, st))
+    let valid = K::checks(t, st);
+    st.store(t, out);
+    (iterations, valid)
 }
 
 fn run_word(
     t: &QcTables,
     st: &mut State,
     input: Input<'_>,
+    out: &mut [u8],
     rule: Rule8,
     config: &DecoderConfig,
     simd: Isa,
@@ -422,29 +448,30 @@ fn run_word(
                     t: &QcTables,
                     st: &mut State,
                     input: Input<'_>,
+                    out: &mut [u8],
                     rule: Rule8,
                     its: usize,
                     early: bool,
                 ) -> (usize, bool) {
-                    iterate::<Portable>(t, st, input, rule, its, early)
+                    iterate::<Portable>(t, st, input, out, rule, its, early)
                 }
                 run
             }};
         }
         // SAFETY: `Fixed8Setup` only chooses sets this CPU has.
         match simd {
-            Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, input, rule, its, early) },
+            Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, input, out, rule, its, early) },
             Isa::Avx2 | Isa::Avx2Fma => unsafe {
-                portable_for!("avx2")(t, st, input, rule, its, early)
+                portable_for!("avx2")(t, st, input, out, rule, its, early)
             },
-            Isa::Sse41 => unsafe { portable_for!("sse4.1")(t, st, input, rule, its, early) },
-            Isa::Scalar => iterate::<Portable>(t, st, input, rule, its, early),
+            Isa::Sse41 => unsafe { portable_for!("sse4.1")(t, st, input, out, rule, its, early) },
+            Isa::Scalar => iterate::<Portable>(t, st, input, out, rule, its, early),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = simd;
-        iterate::<Portable>(t, st, input, rule, its, early)
+        iterate::<Portable>(t, st, input, out, rule, its, early)
     }
 }
 

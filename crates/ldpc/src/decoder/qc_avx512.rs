@@ -19,11 +19,12 @@ pub(super) unsafe fn run(
     t: &QcTables,
     st: &mut State,
     input: Input<'_>,
+    out: &mut [u8],
     rule: Rule8,
     iterations: usize,
     early: bool,
 ) -> (usize, bool) {
-    iterate::<Avx512>(t, st, input, rule, iterations, early)
+    iterate::<Avx512>(t, st, input, out, rule, iterations, early)
 }
 
 struct Avx512;
@@ -142,9 +143,13 @@ fn normalise(m: __m512i, k: __m512i) -> __m512i {
     _mm512_permutexvar_epi64(unlane(), _mm512_packus_epi16(lo, hi))
 }
 
+/// Updates block row `row`. `TRACK`: the argmin is tracked as an edge index (the adaptive
+/// rule, which corrects the two minima differently); otherwise the second pass finds it as
+/// the edge whose |v2c| equals the smallest — on a tie the minima are equal, and so are the
+/// corrections of a uniform rule, so every tied edge gets the same c2v either way.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
+unsafe fn row<const TRACK: bool>(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
     // SAFETY: the caller checked the CPU; every window lies inside the buffers.
     unsafe {
         let (first, last) = (t.row_start[row], t.row_start[row + 1]);
@@ -186,12 +191,17 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
                 let x = _mm512_packs_epi16(dlo, dhi);
                 _mm512_storeu_si512(v2c.add(j * CHUNK).cast(), x);
                 let a = _mm512_abs_epi8(x);
-                let below = _mm512_cmplt_epu8_mask(a, min1);
+                if TRACK {
+                    let below = _mm512_cmplt_epu8_mask(a, min1);
+                    at = _mm512_mask_mov_epi8(at, below, index(j));
+                }
                 min2 = _mm512_max_epu8(min1, _mm512_min_epu8(a, min2));
                 min1 = _mm512_min_epu8(min1, a);
-                at = _mm512_mask_mov_epi8(at, below, index(j));
                 sign = _mm512_xor_si512(sign, x);
             }
+            // |x| ≤ m ⟺ x + m ≤ 2m as unsigned bytes (m ≤ 127; x = −128 never passes), and
+            // no |x| is below the smallest: the edges whose |v2c| is the smallest.
+            let (raw, raw2) = (min1, _mm512_add_epi8(min1, min1));
             match rule {
                 Rule8::Plain => {}
                 Rule8::Normalized(k) => {
@@ -226,9 +236,13 @@ unsafe fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
             let min1 = _mm512_mask_sub_epi8(min1, odd, zero, min1);
             let min2 = _mm512_mask_sub_epi8(min2, odd, zero, min2);
             for (j, e) in (first..last).enumerate() {
-                let here = _mm512_cmpeq_epi8_mask(at, index(j));
-                let mag = _mm512_mask_blend_epi8(here, min1, min2);
                 let x = _mm512_loadu_si512(v2c.add(j * CHUNK).cast());
+                let here = if TRACK {
+                    _mm512_cmpeq_epi8_mask(at, index(j))
+                } else {
+                    _mm512_cmple_epu8_mask(_mm512_add_epi8(x, raw), raw2)
+                };
+                let mag = _mm512_mask_blend_epi8(here, min1, min2);
                 let new = _mm512_mask_sub_epi8(mag, _mm512_movepi8_mask(x), zero, mag);
                 let c = c2v.add((e * chunks + u) * CHUNK);
                 _mm512_storeu_si512(c.cast(), new);
@@ -270,7 +284,13 @@ impl Kernel for Avx512 {
     fn row(t: &QcTables, st: &mut State, r: usize, rule: Rule8) {
         // SAFETY: only reached through `run`, whose caller checked the CPU; every window
         // lies inside `st.p` (see `QcTables::new`), the other buffers hold the edges' chunks.
-        unsafe { row(t, st, r, rule) }
+        unsafe {
+            if matches!(rule, Rule8::Adaptive { .. }) {
+                row::<true>(t, st, r, rule)
+            } else {
+                row::<false>(t, st, r, rule)
+            }
+        }
     }
     #[inline(always)]
     fn checks(t: &QcTables, st: &State) -> bool {
