@@ -83,14 +83,14 @@ def test_layouts_and_harq_combining():
 
 def _mixed_slot():
     """Three code blocks of different base graphs, lifting sizes, rates and versions, sent
-    over BPSK at Es/N0 2 dB: (blocks for decode_blocks, their information bits)."""
+    over BPSK at Es/N0 4 dB: (blocks for decode_blocks, their information bits)."""
     rng = np.random.default_rng(5)
     sent = []
     for k, n, rv in ((400, 1000, [0]), (1200, 2400, [0, 2]), (8448, 10000, [0])):
         code = ldpc.NrCode(k, n)
         bits = rng.integers(0, 2, k, dtype=np.uint8)
         tx = code.encode(bits, rv=rv)
-        sigma2 = 10 ** (-2.0 / 10) / 2
+        sigma2 = 10 ** (-4.0 / 10) / 2
         llr = (2 * ((1 - 2.0 * tx) + np.sqrt(sigma2) * rng.standard_normal(tx.shape)) / sigma2).astype(np.float32)
         sent.append(((code, llr, rv), bits))
     return [b for b, _ in sent], [i for _, i in sent]
