@@ -8,14 +8,18 @@
 //!   planner for the same target — the same contract, method and engine as a real signal of
 //!   the same element type — and runs on the two parts as two channels of one batch. Its
 //!   bounds are the real filter's times √2 (the error of each part, as a complex modulus);
-//! - **complex coefficients**: SciPy's serial loops in complex f64 (module `serial`), on the
-//!   CPU, one channel per thread. For complex128 it is SciPy's own algorithm, operation for
+//! - **complex coefficients**: SciPy's serial loops in complex f64 (module `serial`), one
+//!   channel per thread. For complex128 it is SciPy's own algorithm, operation for
 //!   operation; complex64 signals are filtered in f64, with the coefficients as given, and
 //!   rounded once (SciPy filters them in complex64), so the contract — within 4× SciPy's
-//!   error at the same dtype — holds by construction. Stability is the step-down test on the complex denominator in f64
-//!   (module `stable`); unstable filters are refused unless `allow_unstable`. On a GPU target
-//!   this engine runs on the CPU (host data); device data with complex coefficients has no
-//!   engine and is refused by the faces with the way out (move the array to the host).
+//!   error at the same dtype — holds by construction. Stability is the step-down test on the
+//!   complex denominator in f64 (module `stable`); unstable filters are refused unless
+//!   `allow_unstable`. Host data runs on the CPU threads ([`ComplexFilter::run`]). On a GPU
+//!   target the plan also compiles the same loops as a CUDA kernel (module `gpu`,
+//!   `kernels/complex_serial.cu`: one channel per GPU thread, every operation a
+//!   round-to-nearest intrinsic, so no fused multiply-add changes a bit), which filters
+//!   device data in place of the caller's memory ([`ComplexFilter::run_device`]); its output
+//!   equals the CPU engine's bit for bit, so it keeps the same contract and bound.
 //!
 //! The element type `T` is the part type: f32 for complex64, f64 for complex128. Layout:
 //! `channels` channels one after another, each `2·n` values `re, im, re, im, …`; zi / zf hold
@@ -37,6 +41,8 @@
 //! ```
 
 mod c64;
+mod checks;
+pub mod gpu;
 mod serial;
 pub mod signal;
 mod spec;
@@ -44,6 +50,7 @@ mod stable;
 mod zi;
 
 pub use c64::C64;
+pub use checks::checks;
 pub use spec::ComplexSpec;
 pub use zi::{lfilter_zi, sosfilt_zi};
 
@@ -52,7 +59,9 @@ use crate::engine::{Batch, Timing};
 use crate::error::FilterError;
 use crate::filter::FilterOptions;
 use crate::planner::{planner, Planned};
+use gpu::GpuComplex;
 use serial::{normalised, Serial};
+use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::Target;
 use std::time::Instant;
 
@@ -80,7 +89,24 @@ pub struct ComplexFilter<T: Element> {
 
 enum Engine<T: Element> {
     Parts(Planned<T>),
-    Serial(Serial),
+    /// The serial loops: on the CPU for host data, and on a GPU target also compiled as the
+    /// kernel for device data.
+    Serial(Serial, Option<Box<GpuComplex<T>>>),
+}
+
+/// A complex call on device memory of the plan's GPU (on its target's stream), interleaved
+/// `re, im` values as [`ComplexFilter::run`] takes them on the host.
+pub struct ComplexDeviceBatch<'a, T> {
+    /// Input: `channels` channels of 2·n values.
+    pub x: DeviceSlice<'a, T>,
+    /// Channels of the call.
+    pub channels: usize,
+    /// Output, as long as x.
+    pub y: DeviceSliceMut<'a, T>,
+    /// Initial state, `channels` × 2·state_len values, or none (zero).
+    pub zi: Option<DeviceSlice<'a, T>>,
+    /// Room for the final state, as zi, or none.
+    pub zf: Option<DeviceSliceMut<'a, T>>,
 }
 
 /// Plans `spec` for complex data whose parts are `T` (f32: complex64, f64: complex128) on
@@ -148,8 +174,12 @@ pub fn plan_complex<T: Element>(
         )));
     }
     let (error_bound, reference_bound) = serial_bounds(&b, &a, engine.state_len(), dtype);
+    let device = match target {
+        Target::Gpu(g) => Some(Box::new(GpuComplex::new(g, &engine)?)),
+        Target::Cpu(_) => None,
+    };
     Ok(ComplexFilter {
-        engine: Engine::Serial(engine),
+        engine: Engine::Serial(engine, device),
         report: ComplexReport {
             method: method.into(),
             coefficients: "complex",
@@ -204,7 +234,7 @@ impl<T: Element> ComplexFilter<T> {
     pub fn state_len(&self) -> usize {
         match &self.engine {
             Engine::Parts(f) => f.state_len(),
-            Engine::Serial(s) => s.state_len(),
+            Engine::Serial(s, _) => s.state_len(),
         }
     }
 
@@ -212,8 +242,8 @@ impl<T: Element> ComplexFilter<T> {
     pub fn sections(&self) -> Option<usize> {
         match &self.engine {
             Engine::Parts(f) => f.sections(),
-            Engine::Serial(Serial::Sos(rows)) => Some(rows.len()),
-            Engine::Serial(Serial::Ba { .. }) => None,
+            Engine::Serial(Serial::Sos(rows), _) => Some(rows.len()),
+            Engine::Serial(Serial::Ba { .. }, _) => None,
         }
     }
 
@@ -221,7 +251,13 @@ impl<T: Element> ComplexFilter<T> {
     pub fn device(&self) -> String {
         match &self.engine {
             Engine::Parts(f) => f.device(),
-            Engine::Serial(_) => format!("cpu ({} threads, serial)", self.threads),
+            Engine::Serial(_, None) => format!("cpu ({} threads, serial)", self.threads),
+            Engine::Serial(_, Some(g)) => format!(
+                "{} (device data: one channel per GPU thread, serial; host data: cpu, {} \
+                 threads)",
+                g.target().describe(),
+                self.threads
+            ),
         }
     }
 
@@ -229,7 +265,7 @@ impl<T: Element> ComplexFilter<T> {
     pub fn note(&self) -> Option<String> {
         match &self.engine {
             Engine::Parts(f) => f.note(),
-            Engine::Serial(_) => None,
+            Engine::Serial(..) => None,
         }
     }
 
@@ -245,7 +281,14 @@ impl<T: Element> ComplexFilter<T> {
         zf: Option<&mut [T]>,
     ) -> Result<Timing, FilterError> {
         let k = self.state_len();
-        let n = check_layout(x, channels, y, zi, zf.as_deref(), k)?;
+        let n = check_layout(
+            x.len(),
+            channels,
+            y.len(),
+            zi.map(<[T]>::len),
+            zf.as_deref().map(<[T]>::len),
+            k,
+        )?;
         check_finite_complex(x, "x")?;
         if let Some(z) = zi {
             check_finite_complex(z, "zi")?;
@@ -259,11 +302,55 @@ impl<T: Element> ComplexFilter<T> {
                     None => Timing::since(start),
                 })
             }
-            Engine::Serial(s) => {
+            Engine::Serial(s, _) => {
                 self.run_serial(s, x, channels, n, y, zi, zf, k);
                 Ok(Timing::since(start))
             }
         }
+    }
+
+    /// Filters device data on the plan's GPU, on its target's stream (enqueued, not waited
+    /// for): the complex-coefficient kernel, bit for bit the CPU engine's result. Device data
+    /// is not scanned for non-finite values (a NaN spreads to the samples after it, as in
+    /// SciPy's loop). Refused for a plan of the CPU (plan for the GPU that holds the data) and
+    /// for real coefficients (filter the `re, im` values as real data: the real filters run
+    /// them on the GPU).
+    pub fn run_device(&self, batch: ComplexDeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let ComplexDeviceBatch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+        } = batch;
+        let k = self.state_len();
+        let n = check_layout(
+            x.len(),
+            channels,
+            y.len(),
+            zi.as_ref().map(|z| z.len()),
+            zf.as_ref().map(|z| z.len()),
+            k,
+        )?;
+        let gpu = match &self.engine {
+            Engine::Serial(_, Some(g)) => g,
+            Engine::Serial(_, None) => {
+                return Err(FilterError::Input(
+                    "this complex filter was planned for the CPU: plan it for the GPU that \
+                     holds the data, or pass host arrays"
+                        .into(),
+                ))
+            }
+            Engine::Parts(_) => {
+                return Err(FilterError::Input(
+                    "the coefficients are real: filter the (re, im) values as a real array \
+                     (the real filters run it on the GPU)"
+                        .into(),
+                ))
+            }
+        };
+        // Also for n = 0: the kernel then passes zi (or zero) to zf.
+        gpu.run(&x, y, zi.as_ref(), zf, channels, n)
     }
 
     /// One channel: y and zf (SciPy's `lfilter(b, a, x, zi=zi)` / `sosfilt` on complex x).
@@ -369,33 +456,30 @@ fn run_parts<T: Element>(
     Ok(timing)
 }
 
-/// Complex samples per channel, after checking that x, y, zi and zf fit `channels` channels
-/// of interleaved pairs with `k` complex state values each.
-fn check_layout<T>(
-    x: &[T],
+/// Complex samples per channel, after checking that x, y, zi and zf (of these lengths in
+/// values) fit `channels` channels of interleaved pairs with `k` complex state values each.
+fn check_layout(
+    x: usize,
     channels: usize,
-    y: &[T],
-    zi: Option<&[T]>,
-    zf: Option<&[T]>,
+    y: usize,
+    zi: Option<usize>,
+    zf: Option<usize>,
     k: usize,
 ) -> Result<usize, FilterError> {
     if channels == 0 {
         return Err(FilterError::Input("channels must be at least 1".into()));
     }
-    if !x.len().is_multiple_of(2 * channels) {
+    if !x.is_multiple_of(2 * channels) {
         return Err(FilterError::Input(format!(
-            "{} values do not split into {channels} channel(s) of (re, im) pairs",
-            x.len()
+            "{x} values do not split into {channels} channel(s) of (re, im) pairs"
         )));
     }
-    if y.len() != x.len() {
+    if y != x {
         return Err(FilterError::Input(format!(
-            "the output holds {} values but the input {}",
-            y.len(),
-            x.len()
+            "the output holds {y} values but the input {x}"
         )));
     }
-    for (what, len) in [("zi", zi.map(<[T]>::len)), ("zf", zf.map(<[T]>::len))] {
+    for (what, len) in [("zi", zi), ("zf", zf)] {
         if let Some(len) = len {
             if len != 2 * channels * k {
                 return Err(FilterError::Input(format!(
@@ -406,7 +490,7 @@ fn check_layout<T>(
             }
         }
     }
-    Ok(x.len() / (2 * channels))
+    Ok(x / (2 * channels))
 }
 
 /// Refuses a non-finite complex value, naming its index among the complex values.

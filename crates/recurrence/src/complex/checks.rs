@@ -1,0 +1,398 @@
+//! `sigpu check` entries of the complex-coefficient kernel: fresh random stable filters with
+//! complex poles ((b, a) and sections), complex64 and complex128 data with zi, run on the GPU
+//! from poisoned outputs and compared with the CPU engine (its twin) bit for bit, y and zf;
+//! from a zero state, y also against a double-double run of the same loop, within the plan's
+//! reported bound.
+
+use super::c64::C64;
+use super::serial::normalised;
+use super::{plan_complex, ComplexDeviceBatch, ComplexSpec};
+use crate::dd::{Cdd, Dd};
+use crate::elem::Element;
+use crate::error::FilterError;
+use crate::filter::FilterOptions;
+use crate::time_varying::cases::white;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sigpu_runtime::cuda::{
+    check_result, compare_exact, Check, CheckReport, DeviceSlice, DeviceSliceMut, DriverContext,
+    Gpu,
+};
+use sigpu_runtime::{GpuTarget, Target};
+
+/// The kernel's checks, in the order `sigpu check` runs them.
+pub fn checks() -> Vec<Check> {
+    vec![
+        Check::new(
+            "recurrence/complex_serial_f64",
+            "complex coefficients, complex128: order-4 (b, a) and 3 complex sections, 37 \
+             channels of 777 with zi, bit for bit vs the CPU serial engine (y, zf); from zero, \
+             y vs double-double within the reported bound",
+            |gpu, seed| check_result(both::<f64>(gpu, seed, 37, 777)),
+        ),
+        Check::new(
+            "recurrence/complex_serial_f32",
+            "the same on complex64 (filtered in f64, rounded once): bit for bit vs the CPU",
+            |gpu, seed| check_result(both::<f32>(gpu, seed, 37, 777)),
+        ),
+        Check::new(
+            "recurrence/complex_serial_shapes",
+            "one-tap FIR, order 1, order 12, 12 sections; lengths 1 … 300, 1 … 70 channels, \
+             complex128, bit for bit vs the CPU",
+            |gpu, seed| check_result(shapes(gpu, seed)),
+        ),
+    ]
+}
+
+/// A random filter with complex poles of radius 0.3 … 0.97: `(b, a)` of `order` (a scaled
+/// by a complex a[0] ≠ 1, so normalisation is exercised), or `sections` sections.
+pub fn random_spec(seed: u64, order: usize, sections: Option<usize>) -> ComplexSpec {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut c = |scale: f64| {
+        C64::new(
+            rng.random_range(-scale..scale),
+            rng.random_range(-scale..scale),
+        )
+    };
+    let pole = |rng: &mut ChaCha8Rng| {
+        let r = rng.random_range(0.3..0.97);
+        let t = rng.random_range(-std::f64::consts::PI..std::f64::consts::PI);
+        C64::new(r * t.cos(), r * t.sin())
+    };
+    let mut rng2 = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    match sections {
+        Some(s) => ComplexSpec::Sos(
+            (0..s)
+                .map(|_| {
+                    let (p, q) = (pole(&mut rng2), pole(&mut rng2));
+                    [c(1.0), c(1.0), c(1.0), C64::ONE, -(p + q), p * q]
+                })
+                .collect(),
+        ),
+        None => {
+            let mut a = vec![C64::ONE];
+            for _ in 0..order {
+                let p = pole(&mut rng2);
+                let mut next = vec![C64::ZERO; a.len() + 1];
+                for (i, &v) in a.iter().enumerate() {
+                    next[i] = next[i] + v;
+                    next[i + 1] = next[i + 1] - v * p;
+                }
+                a = next;
+            }
+            let a0 = C64::new(1.25, -0.5);
+            ComplexSpec::Ba {
+                b: (0..=order).map(|_| c(0.5)).collect(),
+                a: a.into_iter().map(|v| v * a0).collect(),
+            }
+        }
+    }
+}
+
+/// One call's inputs: `channels` channels of `n` complex samples, and a state.
+struct Case<T> {
+    spec: ComplexSpec,
+    channels: usize,
+    x: Vec<T>,
+    zi: Option<Vec<T>>,
+}
+
+/// What a run gives: y and zf.
+struct Out<T> {
+    y: Vec<T>,
+    zf: Vec<T>,
+}
+
+impl<T: Element> Case<T> {
+    fn new(spec: ComplexSpec, seed: u64, channels: usize, n: usize, zi: bool) -> Self {
+        let conv = |v: Vec<f64>| v.into_iter().map(T::from_f64).collect::<Vec<T>>();
+        let state = match &spec {
+            ComplexSpec::Ba { b, a } => a.len().max(b.len()) - 1,
+            ComplexSpec::Sos(rows) => 2 * rows.len(),
+        };
+        Case {
+            spec,
+            channels,
+            x: conv(white(seed, 2 * channels * n)),
+            zi: zi.then(|| conv(white(seed ^ 7, 2 * channels * state))),
+        }
+    }
+
+    /// The CPU serial engine (the twin).
+    fn cpu(&self) -> Result<Out<T>, FilterError> {
+        let f = plan_complex::<T>(&self.spec, FilterOptions::default(), &Target::cpu())?;
+        let mut out = Out {
+            y: vec![T::ZERO; self.x.len()],
+            zf: vec![T::ZERO; 2 * self.channels * f.state_len()],
+        };
+        f.run(
+            &self.x,
+            self.channels,
+            &mut out.y,
+            self.zi.as_deref(),
+            Some(&mut out.zf),
+        )?;
+        Ok(out)
+    }
+
+    /// The kernel, through the plan's device call on poisoned outputs; and the plan's bound.
+    fn gpu(&self, gpu: &Gpu) -> Result<(Out<T>, f64), FilterError> {
+        let target = GpuTarget::new(gpu.clone());
+        let f = plan_complex::<T>(
+            &self.spec,
+            FilterOptions::default(),
+            &Target::Gpu(target.clone()),
+        )?;
+        let stream = target.stream();
+        let what = "copying the complex check's data";
+        let dx = stream.clone_htod(&self.x).context(what)?;
+        let dzi = self
+            .zi
+            .as_ref()
+            .map(|z| stream.clone_htod(z))
+            .transpose()
+            .context(what)?;
+        let state = 2 * self.channels * f.state_len();
+        let mut dy = gpu.alloc_poisoned::<T>(self.x.len())?;
+        let mut dzf = gpu.alloc_poisoned::<T>(state.max(1))?;
+        // A filter without state has an empty zf.
+        let zf = (state > 0).then(|| DeviceSliceMut::of(&mut dzf));
+        f.run_device(ComplexDeviceBatch {
+            x: DeviceSlice::of(&dx),
+            channels: self.channels,
+            y: DeviceSliceMut::of(&mut dy),
+            zi: dzi.as_ref().map(DeviceSlice::of),
+            zf,
+        })?;
+        let mut out = Out {
+            y: vec![T::ZERO; self.x.len()],
+            zf: vec![T::ZERO; state.max(1)],
+        };
+        stream.memcpy_dtoh(&dy, &mut out.y).context(what)?;
+        stream.memcpy_dtoh(&dzf, &mut out.zf).context(what)?;
+        stream.synchronize().context(what)?;
+        out.zf.truncate(state);
+        Ok((out, f.report().error_bound))
+    }
+}
+
+fn bits<T: Element>(v: &[T]) -> Vec<u64> {
+    v.iter().map(|x| x.to_f64().to_bits()).collect()
+}
+
+/// GPU against CPU, bit for bit, y and zf together.
+fn compare<T: Element>(got: &Out<T>, want: &Out<T>) -> CheckReport {
+    let g: Vec<u64> = bits(&got.y).into_iter().chain(bits(&got.zf)).collect();
+    let w: Vec<u64> = bits(&want.y).into_iter().chain(bits(&want.zf)).collect();
+    compare_exact(&g, &w)
+}
+
+fn merged(all: Option<CheckReport>, r: CheckReport) -> CheckReport {
+    match all {
+        None => r,
+        Some(mut a) => {
+            a.elements += r.elements;
+            a.mismatches += r.mismatches;
+            a.max_error = a.max_error.max(r.max_error);
+            if a.note.is_empty() {
+                a.note = r.note;
+            }
+            a
+        }
+    }
+}
+
+/// The same loop in double-double from a zero state: y of every channel (moduli of the
+/// error against it are what the bound is for).
+pub(crate) fn reference(spec: &ComplexSpec, x: &[f64], channels: usize) -> Vec<C64> {
+    let n = x.len() / (2 * channels);
+    let zero = Cdd::default();
+    let add = |p: Cdd, q: Cdd| Cdd {
+        re: p.re.add(q.re),
+        im: p.im.add(q.im),
+    };
+    let sub = |p: Cdd, q: Cdd| Cdd {
+        re: p.re.sub(q.re),
+        im: p.im.sub(q.im),
+    };
+    let times = |p: Cdd, c: C64| p.mul_c(c.re, c.im);
+    let mut out = Vec::with_capacity(channels * n);
+    for ch in x.chunks(2 * n) {
+        let at = |i: usize| Cdd {
+            re: Dd::new(ch[2 * i]),
+            im: Dd::new(ch[2 * i + 1]),
+        };
+        match spec {
+            ComplexSpec::Ba { b, a } => {
+                let (b, a) = normalised(b, a);
+                let k = b.len() - 1;
+                let mut z = vec![zero; k];
+                for i in 0..n {
+                    let xn = at(i);
+                    let y = if k == 0 {
+                        times(xn, b[0])
+                    } else {
+                        let y = add(z[0], times(xn, b[0]));
+                        for j in 0..k - 1 {
+                            z[j] = sub(add(z[j + 1], times(xn, b[j + 1])), times(y, a[j + 1]));
+                        }
+                        z[k - 1] = sub(times(xn, b[k]), times(y, a[k]));
+                        y
+                    };
+                    out.push(C64::new(y.re.to_f64(), y.im.to_f64()));
+                }
+            }
+            ComplexSpec::Sos(rows) => {
+                let mut z = vec![zero; 2 * rows.len()];
+                for i in 0..n {
+                    let mut cur = at(i);
+                    for (s, r) in rows.iter().enumerate() {
+                        let new = add(times(cur, r[0]), z[2 * s]);
+                        z[2 * s] = add(sub(times(cur, r[1]), times(new, r[4])), z[2 * s + 1]);
+                        z[2 * s + 1] = sub(times(cur, r[2]), times(new, r[5]));
+                        cur = new;
+                    }
+                    out.push(C64::new(cur.re.to_f64(), cur.im.to_f64()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// max|y − reference| / max|x| over complex moduli.
+pub(crate) fn relative_error<T: Element>(y: &[T], exact: &[C64], x: &[T]) -> f64 {
+    let modulus = |v: &[T], i: usize| C64::new(v[2 * i].to_f64(), v[2 * i + 1].to_f64());
+    let xmax = (0..x.len() / 2)
+        .map(|i| modulus(x, i).abs())
+        .fold(0.0, f64::max);
+    let err = exact
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (modulus(y, i) - *e).abs())
+        .fold(0.0, f64::max);
+    err / xmax.max(f64::MIN_POSITIVE)
+}
+
+/// (b, a) and sections, with zi (bit for bit) and from zero (bit for bit, and within the
+/// bound of the double-double run).
+fn both<T: Element>(
+    gpu: &Gpu,
+    seed: u64,
+    channels: usize,
+    n: usize,
+) -> Result<CheckReport, FilterError> {
+    let mut all: Option<CheckReport> = None;
+    let mut notes = Vec::new();
+    for (i, spec) in [
+        random_spec(seed, 4, None),
+        random_spec(seed ^ 1, 0, Some(3)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for zi in [true, false] {
+            let case = Case::<T>::new(spec.clone(), seed + i as u64, channels, n, zi);
+            let (got, bound) = case.gpu(gpu)?;
+            let mut r = compare(&got, &case.cpu()?);
+            if !zi {
+                let x: Vec<f64> = case.x.iter().map(|v| v.to_f64()).collect();
+                let err = relative_error(&got.y, &reference(&spec, &x, channels), &case.x);
+                if err > bound {
+                    r.mismatches += 1;
+                }
+                notes.push(format!(
+                    "{}: {err:.1e} of max|x| vs double-double (bound {bound:.1e})",
+                    if i == 0 { "(b, a)" } else { "sections" }
+                ));
+            }
+            all = Some(merged(all, r));
+        }
+    }
+    Ok(all.expect("cases").with_note(notes.join(", ")))
+}
+
+fn shapes(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
+    let mut all: Option<CheckReport> = None;
+    let fir = ComplexSpec::ba(&[0.5], &[-0.25], &[1.0], &[0.5]).expect("valid");
+    for (i, (spec, channels, n)) in [
+        (fir, 3, 17),
+        (random_spec(seed, 1, None), 70, 1),
+        (random_spec(seed ^ 2, 12, None), 5, 300),
+        (random_spec(seed ^ 3, 0, Some(12)), 33, 64),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let case = Case::<f64>::new(spec, seed + 10 + i as u64, channels, n, true);
+        let (got, _) = case.gpu(gpu)?;
+        all = Some(merged(all, compare(&got, &case.cpu()?)));
+    }
+    Ok(all.expect("cases"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_serial_engine_is_within_its_bound_of_double_double() {
+        // The twin against the reference the GPU check uses: within the reported bound, for
+        // (b, a) of order 4 and 3 sections, complex128 and complex64.
+        for spec in [random_spec(3, 4, None), random_spec(4, 0, Some(3))] {
+            let c = Case::<f64>::new(spec.clone(), 5, 4, 500, false);
+            let y = c.cpu().unwrap().y;
+            let f = plan_complex::<f64>(&spec, FilterOptions::default(), &Target::cpu()).unwrap();
+            let x: Vec<f64> = c.x.clone();
+            let err = relative_error(&y, &reference(&spec, &x, 4), &c.x);
+            assert!(err <= f.report().error_bound, "{err} {:?}", f.report());
+            assert!(err > 0.0 || f.report().error_bound > 0.0);
+            let c32 = Case::<f32>::new(spec.clone(), 5, 4, 500, false);
+            let y32 = c32.cpu().unwrap().y;
+            let f32p =
+                plan_complex::<f32>(&spec, FilterOptions::default(), &Target::cpu()).unwrap();
+            let x32: Vec<f64> = c32.x.iter().map(|v| v.to_f64()).collect();
+            let err = relative_error(&y32, &reference(&spec, &x32, 4), &c32.x);
+            assert!(
+                err <= f32p.report().error_bound,
+                "{err} {:?}",
+                f32p.report()
+            );
+        }
+    }
+
+    #[test]
+    fn random_filters_are_stable_and_complex() {
+        for seed in 0..20 {
+            for spec in [random_spec(seed, 6, None), random_spec(seed, 0, Some(4))] {
+                assert!(spec.as_real().is_none());
+                plan_complex::<f64>(&spec, FilterOptions::default(), &Target::cpu())
+                    .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn the_kernel_compiles_for_what_the_planner_builds() {
+        if !sigpu_runtime::cuda::nvrtc_for_test("the_kernel_compiles_for_what_the_planner_builds") {
+            return;
+        }
+        use sigpu_runtime::cuda::{compile, KernelCache};
+        for (real, sos, state) in [
+            ("double", false, 0),
+            ("double", false, 4),
+            ("float", false, 1),
+            ("double", true, 6),
+            ("float", true, 2),
+            ("double", false, crate::MAX_ORDER),
+        ] {
+            let source = super::super::gpu::kernel_source(real, sos, state);
+            let compiled = compile(&source, "sm_90", &KernelCache::disabled())
+                .unwrap_or_else(|e| panic!("{real} sos={sos} state {state}: {e}"));
+            assert!(compiled
+                .kernel_names()
+                .iter()
+                .any(|n| n == super::super::gpu::KERNEL));
+        }
+    }
+}
