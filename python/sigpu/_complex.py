@@ -14,7 +14,8 @@ complex coefficients becomes complex64 / complex128 as its float32 / float64). W
 coefficients they are filtered as real arrays of (re, im) pairs by the real filters (on their
 device, differentiable for torch as the real path is). Complex coefficients on a CUDA array run
 the complex serial kernel on the array's device and stream (module ``_complex_cuda``; scipy's
-loops in complex float64, bit for bit the CPU engine's result; filtfilt / sosfiltfilt padded
+loops in complex float64, bit for bit the CPU engine's result — complex64 arrays of few long
+channels by the chunked scan, within the complex64 contract; filtfilt / sosfiltfilt padded
 and started as scipy does, on the device); on CPU tensors they run through numpy. Gradients
 through complex coefficients are not built (refused when an input requires grad).
 """

@@ -1,8 +1,10 @@
 """Complex coefficients on CUDA arrays (torch tensors and CuPy arrays): ``lfilter`` and
 ``sosfilt`` through the complex serial kernel on the array's device and stream (the recurrence
 crate's ``ComplexFilter::run_device``: scipy's loops in complex float64, one channel per GPU
-thread, bit for bit the CPU engine's result), and ``filtfilt`` / ``sosfiltfilt`` as scipy pads
-and starts them, written with the array library's operations around two such calls.
+thread, bit for bit the CPU engine's result; complex64 arrays of fewer than 1024 channels of at
+least 65536 samples run the chunked scan instead, within the complex64 contract), and
+``filtfilt`` / ``sosfiltfilt`` as scipy pads and starts them, written with the array library's
+operations around two such calls.
 
 The array keeps its width: float32 / complex64 arrays give complex64 (filtered in float64,
 rounded once), others complex128. Nothing is copied to the host; the array is copied on the

@@ -27,8 +27,9 @@ complex zi, with the same rule — numpy follows scipy's result type (complex64 
 coefficients gives complex128), torch and CuPy keep the array's dtype. Real coefficients filter
 the real and imaginary parts with the real filter (CPU, and GPU arrays on their device);
 complex coefficients run scipy's serial loop in complex128 on the CPU, and its CUDA kernel on
-CUDA arrays (module ``_complex_cuda``: on the array's device, bit for bit the CPU's result,
-filtfilt / sosfiltfilt too; no gradients); complex long double raises TypeError.
+CUDA arrays (module ``_complex_cuda``: on the array's device, bit for bit the CPU's result —
+few long complex64 channels by a chunked scan within the contract —, filtfilt / sosfiltfilt too;
+no gradients); complex long double raises TypeError.
 
 PyTorch (module ``_torch_filters``): any torch argument gives a torch result, differentiable
 with respect to x, the coefficients and zi when one of them requires grad. Filter banks (module
@@ -317,8 +318,10 @@ def lfilter(
     CuPy array keeps its own floating dtype (float32 stays float32, the coefficients are
     rounded to it by the planner under the float32 contract). Complex x, b, a or zi give a
     complex result by the same rule (complex64 x with float64 b, a: complex128 for numpy,
-    complex64 for a torch / CuPy array); complex coefficients run on the CPU (a CUDA array
-    is refused: ``.cpu()``).
+    complex64 for a torch / CuPy array); complex coefficients run scipy's loop in complex128,
+    on the CPU for host arrays and on the device for a CUDA array (bit for bit the CPU's
+    result, or within the complex64 contract for few long complex64 channels; not
+    differentiable).
 
     PyTorch: with any torch argument (x on the CPU or a GPU, b, a or zi as tensors) the result
     is a torch tensor, and it is differentiable with respect to x, b, a and zi when any of

@@ -406,3 +406,27 @@ def test_empty_complex_input_has_scipys_shape(shape, axis):
     if shape == (2, 0):
         zi = np.ones((2, 2)) * 1j
         np.testing.assert_array_equal(sigpu.lfilter(BC2, AC2, x, zi=zi)[1], zi)
+
+
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_cuda_complex64_long_channel_keeps_the_contract(gpu, lib):
+    """A long complex64 channel runs the chunked scan on the device: within 4× scipy's own
+    complex64 error (complex64 coefficients) against the complex128 result, zf too."""
+    mod = _cuda_lib(lib)
+    x = cx((2, 1 << 18), np.complex64)
+    zi = cx((2, 2), np.complex64)
+    y, zf = sigpu.lfilter(BC2, AC2, _to_dev(mod, lib, x), zi=_to_dev(mod, lib, zi))
+    y, zf = _to_host(mod, lib, y), _to_host(mod, lib, zf)
+    assert y.dtype == np.complex64
+    ref, rzf = ss.lfilter(BC2, AC2, x.astype(np.complex128), zi=zi.astype(np.complex128))
+    own, _ = ss.lfilter(BC2.astype(np.complex64), AC2.astype(np.complex64), x, zi=zi)
+    scale = np.max(np.abs(ref))
+    ours = np.max(np.abs(y - ref)) / scale
+    theirs = np.max(np.abs(own - ref)) / scale
+    assert ours <= 4 * theirs + 2e-7, (ours, theirs)
+    assert np.max(np.abs(zf - rzf)) <= 1e-5 * max(1.0, np.max(np.abs(rzf)))
+    got = _to_host(mod, lib, sigpu.sosfilt(SOSC, _to_dev(mod, lib, x)))
+    ref = ss.sosfilt(SOSC, x.astype(np.complex128))
+    own = ss.sosfilt(SOSC.astype(np.complex64), x)
+    scale = np.max(np.abs(ref))
+    assert np.max(np.abs(got - ref)) / scale <= 4 * np.max(np.abs(own - ref)) / scale + 2e-7

@@ -5,7 +5,9 @@
 //! reported bound.
 
 use super::c64::C64;
-use super::serial::normalised;
+use super::chunked::{self, dd_step};
+#[cfg(test)]
+use super::serial::Serial;
 use super::{plan_complex, ComplexDeviceBatch, ComplexSpec};
 use crate::dd::{Cdd, Dd};
 use crate::elem::Element;
@@ -34,6 +36,13 @@ pub fn checks() -> Vec<Check> {
             "recurrence/complex_serial_f32",
             "the same on complex64 (filtered in f64, rounded once): bit for bit vs the CPU",
             |gpu, seed| check_result(both::<f32>(gpu, seed, 37, 777)),
+        ),
+        Check::new(
+            "recurrence/complex_chunked_f32",
+            "complex64, few long channels (3 of 16·4096 + 1234): the chunked scan, order-3 \
+             (b, a) and 2 complex sections with zi, bit for bit vs its CPU twin (y, zf); from \
+             zero, y vs double-double within the reported bound",
+            |gpu, seed| check_result(scan(gpu, seed)),
         ),
         Check::new(
             "recurrence/complex_serial_shapes",
@@ -135,6 +144,32 @@ impl<T: Element> Case<T> {
         Ok(out)
     }
 
+    /// The chunked scan's twin (module `chunked`) of `f`'s plan, channel by channel.
+    fn scan_twin(&self, f: &super::ComplexFilter<T>) -> Option<Out<T>> {
+        let (serial, phi) = f.scan_parts()?;
+        let k = serial.state_len();
+        let len = self.x.len() / self.channels;
+        let mut out = Out {
+            y: vec![T::ZERO; self.x.len()],
+            zf: Vec::new(),
+        };
+        for (c, (xc, yc)) in self.x.chunks(len).zip(out.y.chunks_mut(len)).enumerate() {
+            let mut z: Vec<C64> = match &self.zi {
+                Some(zi) => zi[2 * c * k..2 * (c + 1) * k]
+                    .chunks_exact(2)
+                    .map(|p| C64::new(p[0].to_f64(), p[1].to_f64()))
+                    .collect(),
+                None => vec![C64::ZERO; k],
+            };
+            chunked::run(serial, phi, xc, yc, &mut z);
+            out.zf.extend(
+                z.iter()
+                    .flat_map(|v| [T::from_f64(v.re), T::from_f64(v.im)]),
+            );
+        }
+        Some(out)
+    }
+
     /// The kernel, through the plan's device call on poisoned outputs; and the plan's bound.
     fn gpu(&self, gpu: &Gpu) -> Result<(Out<T>, f64), FilterError> {
         let target = GpuTarget::new(gpu.clone());
@@ -206,55 +241,17 @@ fn merged(all: Option<CheckReport>, r: CheckReport) -> CheckReport {
 /// error against it are what the bound is for).
 pub(crate) fn reference(spec: &ComplexSpec, x: &[f64], channels: usize) -> Vec<C64> {
     let n = x.len() / (2 * channels);
-    let zero = Cdd::default();
-    let add = |p: Cdd, q: Cdd| Cdd {
-        re: p.re.add(q.re),
-        im: p.im.add(q.im),
-    };
-    let sub = |p: Cdd, q: Cdd| Cdd {
-        re: p.re.sub(q.re),
-        im: p.im.sub(q.im),
-    };
-    let times = |p: Cdd, c: C64| p.mul_c(c.re, c.im);
+    let (serial, ..) = super::serial_of(spec);
     let mut out = Vec::with_capacity(channels * n);
     for ch in x.chunks(2 * n) {
-        let at = |i: usize| Cdd {
-            re: Dd::new(ch[2 * i]),
-            im: Dd::new(ch[2 * i + 1]),
-        };
-        match spec {
-            ComplexSpec::Ba { b, a } => {
-                let (b, a) = normalised(b, a);
-                let k = b.len() - 1;
-                let mut z = vec![zero; k];
-                for i in 0..n {
-                    let xn = at(i);
-                    let y = if k == 0 {
-                        times(xn, b[0])
-                    } else {
-                        let y = add(z[0], times(xn, b[0]));
-                        for j in 0..k - 1 {
-                            z[j] = sub(add(z[j + 1], times(xn, b[j + 1])), times(y, a[j + 1]));
-                        }
-                        z[k - 1] = sub(times(xn, b[k]), times(y, a[k]));
-                        y
-                    };
-                    out.push(C64::new(y.re.to_f64(), y.im.to_f64()));
-                }
-            }
-            ComplexSpec::Sos(rows) => {
-                let mut z = vec![zero; 2 * rows.len()];
-                for i in 0..n {
-                    let mut cur = at(i);
-                    for (s, r) in rows.iter().enumerate() {
-                        let new = add(times(cur, r[0]), z[2 * s]);
-                        z[2 * s] = add(sub(times(cur, r[1]), times(new, r[4])), z[2 * s + 1]);
-                        z[2 * s + 1] = sub(times(cur, r[2]), times(new, r[5]));
-                        cur = new;
-                    }
-                    out.push(C64::new(cur.re.to_f64(), cur.im.to_f64()));
-                }
-            }
+        let mut z = vec![Cdd::default(); serial.state_len()];
+        for p in ch.chunks_exact(2) {
+            let xn = Cdd {
+                re: Dd::new(p[0]),
+                im: Dd::new(p[1]),
+            };
+            let y = dd_step(&serial, &mut z, xn);
+            out.push(C64::new(y.re.to_f64(), y.im.to_f64()));
         }
     }
     out
@@ -298,6 +295,46 @@ fn both<T: Element>(
             if !zi {
                 let x: Vec<f64> = case.x.iter().map(|v| v.to_f64()).collect();
                 let err = relative_error(&got.y, &reference(&spec, &x, channels), &case.x);
+                if err > bound {
+                    r.mismatches += 1;
+                }
+                notes.push(format!(
+                    "{}: {err:.1e} of max|x| vs double-double (bound {bound:.1e})",
+                    if i == 0 { "(b, a)" } else { "sections" }
+                ));
+            }
+            all = Some(merged(all, r));
+        }
+    }
+    Ok(all.expect("cases").with_note(notes.join(", ")))
+}
+
+/// The chunked scan on the GPU against its twin, bit for bit, and within the bound.
+fn scan(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
+    let mut all: Option<CheckReport> = None;
+    let mut notes = Vec::new();
+    let n = chunked::MIN_LENGTH + 1234;
+    let target = Target::Gpu(GpuTarget::new(gpu.clone()));
+    for (i, spec) in [
+        random_spec(seed, 3, None),
+        random_spec(seed ^ 5, 0, Some(2)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let f = plan_complex::<f32>(&spec, FilterOptions::default(), &target)?;
+        for zi in [true, false] {
+            let case = Case::<f32>::new(spec.clone(), seed + 20 + i as u64, 3, n, zi);
+            let (got, bound) = case.gpu(gpu)?;
+            let Some(want) = case.scan_twin(&f) else {
+                return Err(FilterError::Input(format!(
+                    "the plan of {spec} built no chunked scan"
+                )));
+            };
+            let mut r = compare(&got, &want);
+            if !zi {
+                let x: Vec<f64> = case.x.iter().map(|v| v.to_f64()).collect();
+                let err = relative_error(&got.y, &reference(&spec, &x, 3), &case.x);
                 if err > bound {
                     r.mismatches += 1;
                 }
@@ -362,6 +399,49 @@ mod tests {
     }
 
     #[test]
+    fn the_chunked_twin_is_within_its_bound_and_near_the_serial_loop() {
+        // The scan's twin from a zero state and from zi, complex64, a long channel: within the
+        // reported bound of double-double, and its zf near the serial loop's.
+        let n = chunked::MIN_LENGTH + 999;
+        for spec in [random_spec(8, 3, None), random_spec(9, 0, Some(2))] {
+            let (serial, phi, bound) = scan_of(&spec);
+            let c = Case::<f32>::new(spec.clone(), 11, 1, n, false);
+            let mut y = vec![0.0f32; c.x.len()];
+            let mut z = vec![C64::ZERO; serial.state_len()];
+            chunked::run(&serial, &phi, &c.x, &mut y, &mut z);
+            let x: Vec<f64> = c.x.iter().map(|v| v.to_f64()).collect();
+            let err = relative_error(&y, &reference(&spec, &x, 1), &c.x);
+            assert!(err <= bound, "{spec}: {err} > {bound}");
+            let mut y_serial = vec![0.0f32; c.x.len()];
+            serial.run(
+                &c.x,
+                &mut y_serial,
+                &mut vec![C64::ZERO; serial.state_len()],
+            );
+            let serial_err = relative_error(&y_serial, &reference(&spec, &x, 1), &c.x);
+            println!("{spec}: scan {err:.2e}, serial {serial_err:.2e}, bound {bound:.2e}");
+            // The scan's bound keeps the complex64 contract.
+            let cpu = plan_complex::<f32>(&spec, FilterOptions::default(), &Target::cpu()).unwrap();
+            assert!(bound <= 4.0 * cpu.report().reference_bound);
+            let mut serial_z = vec![C64::ZERO; serial.state_len()];
+            let mut y2 = vec![0.0f32; c.x.len()];
+            serial.run(&c.x, &mut y2, &mut serial_z);
+            for (p, q) in z.iter().zip(&serial_z) {
+                assert!((*p - *q).abs() < 1e-9, "{p:?} {q:?}");
+            }
+        }
+    }
+
+    /// The scan `plan_complex` builds for complex64 on a GPU, without a GPU.
+    fn scan_of(spec: &ComplexSpec) -> (Serial, Vec<C64>, f64) {
+        let (serial, b, a, _) = super::super::serial_of(spec);
+        let k = serial.state_len();
+        let scan = chunked::plan(&serial, k, &super::super::scan_norms(&b, &a, k))
+            .expect("a scan for a well-damped filter");
+        (serial, scan.phi, scan.bound)
+    }
+
+    #[test]
     fn random_filters_are_stable_and_complex() {
         for seed in 0..20 {
             for spec in [random_spec(seed, 6, None), random_spec(seed, 0, Some(4))] {
@@ -389,10 +469,17 @@ mod tests {
             let source = super::super::gpu::kernel_source(real, sos, state);
             let compiled = compile(&source, "sm_90", &KernelCache::disabled())
                 .unwrap_or_else(|e| panic!("{real} sos={sos} state {state}: {e}"));
-            assert!(compiled
-                .kernel_names()
-                .iter()
-                .any(|n| n == super::super::gpu::KERNEL));
+            let names = compiled.kernel_names();
+            assert!(names.iter().any(|n| n == super::super::gpu::KERNEL));
+            // The chunked scan's passes are built for states up to its largest.
+            for pass in [
+                "complex_chunk_end",
+                "complex_chunk_carry",
+                "complex_chunk_apply",
+            ] {
+                let built = names.iter().any(|n| n == pass);
+                assert_eq!(built, state <= chunked::MAX_STATE, "{pass}, state {state}");
+            }
         }
     }
 }

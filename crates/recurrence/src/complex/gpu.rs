@@ -2,8 +2,11 @@
 //! [`super::serial`] written out with round-to-nearest intrinsics, one channel per thread, so
 //! its output equals the CPU engine's bit for bit (that engine is its CPU twin). It runs on
 //! the caller's device memory (interleaved `re, im` values, zi in, zf out) on the target's
-//! stream; the normalised coefficients are uploaded once, at planning.
+//! stream; the normalised coefficients are uploaded once, at planning. Where the plan built
+//! the chunked scan (module [`super::chunked`], complex64), calls with few long channels run
+//! its three passes instead.
 
+use super::chunked::{self, Scan};
 use super::serial::Serial;
 use crate::elem::{DType, Element};
 use crate::error::FilterError;
@@ -22,6 +25,9 @@ pub const KERNEL: &str = "complex_serial";
 /// Threads per block: one channel each. Small blocks spread a few thousand channels over
 /// every multiprocessor.
 const THREADS: u32 = 32;
+
+/// Threads per block of the scan's chunk passes (one chunk each).
+const CHUNK_THREADS: u32 = 128;
 
 /// The source for complex data with `real` parts (`float`, `double`), (b, a) or sections
 /// (`sos`), and `state` complex state values per channel.
@@ -42,7 +48,17 @@ pub struct GpuComplex<T: Element> {
     /// Stands for an absent zi / zf (never read or written: the kernel's flag is 0).
     dummy: DeviceBuffer<T>,
     dummy_out: std::sync::Mutex<DeviceBuffer<T>>,
+    scan: Option<ScanKernels>,
     _parts: PhantomData<T>,
+}
+
+/// The chunked scan's kernels and Φ on the device.
+struct ScanKernels {
+    scan: Scan,
+    end: Kernel,
+    carry: Kernel,
+    apply: Kernel,
+    phi: DeviceBuffer<f64>,
 }
 
 /// The coefficients as the kernel reads them: (b, a) as b then a, sections row by row, each
@@ -58,7 +74,11 @@ fn coefficients(serial: &Serial) -> Vec<f64> {
 impl<T: Element> GpuComplex<T> {
     /// Compiles (or takes from the kernel cache) and loads the kernel for `serial`, and
     /// uploads its coefficients on the target's stream.
-    pub(super) fn new(target: &GpuTarget, serial: &Serial) -> Result<Self, FilterError> {
+    pub(super) fn new(
+        target: &GpuTarget,
+        serial: &Serial,
+        scan: Option<Scan>,
+    ) -> Result<Self, FilterError> {
         let real = match T::DTYPE {
             DType::F32 => "float",
             DType::F64 => "double",
@@ -70,15 +90,27 @@ impl<T: Element> GpuComplex<T> {
         };
         let state = serial.state_len();
         let sos = matches!(serial, Serial::Sos(_));
-        let kernel = target
-            .gpu()
-            .kernel(&kernel_source(real, sos, state), KERNEL)?;
+        let source = kernel_source(real, sos, state);
+        let gpu = target.gpu();
+        let kernel = gpu.kernel(&source, KERNEL)?;
         let what = "copying the complex filter's coefficients";
         let coef = target
             .stream()
             .clone_htod(&coefficients(serial))
             .context(what)?;
-        let gpu = target.gpu();
+        let scan = match scan {
+            Some(scan) => {
+                let phi: Vec<f64> = scan.phi.iter().flat_map(|c| [c.re, c.im]).collect();
+                Some(ScanKernels {
+                    end: gpu.kernel(&source, "complex_chunk_end")?,
+                    carry: gpu.kernel(&source, "complex_chunk_carry")?,
+                    apply: gpu.kernel(&source, "complex_chunk_apply")?,
+                    phi: target.stream().clone_htod(&phi).context(what)?,
+                    scan,
+                })
+            }
+            None => None,
+        };
         Ok(GpuComplex {
             target: target.clone(),
             kernel,
@@ -86,6 +118,7 @@ impl<T: Element> GpuComplex<T> {
             state,
             dummy: gpu.alloc_poisoned::<T>(2)?,
             dummy_out: std::sync::Mutex::new(gpu.alloc_poisoned::<T>(2)?),
+            scan,
             _parts: PhantomData,
         })
     }
@@ -93,6 +126,16 @@ impl<T: Element> GpuComplex<T> {
     /// The target the kernel runs on.
     pub fn target(&self) -> &GpuTarget {
         &self.target
+    }
+
+    /// The chunked scan, where the plan built it.
+    pub fn scan(&self) -> Option<&Scan> {
+        self.scan.as_ref().map(|s| &s.scan)
+    }
+
+    /// Whether a call of `channels` channels of `n` samples runs the chunked scan.
+    pub fn scans(&self, channels: usize, n: usize) -> bool {
+        self.scan.is_some() && channels < chunked::MAX_CHANNELS && n >= chunked::MIN_LENGTH
     }
 
     /// Filters `channels` channels of `n > 0` complex samples (lengths checked by the caller)
@@ -124,6 +167,10 @@ impl<T: Element> GpuComplex<T> {
             Some(z) if self.state > 0 => (z, 1i32),
             _ => (DeviceSliceMut::of(&mut guard), 0),
         };
+        if self.scans(channels, n) {
+            let sk = self.scan.as_ref().expect("scans() checked it");
+            return self.run_scan(sk, x, y, (zi, has_zi), (zf, has_zf), channels, n);
+        }
         self.target
             .launch(&self.kernel)
             .slice(x)
@@ -140,6 +187,80 @@ impl<T: Element> GpuComplex<T> {
                 block_dim: (THREADS, 1, 1),
                 shared_mem_bytes: 0,
             })?;
+        Ok(())
+    }
+
+    /// The scan's three passes (module [`chunked`]); scratch states in f64 are allocated on
+    /// the target's stream and freed on it after the passes.
+    #[allow(clippy::too_many_arguments)]
+    fn run_scan(
+        &self,
+        sk: &ScanKernels,
+        x: &DeviceSlice<'_, T>,
+        mut y: DeviceSliceMut<'_, T>,
+        (zi, has_zi): (&DeviceSlice<'_, T>, i32),
+        (mut zf, has_zf): (DeviceSliceMut<'_, T>, i32),
+        channels: usize,
+        n: usize,
+    ) -> Result<(), FilterError> {
+        let chunks = n.div_ceil(chunked::CHUNK);
+        let total = chunks * channels;
+        if chunks > i32::MAX as usize || total.div_ceil(CHUNK_THREADS as usize) > u32::MAX as usize
+        {
+            return Err(FilterError::Input(format!(
+                "{channels} channels of {chunks} chunks is more than one launch takes"
+            )));
+        }
+        let what = "allocating the chunked scan's states";
+        let len = (2 * total * self.state).max(1);
+        let stream = self.target.stream();
+        let mut ends = stream.alloc_zeros::<f64>(len).context(what)?;
+        let mut starts = stream.alloc_zeros::<f64>(len).context(what)?;
+        let (n64, chunk64) = (n as i64, chunked::CHUNK as i64);
+        let (chunks32, ch32) = (chunks as i32, channels as i32);
+        let blocks = total.div_ceil(CHUNK_THREADS as usize) as u32;
+        let per_chunk = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (CHUNK_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        self.target
+            .launch(&sk.end)
+            .slice(x)
+            .arg(&n64)
+            .arg(&chunk64)
+            .arg(&chunks32)
+            .arg(&ch32)
+            .buf(&self.coef)
+            .buf_mut(&mut ends)
+            .run(per_chunk)?;
+        self.target
+            .launch(&sk.carry)
+            .buf(&ends)
+            .arg(&chunks32)
+            .arg(&ch32)
+            .slice(zi)
+            .arg(&has_zi)
+            .buf(&sk.phi)
+            .buf_mut(&mut starts)
+            .run(LaunchConfig {
+                grid_dim: ((channels as u32).div_ceil(THREADS), 1, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            })?;
+        self.target
+            .launch(&sk.apply)
+            .slice(x)
+            .slice_mut(&mut y)
+            .arg(&n64)
+            .arg(&chunk64)
+            .arg(&chunks32)
+            .arg(&ch32)
+            .buf(&starts)
+            .slice_mut(&mut zf)
+            .arg(&has_zf)
+            .buf(&self.coef)
+            .run(per_chunk)?;
         Ok(())
     }
 }

@@ -18,8 +18,13 @@
 //!   target the plan also compiles the same loops as a CUDA kernel (module `gpu`,
 //!   `kernels/complex_serial.cu`: one channel per GPU thread, every operation a
 //!   round-to-nearest intrinsic, so no fused multiply-add changes a bit), which filters
-//!   device data in place of the caller's memory ([`ComplexFilter::run_device`]); its output
-//!   equals the CPU engine's bit for bit, so it keeps the same contract and bound.
+//!   device data in the caller's memory ([`ComplexFilter::run_device`]); its output equals
+//!   the CPU engine's bit for bit, so it keeps the same contract and bound. For complex64 the
+//!   plan also builds, where its bound keeps the contract, the chunked scan of module
+//!   [`chunked`] (chunks from zero, the states carried across chunks by the transition
+//!   matrix, chunks rerun): device calls with fewer than [`chunked::MAX_CHANNELS`] channels
+//!   of at least [`chunked::MIN_LENGTH`] samples run it, and the report's bound is then the
+//!   worse of the two engines'.
 //!
 //! The element type `T` is the part type: f32 for complex64, f64 for complex128. Layout:
 //! `channels` channels one after another, each `2·n` values `re, im, re, im, …`; zi / zf hold
@@ -42,6 +47,7 @@
 
 mod c64;
 mod checks;
+pub mod chunked;
 pub mod gpu;
 mod serial;
 pub mod signal;
@@ -144,27 +150,7 @@ pub fn plan_complex<T: Element>(
         });
     }
     let dtype = T::DTYPE;
-    let (engine, b, a, method) = match spec {
-        // The arithmetic is f64: the coefficients run as given, also for complex64 signals
-        // (as the real engines that compute in f64 take them).
-        ComplexSpec::Ba { b, a } => {
-            let (b, a) = normalised(b, a);
-            let s = Serial::Ba {
-                b: b.clone(),
-                a: a.clone(),
-            };
-            (s, b, a, "serial")
-        }
-        ComplexSpec::Sos(rows) => {
-            let rows = rows.clone();
-            let (mut b, mut a) = (vec![C64::ONE], vec![C64::ONE]);
-            for r in &rows {
-                b = poly_mul(&b, &r[..3]);
-                a = poly_mul(&a, &r[3..]);
-            }
-            (Serial::Sos(rows), b, a, "sos-serial")
-        }
-    };
+    let (engine, b, a, method) = serial_of(spec);
     let magnitude = stable::max_reflection(&a);
     if !options.allow_unstable && (magnitude >= 1.0 || magnitude.is_nan()) {
         return Err(FilterError::Coefficients(format!(
@@ -173,9 +159,21 @@ pub fn plan_complex<T: Element>(
              --allow-unstable (library: FilterOptions.allow_unstable) to run it anyway"
         )));
     }
-    let (error_bound, reference_bound) = serial_bounds(&b, &a, engine.state_len(), dtype);
+    let k = engine.state_len();
+    let (mut error_bound, reference_bound) = serial_bounds(&b, &a, k, dtype);
     let device = match target {
-        Target::Gpu(g) => Some(Box::new(GpuComplex::new(g, &engine)?)),
+        Target::Gpu(g) => {
+            // Long complex64 signals with few channels: the chunked scan, where its bound
+            // keeps the complex64 contract.
+            let scan = match dtype {
+                DType::F32 => chunked::plan(&engine, k, &scan_norms(&b, &a, k)),
+                _ => None,
+            };
+            if let Some(s) = &scan {
+                error_bound = error_bound.max(s.bound);
+            }
+            Some(Box::new(GpuComplex::new(g, &engine, scan)?))
+        }
         Target::Cpu(_) => None,
     };
     Ok(ComplexFilter {
@@ -190,16 +188,38 @@ pub fn plan_complex<T: Element>(
     })
 }
 
+/// The serial loop of `spec`, its whole (b, a) and the method's name. The arithmetic is f64:
+/// the coefficients run as given, also for complex64 signals (as the real engines that
+/// compute in f64 take them).
+fn serial_of(spec: &ComplexSpec) -> (Serial, Vec<C64>, Vec<C64>, &'static str) {
+    match spec {
+        ComplexSpec::Ba { b, a } => {
+            let (b, a) = normalised(b, a);
+            let s = Serial::Ba {
+                b: b.clone(),
+                a: a.clone(),
+            };
+            (s, b, a, "serial")
+        }
+        ComplexSpec::Sos(rows) => {
+            let (mut b, mut a) = (vec![C64::ONE], vec![C64::ONE]);
+            for r in rows {
+                b = poly_mul(&b, &r[..3]);
+                a = poly_mul(&a, &r[3..]);
+            }
+            (Serial::Sos(rows.clone()), b, a, "sos-serial")
+        }
+    }
+}
+
 /// The serial loop's error bounds: γ·‖h_{1/A}‖₁·(‖b‖₁ + ‖a‖₁·‖h‖₁) with γ = (2k + 4)·√2·u for
 /// state length k (each complex product and sum rounds within √2·u, and every state value's
 /// roundings pass through 1/A), at f64 for the engine, at the dtype for SciPy's; a complex64
 /// output adds its one rounding, √2·u₃₂·‖h‖₁. For unstable filters (allowed) both are
 /// infinite.
 fn serial_bounds(b: &[C64], a: &[C64], k: usize, dtype: DType) -> (f64, f64) {
-    let (b, a) = normalised(b, a);
-    let (hb, ha) = stable::norms(&b, &a);
-    let l1 = |v: &[C64]| v.iter().map(|c| c.abs()).sum::<f64>();
-    let growth = ha * (l1(&b) + l1(&a) * hb);
+    let (hb, ha, b1, a1) = filter_norms(b, a);
+    let growth = ha * (b1 + a1 * hb);
     let gamma = |u: f64| (2 * k + 4) as f64 * std::f64::consts::SQRT_2 * u;
     let f64_bound = gamma(f64::EPSILON / 2.0) * growth;
     match dtype {
@@ -211,6 +231,28 @@ fn serial_bounds(b: &[C64], a: &[C64], k: usize, dtype: DType) -> (f64, f64) {
             )
         }
         _ => (f64_bound, f64_bound),
+    }
+}
+
+/// ‖h‖₁ of b / a, ‖h‖₁ of 1 / a, ‖b‖₁ and ‖a‖₁, of the normalised filter.
+fn filter_norms(b: &[C64], a: &[C64]) -> (f64, f64, f64, f64) {
+    let (b, a) = normalised(b, a);
+    let (hb, ha) = stable::norms(&b, &a);
+    let l1 = |v: &[C64]| v.iter().map(|c| c.abs()).sum::<f64>();
+    (hb, ha, l1(&b), l1(&a))
+}
+
+/// What the chunked scan's bound is built from (module `chunked`), for complex64 data.
+fn scan_norms(b: &[C64], a: &[C64], k: usize) -> chunked::Norms {
+    let (hb, _, b1, a1) = filter_norms(b, a);
+    let (serial, _) = serial_bounds(b, a, k, DType::F64);
+    let (_, reference) = serial_bounds(b, a, k, DType::F32);
+    chunked::Norms {
+        serial,
+        a1,
+        growth: b1 + a1 * hb,
+        h1: hb,
+        reference,
     }
 }
 
@@ -253,9 +295,18 @@ impl<T: Element> ComplexFilter<T> {
             Engine::Parts(f) => f.device(),
             Engine::Serial(_, None) => format!("cpu ({} threads, serial)", self.threads),
             Engine::Serial(_, Some(g)) => format!(
-                "{} (device data: one channel per GPU thread, serial; host data: cpu, {} \
+                "{} (device data: one channel per GPU thread, serial{}; host data: cpu, {} \
                  threads)",
                 g.target().describe(),
+                match g.scan() {
+                    Some(_) => format!(
+                        ", or chunks of {} for fewer than {} channels of at least {} samples",
+                        chunked::CHUNK,
+                        chunked::MAX_CHANNELS,
+                        chunked::MIN_LENGTH
+                    ),
+                    None => String::new(),
+                },
                 self.threads
             ),
         }
@@ -310,7 +361,9 @@ impl<T: Element> ComplexFilter<T> {
     }
 
     /// Filters device data on the plan's GPU, on its target's stream (enqueued, not waited
-    /// for): the complex-coefficient kernel, bit for bit the CPU engine's result. Device data
+    /// for): the complex-coefficient kernel, bit for bit the CPU engine's result — or, for
+    /// complex64 with few long channels where the plan built it, the chunked scan (module
+    /// [`chunked`]; bit for bit its CPU twin, within the report's bound). Device data
     /// is not scanned for non-finite values (a NaN spreads to the samples after it, as in
     /// SciPy's loop). Refused for a plan of the CPU (plan for the GPU that holds the data) and
     /// for real coefficients (filter the `re, im` values as real data: the real filters run
@@ -351,6 +404,15 @@ impl<T: Element> ComplexFilter<T> {
         };
         // Also for n = 0: the kernel then passes zi (or zero) to zf.
         gpu.run(&x, y, zi.as_ref(), zf, channels, n)
+    }
+
+    /// The serial loop and the chunked scan's Φ when device data may run the scan (the
+    /// checks run its twin from them).
+    fn scan_parts(&self) -> Option<(&Serial, &[C64])> {
+        match &self.engine {
+            Engine::Serial(s, Some(g)) => g.scan().map(|sc| (s, &sc.phi[..])),
+            _ => None,
+        }
     }
 
     /// One channel: y and zf (SciPy's `lfilter(b, a, x, zi=zi)` / `sosfilt` on complex x).
