@@ -7,11 +7,12 @@
 //! moves arrays and addresses.
 
 use crate::guard::{catch, interruptible};
+use crate::recurrence::Addresses;
 use crate::{filter_err, value_err};
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use sigpu_recurrence::complex::{self, plan_complex, ComplexDeviceBatch, ComplexSpec, C64};
-use sigpu_recurrence::{Element, FilterError, FilterOptions};
+use sigpu_recurrence::complex::{self, plan_complex, ComplexSpec, C64};
+use sigpu_recurrence::{DeviceBatch, Element, FilterError, FilterOptions};
 use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::{GpuTarget, Target};
 
@@ -115,17 +116,6 @@ fn complex_rows<'py>(
     })
 }
 
-/// Device addresses of one complex call: `channels` rows of `n` complex values (2·n parts)
-/// at `x` into `y`, and `channels × state` complex values at `zi` / `zf` (or none).
-struct Addresses {
-    x: u64,
-    y: u64,
-    channels: usize,
-    n: usize,
-    zi: Option<u64>,
-    zf: Option<u64>,
-}
-
 /// # Safety
 /// The addresses are live device memory of `target`'s GPU holding what `io` says, kept alive
 /// by the caller until the work on the target's stream is done.
@@ -148,7 +138,7 @@ unsafe fn device_run<T: Element>(
     // SAFETY: the caller's contract (above). The plan is dropped at the end of this call: its
     // coefficients were uploaded on the target's stream and are freed on it, after the kernel.
     unsafe {
-        filter.run_device(ComplexDeviceBatch {
+        filter.run_device(DeviceBatch {
             x: DeviceSlice::from_raw(io.x, total, gpu),
             channels: io.channels,
             y: DeviceSliceMut::from_raw(io.y, total, gpu),

@@ -86,7 +86,7 @@ fn complex_coefficient_kernel_checks_pass_on_a_gpu() {
 
 #[test]
 fn device_data_with_complex_coefficients_is_the_cpu_result_bit_for_bit() {
-    use sigpu_recurrence::complex::ComplexDeviceBatch;
+    use sigpu_recurrence::DeviceBatch;
     use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
     let Some(gpu) =
         gpu_for_test("device_data_with_complex_coefficients_is_the_cpu_result_bit_for_bit")
@@ -115,7 +115,7 @@ fn device_data_with_complex_coefficients_is_the_cpu_result_bit_for_bit() {
     let dzi = stream.clone_htod(&zi).unwrap();
     let mut dy = gpu.alloc_poisoned::<f64>(x.len()).unwrap();
     let mut dzf = gpu.alloc_poisoned::<f64>(zi.len()).unwrap();
-    f.run_device(ComplexDeviceBatch {
+    f.run_device(DeviceBatch {
         x: DeviceSlice::of(&dx),
         channels,
         y: DeviceSliceMut::of(&mut dy),
@@ -135,7 +135,7 @@ fn device_data_with_complex_coefficients_is_the_cpu_result_bit_for_bit() {
     let parts = plan_complex::<f64>(&real, FilterOptions::default(), &Target::Gpu(target)).unwrap();
     for (plan, says) in [(&cpu, "planned for the CPU"), (&parts, "real array")] {
         let err = plan
-            .run_device(ComplexDeviceBatch {
+            .run_device(DeviceBatch {
                 x: DeviceSlice::of(&dx),
                 channels,
                 y: DeviceSliceMut::of(&mut dy),

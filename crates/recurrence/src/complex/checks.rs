@@ -8,12 +8,14 @@ use super::c64::C64;
 use super::chunked::{self, dd_step};
 #[cfg(test)]
 use super::serial::Serial;
-use super::{plan_complex, ComplexDeviceBatch, ComplexSpec};
+use super::{plan_complex, ComplexSpec};
 use crate::dd::{Cdd, Dd};
 use crate::elem::Element;
+use crate::engine::DeviceBatch;
 use crate::error::FilterError;
 use crate::filter::FilterOptions;
 use crate::time_varying::cases::white;
+use crate::time_varying::merged;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sigpu_runtime::cuda::{
@@ -192,7 +194,7 @@ impl<T: Element> Case<T> {
         let mut dzf = gpu.alloc_poisoned::<T>(state.max(1))?;
         // A filter without state has an empty zf.
         let zf = (state > 0).then(|| DeviceSliceMut::of(&mut dzf));
-        f.run_device(ComplexDeviceBatch {
+        f.run_device(DeviceBatch {
             x: DeviceSlice::of(&dx),
             channels: self.channels,
             y: DeviceSliceMut::of(&mut dy),
@@ -220,21 +222,6 @@ fn compare<T: Element>(got: &Out<T>, want: &Out<T>) -> CheckReport {
     let g: Vec<u64> = bits(&got.y).into_iter().chain(bits(&got.zf)).collect();
     let w: Vec<u64> = bits(&want.y).into_iter().chain(bits(&want.zf)).collect();
     compare_exact(&g, &w)
-}
-
-fn merged(all: Option<CheckReport>, r: CheckReport) -> CheckReport {
-    match all {
-        None => r,
-        Some(mut a) => {
-            a.elements += r.elements;
-            a.mismatches += r.mismatches;
-            a.max_error = a.max_error.max(r.max_error);
-            if a.note.is_empty() {
-                a.note = r.note;
-            }
-            a
-        }
-    }
 }
 
 /// The same loop in double-double from a zero state: y of every channel (moduli of the
@@ -279,62 +266,53 @@ fn both<T: Element>(
     channels: usize,
     n: usize,
 ) -> Result<CheckReport, FilterError> {
-    let mut all: Option<CheckReport> = None;
-    let mut notes = Vec::new();
-    for (i, spec) in [
+    let specs = [
         random_spec(seed, 4, None),
         random_spec(seed ^ 1, 0, Some(3)),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    ];
+    against_twin::<T>(gpu, seed, specs, channels, n, false)
+}
+
+/// The chunked scan on the GPU (complex64, 3 long channels) against its twin.
+fn scan(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
+    let specs = [
+        random_spec(seed, 3, None),
+        random_spec(seed ^ 5, 0, Some(2)),
+    ];
+    against_twin::<f32>(gpu, seed, specs, 3, chunked::MIN_LENGTH + 1234, true)
+}
+
+/// `specs` ((b, a), then sections) on the GPU against the twin — the serial engine, or with
+/// `scan` the chunked scan's — bit for bit, with zi and from zero; from zero, y also within
+/// the plan's bound of the double-double run.
+fn against_twin<T: Element>(
+    gpu: &Gpu,
+    seed: u64,
+    specs: [ComplexSpec; 2],
+    channels: usize,
+    n: usize,
+    scan: bool,
+) -> Result<CheckReport, FilterError> {
+    let mut all: Option<CheckReport> = None;
+    let mut notes = Vec::new();
+    let target = Target::Gpu(GpuTarget::new(gpu.clone()));
+    for (i, spec) in specs.into_iter().enumerate() {
         for zi in [true, false] {
             let case = Case::<T>::new(spec.clone(), seed + i as u64, channels, n, zi);
             let (got, bound) = case.gpu(gpu)?;
-            let mut r = compare(&got, &case.cpu()?);
-            if !zi {
-                let x: Vec<f64> = case.x.iter().map(|v| v.to_f64()).collect();
-                let err = relative_error(&got.y, &reference(&spec, &x, channels), &case.x);
-                if err > bound {
-                    r.mismatches += 1;
+            let want = match scan {
+                false => case.cpu()?,
+                true => {
+                    let f = plan_complex::<T>(&spec, FilterOptions::default(), &target)?;
+                    case.scan_twin(&f).ok_or_else(|| {
+                        FilterError::Input(format!("the plan of {spec} built no chunked scan"))
+                    })?
                 }
-                notes.push(format!(
-                    "{}: {err:.1e} of max|x| vs double-double (bound {bound:.1e})",
-                    if i == 0 { "(b, a)" } else { "sections" }
-                ));
-            }
-            all = Some(merged(all, r));
-        }
-    }
-    Ok(all.expect("cases").with_note(notes.join(", ")))
-}
-
-/// The chunked scan on the GPU against its twin, bit for bit, and within the bound.
-fn scan(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
-    let mut all: Option<CheckReport> = None;
-    let mut notes = Vec::new();
-    let n = chunked::MIN_LENGTH + 1234;
-    let target = Target::Gpu(GpuTarget::new(gpu.clone()));
-    for (i, spec) in [
-        random_spec(seed, 3, None),
-        random_spec(seed ^ 5, 0, Some(2)),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let f = plan_complex::<f32>(&spec, FilterOptions::default(), &target)?;
-        for zi in [true, false] {
-            let case = Case::<f32>::new(spec.clone(), seed + 20 + i as u64, 3, n, zi);
-            let (got, bound) = case.gpu(gpu)?;
-            let Some(want) = case.scan_twin(&f) else {
-                return Err(FilterError::Input(format!(
-                    "the plan of {spec} built no chunked scan"
-                )));
             };
             let mut r = compare(&got, &want);
             if !zi {
                 let x: Vec<f64> = case.x.iter().map(|v| v.to_f64()).collect();
-                let err = relative_error(&got.y, &reference(&spec, &x, 3), &case.x);
+                let err = relative_error(&got.y, &reference(&spec, &x, channels), &case.x);
                 if err > bound {
                     r.mismatches += 1;
                 }

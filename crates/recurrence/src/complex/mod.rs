@@ -61,13 +61,12 @@ pub use spec::ComplexSpec;
 pub use zi::{lfilter_zi, sosfilt_zi};
 
 use crate::elem::{DType, Element};
-use crate::engine::{Batch, Timing};
+use crate::engine::{Batch, DeviceBatch, Timing};
 use crate::error::FilterError;
 use crate::filter::FilterOptions;
 use crate::planner::{planner, Planned};
 use gpu::GpuComplex;
 use serial::{normalised, Serial};
-use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::Target;
 use std::time::Instant;
 
@@ -98,21 +97,6 @@ enum Engine<T: Element> {
     /// The serial loops: on the CPU for host data, and on a GPU target also compiled as the
     /// kernel for device data.
     Serial(Serial, Option<Box<GpuComplex<T>>>),
-}
-
-/// A complex call on device memory of the plan's GPU (on its target's stream), interleaved
-/// `re, im` values as [`ComplexFilter::run`] takes them on the host.
-pub struct ComplexDeviceBatch<'a, T> {
-    /// Input: `channels` channels of 2·n values.
-    pub x: DeviceSlice<'a, T>,
-    /// Channels of the call.
-    pub channels: usize,
-    /// Output, as long as x.
-    pub y: DeviceSliceMut<'a, T>,
-    /// Initial state, `channels` × 2·state_len values, or none (zero).
-    pub zi: Option<DeviceSlice<'a, T>>,
-    /// Room for the final state, as zi, or none.
-    pub zf: Option<DeviceSliceMut<'a, T>>,
 }
 
 /// Plans `spec` for complex data whose parts are `T` (f32: complex64, f64: complex128) on
@@ -367,9 +351,10 @@ impl<T: Element> ComplexFilter<T> {
     /// is not scanned for non-finite values (a NaN spreads to the samples after it, as in
     /// SciPy's loop). Refused for a plan of the CPU (plan for the GPU that holds the data) and
     /// for real coefficients (filter the `re, im` values as real data: the real filters run
-    /// them on the GPU).
-    pub fn run_device(&self, batch: ComplexDeviceBatch<'_, T>) -> Result<(), FilterError> {
-        let ComplexDeviceBatch {
+    /// them on the GPU). The batch holds interleaved `re, im` values as [`ComplexFilter::run`]
+    /// takes them on the host: x and y `channels` × 2·n, zi / zf `channels` × 2·state_len.
+    pub fn run_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let DeviceBatch {
             x,
             channels,
             y,
