@@ -410,6 +410,37 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_scan_is_planned_where_it_keeps_the_contract() {
+        // Φ by squaring is the transition of CHUNK zero-input steps of the loop itself.
+        let spec = random_spec(21, 3, None);
+        let (serial, phi, _) = scan_of(&spec);
+        let k = serial.state_len();
+        for j in 0..k {
+            let mut z = vec![C64::ZERO; k];
+            z[j] = C64::ONE;
+            for _ in 0..chunked::CHUNK {
+                serial.step(&mut z, C64::ZERO);
+            }
+            for i in 0..k {
+                assert!((z[i] - phi[i * k + j]).abs() <= 1e-12, "{i} {j}");
+            }
+        }
+        // A pole at radius 0.9995 (Φ ≈ 0.13, its powers summed over a few dozen terms).
+        let p = C64::new(0.9995 * 0.3f64.cos(), 0.9995 * 0.3f64.sin());
+        let slow = ComplexSpec::Ba {
+            b: vec![C64::new(0.01, 0.0)],
+            a: vec![C64::ONE, -p],
+        };
+        let (_, phi, bound) = scan_of(&slow);
+        assert!((phi[0].abs() - 0.9995f64.powi(4096)).abs() < 1e-9);
+        assert!(bound.is_finite());
+        // No scan past its largest state: order 20 runs one thread per channel.
+        let (serial, b, a, _) = super::super::serial_of(&random_spec(3, 20, None));
+        let norms = super::super::scan_norms(&b, &a, 20);
+        assert!(chunked::plan(&serial, 20, &norms).is_none());
+    }
+
     /// The scan `plan_complex` builds for complex64 on a GPU, without a GPU.
     fn scan_of(spec: &ComplexSpec) -> (Serial, Vec<C64>, f64) {
         let (serial, b, a, _) = super::super::serial_of(spec);

@@ -6,7 +6,7 @@
 //! 1. every chunk runs SciPy's loop from the zero state (its end state e_c);
 //! 2. one thread per channel carries the true states across chunks, s₀ = zi,
 //!    s_{c+1} = e_c + Φ·s_c, with Φ the state transition of `CHUNK` zero-input steps
-//!    (computed in double-double at planning, rounded once to f64);
+//!    (computed in double-double at planning by repeated squaring, rounded once to f64);
 //! 3. every chunk reruns the loop from s_c, writing y; the last chunk's state is zf.
 //!
 //! All in f64. The result differs from the serial loop only by the carried states' roundings,
@@ -83,26 +83,79 @@ pub(super) fn dd_step(serial: &Serial, z: &mut [Cdd], xn: Cdd) -> Cdd {
 }
 
 /// Φ in double-double rounded to f64, and max over the chunk's steps of Σ_j |y_t from unit
-/// state j| (how much a state error can show in one output).
+/// state j| (how much a state error can show in one output). Φ is the one-step transition
+/// (each column one double-double step from a unit state) squared log₂(CHUNK) times.
 fn transition(serial: &Serial, k: usize) -> (Vec<C64>, f64) {
     let zero = Cdd::default();
-    let mut phi = vec![C64::ZERO; k * k];
-    let mut out = vec![0.0f64; CHUNK];
+    let mut step = vec![zero; k * k];
+    let mut out = vec![C64::ZERO; k];
     for j in 0..k {
         let mut z = vec![zero; k];
         z[j] = Cdd {
             re: Dd::new(1.0),
             im: Dd::new(0.0),
         };
-        for o in out.iter_mut() {
-            let y = dd_step(serial, &mut z, zero);
-            *o += C64::new(y.re.to_f64(), y.im.to_f64()).abs();
-        }
+        let y = dd_step(serial, &mut z, zero);
+        out[j] = C64::new(y.re.to_f64(), y.im.to_f64());
         for (i, v) in z.iter().enumerate() {
-            phi[i * k + j] = C64::new(v.re.to_f64(), v.im.to_f64());
+            step[i * k + j] = *v;
         }
     }
-    (phi, out.iter().fold(0.0, |m, &v| m.max(v)))
+    // The output row c·A^t over the chunk (f64: an estimate, given a margin below).
+    let step64: Vec<C64> = step
+        .iter()
+        .map(|v| C64::new(v.re.to_f64(), v.im.to_f64()))
+        .collect();
+    let mut row = out;
+    let mut next = vec![C64::ZERO; k];
+    let mut reach: f64 = 0.0;
+    for t in 0..CHUNK {
+        let size = row.iter().map(|c| c.abs()).sum::<f64>();
+        reach = reach.max(size);
+        // Died away (the margin below covers what a non-normal A could still regrow).
+        if t > 4 * k && size < 1e-20 * reach {
+            break;
+        }
+        for (j, o) in next.iter_mut().enumerate() {
+            *o = (0..k).fold(C64::ZERO, |acc, i| acc + row[i] * step64[i * k + j]);
+        }
+        std::mem::swap(&mut row, &mut next);
+    }
+    let mut phi = step;
+    let mut steps = 1;
+    while steps < CHUNK {
+        phi = dd_square(&phi, k);
+        steps *= 2;
+    }
+    debug_assert_eq!(steps, CHUNK, "CHUNK is a power of two");
+    let phi = phi
+        .iter()
+        .map(|v| C64::new(v.re.to_f64(), v.im.to_f64()))
+        .collect();
+    (phi, reach * 1.01)
+}
+
+/// M·M for a k × k complex matrix in double-double.
+fn dd_square(m: &[Cdd], k: usize) -> Vec<Cdd> {
+    let mul = |p: Cdd, q: Cdd| Cdd {
+        re: p.re.mul(q.re).sub(p.im.mul(q.im)),
+        im: p.re.mul(q.im).add(p.im.mul(q.re)),
+    };
+    let mut out = vec![Cdd::default(); k * k];
+    for i in 0..k {
+        for l in 0..k {
+            let a = m[i * k + l];
+            for j in 0..k {
+                let p = mul(a, m[l * k + j]);
+                let o = &mut out[i * k + j];
+                *o = Cdd {
+                    re: o.re.add(p.re),
+                    im: o.im.add(p.im),
+                };
+            }
+        }
+    }
+    out
 }
 
 /// ‖M‖_∞ (largest row sum of moduli) of a k × k complex matrix.
