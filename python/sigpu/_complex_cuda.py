@@ -149,7 +149,7 @@ def run(
             zm = _moveaxis(z, kind, axis, -1)
             zf = empty_like_kind(g, lead + (k,), cdt)
         zi_rows = _contiguous(zm, kind)
-    if rows > 0:
+    if rows > 0 and n > 0:
         _native.complex_cuda(
             br, bi, ar, ai, part, data_ptr(xm, kind), data_ptr(y, kind), rows, n, g.device,
             g.stream,
@@ -157,6 +157,8 @@ def run(
             None if zf is None else data_ptr(zf, kind),
             sos=sos, allow_unstable=allow_unstable,
         )
+    elif zf is not None:
+        zf[...] = zi_rows  # nothing to filter: zf is zi
     y = _moveaxis(y, kind, -1, axis)
     if zf is None:
         return y

@@ -113,6 +113,15 @@ def test_sosfilt_states_and_complex64(host_device):
         _complex_cuda.sosfilt(SOSC, torch.as_tensor(x), 1, np.zeros((2, 4, 3)), False, None)
 
 
+def test_empty_signals_pass_zi_to_zf(host_device):
+    zi = cx((3, 2))
+    y, zf = _complex_cuda.lfilter(BC2, AC2, torch.as_tensor(cx((3, 0))), 1,
+                                  torch.as_tensor(zi), False, None)
+    assert tuple(y.shape) == (3, 0)
+    np.testing.assert_array_equal(zf.numpy(), zi)
+    assert host_device == []
+
+
 @pytest.mark.parametrize("padtype,padlen", [("odd", None), ("even", 11), ("constant", 4),
                                             (None, None)])
 def test_zero_phase_pads_and_starts_as_scipy(host_device, padtype, padlen):
