@@ -210,9 +210,9 @@ pub(super) struct Norms {
 /// contract (within 4× `reference`), else None.
 ///
 /// Bound: each carried state s_{c+1} = e_c + Φ·s_c picks up at most
-/// ρ = 2·serial·max(1, ‖a‖₁)·G (e_c's own roundings, as the serial loop's) + u·‖Φ‖_∞·G (Φ
-/// rounded once) + γ·(1 + ‖Φ‖_∞)·G (the k + 1 complex products and sums, γ = (k + 2)·√5·u),
-/// times max|x|; the errors then pass through powers of Φ, so a state is off by at most
+/// ρ = ‖a‖₁·serial + γ_s·G (e_c's roundings: the outputs' error feeding the state through a,
+/// and the state's own roundings, γ_s = (2k + 4)·√5·u) + u·‖Φ‖_∞·G (Φ rounded once) +
+/// γ·(1 + ‖Φ‖_∞)·G (the k + 1 complex products and sums, γ = (k + 2)·√5·u), times max|x|; the errors then pass through powers of Φ, so a state is off by at most
 /// Σ‖Φ^m‖_∞·ρ, and one output by that times max_t Σ_j |y_t from unit state j|. The rerun adds
 /// the serial loop's own error and the complex64 output its rounding.
 pub(super) fn plan(serial: &Serial, k: usize, norms: &Norms) -> Option<Scan> {
@@ -225,9 +225,9 @@ pub(super) fn plan(serial: &Serial, k: usize, norms: &Norms) -> Option<Scan> {
     let phi_norm = norm_inf(&phi, k);
     let gamma = (k + 2) as f64 * 5f64.sqrt() * u;
     let g = norms.growth;
-    let rho = 2.0 * norms.serial * norms.a1.max(1.0) * g
-        + u * phi_norm * g
-        + gamma * (1.0 + phi_norm) * g;
+    let gamma_s = (2 * k + 4) as f64 * 5f64.sqrt() * u;
+    let rho =
+        norms.a1 * norms.serial + gamma_s * g + u * phi_norm * g + gamma * (1.0 + phi_norm) * g;
     let u32 = f32::EPSILON as f64 / 2.0;
     let bound = norms.serial + reach * sum * rho + std::f64::consts::SQRT_2 * u32 * norms.h1;
     (bound.is_finite() && bound <= 4.0 * norms.reference).then_some(Scan { phi, bound })
