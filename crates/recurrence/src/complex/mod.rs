@@ -46,6 +46,7 @@
 //! ```
 
 mod c64;
+pub mod cases;
 mod checks;
 pub mod chunked;
 pub mod gpu;
