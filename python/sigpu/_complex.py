@@ -12,9 +12,12 @@ contract and engines), complex coefficients by scipy's serial loops in complex f
 torch and CuPy arrays keep their own dtype (complex64 stays complex64; a real tensor with
 complex coefficients becomes complex64 / complex128 as its float32 / float64). With real
 coefficients they are filtered as real arrays of (re, im) pairs by the real filters (on their
-device, differentiable for torch as the real path is). Complex coefficients on a CUDA array
-have no GPU engine: refused with the way out (``.cpu()`` / ``cupy.asnumpy``), never copied
-behind the caller's back; on CPU tensors they run through numpy, without gradients.
+device, differentiable for torch as the real path is). Complex coefficients on a CUDA array run
+the complex serial kernel on the array's device and stream (module ``_complex_cuda``; scipy's
+loops in complex float64, bit for bit the CPU engine's result — complex64 arrays of few long
+channels by the chunked scan, within the complex64 contract; filtfilt / sosfiltfilt padded
+and started as scipy does, on the device); on CPU tensors they run through numpy. Gradients
+through complex coefficients are not built (refused when an input requires grad).
 """
 
 from __future__ import annotations
@@ -308,12 +311,10 @@ def _coefs_any(c: Any) -> np.ndarray:
     return np.asarray(c)
 
 
-def _refuse_device(x: Any, kind: str) -> None:
-    way = ".cpu()" if kind == "torch" else "cupy.asnumpy(x)"
+def _refuse_split(x: Any) -> None:
     raise ValueError(
-        "complex coefficients on a CUDA array: sigpu has no GPU engine for complex-coefficient "
-        f"filters yet; filter host arrays: move the array to the host ({way}), or use real "
-        "coefficients (filtered on the GPU as the real and imaginary parts)"
+        f"zi is on a CUDA device but x on the host ({type(x).__name__}): put both on the same "
+        "device"
     )
 
 
@@ -375,11 +376,13 @@ def host_only(*args: Any) -> bool:
 def on_arrays(
     run_real: Callable[[Any, int, Any], Any], coefs: Tuple[Any, ...], x: Any, zi: Any,
     axis: int, call_numpy: Callable[[np.ndarray, Optional[np.ndarray], np.dtype], Any],
+    call_cuda: Callable[[Any, Any, int], Any],
 ) -> Any:
     """A torch / CuPy call with complex data: real coefficients as the real filter
     (``run_real(pairs, axis, zi pairs)``) on (re, im) pairs, on the array's device in the
-    array's dtype; complex ones through numpy on the host for CPU tensors
-    (``call_numpy(x, zi, result dtype)``), refused on CUDA."""
+    array's dtype; complex ones on CUDA arrays by the complex kernel on their device
+    (``call_cuda(x, zi, axis)``), and through numpy on the host for CPU tensors
+    (``call_numpy(x, zi, result dtype)``)."""
     kind = _kind(x)
     tm = _torch_of(x, zi, *coefs)
     if kind == "numpy" and tm is not None:
@@ -410,14 +413,17 @@ def on_arrays(
         if zi is None:
             return _from_pairs(out, kind)
         return _from_pairs(out[0], kind), _from_pairs(out[1], kind)
-    if _is_cuda(x) or (zi is not None and _is_cuda(zi)):
-        _refuse_device(x, kind)
     if kind == "torch":
         if any(isinstance(v, tm.Tensor) and v.requires_grad for v in (x, zi, *coefs)):
             raise ValueError(
                 "gradients through complex-coefficient filters are not built: call with "
                 "tensors that do not require grad (.detach()), or use real coefficients"
             )
+    if _is_cuda(x):
+        return call_cuda(x, zi, ax)
+    if zi is not None and _is_cuda(zi):
+        _refuse_split(x)
+    if kind == "torch":
         xd = x.dtype
         rt = np.dtype(np.complex64) if xd in (tm.float32, tm.complex64) else \
             np.dtype(np.complex128)

@@ -122,6 +122,24 @@ def complex_rows(
     workers: Optional[int] = None,
     device: Optional[int] = None,
 ) -> Tuple[np.ndarray, Optional[np.ndarray], str]: ...
+def complex_cuda(
+    b_re: List[float],
+    b_im: List[float],
+    a_re: List[float],
+    a_im: List[float],
+    dtype: str,
+    x: int,
+    y: int,
+    channels: int,
+    n: int,
+    device: int,
+    stream: int,
+    zi: Optional[int] = None,
+    zf: Optional[int] = None,
+    sos: bool = False,
+    allow_unstable: bool = False,
+    sync: bool = False,
+) -> str: ...
 def complex_lfilter_zi(
     b_re: List[float], b_im: List[float], a_re: List[float], a_im: List[float]
 ) -> Tuple[List[float], List[float]]: ...

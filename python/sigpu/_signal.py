@@ -26,8 +26,10 @@ Complex data (module ``_complex``): complex64 / complex128 signals, complex coef
 complex zi, with the same rule — numpy follows scipy's result type (complex64 x with float64
 coefficients gives complex128), torch and CuPy keep the array's dtype. Real coefficients filter
 the real and imaginary parts with the real filter (CPU, and GPU arrays on their device);
-complex coefficients run scipy's serial loop in complex128 on the CPU, and are refused on CUDA
-arrays with the way out (``.cpu()``); complex long double raises TypeError.
+complex coefficients run scipy's serial loop in complex128 on the CPU, and its CUDA kernel on
+CUDA arrays (module ``_complex_cuda``: on the array's device, bit for bit the CPU's result —
+few long complex64 channels by a chunked scan within the contract —, filtfilt / sosfiltfilt too;
+no gradients); complex long double raises TypeError.
 
 PyTorch (module ``_torch_filters``): any torch argument gives a torch result, differentiable
 with respect to x, the coefficients and zi when one of them requires grad. Filter banks (module
@@ -61,7 +63,7 @@ from ._arrays import (
     parse_device,
     torch_stream,
 )
-from . import _complex, _torch_filters, _torch_zero_phase
+from . import _complex, _complex_cuda, _torch_filters, _torch_zero_phase
 from ._bank import check_channels, distinct_filters, run_bank
 from ._threads import workers as _workers
 
@@ -316,8 +318,10 @@ def lfilter(
     CuPy array keeps its own floating dtype (float32 stays float32, the coefficients are
     rounded to it by the planner under the float32 contract). Complex x, b, a or zi give a
     complex result by the same rule (complex64 x with float64 b, a: complex128 for numpy,
-    complex64 for a torch / CuPy array); complex coefficients run on the CPU (a CUDA array
-    is refused: ``.cpu()``).
+    complex64 for a torch / CuPy array); complex coefficients run scipy's loop in complex128,
+    on the CPU for host arrays and on the device for a CUDA array (bit for bit the CPU's
+    result, or within the complex64 contract for few long complex64 channels; not
+    differentiable).
 
     PyTorch: with any torch argument (x on the CPU or a GPU, b, a or zi as tensors) the result
     is a torch tensor, and it is differentiable with respect to x, b, a and zi when any of
@@ -992,7 +996,8 @@ def sosfiltfilt(
 
 
 # --- complex data (module ``_complex``): numpy through the complex front door; torch and CuPy
-# arrays as (re, im) pairs through the real filters above, or refused on the GPU -------------
+# arrays as (re, im) pairs through the real filters above (real coefficients), or the complex
+# kernel on their device (module ``_complex_cuda``, complex coefficients) ---------------------
 
 def _complex_lfilter(
     b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int, zi: Optional[ArrayLike],
@@ -1010,6 +1015,7 @@ def _complex_lfilter(
     return _complex.on_arrays(
         real, (b, a), x, zi, axis,
         lambda xn, zn, rt: _complex.lfilter_numpy(b, a, xn, axis, zn, None, rt=rt, **kw),
+        lambda xc, zc, ax: _complex_cuda.lfilter(b, a, xc, ax, zc, allow_unstable, device),
     )
 
 
@@ -1029,6 +1035,7 @@ def _complex_sosfilt(
     return _complex.on_arrays(
         real, (sos,), x, zi, axis,
         lambda xn, zn, rt: _complex.sosfilt_numpy(sos, xn, axis, zn, None, rt=rt, **kw),
+        lambda xc, zc, ax: _complex_cuda.sosfilt(sos, xc, ax, zc, allow_unstable, device),
     )
 
 
@@ -1043,6 +1050,7 @@ def _complex_filtfilt(
         lambda xr, ax, _: filtfilt(b, a, xr, ax, padtype, padlen, **kw), (b, a), x, None, axis,
         lambda xn, _, rt: _complex.filtfilt_numpy(b, a, xn, axis, padtype, padlen, _extend,
                                                   rt=rt, **kw),
+        lambda xc, _, ax: _complex_cuda.filtfilt(b, a, xc, ax, padtype, padlen, allow_unstable),
     )
 
 
@@ -1058,4 +1066,6 @@ def _complex_sosfiltfilt(
         axis,
         lambda xn, _, rt: _complex.sosfiltfilt_numpy(sos, xn, axis, padtype, padlen, _extend,
                                                      rt=rt, **kw),
+        lambda xc, _, ax: _complex_cuda.sosfiltfilt(sos, xc, ax, padtype, padlen,
+                                                    allow_unstable),
     )

@@ -267,14 +267,15 @@ fn filter_rows<'py>(
 }
 
 /// Device addresses of one call: `channels` rows of `n` values at `x` into `y`, and
-/// `channels × state` values at `zi` / `zf` (or none).
-struct Addresses {
-    x: u64,
-    y: u64,
-    channels: usize,
-    n: usize,
-    zi: Option<u64>,
-    zf: Option<u64>,
+/// `channels × state` values at `zi` / `zf` (or none). (Complex calls: `n` complex values,
+/// 2·n parts, a row.)
+pub(crate) struct Addresses {
+    pub(crate) x: u64,
+    pub(crate) y: u64,
+    pub(crate) channels: usize,
+    pub(crate) n: usize,
+    pub(crate) zi: Option<u64>,
+    pub(crate) zf: Option<u64>,
 }
 
 /// # Safety

@@ -281,7 +281,7 @@ def test_cli_complex_npy_and_int16_iq_match_scipy(cli, tmp_path):
 @pytest.mark.parametrize("lib", ["torch", "cupy"])
 def test_cuda_complex_arrays(gpu, lib):
     """Real coefficients filter complex CUDA arrays on the device (the real kernels on the (re,
-    im) view), the array's dtype kept; complex coefficients are refused naming the way out."""
+    im) view), the array's dtype kept; complex coefficients too (the complex kernel)."""
     try:
         mod = __import__(lib)
     except ImportError:
@@ -301,8 +301,98 @@ def test_cuda_complex_arrays(gpu, lib):
                          zi=np.ones((1, 4096)) * 1j)
     close(host(y).astype(np.complex128), wy, 1e-5)
     close(host(zf).astype(np.complex128), wzf, 1e-5)
-    with pytest.raises(ValueError, match="host arrays"):
-        sigpu.lfilter(BC, AC, dev)
+    got = sigpu.lfilter(BC, AC, dev)
+    close(host(got).astype(np.complex128), ss.lfilter(BC, AC, x.astype(np.complex128)), 1e-6)
+
+
+def _cuda_lib(lib):
+    try:
+        return __import__(lib)
+    except ImportError:
+        if __import__("os").environ.get("SIGPU_REQUIRE_GPU") == "1":
+            pytest.fail(f"SIGPU_REQUIRE_GPU=1 but {lib} is not installed")
+        pytest.skip(f"{lib} is not installed")
+
+
+def _to_dev(mod, lib, v):
+    return mod.as_tensor(v, device="cuda") if lib == "torch" else mod.asarray(v)
+
+
+def _to_host(mod, lib, v):
+    return v.cpu().numpy() if lib == "torch" else mod.asnumpy(v)
+
+
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_cuda_complex_coefficients_match_scipy_and_the_cpu_bit_for_bit(gpu, lib, dtype):
+    """Complex coefficients on CUDA arrays run the complex kernel on the device: (b, a) and
+    sections, zi / zf, along either axis; the result is the CPU engine's bit for bit (the CPU
+    face with the same dtype: complex64 filtered in complex128, rounded once) and scipy's
+    within the contract (complex128: 1e-12; complex64: its one rounding)."""
+    mod = _cuda_lib(lib)
+    x = cx((3, 2000), dtype)
+    tol = 1e-12 if dtype == np.complex128 else 2e-7
+    x128 = x.astype(np.complex128)
+    dev = _to_dev(mod, lib, x)
+    cpu = sigpu._complex.lfilter_numpy
+    for axis in (-1, 0):
+        k = 2
+        zshape = (3, k) if axis == -1 else (k, 2000)
+        zi = cx(zshape)
+        y, zf = sigpu.lfilter(BC2, AC2, dev, axis=axis, zi=_to_dev(mod, lib, zi))
+        hy, hzf = _to_host(mod, lib, y), _to_host(mod, lib, zf)
+        assert hy.dtype == dtype and hzf.dtype == dtype
+        wy, wzf = ss.lfilter(BC2, AC2, x128, axis=axis, zi=zi)
+        close(hy.astype(np.complex128), wy, tol)
+        close(hzf.astype(np.complex128), wzf, tol)
+        cy, czf = cpu(BC2, AC2, x, axis if axis >= 0 else 1, zi.astype(dtype), None, False,
+                      None, rt=np.dtype(dtype))
+        np.testing.assert_array_equal(hy.view(np.uint8), cy.view(np.uint8))
+        np.testing.assert_array_equal(hzf.view(np.uint8), czf.view(np.uint8))
+    zs = cx((SOSC.shape[0], 3, 2))
+    y, zf = sigpu.sosfilt(SOSC, dev, zi=zs)
+    wy, wzf = ss.sosfilt(SOSC, x128, zi=zs)
+    close(_to_host(mod, lib, y).astype(np.complex128), wy, tol)
+    close(_to_host(mod, lib, zf).astype(np.complex128), wzf, tol)
+    cy = sigpu._complex.sosfilt_numpy(SOSC, x, 1, None, None, False, None, rt=np.dtype(dtype))
+    np.testing.assert_array_equal(
+        _to_host(mod, lib, sigpu.sosfilt(SOSC, dev)).view(np.uint8), cy.view(np.uint8))
+
+
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_cuda_complex_coefficients_zero_phase(gpu, lib):
+    """filtfilt / sosfiltfilt with complex coefficients on CUDA arrays: scipy's padding and
+    initial conditions on the device, scipy's result (complex128) and the array kept there."""
+    mod = _cuda_lib(lib)
+    x = cx((2, 1500))
+    dev = _to_dev(mod, lib, x)
+    for padtype, padlen in [("odd", None), ("even", 20), ("constant", 7), (None, None)]:
+        got = sigpu.filtfilt(BC2, AC2, dev, padtype=padtype, padlen=padlen)
+        want = ss.filtfilt(BC2, AC2, x, padtype=padtype, padlen=padlen)
+        close(_to_host(mod, lib, got), want, 1e-10)
+    got = sigpu.sosfiltfilt(SOSC, dev, axis=-1)
+    close(_to_host(mod, lib, got), ss.sosfiltfilt(SOSC, x), 1e-10)
+    got = sigpu.filtfilt(BC, AC, _to_dev(mod, lib, np.ascontiguousarray(x.T)), axis=0)
+    close(_to_host(mod, lib, got), ss.filtfilt(BC, AC, x.T, axis=0), 1e-10)
+    with pytest.raises(ValueError, match="padlen"):
+        sigpu.filtfilt(BC2, AC2, dev[:, :5])
+
+
+def test_cuda_complex_coefficients_torch_views_and_refusals(gpu):
+    """A conjugated view and a float32 tensor (filtered as complex64) give scipy's result;
+    gradients are refused with the reason."""
+    torch = _cuda_lib("torch")
+    x = cx(4000)
+    t = torch.as_tensor(x, device="cuda")
+    got = sigpu.lfilter(BC, AC, t.conj()).cpu().numpy()
+    close(got, ss.lfilter(BC, AC, x.conj()), 1e-12)
+    r = RNG.standard_normal(4000).astype(np.float32)
+    got = sigpu.sosfilt(SOSC, torch.as_tensor(r, device="cuda")).cpu().numpy()
+    assert got.dtype == np.complex64
+    close(got.astype(np.complex128), ss.sosfilt(SOSC, r.astype(np.float64)), 2e-7)
+    g = torch.as_tensor(x, device="cuda").requires_grad_(True)
+    with pytest.raises(ValueError, match="gradients"):
+        sigpu.lfilter(BC, AC, g)
 
 
 @pytest.mark.parametrize("shape,axis", [((0,), -1), ((0, 3), 0), ((0, 3), -1), ((2, 0), -1)])
@@ -316,3 +406,27 @@ def test_empty_complex_input_has_scipys_shape(shape, axis):
     if shape == (2, 0):
         zi = np.ones((2, 2)) * 1j
         np.testing.assert_array_equal(sigpu.lfilter(BC2, AC2, x, zi=zi)[1], zi)
+
+
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_cuda_complex64_long_channel_keeps_the_contract(gpu, lib):
+    """A long complex64 channel runs the chunked scan on the device: within 4× scipy's own
+    complex64 error (complex64 coefficients) against the complex128 result, zf too."""
+    mod = _cuda_lib(lib)
+    x = cx((2, 1 << 18), np.complex64)
+    zi = cx((2, 2), np.complex64)
+    y, zf = sigpu.lfilter(BC2, AC2, _to_dev(mod, lib, x), zi=_to_dev(mod, lib, zi))
+    y, zf = _to_host(mod, lib, y), _to_host(mod, lib, zf)
+    assert y.dtype == np.complex64
+    ref, rzf = ss.lfilter(BC2, AC2, x.astype(np.complex128), zi=zi.astype(np.complex128))
+    own, _ = ss.lfilter(BC2.astype(np.complex64), AC2.astype(np.complex64), x, zi=zi)
+    scale = np.max(np.abs(ref))
+    ours = np.max(np.abs(y - ref)) / scale
+    theirs = np.max(np.abs(own - ref)) / scale
+    assert ours <= 4 * theirs + 2e-7, (ours, theirs)
+    assert np.max(np.abs(zf - rzf)) <= 1e-5 * max(1.0, np.max(np.abs(rzf)))
+    got = _to_host(mod, lib, sigpu.sosfilt(SOSC, _to_dev(mod, lib, x)))
+    ref = ss.sosfilt(SOSC, x.astype(np.complex128))
+    own = ss.sosfilt(SOSC.astype(np.complex64), x)
+    scale = np.max(np.abs(ref))
+    assert np.max(np.abs(got - ref)) / scale <= 4 * np.max(np.abs(own - ref)) / scale + 2e-7

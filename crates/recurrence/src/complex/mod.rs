@@ -8,14 +8,23 @@
 //!   planner for the same target — the same contract, method and engine as a real signal of
 //!   the same element type — and runs on the two parts as two channels of one batch. Its
 //!   bounds are the real filter's times √2 (the error of each part, as a complex modulus);
-//! - **complex coefficients**: SciPy's serial loops in complex f64 (module `serial`), on the
-//!   CPU, one channel per thread. For complex128 it is SciPy's own algorithm, operation for
+//! - **complex coefficients**: SciPy's serial loops in complex f64 (module `serial`), one
+//!   channel per thread. For complex128 it is SciPy's own algorithm, operation for
 //!   operation; complex64 signals are filtered in f64, with the coefficients as given, and
 //!   rounded once (SciPy filters them in complex64), so the contract — within 4× SciPy's
-//!   error at the same dtype — holds by construction. Stability is the step-down test on the complex denominator in f64
-//!   (module `stable`); unstable filters are refused unless `allow_unstable`. On a GPU target
-//!   this engine runs on the CPU (host data); device data with complex coefficients has no
-//!   engine and is refused by the faces with the way out (move the array to the host).
+//!   error at the same dtype — holds by construction. Stability is the step-down test on the
+//!   complex denominator in f64 (module `stable`); unstable filters are refused unless
+//!   `allow_unstable`. Host data runs on the CPU threads ([`ComplexFilter::run`]). On a GPU
+//!   target the plan also compiles the same loops as a CUDA kernel (module `gpu`,
+//!   `kernels/complex_serial.cu`: one channel per GPU thread, every operation a
+//!   round-to-nearest intrinsic, so no fused multiply-add changes a bit), which filters
+//!   device data in the caller's memory ([`ComplexFilter::run_device`]); its output equals
+//!   the CPU engine's bit for bit, so it keeps the same contract and bound. For complex64 the
+//!   plan also builds, where its bound keeps the contract, the chunked scan of module
+//!   [`chunked`] (chunks from zero, the states carried across chunks by the transition
+//!   matrix, chunks rerun): device calls with fewer than [`chunked::MAX_CHANNELS`] channels
+//!   of at least [`chunked::MIN_LENGTH`] samples run it, and the report's bound is then the
+//!   worse of the two engines'.
 //!
 //! The element type `T` is the part type: f32 for complex64, f64 for complex128. Layout:
 //! `channels` channels one after another, each `2·n` values `re, im, re, im, …`; zi / zf hold
@@ -37,6 +46,10 @@
 //! ```
 
 mod c64;
+pub mod cases;
+mod checks;
+pub mod chunked;
+pub mod gpu;
 mod serial;
 pub mod signal;
 mod spec;
@@ -44,14 +57,16 @@ mod stable;
 mod zi;
 
 pub use c64::C64;
+pub use checks::checks;
 pub use spec::ComplexSpec;
 pub use zi::{lfilter_zi, sosfilt_zi};
 
 use crate::elem::{DType, Element};
-use crate::engine::{Batch, Timing};
+use crate::engine::{Batch, DeviceBatch, Timing};
 use crate::error::FilterError;
 use crate::filter::FilterOptions;
 use crate::planner::{planner, Planned};
+use gpu::GpuComplex;
 use serial::{normalised, Serial};
 use sigpu_runtime::Target;
 use std::time::Instant;
@@ -80,7 +95,9 @@ pub struct ComplexFilter<T: Element> {
 
 enum Engine<T: Element> {
     Parts(Planned<T>),
-    Serial(Serial),
+    /// The serial loops: on the CPU for host data, and on a GPU target also compiled as the
+    /// kernel for device data.
+    Serial(Serial, Option<Box<GpuComplex<T>>>),
 }
 
 /// Plans `spec` for complex data whose parts are `T` (f32: complex64, f64: complex128) on
@@ -118,27 +135,7 @@ pub fn plan_complex<T: Element>(
         });
     }
     let dtype = T::DTYPE;
-    let (engine, b, a, method) = match spec {
-        // The arithmetic is f64: the coefficients run as given, also for complex64 signals
-        // (as the real engines that compute in f64 take them).
-        ComplexSpec::Ba { b, a } => {
-            let (b, a) = normalised(b, a);
-            let s = Serial::Ba {
-                b: b.clone(),
-                a: a.clone(),
-            };
-            (s, b, a, "serial")
-        }
-        ComplexSpec::Sos(rows) => {
-            let rows = rows.clone();
-            let (mut b, mut a) = (vec![C64::ONE], vec![C64::ONE]);
-            for r in &rows {
-                b = poly_mul(&b, &r[..3]);
-                a = poly_mul(&a, &r[3..]);
-            }
-            (Serial::Sos(rows), b, a, "sos-serial")
-        }
-    };
+    let (engine, b, a, method) = serial_of(spec);
     let magnitude = stable::max_reflection(&a);
     if !options.allow_unstable && (magnitude >= 1.0 || magnitude.is_nan()) {
         return Err(FilterError::Coefficients(format!(
@@ -147,9 +144,25 @@ pub fn plan_complex<T: Element>(
              --allow-unstable (library: FilterOptions.allow_unstable) to run it anyway"
         )));
     }
-    let (error_bound, reference_bound) = serial_bounds(&b, &a, engine.state_len(), dtype);
+    let k = engine.state_len();
+    let (mut error_bound, reference_bound) = serial_bounds(&b, &a, k, dtype);
+    let device = match target {
+        Target::Gpu(g) => {
+            // Long complex64 signals with few channels: the chunked scan, where its bound
+            // keeps the complex64 contract.
+            let scan = match dtype {
+                DType::F32 => chunked::plan(&engine, k, &scan_norms(&b, &a, k)),
+                _ => None,
+            };
+            if let Some(s) = &scan {
+                error_bound = error_bound.max(s.bound);
+            }
+            Some(Box::new(GpuComplex::new(g, &engine, scan)?))
+        }
+        Target::Cpu(_) => None,
+    };
     Ok(ComplexFilter {
-        engine: Engine::Serial(engine),
+        engine: Engine::Serial(engine, device),
         report: ComplexReport {
             method: method.into(),
             coefficients: "complex",
@@ -160,16 +173,38 @@ pub fn plan_complex<T: Element>(
     })
 }
 
+/// The serial loop of `spec`, its whole (b, a) and the method's name. The arithmetic is f64:
+/// the coefficients run as given, also for complex64 signals (as the real engines that
+/// compute in f64 take them).
+fn serial_of(spec: &ComplexSpec) -> (Serial, Vec<C64>, Vec<C64>, &'static str) {
+    match spec {
+        ComplexSpec::Ba { b, a } => {
+            let (b, a) = normalised(b, a);
+            let s = Serial::Ba {
+                b: b.clone(),
+                a: a.clone(),
+            };
+            (s, b, a, "serial")
+        }
+        ComplexSpec::Sos(rows) => {
+            let (mut b, mut a) = (vec![C64::ONE], vec![C64::ONE]);
+            for r in rows {
+                b = poly_mul(&b, &r[..3]);
+                a = poly_mul(&a, &r[3..]);
+            }
+            (Serial::Sos(rows.clone()), b, a, "sos-serial")
+        }
+    }
+}
+
 /// The serial loop's error bounds: γ·‖h_{1/A}‖₁·(‖b‖₁ + ‖a‖₁·‖h‖₁) with γ = (2k + 4)·√2·u for
 /// state length k (each complex product and sum rounds within √2·u, and every state value's
 /// roundings pass through 1/A), at f64 for the engine, at the dtype for SciPy's; a complex64
 /// output adds its one rounding, √2·u₃₂·‖h‖₁. For unstable filters (allowed) both are
 /// infinite.
 fn serial_bounds(b: &[C64], a: &[C64], k: usize, dtype: DType) -> (f64, f64) {
-    let (b, a) = normalised(b, a);
-    let (hb, ha) = stable::norms(&b, &a);
-    let l1 = |v: &[C64]| v.iter().map(|c| c.abs()).sum::<f64>();
-    let growth = ha * (l1(&b) + l1(&a) * hb);
+    let (hb, ha, b1, a1) = filter_norms(b, a);
+    let growth = ha * (b1 + a1 * hb);
     let gamma = |u: f64| (2 * k + 4) as f64 * std::f64::consts::SQRT_2 * u;
     let f64_bound = gamma(f64::EPSILON / 2.0) * growth;
     match dtype {
@@ -181,6 +216,28 @@ fn serial_bounds(b: &[C64], a: &[C64], k: usize, dtype: DType) -> (f64, f64) {
             )
         }
         _ => (f64_bound, f64_bound),
+    }
+}
+
+/// ‖h‖₁ of b / a, ‖h‖₁ of 1 / a, ‖b‖₁ and ‖a‖₁, of the normalised filter.
+fn filter_norms(b: &[C64], a: &[C64]) -> (f64, f64, f64, f64) {
+    let (b, a) = normalised(b, a);
+    let (hb, ha) = stable::norms(&b, &a);
+    let l1 = |v: &[C64]| v.iter().map(|c| c.abs()).sum::<f64>();
+    (hb, ha, l1(&b), l1(&a))
+}
+
+/// What the chunked scan's bound is built from (module `chunked`), for complex64 data.
+fn scan_norms(b: &[C64], a: &[C64], k: usize) -> chunked::Norms {
+    let (hb, _, b1, a1) = filter_norms(b, a);
+    let (serial, _) = serial_bounds(b, a, k, DType::F64);
+    let (_, reference) = serial_bounds(b, a, k, DType::F32);
+    chunked::Norms {
+        serial,
+        a1,
+        growth: b1 + a1 * hb,
+        h1: hb,
+        reference,
     }
 }
 
@@ -204,7 +261,7 @@ impl<T: Element> ComplexFilter<T> {
     pub fn state_len(&self) -> usize {
         match &self.engine {
             Engine::Parts(f) => f.state_len(),
-            Engine::Serial(s) => s.state_len(),
+            Engine::Serial(s, _) => s.state_len(),
         }
     }
 
@@ -212,8 +269,8 @@ impl<T: Element> ComplexFilter<T> {
     pub fn sections(&self) -> Option<usize> {
         match &self.engine {
             Engine::Parts(f) => f.sections(),
-            Engine::Serial(Serial::Sos(rows)) => Some(rows.len()),
-            Engine::Serial(Serial::Ba { .. }) => None,
+            Engine::Serial(Serial::Sos(rows), _) => Some(rows.len()),
+            Engine::Serial(Serial::Ba { .. }, _) => None,
         }
     }
 
@@ -221,7 +278,22 @@ impl<T: Element> ComplexFilter<T> {
     pub fn device(&self) -> String {
         match &self.engine {
             Engine::Parts(f) => f.device(),
-            Engine::Serial(_) => format!("cpu ({} threads, serial)", self.threads),
+            Engine::Serial(_, None) => format!("cpu ({} threads, serial)", self.threads),
+            Engine::Serial(_, Some(g)) => format!(
+                "{} (device data: one channel per GPU thread, serial{}; host data: cpu, {} \
+                 threads)",
+                g.target().describe(),
+                match g.scan() {
+                    Some(_) => format!(
+                        ", or chunks of {} for fewer than {} channels of at least {} samples",
+                        chunked::CHUNK,
+                        chunked::MAX_CHANNELS,
+                        chunked::MIN_LENGTH
+                    ),
+                    None => String::new(),
+                },
+                self.threads
+            ),
         }
     }
 
@@ -229,7 +301,7 @@ impl<T: Element> ComplexFilter<T> {
     pub fn note(&self) -> Option<String> {
         match &self.engine {
             Engine::Parts(f) => f.note(),
-            Engine::Serial(_) => None,
+            Engine::Serial(..) => None,
         }
     }
 
@@ -245,7 +317,14 @@ impl<T: Element> ComplexFilter<T> {
         zf: Option<&mut [T]>,
     ) -> Result<Timing, FilterError> {
         let k = self.state_len();
-        let n = check_layout(x, channels, y, zi, zf.as_deref(), k)?;
+        let n = check_layout(
+            x.len(),
+            channels,
+            y.len(),
+            zi.map(<[T]>::len),
+            zf.as_deref().map(<[T]>::len),
+            k,
+        )?;
         check_finite_complex(x, "x")?;
         if let Some(z) = zi {
             check_finite_complex(z, "zi")?;
@@ -259,10 +338,66 @@ impl<T: Element> ComplexFilter<T> {
                     None => Timing::since(start),
                 })
             }
-            Engine::Serial(s) => {
+            Engine::Serial(s, _) => {
                 self.run_serial(s, x, channels, n, y, zi, zf, k);
                 Ok(Timing::since(start))
             }
+        }
+    }
+
+    /// Filters device data on the plan's GPU, on its target's stream (enqueued, not waited
+    /// for): the complex-coefficient kernel, bit for bit the CPU engine's result — or, for
+    /// complex64 with few long channels where the plan built it, the chunked scan (module
+    /// [`chunked`]; bit for bit its CPU twin, within the report's bound). Device data
+    /// is not scanned for non-finite values (a NaN spreads to the samples after it, as in
+    /// SciPy's loop). Refused for a plan of the CPU (plan for the GPU that holds the data) and
+    /// for real coefficients (filter the `re, im` values as real data: the real filters run
+    /// them on the GPU). The batch holds interleaved `re, im` values as [`ComplexFilter::run`]
+    /// takes them on the host: x and y `channels` × 2·n, zi / zf `channels` × 2·state_len.
+    pub fn run_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        let DeviceBatch {
+            x,
+            channels,
+            y,
+            zi,
+            zf,
+        } = batch;
+        let k = self.state_len();
+        let n = check_layout(
+            x.len(),
+            channels,
+            y.len(),
+            zi.as_ref().map(|z| z.len()),
+            zf.as_ref().map(|z| z.len()),
+            k,
+        )?;
+        let gpu = match &self.engine {
+            Engine::Serial(_, Some(g)) => g,
+            Engine::Serial(_, None) => {
+                return Err(FilterError::Input(
+                    "this complex filter was planned for the CPU: plan it for the GPU that \
+                     holds the data, or pass host arrays"
+                        .into(),
+                ))
+            }
+            Engine::Parts(_) => {
+                return Err(FilterError::Input(
+                    "the coefficients are real: filter the (re, im) values as a real array \
+                     (the real filters run it on the GPU)"
+                        .into(),
+                ))
+            }
+        };
+        // Also for n = 0: the kernel then passes zi (or zero) to zf.
+        gpu.run(&x, y, zi.as_ref(), zf, channels, n)
+    }
+
+    /// The serial loop and the chunked scan's Φ when device data may run the scan (the
+    /// checks run its twin from them).
+    fn scan_parts(&self) -> Option<(&Serial, &[C64])> {
+        match &self.engine {
+            Engine::Serial(s, Some(g)) => g.scan().map(|sc| (s, &sc.phi[..])),
+            _ => None,
         }
     }
 
@@ -369,33 +504,30 @@ fn run_parts<T: Element>(
     Ok(timing)
 }
 
-/// Complex samples per channel, after checking that x, y, zi and zf fit `channels` channels
-/// of interleaved pairs with `k` complex state values each.
-fn check_layout<T>(
-    x: &[T],
+/// Complex samples per channel, after checking that x, y, zi and zf (of these lengths in
+/// values) fit `channels` channels of interleaved pairs with `k` complex state values each.
+fn check_layout(
+    x: usize,
     channels: usize,
-    y: &[T],
-    zi: Option<&[T]>,
-    zf: Option<&[T]>,
+    y: usize,
+    zi: Option<usize>,
+    zf: Option<usize>,
     k: usize,
 ) -> Result<usize, FilterError> {
     if channels == 0 {
         return Err(FilterError::Input("channels must be at least 1".into()));
     }
-    if !x.len().is_multiple_of(2 * channels) {
+    if !x.is_multiple_of(2 * channels) {
         return Err(FilterError::Input(format!(
-            "{} values do not split into {channels} channel(s) of (re, im) pairs",
-            x.len()
+            "{x} values do not split into {channels} channel(s) of (re, im) pairs"
         )));
     }
-    if y.len() != x.len() {
+    if y != x {
         return Err(FilterError::Input(format!(
-            "the output holds {} values but the input {}",
-            y.len(),
-            x.len()
+            "the output holds {y} values but the input {x}"
         )));
     }
-    for (what, len) in [("zi", zi.map(<[T]>::len)), ("zf", zf.map(<[T]>::len))] {
+    for (what, len) in [("zi", zi), ("zf", zf)] {
         if let Some(len) = len {
             if len != 2 * channels * k {
                 return Err(FilterError::Input(format!(
@@ -406,7 +538,7 @@ fn check_layout<T>(
             }
         }
     }
-    Ok(x.len() / (2 * channels))
+    Ok(x / (2 * channels))
 }
 
 /// Refuses a non-finite complex value, naming its index among the complex values.

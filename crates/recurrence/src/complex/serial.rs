@@ -28,39 +28,39 @@ impl Serial {
 
     /// One channel: `x` and `y` interleaved (re, im), `z` the state in and out.
     pub(super) fn run<T: Element>(&self, x: &[T], y: &mut [T], z: &mut [C64]) {
-        let read = |i: usize| C64::new(x[2 * i].to_f64(), x[2 * i + 1].to_f64());
-        let n = x.len() / 2;
+        for (xi, yi) in x.chunks_exact(2).zip(y.chunks_exact_mut(2)) {
+            let yn = self.step(z, C64::new(xi[0].to_f64(), xi[1].to_f64()));
+            yi[0] = T::from_f64(yn.re);
+            yi[1] = T::from_f64(yn.im);
+        }
+    }
+
+    /// One sample: the state `z` advances and the output is returned, in SciPy's operation
+    /// order (the GPU kernel's `filter_step` is this, operation for operation).
+    #[inline]
+    pub(super) fn step(&self, z: &mut [C64], xn: C64) -> C64 {
         match self {
             Serial::Ba { b, a } => {
                 let k = b.len() - 1;
-                for i in 0..n {
-                    let xn = read(i);
-                    let yn = if k == 0 {
-                        xn * b[0]
-                    } else {
-                        let yn = z[0] + b[0] * xn;
-                        for j in 0..k - 1 {
-                            z[j] = z[j + 1] + xn * b[j + 1] - yn * a[j + 1];
-                        }
-                        z[k - 1] = xn * b[k] - yn * a[k];
-                        yn
-                    };
-                    y[2 * i] = T::from_f64(yn.re);
-                    y[2 * i + 1] = T::from_f64(yn.im);
+                if k == 0 {
+                    return xn * b[0];
                 }
+                let yn = z[0] + b[0] * xn;
+                for j in 0..k - 1 {
+                    z[j] = z[j + 1] + xn * b[j + 1] - yn * a[j + 1];
+                }
+                z[k - 1] = xn * b[k] - yn * a[k];
+                yn
             }
             Serial::Sos(rows) => {
-                for i in 0..n {
-                    let mut cur = read(i);
-                    for (s, r) in rows.iter().enumerate() {
-                        let new = r[0] * cur + z[2 * s];
-                        z[2 * s] = r[1] * cur - r[4] * new + z[2 * s + 1];
-                        z[2 * s + 1] = r[2] * cur - r[5] * new;
-                        cur = new;
-                    }
-                    y[2 * i] = T::from_f64(cur.re);
-                    y[2 * i + 1] = T::from_f64(cur.im);
+                let mut cur = xn;
+                for (s, r) in rows.iter().enumerate() {
+                    let new = r[0] * cur + z[2 * s];
+                    z[2 * s] = r[1] * cur - r[4] * new + z[2 * s + 1];
+                    z[2 * s + 1] = r[2] * cur - r[5] * new;
+                    cur = new;
                 }
+                cur
             }
         }
     }

@@ -17,11 +17,13 @@ pub use sos::{
 };
 
 /// The recurrence crate's checks, in the order `sigpu check` runs them: the (b, a) kernels,
-/// then the fused second-order sections, then the time-varying all-pole kernel.
+/// then the fused second-order sections, then the time-varying all-pole kernel, then the
+/// complex-coefficient kernel.
 pub fn checks() -> Vec<sigpu_runtime::cuda::Check> {
     let mut all = checks::checks();
     all.extend(sos_checks::checks());
     all.extend(crate::time_varying::checks());
+    all.extend(crate::complex::checks());
     all
 }
 pub use codegen::{

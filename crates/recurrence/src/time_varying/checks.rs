@@ -262,7 +262,7 @@ fn compare<T: Element>(got: &Outputs<T>, want: &Outputs<T>) -> CheckReport {
 }
 
 /// Two reports as one: counts added, the larger error, the first note.
-fn merged(acc: Option<CheckReport>, r: CheckReport) -> CheckReport {
+pub(crate) fn merged(acc: Option<CheckReport>, r: CheckReport) -> CheckReport {
     match acc {
         None => r,
         Some(mut acc) => {

@@ -46,6 +46,7 @@ pub mod reference;
 mod serial;
 
 pub use checks::checks;
+pub(crate) use checks::merged;
 pub use gpu::{GpuAllPole, SOURCE};
 
 use crate::elem::{DType, Element};
