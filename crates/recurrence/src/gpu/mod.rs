@@ -25,7 +25,8 @@ pub fn checks() -> Vec<sigpu_runtime::cuda::Check> {
     all
 }
 pub use codegen::{
-    generate, generate_tuned, resolve_shape, Generated, GpuConfig, FILTER_KERNEL, PLR_HEADER, PLR_HEADER_NAME, STATE_KERNEL,
+    generate, generate_tuned, resolve_shape, Generated, GpuConfig, FILTER_KERNEL, PLR_HEADER,
+    PLR_HEADER_NAME, STATE_KERNEL,
 };
 
 use crate::elem::Element;
@@ -111,6 +112,11 @@ impl<T: Element> GpuFilter<T> {
 
     pub fn generated(&self) -> &Generated<T> {
         &self.generated
+    }
+
+    /// The compiled filter kernel (for attribute and occupancy queries).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
     }
 
     /// Launches `plr_filter` over `channels` channels of `n > 0` elements; `zi` is the state

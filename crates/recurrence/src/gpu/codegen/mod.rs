@@ -40,8 +40,8 @@ mod local;
 mod plan;
 
 pub use config::GpuConfig;
-pub use plan::resolve_shape;
 pub use kernel::{FILTER_KERNEL, STATE_KERNEL};
+pub use plan::resolve_shape;
 pub use plan::{PLR_HEADER, PLR_HEADER_NAME};
 
 use crate::elem::Element;

@@ -118,8 +118,15 @@ mod tests {
             ..SosConfig::default()
         };
         for dtype in [DType::F32, DType::F64] {
-            let tuned = on_device.on_device(&SOS_DEFAULT, dtype).normalized(dtype).unwrap();
-            assert_eq!(tuned, SosConfig::default().normalized(dtype).unwrap(), "{dtype}");
+            let tuned = on_device
+                .on_device(&SOS_DEFAULT, dtype)
+                .normalized(dtype)
+                .unwrap();
+            assert_eq!(
+                tuned,
+                SosConfig::default().normalized(dtype).unwrap(),
+                "{dtype}"
+            );
         }
         // A shape with threads set is the caller's; threads 0 keeps a caller's vpt and bounds.
         let fixed = SosConfig {

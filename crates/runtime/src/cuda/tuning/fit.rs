@@ -22,7 +22,10 @@ impl Fit {
         let f = kernel.function();
         let max = f
             .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-            .context(format_args!("querying {}'s block size limit", kernel.name()))?;
+            .context(format_args!(
+                "querying {}'s block size limit",
+                kernel.name()
+            ))?;
         let max = u32::try_from(max).unwrap_or(0);
         let blocks = if threads > max {
             0

@@ -19,8 +19,9 @@ mod table;
 pub use fit::Fit;
 pub use key::{bandwidth_class, TuneKey, BANDWIDTH_CLASS_GB_PER_S};
 pub use policy::{
-    validate_sos, Family, FusedSumPolicy, Policies, PlrPolicy, ScanTile, StreamPolicy,
-    MAX_BYTES_PER_THREAD, SOS_DEFAULT, SOS_MAX_TILE_BYTES,
+    validate_sos, Family, FusedSumPolicy, PlrPolicy, Policies, ScanTile, StreamPolicy,
+    MAX_BYTES_PER_THREAD, PLR_LOOK_BACK_TILE_BYTES, PLR_TAIL_TILE_BYTES, SOS_DEFAULT,
+    SOS_MAX_TILE_BYTES,
 };
 pub use store::{Loaded, TuningCache, FORMAT, TUNING_CACHE_ENV};
 pub use table::{lookup, Entry, BUILT_IN};

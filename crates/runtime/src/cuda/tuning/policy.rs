@@ -147,15 +147,30 @@ impl Default for PlrPolicy {
     }
 }
 
+/// Static shared memory the tail-carry kernel's staging tile may take: (threads + 32) × bytes
+/// per thread, within the 48 KiB of a block's static shared memory less room for the rest.
+pub const PLR_TAIL_TILE_BYTES: u32 = 46 * 1024;
+/// Dynamic shared memory the look-back kernel's transpose tiles may take on sm_90 (227 KiB):
+/// threads × bytes per thread.
+pub const PLR_LOOK_BACK_TILE_BYTES: u32 = 232_448;
+
 impl PlrPolicy {
-    /// Every tile's static rules, the failing one named.
+    /// Every tile's static rules and its shared memory, the failing one named.
     pub fn validate(&self) -> Result<(), String> {
-        for (name, tile) in [
-            ("tail_carry", self.tail_carry),
-            ("look_back", self.look_back),
-            ("prefix_sum", self.prefix_sum),
+        for (name, tile, extra, most) in [
+            ("tail_carry", self.tail_carry, 32, PLR_TAIL_TILE_BYTES),
+            ("look_back", self.look_back, 0, PLR_LOOK_BACK_TILE_BYTES),
+            ("prefix_sum", self.prefix_sum, 0, PLR_LOOK_BACK_TILE_BYTES),
         ] {
             tile.validate().map_err(|e| format!("{name}: {e}"))?;
+            let bytes = (tile.threads + extra) * tile.bytes_per_thread;
+            if bytes > most {
+                return Err(format!(
+                    "{name}: {} threads x {} bytes stage {bytes} bytes through shared memory, \
+                     more than the {most} the kernel may have",
+                    tile.threads, tile.bytes_per_thread
+                ));
+            }
         }
         Ok(())
     }
@@ -360,7 +375,9 @@ impl Policies {
     pub fn validate(&self) -> Result<(), String> {
         self.plr.validate().map_err(|e| format!("plr: {e}"))?;
         validate_sos(&self.sos).map_err(|e| format!("sos: {e}"))?;
-        self.lns_stream.validate().map_err(|e| format!("lns-stream: {e}"))?;
+        self.lns_stream
+            .validate()
+            .map_err(|e| format!("lns-stream: {e}"))?;
         (self.lns_fused_sum.validate()).map_err(|e| format!("lns-fused-sum: {e}"))
     }
 }
@@ -403,14 +420,51 @@ mod tests {
     fn invalid_policies_are_refused_with_the_reason() {
         let mut p = Policies::default();
         let bad = [
-            (Family::Plr, r#"{"tail_carry": {"threads": 48, "bytes_per_thread": 64, "min_blocks": 0}, "look_back": {"threads": 256, "bytes_per_thread": 128, "min_blocks": 0}, "prefix_sum": {"threads": 512, "bytes_per_thread": 128, "min_blocks": 0}}"#, "tail_carry: threads"),
-            (Family::Sos, r#"{"threads": 512, "bytes_per_thread": 128, "min_blocks": 0}"#, "stages through"),
-            (Family::Sos, r#"{"threads": 256, "bytes_per_thread": 24, "min_blocks": 0}"#, "multiple of 16"),
-            (Family::Sos, r#"{"threads": 256, "bytes_per_thread": 128}"#, "min_blocks"),
-            (Family::Sos, r#"{"threads": 256, "bytes_per_thread": 128, "min_blocks": 0, "x": 1}"#, "unknown field"),
-            (Family::LnsStream, r#"{"threads": 256, "blocks_per_sm": 0, "unroll": 1}"#, "blocks per SM"),
-            (Family::LnsStream, r#"{"threads": 256, "blocks_per_sm": 8, "unroll": 9}"#, "unroll"),
-            (Family::LnsFusedSum, r#"{"blocks_per_sm": 4, "stages": 3}"#, "stages"),
+            (
+                Family::Plr,
+                r#"{"tail_carry": {"threads": 48, "bytes_per_thread": 64, "min_blocks": 0}, "look_back": {"threads": 256, "bytes_per_thread": 128, "min_blocks": 0}, "prefix_sum": {"threads": 512, "bytes_per_thread": 128, "min_blocks": 0}}"#,
+                "tail_carry: threads",
+            ),
+            (
+                Family::Plr,
+                r#"{"tail_carry": {"threads": 512, "bytes_per_thread": 128, "min_blocks": 0}, "look_back": {"threads": 256, "bytes_per_thread": 128, "min_blocks": 0}, "prefix_sum": {"threads": 512, "bytes_per_thread": 128, "min_blocks": 0}}"#,
+                "tail_carry: 512 threads x 128 bytes",
+            ),
+            (
+                Family::Sos,
+                r#"{"threads": 512, "bytes_per_thread": 128, "min_blocks": 0}"#,
+                "stages through",
+            ),
+            (
+                Family::Sos,
+                r#"{"threads": 256, "bytes_per_thread": 24, "min_blocks": 0}"#,
+                "multiple of 16",
+            ),
+            (
+                Family::Sos,
+                r#"{"threads": 256, "bytes_per_thread": 128}"#,
+                "min_blocks",
+            ),
+            (
+                Family::Sos,
+                r#"{"threads": 256, "bytes_per_thread": 128, "min_blocks": 0, "x": 1}"#,
+                "unknown field",
+            ),
+            (
+                Family::LnsStream,
+                r#"{"threads": 256, "blocks_per_sm": 0, "unroll": 1}"#,
+                "blocks per SM",
+            ),
+            (
+                Family::LnsStream,
+                r#"{"threads": 256, "blocks_per_sm": 8, "unroll": 9}"#,
+                "unroll",
+            ),
+            (
+                Family::LnsFusedSum,
+                r#"{"blocks_per_sm": 4, "stages": 3}"#,
+                "stages",
+            ),
             (Family::LnsFusedSum, r#""four""#, "invalid type"),
         ];
         for (family, text, says) in bad {

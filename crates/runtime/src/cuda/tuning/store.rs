@@ -92,10 +92,20 @@ impl TuningCache {
     /// The file of `device` (its name as the driver gives it) with `key`.
     pub fn path(&self, device: &str, key: &TuneKey) -> Option<PathBuf> {
         let stem: String = (device.chars())
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(64)
             .collect();
-        Some(self.dir.as_ref()?.join(format!("{stem}-{}.json", key.label())))
+        Some(
+            self.dir
+                .as_ref()?
+                .join(format!("{stem}-{}.json", key.label())),
+        )
     }
 
     /// The measured policies of `device` with `key`; what cannot be used is left out with a
@@ -110,14 +120,18 @@ impl TuningCache {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return loaded,
             Err(e) => {
-                loaded.warnings.push(format!("tuning cache {shown}: cannot read ({e}); ignored"));
+                loaded
+                    .warnings
+                    .push(format!("tuning cache {shown}: cannot read ({e}); ignored"));
                 return loaded;
             }
         };
         let file: File = match serde_json::from_slice(&text) {
             Ok(f) => f,
             Err(e) => {
-                loaded.warnings.push(format!("tuning cache {shown}: not a tuning file ({e}); ignored"));
+                loaded.warnings.push(format!(
+                    "tuning cache {shown}: not a tuning file ({e}); ignored"
+                ));
                 return loaded;
             }
         };
@@ -126,12 +140,18 @@ impl TuningCache {
         } else if file.device != device {
             Some(format!("measured on {:?}, not {device:?}", file.device))
         } else if &file.key != key {
-            Some(format!("measured for {}, the device is {}", file.key.label(), key.label()))
+            Some(format!(
+                "measured for {}, the device is {}",
+                file.key.label(),
+                key.label()
+            ))
         } else {
             None
         };
         if let Some(why) = stale {
-            loaded.warnings.push(format!("tuning cache {shown}: {why}; ignored"));
+            loaded
+                .warnings
+                .push(format!("tuning cache {shown}: {why}; ignored"));
             return loaded;
         }
         for (name, stored) in file.families {
@@ -173,7 +193,8 @@ impl TuningCache {
                 key: key.clone(),
                 families: BTreeMap::new(),
             });
-        file.families.insert(family.name().into(), Stored { policy, measured });
+        file.families
+            .insert(family.name().into(), Stored { policy, measured });
         // The cache directory is the cache's own, made here (outputs get no mkdir).
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
@@ -196,7 +217,11 @@ impl TuningCache {
 /// warning for each entry that breaks its family's rules.
 pub fn apply(policies: &mut Policies, loaded: &mut Loaded) -> Vec<Family> {
     let mut taken = Vec::new();
-    let shown = loaded.file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    let shown = loaded
+        .file
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     for (family, value) in &loaded.families {
         match policies.set_json(*family, value) {
             Ok(()) => taken.push(*family),
@@ -216,7 +241,10 @@ mod tests {
     fn the_variable_names_the_folder_or_turns_the_cache_off() {
         let root = Some(PathBuf::from("/home/u/.cache/sigpu"));
         let at = |v: Option<&str>| TuningCache::from_setting(v.map(Into::into), root.clone());
-        assert_eq!(at(None).dir(), Some(Path::new("/home/u/.cache/sigpu/tuning")));
+        assert_eq!(
+            at(None).dir(),
+            Some(Path::new("/home/u/.cache/sigpu/tuning"))
+        );
         assert_eq!(at(Some("off")).dir(), None);
         assert_eq!(at(Some("/tmp/t")).dir(), Some(Path::new("/tmp/t")));
         assert_eq!(TuningCache::from_setting(None, None).dir(), None);

@@ -93,8 +93,14 @@ mod tests {
                 policies: Policies::default,
             },
         ];
-        assert_eq!(lookup(&table, &key("sm_90", 132, 5000)).unwrap().name, "exact");
-        assert_eq!(lookup(&table, &key("sm_90", 78, 4000)).unwrap().name, "any sm_90");
+        assert_eq!(
+            lookup(&table, &key("sm_90", 132, 5000)).unwrap().name,
+            "exact"
+        );
+        assert_eq!(
+            lookup(&table, &key("sm_90", 78, 4000)).unwrap().name,
+            "any sm_90"
+        );
         assert!(lookup(&table, &key("sm_80", 108, 2000)).is_none());
     }
 }

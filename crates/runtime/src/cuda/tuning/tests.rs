@@ -24,7 +24,9 @@ fn measured_stream() -> StreamPolicy {
 fn store_stream(cache: &TuningCache, device: &str, key: &TuneKey) -> PathBuf {
     let v = serde_json::to_value(measured_stream()).unwrap();
     let note = serde_json::json!({"speedup": 1.1});
-    cache.store(device, key, Family::LnsStream, v, note).unwrap()
+    cache
+        .store(device, key, Family::LnsStream, v, note)
+        .unwrap()
 }
 
 #[test]
@@ -34,7 +36,9 @@ fn lookup_order_is_measured_then_built_in_then_default() {
     // An H100 without a measurement: the built-in row, every family.
     let h100 = Tuning::resolve_in("NVIDIA H100 80GB HBM3", key(3500), &cache, BUILT_IN);
     assert_eq!(h100.policies, Policies::default());
-    assert!(matches!(h100.source(Family::Plr), Source::BuiltIn { entry } if entry.starts_with("H100")));
+    assert!(
+        matches!(h100.source(Family::Plr), Source::BuiltIn { entry } if entry.starts_with("H100"))
+    );
     // An H200 without a measurement: no row covers it, the default.
     let h200 = Tuning::resolve_in(H200, key(5000), &cache, BUILT_IN);
     assert_eq!(h200.policies, Policies::default());
@@ -66,7 +70,12 @@ fn the_cache_round_trips_and_keeps_other_families() {
     let v = serde_json::to_value(fused).unwrap();
     let path = (cache.store(H200, &k, Family::LnsFusedSum, v, serde_json::Value::Null)).unwrap();
     assert!(path.starts_with(dir.path().join("made-on-store")));
-    assert!(path.file_name().unwrap().to_str().unwrap().starts_with("NVIDIA_H200-sm_90-132sm"));
+    assert!(path
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .starts_with("NVIDIA_H200-sm_90-132sm"));
     let t = Tuning::resolve_in(H200, k.clone(), &cache, BUILT_IN);
     assert_eq!(t.policies.lns_stream, measured_stream());
     assert_eq!(t.policies.lns_fused_sum, fused);
@@ -78,7 +87,10 @@ fn the_cache_round_trips_and_keeps_other_families() {
     assert_eq!(other.policies, Policies::default());
     cache.clear(H200, &k).unwrap();
     cache.clear(H200, &k).unwrap();
-    assert_eq!(Tuning::resolve_in(H200, k, &cache, BUILT_IN).policies, Policies::default());
+    assert_eq!(
+        Tuning::resolve_in(H200, k, &cache, BUILT_IN).policies,
+        Policies::default()
+    );
 }
 
 #[test]
@@ -94,13 +106,22 @@ fn corrupt_stale_and_invalid_files_are_ignored_with_a_warning() {
     let text = good();
     let cases: Vec<(String, &str)> = vec![
         ("{\"format\": ".into(), "not a tuning file"),
-        (String::from_utf8_lossy(&[0xff, 0xfe, 0]).into(), "not a tuning file"),
+        (
+            String::from_utf8_lossy(&[0xff, 0xfe, 0]).into(),
+            "not a tuning file",
+        ),
         (String::new(), "not a tuning file"),
         (text.replace(FORMAT, "sigpu-tuning-0"), "format"),
-        (text.replace("\"NVIDIA H200\"", "\"NVIDIA H100\""), "measured on"),
+        (
+            text.replace("\"NVIDIA H200\"", "\"NVIDIA H100\""),
+            "measured on",
+        ),
         (text.replace("\"sms\": 132", "\"sms\": 114"), "measured for"),
         (text.replace("\"unroll\": 2", "\"unroll\": 99"), "unroll"),
-        (text.replace("\"unroll\": 2", "\"unroll\": \"two\""), "invalid type"),
+        (
+            text.replace("\"unroll\": 2", "\"unroll\": \"two\""),
+            "invalid type",
+        ),
         (text.replace("lns-stream", "lns-warp"), "unknown family"),
     ];
     for (body, says) in cases {
@@ -121,13 +142,27 @@ fn corrupt_stale_and_invalid_files_are_ignored_with_a_warning() {
     std::fs::create_dir(&path).unwrap();
     let t = Tuning::resolve_in(H200, k.clone(), &cache, BUILT_IN);
     assert_eq!((t.policies, t.warnings.len()), (Policies::default(), 1));
-    assert!(cache.store(H200, &k, Family::Sos, serde_json::json!({}), serde_json::Value::Null).is_err());
+    assert!(cache
+        .store(
+            H200,
+            &k,
+            Family::Sos,
+            serde_json::json!({}),
+            serde_json::Value::Null
+        )
+        .is_err());
 }
 
 #[test]
 fn a_disabled_cache_stores_nothing_and_says_so() {
     let e = TuningCache::disabled()
-        .store(H200, &key(5000), Family::Sos, serde_json::json!({}), serde_json::Value::Null)
+        .store(
+            H200,
+            &key(5000),
+            Family::Sos,
+            serde_json::json!({}),
+            serde_json::Value::Null,
+        )
         .unwrap_err();
     assert!(e.to_string().contains(TUNING_CACHE_ENV), "{e}");
     assert_eq!(TuningCache::disabled().dir(), None);
