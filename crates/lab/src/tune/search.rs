@@ -125,7 +125,18 @@ pub fn search_part(
                 c.label,
                 case.name()
             ));
-            let (t, o) = case.measure(gpu, warmup, runs)?;
+            // A candidate the kernel cannot be built or launched with (registers, shared
+            // memory the driver refuses) is refused; the default must run.
+            let (t, o) = match case.measure(gpu, warmup, runs) {
+                Ok(m) => m,
+                Err(e) if i > 0 => (
+                    None,
+                    Outcome::Refused {
+                        reason: format!("{e:#}"),
+                    },
+                ),
+                Err(e) => return Err(e.context(format!("{part}: the default shape"))),
+            };
             times.push(t);
             outcomes.push(o);
         }
