@@ -191,7 +191,7 @@ fn fused_on_grid(
     // every scale 2^d is a normal f64 built from its bits.
     // lns32 and lns16 have kernels with their shifts and masks compiled in (same arithmetic).
     let partials = gpu.kernel(&kernels_for(&policy), partials_kernel(format))?;
-    let finish = gpu.kernel(&kernels(), "lns_fused_finish")?;
+    let finish = gpu.kernel(&kernels_for(&policy), "lns_fused_finish")?;
     let null: u64 = 0;
     {
         let mut launch = gpu.launch(&partials);
