@@ -54,6 +54,22 @@ fn outcome<T: Element>(
     }
 }
 
+/// The outcome of output `y`: a case's first output is the default's (kept in `default`),
+/// later ones are compared with it by `compare(default, y)`.
+fn against_default<V>(
+    default: &mut Option<V>,
+    y: V,
+    compare: impl FnOnce(&V, &V) -> Outcome,
+) -> Outcome {
+    match default {
+        None => {
+            *default = Some(y);
+            Outcome::Identical
+        }
+        Some(d) => compare(d, &y),
+    }
+}
+
 /// One (b, a) filter through [`GpuFilter`], one channel.
 pub struct PlrCase<T: Element> {
     filter: Filter<T>,
@@ -110,23 +126,18 @@ impl<T: Element> Case for PlrCase<T> {
         gpu.poison(&mut self.dy)?;
         g.run(gpu, &self.dx, &mut self.dy, 1, None, None)?;
         let y = gpu.download(&self.dy)?;
-        let result = match &self.default {
-            None => {
-                self.default = Some(y);
-                Outcome::Identical
-            }
-            Some(d) => outcome(d, &y, || {
+        let (filter, x) = (&self.filter, &self.x);
+        let result = against_default(&mut self.default, y, |d, y| {
+            outcome(d, y, || {
                 // Floats rounded in another order: the self-check's bound against serial f64.
                 let bound = match T::DTYPE {
                     sigpu_recurrence::DType::F32 => 1e-5,
                     sigpu_recurrence::DType::F64 => 1e-12,
                     _ => return None,
                 };
-                verify(&self.filter, &self.x, &y)
-                    .ok()
-                    .map(|(e, _)| (e, bound))
-            }),
-        };
+                verify(filter, x, y).ok().map(|(e, _)| (e, bound))
+            })
+        });
         let t = g.time_run(gpu, (warmup, runs), &self.dx, &mut self.dy, 1, None, None)?;
         Ok((Some(t.median_ms), result))
     }
@@ -177,17 +188,14 @@ impl Case for SosCase {
         gpu.poison(&mut self.dy)?;
         g.run(gpu, &self.dx, &mut self.dy, 1, None, None)?;
         let y = gpu.download(&self.dy)?;
-        let result = match &self.default {
-            None => {
-                self.default = Some(y);
-                Outcome::Identical
-            }
+        let x = &self.x;
+        let result = against_default(&mut self.default, y, |d, y| {
             // The contract of the fast kernel: within 2x SciPy's own (serial f32) error.
-            Some(d) => outcome(d, &y, || {
-                let (error, serial) = streaming_errors(g.coefficients(), &self.x, &y);
+            outcome(d, y, || {
+                let (error, serial) = streaming_errors(g.coefficients(), x, y);
                 Some((error, 2.0 * serial))
-            }),
-        };
+            })
+        });
         let t = g.time_run(gpu, (warmup, runs), &self.dx, &mut self.dy, 1, None, None)?;
         Ok((Some(t.median_ms), result))
     }
@@ -251,20 +259,16 @@ impl<W: LnsWord + Plain + PartialEq> Case for StreamCase<W> {
         gpu.poison(&mut self.out)?;
         self.method.add(&self.a, &self.b, &mut self.out)?;
         let y = gpu.download(&self.out)?;
-        let result = match &self.default {
-            None => {
-                self.default = Some(y);
-                Outcome::Identical
-            }
-            // Every word is computed alone: any shape gives the default's words.
-            Some(d) if *d == y => Outcome::Identical,
-            Some(d) => {
-                let n = d.iter().zip(&y).filter(|(a, b)| a != b).count();
-                Outcome::Differs {
+        // Every word is computed alone: any shape must give the default's words.
+        let result = against_default(&mut self.default, y, |d, y| {
+            let n = d.iter().zip(y).filter(|(a, b)| a != b).count();
+            match n {
+                0 if d.len() == y.len() => Outcome::Identical,
+                _ => Outcome::Differs {
                     reason: format!("{n} of {} words differ from the default's", y.len()),
-                }
+                },
             }
-        };
+        });
         let (m, a, b, out) = (&self.method, &self.a, &self.b, &mut self.out);
         let t = time_gpu(gpu, warmup, runs, || m.add(a, b, out))?;
         Ok((Some(t.median_ms), result))
@@ -318,16 +322,12 @@ impl Case for FusedSumCase {
         let word = gpu.download(&self.out)?[0];
         // The order of the terms follows the grid, so another grid may round the total to
         // another word: only the default's word is taken.
-        let result = match self.default {
-            None => {
-                self.default = Some(word);
-                Outcome::Identical
-            }
-            Some(d) if d == word => Outcome::Identical,
-            Some(d) => Outcome::Differs {
+        let result = against_default(&mut self.default, word, |&d, &word| match d == word {
+            true => Outcome::Identical,
+            false => Outcome::Differs {
                 reason: format!("the sum is {word:#x}, the default's {d:#x}"),
             },
-        };
+        });
         let (format, xs, out) = (self.format, &self.xs, &mut self.out);
         let t = time_gpu(gpu, warmup, runs, || {
             fused::fused_into(gpu, format, xs, None, out)
