@@ -149,3 +149,18 @@ mod tests {
         assert_eq!(on_device.on_device(&tile, DType::F64).vpt, 8);
     }
 }
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    #[test]
+    fn default_names_the_devices_policy_and_a_shape_stays_the_callers() {
+        let d: SosConfig = "default".parse().unwrap();
+        assert_eq!((d.threads, d.vpt, d.min_blocks), (0, 0, 0));
+        let l: SosConfig = "defaultl/2".parse().unwrap();
+        assert_eq!((l.threads, l.force_look_back, l.min_blocks), (0, true, 2));
+        let s: SosConfig = "192x16c2".parse().unwrap();
+        assert_eq!((s.threads, s.vpt, s.chunks_per_block), (192, 16, 2));
+    }
+}
