@@ -39,12 +39,7 @@ pub fn stream_kernels(policy: &StreamPolicy) -> KernelSource {
 /// alone, so the shape changes the speed, never a word.
 fn streaming(gpu: &Gpu, n: usize) -> (KernelSource, LaunchConfig) {
     let policy = gpu.policies().lns_stream;
-    let config = LaunchConfig {
-        grid_dim: (policy.blocks(gpu.info().sms, n), 1, 1),
-        block_dim: (policy.threads, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    (stream_kernels(&policy), config)
+    (stream_kernels(&policy), policy.launch(gpu.info().sms, n))
 }
 
 /// Table geometry as the kernels take it (`struct Geo` in lns.cu).

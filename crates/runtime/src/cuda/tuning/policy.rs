@@ -253,6 +253,16 @@ impl StreamPolicy {
         Ok(())
     }
 
+    /// The launch over `n` elements on a device of `sms` SMs: [`StreamPolicy::blocks`] blocks
+    /// of `threads`, no dynamic shared memory.
+    pub fn launch(&self, sms: u32, n: usize) -> cudarc::driver::LaunchConfig {
+        cudarc::driver::LaunchConfig {
+            grid_dim: (self.blocks(sms, n), 1, 1),
+            block_dim: (self.threads, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
     /// Blocks for `n` elements on `sms` SMs: one per `threads` elements, at least one, at most
     /// `blocks_per_sm` per SM.
     pub fn blocks(&self, sms: u32, n: usize) -> u32 {
@@ -482,5 +492,10 @@ mod tests {
         assert_eq!(p.blocks(132, 257), 2);
         assert_eq!(p.blocks(132, 1 << 30), 132 * 32);
         assert_eq!(p.blocks(0, 1 << 30), 32);
+        let c = p.launch(132, 1000);
+        assert_eq!(
+            (c.grid_dim, c.block_dim, c.shared_mem_bytes),
+            ((4, 1, 1), (256, 1, 1), 0)
+        );
     }
 }
