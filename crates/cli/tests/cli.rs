@@ -383,7 +383,7 @@ fn tune_names_bad_flags_and_needs_a_gpu() {
         err.contains("lns-warp") && err.contains("lns-fused-sum"),
         "{err}"
     );
-    exits_with(&["tune", "--log2-n", "40"], 2, "--log2-n");
+    exits_with(&["tune", "--log2-n", "26,40"], 2, "--log2-n");
     let out = sigpu(&["--device", "cpu", "tune", "--dry-run"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     if !gpu_usable() {

@@ -49,7 +49,7 @@ fn the_search_runs_keeps_the_results_and_stores_its_choices() {
     std::env::set_var(TUNING_CACHE_ENV, dir.path());
     let request = Request {
         families: Family::ALL.to_vec(),
-        log2_n: 12,
+        log2_n: vec![12, 13],
         warmup: 0,
         runs: 2,
         store: true,

@@ -14,9 +14,16 @@ pub struct TuneArgs {
     /// (default: all).
     #[arg(long, value_delimiter = ',', value_name = "F,...")]
     pub family: Vec<Family>,
-    /// log2 of the elements of each case timed.
-    #[arg(long, default_value_t = 26, value_parser = clap::value_parser!(u32).range(10..=30))]
-    pub log2_n: u32,
+    /// log2 of the elements of each case timed, comma-separated: every case runs at each size
+    /// and a shape is judged over all of them.
+    #[arg(
+        long,
+        default_value = "26",
+        value_delimiter = ',',
+        value_name = "L,...",
+        value_parser = clap::value_parser!(u32).range(10..=30)
+    )]
+    pub log2_n: Vec<u32>,
     /// Timed runs per candidate and case; the median is compared.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub runs: u64,
@@ -38,7 +45,7 @@ pub fn run(device: Option<Device>, json: bool, args: &TuneArgs) -> Result<ExitCo
             true => Family::ALL.to_vec(),
             false => args.family.clone(),
         },
-        log2_n: args.log2_n,
+        log2_n: args.log2_n.clone(),
         warmup: args.warmup as usize,
         runs: args.runs as usize,
         store: !args.dry_run,

@@ -54,6 +54,11 @@ fn outcome<T: Element>(
     }
 }
 
+/// log2 of a case's length (its floor), for its name.
+fn log2(n: usize) -> u32 {
+    n.max(1).ilog2()
+}
+
 /// The outcome of output `y`: a case's first output is the default's (kept in `default`),
 /// later ones are compared with it by `compare(default, y)`.
 fn against_default<V>(
@@ -98,7 +103,12 @@ impl<T: Element> PlrCase<T> {
 
 impl<T: Element> Case for PlrCase<T> {
     fn name(&self) -> String {
-        format!("{} {}", self.filter.signature(), T::DTYPE)
+        format!(
+            "{} {} 2^{}",
+            self.filter.signature(),
+            T::DTYPE,
+            log2(self.x.len())
+        )
     }
 
     fn measure(
@@ -170,7 +180,7 @@ impl SosCase {
 
 impl Case for SosCase {
     fn name(&self) -> String {
-        format!("sosfilt {} f32", self.name)
+        format!("sosfilt {} f32 2^{}", self.name, log2(self.x.len()))
     }
 
     fn measure(
@@ -236,10 +246,11 @@ impl<W: LnsWord + Plain + PartialEq + TryFrom<u32>> StreamCase<W> {
 impl<W: LnsWord + Plain + PartialEq> Case for StreamCase<W> {
     fn name(&self) -> String {
         format!(
-            "{} add {} ({} words)",
+            "{} add {} ({} words) 2^{}",
             self.method.format,
             self.method.method,
-            W::NAME
+            W::NAME,
+            log2(self.out.len())
         )
     }
 
@@ -298,7 +309,7 @@ impl FusedSumCase {
 
 impl Case for FusedSumCase {
     fn name(&self) -> String {
-        format!("{} fused sum", self.format)
+        format!("{} fused sum 2^{}", self.format, log2(self.xs.len()))
     }
 
     fn measure(

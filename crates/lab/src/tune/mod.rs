@@ -28,8 +28,9 @@ use sigpu_runtime::cuda::Gpu;
 pub struct Request {
     /// The families, in order.
     pub families: Vec<Family>,
-    /// log2 of the elements (words, samples) of each case.
-    pub log2_n: u32,
+    /// log2 of the elements (words, samples) of each case: every case runs at each size, and
+    /// a candidate's time ratio is the geometric mean over all of them.
+    pub log2_n: Vec<u32>,
     /// Untimed runs before the timed ones, per candidate and case.
     pub warmup: usize,
     /// Timed runs; the median is compared.
@@ -58,8 +59,8 @@ pub struct Report {
     pub device: String,
     /// Its tuning key.
     pub key: TuneKey,
-    /// log2 of each case's elements.
-    pub log2_n: u32,
+    /// log2 of the elements of the cases, each size a case of its own.
+    pub log2_n: Vec<u32>,
     /// Each family searched.
     pub families: Vec<FamilyReport>,
     /// The cache file the choices were written to (`None`: not written).
@@ -140,8 +141,11 @@ fn take_part(policies: &mut Policies, part: Part, from: &Policies) {
 /// must be enabled) and leaves the device running them. Without it, the device's tuning is
 /// left as it was.
 pub fn tune(gpu: &Gpu, request: &Request, progress: &mut dyn FnMut(&str)) -> Result<Report> {
-    if !(10..=30).contains(&request.log2_n) {
-        anyhow::bail!("--log2-n {}: take 10 to 30", request.log2_n);
+    if let Some(l) = (request.log2_n.iter()).find(|l| !(10..=30).contains(*l)) {
+        anyhow::bail!("--log2-n {l}: take 10 to 30");
+    }
+    if request.log2_n.is_empty() {
+        anyhow::bail!("--log2-n: give at least one size");
     }
     let cache = TuningCache::from_env();
     if request.store && cache.dir().is_none() {
@@ -151,8 +155,8 @@ pub fn tune(gpu: &Gpu, request: &Request, progress: &mut dyn FnMut(&str)) -> Res
             sigpu_runtime::cuda::tuning::TUNING_CACHE_ENV
         );
     }
-    let n = 1usize << request.log2_n;
-    crate::recurrence::bench::check_host_memory(3 * 4 * n as u64, "the search")?;
+    let most = 1usize << request.log2_n.iter().max().expect("checked above");
+    crate::recurrence::bench::check_host_memory(3 * 4 * most as u64, "the search")?;
     let base = (*gpu.tuning()).clone();
     let mut families = Vec::new();
     let mut stored_in = None;
@@ -161,7 +165,10 @@ pub fn tune(gpu: &Gpu, request: &Request, progress: &mut dyn FnMut(&str)) -> Res
         let mut parts = Vec::new();
         for &part in Part::of(family) {
             let list = candidates(part);
-            let mut cases = cases_of(gpu, part, n)?;
+            let mut cases = Vec::new();
+            for &l in &request.log2_n {
+                cases.extend(cases_of(gpu, part, 1 << l)?);
+            }
             let report = search_part(
                 gpu,
                 &base,
@@ -178,7 +185,7 @@ pub fn tune(gpu: &Gpu, request: &Request, progress: &mut dyn FnMut(&str)) -> Res
         if request.store {
             let measured = serde_json::json!({
                 "sigpu": env!("CARGO_PKG_VERSION"),
-                "log2_n": request.log2_n,
+                "log2_n": &request.log2_n,
                 "runs": request.runs,
                 "time_ratio": parts.iter().map(|p| p.rows[p.chosen].time_ratio).collect::<Vec<_>>(),
             });
@@ -198,7 +205,7 @@ pub fn tune(gpu: &Gpu, request: &Request, progress: &mut dyn FnMut(&str)) -> Res
     Ok(Report {
         device: base.device,
         key: base.key,
-        log2_n: request.log2_n,
+        log2_n: request.log2_n.clone(),
         families,
         stored_in,
     })
@@ -208,11 +215,12 @@ impl Report {
     /// The report as text: per part, every candidate's time against the default's and its
     /// outcome, the chosen one marked; then where the choices went.
     pub fn text(&self) -> String {
+        let sizes: Vec<String> = self.log2_n.iter().map(|l| format!("2^{l}")).collect();
         let mut s = format!(
-            "{} ({}), 2^{} elements per case\n",
+            "{} ({}), cases of {} elements\n",
             self.device,
             self.key.label(),
-            self.log2_n
+            sizes.join(" and ")
         );
         for f in &self.families {
             for p in &f.parts {
