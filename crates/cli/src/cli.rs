@@ -50,6 +50,10 @@ pub enum Command {
     /// Approximate transcendentals on SFUs: catalog, microbenchmark, λ transformation, search.
     #[command(subcommand)]
     Approx(cmd::approx::ApproxCommand),
+    /// Choose this GPU's launch shapes by measuring the candidates of each kernel family (PLR,
+    /// sections, LNS streaming and fused sum); the choices go to the tuning cache
+    /// ($SIGPU_TUNING_CACHE, default ~/.cache/sigpu/tuning; `off` ignores it).
+    Tune(cmd::tune::TuneArgs),
     /// Complex LNS: S_b certificates, Fig. 4/5 of Vouzis & Arnold's CLNS paper, FFT accuracy
     /// and speed.
     #[command(subcommand)]
@@ -98,6 +102,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Bench(BenchCommand::Ldpc(args)) => cmd::ldpc::bench(one()?, cli.json, args),
         Command::Approx(command) => cmd::approx::run(one()?, cli.json, command),
         Command::Clns(command) => cmd::clns::run(one()?, cli.json, command),
+        Command::Tune(args) => cmd::tune::run(one()?, cli.json, args),
         Command::Bench(BenchCommand::Clns(args)) => cmd::clns::bench(one()?, cli.json, args),
     }
 }

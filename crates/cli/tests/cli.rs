@@ -375,3 +375,19 @@ fn clns_cpu_only_commands_refuse_a_gpu_device() {
         fails_with(&["clns", cmd, "--device", "cuda"], "runs on the CPU only");
     }
 }
+
+#[test]
+fn tune_names_bad_flags_and_needs_a_gpu() {
+    let err = exits_with(&["tune", "--family", "plr,lns-warp"], 2, "--family");
+    assert!(
+        err.contains("lns-warp") && err.contains("lns-fused-sum"),
+        "{err}"
+    );
+    exits_with(&["tune", "--log2-n", "26,40"], 2, "--log2-n");
+    let out = sigpu(&["--device", "cpu", "tune", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    if !gpu_usable() {
+        let out = sigpu(&["tune", "--dry-run", "--family", "sos"]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    }
+}

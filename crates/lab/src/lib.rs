@@ -32,3 +32,4 @@ pub mod ranks;
 pub mod recurrence;
 pub mod replot;
 pub mod table;
+pub mod tune;

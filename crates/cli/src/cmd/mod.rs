@@ -12,6 +12,7 @@ mod filter_complex;
 pub mod info;
 pub mod ldpc;
 pub mod lns;
+pub mod tune;
 
 pub use policy::{DeviceChoice, Need, Resolved as Target};
 /// The files a command reads and writes, checked before any work; errors name the flag.

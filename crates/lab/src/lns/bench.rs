@@ -94,6 +94,15 @@ const STREAM_WORDS: usize = 1 << 28;
 /// The streaming inputs: 2^20 random words tiled to 2^28 (the kernel sees varied inputs, the
 /// host stays fast), b the same words rotated.
 fn stream_inputs(gpu: &Gpu, format: Format) -> Result<[DeviceBuffer<u32>; 2], LnsError> {
+    stream_inputs_of(gpu, format, STREAM_WORDS)
+}
+
+/// [`stream_inputs`] of `words` words.
+pub(crate) fn stream_inputs_of(
+    gpu: &Gpu,
+    format: Format,
+    words_wanted: usize,
+) -> Result<[DeviceBuffer<u32>; 2], LnsError> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
     let words: Vec<u32> = (0..1 << 20)
         .map(|_| {
@@ -104,10 +113,11 @@ fn stream_inputs(gpu: &Gpu, format: Format) -> Result<[DeviceBuffer<u32>; 2], Ln
             })
         })
         .collect();
-    let tiled: Vec<u32> = words.iter().copied().cycle().take(STREAM_WORDS).collect();
-    let rotated: Vec<u32> = tiled[12345..]
+    let tiled: Vec<u32> = words.iter().copied().cycle().take(words_wanted).collect();
+    let turn = 12345 % tiled.len().max(1);
+    let rotated: Vec<u32> = tiled[turn..]
         .iter()
-        .chain(&tiled[..12345])
+        .chain(&tiled[..turn])
         .copied()
         .collect();
     Ok([gpu.upload(&tiled)?, gpu.upload(&rotated)?])

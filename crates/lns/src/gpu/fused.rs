@@ -14,6 +14,7 @@
 use crate::error::LnsError;
 use crate::format::Format;
 use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, LaunchConfig};
+use sigpu_runtime::cuda::tuning::FusedSumPolicy;
 use sigpu_runtime::cuda::{equal_lengths, DeviceBuffer, Gpu, KernelSource, KernelValue};
 
 /// The reduction kernels (`kernels/reduce.cu`).
@@ -107,11 +108,43 @@ pub fn fused_into(
     fused_on_grid(gpu, format, xs, ys, out, None)
 }
 
-/// Blocks of the partials kernel for `n` words on a device of `sms` SMs: enough to keep every
-/// SM's memory pipe busy, the grid stride covering the rest. Four blocks per SM are resident
-/// (`__launch_bounds__(256, 4)`): one wave, no tail.
-pub(crate) fn blocks_for(n: usize, sms: usize) -> usize {
-    n.div_ceil(THREADS as usize).clamp(1, sms * 4)
+/// Blocks of the partials kernel for `n` words on a device of `sms` SMs running `per_sm`
+/// blocks per SM (the fused-sum policy's, also its `__launch_bounds__`, so they are resident:
+/// one wave, no tail): enough to keep every SM's memory pipe busy, the grid stride covering
+/// the rest.
+pub(crate) fn blocks_for(n: usize, sms: usize, per_sm: usize) -> usize {
+    n.div_ceil(THREADS as usize).clamp(1, sms * per_sm.max(1))
+}
+
+/// The reduction kernels compiled for `policy`: its blocks per SM as the launch bounds
+/// (`RED_MINB`) and its cp.async stages (`RED_CPA`); the default policy adds no option, so its
+/// kernels are the file's own.
+pub fn kernels_for(policy: &FusedSumPolicy) -> KernelSource {
+    let base = FusedSumPolicy::default();
+    let mut source = kernels();
+    if policy.blocks_per_sm != base.blocks_per_sm {
+        source = source.with_option(format!("-DRED_MINB={}", policy.blocks_per_sm));
+    }
+    if policy.stages != base.stages {
+        source = source.with_option(format!("-DRED_CPA={}", policy.stages));
+    }
+    source
+}
+
+/// The partials kernel that sums words of `format`: lns32 and lns16 have kernels with their
+/// shifts and masks compiled in (same arithmetic); formats of ≤ 8 integer bits the narrow one
+/// (binades of terms, products included, stay within 512 of each other, so every scale 2^d is
+/// a normal f64 built from its bits).
+pub fn partials_kernel(format: Format) -> &'static str {
+    if format == Format::LNS32 {
+        "lns_fused_partials_lns32"
+    } else if format == Format::LNS16 {
+        "lns_fused_partials_lns16"
+    } else if format.int_bits <= 8 {
+        "lns_fused_partials_narrow"
+    } else {
+        "lns_fused_partials"
+    }
 }
 
 /// The word Σ xs or Σ xs·ys on a grid of `blocks` blocks (None: [`blocks_for`]), so the
@@ -148,24 +181,17 @@ fn fused_on_grid(
     };
     let poly = ExpPoly::new(format);
     let n = xs.len() as i64;
+    let policy = gpu.policies().lns_fused_sum;
+    let per_sm = policy.blocks_per_sm as usize;
     let blocks = blocks
-        .unwrap_or_else(|| blocks_for(xs.len(), gpu.info().sms as usize))
+        .unwrap_or_else(|| blocks_for(xs.len(), gpu.info().sms as usize, per_sm))
         .clamp(1, 1 << 20);
     let mut parts = gpu.alloc_poisoned::<f64>(blocks * PARTIAL_F64S)?;
     // ≤ 8 integer bits: binades of terms (products included) stay within 512 of each other, so
     // every scale 2^d is a normal f64 built from its bits.
     // lns32 and lns16 have kernels with their shifts and masks compiled in (same arithmetic).
-    let name = if format == Format::LNS32 {
-        "lns_fused_partials_lns32"
-    } else if format == Format::LNS16 {
-        "lns_fused_partials_lns16"
-    } else if format.int_bits <= 8 {
-        "lns_fused_partials_narrow"
-    } else {
-        "lns_fused_partials"
-    };
-    let partials = gpu.kernel(&kernels(), name)?;
-    let finish = gpu.kernel(&kernels(), "lns_fused_finish")?;
+    let partials = gpu.kernel(&kernels_for(&policy), partials_kernel(format))?;
+    let finish = gpu.kernel(&kernels_for(&policy), "lns_fused_finish")?;
     let null: u64 = 0;
     {
         let mut launch = gpu.launch(&partials);

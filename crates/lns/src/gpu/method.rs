@@ -9,8 +9,8 @@ use crate::method::{Method, TEXLUT_MAX_TEXELS};
 use crate::tables::{Func, Reader, Tables};
 use sigpu_runtime::cuda::cudarc::driver::DevicePtr;
 use sigpu_runtime::cuda::{
-    equal_lengths, grid_1d, streaming_config, Coordinates, DeviceBuffer, DeviceSlice,
-    DeviceSliceMut, Filter, Gpu, Launch, Texture, TextureDesc,
+    equal_lengths, grid_1d, Coordinates, DeviceBuffer, DeviceSlice, DeviceSliceMut, Filter, Gpu,
+    Launch, Texture, TextureDesc,
 };
 use sigpu_runtime::GpuTarget;
 
@@ -146,7 +146,8 @@ impl GpuMethod {
     }
 
     add_sub_op!(
-        /// out[i] = a[i] + b[i] on LNS words, on the device (grid-stride, streaming loads).
+        /// out[i] = a[i] + b[i] on LNS words, on the device (grid-stride, streaming loads, the
+        /// device's streaming policy).
         /// Words are `u32`, or `u16` for formats of at most 16 bits (lns16), which halves the
         /// traffic.
         add,
@@ -168,7 +169,8 @@ impl GpuMethod {
         let n = equal_lengths("LNS add/sub", &[a.len(), b.len(), out.len()])?;
         self.check_word::<W>()?;
         let name = format!("lns_add_{}{}", self.method, W::SUFFIX);
-        let kernel = gpu.kernel(&kernels(), &name)?;
+        let (source, config) = super::streaming(gpu, n);
+        let kernel = gpu.kernel(&source, &name)?;
         let (n64, negate) = (n as u64, negate_b as i32);
         self.table_args(&mut gpu.launch(&kernel))
             .buf(a)
@@ -176,7 +178,7 @@ impl GpuMethod {
             .buf_mut(out)
             .arg(&n64)
             .arg(&negate)
-            .run(streaming_config(gpu, n))?;
+            .run(config)?;
         Ok(())
     }
 
@@ -198,7 +200,8 @@ impl GpuMethod {
             return Ok(());
         }
         let name = format!("lns_add_{}{}", self.method, W::SUFFIX);
-        let kernel = gpu.kernel(&kernels(), &name)?;
+        let (source, config) = super::streaming(gpu, n);
+        let kernel = gpu.kernel(&source, &name)?;
         let (n64, negate) = (n as u64, negate_b as i32);
         let mut launch = target.launch(&kernel);
         self.table_args(&mut launch)
@@ -207,7 +210,7 @@ impl GpuMethod {
             .slice_mut(out)
             .arg(&n64)
             .arg(&negate)
-            .run(streaming_config(gpu, n))?;
+            .run(config)?;
         Ok(())
     }
 

@@ -15,13 +15,31 @@ pub use checks::checks;
 pub use method::{GpuBlend, GpuMethod};
 pub use words::{div, mul, mul_div_on, LnsWord};
 
-use sigpu_runtime::cuda::cudarc::driver::DeviceRepr;
-use sigpu_runtime::cuda::{KernelSource, KernelValue};
+use sigpu_runtime::cuda::cudarc::driver::{DeviceRepr, LaunchConfig};
+use sigpu_runtime::cuda::tuning::StreamPolicy;
+use sigpu_runtime::cuda::{Gpu, KernelSource, KernelValue};
 
 /// The LNS kernels (`kernels/lns.cu`): per method `lns_sb_*` / `lns_db_*` (codes), `lns_add_*`
 /// (words), `lns_bench_*` and `lns_blend_*` (compute-bound throughput), `lns_mul_div_words`.
 pub fn kernels() -> KernelSource {
     KernelSource::embedded("lns.cu", include_str!("../../kernels/lns.cu"))
+}
+
+/// The LNS kernels compiled for the streaming policy `policy`: its vectors in flight per thread
+/// (`LNS_ADD_UNROLL`); the default policy adds no option, so its kernels are the file's own.
+pub fn stream_kernels(policy: &StreamPolicy) -> KernelSource {
+    match policy.unroll {
+        1 => kernels(),
+        u => kernels().with_option(format!("-DLNS_ADD_UNROLL={u}")),
+    }
+}
+
+/// The grid-stride launch of the element-wise streaming kernels over `n` words on `gpu`, by
+/// the device's streaming policy, with the kernels it is compiled for: every word is computed
+/// alone, so the shape changes the speed, never a word.
+fn streaming(gpu: &Gpu, n: usize) -> (KernelSource, LaunchConfig) {
+    let policy = gpu.policies().lns_stream;
+    (stream_kernels(&policy), policy.launch(gpu.info().sms, n))
 }
 
 /// Table geometry as the kernels take it (`struct Geo` in lns.cu).

@@ -1,12 +1,10 @@
 //! Exact element-wise products and quotients of LNS words on the device, and the word types
 //! of device arrays.
 
-use super::{kernels, Geo};
+use super::Geo;
 use crate::error::LnsError;
 use crate::format::Format;
-use sigpu_runtime::cuda::{
-    equal_lengths, streaming_config, DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu,
-};
+use sigpu_runtime::cuda::{equal_lengths, DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu};
 use sigpu_runtime::GpuTarget;
 
 /// A public element-wise op over [`mul_div`]: `divide` says whether b divides.
@@ -68,7 +66,8 @@ pub fn mul_div_on(
         log_bits: format.log_bits() as i32,
         ..Geo::default()
     };
-    let kernel = gpu.kernel(&kernels(), "lns_mul_div_words")?;
+    let (source, config) = super::streaming(gpu, n);
+    let kernel = gpu.kernel(&source, "lns_mul_div_words")?;
     let (n64, op) = (n as u64, divide as i32);
     target
         .launch(&kernel)
@@ -78,7 +77,7 @@ pub fn mul_div_on(
         .slice_mut(out)
         .arg(&n64)
         .arg(&op)
-        .run(streaming_config(gpu, n))?;
+        .run(config)?;
     Ok(())
 }
 

@@ -27,7 +27,8 @@ pub fn checks() -> Vec<sigpu_runtime::cuda::Check> {
     all
 }
 pub use codegen::{
-    generate, Generated, GpuConfig, FILTER_KERNEL, PLR_HEADER, PLR_HEADER_NAME, STATE_KERNEL,
+    generate, generate_tuned, resolve_shape, Generated, GpuConfig, FILTER_KERNEL, PLR_HEADER,
+    PLR_HEADER_NAME, STATE_KERNEL,
 };
 
 use crate::elem::Element;
@@ -78,9 +79,10 @@ pub struct RunTimes {
 }
 
 impl<T: Element> GpuFilter<T> {
-    /// Generates, compiles (or takes from the kernel cache) and loads the kernel.
+    /// Generates, compiles (or takes from the kernel cache) and loads the kernel; what
+    /// `config` leaves to pick comes from the device's PLR policy ([`Gpu::policies`]).
     pub fn new(gpu: &Gpu, filter: &Filter<T>, config: GpuConfig) -> Result<Self, FilterError> {
-        let generated = generate(filter, config)?;
+        let generated = generate_tuned(filter, config, &gpu.policies().plr)?;
         let source = generated.kernel_source();
         let kernel = gpu.kernel(&source, FILTER_KERNEL)?;
         if generated.shared_bytes > 48 * 1024 {
@@ -112,6 +114,11 @@ impl<T: Element> GpuFilter<T> {
 
     pub fn generated(&self) -> &Generated<T> {
         &self.generated
+    }
+
+    /// The compiled filter kernel (for attribute and occupancy queries).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
     }
 
     /// Launches `plr_filter` over `channels` channels of `n > 0` elements; `zi` is the state

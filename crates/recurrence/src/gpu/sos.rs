@@ -135,17 +135,23 @@ impl<T: Element> GpuSos<T> {
     /// The cascade of scipy's sos rows `[b0 b1 b2 a0 a1 a2]` with the default launch shape.
     /// Refuses (naming the row and column) an empty list, a0 ≠ 1, NaN or infinite values,
     /// values that do not fit `T`, an unstable section and element types other than f32/f64.
+    /// The shape is the device's section policy ([`Gpu::policies`]).
     pub fn new(gpu: &Gpu, sos: &[[f64; 6]]) -> Result<Self, FilterError> {
-        Self::with_config(gpu, sos, SosConfig::default())
+        let on_device = SosConfig {
+            threads: 0,
+            ..SosConfig::default()
+        };
+        Self::with_config(gpu, sos, on_device)
     }
 
+    /// The cascade with launch shape `config` (threads 0: the device's section policy).
     pub fn with_config(
         gpu: &Gpu,
         sos: &[[f64; 6]],
         config: SosConfig,
     ) -> Result<Self, FilterError> {
         let coefs = sos_coefficients::<T>(sos)?;
-        let config = config.normalized(T::DTYPE)?;
+        let config = (config.on_device(&gpu.policies().sos, T::DTYPE)).normalized(T::DTYPE)?;
         // f64 arithmetic on f32 signals computes with the coefficients as given (the fast
         // kernel, in f32, with T's values)
         let tables = match config.wide && T::DTYPE == crate::elem::DType::F32 {
@@ -588,7 +594,7 @@ impl<T: Element> DeviceFilter<T> for GpuSos<T> {
 impl std::str::FromStr for SosConfig {
     type Err = FilterError;
 
-    /// A launch shape as people write it: `THREADSxVPT` or `default` (the library's), then
+    /// A launch shape as people write it: `THREADSxVPT` or `default` (the device's policy), then
     /// `cN` for N chunks per block (tail-carry kernel), `l` to force the look-back kernel, and
     /// `/B` to ask the register allocator for B blocks per SM.
     fn from_str(text: &str) -> Result<SosConfig, FilterError> {
@@ -616,7 +622,8 @@ impl std::str::FromStr for SosConfig {
             ..SosConfig::default()
         };
         if t == "default" {
-            return Ok(base);
+            // threads 0: the device's section policy
+            return Ok(SosConfig { threads: 0, ..base });
         }
         let (a, b) = t
             .split_once('x')

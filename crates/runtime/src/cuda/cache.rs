@@ -11,6 +11,16 @@ use std::path::{Path, PathBuf};
 /// Environment variable naming the cache directory; `off` disables the cache.
 pub const CACHE_ENV: &str = "SIGPU_KERNEL_CACHE";
 
+/// `$XDG_CACHE_HOME/sigpu`, else `~/.cache/sigpu`: the folder of every cache sigpu keeps (the
+/// compiled kernels, the measured launch shapes); `None` when no home is known.
+pub(crate) fn sigpu_cache_root() -> Option<PathBuf> {
+    let env = |k| std::env::var_os(k).filter(|v| !v.is_empty());
+    env("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| Path::new(&h).join(".cache")))
+        .map(|c| c.join("sigpu"))
+}
+
 /// Where compiled CUBINs are kept between runs: a directory, or none (every kernel compiled
 /// afresh). [`Gpu`](super::Gpu) takes [`KernelCache::from_env`]; [`compile`](super::compile) takes any.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,10 +36,7 @@ impl KernelCache {
         let dir = match env(CACHE_ENV) {
             Some(v) if v == "off" => None,
             Some(v) => Some(PathBuf::from(v)),
-            None => env("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| env("HOME").map(|h| Path::new(&h).join(".cache")))
-                .map(|c| c.join("sigpu").join("kernels")),
+            None => sigpu_cache_root().map(|c| c.join("kernels")),
         };
         KernelCache { dir }
     }

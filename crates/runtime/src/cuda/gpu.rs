@@ -4,6 +4,7 @@ use super::cache::KernelCache;
 use super::compile::{compile, KernelSource};
 use super::error::{DriverContext, Error, Missing, Result, Unavailable};
 use super::probe::{device_count, driver_version, nvrtc_version, DeviceInfo};
+use super::tuning::{Policies, Tuning, TuningCache};
 use super::DeviceBuffer;
 use cudarc::driver::{
     result, CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtrMut, DeviceRepr,
@@ -36,6 +37,8 @@ struct Inner {
     kernels: Mutex<HashMap<(ModuleId, String), Kernel>>,
     /// Whether the driver reports kernel parameters (`cuFuncGetParamInfo`, CUDA ≥ 12.4).
     param_info: bool,
+    /// The launch policies, looked up on first use ([`Gpu::tuning`]).
+    tuning: Mutex<Option<Arc<Tuning>>>,
 }
 
 /// Source name, NVRTC options and a hash of the code: what makes two loaded modules different.
@@ -73,6 +76,7 @@ impl Gpu {
                 modules: Mutex::new(HashMap::new()),
                 kernels: Mutex::new(HashMap::new()),
                 param_info: driver_reports_params(),
+                tuning: Mutex::new(None),
             }),
         })
     }
@@ -100,6 +104,34 @@ impl Gpu {
     /// The device's attributes as queried when it was opened.
     pub fn info(&self) -> &DeviceInfo {
         &self.inner.info
+    }
+
+    /// The launch policies this device's kernels run, looked up once on first use: measured
+    /// on this device (the tuning cache) → the built-in row for its key → the default
+    /// ([`super::tuning`]). What the cache held but could not be used is printed once to
+    /// stderr as a warning.
+    pub fn tuning(&self) -> Arc<Tuning> {
+        let mut slot = self.inner.tuning.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_insert_with(|| {
+            let t = Tuning::resolve(&self.inner.info, &TuningCache::from_env());
+            for w in &t.warnings {
+                eprintln!("sigpu: warning: {w}");
+            }
+            Arc::new(t)
+        })
+        .clone()
+    }
+
+    /// The policies of [`Gpu::tuning`].
+    pub fn policies(&self) -> Policies {
+        self.tuning().policies
+    }
+
+    /// Replaces the policies of this device's handles (every clone) from now on: what the
+    /// search does while it times a candidate. Objects already built keep the shapes they
+    /// were built with (a generated kernel's tile is compiled in).
+    pub fn set_tuning(&self, tuning: Tuning) {
+        *self.inner.tuning.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(tuning));
     }
 
     /// The device's ordinal (what `cuda:N` names).

@@ -189,13 +189,10 @@ impl Gpu {
 
 /// A grid-stride launch for element-wise kernels over `n` elements: 256 threads per block and
 /// enough blocks to fill every SM (at most 32 per SM), so each thread loops over its share.
+/// The shape is [`StreamPolicy::default`](super::tuning::StreamPolicy), untuned: the kernels
+/// whose shape is tuned per device read their own family's policy.
 pub fn streaming_config(gpu: &Gpu, n: usize) -> LaunchConfig {
-    let blocks = (n.div_ceil(256) as u64).clamp(1, u64::from(gpu.info().sms.max(1)) * 32);
-    LaunchConfig {
-        grid_dim: (blocks as u32, 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    }
+    super::tuning::StreamPolicy::default().launch(gpu.info().sms, n)
 }
 
 /// The common length of buffers an element-wise operation `op` takes, or an error listing them.

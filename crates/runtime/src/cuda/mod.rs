@@ -19,6 +19,7 @@ mod probe;
 mod test_support;
 mod texture;
 mod timing;
+pub mod tuning;
 mod view;
 
 pub use cache::KernelCache;

@@ -36,8 +36,8 @@ struct Case {
     blocks: Option<usize>,
 }
 
-/// Test case `case` on a device of `sms` SMs.
-fn draw(rng: &mut ChaCha8Rng, format: Format, case: usize, sms: usize) -> Case {
+/// Test case `case` on a grid of `grid` = (SMs, blocks per SM).
+fn draw(rng: &mut ChaCha8Rng, format: Format, case: usize, grid: (usize, usize)) -> Case {
     if case < 24 {
         let (xs, ys) = random_vectors(rng, format, case);
         Case {
@@ -46,7 +46,7 @@ fn draw(rng: &mut ChaCha8Rng, format: Format, case: usize, sms: usize) -> Case {
             blocks: None,
         }
     } else {
-        structured_case(rng, format, case - 24, sms)
+        structured_case(rng, format, case - 24, grid)
     }
 }
 
@@ -115,7 +115,12 @@ fn stride_words(blocks: usize) -> usize {
 ///   pairs in xs, seven words in eight of ys zero.
 ///
 /// Cases 32, 33: contents 0 and 1 within 8 words of 1, 2 or 3 strides of the default grid.
-fn structured_case(rng: &mut ChaCha8Rng, format: Format, k: usize, sms: usize) -> Case {
+fn structured_case(
+    rng: &mut ChaCha8Rng,
+    format: Format,
+    k: usize,
+    (sms, per_sm): (usize, usize),
+) -> Case {
     let (content, kind) = if k < 32 { (k % 8, k / 8) } else { (k - 32, 4) };
     let mut blocks = None;
     let mut n = match kind {
@@ -131,7 +136,7 @@ fn structured_case(rng: &mut ChaCha8Rng, format: Format, k: usize, sms: usize) -
             1 + rng.random_range(0..(1usize << bits))
         }
         _ => {
-            let full = stride_words(blocks_for(usize::MAX, sms.max(1)));
+            let full = stride_words(blocks_for(usize::MAX, sms.max(1), per_sm));
             rng.random_range(1..=3) * full + rng.random_range(0..=16) - 8
         }
     };
@@ -189,11 +194,15 @@ fn structured_case(rng: &mut ChaCha8Rng, format: Format, k: usize, sms: usize) -
 
 fn check(gpu: &Gpu, seed: u64, format: Format) -> Result<CheckReport, LnsError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let sms = gpu.info().sms as usize;
+    // The default grid: the device's SMs times the fused-sum policy's blocks per SM.
+    let grid = (
+        gpu.info().sms as usize,
+        gpu.policies().lns_fused_sum.blocks_per_sm as usize,
+    );
     let (mut elements, mut mismatches, mut max_codes, mut exact) = (0, 0, 0i64, 0);
     let mut note = String::new();
     for k in 0..CASES {
-        let Case { xs, ys, blocks } = draw(&mut rng, format, k, sms);
+        let Case { xs, ys, blocks } = draw(&mut rng, format, k, grid);
         let (dx, dy) = (gpu.upload(&xs)?, gpu.upload(&ys)?);
         let results = [
             (
@@ -270,7 +279,7 @@ mod tests {
     fn model(format: Format, case: &Case, dot: bool, tail: Tail) -> u32 {
         let blocks = case
             .blocks
-            .unwrap_or_else(|| blocks_for(case.xs.len(), H100_SMS));
+            .unwrap_or_else(|| blocks_for(case.xs.len(), H100_SMS, 4));
         let ys = dot.then_some(&case.ys[..]);
         fused(format, &case.xs, ys, blocks, tail)
     }
@@ -284,7 +293,7 @@ mod tests {
         let format = Format::LNS32;
         let mut rng = ChaCha8Rng::seed_from_u64(seed_of(format, 21));
         let case = (0..=13)
-            .map(|k| draw(&mut rng, format, k, H100_SMS))
+            .map(|k| draw(&mut rng, format, k, (H100_SMS, 4)))
             .last()
             .unwrap();
         assert_eq!(case.xs.len(), 10746);
@@ -306,7 +315,7 @@ mod tests {
             for run_seed in [1, 21, 24] {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed_of(format, run_seed));
                 let cases: Vec<Case> = (0..CASES)
-                    .map(|k| draw(&mut rng, format, k, H100_SMS))
+                    .map(|k| draw(&mut rng, format, k, (H100_SMS, 4)))
                     .collect();
                 cases.par_iter().enumerate().for_each(|(k, case)| {
                     for dot in [false, true] {

@@ -41,6 +41,7 @@ mod plan;
 
 pub use config::GpuConfig;
 pub use kernel::{FILTER_KERNEL, STATE_KERNEL};
+pub use plan::resolve_shape;
 pub use plan::{PLR_HEADER, PLR_HEADER_NAME};
 
 use crate::elem::Element;
@@ -48,6 +49,7 @@ use crate::error::FilterError;
 use crate::filter::Filter;
 use plan::Plan;
 use sigpu_runtime::cuda::primitives::with_primitives;
+use sigpu_runtime::cuda::tuning::PlrPolicy;
 use sigpu_runtime::cuda::KernelSource;
 
 /// A generated kernel and the constants it is launched with.
@@ -66,6 +68,8 @@ pub struct Generated<T> {
     /// The factors vanish within a warp's 32 × vpt values: each block recomputes its carry-in
     /// from the previous chunk's last inputs with an extra warp, and there is no look-back.
     pub tail_carry: bool,
+    /// A prefix sum (order 1, every factor 1): the look-back kernel with the prefix-sum tile.
+    pub prefix_sum: bool,
     /// Dynamic shared memory the filter kernel is launched with (the look-back kernel's
     /// transpose tiles; may exceed the 48 KiB a block gets without opting in).
     pub shared_bytes: usize,
@@ -96,12 +100,24 @@ impl<T> Generated<T> {
     }
 }
 
-/// Generates the kernel for `filter` with launch shape `config`.
+/// Generates the kernel for `filter` with launch shape `config`, what it leaves to pick taken
+/// from the default policy (the H100's shapes).
 pub fn generate<T: Element>(
     filter: &Filter<T>,
     config: GpuConfig,
 ) -> Result<Generated<T>, FilterError> {
-    let plan = Plan::new(filter, config)?;
+    generate_tuned(filter, config, &PlrPolicy::default())
+}
+
+/// Generates the kernel for `filter` with launch shape `config`, what it leaves to pick
+/// (threads or values per thread 0) taken from `policy` (a device's, see
+/// `sigpu_runtime::cuda::tuning`).
+pub fn generate_tuned<T: Element>(
+    filter: &Filter<T>,
+    config: GpuConfig,
+    policy: &PlrPolicy,
+) -> Result<Generated<T>, FilterError> {
+    let plan = Plan::new(filter, config, policy)?;
     let mut s = String::new();
     plan.write_prelude(&mut s);
     local::write_local_pass(&plan, &mut s);
@@ -116,6 +132,7 @@ pub fn generate<T: Element>(
         factor_len: plan.len,
         independent: plan.independent,
         tail_carry: plan.tail_carry,
+        prefix_sum: plan.ones,
         shared_bytes: plan.dynamic_shared_bytes(),
     })
 }

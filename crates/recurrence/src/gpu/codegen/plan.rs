@@ -8,6 +8,7 @@ use crate::elem::{DType, Element};
 use crate::error::FilterError;
 use crate::factors::{mat_mul, Factors, TableKind};
 use crate::filter::Filter;
+use sigpu_runtime::cuda::tuning::{PlrPolicy, ScanTile};
 use std::fmt::Write;
 
 /// The header every generated kernel includes: the fixed device helpers.
@@ -41,36 +42,19 @@ pub(super) struct Plan<'a, T: Element> {
 }
 
 impl<'a, T: Element> Plan<'a, T> {
-    pub(super) fn new(filter: &'a Filter<T>, config: GpuConfig) -> Result<Self, FilterError> {
+    pub(super) fn new(
+        filter: &'a Filter<T>,
+        config: GpuConfig,
+        policy: &PlrPolicy,
+    ) -> Result<Self, FilterError> {
         let k = filter.order();
-        let auto_vpt = config.vpt == 0;
-        let auto_threads = config.threads == 0;
-        let requested = GpuConfig {
-            threads: if auto_threads { 256 } else { config.threads },
-            ..config
-        };
-        let mut config = requested.normalized(T::DTYPE, k)?;
-        if auto_vpt {
-            let small = 64 / T::DTYPE.size();
-            let tail = filter.factors_for(config.threads * small).len() + k <= 32 * small;
-            config.vpt = if tail { small } else { 128 / T::DTYPE.size() };
-            config = config.normalized(T::DTYPE, k)?;
-        }
-        let optimize = filter.options().optimize;
-        let is_ones = |factors: &Factors<T>, chunk: usize| {
-            optimize && k == 1 && factors.kind(0) == TableKind::Ones && factors.len() == chunk
-        };
-        // Prefix sums (the look-back kernel, every factor 1) run fastest with 512 threads per
-        // block and a look-back warp on an H100 (338 G elements/s against 307 for 256 threads
-        // without the warp, i32 and f32 at 2^28).
-        if auto_threads && is_ones(&filter.factors_for(config.chunk()), config.chunk()) {
-            config.threads = 512;
-        }
+        let mut config = resolve_shape(filter, config, policy)?;
         let chunk = config.chunk();
         let factors = filter.factors_for(chunk);
         let len = factors.len();
         let need_carry = factors.table_nonzero();
-        let ones = is_ones(&factors, chunk);
+        let optimize = filter.options().optimize;
+        let ones = is_ones(filter, &factors, chunk);
         // The factors vanish within one warp's span: a chunk's carry-in is the carry-out,
         // from zero, of the previous chunk's last 32 * V inputs, which an extra warp
         // recomputes (unless no carry is ever needed: all factors zero).
@@ -267,6 +251,98 @@ impl<'a, T: Element> Plan<'a, T> {
     }
 }
 
+/// Whether `factors` (for chunks of `chunk`) make a prefix sum: order 1, every factor 1 over
+/// the whole chunk, optimisations on.
+fn is_ones<T: Element>(filter: &Filter<T>, factors: &Factors<T>, chunk: usize) -> bool {
+    filter.options().optimize
+        && filter.order() == 1
+        && factors.kind(0) == TableKind::Ones
+        && factors.len() == chunk
+}
+
+/// The launch shape for `filter`: what `config` fixes, the rest (threads 0, vpt 0) from the
+/// tile of `policy` for the kernel the filter gets. The tail-carry tile decides whether the
+/// filter's factors vanish within a warp's span; a prefix sum takes the prefix-sum tile's
+/// threads (and values, when they are left to pick too). A tile's blocks per SM apply when it
+/// picked both threads and values and `config` asks for none.
+pub fn resolve_shape<T: Element>(
+    filter: &Filter<T>,
+    config: GpuConfig,
+    policy: &PlrPolicy,
+) -> Result<GpuConfig, FilterError> {
+    let (k, dtype) = (filter.order(), T::DTYPE);
+    let (auto_vpt, auto_threads) = (config.vpt == 0, config.threads == 0);
+    // What the caller fixed is checked before it sizes anything.
+    GpuConfig {
+        threads: if auto_threads { 32 } else { config.threads },
+        ..config
+    }
+    .normalized(dtype, k)?;
+    let tail_tile = policy.tail_carry;
+    // Whether the factors vanish within one warp's 32 x `values`, at `threads` per block.
+    let decays = |threads: usize, values: usize| {
+        filter.factors_for(threads * values).len() + k <= 32 * values
+    };
+    let mut tile: Option<ScanTile> = None;
+    let mut config = match (auto_threads, auto_vpt) {
+        (true, true) => {
+            let chosen = match decays(tail_tile.threads as usize, tail_tile.values(dtype.size())) {
+                true => tail_tile,
+                false => policy.look_back,
+            };
+            tile = Some(chosen);
+            with_tile(config, &chosen, dtype.size())
+        }
+        (true, false) => {
+            let chosen = match decays(tail_tile.threads as usize, config.vpt) {
+                true => tail_tile,
+                false => policy.look_back,
+            };
+            GpuConfig {
+                threads: chosen.threads as usize,
+                ..config
+            }
+        }
+        (false, true) => {
+            let small = tail_tile.values(dtype.size());
+            let chosen = match decays(config.threads, small) {
+                true => tail_tile,
+                false => policy.look_back,
+            };
+            GpuConfig {
+                vpt: chosen.values(dtype.size()),
+                ..config
+            }
+        }
+        (false, false) => config,
+    }
+    .normalized(dtype, k)?;
+    // Prefix sums run their own tile (on an H100: 512 threads with a look-back warp, 338 G
+    // elements/s against 307 for 256 threads without it, i32 and f32 at 2^28).
+    if auto_threads && is_ones(filter, &filter.factors_for(config.chunk()), config.chunk()) {
+        let prefix = policy.prefix_sum;
+        config.threads = prefix.threads as usize;
+        if auto_vpt {
+            config.vpt = prefix.values(dtype.size());
+            tile = Some(prefix);
+        }
+        config = config.normalized(dtype, k)?;
+    }
+    if let (Some(tile), 0) = (tile, config.min_blocks) {
+        config.min_blocks = tile.min_blocks as usize;
+    }
+    Ok(config)
+}
+
+/// `config` with `tile`'s threads and values per thread for elements of `size` bytes.
+fn with_tile(config: GpuConfig, tile: &ScanTile, size: usize) -> GpuConfig {
+    GpuConfig {
+        threads: tile.threads as usize,
+        vpt: tile.values(size),
+        ..config
+    }
+}
+
 fn equation<T: Element>(ff: &[T], fb: &[T]) -> String {
     let mut parts: Vec<String> = ff
         .iter()
@@ -289,4 +365,112 @@ pub(super) fn map_signature<T: Element>(ff: &[T]) -> String {
 pub(super) fn rec_signature<T: Element>(fb: &[T]) -> String {
     let list: Vec<String> = fb.iter().map(|v| format!("{v:?}")).collect();
     format!("(1 : {})", list.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::FilterOptions;
+    use crate::with_dtype;
+
+    /// The shape the generator picked before launch policies existed (constants of an H100).
+    fn constants_of_the_h100<T: Element>(filter: &Filter<T>, config: GpuConfig) -> GpuConfig {
+        let k = filter.order();
+        let (auto_vpt, auto_threads) = (config.vpt == 0, config.threads == 0);
+        let requested = GpuConfig {
+            threads: if auto_threads { 256 } else { config.threads },
+            ..config
+        };
+        let mut config = requested.normalized(T::DTYPE, k).unwrap();
+        if auto_vpt {
+            let small = 64 / T::DTYPE.size();
+            let tail = filter.factors_for(config.threads * small).len() + k <= 32 * small;
+            config.vpt = if tail { small } else { 128 / T::DTYPE.size() };
+            config = config.normalized(T::DTYPE, k).unwrap();
+        }
+        if auto_threads && is_ones(filter, &filter.factors_for(config.chunk()), config.chunk()) {
+            config.threads = 512;
+        }
+        config
+    }
+
+    #[test]
+    fn the_default_policy_picks_the_shapes_of_the_constants_it_replaced() {
+        let sigs = [
+            "(0.2 : 0.8)",
+            "(0.9, -0.9 : 0.8)",
+            "(0.81, -1.62, 0.81 : 1.6, -0.64)",
+            "(0.001 : 0.999)",
+            "(1 : 1)",
+            "(1 : 0, 1)",
+            "(1 : 2, -1)",
+            "(1, 2, 3 : 0)",
+            "(0.5 : 0.5, 0.2, 0.1, 0.05)",
+        ];
+        let shapes = [(0, 0), (32, 0), (512, 0), (0, 8), (0, 16), (128, 4)];
+        let mut cases = 0;
+        for sig in sigs {
+            for dtype in [DType::F32, DType::F64, DType::I32, DType::I64] {
+                for optimize in [true, false] {
+                    for (threads, vpt) in shapes {
+                        let options = FilterOptions {
+                            optimize,
+                            ..FilterOptions::default()
+                        };
+                        with_dtype!(dtype, T => {
+                            let Ok(filter) = Filter::<T>::parse(sig, options) else { continue };
+                            let config = GpuConfig { threads, vpt, ..GpuConfig::default() };
+                            let old = constants_of_the_h100(&filter, config);
+                            let new = resolve_shape(&filter, config, &PlrPolicy::default()).unwrap();
+                            assert_eq!(new, old, "{sig} {dtype} opt={optimize} {threads}x{vpt}");
+                            cases += 1;
+                        })
+                    }
+                }
+            }
+        }
+        assert!(cases > 200, "{cases}");
+    }
+
+    #[test]
+    fn each_kind_of_filter_takes_its_own_tile() {
+        let tile = |threads, bytes_per_thread, min_blocks| ScanTile {
+            threads,
+            bytes_per_thread,
+            min_blocks,
+        };
+        let policy = PlrPolicy {
+            tail_carry: tile(128, 64, 6),
+            look_back: tile(384, 64, 2),
+            prefix_sum: tile(768, 256, 1),
+        };
+        let shape = |sig: &str, dtype: DType| {
+            with_dtype!(dtype, T => {
+                let filter = Filter::<T>::parse(sig, FilterOptions::default()).unwrap();
+                let c = resolve_shape(&filter, GpuConfig::default(), &policy).unwrap();
+                (c.threads, c.vpt * dtype.size(), c.min_blocks)
+            })
+        };
+        assert_eq!(shape("(0.2 : 0.8)", DType::F32), (128, 64, 6));
+        assert_eq!(shape("(1 : 2, -1)", DType::I32), (384, 64, 2));
+        assert_eq!(shape("(1 : 1)", DType::I32), (768, 256, 1));
+        assert_eq!(shape("(1 : 1)", DType::F64), (768, 256, 1));
+        // What the caller fixes stays: threads and values, and blocks per SM.
+        let filter = Filter::<f32>::parse("(0.2 : 0.8)", FilterOptions::default()).unwrap();
+        let fixed = GpuConfig {
+            threads: 64,
+            vpt: 0,
+            min_blocks: 3,
+            ..GpuConfig::default()
+        };
+        let c = resolve_shape(&filter, fixed, &policy).unwrap();
+        assert_eq!((c.threads, c.vpt, c.min_blocks), (64, 16, 3));
+        // A caller's shape out of range is refused before it sizes any table.
+        let huge = GpuConfig {
+            threads: 0,
+            vpt: 1 << 40,
+            ..GpuConfig::default()
+        };
+        assert!(resolve_shape(&filter, huge, &policy).is_err());
+    }
 }

@@ -3,11 +3,14 @@
 
 use crate::elem::DType;
 use crate::error::FilterError;
+use sigpu_runtime::cuda::tuning::ScanTile;
 
 /// The launch shape of the fused cascade.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct SosConfig {
-    /// Threads per block (a multiple of 32, at most 1024).
+    /// Threads per block (a multiple of 32, at most 1024); 0 takes threads, values per thread
+    /// (when 0) and blocks per SM (when 0) from the device's section policy
+    /// ([`SosConfig::on_device`]).
     pub threads: usize,
     /// Consecutive values per thread (whole 16-byte vectors); 0 picks 128 bytes per thread.
     pub vpt: usize,
@@ -44,6 +47,27 @@ impl Default for SosConfig {
 const MAX_TILE_BYTES: usize = 40 * 1024;
 
 impl SosConfig {
+    /// The shape for elements of `dtype` on a device whose section policy is `tile`: what
+    /// threads 0 leaves to pick taken from it (values per thread and blocks per SM only when
+    /// they are 0 too); a shape with threads set is returned as it is.
+    pub fn on_device(&self, tile: &ScanTile, dtype: DType) -> SosConfig {
+        if self.threads != 0 {
+            return *self;
+        }
+        SosConfig {
+            threads: tile.threads as usize,
+            vpt: match self.vpt {
+                0 => tile.values(dtype.size()),
+                v => v,
+            },
+            min_blocks: match self.min_blocks {
+                0 => tile.min_blocks as usize,
+                b => b,
+            },
+            ..*self
+        }
+    }
+
     /// Elements per chunk (one thread block).
     pub fn chunk(&self) -> usize {
         self.threads * self.vpt
@@ -79,5 +103,64 @@ impl SosConfig {
         }
         let wide = self.wide || dtype == DType::F64;
         Ok(SosConfig { vpt, wide, ..*self })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sigpu_runtime::cuda::tuning::SOS_DEFAULT;
+
+    #[test]
+    fn the_default_policy_gives_the_default_shape() {
+        let on_device = SosConfig {
+            threads: 0,
+            ..SosConfig::default()
+        };
+        for dtype in [DType::F32, DType::F64] {
+            let tuned = on_device
+                .on_device(&SOS_DEFAULT, dtype)
+                .normalized(dtype)
+                .unwrap();
+            assert_eq!(
+                tuned,
+                SosConfig::default().normalized(dtype).unwrap(),
+                "{dtype}"
+            );
+        }
+        // A shape with threads set is the caller's; threads 0 keeps a caller's vpt and bounds.
+        let fixed = SosConfig {
+            threads: 128,
+            ..SosConfig::default()
+        };
+        let tile = ScanTile {
+            threads: 512,
+            bytes_per_thread: 64,
+            min_blocks: 2,
+        };
+        assert_eq!(fixed.on_device(&tile, DType::F32), fixed);
+        let partly = SosConfig {
+            threads: 0,
+            vpt: 8,
+            ..SosConfig::default()
+        };
+        let c = partly.on_device(&tile, DType::F32);
+        assert_eq!((c.threads, c.vpt, c.min_blocks), (512, 8, 2));
+        assert_eq!(on_device.on_device(&tile, DType::F64).vpt, 8);
+    }
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    #[test]
+    fn default_names_the_devices_policy_and_a_shape_stays_the_callers() {
+        let d: SosConfig = "default".parse().unwrap();
+        assert_eq!((d.threads, d.vpt, d.min_blocks), (0, 0, 0));
+        let l: SosConfig = "defaultl/2".parse().unwrap();
+        assert_eq!((l.threads, l.force_look_back, l.min_blocks), (0, true, 2));
+        let s: SosConfig = "192x16c2".parse().unwrap();
+        assert_eq!((s.threads, s.vpt, s.chunks_per_block), (192, 16, 2));
     }
 }
