@@ -11,6 +11,8 @@ fn key(class: u32) -> TuneKey {
     }
 }
 
+/// The device name the cache files are made for (the keys below, 4 TB/s, are a class no
+/// built-in row covers).
 const H200: &str = "NVIDIA H200";
 
 fn measured_stream() -> StreamPolicy {
@@ -39,20 +41,26 @@ fn lookup_order_is_measured_then_built_in_then_default() {
     assert!(
         matches!(h100.source(Family::Plr), Source::BuiltIn { entry } if entry.starts_with("H100"))
     );
-    // An H200 without a measurement: no row covers it, the default.
-    let h200 = Tuning::resolve_in(H200, key(5000), &cache, BUILT_IN);
+    // The H200's own row (its searched shapes), every family.
+    let row = Tuning::resolve_in("NVIDIA H200", key(5000), &cache, BUILT_IN);
+    assert_ne!(row.policies.plr, PlrPolicy::default());
+    assert!(
+        matches!(row.source(Family::Plr), Source::BuiltIn { entry } if entry.starts_with("H200"))
+    );
+    // A device no row covers, without a measurement: the default.
+    let h200 = Tuning::resolve_in(H200, key(4000), &cache, BUILT_IN);
     assert_eq!(h200.policies, Policies::default());
     assert_eq!(h200.source(Family::Sos), &Source::Default);
     // Measured: that family from the cache, the others as before.
-    let file = store_stream(&cache, H200, &key(5000));
-    let h200 = Tuning::resolve_in(H200, key(5000), &cache, BUILT_IN);
+    let file = store_stream(&cache, H200, &key(4000));
+    let h200 = Tuning::resolve_in(H200, key(4000), &cache, BUILT_IN);
     assert_eq!(h200.policies.lns_stream, measured_stream());
     assert_eq!(h200.source(Family::LnsStream), &Source::Measured { file });
     assert_eq!(h200.policies.plr, PlrPolicy::default());
     assert_eq!(h200.source(Family::Plr), &Source::Default);
     assert!(h200.warnings.is_empty(), "{:?}", h200.warnings);
     // The cache disabled: the same device runs the default again.
-    let off = Tuning::resolve_in(H200, key(5000), &TuningCache::disabled(), BUILT_IN);
+    let off = Tuning::resolve_in(H200, key(4000), &TuningCache::disabled(), BUILT_IN);
     assert_eq!(off.policies, Policies::default());
     assert!(off.warnings.is_empty());
 }
@@ -61,7 +69,7 @@ fn lookup_order_is_measured_then_built_in_then_default() {
 fn the_cache_round_trips_and_keeps_other_families() {
     let dir = tempfile::tempdir().unwrap();
     let cache = TuningCache::at(dir.path().join("made-on-store"));
-    let k = key(5000);
+    let k = key(4000);
     store_stream(&cache, H200, &k);
     let fused = FusedSumPolicy {
         blocks_per_sm: 3,
@@ -83,7 +91,7 @@ fn the_cache_round_trips_and_keeps_other_families() {
     let names: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
     assert_eq!(names.len(), 1);
     // Another device of the same name and key shares it; another key does not.
-    let other = Tuning::resolve_in(H200, key(4500), &cache, BUILT_IN);
+    let other = Tuning::resolve_in(H200, key(2000), &cache, BUILT_IN);
     assert_eq!(other.policies, Policies::default());
     cache.clear(H200, &k).unwrap();
     cache.clear(H200, &k).unwrap();
@@ -97,7 +105,7 @@ fn the_cache_round_trips_and_keeps_other_families() {
 fn corrupt_stale_and_invalid_files_are_ignored_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let cache = TuningCache::at(dir.path());
-    let k = key(5000);
+    let k = key(4000);
     let path = cache.path(H200, &k).unwrap();
     let good = || {
         store_stream(&cache, H200, &k);
@@ -158,7 +166,7 @@ fn a_disabled_cache_stores_nothing_and_says_so() {
     let e = TuningCache::disabled()
         .store(
             H200,
-            &key(5000),
+            &key(4000),
             Family::Sos,
             serde_json::json!({}),
             serde_json::Value::Null,
