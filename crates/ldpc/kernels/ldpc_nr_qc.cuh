@@ -49,36 +49,34 @@ __device__ __forceinline__ void nr_row_update(short* __restrict__ p, unsigned lo
     unsigned sgn = 0;
 #pragma unroll
     for (int j = 0; j < NR_MAX_DEGREE; ++j) {
-        if (j < (int)d) {
-            const unsigned e = edge[j];
-            unsigned idx = lane + (e & 0xffffu);
-            if (idx >= z) idx -= z;
-            bit[j] = (e >> 16) + idx;
-            const int mag = j == am ? m2 : m1;
-            const int old = (signs >> j) & 1u ? -mag : mag;
-            const short df = (short)(p[bit[j]] - old);
-            diff[j] = df;
-            const int x = max(-127, min(127, (int)df));
-            const int a = abs(x);
-            const bool below = a < min1;
-            min2 = below ? min1 : min(min2, a);
-            min1 = min(min1, a);
-            at = below ? j : at;
-            sgn ^= x < 0;
-        }
+        if (j >= (int)d) break;  // d is uniform: one exit, no test per missing edge
+        const unsigned e = edge[j];
+        unsigned idx = lane + (e & 0xffffu);
+        if (idx >= z) idx -= z;
+        bit[j] = (e >> 16) + idx;
+        const int mag = j == am ? m2 : m1;
+        const int old = (signs >> j) & 1u ? -mag : mag;
+        const short df = (short)(p[bit[j]] - old);
+        diff[j] = df;
+        const int x = max(-127, min(127, (int)df));
+        const int a = abs(x);
+        const bool below = a < min1;
+        min2 = below ? min1 : min(min2, a);
+        min1 = min(min1, a);
+        at = below ? j : at;
+        sgn ^= x < 0;
     }
     min1 = nr_correct(min1, mode, param);
     min2 = nr_correct(min2, mode, param);
     unsigned out_signs = 0;
 #pragma unroll
     for (int j = 0; j < NR_MAX_DEGREE; ++j) {
-        if (j < (int)d) {
-            // v2c = clamp(diff) has diff's sign.
-            const unsigned neg = sgn ^ (diff[j] < 0);
-            const int mag = j == at ? min2 : min1;
-            out_signs |= neg << j;
-            p[bit[j]] = (short)(diff[j] + (neg ? -mag : mag));
-        }
+        if (j >= (int)d) break;  // d is uniform: one exit, no test per missing edge
+        // v2c = clamp(diff) has diff's sign.
+        const unsigned neg = sgn ^ (diff[j] < 0);
+        const int mag = j == at ? min2 : min1;
+        out_signs |= neg << j;
+        p[bit[j]] = (short)(diff[j] + (neg ? -mag : mag));
     }
     *st = (unsigned long long)min1 | ((unsigned long long)min2 << 8) |
           ((unsigned long long)(at & 0xff) << 16) | ((unsigned long long)out_signs << 32);
@@ -116,31 +114,30 @@ __device__ __forceinline__ void nr_row_update_pair(short* __restrict__ p, unsign
     unsigned min1 = 0x007f007fu, min2 = 0x007f007fu, at = 0x00ff00ffu, sgn = 0;
 #pragma unroll
     for (int j = 0; j < NR_MAX_DEGREE; ++j) {
-        if (j < (int)d) {
-            const unsigned e = edge[j], base = e >> 16;
-            unsigned i = a + (e & 0xffffu);
-            if (i >= z) i -= z;
-            unsigned i2 = i + 1 == z ? 0 : i + 1;
-            ia[j] = base + i;
-            ib[j] = base + i2;
-            const unsigned pa = (unsigned short)p[ia[j]];
-            const unsigned pb = has_b ? (unsigned short)p[ib[j]] : 0u;
-            const unsigned pp = pa | pb << 16;
-            const unsigned jj = (unsigned)j * 0x00010001u;
-            const unsigned eq = __vcmpeq2(am, jj);
-            const unsigned mag = (m2 & eq) | (m1 & ~eq);
-            const unsigned nm = ((sg0 >> j) & 1u) * 0x0000ffffu | ((sg1 >> j) & 1u) * 0xffff0000u;
-            const unsigned old = __vsub2(mag ^ nm, nm);
-            const unsigned df = __vsub2(pp, old);
-            diff[j] = df;
-            const unsigned x = __vmaxs2(__vmins2(df, 0x007f007fu), 0xff81ff81u);
-            const unsigned ax = __vabs2(x);
-            const unsigned below = __vcmpgtu2(min1, ax);
-            min2 = (min1 & below) | (__vminu2(min2, ax) & ~below);
-            min1 = __vminu2(min1, ax);
-            at = (jj & below) | (at & ~below);
-            sgn ^= df & 0x80008000u;
-        }
+        if (j >= (int)d) break;  // d is uniform: one exit, no test per missing edge
+        const unsigned e = edge[j], base = e >> 16;
+        unsigned i = a + (e & 0xffffu);
+        if (i >= z) i -= z;
+        unsigned i2 = i + 1 == z ? 0 : i + 1;
+        ia[j] = base + i;
+        ib[j] = base + i2;
+        const unsigned pa = (unsigned short)p[ia[j]];
+        const unsigned pb = has_b ? (unsigned short)p[ib[j]] : 0u;
+        const unsigned pp = pa | pb << 16;
+        const unsigned jj = (unsigned)j * 0x00010001u;
+        const unsigned eq = __vcmpeq2(am, jj);
+        const unsigned mag = (m2 & eq) | (m1 & ~eq);
+        const unsigned nm = ((sg0 >> j) & 1u) * 0x0000ffffu | ((sg1 >> j) & 1u) * 0xffff0000u;
+        const unsigned old = __vsub2(mag ^ nm, nm);
+        const unsigned df = __vsub2(pp, old);
+        diff[j] = df;
+        const unsigned x = __vmaxs2(__vmins2(df, 0x007f007fu), 0xff81ff81u);
+        const unsigned ax = __vabs2(x);
+        const unsigned below = __vcmpgtu2(min1, ax);
+        min2 = (min1 & below) | (__vminu2(min2, ax) & ~below);
+        min1 = __vminu2(min1, ax);
+        at = (jj & below) | (at & ~below);
+        sgn ^= df & 0x80008000u;
     }
     if (mode == 1) {
         min1 = ((min1 * param) >> 4) & 0x007f007fu;
@@ -152,18 +149,17 @@ __device__ __forceinline__ void nr_row_update_pair(short* __restrict__ p, unsign
     unsigned out0 = 0, out1 = 0;
 #pragma unroll
     for (int j = 0; j < NR_MAX_DEGREE; ++j) {
-        if (j < (int)d) {
-            const unsigned jj = (unsigned)j * 0x00010001u;
-            const unsigned eq = __vcmpeq2(at, jj);
-            const unsigned mag = (min2 & eq) | (min1 & ~eq);
-            const unsigned t = (sgn ^ diff[j]) & 0x80008000u;
-            const unsigned nm = (t >> 15) * 0xffffu;
-            const unsigned np = __vadd2(diff[j], __vsub2(mag ^ nm, nm));
-            out0 |= (t >> 15 & 1u) << j;
-            out1 |= (t >> 31) << j;
-            p[ia[j]] = (short)(np & 0xffffu);
-            if (has_b) p[ib[j]] = (short)(np >> 16);
-        }
+        if (j >= (int)d) break;  // d is uniform: one exit, no test per missing edge
+        const unsigned jj = (unsigned)j * 0x00010001u;
+        const unsigned eq = __vcmpeq2(at, jj);
+        const unsigned mag = (min2 & eq) | (min1 & ~eq);
+        const unsigned t = (sgn ^ diff[j]) & 0x80008000u;
+        const unsigned nm = (t >> 15) * 0xffffu;
+        const unsigned np = __vadd2(diff[j], __vsub2(mag ^ nm, nm));
+        out0 |= (t >> 15 & 1u) << j;
+        out1 |= (t >> 31) << j;
+        p[ia[j]] = (short)(np & 0xffffu);
+        if (has_b) p[ib[j]] = (short)(np >> 16);
     }
     st[a] = (unsigned long long)(min1 & 0xffu) | (unsigned long long)(min2 & 0xffu) << 8 |
             (unsigned long long)(at & 0xffu) << 16 | (unsigned long long)out0 << 32;
