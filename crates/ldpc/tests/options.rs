@@ -88,9 +88,9 @@ fn decoder_rules_parse_with_their_parameters() {
             "aoms:0.5",
         ),
         (
-            &["lmin", "lmin:0.25", "lambda-min", "LMIN=0.25"],
-            Algorithm::LambdaMinSum { beta: 0.25 },
-            "lmin:0.25",
+            &["lmin", "lmin:0.125", "lambda-min", "LMIN=0.125"],
+            Algorithm::LambdaMinSum { beta: 0.125 },
+            "lmin:0.125",
         ),
     ]);
     for bad in [

@@ -94,7 +94,7 @@ impl Algorithm {
             "oms" | "offset" => Algorithm::OffsetMinSum { beta: number(0.5)? },
             "aoms" | "adaptive-offset" => Algorithm::AdaptiveOffsetMinSum { beta: number(0.5)? },
             "lmin" | "lambda-min" => Algorithm::LambdaMinSum {
-                beta: number(0.25)?,
+                beta: number(0.125)?,
             },
             _ => {
                 return Err(LdpcError::invalid(format!(

@@ -91,7 +91,7 @@ pub struct EncodeArgs {
 pub struct DecoderArgs {
     /// spa | minsum | nms[:alpha] | oms[:beta] | aoms[:beta] (adaptive offset, CPU) |
     /// lmin[:beta] (λ-min, three minima, CPU; the closest to sum-product on low-rate 5G NR codes);
-    /// α in [0.0625, 1] (default 0.875), β in [0, 8] LLR units (default 0.5; lmin 0.25). Plain min-sum (with --schedule flooding --scale 4: the GPU
+    /// α in [0.0625, 1] (default 0.875), β in [0, 8] LLR units (default 0.5; lmin 0.125). Plain min-sum (with --schedule flooding --scale 4: the GPU
     /// LDPC decoder paper's decoder) loses about 0.4 dB to the default.
     #[arg(long, default_value_t = DecoderConfig::default().algorithm)]
     pub decoder: Algorithm,
