@@ -32,7 +32,7 @@
 // Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
-use super::lambda_min::Minima3;
+use super::lambda_min::{Drops, Minima3};
 use super::lanes::{decode_groups, Fixed8Setup, GroupDone, Rule8, LANES};
 use super::{codewords_of, count_valid, DecodeStats, Decoder, DecoderConfig, Llrs, Schedule};
 use crate::channel::Quantizer;
@@ -537,7 +537,7 @@ fn check_node_lambda<const L: usize>(beta: u8, table: &[u8; 64], msg: &mut [i8])
             sign[w] ^= x[w] as u8;
         }
     }
-    let c = minima.finish(beta, table);
+    let c = minima.finish(beta, &Drops::new(table));
     for (j, x) in msg.chunks_exact_mut(L).enumerate() {
         let x: &mut [i8; L] = x.try_into().unwrap();
         let mag = c.magnitude(j as u8);

@@ -13,6 +13,9 @@
 //!   ((m1 ⊞ m2) ⊞ m3) ⊖ β. (The full λ-min rule gives the edge of m3 m1 ⊞ m2; giving it the
 //!   others' value needs one index fewer.)
 
+// Lane loops index their arrays by lane, as the other 8-bit lane loops do (they vectorise).
+#![allow(clippy::needless_range_loop)]
+
 /// The λ-min rule's table: entry d is round(scale · ln(1 + e^(−d/scale))), the sum-product's
 /// correction at a distance of d steps.
 pub fn box_plus_table(scale: f32) -> [u8; 64] {
@@ -26,8 +29,66 @@ pub fn box_plus_table(scale: f32) -> [u8; 64] {
     table
 }
 
-/// a ⊞ b in steps for a ≤ b (see the module documentation).
-#[inline(always)]
+/// The table as its last entry and its drops: t[min(x, 63)] = t[63] + Σ drop over the
+/// (d, drop) with x ≤ d — compares and adds that vectorise across lanes, where a lookup per
+/// lane would not (AVX-512 BW has no byte permute).
+pub(super) struct Drops {
+    last: u8,
+    drops: [(u8, u8); 63],
+    count: usize,
+}
+
+impl Drops {
+    /// The drops of `t` (non-increasing).
+    pub fn new(t: &[u8; 64]) -> Drops {
+        let mut d = Drops {
+            last: t[63],
+            drops: [(0, 0); 63],
+            count: 0,
+        };
+        for i in 0..63 {
+            let drop = t[i].wrapping_sub(t[i + 1]);
+            if drop != 0 {
+                d.drops[d.count] = (i as u8, drop);
+                d.count += 1;
+            }
+        }
+        d
+    }
+
+    /// t[min(x, 63)] in every lane.
+    #[inline(always)]
+    fn lookup<const L: usize>(&self, x: &[u8; L]) -> [u8; L] {
+        let mut out = [self.last; L];
+        for &(d, drop) in &self.drops[..self.count] {
+            for w in 0..L {
+                out[w] += if x[w] <= d { drop } else { 0 };
+            }
+        }
+        out
+    }
+
+    /// a ⊞ b in every lane, a ≤ b ([`box_plus`]).
+    #[inline(always)]
+    fn box_plus<const L: usize>(&self, a: &[u8; L], b: &[u8; L]) -> [u8; L] {
+        let mut sum = [0u8; L];
+        let mut gap = [0u8; L];
+        for w in 0..L {
+            sum[w] = a[w].saturating_add(b[w]);
+            gap[w] = b[w].wrapping_sub(a[w]);
+        }
+        let (ts, tg) = (self.lookup(&sum), self.lookup(&gap));
+        let mut out = [0u8; L];
+        for w in 0..L {
+            out[w] = (a[w] + ts[w]).saturating_sub(tg[w]);
+        }
+        out
+    }
+}
+
+/// a ⊞ b in steps for a ≤ b (see the module documentation): the definition the lane
+/// arithmetic ([`Drops::box_plus`]) is tested against.
+#[cfg(test)]
 fn box_plus(t: &[u8; 64], a: u8, b: u8) -> u8 {
     let sum = a.saturating_add(b).min(63);
     let gap = b.wrapping_sub(a).min(63);
@@ -86,19 +147,19 @@ impl<const L: usize> Minima3<L> {
     /// The corrected magnitudes: `(first, second, others, at1, at2)`: what the edge `at1` of
     /// the smallest gets, what the edge `at2` of the second gets, and what every other edge gets.
     #[inline(always)]
-    pub fn finish(&self, beta: u8, t: &[u8; 64]) -> Corrected<L> {
+    pub fn finish(&self, beta: u8, t: &Drops) -> Corrected<L> {
+        let (m1, m2, m3) = (&self.m1, &self.m2, &self.m3);
         let mut c = Corrected {
-            first: [0; L],
-            second: [0; L],
-            others: [0; L],
+            first: t.box_plus(m2, m3),
+            second: t.box_plus(m1, m3),
+            others: t.box_plus(&t.box_plus(m1, m2), m3),
             at1: self.at1,
             at2: self.at2,
         };
         for w in 0..L {
-            let (m1, m2, m3) = (self.m1[w], self.m2[w], self.m3[w]);
-            c.first[w] = box_plus(t, m2, m3).saturating_sub(beta);
-            c.second[w] = box_plus(t, m1, m3).saturating_sub(beta);
-            c.others[w] = box_plus(t, box_plus(t, m1, m2), m3).saturating_sub(beta);
+            c.first[w] = c.first[w].saturating_sub(beta);
+            c.second[w] = c.second[w].saturating_sub(beta);
+            c.others[w] = c.others[w].saturating_sub(beta);
         }
         c
     }
@@ -152,6 +213,22 @@ mod tests {
     }
 
     #[test]
+    fn the_lane_arithmetic_equals_the_table_definition() {
+        // Every a ≤ b ≤ 127 at the scales 8 and 32 (the largest table entries).
+        for scale in [8.0, 32.0] {
+            let t = box_plus_table(scale);
+            let d = Drops::new(&t);
+            for a in 0..=127u8 {
+                let b: [u8; 128] = std::array::from_fn(|i| (i as u8).max(a));
+                let got = d.box_plus(&[a; 128], &b);
+                for (i, &g) in got.iter().enumerate() {
+                    assert_eq!(g, box_plus(&t, a, b[i]), "scale {scale}: {a} ⊞ {}", b[i]);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_three_minima_and_what_each_edge_gets() {
         let t = box_plus_table(8.0);
         // One lane, edges with |v2c| 30, 10, 20, 10, 50: m1 = 10 (edge 1, the first met of
@@ -160,7 +237,7 @@ mod tests {
         for (j, a) in [30u8, 10, 20, 10, 50].into_iter().enumerate() {
             m.push(j as u8, &[a]);
         }
-        let c = m.finish(2, &t);
+        let c = m.finish(2, &Drops::new(&t));
         let bp = |a, b| box_plus(&t, a, b);
         assert_eq!(c.magnitude(1), [bp(10, 20) - 2]);
         assert_eq!(c.magnitude(3), [bp(10, 20) - 2]);
@@ -170,7 +247,7 @@ mod tests {
         let mut m = Minima3::<1>::new();
         m.push(0, &[7]);
         m.push(1, &[90]);
-        let c = m.finish(0, &t);
+        let c = m.finish(0, &Drops::new(&t));
         assert_eq!((c.magnitude(0), c.magnitude(1)), ([90], [7]));
     }
 }

@@ -25,7 +25,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::aligned::Aligned;
-use super::lambda_min::Minima3;
+use super::lambda_min::{Drops, Minima3};
 use super::lanes::{Fixed8Setup, Rule8};
 use super::{codewords_of, worker_threads, DecodeStats, Decoder, DecoderConfig, Llrs, Schedule};
 use crate::channel::Quantizer;
@@ -474,6 +474,7 @@ impl Portable {
     #[inline(always)]
     fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, table: &[u8; 64]) {
         let (first, last) = (t.row_start[row], t.row_start[row + 1]);
+        let drops = Drops::new(table);
         for u in 0..t.chunks {
             let mut minima = Minima3::<CHUNK>::new();
             let mut sign = [0u8; CHUNK];
@@ -494,7 +495,7 @@ impl Portable {
                 }
                 minima.push(j as u8, &a);
             }
-            let c = minima.finish(beta, table);
+            let c = minima.finish(beta, &drops);
             for (j, e) in (first..last).enumerate() {
                 let diff: &[i16; CHUNK] = st.diff[j * CHUNK..][..CHUNK].try_into().unwrap();
                 let v2c: &[i8; CHUNK] = st.v2c[j * CHUNK..][..CHUNK].try_into().unwrap();
