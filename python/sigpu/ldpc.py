@@ -107,8 +107,9 @@ class Code:
         ``llr`` may be a numpy array or a PyTorch / CuPy CUDA array (the result is then of the
         same type, on the same device). ``decoder``: "minsum", "nms[:alpha]", "oms[:beta]",
         "aoms[:beta]" (adaptive offset: the offset shrinks with the gap between the two
-        smallest messages; the CPU's 8-bit and float decoders only, refused on the GPU) or
-        "spa"; ``precision``: "8bit" (the CPU SIMD and the GPU decoders) or "float" (CPU);
+        smallest messages; the CPU's 8-bit and float decoders only, refused on the GPU),
+        "lmin[:beta]" (λ-min: the sum-product's pairwise rule on the three smallest messages,
+        less β, default 0.125; CPU only, as aoms) or "spa"; ``precision``: "8bit" (the CPU SIMD and the GPU decoders) or "float" (CPU);
         ``device``: None (CUDA arrays on their GPU, numpy on the CPU), "cpu", "cuda[:N]".
         With ``return_stats``, also a dict of codewords, valid codewords (None when a CUDA
         array was decoded on the device: not counted there), iterations and batches.

@@ -61,6 +61,9 @@ fn every_decoder_family_decodes_an_nr_code() {
             20,
         ),
         config("minsum", Schedule::Flooding, fixed, 30),
+        config("lmin:0.125", Schedule::Layered, fixed, 20),
+        config("lmin:0.125", Schedule::Flooding, fixed, 30),
+        config("lmin:0.125", Schedule::Layered, Precision::Float, 20),
     ];
     for c in configs {
         let mut dec = plan::decoder(&code.decoding_code(&[0]).unwrap(), c, &Target::cpu()).unwrap();
@@ -92,6 +95,35 @@ fn every_decoder_family_decodes_an_nr_code() {
             bad.frame_errors
         );
     }
+}
+
+/// λ-min offset min-sum is closer to sum-product than offset min-sum on a low-rate NR code
+/// (bench/results/2026-11-30-cpu-nr-gap: 0.026 dB from it on BG2 k = 1000 R = 1/3 where OMS
+/// 0.5 is 0.23 dB away): on the same frames near FER 1e-2 it fails far fewer.
+#[test]
+fn lambda_min_fails_fewer_frames_than_offset_min_sum_at_rate_one_third() {
+    let code = NrCode::new(1000, 3000, None).unwrap();
+    let fixed = Precision::Fixed8 { scale: 8.0 };
+    let errors = |rule: &str| {
+        let c = config(rule, Schedule::Layered, fixed, 20);
+        let mut dec = plan::decoder(&code.decoding_code(&[0]).unwrap(), c, &Target::cpu()).unwrap();
+        simulate_point(
+            &code,
+            &bpsk(&[0]),
+            dec.as_mut(),
+            es_n0(&code, 0.6, 1),
+            1000,
+            256,
+            64,
+        )
+        .unwrap()
+        .frame_errors
+    };
+    let (oms, lmin) = (errors("oms:0.5"), errors("lmin:0.125"));
+    assert!(
+        oms >= 8 && 2 * lmin < oms,
+        "frame errors of 256 at Eb/N0 0.6 dB: OMS 0.5 {oms}, λ-min 0.125 {lmin}"
+    );
 }
 
 #[test]

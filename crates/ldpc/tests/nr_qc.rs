@@ -70,6 +70,8 @@ fn qc_decoder_equals_the_8bit_layered_decoder_bit_for_bit() {
         config("minsum", 4.0, 4, true),
         config("aoms:0.5", 8.0, 6, true),
         config("aoms:1", 16.0, 5, false),
+        config("lmin:0.125", 8.0, 6, true),
+        config("lmin:0.5", 16.0, 5, false),
     ];
     let arch = CpuArch::host();
     for (graph, z, rows) in cases {
@@ -187,7 +189,7 @@ fn measure_qc_speed() {
             values: &llr8,
             scale: 8.0,
         };
-        for rule in ["oms:0.5", "nms:0.75", "aoms:0.5"] {
+        for rule in ["oms:0.5", "nms:0.75", "aoms:0.5", "lmin:0.125"] {
             let c = config(rule, 8.0, 10, false);
             let mut d = plan::decoder(&code, c, &Target::cpu()).unwrap();
             let mut bits = vec![0u8; llr.len()];

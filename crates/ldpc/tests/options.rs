@@ -87,8 +87,15 @@ fn decoder_rules_parse_with_their_parameters() {
             Algorithm::AdaptiveOffsetMinSum { beta: 0.5 },
             "aoms:0.5",
         ),
+        (
+            &["lmin", "lmin:0.125", "lambda-min", "LMIN=0.125"],
+            Algorithm::LambdaMinSum { beta: 0.125 },
+            "lmin:0.125",
+        ),
     ]);
-    for bad in ["bp2", "minsum:3", "nms:2", "oms:x", "aoms:9", "aoms:-1"] {
+    for bad in [
+        "bp2", "minsum:3", "nms:2", "oms:x", "aoms:9", "aoms:-1", "lmin:9", "lmin:x",
+    ] {
         assert!(bad.parse::<Algorithm>().is_err(), "{bad}");
     }
 }

@@ -613,7 +613,7 @@ mod avx512 {
             }
             match rule {
                 // Refused by `CompactDecoder::new`.
-                Rule8::Plain | Rule8::Adaptive { .. } => {}
+                Rule8::Plain | Rule8::Adaptive { .. } | Rule8::LambdaMin { .. } => {}
                 Rule8::Normalized(k) => {
                     let k = _mm512_set1_epi16(k as i16);
                     let scale = |m: __m512i| {
@@ -676,10 +676,10 @@ pub fn decode_scalar(
     }
     // (min1, min2, index, c2v sign bits) per check.
     let mut state = vec![(0u8, 0u8, 0usize, 0u32); code.m()];
-    // A uniform rule: the adaptive one is refused by `CompactDecoder::new` and left as
+    // A uniform rule: the adaptive and λ-min ones are refused by `CompactDecoder::new` and left as
     // plain min-sum here.
     let correct = |m: u8| match rule {
-        Rule8::Plain | Rule8::Adaptive { .. } => m,
+        Rule8::Plain | Rule8::Adaptive { .. } | Rule8::LambdaMin { .. } => m,
         Rule8::Normalized(k) => ((m as u16 * k as u16) >> 4) as u8,
         Rule8::Offset(b) => m.saturating_sub(b),
     };

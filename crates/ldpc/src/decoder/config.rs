@@ -37,6 +37,16 @@ pub enum Algorithm {
         /// The offset β, LLR units in [0, 8].
         beta: f32,
     },
+    /// λ-min offset min-sum with λ = 3: the three smallest magnitudes m1 ≤ m2 ≤ m3 and the
+    /// sum-product's pairwise rule |a ⊞ b| = min(a, b) − ln(1 + e^−|a−b|) + ln(1 + e^−(a+b));
+    /// the edge of m1 gets m2 ⊞ m3, the edge of m2 gets m1 ⊞ m3, every other edge m1 ⊞ m2 ⊞
+    /// m3, each less `beta`, not below zero. Closer to sum-product than the two-minimum rules
+    /// on the low-rate 5G NR codes (bench/results/2026-11-30-cpu-nr-gap). CPU decoders only
+    /// (not layered-compact).
+    LambdaMinSum {
+        /// The offset β, LLR units in [0, 8].
+        beta: f32,
+    },
 }
 
 /// The largest offset-min-sum β accepted (LLR units). Min-sum overestimates the sum-product
@@ -48,7 +58,7 @@ pub const MAX_OFFSET: f32 = 8.0;
 pub const MIN_ALPHA: f32 = 1.0 / 16.0;
 
 impl Algorithm {
-    /// Parses `spa`, `minsum`, `nms[:alpha]`, `oms[:beta]`, `aoms[:beta]` (what [`Algorithm::cli_name`]
+    /// Parses `spa`, `minsum`, `nms[:alpha]`, `oms[:beta]`, `aoms[:beta]`, `lmin[:beta]` (what [`Algorithm::cli_name`]
     /// gives, with the parameter after a colon), and checks the parameter with
     /// [`Algorithm::validate`]: a parameter the rule does not take (`minsum:3`) is refused.
     pub fn parse(s: &str) -> Result<Algorithm> {
@@ -71,7 +81,7 @@ impl Algorithm {
             match &arg {
                 None => Ok(()),
                 Some(a) => Err(LdpcError::invalid(format!(
-                    "decoder {s:?}: {name} takes no parameter (got {a:?}); only nms:alpha, oms:beta and aoms:beta do"
+                    "decoder {s:?}: {name} takes no parameter (got {a:?}); only nms:alpha, oms:beta, aoms:beta and lmin:beta do"
                 ))),
             }
         };
@@ -83,10 +93,13 @@ impl Algorithm {
             },
             "oms" | "offset" => Algorithm::OffsetMinSum { beta: number(0.5)? },
             "aoms" | "adaptive-offset" => Algorithm::AdaptiveOffsetMinSum { beta: number(0.5)? },
+            "lmin" | "lambda-min" => Algorithm::LambdaMinSum {
+                beta: number(0.125)?,
+            },
             _ => {
                 return Err(LdpcError::invalid(format!(
-                    "unknown decoder {s:?}: expected spa, minsum, nms[:alpha], oms[:beta] or \
-                     aoms[:beta]"
+                    "unknown decoder {s:?}: expected spa, minsum, nms[:alpha], oms[:beta], \
+                     aoms[:beta] or lmin[:beta]"
                 )))
             }
         };
@@ -106,7 +119,9 @@ impl Algorithm {
                     short(alpha)
                 )))
             }
-            Algorithm::OffsetMinSum { beta } | Algorithm::AdaptiveOffsetMinSum { beta }
+            Algorithm::OffsetMinSum { beta }
+            | Algorithm::AdaptiveOffsetMinSum { beta }
+            | Algorithm::LambdaMinSum { beta }
                 if !(0.0..=MAX_OFFSET).contains(&beta) =>
             {
                 Err(LdpcError::invalid(format!(
@@ -120,7 +135,7 @@ impl Algorithm {
         }
     }
 
-    /// The name `--decoder` takes: `spa`, `minsum`, `nms`, `oms` or `aoms`.
+    /// The name `--decoder` takes: `spa`, `minsum`, `nms`, `oms`, `aoms` or `lmin`.
     pub fn cli_name(&self) -> &'static str {
         match self {
             Algorithm::SumProduct => "spa",
@@ -128,6 +143,7 @@ impl Algorithm {
             Algorithm::NormalizedMinSum { .. } => "nms",
             Algorithm::OffsetMinSum { .. } => "oms",
             Algorithm::AdaptiveOffsetMinSum { .. } => "aoms",
+            Algorithm::LambdaMinSum { .. } => "lmin",
         }
     }
 
@@ -141,6 +157,7 @@ impl Algorithm {
             Algorithm::AdaptiveOffsetMinSum { beta } => {
                 format!("adaptive offset min-sum β={beta}")
             }
+            Algorithm::LambdaMinSum { beta } => format!("λ-min (3) offset min-sum β={beta}"),
         }
     }
 }
@@ -154,13 +171,14 @@ impl FromStr for Algorithm {
 }
 
 /// The canonical spelling, which [`Algorithm::parse`] reads back: `spa`, `minsum`,
-/// `nms:ALPHA`, `oms:BETA`, `aoms:BETA`.
+/// `nms:ALPHA`, `oms:BETA`, `aoms:BETA`, `lmin:BETA`.
 impl fmt::Display for Algorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Algorithm::NormalizedMinSum { alpha } => write!(f, "nms:{alpha}"),
             Algorithm::OffsetMinSum { beta } => write!(f, "oms:{beta}"),
             Algorithm::AdaptiveOffsetMinSum { beta } => write!(f, "aoms:{beta}"),
+            Algorithm::LambdaMinSum { beta } => write!(f, "lmin:{beta}"),
             other => f.write_str(other.cli_name()),
         }
     }
@@ -350,17 +368,18 @@ impl DecoderConfig {
 }
 
 /// A decoder configuration as files and `--json` give it: every field machine-readable and
-/// spelled as the command line spells it (`kind`: `spa` | `minsum` | `nms` | `oms` | `aoms`,
+/// spelled as the command line spells it (`kind`: `spa` | `minsum` | `nms` | `oms` | `aoms` |
+/// `lmin`,
 /// `precision`: `float` | `8bit`), with the prose [`DecoderConfig::describe`] beside. Thread
 /// counts are left out: they do not change the results.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecoderSpec {
-    /// `spa`, `minsum`, `nms`, `oms` or `aoms`.
+    /// `spa`, `minsum`, `nms`, `oms`, `aoms` or `lmin`.
     pub kind: String,
     /// Normalised min-sum's α (`nms` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f32>,
-    /// Offset min-sum's β in LLR units (`oms` and `aoms` only).
+    /// Offset min-sum's β in LLR units (`oms`, `aoms` and `lmin` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beta: Option<f32>,
     /// `float` or `8bit`.
@@ -382,9 +401,9 @@ impl From<&DecoderConfig> for DecoderSpec {
     fn from(c: &DecoderConfig) -> DecoderSpec {
         let (alpha, beta) = match c.algorithm {
             Algorithm::NormalizedMinSum { alpha } => (Some(alpha), None),
-            Algorithm::OffsetMinSum { beta } | Algorithm::AdaptiveOffsetMinSum { beta } => {
-                (None, Some(beta))
-            }
+            Algorithm::OffsetMinSum { beta }
+            | Algorithm::AdaptiveOffsetMinSum { beta }
+            | Algorithm::LambdaMinSum { beta } => (None, Some(beta)),
             _ => (None, None),
         };
         let scale = match c.precision {

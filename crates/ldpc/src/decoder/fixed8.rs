@@ -32,6 +32,7 @@
 // Lane loops are written `for w in 0..L` over fixed-size arrays: the form LLVM vectorises.
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
+use super::lambda_min::{Drops, Minima3};
 use super::lanes::{decode_groups, Fixed8Setup, GroupDone, Rule8, LANES};
 use super::{codewords_of, count_valid, DecodeStats, Decoder, DecoderConfig, Llrs, Schedule};
 use crate::channel::Quantizer;
@@ -492,6 +493,9 @@ fn layered_v2c<const L: usize>(cols: &[u32], post: &[i16], old: &[i8], out: &mut
 /// Written as branch-free lane loops so they compile to byte-wide SIMD.
 #[inline(always)]
 fn check_node<const L: usize>(rule: Rule8, msg: &mut [i8]) {
+    if let Rule8::LambdaMin { beta, table } = rule {
+        return check_node_lambda::<L>(beta, &table, msg);
+    }
     let mut min1 = [127u8; L];
     let mut min2 = [127u8; L];
     let mut at = [u8::MAX; L];
@@ -517,6 +521,29 @@ fn check_node<const L: usize>(rule: Rule8, msg: &mut [i8]) {
             // 0 or −1: the sign of the product of the other edges' signs.
             let s = ((sign[w] ^ x[w] as u8) as i8) >> 7;
             x[w] = (mag ^ s).wrapping_sub(s);
+        }
+    }
+}
+
+/// [`check_node`] for the λ-min rule ([`super::lambda_min`]).
+#[inline(always)]
+fn check_node_lambda<const L: usize>(beta: u8, table: &[u8; 64], msg: &mut [i8]) {
+    let mut minima = Minima3::<L>::new();
+    let mut sign = [0u8; L];
+    for (j, x) in msg.chunks_exact(L).enumerate() {
+        let x: &[i8; L] = x.try_into().unwrap();
+        minima.push(j as u8, &x.map(i8::unsigned_abs));
+        for w in 0..L {
+            sign[w] ^= x[w] as u8;
+        }
+    }
+    let c = minima.finish(beta, &Drops::new(table));
+    for (j, x) in msg.chunks_exact_mut(L).enumerate() {
+        let x: &mut [i8; L] = x.try_into().unwrap();
+        let mag = c.magnitude(j as u8);
+        for w in 0..L {
+            let s = ((sign[w] ^ x[w] as u8) as i8) >> 7;
+            x[w] = (mag[w] as i8 ^ s).wrapping_sub(s);
         }
     }
 }

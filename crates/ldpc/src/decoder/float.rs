@@ -234,6 +234,10 @@ fn check_node(algorithm: Algorithm, msg: &mut [f32], scratch: &mut Vec<f32>) {
         }
         return;
     }
+    if let Algorithm::LambdaMinSum { beta } = algorithm {
+        lambda_min(beta, msg, negative);
+        return;
+    }
     let (mut min1, mut min2, mut at) = (f32::INFINITY, f32::INFINITY, usize::MAX);
     for (j, m) in msg.iter().enumerate() {
         let a = m.abs();
@@ -264,6 +268,50 @@ fn check_node(algorithm: Algorithm, msg: &mut [f32], scratch: &mut Vec<f32>) {
     for (j, m) in msg.iter_mut().enumerate() {
         *m = sign(*m, if j == at { min2 } else { min1 });
     }
+}
+
+/// λ-min (λ = 3) offset min-sum ([`Algorithm::LambdaMinSum`]) for one check whose signs
+/// multiply to negative when `negative`.
+fn lambda_min(beta: f32, msg: &mut [f32], negative: bool) {
+    let mut m = [f32::INFINITY; 3];
+    let mut at = [usize::MAX; 2];
+    for (j, x) in msg.iter().enumerate() {
+        let a = x.abs();
+        if a < m[0] {
+            (m[2], m[1], m[0]) = (m[1], m[0], a);
+            (at[1], at[0]) = (at[0], j);
+        } else if a < m[1] {
+            (m[2], m[1]) = (m[1], a);
+            at[1] = j;
+        } else if a < m[2] {
+            m[2] = a;
+        }
+    }
+    let c = |x: f32| (x - beta).max(0.0);
+    let (first, second, others) = (
+        c(box_plus(m[1], m[2])),
+        c(box_plus(m[0], m[2])),
+        c(box_plus(box_plus(m[0], m[1]), m[2])),
+    );
+    for (j, x) in msg.iter_mut().enumerate() {
+        let mag = if j == at[0] {
+            first
+        } else if j == at[1] {
+            second
+        } else {
+            others
+        };
+        *x = if (*x < 0.0) != negative { -mag } else { mag };
+    }
+}
+
+/// |a ⊞ b| for magnitudes a and b: min(a, b) − ln(1 + e^−|a−b|) + ln(1 + e^−(a+b)); an
+/// infinite one (a check with fewer than three edges) leaves the other.
+fn box_plus(a: f32, b: f32) -> f32 {
+    if !a.is_finite() || !b.is_finite() {
+        return a.min(b);
+    }
+    (a.min(b) - (-(a - b).abs()).exp().ln_1p() + (-(a + b)).exp().ln_1p()).max(0.0)
 }
 
 /// φ(x) = −ln tanh(x/2) = ln(1 + 2/(eˣ − 1)), its own inverse; x is kept within
@@ -309,6 +357,26 @@ mod tests {
         assert!(
             (m[1] - m1).abs() < 1e-6 && (m[2] + m1).abs() < 1e-6,
             "{m:?}"
+        );
+        // λ-min: the edge of m1 = 1 gets 2 ⊞ 3, the edge of m2 = 2 gets 1 ⊞ 3, the others
+        // (1 ⊞ 2) ⊞ 3, each less β; the signs as min-sum's.
+        let bp =
+            |a: f32, b: f32| a.min(b) - (-(a - b).abs()).exp().ln_1p() + (-(a + b)).exp().ln_1p();
+        let mut m = vec![1.0, -2.0, 3.0, 4.0];
+        check_node(
+            Algorithm::LambdaMinSum { beta: 0.25 },
+            &mut m,
+            &mut Vec::new(),
+        );
+        let want = [
+            -(bp(2.0, 3.0) - 0.25),
+            bp(1.0, 3.0) - 0.25,
+            -(bp(bp(1.0, 2.0), 3.0) - 0.25),
+            -(bp(bp(1.0, 2.0), 3.0) - 0.25),
+        ];
+        assert!(
+            m.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+            "{m:?} {want:?}"
         );
         // Sum-product: two inputs pass each other's value through.
         let mut m = vec![2.0, -0.7];

@@ -29,13 +29,22 @@ pub enum Rule8 {
         /// min1's offset by the gap min2 − min1 (capped at 63), non-increasing.
         table: [u8; 64],
     },
+    /// λ-min offset min-sum with λ = 3 ([`super::lambda_min`]): its own lane loops track three
+    /// minima, so [`Rule8::correct`] leaves the two minima as they are.
+    LambdaMin {
+        /// The offset in quantisation steps.
+        beta: u8,
+        /// The pairwise table ([`super::lambda_min::box_plus_table`]).
+        table: [u8; 64],
+    },
 }
 
-/// Why `who` cannot run the adaptive rule, and what to use instead.
+/// Why `who` cannot run the adaptive or λ-min rule, and what to use instead.
 fn not_uniform(who: &str) -> LdpcError {
     LdpcError::invalid(format!(
-        "{who} runs minsum, nms and oms; adaptive offset min-sum (aoms) runs on the CPU's \
-         flooding and layered decoders: use --device cpu --schedule layered, or --decoder oms"
+        "{who} runs minsum, nms and oms; adaptive offset (aoms) and λ-min (lmin) min-sum run \
+         on the CPU's flooding and layered decoders: use --device cpu --schedule layered, or \
+         --decoder oms"
     ))
 }
 
@@ -88,6 +97,20 @@ impl Rule8 {
                     table: adaptive_table(beta, scale),
                 }
             }
+            Algorithm::LambdaMinSum { beta } => {
+                let steps = (beta * scale).round();
+                if beta > 0.0 && steps == 0.0 {
+                    return Err(LdpcError::invalid(format!(
+                        "decoder lmin:{beta}: β is below half the 8-bit step 1/{scale}; give \
+                         β ≥ {} or a larger --scale",
+                        0.5 / scale
+                    )));
+                }
+                Rule8::LambdaMin {
+                    beta: steps.clamp(0.0, 127.0) as u8,
+                    table: super::lambda_min::box_plus_table(scale),
+                }
+            }
             Algorithm::SumProduct => {
                 return Err(LdpcError::invalid("sum-product has no 8-bit form"))
             }
@@ -98,7 +121,7 @@ impl Rule8 {
     /// offset): the GPU kernels and the layered-compact decoders. `who` names it.
     pub fn uniform_only(self, who: &str) -> Result<Rule8> {
         match self {
-            Rule8::Adaptive { .. } => Err(not_uniform(who)),
+            Rule8::Adaptive { .. } | Rule8::LambdaMin { .. } => Err(not_uniform(who)),
             rule => Ok(rule),
         }
     }
@@ -107,7 +130,8 @@ impl Rule8 {
     #[inline(always)]
     pub fn correct<const L: usize>(self, min1: &mut [u8; L], min2: &mut [u8; L]) {
         match self {
-            Rule8::Plain => {}
+            // λ-min's lane loops correct their three minima themselves.
+            Rule8::Plain | Rule8::LambdaMin { .. } => {}
             Rule8::Normalized(k) => {
                 for w in 0..L {
                     min1[w] = ((min1[w] as u16 * k as u16) >> 4) as u8;
@@ -138,7 +162,7 @@ impl Rule8 {
             Rule8::Plain => Ok((0, 0)),
             Rule8::Normalized(k) => Ok((1, k as u32)),
             Rule8::Offset(b) => Ok((2, b as u32)),
-            Rule8::Adaptive { .. } => Err(not_uniform("the GPU decoder")),
+            Rule8::Adaptive { .. } | Rule8::LambdaMin { .. } => Err(not_uniform("the GPU decoder")),
         }
     }
 }
@@ -284,11 +308,16 @@ mod tests {
     }
 
     #[test]
-    fn the_gpu_and_layered_compact_decoders_refuse_the_adaptive_rule() {
+    fn the_gpu_and_layered_compact_decoders_refuse_the_adaptive_and_lambda_min_rules() {
         let rule = Rule8::new(Algorithm::AdaptiveOffsetMinSum { beta: 0.5 }, 8.0).unwrap();
         let e = rule.kernel_args().unwrap_err().to_string();
         assert!(e.contains("aoms") && e.contains("--decoder oms"), "{e}");
         assert!(rule.uniform_only("the layered-compact decoder").is_err());
+        let lmin = Rule8::new(Algorithm::LambdaMinSum { beta: 0.25 }, 8.0).unwrap();
+        assert!(matches!(lmin, Rule8::LambdaMin { beta: 2, .. }), "{lmin:?}");
+        assert!(lmin.kernel_args().unwrap_err().to_string().contains("lmin"));
+        assert!(lmin.uniform_only("the layered-compact decoder").is_err());
+        assert!(Rule8::new(Algorithm::LambdaMinSum { beta: 0.01 }, 8.0).is_err());
         let oms = Rule8::new(Algorithm::OffsetMinSum { beta: 0.5 }, 8.0).unwrap();
         assert_eq!(oms.kernel_args().unwrap(), (2, 4));
     }

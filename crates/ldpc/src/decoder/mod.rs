@@ -21,6 +21,7 @@ mod config;
 mod device;
 mod fixed8;
 mod float;
+mod lambda_min;
 mod lanes;
 mod qc;
 #[cfg(target_arch = "x86_64")]

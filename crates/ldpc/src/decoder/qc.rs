@@ -25,6 +25,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::aligned::Aligned;
+use super::lambda_min::{Drops, Minima3};
 use super::lanes::{Fixed8Setup, Rule8};
 use super::{codewords_of, worker_threads, DecodeStats, Decoder, DecoderConfig, Llrs, Schedule};
 use crate::channel::Quantizer;
@@ -460,6 +461,11 @@ fn run_word(
         }
         // SAFETY: `Fixed8Setup` only chooses sets this CPU has.
         match simd {
+            // The AVX-512 kernel tracks two minima; λ-min runs the portable one compiled for
+            // the same instruction set.
+            Isa::Avx512 if matches!(rule, Rule8::LambdaMin { .. }) => unsafe {
+                portable_for!("avx512f,avx512bw,avx512vl")(t, st, input, out, rule, its, early)
+            },
             Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, input, out, rule, its, early) },
             Isa::Avx2 | Isa::Avx2Fma => unsafe {
                 portable_for!("avx2")(t, st, input, out, rule, its, early)
@@ -490,6 +496,51 @@ impl Portable {
         out
     }
 
+    /// [`Kernel::row`] for the λ-min rule ([`super::lambda_min`]), the same arithmetic as
+    /// the 8-bit decoder's.
+    #[inline(always)]
+    fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, table: &[u8; 64]) {
+        let (first, last) = (t.row_start[row], t.row_start[row + 1]);
+        let drops = Drops::new(table);
+        for u in 0..t.chunks {
+            let mut minima = Minima3::<CHUNK>::new();
+            let mut sign = [0u8; CHUNK];
+            for (j, e) in (first..last).enumerate() {
+                let p = Self::gather(&st.p, t.windows[e * t.chunks + u]);
+                let old: &[i8; CHUNK] = st.c2v[(e * t.chunks + u) * CHUNK..][..CHUNK]
+                    .try_into()
+                    .unwrap();
+                let diff: &mut [i16; CHUNK] =
+                    (&mut st.diff[j * CHUNK..][..CHUNK]).try_into().unwrap();
+                let v2c: &mut [i8; CHUNK] = (&mut st.v2c[j * CHUNK..][..CHUNK]).try_into().unwrap();
+                let mut a = [0u8; CHUNK];
+                for w in 0..CHUNK {
+                    diff[w] = p[w].wrapping_sub(old[w] as i16);
+                    v2c[w] = diff[w].clamp(-127, 127) as i8;
+                    a[w] = v2c[w].unsigned_abs();
+                    sign[w] ^= v2c[w] as u8;
+                }
+                minima.push(j as u8, &a);
+            }
+            let c = minima.finish(beta, &drops);
+            for (j, e) in (first..last).enumerate() {
+                let diff: &[i16; CHUNK] = st.diff[j * CHUNK..][..CHUNK].try_into().unwrap();
+                let v2c: &[i8; CHUNK] = st.v2c[j * CHUNK..][..CHUNK].try_into().unwrap();
+                let new: &mut [i8; CHUNK] = (&mut st.c2v[(e * t.chunks + u) * CHUNK..][..CHUNK])
+                    .try_into()
+                    .unwrap();
+                let mag = c.magnitude(j as u8);
+                let mut p = [0i16; CHUNK];
+                for w in 0..CHUNK {
+                    let s = ((sign[w] ^ v2c[w] as u8) as i8) >> 7;
+                    new[w] = (mag[w] as i8 ^ s).wrapping_sub(s);
+                    p[w] = diff[w].wrapping_add(new[w] as i16);
+                }
+                Self::scatter(&mut st.p, t.windows[e * t.chunks + u], &p);
+            }
+        }
+    }
+
     /// Writes the chunk's used lanes back through window `w`.
     #[inline(always)]
     fn scatter(p: &mut [i16], w: Window, v: &[i16; CHUNK]) {
@@ -502,6 +553,9 @@ impl Portable {
 impl Kernel for Portable {
     #[inline(always)]
     fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
+        if let Rule8::LambdaMin { beta, table } = rule {
+            return Self::row_lambda(t, st, row, beta, &table);
+        }
         let (first, last) = (t.row_start[row], t.row_start[row + 1]);
         for u in 0..t.chunks {
             let mut min1 = [127u8; CHUNK];

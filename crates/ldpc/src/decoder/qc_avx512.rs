@@ -214,6 +214,8 @@ unsafe fn row<const TRACK: bool>(t: &QcTables, st: &mut State, row: usize, rule:
                     min1 = _mm512_subs_epu8(min1, b);
                     min2 = _mm512_subs_epu8(min2, b);
                 }
+                // `qc::run_word` sends λ-min to the portable kernel.
+                Rule8::LambdaMin { .. } => unreachable!("λ-min runs the portable kernel"),
                 Rule8::Adaptive { beta, table } => {
                     // table[min(gap, 63)]: table[63] plus each drop of the (non-increasing)
                     // table at or above the gap — a few compares, as AVX-512 BW has no byte

@@ -173,9 +173,9 @@ impl SlotTables {
     pub fn decode_rounds(&self, rule: Rule8, post: &mut [i8], iterations: usize) {
         let c2v_max = crate::decoder::C2V_MAX;
         let correct = |m: u8| {
-            // A uniform rule, as `CompactDecoder::new` keeps (the adaptive one: plain here).
+            // A uniform rule, as `CompactDecoder::new` keeps (the adaptive and λ-min ones: plain here).
             match rule {
-                Rule8::Plain | Rule8::Adaptive { .. } => m,
+                Rule8::Plain | Rule8::Adaptive { .. } | Rule8::LambdaMin { .. } => m,
                 Rule8::Normalized(k) => ((m as u16 * k as u16) >> 4) as u8,
                 Rule8::Offset(b) => m.saturating_sub(b),
             }

@@ -89,8 +89,9 @@ pub struct EncodeArgs {
 /// (`DecoderConfig::default()`: 8-bit layered offset min-sum β = 0.5 at scale 8).
 #[derive(Args, Debug, Clone)]
 pub struct DecoderArgs {
-    /// spa | minsum | nms[:alpha] | oms[:beta] | aoms[:beta] (adaptive offset, CPU);
-    /// α in [0.0625, 1] (default 0.875), β in [0, 8] LLR units (default 0.5). Plain min-sum (with --schedule flooding --scale 4: the GPU
+    /// spa | minsum | nms[:alpha] | oms[:beta] | aoms[:beta] (adaptive offset, CPU) |
+    /// lmin[:beta] (λ-min, three minima, CPU; the closest to sum-product on low-rate 5G NR codes);
+    /// α in [0.0625, 1] (default 0.875), β in [0, 8] LLR units (default 0.5; lmin 0.125). Plain min-sum (with --schedule flooding --scale 4: the GPU
     /// LDPC decoder paper's decoder) loses about 0.4 dB to the default.
     #[arg(long, default_value_t = DecoderConfig::default().algorithm)]
     pub decoder: Algorithm,
@@ -252,7 +253,7 @@ pub struct BenchArgs {
     /// Timed batches per configuration (default 20 on a GPU, 3 on the CPU).
     #[arg(long)]
     pub runs: Option<usize>,
-    /// spa | minsum | nms[:alpha] | oms[:beta] | aoms[:beta] (8-bit).
+    /// spa | minsum | nms[:alpha] | oms[:beta] | aoms[:beta] | lmin[:beta] (8-bit).
     #[arg(long, default_value = "minsum")]
     pub decoder: Algorithm,
     /// flooding | layered | layered-compact (comma list to compare).
