@@ -9,13 +9,13 @@ N="ncu --clock-control none $SEC"
 mkdir -p /tmp/c; i=0
 for sig in "(0.2 : 0.8)|f32" "(0.9, -0.9 : 0.8)|f32" "(0.81, -1.62, 0.81 : 1.6, -0.64)|f32" "(1 : 1)|i32" "(1 : 0, 1)|i32" "(1 : 2, -1)|i32"; do
   i=$((i+1)); s=${sig%|*}; d=${sig#*|}
-  timeout 90 $N -k regex:plr_filter -s 2 -c 1 $S --device cuda bench filter --signature "$s" --dtype $d --log2-n 26 --runs 2 --no-check > /tmp/c/plr-$i.txt 2>&1; echo "plr $s $d rc=$?"
+  timeout 40 $N -k regex:plr_filter -s 2 -c 1 $S --device cuda bench filter --signature "$s" --dtype $d --log2-n 26 --runs 2 --no-check > /tmp/c/plr-$i.txt 2>&1; echo "plr $s $d rc=$?"
 done
-timeout 90 $N -k regex:sos_filter -s 2 -c 1 $S --device cuda bench filter --sos --log2-n 26 --runs 2 --no-check > /tmp/c/sos.txt 2>&1; echo "sos rc=$?"
+timeout 40 $N -k regex:sos_filter -s 2 -c 1 $S --device cuda bench filter --sos --log2-n 26 --runs 2 --no-check > /tmp/c/sos.txt 2>&1; echo "sos rc=$?"
 for f in lns16 lns32; do
-  timeout 200 $N -c 40 $S --device cuda bench lns --format $f > /tmp/c/lns-$f.txt 2>&1; echo "lns $f rc=$?"
+  timeout 60 $N -k regex:"stream|fused_partials|add" -c 6 $S --device cuda bench lns --format $f > /tmp/c/lns-$f.txt 2>&1; echo "lns $f rc=$?"
 done
-timeout 150 $N -k regex:"add_blend" -c 3 $S --device cuda bench clns > /tmp/c/clns.txt 2>&1; echo "clns rc=$?"
+timeout 45 $N -k regex:"add_blend" -c 2 $S --device cuda bench clns > /tmp/c/clns.txt 2>&1; echo "clns rc=$?"
 for f in /tmp/c/*.txt; do
   echo "== $f"
   grep -E "^  [a-z_0-9]+ |Duration|DRAM Throughput|Registers Per|Achieved Occ|Issue Slots|Executed Ipc A|Executed Instructions  |highest-utilized|Local Memory Spilling Requests  " $f | head -80

@@ -8,7 +8,9 @@
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64 PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 SIGPU_KERNEL_CACHE=/tmp/sigpu-kc SIGPU_TUNING_CACHE=off
 S=$PWD/.gpu/sigpu; chmod +x $S .gpu/test-* 2>/dev/null; R=/tmp/r; mkdir -p $R
-t0=$(date +%s); step() { echo; echo "=== $* ($(( $(date +%s) - t0 )) s)"; }
+t0=$(date +%s)
+# Each step first saves what the steps before it wrote, so a call cut short keeps them.
+step() { tar czf $OUT/out-${PART:-tests}.tgz -C $R . 2>/dev/null; echo; echo "=== $* ($(( $(date +%s) - t0 )) s)"; }
 rm -rf /tmp/site; python3 -m zipfile -e .gpu/sigpu-*.whl /tmp/site >/dev/null; export PYTHONPATH=/tmp/site
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 if [ "${PART:-tests}" = tests ]; then
@@ -34,8 +36,8 @@ else
 step "bench copy"; timeout 40 $S --json bench copy --device cuda > $R/copy.json; python3 -c "import json;d=json.load(open('$R/copy.json'));print({k:v for k,v in d.items() if 'gb' in k.lower()})"
 step "bench filter"; timeout 100 $S bench filter --device cuda --log2-n 26,28 --runs 10 --check-up-to 22 --out $R/filter.json > $R/filter.txt 2>&1; tail -14 $R/filter.txt
 step "bench filter --sos"; timeout 60 $S bench filter --device cuda --sos --log2-n 26,28 --runs 10 --check-up-to 22 --out $R/sos.json > $R/sos.txt 2>&1; tail -4 $R/sos.txt
-step "bench lns"; timeout 80 $S --json bench lns --device cuda --format lns16 > $R/lns-lns16.json 2> $R/lns-lns16.err; echo "rc=$?"; timeout 60 $S --json bench lns --device cuda --format lns32 > $R/lns-lns32.json 2> $R/lns-lns32.err; echo "rc=$?"
-step "bench clns"; timeout 60 $S --json bench clns --device cuda > $R/clns.json 2> $R/clns.err; echo "rc=$?"
+step "bench lns"; timeout 60 $S --json bench lns --device cuda --format lns16 > $R/lns-lns16.json 2> $R/lns-lns16.err; echo "rc=$?"; timeout 60 $S --json bench lns --device cuda --format lns32 > $R/lns-lns32.json 2> $R/lns-lns32.err; echo "rc=$?"
+step "bench clns"; timeout 45 $S --json bench clns --device cuda > $R/clns.json 2> $R/clns.err; echo "rc=$?"
 step "bench ldpc nr"; timeout 60 $S --device cuda bench ldpc --codes nr:k=8448,n=25344 --schedule layered --decoder oms:0.5 --scale 8 --iterations 5,20 --runs 10 --json --out $R/nr.json > $R/nr.txt 2>&1; grep -E "BG1|slot|mixed|uniform" $R/nr.txt
 step "python targets"; timeout 100 python3 python/bench/gpu_targets.py --skip ldpc > $R/gpu_targets.json 2> $R/gpu_targets.log; echo "rc=$?"; tail -4 $R/gpu_targets.log | cut -c1-300
 step "complex64"; timeout 40 python3 bench/peers/complex_gpu.py --log2-n 28 > $R/complex_gpu.json 2>&1; echo "rc=$?"
