@@ -140,7 +140,10 @@ fn qc_decoder_reuses_its_buffers_across_calls_and_worker_threads() {
         let s = d2
             .decode(Llrs::F32(&llr[last * code.n()..]), &mut bits)
             .unwrap();
-        assert!(bits[..] == want[last * code.n()..], "{rule}: last codeword alone");
+        assert!(
+            bits[..] == want[last * code.n()..],
+            "{rule}: last codeword alone"
+        );
         assert_eq!(s.iterations, its[last], "{rule}");
     }
 }

@@ -306,7 +306,12 @@ impl PyTransportBlock {
 
 /// One received transmission as Python hands it: the code block, its LLRs (len(rvs) · n),
 /// the redundancy versions sent and the interleaver's bits per symbol.
-type PyTransmission<'py> = (PyRef<'py, PyNrCode>, PyReadonlyArray1<'py, f32>, Vec<u8>, Option<usize>);
+type PyTransmission<'py> = (
+    PyRef<'py, PyNrCode>,
+    PyReadonlyArray1<'py, f32>,
+    Vec<u8>,
+    Option<usize>,
+);
 
 /// A mixed batch: transmissions of different NR code blocks decoded together (on a GPU in
 /// one launch); (k bits, iterations, valid) of each.
@@ -337,7 +342,13 @@ fn nr_decode_blocks<'py>(
             .map_err(ldpc_err)?;
         Ok(out
             .into_iter()
-            .map(|d| (Array1::from_vec(d.bits).into_pyarray(py), d.iterations, d.valid))
+            .map(|d| {
+                (
+                    Array1::from_vec(d.bits).into_pyarray(py),
+                    d.iterations,
+                    d.valid,
+                )
+            })
             .collect())
     })
 }
