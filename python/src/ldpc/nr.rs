@@ -313,6 +313,9 @@ type PyTransmission<'py> = (
     Option<usize>,
 );
 
+/// What one transmission of a mixed batch decoded to: (k bits, iterations, valid).
+type PyDecoded<'py> = (Bound<'py, PyArray1<u8>>, u32, bool);
+
 /// A mixed batch: transmissions of different NR code blocks decoded together (on a GPU in
 /// one launch); (k bits, iterations, valid) of each.
 #[pyfunction]
@@ -322,7 +325,7 @@ fn nr_decode_blocks<'py>(
     blocks: Vec<PyTransmission<'py>>,
     options: Options,
     device: Option<usize>,
-) -> PyResult<Vec<(Bound<'py, PyArray1<u8>>, u32, bool)>> {
+) -> PyResult<Vec<PyDecoded<'py>>> {
     catch(|| {
         let config = options.config()?;
         let target = target_of(device)?;
