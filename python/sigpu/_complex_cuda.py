@@ -21,16 +21,7 @@ import numpy as np
 
 from . import _complex, _native
 from ._arrays import contiguous_last, data_ptr, empty_like_kind, gpu_array, parse_device
-
-
-def _lib(kind: str) -> Any:
-    if kind == "torch":
-        import torch
-
-        return torch
-    import cupy
-
-    return cupy
+from ._pad import extend, flip_last, lib_of as _lib
 
 
 def _moveaxis(v: Any, kind: str, src: int, dst: int) -> Any:
@@ -39,15 +30,6 @@ def _moveaxis(v: Any, kind: str, src: int, dst: int) -> Any:
 
 def _contiguous(v: Any, kind: str) -> Any:
     return v.contiguous() if kind == "torch" else _lib(kind).ascontiguousarray(v)
-
-
-def _flip(v: Any, kind: str) -> Any:
-    return _lib(kind).flip(v, (-1,)) if kind == "torch" else _lib(kind).flip(v, -1)
-
-
-def _cat(parts: list, kind: str) -> Any:
-    lib = _lib(kind)
-    return lib.cat(parts, dim=-1) if kind == "torch" else lib.concatenate(parts, axis=-1)
 
 
 def complex_dtype(x: Any) -> str:
@@ -167,29 +149,6 @@ def run(
     return y, _moveaxis(zf, kind, -1, axis)
 
 
-def _extend(x: Any, kind: str, padtype: Optional[str], n: int) -> Any:
-    """scipy's odd / even / constant extension of x (..., T) by n samples each side."""
-    if padtype not in ("odd", "even", "constant", None):
-        raise ValueError(f"unknown padtype {padtype!r}: expected 'odd', 'even', 'constant' or None")
-    if padtype is None or n < 1:
-        return x
-    T = x.shape[-1]
-    if T <= n:
-        raise ValueError(
-            f"the length of the input along the filtered axis ({T}) must be greater than "
-            f"padlen, which is {n}"
-        )
-    first, last = x[..., :1], x[..., -1:]
-    left = _flip(x[..., 1:n + 1], kind)
-    right = _flip(x[..., T - n - 1:T - 1], kind)
-    if padtype == "odd":
-        left, right = 2 * first - left, 2 * last - right
-    elif padtype == "constant":
-        lib = _lib(kind)
-        left, right = lib.broadcast_to(first, left.shape), lib.broadcast_to(last, right.shape)
-    return _cat([left, x, right], kind)
-
-
 def zero_phase(
     coefs: Tuple[np.ndarray, ...], zi1: np.ndarray, x: Any, axis: int, edge: int,
     padtype: Optional[str], allow_unstable: bool,
@@ -205,7 +164,7 @@ def zero_phase(
     cdt = complex_dtype(x)
     xm = contiguous_last(g, axis, cdt)
     lead = tuple(xm.shape[:-1])
-    ext = _extend(xm, kind, padtype, edge)
+    ext = extend(xm, kind, padtype, edge)
     sos = zi1.ndim == 2
     shape = ((zi1.shape[0],) + (1,) * len(lead) + (2,)) if sos else ((1,) * len(lead) + (zi1.size,))
     zi = _like(zi1.reshape(shape), g, cdt)
@@ -216,9 +175,9 @@ def zero_phase(
         return zi * (first[None] if sos else first)
 
     y, _ = run(coefs, ext, last, start(ext), allow_unstable)
-    y = _contiguous(_flip(y, kind), kind)
+    y = _contiguous(flip_last(y, kind), kind)
     y, _ = run(coefs, y, last, start(y), allow_unstable)
-    y = _flip(y, kind)
+    y = flip_last(y, kind)
     if edge > 0:
         y = y[..., edge:y.shape[-1] - edge]
     return _moveaxis(_contiguous(y, kind), kind, -1, axis)

@@ -11,6 +11,7 @@ import sys
 from typing import Any, Optional
 
 from ._arrays import axis_index as _axis
+from ._pad import extend
 from ._torch_filters import _coef_tensor, _x_tensor, lfilter, sosfilt
 
 
@@ -27,26 +28,6 @@ def _lfilter_zi(tm: Any, b: Any, a: Any) -> Any:
     m = (eye - sup).expand(C, n, n) + tm.nn.functional.pad(a[:, 1:, None], (0, n - 1))
     rhs = b[:, 1:] - a[:, 1:] * b[:, :1]
     return tm.linalg.solve(m, rhs)
-
-
-def _extend(tm: Any, x: Any, padtype: Optional[str], n: int) -> Any:
-    """scipy's odd / even / constant extension of x (..., T) by n samples each side."""
-    if padtype is None or n < 1:
-        return x
-    T = x.shape[-1]
-    if T <= n:
-        raise ValueError(
-            f"the length of the input along the filtered axis ({T}) must be greater than "
-            f"padlen, which is {n}"
-        )
-    first, last = x[..., :1], x[..., -1:]
-    left = tm.flip(x[..., 1 : n + 1], dims=(-1,))
-    right = tm.flip(x[..., T - n - 1 : T - 1], dims=(-1,))
-    if padtype == "odd":
-        left, right = 2 * first - left, 2 * last - right
-    elif padtype == "constant":
-        left, right = first.expand(left.shape), last.expand(right.shape)
-    return tm.cat([left, x, right], dim=-1)
 
 
 def _padtype(padtype: Any, method: str = "pad") -> None:
@@ -83,7 +64,7 @@ def filtfilt(
     ax = _axis(axis, x.dim())
     xm = tm.movedim(x, ax, -1)
     edge = 0 if padtype is None else (3 * K if padlen is None else padlen)
-    ext = _extend(tm, xm, padtype, edge)
+    ext = extend(xm, "torch", padtype, edge)
     zi = _lfilter_zi(tm, bn, an).to(x.dtype)  # (C, K - 1)
     if not bank:
         zi = zi[0]
@@ -144,7 +125,7 @@ def sosfiltfilt(
     ax = _axis(axis, x.dim())
     xm = tm.movedim(x, ax, -1)
     edge = 0 if padtype is None else (3 * ntaps.pop() if padlen is None else padlen)
-    ext = _extend(tm, xm, padtype, edge)
+    ext = extend(xm, "torch", padtype, edge)
     zi = _sosfilt_zi(tm, s3).to(x.dtype)  # (C, S, 2)
     if bank:
         zshape = (S,) + tuple(ext.shape[:-2]) + (s3.shape[0], 2)
