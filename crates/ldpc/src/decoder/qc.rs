@@ -461,11 +461,6 @@ fn run_word(
         }
         // SAFETY: `Fixed8Setup` only chooses sets this CPU has.
         match simd {
-            // The AVX-512 kernel tracks two minima; λ-min runs the portable one compiled for
-            // the same instruction set.
-            Isa::Avx512 if matches!(rule, Rule8::LambdaMin { .. }) => unsafe {
-                portable_for!("avx512f,avx512bw,avx512vl")(t, st, input, out, rule, its, early)
-            },
             Isa::Avx512 => unsafe { super::qc_avx512::run(t, st, input, out, rule, its, early) },
             Isa::Avx2 | Isa::Avx2Fma => unsafe {
                 portable_for!("avx2")(t, st, input, out, rule, its, early)

@@ -214,8 +214,8 @@ unsafe fn row<const TRACK: bool>(t: &QcTables, st: &mut State, row: usize, rule:
                     min1 = _mm512_subs_epu8(min1, b);
                     min2 = _mm512_subs_epu8(min2, b);
                 }
-                // `qc::run_word` sends λ-min to the portable kernel.
-                Rule8::LambdaMin { .. } => unreachable!("λ-min runs the portable kernel"),
+                // `Avx512::row` sends λ-min to `row_lambda`.
+                Rule8::LambdaMin { .. } => unreachable!("λ-min runs row_lambda"),
                 Rule8::Adaptive { beta, table } => {
                     // table[min(gap, 63)]: table[63] plus each drop of the (non-increasing)
                     // table at or above the gap — a few compares, as AVX-512 BW has no byte
@@ -258,6 +258,137 @@ unsafe fn row<const TRACK: bool>(t: &QcTables, st: &mut State, row: usize, rule:
     }
 }
 
+/// A table's non-zero drops ([`super::lambda_min`]'s `Drops`): t[min(x, 63)] = t[63] + the
+/// drops (d, drop) with x ≤ d.
+struct TableDrops {
+    last: u8,
+    steps: [(u8, u8); 63],
+    count: usize,
+}
+
+impl TableDrops {
+    fn new(table: &[u8; 64]) -> TableDrops {
+        let mut t = TableDrops {
+            last: table[63],
+            steps: [(0, 0); 63],
+            count: 0,
+        };
+        for d in 0..63 {
+            let drop = table[d].wrapping_sub(table[d + 1]);
+            if drop != 0 {
+                t.steps[t.count] = (d as u8, drop);
+                t.count += 1;
+            }
+        }
+        t
+    }
+
+    /// t[min(x, 63)] per unsigned byte: compares and masked adds (AVX-512 BW has no byte
+    /// permute).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    fn lookup(&self, x: __m512i) -> __m512i {
+        let mut out = _mm512_set1_epi8(self.last as i8);
+        for &(d, drop) in &self.steps[..self.count] {
+            let at = _mm512_cmple_epu8_mask(x, _mm512_set1_epi8(d as i8));
+            out = _mm512_mask_add_epi8(out, at, out, _mm512_set1_epi8(drop as i8));
+        }
+        out
+    }
+
+    /// a ⊞ b per unsigned byte for a ≤ b: (a + t[min(a + b, 63)]) ⊖ t[min(b − a, 63)].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    fn box_plus(&self, a: __m512i, b: __m512i) -> __m512i {
+        let ts = self.lookup(_mm512_adds_epu8(a, b));
+        let tg = self.lookup(_mm512_sub_epi8(b, a));
+        _mm512_subs_epu8(_mm512_add_epi8(a, ts), tg)
+    }
+}
+
+/// −m in the lanes of `mask`, m elsewhere.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn negate_where(m: __m512i, mask: __mmask64) -> __m512i {
+    _mm512_mask_sub_epi8(m, mask, _mm512_setzero_si512(), m)
+}
+
+/// Updates block row `row` with λ-min offset min-sum: [`super::lambda_min`]'s arithmetic lane
+/// for lane — the three smallest |v2c| and the edges of the first two, the pair rule through
+/// the table, β off each — with `row`'s loads, stores and sign handling.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, table: &[u8; 64]) {
+    // SAFETY: the caller checked the CPU; every window lies inside the buffers.
+    unsafe {
+        let (first, last) = (t.row_start[row], t.row_start[row + 1]);
+        let p = st.p.as_mut_ptr();
+        let c2v = st.c2v.as_mut_ptr();
+        let diff = st.diff.as_mut_ptr();
+        let v2c = st.v2c.as_mut_ptr();
+        let windows = t.windows.as_ptr();
+        let chunks = t.chunks;
+        let drops = TableDrops::new(table);
+        let b = _mm512_set1_epi8(beta as i8);
+        let zero = _mm512_setzero_si512();
+        for u in 0..chunks {
+            let mut m1 = _mm512_set1_epi8(127);
+            let (mut m2, mut m3) = (m1, m1);
+            let mut at1 = _mm512_set1_epi8(-1);
+            let mut at2 = at1;
+            let mut sign = zero;
+            for (j, e) in (first..last).enumerate() {
+                let w = *windows.add(e * chunks + u);
+                let (plo, phi) = load_p(p, w);
+                let (olo, ohi) = widen(_mm512_load_si512(c2v.add((e * chunks + u) * CHUNK).cast()));
+                let dlo = _mm512_sub_epi16(plo, olo);
+                let dhi = _mm512_sub_epi16(phi, ohi);
+                let d = diff.add(j * CHUNK);
+                _mm512_storeu_si512(d.cast(), dlo);
+                _mm512_storeu_si512(d.add(32).cast(), dhi);
+                // As in `row`: a lane the pack saturates to −128 has |x| = 128, above every
+                // minimum (all start at 127), so it changes none, as the portable kernel's 127.
+                let x = _mm512_packs_epi16(dlo, dhi);
+                _mm512_storeu_si512(v2c.add(j * CHUNK).cast(), x);
+                let a = _mm512_abs_epi8(x);
+                let below1 = _mm512_cmplt_epu8_mask(a, m1);
+                let below2 = _mm512_cmplt_epu8_mask(a, m2);
+                let jj = index(j);
+                m3 = _mm512_mask_blend_epi8(below2, _mm512_min_epu8(m3, a), m2);
+                m2 = _mm512_mask_blend_epi8(below1, _mm512_min_epu8(m2, a), m1);
+                m1 = _mm512_min_epu8(m1, a);
+                at2 = _mm512_mask_blend_epi8(below1, _mm512_mask_blend_epi8(below2, at2, jj), at1);
+                at1 = _mm512_mask_mov_epi8(at1, below1, jj);
+                sign = _mm512_xor_si512(sign, x);
+            }
+            // What the edge of m1, the edge of m2 and every other edge get, each carrying the
+            // sign product once (see `row`).
+            let odd = _mm512_movepi8_mask(sign);
+            let to_first = negate_where(_mm512_subs_epu8(drops.box_plus(m2, m3), b), odd);
+            let to_second = negate_where(_mm512_subs_epu8(drops.box_plus(m1, m3), b), odd);
+            let to_others = negate_where(
+                _mm512_subs_epu8(drops.box_plus(drops.box_plus(m1, m2), m3), b),
+                odd,
+            );
+            for (j, e) in (first..last).enumerate() {
+                let x = _mm512_loadu_si512(v2c.add(j * CHUNK).cast());
+                let jj = index(j);
+                let second =
+                    _mm512_mask_blend_epi8(_mm512_cmpeq_epi8_mask(at2, jj), to_others, to_second);
+                let mag = _mm512_mask_blend_epi8(_mm512_cmpeq_epi8_mask(at1, jj), second, to_first);
+                let new = _mm512_mask_sub_epi8(mag, _mm512_movepi8_mask(x), zero, mag);
+                let c = c2v.add((e * chunks + u) * CHUNK);
+                _mm512_storeu_si512(c.cast(), new);
+                let d = diff.add(j * CHUNK);
+                let (nlo, nhi) = widen(new);
+                let plo = _mm512_add_epi16(_mm512_loadu_si512(d.cast()), nlo);
+                let phi = _mm512_add_epi16(_mm512_loadu_si512(d.add(32).cast()), nhi);
+                store_p(p, *windows.add(e * chunks + u), plo, phi);
+            }
+        }
+    }
+}
+
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 unsafe fn checks(t: &QcTables, st: &State) -> bool {
@@ -287,10 +418,10 @@ impl Kernel for Avx512 {
         // SAFETY: only reached through `run`, whose caller checked the CPU; every window
         // lies inside `st.p` (see `QcTables::new`), the other buffers hold the edges' chunks.
         unsafe {
-            if matches!(rule, Rule8::Adaptive { .. }) {
-                row::<true>(t, st, r, rule)
-            } else {
-                row::<false>(t, st, r, rule)
+            match rule {
+                Rule8::LambdaMin { beta, table } => row_lambda(t, st, r, beta, &table),
+                Rule8::Adaptive { .. } => row::<true>(t, st, r, rule),
+                _ => row::<false>(t, st, r, rule),
             }
         }
     }
