@@ -56,6 +56,16 @@ impl Drops {
         d
     }
 
+    /// t[63].
+    pub fn last(&self) -> u8 {
+        self.last
+    }
+
+    /// The (d, drop) steps: t[min(x, 63)] = t[63] + the drops with x ≤ d.
+    pub fn steps(&self) -> &[(u8, u8)] {
+        &self.drops[..self.count]
+    }
+
     /// t[min(x, 63)] in every lane.
     #[inline(always)]
     fn lookup<const L: usize>(&self, x: &[u8; L]) -> [u8; L] {

@@ -6,6 +6,7 @@
 
 #![cfg(target_arch = "x86_64")]
 
+use super::lambda_min::Drops;
 use super::lanes::Rule8;
 use super::qc::{iterate, Input, Kernel, QcTables, State, Window, CHUNK};
 use std::arch::x86_64::*;
@@ -143,6 +144,67 @@ fn normalise(m: __m512i, k: __m512i) -> __m512i {
     _mm512_permutexvar_epi64(unlane(), _mm512_packus_epi16(lo, hi))
 }
 
+/// The first pass's work on one edge's chunk, common to every rule: diff = P − old c2v through
+/// window `w` (stored, `i16`), v2c its saturating pack (stored, and returned). `at` is the
+/// edge's chunk in `c2v`, `j` its place in the row.
+///
+/// In the pack's order (see `widen`): no lane permute. The portable kernel clamps to ±127; a
+/// lane the pack saturates to −128 instead has the same sign and an |x| of 128 (unsigned),
+/// which the minima, starting at 127, treat as 127: the same result, one instruction fewer.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn edge_v2c(b: &Bufs, w: Window, at: usize, j: usize) -> __m512i {
+    // SAFETY: the caller checked the CPU; the window and chunks lie inside the buffers.
+    unsafe {
+        let (plo, phi) = load_p(b.p, w);
+        let (olo, ohi) = widen(_mm512_load_si512(b.c2v.add(at).cast()));
+        let dlo = _mm512_sub_epi16(plo, olo);
+        let dhi = _mm512_sub_epi16(phi, ohi);
+        let d = b.diff.add(j * CHUNK);
+        _mm512_storeu_si512(d.cast(), dlo);
+        _mm512_storeu_si512(d.add(32).cast(), dhi);
+        let x = _mm512_packs_epi16(dlo, dhi);
+        _mm512_storeu_si512(b.v2c.add(j * CHUNK).cast(), x);
+        x
+    }
+}
+
+/// The second pass's work on one edge's chunk, common to every rule: the new c2v stored at
+/// `at`, and P = diff + c2v written back through window `w`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn edge_store(b: &Bufs, w: Window, at: usize, j: usize, new: __m512i) {
+    // SAFETY: as in `edge_v2c`.
+    unsafe {
+        _mm512_storeu_si512(b.c2v.add(at).cast(), new);
+        let d = b.diff.add(j * CHUNK);
+        let (nlo, nhi) = widen(new);
+        let plo = _mm512_add_epi16(_mm512_loadu_si512(d.cast()), nlo);
+        let phi = _mm512_add_epi16(_mm512_loadu_si512(d.add(32).cast()), nhi);
+        store_p(b.p, w, plo, phi);
+    }
+}
+
+/// The state's buffers as raw pointers, taken once per block row (the passes' accesses
+/// then need no reload of the vectors' fields).
+struct Bufs {
+    p: *mut i16,
+    c2v: *mut i8,
+    diff: *mut i16,
+    v2c: *mut i8,
+}
+
+impl Bufs {
+    fn of(st: &mut State) -> Bufs {
+        Bufs {
+            p: st.p.as_mut_ptr(),
+            c2v: st.c2v.as_mut_ptr(),
+            diff: st.diff.as_mut_ptr(),
+            v2c: st.v2c.as_mut_ptr(),
+        }
+    }
+}
+
 /// Updates block row `row`. `TRACK`: the argmin is tracked as an edge index (the adaptive
 /// rule, which corrects the two minima differently); otherwise the second pass finds it as
 /// the edge whose |v2c| equals the smallest — on a tie the minima are equal, and so are the
@@ -153,43 +215,26 @@ unsafe fn row<const TRACK: bool>(t: &QcTables, st: &mut State, row: usize, rule:
     // SAFETY: the caller checked the CPU; every window lies inside the buffers.
     unsafe {
         let (first, last) = (t.row_start[row], t.row_start[row + 1]);
-        let p = st.p.as_mut_ptr();
-        let c2v = st.c2v.as_mut_ptr();
-        let diff = st.diff.as_mut_ptr();
-        let v2c = st.v2c.as_mut_ptr();
+        let bufs = Bufs::of(st);
         let windows = t.windows.as_ptr();
         let chunks = t.chunks;
         // The adaptive rule's table as (gap, drop) steps, once per block row.
-        let (mut drops, mut n_drops) = ([(0u8, 0u8); 63], 0);
-        if let Rule8::Adaptive { table, .. } = rule {
-            for d in 0..63 {
-                let drop = table[d].wrapping_sub(table[d + 1]);
-                if drop != 0 {
-                    drops[n_drops] = (d as u8, drop);
-                    n_drops += 1;
-                }
-            }
-        }
+        let drops = match rule {
+            Rule8::Adaptive { table, .. } => Some(TableDrops::new(&table)),
+            _ => None,
+        };
         for u in 0..chunks {
             let mut min1 = _mm512_set1_epi8(127);
             let mut min2 = min1;
             let mut at = _mm512_set1_epi8(-1);
             let mut sign = _mm512_setzero_si512();
             for (j, e) in (first..last).enumerate() {
-                let w = *windows.add(e * chunks + u);
-                let (plo, phi) = load_p(p, w);
-                let (olo, ohi) = widen(_mm512_load_si512(c2v.add((e * chunks + u) * CHUNK).cast()));
-                let dlo = _mm512_sub_epi16(plo, olo);
-                let dhi = _mm512_sub_epi16(phi, ohi);
-                let d = diff.add(j * CHUNK);
-                _mm512_storeu_si512(d.cast(), dlo);
-                _mm512_storeu_si512(d.add(32).cast(), dhi);
-                // In the pack's order (see `widen`): no lane permute. The portable kernel
-                // clamps to ±127; a lane the pack saturates to −128 instead has the same sign
-                // and an |x| of 128 (unsigned), which the minima, starting at 127, treat as
-                // 127: the same result, one instruction fewer.
-                let x = _mm512_packs_epi16(dlo, dhi);
-                _mm512_storeu_si512(v2c.add(j * CHUNK).cast(), x);
+                let x = edge_v2c(
+                    &bufs,
+                    *windows.add(e * chunks + u),
+                    (e * chunks + u) * CHUNK,
+                    j,
+                );
                 let a = _mm512_abs_epi8(x);
                 if TRACK {
                     let below = _mm512_cmplt_epu8_mask(a, min1);
@@ -221,11 +266,10 @@ unsafe fn row<const TRACK: bool>(t: &QcTables, st: &mut State, row: usize, rule:
                     // table at or above the gap — a few compares, as AVX-512 BW has no byte
                     // permute.
                     let gap = _mm512_min_epu8(_mm512_sub_epi8(min2, min1), _mm512_set1_epi8(63));
-                    let mut off = _mm512_set1_epi8(table[63] as i8);
-                    for &(d, drop) in &drops[..n_drops] {
-                        let at = _mm512_cmple_epu8_mask(gap, _mm512_set1_epi8(d as i8));
-                        off = _mm512_mask_add_epi8(off, at, off, _mm512_set1_epi8(drop as i8));
-                    }
+                    let off = match &drops {
+                        Some(d) => d.lookup(gap),
+                        None => _mm512_set1_epi8(table[63] as i8),
+                    };
                     min1 = _mm512_subs_epu8(min1, off);
                     min2 = _mm512_subs_epu8(min2, _mm512_set1_epi8(beta as i8));
                 }
@@ -238,7 +282,7 @@ unsafe fn row<const TRACK: bool>(t: &QcTables, st: &mut State, row: usize, rule:
             let min1 = _mm512_mask_sub_epi8(min1, odd, zero, min1);
             let min2 = _mm512_mask_sub_epi8(min2, odd, zero, min2);
             for (j, e) in (first..last).enumerate() {
-                let x = _mm512_loadu_si512(v2c.add(j * CHUNK).cast());
+                let x = _mm512_loadu_si512(bufs.v2c.add(j * CHUNK).cast());
                 let here = if TRACK {
                     _mm512_cmpeq_epi8_mask(at, index(j))
                 } else {
@@ -246,41 +290,24 @@ unsafe fn row<const TRACK: bool>(t: &QcTables, st: &mut State, row: usize, rule:
                 };
                 let mag = _mm512_mask_blend_epi8(here, min1, min2);
                 let new = _mm512_mask_sub_epi8(mag, _mm512_movepi8_mask(x), zero, mag);
-                let c = c2v.add((e * chunks + u) * CHUNK);
-                _mm512_storeu_si512(c.cast(), new);
-                let d = diff.add(j * CHUNK);
-                let (nlo, nhi) = widen(new);
-                let plo = _mm512_add_epi16(_mm512_loadu_si512(d.cast()), nlo);
-                let phi = _mm512_add_epi16(_mm512_loadu_si512(d.add(32).cast()), nhi);
-                store_p(p, *windows.add(e * chunks + u), plo, phi);
+                edge_store(
+                    &bufs,
+                    *windows.add(e * chunks + u),
+                    (e * chunks + u) * CHUNK,
+                    j,
+                    new,
+                );
             }
         }
     }
 }
 
-/// A table's non-zero drops ([`super::lambda_min`]'s `Drops`): t[min(x, 63)] = t[63] + the
-/// drops (d, drop) with x ≤ d.
-struct TableDrops {
-    last: u8,
-    steps: [(u8, u8); 63],
-    count: usize,
-}
+/// A table as [`Drops`]: its last entry and non-zero drops, applied by compares and masked adds.
+struct TableDrops(Drops);
 
 impl TableDrops {
     fn new(table: &[u8; 64]) -> TableDrops {
-        let mut t = TableDrops {
-            last: table[63],
-            steps: [(0, 0); 63],
-            count: 0,
-        };
-        for d in 0..63 {
-            let drop = table[d].wrapping_sub(table[d + 1]);
-            if drop != 0 {
-                t.steps[t.count] = (d as u8, drop);
-                t.count += 1;
-            }
-        }
-        t
+        TableDrops(Drops::new(table))
     }
 
     /// t[min(x, 63)] per unsigned byte: compares and masked adds (AVX-512 BW has no byte
@@ -288,8 +315,8 @@ impl TableDrops {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
     fn lookup(&self, x: __m512i) -> __m512i {
-        let mut out = _mm512_set1_epi8(self.last as i8);
-        for &(d, drop) in &self.steps[..self.count] {
+        let mut out = _mm512_set1_epi8(self.0.last() as i8);
+        for &(d, drop) in self.0.steps() {
             let at = _mm512_cmple_epu8_mask(x, _mm512_set1_epi8(d as i8));
             out = _mm512_mask_add_epi8(out, at, out, _mm512_set1_epi8(drop as i8));
         }
@@ -322,10 +349,7 @@ unsafe fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, table: 
     // SAFETY: the caller checked the CPU; every window lies inside the buffers.
     unsafe {
         let (first, last) = (t.row_start[row], t.row_start[row + 1]);
-        let p = st.p.as_mut_ptr();
-        let c2v = st.c2v.as_mut_ptr();
-        let diff = st.diff.as_mut_ptr();
-        let v2c = st.v2c.as_mut_ptr();
+        let bufs = Bufs::of(st);
         let windows = t.windows.as_ptr();
         let chunks = t.chunks;
         let drops = TableDrops::new(table);
@@ -338,18 +362,12 @@ unsafe fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, table: 
             let mut at2 = at1;
             let mut sign = zero;
             for (j, e) in (first..last).enumerate() {
-                let w = *windows.add(e * chunks + u);
-                let (plo, phi) = load_p(p, w);
-                let (olo, ohi) = widen(_mm512_load_si512(c2v.add((e * chunks + u) * CHUNK).cast()));
-                let dlo = _mm512_sub_epi16(plo, olo);
-                let dhi = _mm512_sub_epi16(phi, ohi);
-                let d = diff.add(j * CHUNK);
-                _mm512_storeu_si512(d.cast(), dlo);
-                _mm512_storeu_si512(d.add(32).cast(), dhi);
-                // As in `row`: a lane the pack saturates to −128 has |x| = 128, above every
-                // minimum (all start at 127), so it changes none, as the portable kernel's 127.
-                let x = _mm512_packs_epi16(dlo, dhi);
-                _mm512_storeu_si512(v2c.add(j * CHUNK).cast(), x);
+                let x = edge_v2c(
+                    &bufs,
+                    *windows.add(e * chunks + u),
+                    (e * chunks + u) * CHUNK,
+                    j,
+                );
                 let a = _mm512_abs_epi8(x);
                 let below1 = _mm512_cmplt_epu8_mask(a, m1);
                 let below2 = _mm512_cmplt_epu8_mask(a, m2);
@@ -371,19 +389,19 @@ unsafe fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, table: 
                 odd,
             );
             for (j, e) in (first..last).enumerate() {
-                let x = _mm512_loadu_si512(v2c.add(j * CHUNK).cast());
+                let x = _mm512_loadu_si512(bufs.v2c.add(j * CHUNK).cast());
                 let jj = index(j);
                 let second =
                     _mm512_mask_blend_epi8(_mm512_cmpeq_epi8_mask(at2, jj), to_others, to_second);
                 let mag = _mm512_mask_blend_epi8(_mm512_cmpeq_epi8_mask(at1, jj), second, to_first);
                 let new = _mm512_mask_sub_epi8(mag, _mm512_movepi8_mask(x), zero, mag);
-                let c = c2v.add((e * chunks + u) * CHUNK);
-                _mm512_storeu_si512(c.cast(), new);
-                let d = diff.add(j * CHUNK);
-                let (nlo, nhi) = widen(new);
-                let plo = _mm512_add_epi16(_mm512_loadu_si512(d.cast()), nlo);
-                let phi = _mm512_add_epi16(_mm512_loadu_si512(d.add(32).cast()), nhi);
-                store_p(p, *windows.add(e * chunks + u), plo, phi);
+                edge_store(
+                    &bufs,
+                    *windows.add(e * chunks + u),
+                    (e * chunks + u) * CHUNK,
+                    j,
+                    new,
+                );
             }
         }
     }
