@@ -493,8 +493,8 @@ fn layered_v2c<const L: usize>(cols: &[u32], post: &[i16], old: &[i8], out: &mut
 /// Written as branch-free lane loops so they compile to byte-wide SIMD.
 #[inline(always)]
 fn check_node<const L: usize>(rule: Rule8, msg: &mut [i8]) {
-    if let Rule8::LambdaMin { beta, table } = rule {
-        return check_node_lambda::<L>(beta, &table, msg);
+    if let Rule8::LambdaMin { beta, drops } = rule {
+        return check_node_lambda::<L>(beta, &drops, msg);
     }
     let mut min1 = [127u8; L];
     let mut min2 = [127u8; L];
@@ -527,7 +527,7 @@ fn check_node<const L: usize>(rule: Rule8, msg: &mut [i8]) {
 
 /// [`check_node`] for the λ-min rule ([`super::lambda_min`]).
 #[inline(always)]
-fn check_node_lambda<const L: usize>(beta: u8, table: &[u8; 64], msg: &mut [i8]) {
+fn check_node_lambda<const L: usize>(beta: u8, drops: &Drops, msg: &mut [i8]) {
     let mut minima = Minima3::<L>::new();
     let mut sign = [0u8; L];
     for (j, x) in msg.chunks_exact(L).enumerate() {
@@ -537,7 +537,7 @@ fn check_node_lambda<const L: usize>(beta: u8, table: &[u8; 64], msg: &mut [i8])
             sign[w] ^= x[w] as u8;
         }
     }
-    let c = minima.finish(beta, &Drops::new(table));
+    let c = minima.finish(beta, drops);
     for (j, x) in msg.chunks_exact_mut(L).enumerate() {
         let x: &mut [i8; L] = x.try_into().unwrap();
         let mag = c.magnitude(j as u8);

@@ -32,7 +32,8 @@ pub fn box_plus_table(scale: f32) -> [u8; 64] {
 /// The table as its last entry and its drops: t[min(x, 63)] = t[63] + Σ drop over the
 /// (d, drop) with x ≤ d — compares and adds that vectorise across lanes, where a lookup per
 /// lane would not (AVX-512 BW has no byte permute).
-pub(super) struct Drops {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Drops {
     last: u8,
     drops: [(u8, u8); 63],
     count: usize,
@@ -57,12 +58,12 @@ impl Drops {
     }
 
     /// t[63].
-    pub fn last(&self) -> u8 {
+    pub(super) fn last(&self) -> u8 {
         self.last
     }
 
     /// The (d, drop) steps: t[min(x, 63)] = t[63] + the drops with x ≤ d.
-    pub fn steps(&self) -> &[(u8, u8)] {
+    pub(super) fn steps(&self) -> &[(u8, u8)] {
         &self.drops[..self.count]
     }
 

@@ -34,8 +34,9 @@ pub enum Rule8 {
     LambdaMin {
         /// The offset in quantisation steps.
         beta: u8,
-        /// The pairwise table ([`super::lambda_min::box_plus_table`]).
-        table: [u8; 64],
+        /// The pairwise table ([`super::lambda_min::box_plus_table`]) as its drops, built
+        /// once with the rule rather than for every check.
+        drops: super::lambda_min::Drops,
     },
 }
 
@@ -108,7 +109,7 @@ impl Rule8 {
                 }
                 Rule8::LambdaMin {
                     beta: steps.clamp(0.0, 127.0) as u8,
-                    table: super::lambda_min::box_plus_table(scale),
+                    drops: super::lambda_min::Drops::new(&super::lambda_min::box_plus_table(scale)),
                 }
             }
             Algorithm::SumProduct => {

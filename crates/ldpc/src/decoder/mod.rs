@@ -36,6 +36,7 @@ pub(crate) use device::through_host;
 pub use device::DeviceDecodeStats;
 pub use fixed8::{Fixed8Decoder, KNOWN_LLR};
 pub use float::FloatDecoder;
+pub use lambda_min::Drops;
 pub use lanes::{adaptive_table, best_simd, simd_sets, Rule8, LANES, SIMD_SETS};
 pub(crate) use qc::lifted_structure;
 pub use qc::QcDecoder;

@@ -494,9 +494,8 @@ impl Portable {
     /// [`Kernel::row`] for the λ-min rule ([`super::lambda_min`]), the same arithmetic as
     /// the 8-bit decoder's.
     #[inline(always)]
-    fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, table: &[u8; 64]) {
+    fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, drops: &Drops) {
         let (first, last) = (t.row_start[row], t.row_start[row + 1]);
-        let drops = Drops::new(table);
         for u in 0..t.chunks {
             let mut minima = Minima3::<CHUNK>::new();
             let mut sign = [0u8; CHUNK];
@@ -517,7 +516,7 @@ impl Portable {
                 }
                 minima.push(j as u8, &a);
             }
-            let c = minima.finish(beta, &drops);
+            let c = minima.finish(beta, drops);
             for (j, e) in (first..last).enumerate() {
                 let diff: &[i16; CHUNK] = st.diff[j * CHUNK..][..CHUNK].try_into().unwrap();
                 let v2c: &[i8; CHUNK] = st.v2c[j * CHUNK..][..CHUNK].try_into().unwrap();
@@ -548,8 +547,8 @@ impl Portable {
 impl Kernel for Portable {
     #[inline(always)]
     fn row(t: &QcTables, st: &mut State, row: usize, rule: Rule8) {
-        if let Rule8::LambdaMin { beta, table } = rule {
-            return Self::row_lambda(t, st, row, beta, &table);
+        if let Rule8::LambdaMin { beta, drops } = rule {
+            return Self::row_lambda(t, st, row, beta, &drops);
         }
         let (first, last) = (t.row_start[row], t.row_start[row + 1]);
         for u in 0..t.chunks {

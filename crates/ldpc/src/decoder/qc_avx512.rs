@@ -345,14 +345,14 @@ fn negate_where(m: __m512i, mask: __mmask64) -> __m512i {
 /// the table, β off each — with `row`'s loads, stores and sign handling.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-unsafe fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, table: &[u8; 64]) {
+unsafe fn row_lambda(t: &QcTables, st: &mut State, row: usize, beta: u8, drops: Drops) {
     // SAFETY: the caller checked the CPU; every window lies inside the buffers.
     unsafe {
         let (first, last) = (t.row_start[row], t.row_start[row + 1]);
         let bufs = Bufs::of(st);
         let windows = t.windows.as_ptr();
         let chunks = t.chunks;
-        let drops = TableDrops::new(table);
+        let drops = TableDrops(drops);
         let b = _mm512_set1_epi8(beta as i8);
         let zero = _mm512_setzero_si512();
         for u in 0..chunks {
@@ -437,7 +437,7 @@ impl Kernel for Avx512 {
         // lies inside `st.p` (see `QcTables::new`), the other buffers hold the edges' chunks.
         unsafe {
             match rule {
-                Rule8::LambdaMin { beta, table } => row_lambda(t, st, r, beta, &table),
+                Rule8::LambdaMin { beta, drops } => row_lambda(t, st, r, beta, drops),
                 Rule8::Adaptive { .. } => row::<true>(t, st, r, rule),
                 _ => row::<false>(t, st, r, rule),
             }
