@@ -11,6 +11,7 @@ use crate::filter::{check_finite, Filter};
 use crate::gpu::{
     gpu_keeps_contract, max_pole_radius, DeviceFilter, GpuConfig, GpuFilter, GpuSos, SosConfig,
 };
+use crate::layout::ChannelLayout;
 use crate::report::{Method, Report};
 use crate::signature::Signature;
 use crate::sos::BlockedPeaks;
@@ -254,6 +255,17 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
     }
     fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
         self.kernel.launch(&self.target, batch)
+    }
+    fn apply_device_laid_out(
+        &self,
+        batch: DeviceBatch<'_, T>,
+        n: usize,
+        layout: ChannelLayout,
+    ) -> Result<(), FilterError> {
+        self.kernel.launch_laid_out(&self.target, batch, n, layout)
+    }
+    fn reads_layouts(&self) -> bool {
+        self.kernel.reads_layouts()
     }
 }
 
