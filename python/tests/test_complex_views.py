@@ -2,8 +2,9 @@
 (module ``_complex_views``): without a GPU, CPU torch tensors stand for CUDA arrays and the
 device call is replaced by its CPU twin — the real engine on the split parts, read and written
 through the addresses, sample stride and channel stride the face passes — and the results are
-held to scipy. On a GPU (``gpu`` fixture) the in-place path is held to the copying path bit for
-bit."""
+held to scipy. On a GPU (``gpu`` fixture) the in-place path is held to the copying path (the
+pairs kernel blocks by half the values per thread: equal within rounding; the crate's checks
+hold it bit for bit to the plain kernel of its own shape) and to scipy."""
 
 from __future__ import annotations
 
@@ -153,9 +154,8 @@ def test_gradients_keep_the_differentiable_path(twin):
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-def test_in_place_pairs_equal_the_copying_path_on_a_gpu(gpu, dtype):
-    """On the device: the strided kernel against the plain kernel on the copied parts, bit for
-    bit (decaying filters run the deterministic tail-carry kernel)."""
+def test_in_place_pairs_match_the_copying_path_on_a_gpu(gpu, dtype):
+    """On the device: the strided kernel against the plain kernel on the copied parts."""
     if not torch.cuda.is_available():
         pytest.skip("torch has no CUDA")
     x = torch.from_numpy(cx((3, 70_001), getattr(np, dtype))).cuda()
@@ -164,8 +164,10 @@ def test_in_place_pairs_equal_the_copying_path_on_a_gpu(gpu, dtype):
     pairs = torch.view_as_real(x).movedim(-1, -2).contiguous()
     zp = torch.view_as_real(zi).movedim(-1, -2).contiguous()
     yr, zfr = sigpu.lfilter(B, A, pairs, zi=zp)
-    assert torch.equal(torch.view_as_real(y).movedim(-1, -2), yr)
-    assert torch.equal(torch.view_as_real(zf).movedim(-1, -2), zfr)
-    want = ss.lfilter(B, A, x.cpu().numpy().astype(np.complex128))
-    tol = 1e-4 if dtype == "complex64" else 1e-11
-    close(y.cpu(), want, tol)
+    tol = 2e-5 if dtype == "complex64" else 1e-12
+    for got, ref in ((y, yr), (zf, zfr)):
+        got = torch.view_as_real(got).movedim(-1, -2)
+        assert float((got - ref).abs().max()) <= tol * max(float(ref.abs().max()), 1.0)
+    want = ss.lfilter(B, A, x.cpu().numpy().astype(np.complex128),
+                      zi=zi.cpu().numpy().astype(np.complex128))[0]
+    close(y.cpu(), want, 1e-4 if dtype == "complex64" else 1e-11)

@@ -1,14 +1,16 @@
 //! GPU self-checks of the PLR kernels on laid-out views ([`ChannelLayout`]): interleaved pairs
 //! (complex data with real coefficients), backwards (an adjoint), both, padded channel strides.
 //! Each check draws the laid-out memory and a state, runs the laid-out kernel in place into an
-//! output of NaN, and compares with its twin, the plain kernel on the channels gathered to rows
-//! (itself held to the serial reference by the other checks): bit for bit where the filter runs
+//! output of NaN, and compares with its twin, the plain kernel of the same launch shape
+//! (`GpuFilter::laid_out_config`: pairs take half the values per thread) on the channels
+//! gathered to rows (itself held to the serial reference by the other checks): bit for bit
+//! where the filter runs
 //! the tail-carry kernel (deterministic), within the serial reference's tolerance where it
 //! looks back (the look-back folds whatever mix of carries it finds). Elements between channels
 //! must stay NaN (nothing written outside the view's channels).
 
 use super::checks::{compare_float_tol, tolerance, Ran};
-use super::{GpuConfig, GpuFilter};
+use super::{GpuConfig, GpuFilter, KernelLayout};
 use crate::elem::Element;
 use crate::engine::DeviceBatch;
 use crate::error::FilterError;
@@ -156,9 +158,15 @@ fn view_case<T: Element>(gpu: &Gpu, seed: u64, case: ViewCase) -> Result<CheckRe
     let mem = draw(span);
     let s = filter.state_len();
     let zi_rows = draw(channels * s);
-    // The twin: the plain kernel on the channels gathered to rows.
+    // The twin: the plain kernel of the laid-out kernel's shape on the channels gathered to
+    // rows.
+    let kernel_layout = KernelLayout {
+        pairs: case.pairs,
+        reversed: case.reversed,
+    };
+    let twin = GpuFilter::new(gpu, &filter, g.laid_out_config(kernel_layout))?;
     let rows = layout.gather(&mem, channels, n);
-    let (y_plain, zf_plain) = g.apply(gpu, &rows, channels, Some(&zi_rows))?;
+    let (y_plain, zf_plain) = twin.apply(gpu, &rows, channels, Some(&zi_rows))?;
     // The laid-out kernel in place, into NaN.
     let x_dev = gpu.upload(&mem)?;
     let mut y_dev = gpu.upload(&vec![T::from_f64(f64::NAN); span])?;
@@ -175,7 +183,7 @@ fn view_case<T: Element>(gpu: &Gpu, seed: u64, case: ViewCase) -> Result<CheckRe
     let y_mem = gpu.download(&y_dev)?;
     let y = layout.gather(&y_mem, channels, n);
     let zf = layout.state_to_rows(&gpu.download(&zf_dev)?, channels, s);
-    let mut report = match g.generated().tail_carry {
+    let mut report = match twin.generated().tail_carry {
         true => {
             let mut r = compare_exact(&[y, zf].concat(), &[y_plain, zf_plain].concat());
             r.note = format!("bit for bit against the plain kernel; {}", r.note);

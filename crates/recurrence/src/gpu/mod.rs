@@ -55,21 +55,20 @@ const MAX_EPOCH: u32 = (1 << 30) - 1;
 pub struct GpuFilter<T: Element> {
     gpu: Gpu,
     filter: Filter<T>,
-    generated: Generated<T>,
-    kernel: Kernel,
-    state_kernel: Kernel,
-    constants: DeviceBuffer<T>,
+    /// The kernels of channels stored one after another.
+    plain: Kernels<T>,
     lookback: Mutex<Option<Lookback<T>>>,
     /// The kernels of other value layouts (interleaved pairs, backwards), compiled on first
-    /// use; the factors, constants and look-back state are the plain kernel's.
-    laid_out: Mutex<Vec<(KernelLayout, Arc<Kernels>)>>,
+    /// use; the look-back state is shared (launches are ordered on one stream).
+    laid_out: Mutex<Vec<(KernelLayout, Arc<Kernels<T>>)>>,
 }
 
-/// The filter and final-state kernels of one value layout.
-struct Kernels {
+/// The filter and final-state kernels of one value layout, with what they are launched with.
+struct Kernels<T> {
+    generated: Generated<T>,
     filter: Kernel,
     state: Kernel,
-    shared_bytes: usize,
+    constants: DeviceBuffer<T>,
 }
 
 /// Per-chunk flags and carries for the decoupled look-back, and the chunk counters.
@@ -98,41 +97,40 @@ impl<T: Element> GpuFilter<T> {
     /// `config` leaves to pick comes from the device's PLR policy ([`Gpu::policies`]).
     pub fn new(gpu: &Gpu, filter: &Filter<T>, config: GpuConfig) -> Result<Self, FilterError> {
         let generated = generate_tuned(filter, config, &gpu.policies().plr)?;
-        let Kernels {
-            filter: kernel,
-            state: state_kernel,
-            ..
-        } = load_kernels(gpu, &generated)?;
-        let constants = gpu.upload(&generated.constants)?;
         Ok(GpuFilter {
             gpu: gpu.clone(),
             filter: filter.clone(),
-            generated,
-            kernel,
-            state_kernel,
-            constants,
+            plain: load_kernels(gpu, generated)?,
             lookback: Mutex::new(None),
             laid_out: Mutex::new(Vec::new()),
         })
     }
 
     /// The kernels for values laid out as `layout` says, generated and compiled on first use
-    /// with the plain kernel's shape (so its constants and factors serve them).
-    fn kernels_for(&self, layout: KernelLayout) -> Result<Arc<Kernels>, FilterError> {
+    /// with the plain kernel's threads and blocks per SM; pairs take half its values per
+    /// thread (the same bytes per thread and registers for the values), so their chunks, factors
+    /// and constants are their own.
+    fn kernels_for(&self, layout: KernelLayout) -> Result<Arc<Kernels<T>>, FilterError> {
         let mut cache = self.laid_out.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, k)) = cache.iter().find(|(l, _)| *l == layout) {
             return Ok(k.clone());
         }
-        let generated = generate_laid_out(
-            &self.filter,
-            self.generated.config,
-            &self.gpu.policies().plr,
-            layout,
-        )?;
-        debug_assert_eq!(generated.constants.len(), self.generated.constants.len());
-        let kernels = Arc::new(load_kernels(&self.gpu, &generated)?);
+        let config = self.laid_out_config(layout);
+        let generated = generate_laid_out(&self.filter, config, &self.gpu.policies().plr, layout)?;
+        let kernels = Arc::new(load_kernels(&self.gpu, generated)?);
         cache.push((layout, kernels.clone()));
         Ok(kernels)
+    }
+
+    /// The launch shape of the kernel for `layout`: the plain kernel's, with half its values
+    /// per thread for pairs. A plain [`GpuFilter`] built with this shape is the laid-out
+    /// kernel's twin: the same blocking, so the same bits on the gathered channels.
+    pub fn laid_out_config(&self, layout: KernelLayout) -> GpuConfig {
+        let mut config = self.plain.generated.config;
+        if layout.pairs {
+            config.vpt = (config.vpt / 2).max(1);
+        }
+        config
     }
 
     /// Filters `channels` channels of `n` samples laid out in `x` and `y` as `layout` says
@@ -178,24 +176,12 @@ impl<T: Element> GpuFilter<T> {
             true => None,
             false => Some(self.kernels_for(view.kernel)?),
         };
-        let (filter, state, shared_bytes) = match &laid_out {
-            Some(k) => (&k.filter, &k.state, k.shared_bytes),
-            None => (
-                &self.kernel,
-                &self.state_kernel,
-                self.generated.shared_bytes,
-            ),
-        };
+        let kernels = laid_out.as_deref().unwrap_or(&self.plain);
         let has_zi = i32::from(zi.is_some());
         // Without zi the kernels are given the constants and told not to read them.
-        let zi = zi.unwrap_or_else(|| DeviceSlice::of(&self.constants));
+        let zi = zi.unwrap_or_else(|| DeviceSlice::of(&kernels.constants));
         if n > 0 {
-            let run = FilterRun {
-                kernel: filter,
-                shared_bytes,
-                view,
-                n,
-            };
+            let run = FilterRun { kernels, view, n };
             self.launch_filter(target, &run, x, y.reborrow(), (zi, has_zi))?;
         }
         if let (Some(mut zf), true) = (zf, s > 0) {
@@ -205,7 +191,7 @@ impl<T: Element> GpuFilter<T> {
             // plr_final_state(x, y, n, cs, channels, zi, has_zi, zf): zf holds channels × NSTATE
             // values (pairs of them for interleaved channels).
             target
-                .launch(state)
+                .launch(&kernels.state)
                 .slice(&x)
                 .slice(&y)
                 .arg(&n64)
@@ -224,12 +210,12 @@ impl<T: Element> GpuFilter<T> {
     }
 
     pub fn generated(&self) -> &Generated<T> {
-        &self.generated
+        &self.plain.generated
     }
 
     /// The compiled filter kernel (for attribute and occupancy queries).
     pub fn kernel(&self) -> &Kernel {
-        &self.kernel
+        &self.plain.filter
     }
 
     /// Launches `plr_filter` of `run` (its layout's kernel) over the view's channels of
@@ -238,14 +224,14 @@ impl<T: Element> GpuFilter<T> {
     fn launch_filter(
         &self,
         target: &GpuTarget,
-        run: &FilterRun<'_>,
+        run: &FilterRun<'_, T>,
         x: DeviceSlice<'_, T>,
         mut y: DeviceSliceMut<'_, T>,
         (zi, has_zi): (DeviceSlice<'_, T>, i32),
     ) -> Result<(), FilterError> {
-        let (n, channels) = (run.n, run.view.channels);
+        let (n, channels, generated) = (run.n, run.view.channels, &run.kernels.generated);
         let width = if run.view.kernel.pairs { 2 } else { 1 };
-        let chunk = self.generated.config.chunk();
+        let chunk = generated.config.chunk();
         let per_channel = n.div_ceil(chunk);
         let chunks = per_channel * channels;
         if chunks > i32::MAX as usize {
@@ -258,7 +244,7 @@ impl<T: Element> GpuFilter<T> {
         let mut guard = self.lookback.lock().unwrap_or_else(|p| p.into_inner());
         let before = guard.as_ref().map(|lb| (lb.chunks, lb.width, lb.epoch));
         // The tail-carry kernel has no look-back: it takes (and needs) none of its state.
-        let lookback = match self.generated.tail_carry {
+        let lookback = match generated.tail_carry {
             true => None,
             false => Some(self.lookback_for(&mut guard, chunks, width)?),
         };
@@ -271,12 +257,12 @@ impl<T: Element> GpuFilter<T> {
         if fresh && !target.owns_stream() {
             self.gpu.synchronize()?;
         }
-        let constants = DeviceSlice::of(&self.constants);
+        let constants = DeviceSlice::of(&run.kernels.constants);
         // plr_filter(x, y, n, cs, chunks_per_channel, zi, has_zi, consts[, flags, aggs, incls,
         // counters, epoch]): channel c of x and y starts cs values after channel c - 1 and
         // holds n, zi channels × NSTATE values (or is not read: has_zi = 0), the look-back
         // buffers at least `chunks` entries (× K values).
-        let mut launch = target.launch(run.kernel);
+        let mut launch = target.launch(&run.kernels.filter);
         launch
             .slice(&x)
             .slice_mut(&mut y)
@@ -304,8 +290,8 @@ impl<T: Element> GpuFilter<T> {
         }
         let config = LaunchConfig {
             grid_dim: (chunks as u32, 1, 1),
-            block_dim: (self.generated.block_threads() as u32, 1, 1),
-            shared_mem_bytes: run.shared_bytes as u32,
+            block_dim: (generated.block_threads() as u32, 1, 1),
+            shared_mem_bytes: generated.shared_bytes as u32,
         };
         Ok(launch.run(config)?)
     }
@@ -486,17 +472,16 @@ impl<T: Element> DeviceFilter<T> for GpuFilter<T> {
     }
 }
 
-/// One launch of a filter kernel: the kernel of the view's layout and its shared memory.
-struct FilterRun<'a> {
-    kernel: &'a Kernel,
-    shared_bytes: usize,
+/// One launch of a filter kernel: the kernels of the view's layout.
+struct FilterRun<'a, T> {
+    kernels: &'a Kernels<T>,
     view: LaunchLayout,
     n: usize,
 }
 
 /// Loads the filter and final-state kernels of `generated`, opting in to the shared memory its
 /// tiles need.
-fn load_kernels<T>(gpu: &Gpu, generated: &Generated<T>) -> Result<Kernels, FilterError> {
+fn load_kernels<T: Element>(gpu: &Gpu, generated: Generated<T>) -> Result<Kernels<T>, FilterError> {
     let source = generated.kernel_source();
     let filter = gpu.kernel(&source, FILTER_KERNEL)?;
     if generated.shared_bytes > 48 * 1024 {
@@ -510,10 +495,12 @@ fn load_kernels<T>(gpu: &Gpu, generated: &Generated<T>) -> Result<Kernels, Filte
             .context("opting in to the transpose tiles' shared memory")?;
     }
     let state = gpu.kernel(&source, STATE_KERNEL)?;
+    let constants = gpu.upload(&generated.constants)?;
     Ok(Kernels {
+        generated,
         filter,
         state,
-        shared_bytes: generated.shared_bytes,
+        constants,
     })
 }
 
