@@ -215,8 +215,23 @@ fn nvrtc_compiles_laid_out_kernels_for_sm_90() {
         lookback_warp: false,
         ..GpuConfig::default()
     };
-    let cases: [(&str, DType, GpuConfig); 7] = [
+    // The H200's tiles with the pairs' half values per thread: tail carry 128 x 16 pairs,
+    // look-back 512 x 16 pairs at 2 blocks per SM.
+    let h200_tail = GpuConfig {
+        threads: 128,
+        vpt: 16,
+        ..GpuConfig::default()
+    };
+    let h200_look_back = GpuConfig {
+        threads: 512,
+        vpt: 16,
+        min_blocks: 2,
+        ..GpuConfig::default()
+    };
+    let cases: [(&str, DType, GpuConfig); 9] = [
         ("(0.04 : 1.6, -0.64)", DType::F32, GpuConfig::default()),
+        ("(0.04 : 1.6, -0.64)", DType::F32, h200_tail),
+        ("(0.001 : 0.999)", DType::F32, h200_look_back),
         ("(0.001 : 0.999)", DType::F32, GpuConfig::default()),
         ("(0.001 : 0.999)", DType::F64, no_warp),
         ("(0.9, -0.9 : 0.8)", DType::F64, direct),
@@ -253,7 +268,7 @@ fn nvrtc_compiles_laid_out_kernels_for_sm_90() {
             compiled += 1;
         }
     }
-    assert_eq!(compiled, 19);
+    assert_eq!(compiled, 25);
     println!("NVRTC compiled {compiled} laid-out kernels for sm_90");
 }
 
