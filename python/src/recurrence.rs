@@ -296,7 +296,7 @@ unsafe fn device_run<T: Element>(
     let gpu = target.gpu().expect("a GPU target").gpu();
     let layout = io.layout.unwrap_or(ChannelLayout::contiguous(io.n));
     let plain = layout.is_contiguous(io.channels, io.n);
-    if !plain && !filter.reads_layouts() {
+    if !plain && !filter.reads_layout(&layout, io.channels, io.n) {
         return Ok(false);
     }
     let total = match plain {

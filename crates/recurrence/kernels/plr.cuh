@@ -101,30 +101,10 @@ __device__ __forceinline__ bool plr_vec_ok(const T* xc, const T* yc, long long n
     return ((ax | ay) & 15ull) == 0;
 }
 
-#if PLR_REVERSED
-// A thread's values, loaded in memory order, into logical order: a renaming of registers.
-__device__ __forceinline__ void plr_reverse(T* v) {
-    #pragma unroll
-    for (int i = 0; i < V / 2; ++i) {
-        const T t = v[i];
-        v[i] = v[V - 1 - i];
-        v[V - 1 - i] = t;
-    }
-}
-#endif
-
 // V consecutive values from seg on; zero past n. 16-byte loads where aligned and whole.
-// Backwards, logical seg ... seg+V-1 lie at n-seg-V ... n-1-seg.
 __device__ __forceinline__ void load_segment(const T* __restrict__ src, long long n, long long seg, bool vec_ok, T* v) {
 #if PLR_REVERSED
-    const long long m = n - seg - V;
-    if (vec_ok && m >= 0) {
-        sigpu_thread_load<T, V>(src, n, m, true, v);
-        plr_reverse(v);
-    } else {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] = seg + i < n ? src[n - 1 - seg - i] : (T)0;
-    }
+    sigpu_thread_load_reversed<T, V>(src, n, seg, vec_ok, v);
 #else
     sigpu_thread_load<T, V>(src, n, seg, vec_ok, v);
 #endif
@@ -132,16 +112,7 @@ __device__ __forceinline__ void load_segment(const T* __restrict__ src, long lon
 
 __device__ __forceinline__ void store_segment(T* __restrict__ dst, long long n, long long seg, bool vec_ok, const T* v) {
 #if PLR_REVERSED
-    const long long m = n - seg - V;
-    if (vec_ok && m >= 0) {
-        __align__(16) T w[V];
-        #pragma unroll
-        for (int i = 0; i < V; ++i) w[i] = v[V - 1 - i];
-        sigpu_thread_store<T, V>(dst, n, m, true, w);
-    } else {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) if (seg + i < n) dst[n - 1 - seg - i] = v[i];
-    }
+    sigpu_thread_store_reversed<T, V>(dst, n, seg, vec_ok, v);
 #else
     sigpu_thread_store<T, V>(dst, n, seg, vec_ok, v);
 #endif
@@ -185,27 +156,10 @@ __device__ __forceinline__ void named_arrive(int id, int count) {
 #if PLR_TRANSPOSE
 // A warp's 32*V values from wseg on, read with coalesced 16-byte loads (lane l takes vectors
 // 32q + l), handed to their threads (V consecutive values each) through shared memory.
-// Backwards, the warp's values are the 32*V positions before n - wseg, and lane l's are the
-// tile's block 31 - l, reversed.
 __device__ __forceinline__ void load_warp(const T* __restrict__ src, long long n, long long seg, long long wseg,
                                           bool vec_ok, uint4* tile, int lane, T* v) {
 #if PLR_REVERSED
-    const long long m = n - wseg - 32 * V;
-    if (vec_ok && m >= 0) {
-        const uint4* p = reinterpret_cast<const uint4*>(src + m);
-        uint4 r[Q];
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) r[q] = p[32 * q + lane];
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) tile[sigpu_tile_slot(32 * q + lane)] = r[q];
-        __syncwarp();
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) reinterpret_cast<uint4*>(v)[q] = tile[sigpu_tile_slot(Q * (31 - lane) + q)];
-        __syncwarp();
-        plr_reverse(v);
-    } else {
-        load_segment(src, n, seg, false, v);
-    }
+    sigpu_warp_load_reversed<T, V, SIGPU_CACHE_DEFAULT>(src, n, seg, wseg, vec_ok, tile, lane, v);
 #else
     sigpu_warp_load<T, V, SIGPU_CACHE_DEFAULT>(src, n, seg, wseg, vec_ok, tile, lane, v);
 #endif
@@ -214,20 +168,7 @@ __device__ __forceinline__ void load_warp(const T* __restrict__ src, long long n
 __device__ __forceinline__ void store_warp(T* __restrict__ dst, long long n, long long seg, long long wseg,
                                            bool vec_ok, uint4* tile, int lane, const T* v) {
 #if PLR_REVERSED
-    const long long m = n - wseg - 32 * V;
-    if (vec_ok && m >= 0) {
-        __align__(16) T w[V];
-        #pragma unroll
-        for (int i = 0; i < V; ++i) w[i] = v[V - 1 - i];
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) tile[sigpu_tile_slot(Q * (31 - lane) + q)] = reinterpret_cast<const uint4*>(w)[q];
-        __syncwarp();
-        uint4* p = reinterpret_cast<uint4*>(dst + m);
-        #pragma unroll
-        for (int q = 0; q < Q; ++q) p[32 * q + lane] = tile[sigpu_tile_slot(32 * q + lane)];
-    } else {
-        store_segment(dst, n, seg, false, v);
-    }
+    sigpu_warp_store_reversed<T, V, SIGPU_CACHE_DEFAULT, false>(dst, n, seg, wseg, vec_ok, tile, lane, v);
 #else
     sigpu_warp_store<T, V, SIGPU_CACHE_DEFAULT, false>(dst, n, seg, wseg, vec_ok, tile, lane, v);
 #endif

@@ -1,9 +1,10 @@
 //! Device views laid out otherwise than rows one after another (`ChannelLayout`): interleaved
 //! (re, im) pairs and channels read backwards, through the planner's front door. Without a GPU:
-//! the planner's CPU engines and the section engine refuse such layouts with the reason (the
-//! caller copies), and a laid-out run's CPU twin (gather, the plain engine, scatter) is the
+//! the planner's CPU engines refuse such layouts, and a laid-out run's CPU twin (gather, the plain engine, scatter) is the
 //! plain run on the split or reversed data. On a GPU (`SIGPU_REQUIRE_GPU=1` makes a skip a
-//! failure): the crate's laid-out kernel checks, and the planned PLR engine's laid-out run
+//! failure): the fused sections refuse interleaved pairs with the reason (the caller copies)
+//! and run backwards as the plain kernel on reversed rows; the crate's laid-out kernel checks,
+//! and the planned PLR engine's laid-out run
 //! equal to its plain run on the gathered rows (bit for bit backwards; pairs run half the
 //! values per thread, so within the f32 contract's rounding).
 
@@ -35,7 +36,7 @@ fn the_cpu_twin_of_a_laid_out_run_is_the_plain_run_on_the_split_parts() {
         &Target::cpu(),
     )
     .unwrap();
-    assert!(!f.reads_layouts());
+    assert!(!f.reads_layout(&ChannelLayout::reversed(301), 4, 301));
     let (channels, n) = (4, 301);
     let layout = ChannelLayout::interleaved(n);
     let mem = signal(layout.span(channels, n).unwrap());
@@ -72,8 +73,10 @@ fn engines_that_read_rows_only_refuse_other_layouts_with_the_way_out() {
     let target = Target::Gpu(GpuTarget::new(gpu.clone()));
     let sos = FilterSpec::Sos(vec![[B[0], B[1], B[2], A[0], A[1], A[2]]]);
     let f = plan::<f32>(&sos, FilterOptions::default(), &target).unwrap();
-    assert!(!f.reads_layouts());
     let n = 64;
+    // The fused sections read channels backwards, not interleaved pairs.
+    assert!(f.reads_layout(&ChannelLayout::reversed(n), 4, n));
+    assert!(!f.reads_layout(&ChannelLayout::interleaved(n), 4, n));
     let x = gpu.upload(&signal(4 * n)).unwrap();
     let mut y = gpu.alloc_poisoned::<f32>(4 * n).unwrap();
     let batch = DeviceBatch {
@@ -90,6 +93,21 @@ fn engines_that_read_rows_only_refuse_other_layouts_with_the_way_out() {
         matches!(&err, FilterError::Refused(m) if m.contains("copy the data to rows")),
         "{err}"
     );
+    // Backwards: the planned (checked) section engine equals its plain run on reversed rows.
+    let rev = ChannelLayout::reversed(n);
+    let host = signal(4 * n);
+    let mut want = vec![0.0f32; 4 * n];
+    f.apply_batch(&rev.gather(&host, 4, n), 4, &mut want, None, None)
+        .unwrap();
+    let batch = DeviceBatch {
+        x: DeviceSlice::of(&x),
+        channels: 4,
+        y: DeviceSliceMut::of(&mut y),
+        zi: None,
+        zf: None,
+    };
+    f.apply_device_laid_out(batch, n, rev).unwrap();
+    assert_eq!(rev.gather(&gpu.download(&y).unwrap(), 4, n), want);
 }
 
 #[test]
@@ -107,7 +125,7 @@ fn laid_out_kernel_checks_pass_on_a_gpu() {
         println!("{}: {}", check.name, report.note);
         ran += 1;
     }
-    assert_eq!(ran, 6);
+    assert_eq!(ran, 7);
 }
 
 #[test]
@@ -117,8 +135,12 @@ fn the_planned_engine_reads_complex_pairs_in_place_as_its_plain_run() {
     };
     let target = Target::Gpu(GpuTarget::new(gpu.clone()));
     let f = plan::<f32>(&FilterSpec::ba(&B, &A), FilterOptions::default(), &target).unwrap();
-    assert!(f.reads_layouts(), "{:?}", f.report());
     let (channels, n) = (6, 100_000);
+    assert!(
+        f.reads_layout(&ChannelLayout::interleaved(n), 6, n),
+        "{:?}",
+        f.report()
+    );
     let layout = ChannelLayout::interleaved(n);
     let mem = signal(layout.span(channels, n).unwrap());
     let rows = layout.gather(&mem, channels, n);
@@ -180,4 +202,45 @@ fn the_planned_engine_reads_complex_pairs_in_place_as_its_plain_run() {
     f.apply_device_laid_out(batch, n, rev).unwrap();
     assert_eq!(rev.gather(&gpu.download(&y).unwrap(), channels, n), want);
     assert_eq!(gpu.download(&zf).unwrap(), want_zf);
+}
+
+/// The fused section kernel reading channels backwards (`-DSOS_REVERSED=1`) compiles for sm_90
+/// in its kernel kinds: tail carry with several chunks per block, look-back, f64 arithmetic on
+/// f32 signals, f64 signals.
+#[test]
+fn nvrtc_compiles_the_reversed_section_kernel_for_sm_90() {
+    use sigpu_recurrence::gpu::sos_kernel_source;
+    use sigpu_recurrence::gpu::sos_tables::{sos_coefficients, SosTables};
+    use sigpu_recurrence::testing::BUTTER8_01;
+    use sigpu_recurrence::{Element, SosConfig};
+    use sigpu_runtime::cuda::{compile, nvrtc_for_test, KernelCache};
+    if !nvrtc_for_test("nvrtc_compiles_the_reversed_section_kernel_for_sm_90") {
+        return;
+    }
+    fn compiles<T: Element>(config: SosConfig) {
+        let config = config.normalized(T::DTYPE).unwrap();
+        let t = SosTables::new(sos_coefficients::<T>(&BUTTER8_01).unwrap(), config);
+        let src = sos_kernel_source(&t).with_option("-DSOS_REVERSED=1");
+        let out = compile(&src, "sm_90", &KernelCache::disabled())
+            .unwrap_or_else(|e| panic!("{} {config:?}: {e}", T::DTYPE));
+        assert_eq!(out.kernel_names(), ["sos_filter"]);
+    }
+    let tail = SosConfig {
+        threads: 128,
+        vpt: 32,
+        chunks_per_block: 4,
+        ..SosConfig::default()
+    };
+    let look_back = SosConfig {
+        force_look_back: true,
+        ..SosConfig::default()
+    };
+    let wide = SosConfig {
+        wide: true,
+        ..SosConfig::default()
+    };
+    for config in [tail, look_back, wide] {
+        compiles::<f32>(config);
+    }
+    compiles::<f64>(SosConfig::default());
 }

@@ -395,16 +395,13 @@ pub trait DeviceFilter<T: Element>: Send + Sync {
         if layout.is_contiguous(batch.channels, n) && batch.x.len() == batch.channels * n {
             return self.launch(target, batch);
         }
-        Err(FilterError::Refused(format!(
-            "this kernel reads channels stored one after another only, not at sample stride \
-             {}: copy the data to rows",
-            layout.sample_stride
-        )))
+        Err(refused_layout(&layout))
     }
 
-    /// Whether [`DeviceFilter::launch_laid_out`] takes layouts other than the contiguous one.
-    fn reads_layouts(&self) -> bool {
-        false
+    /// Whether [`DeviceFilter::launch_laid_out`] takes `layout` for `channels` channels of `n`
+    /// samples (the contiguous layout, unless the kernel reads others).
+    fn reads_layout(&self, layout: &ChannelLayout, channels: usize, n: usize) -> bool {
+        layout.is_contiguous(channels, n)
     }
 
     /// [`DeviceFilter::launch`] on buffers sigpu owns, on the GPU's own stream.
@@ -467,9 +464,20 @@ impl<T: Element> DeviceFilter<T> for GpuFilter<T> {
         GpuFilter::launch_laid_out(self, target, batch, n, layout)
     }
 
-    fn reads_layouts(&self) -> bool {
+    /// Every layout [`ChannelLayout`] describes (its check at the launch says what does not
+    /// fit the views).
+    fn reads_layout(&self, _layout: &ChannelLayout, _channels: usize, _n: usize) -> bool {
         true
     }
+}
+
+/// The refusal of a layout a kernel does not read, with the way out.
+pub(crate) fn refused_layout(layout: &ChannelLayout) -> FilterError {
+    FilterError::Refused(format!(
+        "this kernel does not read channels at sample stride {} and channel stride {} in \
+         place: copy the data to rows",
+        layout.sample_stride, layout.channel_stride
+    ))
 }
 
 /// One launch of a filter kernel: the kernels of the view's layout.
