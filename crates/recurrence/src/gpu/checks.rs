@@ -106,7 +106,7 @@ pub fn checks() -> Vec<Check> {
 const LOWPASS: &str = "(0.2 : 0.8)";
 
 /// Direct (untransposed) loads and stores.
-const DIRECT: GpuConfig = GpuConfig {
+pub(super) const DIRECT: GpuConfig = GpuConfig {
     threads: 256,
     vpt: 0,
     transpose: false,

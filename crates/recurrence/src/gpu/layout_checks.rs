@@ -9,7 +9,7 @@
 //! looks back (the look-back folds whatever mix of carries it finds). Elements between channels
 //! must stay NaN (nothing written outside the view's channels).
 
-use super::checks::{compare_float_tol, tolerance, Ran};
+use super::checks::{compare_float_tol, tolerance, Ran, DIRECT};
 use super::{DeviceFilter, GpuConfig, GpuFilter, GpuSos, KernelLayout};
 use crate::elem::Element;
 use crate::engine::DeviceBatch;
@@ -27,15 +27,6 @@ const BUTTER2: &str = "(0.020083365564211236, 0.04016673112842247, 0.02008336556
                        1.5610180758007182, -0.6413515380575631)";
 /// A pole at 0.999: the look-back kernel.
 const SLOW: &str = "(0.001 : 0.999)";
-
-/// Direct (untransposed) loads and stores.
-const DIRECT: GpuConfig = GpuConfig {
-    threads: 256,
-    vpt: 0,
-    transpose: false,
-    min_blocks: 0,
-    lookback_warp: true,
-};
 
 /// The laid-out kernels' checks, in the order `sigpu check` runs them.
 pub fn checks() -> Vec<Check> {
@@ -175,21 +166,13 @@ fn view_case<T: Element>(gpu: &Gpu, seed: u64, case: ViewCase) -> Result<CheckRe
     let rows = layout.gather(&mem, channels, n);
     let (y_plain, zf_plain) = twin.apply(gpu, &rows, channels, Some(&zi_rows))?;
     // The laid-out kernel in place, into NaN.
-    let x_dev = gpu.upload(&mem)?;
-    let mut y_dev = gpu.upload(&vec![T::from_f64(f64::NAN); span])?;
-    let zi_dev = gpu.upload(&layout.state_from_rows(&zi_rows, channels, s))?;
-    let mut zf_dev = gpu.alloc_poisoned::<T>(channels * s)?;
-    let batch = DeviceBatch {
-        x: DeviceSlice::of(&x_dev),
-        channels,
-        y: DeviceSliceMut::of(&mut y_dev),
-        zi: Some(DeviceSlice::of(&zi_dev)),
-        zf: Some(DeviceSliceMut::of(&mut zf_dev)),
-    };
-    g.launch_laid_out(&GpuTarget::new(gpu.clone()), batch, n, layout)?;
-    let y_mem = gpu.download(&y_dev)?;
+    let target = GpuTarget::new(gpu.clone());
+    let zi_laid = layout.state_from_rows(&zi_rows, channels, s);
+    let (y_mem, zf_laid) = on_device(gpu, &mem, &zi_laid, channels, |batch| {
+        g.launch_laid_out(&target, batch, n, layout)
+    })?;
     let y = layout.gather(&y_mem, channels, n);
-    let zf = layout.state_to_rows(&gpu.download(&zf_dev)?, channels, s);
+    let zf = layout.state_to_rows(&zf_laid, channels, s);
     let mut report = match twin.generated().tail_carry {
         true => {
             let mut r = compare_exact(&[y, zf].concat(), &[y_plain, zf_plain].concat());
@@ -238,21 +221,35 @@ fn sos_reversed_case(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
         .collect();
     let layout = ChannelLayout::reversed(n);
     let (y_plain, zf_plain) = g.apply(gpu, &layout.gather(&x, channels, n), channels, Some(&zi))?;
-    let x_dev = gpu.upload(&x)?;
-    let mut y_dev = gpu.alloc_poisoned::<f32>(x.len())?;
-    let zi_dev = gpu.upload(&zi)?;
-    let mut zf_dev = gpu.alloc_poisoned::<f32>(zi.len())?;
-    let batch = DeviceBatch {
+    let target = GpuTarget::new(gpu.clone());
+    let (y_mem, zf) = on_device(gpu, &x, &zi, channels, |batch| {
+        g.launch_laid_out(&target, batch, n, layout)
+    })?;
+    let y = layout.gather(&y_mem, channels, n);
+    let mut r = compare_exact(&[y, zf].concat(), &[y_plain, zf_plain].concat());
+    r.note = format!("bit for bit against the plain kernel; {}", r.note);
+    Ok(r)
+}
+
+/// Uploads `x` and `zi`, runs `launch` on views of them into an output of NaN and a poisoned
+/// zf, and downloads both.
+fn on_device<T: Element>(
+    gpu: &Gpu,
+    x: &[T],
+    zi: &[T],
+    channels: usize,
+    launch: impl FnOnce(DeviceBatch<'_, T>) -> Result<(), FilterError>,
+) -> Result<(Vec<T>, Vec<T>), FilterError> {
+    let x_dev = gpu.upload(x)?;
+    let mut y_dev = gpu.upload(&vec![T::from_f64(f64::NAN); x.len()])?;
+    let zi_dev = gpu.upload(zi)?;
+    let mut zf_dev = gpu.alloc_poisoned::<T>(zi.len())?;
+    launch(DeviceBatch {
         x: DeviceSlice::of(&x_dev),
         channels,
         y: DeviceSliceMut::of(&mut y_dev),
         zi: Some(DeviceSlice::of(&zi_dev)),
         zf: Some(DeviceSliceMut::of(&mut zf_dev)),
-    };
-    g.launch_laid_out(&GpuTarget::new(gpu.clone()), batch, n, layout)?;
-    let y = layout.gather(&gpu.download(&y_dev)?, channels, n);
-    let zf = gpu.download(&zf_dev)?;
-    let mut r = compare_exact(&[y, zf].concat(), &[y_plain, zf_plain].concat());
-    r.note = format!("bit for bit against the plain kernel; {}", r.note);
-    Ok(r)
+    })?;
+    Ok((gpu.download(&y_dev)?, gpu.download(&zf_dev)?))
 }
