@@ -43,6 +43,8 @@ def candidate(x: Any, axis: int, zi: Any, device: Optional[str], coefs: Tuple[An
         return None
     if _requires_grad(x, zi, *coefs):
         return None
+    if g.kind == "torch" and (x.is_conj() or x.is_neg()):
+        return None  # a lazy conjugate or negation: its memory is not its values
     for c in coefs:
         if gpu_array(c) is not None or np.iscomplexobj(np.asarray(_host(c))):
             return None
@@ -75,7 +77,8 @@ def _state(g: GpuArray, zi: Any, k: int) -> Any:
             return None
         if tuple(z.shape) != want:
             return None
-        return z.to(device=g.obj.device, dtype=g.obj.dtype).resolve_conj().contiguous()
+        z = z.to(device=g.obj.device, dtype=g.obj.dtype)
+        return z.resolve_conj().resolve_neg().contiguous()
     import cupy
 
     with cupy.cuda.Device(g.device):

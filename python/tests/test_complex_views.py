@@ -122,6 +122,10 @@ def test_what_the_view_cannot_describe_takes_the_copying_path(twin):
     xt = torch.from_numpy(cx((64, 4))).T
     close(sigpu.lfilter(B, A, xt), ss.lfilter(B, A, xt.numpy()), 1e-12)
     zi_wrong = cx((4, 1, 2))  # broadcastable shape: scipy's rules, on the copying path
+    # A lazy conjugate's memory holds the unconjugated values: the copying path resolves it.
+    xc = torch.from_numpy(x).conj()
+    assert xc.is_conj()
+    close(sigpu.lfilter(B, A, xc), ss.lfilter(B, A, np.conj(x)), 1e-12)
     assert calls == []
     # An engine that reads rows only (the call runs nothing and says so): copied as before.
     state["reads"] = False
