@@ -86,8 +86,10 @@ def _rows(
     takes the reversed layout; where it reads rows only, the rows are flipped around it).
     Returns (y, zf or None) as tensors on x2's device."""
     allow_unstable, workers = opts
-    x2 = x2.detach()  # read by address or as numpy: never part of a graph here
-    z2 = None if z2 is None else z2.detach()
+    # Read by address or as numpy: never part of a graph here, and a lazy negation (a view
+    # whose memory holds the negated values) made real first (a no-op otherwise).
+    x2 = x2.detach().resolve_neg()
+    z2 = None if z2 is None else z2.detach().resolve_neg()
     rows, n = x2.shape
     if sos_shape is None and z2 is None:
         bl, al = _trim(b), _trim(a)
