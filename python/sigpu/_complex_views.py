@@ -38,16 +38,16 @@ def _requires_grad(*vs: Any) -> bool:
 def candidate(x: Any, axis: int, zi: Any, device: Optional[str], coefs: Tuple[Any, ...]) -> \
         Optional[GpuArray]:
     """``x``'s description when this path may run the call, else None (the copying path)."""
-    g = gpu_array(x)
-    if g is None or g.dtype.name not in _PARTS or len(g.shape) == 0:
-        return None
     if _requires_grad(x, zi, *coefs):
         return None
-    if g.kind == "torch" and (x.is_conj() or x.is_neg()):
-        return None  # a lazy conjugate or negation: its memory is not its values
     for c in coefs:
         if gpu_array(c) is not None or np.iscomplexobj(np.asarray(_host(c))):
             return None
+    g = gpu_array(x)
+    if g is None or g.dtype.name not in _PARTS or len(g.shape) == 0:
+        return None
+    if g.kind == "torch" and (x.is_conj() or x.is_neg()):
+        return None  # a lazy conjugate or negation: its memory is not its values
     dev = parse_device(device)
     if dev is not None and dev != g.device:
         return None
