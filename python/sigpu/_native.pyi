@@ -182,7 +182,9 @@ def filter_cuda(
     sos_shape: Optional[List[int]] = None,
     allow_unstable: bool = False,
     sync: bool = False,
-) -> None: ...
+    sample_stride: int = 1,
+    channel_stride: Optional[int] = None,
+) -> bool: ...
 
 # Time-varying all-pole filters (src/allpole.rs): flattened rows on the host, or device
 # addresses of float32 tensors on the caller's stream.

@@ -63,7 +63,7 @@ from ._arrays import (
     parse_device,
     torch_stream,
 )
-from . import _complex, _complex_cuda, _torch_filters, _torch_zero_phase
+from . import _complex, _complex_cuda, _complex_views, _torch_filters, _torch_zero_phase
 from ._bank import check_channels, distinct_filters, run_bank
 from ._threads import workers as _workers
 
@@ -1006,6 +1006,14 @@ def _complex_lfilter(
     kw = dict(allow_unstable=allow_unstable, workers=workers)
     if _complex.host_only(b, a, x, zi):
         return _complex.lfilter_numpy(b, a, x, axis, zi, device, **kw)
+    g = _complex_views.candidate(x, axis, zi, device, (b, a))
+    if g is not None:
+        ba = _validated(b, a)
+        bl, al = _padded(ba.b, ba.a) if zi is not None else (ba.bl, ba.al)
+        k = _state_len(ba.b, ba.a)
+        out = _complex_views.run(g, zi, k, bl, al, None, allow_unstable)
+        if out is not None:
+            return out
 
     def real(xr: Any, ax: int, zr: Any) -> Any:
         if zr is None:
@@ -1026,6 +1034,13 @@ def _complex_sosfilt(
     kw = dict(allow_unstable=allow_unstable, workers=workers)
     if _complex.host_only(sos, x, zi):
         return _complex.sosfilt_numpy(sos, x, axis, zi, device, **kw)
+    # Sections' zi has its own shape (sections, ..., 2): those calls take the copying path.
+    g = _complex_views.candidate(x, axis, zi, device, (sos,)) if zi is None else None
+    if g is not None:
+        s, flat, shape = _sos_validated(sos)
+        out = _complex_views.run(g, None, 2 * s.shape[0], flat, [], shape, allow_unstable)
+        if out is not None:
+            return out
 
     def real(xr: Any, ax: int, zr: Any) -> Any:
         if zr is None:

@@ -28,7 +28,11 @@ with the gradient of x only, the fused cascade runs forward and backward; with c
 gradients, one call per section forward (the outputs kept) and S + 1 backward — the last
 section's poles on the reversed gradient, then for each earlier section lfilter(b_{s+1}, a_s),
 which joins one adjoint step's FIR part to the next one's poles, and the fused cascade
-reversed for x; with a state (zi), a chain of differentiable one-section filters. The a[0] normalisation (``b / a[0]``, ``a / a[0]``) is done by torch
+reversed for x; with a state (zi), a chain of differentiable one-section filters. Every
+time reversal is a filter run backwards, not a flip: the GPU engine reads and writes the rows
+backwards in place (the recurrence crate's reversed layout; where the planned engine reads
+rows only, such as the fused sections, the rows are flipped around it), the CPU engine on
+flipped host copies. The reversed filter's adjoint in x is the forward filter. The a[0] normalisation (``b / a[0]``, ``a / a[0]``) is done by torch
 operations, so its gradient is autograd's. Backward passes are built from the same
 differentiable operations, so second derivatives work too.
 """
@@ -73,14 +77,19 @@ def _trim(c: np.ndarray) -> List[float]:
 
 def _rows(
     tm: Any, b: np.ndarray, a: np.ndarray, x2: Any, z2: Any, sos_shape: Optional[List[int]],
-    opts: Tuple[bool, Optional[int]],
+    opts: Tuple[bool, Optional[int]], reverse: bool = False,
 ) -> Tuple[Any, Any]:
     """One planner call: rows ``x2`` (R, T) contiguous, states ``z2`` (R, state) or None.
     ``b`` and ``a`` have equal lengths (or ``b`` is the flattened sos and ``a`` empty).
+    ``reverse`` (no state): each row filtered backwards in time, flip(filter(flip(x))) — on
+    the GPU in place, the kernel reading and writing the rows backwards (the planner's engine
+    takes the reversed layout; where it reads rows only, the rows are flipped around it).
     Returns (y, zf or None) as tensors on x2's device."""
     allow_unstable, workers = opts
-    x2 = x2.detach()  # read by address or as numpy: never part of a graph here
-    z2 = None if z2 is None else z2.detach()
+    # Read by address or as numpy: never part of a graph here, and a lazy negation (a view
+    # whose memory holds the negated values) made real first (a no-op otherwise).
+    x2 = x2.detach().resolve_neg()
+    z2 = None if z2 is None else z2.detach().resolve_neg()
     rows, n = x2.shape
     if sos_shape is None and z2 is None:
         bl, al = _trim(b), _trim(a)
@@ -93,16 +102,25 @@ def _rows(
         y = tm.empty_like(x2)
         zf = None if z2 is None else tm.empty_like(z2)
         dev = x2.get_device()
-        _native.filter_cuda(
+        ran = _native.filter_cuda(
             bl, al, name, x2.data_ptr(), y.data_ptr(), rows, n, dev, torch_stream(tm, dev),
             None if z2 is None else z2.data_ptr(), None if zf is None else zf.data_ptr(),
             sos_shape=sos_shape, allow_unstable=allow_unstable,
+            **({"sample_stride": -1, "channel_stride": n} if reverse else {}),
         )
+        if reverse and not ran:
+            y, _ = _rows(tm, b, a, tm.flip(x2, (-1,)), None, sos_shape, opts)
+            return tm.flip(y, (-1,)), None
         return y, zf
+    xh = x2.numpy()
+    if reverse:
+        xh = np.ascontiguousarray(xh[:, ::-1])
     y, zf = _native.filter_rows(
-        bl, al, x2.numpy(), None if z2 is None else z2.numpy(), sos_shape=sos_shape,
+        bl, al, xh, None if z2 is None else z2.numpy(), sos_shape=sos_shape,
         allow_unstable=allow_unstable, workers=_workers(workers),
     )
+    if reverse:
+        y = np.ascontiguousarray(y[:, ::-1])
     return tm.from_numpy(y), None if zf is None else tm.from_numpy(zf)
 
 
@@ -115,9 +133,11 @@ def _check_finite(c: np.ndarray, what: str) -> None:
         raise ValueError(f"{what}: coefficients must be finite")
 
 
-def _apply_ba(tm: Any, x3: Any, b: Any, a: Any, z3: Any, opts: Any) -> Tuple[Any, Any]:
+def _apply_ba(tm: Any, x3: Any, b: Any, a: Any, z3: Any, opts: Any,
+              reverse: bool = False) -> Tuple[Any, Any]:
     """lfilter of x3 (B, C, T) by the bank b, a (C, K) (a[:, 0] = 1) from states z3
-    (B, C, K-1) or None, with no gradient: one planner call per distinct filter."""
+    (B, C, K-1) or None, with no gradient: one planner call per distinct filter. ``reverse``
+    (no state): backwards in time (``_rows``)."""
     bh, ah = _host(tm, b), _host(tm, a)
     _check_finite(bh, "b")
     _check_finite(ah, "a")
@@ -126,7 +146,7 @@ def _apply_ba(tm: Any, x3: Any, b: Any, a: Any, z3: Any, opts: Any) -> Tuple[Any
     if len(groups) == 1:
         rep = groups[0][1]
         y, zf = _rows(tm, bh[rep], ah[rep], x3.reshape(B * C, T),
-                      None if z3 is None else z3.reshape(B * C, -1), None, opts)
+                      None if z3 is None else z3.reshape(B * C, -1), None, opts, reverse)
         return y.reshape(B, C, T), None if zf is None else zf.reshape(z3.shape)
     y = tm.empty_like(x3)
     zf = None if z3 is None else tm.empty_like(z3)
@@ -134,16 +154,18 @@ def _apply_ba(tm: Any, x3: Any, b: Any, a: Any, z3: Any, opts: Any) -> Tuple[Any
         ix = tm.as_tensor(idx, device=x3.device)
         xs = x3.index_select(1, ix).reshape(-1, T)
         zs = None if z3 is None else z3.index_select(1, ix).reshape(len(idx) * B, -1)
-        ys, zfs = _rows(tm, bh[rep], ah[rep], xs, zs, None, opts)
+        ys, zfs = _rows(tm, bh[rep], ah[rep], xs, zs, None, opts, reverse)
         y.index_copy_(1, ix, ys.reshape(B, len(idx), T))
         if zf is not None:
             zf.index_copy_(1, ix, zfs.reshape(B, len(idx), -1))
     return y, zf
 
 
-def _apply_sos(tm: Any, x3: Any, sos: Any, z4: Any, opts: Any) -> Tuple[Any, Any]:
+def _apply_sos(tm: Any, x3: Any, sos: Any, z4: Any, opts: Any,
+               reverse: bool = False) -> Tuple[Any, Any]:
     """sosfilt of x3 (B, C, T) by the bank sos (C, S, 6) from states z4 (B, C, S, 2) or None,
-    with no gradient: the fused cascade, one planner call per distinct filter."""
+    with no gradient: the fused cascade, one planner call per distinct filter. ``reverse``
+    (no state): backwards in time (``_rows``)."""
     sh = _host(tm, sos)
     _check_finite(sh, "sos")
     groups = distinct_filters(sh)
@@ -153,7 +175,7 @@ def _apply_sos(tm: Any, x3: Any, sos: Any, z4: Any, opts: Any) -> Tuple[Any, Any
     if len(groups) == 1:
         rep = groups[0][1]
         y, zf = _rows(tm, sh[rep].ravel(), np.zeros(0), x3.reshape(B * C, T),
-                      None if z4 is None else z4.reshape(B * C, 2 * S), shape, opts)
+                      None if z4 is None else z4.reshape(B * C, 2 * S), shape, opts, reverse)
         return y.reshape(B, C, T), None if zf is None else zf.reshape(z4.shape)
     y = tm.empty_like(x3)
     zf = None if z4 is None else tm.empty_like(z4)
@@ -161,7 +183,7 @@ def _apply_sos(tm: Any, x3: Any, sos: Any, z4: Any, opts: Any) -> Tuple[Any, Any
         ix = tm.as_tensor(idx, device=x3.device)
         xs = x3.index_select(1, ix).reshape(-1, T)
         zs = None if z4 is None else z4.index_select(1, ix).reshape(-1, 2 * S)
-        ys, zfs = _rows(tm, sh[rep].ravel(), np.zeros(0), xs, zs, shape, opts)
+        ys, zfs = _rows(tm, sh[rep].ravel(), np.zeros(0), xs, zs, shape, opts, reverse)
         y.index_copy_(1, ix, ys.reshape(B, len(idx), T))
         if zf is not None:
             zf.index_copy_(1, ix, zfs.reshape(B, len(idx), S, 2))
@@ -227,11 +249,11 @@ def _functions(tm: Any) -> Any:
             dx = db = da = dzi = None
             g = g.contiguous()
             K = a.shape[1]
+            # The adjoints run backwards in time, reading g in place (ReversedFilter).
             if need_b or need_a or need_zi:
-                gf = flip(g).contiguous()
-                u = flip(LinearFilter.apply(gf, unit(a), a, None, opts))
+                u = ReversedFilter.apply(g, unit(a), a, opts)
                 if need_x:  # Bᵀu as the full filter of g: no FIR-only plan needed
-                    dx = flip(LinearFilter.apply(gf, b, a, None, opts))
+                    dx = ReversedFilter.apply(g, b, a, opts)
                 if need_b:
                     db = _lagdots(tm, u, x, K).to(b.dtype)
                 if need_a:
@@ -242,8 +264,37 @@ def _functions(tm: Any) -> Any:
                     if T < K - 1:
                         dzi = tm.nn.functional.pad(dzi, (0, K - 1 - T))
             elif need_x:
-                dx = flip(LinearFilter.apply(flip(g).contiguous(), b, a, None, opts))
+                dx = ReversedFilter.apply(g, b, a, opts)
             return dx, db, da, dzi, None
+
+    class ReversedFilter(tm.autograd.Function):
+        """y = flip(lfilter(b, a, flip(x))) for x (B, C, T), b, a (C, K) with a[:, 0] = 1: one
+        call that reads and writes x backwards in place (no flips). Its adjoint in x is the
+        forward filter (J L J transposed is L, L being lower-triangular Toeplitz); gradients
+        in b and a (second derivatives only) go through the flipped composition."""
+
+        @staticmethod
+        def forward(ctx: Any, x: Any, b: Any, a: Any, opts: Any) -> Any:
+            y, _ = _apply_ba(tm, x.contiguous(), b, a, None, opts, reverse=True)
+            ctx.save_for_backward(x, b, a)
+            ctx.opts = opts
+            return y
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            x, b, a = ctx.saved_tensors
+            opts = ctx.opts
+            need_x, need_b, need_a = ctx.needs_input_grad[:3]
+            if need_b or need_a:
+                with tm.enable_grad():
+                    xs = x.detach().requires_grad_(need_x)
+                    y = flip(LinearFilter.apply(flip(xs), b, a, None, opts))
+                    wrt = [t for t, n in ((xs, need_x), (b, need_b), (a, need_a)) if n]
+                    got = list(tm.autograd.grad(y, wrt, g, create_graph=tm.is_grad_enabled()))
+                return (got.pop(0) if need_x else None, got.pop(0) if need_b else None,
+                        got.pop(0) if need_a else None, None)
+            dx = LinearFilter.apply(g.contiguous(), b, a, None, opts) if need_x else None
+            return dx, None, None, None
 
     class FusedSections(tm.autograd.Function):
         """y = sosfilt(sos, x) for x (B, C, T), sos (C, S, 6) a constant: one fused call each
@@ -259,8 +310,23 @@ def _functions(tm: Any) -> Any:
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
             (sos,) = ctx.saved_tensors
-            dx = flip(FusedSections.apply(flip(g).contiguous(), sos, ctx.opts))
-            return dx, None, None
+            return ReversedSections.apply(g.contiguous(), sos, ctx.opts), None, None
+
+    class ReversedSections(tm.autograd.Function):
+        """y = flip(sosfilt(sos, flip(x))), sos a constant: backwards in place where the
+        planned engine reads the reversed layout; its adjoint is the forward cascade."""
+
+        @staticmethod
+        def forward(ctx: Any, x: Any, sos: Any, opts: Any) -> Any:
+            y, _ = _apply_sos(tm, x.contiguous(), sos, None, opts, reverse=True)
+            ctx.save_for_backward(sos)
+            ctx.opts = opts
+            return y
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (sos,) = ctx.saved_tensors
+            return FusedSections.apply(g.contiguous(), sos, ctx.opts), None, None
 
     def chain(x: Any, s3: Any, opts: Any) -> Any:
         """The cascade as one-section filters, every step differentiable."""
@@ -302,22 +368,22 @@ def _functions(tm: Any) -> Any:
                 return (got.pop(0) if need_x else None, got.pop(0) if need_s else None, None)
             S = s3.shape[1]
             ins = [x] + outs[:-1]  # each section's input; outs[s] is its output
-            gf = flip(g).contiguous()
+            g = g.contiguous()
             one = tm.zeros_like(s3[:, 0, :3])
             one[:, 0] = 1
             ds = tm.zeros_like(s3)
-            uf = None
+            u = None
             for s in range(S - 1, -1, -1):
                 num = one if s == S - 1 else s3[:, s + 1, :3]
                 row = tm.cat([num, s3[:, s, 3:]], dim=-1).unsqueeze(1)
-                uf, _ = _apply_sos(tm, gf if uf is None else uf, row, None, opts)
+                # The adjoint step backwards in time, in place.
+                u, _ = _apply_sos(tm, g if u is None else u, row, None, opts, reverse=True)
                 if need_s:
-                    u = flip(uf)
                     ds[:, s, :3] = _lagdots(tm, u, ins[s], 3).to(s3.dtype)
                     ds[:, s, 3:] = (-_lagdots(tm, u, outs[s], 3)).to(s3.dtype)
             dx = None
             if need_x:
-                dx = flip(_apply_sos(tm, gf, s3, None, opts)[0])
+                dx = _apply_sos(tm, g, s3, None, opts, reverse=True)[0]
             return dx, ds if need_s else None, None
 
     _FUNCTIONS = (tm, (LinearFilter, FusedSections, SectionChain))

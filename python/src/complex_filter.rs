@@ -190,6 +190,7 @@ fn complex_cuda(
             n,
             zi,
             zf,
+            layout: None,
         };
         let options = FilterOptions {
             allow_unstable,

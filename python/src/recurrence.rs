@@ -11,8 +11,8 @@ use numpy::{IntoPyArray, PyReadonlyArrayDyn};
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use sigpu_recurrence::{
-    check_finite, plan, signal, Batch, DeviceBatch, Element, FilterError, FilterOptions,
-    FilterSpec, Planned,
+    check_finite, plan, signal, Batch, ChannelLayout, DeviceBatch, Element, FilterError,
+    FilterOptions, FilterSpec, Planned,
 };
 use sigpu_runtime::cuda::{DeviceSlice, DeviceSliceMut};
 use sigpu_runtime::{GpuTarget, Target};
@@ -276,42 +276,62 @@ pub(crate) struct Addresses {
     pub(crate) n: usize,
     pub(crate) zi: Option<u64>,
     pub(crate) zf: Option<u64>,
+    /// Where the channels lie: rows one after another, or interleaved pairs, backwards, with
+    /// a channel stride ([`ChannelLayout`]).
+    pub(crate) layout: Option<ChannelLayout>,
 }
 
 /// # Safety
 /// The addresses are live device memory of `target`'s GPU holding what `io` says, kept alive
 /// by the caller until the work on the target's stream is done.
+/// Whether it ran: false where `io.layout` is not rows one after another and the planned
+/// engine reads only those (nothing was enqueued; the caller copies to rows).
 unsafe fn device_run<T: Element>(
     spec: &FilterSpec,
     options: FilterOptions,
     target: &Target,
     io: &Addresses,
-) -> Result<(), FilterError> {
+) -> Result<bool, FilterError> {
     let filter = plan::<T>(spec, options, target)?;
     let gpu = target.gpu().expect("a GPU target").gpu();
-    let total = io
-        .channels
-        .checked_mul(io.n)
-        .ok_or_else(|| FilterError::Input("channels × length overflows".into()))?;
+    let layout = io.layout.unwrap_or(ChannelLayout::contiguous(io.n));
+    let plain = layout.is_contiguous(io.channels, io.n);
+    if !plain && !filter.reads_layout(&layout, io.channels, io.n) {
+        return Ok(false);
+    }
+    let total = match plain {
+        true => io.channels.checked_mul(io.n),
+        false => layout.span(io.channels, io.n).ok(),
+    }
+    .ok_or_else(|| FilterError::Input("channels × length overflows".into()))?;
     let state = io.channels * filter.state_len();
     // SAFETY: the caller's contract (above).
-    unsafe {
-        filter.apply_device(DeviceBatch {
+    let batch = unsafe {
+        DeviceBatch {
             x: DeviceSlice::from_raw(io.x, total, gpu),
             channels: io.channels,
             y: DeviceSliceMut::from_raw(io.y, total, gpu),
             zi: io.zi.map(|z| DeviceSlice::from_raw(z, state, gpu)),
             zf: io.zf.map(|z| DeviceSliceMut::from_raw(z, state, gpu)),
-        })
+        }
+    };
+    match plain {
+        true => filter.apply_device(batch)?,
+        false => filter.apply_device_laid_out(batch, io.n, layout)?,
     }
+    Ok(true)
 }
 
 /// lfilter (or sosfilt, with `sos_shape`) of `channels` rows of `n` elements at device address
 /// `x` into `y` (both owned by the caller), on device `device`, enqueued on the caller's stream
 /// `stream` (0: the legacy default stream). zi / zf: device addresses of `channels × state`
-/// values, or none. `sync`: wait for the stream before returning.
+/// values, or none. `sync`: wait for the stream before returning. `sample_stride` /
+/// `channel_stride` (elements): channels laid out otherwise than rows one after another — 2 for
+/// the (re, im) parts of complex rows (2 channels a row), negative for channels read backwards
+/// (`ChannelLayout`); the layout is checked before any launch. Returns whether it ran: false
+/// (nothing enqueued) where such a layout meets an engine that reads rows only.
 #[pyfunction]
-#[pyo3(signature = (b, a, dtype, x, y, channels, n, device, stream, zi=None, zf=None, sos_shape=None, allow_unstable=false, sync=false))]
+#[pyo3(signature = (b, a, dtype, x, y, channels, n, device, stream, zi=None, zf=None, sos_shape=None, allow_unstable=false, sync=false, sample_stride=1, channel_stride=None))]
 #[allow(clippy::too_many_arguments)]
 fn filter_cuda(
     py: Python<'_>,
@@ -329,9 +349,16 @@ fn filter_cuda(
     sos_shape: Option<Vec<usize>>,
     allow_unstable: bool,
     sync: bool,
-) -> PyResult<()> {
+    sample_stride: isize,
+    channel_stride: Option<usize>,
+) -> PyResult<bool> {
     catch(|| {
         let spec = spec(&b, &a, sos_shape.as_deref()).map_err(filter_err)?;
+        let group = sample_stride.unsigned_abs().max(1);
+        let layout = ChannelLayout {
+            sample_stride,
+            channel_stride: channel_stride.unwrap_or(group * n),
+        };
         let io = Addresses {
             x,
             y,
@@ -339,6 +366,7 @@ fn filter_cuda(
             n,
             zi,
             zf,
+            layout: Some(layout),
         };
         let options = options(allow_unstable, None);
         cuda_call(py, &spec, options, dtype, device, stream, &io, sync)
@@ -356,7 +384,7 @@ fn cuda_call(
     stream: u64,
     io: &Addresses,
     sync: bool,
-) -> PyResult<()> {
+) -> PyResult<bool> {
     py.detach(|| {
         let gpu = device::gpu(device)?;
         // SAFETY: the Python half passes the stream the array's library reports as current
@@ -366,7 +394,7 @@ fn cuda_call(
         // sizes in `io`, kept alive by the Python caller until the call returns; with
         // `sync = false` they are the caller's arrays, used on the caller's stream, so any
         // later use by the caller is ordered after this work.
-        unsafe {
+        let ran = unsafe {
             match dtype {
                 "float32" => device_run::<f32>(spec, options, &target, io),
                 "float64" => device_run::<f64>(spec, options, &target, io),
@@ -382,7 +410,7 @@ fn cuda_call(
             let g = target.gpu().expect("a GPU target");
             g.synchronize().map_err(crate::runtime_err)?;
         }
-        Ok(())
+        Ok(ran)
     })
 }
 

@@ -1,8 +1,9 @@
 // plr.cuh: the fixed device helpers of every kernel sigpu-recurrence generates (PLR).
 //
-// The generated source defines, before including this header: the element type T; the launch
-// shape and filter constants K, NSTATE, V, THREADS, WARPS, CHUNK, FAC_LEN, FAC_STRIDE,
-// TPOW_OFFSET and Q; and four switches, each 0 or 1:
+// The generated source defines, before including this header: the coefficient type S; the
+// launch shape and filter constants K, NSTATE, V, THREADS, WARPS, CHUNK, FAC_LEN, FAC_STRIDE,
+// TPOW_OFFSET and Q; the layout switches PLR_PAIRS and PLR_REVERSED (see "Layout" below); and
+// these switches, each 0 or 1:
 //   PLR_LOOK_BACK  the kernel chains chunks through the decoupled look-back (0: the tail-carry
 //                  kernel, which recomputes each carry-in and needs no flags);
 //   PLR_TRANSPOSE  warps load and store through a shared-memory transpose;
@@ -16,6 +17,42 @@
 // written in, the kernels) is generated per filter. Loads, stores, warp sums and the look-back
 // protocol (FULL_MASK, STATUS_PARTIAL, STATUS_FULL, the flags and the chunk order) are the
 // runtime's shared primitives.
+
+// Layout. A value T is what one sample of a channel holds in memory:
+//   PLR_PAIRS 0  one element (T = S);
+//   PLR_PAIRS 1  two channels interleaved sample by sample (a complex signal's re and im
+//                parts): T holds both, and every operation of the filter (real coefficients)
+//                runs on each part alike, so loads and stores stay whole 16-byte vectors.
+// Channel ch starts at x + ch * cs (cs, the channel stride, in values T). Its logical sample i
+// lies at position i, or with PLR_REVERSED at n - 1 - i: the kernel filters the channel
+// backwards in time in place (the adjoint of a filter), reading and writing in memory order
+// and reversing within registers.
+#if PLR_PAIRS
+struct __align__(2 * sizeof(S)) plr_pair {
+    S re, im;
+    plr_pair() = default;
+    // Only zero is ever converted ((T)0, a cleared sum): both parts take it.
+    __device__ __forceinline__ plr_pair(S s) : re(s), im(s) {}
+    __device__ __forceinline__ plr_pair(S r, S i) : re(r), im(i) {}
+    __device__ __forceinline__ plr_pair& operator+=(plr_pair o) { re += o.re; im += o.im; return *this; }
+};
+typedef plr_pair T;
+__device__ __forceinline__ T operator+(T a, T b) { return T(a.re + b.re, a.im + b.im); }
+__device__ __forceinline__ T operator*(S c, T a) { return T(c * a.re, c * a.im); }
+__device__ __forceinline__ T __shfl_up_sync(unsigned mask, T v, unsigned d, int w = 32) {
+    return T(__shfl_up_sync(mask, v.re, d, w), __shfl_up_sync(mask, v.im, d, w));
+}
+__device__ __forceinline__ T __shfl_xor_sync(unsigned mask, T v, int d, int w = 32) {
+    return T(__shfl_xor_sync(mask, v.re, d, w), __shfl_xor_sync(mask, v.im, d, w));
+}
+__device__ __forceinline__ T __shfl_sync(unsigned mask, T v, int src, int w = 32) {
+    return T(__shfl_sync(mask, v.re, src, w), __shfl_sync(mask, v.im, src, w));
+}
+__device__ __forceinline__ T __ldcg(const T* p) { return T(__ldcg(&p->re), __ldcg(&p->im)); }
+__device__ __forceinline__ void __stcg(T* p, T v) { __stcg(&p->re, v.re); __stcg(&p->im, v.im); }
+#else
+typedef S T;
+#endif
 
 #include "sigpu_reduce.cuh"
 #include "sigpu_warp_io.cuh"
@@ -36,21 +73,49 @@ __device__ __forceinline__ void dot2_add(double& s, double& c, double coef, doub
     s = z;
     c = __dadd_rn(c, __dadd_rn(pe, se));
 }
+#if PLR_PAIRS
+__device__ __forceinline__ void dot2_add(T& s, T& c, double coef, T x) {
+    dot2_add(s.re, c.re, coef, x.re);
+    dot2_add(s.im, c.im, coef, x.im);
+}
+__device__ __forceinline__ T __dadd_rn(T a, T b) { return T(__dadd_rn(a.re, b.re), __dadd_rn(a.im, b.im)); }
+#endif
 #endif
 
 // f_j at chunk position q >= -K: the weight of carry j (the value j+1 places before the
 // chunk) in element q; 1 where the carry itself stands, 0 past the truncated table.
-__device__ __forceinline__ T factor(const T* __restrict__ consts, int j, int q) {
-    return q < FAC_LEN ? consts[j * FAC_STRIDE + K + q] : (T)0;
+__device__ __forceinline__ S factor(const S* __restrict__ consts, int j, int q) {
+    return q < FAC_LEN ? consts[j * FAC_STRIDE + K + q] : (S)0;
+}
+
+// The position of logical sample i in its channel of n samples.
+__device__ __forceinline__ long long plr_at(long long n, long long i) {
+    return PLR_REVERSED ? n - 1 - i : i;
+}
+
+// Whether the channel's segments may move by 16-byte vectors: a thread's V values (a multiple
+// of 16 bytes) start on a 16-byte boundary in x and in y (backwards: where the channel ends).
+__device__ __forceinline__ bool plr_vec_ok(const T* xc, const T* yc, long long n) {
+    const unsigned long long ax = (unsigned long long)(PLR_REVERSED ? xc + n : xc);
+    const unsigned long long ay = (unsigned long long)(PLR_REVERSED ? yc + n : yc);
+    return ((ax | ay) & 15ull) == 0;
 }
 
 // V consecutive values from seg on; zero past n. 16-byte loads where aligned and whole.
 __device__ __forceinline__ void load_segment(const T* __restrict__ src, long long n, long long seg, bool vec_ok, T* v) {
+#if PLR_REVERSED
+    sigpu_thread_load_reversed<T, V>(src, n, seg, vec_ok, v);
+#else
     sigpu_thread_load<T, V>(src, n, seg, vec_ok, v);
+#endif
 }
 
 __device__ __forceinline__ void store_segment(T* __restrict__ dst, long long n, long long seg, bool vec_ok, const T* v) {
+#if PLR_REVERSED
+    sigpu_thread_store_reversed<T, V>(dst, n, seg, vec_ok, v);
+#else
     sigpu_thread_store<T, V>(dst, n, seg, vec_ok, v);
+#endif
 }
 
 #if PLR_LOOK_BACK
@@ -93,18 +158,26 @@ __device__ __forceinline__ void named_arrive(int id, int count) {
 // 32q + l), handed to their threads (V consecutive values each) through shared memory.
 __device__ __forceinline__ void load_warp(const T* __restrict__ src, long long n, long long seg, long long wseg,
                                           bool vec_ok, uint4* tile, int lane, T* v) {
+#if PLR_REVERSED
+    sigpu_warp_load_reversed<T, V, SIGPU_CACHE_DEFAULT>(src, n, seg, wseg, vec_ok, tile, lane, v);
+#else
     sigpu_warp_load<T, V, SIGPU_CACHE_DEFAULT>(src, n, seg, wseg, vec_ok, tile, lane, v);
+#endif
 }
 
 __device__ __forceinline__ void store_warp(T* __restrict__ dst, long long n, long long seg, long long wseg,
                                            bool vec_ok, uint4* tile, int lane, const T* v) {
+#if PLR_REVERSED
+    sigpu_warp_store_reversed<T, V, SIGPU_CACHE_DEFAULT, false>(dst, n, seg, wseg, vec_ok, tile, lane, v);
+#else
     sigpu_warp_store<T, V, SIGPU_CACHE_DEFAULT, false>(dst, n, seg, wseg, vec_ok, tile, lane, v);
+#endif
 }
 #endif
 
 // out[r] += sum_j f_j[m-1-r] * c[j]: what the K carries before a segment of m elements
 // add to its last K values.
-__device__ __forceinline__ void add_transfer(const T* __restrict__ consts, long long m, const T* c, T* out) {
+__device__ __forceinline__ void add_transfer(const S* __restrict__ consts, long long m, const T* c, T* out) {
 #if PLR_ONES
     out[0] += c[0];  // prefix sum: every factor is 1
 #else
@@ -123,14 +196,14 @@ __device__ __forceinline__ void add_transfer(const T* __restrict__ consts, long 
 // carry = sum_l T_C^l * value(g-1-l), T_C being the chunk transfer matrix. Chunks before the
 // channel's first count as full with zero carry. No full carry in the window: step 32 back.
 __device__ __forceinline__ void look_back(const unsigned int* flags, const T* aggs, const T* incls,
-                          const T* __restrict__ consts, long long g, long long first,
+                          const S* __restrict__ consts, long long g, long long first,
                           unsigned int epoch, int lane, T* carry) {
     #pragma unroll
     for (int r = 0; r < K; ++r) carry[r] = (T)0;
 #if !PLR_ONES
-    T scale[K * K];  // T_C^(32 w) for window w
+    S scale[K * K];  // T_C^(32 w) for window w
     #pragma unroll
-    for (int i = 0; i < K * K; ++i) scale[i] = (i / K == i % K) ? (T)1 : (T)0;
+    for (int i = 0; i < K * K; ++i) scale[i] = (i / K == i % K) ? (S)1 : (S)0;
 #endif
     long long base = g - 1;
     while (true) {
@@ -149,7 +222,7 @@ __device__ __forceinline__ void look_back(const unsigned int* flags, const T* ag
         T part[K] = {val[0]};  // T_C^l = 1 for a prefix sum
 #else
         T part[K];  // T_C^lane * val
-        const T* pw = consts + TPOW_OFFSET + lane * K * K;
+        const S* pw = consts + TPOW_OFFSET + lane * K * K;
         #pragma unroll
         for (int r = 0; r < K; ++r) {
             part[r] = (T)0;
@@ -168,13 +241,13 @@ __device__ __forceinline__ void look_back(const unsigned int* flags, const T* ag
             for (int j = 0; j < K; ++j) carry[r] += scale[r * K + j] * part[j];
         }
         if (stop < 32) break;
-        const T* p32 = consts + TPOW_OFFSET + 32 * K * K;
-        T next[K * K];
+        const S* p32 = consts + TPOW_OFFSET + 32 * K * K;
+        S next[K * K];
         #pragma unroll
         for (int r = 0; r < K; ++r) {
             #pragma unroll
             for (int c = 0; c < K; ++c) {
-                T acc = (T)0;
+                S acc = (S)0;
                 #pragma unroll
                 for (int i = 0; i < K; ++i) acc += scale[r * K + i] * p32[i * K + c];
                 next[r * K + c] = acc;

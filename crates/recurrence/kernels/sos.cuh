@@ -67,12 +67,23 @@
 
 typedef double C;  // carry type
 
+// SOS_REVERSED 1 (a compile option): every channel is stored backwards in time (logical sample
+// i at position n - 1 - i) and filtered so, in place: the adjoint of the cascade. Only the
+// loads and stores (and where they may be 16-byte vectors) differ.
+#ifndef SOS_REVERSED
+#define SOS_REVERSED 0
+#endif
+
 // A warp's 32*V values from wseg on, read with coalesced streaming 16-byte loads and handed to
 // their threads (V consecutive values each) through shared memory; zero past n.
 __device__ __forceinline__ void sos_load(const T* src, long long n, long long seg, long long wseg,
                                          bool vec_ok, uint4* tile, int lane, W* v) {
     __align__(16) T raw[V];
+#if SOS_REVERSED
+    sigpu_warp_load_reversed<T, V, SIGPU_CACHE_STREAMING>(src, n, seg, wseg, vec_ok, tile, lane, raw);
+#else
     sigpu_warp_load<T, V, SIGPU_CACHE_STREAMING>(src, n, seg, wseg, vec_ok, tile, lane, raw);
+#endif
     #pragma unroll
     for (int i = 0; i < V; ++i) v[i] = (W)raw[i];
 }
@@ -83,7 +94,11 @@ __device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, lo
     __align__(16) T raw[V];
     #pragma unroll
     for (int i = 0; i < V; ++i) raw[i] = (T)v[i];
+#if SOS_REVERSED
+    sigpu_warp_store_reversed<T, V, SIGPU_CACHE_STREAMING, true>(dst, n, seg, wseg, vec_ok, tile, lane, raw);
+#else
     sigpu_warp_store<T, V, SIGPU_CACHE_STREAMING, true>(dst, n, seg, wseg, vec_ok, tile, lane, raw);
+#endif
 }
 
 // The warp's largest of p into *into (a non-negative double's bits): read first, so that once
@@ -358,8 +373,10 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     T* yc = y + ch * n;
     // The tail warp (SOS_TAIL) takes the previous chunk's last 32 V values.
     const bool tail = SOS_TAIL && warp == WARPS;
-    // 16-byte accesses where both channel starts are 16-byte aligned (raw pointers may not be)
-    const bool vec_ok = (((unsigned long long)xc | (unsigned long long)yc) & 15ull) == 0;
+    // 16-byte accesses where both channel starts (backwards: ends) are 16-byte aligned (raw
+    // pointers may not be)
+    const long long edge = SOS_REVERSED ? n : 0;
+    const bool vec_ok = (((unsigned long long)(xc + edge) | (unsigned long long)(yc + edge)) & 15ull) == 0;
     W local_peak = 0.0, correction_peak = 0.0, out_peak = 0.0;
     C correction_sum = 0.0, out_sum = 0.0;
     for (int c = 0; c < CPB; ++c) {

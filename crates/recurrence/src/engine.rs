@@ -153,6 +153,38 @@ pub trait Recurrence<T: Element>: Send + Sync {
         )))
     }
 
+    /// [`Recurrence::apply_device`] for channels of `n` samples laid out as `layout` says:
+    /// interleaved pairs (complex data with real coefficients, the re and im parts as two
+    /// channels), backwards in time (an adjoint), or strided; read and written in place, the
+    /// layout checked against the views first. Only engines that read a layout in place
+    /// ([`Recurrence::reads_layout`]: the PLR kernel any, the fused sections backwards) take
+    /// other layouts than the contiguous one; the others refuse with the reason (the caller
+    /// copies to rows instead).
+    fn apply_device_laid_out(
+        &self,
+        batch: DeviceBatch<'_, T>,
+        n: usize,
+        layout: crate::ChannelLayout,
+    ) -> Result<(), FilterError> {
+        if layout.is_contiguous(batch.channels, n) && batch.x.len() == batch.channels * n {
+            return self.apply_device(batch);
+        }
+        Err(FilterError::Refused(format!(
+            "the {} engine on {} does not read channels at sample stride {} and channel \
+             stride {} in place: copy the data to rows",
+            self.report().method.name(),
+            self.device(),
+            layout.sample_stride,
+            layout.channel_stride
+        )))
+    }
+
+    /// Whether [`Recurrence::apply_device_laid_out`] takes `layout` for `channels` channels of
+    /// `n` samples (the contiguous layout always).
+    fn reads_layout(&self, layout: &crate::ChannelLayout, channels: usize, n: usize) -> bool {
+        layout.is_contiguous(channels, n)
+    }
+
     /// One channel: y and zf (SciPy's `lfilter(b, a, x, zi=zi)` / `sosfilt`).
     fn apply(&self, x: &[T], zi: Option<&[T]>) -> Result<(Vec<T>, Vec<T>), FilterError> {
         let mut y = vec![T::ZERO; x.len()];

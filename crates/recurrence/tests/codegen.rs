@@ -6,10 +6,12 @@
 //! `.cu` files under crates/, so the runtime's NVRTC test compiles them too.
 
 use sigpu_recurrence::gpu::{
-    generate, GpuConfig, FILTER_KERNEL, PLR_HEADER, PLR_HEADER_NAME, STATE_KERNEL,
+    generate, generate_laid_out, GpuConfig, KernelLayout, FILTER_KERNEL, PLR_HEADER,
+    PLR_HEADER_NAME, STATE_KERNEL,
 };
 use sigpu_recurrence::{with_dtype, DType, Filter, FilterOptions};
 use sigpu_runtime::cuda::primitives::with_primitives;
+use sigpu_runtime::cuda::tuning::PlrPolicy;
 use sigpu_runtime::cuda::{compile, nvrtc_for_test, KernelCache, KernelSource};
 use std::path::PathBuf;
 
@@ -68,7 +70,7 @@ fn generated_source_bakes_in_the_constants() {
         name.starts_with("plr_f32_k1_p0_") && name.ends_with("_256x16t.cu"),
         "{name}"
     );
-    assert!(code.contains("typedef float T;"));
+    assert!(code.contains("typedef float S;") && code.contains("#define PLR_PAIRS 0"));
     assert!(
         code.contains("v[0] = 0.2f * v[0];"),
         "map constant baked in"
@@ -122,7 +124,7 @@ fn generated_source_bakes_in_the_constants() {
     let (name, code) = source("(1 : 1)", DType::I32, true, GpuConfig::default());
     assert!(name.ends_with("_512x32tw.cu"), "{name}");
     assert!(code.contains("extern __shared__ uint4 s_tiles[];"));
-    assert!(code.contains("typedef unsigned int T;"));
+    assert!(code.contains("typedef unsigned int S;"));
     assert!(
         code.contains("v[1] += v[0];") && !code.contains("1u * "),
         "1 specialised"
@@ -192,6 +194,82 @@ fn nvrtc_compiles_generated_kernels_for_sm_90() {
         }
     }
     println!("NVRTC compiled {compiled} generated kernels for sm_90");
+}
+
+/// Every value layout a view can take (interleaved pairs of float channels, backwards, both)
+/// compiles for sm_90 in every kernel kind: tail carry, look-back with and without its warp,
+/// direct loads, prefix sums, the compensated f64 recurrence, and integers backwards.
+#[test]
+fn nvrtc_compiles_laid_out_kernels_for_sm_90() {
+    if !nvrtc_for_test("nvrtc_compiles_laid_out_kernels_for_sm_90") {
+        return;
+    }
+    let direct = GpuConfig {
+        threads: 128,
+        vpt: 0,
+        transpose: false,
+        min_blocks: 0,
+        lookback_warp: true,
+    };
+    let no_warp = GpuConfig {
+        lookback_warp: false,
+        ..GpuConfig::default()
+    };
+    // The H200's tiles with the pairs' half values per thread: tail carry 128 x 16 pairs,
+    // look-back 512 x 16 pairs at 2 blocks per SM.
+    let h200_tail = GpuConfig {
+        threads: 128,
+        vpt: 16,
+        ..GpuConfig::default()
+    };
+    let h200_look_back = GpuConfig {
+        threads: 512,
+        vpt: 16,
+        min_blocks: 2,
+        ..GpuConfig::default()
+    };
+    let cases: [(&str, DType, GpuConfig); 9] = [
+        ("(0.04 : 1.6, -0.64)", DType::F32, GpuConfig::default()),
+        ("(0.04 : 1.6, -0.64)", DType::F32, h200_tail),
+        ("(0.001 : 0.999)", DType::F32, h200_look_back),
+        ("(0.001 : 0.999)", DType::F32, GpuConfig::default()),
+        ("(0.001 : 0.999)", DType::F64, no_warp),
+        ("(0.9, -0.9 : 0.8)", DType::F64, direct),
+        ("(1 : 1)", DType::F32, GpuConfig::default()),
+        ("(1, 2, 3 : 0)", DType::F32, direct),
+        ("(1 : 2, -1)", DType::I32, GpuConfig::default()),
+    ];
+    let mut compiled = 0;
+    for (sig, dtype, config) in cases {
+        for (pairs, reversed) in [(true, false), (false, true), (true, true)] {
+            if pairs && !dtype.is_float() {
+                continue;
+            }
+            let layout = KernelLayout { pairs, reversed };
+            let g = with_dtype!(dtype, T => {
+                let filter = Filter::<T>::parse(sig, FilterOptions::default()).unwrap();
+                let g = generate_laid_out(&filter, config, &PlrPolicy::default(), layout).unwrap();
+                let plain = generate(&filter, config).unwrap();
+                assert_eq!(g.constants, plain.constants, "{sig}: the layouts share constants");
+                assert_eq!(g.config, plain.config, "{sig}: and the launch shape");
+                (g.name, g.source)
+            });
+            let (name, code) = g;
+            assert!(
+                code.contains(&format!("#define PLR_PAIRS {}", u8::from(pairs)))
+                    && code.contains(&format!("#define PLR_REVERSED {}", u8::from(reversed))),
+                "{name}"
+            );
+            let src = with_primitives(KernelSource::generated(name.clone(), code))
+                .with_header(PLR_HEADER_NAME, PLR_HEADER);
+            let out = compile(&src, "sm_90", &KernelCache::disabled())
+                .unwrap_or_else(|e| panic!("{sig} {dtype} {layout:?}: {e}"));
+            assert!(!out.cubin.is_empty());
+            compiled += 1;
+        }
+    }
+    assert_eq!(compiled, 25);
+    println!("NVRTC compiled {compiled} laid-out kernels for sm_90");
 }
 
 /// The tail-carry kernel's premise: where the generator picks it, the recurrence's carry-out

@@ -7,6 +7,8 @@
 //     uint4 per warp), striped <-> blocked.
 // Values past n read as zero and are not written. CACHE picks the accesses' cache policy:
 // SIGPU_CACHE_DEFAULT, or SIGPU_CACHE_STREAMING (__ldcs / __stcs: data touched once).
+// The _reversed variants move a channel stored backwards (logical value i at position n-1-i):
+// the same accesses in memory order, the values reversed in registers (a renaming).
 #ifndef SIGPU_WARP_IO_CUH
 #define SIGPU_WARP_IO_CUH
 
@@ -89,6 +91,102 @@ __device__ __forceinline__ void sigpu_warp_store(Elem* dst, long long n, long lo
         if (TILE_REUSED) __syncwarp();  // the tile is free for the next load
     } else {
         sigpu_thread_store<Elem, COUNT>(dst, n, seg, false, v);
+    }
+}
+
+// COUNT values reversed in registers.
+template <typename Elem, int COUNT>
+__device__ __forceinline__ void sigpu_reverse(Elem* v) {
+    #pragma unroll
+    for (int i = 0; i < COUNT / 2; ++i) {
+        const Elem t = v[i];
+        v[i] = v[COUNT - 1 - i];
+        v[COUNT - 1 - i] = t;
+    }
+}
+
+// Logical values seg ... seg+COUNT-1 of a channel stored backwards: positions n-seg-COUNT ...
+// n-1-seg. vec_ok: 16-byte aligned at position n (seg a multiple of COUNT, COUNT values a
+// multiple of 16 bytes).
+template <typename Elem, int COUNT>
+__device__ __forceinline__ void sigpu_thread_load_reversed(const Elem* src, long long n, long long seg,
+                                                           bool vec_ok, Elem* v) {
+    const long long m = n - seg - COUNT;
+    if (vec_ok && m >= 0) {
+        sigpu_thread_load<Elem, COUNT>(src, n, m, true, v);
+        sigpu_reverse<Elem, COUNT>(v);
+    } else {
+        #pragma unroll
+        for (int i = 0; i < COUNT; ++i) v[i] = seg + i < n ? src[n - 1 - seg - i] : (Elem)0;
+    }
+}
+
+template <typename Elem, int COUNT>
+__device__ __forceinline__ void sigpu_thread_store_reversed(Elem* dst, long long n, long long seg,
+                                                            bool vec_ok, const Elem* v) {
+    const long long m = n - seg - COUNT;
+    if (vec_ok && m >= 0) {
+        __align__(16) Elem w[COUNT];
+        #pragma unroll
+        for (int i = 0; i < COUNT; ++i) w[i] = v[COUNT - 1 - i];
+        sigpu_thread_store<Elem, COUNT>(dst, n, m, true, w);
+    } else {
+        #pragma unroll
+        for (int i = 0; i < COUNT; ++i) if (seg + i < n) dst[n - 1 - seg - i] = v[i];
+    }
+}
+
+// A warp's logical values wseg ... wseg+32*COUNT-1 of a channel stored backwards: the 32*COUNT
+// positions before n-wseg, read with coalesced 16-byte loads into the tile; lane l's values
+// are the tile's block 31-l, reversed.
+template <typename Elem, int COUNT, int CACHE>
+__device__ __forceinline__ void sigpu_warp_load_reversed(const Elem* src, long long n, long long seg,
+                                                         long long wseg, bool vec_ok, uint4* tile,
+                                                         int lane, Elem* v) {
+    constexpr int VECS = COUNT * (int)sizeof(Elem) / 16;
+    const long long m = n - wseg - 32 * COUNT;
+    if (vec_ok && m >= 0) {
+        const uint4* p = reinterpret_cast<const uint4*>(src + m);
+        uint4 r[VECS];
+        #pragma unroll
+        for (int q = 0; q < VECS; ++q) {
+            if (CACHE == SIGPU_CACHE_STREAMING) r[q] = __ldcs(p + 32 * q + lane);
+            else r[q] = p[32 * q + lane];
+        }
+        #pragma unroll
+        for (int q = 0; q < VECS; ++q) tile[sigpu_tile_slot(32 * q + lane)] = r[q];
+        __syncwarp();
+        #pragma unroll
+        for (int q = 0; q < VECS; ++q) reinterpret_cast<uint4*>(v)[q] = tile[sigpu_tile_slot(VECS * (31 - lane) + q)];
+        __syncwarp();
+        sigpu_reverse<Elem, COUNT>(v);
+    } else {
+        sigpu_thread_load_reversed<Elem, COUNT>(src, n, seg, false, v);
+    }
+}
+
+template <typename Elem, int COUNT, int CACHE, bool TILE_REUSED>
+__device__ __forceinline__ void sigpu_warp_store_reversed(Elem* dst, long long n, long long seg,
+                                                          long long wseg, bool vec_ok, uint4* tile,
+                                                          int lane, const Elem* v) {
+    constexpr int VECS = COUNT * (int)sizeof(Elem) / 16;
+    const long long m = n - wseg - 32 * COUNT;
+    if (vec_ok && m >= 0) {
+        __align__(16) Elem w[COUNT];
+        #pragma unroll
+        for (int i = 0; i < COUNT; ++i) w[i] = v[COUNT - 1 - i];
+        #pragma unroll
+        for (int q = 0; q < VECS; ++q) tile[sigpu_tile_slot(VECS * (31 - lane) + q)] = reinterpret_cast<const uint4*>(w)[q];
+        __syncwarp();
+        uint4* p = reinterpret_cast<uint4*>(dst + m);
+        #pragma unroll
+        for (int q = 0; q < VECS; ++q) {
+            if (CACHE == SIGPU_CACHE_STREAMING) __stcs(p + 32 * q + lane, tile[sigpu_tile_slot(32 * q + lane)]);
+            else p[32 * q + lane] = tile[sigpu_tile_slot(32 * q + lane)];
+        }
+        if (TILE_REUSED) __syncwarp();  // the tile is free for the next load
+    } else {
+        sigpu_thread_store_reversed<Elem, COUNT>(dst, n, seg, false, v);
     }
 }
 

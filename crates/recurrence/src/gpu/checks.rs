@@ -106,7 +106,7 @@ pub fn checks() -> Vec<Check> {
 const LOWPASS: &str = "(0.2 : 0.8)";
 
 /// Direct (untransposed) loads and stores.
-const DIRECT: GpuConfig = GpuConfig {
+pub(super) const DIRECT: GpuConfig = GpuConfig {
     threads: 256,
     vpt: 0,
     transpose: false,
@@ -176,7 +176,7 @@ fn options(optimize: bool) -> FilterOptions {
     }
 }
 
-fn tolerance<T: Element>() -> f64 {
+pub(super) fn tolerance<T: Element>() -> f64 {
     if T::DTYPE == crate::DType::F32 {
         1e-5
     } else {
@@ -192,12 +192,12 @@ fn compare_float<T: Element>(filter: &Filter<T>, ran: Ran<'_, T>) -> CheckReport
 
 /// One GPU run as the comparisons take it: inputs, and the outputs it gave (`zf` empty when
 /// it is not compared).
-struct Ran<'a, T> {
-    x: &'a [T],
-    channels: usize,
-    zi: Option<&'a [T]>,
-    y: &'a [T],
-    zf: &'a [T],
+pub(super) struct Ran<'a, T> {
+    pub(super) x: &'a [T],
+    pub(super) channels: usize,
+    pub(super) zi: Option<&'a [T]>,
+    pub(super) y: &'a [T],
+    pub(super) zf: &'a [T],
 }
 
 /// One channel without state.
@@ -211,7 +211,11 @@ fn one_channel<'a, T>(x: &'a [T], y: &'a [T]) -> Ran<'a, T> {
     }
 }
 
-fn compare_float_tol<T: Element>(filter: &Filter<T>, ran: Ran<'_, T>, tol: f64) -> CheckReport {
+pub(super) fn compare_float_tol<T: Element>(
+    filter: &Filter<T>,
+    ran: Ran<'_, T>,
+    tol: f64,
+) -> CheckReport {
     let Ran {
         x,
         channels,

@@ -23,10 +23,11 @@
 
 use super::sos_tables::{short_hash, SosTables, SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
 pub use super::sos_tables::{sos_coefficients, SosConfig};
-use super::DeviceFilter;
+use super::{refused_layout, DeviceFilter};
 use crate::elem::Element;
 use crate::engine::DeviceBatch;
 use crate::error::FilterError;
+use crate::layout::ChannelLayout;
 use crate::sos::BlockedPeaks;
 use sigpu_runtime::cuda::cudarc::driver::sys::{self, CUevent_flags};
 use sigpu_runtime::cuda::cudarc::driver::{
@@ -50,6 +51,9 @@ pub struct GpuSos<T: Element> {
     gpu: Gpu,
     tables: SosTables<T>,
     kernel: Kernel,
+    /// The kernel reading and writing channels backwards (`SOS_REVERSED`), compiled on first
+    /// use.
+    reversed: std::sync::OnceLock<Kernel>,
     /// A^(l V) in the kernel's arithmetic (f64, or f32 for the fast kernel of f32 signals).
     lane_pow: LanePow,
     chunk_pow: DeviceBuffer<f64>,
@@ -171,6 +175,7 @@ impl<T: Element> GpuSos<T> {
             chunk_pow: gpu.upload(&tables.chunk_pow)?,
             tables,
             kernel,
+            reversed: std::sync::OnceLock::new(),
             lookback: Mutex::new(None),
         })
     }
@@ -281,11 +286,24 @@ impl<T: Element> GpuSos<T> {
         target: &GpuTarget,
         batch: DeviceBatch<'_, T>,
     ) -> Result<Vec<BlockedPeaks>, FilterError> {
+        self.launch_checked_in(target, batch, false)
+    }
+
+    /// [`GpuSos::launch_checked`] with every channel stored backwards in time
+    /// (`ChannelLayout::reversed`: logical sample i at position n − 1 − i) when `reversed`:
+    /// filtered backwards in place, the adjoint of the cascade.
+    pub fn launch_checked_in(
+        &self,
+        target: &GpuTarget,
+        batch: DeviceBatch<'_, T>,
+        reversed: bool,
+    ) -> Result<Vec<BlockedPeaks>, FilterError> {
         let channels = batch.channels;
         if batch.x.is_empty() {
             self.launch(target, batch)?;
             return Ok(vec![BlockedPeaks::default(); channels]);
         }
+        let kernel = self.kernel_for(reversed)?;
         let stream = target.stream();
         let mut peaks = stream
             .alloc_zeros::<u64>(PEAK_SLOTS * channels.max(1))
@@ -293,7 +311,7 @@ impl<T: Element> GpuSos<T> {
         let (address, guard) = peaks.device_ptr_mut(stream);
         let call = self.call(target, batch)?;
         // SAFETY: as in `launch`; `peaks` holds PEAK_SLOTS values per channel.
-        unsafe { self.enqueue(call, address) }?;
+        unsafe { self.enqueue(call, address, kernel) }?;
         drop(guard);
         let bits = stream
             .clone_dtoh(&peaks)
@@ -351,7 +369,12 @@ impl<T: Element> GpuSos<T> {
     /// Enqueues the kernel (or, for empty channels, zf = zi) on `call.stream`. `peaks`: a
     /// device address of `PEAK_SLOTS * channels` u64 the kernel's peaks go to (zeroed here first), or 0
     /// for the filter's own scratch (unread).
-    unsafe fn enqueue(&self, call: RawSosCall, peaks: u64) -> Result<(), FilterError> {
+    unsafe fn enqueue(
+        &self,
+        call: RawSosCall,
+        peaks: u64,
+        kernel: &Kernel,
+    ) -> Result<(), FilterError> {
         let gpu = &self.gpu;
         let stream = call.stream as sys::CUstream;
         gpu.context()
@@ -436,7 +459,7 @@ impl<T: Element> GpuSos<T> {
             (&mut epoch) as *mut u32 as *mut c_void,
             (&mut peaks) as *mut u64 as *mut c_void,
         ];
-        if let Some(sizes) = self.kernel.param_sizes() {
+        if let Some(sizes) = kernel.param_sizes() {
             let want = [8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 4, 8];
             if sizes != want {
                 return Err(FilterError::Config(format!(
@@ -456,7 +479,7 @@ impl<T: Element> GpuSos<T> {
         // the look-back buffers hold `chunks * sections` slots; the rest is the caller's.
         unsafe {
             result::launch_kernel(
-                self.kernel.function().cu_function(),
+                kernel.function().cu_function(),
                 config.grid_dim,
                 config.block_dim,
                 0,
@@ -587,7 +610,54 @@ impl<T: Element> DeviceFilter<T> for GpuSos<T> {
         // SAFETY: the views address the lengths just checked on this device and are borrowed
         // for the call (their owners keep them alive until the stream passes the work); y is
         // exclusive, so it overlaps nothing but what the caller of `from_raw` vouched for.
-        unsafe { self.enqueue(call, 0) }
+        unsafe { self.enqueue(call, 0, &self.kernel) }
+    }
+
+    /// The contiguous layout, and channels stored backwards one after another
+    /// (`ChannelLayout::reversed`, by the `SOS_REVERSED` kernel).
+    fn launch_laid_out(
+        &self,
+        target: &GpuTarget,
+        batch: DeviceBatch<'_, T>,
+        n: usize,
+        layout: ChannelLayout,
+    ) -> Result<(), FilterError> {
+        if !self.reads_layout(&layout, batch.channels, n) {
+            return Err(refused_layout(&layout));
+        }
+        let reversed = layout.sample_stride < 0;
+        let kernel = self.kernel_for(reversed)?;
+        let call = self.call(target, batch)?;
+        if call.n != n {
+            return Err(FilterError::Input(format!(
+                "{} channel(s) of {n} samples do not fill views of {} values",
+                call.channels,
+                call.n * call.channels
+            )));
+        }
+        // SAFETY: as in `launch`.
+        unsafe { self.enqueue(call, 0, kernel) }
+    }
+
+    fn reads_layout(&self, layout: &ChannelLayout, channels: usize, n: usize) -> bool {
+        layout.is_contiguous(channels, n)
+            || (layout.sample_stride == -1 && (layout.channel_stride == n || channels <= 1))
+    }
+}
+
+impl<T: Element> GpuSos<T> {
+    /// The plain kernel, or the one reading channels backwards (compiled on first use).
+    fn kernel_for(&self, reversed: bool) -> Result<&Kernel, FilterError> {
+        if !reversed {
+            return Ok(&self.kernel);
+        }
+        if let Some(k) = self.reversed.get() {
+            return Ok(k);
+        }
+        let source = kernel_source(&self.tables).with_option("-DSOS_REVERSED=1");
+        let built = self.gpu.kernel(&source, SOS_KERNEL)?;
+        let _ = self.reversed.set(built);
+        Ok(self.reversed.get().expect("just set"))
     }
 }
 

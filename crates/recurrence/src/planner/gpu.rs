@@ -11,6 +11,7 @@ use crate::filter::{check_finite, Filter};
 use crate::gpu::{
     gpu_keeps_contract, max_pole_radius, DeviceFilter, GpuConfig, GpuFilter, GpuSos, SosConfig,
 };
+use crate::layout::ChannelLayout;
 use crate::report::{Method, Report};
 use crate::signature::Signature;
 use crate::sos::BlockedPeaks;
@@ -255,6 +256,17 @@ impl<T: Element> Recurrence<T> for OnGpu<T> {
     fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
         self.kernel.launch(&self.target, batch)
     }
+    fn apply_device_laid_out(
+        &self,
+        batch: DeviceBatch<'_, T>,
+        n: usize,
+        layout: ChannelLayout,
+    ) -> Result<(), FilterError> {
+        self.kernel.launch_laid_out(&self.target, batch, n, layout)
+    }
+    fn reads_layout(&self, layout: &ChannelLayout, channels: usize, n: usize) -> bool {
+        self.kernel.reads_layout(layout, channels, n)
+    }
 }
 
 impl<T: Element> GpuSections<T> {
@@ -377,6 +389,40 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
     }
     /// In place (`y` is `x`), the input is kept aside first, in case a channel must run again.
     fn apply_device(&self, batch: DeviceBatch<'_, T>) -> Result<(), FilterError> {
+        self.run_device(batch, false)
+    }
+    /// Channels stored backwards one after another (`ChannelLayout::reversed`): the same
+    /// checked run by the kernel reading them backwards, channels handed back filtered
+    /// backwards again (the f64-arithmetic kernel's reversed variant, or the CPU's loop on the
+    /// reversed channel).
+    fn apply_device_laid_out(
+        &self,
+        batch: DeviceBatch<'_, T>,
+        n: usize,
+        layout: ChannelLayout,
+    ) -> Result<(), FilterError> {
+        if !self.reads_layout(&layout, batch.channels, n) {
+            return Err(crate::gpu::refused_layout(&layout));
+        }
+        let whole = batch.channels.checked_mul(n);
+        if whole != Some(batch.x.len()) || whole != Some(batch.y.len()) {
+            return Err(FilterError::Input(format!(
+                "{} channel(s) of {n} samples do not fill views of {} and {} values",
+                batch.channels,
+                batch.x.len(),
+                batch.y.len()
+            )));
+        }
+        self.run_device(batch, layout.sample_stride < 0)
+    }
+    fn reads_layout(&self, layout: &ChannelLayout, channels: usize, n: usize) -> bool {
+        self.kernel.reads_layout(layout, channels, n)
+    }
+}
+
+impl<T: Element> GpuSections<T> {
+    /// [`Recurrence::apply_device`], every channel stored backwards when `reversed`.
+    fn run_device(&self, batch: DeviceBatch<'_, T>, reversed: bool) -> Result<(), FilterError> {
         let stream = self.target.stream();
         let (channels, len) = (batch.channels, batch.x.len());
         let (x_at, zi_at) = (batch.x.device_ptr(), batch.zi.map(|z| z.device_ptr()));
@@ -400,7 +446,7 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
             batch.zf.as_ref().map(|z| z.device_ptr()),
         );
         let (first, first_wide) = self.first()?;
-        let peaks = first.launch_checked(&self.target, batch)?;
+        let peaks = first.launch_checked_in(&self.target, batch, reversed)?;
         let mut again = self.rerun(&peaks, first_wide);
         if again.is_empty() {
             return Ok(());
@@ -431,7 +477,7 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
                         zf: zf_at.map(|z| DeviceSliceMut::from_raw(at(z, st), k * st, gpu)),
                     }
                 };
-                let p = wide.launch_checked(&self.target, batch)?;
+                let p = wide.launch_checked_in(&self.target, batch, reversed)?;
                 left.extend(self.rerun(&p, true).into_iter().map(|c| c0 + c));
             }
             again = left;
@@ -455,7 +501,13 @@ impl<T: Element> Recurrence<T> for GpuSections<T> {
                 }
             }
             stream.synchronize().context(what)?;
-            let (y, zf) = self.cpu.serial_channel(&x, zi.as_deref());
+            if reversed {
+                x.reverse();
+            }
+            let (mut y, zf) = self.cpu.serial_channel(&x, zi.as_deref());
+            if reversed {
+                y.reverse();
+            }
             unsafe {
                 result::memcpy_htod_async(y_at + (c * n) as u64 * size, &y, stream.cu_stream())
                     .context(what)?;
@@ -581,6 +633,24 @@ impl<T: Element> Recurrence<T> for GpuBaSections<T> {
             ));
         }
         self.sections.apply_device(batch)
+    }
+    /// The sections' layouts (backwards), without zi / zf as [`Recurrence::apply_device`].
+    fn apply_device_laid_out(
+        &self,
+        batch: DeviceBatch<'_, T>,
+        n: usize,
+        layout: ChannelLayout,
+    ) -> Result<(), FilterError> {
+        if layout.is_contiguous(batch.channels, n) && batch.x.len() == batch.channels * n {
+            return self.apply_device(batch);
+        }
+        if batch.zi.is_some() || batch.zf.is_some() {
+            return self.apply_device(batch); // refused, with the reason
+        }
+        self.sections.apply_device_laid_out(batch, n, layout)
+    }
+    fn reads_layout(&self, layout: &ChannelLayout, channels: usize, n: usize) -> bool {
+        self.sections.reads_layout(layout, channels, n)
     }
 }
 

@@ -3,7 +3,9 @@
 //   y[i] = 0.2*x[i] + 0.8*y[i-1]
 // Chunks of 4096 = 256 threads x 16 values; factors truncated to 391 of 4096 entries, so a chunk's carry-in is recomputed from the previous chunk's last 32 x V inputs (no look-back).
 
-typedef float T;
+typedef float S;            // an element, a coefficient
+#define PLR_PAIRS 0     // a value holds two interleaved channels
+#define PLR_REVERSED 0  // channels are read and written backwards in time
 #define K 1            // recurrence order
 #define NSTATE 1       // zi / zf values per channel
 #define V 16           // values per thread
@@ -119,8 +121,8 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
-    const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,
-    const T* __restrict__ zi, int has_zi, const T* __restrict__ consts)
+    const T* __restrict__ x, T* __restrict__ y, long long n, long long cs, long long chunks_per_channel,
+    const T* __restrict__ zi, int has_zi, const S* __restrict__ consts)
 {
     // Block b filters chunk b. Warps 0..WARPS-1 take its values; warp WARPS runs the same local
     // pass over the previous chunk's last 32*V inputs, whose carry-out from zero is this chunk's
@@ -133,11 +135,11 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     const long long g = blockIdx.x;
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
-    const T* xc = x + ch * n;
-    T* yc = y + ch * n;
+    const T* xc = x + ch * cs;
+    T* yc = y + ch * cs;
     const long long wseg = ci * CHUNK + (tail ? -32LL * V : (long long)warp * 32 * V);
     const long long seg = wseg + (long long)lane * V;
-    const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
+    const bool vec_ok = plr_vec_ok(xc, yc, n);
     __align__(16) T v[V];
     T a[K], e[K];
     if (!tail || ci > 0) local_pass(xc, n, seg, wseg, vec_ok, s_tile[warp], lane, zi, has_zi, ch, v, a, e);
@@ -185,20 +187,20 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
 
 // zf[ch][i] = zi[ch][n+i] (while n+i < NSTATE) + sum_{m>i} a_m x[n+i-m] + b_m y[n+i-m]
 extern "C" __global__ void plr_final_state(const T* __restrict__ x, const T* __restrict__ y,
-    long long n, int channels, const T* __restrict__ zi, int has_zi, T* __restrict__ zf)
+    long long n, long long cs, int channels, const T* __restrict__ zi, int has_zi, T* __restrict__ zf)
 {
-    const T A[NSTATE + 1] = {0.2f, 0.0f};
-    const T B[NSTATE + 1] = {0.0f, 0.8f};
+    const S A[NSTATE + 1] = {0.2f, 0.0f};
+    const S B[NSTATE + 1] = {0.0f, 0.8f};
     const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (long long)channels * NSTATE) return;
     const long long ch = t / NSTATE;
     const int i = (int)(t - ch * NSTATE);
-    const T* xc = x + ch * n;
-    const T* yc = y + ch * n;
+    const T* xc = x + ch * cs;
+    const T* yc = y + ch * cs;
     T v = (has_zi && n + i < NSTATE) ? zi[ch * NSTATE + n + i] : (T)0;
     for (int m = i + 1; m <= NSTATE; ++m) {
         const long long at = n + i - m;
-        if (at >= 0) v += A[m] * xc[at] + B[m] * yc[at];
+        if (at >= 0) v += A[m] * xc[plr_at(n, at)] + B[m] * yc[plr_at(n, at)];
     }
     zf[t] = v;
 }

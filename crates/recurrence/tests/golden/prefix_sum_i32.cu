@@ -4,7 +4,9 @@
 // Chunks of 16384 = 512 threads x 32 values; factors truncated to 16384 of 16384 entries.
 // i32 is computed in the unsigned type of its width: overflow wraps.
 
-typedef unsigned int T;
+typedef unsigned int S;            // an element, a coefficient
+#define PLR_PAIRS 0     // a value holds two interleaved channels
+#define PLR_REVERSED 0  // channels are read and written backwards in time
 #define K 1            // recurrence order
 #define NSTATE 1       // zi / zf values per channel
 #define V 32           // values per thread
@@ -120,8 +122,8 @@ __device__ __forceinline__ void local_pass(const T* __restrict__ xc, long long n
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
-    const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,
-    const T* __restrict__ zi, int has_zi, const T* __restrict__ consts,
+    const T* __restrict__ x, T* __restrict__ y, long long n, long long cs, long long chunks_per_channel,
+    const T* __restrict__ zi, int has_zi, const S* __restrict__ consts,
     unsigned int* flags, T* aggs, T* incls, unsigned int* counters, unsigned int epoch)
 {
     __shared__ long long s_chunk;
@@ -134,11 +136,11 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
     const long long g = sigpu_chunk_in_start_order(counters, epoch, &s_chunk);
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
-    const T* xc = x + ch * n;
-    T* yc = y + ch * n;
+    const T* xc = x + ch * cs;
+    T* yc = y + ch * cs;
     const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
     const long long seg = wseg + (long long)lane * V;
-    const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
+    const bool vec_ok = plr_vec_ok(xc, yc, n);
     __align__(16) T v[V];
     T a[K], e[K];
     if (warp == WARPS) {
@@ -285,20 +287,20 @@ extern "C" __global__ void __launch_bounds__(THREADS + 32) plr_filter(
 
 // zf[ch][i] = zi[ch][n+i] (while n+i < NSTATE) + sum_{m>i} a_m x[n+i-m] + b_m y[n+i-m]
 extern "C" __global__ void plr_final_state(const T* __restrict__ x, const T* __restrict__ y,
-    long long n, int channels, const T* __restrict__ zi, int has_zi, T* __restrict__ zf)
+    long long n, long long cs, int channels, const T* __restrict__ zi, int has_zi, T* __restrict__ zf)
 {
-    const T A[NSTATE + 1] = {1u, 0u};
-    const T B[NSTATE + 1] = {0u, 1u};
+    const S A[NSTATE + 1] = {1u, 0u};
+    const S B[NSTATE + 1] = {0u, 1u};
     const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (long long)channels * NSTATE) return;
     const long long ch = t / NSTATE;
     const int i = (int)(t - ch * NSTATE);
-    const T* xc = x + ch * n;
-    const T* yc = y + ch * n;
+    const T* xc = x + ch * cs;
+    const T* yc = y + ch * cs;
     T v = (has_zi && n + i < NSTATE) ? zi[ch * NSTATE + n + i] : (T)0;
     for (int m = i + 1; m <= NSTATE; ++m) {
         const long long at = n + i - m;
-        if (at >= 0) v += A[m] * xc[at] + B[m] * yc[at];
+        if (at >= 0) v += A[m] * xc[plr_at(n, at)] + B[m] * yc[plr_at(n, at)];
     }
     zf[t] = v;
 }

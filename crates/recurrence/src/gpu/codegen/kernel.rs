@@ -34,8 +34,8 @@ pub(super) fn write_filter_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String
     let _ = writeln!(
         w,
         "extern \"C\" __global__ void __launch_bounds__({bounds}) {FILTER_KERNEL}(\n    \
-         const T* __restrict__ x, T* __restrict__ y, long long n, long long chunks_per_channel,\n    \
-         const T* __restrict__ zi, int has_zi, const T* __restrict__ consts{lookback_params})\n{{"
+         const T* __restrict__ x, T* __restrict__ y, long long n, long long cs, long long chunks_per_channel,\n    \
+         const T* __restrict__ zi, int has_zi, const S* __restrict__ consts{lookback_params})\n{{"
     );
     // The tail-carry kernel's tiles are static (WARPS + 1 of them); the look-back kernel's
     // are dynamic, so that chunks over 48 KiB fit.
@@ -214,13 +214,13 @@ pub(super) fn write_state_kernel<T: Element>(plan: &Plan<'_, T>, w: &mut String)
         w,
         "// zf[ch][i] = zi[ch][n+i] (while n+i < NSTATE) + sum_{{m>i}} a_m x[n+i-m] + b_m y[n+i-m]\n\
          extern \"C\" __global__ void {STATE_KERNEL}(const T* __restrict__ x, const T* __restrict__ y,\n    \
-         long long n, int channels, const T* __restrict__ zi, int has_zi, T* __restrict__ zf)\n{{"
+         long long n, long long cs, int channels, const T* __restrict__ zi, int has_zi, T* __restrict__ zf)\n{{"
     );
     if nstate == 0 {
         let _ = writeln!(w, "    // no state: nothing to compute\n}}");
     } else {
-        let _ = writeln!(w, "    const T A[NSTATE + 1] = {{{}}};", a_list.join(", "));
-        let _ = writeln!(w, "    const T B[NSTATE + 1] = {{{}}};", b_list.join(", "));
+        let _ = writeln!(w, "    const S A[NSTATE + 1] = {{{}}};", a_list.join(", "));
+        let _ = writeln!(w, "    const S B[NSTATE + 1] = {{{}}};", b_list.join(", "));
         w.push_str(STATE_BODY);
     }
 }
@@ -233,11 +233,11 @@ AGG_DECLTILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const long long g = sigpu_chunk_in_start_order(counters, epoch, &s_chunk);
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
-    const T* xc = x + ch * n;
-    T* yc = y + ch * n;
+    const T* xc = x + ch * cs;
+    T* yc = y + ch * cs;
     const long long wseg = ci * CHUNK + (long long)warp * 32 * V;
     const long long seg = wseg + (long long)lane * V;
-    const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
+    const bool vec_ok = plr_vec_ok(xc, yc, n);
     __align__(16) T v[V];
     T a[K], e[K];
 LOOK_BACK_WARP    local_pass(xc, n, seg, wseg, vec_ok, TILE_ARG, lane, zi, has_zi, ch, v, a, e);
@@ -253,11 +253,11 @@ TILE_DECL    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const long long g = blockIdx.x;
     const long long ch = g / chunks_per_channel;
     const long long ci = g - ch * chunks_per_channel;
-    const T* xc = x + ch * n;
-    T* yc = y + ch * n;
+    const T* xc = x + ch * cs;
+    T* yc = y + ch * cs;
     const long long wseg = ci * CHUNK + (tail ? -32LL * V : (long long)warp * 32 * V);
     const long long seg = wseg + (long long)lane * V;
-    const bool vec_ok = ((ch * n) % (16 / (long long)sizeof(T))) == 0;
+    const bool vec_ok = plr_vec_ok(xc, yc, n);
     __align__(16) T v[V];
     T a[K], e[K];
     if (!tail || ci > 0) local_pass(xc, n, seg, wseg, vec_ok, TILE_ARG, lane, zi, has_zi, ch, v, a, e);
@@ -355,12 +355,12 @@ const STATE_BODY: &str = r#"    const long long t = (long long)blockIdx.x * bloc
     if (t >= (long long)channels * NSTATE) return;
     const long long ch = t / NSTATE;
     const int i = (int)(t - ch * NSTATE);
-    const T* xc = x + ch * n;
-    const T* yc = y + ch * n;
+    const T* xc = x + ch * cs;
+    const T* yc = y + ch * cs;
     T v = (has_zi && n + i < NSTATE) ? zi[ch * NSTATE + n + i] : (T)0;
     for (int m = i + 1; m <= NSTATE; ++m) {
         const long long at = n + i - m;
-        if (at >= 0) v += A[m] * xc[at] + B[m] * yc[at];
+        if (at >= 0) v += A[m] * xc[plr_at(n, at)] + B[m] * yc[plr_at(n, at)];
     }
     zf[t] = v;
 }

@@ -71,7 +71,7 @@ fn write_map<T: Element>(plan: &Plan<'_, T>, w: &mut String) {
         let _ = writeln!(w, "    #pragma unroll");
         let _ = writeln!(
             w,
-            "    for (int j = 0; j < {p}; ++j) h[j] = (seg - 1 - j >= 0 && seg - 1 - j < n) ? xc[seg - 1 - j] : (T)0;"
+            "    for (int j = 0; j < {p}; ++j) h[j] = (seg - 1 - j >= 0 && seg - 1 - j < n) ? xc[plr_at(n, seg - 1 - j)] : (T)0;"
         );
     }
     for i in (0..plan.vpt).rev() {

@@ -52,6 +52,18 @@ use sigpu_runtime::cuda::primitives::with_primitives;
 use sigpu_runtime::cuda::tuning::PlrPolicy;
 use sigpu_runtime::cuda::KernelSource;
 
+/// How a kernel's values lie in memory, beyond a channel's start (its channel stride is a
+/// launch argument): the layouts of [`crate::engine::ChannelLayout`] as the kernel sees them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KernelLayout {
+    /// A value holds one sample of two channels interleaved element by element (a complex
+    /// signal's re and im parts), filtered alike: float types only.
+    pub pairs: bool,
+    /// A channel's logical sample i lies at position n − 1 − i: the kernel filters it
+    /// backwards in time, in place.
+    pub reversed: bool,
+}
+
 /// A generated kernel and the constants it is launched with.
 #[derive(Clone, Debug)]
 pub struct Generated<T> {
@@ -59,6 +71,8 @@ pub struct Generated<T> {
     /// A file name for NVRTC messages and the kernel cache.
     pub name: String,
     pub config: GpuConfig,
+    /// How the kernel reads and writes its values.
+    pub layout: KernelLayout,
     /// f_j at positions −k…len−1 (table j at j·(len+k)), then T_C^l for l = 0…32, row-major.
     pub constants: Vec<T>,
     /// Factor table length after truncation.
@@ -117,7 +131,18 @@ pub fn generate_tuned<T: Element>(
     config: GpuConfig,
     policy: &PlrPolicy,
 ) -> Result<Generated<T>, FilterError> {
-    let plan = Plan::new(filter, config, policy)?;
+    generate_laid_out(filter, config, policy, KernelLayout::default())
+}
+
+/// [`generate_tuned`] for values laid out as `layout` says. The factors, constants and launch
+/// shape are those of the plain kernel: only the loads, stores and the value type differ.
+pub fn generate_laid_out<T: Element>(
+    filter: &Filter<T>,
+    config: GpuConfig,
+    policy: &PlrPolicy,
+    layout: KernelLayout,
+) -> Result<Generated<T>, FilterError> {
+    let plan = Plan::new(filter, config, policy, layout)?;
     let mut s = String::new();
     plan.write_prelude(&mut s);
     local::write_local_pass(&plan, &mut s);
@@ -128,6 +153,7 @@ pub fn generate_tuned<T: Element>(
         source: s,
         name,
         config: plan.config,
+        layout,
         constants: plan.constants(),
         factor_len: plan.len,
         independent: plan.independent,

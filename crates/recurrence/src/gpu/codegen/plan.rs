@@ -4,6 +4,7 @@
 
 use super::config::GpuConfig;
 use super::short_hash;
+use super::KernelLayout;
 use crate::elem::{DType, Element};
 use crate::error::FilterError;
 use crate::factors::{mat_mul, Factors, TableKind};
@@ -27,6 +28,8 @@ pub(super) struct Plan<'a, T: Element> {
     pub(super) k: usize,
     pub(super) nstate: usize,
     pub(super) config: GpuConfig,
+    /// How the values lie in memory: pairs of interleaved channels, backwards.
+    pub(super) layout: KernelLayout,
     pub(super) vpt: usize,
     pub(super) chunk: usize,
     pub(super) warps: usize,
@@ -46,8 +49,15 @@ impl<'a, T: Element> Plan<'a, T> {
         filter: &'a Filter<T>,
         config: GpuConfig,
         policy: &PlrPolicy,
+        layout: KernelLayout,
     ) -> Result<Self, FilterError> {
         let k = filter.order();
+        if layout.pairs && !T::DTYPE.is_float() {
+            return Err(FilterError::Config(format!(
+                "interleaved channel pairs are floating-point (complex) data, not {}",
+                T::DTYPE
+            )));
+        }
         let mut config = resolve_shape(filter, config, policy)?;
         let chunk = config.chunk();
         let factors = filter.factors_for(chunk);
@@ -68,6 +78,7 @@ impl<'a, T: Element> Plan<'a, T> {
             k,
             nstate: filter.state_len(),
             config,
+            layout,
             vpt: config.vpt,
             chunk,
             warps: config.threads / 32,
@@ -86,7 +97,7 @@ impl<'a, T: Element> Plan<'a, T> {
                  than the {MAX_DYNAMIC_SHARED} a block can have",
                 config.threads,
                 config.vpt,
-                T::DTYPE.size()
+                plan.value_size()
             )));
         }
         Ok(plan)
@@ -98,8 +109,13 @@ impl<'a, T: Element> Plan<'a, T> {
         if self.tail_carry || !self.config.transpose {
             0
         } else {
-            self.chunk * T::DTYPE.size()
+            self.chunk * self.value_size()
         }
+    }
+
+    /// Bytes of one value: an element, or a pair of them.
+    pub(super) fn value_size(&self) -> usize {
+        T::DTYPE.size() * if self.layout.pairs { 2 } else { 1 }
     }
 
     /// Constants buffer: extended factor tables, then powers of the chunk transfer matrix.
@@ -184,7 +200,20 @@ impl<'a, T: Element> Plan<'a, T> {
             DType::I64 => "unsigned long long",
         };
         let flag = |on: bool| u8::from(on);
-        let _ = writeln!(w, "typedef {ctype} T;");
+        let _ = writeln!(
+            w,
+            "typedef {ctype} S;            // an element, a coefficient"
+        );
+        let _ = writeln!(
+            w,
+            "#define PLR_PAIRS {}     // a value holds two interleaved channels",
+            flag(self.layout.pairs)
+        );
+        let _ = writeln!(
+            w,
+            "#define PLR_REVERSED {}  // channels are read and written backwards in time",
+            flag(self.layout.reversed)
+        );
         let _ = writeln!(w, "#define K {}            // recurrence order", self.k);
         let _ = writeln!(
             w,
@@ -233,8 +262,10 @@ impl<'a, T: Element> Plan<'a, T> {
     pub(super) fn file_name(&self, source: &str) -> String {
         let c = self.config;
         format!(
-            "plr_{}_k{}_p{}_{}_{}x{}{}{}{}{}.cu",
+            "plr_{}{}{}_k{}_p{}_{}_{}x{}{}{}{}{}.cu",
             T::DTYPE,
+            if self.layout.pairs { "_pairs" } else { "" },
+            if self.layout.reversed { "_rev" } else { "" },
             self.k,
             self.ff.len() - 1,
             short_hash(source),
