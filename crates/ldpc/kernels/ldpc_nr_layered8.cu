@@ -29,6 +29,6 @@
 
 #include "ldpc_nr_qc.cuh"
 
-extern "C" __global__ void __launch_bounds__(NR_THREADS) ldpc_nr_layered8(NR_KERNEL_PARAMS) {
+extern "C" __global__ void __launch_bounds__(NR_THREADS, 2) ldpc_nr_layered8(NR_KERNEL_PARAMS) {
     nr_layered<1>(NR_KERNEL_ARGS);
 }

@@ -34,52 +34,143 @@ __device__ __forceinline__ int nr_correct(int m, unsigned mode, unsigned param) 
     return m;
 }
 
-// Check `lane` of one block row: its d circulants are `edge[j]` = column · Z << 16 | shift, its
-// state *st = min1 | min2 << 8 | argmin << 16 | signs << 32 (corrected magnitudes, so that
-// edge j's c2v is ±(j == argmin ? min2 : min1)).
-__device__ __forceinline__ void nr_row_update(short* __restrict__ p, unsigned long long* st,
-                                              const unsigned* edge, unsigned d, unsigned z,
-                                              unsigned lane, unsigned mode, unsigned param) {
-    const unsigned long long s = *st;
-    const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff), am = (int)((s >> 16) & 0xff);
-    const unsigned signs = (unsigned)(s >> 32);
+// One circulant of a block row as the one-lane update reads it (built in shared memory from
+// the graph): `at` = 2 · (first bit of the column + shift), the byte offset of the bit that
+// check lane 0 meets; `wrap` = 2 · (Z − shift): lanes 2·lane ≥ wrap meet bit
+// (lane + shift − Z), 2·Z bytes lower.
+struct NrEdge {
+    unsigned at, wrap;
+};
+
+// Edge j of check `lane`, first pass: reads P at the circulant's bit (`pq` = this lane's byte
+// address in the codeword's posteriors), rebuilds the old c2v from the check state, keeps
+// diff = P − old (16 bits, wrapping) and folds |diff| into the two smallest keys.
+// Key = |diff| · 32 + j: the smaller magnitude wins, the first edge met on a tie, and the
+// argmin rides in the low five bits; the keys start at 127 · 32 + 31, so that magnitudes
+// clamp at 127 as the CPU twin's clamp(diff, ±127) does (when the smallest clamped magnitude
+// is 127, both minima are 127 and which edge is the argmin does not change a message).
+template <int J>
+__device__ __forceinline__ void nr_edge_first(const char* pq, NrEdge e, unsigned lane2,
+                                              unsigned z2, int m1, int m2, unsigned am,
+                                              unsigned signs, const char*& addr, int& diff,
+                                              unsigned& k1, unsigned& k2, int& sgn) {
+    addr = pq + (e.at - (lane2 >= e.wrap ? z2 : 0u));
+    const int pv = *(const short*)addr;
+    const int mag = am == (unsigned)J ? m2 : m1;
+    const int full = (signs >> J) & 1u ? pv + mag : pv - mag;
+    const int df = (short)full;
+    diff = df;
+    const unsigned key = ((unsigned)abs(df) << 5) | (unsigned)J;
+    k2 = min(k2, max(k1, key));
+    k1 = min(k1, key);
+    sgn ^= df;
+}
+
+// Edge j, second pass: P = diff + new c2v (sign: the product of the other edges' signs) and
+// the c2v's sign into the check state.
+template <int J>
+__device__ __forceinline__ void nr_edge_second(const char* addr, int diff, unsigned at, int min1,
+                                               int min2, int sgn, unsigned& out_signs) {
+    const int s = (sgn ^ diff) >> 31;  // 0 or −1: the new c2v is negative
+    const int mag = at == (unsigned)J ? min2 : min1;
+    out_signs |= (unsigned)s & (1u << J);
+    *(short*)addr = (short)(diff + ((mag ^ s) - s));
+}
+
+// The row's minima, corrected; the check's new state.
+__device__ __forceinline__ void nr_row_finish(unsigned k1, unsigned k2, unsigned mode,
+                                              unsigned param, int& min1, int& min2,
+                                              unsigned& at) {
+    min1 = nr_correct((int)(k1 >> 5), mode, param);
+    min2 = nr_correct((int)(k2 >> 5), mode, param);
+    at = k1 & 31u;
+}
+
+// Check `lane` of one block row of degree D (known at compile time: straight-line code that
+// the compiler schedules freely); `s` its state min1 | min2 << 8 | argmin << 16 | signs << 32
+// (corrected magnitudes, so that edge j's old c2v is ±(j == argmin ? min2 : min1)). Returns
+// the new state.
+template <int D>
+__device__ __forceinline__ unsigned long long nr_row_fixed(const char* pq, const NrEdge* edge,
+                                                           unsigned lane2, unsigned z2,
+                                                           unsigned long long s, unsigned mode,
+                                                           unsigned param) {
+    const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff);
+    const unsigned am = (unsigned)(s >> 16) & 0xffu, signs = (unsigned)(s >> 32);
+    const char* addr[D];
+    int diff[D];
+    unsigned k1 = 127u << 5 | 31u, k2 = 127u << 5 | 31u;
+    int sgn = 0;
+#define NR_FIRST(J) \
+    if (J < D) nr_edge_first<J>(pq, edge[J], lane2, z2, m1, m2, am, signs, addr[J], diff[J], k1, k2, sgn);
+    NR_FIRST(0) NR_FIRST(1) NR_FIRST(2) NR_FIRST(3) NR_FIRST(4) NR_FIRST(5) NR_FIRST(6)
+    NR_FIRST(7) NR_FIRST(8) NR_FIRST(9) NR_FIRST(10) NR_FIRST(11) NR_FIRST(12) NR_FIRST(13)
+    NR_FIRST(14) NR_FIRST(15) NR_FIRST(16) NR_FIRST(17) NR_FIRST(18)
+#undef NR_FIRST
+    int min1, min2;
+    unsigned at, out = 0;
+    nr_row_finish(k1, k2, mode, param, min1, min2, at);
+#define NR_SECOND(J) \
+    if (J < D) nr_edge_second<J>(addr[J], diff[J], at, min1, min2, sgn, out);
+    NR_SECOND(0) NR_SECOND(1) NR_SECOND(2) NR_SECOND(3) NR_SECOND(4) NR_SECOND(5) NR_SECOND(6)
+    NR_SECOND(7) NR_SECOND(8) NR_SECOND(9) NR_SECOND(10) NR_SECOND(11) NR_SECOND(12)
+    NR_SECOND(13) NR_SECOND(14) NR_SECOND(15) NR_SECOND(16) NR_SECOND(17) NR_SECOND(18)
+#undef NR_SECOND
+    return (unsigned long long)(unsigned)min1 | (unsigned long long)(unsigned)min2 << 8 |
+           (unsigned long long)at << 16 | (unsigned long long)out << 32;
+}
+
+// As nr_row_fixed for any degree d ≤ NR_MAX_DEGREE (the rows whose degree has no
+// straight-line copy): one uniform exit test per edge.
+__device__ __forceinline__ unsigned long long nr_row_any(const char* pq, const NrEdge* edge,
+                                                         unsigned d, unsigned lane2, unsigned z2,
+                                                         unsigned long long s, unsigned mode,
+                                                         unsigned param) {
+    const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff);
+    const unsigned am = (unsigned)(s >> 16) & 0xffu, signs = (unsigned)(s >> 32);
+    const char* addr[NR_MAX_DEGREE];
     int diff[NR_MAX_DEGREE];
-    unsigned bit[NR_MAX_DEGREE];
-    int min1 = 127, min2 = 127, at = 255;
-    unsigned sgn = 0;
-#pragma unroll
-    for (int j = 0; j < NR_MAX_DEGREE; ++j) {
-        if (j >= (int)d) break;  // d is uniform: one exit, no test per missing edge
-        const unsigned e = edge[j];
-        unsigned idx = lane + (e & 0xffffu);
-        if (idx >= z) idx -= z;
-        bit[j] = (e >> 16) + idx;
-        const int mag = j == am ? m2 : m1;
-        const int old = (signs >> j) & 1u ? -mag : mag;
-        const short df = (short)(p[bit[j]] - old);
-        diff[j] = df;
-        const int x = max(-127, min(127, (int)df));
-        const int a = abs(x);
-        const bool below = a < min1;
-        min2 = below ? min1 : min(min2, a);
-        min1 = min(min1, a);
-        at = below ? j : at;
-        sgn ^= x < 0;
+    unsigned k1 = 127u << 5 | 31u, k2 = 127u << 5 | 31u;
+    int sgn = 0;
+#define NR_FIRST(J)                                                                         \
+    if (J < (int)d)                                                                         \
+        nr_edge_first<J>(pq, edge[J], lane2, z2, m1, m2, am, signs, addr[J], diff[J], k1, k2, \
+                         sgn);
+    NR_FIRST(0) NR_FIRST(1) NR_FIRST(2) NR_FIRST(3) NR_FIRST(4) NR_FIRST(5) NR_FIRST(6)
+    NR_FIRST(7) NR_FIRST(8) NR_FIRST(9) NR_FIRST(10) NR_FIRST(11) NR_FIRST(12) NR_FIRST(13)
+    NR_FIRST(14) NR_FIRST(15) NR_FIRST(16) NR_FIRST(17) NR_FIRST(18)
+#undef NR_FIRST
+    int min1, min2;
+    unsigned at, out = 0;
+    nr_row_finish(k1, k2, mode, param, min1, min2, at);
+#define NR_SECOND(J) \
+    if (J < (int)d) nr_edge_second<J>(addr[J], diff[J], at, min1, min2, sgn, out);
+    NR_SECOND(0) NR_SECOND(1) NR_SECOND(2) NR_SECOND(3) NR_SECOND(4) NR_SECOND(5) NR_SECOND(6)
+    NR_SECOND(7) NR_SECOND(8) NR_SECOND(9) NR_SECOND(10) NR_SECOND(11) NR_SECOND(12)
+    NR_SECOND(13) NR_SECOND(14) NR_SECOND(15) NR_SECOND(16) NR_SECOND(17) NR_SECOND(18)
+#undef NR_SECOND
+    return (unsigned long long)(unsigned)min1 | (unsigned long long)(unsigned)min2 << 8 |
+           (unsigned long long)at << 16 | (unsigned long long)out << 32;
+}
+
+// Check `lane` of one block row: the straight-line copy of the row's degree where there is
+// one (the degrees of both base graphs' rows: 3 to 10 and 19), the general loop otherwise.
+__device__ __forceinline__ unsigned long long nr_row_update(const char* pq, const NrEdge* edge,
+                                                            unsigned d, unsigned lane2,
+                                                            unsigned z2, unsigned long long s,
+                                                            unsigned mode, unsigned param) {
+    switch (d) {
+    case 3: return nr_row_fixed<3>(pq, edge, lane2, z2, s, mode, param);
+    case 4: return nr_row_fixed<4>(pq, edge, lane2, z2, s, mode, param);
+    case 5: return nr_row_fixed<5>(pq, edge, lane2, z2, s, mode, param);
+    case 6: return nr_row_fixed<6>(pq, edge, lane2, z2, s, mode, param);
+    case 7: return nr_row_fixed<7>(pq, edge, lane2, z2, s, mode, param);
+    case 8: return nr_row_fixed<8>(pq, edge, lane2, z2, s, mode, param);
+    case 9: return nr_row_fixed<9>(pq, edge, lane2, z2, s, mode, param);
+    case 10: return nr_row_fixed<10>(pq, edge, lane2, z2, s, mode, param);
+    case 19: return nr_row_fixed<19>(pq, edge, lane2, z2, s, mode, param);
+    default: return nr_row_any(pq, edge, d, lane2, z2, s, mode, param);
     }
-    min1 = nr_correct(min1, mode, param);
-    min2 = nr_correct(min2, mode, param);
-    unsigned out_signs = 0;
-#pragma unroll
-    for (int j = 0; j < NR_MAX_DEGREE; ++j) {
-        if (j >= (int)d) break;  // d is uniform: one exit, no test per missing edge
-        // v2c = clamp(diff) has diff's sign.
-        const unsigned neg = sgn ^ (diff[j] < 0);
-        const int mag = j == at ? min2 : min1;
-        out_signs |= neg << j;
-        p[bit[j]] = (short)(diff[j] + (neg ? -mag : mag));
-    }
-    *st = (unsigned long long)min1 | ((unsigned long long)min2 << 8) |
-          ((unsigned long long)(at & 0xff) << 16) | ((unsigned long long)out_signs << 32);
 }
 
 // Whether check `lane` of every block row is satisfied by the hard decisions P < 0.
@@ -182,6 +273,7 @@ __device__ __forceinline__ void nr_layered(
     unsigned early, unsigned mode, unsigned param) {
     __shared__ unsigned g_s[NR_GRAPH_WORDS];
     __shared__ unsigned ok_s[NR_THREADS / L];
+    __shared__ NrEdge e_s[L == 1 ? NR_GRAPH_WORDS : 1];
     extern __shared__ short ps[];
     const unsigned tid = threadIdx.x, nt = blockDim.x;
     const unsigned* blk = blocks + NR_BLOCK_WORDS * blockIdx.x;
@@ -192,6 +284,13 @@ __device__ __forceinline__ void nr_layered(
     const unsigned glen = c[NR_CODE_GRAPH_LEN];
     const short known = (short)c[NR_CODE_KNOWN];
     for (unsigned i = tid; i < glen; i += nt) g_s[i] = graph[goff + i];
+    if (L == 1) {
+        // The one-lane update's circulants, byte-scaled: no multiply or shift per edge.
+        for (unsigned i = tid; i + rows + 1 < glen; i += nt) {
+            const unsigned e = graph[goff + rows + 1 + i], sh = e & 0xffffu;
+            e_s[i] = NrEdge{2u * ((e >> 16) + sh), 2u * (z - sh)};
+        }
+    }
 
     const unsigned tw = (z + L - 1) / L;  // threads per codeword
     const unsigned g = tid / tw, t = tid - g * tw, a = L * t;
@@ -208,7 +307,9 @@ __device__ __forceinline__ void nr_layered(
             bool k = (known_mask[hoff + v / 32] >> (v % 32)) & 1u;
             p[v] = k ? (x > 0 ? known : (short)-known) : (short)max(-127, x);
         }
-        for (unsigned i = t; i < rows * z; i += tw) state[stoff + i] = 0ull;
+        // The one-lane kernel starts from zero states without reading them (below).
+        if (L != 1)
+            for (unsigned i = t; i < rows * z; i += tw) state[stoff + i] = 0ull;
     }
     unsigned long long* st = state + stoff;
     const unsigned* edges = g_s + rows + 1;
@@ -216,15 +317,24 @@ __device__ __forceinline__ void nr_layered(
 
     bool done = !active;
     unsigned its = iterations;
+    const char* pq = (const char*)p + 2u * a;
+    // The next row's check state, loaded one row ahead (only this thread writes it); every
+    // check starts at 0 (no c2v yet), which the first iteration takes as read.
+    unsigned long long s_next = 0ull;
     for (unsigned it = 1; it <= iterations; ++it) {
         for (unsigned r = 0; r < rows; ++r) {
             if (!done) {
-                const unsigned* row = edges + g_s[r];
                 const unsigned d = g_s[r + 1] - g_s[r];
-                if (L == 1)
-                    nr_row_update(p, st + (size_t)r * z + a, row, d, z, a, mode, param);
-                else
-                    nr_row_update_pair(p, st + (size_t)r * z, row, d, z, a, has_b, mode, param);
+                if (L == 1) {
+                    const unsigned long long s = s_next;
+                    s_next = r + 1 < rows ? (it > 1 ? st[(size_t)(r + 1) * z + a] : 0ull)
+                                          : st[a];
+                    st[(size_t)r * z + a] =
+                        nr_row_update(pq, e_s + g_s[r], d, 2u * a, 2u * z, s, mode, param);
+                } else {
+                    nr_row_update_pair(p, st + (size_t)r * z, edges + g_s[r], d, z, a, has_b,
+                                       mode, param);
+                }
             }
             __syncthreads();
         }
