@@ -34,142 +34,155 @@ __device__ __forceinline__ int nr_correct(int m, unsigned mode, unsigned param) 
     return m;
 }
 
+// The one-lane update (ldpc_nr_layered8.cu). Its posteriors never wrap: every P is the
+// channel value plus the column's c2v (|c2v| ≤ 127), and a known bit starts at
+// ±(32767 − 127 · the largest column degree), so |P| ≤ 32767 and |P − c2v| < 32767; the CPU
+// twin's 16-bit wrapping sums therefore equal these 32-bit ones.
+
 // One circulant of a block row as the one-lane update reads it (built in shared memory from
-// the graph): `at` = 2 · (first bit of the column + shift), the byte offset of the bit that
-// check lane 0 meets; `wrap` = 2 · (Z − shift): lanes 2·lane ≥ wrap meet bit
-// (lane + shift − Z), 2·Z bytes lower.
+// the graph), byte-scaled: `col` = 2 · the column's first bit, `sh` = 2 · shift. Check lane
+// `lane` meets byte col + min(2·lane + sh, 2·lane + sh − 2·Z) (unsigned: the second is the
+// smaller exactly when lane + shift ≥ Z).
 struct NrEdge {
-    unsigned at, wrap;
+    unsigned col, sh;
 };
 
-// Edge j of check `lane`, first pass: reads P at the circulant's bit (`pq` = this lane's byte
-// address in the codeword's posteriors), rebuilds the old c2v from the check state, keeps
-// diff = P − old (16 bits, wrapping) and folds |diff| into the two smallest keys.
+// One block row as the one-lane update reads it: its first circulant in the NrEdge table,
+// which straight-line copy runs it (nr_row_case) | its degree << 8.
+struct NrRow {
+    unsigned first, which;
+};
+
+// The straight-line copies: degrees 3 to 10 and 19 (every row of both base graphs), then the
+// general loop.
+__device__ __forceinline__ unsigned nr_row_case(unsigned d) {
+    return d >= 3 && d <= 10 ? d - 3 : d == 19 ? 8u : 9u;
+}
+
+// Shared-memory 16-bit load (sign-extended) and store at a shared-window byte address: the
+// address arithmetic stays as written (a generic pointer lets the compiler split it).
+__device__ __forceinline__ int nr_lds(unsigned addr) {
+    int v;
+    asm volatile("ld.shared.s16 %0, [%1];" : "=r"(v) : "r"(addr));
+    return v;
+}
+__device__ __forceinline__ void nr_sts(unsigned addr, int v) {
+    asm volatile("st.shared.u16 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+
+// The correction of a minimum: max(⌊m · mul / 16⌋ − off, 0); mode 0 is mul 16, off 0; mode 1
+// (normalised) mul k, off 0; mode 2 (offset) mul 16, off β — nr_correct without branches.
+__device__ __forceinline__ int nr_correct2(int m, int mul, int off) {
+    return max(((m * mul) >> 4) - off, 0);
+}
+
+// −1 when x < 0, else 0, on the multiply pipe (the high word of 2x): the integer ALU pipe,
+// half as wide as the issue rate, is what bounds this kernel, so sign work goes to the
+// multiplier where it can.
+__device__ __forceinline__ int nr_neg_mask(int x) {
+    return __mulhi(x, 2);
+}
+
+// Edge j of a check, first pass: reads P at the circulant's bit (`base`: the codeword's
+// posteriors, shared window; `lane2` = 2 · lane), rebuilds the old c2v from the check state,
+// keeps diff = P − old and folds |diff| into the two smallest keys.
 // Key = |diff| · 32 + j: the smaller magnitude wins, the first edge met on a tie, and the
 // argmin rides in the low five bits; the keys start at 127 · 32 + 31, so that magnitudes
 // clamp at 127 as the CPU twin's clamp(diff, ±127) does (when the smallest clamped magnitude
 // is 127, both minima are 127 and which edge is the argmin does not change a message).
 template <int J>
-__device__ __forceinline__ void nr_edge_first(const char* pq, NrEdge e, unsigned lane2,
-                                              unsigned z2, int m1, int m2, unsigned am,
-                                              unsigned signs, const char*& addr, int& diff,
-                                              unsigned& k1, unsigned& k2, int& sgn) {
-    addr = pq + (e.at - (lane2 >= e.wrap ? z2 : 0u));
-    const int pv = *(const short*)addr;
+__device__ __forceinline__ void nr_edge_first(unsigned base, NrEdge e, unsigned lane2,
+                                              unsigned lane2z, int c64, int m1, int m2,
+                                              unsigned am, unsigned signs, unsigned& addr,
+                                              int& diff, unsigned& k1, unsigned& k2, int& sgn) {
+    addr = base + e.col + min(lane2 + e.sh, lane2z + e.sh);
+    const int pv = nr_lds(addr);
     const int mag = am == (unsigned)J ? m2 : m1;
-    const int full = (signs >> J) & 1u ? pv + mag : pv - mag;
-    const int df = (short)full;
+    const int df = (signs >> J) & 1u ? pv + mag : pv - mag;
     diff = df;
-    const unsigned key = ((unsigned)abs(df) << 5) | (unsigned)J;
+    // |df| · 32 + j as df · (±32) + j, multiplies all (c64 = 64 in a register, so that the
+    // compiler does not turn the multiply into a shift on the integer pipe).
+    const int f32 = nr_neg_mask(df) * c64 + 32;
+    const unsigned key = (unsigned)(df * f32 + J);
     k2 = min(k2, max(k1, key));
     k1 = min(k1, key);
     sgn ^= df;
 }
 
-// Edge j, second pass: P = diff + new c2v (sign: the product of the other edges' signs) and
-// the c2v's sign into the check state.
+// Edge j, second pass: P = diff + new c2v, the c2v's sign σ = ±1 the product of the other
+// edges' signs (`fs` = ±1 the product of all, so σ = fs · sign(diff) = t · 2fs + fs with
+// t = −1 for a negative diff), and −σ · 2^j into `out2` (the state's sign bits, doubled and
+// offset: nr_row_edges undoes it).
 template <int J>
-__device__ __forceinline__ void nr_edge_second(const char* addr, int diff, unsigned at, int min1,
-                                               int min2, int sgn, unsigned& out_signs) {
-    const int s = (sgn ^ diff) >> 31;  // 0 or −1: the new c2v is negative
+__device__ __forceinline__ void nr_edge_second(unsigned addr, int diff, unsigned at, int min1,
+                                               int min2, int fs, int c2, int& out2) {
+    // c2 = 2 is the first pass's multiplier in another register: the sign is computed
+    // again rather than kept from the first pass, which would take D more registers.
+    const int sigma = __mulhi(diff, c2) * (2 * fs) + fs;
     const int mag = at == (unsigned)J ? min2 : min1;
-    out_signs |= (unsigned)s & (1u << J);
-    *(short*)addr = (short)(diff + ((mag ^ s) - s));
+    out2 += sigma * -(1 << J);
+    nr_sts(addr, mag * sigma + diff);
 }
 
-// The row's minima, corrected; the check's new state.
-__device__ __forceinline__ void nr_row_finish(unsigned k1, unsigned k2, unsigned mode,
-                                              unsigned param, int& min1, int& min2,
-                                              unsigned& at) {
-    min1 = nr_correct((int)(k1 >> 5), mode, param);
-    min2 = nr_correct((int)(k2 >> 5), mode, param);
-    at = k1 & 31u;
-}
-
-// Check `lane` of one block row of degree D (known at compile time: straight-line code that
-// the compiler schedules freely); `s` its state min1 | min2 << 8 | argmin << 16 | signs << 32
+// The D edges of one check (D known at compile time, or `d` at run time when D is
+// NR_MAX_DEGREE and `any`); `s` its state min1 | min2 << 8 | argmin << 16 | signs << 32
 // (corrected magnitudes, so that edge j's old c2v is ±(j == argmin ? min2 : min1)). Returns
 // the new state.
-template <int D>
-__device__ __forceinline__ unsigned long long nr_row_fixed(const char* pq, const NrEdge* edge,
-                                                           unsigned lane2, unsigned z2,
-                                                           unsigned long long s, unsigned mode,
-                                                           unsigned param) {
+template <int D, bool ANY>
+__device__ __forceinline__ unsigned long long nr_row_edges(unsigned base, const NrEdge* edge,
+                                                           unsigned d, unsigned lane2,
+                                                           unsigned lane2z, unsigned long long s,
+                                                           int mul, int off, int c64) {
     const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff);
     const unsigned am = (unsigned)(s >> 16) & 0xffu, signs = (unsigned)(s >> 32);
-    const char* addr[D];
+    unsigned addr[D];
     int diff[D];
     unsigned k1 = 127u << 5 | 31u, k2 = 127u << 5 | 31u;
     int sgn = 0;
+#define NR_HAS(J) (J < D && (!ANY || J < (int)d))
 #define NR_FIRST(J) \
-    if (J < D) nr_edge_first<J>(pq, edge[J], lane2, z2, m1, m2, am, signs, addr[J], diff[J], k1, k2, sgn);
+    if (NR_HAS(J)) nr_edge_first<J>(base, edge[J], lane2, lane2z, c64, m1, m2, am, signs, addr[J], diff[J], k1, k2, sgn);
     NR_FIRST(0) NR_FIRST(1) NR_FIRST(2) NR_FIRST(3) NR_FIRST(4) NR_FIRST(5) NR_FIRST(6)
     NR_FIRST(7) NR_FIRST(8) NR_FIRST(9) NR_FIRST(10) NR_FIRST(11) NR_FIRST(12) NR_FIRST(13)
     NR_FIRST(14) NR_FIRST(15) NR_FIRST(16) NR_FIRST(17) NR_FIRST(18)
 #undef NR_FIRST
-    int min1, min2;
-    unsigned at, out = 0;
-    nr_row_finish(k1, k2, mode, param, min1, min2, at);
+    const int min1 = nr_correct2((int)(k1 >> 5), mul, off);
+    const int min2 = nr_correct2((int)(k2 >> 5), mul, off);
+    const unsigned at = k1 & 31u;
+    const int fs = nr_neg_mask(sgn) * 2 + 1, c2 = c64 >> 5;
+    int out2 = 0;
 #define NR_SECOND(J) \
-    if (J < D) nr_edge_second<J>(addr[J], diff[J], at, min1, min2, sgn, out);
+    if (NR_HAS(J)) nr_edge_second<J>(addr[J], diff[J], at, min1, min2, fs, c2, out2);
     NR_SECOND(0) NR_SECOND(1) NR_SECOND(2) NR_SECOND(3) NR_SECOND(4) NR_SECOND(5) NR_SECOND(6)
     NR_SECOND(7) NR_SECOND(8) NR_SECOND(9) NR_SECOND(10) NR_SECOND(11) NR_SECOND(12)
     NR_SECOND(13) NR_SECOND(14) NR_SECOND(15) NR_SECOND(16) NR_SECOND(17) NR_SECOND(18)
 #undef NR_SECOND
-    return (unsigned long long)(unsigned)min1 | (unsigned long long)(unsigned)min2 << 8 |
-           (unsigned long long)at << 16 | (unsigned long long)out << 32;
+#undef NR_HAS
+    // Σ (1 − σ_j) · 2^j = 2 · the sign bits.
+    const unsigned out = (unsigned)((int)((1u << (ANY ? d : D)) - 1u) + out2) >> 1;
+    return (unsigned long long)((unsigned)min1 | (unsigned)min2 << 8 | at << 16) |
+           (unsigned long long)out << 32;
 }
 
-// As nr_row_fixed for any degree d ≤ NR_MAX_DEGREE (the rows whose degree has no
-// straight-line copy): one uniform exit test per edge.
-__device__ __forceinline__ unsigned long long nr_row_any(const char* pq, const NrEdge* edge,
-                                                         unsigned d, unsigned lane2, unsigned z2,
-                                                         unsigned long long s, unsigned mode,
-                                                         unsigned param) {
-    const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff);
-    const unsigned am = (unsigned)(s >> 16) & 0xffu, signs = (unsigned)(s >> 32);
-    const char* addr[NR_MAX_DEGREE];
-    int diff[NR_MAX_DEGREE];
-    unsigned k1 = 127u << 5 | 31u, k2 = 127u << 5 | 31u;
-    int sgn = 0;
-#define NR_FIRST(J)                                                                         \
-    if (J < (int)d)                                                                         \
-        nr_edge_first<J>(pq, edge[J], lane2, z2, m1, m2, am, signs, addr[J], diff[J], k1, k2, \
-                         sgn);
-    NR_FIRST(0) NR_FIRST(1) NR_FIRST(2) NR_FIRST(3) NR_FIRST(4) NR_FIRST(5) NR_FIRST(6)
-    NR_FIRST(7) NR_FIRST(8) NR_FIRST(9) NR_FIRST(10) NR_FIRST(11) NR_FIRST(12) NR_FIRST(13)
-    NR_FIRST(14) NR_FIRST(15) NR_FIRST(16) NR_FIRST(17) NR_FIRST(18)
-#undef NR_FIRST
-    int min1, min2;
-    unsigned at, out = 0;
-    nr_row_finish(k1, k2, mode, param, min1, min2, at);
-#define NR_SECOND(J) \
-    if (J < (int)d) nr_edge_second<J>(addr[J], diff[J], at, min1, min2, sgn, out);
-    NR_SECOND(0) NR_SECOND(1) NR_SECOND(2) NR_SECOND(3) NR_SECOND(4) NR_SECOND(5) NR_SECOND(6)
-    NR_SECOND(7) NR_SECOND(8) NR_SECOND(9) NR_SECOND(10) NR_SECOND(11) NR_SECOND(12)
-    NR_SECOND(13) NR_SECOND(14) NR_SECOND(15) NR_SECOND(16) NR_SECOND(17) NR_SECOND(18)
-#undef NR_SECOND
-    return (unsigned long long)(unsigned)min1 | (unsigned long long)(unsigned)min2 << 8 |
-           (unsigned long long)at << 16 | (unsigned long long)out << 32;
-}
-
-// Check `lane` of one block row: the straight-line copy of the row's degree where there is
-// one (the degrees of both base graphs' rows: 3 to 10 and 19), the general loop otherwise.
-__device__ __forceinline__ unsigned long long nr_row_update(const char* pq, const NrEdge* edge,
-                                                            unsigned d, unsigned lane2,
-                                                            unsigned z2, unsigned long long s,
-                                                            unsigned mode, unsigned param) {
-    switch (d) {
-    case 3: return nr_row_fixed<3>(pq, edge, lane2, z2, s, mode, param);
-    case 4: return nr_row_fixed<4>(pq, edge, lane2, z2, s, mode, param);
-    case 5: return nr_row_fixed<5>(pq, edge, lane2, z2, s, mode, param);
-    case 6: return nr_row_fixed<6>(pq, edge, lane2, z2, s, mode, param);
-    case 7: return nr_row_fixed<7>(pq, edge, lane2, z2, s, mode, param);
-    case 8: return nr_row_fixed<8>(pq, edge, lane2, z2, s, mode, param);
-    case 9: return nr_row_fixed<9>(pq, edge, lane2, z2, s, mode, param);
-    case 10: return nr_row_fixed<10>(pq, edge, lane2, z2, s, mode, param);
-    case 19: return nr_row_fixed<19>(pq, edge, lane2, z2, s, mode, param);
-    default: return nr_row_any(pq, edge, d, lane2, z2, s, mode, param);
+// Check `lane` of one block row: the row's straight-line copy (no test per edge, so that the
+// compiler schedules the loads freely), or the general loop with one uniform exit test per
+// edge for degrees no base graph has.
+__device__ __forceinline__ unsigned long long nr_row_update(unsigned base, const NrEdge* edge,
+                                                            unsigned which, unsigned d,
+                                                            unsigned lane2, unsigned lane2z,
+                                                            unsigned long long s, int mul,
+                                                            int off, int c64) {
+    switch (which) {
+    case 0: return nr_row_edges<3, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 1: return nr_row_edges<4, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 2: return nr_row_edges<5, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 3: return nr_row_edges<6, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 4: return nr_row_edges<7, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 5: return nr_row_edges<8, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 6: return nr_row_edges<9, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 7: return nr_row_edges<10, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 8: return nr_row_edges<19, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    default: return nr_row_edges<NR_MAX_DEGREE, true>(base, edge, d, lane2, lane2z, s, mul, off, c64);
     }
 }
 
@@ -274,6 +287,8 @@ __device__ __forceinline__ void nr_layered(
     __shared__ unsigned g_s[NR_GRAPH_WORDS];
     __shared__ unsigned ok_s[NR_THREADS / L];
     __shared__ NrEdge e_s[L == 1 ? NR_GRAPH_WORDS : 1];
+    __shared__ NrRow r_s[L == 1 ? NR_GRAPH_WORDS / 8 : 1];
+    __shared__ int c64_s;
     extern __shared__ short ps[];
     const unsigned tid = threadIdx.x, nt = blockDim.x;
     const unsigned* blk = blocks + NR_BLOCK_WORDS * blockIdx.x;
@@ -284,11 +299,18 @@ __device__ __forceinline__ void nr_layered(
     const unsigned glen = c[NR_CODE_GRAPH_LEN];
     const short known = (short)c[NR_CODE_KNOWN];
     for (unsigned i = tid; i < glen; i += nt) g_s[i] = graph[goff + i];
+    if (tid == 0) c64_s = 64 + (int)(mode >> 8);  // mode < 3: 64
     if (L == 1) {
-        // The one-lane update's circulants, byte-scaled: no multiply or shift per edge.
+        // The one-lane update's circulants, byte-scaled (no multiply or shift per edge), and
+        // its rows.
         for (unsigned i = tid; i + rows + 1 < glen; i += nt) {
-            const unsigned e = graph[goff + rows + 1 + i], sh = e & 0xffffu;
-            e_s[i] = NrEdge{2u * ((e >> 16) + sh), 2u * (z - sh)};
+            const unsigned e = graph[goff + rows + 1 + i];
+            e_s[i] = NrEdge{2u * (e >> 16), 2u * (e & 0xffffu)};
+        }
+        for (unsigned r = tid; r < rows; r += nt) {
+            const unsigned f = graph[goff + r];
+            const unsigned d = graph[goff + r + 1] - f;
+            r_s[r] = NrRow{f, nr_row_case(d) | d << 8};
         }
     }
 
@@ -307,9 +329,7 @@ __device__ __forceinline__ void nr_layered(
             bool k = (known_mask[hoff + v / 32] >> (v % 32)) & 1u;
             p[v] = k ? (x > 0 ? known : (short)-known) : (short)max(-127, x);
         }
-        // The one-lane kernel starts from zero states without reading them (below).
-        if (L != 1)
-            for (unsigned i = t; i < rows * z; i += tw) state[stoff + i] = 0ull;
+        for (unsigned i = t; i < rows * z; i += tw) state[stoff + i] = 0ull;
     }
     unsigned long long* st = state + stoff;
     const unsigned* edges = g_s + rows + 1;
@@ -317,21 +337,30 @@ __device__ __forceinline__ void nr_layered(
 
     bool done = !active;
     unsigned its = iterations;
-    const char* pq = (const char*)p + 2u * a;
-    // The next row's check state, loaded one row ahead (only this thread writes it); every
-    // check starts at 0 (no c2v yet), which the first iteration takes as read.
-    unsigned long long s_next = 0ull;
+    // This lane's byte address in the posteriors (shared window), its check states, and
+    // the correction's multiplier and offset (nr_correct2).
+    const unsigned pbase = (unsigned)__cvta_generic_to_shared(p);
+    unsigned long long* const sl = st + a;
+    const int mul = mode == 1 ? (int)param : 16, off = mode == 2 ? (int)param : 0;
+    // 64, in a register the compiler cannot fold (read from shared memory): see
+    // nr_edge_first.
+    const int c64 = c64_s;
     for (unsigned it = 1; it <= iterations; ++it) {
+        unsigned long long* srow = sl;
+        // The next row's check state, loaded one row ahead (only this thread writes it).
+        unsigned long long s_next = L == 1 && !done ? *sl : 0ull;
         for (unsigned r = 0; r < rows; ++r) {
             if (!done) {
-                const unsigned d = g_s[r + 1] - g_s[r];
                 if (L == 1) {
+                    const NrRow row = r_s[r];
                     const unsigned long long s = s_next;
-                    s_next = r + 1 < rows ? (it > 1 ? st[(size_t)(r + 1) * z + a] : 0ull)
-                                          : st[a];
-                    st[(size_t)r * z + a] =
-                        nr_row_update(pq, e_s + g_s[r], d, 2u * a, 2u * z, s, mode, param);
+                    if (r + 1 < rows) s_next = srow[z];
+                    *srow = nr_row_update(pbase, e_s + row.first, row.which & 0xffu,
+                                          row.which >> 8, 2u * a, 2u * a - 2u * z, s,
+                                          mul, off, c64);
+                    srow += z;
                 } else {
+                    const unsigned d = g_s[r + 1] - g_s[r];
                     nr_row_update_pair(p, st + (size_t)r * z, edges + g_s[r], d, z, a, has_b,
                                        mode, param);
                 }
