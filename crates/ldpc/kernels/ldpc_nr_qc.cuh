@@ -124,13 +124,12 @@ __device__ __forceinline__ void nr_edge_second(unsigned addr, int diff, unsigned
     nr_sts(addr, mag * sigma + diff);
 }
 
-// The D edges of one check (D known at compile time, or `d` at run time when D is
-// NR_MAX_DEGREE and `any`); `s` its state min1 | min2 << 8 | argmin << 16 | signs << 32
-// (corrected magnitudes, so that edge j's old c2v is ±(j == argmin ? min2 : min1)). Returns
-// the new state.
-template <int D, bool ANY>
+// The D edges of one check (D known at compile time); `s` its state
+// min1 | min2 << 8 | argmin << 16 | signs << 32 (corrected magnitudes, so that edge j's old
+// c2v is ±(j == argmin ? min2 : min1)). Returns the new state.
+template <int D>
 __device__ __forceinline__ unsigned long long nr_row_edges(unsigned base, const NrEdge* edge,
-                                                           unsigned d, unsigned lane2,
+                                                           unsigned lane2,
                                                            unsigned lane2z, unsigned long long s,
                                                            int mul, int off, int c64) {
     const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff);
@@ -139,7 +138,7 @@ __device__ __forceinline__ unsigned long long nr_row_edges(unsigned base, const 
     int diff[D];
     unsigned k1 = 127u << 5 | 31u, k2 = 127u << 5 | 31u;
     int sgn = 0;
-#define NR_HAS(J) (J < D && (!ANY || J < (int)d))
+#define NR_HAS(J) (J < D)
 #define NR_FIRST(J) \
     if (NR_HAS(J)) nr_edge_first<J>(base, edge[J], lane2, lane2z, c64, m1, m2, am, signs, addr[J], diff[J], k1, k2, sgn);
     NR_FIRST(0) NR_FIRST(1) NR_FIRST(2) NR_FIRST(3) NR_FIRST(4) NR_FIRST(5) NR_FIRST(6)
@@ -159,30 +158,70 @@ __device__ __forceinline__ unsigned long long nr_row_edges(unsigned base, const 
 #undef NR_SECOND
 #undef NR_HAS
     // Σ (1 − σ_j) · 2^j = 2 · the sign bits.
-    const unsigned out = (unsigned)((int)((1u << (ANY ? d : D)) - 1u) + out2) >> 1;
+    const unsigned out = (unsigned)((int)((1u << D) - 1u) + out2) >> 1;
+    return (unsigned long long)((unsigned)min1 | (unsigned)min2 << 8 | at << 16) |
+           (unsigned long long)out << 32;
+}
+
+// nr_row_edges for any degree d ≤ NR_MAX_DEGREE, one edge at a time (the addresses and
+// differences in local memory): the rows whose degree has no straight-line copy, which no
+// base graph has. Kept out of registers so that it costs the straight-line copies none.
+__device__ __noinline__ unsigned long long nr_row_any(unsigned base, const NrEdge* edge,
+                                                      unsigned d, unsigned lane2,
+                                                      unsigned lane2z, unsigned long long s,
+                                                      int mul, int off) {
+    const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff);
+    const unsigned am = (unsigned)(s >> 16) & 0xffu, signs = (unsigned)(s >> 32);
+    unsigned addr[NR_MAX_DEGREE];
+    int diff[NR_MAX_DEGREE];
+    unsigned k1 = 127u << 5 | 31u, k2 = 127u << 5 | 31u;
+    int sgn = 0;
+#pragma unroll 1
+    for (unsigned j = 0; j < d; ++j) {
+        const NrEdge e = edge[j];
+        addr[j] = base + e.col + min(lane2 + e.sh, lane2z + e.sh);
+        const int pv = nr_lds(addr[j]);
+        const int mag = am == j ? m2 : m1;
+        const int df = (signs >> j) & 1u ? pv + mag : pv - mag;
+        diff[j] = df;
+        const unsigned key = ((unsigned)abs(df) << 5) | j;
+        k2 = min(k2, max(k1, key));
+        k1 = min(k1, key);
+        sgn ^= df;
+    }
+    const int min1 = nr_correct2((int)(k1 >> 5), mul, off);
+    const int min2 = nr_correct2((int)(k2 >> 5), mul, off);
+    const unsigned at = k1 & 31u;
+    unsigned out = 0;
+#pragma unroll 1
+    for (unsigned j = 0; j < d; ++j) {
+        const int t = (sgn ^ diff[j]) >> 31;  // 0 or −1: the new c2v is negative
+        const int mag = at == j ? min2 : min1;
+        out |= (unsigned)t & (1u << j);
+        nr_sts(addr[j], diff[j] + ((mag ^ t) - t));
+    }
     return (unsigned long long)((unsigned)min1 | (unsigned)min2 << 8 | at << 16) |
            (unsigned long long)out << 32;
 }
 
 // Check `lane` of one block row: the row's straight-line copy (no test per edge, so that the
-// compiler schedules the loads freely), or the general loop with one uniform exit test per
-// edge for degrees no base graph has.
+// compiler schedules the loads freely), or the general loop for degrees no base graph has.
 __device__ __forceinline__ unsigned long long nr_row_update(unsigned base, const NrEdge* edge,
                                                             unsigned which, unsigned d,
                                                             unsigned lane2, unsigned lane2z,
                                                             unsigned long long s, int mul,
                                                             int off, int c64) {
     switch (which) {
-    case 0: return nr_row_edges<3, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    case 1: return nr_row_edges<4, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    case 2: return nr_row_edges<5, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    case 3: return nr_row_edges<6, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    case 4: return nr_row_edges<7, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    case 5: return nr_row_edges<8, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    case 6: return nr_row_edges<9, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    case 7: return nr_row_edges<10, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    case 8: return nr_row_edges<19, false>(base, edge, d, lane2, lane2z, s, mul, off, c64);
-    default: return nr_row_edges<NR_MAX_DEGREE, true>(base, edge, d, lane2, lane2z, s, mul, off, c64);
+    case 0: return nr_row_edges<3>(base, edge, lane2, lane2z, s, mul, off, c64);
+    case 1: return nr_row_edges<4>(base, edge, lane2, lane2z, s, mul, off, c64);
+    case 2: return nr_row_edges<5>(base, edge, lane2, lane2z, s, mul, off, c64);
+    case 3: return nr_row_edges<6>(base, edge, lane2, lane2z, s, mul, off, c64);
+    case 4: return nr_row_edges<7>(base, edge, lane2, lane2z, s, mul, off, c64);
+    case 5: return nr_row_edges<8>(base, edge, lane2, lane2z, s, mul, off, c64);
+    case 6: return nr_row_edges<9>(base, edge, lane2, lane2z, s, mul, off, c64);
+    case 7: return nr_row_edges<10>(base, edge, lane2, lane2z, s, mul, off, c64);
+    case 8: return nr_row_edges<19>(base, edge, lane2, lane2z, s, mul, off, c64);
+    default: return nr_row_any(base, edge, d, lane2, lane2z, s, mul, off);
     }
 }
 
