@@ -48,9 +48,9 @@ struct NrEdge {
 };
 
 // One block row as the one-lane update reads it: its first circulant in the NrEdge table,
-// which straight-line copy runs it (nr_row_case) | its degree << 8.
-struct NrRow {
-    unsigned first, which;
+// which straight-line copy runs it (nr_row_case) and its degree.
+struct __align__(16) NrRow {
+    unsigned first, which, d, unused;
 };
 
 // The straight-line copies: degrees 3 to 10 and 19 (every row of both base graphs), then the
@@ -349,7 +349,7 @@ __device__ __forceinline__ void nr_layered(
         for (unsigned r = tid; r < rows; r += nt) {
             const unsigned f = graph[goff + r];
             const unsigned d = graph[goff + r + 1] - f;
-            r_s[r] = NrRow{f, nr_row_case(d) | d << 8};
+            r_s[r] = NrRow{f, nr_row_case(d), d, 0u};
         }
     }
 
@@ -394,8 +394,8 @@ __device__ __forceinline__ void nr_layered(
                     const NrRow row = r_s[r];
                     const unsigned long long s = s_next;
                     if (r + 1 < rows) s_next = srow[z];
-                    *srow = nr_row_update(pbase, e_s + row.first, row.which & 0xffu,
-                                          row.which >> 8, 2u * a, 2u * a - 2u * z, s,
+                    const NrEdge* edge = e_s + row.first;
+                    *srow = nr_row_update(pbase, edge, row.which, row.d, 2u * a, 2u * a - 2u * z, s,
                                           mul, off, c64);
                     srow += z;
                 } else {
