@@ -115,10 +115,8 @@ __device__ __forceinline__ void nr_edge_first(unsigned base, NrEdge e, unsigned 
 // offset: nr_row_edges undoes it).
 template <int J>
 __device__ __forceinline__ void nr_edge_second(unsigned addr, int diff, unsigned at, int min1,
-                                               int min2, int fs, int c2, int& out2) {
-    // c2 = 2 is the first pass's multiplier in another register: the sign is computed
-    // again rather than kept from the first pass, which would take D more registers.
-    const int sigma = __mulhi(diff, c2) * (2 * fs) + fs;
+                                               int min2, int fs, int& out2) {
+    const int sigma = nr_neg_mask(diff) * (2 * fs) + fs;
     const int mag = at == (unsigned)J ? min2 : min1;
     out2 += sigma * -(1 << J);
     nr_sts(addr, mag * sigma + diff);
@@ -148,10 +146,10 @@ __device__ __forceinline__ unsigned long long nr_row_edges(unsigned base, const 
     const int min1 = nr_correct2((int)(k1 >> 5), mul, off);
     const int min2 = nr_correct2((int)(k2 >> 5), mul, off);
     const unsigned at = k1 & 31u;
-    const int fs = nr_neg_mask(sgn) * 2 + 1, c2 = c64 >> 5;
+    const int fs = nr_neg_mask(sgn) * 2 + 1;
     int out2 = 0;
 #define NR_SECOND(J) \
-    if (NR_HAS(J)) nr_edge_second<J>(addr[J], diff[J], at, min1, min2, fs, c2, out2);
+    if (NR_HAS(J)) nr_edge_second<J>(addr[J], diff[J], at, min1, min2, fs, out2);
     NR_SECOND(0) NR_SECOND(1) NR_SECOND(2) NR_SECOND(3) NR_SECOND(4) NR_SECOND(5) NR_SECOND(6)
     NR_SECOND(7) NR_SECOND(8) NR_SECOND(9) NR_SECOND(10) NR_SECOND(11) NR_SECOND(12)
     NR_SECOND(13) NR_SECOND(14) NR_SECOND(15) NR_SECOND(16) NR_SECOND(17) NR_SECOND(18)
