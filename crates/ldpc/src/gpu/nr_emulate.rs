@@ -1,5 +1,7 @@
-//! A line-by-line Rust rendering of `kernels/ldpc_nr_layered8.cu` over the very tables the host
-//! uploads ([`NrBatchLayout`]), thread by thread with the barriers as loop boundaries. Tested
+//! A Rust rendering of `kernels/ldpc_nr_layered8.cu` (and of the packed kernel's row update)
+//! over the very tables the host uploads ([`NrBatchLayout`]), thread by thread with the
+//! barriers as loop boundaries, value for value (the byte-scaled addresses, the keyed
+//! minima, the state's fields; not the kernel's choice of instructions). Tested
 //! against the CPU quasi-cyclic decoder without a GPU, it catches layout and indexing mistakes
 //! (offsets, groups of small Z, known-bit masks, the shift arithmetic, per-codeword early
 //! termination) before the kernel ever runs.
