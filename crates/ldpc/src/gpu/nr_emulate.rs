@@ -116,15 +116,37 @@ pub(super) fn emulate(
     (hard, its_out, valid_out)
 }
 
-/// `ldpc_nr_qc.cuh`'s `NrEdge` of the circulant `e` (`column · Z << 16 | shift`): the byte
-/// offset of the bit check lane 0 meets and the lane (doubled) from which it wraps.
-fn byte_edge(e: u32, z: usize) -> (usize, usize) {
-    let sh = (e & 0xffff) as usize;
-    (2 * ((e >> 16) as usize + sh), 2 * (z - sh))
+/// `ldpc_nr_qc.cuh`'s `NrEdge` of the circulant `e` (`column · Z << 16 | shift`), and the byte
+/// check `lane` meets there: col + min(2·lane + sh, 2·lane + sh − 2Z), unsigned.
+fn edge_byte(e: u32, z: usize, lane: usize) -> usize {
+    let (col, sh) = (2 * (e >> 16), 2 * (e & 0xffff));
+    let x = 2 * lane as u32 + sh;
+    (col + x.min(x.wrapping_sub(2 * z as u32))) as usize
 }
 
-/// `ldpc_nr_qc.cuh`'s `nr_row_update` (`nr_row_fixed` / `nr_row_any`, which compute the same):
-/// check `lane` of one block row, the two smallest magnitudes kept as keys |diff| · 32 + j.
+/// A minimum corrected by the rule (`nr_correct`; the kernel's branch-free `nr_correct2`
+/// gives the same).
+fn correct(m: i32, mode: u32, param: u32) -> i32 {
+    match mode {
+        1 => (m * param as i32) >> 4,
+        2 => (m - param as i32).max(0),
+        _ => m,
+    }
+}
+
+/// A check state's fields: min1, min2, argmin, signs.
+fn unpack_state(s: u64) -> (i32, i32, usize, u32) {
+    (
+        (s & 0xff) as i32,
+        ((s >> 8) & 0xff) as i32,
+        ((s >> 16) & 0xff) as usize,
+        (s >> 32) as u32,
+    )
+}
+
+/// `ldpc_nr_qc.cuh`'s `nr_row_update` (`nr_row_edges` / `nr_row_any`, which compute the
+/// same): check `lane` of one block row, the two smallest magnitudes kept as keys
+/// |diff| · 32 + j.
 fn row_lane(
     p: &mut [i16],
     st: &mut u64,
@@ -134,27 +156,13 @@ fn row_lane(
     mode: u32,
     param: u32,
 ) {
-    let correct = |m: i32| match mode {
-        1 => (m * param as i32) >> 4,
-        2 => (m - param as i32).max(0),
-        _ => m,
-    };
-    let s = *st;
-    let (m1, m2, am) = (
-        (s & 0xff) as i32,
-        ((s >> 8) & 0xff) as i32,
-        ((s >> 16) & 0xff) as usize,
-    );
-    let signs = (s >> 32) as u32;
+    let (m1, m2, am, signs) = unpack_state(*st);
     let (mut k1, mut k2) = (127u32 << 5 | 31, 127u32 << 5 | 31);
     let mut sgn = 0i32;
     let mut diff = [0i32; 19];
     let mut bit = [0usize; 19];
-    let lane2 = 2 * lane;
     for (j, &e) in row.iter().enumerate() {
-        let (at, wrap) = byte_edge(e, z);
-        let byte = lane2 + at - if lane2 >= wrap { 2 * z } else { 0 };
-        bit[j] = byte / 2;
+        bit[j] = edge_byte(e, z, lane) / 2;
         let mag = if j == am { m2 } else { m1 };
         let pv = p[bit[j]] as i32;
         let full = if (signs >> j) & 1 == 1 {
@@ -169,8 +177,8 @@ fn row_lane(
         k1 = k1.min(key);
         sgn ^= df;
     }
-    let min1 = correct((k1 >> 5) as i32);
-    let min2 = correct((k2 >> 5) as i32);
+    let min1 = correct((k1 >> 5) as i32, mode, param);
+    let min2 = correct((k2 >> 5) as i32, mode, param);
     let at = (k1 & 31) as usize;
     let mut out_signs = 0u32;
     for j in 0..row.len() {
@@ -194,18 +202,7 @@ fn row_lane_compared(
     mode: u32,
     param: u32,
 ) {
-    let correct = |m: i32| match mode {
-        1 => (m * param as i32) >> 4,
-        2 => (m - param as i32).max(0),
-        _ => m,
-    };
-    let s = *st;
-    let (m1, m2, am) = (
-        (s & 0xff) as i32,
-        ((s >> 8) & 0xff) as i32,
-        ((s >> 16) & 0xff) as usize,
-    );
-    let signs = (s >> 32) as u32;
+    let (m1, m2, am, signs) = unpack_state(*st);
     let (mut min1, mut min2, mut at) = (127i32, 127i32, 255usize);
     let mut sgn = 0u32;
     let mut diff = [0i32; 19];
@@ -228,8 +225,8 @@ fn row_lane_compared(
         at = if below { j } else { at };
         sgn ^= (x < 0) as u32;
     }
-    min1 = correct(min1);
-    min2 = correct(min2);
+    min1 = correct(min1, mode, param);
+    min2 = correct(min2, mode, param);
     let mut out_signs = 0u32;
     for j in 0..row.len() {
         let neg = sgn ^ (diff[j] < 0) as u32;
