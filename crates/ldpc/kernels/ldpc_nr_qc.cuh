@@ -92,10 +92,11 @@ __device__ __forceinline__ int nr_neg_mask(int x) {
 // is 127, both minima are 127 and which edge is the argmin does not change a message).
 template <int J>
 __device__ __forceinline__ void nr_edge_first(unsigned base, NrEdge e, unsigned lane2,
-                                              unsigned lane2z, int c64, int m1, int m2,
+                                              unsigned nz2, int c64, int m1, int m2,
                                               unsigned am, unsigned signs, unsigned& addr,
                                               int& diff, unsigned& k1, unsigned& k2, int& sgn) {
-    addr = base + e.col + min(lane2 + e.sh, lane2z + e.sh);
+    const unsigned x = lane2 + e.sh;
+    addr = base + e.col + __viaddmin_u32(x, nz2, x);  // min(x − 2Z, x), one instruction
     const int pv = nr_lds(addr);
     const int mag = am == (unsigned)J ? m2 : m1;
     const int df = (signs >> J) & 1u ? pv + mag : pv - mag;
@@ -128,7 +129,7 @@ __device__ __forceinline__ void nr_edge_second(unsigned addr, int diff, unsigned
 template <int D>
 __device__ __forceinline__ unsigned long long nr_row_edges(unsigned base, const NrEdge* edge,
                                                            unsigned lane2,
-                                                           unsigned lane2z, unsigned long long s,
+                                                           unsigned nz2, unsigned long long s,
                                                            int mul, int off, int c64) {
     const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff);
     const unsigned am = (unsigned)(s >> 16) & 0xffu, signs = (unsigned)(s >> 32);
@@ -138,7 +139,7 @@ __device__ __forceinline__ unsigned long long nr_row_edges(unsigned base, const 
     int sgn = 0;
 #define NR_HAS(J) (J < D)
 #define NR_FIRST(J) \
-    if (NR_HAS(J)) nr_edge_first<J>(base, edge[J], lane2, lane2z, c64, m1, m2, am, signs, addr[J], diff[J], k1, k2, sgn);
+    if (NR_HAS(J)) nr_edge_first<J>(base, edge[J], lane2, nz2, c64, m1, m2, am, signs, addr[J], diff[J], k1, k2, sgn);
     NR_FIRST(0) NR_FIRST(1) NR_FIRST(2) NR_FIRST(3) NR_FIRST(4) NR_FIRST(5) NR_FIRST(6)
     NR_FIRST(7) NR_FIRST(8) NR_FIRST(9) NR_FIRST(10) NR_FIRST(11) NR_FIRST(12) NR_FIRST(13)
     NR_FIRST(14) NR_FIRST(15) NR_FIRST(16) NR_FIRST(17) NR_FIRST(18)
@@ -166,7 +167,7 @@ __device__ __forceinline__ unsigned long long nr_row_edges(unsigned base, const 
 // base graph has. Kept out of registers so that it costs the straight-line copies none.
 __device__ __noinline__ unsigned long long nr_row_any(unsigned base, const NrEdge* edge,
                                                       unsigned d, unsigned lane2,
-                                                      unsigned lane2z, unsigned long long s,
+                                                      unsigned nz2, unsigned long long s,
                                                       int mul, int off) {
     const int m1 = (int)(s & 0xff), m2 = (int)((s >> 8) & 0xff);
     const unsigned am = (unsigned)(s >> 16) & 0xffu, signs = (unsigned)(s >> 32);
@@ -177,7 +178,8 @@ __device__ __noinline__ unsigned long long nr_row_any(unsigned base, const NrEdg
 #pragma unroll 1
     for (unsigned j = 0; j < d; ++j) {
         const NrEdge e = edge[j];
-        addr[j] = base + e.col + min(lane2 + e.sh, lane2z + e.sh);
+        const unsigned x = lane2 + e.sh;
+        addr[j] = base + e.col + min(x + nz2, x);
         const int pv = nr_lds(addr[j]);
         const int mag = am == j ? m2 : m1;
         const int df = (signs >> j) & 1u ? pv + mag : pv - mag;
@@ -206,20 +208,20 @@ __device__ __noinline__ unsigned long long nr_row_any(unsigned base, const NrEdg
 // compiler schedules the loads freely), or the general loop for degrees no base graph has.
 __device__ __forceinline__ unsigned long long nr_row_update(unsigned base, const NrEdge* edge,
                                                             unsigned which, unsigned d,
-                                                            unsigned lane2, unsigned lane2z,
+                                                            unsigned lane2, unsigned nz2,
                                                             unsigned long long s, int mul,
                                                             int off, int c64) {
     switch (which) {
-    case 0: return nr_row_edges<3>(base, edge, lane2, lane2z, s, mul, off, c64);
-    case 1: return nr_row_edges<4>(base, edge, lane2, lane2z, s, mul, off, c64);
-    case 2: return nr_row_edges<5>(base, edge, lane2, lane2z, s, mul, off, c64);
-    case 3: return nr_row_edges<6>(base, edge, lane2, lane2z, s, mul, off, c64);
-    case 4: return nr_row_edges<7>(base, edge, lane2, lane2z, s, mul, off, c64);
-    case 5: return nr_row_edges<8>(base, edge, lane2, lane2z, s, mul, off, c64);
-    case 6: return nr_row_edges<9>(base, edge, lane2, lane2z, s, mul, off, c64);
-    case 7: return nr_row_edges<10>(base, edge, lane2, lane2z, s, mul, off, c64);
-    case 8: return nr_row_edges<19>(base, edge, lane2, lane2z, s, mul, off, c64);
-    default: return nr_row_any(base, edge, d, lane2, lane2z, s, mul, off);
+    case 0: return nr_row_edges<3>(base, edge, lane2, nz2, s, mul, off, c64);
+    case 1: return nr_row_edges<4>(base, edge, lane2, nz2, s, mul, off, c64);
+    case 2: return nr_row_edges<5>(base, edge, lane2, nz2, s, mul, off, c64);
+    case 3: return nr_row_edges<6>(base, edge, lane2, nz2, s, mul, off, c64);
+    case 4: return nr_row_edges<7>(base, edge, lane2, nz2, s, mul, off, c64);
+    case 5: return nr_row_edges<8>(base, edge, lane2, nz2, s, mul, off, c64);
+    case 6: return nr_row_edges<9>(base, edge, lane2, nz2, s, mul, off, c64);
+    case 7: return nr_row_edges<10>(base, edge, lane2, nz2, s, mul, off, c64);
+    case 8: return nr_row_edges<19>(base, edge, lane2, nz2, s, mul, off, c64);
+    default: return nr_row_any(base, edge, d, lane2, nz2, s, mul, off);
     }
 }
 
@@ -325,7 +327,11 @@ __device__ __forceinline__ void nr_layered(
     __shared__ unsigned ok_s[NR_THREADS / L];
     __shared__ NrEdge e_s[L == 1 ? NR_GRAPH_WORDS : 1];
     __shared__ NrRow r_s[L == 1 ? NR_GRAPH_WORDS / 8 : 1];
+    // Constants the row update takes from registers the compiler cannot fold (they are read
+    // from shared memory): 64 (nr_edge_first) and −2Z (so that min(x − 2Z, x) stays one
+    // add-and-min instruction).
     __shared__ int c64_s;
+    __shared__ unsigned nz2_s;
     extern __shared__ short ps[];
     const unsigned tid = threadIdx.x, nt = blockDim.x;
     const unsigned* blk = blocks + NR_BLOCK_WORDS * blockIdx.x;
@@ -336,7 +342,10 @@ __device__ __forceinline__ void nr_layered(
     const unsigned glen = c[NR_CODE_GRAPH_LEN];
     const short known = (short)c[NR_CODE_KNOWN];
     for (unsigned i = tid; i < glen; i += nt) g_s[i] = graph[goff + i];
-    if (tid == 0) c64_s = 64 + (int)(mode >> 8);  // mode < 3: 64
+    if (tid == 0) {
+        c64_s = 64 + (int)(mode >> 8);  // mode < 3: 64
+        nz2_s = 0u - 2u * z;
+    }
     if (L == 1) {
         // The one-lane update's circulants, byte-scaled (no multiply or shift per edge), and
         // its rows.
@@ -379,9 +388,8 @@ __device__ __forceinline__ void nr_layered(
     const unsigned pbase = (unsigned)__cvta_generic_to_shared(p);
     unsigned long long* const sl = st + a;
     const int mul = mode == 1 ? (int)param : 16, off = mode == 2 ? (int)param : 0;
-    // 64, in a register the compiler cannot fold (read from shared memory): see
-    // nr_edge_first.
     const int c64 = c64_s;
+    const unsigned nz2 = nz2_s;
     for (unsigned it = 1; it <= iterations; ++it) {
         unsigned long long* srow = sl;
         // The next row's check state, loaded one row ahead (only this thread writes it).
@@ -393,7 +401,7 @@ __device__ __forceinline__ void nr_layered(
                     const unsigned long long s = s_next;
                     if (r + 1 < rows) s_next = srow[z];
                     const NrEdge* edge = e_s + row.first;
-                    *srow = nr_row_update(pbase, edge, row.which, row.d, 2u * a, 2u * a - 2u * z, s,
+                    *srow = nr_row_update(pbase, edge, row.which, row.d, 2u * a, nz2, s,
                                           mul, off, c64);
                     srow += z;
                 } else {
