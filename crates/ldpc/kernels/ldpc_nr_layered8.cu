@@ -17,11 +17,12 @@
 // the column and shift of every circulant) is copied into shared memory once; check `lane`
 // of block row i meets bit (lane + V) mod Z of block column j, computed, never looked up.
 //
-// Arithmetic (as the CPU twin, operation for operation): P in i16 (channel LLR + Σ c2v,
-// wrapping), diff = P − old c2v, v2c = clamp(diff, ±127), the two smallest |v2c| (the first
-// met wins ties), the product of signs (0 counts as positive), the correction (mode 0 none,
-// 1 normalised min·k/16 rounded down, 2 offset max(min − β, 0)), then P = diff + new c2v.
-// A known bit (a filler bit: its mask bit set) starts at ±known instead of its 8-bit LLR.
+// Arithmetic (the CPU twin's values; ldpc_nr_qc.cuh says how the row update computes them):
+// P in i16 (channel LLR + Σ c2v, which never wraps), diff = P − old c2v,
+// v2c = clamp(diff, ±127), the two smallest |v2c| (the first met wins ties), the product of
+// signs (0 counts as positive), the correction (mode 0 none, 1 normalised min·k/16 rounded
+// down, 2 offset max(min − β, 0)), then P = diff + new c2v. A known bit (a filler bit: its
+// mask bit set) starts at ±known instead of its 8-bit LLR.
 //
 // Early termination, per codeword: after each iteration but the last, every codeword that is
 // still running checks the syndrome of its hard decisions; one that satisfies every check
@@ -29,6 +30,6 @@
 
 #include "ldpc_nr_qc.cuh"
 
-extern "C" __global__ void __launch_bounds__(NR_THREADS) ldpc_nr_layered8(NR_KERNEL_PARAMS) {
+extern "C" __global__ void __launch_bounds__(NR_THREADS, 2) ldpc_nr_layered8(NR_KERNEL_PARAMS) {
     nr_layered<1>(NR_KERNEL_ARGS);
 }

@@ -1,7 +1,8 @@
 //! The GPU quasi-cyclic 5G NR decoder against its CPU twin, the quasi-cyclic decoder: every
 //! decoded bit, iteration count and validity on noisy code blocks of both base graphs at Z = 2,
 //! 15, 208 and 384, high and low rates, every redundancy version, and a mixed batch of 16 codes
-//! in one launch (SKIP without a GPU; SIGPU_REQUIRE_GPU=1 fails then). The tests that need no
+//! in one launch and in parts on their own streams (SKIP without a GPU; SIGPU_REQUIRE_GPU=1
+//! fails then). The tests that need no
 //! GPU check what the GPU tests rely on: the specs reach the liftings they name, and the mixed
 //! batch's CPU path is the quasi-cyclic decoder's.
 
@@ -139,5 +140,66 @@ fn gpu_mixed_batch_of_16_codes_in_one_launch_equals_the_cpu_path() {
         let got = decode_blocks(&blocks, c, &target).unwrap();
         let want = decode_blocks(&blocks, c, &Target::cpu()).unwrap();
         assert_eq!(got, want);
+    }
+}
+
+/// A mixed batch split into parts on their own streams gives every codeword the results of
+/// the one-launch path and of the CPU twin, with and without early termination; timing it
+/// end to end and device-only runs.
+#[test]
+fn gpu_mixed_batch_in_parts_on_their_own_streams_equals_one_launch() {
+    let Some(gpu) =
+        gpu_for_test("ldpc gpu_mixed_batch_in_parts_on_their_own_streams_equals_one_launch")
+    else {
+        return;
+    };
+    use sigpu_ldpc::gpu::nr_layout::{NrCodeTable, WordInput};
+    use sigpu_ldpc::gpu::NrGpuEngine;
+    let batch = mixed_batch(2, 5, 1.0).unwrap();
+    let tables: Vec<_> = batch
+        .iter()
+        .map(|(c, _)| NrCodeTable::new(c).unwrap())
+        .collect();
+    let mut words = Vec::new();
+    for (i, (code, llr)) in batch.iter().enumerate() {
+        for w in llr.chunks(code.n()) {
+            words.push(WordInput {
+                code: i,
+                llr: Llrs::F32(w),
+            });
+        }
+    }
+    for early in [true, false] {
+        let c = config("oms:0.5", 8, early);
+        let mut one = NrGpuEngine::new(&gpu, c).unwrap();
+        one.load(&tables, &words).unwrap();
+        let want = one.launch().unwrap();
+        for parts in [2, 3, 7] {
+            let mut split = NrGpuEngine::new(&gpu, c).unwrap();
+            split.set_parts(parts).unwrap();
+            split.load(&tables, &words).unwrap();
+            let got = split.launch().unwrap();
+            assert!(got == want, "{parts} parts, early {early}");
+            // Again with the same buffers, then timed both ways.
+            split.load(&tables, &words).unwrap();
+            assert!(split.launch().unwrap() == want, "{parts} parts reloaded");
+            if !early {
+                split.time(true, 1, 2).unwrap();
+                split.time(false, 1, 2).unwrap();
+            }
+            assert_eq!(split.loaded_size(), one.loaded_size());
+        }
+        let (mut k, mut at) = (0, 0);
+        for (code, llr) in &batch {
+            let (bits, results) = nr_cpu_twin(code, c, llr).unwrap();
+            let n = code.n();
+            for (w, r) in results.iter().enumerate() {
+                assert_eq!(&want.0[at..at + n], &bits[w * n..(w + 1) * n]);
+                assert_eq!(want.1[k], *r);
+                k += 1;
+                at += n;
+            }
+        }
+        assert_eq!((k, at), (want.1.len(), want.0.len()));
     }
 }

@@ -3,7 +3,8 @@
 //! and a mixed batch of 16 codes beside a uniform batch with the same number of edges. Each
 //! row gives coded and information Gbps and edge-iterations/s, end to end (LLR upload, kernel,
 //! hard-decision download) and device-only (the kernel alone), for both kernels (one check
-//! lane per thread, two packed in a word).
+//! lane per thread, two packed in a word), and for the one-lane kernel with the batch split
+//! into four parts on their own streams (one part's copies overlapping another's kernel).
 
 use anyhow::Result;
 use serde::Serialize;
@@ -21,6 +22,8 @@ pub struct NrGpuRow {
     pub what: String,
     /// The kernel: one check lane per thread, or two packed in a word.
     pub kernel: NrKernel,
+    /// Parts the batch was split into, each on its own stream (1: one launch).
+    pub parts: usize,
     /// Distinct codes in the batch.
     pub codes: usize,
     /// Code blocks per launch.
@@ -47,7 +50,8 @@ pub struct NrGpuRow {
     pub device_edge_iterations_per_s: f64,
 }
 
-/// Times `blocks` (code, LLRs of its codewords) in one launch of each kernel.
+/// Times `blocks` (code, LLRs of its codewords) in one launch of each kernel, and in four
+/// parts on their own streams with the one-lane kernel.
 fn time_batch(
     gpu: &Gpu,
     what: String,
@@ -55,10 +59,14 @@ fn time_batch(
     config: DecoderConfig,
     runs: usize,
 ) -> Result<Vec<NrGpuRow>> {
-    [NrKernel::Lanes, NrKernel::Pairs]
-        .into_iter()
-        .map(|k| time_kernel(gpu, what.clone(), blocks, config, runs, k))
-        .collect()
+    [
+        (NrKernel::Lanes, 1),
+        (NrKernel::Pairs, 1),
+        (NrKernel::Lanes, 4),
+    ]
+    .into_iter()
+    .map(|(k, parts)| time_kernel(gpu, what.clone(), blocks, config, runs, k, parts))
+    .collect()
 }
 
 fn time_kernel(
@@ -68,6 +76,7 @@ fn time_kernel(
     config: DecoderConfig,
     runs: usize,
     kernel: NrKernel,
+    parts: usize,
 ) -> Result<NrGpuRow> {
     let tables = (blocks.iter())
         .map(|(c, _)| NrCodeTable::new(c))
@@ -84,6 +93,7 @@ fn time_kernel(
         }
     }
     let mut engine = NrGpuEngine::with_kernel(gpu, config, kernel)?;
+    engine.set_parts(parts)?;
     engine.load(&tables, &words)?;
     let (edges, bits) = engine.loaded_size().expect("loaded");
     let e2e = engine.time(true, 3, runs)?.median_ms * 1e-3;
@@ -92,6 +102,7 @@ fn time_kernel(
     Ok(NrGpuRow {
         what,
         kernel,
+        parts,
         codes: blocks.len(),
         codewords: words.len(),
         iterations: config.iterations,
@@ -183,6 +194,7 @@ pub fn text(rows: &[NrGpuRow]) -> String {
     let header = [
         "5G NR on the GPU",
         "kernel",
+        "parts",
         "blocks",
         "it",
         "ms",
@@ -198,6 +210,7 @@ pub fn text(rows: &[NrGpuRow]) -> String {
         vec![
             r.what.clone(),
             format!("{:?}", r.kernel),
+            r.parts.to_string(),
             r.codewords.to_string(),
             r.iterations.to_string(),
             format!("{:.3}", r.median_s * 1e3),
@@ -221,6 +234,7 @@ mod tests {
         let row = NrGpuRow {
             what: "slot".into(),
             kernel: NrKernel::Pairs,
+            parts: 1,
             codes: 1,
             codewords: 152,
             iterations: 10,

@@ -27,6 +27,7 @@ pub mod nr_checks;
 #[cfg(test)]
 mod nr_emulate;
 pub mod nr_layout;
+mod nr_loaded;
 
 pub use batch::BATCH;
 pub use chain::{chain_source, simulation_decoder, ChainDecoder, GpuFrameChain, CHAIN_BATCH};

@@ -8,8 +8,8 @@
 //! - [`NrGpuDecoder`]: the [`Decoder`] of one code on it, launch after launch of
 //!   [`NrGpuDecoder::launch_words`] codewords ([`super::decoder`] picks it for lifted codes).
 
-use super::batch::alloc_pinned;
 use super::nr_layout::{NrBatchLayout, NrCodeTable, NrKernel, WordInput};
+use super::nr_loaded::{KernelArgs, Loaded};
 use crate::channel::Quantizer;
 use crate::code::Code;
 use crate::decoder::{
@@ -17,12 +17,9 @@ use crate::decoder::{
 };
 use crate::error::{LdpcError, Result};
 use sigpu_runtime::cuda::cudarc::driver::sys::CUfunction_attribute_enum;
-use sigpu_runtime::cuda::cudarc::driver::{
-    DeviceRepr, LaunchConfig, PinnedHostSlice, ValidAsZeroBits,
-};
-use sigpu_runtime::cuda::{
-    time_gpu, DeviceBuffer, DriverContext, Gpu, Kernel, KernelSource, Timing,
-};
+use sigpu_runtime::cuda::cudarc::driver::CudaStream;
+use sigpu_runtime::cuda::{time_gpu, DriverContext, Gpu, Kernel, KernelSource, Timing};
+use std::sync::Arc;
 
 /// Blocks of threads per launch of the one-code decoder: four per SM on a 132-SM GPU.
 const LAUNCH_BLOCKS: usize = 528;
@@ -54,42 +51,6 @@ pub struct WordResult {
     pub valid: bool,
 }
 
-/// A batch laid out and uploaded, ready to launch (and to launch again, for timing). The
-/// LLRs, the known-bit mask and the results go through pinned host buffers, so that the
-/// copies run at the link's speed and in stream order.
-struct Loaded {
-    layout: NrBatchLayout,
-    /// Whether any bit is known: without, the mask (all zero) is uploaded once, not per run.
-    any_known: bool,
-    codes: DeviceBuffer<u32>,
-    graph: DeviceBuffer<u32>,
-    blocks: DeviceBuffer<u32>,
-    words: DeviceBuffer<u32>,
-    llr: DeviceBuffer<i8>,
-    known: DeviceBuffer<u32>,
-    state: DeviceBuffer<u64>,
-    hard: DeviceBuffer<u32>,
-    iterations: DeviceBuffer<u32>,
-    valid: DeviceBuffer<u32>,
-    host_llr: PinnedHostSlice<i8>,
-    host_known: PinnedHostSlice<u32>,
-    host_hard: PinnedHostSlice<u32>,
-    host_iterations: PinnedHostSlice<u32>,
-    host_valid: PinnedHostSlice<u32>,
-}
-
-/// Pinned host memory holding a copy of `values`.
-fn pinned_copy<T: DeviceRepr + ValidAsZeroBits + Copy>(
-    gpu: &Gpu,
-    values: &[T],
-) -> Result<PinnedHostSlice<T>> {
-    let mut p = alloc_pinned::<T>(gpu, values.len())?;
-    p.as_mut_slice()
-        .context("pinned input")?
-        .copy_from_slice(values);
-    Ok(p)
-}
-
 /// The GPU NR decoder's kernel and arithmetic on one GPU; see the module documentation.
 pub struct NrGpuEngine {
     gpu: Gpu,
@@ -99,7 +60,11 @@ pub struct NrGpuEngine {
     quantizer: Quantizer,
     mode: u32,
     param: u32,
-    loaded: Option<Loaded>,
+    /// Parts a loaded batch is split into, each queued on its own stream (1: the GPU's own
+    /// stream); see [`NrGpuEngine::set_parts`].
+    parts: usize,
+    streams: Vec<Arc<CudaStream>>,
+    loaded: Vec<Loaded>,
 }
 
 impl NrGpuEngine {
@@ -129,7 +94,9 @@ impl NrGpuEngine {
             quantizer,
             mode,
             param,
-            loaded: None,
+            parts: 1,
+            streams: Vec::new(),
+            loaded: Vec::new(),
         })
     }
 
@@ -143,160 +110,102 @@ impl NrGpuEngine {
         &self.config
     }
 
+    /// Splits the next loaded batches into `parts` runs of consecutive codewords, each
+    /// uploaded, decoded and downloaded on its own stream, so that one part's copies overlap
+    /// another's kernel (the link and the SMs busy at once: end to end, a large batch takes
+    /// about the longer of the two instead of their sum). 1 (the default) queues the whole
+    /// batch on the GPU's stream in one launch; the results are the same either way.
+    pub fn set_parts(&mut self, parts: usize) -> Result<()> {
+        if parts == 0 {
+            return Err(LdpcError::invalid("a batch is split into at least 1 part"));
+        }
+        self.parts = parts;
+        // One stream per part (a single part runs on the GPU's own stream).
+        while parts > 1 && self.streams.len() < parts {
+            let s = (self.gpu.context().new_stream()).context("creating a decoding stream")?;
+            self.streams.push(s);
+        }
+        Ok(())
+    }
+
     /// Lays out and uploads `words` (of `codes`) for [`NrGpuEngine::launch`].
     pub fn load(&mut self, codes: &[NrCodeTable], words: &[WordInput<'_>]) -> Result<()> {
-        let layout = NrBatchLayout::new(codes, words, self.quantizer, self.which)?;
+        let parts = self.parts.min(words.len()).max(1);
+        let per = words.len().div_ceil(parts).max(1);
+        let layouts = (words
+            .chunks(per)
+            .map(|w| NrBatchLayout::new(codes, w, self.quantizer, self.which)))
+        .collect::<Result<Vec<_>>>()?;
+        let layouts = if layouts.is_empty() {
+            vec![NrBatchLayout::new(codes, &[], self.quantizer, self.which)?]
+        } else {
+            layouts
+        };
         let g = &self.gpu;
         g.context()
             .bind_to_thread()
             .context("making the decoder's CUDA context current")?;
-        let nonempty = |v: &[u32]| if v.is_empty() { vec![0] } else { v.to_vec() };
-        let words_out = layout.word_count().max(1);
-        // A batch of the same sizes as the last one (the next launch of a long decode call, the
-        // next batch of a simulation) reuses its buffers: pinned allocations cost milliseconds.
-        if let Some(l) = self
-            .loaded
-            .as_mut()
-            .filter(|l| l.layout.same_sizes(&layout))
-        {
-            l.host_llr
-                .as_mut_slice()
-                .context("pinned input")?
-                .copy_from_slice(&layout.llr);
-            l.host_known
-                .as_mut_slice()
-                .context("pinned input")?
-                .copy_from_slice(&layout.known);
-            let stream = g.stream();
-            // The device mask must hold this batch's bits even when `enqueue` skips it.
-            stream
-                .memcpy_htod(&l.host_known, &mut l.known)
-                .context("uploading known bits")?;
-            stream
-                .memcpy_htod(&l.host_llr, &mut l.llr)
-                .context("uploading LLRs")?;
-            l.codes = g.upload(&nonempty(&layout.codes))?;
-            l.graph = g.upload(&nonempty(&layout.graph))?;
-            l.blocks = g.upload(&nonempty(&layout.blocks))?;
-            l.words = g.upload(&nonempty(&layout.words))?;
-            l.any_known = layout.known.iter().any(|&w| w != 0);
-            l.layout = layout;
-            return Ok(());
+        // A batch of the same sizes as the last one reuses its buffers.
+        let same = self.loaded.len() == layouts.len()
+            && (self.loaded.iter().zip(&layouts)).all(|(l, n)| l.layout.same_sizes(n));
+        if same {
+            for (l, layout) in self.loaded.iter_mut().zip(layouts) {
+                l.refill(g, layout)?;
+            }
+        } else {
+            self.loaded =
+                (layouts.into_iter().map(|l| Loaded::new(g, l))).collect::<Result<_>>()?;
         }
-        self.loaded = Some(Loaded {
-            any_known: layout.known.iter().any(|&w| w != 0),
-            codes: g.upload(&nonempty(&layout.codes))?,
-            graph: g.upload(&nonempty(&layout.graph))?,
-            blocks: g.upload(&nonempty(&layout.blocks))?,
-            words: g.upload(&nonempty(&layout.words))?,
-            llr: g.upload(&layout.llr)?,
-            known: g.upload(&layout.known)?,
-            state: g.alloc_poisoned(layout.state_len.max(1))?,
-            hard: g.alloc_poisoned(layout.hard_len.max(1))?,
-            iterations: g.alloc_poisoned(words_out)?,
-            valid: g.alloc_poisoned(words_out)?,
-            host_llr: pinned_copy(g, &layout.llr)?,
-            host_known: pinned_copy(g, &layout.known)?,
-            host_hard: alloc_pinned(g, layout.hard_len.max(1))?,
-            host_iterations: alloc_pinned(g, words_out)?,
-            host_valid: alloc_pinned(g, words_out)?,
-            layout,
-        });
         Ok(())
     }
 
-    /// Queues the loaded batch: with `transfers`, the LLR (and known-bit) upload before the
-    /// kernel and the download of the results after it (the end-to-end work). Returns
-    /// whether there was anything to run.
+    /// Queues the loaded batch: with `transfers`, the LLR (and known-bit) uploads before the
+    /// kernels and the downloads of the results after them (the end-to-end work); one part
+    /// on the GPU's stream, several each on its own stream between a fork from and a join
+    /// back to the GPU's stream (so that events on it time the whole). Returns whether there
+    /// was anything to run.
     fn enqueue(&mut self, transfers: bool) -> Result<bool> {
-        let l = self
-            .loaded
-            .as_mut()
-            .ok_or_else(|| LdpcError::invalid("no batch loaded"))?;
-        if l.layout.word_count() == 0 {
+        if self.loaded.is_empty() {
+            return Err(LdpcError::invalid("no batch loaded"));
+        }
+        if self.loaded.iter().all(|l| l.layout.word_count() == 0) {
             return Ok(false);
         }
-        let stream = self.gpu.stream();
-        if transfers {
-            stream
-                .memcpy_htod(&l.host_llr, &mut l.llr)
-                .context("uploading LLRs")?;
-            if l.any_known {
-                stream
-                    .memcpy_htod(&l.host_known, &mut l.known)
-                    .context("uploading known bits")?;
-            }
-        }
-        let iterations = self.config.iterations as u32;
-        let early = self.config.early_termination as u32;
-        let cfg = LaunchConfig {
-            grid_dim: (l.layout.block_count() as u32, 1, 1),
-            block_dim: (self.which.threads() as u32, 1, 1),
-            shared_mem_bytes: l.layout.shared as u32,
+        let args = KernelArgs {
+            iterations: self.config.iterations as u32,
+            early: self.config.early_termination as u32,
+            mode: self.mode,
+            param: self.param,
+            threads: self.which.threads() as u32,
         };
-        // The layout sized every buffer: each block's codewords index within them.
-        self.gpu
-            .launch(&self.kernel)
-            .buf(&l.codes)
-            .buf(&l.graph)
-            .buf(&l.blocks)
-            .buf(&l.words)
-            .buf(&l.llr)
-            .buf(&l.known)
-            .buf_mut(&mut l.state)
-            .buf_mut(&mut l.hard)
-            .buf_mut(&mut l.iterations)
-            .buf_mut(&mut l.valid)
-            .arg(&iterations)
-            .arg(&early)
-            .arg(&self.mode)
-            .arg(&self.param)
-            .run(cfg)?;
-        if transfers {
-            stream
-                .memcpy_dtoh(&l.hard, &mut l.host_hard)
-                .context("downloading hard decisions")?;
-            stream
-                .memcpy_dtoh(&l.iterations, &mut l.host_iterations)
-                .context("downloading iteration counts")?;
-            stream
-                .memcpy_dtoh(&l.valid, &mut l.host_valid)
-                .context("downloading validity")?;
+        let main = self.gpu.stream().clone();
+        if self.loaded.len() == 1 {
+            self.loaded[0].enqueue(&self.gpu, &main, &self.kernel, &args, transfers)?;
+            return Ok(true);
+        }
+        let forked = main.record_event(None).context("recording an event")?;
+        for (l, s) in self.loaded.iter_mut().zip(&self.streams) {
+            s.wait(&forked)
+                .context("waiting for the decoder's stream")?;
+            l.enqueue(&self.gpu, s, &self.kernel, &args, transfers)?;
+        }
+        for s in &self.streams[..self.loaded.len()] {
+            let done = s.record_event(None).context("recording an event")?;
+            main.wait(&done).context("joining the decoding streams")?;
         }
         Ok(true)
     }
 
-    /// Decodes the loaded batch in one launch: each input codeword's hard decisions
+    /// Decodes the loaded batch (one launch per part): each input codeword's hard decisions
     /// (concatenated in input order, N bytes of 0/1 each) and result.
     pub fn launch(&mut self) -> Result<(Vec<u8>, Vec<WordResult>)> {
         if !self.enqueue(true)? {
             return Ok((Vec::new(), Vec::new()));
         }
         self.gpu.synchronize()?;
-        let l = self.loaded.as_ref().expect("enqueue checked");
-        let hard = l.host_hard.as_slice().context("pinned output")?;
-        let its = l.host_iterations.as_slice().context("pinned output")?;
-        let valid = l.host_valid.as_slice().context("pinned output")?;
-        let l = &l.layout;
-        let mut bits = vec![0u8; l.bits];
-        let mut at = 0;
-        for i in 0..l.word_count() {
-            let n = l.hard_at[i].1;
-            l.unpack(hard, i, &mut bits[at..at + n]);
-            at += n;
-        }
-        let mut results = vec![
-            WordResult {
-                iterations: 0,
-                valid: false
-            };
-            l.word_count()
-        ];
-        for (slot, &w) in l.slot_word.iter().enumerate() {
-            results[w] = WordResult {
-                iterations: its[slot],
-                valid: valid[slot] != 0,
-            };
+        let (mut bits, mut results) = (Vec::new(), Vec::new());
+        for l in &self.loaded {
+            l.results(&mut bits, &mut results)?;
         }
         Ok((bits, results))
     }
@@ -318,9 +227,14 @@ impl NrGpuEngine {
 
     /// The loaded batch's edges and bits (for throughput figures).
     pub fn loaded_size(&self) -> Option<(usize, usize)> {
-        self.loaded
-            .as_ref()
-            .map(|l| (l.layout.edges, l.layout.bits))
+        if self.loaded.is_empty() {
+            return None;
+        }
+        Some(
+            self.loaded
+                .iter()
+                .fold((0, 0), |(e, b), l| (e + l.layout.edges, b + l.layout.bits)),
+        )
     }
 
     /// The GPU's name.

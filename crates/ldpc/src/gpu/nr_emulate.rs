@@ -1,5 +1,7 @@
-//! A line-by-line Rust rendering of `kernels/ldpc_nr_layered8.cu` over the very tables the host
-//! uploads ([`NrBatchLayout`]), thread by thread with the barriers as loop boundaries. Tested
+//! A Rust rendering of `kernels/ldpc_nr_layered8.cu` (and of the packed kernel's row update)
+//! over the very tables the host uploads ([`NrBatchLayout`]), thread by thread with the
+//! barriers as loop boundaries, value for value (the byte-scaled addresses, the keyed
+//! minima, the state's fields; not the kernel's choice of instructions). Tested
 //! against the CPU quasi-cyclic decoder without a GPU, it catches layout and indexing mistakes
 //! (offsets, groups of small Z, known-bit masks, the shift arithmetic, per-codeword early
 //! termination) before the kernel ever runs.
@@ -114,7 +116,37 @@ pub(super) fn emulate(
     (hard, its_out, valid_out)
 }
 
-/// `ldpc_nr_qc.cuh`'s `nr_row_update`: check `lane` of one block row.
+/// `ldpc_nr_qc.cuh`'s `NrEdge` of the circulant `e` (`column · Z << 16 | shift`), and the byte
+/// check `lane` meets there: col + min(2·lane + sh, 2·lane + sh − 2Z), unsigned.
+fn edge_byte(e: u32, z: usize, lane: usize) -> usize {
+    let (col, sh) = (2 * (e >> 16), 2 * (e & 0xffff));
+    let x = 2 * lane as u32 + sh;
+    (col + x.min(x.wrapping_sub(2 * z as u32))) as usize
+}
+
+/// A minimum corrected by the rule (`nr_correct`; the kernel's branch-free `nr_correct2`
+/// gives the same).
+fn correct(m: i32, mode: u32, param: u32) -> i32 {
+    match mode {
+        1 => (m * param as i32) >> 4,
+        2 => (m - param as i32).max(0),
+        _ => m,
+    }
+}
+
+/// A check state's fields: min1, min2, argmin, signs.
+fn unpack_state(s: u64) -> (i32, i32, usize, u32) {
+    (
+        (s & 0xff) as i32,
+        ((s >> 8) & 0xff) as i32,
+        ((s >> 16) & 0xff) as usize,
+        (s >> 32) as u32,
+    )
+}
+
+/// `ldpc_nr_qc.cuh`'s `nr_row_update` (`nr_row_edges` / `nr_row_any`, which compute the
+/// same): check `lane` of one block row, the two smallest magnitudes kept as keys
+/// |diff| · 32 + j.
 fn row_lane(
     p: &mut [i16],
     st: &mut u64,
@@ -124,18 +156,53 @@ fn row_lane(
     mode: u32,
     param: u32,
 ) {
-    let correct = |m: i32| match mode {
-        1 => (m * param as i32) >> 4,
-        2 => (m - param as i32).max(0),
-        _ => m,
-    };
-    let s = *st;
-    let (m1, m2, am) = (
-        (s & 0xff) as i32,
-        ((s >> 8) & 0xff) as i32,
-        ((s >> 16) & 0xff) as usize,
-    );
-    let signs = (s >> 32) as u32;
+    let (m1, m2, am, signs) = unpack_state(*st);
+    let (mut k1, mut k2) = (127u32 << 5 | 31, 127u32 << 5 | 31);
+    let mut sgn = 0i32;
+    let mut diff = [0i32; 19];
+    let mut bit = [0usize; 19];
+    for (j, &e) in row.iter().enumerate() {
+        bit[j] = edge_byte(e, z, lane) / 2;
+        let mag = if j == am { m2 } else { m1 };
+        let pv = p[bit[j]] as i32;
+        let full = if (signs >> j) & 1 == 1 {
+            pv + mag
+        } else {
+            pv - mag
+        };
+        let df = full as i16 as i32;
+        diff[j] = df;
+        let key = df.unsigned_abs() << 5 | j as u32;
+        k2 = k2.min(k1.max(key));
+        k1 = k1.min(key);
+        sgn ^= df;
+    }
+    let min1 = correct((k1 >> 5) as i32, mode, param);
+    let min2 = correct((k2 >> 5) as i32, mode, param);
+    let at = (k1 & 31) as usize;
+    let mut out_signs = 0u32;
+    for j in 0..row.len() {
+        let s = (sgn ^ diff[j]) >> 31;
+        let mag = if j == at { min2 } else { min1 };
+        out_signs |= (s as u32) & (1 << j);
+        p[bit[j]] = (diff[j] + ((mag ^ s) - s)) as i16;
+    }
+    *st = min1 as u64 | (min2 as u64) << 8 | (at as u64) << 16 | (out_signs as u64) << 32;
+}
+
+/// `ldpc_nr_qc.cuh`'s `nr_row_update_pair` computes, lane by lane, what this does: check
+/// `lane` of one block row with the two smallest clamped magnitudes found by comparison (the
+/// argmin 255 while no magnitude is below 127).
+fn row_lane_compared(
+    p: &mut [i16],
+    st: &mut u64,
+    row: &[u32],
+    z: usize,
+    lane: usize,
+    mode: u32,
+    param: u32,
+) {
+    let (m1, m2, am, signs) = unpack_state(*st);
     let (mut min1, mut min2, mut at) = (127i32, 127i32, 255usize);
     let mut sgn = 0u32;
     let mut diff = [0i32; 19];
@@ -158,8 +225,8 @@ fn row_lane(
         at = if below { j } else { at };
         sgn ^= (x < 0) as u32;
     }
-    min1 = correct(min1);
-    min2 = correct(min2);
+    min1 = correct(min1, mode, param);
+    min2 = correct(min2, mode, param);
     let mut out_signs = 0u32;
     for j in 0..row.len() {
         let neg = sgn ^ (diff[j] < 0) as u32;
@@ -387,6 +454,64 @@ mod tests {
         }
     }
 
+    /// A random block row of degree 1 to 19 at lifting `z`, posteriors over its columns (the
+    /// whole i16 range, so that sums wrap), check states and a rule.
+    struct RowCase {
+        z: usize,
+        row: Vec<u32>,
+        p: Vec<i16>,
+        st: Vec<u64>,
+        mode: u32,
+        param: u32,
+    }
+
+    fn random_row(rng: &mut rand_chacha::ChaCha8Rng, case: usize) -> RowCase {
+        use rand::Rng;
+        let z = [2usize, 3, 15, 16, 27, 384][case % 6];
+        let d = rng.random_range(1..=19usize);
+        let mut cols: Vec<usize> = (0..30).collect();
+        for i in 0..d {
+            let k = rng.random_range(i..30);
+            cols.swap(i, k);
+        }
+        let row: Vec<u32> = (0..d)
+            .map(|j| ((cols[j] * z) as u32) << 16 | rng.random_range(0..z) as u32)
+            .collect();
+        let p: Vec<i16> = (0..30 * z)
+            .map(|_| match rng.random_range(0..4) {
+                0 => rng.random(),
+                1 => rng.random_range(-3000..3000),
+                _ => rng.random_range(-140..140),
+            })
+            .collect();
+        let st: Vec<u64> = (0..z)
+            .map(|_| {
+                let m1 = rng.random_range(0..128u64);
+                let m2 = rng.random_range(m1..128);
+                let at = if rng.random_bool(0.1) {
+                    255
+                } else {
+                    rng.random_range(0..d as u64)
+                };
+                let signs = rng.random::<u32>() as u64 & ((1 << d) - 1);
+                m1 | m2 << 8 | at << 16 | signs << 32
+            })
+            .collect();
+        let (mode, param) = match case % 3 {
+            0 => (0, 0),
+            1 => (1, rng.random_range(1..=16)),
+            _ => (2, rng.random_range(0..=127)),
+        };
+        RowCase {
+            z,
+            row,
+            p,
+            st,
+            mode,
+            param,
+        }
+    }
+
     /// The packed row update against two one-lane updates on random posteriors (the whole
     /// i16 range: wrapping), random check states and rows, odd and even Z, every rule.
     #[test]
@@ -394,51 +519,60 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for case in 0..3000 {
-            let z = [2usize, 3, 15, 16, 27, 384][case % 6];
-            let d = rng.random_range(1..=19usize);
-            let mut cols: Vec<usize> = (0..30).collect();
-            for i in 0..d {
-                let k = rng.random_range(i..30);
-                cols.swap(i, k);
-            }
-            let row: Vec<u32> = (0..d)
-                .map(|j| ((cols[j] * z) as u32) << 16 | rng.random_range(0..z) as u32)
-                .collect();
-            let p: Vec<i16> = (0..30 * z)
-                .map(|_| match rng.random_range(0..4) {
-                    0 => rng.random(),
-                    1 => rng.random_range(-3000..3000),
-                    _ => rng.random_range(-140..140),
-                })
-                .collect();
-            let st: Vec<u64> = (0..z)
-                .map(|_| {
-                    let m1 = rng.random_range(0..128u64);
-                    let m2 = rng.random_range(m1..128);
-                    let at = if rng.random_bool(0.1) {
-                        255
-                    } else {
-                        rng.random_range(0..d as u64)
-                    };
-                    let signs = rng.random::<u32>() as u64 & ((1 << d) - 1);
-                    m1 | m2 << 8 | at << 16 | signs << 32
-                })
-                .collect();
-            let (mode, param) = match case % 3 {
-                0 => (0, 0),
-                1 => (1, rng.random_range(1..=16)),
-                _ => (2, rng.random_range(0..=127)),
-            };
+            let RowCase {
+                z,
+                row,
+                p,
+                st,
+                mode,
+                param,
+            } = random_row(&mut rng, case);
             let (mut pl, mut sl) = (p.clone(), st.clone());
             let (mut pp, mut sp) = (p, st);
             let a = 2 * rng.random_range(0..z.div_ceil(2));
-            row_lane(&mut pl, &mut sl[a], &row, z, a, mode, param);
+            row_lane_compared(&mut pl, &mut sl[a], &row, z, a, mode, param);
             if a + 1 < z {
-                row_lane(&mut pl, &mut sl[a + 1], &row, z, a + 1, mode, param);
+                row_lane_compared(&mut pl, &mut sl[a + 1], &row, z, a + 1, mode, param);
             }
             row_pair(&mut pp, &mut sp, &row, z, a, mode, param);
             assert_eq!(sp, sl, "case {case}: states");
             assert!(pp == pl, "case {case}: posteriors");
         }
+    }
+
+    /// The keyed one-lane update (byte-scaled addresses, minima as |diff| · 32 + j) against
+    /// the compared one on random rows: the same posteriors and the same state, except the
+    /// argmin where the compared update found no magnitude below 127 (then both minima are
+    /// 127 and the argmin changes no message).
+    #[test]
+    fn the_keyed_row_update_equals_the_compared_one() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut saturated = 0;
+        for case in 0..3000 {
+            let RowCase {
+                z,
+                row,
+                p,
+                st,
+                mode,
+                param,
+            } = random_row(&mut rng, case);
+            let lane = rng.random_range(0..z);
+            let (mut pk, mut sk) = (p.clone(), st[lane]);
+            let (mut pc, mut sc) = (p, st[lane]);
+            row_lane(&mut pk, &mut sk, &row, z, lane, mode, param);
+            row_lane_compared(&mut pc, &mut sc, &row, z, lane, mode, param);
+            assert!(pk == pc, "case {case}: posteriors");
+            let at_field = 0xffu64 << 16;
+            if (sc >> 16) & 0xff == 255 {
+                saturated += 1;
+                assert_eq!(sk & 0xff, (sk >> 8) & 0xff, "case {case}: minima");
+                assert_eq!(sk & !at_field, sc & !at_field, "case {case}: state");
+            } else {
+                assert_eq!(sk, sc, "case {case}: state");
+            }
+        }
+        assert!(saturated > 10, "the saturated case ran {saturated} times");
     }
 }

@@ -56,6 +56,9 @@ impl NrKernel {
 }
 /// The most circulants in a block row (`NR_MAX_DEGREE`).
 const MAX_DEGREE: usize = 19;
+/// Block-row degrees the one-lane kernel runs as straight-line code (`nr_row_case` in
+/// `ldpc_nr_qc.cuh`); rows of other degrees take its slower general loop.
+pub const STRAIGHT_LINE_DEGREES: [usize; 9] = [3, 4, 5, 6, 7, 8, 9, 10, 19];
 /// Shared words for a code's graph (`NR_GRAPH_WORDS`).
 const GRAPH_WORDS: usize = 512;
 /// Words per code entry (`NR_CODE_WORDS`).
@@ -354,6 +357,27 @@ mod tests {
                 assert!(g * t.n * 2 <= 68 * NR_THREADS * 2);
             }
             assert_eq!(t.edges, nr.code().edges());
+        }
+    }
+
+    /// Every block row of both base graphs (whole, and cut to the fewest rows a code keeps)
+    /// has a straight-line copy in the one-lane kernel.
+    #[test]
+    fn every_block_row_of_both_base_graphs_runs_straight_line_code() {
+        for (k, n) in [
+            (8448, 25344),
+            (8448, 8448 + 4 * 384),
+            (3840, 19200),
+            (3840, 3840 + 4 * 384),
+        ] {
+            let t = NrCodeTable::new(NrCode::new(k, n, None).unwrap().code()).unwrap();
+            for r in 0..t.rows {
+                let d = (t.graph[r + 1] - t.graph[r]) as usize;
+                assert!(
+                    STRAIGHT_LINE_DEGREES.contains(&d),
+                    "k = {k}, n = {n}: row {r} has degree {d}"
+                );
+            }
         }
     }
 
