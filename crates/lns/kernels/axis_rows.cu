@@ -156,6 +156,122 @@ __device__ __forceinline__ bool ax_row_lse(const double* __restrict__ k, const d
     return true;
 }
 
+// Blocks per SM the logsumexp rows kernels are compiled for (ROW_BLOCKS_PER_SM in gpu/axis.rs):
+// the filtered path fits their registers; the rare exact paths, out of line, may spill.
+#ifndef AX_LOG_ROWS_BLOCKS
+#define AX_LOG_ROWS_BLOCKS 4
+#endif
+
+// Inputs of the filtered path are at most AX_FILTER_X (nats, exact in f32) in magnitude at
+// the row's top, so that the top less AX_FILTER_SPAN rounds to within 2^-4 nats in f32 and
+// every code stays far inside the 2^52 trick's binade (2^20·2^24/ln 2 < 2^51).
+#define AX_FILTER_X 1048576.0
+// Elements more than AX_FILTER_SPAN nats (60.6 binades) below the row's top are read as that:
+// their terms, below 2^-60.5, count as 2^-AX_FILTER_KK.
+#define AX_FILTER_SPAN 42.0
+#define AX_FILTER_KK 60
+// The filtered path answers where p is more than 2^(F − AX_FILTER_MARGIN) codes from a tie.
+#define AX_FILTER_MARGIN 37
+
+// The filtered path's table in shared memory: 2^(j·2^-ebits) for j < 2^ebits (ebits = F for
+// F ≤ 12, the exact path's entries; else 8, every 16th of them), each entry in 2^rbits copies
+// side by side (entry j, copy q at j·2^rbits + q; at most 4096 doubles), lane l reading copy
+// l mod 2^rbits. With 16 copies the 16 lanes of a half-warp read 16 different bank pairs
+// whatever the entries: one wavefront each, where random gathers from one copy of 4096
+// entries averaged ~3.
+struct AxRep {
+    int ebits, rbits, esh;
+};
+
+__device__ __forceinline__ AxRep ax_rep_layout(int f) {
+    AxRep r;
+    r.ebits = f > AX_EXP_TABLE_BITS ? 8 : f;
+    r.rbits = min(4, AX_EXP_TABLE_BITS - r.ebits);
+    r.esh = f - r.ebits;
+    return r;
+}
+
+// Fills the filtered path's table (ax_rep_layout) from the exact path's.
+__device__ __forceinline__ void ax_rep_table(const double* __restrict__ k, int f, double* rep) {
+    AxRep tl = ax_rep_layout(f);
+    int step = f > AX_EXP_TABLE_BITS ? 1 << (AX_EXP_TABLE_BITS - tl.ebits) : 1;
+    for (int i = threadIdx.x; i < 1 << (tl.ebits + tl.rbits); i += blockDim.x) {
+        rep[i] = k[AX_OFF_EXP + (i >> tl.rbits) * step];
+    }
+    __syncthreads();
+}
+
+// logsumexp of the group's row without the exact 128-bit sum, when the rounding allows it
+// (else false for the whole warp, and the caller takes the exact paths). The row's largest x
+// is a float max; each x, raised to at least top − AX_FILTER_SPAN (−∞ too), gets its code by
+// the 2^52 trick as ax_row_put_nat, and its difference d ∈ [−60.7·2^F, 0] from the top's
+// code is the difference of the low words (mod 2^32; F ≤ 24). Every term t·2^kk (or 2^-60
+// for d < −60·2^F) comes from the lane's copy of the table (ax_rep_layout: no bank
+// conflicts): the exact path's double for F ≤ 12, else 2^(j/256) times the exact path's cubic
+// in the remaining r < 2^(F−8) codes, within 2^-38.6 relative. They are summed in plain f64:
+// with n ≤ 256 positive terms and a sum ≥ 1 (the top's term is 1) the sum is within 2^-38.5
+// of the exact integer's value (terms; recursive summation ≤ 255·2^-53 relative; the exact
+// path's own terms within 2 ulps, truncated to the 2^-88 grid; terms raised to 2^-60 ≤
+// 256·2^-60). Its log2 by ax_log2_split (within 2^-50) gives p, the code offset from the top
+// before rounding, within 2^(F−37.8) of the value the exact path rounds (ax_from_fixed, itself
+// within 2^F·2^-50 of the exact log): where p lies further than 2^(F−AX_FILTER_MARGIN) from a
+// half-integer, both round to the same integer, so the word is the exact path's (src/axis/
+// filtered.rs models this path and tests it against the exact one). Rows with a NaN, +∞ or
+// |top| > AX_FILTER_X (all −∞ too) are declined.
+template <typename T>
+__device__ __forceinline__ bool ax_row_lse_filtered(const double* __restrict__ k, const double* rep, int f,
+                                                    double cpn, bool live, const T* vals, int g, AxClass& out) {
+    const double magic = 6755399441055744.0;  // 1.5·2^52
+    bool ok = true;
+    T xmax = (T)-AX_INF;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        ok = ok && vals[j] <= (T)AX_FILTER_X;
+        xmax = fmax(xmax, vals[j]);  // a NaN is left out here, and declined by ok
+    }
+    for (int o = g >> 1; o > 0; o >>= 1) xmax = fmax(xmax, __shfl_xor_sync(0xffffffffu, xmax, o));
+    ok = ok && xmax >= (T)-AX_FILTER_X;
+    if (!__all_sync(0xffffffffu, ok || !live)) return false;
+    double stop = __dadd_rn(__dmul_rn((double)xmax, cpn), magic);
+    unsigned toplo = (unsigned)__double2loint(stop);
+    T xlow = xmax - (T)AX_FILTER_SPAN;
+    AxRep tl = ax_rep_layout(f);
+    const double* mine = rep + (threadIdx.x & ((1 << tl.rbits) - 1));
+    double c0 = k[0], c1 = k[1], c2 = k[2];
+    int dmin = -(AX_FILTER_KK << f);
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        T x = fmax(vals[j], xlow);
+        unsigned lo = (unsigned)__double2loint(__dadd_rn(__dmul_rn((double)x, cpn), magic));
+        int d = max((int)(lo - toplo), dmin);
+        unsigned fr = (unsigned)d & ((1u << f) - 1);
+        double t = mine[(fr >> tl.esh) << tl.rbits];
+        if (tl.esh) {
+            // 2^(r·2^-F) − 1 for r < 2^(F−8) codes (below 2^-8.5 in log2) by the exact path's
+            // cubic: relative error below 2^-38.6.
+            double r = __dsub_rn(__hiloint2double(0x43300000, (int)(fr & ((1u << tl.esh) - 1))), 4503599627370496.0);
+            t = __fma_rn(t, __dmul_rn(r, __fma_rn(r, __fma_rn(r, c2, c1), c0)), t);
+        }
+        sum = __dadd_rn(sum, ax_scale(t, d >> f));
+    }
+    // a + b = b + a in IEEE, so every lane of the group ends with the same sum.
+    for (int o = g >> 1; o > 0; o >>= 1) sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, o));
+    // sum ∈ [1, 256]: p = (e + lm)·2^F ∈ [0, 2^(F+3)], e·2^F as a double by the 2^52 trick and
+    // one FMA; p's integer part and its rounding (ties to even) by the 2^52 trick again.
+    i64 e;
+    double lm = ax_log2_split(k, sum, &e);
+    double ef = __dsub_rn(__hiloint2double(0x43300000, (int)(e << f)), 4503599627370496.0);
+    double p = __fma_rn(lm, ax_pow2(f), ef);
+    double n = __dadd_rn(p, magic);
+    ok = fabs(fabs(__dsub_rn(p, __dsub_rn(n, magic))) - 0.5) > ax_pow2(f - AX_FILTER_MARGIN);
+    if (!__all_sync(0xffffffffu, ok || !live)) return false;
+    out.kind = 3;
+    out.negative = 0;
+    out.log = (__double_as_longlong(stop) - 0x4338000000000000ll) + __double2loint(n);
+    return true;
+}
+
 // Element j of lane `lane` (of G) in a row: vectors of V elements dealt round-robin to the
 // lanes, or single elements when V is 1.
 __device__ __forceinline__ i64 ax_row_index(int j, int lane, int g, int v) {
@@ -261,48 +377,69 @@ lns_axis_sum_rows_u16(AxFmt fm, const double* __restrict__ k, const unsigned sho
     ax_sum_rows_g<unsigned short>(fm, k, xs, rows, len, g, out);
 }
 
+// logsumexp of the group's row by the exact paths (ax_row_lse, else ax_row_put_nat and
+// ax_row_fused), from the elements reloaded: out of line, so their registers do not weigh
+// on the filtered path that serves nearly every row.
+template <typename T>
+__device__ __noinline__ AxClass ax_log_row_exact(const double* __restrict__ k, const double* tab, int f,
+                                                  double cpn, const T* __restrict__ xs, i64 rows, i64 len,
+                                                  i64 row, bool vec, int sub, int g) {
+    T vals[AX_ROW_CAP];
+    ax_row_load<T>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, (T)-AX_INF, vals);
+    AxClass lse;
+    if (!ax_row_lse<T>(k, tab, f, cpn, vals, g, lse)) {
+        i64 code[AX_ROW_CAP];
+        unsigned neg = 0;
+        AxFlags fl = ax_no_flags();
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put_nat(k, cpn, (double)vals[j], j, code, neg, fl);
+        lse = ax_row_fused(k, tab, f, code, neg, fl, g);
+    }
+    return lse;
+}
+
+// log_softmax outputs of the lane's elements of a live row: each input's class again (its
+// code, or zero / NaN / +∞) against the row's sum.
+template <typename T>
+__device__ __noinline__ void ax_softmax_row(const double* __restrict__ k, const T* __restrict__ x, i64 len,
+                                            bool vec, int sub, int g, AxClass lse, T* __restrict__ o) {
+    int v = vec ? AxVec<T>::n : 1;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        i64 at = ax_row_index(j, sub, g, v);
+        if (at < len) ax_store(o + at, ax_softmax_value(k, ax_nat_class(k, (double)x[at]), lse));
+    }
+}
+
 template <typename T>
 __device__ void ax_log_rows_g(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs, i64 rows,
                               i64 len, int softmax, int g, T* __restrict__ out) {
-    __shared__ double s_exp[1 << AX_EXP_TABLE_BITS];
-    ax_row_table(k, fm.f, s_exp);
+    __shared__ double s_rep[1 << AX_EXP_TABLE_BITS];
+    ax_rep_table(k, fm.f, s_rep);
+    // The exact paths, rare, read the exp table from global memory (cached).
+    const double* exp_table = k + AX_OFF_EXP;
     double cpn = k[3];
+    bool filtered = fm.f <= 24;
     ax_row_loop<T>(xs, rows, len, g, (T)-AX_INF, [&](i64 row, bool live, bool vec, int sub, const T* vals) {
         AxClass lse;
-        if (!ax_row_lse<T>(k, s_exp, fm.f, cpn, vals, g, lse)) {
-            i64 code[AX_ROW_CAP];
-            unsigned neg = 0;
-            AxFlags fl = ax_no_flags();
-#pragma unroll
-            for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put_nat(k, cpn, (double)vals[j], j, code, neg, fl);
-            lse = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
+        if (!(filtered && ax_row_lse_filtered<T>(k, s_rep, fm.f, cpn, live, vals, g, lse))) {
+            lse = ax_log_row_exact<T>(k, exp_table, fm.f, cpn, xs, rows, len, row, vec, sub, g);
         }
         if (!softmax) {
             if (live && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
             return;
         }
-        if (!live) return;
-        T* o = out + row * len;
-        int v = vec ? AxVec<T>::n : 1;
-#pragma unroll
-        for (int j = 0; j < AX_ROW_CAP; j++) {
-            i64 at = ax_row_index(j, sub, g, v);
-            if (at < len) {
-                // The element's class again (its code, or zero / NaN / +∞ from the input).
-                AxClass c = ax_nat_class(k, (double)vals[j]);
-                ax_store(o + at, ax_softmax_value(k, c, lse));
-            }
-        }
+        if (live) ax_softmax_row<T>(k, xs + row * len, len, vec, sub, g, lse, out + row * len);
     });
 }
 
-extern "C" __global__ void __launch_bounds__(256, 2)
+extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
 lns_axis_log_rows_f32(AxFmt fm, const double* __restrict__ k, const float* __restrict__ xs, i64 rows, i64 len,
                       int softmax, int g, float* __restrict__ out) {
     ax_log_rows_g<float>(fm, k, xs, rows, len, softmax, g, out);
 }
 
-extern "C" __global__ void __launch_bounds__(256, 2)
+extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
 lns_axis_log_rows_f64(AxFmt fm, const double* __restrict__ k, const double* __restrict__ xs, i64 rows,
                       i64 len, int softmax, int g, double* __restrict__ out) {
     ax_log_rows_g<double>(fm, k, xs, rows, len, softmax, g, out);
