@@ -201,6 +201,16 @@ __device__ __forceinline__ void ax_rep_table(const double* __restrict__ k, int f
     __syncthreads();
 }
 
+// max(a, b), NaN if either is NaN (one max.NaN for f32).
+__device__ __forceinline__ float ax_max_nan(float a, float b) {
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+__device__ __forceinline__ double ax_max_nan(double a, double b) {
+    return isnan(a) || isnan(b) ? AX_NAN : fmax(a, b);
+}
+
 // logsumexp of the group's row without the exact 128-bit sum, when the rounding allows it
 // (else false for the whole warp, and the caller takes the exact paths). The row's largest x
 // is a float max; each x, raised to at least top − AX_FILTER_SPAN (−∞ too), gets its code by
@@ -222,15 +232,12 @@ template <typename T>
 __device__ __forceinline__ bool ax_row_lse_filtered(const double* __restrict__ k, const double* rep, int f,
                                                     double cpn, bool live, const T* vals, int g, AxClass& out) {
     const double magic = 6755399441055744.0;  // 1.5·2^52
-    bool ok = true;
     T xmax = (T)-AX_INF;
 #pragma unroll
-    for (int j = 0; j < AX_ROW_CAP; j++) {
-        ok = ok && vals[j] <= (T)AX_FILTER_X;
-        xmax = fmax(xmax, vals[j]);  // a NaN is left out here, and declined by ok
-    }
-    for (int o = g >> 1; o > 0; o >>= 1) xmax = fmax(xmax, __shfl_xor_sync(0xffffffffu, xmax, o));
-    ok = ok && xmax >= (T)-AX_FILTER_X;
+    for (int j = 0; j < AX_ROW_CAP; j++) xmax = ax_max_nan(xmax, vals[j]);
+    for (int o = g >> 1; o > 0; o >>= 1) xmax = ax_max_nan(xmax, __shfl_xor_sync(0xffffffffu, xmax, o));
+    // A NaN makes xmax NaN and fails both tests.
+    bool ok = xmax <= (T)AX_FILTER_X && xmax >= (T)-AX_FILTER_X;
     if (!__all_sync(0xffffffffu, ok || !live)) return false;
     double stop = __dadd_rn(__dmul_rn((double)xmax, cpn), magic);
     unsigned toplo = (unsigned)__double2loint(stop);
@@ -291,7 +298,17 @@ __device__ __forceinline__ void ax_row_load(const T* __restrict__ x, i64 len, bo
                                             int g, T pad, T* vals) {
     typedef typename AxVec<T>::type VT;
     const int V = AxVec<T>::n;
-    if (vec) {
+    if (vec && len == (i64)g * AX_ROW_CAP) {
+        // Every lane's vectors lie in the row (x is row 0 for a row past the end, whose
+        // results are not stored): no tests, no padding.
+#pragma unroll
+        for (int q = 0; q < AX_ROW_CAP / V; q++) {
+            VT w = __ldg(reinterpret_cast<const VT*>(x + (i64)(lane + g * q) * V));
+            const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+            for (int i = 0; i < V; i++) vals[q * V + i] = e[i];
+        }
+    } else if (vec) {
 #pragma unroll
         for (int q = 0; q < AX_ROW_CAP / V; q++) {
             i64 at = (i64)(lane + g * q) * V;
@@ -411,26 +428,67 @@ __device__ __noinline__ void ax_softmax_row(const double* __restrict__ k, const 
     }
 }
 
+// The loop over the rows of ax_log_rows_g, with F compiled in where FC ≠ 0 (lns32, lns16:
+// the filtered path's shifts and masks become immediates). For logsumexp the inner loop runs
+// the filtered path only and leaves it at a row group the path declines, which the outer loop
+// hands to the exact paths (a call: the registers live across it are saved there, not in the
+// inner loop); log_softmax calls its output function for every group anyway.
+template <typename T, int FC>
+__device__ __forceinline__ void ax_log_rows_loop(int f, const double* __restrict__ k, const double* rep,
+                                                 const T* __restrict__ xs, i64 rows, i64 len, int softmax,
+                                                 int g, T* __restrict__ out) {
+    if (FC) f = FC;
+    // The exact paths, rare, read the exp table from global memory (cached).
+    const double* exp_table = k + AX_OFF_EXP;
+    double cpn = k[3];
+    bool filtered = f <= 24;
+    if (softmax) {
+        ax_row_loop<T>(xs, rows, len, g, (T)-AX_INF, [&](i64 row, bool live, bool vec, int sub, const T* vals) {
+            AxClass lse;
+            if (!(filtered && ax_row_lse_filtered<T>(k, rep, f, cpn, live, vals, g, lse))) {
+                lse = ax_log_row_exact<T>(k, exp_table, f, cpn, xs, rows, len, row, vec, sub, g);
+            }
+            if (live) ax_softmax_row<T>(k, xs + row * len, len, vec, sub, g, lse, out + row * len);
+        });
+        return;
+    }
+    int lane = threadIdx.x & 31;
+    int sub = lane & (g - 1);
+    i64 per_warp = 32 / g;
+    i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+    bool vec = ax_row_vec<T>(xs, len);
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    while (w * per_warp < rows) {
+        if (filtered) {
+            for (; w * per_warp < rows; w += warps) {
+                i64 row = w * per_warp + lane / g;
+                T vals[AX_ROW_CAP];
+                ax_row_load<T>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, (T)-AX_INF, vals);
+                AxClass lse;
+                if (!ax_row_lse_filtered<T>(k, rep, f, cpn, row < rows, vals, g, lse)) break;
+                if (row < rows && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
+            }
+            if (w * per_warp >= rows) break;
+        }
+        i64 row = w * per_warp + lane / g;
+        AxClass lse = ax_log_row_exact<T>(k, exp_table, f, cpn, xs, rows, len, row, vec, sub, g);
+        if (row < rows && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
+        w += warps;
+    }
+}
+
 template <typename T>
 __device__ void ax_log_rows_g(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs, i64 rows,
                               i64 len, int softmax, int g, T* __restrict__ out) {
     __shared__ double s_rep[1 << AX_EXP_TABLE_BITS];
     ax_rep_table(k, fm.f, s_rep);
-    // The exact paths, rare, read the exp table from global memory (cached).
-    const double* exp_table = k + AX_OFF_EXP;
-    double cpn = k[3];
-    bool filtered = fm.f <= 24;
-    ax_row_loop<T>(xs, rows, len, g, (T)-AX_INF, [&](i64 row, bool live, bool vec, int sub, const T* vals) {
-        AxClass lse;
-        if (!(filtered && ax_row_lse_filtered<T>(k, s_rep, fm.f, cpn, live, vals, g, lse))) {
-            lse = ax_log_row_exact<T>(k, exp_table, fm.f, cpn, xs, rows, len, row, vec, sub, g);
-        }
-        if (!softmax) {
-            if (live && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
-            return;
-        }
-        if (live) ax_softmax_row<T>(k, xs + row * len, len, vec, sub, g, lse, out + row * len);
-    });
+    if (fm.f == 23) {
+        ax_log_rows_loop<T, 23>(fm.f, k, s_rep, xs, rows, len, softmax, g, out);
+    } else if (fm.f == 10) {
+        ax_log_rows_loop<T, 10>(fm.f, k, s_rep, xs, rows, len, softmax, g, out);
+    } else {
+        ax_log_rows_loop<T, 0>(fm.f, k, s_rep, xs, rows, len, softmax, g, out);
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
