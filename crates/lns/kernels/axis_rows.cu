@@ -357,38 +357,153 @@ __device__ __forceinline__ void ax_row_loop(const T* __restrict__ xs, i64 rows, 
     }
 }
 
-// The exp table into shared memory (2^min(F, table bits) entries); every thread of the block
-// passes the barrier before any reads it.
-__device__ __forceinline__ void ax_row_table(const double* __restrict__ k, int f, double* s_exp) {
-    int entries = 1 << (f < AX_EXP_TABLE_BITS ? f : AX_EXP_TABLE_BITS);
-    for (int i = threadIdx.x; i < entries; i += blockDim.x) s_exp[i] = k[AX_OFF_EXP + i];
-    __syncthreads();
+// The fused sum of the group's row of words without the exact 128-bit sum, when the rounding
+// allows it (else false for the whole warp): ax_row_lse_filtered for signed terms. The codes
+// are the words' log fields; a zero word reads as the smallest code, so its term is at most
+// 2^-60 (rows whose top is within 61·2^F of it are declined). The f64 sum A of the n = 16·G
+// signed terms (each |t| ≤ 1, within 2^-38.5 of the exact path's, summed through ≤ 20 adds)
+// is within E = n·2^-38 of the exact integer's value S; where |A| ≥ 2^20·E, |log2|A| −
+// log2|S|| ≤ 1.443·E/|A|, so p = 2^F·log2|A| is within 2^F·(1.5·E/|A| + 2^-47) of the value
+// the exact path rounds, and where p is further than that from a half-integer the rounded
+// codes agree (and the signs: |A| > E). NaN words, an ∞ top, and sums that cancel to below
+// 2^20·E (exact zeros among them) are declined.
+template <typename W>
+__device__ __forceinline__ bool ax_row_sum_filtered(const double* __restrict__ k, const double* rep, int f, int lb,
+                                                    bool live, const W* vals, int g, AxClass& out) {
+    const double magic = 6755399441055744.0;  // 1.5·2^52
+    int special = -(1 << (lb - 1));
+    unsigned nan_word = (1u << lb) | (1u << (lb - 1));
+    int up = 32 - lb;
+    bool ok = true;
+    int top = special;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        unsigned w = vals[j];
+        ok = ok && w != nan_word;
+        top = max(top, (int)(w << up) >> up);
+    }
+    for (int o = g >> 1; o > 0; o >>= 1) top = max(top, __shfl_xor_sync(0xffffffffu, top, o));
+    // Formats with at most 64 binades below 1 (lns16) take zero words' terms out by a
+    // select; the others need the top 61 binades above the zero code.
+    bool zsel = lb - 1 - f < 7;
+    ok = ok && top != -special - 1 && top != special &&
+         (zsel || (i64)top - special >= ((i64)(AX_FILTER_KK + 1) << f));
+    if (!__all_sync(0xffffffffu, ok || !live)) return false;
+    AxRep tl = ax_rep_layout(f);
+    const double* mine = rep + (threadIdx.x & ((1 << tl.rbits) - 1));
+    double c0 = k[0], c1 = k[1], c2 = k[2];
+    int dmin = -(AX_FILTER_KK << f);
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        unsigned w = vals[j];
+        int c = (int)(w << up) >> up;
+        int d = zsel && c == special ? dmin : max(c - top, dmin);
+        unsigned fr = (unsigned)d & ((1u << f) - 1);
+        double t = mine[(fr >> tl.esh) << tl.rbits];
+        if (tl.esh) {
+            double r = __dsub_rn(__hiloint2double(0x43300000, (int)(fr & ((1u << tl.esh) - 1))), 4503599627370496.0);
+            t = __fma_rn(t, __dmul_rn(r, __fma_rn(r, __fma_rn(r, c2, c1), c0)), t);
+        }
+        // t·2^kk with the word's sign: an exponent add and the sign bit.
+        int hi = (__double2hiint(t) + ((d >> f) << 20)) ^ (int)(((w >> lb) & 1) << 31);
+        sum = __dadd_rn(sum, __hiloint2double(hi, __double2loint(t)));
+    }
+    for (int o = g >> 1; o > 0; o >>= 1) sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, o));
+    double a = fabs(sum);
+    double err = (double)(g * AX_ROW_CAP) * ax_pow2(-38);
+    ok = a >= __dmul_rn(err, ax_pow2(20));
+    i64 e;
+    double lm = ax_log2_split(k, ok ? a : 1.0, &e);
+    // e·2^F (of either sign) as a double by the 2^52 + 2^31 trick; p ∈ (−19·2^F, 9·2^F).
+    double ef = __dsub_rn(__hiloint2double(0x43300000, (int)(e << f) ^ (int)0x80000000), 4503601774854144.0);
+    double p = __fma_rn(lm, ax_pow2(f), ef);
+    double n = __dadd_rn(p, magic);
+    double half = fabs(fabs(__dsub_rn(p, __dsub_rn(n, magic))) - 0.5);
+    ok = ok && __dmul_rn(half, a) > __dmul_rn(ax_pow2(f), __fma_rn(a, ax_pow2(-47), __dmul_rn(1.5, err)));
+    if (!__all_sync(0xffffffffu, ok || !live)) return false;
+    out.kind = 3;
+    out.negative = sum < 0.0;
+    out.log = (i64)top + __double2loint(n);
+    return true;
+}
+
+// The sum of the group's row by the exact path (ax_row_put, ax_row_fused), from the words
+// reloaded: out of line, as ax_log_row_exact.
+template <typename W>
+__device__ __noinline__ AxClass ax_sum_row_exact(AxFmt fm, const double* __restrict__ k, const double* tab,
+                                                 const W* __restrict__ xs, i64 rows, i64 len, i64 row, bool vec,
+                                                 int sub, int g) {
+    W vals[AX_ROW_CAP];
+    ax_row_load<W>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g,
+                   (W)(1u << (fm.log_bits - 1)), vals);
+    i64 code[AX_ROW_CAP];
+    unsigned neg = 0;
+    AxFlags fl = ax_no_flags();
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_decode(fm, vals[j]), j, code, neg, fl);
+    return ax_row_fused(k, tab, fm.f, code, neg, fl, g);
+}
+
+// The loop over the rows of ax_sum_rows_g with F and the log field's width compiled in where
+// FC ≠ 0 (as ax_log_rows_loop: filtered inner loop, exact paths from the outer one).
+template <typename W, int FC, int LC>
+__device__ __forceinline__ void ax_sum_rows_loop(AxFmt fm, const double* __restrict__ k, const double* rep,
+                                                 const W* __restrict__ xs, i64 rows, i64 len, int g,
+                                                 W* __restrict__ out) {
+    if (FC) {
+        fm.f = FC;
+        fm.log_bits = LC;
+    }
+    const double* exp_table = k + AX_OFF_EXP;
+    bool filtered = fm.f <= 24;
+    W zero = (W)(1u << (fm.log_bits - 1));
+    int lane = threadIdx.x & 31;
+    int sub = lane & (g - 1);
+    i64 per_warp = 32 / g;
+    i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+    bool vec = ax_row_vec<W>(xs, len);
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    while (w * per_warp < rows) {
+        if (filtered) {
+            for (; w * per_warp < rows; w += warps) {
+                i64 row = w * per_warp + lane / g;
+                W vals[AX_ROW_CAP];
+                ax_row_load<W>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, zero, vals);
+                AxClass s;
+                if (!ax_row_sum_filtered<W>(k, rep, fm.f, fm.log_bits, row < rows, vals, g, s)) break;
+                if (row < rows && sub == 0) out[row] = (W)ax_encode(fm, s);
+            }
+            if (w * per_warp >= rows) break;
+        }
+        i64 row = w * per_warp + lane / g;
+        AxClass s = ax_sum_row_exact<W>(fm, k, exp_table, xs, rows, len, row, vec, sub, g);
+        if (row < rows && sub == 0) out[row] = (W)ax_encode(fm, s);
+        w += warps;
+    }
 }
 
 template <typename W>
 __device__ void ax_sum_rows_g(AxFmt fm, const double* __restrict__ k, const W* __restrict__ xs, i64 rows,
                               i64 len, int g, W* __restrict__ out) {
-    __shared__ double s_exp[1 << AX_EXP_TABLE_BITS];
-    ax_row_table(k, fm.f, s_exp);
-    W zero = (W)(1u << (fm.log_bits - 1));
-    ax_row_loop<W>(xs, rows, len, g, zero, [&](i64 row, bool live, bool vec, int sub, const W* vals) {
-        i64 code[AX_ROW_CAP];
-        unsigned neg = 0;
-        AxFlags fl = ax_no_flags();
-#pragma unroll
-        for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_decode(fm, vals[j]), j, code, neg, fl);
-        AxClass s = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
-        if (live && sub == 0) out[row] = (W)ax_encode(fm, s);
-    });
+    __shared__ double s_rep[1 << AX_EXP_TABLE_BITS];
+    ax_rep_table(k, fm.f, s_rep);
+    if (fm.f == 23 && fm.log_bits == 31) {
+        ax_sum_rows_loop<W, 23, 31>(fm, k, s_rep, xs, rows, len, g, out);
+    } else if (fm.f == 10 && fm.log_bits == 15) {
+        ax_sum_rows_loop<W, 10, 15>(fm, k, s_rep, xs, rows, len, g, out);
+    } else {
+        ax_sum_rows_loop<W, 0, 0>(fm, k, s_rep, xs, rows, len, g, out);
+    }
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
 lns_axis_sum_rows(AxFmt fm, const double* __restrict__ k, const unsigned* __restrict__ xs, i64 rows, i64 len,
                   int g, unsigned* __restrict__ out) {
     ax_sum_rows_g<unsigned>(fm, k, xs, rows, len, g, out);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
 lns_axis_sum_rows_u16(AxFmt fm, const double* __restrict__ k, const unsigned short* __restrict__ xs, i64 rows,
                       i64 len, int g, unsigned short* __restrict__ out) {
     ax_sum_rows_g<unsigned short>(fm, k, xs, rows, len, g, out);

@@ -77,7 +77,8 @@ const WARPS: u32 = 8;
 /// Elements each lane holds of a short row (`AX_ROW_CAP` in axis_rows.cu).
 const ROW_CAP: usize = 16;
 
-/// Blocks per SM of the short-row kernels' grid (two are resident at their register use).
+/// Blocks per SM of the short-row kernels' grid (`AX_LOG_ROWS_BLOCKS` in axis_rows.cu: the
+/// kernels are compiled to keep four resident).
 const ROW_BLOCKS_PER_SM: usize = 4;
 
 /// Rows of at least this many elements are summed by one block each (`*_block` kernels,
