@@ -62,21 +62,17 @@ __device__ __forceinline__ int ax_mm_code(AxFmt fm, unsigned w, int& neg, int& f
     return finite ? (int)c.log : AX_MM_NONE;
 }
 
-template <typename W, bool POLY>
-__device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
-                                const W* __restrict__ b, i64 m, i64 kk, i64 n, W* __restrict__ out,
-                                const double* s_exp, unsigned (*s_a)[AX_MM_BM + 1], unsigned (*s_b)[AX_MM_BN]) {
+// Pass 1 of the product: each output's largest finite product code (top) and the flags of
+// its specials (bit 0 NaN, 1 +∞, 2 −∞).
+template <typename W>
+__device__ __forceinline__ void ax_mm_tops(AxFmt fm, const W* __restrict__ a, const W* __restrict__ b, i64 m,
+                                           i64 kk, i64 n, unsigned (*s_a)[AX_MM_BM + 1],
+                                           unsigned (*s_b)[AX_MM_BN], int (&top)[AX_MM_R][AX_MM_R],
+                                           int (&flags)[AX_MM_R][AX_MM_R]) {
     const int R = AX_MM_R;
     int tx = threadIdx.x % AX_MM_T, ty = threadIdx.x / AX_MM_T;
     i64 i0 = (i64)blockIdx.y * AX_MM_BM, j0 = (i64)blockIdx.x * AX_MM_BN;
     unsigned zero = 1u << (fm.log_bits - 1);
-    int f = fm.f;
-    int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
-    double c0 = k[0], c1 = k[1], c2 = k[2];
-
-    // Pass 1: the largest finite product code and the flags (bit 0 NaN, 1 +∞, 2 −∞).
-    int top[R][R];
-    int flags[R][R];
 #pragma unroll
     for (int i = 0; i < R; i++)
 #pragma unroll
@@ -122,17 +118,32 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
         }
     }
 
+}
+
+// Pass 2 of the exact product for the outputs whose bit is set in `ok` (bit i·R + j), and
+// the words of those in `write` (every output of the thread, or only those of `ok`): the
+// terms summed exactly by ax_fast_add and flushed to 128 bits every AX_MM_FLUSH slices, then
+// ax_finish from the flags and the sum. Every thread of the block calls it (barriers).
+template <typename W, bool POLY>
+__device__ __forceinline__ void ax_mm_exact(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
+                                            const W* __restrict__ b, i64 m, i64 kk, i64 n, W* __restrict__ out,
+                                            const double* s_exp, unsigned (*s_a)[AX_MM_BM + 1],
+                                            unsigned (*s_b)[AX_MM_BN], const int (&top)[AX_MM_R][AX_MM_R],
+                                            const int (&flags)[AX_MM_R][AX_MM_R], unsigned ok, unsigned write) {
+    const int R = AX_MM_R;
+    int tx = threadIdx.x % AX_MM_T, ty = threadIdx.x / AX_MM_T;
+    i64 i0 = (i64)blockIdx.y * AX_MM_BM, j0 = (i64)blockIdx.x * AX_MM_BN;
+    unsigned zero = 1u << (fm.log_bits - 1);
+    int f = fm.f;
+    int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
+    double c0 = k[0], c1 = k[1], c2 = k[2];
     // Pass 2: the terms of outputs whose sum is needed (no special, some finite product),
     // summed exactly by ax_fast_add and flushed to 128 bits every AX_MM_FLUSH slices.
     AxFast acc[R][R];
-    unsigned ok = 0;
 #pragma unroll
     for (int i = 0; i < R; i++)
 #pragma unroll
-        for (int j = 0; j < R; j++) {
-            acc[i][j] = ax_fast_new();
-            ok |= (unsigned)(flags[i][j] == 0 && top[i][j] != AX_MM_NO_TOP) << (i * R + j);
-        }
+        for (int j = 0; j < R; j++) acc[i][j] = ax_fast_new();
     // Differences top − p up to `near` have kk ≥ AX_FAST_KK and fit an int.
     i64 near64 = (i64)(-AX_FAST_KK) << f;
     unsigned near = (unsigned)(near64 < 0x7fffffff ? near64 : 0x7fffffff);
@@ -192,7 +203,7 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
 #pragma unroll
         for (int j = 0; j < R; j++) {
             i64 gi = i0 + ty + AX_MM_T * i, gj = j0 + tx + AX_MM_T * j;
-            if (gi < m && gj < n) {
+            if (gi < m && gj < n && ((write >> (i * R + j)) & 1)) {
                 AxFlags fl;
                 fl.nan = flags[i][j] & 1;
                 fl.pinf = (flags[i][j] >> 1) & 1;
@@ -201,6 +212,29 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
                 out[gi * n + gj] = (W)ax_encode(fm, ax_finish(k, f, fl, acc[i][j].tiny));
             }
         }
+}
+
+
+// The outputs that need a sum (no special, some finite product), bit i·R + j.
+__device__ __forceinline__ unsigned ax_mm_needed(const int (&top)[AX_MM_R][AX_MM_R],
+                                                 const int (&flags)[AX_MM_R][AX_MM_R]) {
+    unsigned ok = 0;
+#pragma unroll
+    for (int i = 0; i < AX_MM_R; i++)
+#pragma unroll
+        for (int j = 0; j < AX_MM_R; j++)
+            ok |= (unsigned)(flags[i][j] == 0 && top[i][j] != AX_MM_NO_TOP) << (i * AX_MM_R + j);
+    return ok;
+}
+
+template <typename W, bool POLY>
+__device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
+                                const W* __restrict__ b, i64 m, i64 kk, i64 n, W* __restrict__ out,
+                                const double* s_exp, unsigned (*s_a)[AX_MM_BM + 1], unsigned (*s_b)[AX_MM_BN]) {
+    int top[AX_MM_R][AX_MM_R];
+    int flags[AX_MM_R][AX_MM_R];
+    ax_mm_tops<W>(fm, a, b, m, kk, n, s_a, s_b, top, flags);
+    ax_mm_exact<W, POLY>(fm, k, a, b, m, kk, n, out, s_exp, s_a, s_b, top, flags, ax_mm_needed(top, flags), ~0u);
 }
 
 template <typename W>
