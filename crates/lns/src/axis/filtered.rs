@@ -136,8 +136,16 @@ fn filtered_sum(c: &Consts, format: Format, row: &[u32], lanes: usize) -> Option
         sums = (0..lanes).map(|l| sums[l] + sums[l ^ o]).collect();
         o /= 2;
     }
-    let a = sums[0].abs();
-    let err = (lanes * CAP) as f64 * (-38f64).exp2();
+    signed_word(c, format, top, sums[0], (lanes * CAP) as f64 * (-38f64).exp2())
+}
+
+/// The word of a signed f64 sum of terms relative to the code `top`, within `err` of the
+/// exact path's sum, where the filtered paths answer (`ax_row_sum_filtered`,
+/// `ax_matmul_filtered`): |sum| ≥ 2^20·err and p = 2^F·log2|sum| more than
+/// 2^F·(1.5·err/|sum| + 2^-47) from a tie; None elsewhere.
+fn signed_word(c: &Consts, format: Format, top: i64, sum: f64, err: f64) -> Option<u32> {
+    let f = c.f as i64;
+    let a = sum.abs();
     if a < err * 2f64.powi(20) {
         return None;
     }
@@ -150,7 +158,7 @@ fn filtered_sum(c: &Consts, format: Format, row: &[u32], lanes: usize) -> Option
         return None;
     }
     Some(format.encode(Class::Finite {
-        negative: sums[0] < 0.0,
+        negative: sum < 0.0,
         log: top + n as i64,
     }))
 }
@@ -180,23 +188,7 @@ fn filtered_dot(c: &Consts, format: Format, a: &[u32], b: &[u32]) -> Option<u32>
         acc + if neg { -t } else { t }
     });
     let k = a.len() as f64;
-    let err = k * (k + 2.0) * (-53f64).exp2();
-    let av = sum.abs();
-    if av < err * 2f64.powi(20) {
-        return None;
-    }
-    let (e, lm) = c.log2_split(av);
-    let p = lm.mul_add((f as f64).exp2(), (e << f) as f64);
-    let magic = 6755399441055744.0f64;
-    let n = (p + magic) - magic;
-    let half = ((p - n).abs() - 0.5).abs();
-    if half * av <= (f as f64).exp2() * av.mul_add((-47f64).exp2(), 1.5 * err) {
-        return None;
-    }
-    Some(format.encode(Class::Finite {
-        negative: sum < 0.0,
-        log: top + n as i64,
-    }))
+    signed_word(c, format, top, sum, k * (k + 2.0) * (-53f64).exp2())
 }
 
 /// The value the exact path rounds to its code, less the top: 2^F·log2 of its 128-bit sum
