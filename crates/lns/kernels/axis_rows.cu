@@ -173,21 +173,6 @@ __device__ __forceinline__ bool ax_row_lse(const double* __restrict__ k, const d
 // The filtered path answers where p is more than 2^(F − AX_FILTER_MARGIN) codes from a tie.
 #define AX_FILTER_MARGIN 37
 
-// max(a, b), NaN if either is NaN (one max.NaN for f32; the plain form where the file is
-// built for the host, as by a host emulation of the kernels).
-__device__ __forceinline__ float ax_max_nan(float a, float b) {
-#ifdef __CUDA_ARCH__
-    float r;
-    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    return r;
-#else
-    return isnan(a) || isnan(b) ? a + b : fmaxf(a, b);
-#endif
-}
-__device__ __forceinline__ double ax_max_nan(double a, double b) {
-    return isnan(a) || isnan(b) ? AX_NAN : fmax(a, b);
-}
-
 // logsumexp of the group's row without the exact 128-bit sum, when the rounding allows it
 // (else false for the whole warp, and the caller takes the exact paths). The row's largest x
 // is a float max; each x, raised to at least top − AX_FILTER_SPAN (−∞ too), gets its code by

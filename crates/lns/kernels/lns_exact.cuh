@@ -553,3 +553,18 @@ __device__ __forceinline__ void ax_rep_table(const double* __restrict__ k, int f
     }
     __syncthreads();
 }
+
+// max(a, b), NaN if either is NaN (one max.NaN for f32; the plain form where the file is
+// built for the host, as by a host emulation of the kernels).
+__device__ __forceinline__ float ax_max_nan(float a, float b) {
+#ifdef __CUDA_ARCH__
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+#else
+    return isnan(a) || isnan(b) ? a + b : fmaxf(a, b);
+#endif
+}
+__device__ __forceinline__ double ax_max_nan(double a, double b) {
+    return isnan(a) || isnan(b) ? AX_NAN : fmax(a, b);
+}

@@ -191,6 +191,44 @@ fn filtered_dot(c: &Consts, format: Format, a: &[u32], b: &[u32]) -> Option<u32>
     signed_word(c, format, top, sum, k * (k + 2.0) * (-53f64).exp2())
 }
 
+/// The code the long-row logsumexp (`ax_log_block_filtered`, one block of 256 threads per
+/// row) gives, or None where it declines: the exact path's terms (Consts::exp_frac) of logs
+/// raised to top − 42, thread t summing elements t, t + 256, …, the threads' sums added.
+fn filtered_block(c: &Consts, row: &[f64]) -> Option<i64> {
+    const BLOCK: usize = 256;
+    let f = c.f as i64;
+    let xm = row.iter().fold(f64::NEG_INFINITY, |m, &x| if x.is_nan() || m.is_nan() { f64::NAN } else { m.max(x) });
+    if !(-X_MAX..=X_MAX).contains(&xm) {
+        return None;
+    }
+    let magic = 6755399441055744.0f64;
+    let s = |x: f64| x * c.codes_per_nat + magic;
+    let stop = s(xm);
+    let toplo = stop.to_bits() as u32;
+    let xlow = xm - SPAN;
+    let cached = row.len() <= 16 * BLOCK;
+    let per_thread = if cached { 16 } else { row.len().div_ceil(BLOCK) };
+    let sum: f64 = (0..BLOCK)
+        .map(|t| {
+            (0..per_thread).fold(0.0, |acc, j| {
+                let x = row.get(t + j * BLOCK).copied().unwrap_or(f64::NEG_INFINITY);
+                let lo = s(x.max(xlow)).to_bits() as u32;
+                let d = (lo.wrapping_sub(toplo) as i32 as i64).max(-(KK << f));
+                acc + c.exp_frac((d & ((1 << f) - 1)) as u64) * ((d >> f) as f64).exp2()
+            })
+        })
+        .sum();
+    let (e, lm) = c.log2_split(sum);
+    let p = lm.mul_add((f as f64).exp2(), (e << f) as f64);
+    let n = (p + magic) - magic;
+    let err = (per_thread as f64 + 8.0) * (1.01 * f64::EPSILON / 2.0);
+    let margin = (f as f64).exp2() * 1.443f64.mul_add(err, (-48f64).exp2());
+    if ((p - n).abs() - 0.5).abs() <= margin {
+        return None;
+    }
+    Some((stop.to_bits() as i64 - 0x4338000000000000) + n as i64)
+}
+
 /// The value the exact path rounds to its code, less the top: 2^F·log2 of its 128-bit sum
 /// (`Consts::log_code` before its rounding), for a row with finite terms.
 fn exact_offset(c: &Consts, row: &[f64]) -> f64 {
@@ -393,6 +431,32 @@ mod tests {
             }
             assert_eq!(declined_cancelling, n, "{format}");
             assert!(answered >= (m - 1) * n * 98 / 100, "{format}: {answered}");
+        }
+    }
+
+    #[test]
+    fn the_filtered_long_row_logsumexp_gives_the_exact_code_wherever_it_answers() {
+        let mut rng = ChaCha8Rng::seed_from_u64(59);
+        for format in [Format::LNS16, Format::LNS32] {
+            let c = Consts::new(format);
+            let mut answered = 0;
+            for (case, len) in [256usize, 300, 1000, 4096, 5000, 777].into_iter().enumerate() {
+                for rep in 0..3 {
+                    let scale = [0.5, 2.0, 20.0][rep];
+                    let mut row: Vec<f64> = (0..len).map(|_| (scale * normal(&mut rng)) as f32 as f64).collect();
+                    if case % 2 == 0 {
+                        row.iter_mut().step_by(3).for_each(|x| *x = f64::NEG_INFINITY);
+                    }
+                    if let Some(code) = filtered_block(&c, &row) {
+                        answered += 1;
+                        assert_eq!(code, exact(&c, &row), "{format} len {len}");
+                    }
+                }
+            }
+            assert_eq!(answered, 18, "{format}");
+            let mut row = vec![0.5; 300];
+            row[7] = f64::NAN;
+            assert_eq!(filtered_block(&c, &row), None);
         }
     }
 
