@@ -200,6 +200,92 @@ lns_axis_sum_block_u16(AxFmt fm, const double* __restrict__ k, const unsigned sh
     ax_sum_block<unsigned short>(fm, k, xs, len, out);
 }
 
+// logsumexp of a long row (one block) without the exact 128-bit sum, when the rounding allows
+// it (else false for the whole block, and the caller takes the exact path): ax_row_lse_filtered
+// for a block. The row's largest x is a NaN-propagating max; each x, raised to at least
+// top − 42 nats (−∞ too), gets its code by the 2^52 trick, its difference from the top's code
+// the difference of the low words (F ≤ 24); the term is the exact path's table entry (read
+// from the global table, cached) times its cubic — the exact path's double — or 2^-60 below
+// 60 binades. Each thread sums its m ≤ ⌈len/AX_BLOCK⌉ terms in f64, the block adds the
+// threads' sums through 8 levels: the sum is within E = (m + 8)·2^-53·1.01 of the exact
+// integer's value relative (positive terms; truncations and raised terms, −∞ padding among
+// them, ≤ 4096·2^-60 or len·2^-60 of a sum ≥ 1), so p = 2^F·log2(sum) is within 2^F·(1.443·E + 2^-48) of the value the exact path
+// rounds; where p is further than that from a half-integer the word is the exact path's.
+template <typename T>
+__device__ __forceinline__ bool ax_log_block_filtered(AxFmt fm, const double* __restrict__ k, const T* __restrict__ x,
+                                                      i64 len, bool cached, const double* cache, AxClass& out) {
+    __shared__ double s_red[AX_WARPS];
+    __shared__ int s_ok;
+    __shared__ i64 s_log;
+    const double magic = 6755399441055744.0;  // 1.5·2^52
+    int f = fm.f;
+    double xm = -AX_INF;
+    if (cached) {
+#pragma unroll
+        for (int j = 0; j < AX_CACHE; j++) xm = ax_max_nan(xm, cache[j]);
+    } else {
+        for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) xm = ax_max_nan(xm, ax_load(x + i));
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) xm = ax_max_nan(xm, __shfl_xor_sync(0xffffffffu, xm, o));
+    if ((threadIdx.x & 31) == 0) s_red[threadIdx.x >> 5] = xm;
+    __syncthreads();
+    xm = s_red[0];
+#pragma unroll
+    for (int i = 1; i < AX_WARPS; i++) xm = ax_max_nan(xm, s_red[i]);
+    __syncthreads();
+    // NaN fails both tests; the decision is the block's (every thread has the same xm).
+    if (!(xm <= 1048576.0 && xm >= -1048576.0)) return false;
+    double cpn = k[3];
+    double stop = __dadd_rn(__dmul_rn(xm, cpn), magic);
+    unsigned toplo = (unsigned)__double2loint(stop);
+    double xlow = __dsub_rn(xm, 42.0);  // exact: |xm| ≤ 2^20
+    int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
+    bool poly = f > AX_EXP_TABLE_BITS;
+    double c0 = k[0], c1 = k[1], c2 = k[2];
+    const double* tab = k + AX_OFF_EXP;
+    int dmin = -(60 << f);
+    double sum = 0.0;
+    auto add = [&](double v) {
+        unsigned lo = (unsigned)__double2loint(__dadd_rn(__dmul_rn(fmax(v, xlow), cpn), magic));
+        int d = max((int)(lo - toplo), dmin);
+        double t = ax_exp_frac_at(tab, c0, c1, c2, sh, poly, (u64)((unsigned)d & ((1u << f) - 1)));
+        sum = __dadd_rn(sum, ax_scale(t, d >> f));
+    };
+    if (cached) {
+#pragma unroll
+        for (int j = 0; j < AX_CACHE; j++) add(cache[j]);
+    } else {
+        for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) add(ax_load(x + i));
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, o));
+    if ((threadIdx.x & 31) == 0) s_red[threadIdx.x >> 5] = sum;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double s = s_red[0];
+#pragma unroll
+        for (int i = 1; i < AX_WARPS; i++) s = __dadd_rn(s, s_red[i]);
+        i64 e;
+        double lm = ax_log2_split(k, s, &e);
+        double ef = __dsub_rn(__hiloint2double(0x43300000, (int)(e << f)), 4503599627370496.0);
+        double p = __fma_rn(lm, ax_pow2(f), ef);
+        double n = __dadd_rn(p, magic);
+        double m = cached ? (double)AX_CACHE : (double)((len + AX_BLOCK - 1) / AX_BLOCK);
+        double err = __dmul_rn(__dadd_rn(m, 8.0), 1.01 * 1.1102230246251565e-16);
+        double margin = __dmul_rn(ax_pow2(f), __fma_rn(1.443, err, ax_pow2(-48)));
+        s_ok = fabs(fabs(__dsub_rn(p, __dsub_rn(n, magic))) - 0.5) > margin;
+        s_log = (__double_as_longlong(stop) - 0x4338000000000000ll) + __double2loint(n);
+    }
+    __syncthreads();
+    bool ok = s_ok;
+    out.kind = 3;
+    out.negative = 0;
+    out.log = s_log;
+    __syncthreads();  // s_red, s_ok and s_log are free for the next use
+    return ok;
+}
+
 template <typename T>
 __device__ void ax_log_block(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs,
                              i64 len, int softmax, T* __restrict__ out) {
@@ -213,23 +299,30 @@ __device__ void ax_log_block(AxFmt fm, const double* __restrict__ k, const T* __
         for (int j = 0; j < AX_CACHE; j++) {
             i64 i = threadIdx.x + (i64)j * AX_BLOCK;
             cache[j] = i < len ? ax_load(x + i) : -AX_INF;
-            ax_flag(fl, ax_nat_class(k, cache[j]));
         }
-    } else {
-        for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) ax_flag(fl, ax_nat_class(k, ax_load(x + i)));
     }
-    fl = ax_block_flags(fl);
-    Ax128 acc = {0, 0};
-    if (ax_ok(fl)) {
+    AxClass lse;
+    if (!(fm.f <= 24 && ax_log_block_filtered<T>(fm, k, x, len, cached, cache, lse))) {
         if (cached) {
 #pragma unroll
-            for (int j = 0; j < AX_CACHE; j++) ax_accumulate(k, fm.f, acc, ax_nat_class(k, cache[j]), fl.top);
+            for (int j = 0; j < AX_CACHE; j++) ax_flag(fl, ax_nat_class(k, cache[j]));
         } else {
-            for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) ax_accumulate(k, fm.f, acc, ax_nat_class(k, ax_load(x + i)), fl.top);
+            for (i64 i = threadIdx.x; i < len; i += AX_BLOCK) ax_flag(fl, ax_nat_class(k, ax_load(x + i)));
         }
+        fl = ax_block_flags(fl);
+        Ax128 acc = {0, 0};
+        if (ax_ok(fl)) {
+            if (cached) {
+#pragma unroll
+                for (int j = 0; j < AX_CACHE; j++) ax_accumulate(k, fm.f, acc, ax_nat_class(k, cache[j]), fl.top);
+            } else {
+                for (i64 i = threadIdx.x; i < len; i += AX_BLOCK)
+                    ax_accumulate(k, fm.f, acc, ax_nat_class(k, ax_load(x + i)), fl.top);
+            }
+        }
+        acc = ax_block_sum(acc);
+        lse = ax_finish(k, fm.f, fl, acc);
     }
-    acc = ax_block_sum(acc);
-    AxClass lse = ax_finish(k, fm.f, fl, acc);
     if (!softmax) {
         if (threadIdx.x == 0) ax_store(out + row, ax_class_nat(k, lse));
         return;

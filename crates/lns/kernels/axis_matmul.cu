@@ -62,21 +62,17 @@ __device__ __forceinline__ int ax_mm_code(AxFmt fm, unsigned w, int& neg, int& f
     return finite ? (int)c.log : AX_MM_NONE;
 }
 
-template <typename W, bool POLY>
-__device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
-                                const W* __restrict__ b, i64 m, i64 kk, i64 n, W* __restrict__ out,
-                                const double* s_exp, unsigned (*s_a)[AX_MM_BM + 1], unsigned (*s_b)[AX_MM_BN]) {
+// Pass 1 of the product: each output's largest finite product code (top) and the flags of
+// its specials (bit 0 NaN, 1 +∞, 2 −∞).
+template <typename W>
+__device__ __forceinline__ void ax_mm_tops(AxFmt fm, const W* __restrict__ a, const W* __restrict__ b, i64 m,
+                                           i64 kk, i64 n, unsigned (*s_a)[AX_MM_BM + 1],
+                                           unsigned (*s_b)[AX_MM_BN], int (&top)[AX_MM_R][AX_MM_R],
+                                           int (&flags)[AX_MM_R][AX_MM_R]) {
     const int R = AX_MM_R;
     int tx = threadIdx.x % AX_MM_T, ty = threadIdx.x / AX_MM_T;
     i64 i0 = (i64)blockIdx.y * AX_MM_BM, j0 = (i64)blockIdx.x * AX_MM_BN;
     unsigned zero = 1u << (fm.log_bits - 1);
-    int f = fm.f;
-    int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
-    double c0 = k[0], c1 = k[1], c2 = k[2];
-
-    // Pass 1: the largest finite product code and the flags (bit 0 NaN, 1 +∞, 2 −∞).
-    int top[R][R];
-    int flags[R][R];
 #pragma unroll
     for (int i = 0; i < R; i++)
 #pragma unroll
@@ -122,17 +118,32 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
         }
     }
 
+}
+
+// Pass 2 of the exact product for the outputs whose bit is set in `ok` (bit i·R + j), and
+// the words of those in `write` (every output of the thread, or only those of `ok`): the
+// terms summed exactly by ax_fast_add and flushed to 128 bits every AX_MM_FLUSH slices, then
+// ax_finish from the flags and the sum. Every thread of the block calls it (barriers).
+template <typename W, bool POLY>
+__device__ __forceinline__ void ax_mm_exact(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
+                                            const W* __restrict__ b, i64 m, i64 kk, i64 n, W* __restrict__ out,
+                                            const double* s_exp, unsigned (*s_a)[AX_MM_BM + 1],
+                                            unsigned (*s_b)[AX_MM_BN], const int (&top)[AX_MM_R][AX_MM_R],
+                                            const int (&flags)[AX_MM_R][AX_MM_R], unsigned ok, unsigned write) {
+    const int R = AX_MM_R;
+    int tx = threadIdx.x % AX_MM_T, ty = threadIdx.x / AX_MM_T;
+    i64 i0 = (i64)blockIdx.y * AX_MM_BM, j0 = (i64)blockIdx.x * AX_MM_BN;
+    unsigned zero = 1u << (fm.log_bits - 1);
+    int f = fm.f;
+    int sh = f > AX_EXP_TABLE_BITS ? f - AX_EXP_TABLE_BITS : 0;
+    double c0 = k[0], c1 = k[1], c2 = k[2];
     // Pass 2: the terms of outputs whose sum is needed (no special, some finite product),
     // summed exactly by ax_fast_add and flushed to 128 bits every AX_MM_FLUSH slices.
     AxFast acc[R][R];
-    unsigned ok = 0;
 #pragma unroll
     for (int i = 0; i < R; i++)
 #pragma unroll
-        for (int j = 0; j < R; j++) {
-            acc[i][j] = ax_fast_new();
-            ok |= (unsigned)(flags[i][j] == 0 && top[i][j] != AX_MM_NO_TOP) << (i * R + j);
-        }
+        for (int j = 0; j < R; j++) acc[i][j] = ax_fast_new();
     // Differences top − p up to `near` have kk ≥ AX_FAST_KK and fit an int.
     i64 near64 = (i64)(-AX_FAST_KK) << f;
     unsigned near = (unsigned)(near64 < 0x7fffffff ? near64 : 0x7fffffff);
@@ -192,7 +203,7 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
 #pragma unroll
         for (int j = 0; j < R; j++) {
             i64 gi = i0 + ty + AX_MM_T * i, gj = j0 + tx + AX_MM_T * j;
-            if (gi < m && gj < n) {
+            if (gi < m && gj < n && ((write >> (i * R + j)) & 1)) {
                 AxFlags fl;
                 fl.nan = flags[i][j] & 1;
                 fl.pinf = (flags[i][j] >> 1) & 1;
@@ -201,6 +212,208 @@ __device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W*
                 out[gi * n + gj] = (W)ax_encode(fm, ax_finish(k, f, fl, acc[i][j].tiny));
             }
         }
+}
+
+
+// The outputs that need a sum (no special, some finite product), bit i·R + j.
+__device__ __forceinline__ unsigned ax_mm_needed(const int (&top)[AX_MM_R][AX_MM_R],
+                                                 const int (&flags)[AX_MM_R][AX_MM_R]) {
+    unsigned ok = 0;
+#pragma unroll
+    for (int i = 0; i < AX_MM_R; i++)
+#pragma unroll
+        for (int j = 0; j < AX_MM_R; j++)
+            ok |= (unsigned)(flags[i][j] == 0 && top[i][j] != AX_MM_NO_TOP) << (i * AX_MM_R + j);
+    return ok;
+}
+
+template <typename W, bool POLY>
+__device__ void ax_matmul_tiled(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
+                                const W* __restrict__ b, i64 m, i64 kk, i64 n, W* __restrict__ out,
+                                const double* s_exp, unsigned (*s_a)[AX_MM_BM + 1], unsigned (*s_b)[AX_MM_BN]) {
+    int top[AX_MM_R][AX_MM_R];
+    int flags[AX_MM_R][AX_MM_R];
+    ax_mm_tops<W>(fm, a, b, m, kk, n, s_a, s_b, top, flags);
+    ax_mm_exact<W, POLY>(fm, k, a, b, m, kk, n, out, s_exp, s_a, s_b, top, flags, ax_mm_needed(top, flags), ~0u);
+}
+
+// ax_mm_exact out of line, for the filtered product's rare declined outputs: its registers
+// (the 16 outputs' 128-bit sums) then do not limit the filtered pass; it may spill.
+template <typename W>
+__device__ __noinline__ void ax_mm_exact_declined(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
+                                                  const W* __restrict__ b, i64 m, i64 kk, i64 n,
+                                                  W* __restrict__ out, unsigned (*s_a)[AX_MM_BM + 1],
+                                                  unsigned (*s_b)[AX_MM_BN], const int* tops, const int* flgs,
+                                                  unsigned declined) {
+    int top[AX_MM_R][AX_MM_R], flags[AX_MM_R][AX_MM_R];
+    for (int q = 0; q < AX_MM_R * AX_MM_R; q++) {
+        top[q / AX_MM_R][q % AX_MM_R] = tops[q];
+        flags[q / AX_MM_R][q % AX_MM_R] = flgs[q];
+    }
+    // F ≤ 12 here: the table's entries are the terms (no polynomial), read from global memory.
+    ax_mm_exact<W, false>(fm, k, a, b, m, kk, n, out, k + AX_OFF_EXP, s_a, s_b, top, flags, declined, declined);
+}
+
+// Terms below 2^-AX_MM_KK of an output's top count as 2^-AX_MM_KK in the filtered product.
+#define AX_MM_KK 60
+
+// The product for formats with F ≤ 12 (lns16), filtered: pass 2 sums each output's terms —
+// the exact path's own doubles (the table entries, read from the lane's copy: ax_rep_layout)
+// times 2^kk, or 2^-60 below that — in plain f64. With K products of |t| ≤ 1 the sum A is
+// within E = K·(K + 2)·2^-53 of the exact integer's value S (recursive summation ≤
+// (K − 1)·2^-53·K; terms truncated to the 2^-88 grid or raised to 2^-60 ≤ K·2^-60); where
+// |A| ≥ 2^20·E, p = 2^F·log2|A| is within 2^F·(1.5·E/|A| + 2^-47) of the value the exact path
+// rounds (as ax_row_sum_filtered), and where p is further than that from a half-integer the
+// word is the exact path's. The outputs it declines (cancelling sums, near-ties) are summed
+// exactly by a third pass, out of line, in the blocks that have any.
+template <typename W, int FC, int LC>
+__device__ __forceinline__ void ax_matmul_filtered(AxFmt fm, const double* __restrict__ k,
+                                                   const W* __restrict__ a, const W* __restrict__ b, i64 m,
+                                                   i64 kk, i64 n, W* __restrict__ out, double* rep,
+                                                   unsigned (*s_a)[AX_MM_BM + 1], unsigned (*s_b)[AX_MM_BN]) {
+    if (FC) {
+        fm.f = FC;
+        fm.log_bits = LC;
+    }
+    ax_rep_table(k, fm.f, rep);
+    const int R = AX_MM_R;
+    int top[R][R];
+    int flags[R][R];
+    ax_mm_tops<W>(fm, a, b, m, kk, n, s_a, s_b, top, flags);
+    unsigned ok = ax_mm_needed(top, flags);
+    int tx = threadIdx.x % AX_MM_T, ty = threadIdx.x / AX_MM_T;
+    i64 i0 = (i64)blockIdx.y * AX_MM_BM, j0 = (i64)blockIdx.x * AX_MM_BN;
+    unsigned zero = 1u << (fm.log_bits - 1);
+    int f = fm.f;
+    AxRep tl = ax_rep_layout(f);
+    unsigned lane_copy = threadIdx.x & ((1u << tl.rbits) - 1);
+    int up = 32 - fm.log_bits;
+    int special = -(1 << (fm.log_bits - 1));
+    unsigned umax = (unsigned)(AX_MM_KK << f);
+    unsigned fmask = (1u << f) - 1;
+    double sum[R][R];
+#pragma unroll
+    for (int i = 0; i < R; i++)
+#pragma unroll
+        for (int j = 0; j < R; j++) sum[i][j] = 0.0;
+    if (__syncthreads_or(ok != 0)) {
+        for (i64 k0 = 0; k0 < kk; k0 += AX_MM_BK) {
+            __syncthreads();
+            ax_mm_load<W>(a, b, m, kk, n, i0, j0, k0, zero, s_a, s_b);
+            __syncthreads();
+#pragma unroll 2
+            for (int t = 0; t < AX_MM_BK; t++) {
+                int la[R], lb[R];
+                int na[R], nb[R], fa[R], fb[R];
+#pragma unroll
+                for (int i = 0; i < R; i++) {
+                    // ax_mm_code in 32-bit operations: the log field sign-extended, the sign
+                    // moved to bit 31, finite unless the code is the zero/NaN or the ∞ one.
+                    unsigned wa = s_a[t][ty + AX_MM_T * i], wb = s_b[t][tx + AX_MM_T * i];
+                    la[i] = (int)(wa << up) >> up;
+                    lb[i] = (int)(wb << up) >> up;
+                    na[i] = (int)((wa >> fm.log_bits) << 31);
+                    nb[i] = (int)((wb >> fm.log_bits) << 31);
+                    fa[i] = la[i] != special && la[i] != -special - 1;
+                    fb[i] = lb[i] != special && lb[i] != -special - 1;
+                }
+                // Every product of the step finite and every output needed (the common case):
+                // no test per product.
+                int all = ok == 0xffffu;
+#pragma unroll
+                for (int i = 0; i < R; i++) all &= fa[i] & fb[i];
+                // top − p < 2^32 (products of finite codes): exact as unsigned; lns16's codes
+                // (FC) are small enough for the signed difference.
+#define AX_MM_TERM(i, j)                                                                              \
+    {                                                                                                 \
+        int d = FC ? max(la[i] + lb[j] - top[i][j], -(int)umax)                                       \
+                   : -(int)min((unsigned)top[i][j] - (unsigned)(la[i] + lb[j]), umax);                \
+        double e = rep[(((unsigned)d & fmask) << tl.rbits) | lane_copy];                              \
+        int hi = (__double2hiint(e) + ((d >> f) << 20)) ^ (na[i] ^ nb[j]);                            \
+        sum[i][j] = __dadd_rn(sum[i][j], __hiloint2double(hi, __double2loint(e)));                    \
+    }
+                if (all) {
+#pragma unroll
+                    for (int i = 0; i < R; i++)
+#pragma unroll
+                        for (int j = 0; j < R; j++) AX_MM_TERM(i, j)
+                } else {
+#pragma unroll
+                    for (int i = 0; i < R; i++)
+#pragma unroll
+                        for (int j = 0; j < R; j++)
+                            if (fa[i] & fb[j] & (ok >> (i * R + j))) AX_MM_TERM(i, j)
+                }
+#undef AX_MM_TERM
+            }
+        }
+    }
+    const double magic = 6755399441055744.0;  // 1.5·2^52
+    double kd = (double)kk;
+    double err = __dmul_rn(__dmul_rn(kd, __dadd_rn(kd, 2.0)), ax_pow2(-53));
+    unsigned declined = 0;
+#pragma unroll
+    for (int i = 0; i < R; i++)
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            i64 gi = i0 + ty + AX_MM_T * i, gj = j0 + tx + AX_MM_T * j;
+            bool need = (ok >> (i * R + j)) & 1;
+            bool good = false;
+            AxClass c;
+            if (need) {
+                double av = fabs(sum[i][j]);
+                bool big = av >= __dmul_rn(err, ax_pow2(20));
+                i64 e;
+                double lm = ax_log2_split(k, big ? av : 1.0, &e);
+                double ef = __dsub_rn(__hiloint2double(0x43300000, (int)(e << f) ^ (int)0x80000000),
+                                      4503601774854144.0);
+                double p = __fma_rn(lm, ax_pow2(f), ef);
+                double nn = __dadd_rn(p, magic);
+                double half = fabs(fabs(__dsub_rn(p, __dsub_rn(nn, magic))) - 0.5);
+                good = big && __dmul_rn(half, av) > __dmul_rn(ax_pow2(f), __fma_rn(av, ax_pow2(-47), __dmul_rn(1.5, err)));
+                c.kind = 3;
+                c.negative = sum[i][j] < 0.0;
+                c.log = (i64)top[i][j] + __double2loint(nn);
+                declined |= (unsigned)!good << (i * R + j);
+            }
+            if (gi < m && gj < n && (good || !need)) {
+                if (!need) {
+                    // No sum: the class from the flags alone (ax_finish with no term).
+                    AxFlags fl;
+                    fl.nan = flags[i][j] & 1;
+                    fl.pinf = (flags[i][j] >> 1) & 1;
+                    fl.ninf = (flags[i][j] >> 2) & 1;
+                    fl.top = top[i][j] == AX_MM_NO_TOP ? AX_I64_MIN : top[i][j];
+                    Ax128 none = {0, 0};
+                    c = ax_finish(k, f, fl, none);
+                }
+                out[gi * n + gj] = (W)ax_encode(fm, c);
+            }
+        }
+    if (__syncthreads_or(declined != 0)) {
+        int tops[R * R], flgs[R * R];
+#pragma unroll
+        for (int q = 0; q < R * R; q++) {
+            tops[q] = top[q / R][q % R];
+            flgs[q] = flags[q / R][q % R];
+        }
+        ax_mm_exact_declined<W>(fm, k, a, b, m, kk, n, out, s_a, s_b, tops, flgs, declined);
+    }
+}
+
+// lns16 with F and the log field compiled in, other formats with F ≤ 12 from fm.
+template <typename W>
+__device__ void ax_matmul_filtered_entry(AxFmt fm, const double* __restrict__ k, const W* __restrict__ a,
+                                         const W* __restrict__ b, i64 m, i64 kk, i64 n, W* __restrict__ out) {
+    __shared__ double s_rep[1 << AX_EXP_TABLE_BITS];
+    __shared__ unsigned s_a[AX_MM_BK][AX_MM_BM + 1];
+    __shared__ unsigned s_b[AX_MM_BK][AX_MM_BN];
+    i64 p = blockIdx.z;
+    a += p * m * kk;
+    b += p * kk * n;
+    out += p * m * n;
+    if (fm.f == 10 && fm.log_bits == 15) ax_matmul_filtered<W, 10, 15>(fm, k, a, b, m, kk, n, out, s_rep, s_a, s_b);
+    else ax_matmul_filtered<W, 0, 0>(fm, k, a, b, m, kk, n, out, s_rep, s_a, s_b);
 }
 
 template <typename W>
@@ -235,4 +448,18 @@ lns_axis_matmul_tiled_u16(AxFmt fm, const double* __restrict__ k, const unsigned
                           const unsigned short* __restrict__ b, i64 m, i64 kk, i64 n,
                           unsigned short* __restrict__ out) {
     ax_matmul_entry<unsigned short>(fm, k, a, b, m, kk, n, out);
+}
+
+// Formats with F ≤ 12 (lns16): the filtered product (ax_matmul_filtered), 2 blocks per SM.
+extern "C" __global__ void __launch_bounds__(256, 2)
+lns_axis_matmul_filtered(AxFmt fm, const double* __restrict__ k, const unsigned* __restrict__ a,
+                         const unsigned* __restrict__ b, i64 m, i64 kk, i64 n, unsigned* __restrict__ out) {
+    ax_matmul_filtered_entry<unsigned>(fm, k, a, b, m, kk, n, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+lns_axis_matmul_filtered_u16(AxFmt fm, const double* __restrict__ k, const unsigned short* __restrict__ a,
+                             const unsigned short* __restrict__ b, i64 m, i64 kk, i64 n,
+                             unsigned short* __restrict__ out) {
+    ax_matmul_filtered_entry<unsigned short>(fm, k, a, b, m, kk, n, out);
 }

@@ -156,6 +156,91 @@ __device__ __forceinline__ bool ax_row_lse(const double* __restrict__ k, const d
     return true;
 }
 
+// Blocks per SM the logsumexp rows kernels are compiled for (ROW_BLOCKS_PER_SM in gpu/axis.rs):
+// the filtered path fits their registers; the rare exact paths, out of line, may spill.
+#ifndef AX_LOG_ROWS_BLOCKS
+#define AX_LOG_ROWS_BLOCKS 4
+#endif
+
+// Inputs of the filtered path are at most AX_FILTER_X (nats, exact in f32) in magnitude at
+// the row's top, so that the top less AX_FILTER_SPAN rounds to within 2^-4 nats in f32 and
+// every code stays far inside the 2^52 trick's binade (2^20·2^24/ln 2 < 2^51).
+#define AX_FILTER_X 1048576.0
+// Elements more than AX_FILTER_SPAN nats (60.6 binades) below the row's top are read as that:
+// their terms, below 2^-60.5, count as 2^-AX_FILTER_KK.
+#define AX_FILTER_SPAN 42.0
+#define AX_FILTER_KK 60
+// The filtered path answers where p is more than 2^(F − AX_FILTER_MARGIN) codes from a tie.
+#define AX_FILTER_MARGIN 37
+
+// logsumexp of the group's row without the exact 128-bit sum, when the rounding allows it
+// (else false for the whole warp, and the caller takes the exact paths). The row's largest x
+// is a float max; each x, raised to at least top − AX_FILTER_SPAN (−∞ too), gets its code by
+// the 2^52 trick as ax_row_put_nat, and its difference d ∈ [−60.7·2^F, 0] from the top's
+// code is the difference of the low words (mod 2^32; F ≤ 24). Every term t·2^kk (or 2^-60
+// for d < −60·2^F) comes from the lane's copy of the table (ax_rep_layout: no bank
+// conflicts): the exact path's double for F ≤ 12, else 2^(j/256) times the exact path's cubic
+// in the remaining r < 2^(F−8) codes, within 2^-38.6 relative. They are summed in plain f64:
+// with n ≤ 256 positive terms and a sum ≥ 1 (the top's term is 1) the sum is within 2^-38.5
+// of the exact integer's value (terms; recursive summation ≤ 255·2^-53 relative; the exact
+// path's own terms within 2 ulps, truncated to the 2^-88 grid; terms raised to 2^-60 ≤
+// 256·2^-60). Its log2 by ax_log2_split (within 2^-50) gives p, the code offset from the top
+// before rounding, within 2^(F−37.8) of the value the exact path rounds (ax_from_fixed, itself
+// within 2^F·2^-50 of the exact log): where p lies further than 2^(F−AX_FILTER_MARGIN) from a
+// half-integer, both round to the same integer, so the word is the exact path's (src/axis/
+// filtered.rs models this path and tests it against the exact one). Rows with a NaN, +∞ or
+// |top| > AX_FILTER_X (all −∞ too) are declined.
+template <typename T>
+__device__ __forceinline__ bool ax_row_lse_filtered(const double* __restrict__ k, const double* rep, int f,
+                                                    double cpn, bool live, const T* vals, int g, AxClass& out) {
+    const double magic = 6755399441055744.0;  // 1.5·2^52
+    T xmax = (T)-AX_INF;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) xmax = ax_max_nan(xmax, vals[j]);
+    for (int o = g >> 1; o > 0; o >>= 1) xmax = ax_max_nan(xmax, __shfl_xor_sync(0xffffffffu, xmax, o));
+    // A NaN makes xmax NaN and fails both tests.
+    bool ok = xmax <= (T)AX_FILTER_X && xmax >= (T)-AX_FILTER_X;
+    if (!__all_sync(0xffffffffu, ok || !live)) return false;
+    double stop = __dadd_rn(__dmul_rn((double)xmax, cpn), magic);
+    unsigned toplo = (unsigned)__double2loint(stop);
+    T xlow = xmax - (T)AX_FILTER_SPAN;
+    AxRep tl = ax_rep_layout(f);
+    const double* mine = rep + (threadIdx.x & ((1 << tl.rbits) - 1));
+    double c0 = k[0], c1 = k[1], c2 = k[2];
+    int dmin = -(AX_FILTER_KK << f);
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        T x = fmax(vals[j], xlow);
+        unsigned lo = (unsigned)__double2loint(__dadd_rn(__dmul_rn((double)x, cpn), magic));
+        int d = max((int)(lo - toplo), dmin);
+        unsigned fr = (unsigned)d & ((1u << f) - 1);
+        double t = mine[(fr >> tl.esh) << tl.rbits];
+        if (tl.esh) {
+            // 2^(r·2^-F) − 1 for r < 2^(F−8) codes (below 2^-8.5 in log2) by the exact path's
+            // cubic: relative error below 2^-38.6.
+            double r = __dsub_rn(__hiloint2double(0x43300000, (int)(fr & ((1u << tl.esh) - 1))), 4503599627370496.0);
+            t = __fma_rn(t, __dmul_rn(r, __fma_rn(r, __fma_rn(r, c2, c1), c0)), t);
+        }
+        sum = __dadd_rn(sum, ax_scale(t, d >> f));
+    }
+    // a + b = b + a in IEEE, so every lane of the group ends with the same sum.
+    for (int o = g >> 1; o > 0; o >>= 1) sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, o));
+    // sum ∈ [1, 256]: p = (e + lm)·2^F ∈ [0, 2^(F+3)], e·2^F as a double by the 2^52 trick and
+    // one FMA; p's integer part and its rounding (ties to even) by the 2^52 trick again.
+    i64 e;
+    double lm = ax_log2_split(k, sum, &e);
+    double ef = __dsub_rn(__hiloint2double(0x43300000, (int)(e << f)), 4503599627370496.0);
+    double p = __fma_rn(lm, ax_pow2(f), ef);
+    double n = __dadd_rn(p, magic);
+    ok = fabs(fabs(__dsub_rn(p, __dsub_rn(n, magic))) - 0.5) > ax_pow2(f - AX_FILTER_MARGIN);
+    if (!__all_sync(0xffffffffu, ok || !live)) return false;
+    out.kind = 3;
+    out.negative = 0;
+    out.log = (__double_as_longlong(stop) - 0x4338000000000000ll) + __double2loint(n);
+    return true;
+}
+
 // Element j of lane `lane` (of G) in a row: vectors of V elements dealt round-robin to the
 // lanes, or single elements when V is 1.
 __device__ __forceinline__ i64 ax_row_index(int j, int lane, int g, int v) {
@@ -175,7 +260,17 @@ __device__ __forceinline__ void ax_row_load(const T* __restrict__ x, i64 len, bo
                                             int g, T pad, T* vals) {
     typedef typename AxVec<T>::type VT;
     const int V = AxVec<T>::n;
-    if (vec) {
+    if (vec && len == (i64)g * AX_ROW_CAP) {
+        // Every lane's vectors lie in the row (x is row 0 for a row past the end, whose
+        // results are not stored): no tests, no padding.
+#pragma unroll
+        for (int q = 0; q < AX_ROW_CAP / V; q++) {
+            VT w = __ldg(reinterpret_cast<const VT*>(x + (i64)(lane + g * q) * V));
+            const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+            for (int i = 0; i < V; i++) vals[q * V + i] = e[i];
+        }
+    } else if (vec) {
 #pragma unroll
         for (int q = 0; q < AX_ROW_CAP / V; q++) {
             i64 at = (i64)(lane + g * q) * V;
@@ -224,85 +319,262 @@ __device__ __forceinline__ void ax_row_loop(const T* __restrict__ xs, i64 rows, 
     }
 }
 
-// The exp table into shared memory (2^min(F, table bits) entries); every thread of the block
-// passes the barrier before any reads it.
-__device__ __forceinline__ void ax_row_table(const double* __restrict__ k, int f, double* s_exp) {
-    int entries = 1 << (f < AX_EXP_TABLE_BITS ? f : AX_EXP_TABLE_BITS);
-    for (int i = threadIdx.x; i < entries; i += blockDim.x) s_exp[i] = k[AX_OFF_EXP + i];
-    __syncthreads();
+// The fused sum of the group's row of words without the exact 128-bit sum, when the rounding
+// allows it (else false for the whole warp): ax_row_lse_filtered for signed terms. The codes
+// are the words' log fields; a zero word reads as the smallest code, so its term is at most
+// 2^-60 (rows whose top is within 61·2^F of it are declined). The f64 sum A of the n = 16·G
+// signed terms (each |t| ≤ 1, within 2^-38.5 of the exact path's, summed through ≤ 20 adds)
+// is within E = n·2^-38 of the exact integer's value S; where |A| ≥ 2^20·E, |log2|A| −
+// log2|S|| ≤ 1.443·E/|A|, so p = 2^F·log2|A| is within 2^F·(1.5·E/|A| + 2^-47) of the value
+// the exact path rounds, and where p is further than that from a half-integer the rounded
+// codes agree (and the signs: |A| > E). NaN words, an ∞ top, and sums that cancel to below
+// 2^20·E (exact zeros among them) are declined.
+template <typename W>
+__device__ __forceinline__ bool ax_row_sum_filtered(const double* __restrict__ k, const double* rep, int f, int lb,
+                                                    bool live, const W* vals, int g, AxClass& out) {
+    const double magic = 6755399441055744.0;  // 1.5·2^52
+    int special = -(1 << (lb - 1));
+    unsigned nan_word = (1u << lb) | (1u << (lb - 1));
+    int up = 32 - lb;
+    bool ok = true;
+    int top = special;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        unsigned w = vals[j];
+        ok = ok && w != nan_word;
+        top = max(top, (int)(w << up) >> up);
+    }
+    for (int o = g >> 1; o > 0; o >>= 1) top = max(top, __shfl_xor_sync(0xffffffffu, top, o));
+    // Formats with at most 64 binades below 1 (lns16) take zero words' terms out by a
+    // select; the others need the top 61 binades above the zero code.
+    bool zsel = lb - 1 - f < 7;
+    ok = ok && top != -special - 1 && top != special &&
+         (zsel || (i64)top - special >= ((i64)(AX_FILTER_KK + 1) << f));
+    if (!__all_sync(0xffffffffu, ok || !live)) return false;
+    AxRep tl = ax_rep_layout(f);
+    const double* mine = rep + (threadIdx.x & ((1 << tl.rbits) - 1));
+    double c0 = k[0], c1 = k[1], c2 = k[2];
+    int dmin = -(AX_FILTER_KK << f);
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        unsigned w = vals[j];
+        int c = (int)(w << up) >> up;
+        int d = zsel && c == special ? dmin : max(c - top, dmin);
+        unsigned fr = (unsigned)d & ((1u << f) - 1);
+        double t = mine[(fr >> tl.esh) << tl.rbits];
+        if (tl.esh) {
+            double r = __dsub_rn(__hiloint2double(0x43300000, (int)(fr & ((1u << tl.esh) - 1))), 4503599627370496.0);
+            t = __fma_rn(t, __dmul_rn(r, __fma_rn(r, __fma_rn(r, c2, c1), c0)), t);
+        }
+        // t·2^kk with the word's sign: an exponent add and the sign bit.
+        int hi = (__double2hiint(t) + ((d >> f) << 20)) ^ (int)(((w >> lb) & 1) << 31);
+        sum = __dadd_rn(sum, __hiloint2double(hi, __double2loint(t)));
+    }
+    for (int o = g >> 1; o > 0; o >>= 1) sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, o));
+    double a = fabs(sum);
+    double err = (double)(g * AX_ROW_CAP) * ax_pow2(-38);
+    ok = a >= __dmul_rn(err, ax_pow2(20));
+    i64 e;
+    double lm = ax_log2_split(k, ok ? a : 1.0, &e);
+    // e·2^F (of either sign) as a double by the 2^52 + 2^31 trick; p ∈ (−19·2^F, 9·2^F).
+    double ef = __dsub_rn(__hiloint2double(0x43300000, (int)(e << f) ^ (int)0x80000000), 4503601774854144.0);
+    double p = __fma_rn(lm, ax_pow2(f), ef);
+    double n = __dadd_rn(p, magic);
+    double half = fabs(fabs(__dsub_rn(p, __dsub_rn(n, magic))) - 0.5);
+    ok = ok && __dmul_rn(half, a) > __dmul_rn(ax_pow2(f), __fma_rn(a, ax_pow2(-47), __dmul_rn(1.5, err)));
+    if (!__all_sync(0xffffffffu, ok || !live)) return false;
+    out.kind = 3;
+    out.negative = sum < 0.0;
+    out.log = (i64)top + __double2loint(n);
+    return true;
+}
+
+// The sum of the group's row by the exact path (ax_row_put, ax_row_fused), from the words
+// reloaded: out of line, as ax_log_row_exact.
+template <typename W>
+__device__ __noinline__ AxClass ax_sum_row_exact(AxFmt fm, const double* __restrict__ k, const double* tab,
+                                                 const W* __restrict__ xs, i64 rows, i64 len, i64 row, bool vec,
+                                                 int sub, int g) {
+    W vals[AX_ROW_CAP];
+    ax_row_load<W>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g,
+                   (W)(1u << (fm.log_bits - 1)), vals);
+    i64 code[AX_ROW_CAP];
+    unsigned neg = 0;
+    AxFlags fl = ax_no_flags();
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_decode(fm, vals[j]), j, code, neg, fl);
+    return ax_row_fused(k, tab, fm.f, code, neg, fl, g);
+}
+
+// The loop over the rows of ax_sum_rows_g with F and the log field's width compiled in where
+// FC ≠ 0 (as ax_log_rows_loop: filtered inner loop, exact paths from the outer one).
+template <typename W, int FC, int LC>
+__device__ __forceinline__ void ax_sum_rows_loop(AxFmt fm, const double* __restrict__ k, const double* rep,
+                                                 const W* __restrict__ xs, i64 rows, i64 len, int g,
+                                                 W* __restrict__ out) {
+    if (FC) {
+        fm.f = FC;
+        fm.log_bits = LC;
+    }
+    const double* exp_table = k + AX_OFF_EXP;
+    bool filtered = fm.f <= 24;
+    W zero = (W)(1u << (fm.log_bits - 1));
+    int lane = threadIdx.x & 31;
+    int sub = lane & (g - 1);
+    i64 per_warp = 32 / g;
+    i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+    bool vec = ax_row_vec<W>(xs, len);
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    while (w * per_warp < rows) {
+        if (filtered) {
+            for (; w * per_warp < rows; w += warps) {
+                i64 row = w * per_warp + lane / g;
+                W vals[AX_ROW_CAP];
+                ax_row_load<W>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, zero, vals);
+                AxClass s;
+                if (!ax_row_sum_filtered<W>(k, rep, fm.f, fm.log_bits, row < rows, vals, g, s)) break;
+                if (row < rows && sub == 0) out[row] = (W)ax_encode(fm, s);
+            }
+            if (w * per_warp >= rows) break;
+        }
+        i64 row = w * per_warp + lane / g;
+        AxClass s = ax_sum_row_exact<W>(fm, k, exp_table, xs, rows, len, row, vec, sub, g);
+        if (row < rows && sub == 0) out[row] = (W)ax_encode(fm, s);
+        w += warps;
+    }
 }
 
 template <typename W>
 __device__ void ax_sum_rows_g(AxFmt fm, const double* __restrict__ k, const W* __restrict__ xs, i64 rows,
                               i64 len, int g, W* __restrict__ out) {
-    __shared__ double s_exp[1 << AX_EXP_TABLE_BITS];
-    ax_row_table(k, fm.f, s_exp);
-    W zero = (W)(1u << (fm.log_bits - 1));
-    ax_row_loop<W>(xs, rows, len, g, zero, [&](i64 row, bool live, bool vec, int sub, const W* vals) {
-        i64 code[AX_ROW_CAP];
-        unsigned neg = 0;
-        AxFlags fl = ax_no_flags();
-#pragma unroll
-        for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put(ax_decode(fm, vals[j]), j, code, neg, fl);
-        AxClass s = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
-        if (live && sub == 0) out[row] = (W)ax_encode(fm, s);
-    });
+    __shared__ double s_rep[1 << AX_EXP_TABLE_BITS];
+    ax_rep_table(k, fm.f, s_rep);
+    if (fm.f == 23 && fm.log_bits == 31) {
+        ax_sum_rows_loop<W, 23, 31>(fm, k, s_rep, xs, rows, len, g, out);
+    } else if (fm.f == 10 && fm.log_bits == 15) {
+        ax_sum_rows_loop<W, 10, 15>(fm, k, s_rep, xs, rows, len, g, out);
+    } else {
+        ax_sum_rows_loop<W, 0, 0>(fm, k, s_rep, xs, rows, len, g, out);
+    }
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
 lns_axis_sum_rows(AxFmt fm, const double* __restrict__ k, const unsigned* __restrict__ xs, i64 rows, i64 len,
                   int g, unsigned* __restrict__ out) {
     ax_sum_rows_g<unsigned>(fm, k, xs, rows, len, g, out);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
 lns_axis_sum_rows_u16(AxFmt fm, const double* __restrict__ k, const unsigned short* __restrict__ xs, i64 rows,
                       i64 len, int g, unsigned short* __restrict__ out) {
     ax_sum_rows_g<unsigned short>(fm, k, xs, rows, len, g, out);
 }
 
+// logsumexp of the group's row by the exact paths (ax_row_lse, else ax_row_put_nat and
+// ax_row_fused), from the elements reloaded: out of line, so their registers do not weigh
+// on the filtered path that serves nearly every row.
+template <typename T>
+__device__ __noinline__ AxClass ax_log_row_exact(const double* __restrict__ k, const double* tab, int f,
+                                                  double cpn, const T* __restrict__ xs, i64 rows, i64 len,
+                                                  i64 row, bool vec, int sub, int g) {
+    T vals[AX_ROW_CAP];
+    ax_row_load<T>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, (T)-AX_INF, vals);
+    AxClass lse;
+    if (!ax_row_lse<T>(k, tab, f, cpn, vals, g, lse)) {
+        i64 code[AX_ROW_CAP];
+        unsigned neg = 0;
+        AxFlags fl = ax_no_flags();
+#pragma unroll
+        for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put_nat(k, cpn, (double)vals[j], j, code, neg, fl);
+        lse = ax_row_fused(k, tab, f, code, neg, fl, g);
+    }
+    return lse;
+}
+
+// log_softmax outputs of the lane's elements of a live row: each input's class again (its
+// code, or zero / NaN / +∞) against the row's sum.
+template <typename T>
+__device__ __noinline__ void ax_softmax_row(const double* __restrict__ k, const T* __restrict__ x, i64 len,
+                                            bool vec, int sub, int g, AxClass lse, T* __restrict__ o) {
+    int v = vec ? AxVec<T>::n : 1;
+#pragma unroll
+    for (int j = 0; j < AX_ROW_CAP; j++) {
+        i64 at = ax_row_index(j, sub, g, v);
+        if (at < len) ax_store(o + at, ax_softmax_value(k, ax_nat_class(k, (double)x[at]), lse));
+    }
+}
+
+// The loop over the rows of ax_log_rows_g, with F compiled in where FC ≠ 0 (lns32, lns16:
+// the filtered path's shifts and masks become immediates). For logsumexp the inner loop runs
+// the filtered path only and leaves it at a row group the path declines, which the outer loop
+// hands to the exact paths (a call: the registers live across it are saved there, not in the
+// inner loop); log_softmax calls its output function for every group anyway.
+template <typename T, int FC>
+__device__ __forceinline__ void ax_log_rows_loop(int f, const double* __restrict__ k, const double* rep,
+                                                 const T* __restrict__ xs, i64 rows, i64 len, int softmax,
+                                                 int g, T* __restrict__ out) {
+    if (FC) f = FC;
+    // The exact paths, rare, read the exp table from global memory (cached).
+    const double* exp_table = k + AX_OFF_EXP;
+    double cpn = k[3];
+    bool filtered = f <= 24;
+    if (softmax) {
+        ax_row_loop<T>(xs, rows, len, g, (T)-AX_INF, [&](i64 row, bool live, bool vec, int sub, const T* vals) {
+            AxClass lse;
+            if (!(filtered && ax_row_lse_filtered<T>(k, rep, f, cpn, live, vals, g, lse))) {
+                lse = ax_log_row_exact<T>(k, exp_table, f, cpn, xs, rows, len, row, vec, sub, g);
+            }
+            if (live) ax_softmax_row<T>(k, xs + row * len, len, vec, sub, g, lse, out + row * len);
+        });
+        return;
+    }
+    int lane = threadIdx.x & 31;
+    int sub = lane & (g - 1);
+    i64 per_warp = 32 / g;
+    i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+    bool vec = ax_row_vec<T>(xs, len);
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    while (w * per_warp < rows) {
+        if (filtered) {
+            for (; w * per_warp < rows; w += warps) {
+                i64 row = w * per_warp + lane / g;
+                T vals[AX_ROW_CAP];
+                ax_row_load<T>(xs + (row < rows ? row : 0) * len, len, row < rows, vec, sub, g, (T)-AX_INF, vals);
+                AxClass lse;
+                if (!ax_row_lse_filtered<T>(k, rep, f, cpn, row < rows, vals, g, lse)) break;
+                if (row < rows && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
+            }
+            if (w * per_warp >= rows) break;
+        }
+        i64 row = w * per_warp + lane / g;
+        AxClass lse = ax_log_row_exact<T>(k, exp_table, f, cpn, xs, rows, len, row, vec, sub, g);
+        if (row < rows && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
+        w += warps;
+    }
+}
+
 template <typename T>
 __device__ void ax_log_rows_g(AxFmt fm, const double* __restrict__ k, const T* __restrict__ xs, i64 rows,
                               i64 len, int softmax, int g, T* __restrict__ out) {
-    __shared__ double s_exp[1 << AX_EXP_TABLE_BITS];
-    ax_row_table(k, fm.f, s_exp);
-    double cpn = k[3];
-    ax_row_loop<T>(xs, rows, len, g, (T)-AX_INF, [&](i64 row, bool live, bool vec, int sub, const T* vals) {
-        AxClass lse;
-        if (!ax_row_lse<T>(k, s_exp, fm.f, cpn, vals, g, lse)) {
-            i64 code[AX_ROW_CAP];
-            unsigned neg = 0;
-            AxFlags fl = ax_no_flags();
-#pragma unroll
-            for (int j = 0; j < AX_ROW_CAP; j++) ax_row_put_nat(k, cpn, (double)vals[j], j, code, neg, fl);
-            lse = ax_row_fused(k, s_exp, fm.f, code, neg, fl, g);
-        }
-        if (!softmax) {
-            if (live && sub == 0) ax_store(out + row, ax_class_nat(k, lse));
-            return;
-        }
-        if (!live) return;
-        T* o = out + row * len;
-        int v = vec ? AxVec<T>::n : 1;
-#pragma unroll
-        for (int j = 0; j < AX_ROW_CAP; j++) {
-            i64 at = ax_row_index(j, sub, g, v);
-            if (at < len) {
-                // The element's class again (its code, or zero / NaN / +∞ from the input).
-                AxClass c = ax_nat_class(k, (double)vals[j]);
-                ax_store(o + at, ax_softmax_value(k, c, lse));
-            }
-        }
-    });
+    __shared__ double s_rep[1 << AX_EXP_TABLE_BITS];
+    ax_rep_table(k, fm.f, s_rep);
+    if (fm.f == 23) {
+        ax_log_rows_loop<T, 23>(fm.f, k, s_rep, xs, rows, len, softmax, g, out);
+    } else if (fm.f == 10) {
+        ax_log_rows_loop<T, 10>(fm.f, k, s_rep, xs, rows, len, softmax, g, out);
+    } else {
+        ax_log_rows_loop<T, 0>(fm.f, k, s_rep, xs, rows, len, softmax, g, out);
+    }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 2)
+extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
 lns_axis_log_rows_f32(AxFmt fm, const double* __restrict__ k, const float* __restrict__ xs, i64 rows, i64 len,
                       int softmax, int g, float* __restrict__ out) {
     ax_log_rows_g<float>(fm, k, xs, rows, len, softmax, g, out);
 }
 
-extern "C" __global__ void __launch_bounds__(256, 2)
+extern "C" __global__ void __launch_bounds__(256, AX_LOG_ROWS_BLOCKS)
 lns_axis_log_rows_f64(AxFmt fm, const double* __restrict__ k, const double* __restrict__ xs, i64 rows,
                       i64 len, int softmax, int g, double* __restrict__ out) {
     ax_log_rows_g<double>(fm, k, xs, rows, len, softmax, g, out);

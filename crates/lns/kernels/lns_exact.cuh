@@ -525,3 +525,46 @@ __device__ __forceinline__ double ax_exp_frac_at(const double* tab, double c0, d
     }
     return t;
 }
+
+// The filtered paths' table in shared memory (axis_rows.cu, axis_matmul.cu): 2^(j·2^-ebits) for j < 2^ebits (ebits = F for
+// F ≤ 12, the exact path's entries; else 8, every 16th of them), each entry in 2^rbits copies
+// side by side (entry j, copy q at j·2^rbits + q; at most 4096 doubles), lane l reading copy
+// l mod 2^rbits. With 16 copies the 16 lanes of a half-warp read 16 different bank pairs
+// whatever the entries: one wavefront each, where random gathers from one copy of 4096
+// entries averaged ~3.
+struct AxRep {
+    int ebits, rbits, esh;
+};
+
+__device__ __forceinline__ AxRep ax_rep_layout(int f) {
+    AxRep r;
+    r.ebits = f > AX_EXP_TABLE_BITS ? 8 : f;
+    r.rbits = min(4, AX_EXP_TABLE_BITS - r.ebits);
+    r.esh = f - r.ebits;
+    return r;
+}
+
+// Fills the filtered path's table (ax_rep_layout) from the exact path's.
+__device__ __forceinline__ void ax_rep_table(const double* __restrict__ k, int f, double* rep) {
+    AxRep tl = ax_rep_layout(f);
+    int step = f > AX_EXP_TABLE_BITS ? 1 << (AX_EXP_TABLE_BITS - tl.ebits) : 1;
+    for (int i = threadIdx.x; i < 1 << (tl.ebits + tl.rbits); i += blockDim.x) {
+        rep[i] = k[AX_OFF_EXP + (i >> tl.rbits) * step];
+    }
+    __syncthreads();
+}
+
+// max(a, b), NaN if either is NaN (one max.NaN for f32; the plain form where the file is
+// built for the host, as by a host emulation of the kernels).
+__device__ __forceinline__ float ax_max_nan(float a, float b) {
+#ifdef __CUDA_ARCH__
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+#else
+    return isnan(a) || isnan(b) ? a + b : fmaxf(a, b);
+#endif
+}
+__device__ __forceinline__ double ax_max_nan(double a, double b) {
+    return isnan(a) || isnan(b) ? AX_NAN : fmax(a, b);
+}

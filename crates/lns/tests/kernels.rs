@@ -23,7 +23,12 @@ fn the_row_and_matmul_kernels_the_axis_operations_load_are_compiled() {
         ),
         (
             matmul_kernels(),
-            &["lns_axis_matmul_tiled", "lns_axis_matmul_tiled_u16"][..],
+            &[
+                "lns_axis_matmul_tiled",
+                "lns_axis_matmul_tiled_u16",
+                "lns_axis_matmul_filtered",
+                "lns_axis_matmul_filtered_u16",
+            ][..],
         ),
     ];
     for (source, names) in wanted {

@@ -9,6 +9,8 @@
 //! 1 when every term has one sign: δ ≈ 2^-26 ulp for lns32). Products and max are exact.
 
 pub mod exact;
+#[cfg(test)]
+mod filtered;
 
 use crate::arith::product;
 use crate::error::LnsError;

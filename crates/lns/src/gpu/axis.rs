@@ -77,12 +77,17 @@ const WARPS: u32 = 8;
 /// Elements each lane holds of a short row (`AX_ROW_CAP` in axis_rows.cu).
 const ROW_CAP: usize = 16;
 
-/// Blocks per SM of the short-row kernels' grid (two are resident at their register use).
+/// Blocks per SM of the short-row kernels' grid (`AX_LOG_ROWS_BLOCKS` in axis_rows.cu: the
+/// kernels are compiled to keep four resident).
 const ROW_BLOCKS_PER_SM: usize = 4;
 
 /// Rows of at least this many elements are summed by one block each (`*_block` kernels,
 /// `AX_BLOCK` threads), shorter sums by lane groups (`axis_rows.cu`, [`group_lanes`]).
 const BLOCK_ROW_MIN: usize = 256;
+
+/// Formats with at most this many fraction bits take the filtered matrix product
+/// (`lns_axis_matmul_filtered*`: its terms are the exact path's table entries).
+const FILTERED_MATMUL_MAX_F: u32 = 12;
 
 /// Rows and columns of the output tile of one block of the matrix product.
 const MATMUL_TILE: usize = 64;
@@ -296,9 +301,16 @@ impl GpuAxis {
             block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
+        // F ≤ 12 (lns16): the filtered product (plain f64 sums, the exact sums only for the
+        // outputs whose rounding they cannot vouch for; 128 registers, two blocks per SM).
+        let variant = if self.format.frac_bits <= FILTERED_MATMUL_MAX_F {
+            "filtered"
+        } else {
+            "tiled"
+        };
         let kernel = self.kernel(
             matmul_kernels,
-            &format!("lns_axis_matmul_tiled{}", W::SUFFIX),
+            &format!("lns_axis_matmul_{variant}{}", W::SUFFIX),
         )?;
         let fmt = self.fmt();
         let dims = [shape.m as i64, shape.k as i64, shape.n as i64];
