@@ -12,6 +12,7 @@
 //   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2);
 //   SOS_BM[S][LOG_WARPS + 1][4]  A^(2^k 32 V), the block's merges over warps;
 //   SOS_WP[S][WARPS][4]          A^(w 32 V) in double: the chunk's carry-in into warp w;
+//   SOS_WPW[S][WARPS][4]         the same in W (the tail-carry kernel's);
 //   SOS_W32[S][4]                A^(32 V) in double;
 // and the switch SOS_TAIL (0 or 1) with BLOCK_THREADS = THREADS + 32 * SOS_TAIL, and CPB: the
 // consecutive chunks one block filters (1 without SOS_TAIL); after its first, a chunk's carry-ins
@@ -160,6 +161,48 @@ __device__ __forceinline__ void sos_look_back(const unsigned int* flags, const d
 #define SOS_MADD(b, u, c) ((b) == (W)0 ? (c) : (b) == (W)1 ? (u) + (c) : fma((b), (u), (c)))
 #define SOS_MUL(b, u) ((b) == (W)0 ? (W)0 : (b) == (W)1 ? (u) : (b) * (u))
 
+// With SOS_LITERALS (f32 arithmetic) the tables are `const` with their values in the prelude, so
+// an entry read at an index known after unrolling is a literal: the multiply-adds below take it
+// as an immediate operand, and the tests on it cost nothing. f64 tables stay in the constant
+// bank (operands too), where such tests would cost instructions at run time.
+
+// A thread's values plus a carry's response, v[i] += F0[i] c0 + F1[i] c1 (F a section's SOS_F):
+// with literals, the first entries (1 and 0, the identity) cost what they should.
+template <int s>
+__device__ __forceinline__ void sos_correct(W* v, W c0, W c1) {
+    #pragma unroll
+    for (int i = 0; i < V; ++i) {
+#if SOS_LITERALS
+        v[i] = SOS_MADD(SOS_F[s][1][i], c1, SOS_MADD(SOS_F[s][0][i], c0, v[i]));
+#else
+        v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));
+#endif
+    }
+}
+
+// One doubling step of a scan over lanes: a <- a + M (a of lane - d) where lane >= d, M a
+// row-major 2x2 table entry. With literals, a merge that rounds to zero changes no finite state:
+// the step is left out (its two shuffles and four multiply-adds), as the emulation leaves it out.
+__device__ __forceinline__ void sos_merge_up(W& a0, W& a1, int d, int lane, const W* m) {
+#if SOS_LITERALS
+    if (m[0] == (W)0 && m[1] == (W)0 && m[2] == (W)0 && m[3] == (W)0) return;
+#endif
+    const W p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
+#if SOS_LITERALS
+    // selects: fewer instructions and registers than predicated updates in f32 (NVRTC 13, sm_90)
+    const W n0 = fma(m[1], p1, fma(m[0], p0, a0));
+    const W n1 = fma(m[3], p1, fma(m[2], p0, a1));
+    a0 = lane >= d ? n0 : a0;
+    a1 = lane >= d ? n1 : a1;
+#else
+    // predicated updates: a double select costs two instructions
+    if (lane >= d) {
+        a0 = fma(m[1], p1, fma(m[0], p0, a0));
+        a1 = fma(m[3], p1, fma(m[2], p0, a1));
+    }
+#endif
+}
+
 // Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
 // CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf. `peak`
 // takes the largest zero-state output.
@@ -205,14 +248,7 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
         correction_peak = fmax(correction_peak, fabs(a0) * SOS_FMAX[s][0] + fabs(a1) * SOS_FMAX[s][1]);
         // warp: inclusive scan of the threads' end states, a <- a + A^(dV) (a of lane - d)
         #pragma unroll
-        for (int k = 0; k < 5; ++k) {
-            const int d = 1 << k;
-            const W p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
-            if (lane >= d) {
-                a0 = fma(SOS_WM[s][k][1], p1, fma(SOS_WM[s][k][0], p0, a0));
-                a1 = fma(SOS_WM[s][k][3], p1, fma(SOS_WM[s][k][2], p0, a1));
-            }
-        }
+        for (int k = 0; k < 5; ++k) sos_merge_up(a0, a1, 1 << k, lane, SOS_WM[s][k]);
         e0 = __shfl_up_sync(FULL_MASK, a0, 1);
         e1 = __shfl_up_sync(FULL_MASK, a1, 1);
         if (lane == 0) { e0 = (W)0; e1 = (W)0; }
@@ -225,8 +261,7 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     // The tail warp's segment (the previous chunk's last 32 V values, from zero state) only
     // needs its own lanes' carries; its end state is this chunk's carry-in.
     if (warp == WARPS) {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], e1, fma(SOS_F[s][0][i], e0, v[i]));
+        sos_correct<s>(v, e0, e1);
         return;
     }
     // The chunk's carry-in: the tail warp's end state (a block's first chunk), the end state of
@@ -242,19 +277,12 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     // chunk's carry-in through w 32 V values.
     W w0 = lane < WARPS ? s_warp[P][lane][0] : (W)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (W)0;
     #pragma unroll
-    for (int k = 0; k < LOG_WARPS; ++k) {
-        const int d = 1 << k;
-        const W p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
-        if (lane >= d) {
-            w0 = fma(SOS_BM[s][k][1], p1, fma(SOS_BM[s][k][0], p0, w0));
-            w1 = fma(SOS_BM[s][k][3], p1, fma(SOS_BM[s][k][2], p0, w1));
-        }
-    }
+    for (int k = 0; k < LOG_WARPS; ++k) sos_merge_up(w0, w1, 1 << k, lane, SOS_BM[s][k]);
     const int before = warp > 0 ? warp - 1 : 0;
     W t0 = __shfl_sync(FULL_MASK, w0, before), t1 = __shfl_sync(FULL_MASK, w1, before);
     if (warp == 0) { t0 = (W)0; t1 = (W)0; }
-    t0 = fma((W)SOS_WP[s][warp][1], cin1, fma((W)SOS_WP[s][warp][0], cin0, t0));
-    t1 = fma((W)SOS_WP[s][warp][3], cin1, fma((W)SOS_WP[s][warp][2], cin0, t1));
+    t0 = fma(SOS_WPW[s][warp][1], cin1, fma(SOS_WPW[s][warp][0], cin0, t0));
+    t1 = fma(SOS_WPW[s][warp][3], cin1, fma(SOS_WPW[s][warp][2], cin0, t1));
     if (CPB > 1 && warp == WARPS - 1 && lane == 31) {
         // the chunk's true end state, the block's next chunk's carry-in: a + A^(32 V) t
         s_next[nb ^ 1][s][0] = a0 + (W)SOS_W32[s][0] * t0 + (W)SOS_W32[s][1] * t1;
@@ -265,14 +293,7 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
         // block: inclusive scan over the warps' end states, a lane per warp
         W w0 = lane < WARPS ? s_warp[P][lane][0] : (W)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (W)0;
         #pragma unroll
-        for (int k = 0; k < LOG_WARPS; ++k) {
-            const int d = 1 << k;
-            const W p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
-            if (lane >= d) {
-                w0 += SOS_BM[s][k][0] * p0 + SOS_BM[s][k][1] * p1;
-                w1 += SOS_BM[s][k][2] * p0 + SOS_BM[s][k][3] * p1;
-            }
-        }
+        for (int k = 0; k < LOG_WARPS; ++k) sos_merge_up(w0, w1, 1 << k, lane, SOS_BM[s][k]);
         if (lane < WARPS) { s_warp[P][lane][0] = w0; s_warp[P][lane][1] = w1; }
         const C g0 = (C)__shfl_sync(FULL_MASK, w0, WARPS - 1), g1 = (C)__shfl_sync(FULL_MASK, w1, WARPS - 1);
         C c0 = 0.0, c1 = 0.0;
@@ -305,8 +326,7 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     const W term = fabs(c0) * SOS_FMAX[s][0] + fabs(c1) * SOS_FMAX[s][1];
     correction_peak = fmax(correction_peak, term);
     chunk_term = fmax(chunk_term, term);
-    #pragma unroll
-    for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));
+    sos_correct<s>(v, c0, c1);
     if (capture && at >= 0 && at < V) {
         // the state after the channel's last sample: the local one plus A^(at+1) c
         C q0 = (C)c0, q1 = (C)c1;
