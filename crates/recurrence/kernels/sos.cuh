@@ -319,7 +319,12 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     if (warp > 0) { t0 += (C)s_warp[P][warp - 1][0]; t1 += (C)s_warp[P][warp - 1][1]; }
 #endif
     // the carry into this thread
-    const W* lp = lane_pow + ((long long)s * 32 + lane) * 4;
+    // A^(lane V), one 16-byte load per 4 bytes of W (the entries are 16-byte aligned)
+    W lp[4];
+    #pragma unroll
+    for (int q = 0; q < (int)sizeof(W) / 4; ++q)
+        reinterpret_cast<uint4*>(lp)[q] =
+            __ldg(reinterpret_cast<const uint4*>(lane_pow + ((long long)s * 32 + lane) * 4) + q);
     const W tw0 = (W)t0, tw1 = (W)t1;
     const W c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
     const W c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
