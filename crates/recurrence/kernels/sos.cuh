@@ -252,7 +252,17 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
         e0 = __shfl_up_sync(FULL_MASK, a0, 1);
         e1 = __shfl_up_sync(FULL_MASK, a1, 1);
         if (lane == 0) { e0 = (W)0; e1 = (W)0; }
-        if (lane == 31) { s_warp[P][warp][0] = a0; s_warp[P][warp][1] = a1; }
+        if (lane == 31) {
+#if SOS_TAIL
+            // A channel's first chunk starts from zi (or zero): the tail warp, which had no
+            // values to run, posts it as its end state, so that the others need no test of their own.
+            if (warp == WARPS && ci == 0) {
+                a0 = has_zi ? (W)zi[(ch * S + s) * 2] : (W)0;
+                a1 = has_zi ? (W)zi[(ch * S + s) * 2 + 1] : (W)0;
+            }
+#endif
+            s_warp[P][warp][0] = a0; s_warp[P][warp][1] = a1;
+        }
     }
     // Every thread of the block, once per section: the warps' end states are in s_warp.
     __syncthreads();
@@ -264,14 +274,10 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
         sos_correct<s>(v, e0, e1);
         return;
     }
-    // The chunk's carry-in: the tail warp's end state (a block's first chunk), the end state of
-    // the block's previous chunk, or zi for a channel's first chunk.
-    W cin0 = first ? s_warp[P][WARPS][0] : s_next[nb][s][0];
-    W cin1 = first ? s_warp[P][WARPS][1] : s_next[nb][s][1];
-    if (ci == 0) {
-        cin0 = has_zi ? (W)zi[(ch * S + s) * 2] : (W)0;
-        cin1 = has_zi ? (W)zi[(ch * S + s) * 2 + 1] : (W)0;
-    }
+    // The chunk's carry-in: the tail warp's end state (a block's first chunk; zi or zero for a
+    // channel's first), or the end state of the block's previous chunk.
+    const W cin0 = first ? s_warp[P][WARPS][0] : s_next[nb][s][0];
+    const W cin1 = first ? s_warp[P][WARPS][1] : s_next[nb][s][1];
     // Every warp scans the warps' end states itself (a lane per warp, doubling merges), so one
     // barrier per section suffices; the carry into warp w is the prefix before it plus the
     // chunk's carry-in through w 32 V values.
@@ -332,7 +338,7 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     correction_peak = fmax(correction_peak, term);
     chunk_term = fmax(chunk_term, term);
     sos_correct<s>(v, c0, c1);
-    if (capture && at >= 0 && at < V) {
+    if (capture && at >= 0) {  // at < V: set so by the kernel
         // the state after the channel's last sample: the local one plus A^(at+1) c
         C q0 = (C)c0, q1 = (C)c1;
         for (int i = 0; i <= at; ++i) {
@@ -403,7 +409,9 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     }
     // Only the warp holding the channel's last sample captures states for zf.
     const long long at_ll = n - 1 - seg;
-    const int at = (at_ll >= 0 && at_ll < V) ? (int)at_ll : -1;
+    int at = (at_ll >= 0 && at_ll < V) ? (int)at_ll : -1;
+    // kept in a register: recomputed from n and seg in every section, it cost a dozen instructions each
+    asm volatile("" : "+r"(at));
     const bool holds_last = __any_sync(FULL_MASK, at >= 0);
     const bool capture = has_zf && ci == chunks_per_channel - 1 && holds_last;
 #define SOS_SECTION(s) sos_section<s>(v, lane_pow, chunk_pow, zi, has_zi, zf, capture, at, g, ch, ci, \
