@@ -90,9 +90,15 @@ __device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, lo
 // The warp's largest of p into *into (a non-negative double's bits): read first, so that once
 // the channel's peak is known almost no warp issues the atomic.
 __device__ __forceinline__ void sos_post_peak(unsigned long long* into, W p) {
+#if SOS_LITERALS
+    // f32: a non-negative float's bits order as the value, so one warp reduction instruction
+    // takes the largest (peaks are never NaN: fmax drops a NaN operand)
+    p = __uint_as_float(__reduce_max_sync(FULL_MASK, __float_as_uint(p)));
+#else
     #pragma unroll
     for (int d = 16; d > 0; d >>= 1) p = fmax(p, __shfl_xor_sync(FULL_MASK, p, d));
-    const unsigned long long bits = (unsigned long long)__double_as_longlong(p);
+#endif
+    const unsigned long long bits = (unsigned long long)__double_as_longlong((double)p);
     if ((threadIdx.x & 31) == 0 && bits > __ldcg(into)) atomicMax(into, bits);
 }
 
@@ -206,7 +212,7 @@ __device__ __forceinline__ void sos_merge_up(W& a0, W& a1, int d, int lane, cons
 // Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
 // CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf. `peak`
 // takes the largest zero-state output.
-template <int s, bool CAPTURE>
+template <int s, bool CAPTURE, bool PEAK = true>
 __device__ __forceinline__ void sos_local(W* v, W& d0, W& d1, int at, W& z0, W& z1, W& peak) {
     constexpr W b0 = SosCoef<s>::b0, b1 = SosCoef<s>::b1, b2 = SosCoef<s>::b2;
     constexpr W na1 = SosCoef<s>::na1, na2 = SosCoef<s>::na2;  // -a1, -a2
@@ -218,7 +224,7 @@ __device__ __forceinline__ void sos_local(W* v, W& d0, W& d1, int at, W& z0, W& 
         d0 = SOS_MADD(na1, yv, SOS_MADD(b1, u, d1));
         d1 = SOS_MADD(na2, yv, SOS_MUL(b2, u));
         v[i] = yv;
-        peak = fmax(peak, fabs(yv));
+        if (PEAK) peak = fmax(peak, fabs(yv));
         if (CAPTURE && i == at) { z0 = d0; z1 = d1; }
     }
 }
@@ -243,6 +249,10 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     W a0 = (W)0, a1 = (W)0, z0 = (W)0, z1 = (W)0, e0 = (W)0, e1 = (W)0;
     if (!idle) {
         if (capture) sos_local<s, true>(v, a0, a1, at, z0, z1, local_peak);
+#if SOS_TAIL
+        // the tail warp's values are the previous chunk's, whose peaks that chunk counts
+        else if (warp == WARPS) sos_local<s, false, false>(v, a0, a1, at, z0, z1, local_peak);
+#endif
         else sos_local<s, false>(v, a0, a1, at, z0, z1, local_peak);
         // the thread's end state is a term of every later carry-in (as the emulation counts it)
         correction_peak = fmax(correction_peak, fabs(a0) * SOS_FMAX[s][0] + fabs(a1) * SOS_FMAX[s][1]);
@@ -271,7 +281,7 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     // The tail warp's segment (the previous chunk's last 32 V values, from zero state) only
     // needs its own lanes' carries; its end state is this chunk's carry-in.
     if (warp == WARPS) {
-        sos_correct<s>(v, e0, e1);
+        if (s + 1 < S) sos_correct<s>(v, e0, e1);  // the last section's outputs are not needed
         return;
     }
     // The chunk's carry-in: the tail warp's end state (a block's first chunk; zi or zero for a
