@@ -3,13 +3,15 @@
 // The generated prelude defines, before including this header: the element type T, the
 // arithmetic's type W (double: see "Precision" below); S (sections),
 // V (values per thread), THREADS, WARPS, CHUNK = THREADS * V, Q (16-byte vectors per thread),
-// LOG_WARPS; and the __constant__ tables, all computed exactly on the host and rounded once:
+// LOG_WARPS; and the __constant__ tables (SOS_TABLE: `const`, so literals, where SOS_LITERALS),
+// all computed exactly on the host and rounded once:
 //   SosCoef<s>::b0, b1, b2, na1, na2   section s's b0 b1 b2 and -a1 -a2 (T's values) in W, as
 //                                      constexpr literals (so 0, 1 and 2 cost what they should);
 //   SOS_A[S][2]                  a1 a2 of each section, in W (for zf);
 //   SOS_F[S][2][V]               (A^i)[0][j]: output i of a thread from a unit state j at its start;
 //   SOS_FMAX[S][2]               max_i |SOS_F[s][j][i]|;
-//   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2);
+//   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2; zero
+//                                where every entry is below eps^2 of W);
 //   SOS_BM[S][LOG_WARPS + 1][4]  A^(2^k 32 V), the block's merges over warps;
 //   SOS_WP[S][WARPS][4]          A^(w 32 V) in double: the chunk's carry-in into warp w;
 //   SOS_WPW[S][WARPS][4]         the same in W (the tail-carry kernel's);

@@ -469,3 +469,58 @@ fn dc_plus_noise_through_a_low_cut_high_pass_runs_serially_on_the_cpu() {
         "white noise was handed back"
     );
 }
+
+/// scipy.signal.butter(8, 0.002, output='sos'): a narrow low-pass, poles to 0.99877.
+const BUTTER8_0002: [[f64; 6]; 4] = [
+    [
+        9.337203719294492e-21,
+        1.8674407438588984e-20,
+        9.337203719294492e-21,
+        1.0,
+        -1.9877114188185532,
+        0.9877506553147019,
+    ],
+    [1.0, 2.0, 1.0, 1.0, -1.9895665420804982, 0.9896058151959147],
+    [1.0, 2.0, 1.0, 1.0, -1.9930034891129478, 0.9930428300720954],
+    [1.0, 2.0, 1.0, 1.0, -1.9975120102827226, 0.997551440237975],
+];
+
+/// The kernels' scheme on Butterworth low-passes from wide to narrow (butter(8, 0.1), (8, 0.02),
+/// (8, 0.002): poles to 0.94, 0.988, 0.9988) driven by a step, an impulse, white noise and a step
+/// under noise, f32 and f64: whichever kernel keeps a result keeps the contract against the
+/// double-double cascade (the scan steps left out below ε², the literal tables). White noise
+/// through butter(8, 0.1) stays on the fast kernel.
+#[test]
+fn butterworth_low_passes_on_steps_impulses_and_noise_keep_the_contract() {
+    use sigpu_recurrence::testing::{BUTTER8_002, BUTTER8_01};
+    let n = 30_011;
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let noise: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let step = vec![1.0; n];
+    let impulse: Vec<f64> = (0..n).map(|i| f64::from(u8::from(i == 7))).collect();
+    let noisy_step: Vec<f64> = noise.iter().map(|v| 1.0 + 0.01 * v).collect();
+    let inputs = [
+        ("a step", &step),
+        ("an impulse", &impulse),
+        ("white noise", &noise),
+        ("a step under noise", &noisy_step),
+    ];
+    let designs: [(&str, &[[f64; 6]]); 3] = [
+        ("butter(8, 0.1)", &BUTTER8_01),
+        ("butter(8, 0.02)", &BUTTER8_002),
+        ("butter(8, 0.002)", &BUTTER8_0002),
+    ];
+    for (design, sos) in designs {
+        for (signal, x) in inputs {
+            let what = format!("{design} on {signal}");
+            let f32_kernel = gpu_scheme::<f32>(&what, sos, x).expect("stable");
+            let f64_kernel = gpu_scheme::<f64>(&what, sos, x).expect("stable");
+            // which kernel keeps each (0 fast, 1 f64 arithmetic, 2 the CPU)
+            eprintln!("{what}: f32 {f32_kernel}, f64 {f64_kernel}");
+        }
+    }
+    assert_eq!(
+        gpu_scheme::<f32>("butter(8, 0.1) on white noise", &BUTTER8_01, &noise),
+        Some(0)
+    );
+}
