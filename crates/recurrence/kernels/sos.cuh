@@ -214,8 +214,25 @@ __device__ __forceinline__ void sos_merge_up(W& a0, W& a1, int d, int lane, cons
 // Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
 // CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf. `peak`
 // takes the largest zero-state output.
+// The f64 kernel's peaks in integer arithmetic: the largest high word of |y| (a compare and two
+// selects on the FP64 pipe for each fmax otherwise). sos_hi_max takes the high word of |y| into
+// a running maximum; sos_hi_above / sos_hi_below turn it back into a double at or above / at or
+// below every |y| it took (0 for none), as the emulation does.
+__device__ __forceinline__ unsigned int sos_hi_max(unsigned int m, double y) {
+    return max(m, (unsigned int)__double2hiint(y) & 0x7fffffffu);
+}
+__device__ __forceinline__ double sos_hi_above(unsigned int m) {
+    return m ? __hiloint2double((int)m, (int)0xffffffffu) : 0.0;
+}
+__device__ __forceinline__ double sos_hi_below(unsigned int m) {
+    return __hiloint2double((int)m, 0);
+}
+
 template <int s, bool CAPTURE, bool PEAK = true>
 __device__ __forceinline__ void sos_local(W* v, W& d0, W& d1, int at, W& z0, W& z1, W& peak) {
+#if !SOS_LITERALS
+    unsigned int peak_hi = (unsigned int)__double2hiint(peak);  // peak: 0 or sos_hi_above's
+#endif
     constexpr W b0 = SosCoef<s>::b0, b1 = SosCoef<s>::b1, b2 = SosCoef<s>::b2;
     constexpr W na1 = SosCoef<s>::na1, na2 = SosCoef<s>::na2;  // -a1, -a2
     d0 = (W)0; d1 = (W)0;
@@ -226,9 +243,16 @@ __device__ __forceinline__ void sos_local(W* v, W& d0, W& d1, int at, W& z0, W& 
         d0 = SOS_MADD(na1, yv, SOS_MADD(b1, u, d1));
         d1 = SOS_MADD(na2, yv, SOS_MUL(b2, u));
         v[i] = yv;
+#if SOS_LITERALS
         if (PEAK) peak = fmax(peak, fabs(yv));
+#else
+        if (PEAK) peak_hi = sos_hi_max(peak_hi, yv);
+#endif
         if (CAPTURE && i == at) { z0 = d0; z1 = d1; }
     }
+#if !SOS_LITERALS
+    if (PEAK) peak = sos_hi_above(peak_hi);
+#endif
 }
 
 template <int s>
@@ -435,11 +459,22 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     correction_sum += (C)chunk_term * V;
     if (!tail) {
         W sum = (W)0;
+#if SOS_LITERALS
         #pragma unroll
         for (int i = 0; i < V; ++i) {
             out_peak = fmax(out_peak, fabs(v[i]));
             sum += fabs(v[i]);
         }
+#else
+        // at or below the largest |y| (the ratios against it only grow)
+        unsigned int out_hi = (unsigned int)__double2hiint(out_peak);
+        #pragma unroll
+        for (int i = 0; i < V; ++i) {
+            out_hi = sos_hi_max(out_hi, v[i]);
+            sum += fabs(v[i]);
+        }
+        out_peak = sos_hi_below(out_hi);
+#endif
         out_sum += (C)sum;
         sos_store(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
     }
