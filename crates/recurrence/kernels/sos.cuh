@@ -92,9 +92,9 @@ __device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, lo
 // The warp's largest of p into *into (a non-negative double's bits): read first, so that once
 // the channel's peak is known almost no warp issues the atomic.
 __device__ __forceinline__ void sos_post_peak(unsigned long long* into, W p) {
-#if SOS_LITERALS
+#if SOS_LITERALS && __CUDA_ARCH__ >= 800
     // f32: a non-negative float's bits order as the value, so one warp reduction instruction
-    // takes the largest (peaks are never NaN: fmax drops a NaN operand)
+    // (sm_80 on) takes the largest (peaks are never NaN: fmax drops a NaN operand)
     p = __uint_as_float(__reduce_max_sync(FULL_MASK, __float_as_uint(p)));
 #else
     #pragma unroll
