@@ -211,9 +211,6 @@ __device__ __forceinline__ void sos_merge_up(W& a0, W& a1, int d, int lane, cons
 #endif
 }
 
-// Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
-// CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf. `peak`
-// takes the largest zero-state output.
 // The f64 kernel's peaks in integer arithmetic: the largest high word of |y| (a compare and two
 // selects on the FP64 pipe for each fmax otherwise). sos_hi_max takes the high word of |y| into
 // a running maximum; sos_hi_above / sos_hi_below turn it back into a double at or above / at or
@@ -228,6 +225,9 @@ __device__ __forceinline__ double sos_hi_below(unsigned int m) {
     return __hiloint2double((int)m, 0);
 }
 
+// Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
+// CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf. `peak`
+// takes the largest zero-state output (without PEAK, none).
 template <int s, bool CAPTURE, bool PEAK = true>
 __device__ __forceinline__ void sos_local(W* v, W& d0, W& d1, int at, W& z0, W& z1, W& peak) {
 #if !SOS_LITERALS
