@@ -226,7 +226,10 @@ mod tests {
         for y in [1.0, -3.75e-12, 0.1, -6.02e23, f64::MIN_POSITIVE, 1e-310] {
             let (up, down) = (peak_of::<f64>(y, true), peak_of::<f64>(y, false));
             assert!(down <= y.abs() && y.abs() <= up, "{y}: {down} {up}");
-            assert!(up - down <= y.abs() * 2f64.powi(-20) + 1e-300, "{y}: {down} {up}");
+            assert!(
+                up - down <= y.abs() * 2f64.powi(-20) + 1e-300,
+                "{y}: {down} {up}"
+            );
         }
         assert_eq!(peak_of::<f64>(0.0, true), 0.0);
         assert_eq!(peak_of::<f64>(-0.0, false), 0.0);

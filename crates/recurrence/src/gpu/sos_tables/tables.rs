@@ -79,6 +79,9 @@ pub struct SosTables<T> {
     /// Each block recomputes its carry-ins from the previous chunk's last 32 V inputs (no
     /// look-back): `decay` is below a thousandth of `T`'s rounding and not forced off.
     pub tail: bool,
+    /// The correction terms' ratio to the output on a steady sinusoid in the pass band
+    /// ([`super::passband_correction`]): what the correction check reads on benign input.
+    pub passband_correction: f64,
 }
 
 impl<T: Element> SosTables<T> {
@@ -123,6 +126,7 @@ impl<T: Element> SosTables<T> {
             warp_step: Vec::new(),
             decay: 0.0,
             tail: false,
+            passband_correction: 0.0,
         };
         for c in &t.held {
             let a = M2::transition(c[4], c[5]);
@@ -160,6 +164,7 @@ impl<T: Element> SosTables<T> {
             }
         }
         t.decay = cascade_decay(&t.held, 32 * v);
+        t.passband_correction = super::passband_correction(&t.held, &t.f_peak);
         let eps = if T::DTYPE == DType::F32 {
             f32::EPSILON as f64
         } else {
