@@ -3,15 +3,18 @@
 // The generated prelude defines, before including this header: the element type T, the
 // arithmetic's type W (double: see "Precision" below); S (sections),
 // V (values per thread), THREADS, WARPS, CHUNK = THREADS * V, Q (16-byte vectors per thread),
-// LOG_WARPS; and the __constant__ tables, all computed exactly on the host and rounded once:
+// LOG_WARPS; and the __constant__ tables (SOS_TABLE: `const`, so literals, where SOS_LITERALS),
+// all computed exactly on the host and rounded once:
 //   SosCoef<s>::b0, b1, b2, na1, na2   section s's b0 b1 b2 and -a1 -a2 (T's values) in W, as
 //                                      constexpr literals (so 0, 1 and 2 cost what they should);
 //   SOS_A[S][2]                  a1 a2 of each section, in W (for zf);
 //   SOS_F[S][2][V]               (A^i)[0][j]: output i of a thread from a unit state j at its start;
 //   SOS_FMAX[S][2]               max_i |SOS_F[s][j][i]|;
-//   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2);
+//   SOS_WM[S][5][4]              A^(2^k V), the warp's doubling merges (row-major 2x2; zero
+//                                where every entry is below eps^2 of W);
 //   SOS_BM[S][LOG_WARPS + 1][4]  A^(2^k 32 V), the block's merges over warps;
 //   SOS_WP[S][WARPS][4]          A^(w 32 V) in double: the chunk's carry-in into warp w;
+//   SOS_WPW[S][WARPS][4]         the same in W (the tail-carry kernel's);
 //   SOS_W32[S][4]                A^(32 V) in double;
 // and the switch SOS_TAIL (0 or 1) with BLOCK_THREADS = THREADS + 32 * SOS_TAIL, and CPB: the
 // consecutive chunks one block filters (1 without SOS_TAIL); after its first, a chunk's carry-ins
@@ -104,9 +107,15 @@ __device__ __forceinline__ void sos_store(T* dst, long long n, long long seg, lo
 // The warp's largest of p into *into (a non-negative double's bits): read first, so that once
 // the channel's peak is known almost no warp issues the atomic.
 __device__ __forceinline__ void sos_post_peak(unsigned long long* into, W p) {
+#if SOS_LITERALS && __CUDA_ARCH__ >= 800
+    // f32: a non-negative float's bits order as the value, so one warp reduction instruction
+    // (sm_80 on) takes the largest (peaks are never NaN: fmax drops a NaN operand)
+    p = __uint_as_float(__reduce_max_sync(FULL_MASK, __float_as_uint(p)));
+#else
     #pragma unroll
     for (int d = 16; d > 0; d >>= 1) p = fmax(p, __shfl_xor_sync(FULL_MASK, p, d));
-    const unsigned long long bits = (unsigned long long)__double_as_longlong(p);
+#endif
+    const unsigned long long bits = (unsigned long long)__double_as_longlong((double)p);
     if ((threadIdx.x & 31) == 0 && bits > __ldcg(into)) atomicMax(into, bits);
 }
 
@@ -175,11 +184,70 @@ __device__ __forceinline__ void sos_look_back(const unsigned int* flags, const d
 #define SOS_MADD(b, u, c) ((b) == (W)0 ? (c) : (b) == (W)1 ? (u) + (c) : fma((b), (u), (c)))
 #define SOS_MUL(b, u) ((b) == (W)0 ? (W)0 : (b) == (W)1 ? (u) : (b) * (u))
 
+// With SOS_LITERALS (f32 arithmetic) the tables are `const` with their values in the prelude, so
+// an entry read at an index known after unrolling is a literal: the multiply-adds below take it
+// as an immediate operand, and the tests on it cost nothing. f64 tables stay in the constant
+// bank (operands too), where such tests would cost instructions at run time.
+
+// A thread's values plus a carry's response, v[i] += F0[i] c0 + F1[i] c1 (F a section's SOS_F):
+// with literals, the first entries (1 and 0, the identity) cost what they should.
+template <int s>
+__device__ __forceinline__ void sos_correct(W* v, W c0, W c1) {
+    #pragma unroll
+    for (int i = 0; i < V; ++i) {
+#if SOS_LITERALS
+        v[i] = SOS_MADD(SOS_F[s][1][i], c1, SOS_MADD(SOS_F[s][0][i], c0, v[i]));
+#else
+        v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));
+#endif
+    }
+}
+
+// One doubling step of a scan over lanes: a <- a + M (a of lane - d) where lane >= d, M a
+// row-major 2x2 table entry. With literals, a merge that rounds to zero changes no finite state:
+// the step is left out (its two shuffles and four multiply-adds), as the emulation leaves it out.
+__device__ __forceinline__ void sos_merge_up(W& a0, W& a1, int d, int lane, const W* m) {
+#if SOS_LITERALS
+    if (m[0] == (W)0 && m[1] == (W)0 && m[2] == (W)0 && m[3] == (W)0) return;
+#endif
+    const W p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
+#if SOS_LITERALS
+    // selects: fewer instructions and registers than predicated updates in f32 (NVRTC 13, sm_90)
+    const W n0 = fma(m[1], p1, fma(m[0], p0, a0));
+    const W n1 = fma(m[3], p1, fma(m[2], p0, a1));
+    a0 = lane >= d ? n0 : a0;
+    a1 = lane >= d ? n1 : a1;
+#else
+    // predicated updates: a double select costs two instructions
+    if (lane >= d) {
+        a0 = fma(m[1], p1, fma(m[0], p0, a0));
+        a1 = fma(m[3], p1, fma(m[2], p0, a1));
+    }
+#endif
+}
+
+// The f64 kernel's peaks in integer arithmetic: the largest high word of |y| (a compare and two
+// selects on the FP64 pipe for each fmax otherwise). sos_hi_max takes the high word of |y| into
+// a running maximum; sos_hi_above / sos_hi_below turn it back into a double at or above / at or
+// below every |y| it took (0 for none), as the emulation does.
+__device__ __forceinline__ unsigned int sos_hi_max(unsigned int m, double y) {
+    return max(m, (unsigned int)__double2hiint(y) & 0x7fffffffu);
+}
+__device__ __forceinline__ double sos_hi_above(unsigned int m) {
+    return m ? __hiloint2double((int)m, (int)0xffffffffu) : 0.0;
+}
+__device__ __forceinline__ double sos_hi_below(unsigned int m) {
+    return __hiloint2double((int)m, 0);
+}
+
 // Section s from zero state over a thread's V values, in place; (d0, d1) is the end state. With
 // CAPTURE, (z0, z1) is the state after value `at` (the channel's last sample): for zf. `peak`
-// takes the largest zero-state output.
-template <int s, bool CAPTURE>
+// takes the largest zero-state output (without PEAK, none).
+template <int s, bool CAPTURE, bool PEAK = true>
 __device__ __forceinline__ void sos_local(W* v, W& d0, W& d1, int at, W& z0, W& z1, W& peak) {
+#if !SOS_LITERALS
+    unsigned int peak_hi = (unsigned int)__double2hiint(peak);  // peak: 0 or sos_hi_above's
+#endif
     constexpr W b0 = SosCoef<s>::b0, b1 = SosCoef<s>::b1, b2 = SosCoef<s>::b2;
     constexpr W na1 = SosCoef<s>::na1, na2 = SosCoef<s>::na2;  // -a1, -a2
     d0 = (W)0; d1 = (W)0;
@@ -190,9 +258,16 @@ __device__ __forceinline__ void sos_local(W* v, W& d0, W& d1, int at, W& z0, W& 
         d0 = SOS_MADD(na1, yv, SOS_MADD(b1, u, d1));
         d1 = SOS_MADD(na2, yv, SOS_MUL(b2, u));
         v[i] = yv;
-        peak = fmax(peak, fabs(yv));
+#if SOS_LITERALS
+        if (PEAK) peak = fmax(peak, fabs(yv));
+#else
+        if (PEAK) peak_hi = sos_hi_max(peak_hi, yv);
+#endif
         if (CAPTURE && i == at) { z0 = d0; z1 = d1; }
     }
+#if !SOS_LITERALS
+    if (PEAK) peak = sos_hi_above(peak_hi);
+#endif
 }
 
 template <int s>
@@ -215,23 +290,30 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     W a0 = (W)0, a1 = (W)0, z0 = (W)0, z1 = (W)0, e0 = (W)0, e1 = (W)0;
     if (!idle) {
         if (capture) sos_local<s, true>(v, a0, a1, at, z0, z1, local_peak);
+#if SOS_TAIL
+        // the tail warp's values are the previous chunk's, whose peaks that chunk counts
+        else if (warp == WARPS) sos_local<s, false, false>(v, a0, a1, at, z0, z1, local_peak);
+#endif
         else sos_local<s, false>(v, a0, a1, at, z0, z1, local_peak);
         // the thread's end state is a term of every later carry-in (as the emulation counts it)
         correction_peak = fmax(correction_peak, fabs(a0) * SOS_FMAX[s][0] + fabs(a1) * SOS_FMAX[s][1]);
         // warp: inclusive scan of the threads' end states, a <- a + A^(dV) (a of lane - d)
         #pragma unroll
-        for (int k = 0; k < 5; ++k) {
-            const int d = 1 << k;
-            const W p0 = __shfl_up_sync(FULL_MASK, a0, d), p1 = __shfl_up_sync(FULL_MASK, a1, d);
-            if (lane >= d) {
-                a0 = fma(SOS_WM[s][k][1], p1, fma(SOS_WM[s][k][0], p0, a0));
-                a1 = fma(SOS_WM[s][k][3], p1, fma(SOS_WM[s][k][2], p0, a1));
-            }
-        }
+        for (int k = 0; k < 5; ++k) sos_merge_up(a0, a1, 1 << k, lane, SOS_WM[s][k]);
         e0 = __shfl_up_sync(FULL_MASK, a0, 1);
         e1 = __shfl_up_sync(FULL_MASK, a1, 1);
         if (lane == 0) { e0 = (W)0; e1 = (W)0; }
-        if (lane == 31) { s_warp[P][warp][0] = a0; s_warp[P][warp][1] = a1; }
+        if (lane == 31) {
+#if SOS_TAIL
+            // A channel's first chunk starts from zi (or zero): the tail warp, which had no
+            // values to run, posts it as its end state, so that the others need no test of their own.
+            if (warp == WARPS && ci == 0) {
+                a0 = has_zi ? (W)zi[(ch * S + s) * 2] : (W)0;
+                a1 = has_zi ? (W)zi[(ch * S + s) * 2 + 1] : (W)0;
+            }
+#endif
+            s_warp[P][warp][0] = a0; s_warp[P][warp][1] = a1;
+        }
     }
     // Every thread of the block, once per section: the warps' end states are in s_warp.
     __syncthreads();
@@ -240,36 +322,24 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     // The tail warp's segment (the previous chunk's last 32 V values, from zero state) only
     // needs its own lanes' carries; its end state is this chunk's carry-in.
     if (warp == WARPS) {
-        #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], e1, fma(SOS_F[s][0][i], e0, v[i]));
+        if (s + 1 < S) sos_correct<s>(v, e0, e1);  // the last section's outputs are not needed
         return;
     }
-    // The chunk's carry-in: the tail warp's end state (a block's first chunk), the end state of
-    // the block's previous chunk, or zi for a channel's first chunk.
-    W cin0 = first ? s_warp[P][WARPS][0] : s_next[nb][s][0];
-    W cin1 = first ? s_warp[P][WARPS][1] : s_next[nb][s][1];
-    if (ci == 0) {
-        cin0 = has_zi ? (W)zi[(ch * S + s) * 2] : (W)0;
-        cin1 = has_zi ? (W)zi[(ch * S + s) * 2 + 1] : (W)0;
-    }
+    // The chunk's carry-in: the tail warp's end state (a block's first chunk; zi or zero for a
+    // channel's first), or the end state of the block's previous chunk.
+    const W cin0 = first ? s_warp[P][WARPS][0] : s_next[nb][s][0];
+    const W cin1 = first ? s_warp[P][WARPS][1] : s_next[nb][s][1];
     // Every warp scans the warps' end states itself (a lane per warp, doubling merges), so one
     // barrier per section suffices; the carry into warp w is the prefix before it plus the
     // chunk's carry-in through w 32 V values.
     W w0 = lane < WARPS ? s_warp[P][lane][0] : (W)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (W)0;
     #pragma unroll
-    for (int k = 0; k < LOG_WARPS; ++k) {
-        const int d = 1 << k;
-        const W p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
-        if (lane >= d) {
-            w0 = fma(SOS_BM[s][k][1], p1, fma(SOS_BM[s][k][0], p0, w0));
-            w1 = fma(SOS_BM[s][k][3], p1, fma(SOS_BM[s][k][2], p0, w1));
-        }
-    }
+    for (int k = 0; k < LOG_WARPS; ++k) sos_merge_up(w0, w1, 1 << k, lane, SOS_BM[s][k]);
     const int before = warp > 0 ? warp - 1 : 0;
     W t0 = __shfl_sync(FULL_MASK, w0, before), t1 = __shfl_sync(FULL_MASK, w1, before);
     if (warp == 0) { t0 = (W)0; t1 = (W)0; }
-    t0 = fma((W)SOS_WP[s][warp][1], cin1, fma((W)SOS_WP[s][warp][0], cin0, t0));
-    t1 = fma((W)SOS_WP[s][warp][3], cin1, fma((W)SOS_WP[s][warp][2], cin0, t1));
+    t0 = fma(SOS_WPW[s][warp][1], cin1, fma(SOS_WPW[s][warp][0], cin0, t0));
+    t1 = fma(SOS_WPW[s][warp][3], cin1, fma(SOS_WPW[s][warp][2], cin0, t1));
     if (CPB > 1 && warp == WARPS - 1 && lane == 31) {
         // the chunk's true end state, the block's next chunk's carry-in: a + A^(32 V) t
         s_next[nb ^ 1][s][0] = a0 + (W)SOS_W32[s][0] * t0 + (W)SOS_W32[s][1] * t1;
@@ -280,14 +350,7 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
         // block: inclusive scan over the warps' end states, a lane per warp
         W w0 = lane < WARPS ? s_warp[P][lane][0] : (W)0, w1 = lane < WARPS ? s_warp[P][lane][1] : (W)0;
         #pragma unroll
-        for (int k = 0; k < LOG_WARPS; ++k) {
-            const int d = 1 << k;
-            const W p0 = __shfl_up_sync(FULL_MASK, w0, d), p1 = __shfl_up_sync(FULL_MASK, w1, d);
-            if (lane >= d) {
-                w0 += SOS_BM[s][k][0] * p0 + SOS_BM[s][k][1] * p1;
-                w1 += SOS_BM[s][k][2] * p0 + SOS_BM[s][k][3] * p1;
-            }
-        }
+        for (int k = 0; k < LOG_WARPS; ++k) sos_merge_up(w0, w1, 1 << k, lane, SOS_BM[s][k]);
         if (lane < WARPS) { s_warp[P][lane][0] = w0; s_warp[P][lane][1] = w1; }
         const C g0 = (C)__shfl_sync(FULL_MASK, w0, WARPS - 1), g1 = (C)__shfl_sync(FULL_MASK, w1, WARPS - 1);
         C c0 = 0.0, c1 = 0.0;
@@ -313,16 +376,20 @@ __device__ __forceinline__ void sos_section(W* v, const W* __restrict__ lane_pow
     if (warp > 0) { t0 += (C)s_warp[P][warp - 1][0]; t1 += (C)s_warp[P][warp - 1][1]; }
 #endif
     // the carry into this thread
-    const W* lp = lane_pow + ((long long)s * 32 + lane) * 4;
+    // A^(lane V), one 16-byte load per 4 bytes of W (the entries are 16-byte aligned)
+    W lp[4];
+    #pragma unroll
+    for (int q = 0; q < (int)sizeof(W) / 4; ++q)
+        reinterpret_cast<uint4*>(lp)[q] =
+            __ldg(reinterpret_cast<const uint4*>(lane_pow + ((long long)s * 32 + lane) * 4) + q);
     const W tw0 = (W)t0, tw1 = (W)t1;
     const W c0 = e0 + lp[0] * tw0 + lp[1] * tw1;
     const W c1 = e1 + lp[2] * tw0 + lp[3] * tw1;
     const W term = fabs(c0) * SOS_FMAX[s][0] + fabs(c1) * SOS_FMAX[s][1];
     correction_peak = fmax(correction_peak, term);
     chunk_term = fmax(chunk_term, term);
-    #pragma unroll
-    for (int i = 0; i < V; ++i) v[i] = fma(SOS_F[s][1][i], c1, fma(SOS_F[s][0][i], c0, v[i]));
-    if (capture && at >= 0 && at < V) {
+    sos_correct<s>(v, c0, c1);
+    if (capture && at >= 0) {  // at < V: set so by the kernel
         // the state after the channel's last sample: the local one plus A^(at+1) c
         C q0 = (C)c0, q1 = (C)c1;
         for (int i = 0; i <= at; ++i) {
@@ -395,7 +462,9 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     }
     // Only the warp holding the channel's last sample captures states for zf.
     const long long at_ll = n - 1 - seg;
-    const int at = (at_ll >= 0 && at_ll < V) ? (int)at_ll : -1;
+    int at = (at_ll >= 0 && at_ll < V) ? (int)at_ll : -1;
+    // kept in a register: recomputed from n and seg in every section, it cost a dozen instructions each
+    asm volatile("" : "+r"(at));
     const bool holds_last = __any_sync(FULL_MASK, at >= 0);
     const bool capture = has_zf && ci == chunks_per_channel - 1 && holds_last;
 #define SOS_SECTION(s) sos_section<s>(v, lane_pow, chunk_pow, zi, has_zi, zf, capture, at, g, ch, ci, \
@@ -407,11 +476,22 @@ extern "C" __global__ void SOS_BOUNDS sos_filter(
     correction_sum += (C)chunk_term * V;
     if (!tail) {
         W sum = (W)0;
+#if SOS_LITERALS
         #pragma unroll
         for (int i = 0; i < V; ++i) {
             out_peak = fmax(out_peak, fabs(v[i]));
             sum += fabs(v[i]);
         }
+#else
+        // at or below the largest |y| (the ratios against it only grow)
+        unsigned int out_hi = (unsigned int)__double2hiint(out_peak);
+        #pragma unroll
+        for (int i = 0; i < V; ++i) {
+            out_hi = sos_hi_max(out_hi, v[i]);
+            sum += fabs(v[i]);
+        }
+        out_peak = sos_hi_below(out_hi);
+#endif
         out_sum += (C)sum;
         sos_store(yc, n, seg, wseg, vec_ok, s_tile[warp], lane, v);
     }

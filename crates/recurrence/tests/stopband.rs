@@ -155,7 +155,7 @@ fn gpu_scheme<T: Element>(what: &str, sos: &[[f64; 6]], x: &[f64]) -> Option<u8>
         } else {
             emulate_in::<T, f32>(&tables, &xt, 1, None)
         };
-        if !gpu_keeps_contract::<T>(&peaks[0], radius, config.wide) {
+        if !gpu_keeps_contract::<T>(&peaks[0], radius, config.wide, tables.passband_correction) {
             if config.wide {
                 return Some(2); // f64 signals, or f32 beyond the f64 kernel too
             }
@@ -467,5 +467,82 @@ fn dc_plus_noise_through_a_low_cut_high_pass_runs_serially_on_the_cpu() {
     assert!(
         f.apply(&w, None).unwrap().0 != s.apply(&w, None).unwrap().0,
         "white noise was handed back"
+    );
+}
+
+/// scipy.signal.butter(8, 0.002, output='sos'): a narrow low-pass, poles to 0.99877.
+const BUTTER8_0002: [[f64; 6]; 4] = [
+    [
+        9.337203719294492e-21,
+        1.8674407438588984e-20,
+        9.337203719294492e-21,
+        1.0,
+        -1.9877114188185532,
+        0.9877506553147019,
+    ],
+    [1.0, 2.0, 1.0, 1.0, -1.9895665420804982, 0.9896058151959147],
+    [1.0, 2.0, 1.0, 1.0, -1.9930034891129478, 0.9930428300720954],
+    [1.0, 2.0, 1.0, 1.0, -1.9975120102827226, 0.997551440237975],
+];
+
+/// scipy.signal.butter(8, 0.05, output='sos'): poles to 0.970.
+const BUTTER8_005: [[f64; 6]; 4] = [
+    [
+        9.835591130971297e-10,
+        1.9671182261942594e-09,
+        9.835591130971297e-10,
+        1.0,
+        -1.712612853373883,
+        0.733960788017339,
+    ],
+    [1.0, 2.0, 1.0, 1.0, -1.7480118932421906, 0.7698010813703797],
+    [1.0, 2.0, 1.0, 1.0, -1.81742377699325, 0.8400781929835782],
+    [1.0, 2.0, 1.0, 1.0, -1.9168758348139512, 0.9407699332148902],
+];
+
+/// The kernels' scheme on Butterworth low-passes from wide to narrow (butter(8, 0.1), (8, 0.05),
+/// (8, 0.02), (8, 0.002): poles to 0.94, 0.97, 0.988, 0.9988) driven by a step, an impulse,
+/// white noise and a step under noise, f32 and f64: whichever kernel keeps a result keeps the
+/// contract against the double-double cascade (the scan steps left out below ε², the literal
+/// tables). White noise through butter(8, 0.1) stays on the fast kernel, and so does a step
+/// through butter(8, 0.05) in f32 (corrections 9.5× the output, within the limit that follows
+/// the design's passband ratio 9.7; the gradients' backward is such a run).
+#[test]
+fn butterworth_low_passes_on_steps_impulses_and_noise_keep_the_contract() {
+    use sigpu_recurrence::testing::{BUTTER8_002, BUTTER8_01};
+    let n = 30_011;
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let noise: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let step = vec![1.0; n];
+    let impulse: Vec<f64> = (0..n).map(|i| f64::from(u8::from(i == 7))).collect();
+    let noisy_step: Vec<f64> = noise.iter().map(|v| 1.0 + 0.01 * v).collect();
+    let inputs = [
+        ("a step", &step),
+        ("an impulse", &impulse),
+        ("white noise", &noise),
+        ("a step under noise", &noisy_step),
+    ];
+    let designs: [(&str, &[[f64; 6]]); 4] = [
+        ("butter(8, 0.1)", &BUTTER8_01),
+        ("butter(8, 0.05)", &BUTTER8_005),
+        ("butter(8, 0.02)", &BUTTER8_002),
+        ("butter(8, 0.002)", &BUTTER8_0002),
+    ];
+    for (design, sos) in designs {
+        for (signal, x) in inputs {
+            let what = format!("{design} on {signal}");
+            let f32_kernel = gpu_scheme::<f32>(&what, sos, x).expect("stable");
+            let f64_kernel = gpu_scheme::<f64>(&what, sos, x).expect("stable");
+            // which kernel keeps each (0 fast, 1 f64 arithmetic, 2 the CPU)
+            eprintln!("{what}: f32 {f32_kernel}, f64 {f64_kernel}");
+        }
+    }
+    assert_eq!(
+        gpu_scheme::<f32>("butter(8, 0.1) on white noise", &BUTTER8_01, &noise),
+        Some(0)
+    );
+    assert_eq!(
+        gpu_scheme::<f32>("butter(8, 0.05) on a step", &BUTTER8_005, &step),
+        Some(0)
     );
 }

@@ -13,8 +13,10 @@ mod sos_checks;
 pub mod sos_tables;
 
 pub use sos::{
-    gpu_keeps_contract, kernel_source as sos_kernel_source, max_pole_radius, GpuSos, RawSosCall,
-    SosConfig, SAME_TYPE_MAX_CORRECTION, SAME_TYPE_MAX_RADIUS, SAME_TYPE_MEAN_CORRECTION,
+    gpu_keeps_contract, kernel_source as sos_kernel_source, max_pole_radius,
+    same_type_correction_limit, GpuSos, RawSosCall, SosConfig, SAME_TYPE_MAX_CORRECTION,
+    SAME_TYPE_MAX_RADIUS, SAME_TYPE_MEAN_CORRECTION, SAME_TYPE_PASSBAND_FACTOR,
+    SAME_TYPE_PASSBAND_UP_TO,
 };
 
 /// The recurrence crate's checks, in the order `sigpu check` runs them: the (b, a) kernels

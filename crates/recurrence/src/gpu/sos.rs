@@ -108,23 +108,43 @@ pub struct RawSosCall {
     pub stream: usize,
 }
 
-pub use crate::sos::{SAME_TYPE_MAX_CORRECTION, SAME_TYPE_MAX_RADIUS, SAME_TYPE_MEAN_CORRECTION};
+pub use crate::sos::{
+    SAME_TYPE_MAX_CORRECTION, SAME_TYPE_MAX_RADIUS, SAME_TYPE_MEAN_CORRECTION,
+    SAME_TYPE_PASSBAND_FACTOR, SAME_TYPE_PASSBAND_UP_TO,
+};
+
+/// How far the correction peak of a kernel computing in the signal's type may exceed the output
+/// peak, for a cascade whose passband correction ratio is `passband`
+/// ([`SosTables::passband_correction`]): [`SAME_TYPE_MAX_CORRECTION`], or up to
+/// [`SAME_TYPE_PASSBAND_UP_TO`] [`SAME_TYPE_PASSBAND_FACTOR`] times the ratio where that is more.
+pub fn same_type_correction_limit(passband: f64) -> f64 {
+    match passband <= SAME_TYPE_PASSBAND_UP_TO {
+        true => SAME_TYPE_MAX_CORRECTION.max(SAME_TYPE_PASSBAND_FACTOR * passband),
+        false => SAME_TYPE_MAX_CORRECTION,
+    }
+}
 
 /// Whether the fused kernel's result for one channel keeps the contract, from its peaks, the
-/// cascade's largest pole radius and whether the kernel computed in f64 (`wide`) or in the
-/// signal's own type. f64 arithmetic on f32 signals: the CPU engine's rule (both compute in
-/// f64; over 150 stopband-heavy f32 cases the error stayed below 1e-3 of SciPy's). The
-/// signal's own type: corrections within [`SAME_TYPE_MAX_CORRECTION`] of the output at their
-/// peaks and [`SAME_TYPE_MEAN_CORRECTION`] on average, zero-state outputs within 2× and poles
-/// within [`SAME_TYPE_MAX_RADIUS`] (396 f32 cases, 100 f64 ones, stopband-heavy and white:
-/// every run kept by the peaks rule within 2× SciPy's error, but for DC plus noise through a
-/// narrow band-pass, which the average catches).
-pub fn gpu_keeps_contract<T: Element>(peaks: &BlockedPeaks, max_radius: f64, wide: bool) -> bool {
+/// cascade's largest pole radius, whether the kernel computed in f64 (`wide`) or in the
+/// signal's own type, and its passband correction ratio ([`SosTables::passband_correction`]).
+/// f64 arithmetic on f32 signals: the CPU engine's rule (both compute in f64; over 150
+/// stopband-heavy f32 cases the error stayed below 1e-3 of SciPy's). The signal's own type:
+/// corrections within [`same_type_correction_limit`] of the output at their peaks and
+/// [`SAME_TYPE_MEAN_CORRECTION`] on average, zero-state outputs within 2× and poles within
+/// [`SAME_TYPE_MAX_RADIUS`] (396 f32 cases, 100 f64 ones, stopband-heavy and white: every run
+/// kept by the peaks rule within 2× SciPy's error, but for DC plus noise through a narrow
+/// band-pass, which the average catches).
+pub fn gpu_keeps_contract<T: Element>(
+    peaks: &BlockedPeaks,
+    max_radius: f64,
+    wide: bool,
+    passband: f64,
+) -> bool {
     if wide && T::DTYPE == crate::elem::DType::F32 {
         return peaks.keeps_contract::<T>();
     }
     max_radius <= SAME_TYPE_MAX_RADIUS
-        && peaks.correction <= SAME_TYPE_MAX_CORRECTION * peaks.output
+        && peaks.correction <= same_type_correction_limit(passband) * peaks.output
         && peaks.local <= 2.0 * peaks.output
         && peaks.correction_sum <= SAME_TYPE_MEAN_CORRECTION * peaks.output_sum
 }

@@ -48,6 +48,9 @@ pub(super) fn ba<T: Element>(target: &GpuTarget, f: Lfilter<T>) -> Result<Planne
                 wide: std::sync::OnceLock::new(),
                 prefer_wide: AtomicBool::new(false),
                 max_radius: max_pole_radius(poles.sections()),
+                // all-pole sections keep the fixed limit: the design-following one was
+                // calibrated on designs with their zeros
+                passband: 0.0,
                 report: held_report(poles),
                 cpu: poles.clone(),
             };
@@ -117,14 +120,18 @@ pub(super) fn sections<T: Element>(
     s: Sos<T>,
 ) -> Result<Planned<T>, FilterError> {
     let planned: Planned<T> = match s.report().method {
-        Method::Sos => Arc::new(GpuSections {
-            target: target.clone(),
-            kernel: GpuSos::new(target.gpu(), s.sections())?,
-            wide: std::sync::OnceLock::new(),
-            prefer_wide: AtomicBool::new(false),
-            max_radius: max_pole_radius(s.sections()),
-            report: held_report(&s),
-            cpu: s,
+        Method::Sos => Arc::new({
+            let kernel = GpuSos::new(target.gpu(), s.sections())?;
+            GpuSections {
+                target: target.clone(),
+                passband: kernel.tables().passband_correction,
+                kernel,
+                wide: std::sync::OnceLock::new(),
+                prefer_wide: AtomicBool::new(false),
+                max_radius: max_pole_radius(s.sections()),
+                report: held_report(&s),
+                cpu: s,
+            }
         }),
         method => Arc::new(OnCpu {
             reason: format!(
@@ -204,6 +211,9 @@ struct GpuSections<T: Element> {
     report: Report,
     /// The cascade's largest pole radius ([`gpu_keeps_contract`]).
     max_radius: f64,
+    /// The fast kernel's passband correction ratio, which the limit on its corrections follows
+    /// ([`gpu_keeps_contract`]); 0 keeps the fixed limit.
+    passband: f64,
     cpu: Sos<T>,
 }
 
@@ -302,7 +312,7 @@ impl<T: Element> GpuSections<T> {
     /// contract; remembers to start with the f64 kernel where most of them did not.
     fn rerun(&self, peaks: &[BlockedPeaks], wide: bool) -> Vec<usize> {
         let again: Vec<usize> = (peaks.iter().enumerate())
-            .filter(|(_, p)| !gpu_keeps_contract::<T>(p, self.max_radius, wide))
+            .filter(|(_, p)| !gpu_keeps_contract::<T>(p, self.max_radius, wide, self.passband))
             .map(|(c, _)| c)
             .collect();
         if !wide && 2 * again.len() > peaks.len() {

@@ -2,7 +2,7 @@
 //! is tested without a GPU, and what a GPU run is compared with.
 
 use super::tables::{scan_steps, SosTables};
-use crate::elem::Element;
+use crate::elem::{DType, Element};
 use crate::sos::BlockedPeaks;
 
 /// `m · (p0, p1)` for a row-major 2×2 matrix, in A.
@@ -12,6 +12,24 @@ fn mv<A: Element>(m: &[f64; 4], p0: A, p1: A) -> (A, A) {
         m[0].mul(p0).add(m[1].mul(p1)),
         m[2].mul(p0).add(m[3].mul(p1)),
     )
+}
+
+/// |y| as the kernel computing in A tracks its peaks: f32 exactly; f64 by the high word of |y|,
+/// with the low word set (`above`: at or above |y|, for the zero-state outputs) or cleared (at
+/// or below, for the output), 0 staying 0 (`sos_hi_above`, `sos_hi_below`).
+fn peak_of<A: Element>(y: f64, above: bool) -> f64 {
+    let a = y.abs();
+    if A::DTYPE == DType::F32 || a == 0.0 || a.is_nan() {
+        return a;
+    }
+    let hi = a.to_bits() & !0xffff_ffff;
+    f64::from_bits(if above { hi | 0xffff_ffff } else { hi })
+}
+
+/// Whether the kernel computing in A leaves a scan step with merge `m` out (`sos_merge_up`): in
+/// f32, whose tables are literals, where every entry rounds to zero.
+fn vanishes<A: Element>(m: &[f64; 4]) -> bool {
+    A::DTYPE == DType::F32 && m.iter().all(|&x| A::from_f64(x).to_f64() == 0.0)
 }
 
 /// The kernel's computation on the CPU, step for step in the same arithmetic (f64 whatever
@@ -85,7 +103,7 @@ pub fn emulate_in<T: Element, A: Element>(
                         d0 = b1.mul(u).add(na1.mul(yv)).add(d1);
                         d1 = b2.mul(u).add(na2.mul(yv));
                         buf[pos] = yv;
-                        pk.local = pk.local.max(yv.to_f64().abs());
+                        pk.local = pk.local.max(peak_of::<A>(yv.to_f64(), true));
                         if last_chunk && start + pos == n - 1 {
                             cap[th] = Some((i, d0, d1));
                         }
@@ -99,7 +117,7 @@ pub fn emulate_in<T: Element, A: Element>(
                 // warp scans
                 let mut incl = agg.clone();
                 for w in 0..warps {
-                    for k in 0..5 {
+                    for k in (0..5).filter(|&k| !vanishes::<A>(&t.warp_merge[s][k])) {
                         let d = 1 << k;
                         let prev = incl.clone();
                         for lane in d..32 {
@@ -112,7 +130,7 @@ pub fn emulate_in<T: Element, A: Element>(
                 }
                 // block scan over warps
                 let mut wsum: Vec<(A, A)> = (0..warps).map(|w| incl[w * 32 + 31]).collect();
-                for k in 0..scan_steps(warps) {
+                for k in (0..scan_steps(warps)).filter(|&k| !vanishes::<A>(&t.block_merge[s][k])) {
                     let d = 1 << k;
                     let prev = wsum.clone();
                     for w in d..warps {
@@ -169,7 +187,7 @@ pub fn emulate_in<T: Element, A: Element>(
             }
             pk.correction_sum += chunk_terms.iter().sum::<f64>() * v as f64;
             for i in 0..chunk.min(n - start) {
-                pk.output = pk.output.max(buf[i].to_f64().abs());
+                pk.output = pk.output.max(peak_of::<A>(buf[i].to_f64(), false));
                 pk.output_sum += buf[i].to_f64().abs();
                 y[ch * n + start + i] = T::from_f64(buf[i].to_f64());
             }
@@ -199,6 +217,24 @@ mod tests {
         chunks_per_block: 1,
         wide: false,
     };
+
+    /// The f64 kernel's peaks from the high word of |y|: the zero-state outputs' at or above
+    /// |y|, the output's at or below, both within 2^-20 of it; zero stays zero; f32 exact.
+    #[test]
+    fn f64_peaks_bracket_the_value_within_the_high_word() {
+        use super::peak_of;
+        for y in [1.0, -3.75e-12, 0.1, -6.02e23, f64::MIN_POSITIVE, 1e-310] {
+            let (up, down) = (peak_of::<f64>(y, true), peak_of::<f64>(y, false));
+            assert!(down <= y.abs() && y.abs() <= up, "{y}: {down} {up}");
+            assert!(
+                up - down <= y.abs() * 2f64.powi(-20) + 1e-300,
+                "{y}: {down} {up}"
+            );
+        }
+        assert_eq!(peak_of::<f64>(0.0, true), 0.0);
+        assert_eq!(peak_of::<f64>(-0.0, false), 0.0);
+        assert_eq!(peak_of::<f32>(-0.1, true), 0.1);
+    }
 
     #[test]
     fn emulated_kernel_matches_the_reference() {

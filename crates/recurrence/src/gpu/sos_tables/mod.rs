@@ -34,6 +34,7 @@
 mod coefficients;
 mod config;
 mod emulate;
+mod passband;
 mod prelude;
 mod reference;
 mod tables;
@@ -41,6 +42,7 @@ mod tables;
 pub use coefficients::{section_stable, sos_coefficients, MAX_SECTIONS};
 pub use config::SosConfig;
 pub use emulate::{emulate, emulate_in};
+pub use passband::passband_correction;
 pub(crate) use prelude::short_hash;
 pub use prelude::{SOS_HEADER, SOS_HEADER_NAME, SOS_KERNEL};
 pub use reference::{channel_error, sosfilt_extended, sosfilt_serial};

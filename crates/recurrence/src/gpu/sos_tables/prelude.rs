@@ -69,6 +69,15 @@ impl<T: Element> SosTables<T> {
         let rows = |items: Vec<String>| format!("{{{}}}", items.join(", "));
         let mat64 = |m: &[f64; 4]| rows(m.iter().map(|x| lit64(*x)).collect());
         let matw = |m: &[f64; 4]| rows(m.iter().map(|x| litw(*x)).collect());
+        // f32 arithmetic: `const` tables, whose entries at indices known after unrolling are
+        // literals (immediate operands, and tests on them folded); f64: a double literal costs
+        // two moves where a constant-bank operand costs none, so its tables stay in the bank.
+        let _ = writeln!(
+            w,
+            "#define SOS_LITERALS {}\n#define SOS_TABLE __constant__{}",
+            u8::from(!wide),
+            if wide { "" } else { " const" }
+        );
         let _ = writeln!(w, "template <int s> struct SosCoef;");
         for (i, c) in self.held.iter().enumerate() {
             // T's values (or, f64 arithmetic on f32 signals, the values as given), exact in W
@@ -87,7 +96,7 @@ impl<T: Element> SosTables<T> {
             .iter()
             .map(|c| rows(c[4..].iter().map(|x| litw(*x)).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ W SOS_A[S][2] = {};", rows(a));
+        let _ = writeln!(w, "SOS_TABLE W SOS_A[S][2] = {};", rows(a));
         let f: Vec<String> = self
             .f
             .iter()
@@ -99,32 +108,36 @@ impl<T: Element> SosTables<T> {
                 )
             })
             .collect();
-        let _ = writeln!(w, "__constant__ W SOS_F[S][2][V] = {};", rows(f));
+        let _ = writeln!(w, "SOS_TABLE W SOS_F[S][2][V] = {};", rows(f));
         let fp: Vec<String> = (self.f_peak.iter())
             .map(|p| rows(p.iter().map(|x| litw(*x)).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ W SOS_FMAX[S][2] = {};", rows(fp));
+        let _ = writeln!(w, "SOS_TABLE W SOS_FMAX[S][2] = {};", rows(fp));
         let wm: Vec<String> = self
             .warp_merge
             .iter()
             .map(|ms| rows(ms.iter().map(matw).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ W SOS_WM[S][5][4] = {};", rows(wm));
+        let _ = writeln!(w, "SOS_TABLE W SOS_WM[S][5][4] = {};", rows(wm));
         let bm_len = self.block_merge[0].len();
         let bm: Vec<String> = self
             .block_merge
             .iter()
             .map(|ms| rows(ms.iter().map(matw).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ W SOS_BM[S][{bm_len}][4] = {};", rows(bm));
+        let _ = writeln!(w, "SOS_TABLE W SOS_BM[S][{bm_len}][4] = {};", rows(bm));
         let wp: Vec<String> = self
             .warp_pow
             .iter()
             .map(|ms| rows(ms.iter().map(mat64).collect()))
             .collect();
-        let _ = writeln!(w, "__constant__ double SOS_WP[S][WARPS][4] = {};", rows(wp));
+        let _ = writeln!(w, "SOS_TABLE double SOS_WP[S][WARPS][4] = {};", rows(wp));
+        let wpw: Vec<String> = (self.warp_pow.iter())
+            .map(|ms| rows(ms.iter().map(matw).collect()))
+            .collect();
+        let _ = writeln!(w, "SOS_TABLE W SOS_WPW[S][WARPS][4] = {};", rows(wpw));
         let w32: Vec<String> = self.warp_step.iter().map(mat64).collect();
-        let _ = writeln!(w, "__constant__ double SOS_W32[S][4] = {};", rows(w32));
+        let _ = writeln!(w, "SOS_TABLE double SOS_W32[S][4] = {};", rows(w32));
         let calls: Vec<String> = (0..s).map(|i| format!("SOS_SECTION({i})")).collect();
         let _ = writeln!(w, "#define SOS_SECTIONS {}", calls.join(" "));
         let _ = writeln!(w, "\n#include \"{SOS_HEADER_NAME}\"");

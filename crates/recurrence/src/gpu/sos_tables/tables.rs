@@ -61,9 +61,9 @@ pub struct SosTables<T> {
     /// [s][j] = max_i |f[s][j][i]|: how far a unit carry-in moves a thread's values (the
     /// kernel's correction peak).
     pub f_peak: Vec<[f64; 2]>,
-    /// [s][k] = A^(2^k V), k < 5.
+    /// [s][k] = A^(2^k V), k < 5 (zero where every entry is below ε² of the arithmetic).
     pub warp_merge: Vec<[[f64; 4]; 5]>,
-    /// [s][k] = A^(2^k 32 V), k < log2(warps) (at least one entry).
+    /// [s][k] = A^(2^k 32 V), k < log2(warps) (at least one entry; zero as `warp_merge`).
     pub block_merge: Vec<Vec<[f64; 4]>>,
     /// [s][w] = A^(w 32 V) in f64.
     pub warp_pow: Vec<Vec<[f64; 4]>>,
@@ -79,6 +79,9 @@ pub struct SosTables<T> {
     /// Each block recomputes its carry-ins from the previous chunk's last 32 V inputs (no
     /// look-back): `decay` is below a thousandth of `T`'s rounding and not forced off.
     pub tail: bool,
+    /// The correction terms' ratio to the output on a steady sinusoid in the pass band
+    /// ([`super::passband_correction`]): what the correction check reads on benign input.
+    pub passband_correction: f64,
 }
 
 impl<T: Element> SosTables<T> {
@@ -94,6 +97,21 @@ impl<T: Element> SosTables<T> {
         let (v, warps) = (config.vpt, config.threads / 32);
         let chunk = config.chunk();
         let rnd = |m: &M2| m.values();
+        // A scan merge whose entries are all below ε² of the arithmetic is held as zero, and the
+        // kernel computing in f32 leaves its step out (`sos_merge_up`): what it would add is below
+        // ε² of the states it merges, and states that large against the output fail the
+        // contract's correction check (at most 8× the output) before their ε-rounding could matter.
+        let eps = match config.wide {
+            true => f64::EPSILON,
+            false => f32::EPSILON as f64,
+        };
+        let merge = |m: &M2| {
+            let v = m.values();
+            match v.iter().all(|x| x.abs() < eps * eps) {
+                true => [0.0; 4],
+                false => v,
+            }
+        };
         let mut t = SosTables {
             coefs,
             held,
@@ -108,6 +126,7 @@ impl<T: Element> SosTables<T> {
             warp_step: Vec::new(),
             decay: 0.0,
             tail: false,
+            passband_correction: 0.0,
         };
         for c in &t.held {
             let a = M2::transition(c[4], c[5]);
@@ -125,13 +144,13 @@ impl<T: Element> SosTables<T> {
             t.f.push(f);
             let av = a.pow(v);
             t.warp_merge
-                .push(std::array::from_fn(|k| rnd(&av.pow(1 << k))));
+                .push(std::array::from_fn(|k| merge(&av.pow(1 << k))));
             let a32 = av.pow(32);
             t.warp_step.push(a32.values());
             let log_warps = scan_steps(warps);
             t.block_merge.push(
                 (0..log_warps.max(1))
-                    .map(|k| rnd(&a32.pow(1 << k)))
+                    .map(|k| merge(&a32.pow(1 << k)))
                     .collect(),
             );
             t.warp_pow
@@ -145,6 +164,7 @@ impl<T: Element> SosTables<T> {
             }
         }
         t.decay = cascade_decay(&t.held, 32 * v);
+        t.passband_correction = super::passband_correction(&t.held, &t.f_peak);
         let eps = if T::DTYPE == DType::F32 {
             f32::EPSILON as f64
         } else {
@@ -218,6 +238,37 @@ mod tests {
             (1..=10).map(scan_steps).collect::<Vec<_>>(),
             [0, 1, 2, 2, 3, 3, 3, 3, 4, 4]
         );
+    }
+
+    /// butter(8, 0.1) in f32 at 256x32: A^(2^k 32) of its fastest section falls below ε² from
+    /// k = 2 (held as zero: the kernel leaves the step out), while the slowest keeps every warp
+    /// step; in f64 (ε² 4.9e-32) the fastest keeps A^64 and A^128.
+    #[test]
+    fn merges_below_epsilon_squared_are_held_as_zero() {
+        use crate::testing::BUTTER8_01;
+        let t32 = SosTables::new(
+            sos_coefficients::<f32>(&BUTTER8_01).unwrap(),
+            SosConfig::default().normalized(DType::F32).unwrap(),
+        );
+        let zero = |m: &[f64; 4]| m.iter().all(|&x| x == 0.0);
+        let eps2 = (f32::EPSILON as f64).powi(2);
+        for (s, merges) in t32.warp_merge.iter().enumerate() {
+            for (k, m) in merges.iter().enumerate() {
+                let max = m.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                assert!(zero(m) || max >= eps2, "section {s} step {k}: {m:?}");
+            }
+        }
+        assert!(!zero(&t32.warp_merge[0][1]) && zero(&t32.warp_merge[0][2]));
+        assert!(t32.warp_merge[3].iter().all(|m| !zero(m)));
+        let config = SosConfig {
+            wide: true,
+            ..SosConfig::default()
+        };
+        let t64 = SosTables::new(
+            sos_coefficients::<f32>(&BUTTER8_01).unwrap(),
+            config.normalized(DType::F32).unwrap(),
+        );
+        assert!(!zero(&t64.warp_merge[0][2]));
     }
 
     #[test]
