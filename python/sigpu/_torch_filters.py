@@ -48,7 +48,8 @@ import numpy as np
 from . import _native
 from ._arrays import axis_index as _axis
 from ._arrays import parse_device, torch_stream
-from ._bank import check_channels, distinct_filters
+from ._bank import check_channels
+from ._torch_plans import BaPlan, SosPlan, ba_plan_of, host_values, sos_plan_of
 from ._threads import workers as _workers
 
 _FUNCTIONS: Any = None
@@ -67,34 +68,22 @@ def wants_torch(tm: Any, b: Any, a: Any, x: Any, zi: Any) -> bool:
 
 # ---- one planner call on rows ------------------------------------------------------------
 
-def _trim(c: np.ndarray) -> List[float]:
-    """Coefficients without trailing zeros (at least one kept): the planner sees the filter's
-    true order (an FIR's a = [1, 0, ...] is a = [1])."""
-    nz = np.flatnonzero(c)
-    last = int(nz[-1]) + 1 if nz.size else 1
-    return c[:last].tolist()
-
-
 def _rows(
-    tm: Any, b: np.ndarray, a: np.ndarray, x2: Any, z2: Any, sos_shape: Optional[List[int]],
+    tm: Any, bl: List[float], al: List[float], x2: Any, z2: Any, sos_shape: Optional[List[int]],
     opts: Tuple[bool, Optional[int]], reverse: bool = False,
 ) -> Tuple[Any, Any]:
-    """One planner call: rows ``x2`` (R, T) contiguous, states ``z2`` (R, state) or None.
-    ``b`` and ``a`` have equal lengths (or ``b`` is the flattened sos and ``a`` empty).
-    ``reverse`` (no state): each row filtered backwards in time, flip(filter(flip(x))) — on
-    the GPU in place, the kernel reading and writing the rows backwards (the planner's engine
-    takes the reversed layout; where it reads rows only, the rows are flipped around it).
-    Returns (y, zf or None) as tensors on x2's device."""
+    """One planner call: rows ``x2`` (R, T) contiguous, states ``z2`` (R, state) or None, the
+    coefficient lists as the plan gives them (``bl`` the flattened sos and ``al`` empty with
+    ``sos_shape``). ``reverse`` (no state): each row filtered backwards in time,
+    flip(filter(flip(x))) — on the GPU in place, the kernel reading and writing the rows
+    backwards (the planner's engine takes the reversed layout; where it reads rows only, the
+    rows are flipped around it). Returns (y, zf or None) as tensors on x2's device."""
     allow_unstable, workers = opts
     # Read by address or as numpy: never part of a graph here, and a lazy negation (a view
     # whose memory holds the negated values) made real first (a no-op otherwise).
     x2 = x2.detach().resolve_neg()
     z2 = None if z2 is None else z2.detach().resolve_neg()
     rows, n = x2.shape
-    if sos_shape is None and z2 is None:
-        bl, al = _trim(b), _trim(a)
-    else:
-        bl, al = b.tolist(), a.tolist()
     if rows == 0 or n == 0:
         return tm.empty_like(x2), None if z2 is None else z2.clone()
     if x2.is_cuda:
@@ -106,10 +95,10 @@ def _rows(
             bl, al, name, x2.data_ptr(), y.data_ptr(), rows, n, dev, torch_stream(tm, dev),
             None if z2 is None else z2.data_ptr(), None if zf is None else zf.data_ptr(),
             sos_shape=sos_shape, allow_unstable=allow_unstable,
-            **({"sample_stride": -1, "channel_stride": n} if reverse else {}),
+            **(_REVERSED_ROWS(n) if reverse else _PLAIN),
         )
         if reverse and not ran:
-            y, _ = _rows(tm, b, a, tm.flip(x2, (-1,)), None, sos_shape, opts)
+            y, _ = _rows(tm, bl, al, tm.flip(x2, (-1,)), None, sos_shape, opts)
             return tm.flip(y, (-1,)), None
         return y, zf
     xh = x2.numpy()
@@ -124,66 +113,63 @@ def _rows(
     return tm.from_numpy(y), None if zf is None else tm.from_numpy(zf)
 
 
-def _host(tm: Any, c: Any) -> np.ndarray:
-    return c.detach().to("cpu", tm.float64).numpy()
+_PLAIN: dict = {}
 
 
-def _check_finite(c: np.ndarray, what: str) -> None:
-    if not np.all(np.isfinite(c)):
-        raise ValueError(f"{what}: coefficients must be finite")
+def _REVERSED_ROWS(n: int) -> dict:
+    return {"sample_stride": -1, "channel_stride": n}
 
 
-def _apply_ba(tm: Any, x3: Any, b: Any, a: Any, z3: Any, opts: Any,
+def _index(tm: Any, idx: np.ndarray, device: Any) -> Any:
+    """A bank group's channel indices on ``device``, copied without waiting for the device."""
+    return tm.from_numpy(idx).to(device, non_blocking=True)
+
+
+def _apply_ba(tm: Any, x3: Any, plan: BaPlan, z3: Any, opts: Any,
               reverse: bool = False) -> Tuple[Any, Any]:
-    """lfilter of x3 (B, C, T) by the bank b, a (C, K) (a[:, 0] = 1) from states z3
-    (B, C, K-1) or None, with no gradient: one planner call per distinct filter. ``reverse``
-    (no state): backwards in time (``_rows``)."""
-    bh, ah = _host(tm, b), _host(tm, a)
-    _check_finite(bh, "b")
-    _check_finite(ah, "a")
-    groups = distinct_filters(np.concatenate([bh, ah], axis=1))
+    """lfilter of x3 (B, C, T) by the bank of ``plan`` (C, K) from states z3 (B, C, K-1) or
+    None, with no gradient: one planner call per distinct filter, nothing read from the
+    device. ``reverse`` (no state): backwards in time (``_rows``)."""
+    calls = plan.calls(z3 is not None)
     B, C, T = x3.shape
-    if len(groups) == 1:
-        rep = groups[0][1]
-        y, zf = _rows(tm, bh[rep], ah[rep], x3.reshape(B * C, T),
+    if len(calls) == 1:
+        _, bl, al = calls[0]
+        y, zf = _rows(tm, bl, al, x3.reshape(B * C, T),
                       None if z3 is None else z3.reshape(B * C, -1), None, opts, reverse)
         return y.reshape(B, C, T), None if zf is None else zf.reshape(z3.shape)
     y = tm.empty_like(x3)
     zf = None if z3 is None else tm.empty_like(z3)
-    for idx, rep in groups:
-        ix = tm.as_tensor(idx, device=x3.device)
+    for idx, bl, al in calls:
+        ix = _index(tm, idx, x3.device)
         xs = x3.index_select(1, ix).reshape(-1, T)
         zs = None if z3 is None else z3.index_select(1, ix).reshape(len(idx) * B, -1)
-        ys, zfs = _rows(tm, bh[rep], ah[rep], xs, zs, None, opts, reverse)
+        ys, zfs = _rows(tm, bl, al, xs, zs, None, opts, reverse)
         y.index_copy_(1, ix, ys.reshape(B, len(idx), T))
         if zf is not None:
             zf.index_copy_(1, ix, zfs.reshape(B, len(idx), -1))
     return y, zf
 
 
-def _apply_sos(tm: Any, x3: Any, sos: Any, z4: Any, opts: Any,
+def _apply_sos(tm: Any, x3: Any, plan: SosPlan, z4: Any, opts: Any,
                reverse: bool = False) -> Tuple[Any, Any]:
-    """sosfilt of x3 (B, C, T) by the bank sos (C, S, 6) from states z4 (B, C, S, 2) or None,
-    with no gradient: the fused cascade, one planner call per distinct filter. ``reverse``
-    (no state): backwards in time (``_rows``)."""
-    sh = _host(tm, sos)
-    _check_finite(sh, "sos")
-    groups = distinct_filters(sh)
+    """sosfilt of x3 (B, C, T) by the sections bank of ``plan`` (C, S, 6) from states z4
+    (B, C, S, 2) or None, with no gradient: the fused cascade, one planner call per distinct
+    filter. ``reverse`` (no state): backwards in time (``_rows``)."""
     B, C, T = x3.shape
-    S = sh.shape[1]
-    shape = [S, 6]
-    if len(groups) == 1:
-        rep = groups[0][1]
-        y, zf = _rows(tm, sh[rep].ravel(), np.zeros(0), x3.reshape(B * C, T),
-                      None if z4 is None else z4.reshape(B * C, 2 * S), shape, opts, reverse)
+    S = plan.shape[0]
+    if len(plan.calls) == 1:
+        flat = plan.calls[0][1]
+        y, zf = _rows(tm, flat, [], x3.reshape(B * C, T),
+                      None if z4 is None else z4.reshape(B * C, 2 * S), plan.shape, opts,
+                      reverse)
         return y.reshape(B, C, T), None if zf is None else zf.reshape(z4.shape)
     y = tm.empty_like(x3)
     zf = None if z4 is None else tm.empty_like(z4)
-    for idx, rep in groups:
-        ix = tm.as_tensor(idx, device=x3.device)
+    for idx, flat in plan.calls:
+        ix = _index(tm, idx, x3.device)
         xs = x3.index_select(1, ix).reshape(-1, T)
         zs = None if z4 is None else z4.index_select(1, ix).reshape(-1, 2 * S)
-        ys, zfs = _rows(tm, sh[rep].ravel(), np.zeros(0), xs, zs, shape, opts, reverse)
+        ys, zfs = _rows(tm, flat, [], xs, zs, plan.shape, opts, reverse)
         y.index_copy_(1, ix, ys.reshape(B, len(idx), T))
         if zf is not None:
             zf.index_copy_(1, ix, zfs.reshape(B, len(idx), S, 2))
@@ -192,29 +178,32 @@ def _apply_sos(tm: Any, x3: Any, sos: Any, z4: Any, opts: Any,
 
 # ---- the autograd functions ----------------------------------------------------------------
 
-def _lagdots(tm: Any, u: Any, v: Any, K: int) -> Any:
-    """(C, K): Σ over rows and t of u[:, c, t] · v[:, c, t − i] for lags i < K, one pass
-    over u and v per lag. One channel, both contiguous (the common case): the rows laid end
-    to end make each lag one BLAS dot product of the flat arrays, less the i products per
-    row boundary that pair a row's head with the previous row's tail (a small correction).
-    A bank: a batched product per channel."""
+def _lagdots(tm: Any, u: Any, vs: List[Any], K: int) -> List[Any]:
+    """For each v of ``vs``, (C, K): Σ over rows and t of u[:, c, t] · v[:, c, t − i] for lags
+    i < K, one pass over u and v per lag. One channel, both contiguous (the common case): the
+    rows laid end to end make each lag one BLAS dot product of the flat arrays, less the i
+    products per row boundary that pair a row's head with the previous row's tail (a small
+    correction). A bank: a batched product per channel."""
     B, C, T = u.shape
-    flat = C == 1 and u.is_contiguous() and v.is_contiguous()
-    uf, vf = u.reshape(-1), v.reshape(-1)
-    n = uf.numel()
-    cols = []
-    for i in range(K):
-        if i >= T:
-            cols.append(u.new_zeros(C))
-        elif flat:
-            d = tm.dot(uf[i:], vf[: n - i])
-            if i and B > 1:
-                d = d - (u[1:, 0, :i] * v[:-1, 0, T - i :]).sum()
-            cols.append(d.reshape(1))
-        else:
-            a, b = u[..., i:], v[..., : T - i]
-            cols.append(tm.einsum("bct,bct->c", a, b) if u.is_cuda else (a * b).sum(dim=(0, 2)))
-    return tm.stack(cols, dim=-1)
+    out = []
+    for v in vs:
+        flat = C == 1 and u.is_contiguous() and v.is_contiguous()
+        uf, vf = u.reshape(-1), v.reshape(-1)
+        n = uf.numel()
+        cols = []
+        for i in range(K):
+            if i >= T:
+                cols.append(u.new_zeros(C))
+            elif flat:
+                d = tm.dot(uf[i:], vf[: n - i])
+                if i and B > 1:
+                    d = d - (u[1:, 0, :i] * v[:-1, 0, T - i :]).sum()
+                cols.append(d.reshape(1))
+            else:
+                a, b = u[..., i:], v[..., : T - i]
+                cols.append(tm.einsum("bct,bct->c", a, b) if u.is_cuda else (a * b).sum(dim=(0, 2)))
+        out.append(tm.stack(cols, dim=-1))
+    return out
 
 
 def _functions(tm: Any) -> Any:
@@ -225,113 +214,112 @@ def _functions(tm: Any) -> Any:
     def flip(t: Any) -> Any:
         return tm.flip(t, dims=(-1,))
 
-    def unit(a: Any) -> Any:
-        e = tm.zeros_like(a)
-        e[:, 0] = 1
-        return e
+    # The coefficients go in twice: as tensors (b, a, sos; None where no gradient can flow
+    # to them) for autograd, and as the host plan the forward built from their values, which
+    # every filtering step, forward and backward, runs (no device read after the forward's).
 
     class LinearFilter(tm.autograd.Function):
-        """y = lfilter(b, a, x, zi) for x (B, C, T), b, a (C, K) with a[:, 0] = 1, zi
-        (B, C, K-1) or None."""
+        """y = lfilter(b, a, x, zi) for x (B, C, T), the bank ``plan`` (C, K) with
+        a[:, 0] = 1, its tensors b, a (or None), zi (B, C, K-1) or None."""
 
         @staticmethod
-        def forward(ctx: Any, x: Any, b: Any, a: Any, zi: Any, opts: Any) -> Any:
-            y, _ = _apply_ba(tm, x, b, a, zi, opts)
+        def forward(ctx: Any, x: Any, b: Any, a: Any, zi: Any, opts: Any, plan: Any) -> Any:
+            y, _ = _apply_ba(tm, x, plan, zi, opts)
             ctx.save_for_backward(x, b, a, y)
-            ctx.opts = opts
+            ctx.opts, ctx.plan = opts, plan
             return y
 
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
             x, b, a, y = ctx.saved_tensors
-            opts = ctx.opts
+            opts, plan = ctx.opts, ctx.plan
             need_x, need_b, need_a, need_zi = ctx.needs_input_grad[:4]
             dx = db = da = dzi = None
             g = g.contiguous()
-            K = a.shape[1]
+            K = plan.a.shape[1]
             # The adjoints run backwards in time, reading g in place (ReversedFilter).
             if need_b or need_a or need_zi:
-                u = ReversedFilter.apply(g, unit(a), a, opts)
+                u = ReversedFilter.apply(g, None, a, opts, plan.unit())
                 if need_x:  # Bᵀu as the full filter of g: no FIR-only plan needed
-                    dx = ReversedFilter.apply(g, b, a, opts)
-                if need_b:
-                    db = _lagdots(tm, u, x, K).to(b.dtype)
-                if need_a:
-                    da = (-_lagdots(tm, u, y, K)).to(a.dtype)
+                    dx = ReversedFilter.apply(g, b, a, opts, plan)
+                if need_b or need_a:
+                    lags = _lagdots(tm, u, [t for t, n in ((x, need_b), (y, need_a)) if n], K)
+                    if need_b:
+                        db = lags.pop(0).to(b.dtype)
+                    if need_a:
+                        da = (-lags.pop(0)).to(a.dtype)
                 if need_zi:
                     T = u.shape[-1]
                     dzi = u[..., : K - 1]
                     if T < K - 1:
                         dzi = tm.nn.functional.pad(dzi, (0, K - 1 - T))
             elif need_x:
-                dx = ReversedFilter.apply(g, b, a, opts)
-            return dx, db, da, dzi, None
+                dx = ReversedFilter.apply(g, b, a, opts, plan)
+            return dx, db, da, dzi, None, None
 
     class ReversedFilter(tm.autograd.Function):
-        """y = flip(lfilter(b, a, flip(x))) for x (B, C, T), b, a (C, K) with a[:, 0] = 1: one
-        call that reads and writes x backwards in place (no flips). Its adjoint in x is the
-        forward filter (J L J transposed is L, L being lower-triangular Toeplitz); gradients
-        in b and a (second derivatives only) go through the flipped composition."""
+        """y = flip(lfilter(b, a, flip(x))) for x (B, C, T), the bank ``plan`` (C, K) with
+        a[:, 0] = 1 (its tensors b, a or None): one call that reads and writes x backwards in
+        place (no flips). Its adjoint in x is the forward filter (J L J transposed is L, L
+        being lower-triangular Toeplitz); gradients in b and a (second derivatives only) go
+        through the flipped composition."""
 
         @staticmethod
-        def forward(ctx: Any, x: Any, b: Any, a: Any, opts: Any) -> Any:
-            y, _ = _apply_ba(tm, x.contiguous(), b, a, None, opts, reverse=True)
+        def forward(ctx: Any, x: Any, b: Any, a: Any, opts: Any, plan: Any) -> Any:
+            y, _ = _apply_ba(tm, x.contiguous(), plan, None, opts, reverse=True)
             ctx.save_for_backward(x, b, a)
-            ctx.opts = opts
+            ctx.opts, ctx.plan = opts, plan
             return y
 
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
             x, b, a = ctx.saved_tensors
-            opts = ctx.opts
+            opts, plan = ctx.opts, ctx.plan
             need_x, need_b, need_a = ctx.needs_input_grad[:3]
             if need_b or need_a:
                 with tm.enable_grad():
                     xs = x.detach().requires_grad_(need_x)
-                    y = flip(LinearFilter.apply(flip(xs), b, a, None, opts))
+                    y = flip(LinearFilter.apply(flip(xs), b, a, None, opts, plan))
                     wrt = [t for t, n in ((xs, need_x), (b, need_b), (a, need_a)) if n]
                     got = list(tm.autograd.grad(y, wrt, g, create_graph=tm.is_grad_enabled()))
                 return (got.pop(0) if need_x else None, got.pop(0) if need_b else None,
-                        got.pop(0) if need_a else None, None)
-            dx = LinearFilter.apply(g.contiguous(), b, a, None, opts) if need_x else None
-            return dx, None, None, None
+                        got.pop(0) if need_a else None, None, None)
+            dx = LinearFilter.apply(g.contiguous(), b, a, None, opts, plan) if need_x else None
+            return dx, None, None, None, None
 
     class FusedSections(tm.autograd.Function):
-        """y = sosfilt(sos, x) for x (B, C, T), sos (C, S, 6) a constant: one fused call each
-        way (the gradient with respect to x only)."""
+        """y = sosfilt(sos, x) for x (B, C, T), the sections ``plan`` (C, S, 6) a constant:
+        one fused call each way (the gradient with respect to x only)."""
 
         @staticmethod
-        def forward(ctx: Any, x: Any, sos: Any, opts: Any) -> Any:
-            y, _ = _apply_sos(tm, x, sos, None, opts)
-            ctx.save_for_backward(sos)
-            ctx.opts = opts
+        def forward(ctx: Any, x: Any, opts: Any, plan: Any) -> Any:
+            y, _ = _apply_sos(tm, x, plan, None, opts)
+            ctx.opts, ctx.plan = opts, plan
             return y
 
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
-            (sos,) = ctx.saved_tensors
-            return ReversedSections.apply(g.contiguous(), sos, ctx.opts), None, None
+            return ReversedSections.apply(g.contiguous(), ctx.opts, ctx.plan), None, None
 
     class ReversedSections(tm.autograd.Function):
         """y = flip(sosfilt(sos, flip(x))), sos a constant: backwards in place where the
         planned engine reads the reversed layout; its adjoint is the forward cascade."""
 
         @staticmethod
-        def forward(ctx: Any, x: Any, sos: Any, opts: Any) -> Any:
-            y, _ = _apply_sos(tm, x.contiguous(), sos, None, opts, reverse=True)
-            ctx.save_for_backward(sos)
-            ctx.opts = opts
+        def forward(ctx: Any, x: Any, opts: Any, plan: Any) -> Any:
+            y, _ = _apply_sos(tm, x.contiguous(), plan, None, opts, reverse=True)
+            ctx.opts, ctx.plan = opts, plan
             return y
 
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
-            (sos,) = ctx.saved_tensors
-            return FusedSections.apply(g.contiguous(), sos, ctx.opts), None, None
+            return FusedSections.apply(g.contiguous(), ctx.opts, ctx.plan), None, None
 
-    def chain(x: Any, s3: Any, opts: Any) -> Any:
+    def chain(x: Any, s3: Any, opts: Any, plan: Any) -> Any:
         """The cascade as one-section filters, every step differentiable."""
         for s in range(s3.shape[1]):
-            x = LinearFilter.apply(x, s3[:, s, :3], s3[:, s, 3:], None, opts)
+            x = LinearFilter.apply(x, s3[:, s, :3], s3[:, s, 3:], None, opts,
+                                   plan.section_ba(s))
         return x
 
     class SectionChain(tm.autograd.Function):
@@ -343,48 +331,47 @@ def _functions(tm: Any) -> Any:
         cascade reversed for x — with the coefficient gradients as dot products over time."""
 
         @staticmethod
-        def forward(ctx: Any, x: Any, s3: Any, opts: Any) -> Any:
+        def forward(ctx: Any, x: Any, s3: Any, opts: Any, plan: Any) -> Any:
             outs = []
             cur = x
-            for s in range(s3.shape[1]):
-                cur, _ = _apply_sos(tm, cur, s3[:, s : s + 1, :], None, opts)
+            for s in range(plan.shape[0]):
+                cur, _ = _apply_sos(tm, cur, plan.section(s), None, opts)
                 outs.append(cur)
             ctx.save_for_backward(x, s3, *outs)
-            ctx.opts = opts
+            ctx.opts, ctx.plan = opts, plan
             return cur
 
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
             x, s3, *outs = ctx.saved_tensors
-            opts = ctx.opts
+            opts, plan = ctx.opts, ctx.plan
             need_x, need_s = ctx.needs_input_grad[:2]
             if tm.is_grad_enabled():
                 # create_graph: the same gradients through differentiable steps, so a second
                 # derivative follows them (at the composition's cost).
                 with tm.enable_grad():
-                    y = chain(x, s3, opts)
+                    y = chain(x, s3, opts, plan)
                     wrt = [t for t, n in ((x, need_x), (s3, need_s)) if n]
                     got = list(tm.autograd.grad(y, wrt, g, create_graph=True))
-                return (got.pop(0) if need_x else None, got.pop(0) if need_s else None, None)
-            S = s3.shape[1]
+                return (got.pop(0) if need_x else None, got.pop(0) if need_s else None,
+                        None, None)
+            S = plan.shape[0]
             ins = [x] + outs[:-1]  # each section's input; outs[s] is its output
             g = g.contiguous()
-            one = tm.zeros_like(s3[:, 0, :3])
-            one[:, 0] = 1
-            ds = tm.zeros_like(s3)
+            ds = tm.zeros_like(s3) if need_s else None
             u = None
             for s in range(S - 1, -1, -1):
-                num = one if s == S - 1 else s3[:, s + 1, :3]
-                row = tm.cat([num, s3[:, s, 3:]], dim=-1).unsqueeze(1)
                 # The adjoint step backwards in time, in place.
-                u, _ = _apply_sos(tm, g if u is None else u, row, None, opts, reverse=True)
+                u, _ = _apply_sos(tm, g if u is None else u, plan.adjoint_step(s), None, opts,
+                                  reverse=True)
                 if need_s:
-                    ds[:, s, :3] = _lagdots(tm, u, ins[s], 3).to(s3.dtype)
-                    ds[:, s, 3:] = (-_lagdots(tm, u, outs[s], 3)).to(s3.dtype)
+                    lb, la = _lagdots(tm, u, [ins[s], outs[s]], 3)
+                    ds[:, s, :3] = lb.to(s3.dtype)
+                    ds[:, s, 3:] = (-la).to(s3.dtype)
             dx = None
             if need_x:
-                dx = _apply_sos(tm, g, s3, None, opts, reverse=True)[0]
-            return dx, ds if need_s else None, None
+                dx = _apply_sos(tm, g, plan, None, opts, reverse=True)[0]
+            return dx, ds, None, None
 
     _FUNCTIONS = (tm, (LinearFilter, FusedSections, SectionChain))
     return _FUNCTIONS[1]
@@ -421,7 +408,38 @@ def _coef_tensor(tm: Any, c: Any, name: str, device: Any) -> Any:
         raise TypeError(f"{name}: complex coefficients are not supported")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name}: coefficients must be numbers, not {arr.dtype}")
-    return tm.as_tensor(arr.astype(np.float64), device=device)
+    # Copied without waiting for the device (a pageable host-to-device copy is staged at once).
+    return tm.from_numpy(arr.astype(np.float64)).to(device, non_blocking=True)
+
+
+def _coef(tm: Any, c: Any, name: str) -> Any:
+    """A coefficient argument as given: a floating tensor (on its own device), or a float64
+    numpy array; complex and non-numeric values refused."""
+    if isinstance(c, tm.Tensor):
+        if c.dtype.is_complex:
+            raise TypeError(f"{name}: complex coefficients are not supported")
+        return c if c.dtype.is_floating_point else c.to(tm.float64)
+    arr = np.asarray(c)
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name}: complex coefficients are not supported")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: coefficients must be numbers, not {arr.dtype}")
+    return arr.astype(np.float64)
+
+
+def _hosts(tm: Any, cs: List[Any]) -> List[Any]:
+    """Host values of ``_coef`` results: numpy arrays as they are, every tensor read in one
+    transfer (``host_values``)."""
+    ts = [c for c in cs if isinstance(c, tm.Tensor)]
+    got = iter(host_values(tm, ts)) if ts else iter(())
+    return [next(got) if isinstance(c, tm.Tensor) else c for c in cs]
+
+
+def _on(tm: Any, c: Any, device: Any) -> Any:
+    """A ``_coef`` result as a tensor on ``device`` (numpy copied without waiting)."""
+    if isinstance(c, tm.Tensor):
+        return c.to(device)
+    return tm.from_numpy(np.ascontiguousarray(c)).to(device, non_blocking=True)
 
 
 def _device_check(x: Any, device: Optional[str]) -> None:
@@ -449,33 +467,39 @@ def lfilter(
     x = _x_tensor(tm, x, like)
     _device_check(x, device)
     grad = _grad_wanted(tm, x, b, a, zi)
-    bt = _coef_tensor(tm, b, "b", x.device)
-    at = _coef_tensor(tm, a, "a", x.device)
-    bt = bt.reshape(1) if bt.dim() == 0 else bt  # a scalar is one tap, as scipy takes it
-    at = at.reshape(1) if at.dim() == 0 else at
-    for t, name in ((bt, "b"), (at, "a")):
-        if t.dim() not in (1, 2) or t.shape[-1] == 0:
+    bc, ac = _coef(tm, b, "b"), _coef(tm, a, "a")
+    bc = bc.reshape(1) if bc.ndim == 0 else bc  # a scalar is one tap, as scipy takes it
+    ac = ac.reshape(1) if ac.ndim == 0 else ac
+    for t, name in ((bc, "b"), (ac, "a")):
+        if t.ndim not in (1, 2) or t.shape[-1] == 0:
             raise ValueError(
                 f"{name} must be 1-D (one filter) or 2-D (channels, taps) for a filter bank, "
                 f"non-empty, got shape {tuple(t.shape)}"
             )
-    bank = bt.dim() == 2 or at.dim() == 2
-    b2 = bt if bt.dim() == 2 else bt.unsqueeze(0)
-    a2 = at if at.dim() == 2 else at.unsqueeze(0)
-    if b2.shape[0] != a2.shape[0]:
-        if b2.shape[0] == 1:
-            b2 = b2.expand(a2.shape[0], -1)
-        elif a2.shape[0] == 1:
-            a2 = a2.expand(b2.shape[0], -1)
-        else:
-            raise ValueError(f"b has {b2.shape[0]} filters and a has {a2.shape[0]}")
-    C = b2.shape[0]
-    K = max(b2.shape[1], a2.shape[1])
-    a0 = a2[:, :1]
-    if bool((a0.detach() == 0).any()):
-        raise ValueError("a[0] must be nonzero (the filter is normalised by it)")
-    b2 = tm.nn.functional.pad(b2, (0, K - b2.shape[1])) / a0
-    a2 = tm.nn.functional.pad(a2, (0, K - a2.shape[1])) / a0
+    bank = bc.ndim == 2 or ac.ndim == 2
+    Cb = bc.shape[0] if bc.ndim == 2 else 1
+    Ca = ac.shape[0] if ac.ndim == 2 else 1
+    if Cb != Ca and 1 not in (Cb, Ca):
+        raise ValueError(f"b has {Cb} filters and a has {Ca}")
+    C = max(Cb, Ca)
+    K = max(bc.shape[-1], ac.shape[-1])
+    # The planner's coefficients: read to the host once (one transfer for every device
+    # tensor), normalised there as torch does it on the device, planned by value.
+    bh, ah = _hosts(tm, [bc, ac])
+    bh = bh if bh.ndim == 2 else bh[None]
+    ah = ah if ah.ndim == 2 else ah[None]
+    plan = ba_plan_of(tm, bh, ah, C, K)
+    # The tensors autograd differentiates (where a coefficient requires grad): the same
+    # normalisation by torch operations, so the gradient of a[0] is autograd's.
+    b2 = a2 = None
+    if grad and any(isinstance(c, tm.Tensor) and c.requires_grad for c in (bc, ac)):
+        bt, at = _on(tm, bc, x.device), _on(tm, ac, x.device)
+        b2 = bt if bt.dim() == 2 else bt.unsqueeze(0)
+        a2 = at if at.dim() == 2 else at.unsqueeze(0)
+        b2, a2 = b2.expand(C, -1), a2.expand(C, -1)
+        a0 = a2[:, :1]
+        b2 = tm.nn.functional.pad(b2, (0, K - b2.shape[1])) / a0
+        a2 = tm.nn.functional.pad(a2, (0, K - a2.shape[1])) / a0
     N = K - 1
     if x.dim() == 0:
         raise ValueError("x must have at least one dimension")
@@ -487,7 +511,6 @@ def lfilter(
     x3 = _rows3(xm, C if bank else 1)
     if not grad:
         x3 = x3.detach()
-        b2, a2 = b2.detach(), a2.detach()
     z3 = None
     if zi is not None:
         want = tuple(x.shape[:ax]) + (N,) + tuple(x.shape[ax + 1 :])
@@ -508,14 +531,15 @@ def lfilter(
     opts = (bool(allow_unstable), workers)
     if not grad:
         with tm.no_grad():
-            y3, zf3 = _apply_ba(tm, x3, b2, a2, z3, opts)
+            y3, zf3 = _apply_ba(tm, x3, plan, z3, opts)
     else:
         linear = _functions(tm)[0]
         if z3 is None:
-            y3, zf3 = linear.apply(x3, b2, a2, None, opts), None
+            y3, zf3 = linear.apply(x3, b2, a2, None, opts, plan), None
         else:
-            ext = linear.apply(tm.nn.functional.pad(x3, (0, N)), b2, a2, z3, opts)
-            y3, zf3 = ext[..., :T], _final_state(tm, ext[..., T:], a2)
+            ext = linear.apply(tm.nn.functional.pad(x3, (0, N)), b2, a2, z3, opts, plan)
+            af = a2 if a2 is not None else _on(tm, plan.a, x.device)
+            y3, zf3 = ext[..., :T], _final_state(tm, ext[..., T:], af)
     y = tm.movedim(y3.reshape(xm.shape), -1, ax)
     if zi is None:
         return y
@@ -550,21 +574,26 @@ def sosfilt(
     x = _x_tensor(tm, x, like)
     _device_check(x, device)
     grad = _grad_wanted(tm, x, sos, zi)
-    st = _coef_tensor(tm, sos, "sos", x.device)
-    if st.dim() == 1:
-        st = st.unsqueeze(0)
-    if st.dim() not in (2, 3) or st.shape[-1] != 6 or st.shape[-2] == 0:
+    sc = _coef(tm, sos, "sos")
+    if sc.ndim == 1:
+        sc = sc.reshape(1, -1)
+    if sc.ndim not in (2, 3) or sc.shape[-1] != 6 or sc.shape[-2] == 0:
         raise ValueError(
             f"sos must have shape (n_sections, 6), or (channels, n_sections, 6) for a filter "
-            f"bank, got {tuple(st.shape)}"
+            f"bank, got {tuple(sc.shape)}"
         )
-    bank = st.dim() == 3
-    s3 = st if bank else st.unsqueeze(0)
-    if bool((s3.detach()[..., 3] != 1).any()):
-        raise ValueError("each section of sos must have a[0] = 1 (column 3)")
-    # Normalised by a[0] (= 1) through torch, so a gradient for column 3 is autograd's.
-    s3 = tm.cat([s3[..., :3] / s3[..., 3:4], s3[..., 3:] / s3[..., 3:4]], dim=-1)
-    C, S = s3.shape[0], s3.shape[1]
+    bank = sc.ndim == 3
+    (sh,) = _hosts(tm, [sc])  # one transfer for a device tensor
+    sh = sh if bank else sh[None]
+    plan = sos_plan_of(tm, sh)
+    C, S = sh.shape[0], sh.shape[1]
+    coef_grad = grad and isinstance(sc, tm.Tensor) and sc.requires_grad
+    s3 = None
+    if coef_grad:
+        s3 = _on(tm, sc, x.device)
+        s3 = s3 if bank else s3.unsqueeze(0)
+        # Normalised by a[0] (= 1) through torch, so a gradient for column 3 is autograd's.
+        s3 = tm.cat([s3[..., :3] / s3[..., 3:4], s3[..., 3:] / s3[..., 3:4]], dim=-1)
     if x.dim() == 0:
         raise ValueError("x must have at least one dimension")
     ax = _axis(axis, x.dim())
@@ -588,26 +617,25 @@ def sosfilt(
     opts = (bool(allow_unstable), workers)
     if not grad:
         with tm.no_grad():
-            y3, zf4 = _apply_sos(tm, x3.detach(), s3.detach(), None if z4 is None else
-                                 z4.detach(), opts)
-    elif z4 is None and not (isinstance(sos, tm.Tensor) and sos.requires_grad):
-        y3, zf4 = _functions(tm)[1].apply(x3, s3.detach(), opts), None
+            y3, zf4 = _apply_sos(tm, x3.detach(), plan, None if z4 is None else z4.detach(),
+                                 opts)
+    elif z4 is None and not coef_grad:
+        y3, zf4 = _functions(tm)[1].apply(x3, opts, plan), None
     elif z4 is None:
-        y3, zf4 = _functions(tm)[2].apply(x3, s3, opts), None
+        y3, zf4 = _functions(tm)[2].apply(x3, s3, opts, plan), None
     else:
         linear = _functions(tm)[0]
+        if s3 is None:  # the final states' arithmetic needs the poles on the device
+            s3 = _on(tm, plan.s, x.device)
         cur, zfs = x3, []
         for s in range(S):
             b, a = s3[:, s, :3], s3[:, s, 3:]
-            if z4 is None:
-                cur = linear.apply(cur, b, a, None, opts)
-            else:
-                ext = linear.apply(tm.nn.functional.pad(cur, (0, 2)), b, a,
-                                   z4[:, :, s, :].contiguous(), opts)
-                cur = ext[..., :T]
-                zfs.append(_final_state(tm, ext[..., T:], a))
+            ext = linear.apply(tm.nn.functional.pad(cur, (0, 2)), b, a,
+                               z4[:, :, s, :].contiguous(), opts, plan.section_ba(s))
+            cur = ext[..., :T]
+            zfs.append(_final_state(tm, ext[..., T:], a))
         y3 = cur
-        zf4 = None if z4 is None else tm.stack(zfs, dim=2)
+        zf4 = tm.stack(zfs, dim=2)
     y = tm.movedim(y3.reshape(xm.shape), -1, ax)
     if zi is None:
         return y
