@@ -162,25 +162,22 @@ _NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16}
 
 
 def host_values(tm: Any, ts: Sequence[Any]) -> List[Any]:
-    """Host copies of coefficient tensors, dtype kept, read in one transfer for all of those
-    on a GPU (one synchronisation; none when every one is already on the host). Returns numpy
-    arrays where numpy has the dtype, else CPU tensors."""
-    dev = [t for t in ts if t.device.type != "cpu"]
-    host: Dict[int, Any] = {}
-    if dev:
-        flat = tm.cat([t.detach().reshape(-1).to(tm.float64) for t in dev]).cpu()
-        at = 0
-        for t in dev:
-            n = t.numel()
-            host[id(t)] = flat[at : at + n].reshape(t.shape).to(t.dtype)  # exact round trip
-            at += n
-    out = []
+    """Host copies of coefficient tensors, dtype kept, with one synchronisation for all of
+    those on a GPU (asynchronous copies into pinned memory, then one wait for the current
+    stream of their device; none when every one is already on the host). Returns numpy arrays
+    where numpy has the dtype, else CPU tensors."""
+    host, devices = [], []
     for t in ts:
-        h = host.get(id(t), t)
-        h = h.detach()
-        name = str(h.dtype).replace("torch.", "")
-        out.append(h.numpy() if name in _NP else h)
-    return out
+        t = t.detach()
+        if t.device.type == "cuda":
+            host.append(t.to("cpu", non_blocking=True))  # pinned, copied in stream order
+            if t.device not in devices:
+                devices.append(t.device)
+        else:
+            host.append(t.cpu())  # the host's own memory, or another backend's blocking copy
+    for d in devices:
+        tm.cuda.current_stream(d).synchronize()
+    return [h.numpy() if str(h.dtype).replace("torch.", "") in _NP else h for h in host]
 
 
 def _padded(c: np.ndarray, K: int) -> np.ndarray:
