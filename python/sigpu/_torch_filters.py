@@ -32,8 +32,11 @@ reversed for x; with a state (zi), a chain of differentiable one-section filters
 time reversal is a filter run backwards, not a flip: the GPU engine reads and writes the rows
 backwards in place (the recurrence crate's reversed layout; where the planned engine reads
 rows only, such as the fused sections, the rows are flipped around it), the CPU engine on
-flipped host copies. The reversed filter's adjoint in x is the forward filter. The a[0] normalisation (``b / a[0]``, ``a / a[0]``) is done by torch
-operations, so its gradient is autograd's. Backward passes are built from the same
+flipped host copies. The reversed filter's adjoint in x is the forward filter. The a[0]
+normalisation (``b / a[0]``, ``a / a[0]``) is done by torch operations where a coefficient
+needs a gradient, so its gradient is autograd's. Every filtering step runs a host plan
+(``_torch_plans``): the coefficients read once per call, one synchronisation at most, none in
+the backward pass. Backward passes are built from the same
 differentiable operations, so second derivatives work too.
 """
 
