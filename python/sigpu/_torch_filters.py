@@ -441,7 +441,7 @@ def _hosts(tm: Any, cs: List[Any]) -> List[Any]:
 def _on(tm: Any, c: Any, device: Any) -> Any:
     """A ``_coef`` result as a tensor on ``device`` (numpy copied without waiting)."""
     if isinstance(c, tm.Tensor):
-        return c.to(device)
+        return c.to(device, non_blocking=True)  # differentiable; a host tensor is staged at once
     return tm.from_numpy(np.ascontiguousarray(c)).to(device, non_blocking=True)
 
 
