@@ -173,6 +173,16 @@ __device__ __forceinline__ bool ax_row_lse(const double* __restrict__ k, const d
 // The filtered path answers where p is more than 2^(F − AX_FILTER_MARGIN) codes from a tie.
 #define AX_FILTER_MARGIN 37
 
+// The lane's copy (ax_rep_layout) of the table entry for the fraction bits of the code
+// difference d: element ((d mod 2^F) >> esh) << rbits of `mine`, addressed in bytes so that
+// the mask, the shifts and the scaling by 8 fold into one shift and one AND (F compiled in).
+__device__ __forceinline__ double ax_rep_at(const double* mine, AxRep tl, int d) {
+    int up = tl.rbits + 3 - tl.esh;
+    unsigned m = ((1u << tl.ebits) - 1) << (tl.rbits + 3);
+    unsigned off = (up >= 0 ? (unsigned)d << up : (unsigned)d >> -up) & m;
+    return *reinterpret_cast<const double*>(reinterpret_cast<const char*>(mine) + off);
+}
+
 // logsumexp of the group's row without the exact 128-bit sum, when the rounding allows it
 // (else false for the whole warp, and the caller takes the exact paths). The row's largest x
 // is a float max; each x, raised to at least top − AX_FILTER_SPAN (−∞ too), gets its code by
@@ -217,7 +227,7 @@ __device__ __forceinline__ bool ax_row_lse_filtered(const double* __restrict__ k
         unsigned lo = (unsigned)__double2loint(__dadd_rn(__dmul_rn((double)x, cpn), magic));
         int d = max((int)(lo - toplo), dmin);
         unsigned fr = (unsigned)d & ((1u << f) - 1);
-        double t = mine[(fr >> tl.esh) << tl.rbits];
+        double t = ax_rep_at(mine, tl, d);
         if (tl.esh) {
             // 2^(r·2^-F) − 1 for r < 2^(F−8) codes (below 2^-8.5 in log2) by the exact path's
             // cubic: relative error below 2^-38.6.
@@ -367,7 +377,7 @@ __device__ __forceinline__ bool ax_row_sum_filtered(const double* __restrict__ k
         int c = (int)(w << up) >> up;
         int d = zsel && c == special ? dmin : max(c - top, dmin);
         unsigned fr = (unsigned)d & ((1u << f) - 1);
-        double t = mine[(fr >> tl.esh) << tl.rbits];
+        double t = ax_rep_at(mine, tl, d);
         if (tl.esh) {
             double r = __dsub_rn(__hiloint2double(0x43300000, (int)(fr & ((1u << tl.esh) - 1))), 4503599627370496.0);
             t = __fma_rn(t, __dmul_rn(r, __fma_rn(r, __fma_rn(r, c2, c1), c0)), t);
