@@ -37,8 +37,8 @@ fn term(c: &Consts, frac: u64) -> f64 {
 /// The code offset of the filtered path for a row held by `lanes` lanes reading vectors of
 /// `v` elements (lane l holds elements (l + lanes·q)·v + i), or None where the kernel hands
 /// the row to the exact path. f32 inputs (`f32`) take the float max and the raised floor in
-/// f32, as the kernel's T. Sums in the kernel's order: each lane over its elements, then the
-/// butterfly.
+/// f32, as the kernel's T. Sums in the kernel's order: each lane over its elements in two chains
+/// ([`two_chains`]), then the butterfly.
 fn filtered(c: &Consts, row: &[f64], lanes: usize, v: usize, f32: bool) -> Option<i64> {
     let (top, p) = offset(c, row, lanes, v, f32)?;
     let magic = 6755399441055744.0f64;
@@ -74,11 +74,11 @@ fn offset(c: &Consts, row: &[f64], lanes: usize, v: usize, f32: bool) -> Option<
     let mut sums: Vec<f64> = vals
         .iter()
         .map(|lane| {
-            lane.iter().fold(0.0, |acc, &x| {
+            two_chains(lane.iter().map(|&x| {
                 let lo = s(if x > xlow { x } else { xlow }).to_bits() as u32;
                 let d = (lo.wrapping_sub(toplo) as i32 as i64).max(-(KK << f));
-                acc + term(c, (d & ((1 << f) - 1)) as u64) * ((d >> f) as f64).exp2()
-            })
+                term(c, (d & ((1 << f) - 1)) as u64) * ((d >> f) as f64).exp2()
+            }))
         })
         .collect();
     let mut o = lanes / 2;
@@ -89,6 +89,17 @@ fn offset(c: &Consts, row: &[f64], lanes: usize, v: usize, f32: bool) -> Option<
     let (e, lm) = c.log2_split(sums[0]);
     let p = lm.mul_add((f as f64).exp2(), (e << f) as f64);
     Some((stop.to_bits() as i64 - 0x4338000000000000, p))
+}
+
+/// A lane's sum as the filtered kernels add it: the even-indexed and the odd-indexed terms in
+/// two chains, each started by its first term, then the two chains' sums.
+fn two_chains(terms: impl Iterator<Item = f64>) -> f64 {
+    let mut sums = [None::<f64>; 2];
+    for (j, t) in terms.enumerate() {
+        let s = &mut sums[j & 1];
+        *s = Some(s.map_or(t, |a| a + t));
+    }
+    sums[0].unwrap_or(0.0) + sums[1].unwrap_or(0.0)
 }
 
 /// The word the filtered row-sum path (`ax_row_sum_filtered`) gives for a row of words held
@@ -120,15 +131,19 @@ fn filtered_sum(c: &Consts, format: Format, row: &[u32], lanes: usize) -> Option
     let mut sums: Vec<f64> = vals
         .iter()
         .map(|lane| {
-            lane.iter().fold(0.0, |acc, &w| {
+            two_chains(lane.iter().map(|&w| {
                 let d = if zsel && code(w) == special {
                     -(KK << f)
                 } else {
                     (code(w) - top).max(-(KK << f))
                 };
                 let t = term(c, (d & ((1 << f) - 1)) as u64) * ((d >> f) as f64).exp2();
-                acc + if (w >> lb) & 1 == 1 { -t } else { t }
-            })
+                if (w >> lb) & 1 == 1 {
+                    -t
+                } else {
+                    t
+                }
+            }))
         })
         .collect();
     let mut o = lanes / 2;
