@@ -217,6 +217,13 @@ def _functions(tm: Any) -> Any:
     def flip(t: Any) -> Any:
         return tm.flip(t, dims=(-1,))
 
+    def reversed_ba(g: Any, b: Any, a: Any, opts: Any, plan: Any) -> Any:
+        """ReversedFilter, or (no graph being built: grad mode off in a backward pass without
+        create_graph) its one planner call without the Function's bookkeeping."""
+        if tm.is_grad_enabled():
+            return ReversedFilter.apply(g, b, a, opts, plan)
+        return _apply_ba(tm, g.contiguous(), plan, None, opts, reverse=True)[0]
+
     # The coefficients go in twice: as tensors (b, a, sos; None where no gradient can flow
     # to them) for autograd, and as the host plan the forward built from their values, which
     # every filtering step, forward and backward, runs (no device read after the forward's).
@@ -242,9 +249,9 @@ def _functions(tm: Any) -> Any:
             K = plan.a.shape[1]
             # The adjoints run backwards in time, reading g in place (ReversedFilter).
             if need_b or need_a or need_zi:
-                u = ReversedFilter.apply(g, None, a, opts, plan.unit())
+                u = reversed_ba(g, None, a, opts, plan.unit())
                 if need_x:  # Bᵀu as the full filter of g: no FIR-only plan needed
-                    dx = ReversedFilter.apply(g, b, a, opts, plan)
+                    dx = reversed_ba(g, b, a, opts, plan)
                 if need_b or need_a:
                     lags = _lagdots(tm, u, [t for t, n in ((x, need_b), (y, need_a)) if n], K)
                     if need_b:
@@ -257,7 +264,7 @@ def _functions(tm: Any) -> Any:
                     if T < K - 1:
                         dzi = tm.nn.functional.pad(dzi, (0, K - 1 - T))
             elif need_x:
-                dx = ReversedFilter.apply(g, b, a, opts, plan)
+                dx = reversed_ba(g, b, a, opts, plan)
             return dx, db, da, dzi, None, None
 
     class ReversedFilter(tm.autograd.Function):
@@ -302,7 +309,10 @@ def _functions(tm: Any) -> Any:
 
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
-            return ReversedSections.apply(g.contiguous(), ctx.opts, ctx.plan), None, None
+            if tm.is_grad_enabled():  # create_graph: the reversed cascade differentiable
+                return ReversedSections.apply(g.contiguous(), ctx.opts, ctx.plan), None, None
+            y, _ = _apply_sos(tm, g.contiguous(), ctx.plan, None, ctx.opts, reverse=True)
+            return y, None, None
 
     class ReversedSections(tm.autograd.Function):
         """y = flip(sosfilt(sos, flip(x))), sos a constant: backwards in place where the
