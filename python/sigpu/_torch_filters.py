@@ -98,7 +98,7 @@ def _rows(
             bl, al, name, x2.data_ptr(), y.data_ptr(), rows, n, dev, torch_stream(tm, dev),
             None if z2 is None else z2.data_ptr(), None if zf is None else zf.data_ptr(),
             sos_shape=sos_shape, allow_unstable=allow_unstable,
-            **(_REVERSED_ROWS(n) if reverse else _PLAIN),
+            **(_reversed_rows(n) if reverse else _PLAIN),
         )
         if reverse and not ran:
             y, _ = _rows(tm, bl, al, tm.flip(x2, (-1,)), None, sos_shape, opts)
@@ -119,7 +119,7 @@ def _rows(
 _PLAIN: dict = {}
 
 
-def _REVERSED_ROWS(n: int) -> dict:
+def _reversed_rows(n: int) -> dict:
     return {"sample_stride": -1, "channel_stride": n}
 
 
