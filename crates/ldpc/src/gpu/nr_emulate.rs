@@ -60,7 +60,10 @@ pub(super) fn emulate(
                         let bytes = p.len() * 2;
                         let parity = row.iter().fold(0i32, |acc, &e| {
                             let at = edge_byte(e, z, lane);
-                            assert!(at < bytes && at % 2 == 0, "bit byte {at} of {bytes}");
+                            assert!(
+                                at < bytes && at.is_multiple_of(2),
+                                "bit byte {at} of {bytes}"
+                            );
                             acc ^ i32::from(p[at / 2])
                         });
                         parity >= 0
