@@ -23,6 +23,7 @@ sum's condition number, 1 when the terms share a sign — about 2^-26 ulp for ln
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -421,15 +422,17 @@ class Tensor:
         rest = [a for a in range(nd) if a not in norm]
         kept = tuple(self.shape[a] for a in rest)
         keep = tuple(1 if a in norm else self.shape[a] for a in range(nd))
-        length = int(np.prod([self.shape[a] for a in norm], dtype=np.int64))
-        w = st.moveaxis(self.words, self._kind, norm, list(range(nd - len(norm), nd))) if norm else self.words
+        length = math.prod(int(self.shape[a]) for a in norm)
+        to = list(range(nd - len(norm), nd))
+        # Axes already last (sum(axis=-1)) need no moved view: movedim costs µs a call.
+        w = st.moveaxis(self.words, self._kind, norm, to) if norm and norm != to else self.words
         w = st.contiguous(w, self._kind)
         return w.reshape(-1, max(length, 1)) if length else w, kept, keep, length
 
     def _reduce(self, op: str, axis: Axis, keepdims: bool) -> "Tensor":
         w, kept, keep, length = self._rows(axis)
         shape = keep if keepdims else kept
-        rows = int(np.prod(kept, dtype=np.int64))
+        rows = math.prod(int(d) for d in kept)
         if length == 0:
             word = int(_native.lns_reduce_empty(self.format, op))
             bits = 16 if self._storage == "int16" else 32
@@ -478,7 +481,7 @@ class Tensor:
         if k != k2:
             raise ValueError(f"matmul: inner dimensions {k} and {k2} differ")
         batch = tuple(np.broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2])))
-        nb = int(np.prod(batch, dtype=np.int64))
+        nb = math.prod(int(d) for d in batch)
         if kind == "torch":
             a3 = a2.expand(*batch, m, k).reshape(nb, m, k).contiguous()
             b3 = b2.expand(*batch, k, n).reshape(nb, k, n).contiguous()
@@ -521,7 +524,8 @@ class Tensor:
 
 
 def _numel(a: Any) -> int:
-    return int(np.prod(tuple(a.shape), dtype=np.int64))
+    # math.prod of Python ints: np.prod of a tuple costs ~10 µs a call on the device path.
+    return math.prod(int(d) for d in a.shape)
 
 
 def _cuda(format: str, op: str, arrays: list, dims: list, storage: str, float_type: Optional[str] = None) -> None:
@@ -553,10 +557,12 @@ def _log_rows(x: Any, axis: int, format: str, softmax: bool, keepdims: bool) -> 
     if not -nd <= axis < nd:
         raise ValueError(f"axis {axis} is out of bounds for an array of {nd} dimensions")
     axis %= nd
-    xm = st.moveaxis(x, kind, axis, -1)
-    moved = tuple(xm.shape)
+    last = axis == nd - 1
+    # The last axis (the usual case) needs no moved view: movedim costs several µs a call.
+    xm = x if last else st.moveaxis(x, kind, axis, -1)
+    moved = tuple(int(d) for d in xm.shape)
     length = moved[-1]
-    rows = int(np.prod(moved[:-1], dtype=np.int64))
+    rows = math.prod(moved[:-1])
     op = "log_softmax" if softmax else "logsumexp"
     if length == 0:
         raise ValueError(f"{op} over an empty axis")
@@ -578,10 +584,10 @@ def _log_rows(x: Any, axis: int, format: str, softmax: bool, keepdims: bool) -> 
 
             out = torch.from_numpy(np.ascontiguousarray(out))
     if softmax:
-        return st.moveaxis(out, kind, -1, axis)
+        return out if last else st.moveaxis(out, kind, -1, axis)
     if keepdims:
         out = out.reshape(moved[:-1] + (1,))
-        return st.moveaxis(out, kind, -1, axis)
+        return out if last else st.moveaxis(out, kind, -1, axis)
     return out
 
 

@@ -329,6 +329,26 @@ def test_logsumexp_and_log_softmax_against_mpmath(fmt, dtype):
     assert special[0] == -np.inf and np.isnan(special[1]) and special[2] == np.inf
 
 
+
+def test_log_rows_and_sums_along_the_last_axis_by_any_name_agree_with_a_moved_axis():
+    # The last axis is taken without a moved view; every name of it (−1, nd − 1) and every
+    # output shape must match the same rows reached through another axis.
+    x = RNG.normal(0, 4, (3, 4, 6))
+    xt = np.ascontiguousarray(np.moveaxis(x, -1, 0))
+    for axis in (-1, 2):
+        np.testing.assert_array_equal(lns.logsumexp(x, axis=axis), lns.logsumexp(xt, axis=0))
+        kd = lns.logsumexp(x, axis=axis, keepdims=True)
+        assert kd.shape == (3, 4, 1)
+        np.testing.assert_array_equal(kd[..., 0], lns.logsumexp(xt, axis=0))
+        ls = lns.log_softmax(x, axis=axis)
+        assert ls.shape == x.shape
+        np.testing.assert_array_equal(np.moveaxis(ls, -1, 0), lns.log_softmax(xt, axis=0))
+        t, tt = lns.Tensor.from_float(x, "lns32"), lns.Tensor.from_float(xt, "lns32")
+        got = t.sum(axis=axis, keepdims=True)
+        assert got.shape == (3, 4, 1)
+        np.testing.assert_array_equal(got.words[..., 0], tt.sum(axis=0).words)
+    np.testing.assert_array_equal(lns.logsumexp(x[0, 0]), lns.logsumexp(x[0, 0], axis=0))
+
 # ---- xlns
 
 

@@ -173,6 +173,16 @@ __device__ __forceinline__ bool ax_row_lse(const double* __restrict__ k, const d
 // The filtered path answers where p is more than 2^(F − AX_FILTER_MARGIN) codes from a tie.
 #define AX_FILTER_MARGIN 37
 
+// The lane's copy (ax_rep_layout) of the table entry for the fraction bits of the code
+// difference d: element ((d mod 2^F) >> esh) << rbits of `mine`, addressed in bytes so that
+// the mask, the shifts and the scaling by 8 fold into one shift and one AND (F compiled in).
+__device__ __forceinline__ double ax_rep_at(const double* mine, AxRep tl, int d) {
+    int up = tl.rbits + 3 - tl.esh;
+    unsigned m = ((1u << tl.ebits) - 1) << (tl.rbits + 3);
+    unsigned off = (up >= 0 ? (unsigned)d << up : (unsigned)d >> -up) & m;
+    return *reinterpret_cast<const double*>(reinterpret_cast<const char*>(mine) + off);
+}
+
 // logsumexp of the group's row without the exact 128-bit sum, when the rounding allows it
 // (else false for the whole warp, and the caller takes the exact paths). The row's largest x
 // is a float max; each x, raised to at least top − AX_FILTER_SPAN (−∞ too), gets its code by
@@ -182,7 +192,7 @@ __device__ __forceinline__ bool ax_row_lse(const double* __restrict__ k, const d
 // conflicts): the exact path's double for F ≤ 12, else 2^(j/256) times the exact path's cubic
 // in the remaining r < 2^(F−8) codes, within 2^-38.6 relative. They are summed in plain f64:
 // with n ≤ 256 positive terms and a sum ≥ 1 (the top's term is 1) the sum is within 2^-38.5
-// of the exact integer's value (terms; recursive summation ≤ 255·2^-53 relative; the exact
+// of the exact integer's value (terms; 255 adds in any order ≤ 255·2^-53 relative; the exact
 // path's own terms within 2 ulps, truncated to the 2^-88 grid; terms raised to 2^-60 ≤
 // 256·2^-60). Its log2 by ax_log2_split (within 2^-50) gives p, the code offset from the top
 // before rounding, within 2^(F−37.8) of the value the exact path rounds (ax_from_fixed, itself
@@ -208,22 +218,26 @@ __device__ __forceinline__ bool ax_row_lse_filtered(const double* __restrict__ k
     const double* mine = rep + (threadIdx.x & ((1 << tl.rbits) - 1));
     double c0 = k[0], c1 = k[1], c2 = k[2];
     int dmin = -(AX_FILTER_KK << f);
-    double sum = 0.0;
+    // Two independent chains (even and odd j, each started by its first term) halve the
+    // dependent f64 adds a lane waits on; the bound below holds for any order of the adds.
+    double sums[2];
 #pragma unroll
     for (int j = 0; j < AX_ROW_CAP; j++) {
         T x = fmax(vals[j], xlow);
         unsigned lo = (unsigned)__double2loint(__dadd_rn(__dmul_rn((double)x, cpn), magic));
         int d = max((int)(lo - toplo), dmin);
         unsigned fr = (unsigned)d & ((1u << f) - 1);
-        double t = mine[(fr >> tl.esh) << tl.rbits];
+        double t = ax_rep_at(mine, tl, d);
         if (tl.esh) {
             // 2^(r·2^-F) − 1 for r < 2^(F−8) codes (below 2^-8.5 in log2) by the exact path's
             // cubic: relative error below 2^-38.6.
             double r = __dsub_rn(__hiloint2double(0x43300000, (int)(fr & ((1u << tl.esh) - 1))), 4503599627370496.0);
             t = __fma_rn(t, __dmul_rn(r, __fma_rn(r, __fma_rn(r, c2, c1), c0)), t);
         }
-        sum = __dadd_rn(sum, ax_scale(t, d >> f));
+        double term = ax_scale(t, d >> f);
+        sums[j & 1] = j < 2 ? term : __dadd_rn(sums[j & 1], term);
     }
+    double sum = __dadd_rn(sums[0], sums[1]);
     // a + b = b + a in IEEE, so every lane of the group ends with the same sum.
     for (int o = g >> 1; o > 0; o >>= 1) sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, o));
     // sum ∈ [1, 256]: p = (e + lm)·2^F ∈ [0, 2^(F+3)], e·2^F as a double by the 2^52 trick and
@@ -355,22 +369,25 @@ __device__ __forceinline__ bool ax_row_sum_filtered(const double* __restrict__ k
     const double* mine = rep + (threadIdx.x & ((1 << tl.rbits) - 1));
     double c0 = k[0], c1 = k[1], c2 = k[2];
     int dmin = -(AX_FILTER_KK << f);
-    double sum = 0.0;
+    // Two independent chains, as ax_row_lse_filtered (8 adds deep per lane, not 16).
+    double sums[2];
 #pragma unroll
     for (int j = 0; j < AX_ROW_CAP; j++) {
         unsigned w = vals[j];
         int c = (int)(w << up) >> up;
         int d = zsel && c == special ? dmin : max(c - top, dmin);
         unsigned fr = (unsigned)d & ((1u << f) - 1);
-        double t = mine[(fr >> tl.esh) << tl.rbits];
+        double t = ax_rep_at(mine, tl, d);
         if (tl.esh) {
             double r = __dsub_rn(__hiloint2double(0x43300000, (int)(fr & ((1u << tl.esh) - 1))), 4503599627370496.0);
             t = __fma_rn(t, __dmul_rn(r, __fma_rn(r, __fma_rn(r, c2, c1), c0)), t);
         }
         // t·2^kk with the word's sign: an exponent add and the sign bit.
         int hi = (__double2hiint(t) + ((d >> f) << 20)) ^ (int)(((w >> lb) & 1) << 31);
-        sum = __dadd_rn(sum, __hiloint2double(hi, __double2loint(t)));
+        double term = __hiloint2double(hi, __double2loint(t));
+        sums[j & 1] = j < 2 ? term : __dadd_rn(sums[j & 1], term);
     }
+    double sum = __dadd_rn(sums[0], sums[1]);
     for (int o = g >> 1; o > 0; o >>= 1) sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, o));
     double a = fabs(sum);
     double err = (double)(g * AX_ROW_CAP) * ax_pow2(-38);

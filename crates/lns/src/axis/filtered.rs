@@ -37,8 +37,8 @@ fn term(c: &Consts, frac: u64) -> f64 {
 /// The code offset of the filtered path for a row held by `lanes` lanes reading vectors of
 /// `v` elements (lane l holds elements (l + lanes·q)·v + i), or None where the kernel hands
 /// the row to the exact path. f32 inputs (`f32`) take the float max and the raised floor in
-/// f32, as the kernel's T. Sums in the kernel's order: each lane over its elements, then the
-/// butterfly.
+/// f32, as the kernel's T. Sums in the kernel's order: each lane over its elements in two chains
+/// ([`two_chains`]), then the butterfly.
 fn filtered(c: &Consts, row: &[f64], lanes: usize, v: usize, f32: bool) -> Option<i64> {
     let (top, p) = offset(c, row, lanes, v, f32)?;
     let magic = 6755399441055744.0f64;
@@ -61,10 +61,16 @@ fn offset(c: &Consts, row: &[f64], lanes: usize, v: usize, f32: bool) -> Option<
     let s = |x: f64| x * c.codes_per_nat + magic;
     let at = |l: usize, j: usize| (l + lanes * (j / v)) * v + j % v;
     let vals: Vec<Vec<f64>> = (0..lanes)
-        .map(|l| (0..CAP).map(|j| row.get(at(l, j)).copied().unwrap_or(f64::NEG_INFINITY)).collect())
+        .map(|l| {
+            (0..CAP)
+                .map(|j| row.get(at(l, j)).copied().unwrap_or(f64::NEG_INFINITY))
+                .collect()
+        })
         .collect();
     let all = vals.iter().flatten();
-    let xmax = all.clone().fold(f64::NEG_INFINITY, |m, &x| if x > m { x } else { m });
+    let xmax = all
+        .clone()
+        .fold(f64::NEG_INFINITY, |m, &x| if x > m { x } else { m });
     if !all.clone().all(|&x| x <= X_MAX) || xmax.is_nan() || xmax < -X_MAX {
         return None;
     }
@@ -74,11 +80,11 @@ fn offset(c: &Consts, row: &[f64], lanes: usize, v: usize, f32: bool) -> Option<
     let mut sums: Vec<f64> = vals
         .iter()
         .map(|lane| {
-            lane.iter().fold(0.0, |acc, &x| {
+            two_chains(lane.iter().map(|&x| {
                 let lo = s(if x > xlow { x } else { xlow }).to_bits() as u32;
                 let d = (lo.wrapping_sub(toplo) as i32 as i64).max(-(KK << f));
-                acc + term(c, (d & ((1 << f) - 1)) as u64) * ((d >> f) as f64).exp2()
-            })
+                term(c, (d & ((1 << f) - 1)) as u64) * ((d >> f) as f64).exp2()
+            }))
         })
         .collect();
     let mut o = lanes / 2;
@@ -89,6 +95,17 @@ fn offset(c: &Consts, row: &[f64], lanes: usize, v: usize, f32: bool) -> Option<
     let (e, lm) = c.log2_split(sums[0]);
     let p = lm.mul_add((f as f64).exp2(), (e << f) as f64);
     Some((stop.to_bits() as i64 - 0x4338000000000000, p))
+}
+
+/// A lane's sum as the filtered kernels add it: the even-indexed and the odd-indexed terms in
+/// two chains, each started by its first term, then the two chains' sums.
+fn two_chains(terms: impl Iterator<Item = f64>) -> f64 {
+    let mut sums = [None::<f64>; 2];
+    for (j, t) in terms.enumerate() {
+        let s = &mut sums[j & 1];
+        *s = Some(s.map_or(t, |a| a + t));
+    }
+    sums[0].unwrap_or(0.0) + sums[1].unwrap_or(0.0)
 }
 
 /// The word the filtered row-sum path (`ax_row_sum_filtered`) gives for a row of words held
@@ -105,7 +122,11 @@ fn filtered_sum(c: &Consts, format: Format, row: &[u32], lanes: usize) -> Option
     let up = 32 - lb;
     let code = |w: u32| ((w << up) as i32 >> up) as i64;
     let vals: Vec<Vec<u32>> = (0..lanes)
-        .map(|l| (0..CAP).map(|j| row.get(l + lanes * j).copied().unwrap_or(zero)).collect())
+        .map(|l| {
+            (0..CAP)
+                .map(|j| row.get(l + lanes * j).copied().unwrap_or(zero))
+                .collect()
+        })
         .collect();
     let all = vals.iter().flatten();
     let top = all.clone().map(|&w| code(w)).max().unwrap();
@@ -120,15 +141,19 @@ fn filtered_sum(c: &Consts, format: Format, row: &[u32], lanes: usize) -> Option
     let mut sums: Vec<f64> = vals
         .iter()
         .map(|lane| {
-            lane.iter().fold(0.0, |acc, &w| {
+            two_chains(lane.iter().map(|&w| {
                 let d = if zsel && code(w) == special {
                     -(KK << f)
                 } else {
                     (code(w) - top).max(-(KK << f))
                 };
                 let t = term(c, (d & ((1 << f) - 1)) as u64) * ((d >> f) as f64).exp2();
-                acc + if (w >> lb) & 1 == 1 { -t } else { t }
-            })
+                if (w >> lb) & 1 == 1 {
+                    -t
+                } else {
+                    t
+                }
+            }))
         })
         .collect();
     let mut o = lanes / 2;
@@ -136,7 +161,13 @@ fn filtered_sum(c: &Consts, format: Format, row: &[u32], lanes: usize) -> Option
         sums = (0..lanes).map(|l| sums[l] + sums[l ^ o]).collect();
         o /= 2;
     }
-    signed_word(c, format, top, sums[0], (lanes * CAP) as f64 * (-38f64).exp2())
+    signed_word(
+        c,
+        format,
+        top,
+        sums[0],
+        (lanes * CAP) as f64 * (-38f64).exp2(),
+    )
 }
 
 /// The word of a signed f64 sum of terms relative to the code `top`, within `err` of the
@@ -172,7 +203,10 @@ fn filtered_dot(c: &Consts, format: Format, a: &[u32], b: &[u32]) -> Option<u32>
     let up = 32 - lb;
     let code = |w: u32| ((w << up) as i32 >> up) as i64;
     let finite = |w: u32| code(w) != special && code(w) != -special - 1;
-    if a.iter().chain(b).any(|&w| !finite(w) && (code(w) != special || (w >> lb) & 1 == 1)) {
+    if a.iter()
+        .chain(b)
+        .any(|&w| !finite(w) && (code(w) != special || (w >> lb) & 1 == 1))
+    {
         return None; // NaN or ∞ factors: the kernel writes the flags' word (not modelled)
     }
     let prods: Vec<(i64, bool)> = a
@@ -197,7 +231,13 @@ fn filtered_dot(c: &Consts, format: Format, a: &[u32], b: &[u32]) -> Option<u32>
 fn filtered_block(c: &Consts, row: &[f64]) -> Option<i64> {
     const BLOCK: usize = 256;
     let f = c.f as i64;
-    let xm = row.iter().fold(f64::NEG_INFINITY, |m, &x| if x.is_nan() || m.is_nan() { f64::NAN } else { m.max(x) });
+    let xm = row.iter().fold(f64::NEG_INFINITY, |m, &x| {
+        if x.is_nan() || m.is_nan() {
+            f64::NAN
+        } else {
+            m.max(x)
+        }
+    });
     if !(-X_MAX..=X_MAX).contains(&xm) {
         return None;
     }
@@ -207,7 +247,11 @@ fn filtered_block(c: &Consts, row: &[f64]) -> Option<i64> {
     let toplo = stop.to_bits() as u32;
     let xlow = xm - SPAN;
     let cached = row.len() <= 16 * BLOCK;
-    let per_thread = if cached { 16 } else { row.len().div_ceil(BLOCK) };
+    let per_thread = if cached {
+        16
+    } else {
+        row.len().div_ceil(BLOCK)
+    };
     let sum: f64 = (0..BLOCK)
         .map(|t| {
             (0..per_thread).fold(0.0, |acc, j| {
@@ -298,7 +342,10 @@ mod tests {
                 if case % 7 == 0 {
                     // Masked entries (−∞) as in attention rows.
                     let k = rng.random_range(0..len);
-                    row[k..].iter_mut().step_by(2).for_each(|x| *x = f64::NEG_INFINITY);
+                    row[k..]
+                        .iter_mut()
+                        .step_by(2)
+                        .for_each(|x| *x = f64::NEG_INFINITY);
                 }
                 if row.iter().all(|x| *x == f64::NEG_INFINITY) {
                     continue;
@@ -313,7 +360,11 @@ mod tests {
                 }
             }
             // Nearly every row is answered (declines: near-ties, none seen in these rows).
-            assert!(answered >= 2 * rows * 99 / 100, "{format}: {answered} of {}", 2 * rows);
+            assert!(
+                answered >= 2 * rows * 99 / 100,
+                "{format}: {answered} of {}",
+                2 * rows
+            );
         }
     }
 
@@ -367,7 +418,10 @@ mod tests {
                     assert_eq!(w, want, "{format} len {len} case {case}");
                 }
             }
-            assert!(answered >= rows * 97 / 100, "{format}: {answered} of {rows}");
+            assert!(
+                answered >= rows * 97 / 100,
+                "{format}: {answered} of {rows}"
+            );
         }
     }
 
@@ -387,7 +441,10 @@ mod tests {
             assert_eq!(filtered_sum(&c, f, &row, 1), None, "{row:x?}");
         }
         let row = vec![w(1.0), w(0.0), w(-0.25), w(3.0)];
-        assert_eq!(filtered_sum(&c, f, &row, 1), Some(f.reduce_rows(Reduce::Sum, &row, 4).unwrap()[0]));
+        assert_eq!(
+            filtered_sum(&c, f, &row, 1),
+            Some(f.reduce_rows(Reduce::Sum, &row, 4).unwrap()[0])
+        );
     }
 
     #[test]
@@ -396,14 +453,20 @@ mod tests {
         for format in [Format::LNS16, "i5f12".parse().unwrap()] {
             let c = Consts::new(format);
             let (m, k, n) = (9, 700, 11);
-            let mut a: Vec<u32> = (0..m * k).map(|_| format.from_f64(normal(&mut rng))).collect();
-            let b: Vec<u32> = (0..k * n).map(|_| format.from_f64(normal(&mut rng))).collect();
+            let mut a: Vec<u32> = (0..m * k)
+                .map(|_| format.from_f64(normal(&mut rng)))
+                .collect();
+            let b: Vec<u32> = (0..k * n)
+                .map(|_| format.from_f64(normal(&mut rng)))
+                .collect();
             // Row 0 cancels against itself (columns 2t, 2t + 1 of A opposite, rows of B equal).
             for t in (0..k).step_by(2) {
                 a[t + 1] = format.neg(a[t]);
             }
             a[m * k - 1] = format.zero();
-            let want = format.matmul(&a, &b, MatShape { batch: 1, m, k, n }).unwrap();
+            let want = format
+                .matmul(&a, &b, MatShape { batch: 1, m, k, n })
+                .unwrap();
             let (mut answered, mut declined_cancelling) = (0, 0);
             for i in 0..m {
                 for j in 0..n {
@@ -418,7 +481,18 @@ mod tests {
                     let row = &a[i * k..(i + 1) * k];
                     let got = filtered_dot(&c, format, row, &colb);
                     if i == 0 {
-                        let exact = format.matmul(row, &colb, MatShape { batch: 1, m: 1, k, n: 1 }).unwrap()[0];
+                        let exact = format
+                            .matmul(
+                                row,
+                                &colb,
+                                MatShape {
+                                    batch: 1,
+                                    m: 1,
+                                    k,
+                                    n: 1,
+                                },
+                            )
+                            .unwrap()[0];
                         assert_eq!(exact, format.zero());
                         declined_cancelling += got.is_none() as usize;
                         continue;
@@ -440,12 +514,19 @@ mod tests {
         for format in [Format::LNS16, Format::LNS32] {
             let c = Consts::new(format);
             let mut answered = 0;
-            for (case, len) in [256usize, 300, 1000, 4096, 5000, 777].into_iter().enumerate() {
+            for (case, len) in [256usize, 300, 1000, 4096, 5000, 777]
+                .into_iter()
+                .enumerate()
+            {
                 for rep in 0..3 {
                     let scale = [0.5, 2.0, 20.0][rep];
-                    let mut row: Vec<f64> = (0..len).map(|_| (scale * normal(&mut rng)) as f32 as f64).collect();
+                    let mut row: Vec<f64> = (0..len)
+                        .map(|_| (scale * normal(&mut rng)) as f32 as f64)
+                        .collect();
                     if case % 2 == 0 {
-                        row.iter_mut().step_by(3).for_each(|x| *x = f64::NEG_INFINITY);
+                        row.iter_mut()
+                            .step_by(3)
+                            .for_each(|x| *x = f64::NEG_INFINITY);
                     }
                     if let Some(code) = filtered_block(&c, &row) {
                         answered += 1;
@@ -488,10 +569,20 @@ mod tests {
         }
         // All −∞, and a top below −X_MAX.
         assert_eq!(filtered(&c, &[f64::NEG_INFINITY; 3], 1, 1, true), None);
-        assert_eq!(filtered(&c, &[-3.0 * X_MAX, -3.0 * X_MAX + 1.0], 1, 1, false), None);
+        assert_eq!(
+            filtered(&c, &[-3.0 * X_MAX, -3.0 * X_MAX + 1.0], 1, 1, false),
+            None
+        );
         // Logs far below the top (and −∞) are answered, their terms counted as 2^-60.
         for f32 in [false, true] {
-            let row = [0.0, -1e30, f64::NEG_INFINITY, 1.0, 1.0 - SPAN, 1.0 - SPAN - 1e-3];
+            let row = [
+                0.0,
+                -1e30,
+                f64::NEG_INFINITY,
+                1.0,
+                1.0 - SPAN,
+                1.0 - SPAN - 1e-3,
+            ];
             assert_eq!(filtered(&c, &row, 1, 1, f32), Some(exact(&c, &row)));
             let row = [9e5, -3.0 * X_MAX, 9e5 - 30.0];
             assert_eq!(filtered(&c, &row, 1, 1, f32), Some(exact(&c, &row)));
