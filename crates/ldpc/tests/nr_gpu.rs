@@ -1,7 +1,8 @@
 //! The GPU quasi-cyclic 5G NR decoder against its CPU twin, the quasi-cyclic decoder: every
 //! decoded bit, iteration count and validity on noisy code blocks of both base graphs at Z = 2,
 //! 15, 208 and 384, high and low rates, every redundancy version, and a mixed batch of 16 codes
-//! in one launch and in parts on their own streams (SKIP without a GPU; SIGPU_REQUIRE_GPU=1
+//! in one launch and in parts on their own streams, fixed or as the engine splits a full launch
+//! by default (SKIP without a GPU; SIGPU_REQUIRE_GPU=1
 //! fails then). The tests that need no
 //! GPU check what the GPU tests rely on: the specs reach the liftings they name, and the mixed
 //! batch's CPU path is the quasi-cyclic decoder's.
