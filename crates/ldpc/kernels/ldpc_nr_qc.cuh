@@ -242,6 +242,26 @@ __device__ __forceinline__ bool nr_syndrome_ok(const short* __restrict__ p, cons
     return true;
 }
 
+// nr_syndrome_ok for the one-lane kernel: the bits addressed as its row update addresses them
+// (byte-scaled circulants, one add-and-min for the wrap) and the parity as the sign bit of the
+// XOR of the posteriors, about 6 instructions per edge against the generic loop's 10 (it runs
+// once per launch, and after every iteration with early termination).
+__device__ __forceinline__ bool nr_syndrome_ok_lane(unsigned base, const NrEdge* edge,
+                                                    const NrRow* row, unsigned rows,
+                                                    unsigned lane2, unsigned nz2) {
+    for (unsigned r = 0; r < rows; ++r) {
+        const NrRow w = row[r];
+        int parity = 0;
+        const NrEdge* e = edge + w.first;
+        for (const NrEdge* end = e + w.d; e != end; ++e) {
+            const unsigned x = lane2 + e->sh;
+            parity ^= nr_lds(base + e->col + __viaddmin_u32(x, nz2, x));
+        }
+        if (parity < 0) return false;
+    }
+    return true;
+}
+
 // Lanes a = 2t and b = a + 1 (b < z when `has_b`) of one block row; see nr_row_update.
 __device__ __forceinline__ void nr_row_update_pair(short* __restrict__ p, unsigned long long* st,
                                                    const unsigned* edge, unsigned d, unsigned z,
@@ -390,6 +410,12 @@ __device__ __forceinline__ void nr_layered(
     const int mul = mode == 1 ? (int)param : 16, off = mode == 2 ? (int)param : 0;
     const int c64 = c64_s;
     const unsigned nz2 = nz2_s;
+    // Whether this thread's check lanes are all satisfied by the hard decisions.
+    auto syndrome_ok = [&]() {
+        if (L == 1) return nr_syndrome_ok_lane(pbase, e_s, r_s, rows, 2u * a, nz2);
+        return nr_syndrome_ok(p, g_s, edges, rows, z, a) &&
+               (!has_b || nr_syndrome_ok(p, g_s, edges, rows, z, a + 1));
+    };
     for (unsigned it = 1; it <= iterations; ++it) {
         unsigned long long* srow = sl;
         // The next row's check state, loaded one row ahead (only this thread writes it).
@@ -413,8 +439,7 @@ __device__ __forceinline__ void nr_layered(
             __syncthreads();
         }
         if (early && it < iterations) {
-            bool fail = !done && !(nr_syndrome_ok(p, g_s, edges, rows, z, a) &&
-                                   (!has_b || nr_syndrome_ok(p, g_s, edges, rows, z, a + 1)));
+            bool fail = !done && !syndrome_ok();
             if (active && t == 0) ok_s[g] = 1;
             __syncthreads();
             if (fail) ok_s[g] = 0;
@@ -428,8 +453,7 @@ __device__ __forceinline__ void nr_layered(
     }
 
     // The final decision's syndrome, per codeword.
-    bool fail = active && !(nr_syndrome_ok(p, g_s, edges, rows, z, a) &&
-                            (!has_b || nr_syndrome_ok(p, g_s, edges, rows, z, a + 1)));
+    bool fail = active && !syndrome_ok();
     if (active && t == 0) ok_s[g] = 1;
     __syncthreads();
     if (fail) ok_s[g] = 0;

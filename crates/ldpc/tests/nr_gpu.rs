@@ -1,7 +1,8 @@
 //! The GPU quasi-cyclic 5G NR decoder against its CPU twin, the quasi-cyclic decoder: every
 //! decoded bit, iteration count and validity on noisy code blocks of both base graphs at Z = 2,
 //! 15, 208 and 384, high and low rates, every redundancy version, and a mixed batch of 16 codes
-//! in one launch and in parts on their own streams (SKIP without a GPU; SIGPU_REQUIRE_GPU=1
+//! in one launch and in parts on their own streams, fixed or as the engine splits a full launch
+//! by default (SKIP without a GPU; SIGPU_REQUIRE_GPU=1
 //! fails then). The tests that need no
 //! GPU check what the GPU tests rely on: the specs reach the liftings they name, and the mixed
 //! batch's CPU path is the quasi-cyclic decoder's.
@@ -172,7 +173,9 @@ fn gpu_mixed_batch_in_parts_on_their_own_streams_equals_one_launch() {
     for early in [true, false] {
         let c = config("oms:0.5", 8, early);
         let mut one = NrGpuEngine::new(&gpu, c).unwrap();
+        one.set_parts(1).unwrap();
         one.load(&tables, &words).unwrap();
+        assert_eq!(one.parts(), 1);
         let want = one.launch().unwrap();
         for parts in [2, 3, 7] {
             let mut split = NrGpuEngine::new(&gpu, c).unwrap();
@@ -202,4 +205,43 @@ fn gpu_mixed_batch_in_parts_on_their_own_streams_equals_one_launch() {
         }
         assert_eq!((k, at), (want.1.len(), want.0.len()));
     }
+}
+
+#[test]
+fn gpu_engine_splits_a_full_launch_into_parts_by_default_and_equals_one_launch() {
+    let Some(gpu) = gpu_for_test(
+        "ldpc gpu_engine_splits_a_full_launch_into_parts_by_default_and_equals_one_launch",
+    ) else {
+        return;
+    };
+    use sigpu_ldpc::gpu::nr_layout::{NrCodeTable, WordInput};
+    use sigpu_ldpc::gpu::{auto_parts, NrGpuEngine};
+    // 528 blocks of BG1 Z = 384 (one codeword each): a full launch of the one-code decoder.
+    let nr = NrCode::new(8448, 9126, None).unwrap();
+    let (code, llr) = nr_noisy_words(&nr, &[0], 2.0, 528, 11).unwrap();
+    let tables = [NrCodeTable::new(&code).unwrap()];
+    let words: Vec<WordInput<'_>> = llr
+        .chunks(code.n())
+        .map(|w| WordInput {
+            code: 0,
+            llr: Llrs::F32(w),
+        })
+        .collect();
+    let c = config("oms:0.5", 5, true);
+    let mut one = NrGpuEngine::new(&gpu, c).unwrap();
+    one.set_parts(1).unwrap();
+    one.load(&tables, &words).unwrap();
+    let want = one.launch().unwrap();
+    let mut auto = NrGpuEngine::new(&gpu, c).unwrap();
+    auto.load(&tables, &words).unwrap();
+    let sms = gpu.info().sms as usize;
+    assert_eq!(auto.parts(), auto_parts(528, sms));
+    if sms <= 264 {
+        assert!(auto.parts() > 1, "{} parts on {sms} SMs", auto.parts());
+    }
+    assert!(auto.launch().unwrap() == want, "{} parts", auto.parts());
+    // A slot of 152 blocks stays in one launch on a GPU of 76 SMs or more.
+    auto.load(&tables, &words[..152]).unwrap();
+    assert_eq!(auto.parts(), auto_parts(152, sms));
+    assert!(auto.launch().unwrap() == (want.0[..152 * code.n()].to_vec(), want.1[..152].to_vec()));
 }

@@ -1,10 +1,11 @@
 //! The GPU 5G NR decoder's benchmark rows: BG1 Z = 384 (k = 8448, R = 1/3) at 5 and 20
-//! iterations, a slot of 152 such code blocks at 10 iterations (latency, LLRs in to bits out),
-//! and a mixed batch of 16 codes beside a uniform batch with the same number of edges. Each
-//! row gives coded and information Gbps and edge-iterations/s, end to end (LLR upload, kernel,
+//! iterations, a slot of 152 such code blocks at 10 iterations (latency, LLRs in to bits out;
+//! also in two parts), and a mixed batch of 16 codes beside a uniform batch with the same
+//! number of edges. Each row gives coded and information Gbps and edge-iterations/s, end to end (LLR upload, kernel,
 //! hard-decision download) and device-only (the kernel alone), for both kernels (one check
-//! lane per thread, two packed in a word), and for the one-lane kernel with the batch split
-//! into four parts on their own streams (one part's copies overlapping another's kernel).
+//! lane per thread, two packed in a word) in one launch, and for the one-lane kernel as the
+//! engine splits it by default (`auto_parts`: a large batch in parts on their own streams, one
+//! part's copies overlapping another's kernel; a slot in one launch).
 
 use anyhow::Result;
 use serde::Serialize;
@@ -50,8 +51,8 @@ pub struct NrGpuRow {
     pub device_edge_iterations_per_s: f64,
 }
 
-/// Times `blocks` (code, LLRs of its codewords) in one launch of each kernel, and in four
-/// parts on their own streams with the one-lane kernel.
+/// Times `blocks` (code, LLRs of its codewords) in one launch of each kernel, and with the
+/// one-lane kernel in the parts the engine picks by default (0 below: none fixed).
 fn time_batch(
     gpu: &Gpu,
     what: String,
@@ -62,7 +63,7 @@ fn time_batch(
     [
         (NrKernel::Lanes, 1),
         (NrKernel::Pairs, 1),
-        (NrKernel::Lanes, 4),
+        (NrKernel::Lanes, 0),
     ]
     .into_iter()
     .map(|(k, parts)| time_kernel(gpu, what.clone(), blocks, config, runs, k, parts))
@@ -93,8 +94,11 @@ fn time_kernel(
         }
     }
     let mut engine = NrGpuEngine::with_kernel(gpu, config, kernel)?;
-    engine.set_parts(parts)?;
+    if parts > 0 {
+        engine.set_parts(parts)?;
+    }
     engine.load(&tables, &words)?;
+    let parts = engine.parts();
     let (edges, bits) = engine.loaded_size().expect("loaded");
     let e2e = engine.time(true, 3, runs)?.median_ms * 1e-3;
     let dev = engine.time(false, 3, runs)?.median_ms * 1e-3;
@@ -163,10 +167,21 @@ pub fn nr_gpu_rows(
     let what = "slot: 152 blocks BG1 Z=384 k=8448 R=1/3 (latency = median_s)".to_owned();
     rows.extend(time_batch(
         gpu,
+        what.clone(),
+        std::slice::from_ref(&slot),
+        config(10),
+        runs,
+    )?);
+    // The slot in two parts as well: the second half's upload under the first half's kernel
+    // (the SMs have room for both halves at once), which the default does not do for a slot.
+    rows.push(time_kernel(
+        gpu,
         what,
         std::slice::from_ref(&slot),
         config(10),
         runs,
+        NrKernel::Lanes,
+        2,
     )?);
     // The mixed batch and a uniform one with (nearly) the same edges.
     let mixed = mixed_batch(uniform / 16, 3, 0.0)?;

@@ -34,7 +34,7 @@ pub use chain::{chain_source, simulation_decoder, ChainDecoder, GpuFrameChain, C
 pub use compact::{CompactGpuDecoder, SlotTables, COMPACT_BATCH};
 pub use flooding::{kernel_source, GpuDecoder, GpuOptions};
 pub use layered::LayeredGpuDecoder;
-pub use nr::{nr_kernel_source, NrGpuDecoder, NrGpuEngine, WordResult};
+pub use nr::{auto_parts, nr_kernel_source, NrGpuDecoder, NrGpuEngine, WordResult};
 
 use crate::code::Code;
 use crate::decoder::{Decoder, DecoderConfig, Schedule};

@@ -24,6 +24,38 @@ use std::sync::Arc;
 /// Blocks of threads per launch of the one-code decoder: four per SM on a 132-SM GPU.
 const LAUNCH_BLOCKS: usize = 528;
 
+/// The most parts [`auto_parts`] splits a batch into (measured on the H200: four parts of a
+/// 528-block batch took the end-to-end rate from 16.4 to 20.7 Gbps coded).
+const AUTO_MAX_PARTS: usize = 4;
+
+/// Parts a batch of `blocks` blocks of threads is split into on a GPU of `sms` SMs when the
+/// caller has not fixed them ([`NrGpuEngine::set_parts`]): one per SM's worth of blocks, at
+/// most [`AUTO_MAX_PARTS`], and one launch below two SMs' worth. Every part then still has
+/// at least one block per SM, so while one part's LLRs cross the link the others keep the SMs
+/// busy; a smaller batch (a slot) stays in one launch, whose latency a split would lengthen.
+pub fn auto_parts(blocks: usize, sms: usize) -> usize {
+    let per_sm = blocks / sms.max(1);
+    if per_sm < 2 {
+        1
+    } else {
+        per_sm.min(AUTO_MAX_PARTS)
+    }
+}
+
+/// Blocks of threads the layout of `words` (of `codes`) takes: each code's codewords in
+/// groups of [`NrCodeTable::group`] (as `NrBatchLayout` packs them).
+fn block_estimate(codes: &[NrCodeTable], words: &[WordInput<'_>], which: NrKernel) -> usize {
+    let mut per_code = vec![0usize; codes.len()];
+    for w in words {
+        if let Some(c) = per_code.get_mut(w.code) {
+            *c += 1;
+        }
+    }
+    (per_code.iter().zip(codes))
+        .map(|(&n, t)| n.div_ceil(t.group(which)))
+        .sum()
+}
+
 /// The source of `kernel` with its header.
 pub fn nr_kernel_source(kernel: NrKernel) -> KernelSource {
     match kernel {
@@ -61,8 +93,8 @@ pub struct NrGpuEngine {
     mode: u32,
     param: u32,
     /// Parts a loaded batch is split into, each queued on its own stream (1: the GPU's own
-    /// stream); see [`NrGpuEngine::set_parts`].
-    parts: usize,
+    /// stream); `None`: chosen per batch by [`auto_parts`]; see [`NrGpuEngine::set_parts`].
+    parts: Option<usize>,
     streams: Vec<Arc<CudaStream>>,
     loaded: Vec<Loaded>,
 }
@@ -94,7 +126,7 @@ impl NrGpuEngine {
             quantizer,
             mode,
             param,
-            parts: 1,
+            parts: None,
             streams: Vec::new(),
             loaded: Vec::new(),
         })
@@ -113,24 +145,42 @@ impl NrGpuEngine {
     /// Splits the next loaded batches into `parts` runs of consecutive codewords, each
     /// uploaded, decoded and downloaded on its own stream, so that one part's copies overlap
     /// another's kernel (the link and the SMs busy at once: end to end, a large batch takes
-    /// about the longer of the two instead of their sum). 1 (the default) queues the whole
-    /// batch on the GPU's stream in one launch; the results are the same either way.
+    /// about the longer of the two instead of their sum); 1 queues the whole batch on the
+    /// GPU's stream in one launch. Without a call the engine picks the parts of each batch by
+    /// its size ([`auto_parts`]: four for a full launch of the one-code decoder, one for a
+    /// slot). The results are the same either way.
     pub fn set_parts(&mut self, parts: usize) -> Result<()> {
         if parts == 0 {
             return Err(LdpcError::invalid("a batch is split into at least 1 part"));
         }
-        self.parts = parts;
+        self.parts = Some(parts);
+        Ok(())
+    }
+
+    /// Parts the loaded batch runs in (0 before a batch is loaded).
+    pub fn parts(&self) -> usize {
+        self.loaded.len()
+    }
+
+    /// Parts for `words` (of `codes`): the caller's, or [`auto_parts`] of its blocks.
+    pub fn parts_for(&self, codes: &[NrCodeTable], words: &[WordInput<'_>]) -> usize {
+        let parts = self.parts.unwrap_or_else(|| {
+            auto_parts(
+                block_estimate(codes, words, self.which),
+                self.gpu.info().sms as usize,
+            )
+        });
+        parts.min(words.len()).max(1)
+    }
+
+    /// Lays out and uploads `words` (of `codes`) for [`NrGpuEngine::launch`].
+    pub fn load(&mut self, codes: &[NrCodeTable], words: &[WordInput<'_>]) -> Result<()> {
+        let parts = self.parts_for(codes, words);
         // One stream per part (a single part runs on the GPU's own stream).
         while parts > 1 && self.streams.len() < parts {
             let s = (self.gpu.context().new_stream()).context("creating a decoding stream")?;
             self.streams.push(s);
         }
-        Ok(())
-    }
-
-    /// Lays out and uploads `words` (of `codes`) for [`NrGpuEngine::launch`].
-    pub fn load(&mut self, codes: &[NrCodeTable], words: &[WordInput<'_>]) -> Result<()> {
-        let parts = self.parts.min(words.len()).max(1);
         let per = words.len().div_ceil(parts).max(1);
         let layouts = (words
             .chunks(per)
@@ -373,5 +423,43 @@ impl Decoder for NrGpuDecoder {
             iterations: results.iter().map(|r| r.iterations as usize).sum(),
             batches: results.len(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nr::NrCode;
+
+    #[test]
+    fn large_batches_run_in_parts_and_a_slot_in_one_launch() {
+        // The H200: 132 SMs; a full launch of the one-code decoder is 528 blocks.
+        assert_eq!(auto_parts(LAUNCH_BLOCKS, 132), 4);
+        assert_eq!(auto_parts(152, 132), 1);
+        assert_eq!(auto_parts(263, 132), 1);
+        assert_eq!(auto_parts(264, 132), 2);
+        assert_eq!(auto_parts(400, 132), 3);
+        assert_eq!(auto_parts(100_000, 132), AUTO_MAX_PARTS);
+        assert_eq!(auto_parts(0, 132), 1);
+        assert_eq!(auto_parts(10, 0), AUTO_MAX_PARTS.min(10));
+    }
+
+    #[test]
+    fn the_block_estimate_packs_each_codes_words_in_its_groups() {
+        let small = NrCode::new(12, 36, None).unwrap(); // Z = 2: 192 codewords per block
+        let big = NrCode::new(8448, 9126, None).unwrap(); // Z = 384: one per block
+        let tables = [
+            NrCodeTable::new(small.code()).unwrap(),
+            NrCodeTable::new(big.code()).unwrap(),
+        ];
+        let llr = vec![0.0f32; 1];
+        let words: Vec<WordInput<'_>> = (0..400)
+            .map(|i| WordInput {
+                code: usize::from(i % 2 == 1 && i < 20),
+                llr: Llrs::F32(&llr),
+            })
+            .collect();
+        // 390 of Z = 2 in 3 blocks, 10 of Z = 384 in 10.
+        assert_eq!(block_estimate(&tables, &words, NrKernel::Lanes), 13);
     }
 }

@@ -50,14 +50,33 @@ pub(super) fn emulate(
             }
             state[stoff..stoff + rows * z].fill(0);
         }
+        // The one-lane kernel's `nr_syndrome_ok_lane` (byte addresses, the parity as the sign
+        // of the XOR of the posteriors) and the packed kernel's `nr_syndrome_ok` per lane.
         let syndrome_ok = |p: &[i16], lane: usize| {
             (0..rows).all(|r| {
-                let mut parity = false;
-                for &e in &edges[g_s[r] as usize..g_s[r + 1] as usize] {
-                    let idx = (lane + (e & 0xffff) as usize) % z;
-                    parity ^= p[(e >> 16) as usize + idx] < 0;
+                let row = &edges[g_s[r] as usize..g_s[r + 1] as usize];
+                match kernel {
+                    NrKernel::Lanes => {
+                        let bytes = p.len() * 2;
+                        let parity = row.iter().fold(0i32, |acc, &e| {
+                            let at = edge_byte(e, z, lane);
+                            assert!(
+                                at < bytes && at.is_multiple_of(2),
+                                "bit byte {at} of {bytes}"
+                            );
+                            acc ^ i32::from(p[at / 2])
+                        });
+                        parity >= 0
+                    }
+                    NrKernel::Pairs => {
+                        let mut parity = false;
+                        for &e in row {
+                            let idx = (lane + (e & 0xffff) as usize) % z;
+                            parity ^= p[(e >> 16) as usize + idx] < 0;
+                        }
+                        !parity
+                    }
                 }
-                !parity
             })
         };
         let mut done = vec![false; count];
