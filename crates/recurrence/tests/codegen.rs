@@ -346,7 +346,9 @@ fn the_filter_in_z_squared_keeps_the_tail_carry_tile_of_the_plain_kernel() {
     assert!(g.tail_carry, "factors {}", g.factor_len);
     assert_eq!((g.config.threads, g.config.vpt), (128, 32));
     // The recurrence reads each part's own past only: no term of a zero coefficient.
-    assert!(g.source.contains("v[4] += 1.5610181f * v[2] + -0.6413515f * v[0];"));
+    assert!(g
+        .source
+        .contains("v[4] += 1.5610181f * v[2] + -0.6413515f * v[0];"));
     if !nvrtc_for_test("the_filter_in_z_squared_keeps_the_tail_carry_tile") {
         return;
     }

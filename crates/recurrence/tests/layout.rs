@@ -5,8 +5,10 @@
 //! failure): the fused sections refuse interleaved pairs with the reason (the caller copies)
 //! and run backwards as the plain kernel on reversed rows; the crate's laid-out kernel checks,
 //! and the planned PLR engine's laid-out run
-//! equal to its plain run on the gathered rows (bit for bit backwards; pairs run half the
-//! values per thread, so within the f32 contract's rounding).
+//! equal to its plain run on the gathered rows (bit for bit backwards; pairs forwards run the
+//! filter in z² at other values per thread than the plain run, so within the f32 contract's
+//! rounding). Without a GPU too: the filter in z² on interleaved pairs is the filter on each
+//! part.
 
 use sigpu_recurrence::{
     gpu, plan, ChannelLayout, DeviceBatch, FilterError, FilterOptions, FilterSpec,
@@ -270,8 +272,14 @@ fn the_filter_in_z_squared_filters_interleaved_pairs_part_by_part() {
         let rows = layout.gather(&mem, 2 * groups, n);
         let mut want = vec![0.0; rows.len()];
         let mut want_zf = vec![0.0; zi_rows.len()];
-        f.apply_batch(&rows, 2 * groups, &mut want, Some(&zi_rows), Some(&mut want_zf))
-            .unwrap();
+        f.apply_batch(
+            &rows,
+            2 * groups,
+            &mut want,
+            Some(&zi_rows),
+            Some(&mut want_zf),
+        )
+        .unwrap();
         // The groups as channels of 2n samples of the filter in z².
         let zi = layout.state_from_rows(&zi_rows, 2 * groups, s);
         let mut y = vec![0.0; mem.len()];
@@ -281,7 +289,10 @@ fn the_filter_in_z_squared_filters_interleaved_pairs_part_by_part() {
         let got = layout.gather(&y, 2 * groups, n);
         let got_zf = layout.state_to_rows(&zf, 2 * groups, s);
         for (what, g, w) in [("y", &got, &want), ("zf", &got_zf, &want_zf)] {
-            let worst = g.iter().zip(w.iter()).fold(0.0f64, |m, (g, w)| m.max((g - w).abs()));
+            let worst = g
+                .iter()
+                .zip(w.iter())
+                .fold(0.0f64, |m, (g, w)| m.max((g - w).abs()));
             assert!(worst < 1e-12, "{sig}: {what} off by {worst:e}");
         }
     }

@@ -6,11 +6,11 @@
 //! gathered to rows (itself held to the serial reference by the other checks): bit for bit
 //! where the filter runs the tail-carry kernel (deterministic) on single values (backwards),
 //! within the serial reference's tolerance where it looks back (the look-back folds whatever
-//! mix of carries it finds). Tail-carry f32 pairs: the compiler contracts the two-part value's
-//! multiply-adds into FMAs otherwise than the plain kernel's (same source, another PTX mix),
-//! so the plain twin is not bit for bit their twin; they are held bit for bit to their own
-//! rerun on the pairs packed elsewhere (the layout changes no bit) and to the serial
-//! reference's tolerance, and the note gives the largest gap to the plain twin in ulps.
+//! mix of carries it finds). Tail-carry f32 pairs forwards run the plain kernel of the filter
+//! in z² (`GpuFilter::interleaved_pairs`): held bit for bit to it on the pairs packed, the
+//! parts to the serial reference's tolerance, and the note gives their largest gap in ulps to
+//! the filter's plain kernel at the same values per part (the same arithmetic part by part,
+//! up to the compiler's FMA contractions, which the two-part pair kernel made differ).
 //! (f64 pairs run the compensated recurrence of `_rn` intrinsics, never contracted: bit for
 //! bit the plain twin.) Elements between channels must stay NaN (nothing written outside the
 //! view's channels).

@@ -195,12 +195,14 @@ impl<T: Element> GpuFilter<T> {
                 )));
             }
         }
-        if view.kernel.pairs && !view.kernel.reversed {
+        let z2_fits = 2 * self.filter.feedback().len() <= crate::filter::MAX_ORDER;
+        if view.kernel.pairs && !view.kernel.reversed && z2_fits {
             // Interleaved pairs forwards: each group is one channel of 2n samples of the
             // filter in z² (the parts never meet), run by its plain kernel at the full values
             // per thread: scalar arithmetic, whole 16-byte vectors, the plain registers.
             // Backwards the group would start with the im part and its state's parts swap:
-            // that stays with the pair kernel.
+            // that stays with the pair kernel, as do filters of more than half the most
+            // recursive coefficients (the filter in z² has twice as many).
             let batch = DeviceBatch {
                 x,
                 channels: channels / 2,
