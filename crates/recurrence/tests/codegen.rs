@@ -319,3 +319,41 @@ fn tail_carry_premise_holds_where_the_generator_uses_it() {
         }
     }
 }
+
+/// Complex rows read in place forwards run the filter in z² as one channel of 2n samples: on
+/// the H200's tail-carry tile (128 threads × 128 bytes) butter(2, 0.1) in z² keeps the
+/// tail-carry kernel at the full 32 values per thread (its factors span twice the samples,
+/// 796 of 1,024), its zero coefficients written out of the code, and compiles for sm_90.
+#[test]
+fn the_filter_in_z_squared_keeps_the_tail_carry_tile_of_the_plain_kernel() {
+    use sigpu_runtime::cuda::tuning::ScanTile;
+    let filter = Filter::<f32>::parse(
+        "(0.020083365564211236, 0.04016673112842247, 0.020083365564211236 : \
+         1.5610180758007182, -0.6413515380575631)",
+        FilterOptions::default(),
+    )
+    .unwrap();
+    let z2 = filter.interleaved_pairs().unwrap();
+    let policy = PlrPolicy {
+        tail_carry: ScanTile {
+            threads: 128,
+            bytes_per_thread: 128,
+            min_blocks: 0,
+        },
+        ..PlrPolicy::default()
+    };
+    let g = sigpu_recurrence::gpu::generate_tuned(&z2, GpuConfig::default(), &policy).unwrap();
+    assert!(g.tail_carry, "factors {}", g.factor_len);
+    assert_eq!((g.config.threads, g.config.vpt), (128, 32));
+    // The recurrence reads each part's own past only: no term of a zero coefficient.
+    assert!(g
+        .source
+        .contains("v[4] += 1.5610181f * v[2] + -0.6413515f * v[0];"));
+    if !nvrtc_for_test("the_filter_in_z_squared_keeps_the_tail_carry_tile") {
+        return;
+    }
+    let src = with_primitives(KernelSource::generated(g.name.clone(), g.source))
+        .with_header(PLR_HEADER_NAME, PLR_HEADER);
+    let out = compile(&src, "sm_90", &KernelCache::disabled()).unwrap();
+    assert!(!out.cubin.is_empty());
+}
