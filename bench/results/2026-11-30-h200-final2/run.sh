@@ -45,6 +45,8 @@ N="ncu --clock-control none --section SpeedOfLight --section ComputeWorkloadAnal
 step "ncu clns sfu add"; timeout 90 $N -k regex:bench_clns_add_sfu -c 1 $S --device cuda bench clns > $R/ncu-clns-sfu.txt 2>&1; echo "rc=$?"
 step "ncu lns16 u16 add"; timeout 90 $N -k regex:'lns_add_.*_u16' -c 2 $S --device cuda bench lns --format lns16 > $R/ncu-lns16-u16.txt 2>&1; echo "rc=$?"
 step "ncu sos"; timeout 90 $N -k regex:sos_filter -s 2 -c 1 $S --device cuda bench filter --sos --log2-n 26 --runs 2 --no-check > $R/ncu-sos.txt 2>&1; echo "rc=$?"
+step "ncu nr"; timeout 90 $N --metrics smsp__inst_executed.sum,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active -k regex:'^ldpc_nr_layered8$' -s 3 -c 1 $S --device cuda bench ldpc --codes nr:k=8448,n=25344 --schedule layered --decoder oms:0.5 --scale 8 --iterations 5 --runs 2 > $R/ncu-nr.txt 2>&1; echo "rc=$?"
+step "grad profile"; timeout 120 python3 bench/results/2026-11-30-h200-grad-profile/grad_prof.py > $R/grad_prof.txt 2>&1; echo "rc=$?"
 fi
 tar czf $OUT/out-${PART:-tests}.tgz -C $R .
 echo "elapsed $(( $(date +%s) - t0 )) s"
