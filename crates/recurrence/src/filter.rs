@@ -152,33 +152,6 @@ impl<T: Element> Filter<T> {
         })
     }
 
-    /// The same filter in z²: every coefficient one place further apart, zeros between
-    /// (H(z²)). On two channels interleaved sample by sample (a complex row's re and im parts)
-    /// read as one channel of 2n samples it filters each part alone, exactly as this filter
-    /// does: the parts never meet. Its state is the two channels' states interleaved,
-    /// `[state][part]` (SciPy's complex zi as (re, im) pairs), 2 × `state_len()` values.
-    pub fn interleaved_pairs(&self) -> Result<Filter<T>, FilterError> {
-        let zero = || crate::signature::Coef::from_i64(0);
-        let spread = |coefs: &[crate::signature::Coef], lead_zero: bool| {
-            let mut out = Vec::with_capacity(2 * coefs.len());
-            for (i, c) in coefs.iter().enumerate() {
-                if i > 0 || lead_zero {
-                    out.push(zero());
-                }
-                out.push(c.clone());
-            }
-            out
-        };
-        let sig = &self.signature;
-        let signature = Signature {
-            // x_i, x_{i-2}, …: a zero between neighbours; y_{i-2}, y_{i-4}, …: a zero first.
-            feedforward: spread(&sig.feedforward, false),
-            feedback: spread(&sig.feedback, true),
-            state_len: 2 * sig.state_len,
-        };
-        Filter::new(&signature, self.options)
-    }
-
     /// Parses the PLR paper's notation and builds the filter.
     pub fn parse(signature: &str, options: FilterOptions) -> Result<Self, FilterError> {
         Filter::new(&Signature::parse(signature)?, options)

@@ -4,16 +4,10 @@
 //! output of NaN, and compares with its twin, the plain kernel of the same launch shape
 //! (`GpuFilter::laid_out_config`: pairs take half the values per thread) on the channels
 //! gathered to rows (itself held to the serial reference by the other checks): bit for bit
-//! where the filter runs the tail-carry kernel (deterministic) on single values (backwards),
-//! within the serial reference's tolerance where it looks back (the look-back folds whatever
-//! mix of carries it finds). Tail-carry f32 pairs forwards run the plain kernel of the filter
-//! in z² (`GpuFilter::interleaved_pairs`): held bit for bit to it on the pairs packed, the
-//! parts to the serial reference's tolerance, and the note gives their largest gap in ulps to
-//! the filter's plain kernel at the same values per part (the same arithmetic part by part,
-//! up to the compiler's FMA contractions, which the two-part pair kernel made differ).
-//! (f64 pairs run the compensated recurrence of `_rn` intrinsics, never contracted: bit for
-//! bit the plain twin.) Elements between channels must stay NaN (nothing written outside the
-//! view's channels).
+//! where the filter runs
+//! the tail-carry kernel (deterministic), within the serial reference's tolerance where it
+//! looks back (the look-back folds whatever mix of carries it finds). Elements between channels
+//! must stay NaN (nothing written outside the view's channels).
 
 use super::checks::{compare_float_tol, tolerance, Ran, DIRECT};
 use super::{DeviceFilter, GpuConfig, GpuFilter, GpuSos, KernelLayout};
@@ -40,8 +34,7 @@ pub fn checks() -> Vec<Check> {
         Check {
             name: "recurrence/view_pairs_f32",
             about: "butter(2, 0.1) f32 on 3 complex rows read in place as (re, im) pairs, \
-                    padded rows, zi/zf: bit for bit its rerun on the pairs packed, vs serial f64 \
-                    (rel. 1e-5)",
+                    padded rows, zi/zf: bit for bit the plain kernel on the split parts",
             run: |gpu, seed| check_result(view_case::<f32>(gpu, seed, ViewCase::pairs(BUTTER2))),
         },
         Check {
@@ -180,56 +173,22 @@ fn view_case<T: Element>(gpu: &Gpu, seed: u64, case: ViewCase) -> Result<CheckRe
     })?;
     let y = layout.gather(&y_mem, channels, n);
     let zf = layout.state_to_rows(&zf_laid, channels, s);
-    let ran = Ran {
-        x: &rows,
-        channels,
-        zi: Some(&zi_rows),
-        y: &y,
-        zf: &zf,
-    };
-    let f32_pairs = case.pairs && !case.reversed && T::DTYPE == crate::DType::F32;
-    let mut report = match (twin.generated().tail_carry, f32_pairs) {
-        (true, false) => {
+    let mut report = match twin.generated().tail_carry {
+        true => {
             let mut r = compare_exact(&[y, zf].concat(), &[y_plain, zf_plain].concat());
             r.note = format!("bit for bit against the plain kernel; {}", r.note);
             r
         }
-        (true, true) => {
-            // Interleaved pairs forwards run as one channel of 2n samples each of the filter in
-            // z² (`GpuFilter::interleaved_pairs`): its plain kernel, deterministic, on the
-            // pairs packed (no padding) is bit for bit the in-place run. The serial reference
-            // holds the parts to the contract.
-            let serial = compare_float_tol(&filter, ran, tolerance::<T>());
-            let packed = ChannelLayout::interleaved(n);
-            let groups = channels / 2;
-            let mut packed_mem = vec![T::from_f64(0.0); 2 * groups * n];
-            packed.scatter(&rows, &mut packed_mem, channels, n);
-            let (y2, zf2) = g.interleaved_pairs()?.apply(
-                gpu,
-                &packed_mem,
-                groups,
-                Some(&packed.state_from_rows(&zi_rows, channels, s)),
-            )?;
-            let (y2, zf2) = (
-                packed.gather(&y2, channels, n),
-                packed.state_to_rows(&zf2, channels, s),
-            );
-            let got = [y, zf].concat();
-            let mut r = compare_exact(&got, &[y2, zf2].concat());
-            r.note = format!("bit for bit against the plain kernel in z²; {}", r.note);
-            // The plain kernel of the filter itself at the same values per part and thread:
-            // the same arithmetic part by part, up to the compiler's FMA contractions.
-            let gap = twin_gap(&got, &[y_plain, zf_plain].concat());
-            r.mismatches += serial.mismatches;
-            r.max_error = serial.max_error;
-            r.tolerance = serial.tolerance;
-            r.with_note(format!(
-                "vs serial f64: {} mismatch(es), max rel. error {:.2e}; largest gap to the \
-                 plain kernel on the split parts {gap} ulp; {}",
-                serial.mismatches, serial.max_error, serial.note
-            ))
+        false => {
+            let ran = Ran {
+                x: &rows,
+                channels,
+                zi: Some(&zi_rows),
+                y: &y,
+                zf: &zf,
+            };
+            compare_float_tol(&filter, ran, tolerance::<T>())
         }
-        (false, _) => compare_float_tol(&filter, ran, tolerance::<T>()),
     };
     // Elements of no channel (the padding) are never written.
     let mut inside = vec![false; span];
@@ -270,26 +229,6 @@ fn sos_reversed_case(gpu: &Gpu, seed: u64) -> Result<CheckReport, FilterError> {
     let mut r = compare_exact(&[y, zf].concat(), &[y_plain, zf_plain].concat());
     r.note = format!("bit for bit against the plain kernel; {}", r.note);
     Ok(r)
-}
-
-/// The largest distance between `a` and `b` in units in the last place of their element type
-/// (f64 ulps of the larger magnitude; infinite where one is NaN).
-fn twin_gap<T: Element>(a: &[T], b: &[T]) -> f64 {
-    let eps = if T::DTYPE == crate::DType::F32 {
-        f32::EPSILON as f64
-    } else {
-        f64::EPSILON
-    };
-    a.iter().zip(b).fold(0.0, |m, (a, b)| {
-        let (a, b) = (a.to_f64(), b.to_f64());
-        let ulp = a.abs().max(b.abs()).max(f64::MIN_POSITIVE) * eps;
-        let d = if a.is_nan() || b.is_nan() {
-            f64::INFINITY
-        } else {
-            (a - b).abs() / ulp
-        };
-        m.max(d)
-    })
 }
 
 /// Uploads `x` and `zi`, runs `launch` on views of them into an output of NaN and a poisoned

@@ -63,11 +63,6 @@ pub struct GpuFilter<T: Element> {
     /// The kernels of other value layouts (interleaved pairs, backwards), compiled on first
     /// use; the look-back state is shared (launches are ordered on one stream).
     laid_out: Mutex<Vec<(KernelLayout, Arc<Kernels<T>>)>>,
-    /// The filter in z² ([`Filter::interleaved_pairs`]) with the plain kernel's launch shape,
-    /// built on first use: it reads interleaved pairs forwards as one channel each.
-    interleaved: Mutex<Option<Arc<GpuFilter<T>>>>,
-    /// The launch shape asked for (what it left to pick, the device's policy picked).
-    requested: GpuConfig,
 }
 
 /// The filter and final-state kernels of one value layout, with what they are launched with.
@@ -110,8 +105,6 @@ impl<T: Element> GpuFilter<T> {
             plain: load_kernels(gpu, generated)?,
             lookback: Mutex::new(None),
             laid_out: Mutex::new(Vec::new()),
-            interleaved: Mutex::new(None),
-            requested: config,
         })
     }
 
@@ -129,20 +122,6 @@ impl<T: Element> GpuFilter<T> {
         let kernels = Arc::new(load_kernels(&self.gpu, generated)?);
         cache.push((layout, kernels.clone()));
         Ok(kernels)
-    }
-
-    /// The plain kernel of the filter in z², built on first use with the launch shape asked of
-    /// this filter: what it leaves to pick, the device's policy (the tuning table) picks for
-    /// the filter in z² (its factors span twice the samples, so it may take another tile).
-    pub fn interleaved_pairs(&self) -> Result<Arc<GpuFilter<T>>, FilterError> {
-        let mut cache = self.interleaved.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(g) = cache.as_ref() {
-            return Ok(g.clone());
-        }
-        let filter = self.filter.interleaved_pairs()?;
-        let g = Arc::new(GpuFilter::new(&self.gpu, &filter, self.requested)?);
-        *cache = Some(g.clone());
-        Ok(g)
     }
 
     /// The launch shape of the kernel for `layout`: the plain kernel's, with half its values
@@ -194,29 +173,6 @@ impl<T: Element> GpuFilter<T> {
                     channels * s
                 )));
             }
-        }
-        let z2_fits = 2 * self.filter.feedback().len() <= crate::filter::MAX_ORDER;
-        if view.kernel.pairs && !view.kernel.reversed && z2_fits {
-            // Interleaved pairs forwards: each group is one channel of 2n samples of the
-            // filter in z² (the parts never meet), run by its plain kernel at the full values
-            // per thread: scalar arithmetic, whole 16-byte vectors, the plain registers.
-            // Backwards the group would start with the im part and its state's parts swap:
-            // that stays with the pair kernel, as do filters of more than half the most
-            // recursive coefficients (the filter in z² has twice as many).
-            let batch = DeviceBatch {
-                x,
-                channels: channels / 2,
-                y,
-                zi,
-                zf,
-            };
-            let rows = ChannelLayout {
-                sample_stride: 1,
-                channel_stride: layout.channel_stride,
-            };
-            return self
-                .interleaved_pairs()?
-                .launch_laid_out(target, batch, 2 * n, rows);
         }
         let laid_out = match view.kernel == KernelLayout::default() {
             true => None,
