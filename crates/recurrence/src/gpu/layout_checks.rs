@@ -5,7 +5,8 @@
 //! (`GpuFilter::laid_out_config`: pairs take half the values per thread) on the channels
 //! gathered to rows (itself held to the serial reference by the other checks): bit for bit
 //! where the filter runs
-//! the tail-carry kernel (deterministic), within the serial reference's tolerance where it
+//! the tail-carry kernel (deterministic) — but f32 pairs forwards, whose FMA contraction differs
+//! (the serial reference's tolerance, the ulp gap in the note) — within that tolerance where it
 //! looks back (the look-back folds whatever mix of carries it finds). Elements between channels
 //! must stay NaN (nothing written outside the view's channels).
 
@@ -34,7 +35,8 @@ pub fn checks() -> Vec<Check> {
         Check {
             name: "recurrence/view_pairs_f32",
             about: "butter(2, 0.1) f32 on 3 complex rows read in place as (re, im) pairs, \
-                    padded rows, zi/zf: bit for bit the plain kernel on the split parts",
+                    padded rows, zi/zf: vs serial f64 (rel. 1e-5), the gap to the plain kernel \
+                    on the split parts in the note (FMA contraction differs)",
             run: |gpu, seed| check_result(view_case::<f32>(gpu, seed, ViewCase::pairs(BUTTER2))),
         },
         Check {
@@ -173,10 +175,29 @@ fn view_case<T: Element>(gpu: &Gpu, seed: u64, case: ViewCase) -> Result<CheckRe
     })?;
     let y = layout.gather(&y_mem, channels, n);
     let zf = layout.state_to_rows(&zf_laid, channels, s);
-    let mut report = match twin.generated().tail_carry {
+    // f32 pairs forwards: the pair kernel's two-part arithmetic is contracted into FMAs
+    // differently from the plain kernel's scalar one (its PTX has other mul / fma counts), so
+    // last bits differ; it is held to the serial reference's tolerance, and the note gives its
+    // largest gap to the plain kernel in ulps. f64 pairs run the `_rn` compensated steps, never
+    // contracted: bit for bit.
+    let contracted = case.pairs && !case.reversed && T::DTYPE == crate::DType::F32;
+    let mut report = match twin.generated().tail_carry && !contracted {
         true => {
             let mut r = compare_exact(&[y, zf].concat(), &[y_plain, zf_plain].concat());
             r.note = format!("bit for bit against the plain kernel; {}", r.note);
+            r
+        }
+        false if contracted => {
+            let gap = ulp_gap(&[&y[..], &zf[..]].concat(), &[y_plain, zf_plain].concat());
+            let ran = Ran {
+                x: &rows,
+                channels,
+                zi: Some(&zi_rows),
+                y: &y,
+                zf: &zf,
+            };
+            let mut r = compare_float_tol(&filter, ran, tolerance::<T>());
+            r.note = format!("{gap} ulp(s) at most from the plain kernel; {}", r.note);
             r
         }
         false => {
@@ -205,6 +226,37 @@ fn view_case<T: Element>(gpu: &Gpu, seed: u64, case: ViewCase) -> Result<CheckRe
         report.note = format!("{written} element(s) between channels were written");
     }
     Ok(report)
+}
+
+/// The largest distance in ulps between two f32-or-f64 results of the same length (bits as
+/// ordered integers; NaN where either is NaN counts as the largest gap).
+fn ulp_gap<T: Element>(a: &[T], b: &[T]) -> u64 {
+    let key = |v: f64| -> i64 {
+        let bits = v.to_bits() as i64;
+        if bits < 0 {
+            i64::MIN - bits
+        } else {
+            bits
+        }
+    };
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let (x, y) = (x.to_f64(), y.to_f64());
+            if x.is_nan() || y.is_nan() {
+                return u64::MAX;
+            }
+            // Both values are f32 or f64 widened exactly; the f64 bit distance scales the f32
+            // one by 2^29, so it is divided back for f32.
+            let d = key(x).abs_diff(key(y));
+            if T::DTYPE == crate::DType::F32 {
+                d >> 29
+            } else {
+                d
+            }
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The fused sections backwards in place against the plain kernel on the reversed channels.
