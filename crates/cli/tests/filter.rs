@@ -138,7 +138,7 @@ fn emit_cuda_needs_no_gpu() {
         &["--signature", "(1 : 1)"],
     ));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("extern \"C\" __global__") && text.contains("typedef unsigned int T;"));
+    assert!(text.contains("extern \"C\" __global__") && text.contains("typedef unsigned int S;"));
 }
 
 #[test]
