@@ -181,38 +181,32 @@ fn view_case<T: Element>(gpu: &Gpu, seed: u64, case: ViewCase) -> Result<CheckRe
     // largest gap to the plain kernel in ulps. f64 pairs run the `_rn` compensated steps, never
     // contracted: bit for bit.
     let contracted = case.pairs && !case.reversed && T::DTYPE == crate::DType::F32;
-    let mut report = match twin.generated().tail_carry && !contracted {
-        true => {
-            let mut r = compare_exact(&[y, zf].concat(), &[y_plain, zf_plain].concat());
+    let against_serial = || {
+        let ran = Ran {
+            x: &rows,
+            channels,
+            zi: Some(&zi_rows),
+            y: &y,
+            zf: &zf,
+        };
+        compare_float_tol(&filter, ran, tolerance::<T>())
+    };
+    let mut report = match (twin.generated().tail_carry, contracted) {
+        (true, false) => {
+            let mut r = compare_exact(&[&y[..], &zf[..]].concat(), &[y_plain, zf_plain].concat());
             r.note = format!("bit for bit against the plain kernel; {}", r.note);
             r
         }
-        false if contracted => {
+        (_, true) => {
             let gap = ulp_gap(&[&y[..], &zf[..]].concat(), &[y_plain, zf_plain].concat());
-            let ran = Ran {
-                x: &rows,
-                channels,
-                zi: Some(&zi_rows),
-                y: &y,
-                zf: &zf,
-            };
-            let mut r = compare_float_tol(&filter, ran, tolerance::<T>());
+            let mut r = against_serial();
             r.note = format!(
                 "{gap:.1} ulp(s) of max |y| at most from the plain kernel; {}",
                 r.note
             );
             r
         }
-        false => {
-            let ran = Ran {
-                x: &rows,
-                channels,
-                zi: Some(&zi_rows),
-                y: &y,
-                zf: &zf,
-            };
-            compare_float_tol(&filter, ran, tolerance::<T>())
-        }
+        (false, false) => against_serial(),
     };
     // Elements of no channel (the padding) are never written.
     let mut inside = vec![false; span];
