@@ -32,6 +32,13 @@ def distinct_filters(coefs: np.ndarray) -> List[Tuple[Optional[np.ndarray], int]
     return [(np.flatnonzero(inverse == g), int(first[g])) for g in range(len(first))]
 
 
+def trimmed(c: np.ndarray) -> np.ndarray:
+    """One filter's coefficients without trailing zeros (at least one kept): the planner sees
+    the filter's true order (an FIR's a = [1, 0, ...] is a = [1])."""
+    nz = np.flatnonzero(c)
+    return c[: int(nz[-1]) + 1 if nz.size else 1]
+
+
 def check_channels(shape: Tuple[int, ...], channels: int, what: str) -> None:
     """Refuses an ``x`` (filtered axis moved last: ``shape``) without a matching channel axis."""
     if channels == 1:

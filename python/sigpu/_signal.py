@@ -64,7 +64,7 @@ from ._arrays import (
     torch_stream,
 )
 from . import _complex, _complex_cuda, _complex_views, _torch_filters, _torch_zero_phase
-from ._bank import check_channels, distinct_filters, run_bank
+from ._bank import check_channels, distinct_filters, run_bank, trimmed
 from ._threads import workers as _workers
 
 ArrayLike = Any
@@ -713,11 +713,6 @@ def _bank_coefs(c: ArrayLike, name: str, last: int) -> np.ndarray:
     return arr
 
 
-def _trim_row(c: np.ndarray) -> np.ndarray:
-    nz = np.flatnonzero(c)
-    return c[: int(nz[-1]) + 1 if nz.size else 1]
-
-
 def _bank_layout(x: ArrayLike, axis: int) -> Tuple[Any, Any, int, Tuple[int, ...]]:
     """x (numpy, or a CUDA array as it is), the axis mover of its library, the axis, and x's
     shape."""
@@ -784,7 +779,7 @@ def _lfilter_bank(
 
     def one(rep: int, xs: Any, zs: Any) -> Tuple[Any, Any]:
         if zs is None:
-            return lfilter(_trim_row(bv[rep]), _trim_row(av[rep]), xs, -1, **kw), None
+            return lfilter(trimmed(bv[rep]), trimmed(av[rep]), xs, -1, **kw), None
         return lfilter(bv[rep], av[rep], xs, -1, zs, **kw)
 
     y, zf = run_bank(distinct_filters(norm), one, xm, zm, C)

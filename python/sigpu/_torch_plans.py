@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._bank import distinct_filters
+from ._bank import distinct_filters, trimmed
 
 # Plans kept; the least recently used goes first.
 KEEP = 64
@@ -47,14 +47,6 @@ def clear() -> None:
     """Drops every kept plan."""
     with _LOCK:
         _CACHE.clear()
-
-
-def _trim(c: np.ndarray) -> List[float]:
-    """Coefficients without trailing zeros (at least one kept): the planner sees the filter's
-    true order (an FIR's a = [1, 0, ...] is a = [1])."""
-    nz = np.flatnonzero(c)
-    last = int(nz[-1]) + 1 if nz.size else 1
-    return c[:last].tolist()
 
 
 def _finite(c: np.ndarray, what: str) -> None:
@@ -85,7 +77,10 @@ class BaPlan:
             if state:
                 got = [(i, self.b[r].tolist(), self.a[r].tolist()) for i, r in self.groups]
             else:
-                got = [(i, _trim(self.b[r]), _trim(self.a[r])) for i, r in self.groups]
+                got = [
+                    (i, trimmed(self.b[r]).tolist(), trimmed(self.a[r]).tolist())
+                    for i, r in self.groups
+                ]
             self._calls[state] = got
         return got
 
